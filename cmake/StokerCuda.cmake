@@ -1,0 +1,22 @@
+# CUDA is optional: AUTO builds the device path when nvcc is found, ON requires it, OFF skips it.
+# Binaries never link the driver API (libcuda): only the runtime, so they start on hosts without
+# a GPU, where cudaGetDeviceCount returns an error that the code treats as "no device".
+set(STOKER_HAVE_CUDA OFF)
+if(NOT STOKER_CUDA STREQUAL "OFF")
+  include(CheckLanguage)
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+    find_package(CUDAToolkit)
+    if(CUDAToolkit_FOUND)
+      set(STOKER_HAVE_CUDA ON)
+    endif()
+  endif()
+  if(STOKER_CUDA STREQUAL "ON" AND NOT STOKER_HAVE_CUDA)
+    message(FATAL_ERROR "STOKER_CUDA=ON but no CUDA compiler/toolkit was found")
+  endif()
+endif()
+message(STATUS "Stoker CUDA device path: ${STOKER_HAVE_CUDA}")

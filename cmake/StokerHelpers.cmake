@@ -1,0 +1,48 @@
+# Helpers that give every target of ours the same warnings and layout.
+#
+#   stoker_cc_library(NAME name SRCS ... [HDRS ...] [DEPS ...] [PUBLIC_DEPS ...])
+#   stoker_cc_binary(NAME name SRCS ... DEPS ...)
+#   stoker_cc_test(NAME name SRCS ... DEPS ... [LABELS unit|integration|chaos|gpu])
+#
+# Our own code builds with -Wall -Wextra -Werror; headers resolve from the repository root
+# ("common/clock.h") and generated protos from the build root ("stoker/v1/common.pb.h").
+
+set(STOKER_WARNINGS -Wall -Wextra -Werror -Wno-unused-parameter)
+
+function(stoker_apply_defaults target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:${STOKER_WARNINGS}>)
+  target_include_directories(${target} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+    $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/proto>)
+endfunction()
+
+function(stoker_cc_library)
+  cmake_parse_arguments(ARG "" "NAME" "SRCS;HDRS;DEPS;PUBLIC_DEPS" ${ARGN})
+  add_library(${ARG_NAME} STATIC ${ARG_SRCS} ${ARG_HDRS})
+  stoker_apply_defaults(${ARG_NAME})
+  target_link_libraries(${ARG_NAME} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_DEPS})
+endfunction()
+
+function(stoker_cc_binary)
+  cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SRCS})
+  stoker_apply_defaults(${ARG_NAME})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS})
+  install(TARGETS ${ARG_NAME} RUNTIME DESTINATION bin)
+endfunction()
+
+function(stoker_cc_test)
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SRCS;DEPS;LABELS" ${ARGN})
+  if(NOT ARG_LABELS)
+    set(ARG_LABELS unit)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  add_executable(${ARG_NAME} ${ARG_SRCS})
+  stoker_apply_defaults(${ARG_NAME})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
+  set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT})
+endfunction()

@@ -1,0 +1,1 @@
+# Package config for find_package(stoker): filled in once the client library exports its targets.

@@ -1,0 +1,44 @@
+#include "common/clock.h"
+
+namespace stoker {
+namespace {
+
+class RealClock : public Clock {
+ public:
+  absl::Time Now() override { return absl::Now(); }
+  void SleepFor(absl::Duration d) override { absl::SleepFor(d); }
+};
+
+}  // namespace
+
+Clock* Clock::Real() {
+  static RealClock* clock = new RealClock();
+  return clock;
+}
+
+absl::Time FakeClock::Now() {
+  absl::MutexLock lock(&mu_);
+  return now_;
+}
+
+void FakeClock::SleepFor(absl::Duration d) {
+  absl::MutexLock lock(&mu_);
+  const absl::Time wake = now_ + d;
+  auto reached = [this, wake]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return now_ >= wake; };
+  ++sleepers_;
+  mu_.Await(absl::Condition(&reached));
+  --sleepers_;
+}
+
+void FakeClock::AwaitSleepers(int n) {
+  absl::MutexLock lock(&mu_);
+  auto enough = [this, n]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return sleepers_ >= n; };
+  mu_.Await(absl::Condition(&enough));
+}
+
+void FakeClock::Advance(absl::Duration d) {
+  absl::MutexLock lock(&mu_);
+  now_ += d;
+}
+
+}  // namespace stoker

@@ -1,0 +1,150 @@
+#include "common/flags.h"
+
+#include <cstdio>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace stoker {
+namespace {
+
+template <typename T>
+std::function<absl::Status(const std::string&)> NumberSetter(const std::string& name, T* target) {
+  return [name, target](const std::string& value) {
+    T parsed;
+    if (!absl::SimpleAtoi(value, &parsed)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, ": '", value, "' is not a valid integer in range"));
+    }
+    *target = parsed;
+    return absl::OkStatus();
+  };
+}
+
+}  // namespace
+
+FlagSet::FlagSet(std::string program, std::string summary)
+    : program_(std::move(program)), summary_(std::move(summary)) {}
+
+void FlagSet::AddFlag(Flag flag) { flags_.push_back(std::move(flag)); }
+
+void FlagSet::Add(const std::string& name, std::string* target, const std::string& help) {
+  AddFlag({name, help, "\"" + *target + "\"", false, [target](const std::string& value) {
+             *target = value;
+             return absl::OkStatus();
+           }});
+}
+
+void FlagSet::Add(const std::string& name, int64_t* target, const std::string& help) {
+  AddFlag({name, help, absl::StrCat(*target), false, NumberSetter(name, target)});
+}
+
+void FlagSet::Add(const std::string& name, uint32_t* target, const std::string& help) {
+  AddFlag({name, help, absl::StrCat(*target), false, NumberSetter(name, target)});
+}
+
+void FlagSet::Add(const std::string& name, uint64_t* target, const std::string& help) {
+  AddFlag({name, help, absl::StrCat(*target), false, NumberSetter(name, target)});
+}
+
+void FlagSet::Add(const std::string& name, double* target, const std::string& help) {
+  AddFlag({name, help, absl::StrCat(*target), false, [name, target](const std::string& value) {
+             double parsed;
+             if (!absl::SimpleAtod(value, &parsed)) {
+               return absl::InvalidArgumentError(
+                   absl::StrCat("--", name, ": '", value, "' is not a number"));
+             }
+             *target = parsed;
+             return absl::OkStatus();
+           }});
+}
+
+void FlagSet::Add(const std::string& name, bool* target, const std::string& help) {
+  AddFlag({name, help, *target ? "true" : "false", true, [name, target](const std::string& value) {
+             bool parsed;
+             if (!absl::SimpleAtob(value, &parsed)) {
+               return absl::InvalidArgumentError(
+                   absl::StrCat("--", name, ": '", value, "' is not true or false"));
+             }
+             *target = parsed;
+             return absl::OkStatus();
+           }});
+}
+
+const FlagSet::Flag* FlagSet::Find(const std::string& name) const {
+  for (const Flag& flag : flags_) {
+    if (flag.name == name) return &flag;
+  }
+  return nullptr;
+}
+
+absl::Status FlagSet::ParseArgs(const std::vector<std::string>& args, bool* help) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.rfind("--", 0) != 0 || arg.size() == 2) {
+      return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", arg, "'"));
+    }
+    std::string name = arg.substr(2);
+    std::optional<std::string> value;
+    if (const size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    if (name == "help" || name == "h") {
+      *help = true;
+      return absl::OkStatus();
+    }
+    const Flag* flag = Find(name);
+    if (flag == nullptr && !value && name.rfind("no", 0) == 0) {
+      const Flag* negated = Find(name.substr(2));
+      if (negated != nullptr && negated->is_bool) {
+        flag = negated;
+        value = "false";
+      }
+    }
+    if (flag == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("--", name, ": unknown flag"));
+    }
+    if (!value) {
+      if (flag->is_bool) {
+        value = "true";
+      } else if (i + 1 < args.size()) {
+        value = args[++i];
+      } else {
+        return absl::InvalidArgumentError(absl::StrCat("--", name, ": missing value"));
+      }
+    }
+    if (absl::Status status = flag->set(*value); !status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+std::optional<int> FlagSet::Parse(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  bool help = false;
+  absl::Status status = ParseArgs(args, &help);
+  if (help) {
+    std::fputs(Usage().c_str(), stdout);
+    return 0;
+  }
+  if (!status.ok()) return Fail(status);
+  return std::nullopt;
+}
+
+int FlagSet::Fail(const absl::Status& status) const {
+  std::fprintf(stderr, "%s: %s\nRun '%s --help' for the flags.\n", program_.c_str(),
+               std::string(status.message()).c_str(), program_.c_str());
+  return kExitBadFlags;
+}
+
+std::string FlagSet::Usage() const {
+  std::string out = absl::StrCat("Usage: ", program_, " [flags]\n", summary_, "\n\nFlags:\n");
+  for (const Flag& flag : flags_) {
+    absl::StrAppend(&out, "  --", flag.name, "  ", flag.help, " (default: ", flag.default_value,
+                    ")\n");
+  }
+  return out;
+}
+
+}  // namespace stoker

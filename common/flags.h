@@ -1,0 +1,66 @@
+#ifndef STOKER_COMMON_FLAGS_H_
+#define STOKER_COMMON_FLAGS_H_
+
+// Command-line flags for main.cc files. Accepts --name=value and --name value, --flag / --noflag
+// for booleans, and --help. An unknown flag, a missing value or a value that does not parse ends
+// the program with exit code 2 and a message naming the flag.
+//
+//   FlagSet flags("stoker-worker", "Runs a worker.");
+//   flags.Add("port", &config.port, "Port to listen on (0 = any free port)");
+//   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
+//
+// Not thread-safe; use from main only.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace stoker {
+
+inline constexpr int kExitBadFlags = 2;
+
+class FlagSet {
+ public:
+  FlagSet(std::string program, std::string summary);
+
+  void Add(const std::string& name, std::string* target, const std::string& help);
+  void Add(const std::string& name, int64_t* target, const std::string& help);
+  void Add(const std::string& name, uint32_t* target, const std::string& help);
+  void Add(const std::string& name, uint64_t* target, const std::string& help);
+  void Add(const std::string& name, double* target, const std::string& help);
+  void Add(const std::string& name, bool* target, const std::string& help);
+
+  // nullopt: carry on. Otherwise the process should exit with the returned code (0 after
+  // --help, kExitBadFlags after an error, both already printed). Positional arguments are errors.
+  std::optional<int> Parse(int argc, char** argv);
+
+  std::string Usage() const;
+
+  // Prints "<program>: <status message>" and returns kExitBadFlags: for config validation errors
+  // found after parsing.
+  int Fail(const absl::Status& status) const;
+
+ private:
+  struct Flag {
+    std::string name;
+    std::string help;
+    std::string default_value;
+    bool is_bool = false;
+    std::function<absl::Status(const std::string&)> set;
+  };
+  void AddFlag(Flag flag);
+  absl::Status ParseArgs(const std::vector<std::string>& args, bool* help);
+  const Flag* Find(const std::string& name) const;
+
+  std::string program_;
+  std::string summary_;
+  std::vector<Flag> flags_;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_COMMON_FLAGS_H_

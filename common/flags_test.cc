@@ -1,0 +1,73 @@
+#include "common/flags.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace stoker {
+namespace {
+
+struct Args {
+  explicit Args(std::vector<std::string> a) : storage(std::move(a)) {
+    for (auto& s : storage) ptrs.push_back(s.data());
+  }
+  int argc() { return static_cast<int>(ptrs.size()); }
+  char** argv() { return ptrs.data(); }
+  std::vector<std::string> storage;
+  std::vector<char*> ptrs;
+};
+
+class FlagsTest : public ::testing::Test {
+ protected:
+  FlagsTest() : flags_("prog", "A test program.") {
+    flags_.Add("name", &name_, "a name");
+    flags_.Add("count", &count_, "a count");
+    flags_.Add("verbose", &verbose_, "talk more");
+    flags_.Add("ratio", &ratio_, "a ratio");
+  }
+  FlagSet flags_;
+  std::string name_ = "x";
+  uint32_t count_ = 1;
+  bool verbose_ = false;
+  double ratio_ = 0.5;
+};
+
+TEST_F(FlagsTest, ParsesBothForms) {
+  Args args({"prog", "--name=abc", "--count", "7", "--verbose", "--ratio=0.25"});
+  EXPECT_EQ(flags_.Parse(args.argc(), args.argv()), std::nullopt);
+  EXPECT_EQ(name_, "abc");
+  EXPECT_EQ(count_, 7u);
+  EXPECT_TRUE(verbose_);
+  EXPECT_DOUBLE_EQ(ratio_, 0.25);
+}
+
+TEST_F(FlagsTest, NegatedBool) {
+  verbose_ = true;
+  Args args({"prog", "--noverbose"});
+  EXPECT_EQ(flags_.Parse(args.argc(), args.argv()), std::nullopt);
+  EXPECT_FALSE(verbose_);
+}
+
+TEST_F(FlagsTest, UnknownFlagExitsTwo) {
+  Args args({"prog", "--bogus=1"});
+  EXPECT_EQ(flags_.Parse(args.argc(), args.argv()), std::optional<int>(kExitBadFlags));
+}
+
+TEST_F(FlagsTest, BadNumberExitsTwo) {
+  Args args({"prog", "--count=-3"});
+  EXPECT_EQ(flags_.Parse(args.argc(), args.argv()), std::optional<int>(kExitBadFlags));
+}
+
+TEST_F(FlagsTest, MissingValueExitsTwo) {
+  Args args({"prog", "--name"});
+  EXPECT_EQ(flags_.Parse(args.argc(), args.argv()), std::optional<int>(kExitBadFlags));
+}
+
+TEST_F(FlagsTest, HelpExitsZeroAndListsFlags) {
+  Args args({"prog", "--help"});
+  EXPECT_EQ(flags_.Parse(args.argc(), args.argv()), std::optional<int>(0));
+  EXPECT_NE(flags_.Usage().find("--count"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stoker
