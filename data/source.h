@@ -31,8 +31,13 @@ class Source {
 // "dataset.synthetic.height must be > 0".
 absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec);
 
-// REQUIRES: ValidateDatasetSpec(spec) is OK (checked again; its error is returned).
-absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSpec& spec);
+// Shape of the images the dataset yields, without opening it. Errors as ValidateDatasetSpec.
+absl::StatusOr<ImageShape> DatasetImageShape(const stoker::v1::DatasetSpec& spec);
+
+// Opens the dataset. `seed` is the job's seed (synthetic pixels depend on it). Errors as
+// ValidateDatasetSpec.
+absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSpec& spec,
+                                                     uint64_t seed);
 
 }  // namespace stoker
 

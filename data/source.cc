@@ -1,0 +1,52 @@
+#include "data/source.h"
+
+#include "data/synthetic_source.h"
+
+namespace stoker {
+namespace {
+
+// Larger images than this per sample are refused: they would not fit any sane batch.
+constexpr uint64_t kMaxSyntheticPixels = uint64_t{1} << 26;
+
+}  // namespace
+
+absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec) {
+  switch (spec.source_case()) {
+    case stoker::v1::DatasetSpec::kSynthetic: {
+      const stoker::v1::SyntheticSource& s = spec.synthetic();
+      if (s.num_samples() == 0) {
+        return absl::InvalidArgumentError("dataset.synthetic.num_samples: must be > 0");
+      }
+      if (s.height() == 0) return absl::InvalidArgumentError("dataset.synthetic.height: must be > 0");
+      if (s.width() == 0) return absl::InvalidArgumentError("dataset.synthetic.width: must be > 0");
+      if (s.channels() != 1 && s.channels() != 3) {
+        return absl::InvalidArgumentError("dataset.synthetic.channels: must be 1 or 3");
+      }
+      if (uint64_t{s.height()} * s.width() > kMaxSyntheticPixels) {
+        return absl::InvalidArgumentError(
+            "dataset.synthetic: height * width must be at most 2^26 pixels");
+      }
+      if (s.num_classes() == 0) {
+        return absl::InvalidArgumentError("dataset.synthetic.num_classes: must be > 0");
+      }
+      return absl::OkStatus();
+    }
+    case stoker::v1::DatasetSpec::SOURCE_NOT_SET:
+      break;
+  }
+  return absl::InvalidArgumentError("dataset: no source set (expected one of: synthetic)");
+}
+
+absl::StatusOr<ImageShape> DatasetImageShape(const stoker::v1::DatasetSpec& spec) {
+  if (absl::Status status = ValidateDatasetSpec(spec); !status.ok()) return status;
+  const stoker::v1::SyntheticSource& s = spec.synthetic();
+  return ImageShape{s.height(), s.width(), s.channels(), PixelType::kUint8};
+}
+
+absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSpec& spec,
+                                                     uint64_t seed) {
+  if (absl::Status status = ValidateDatasetSpec(spec); !status.ok()) return status;
+  return std::unique_ptr<Source>(new SyntheticSource(spec.synthetic(), seed));
+}
+
+}  // namespace stoker

@@ -1,0 +1,38 @@
+#include "data/synthetic_source.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "common/counter_rng.h"
+
+namespace stoker {
+
+SyntheticSource::SyntheticSource(const stoker::v1::SyntheticSource& spec, uint64_t seed)
+    : num_samples_(spec.num_samples()),
+      num_classes_(spec.num_classes()),
+      seed_(seed),
+      shape_{spec.height(), spec.width(), spec.channels(), PixelType::kUint8} {}
+
+absl::Status SyntheticSource::Read(uint64_t index, ImageBuffer* image, int64_t* label) const {
+  if (index >= num_samples_) {
+    return absl::OutOfRangeError(
+        absl::StrCat("sample ", index, " is past the ", num_samples_, " synthetic samples"));
+  }
+  image->Reshape(shape_);
+  uint8_t* pixels = image->view().pixels<uint8_t>();
+  const size_t bytes = shape_.bytes();
+  CounterRng rng(KeyOf(seed_ ^ kContentDomain, index, 0));
+  size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    const uint64_t draw = rng.NextU64();
+    std::memcpy(pixels + i, &draw, 8);  // x86-64 and aarch64 are little-endian.
+  }
+  if (i < bytes) {
+    const uint64_t draw = rng.NextU64();
+    std::memcpy(pixels + i, &draw, bytes - i);
+  }
+  *label = static_cast<int64_t>(index % num_classes_);
+  return absl::OkStatus();
+}
+
+}  // namespace stoker

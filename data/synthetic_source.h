@@ -1,0 +1,30 @@
+#ifndef STOKER_DATA_SYNTHETIC_SOURCE_H_
+#define STOKER_DATA_SYNTHETIC_SOURCE_H_
+
+// Random uint8 HWC images generated from (seed, sample index) alone: the reference workload
+// (DESIGN.md §6) with no I/O. Label = index mod num_classes. The pixels of sample i are the bytes
+// of CounterRng(KeyOf(seed ^ kContentDomain, i, 0)) draws, little-endian, 8 pixels per draw.
+
+#include "data/source.h"
+
+namespace stoker {
+
+// Immutable, thread-safe.
+class SyntheticSource : public Source {
+ public:
+  SyntheticSource(const stoker::v1::SyntheticSource& spec, uint64_t seed);
+
+  uint64_t size() const override { return num_samples_; }
+  ImageShape image_shape() const override { return shape_; }
+  absl::Status Read(uint64_t index, ImageBuffer* image, int64_t* label) const override;
+
+ private:
+  uint64_t num_samples_;
+  uint32_t num_classes_;
+  uint64_t seed_;
+  ImageShape shape_;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_DATA_SYNTHETIC_SOURCE_H_
