@@ -1,0 +1,35 @@
+#include "tests/testing/test_cluster.h"
+
+#include "common/status_macros.h"
+
+namespace stoker {
+
+absl::StatusOr<std::unique_ptr<TestCluster>> TestCluster::Start(
+    const TestClusterOptions& options) {
+  std::unique_ptr<TestCluster> cluster(new TestCluster(options));
+  CoordinatorConfig config = options.coordinator;
+  config.listen_address = "127.0.0.1:0";
+  ASSIGN_OR_RETURN(cluster->coordinator_, CoordinatorServer::Start(config));
+  for (int i = 0; i < options.workers; ++i) RETURN_IF_ERROR(cluster->AddWorker());
+  return cluster;
+}
+
+TestCluster::~TestCluster() { Stop(); }
+
+absl::Status TestCluster::AddWorker() {
+  WorkerConfig config;
+  config.coordinator_address = coordinator_->address();
+  config.listen_address = "127.0.0.1:0";
+  config.threads = options_.threads_per_worker;
+  config.max_lease_poll = absl::Milliseconds(50);
+  ASSIGN_OR_RETURN(std::unique_ptr<WorkerServer> worker, WorkerServer::Start(config));
+  workers_.push_back(std::move(worker));
+  return absl::OkStatus();
+}
+
+void TestCluster::Stop() {
+  for (auto& worker : workers_) worker->Stop();
+  if (coordinator_ != nullptr) coordinator_->Stop();
+}
+
+}  // namespace stoker

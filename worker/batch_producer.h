@@ -1,0 +1,85 @@
+#ifndef STOKER_WORKER_BATCH_PRODUCER_H_
+#define STOKER_WORKER_BATCH_PRODUCER_H_
+
+// Turns tasks into batches on a pool of threads, one per core by default. Each thread owns its
+// scratch (source image, pipeline workspace), and batch messages come from a pool, so steady-state
+// production allocates nothing per image.
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "augment/pipeline.h"
+#include "stoker/v1/worker.pb.h"
+#include "worker/job_context.h"
+
+namespace stoker {
+
+// Per-thread scratch for ProduceBatch. Thread-compatible.
+struct ProducerScratch {
+  ImageBuffer image;
+  PipelineWorkspace workspace;
+};
+
+// Fills `out` (header and payload) with batch `task` of `job`. Reuses out's storage.
+// Errors: those of the plan (task past the plan), the source, or the pipeline.
+absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
+                          ProducerScratch* scratch, stoker::v1::BatchMessage* out);
+
+// A free list of batch messages whose payload strings keep their capacity. Thread-safe.
+class BatchMessagePool {
+ public:
+  explicit BatchMessagePool(size_t max_pooled) : max_pooled_(max_pooled) {}
+  std::unique_ptr<stoker::v1::BatchMessage> Get();
+  void Put(std::unique_ptr<stoker::v1::BatchMessage> message);
+
+ private:
+  const size_t max_pooled_;
+  absl::Mutex mu_;
+  std::vector<std::unique_ptr<stoker::v1::BatchMessage>> free_ ABSL_GUARDED_BY(mu_);
+};
+
+// Thread-safe. Stop() (or the destructor) finishes queued work it has started and drops the rest,
+// calling their callbacks with CANCELLED.
+class BatchProducer {
+ public:
+  using Done = std::function<void(absl::Status, std::unique_ptr<stoker::v1::BatchMessage>)>;
+
+  BatchProducer(uint32_t threads, uint64_t worker_id, BatchMessagePool* pool);
+  ~BatchProducer();
+
+  void set_worker_id(uint64_t worker_id);
+  // Queues a task; `done` runs on a producer thread with the finished message (or an error).
+  void Submit(std::shared_ptr<JobContext> job, stoker::v1::TaskId task, Done done);
+  void Stop();
+
+  uint64_t batches_produced() const;
+  uint64_t samples_produced() const;
+
+ private:
+  struct Work {
+    std::shared_ptr<JobContext> job;
+    stoker::v1::TaskId task;
+    Done done;
+  };
+  void Loop();
+
+  BatchMessagePool* const pool_;
+  mutable absl::Mutex mu_;
+  std::deque<Work> queue_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t worker_id_ ABSL_GUARDED_BY(mu_);
+  uint64_t batches_produced_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t samples_produced_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_WORKER_BATCH_PRODUCER_H_

@@ -1,0 +1,51 @@
+#include "worker/job_context.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace stoker {
+namespace {
+
+constexpr size_t kPlansKept = 2;
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
+                                                               const stoker::v1::JobSpec& spec) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Source> source, CreateSource(spec.dataset(), spec.seed()));
+  ASSIGN_OR_RETURN(Pipeline pipeline, Pipeline::Compile(spec.pipeline(), source->image_shape()));
+  return std::shared_ptr<JobContext>(
+      new JobContext(job_id, spec, std::move(source), std::move(pipeline)));
+}
+
+JobContext::JobContext(uint64_t job_id, stoker::v1::JobSpec spec, std::unique_ptr<Source> source,
+                       Pipeline pipeline)
+    : job_id_(job_id),
+      spec_(std::move(spec)),
+      source_(std::move(source)),
+      pipeline_(std::move(pipeline)) {}
+
+absl::StatusOr<std::shared_ptr<const EpochPlan>> JobContext::Plan(uint32_t epoch) {
+  if (epoch >= spec_.epochs()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("epoch ", epoch, " is past the job's ", spec_.epochs(), " epochs"));
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& plan : plans_) {
+      if (plan->epoch() == epoch) return plan;
+    }
+  }
+  // Computed outside the lock: a permutation of a large dataset takes a while, and two threads
+  // racing here compute the same plan.
+  ASSIGN_OR_RETURN(EpochPlan plan, EpochPlan::Create(spec_, source_->size(), epoch));
+  auto shared = std::make_shared<const EpochPlan>(std::move(plan));
+  absl::MutexLock lock(&mu_);
+  plans_.push_back(shared);
+  if (plans_.size() > kPlansKept) plans_.pop_front();
+  return shared;
+}
+
+}  // namespace stoker

@@ -1,0 +1,53 @@
+#ifndef STOKER_WORKER_JOB_CONTEXT_H_
+#define STOKER_WORKER_JOB_CONTEXT_H_
+
+// What a worker needs to produce any batch of one job: the spec, the opened source, the compiled
+// pipeline and the epoch plans (computed on first use, the two most recent kept).
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "augment/pipeline.h"
+#include "data/epoch_plan.h"
+#include "data/source.h"
+#include "stoker/v1/pipeline.pb.h"
+
+namespace stoker {
+
+// Thread-safe.
+class JobContext {
+ public:
+  // INVALID_ARGUMENT when the spec does not describe a usable job.
+  static absl::StatusOr<std::shared_ptr<JobContext>> Create(uint64_t job_id,
+                                                           const stoker::v1::JobSpec& spec);
+
+  uint64_t job_id() const { return job_id_; }
+  const stoker::v1::JobSpec& spec() const { return spec_; }
+  const Source& source() const { return *source_; }
+  const Pipeline& pipeline() const { return pipeline_; }
+  // Payload bytes of one batch.
+  size_t batch_bytes() const { return pipeline_.output_bytes_per_sample() * spec_.batch_size(); }
+
+  // The plan of `epoch`. INVALID_ARGUMENT when the epoch is past the job's epochs.
+  absl::StatusOr<std::shared_ptr<const EpochPlan>> Plan(uint32_t epoch);
+
+ private:
+  JobContext(uint64_t job_id, stoker::v1::JobSpec spec, std::unique_ptr<Source> source,
+             Pipeline pipeline);
+
+  const uint64_t job_id_;
+  const stoker::v1::JobSpec spec_;
+  const std::unique_ptr<Source> source_;
+  const Pipeline pipeline_;
+
+  absl::Mutex mu_;
+  std::deque<std::shared_ptr<const EpochPlan>> plans_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_WORKER_JOB_CONTEXT_H_

@@ -1,0 +1,56 @@
+// stoker-worker: runs augmentation for the jobs of a coordinator and streams batches to clients.
+
+#include <cstdio>
+#include <string>
+
+#include "common/flags.h"
+#include "common/logging.h"
+#include "common/process.h"
+#include "worker/worker_server.h"
+
+int main(int argc, char** argv) {
+  stoker::WorkerConfig config;
+  int64_t lease_poll_ms = absl::ToInt64Milliseconds(config.max_lease_poll);
+  int64_t rpc_timeout_ms = absl::ToInt64Milliseconds(config.rpc_timeout);
+  uint32_t register_attempts = static_cast<uint32_t>(config.register_backoff.max_attempts);
+  std::string port_file;
+  stoker::FlagSet flags("stoker-worker",
+                        "Runs a Stoker worker: leases tasks from the coordinator, produces "
+                        "batches on a thread pool and streams them to trainer clients.");
+  flags.Add("coordinator", &config.coordinator_address, "host:port of the coordinator");
+  flags.Add("listen", &config.listen_address, "host:port to serve on (port 0 = any free port)");
+  flags.Add("advertise-host", &config.advertise_host,
+            "host clients dial (default: the host of --listen)");
+  flags.Add("threads", &config.threads, "producer threads (0 = one per core)");
+  flags.Add("rpc-timeout-ms", &rpc_timeout_ms, "deadline of each call to the coordinator");
+  flags.Add("register-attempts", &register_attempts,
+            "attempts to register while the coordinator is unreachable");
+  flags.Add("max-lease-poll-ms", &lease_poll_ms, "longest pause between polls for tasks");
+  flags.Add("port-file", &port_file, "write the bound port to this file once serving");
+  if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
+  config.rpc_timeout = absl::Milliseconds(rpc_timeout_ms);
+  config.max_lease_poll = absl::Milliseconds(lease_poll_ms);
+  config.register_backoff.max_attempts = static_cast<int>(register_attempts);
+  if (absl::Status status = config.Validate(); !status.ok()) return flags.Fail(status);
+
+  stoker::BlockTerminationSignals();
+  absl::StatusOr<std::unique_ptr<stoker::WorkerServer>> server =
+      stoker::WorkerServer::Start(config);
+  if (!server.ok()) {
+    std::fprintf(stderr, "stoker-worker: %s\n", server.status().ToString().c_str());
+    return 1;
+  }
+  if (!port_file.empty()) {
+    if (absl::Status status = stoker::WritePortFile(port_file, (*server)->port()); !status.ok()) {
+      std::fprintf(stderr, "stoker-worker: %s\n", status.ToString().c_str());
+      return 1;
+    }
+  }
+  std::printf("stoker-worker serving on %s with %u threads\n", (*server)->address().c_str(),
+              config.ResolvedThreads());
+  std::fflush(stdout);
+  const int signal = stoker::WaitForTerminationSignal();
+  STOKER_LOG(INFO) << "signal " << signal << ": stopping";
+  (*server)->Stop();
+  return 0;
+}

@@ -1,0 +1,60 @@
+#ifndef STOKER_WORKER_STREAM_REACTOR_H_
+#define STOKER_WORKER_STREAM_REACTOR_H_
+
+// gRPC glue for Worker.StreamBatches: one reactor per client stream.
+//
+// Reads: the first message must be Open (else FAILED_PRECONDITION); it creates the session.
+// Then Credit goes to the session and Ack to the worker, until the client half-closes.
+// Writes: batches queue in order with one write outstanding (OnWriteDone starts the next).
+// The stream finishes OK once the client has half-closed and no write is in flight (batches
+// still queued then are dropped: their leases expire at the coordinator), or with the error of
+// Open or of a failed batch.
+
+#include <deque>
+#include <memory>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "stoker/v1/worker.pb.h"
+#include "worker/stream_session.h"
+#include "worker/worker.h"
+
+namespace stoker {
+
+// Deletes itself in OnDone. Thread-safe (reactions and producer callbacks race).
+class StreamReactor : public grpc::ServerBidiReactor<stoker::v1::ClientMessage,
+                                                     stoker::v1::BatchMessage>,
+                      public BatchSink {
+ public:
+  explicit StreamReactor(Worker* worker);
+
+  // BatchSink.
+  void Send(std::unique_ptr<stoker::v1::BatchMessage> batch) override;
+  void Fail(const absl::Status& status) override;
+
+  // grpc::ServerBidiReactor.
+  void OnReadDone(bool ok) override;
+  void OnWriteDone(bool ok) override;
+  void OnDone() override;
+
+ private:
+  void HandleMessage();
+  // Finishes with `status` unless already finished. REQUIRES: mu_ held.
+  void FinishLocked(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  Worker* const worker_;
+  stoker::v1::ClientMessage request_;  // Owned by the read in flight.
+  std::shared_ptr<StreamSession> session_;  // Set once by the first read; reads are sequential.
+
+  absl::Mutex mu_;
+  std::deque<std::unique_ptr<stoker::v1::BatchMessage>> queue_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<stoker::v1::BatchMessage> writing_ ABSL_GUARDED_BY(mu_);
+  bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_WORKER_STREAM_REACTOR_H_

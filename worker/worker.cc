@@ -1,0 +1,220 @@
+#include "worker/worker.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/retry.h"
+
+namespace stoker {
+namespace {
+
+namespace pb = ::stoker::v1;
+
+// Batch messages kept for reuse: enough for every producer thread plus a few in flight.
+size_t PoolSize(uint32_t threads) { return size_t{threads} * 2 + 4; }
+
+}  // namespace
+
+Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorApi> coordinator, Clock* clock)
+    : config_(std::move(config)),
+      coordinator_(std::move(coordinator)),
+      clock_(clock),
+      pool_(PoolSize(config_.ResolvedThreads())),
+      producer_(config_.ResolvedThreads(), 0, &pool_) {}
+
+Worker::~Worker() { Stop(); }
+
+absl::Status Worker::Start(const std::string& advertise_address) {
+  {
+    absl::MutexLock lock(&mu_);
+    advertise_address_ = advertise_address;
+  }
+  absl::Status status = RetryUnavailable(config_.register_backoff, clock_, [this] {
+    return Register();
+  });
+  if (!status.ok()) return status;
+  heartbeat_thread_ = std::thread([this] { HeartbeatLoop(); });
+  lease_thread_ = std::thread([this] { LeaseLoop(); });
+  return absl::OkStatus();
+}
+
+absl::Status Worker::Register() {
+  pb::RegisterWorkerRequest request;
+  {
+    absl::MutexLock lock(&mu_);
+    request.set_address(advertise_address_);
+  }
+  request.set_cores(config_.ResolvedThreads());
+  absl::StatusOr<pb::RegisterWorkerResponse> response = coordinator_->RegisterWorker(request);
+  if (!response.ok()) return response.status();
+  {
+    absl::MutexLock lock(&mu_);
+    worker_id_ = response->worker_id();
+    heartbeat_interval_ = absl::Milliseconds(std::max<uint32_t>(1, response->heartbeat_interval_ms()));
+  }
+  producer_.set_worker_id(response->worker_id());
+  STOKER_LOG(INFO) << "registered as worker " << response->worker_id() << " at "
+                   << request.address();
+  return absl::OkStatus();
+}
+
+void Worker::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
+  if (lease_thread_.joinable()) lease_thread_.join();
+  producer_.Stop();
+}
+
+absl::StatusOr<std::shared_ptr<JobContext>> Worker::FindOrLoadJob(uint64_t job_id) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = jobs_.find(job_id); it != jobs_.end()) return it->second;
+  }
+  pb::GetJobRequest request;
+  request.set_job_id(job_id);
+  absl::StatusOr<pb::GetJobResponse> response = coordinator_->GetJob(request);
+  if (!response.ok()) return response.status();
+  absl::StatusOr<std::shared_ptr<JobContext>> job = JobContext::Create(job_id, response->spec());
+  if (!job.ok()) return job.status();
+  absl::MutexLock lock(&mu_);
+  return jobs_.try_emplace(job_id, *std::move(job)).first->second;
+}
+
+absl::StatusOr<std::shared_ptr<StreamSession>> Worker::OpenSession(const pb::OpenStream& open,
+                                                                   BatchSink* sink) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return absl::UnavailableError("worker is stopping");
+  }
+  absl::StatusOr<std::shared_ptr<JobContext>> job = FindOrLoadJob(open.job_id());
+  if (!job.ok()) return job.status();
+  const uint32_t world_size = (*job)->spec().world_size();
+  if (open.rank() >= world_size) {
+    return absl::InvalidArgumentError(absl::StrCat("rank: must be < world_size (", world_size,
+                                                   "), got ", open.rank()));
+  }
+  auto session = std::make_shared<StreamSession>(*job, open.rank(), open.client_id(), sink,
+                                                 &pool_, [this] { Wake(); });
+  absl::MutexLock lock(&mu_);
+  sessions_.push_back(session);
+  return session;
+}
+
+void Worker::CloseSession(const std::shared_ptr<StreamSession>& session) {
+  session->Detach();
+  absl::MutexLock lock(&mu_);
+  sessions_.erase(std::remove(sessions_.begin(), sessions_.end(), session), sessions_.end());
+}
+
+void Worker::RecordDelivered(const pb::Ack& ack) {
+  absl::MutexLock lock(&mu_);
+  delivered_.insert(delivered_.end(), ack.tasks().begin(), ack.tasks().end());
+}
+
+uint64_t Worker::worker_id() const {
+  absl::MutexLock lock(&mu_);
+  return worker_id_;
+}
+
+pb::WorkerStats Worker::stats() const {
+  pb::WorkerStats stats;
+  stats.set_batches_produced(producer_.batches_produced());
+  stats.set_samples_produced(producer_.samples_produced());
+  absl::MutexLock lock(&mu_);
+  stats.set_open_streams(static_cast<uint32_t>(sessions_.size()));
+  return stats;
+}
+
+void Worker::Wake() {
+  absl::MutexLock lock(&mu_);
+  wake_ = true;
+}
+
+void Worker::HeartbeatLoop() {
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.AwaitWithTimeout(absl::Condition(&stopping_), heartbeat_interval_);
+      if (stopping_) return;
+    }
+    Heartbeat();
+  }
+}
+
+void Worker::Heartbeat() {
+  pb::WorkerHeartbeatRequest request;
+  *request.mutable_stats() = stats();
+  {
+    absl::MutexLock lock(&mu_);
+    request.set_worker_id(worker_id_);
+    for (pb::TaskId& task : delivered_) *request.add_delivered() = std::move(task);
+    delivered_.clear();
+  }
+  absl::StatusOr<pb::WorkerHeartbeatResponse> response = coordinator_->WorkerHeartbeat(request);
+  if (response.ok()) return;
+  {
+    // Not reported: keep for the next heartbeat.
+    absl::MutexLock lock(&mu_);
+    delivered_.insert(delivered_.end(), request.delivered().begin(), request.delivered().end());
+  }
+  if (response.status().code() == absl::StatusCode::kNotFound) {
+    STOKER_LOG(WARNING) << "coordinator does not know this worker; registering again";
+    if (absl::Status status = Register(); !status.ok()) {
+      STOKER_LOG(WARNING) << "register failed: " << status;
+    }
+  } else {
+    STOKER_LOG(WARNING) << "heartbeat failed: " << response.status();
+  }
+}
+
+void Worker::LeaseLoop() {
+  while (true) {
+    std::vector<std::shared_ptr<StreamSession>> sessions;
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;
+      wake_ = false;
+      sessions = sessions_;
+    }
+    const absl::Time now = clock_->Now();
+    absl::Time next_poll = now + config_.max_lease_poll;
+    for (const auto& session : sessions) {
+      const uint32_t wanted = session->WantedTasks(now, &next_poll);
+      if (wanted > 0) LeaseFor(session, wanted);
+    }
+    absl::MutexLock lock(&mu_);
+    auto woken = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return wake_ || stopping_; };
+    mu_.AwaitWithTimeout(absl::Condition(&woken), std::max(absl::ZeroDuration(),
+                                                           next_poll - clock_->Now()));
+  }
+}
+
+void Worker::LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_t wanted) {
+  pb::LeaseTasksRequest request;
+  request.set_worker_id(worker_id());
+  request.set_job_id(session->job()->job_id());
+  request.set_rank(session->rank());
+  request.set_max_tasks(wanted);
+  absl::StatusOr<pb::LeaseTasksResponse> response = coordinator_->LeaseTasks(request);
+  if (!response.ok()) {
+    STOKER_LOG(DEBUG) << "lease failed: " << response.status();
+    session->OnLeased(0, clock_->Now(), config_.max_lease_poll);
+    return;
+  }
+  session->OnLeased(static_cast<uint32_t>(response->leases_size()), clock_->Now(),
+                    config_.max_lease_poll);
+  for (const pb::Lease& lease : response->leases()) {
+    producer_.Submit(session->job(), lease.task(),
+                     [session](absl::Status status, std::unique_ptr<pb::BatchMessage> batch) {
+                       session->OnProduced(std::move(status), std::move(batch));
+                     });
+  }
+}
+
+}  // namespace stoker

@@ -1,0 +1,92 @@
+#ifndef STOKER_WORKER_WORKER_H_
+#define STOKER_WORKER_WORKER_H_
+
+// The worker's logic: registration and heartbeats with the coordinator, the client sessions
+// opened by streams, the lease loop, and the producer pool.
+//
+// Lease loop: whenever a session has credit beyond its outstanding tasks, the loop asks the
+// coordinator for that many tasks of the session's (job, rank) and hands them to the producers;
+// finished batches go to the session's stream. A session that got no task backs off (5 ms
+// doubling up to config.max_lease_poll) so that an idle worker does not spin. Tasks the client
+// acknowledged are reported as delivered with the next heartbeat; a heartbeat answered NOT_FOUND
+// (the coordinator forgot this worker) makes the worker register again.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "stoker/v1/coordinator.pb.h"
+#include "stoker/v1/worker.pb.h"
+#include "worker/batch_producer.h"
+#include "worker/coordinator_api.h"
+#include "worker/stream_session.h"
+#include "worker/worker_config.h"
+
+namespace stoker {
+
+// Thread-safe.
+class Worker {
+ public:
+  // REQUIRES: config.Validate() is OK.
+  Worker(WorkerConfig config, std::unique_ptr<CoordinatorApi> coordinator, Clock* clock);
+  ~Worker();
+
+  // Registers as `advertise_address` (retrying while the coordinator is UNAVAILABLE, per
+  // config.register_backoff) and starts the heartbeat and lease threads.
+  absl::Status Start(const std::string& advertise_address);
+  // Stops leasing and producing; sessions stay until their streams close. Idempotent.
+  void Stop();
+
+  // Called by a stream on its Open message. NOT_FOUND for an unknown job (message from the
+  // coordinator), INVALID_ARGUMENT for a rank outside the job's world size, UNAVAILABLE while
+  // stopping.
+  absl::StatusOr<std::shared_ptr<StreamSession>> OpenSession(const stoker::v1::OpenStream& open,
+                                                             BatchSink* sink);
+  // Called when the stream is done; the session is detached and forgotten.
+  void CloseSession(const std::shared_ptr<StreamSession>& session);
+  // The client has these batches.
+  void RecordDelivered(const stoker::v1::Ack& ack);
+
+  uint64_t worker_id() const;
+  stoker::v1::WorkerStats stats() const;
+  BatchMessagePool* message_pool() { return &pool_; }
+
+ private:
+  absl::Status Register();
+  absl::StatusOr<std::shared_ptr<JobContext>> FindOrLoadJob(uint64_t job_id);
+  void HeartbeatLoop();
+  void Heartbeat();
+  void LeaseLoop();
+  void LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_t wanted);
+  void Wake();
+
+  const WorkerConfig config_;
+  const std::unique_ptr<CoordinatorApi> coordinator_;
+  Clock* const clock_;
+  BatchMessagePool pool_;
+  BatchProducer producer_;
+
+  mutable absl::Mutex mu_;
+  std::string advertise_address_ ABSL_GUARDED_BY(mu_);
+  uint64_t worker_id_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(1);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool wake_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::shared_ptr<StreamSession>> sessions_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, std::shared_ptr<JobContext>> jobs_ ABSL_GUARDED_BY(mu_);
+  std::vector<stoker::v1::TaskId> delivered_ ABSL_GUARDED_BY(mu_);
+  std::thread heartbeat_thread_;
+  std::thread lease_thread_;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_WORKER_WORKER_H_

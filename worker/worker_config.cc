@@ -1,0 +1,44 @@
+#include "worker/worker_config.h"
+
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+
+namespace stoker {
+namespace {
+
+constexpr uint32_t kMaxThreads = 1024;
+
+}  // namespace
+
+absl::Status WorkerConfig::Validate() const {
+  if (coordinator_address.empty()) {
+    return absl::InvalidArgumentError("coordinator_address: must not be empty");
+  }
+  if (listen_address.find(':') == std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("listen_address: expected host:port, got '", listen_address, "'"));
+  }
+  if (threads > kMaxThreads) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("threads: must be at most ", kMaxThreads, ", got ", threads));
+  }
+  if (rpc_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("rpc_timeout: must be > 0");
+  }
+  if (register_backoff.max_attempts < 1) {
+    return absl::InvalidArgumentError("register_backoff.max_attempts: must be >= 1");
+  }
+  if (max_lease_poll <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("max_lease_poll: must be > 0");
+  }
+  return absl::OkStatus();
+}
+
+uint32_t WorkerConfig::ResolvedThreads() const {
+  if (threads > 0) return threads;
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores > 0 ? cores : 1;
+}
+
+}  // namespace stoker

@@ -1,0 +1,39 @@
+#ifndef STOKER_WORKER_WORKER_CONFIG_H_
+#define STOKER_WORKER_WORKER_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "common/retry.h"
+
+namespace stoker {
+
+// Everything a worker process is configured with. Filled from flags in worker/main.cc or by
+// tests; Validate() before use.
+struct WorkerConfig {
+  // host:port of the coordinator.
+  std::string coordinator_address;
+  // Where to serve stoker.v1.Worker; port 0 picks a free port.
+  std::string listen_address = "127.0.0.1:0";
+  // Host clients dial; the bound port is appended. Empty: the host of listen_address.
+  std::string advertise_host;
+  // Producer threads; 0 means one per core.
+  uint32_t threads = 0;
+  // Deadline of each unary call to the coordinator.
+  absl::Duration rpc_timeout = absl::Seconds(10);
+  // Retries of RegisterWorker while the coordinator is unreachable at start.
+  BackoffPolicy register_backoff{absl::Milliseconds(100), absl::Seconds(2), 2.0, 30};
+  // Longest pause between LeaseTasks polls of a stream that got no task.
+  absl::Duration max_lease_poll = absl::Milliseconds(200);
+
+  // INVALID_ARGUMENT naming the field.
+  absl::Status Validate() const;
+  // threads, with 0 resolved to the number of cores.
+  uint32_t ResolvedThreads() const;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_WORKER_WORKER_CONFIG_H_

@@ -1,0 +1,42 @@
+#include "worker/worker_config.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace stoker {
+namespace {
+
+using ::testing::HasSubstr;
+
+void ExpectInvalid(const WorkerConfig& config, const std::string& field) {
+  absl::Status status = config.Validate();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr(field));
+}
+
+TEST(WorkerConfigTest, DefaultsWithCoordinatorAreValid) {
+  WorkerConfig config;
+  config.coordinator_address = "127.0.0.1:7070";
+  EXPECT_TRUE(config.Validate().ok());
+  EXPECT_GE(config.ResolvedThreads(), 1u);
+}
+
+TEST(WorkerConfigTest, NamesTheBadField) {
+  WorkerConfig config;
+  ExpectInvalid(config, "coordinator_address");
+  config.coordinator_address = "127.0.0.1:7070";
+  config.listen_address = "nohost";
+  ExpectInvalid(config, "listen_address");
+  config.listen_address = "127.0.0.1:0";
+  config.threads = 100000;
+  ExpectInvalid(config, "threads");
+  config.threads = 2;
+  config.rpc_timeout = absl::ZeroDuration();
+  ExpectInvalid(config, "rpc_timeout");
+  config.rpc_timeout = absl::Seconds(1);
+  config.register_backoff.max_attempts = 0;
+  ExpectInvalid(config, "register_backoff");
+}
+
+}  // namespace
+}  // namespace stoker

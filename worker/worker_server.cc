@@ -1,0 +1,94 @@
+#include "worker/worker_server.h"
+
+#include <utility>
+
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "stoker/v1/worker.grpc.pb.h"
+#include "worker/stream_reactor.h"
+#include "worker/worker.h"
+
+namespace stoker {
+namespace {
+
+constexpr absl::Duration kShutdownDeadline = absl::Seconds(3);
+
+class WorkerService : public stoker::v1::Worker::CallbackService {
+ public:
+  explicit WorkerService(Worker* worker) : worker_(worker) {}
+
+  grpc::ServerBidiReactor<stoker::v1::ClientMessage, stoker::v1::BatchMessage>* StreamBatches(
+      grpc::CallbackServerContext* context) override {
+    return new StreamReactor(worker_);
+  }
+
+ private:
+  Worker* const worker_;
+};
+
+std::string HostOf(const std::string& address) {
+  return address.substr(0, address.rfind(':'));
+}
+
+}  // namespace
+
+struct WorkerServer::Impl {
+  std::unique_ptr<Worker> worker;
+  std::unique_ptr<WorkerService> service;
+  std::unique_ptr<grpc::Server> server;
+  int port = 0;
+  std::string address;
+  absl::Mutex mu;
+  bool stopped ABSL_GUARDED_BY(mu) = false;
+};
+
+absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerConfig& config,
+                                                                  Clock* clock) {
+  if (absl::Status status = config.Validate(); !status.ok()) return status;
+  auto impl = std::make_unique<Impl>();
+  impl->worker = std::make_unique<Worker>(
+      config, NewGrpcCoordinatorApi(config.coordinator_address, config.rpc_timeout), clock);
+  impl->service = std::make_unique<WorkerService>(impl->worker.get());
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(config.listen_address, grpc::InsecureServerCredentials(), &impl->port);
+  builder.RegisterService(impl->service.get());
+  impl->server = builder.BuildAndStart();
+  if (impl->server == nullptr || impl->port == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", config.listen_address));
+  }
+  const std::string host =
+      config.advertise_host.empty() ? HostOf(config.listen_address) : config.advertise_host;
+  impl->address = absl::StrCat(host, ":", impl->port);
+  if (absl::Status status = impl->worker->Start(impl->address); !status.ok()) {
+    impl->server->Shutdown(absl::ToChronoTime(absl::Now()));
+    return status;
+  }
+  return std::unique_ptr<WorkerServer>(new WorkerServer(std::move(impl)));
+}
+
+WorkerServer::WorkerServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+WorkerServer::~WorkerServer() { Stop(); }
+
+int WorkerServer::port() const { return impl_->port; }
+const std::string& WorkerServer::address() const { return impl_->address; }
+Worker* WorkerServer::worker() { return impl_->worker.get(); }
+
+void WorkerServer::Stop() {
+  {
+    absl::MutexLock lock(&impl_->mu);
+    if (impl_->stopped) return;
+    impl_->stopped = true;
+  }
+  if (auto* health = impl_->server->GetHealthCheckService()) health->Shutdown();
+  impl_->worker->Stop();
+  impl_->server->Shutdown(absl::ToChronoTime(absl::Now() + kShutdownDeadline));
+  impl_->server->Wait();
+}
+
+}  // namespace stoker

@@ -1,0 +1,43 @@
+#ifndef STOKER_WORKER_WORKER_SERVER_H_
+#define STOKER_WORKER_WORKER_SERVER_H_
+
+// A running worker: the gRPC server (stoker.v1.Worker and grpc.health.v1.Health) plus the
+// Worker logic registered with the coordinator. What worker/main.cc and TestCluster start.
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/clock.h"
+#include "worker/worker_config.h"
+
+namespace stoker {
+
+class Worker;
+
+// Thread-safe.
+class WorkerServer {
+ public:
+  // Binds config.listen_address (UNAVAILABLE naming it when that fails), registers with the
+  // coordinator (UNAVAILABLE naming the coordinator when it stays unreachable), starts serving.
+  // INVALID_ARGUMENT when the config does not validate.
+  static absl::StatusOr<std::unique_ptr<WorkerServer>> Start(const WorkerConfig& config,
+                                                             Clock* clock = Clock::Real());
+  ~WorkerServer();
+
+  int port() const;
+  // host:port clients dial.
+  const std::string& address() const;
+  Worker* worker();
+  // Stops leasing, closes streams (deadline a few seconds), stops producers. Idempotent.
+  void Stop();
+
+ private:
+  struct Impl;
+  explicit WorkerServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_WORKER_WORKER_SERVER_H_
