@@ -31,9 +31,12 @@ class Op;  // augment/op.h
 class PipelineWorkspace {
  public:
   ImageBuffer& buffer(int i) { return buffers_[i & 1]; }
+  // Per-op scratch (e.g. the blur's padded row), also used to stage an output conversion.
+  ImageBuffer& scratch() { return scratch_; }
 
  private:
   ImageBuffer buffers_[2];
+  ImageBuffer scratch_;
 };
 
 // Immutable after Compile: Run may be called from many threads, each with its own workspace.
@@ -56,8 +59,12 @@ class Pipeline {
   std::vector<int64_t> BatchShape(int64_t batch_size) const;
 
   // Runs every op on `input` (REQUIRES: input.shape == input_shape(); it is not modified) drawing
-  // randomness from `rng`, and writes output_bytes_per_sample() bytes to `out`.
-  // Errors: INTERNAL when a kernel fails (e.g. an OpenCV exception), naming the op.
+  // randomness from `rng` (the draws each op makes are listed in augment/op.h), and writes
+  // output_bytes_per_sample() bytes to `out`. `out` needs no particular alignment (an unaligned
+  // float32 slot costs one extra copy) and must not overlap `input` or the workspace. Once
+  // `workspace` has run a sample of this pipeline, Run allocates nothing.
+  // Errors: INVALID_ARGUMENT when input.shape != input_shape(); INTERNAL when a kernel fails
+  // (e.g. an OpenCV exception), naming the op.
   absl::Status Run(const ImageView& input, CounterRng* rng, PipelineWorkspace* workspace,
                    uint8_t* out) const;
 

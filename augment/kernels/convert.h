@@ -1,0 +1,26 @@
+#ifndef STOKER_AUGMENT_KERNELS_CONVERT_H_
+#define STOKER_AUGMENT_KERNELS_CONVERT_H_
+
+// The last step of a pipeline: writes an HWC image into a batch slot in the batch's layout (HWC
+// or CHW) and element type (uint8 or float32).
+//
+//   uint8   → float32: plain value cast (0..255, no scaling).
+//   float32 → uint8:   round to nearest, ties to even (like OpenCV's saturate_cast), then
+//                      saturate to 0..255; NaN becomes 0.
+//   same type:         a copy (HWC) or a transpose (CHW).
+//
+// Pure function: no allocation, thread-safe on distinct outputs.
+
+#include "augment/image.h"
+
+namespace stoker {
+
+enum class OutputLayout { kHwc, kChw };
+
+// Writes in.shape.elements() elements of `out_type` to `out` in `layout`.
+// REQUIRES: `out` is aligned to PixelTypeSize(out_type) and does not overlap `in`.
+void ConvertImage(const ImageView& in, OutputLayout layout, PixelType out_type, void* out);
+
+}  // namespace stoker
+
+#endif  // STOKER_AUGMENT_KERNELS_CONVERT_H_

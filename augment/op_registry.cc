@@ -1,0 +1,74 @@
+#include "augment/op_registry.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "augment/ops/ops.h"
+
+namespace stoker {
+
+const char* ArgTypeName(ArgType type) {
+  switch (type) {
+    case ArgType::kInt:
+      return "int";
+    case ArgType::kFloat:
+      return "float";
+    case ArgType::kFloatList:
+      return "float list";
+  }
+  return "?";
+}
+
+const ArgSchema* OpSchema::FindArg(std::string_view arg_name) const {
+  for (const ArgSchema& arg : args) {
+    if (arg.name == arg_name) return &arg;
+  }
+  return nullptr;
+}
+
+const std::vector<OpSchema>& OpSchemas() {
+  static const auto* const kSchemas = new std::vector<OpSchema>{
+      ToFloatOpSchema(),        GaussianBlurOpSchema(), RandomCropOpSchema(),
+      HorizontalFlipOpSchema(), NormalizeOpSchema(),
+  };
+  return *kSchemas;
+}
+
+const OpSchema* FindOpSchema(std::string_view name) {
+  for (const OpSchema& schema : OpSchemas()) {
+    if (schema.name == name) return &schema;
+  }
+  return nullptr;
+}
+
+const OpSchema* FindOpSchema(stoker::v1::Op::OpCase op_case) {
+  for (const OpSchema& schema : OpSchemas()) {
+    if (schema.op_case == op_case) return &schema;
+  }
+  return nullptr;
+}
+
+std::string KnownOpNames() {
+  return absl::StrJoin(OpSchemas(), ", ",
+                       [](std::string* out, const OpSchema& schema) { out->append(schema.name); });
+}
+
+absl::StatusOr<std::unique_ptr<Op>> CreateOp(const stoker::v1::Op& op, int index,
+                                             const ImageShape& input) {
+  const OpSchema* schema = FindOpSchema(op.op_case());
+  if (schema == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("pipeline.ops[", index, "]: no op set (one of: ", KnownOpNames(), ")"));
+  }
+  absl::StatusOr<std::unique_ptr<Op>> created = schema->factory(op, input);
+  if (!created.ok()) {
+    return absl::Status(created.status().code(),
+                        absl::StrCat("pipeline.ops[", index, "] (", schema->name,
+                                     "): ", created.status().message()));
+  }
+  return created;
+}
+
+}  // namespace stoker

@@ -1,0 +1,78 @@
+#ifndef STOKER_AUGMENT_OP_REGISTRY_H_
+#define STOKER_AUGMENT_OP_REGISTRY_H_
+
+// The registry of pipeline ops: for each op a declarative schema (name, doc, arguments with
+// types, defaults and docs) and a factory that validates a stoker::v1::Op against an input shape
+// and creates the Op (augment/op.h).
+//
+// The schema's op names are the field names of the `op` oneof in stoker.v1.Op, and its argument
+// names are the field names of the op's message (GaussianBlurOp.ksize ...): the pipeline text
+// parser (augment/pipeline_text.h) relies on it and op_registry_test checks it.
+//
+// The registry is a fixed table built on first use (no static-initialization registration, which
+// static libraries drop); everything here is thread-safe.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "augment/image.h"
+#include "augment/op.h"
+#include "stoker/v1/pipeline.pb.h"
+
+namespace stoker {
+
+enum class ArgType {
+  kInt,        // An integer (int32 or uint32 proto field).
+  kFloat,      // A float.
+  kFloatList,  // A list of floats (repeated float).
+};
+const char* ArgTypeName(ArgType type);  // "int", "float", "float list"
+
+struct ArgSchema {
+  std::string name;
+  ArgType type;
+  // Shown in help texts; empty when the argument is required.
+  std::string default_value;
+  std::string doc;
+};
+
+// Validates `op` (whose oneof case is the schema's) for an image of shape `input` and creates it.
+// Errors: INVALID_ARGUMENT naming the field, without the "pipeline.ops[i] (name): " prefix,
+// which CreateOp adds.
+using OpFactory = absl::StatusOr<std::unique_ptr<Op>> (*)(const stoker::v1::Op& op,
+                                                          const ImageShape& input);
+
+struct OpSchema {
+  std::string name;
+  stoker::v1::Op::OpCase op_case;
+  std::string doc;
+  std::vector<ArgSchema> args;
+  OpFactory factory;
+
+  // nullptr when the op has no argument of that name.
+  const ArgSchema* FindArg(std::string_view arg_name) const;
+};
+
+// Every op, in documentation order.
+const std::vector<OpSchema>& OpSchemas();
+
+// nullptr when unknown.
+const OpSchema* FindOpSchema(std::string_view name);
+const OpSchema* FindOpSchema(stoker::v1::Op::OpCase op_case);
+
+// "to_float, gaussian_blur, ...", for error messages.
+std::string KnownOpNames();
+
+// Validates op number `index` of a pipeline for an input of shape `input` and creates it.
+// Errors: INVALID_ARGUMENT, message prefixed "pipeline.ops[<index>] (<name>): ", e.g.
+// "pipeline.ops[3] (gaussian_blur): ksize must be odd and > 0, got 4"; an op whose oneof is
+// unset gives "pipeline.ops[<index>]: no op set (one of: ...)".
+absl::StatusOr<std::unique_ptr<Op>> CreateOp(const stoker::v1::Op& op, int index,
+                                             const ImageShape& input);
+
+}  // namespace stoker
+
+#endif  // STOKER_AUGMENT_OP_REGISTRY_H_

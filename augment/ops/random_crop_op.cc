@@ -1,0 +1,60 @@
+// random_crop: a height × width window at a position drawn from the sample's RNG.
+
+#include <memory>
+
+#include "augment/kernels/geometry.h"
+#include "augment/ops/ops.h"
+
+namespace stoker {
+namespace {
+
+class RandomCropOp final : public Op {
+ public:
+  // REQUIRES: 0 < height <= input.height, 0 < width <= input.width.
+  RandomCropOp(const ImageShape& input, uint32_t height, uint32_t width)
+      : Op("random_crop", input, ImageShape{height, width, input.channels, input.type}) {}
+
+  absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
+                     const ImageView& out) const override {
+    // Draw order (op.h): top, then left.
+    const uint64_t top = rng->UniformInt(uint64_t{in.shape.height} - out.shape.height + 1);
+    const uint64_t left = rng->UniformInt(uint64_t{in.shape.width} - out.shape.width + 1);
+    Crop(in, static_cast<uint32_t>(top), static_cast<uint32_t>(left), out);
+    return absl::OkStatus();
+  }
+};
+
+absl::Status CheckExtent(const char* field, uint32_t value, uint32_t input_value) {
+  if (value == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(field, " must be > 0, got 0"));
+  }
+  if (value > input_value) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " ", value, " exceeds the input ", field, " ", input_value));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Op>> CreateRandomCropOp(const stoker::v1::Op& op,
+                                                       const ImageShape& input) {
+  const stoker::v1::RandomCropOp& args = op.random_crop();
+  if (absl::Status s = CheckExtent("height", args.height(), input.height); !s.ok()) return s;
+  if (absl::Status s = CheckExtent("width", args.width(), input.width); !s.ok()) return s;
+  return std::make_unique<RandomCropOp>(input, args.height(), args.width());
+}
+
+}  // namespace
+
+OpSchema RandomCropOpSchema() {
+  return OpSchema{"random_crop",
+                  stoker::v1::Op::kRandomCrop,
+                  "Crops a height x width window at a uniformly drawn position (top, then left). "
+                  "Any pixel type.",
+                  {
+                      {"height", ArgType::kInt, "", "Output height, > 0 and <= input height."},
+                      {"width", ArgType::kInt, "", "Output width, > 0 and <= input width."},
+                  },
+                  &CreateRandomCropOp};
+}
+
+}  // namespace stoker
