@@ -60,14 +60,17 @@ void StreamReactor::HandleMessage() {
                                 "the first message of a stream must be open"));
       return;
     }
-    absl::StatusOr<std::shared_ptr<StreamSession>> session =
-        worker_->OpenSession(request_.open(), this);
-    if (!session.ok()) {
-      absl::MutexLock lock(&mu_);
-      FinishLocked(ToGrpcStatus(session.status()));
-      return;
-    }
-    session_ = *std::move(session);
+    worker_->OpenSessionAsync(
+        request_.open(), this, [this](absl::StatusOr<std::shared_ptr<StreamSession>> session) {
+          if (!session.ok()) {
+            absl::MutexLock lock(&mu_);
+            FinishLocked(ToGrpcStatus(session.status()));
+            return;
+          }
+          session_ = *std::move(session);
+          StartRead(&request_);
+        });
+    return;  // The next read starts once the session exists.
   } else if (request_.has_credit()) {
     session_->AddCredit(request_.credit().n());
   } else if (request_.has_ack()) {

@@ -22,7 +22,8 @@ Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorApi> coordinator,
       coordinator_(std::move(coordinator)),
       clock_(clock),
       pool_(PoolSize(config_.ResolvedThreads())),
-      producer_(config_.ResolvedThreads(), 0, &pool_) {}
+      producer_(config_.ResolvedThreads(), 0, &pool_),
+      open_thread_([this] { OpenLoop(); }) {}
 
 Worker::~Worker() { Stop(); }
 
@@ -66,6 +67,7 @@ void Worker::Stop() {
     if (stopping_) return;
     stopping_ = true;
   }
+  if (open_thread_.joinable()) open_thread_.join();
   if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
   if (lease_thread_.joinable()) lease_thread_.join();
   producer_.Stop();
@@ -84,6 +86,34 @@ absl::StatusOr<std::shared_ptr<JobContext>> Worker::FindOrLoadJob(uint64_t job_i
   if (!job.ok()) return job.status();
   absl::MutexLock lock(&mu_);
   return jobs_.try_emplace(job_id, *std::move(job)).first->second;
+}
+
+void Worker::OpenSessionAsync(pb::OpenStream open, BatchSink* sink, OpenDone done) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!stopping_) {
+      pending_opens_.push_back(PendingOpen{std::move(open), sink, std::move(done)});
+      return;
+    }
+  }
+  done(absl::UnavailableError("worker is stopping"));
+}
+
+void Worker::OpenLoop() {
+  while (true) {
+    PendingOpen pending;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+        return stopping_ || !pending_opens_.empty();
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (pending_opens_.empty()) return;  // Stopping with nothing left to answer.
+      pending = std::move(pending_opens_.front());
+      pending_opens_.pop_front();
+    }
+    pending.done(OpenSession(pending.open, pending.sink));
+  }
 }
 
 absl::StatusOr<std::shared_ptr<StreamSession>> Worker::OpenSession(const pb::OpenStream& open,

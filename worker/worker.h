@@ -12,6 +12,8 @@
 // (the coordinator forgot this worker) makes the worker register again.
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -45,11 +47,12 @@ class Worker {
   // Stops leasing and producing; sessions stay until their streams close. Idempotent.
   void Stop();
 
-  // Called by a stream on its Open message. NOT_FOUND for an unknown job (message from the
-  // coordinator), INVALID_ARGUMENT for a rank outside the job's world size, UNAVAILABLE while
-  // stopping.
-  absl::StatusOr<std::shared_ptr<StreamSession>> OpenSession(const stoker::v1::OpenStream& open,
-                                                             BatchSink* sink);
+  using OpenDone = std::function<void(absl::StatusOr<std::shared_ptr<StreamSession>>)>;
+  // Called by a stream on its Open message; `done` runs later on the worker's opener thread,
+  // because opening may ask the coordinator for the job and gRPC callbacks must not block.
+  // Errors: NOT_FOUND for an unknown job (message from the coordinator), INVALID_ARGUMENT for a
+  // rank outside the job's world size, UNAVAILABLE while stopping.
+  void OpenSessionAsync(stoker::v1::OpenStream open, BatchSink* sink, OpenDone done);
   // Called when the stream is done; the session is detached and forgotten.
   void CloseSession(const std::shared_ptr<StreamSession>& session);
   // The client has these batches.
@@ -60,6 +63,14 @@ class Worker {
   BatchMessagePool* message_pool() { return &pool_; }
 
  private:
+  struct PendingOpen {
+    stoker::v1::OpenStream open;
+    BatchSink* sink;
+    OpenDone done;
+  };
+  absl::StatusOr<std::shared_ptr<StreamSession>> OpenSession(const stoker::v1::OpenStream& open,
+                                                             BatchSink* sink);
+  void OpenLoop();
   absl::Status Register();
   absl::StatusOr<std::shared_ptr<JobContext>> FindOrLoadJob(uint64_t job_id);
   void HeartbeatLoop();
@@ -83,6 +94,8 @@ class Worker {
   std::vector<std::shared_ptr<StreamSession>> sessions_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, std::shared_ptr<JobContext>> jobs_ ABSL_GUARDED_BY(mu_);
   std::vector<stoker::v1::TaskId> delivered_ ABSL_GUARDED_BY(mu_);
+  std::deque<PendingOpen> pending_opens_ ABSL_GUARDED_BY(mu_);
+  std::thread open_thread_;
   std::thread heartbeat_thread_;
   std::thread lease_thread_;
 };

@@ -14,6 +14,12 @@ absl::StatusOr<std::unique_ptr<TestCluster>> TestCluster::Start(
   return cluster;
 }
 
+absl::StatusOr<std::unique_ptr<TestCluster>> TestCluster::Start(int workers) {
+  TestClusterOptions options;
+  options.workers = workers;
+  return Start(options);
+}
+
 TestCluster::~TestCluster() { Stop(); }
 
 absl::Status TestCluster::AddWorker() {

@@ -4,7 +4,7 @@
 // An in-process cluster for integration tests: a coordinator and N workers, each a real gRPC
 // server on 127.0.0.1 with a port picked by the kernel.
 //
-//   ASSERT_OK_AND_ASSIGN(auto cluster, TestCluster::Start({.workers = 3}));
+//   absl::StatusOr<std::unique_ptr<TestCluster>> cluster = TestCluster::Start(/*workers=*/3);
 //   LoaderOptions options; options.coordinator_address = cluster->coordinator_address(); ...
 
 #include <memory>
@@ -30,6 +30,8 @@ struct TestClusterOptions {
 class TestCluster {
  public:
   static absl::StatusOr<std::unique_ptr<TestCluster>> Start(const TestClusterOptions& options);
+  // Default options with `workers` workers.
+  static absl::StatusOr<std::unique_ptr<TestCluster>> Start(int workers);
   ~TestCluster();
 
   std::string coordinator_address() const { return coordinator_->address(); }

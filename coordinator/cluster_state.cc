@@ -1,0 +1,410 @@
+#include "coordinator/cluster_state.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace stoker {
+
+using stoker::v1::StateUpdate;
+using stoker::v1::TaskId;
+
+std::string DescribeTask(const TaskId& task) {
+  return absl::StrCat("job ", task.job_id(), " epoch ", task.epoch(), " batch ",
+                      task.batch_index());
+}
+
+absl::Status ClusterState::Apply(const StateUpdate& update) {
+  switch (update.update_case()) {
+    case StateUpdate::kCreateJob:
+      return ApplyCreateJob(update.create_job());
+    case StateUpdate::kRegisterWorker:
+      return ApplyRegisterWorker(update.register_worker());
+    case StateUpdate::kWorkerHeartbeat:
+      return ApplyWorkerHeartbeat(update.worker_heartbeat());
+    case StateUpdate::kLeaseTasks:
+      return ApplyLeaseTasks(update.lease_tasks());
+    case StateUpdate::kCompleteTasks:
+      return ApplyCompleteTasks(update.complete_tasks());
+    case StateUpdate::kRemoveWorker:
+      return ApplyRemoveWorker(update.remove_worker());
+    case StateUpdate::kExpireLeases:
+      return ApplyExpireLeases(update.expire_leases());
+    case StateUpdate::UPDATE_NOT_SET:
+      break;
+  }
+  return absl::InvalidArgumentError("state update: no update case set");
+}
+
+absl::Status ClusterState::ApplyCreateJob(const stoker::v1::CreateJobUpdate& update) {
+  if (update.job_id() == 0) return absl::InvalidArgumentError("create_job.job_id: must be > 0");
+  if (update.name().empty()) return absl::InvalidArgumentError("create_job.name: must be set");
+  if (jobs_.count(update.job_id()) > 0) {
+    return absl::AlreadyExistsError(absl::StrCat("job id ", update.job_id(), " is in use"));
+  }
+  if (job_ids_by_name_.count(update.name()) > 0) {
+    return absl::AlreadyExistsError(absl::StrCat("job '", update.name(), "' already exists"));
+  }
+  ASSIGN_OR_RETURN(JobGeometry geometry, ComputeJobGeometry(update.spec()));
+  Job& job = jobs_[update.job_id()];
+  job.record.id = update.job_id();
+  job.record.name = update.name();
+  job.record.spec = update.spec();
+  job.record.geometry = std::move(geometry);
+  job_ids_by_name_[update.name()] = update.job_id();
+  next_job_id_ = std::max(next_job_id_, update.job_id() + 1);
+  return absl::OkStatus();
+}
+
+absl::Status ClusterState::ApplyRegisterWorker(const stoker::v1::RegisterWorkerUpdate& update) {
+  if (update.worker_id() == 0) {
+    return absl::InvalidArgumentError("register_worker.worker_id: must be > 0");
+  }
+  if (update.address().empty()) {
+    return absl::InvalidArgumentError("register_worker.address: must be set");
+  }
+  if (update.cores() == 0) return absl::InvalidArgumentError("register_worker.cores: must be > 0");
+  if (workers_.count(update.worker_id()) > 0) {
+    return absl::AlreadyExistsError(absl::StrCat("worker id ", update.worker_id(), " is in use"));
+  }
+  WorkerRecord& record = workers_[update.worker_id()].record;
+  record.id = update.worker_id();
+  record.address = update.address();
+  record.cores = update.cores();
+  record.last_heartbeat_unix_ms = update.now_unix_ms();
+  next_worker_id_ = std::max(next_worker_id_, update.worker_id() + 1);
+  return absl::OkStatus();
+}
+
+absl::Status ClusterState::ApplyWorkerHeartbeat(const stoker::v1::WorkerHeartbeatUpdate& update) {
+  auto it = workers_.find(update.worker_id());
+  if (it == workers_.end()) {
+    return absl::NotFoundError(absl::StrCat("worker ", update.worker_id(), " is not registered"));
+  }
+  it->second.record.last_heartbeat_unix_ms =
+      std::max(it->second.record.last_heartbeat_unix_ms, update.now_unix_ms());
+  it->second.revoked.clear();
+  return absl::OkStatus();
+}
+
+absl::Status ClusterState::ApplyLeaseTasks(const stoker::v1::LeaseTasksUpdate& update) {
+  if (workers_.count(update.worker_id()) == 0) {
+    return absl::NotFoundError(absl::StrCat("worker ", update.worker_id(), " is not registered"));
+  }
+  // Pass 1: every task must be pending; never-leased ones must come in plan order per rank.
+  std::vector<std::pair<TaskRef, bool>> refs;  // (task, was requeued)
+  std::map<std::pair<uint64_t, uint32_t>, uint64_t> cursors;
+  std::set<std::tuple<uint64_t, uint32_t, uint64_t>> seen;
+  for (const TaskId& task : update.tasks()) {
+    ASSIGN_OR_RETURN(TaskRef ref, Locate(task));
+    if (!seen.insert({ref.job_id, ref.rank, ref.seq}).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("lease_tasks: ", DescribeTask(task), " is listed twice"));
+    }
+    const RankProgress* progress = FindProgress(ref.job_id, ref.rank);
+    if (progress != nullptr && progress->requeued.count(ref.seq) > 0) {
+      refs.emplace_back(ref, true);
+      continue;
+    }
+    if (progress != nullptr && progress->leased.count(ref.seq) > 0) {
+      return absl::FailedPreconditionError(absl::StrCat("lease_tasks: ", DescribeTask(task),
+                                                        " is leased to worker ",
+                                                        progress->leased.at(ref.seq).worker_id));
+    }
+    if (IsDone(task)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("lease_tasks: ", DescribeTask(task), " is done"));
+    }
+    auto [cursor, inserted] = cursors.try_emplace({ref.job_id, ref.rank}, 0);
+    if (inserted && progress != nullptr) {
+      cursor->second = FirstFresh(*progress, progress->next_unleased);
+    }
+    if (ref.seq != cursor->second) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "lease_tasks: ", DescribeTask(task), " is not the next pending task of rank ", ref.rank));
+    }
+    cursor->second = progress != nullptr ? FirstFresh(*progress, ref.seq + 1) : ref.seq + 1;
+    refs.emplace_back(ref, false);
+  }
+  // Pass 2: apply.
+  for (const auto& [ref, requeued] : refs) {
+    RankProgress& progress = jobs_[ref.job_id].ranks[ref.rank];
+    if (requeued) {
+      progress.requeued.erase(ref.seq);
+    } else {
+      progress.next_unleased = ref.seq + 1;
+    }
+    progress.leased[ref.seq] = Lease{update.worker_id(), update.expires_unix_ms()};
+    lease_expiries_.insert(update.expires_unix_ms());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ClusterState::ApplyCompleteTasks(const stoker::v1::CompleteTasksUpdate& update) {
+  std::vector<TaskRef> refs;
+  refs.reserve(update.tasks_size());
+  for (const TaskId& task : update.tasks()) {
+    ASSIGN_OR_RETURN(TaskRef ref, Locate(task));
+    refs.push_back(ref);
+  }
+  for (const TaskRef& ref : refs) MarkDone(ref);
+  return absl::OkStatus();
+}
+
+absl::Status ClusterState::ApplyRemoveWorker(const stoker::v1::RemoveWorkerUpdate& update) {
+  auto worker = workers_.find(update.worker_id());
+  if (worker == workers_.end()) {
+    return absl::NotFoundError(absl::StrCat("worker ", update.worker_id(), " is not registered"));
+  }
+  for (auto& [job_id, job] : jobs_) {
+    for (auto& [rank, progress] : job.ranks) {
+      for (auto it = progress.leased.begin(); it != progress.leased.end();) {
+        auto next = std::next(it);
+        if (it->second.worker_id == update.worker_id()) {
+          RequeueLease(job.record, rank, progress, it, /*revoke=*/false);
+        }
+        it = next;
+      }
+    }
+  }
+  workers_.erase(worker);
+  return absl::OkStatus();
+}
+
+absl::Status ClusterState::ApplyExpireLeases(const stoker::v1::ExpireLeasesUpdate& update) {
+  const int64_t now = update.now_unix_ms();
+  if (lease_expiries_.empty() || *lease_expiries_.begin() > now) return absl::OkStatus();
+  for (auto& [job_id, job] : jobs_) {
+    for (auto& [rank, progress] : job.ranks) {
+      for (auto it = progress.leased.begin(); it != progress.leased.end();) {
+        auto next = std::next(it);
+        if (it->second.expires_unix_ms <= now) {
+          RequeueLease(job.record, rank, progress, it, /*revoke=*/true);
+        }
+        it = next;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+void ClusterState::RequeueLease(const JobRecord& job, uint32_t rank, RankProgress& progress,
+                                std::map<uint64_t, Lease>::iterator it, bool revoke) {
+  if (revoke) {
+    auto worker = workers_.find(it->second.worker_id);
+    if (worker != workers_.end()) {
+      std::deque<TaskId>& revoked = worker->second.revoked;
+      revoked.push_back(MakeTask(job, rank, it->first));
+      if (revoked.size() > kMaxRevokedPerWorker) revoked.pop_front();
+    }
+  }
+  lease_expiries_.erase(lease_expiries_.find(it->second.expires_unix_ms));
+  progress.requeued.insert(it->first);
+  progress.leased.erase(it);
+}
+
+void ClusterState::MarkDone(const TaskRef& ref) {
+  Job& job = jobs_[ref.job_id];
+  RankProgress& progress = job.ranks[ref.rank];
+  if (ref.seq < progress.done_watermark || !progress.done.insert(ref.seq).second) return;
+  progress.requeued.erase(ref.seq);
+  if (auto it = progress.leased.find(ref.seq); it != progress.leased.end()) {
+    lease_expiries_.erase(lease_expiries_.find(it->second.expires_unix_ms));
+    progress.leased.erase(it);
+  }
+  while (!progress.done.empty() && *progress.done.begin() == progress.done_watermark) {
+    progress.done.erase(progress.done.begin());
+    ++progress.done_watermark;
+  }
+  progress.next_unleased = std::max(progress.next_unleased, progress.done_watermark);
+  if (progress.done_watermark == TotalTasks(job.record)) ++job.finished_ranks;
+}
+
+absl::StatusOr<ClusterState::TaskRef> ClusterState::Locate(const TaskId& task) const {
+  const JobRecord* job = FindJob(task.job_id());
+  if (job == nullptr) {
+    return absl::NotFoundError(absl::StrCat(DescribeTask(task), ": no such job"));
+  }
+  const uint32_t world_size = job->spec.world_size();
+  const uint64_t per_rank = job->geometry.batches_per_rank;
+  if (task.epoch() >= job->spec.epochs()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(DescribeTask(task), ": the job has ", job->spec.epochs(), " epochs"));
+  }
+  if (task.batch_index() >= per_rank * world_size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(DescribeTask(task), ": an epoch has ", per_rank * world_size, " batches"));
+  }
+  TaskRef ref;
+  ref.job_id = task.job_id();
+  ref.rank = static_cast<uint32_t>(task.batch_index() % world_size);
+  ref.seq = uint64_t{task.epoch()} * per_rank + task.batch_index() / world_size;
+  return ref;
+}
+
+TaskId ClusterState::MakeTask(const JobRecord& job, uint32_t rank, uint64_t seq) {
+  const uint64_t per_rank = job.geometry.batches_per_rank;
+  TaskId task;
+  task.set_job_id(job.id);
+  task.set_epoch(static_cast<uint32_t>(seq / per_rank));
+  task.set_batch_index((seq % per_rank) * job.spec.world_size() + rank);
+  return task;
+}
+
+uint64_t ClusterState::TotalTasks(const JobRecord& job) {
+  return job.geometry.batches_per_rank * job.spec.epochs();
+}
+
+uint64_t ClusterState::FirstFresh(const RankProgress& progress, uint64_t from) {
+  uint64_t seq = std::max(from, progress.done_watermark);
+  for (auto it = progress.done.lower_bound(seq); it != progress.done.end() && *it == seq; ++it) {
+    ++seq;
+  }
+  return seq;
+}
+
+const ClusterState::RankProgress* ClusterState::FindProgress(uint64_t job_id, uint32_t rank) const {
+  auto job = jobs_.find(job_id);
+  if (job == jobs_.end()) return nullptr;
+  auto progress = job->second.ranks.find(rank);
+  return progress == job->second.ranks.end() ? nullptr : &progress->second;
+}
+
+absl::StatusOr<uint32_t> ClusterState::RankOfTask(const TaskId& task) const {
+  ASSIGN_OR_RETURN(TaskRef ref, Locate(task));
+  return ref.rank;
+}
+
+bool ClusterState::IsDone(const TaskId& task) const {
+  auto ref = Locate(task);
+  if (!ref.ok()) return false;
+  const RankProgress* progress = FindProgress(ref->job_id, ref->rank);
+  if (progress == nullptr) return false;
+  return ref->seq < progress->done_watermark || progress->done.count(ref->seq) > 0;
+}
+
+// --- Queries ---
+
+const JobRecord* ClusterState::FindJob(uint64_t job_id) const {
+  auto it = jobs_.find(job_id);
+  return it == jobs_.end() ? nullptr : &it->second.record;
+}
+
+const JobRecord* ClusterState::FindJobByName(absl::string_view name) const {
+  auto it = job_ids_by_name_.find(name);
+  return it == job_ids_by_name_.end() ? nullptr : FindJob(it->second);
+}
+
+const WorkerRecord* ClusterState::FindWorker(uint64_t worker_id) const {
+  auto it = workers_.find(worker_id);
+  return it == workers_.end() ? nullptr : &it->second.record;
+}
+
+const WorkerRecord* ClusterState::FindWorkerByAddress(absl::string_view address) const {
+  for (const auto& [id, worker] : workers_) {
+    if (worker.record.address == address) return &worker.record;
+  }
+  return nullptr;
+}
+
+std::vector<const WorkerRecord*> ClusterState::Workers() const {
+  std::vector<const WorkerRecord*> out;
+  out.reserve(workers_.size());
+  for (const auto& [id, worker] : workers_) out.push_back(&worker.record);
+  return out;
+}
+
+std::vector<uint64_t> ClusterState::WorkersSilentSince(int64_t cutoff_unix_ms) const {
+  std::vector<uint64_t> out;
+  for (const auto& [id, worker] : workers_) {
+    if (worker.record.last_heartbeat_unix_ms < cutoff_unix_ms) out.push_back(id);
+  }
+  return out;
+}
+
+std::vector<TaskId> ClusterState::PendingTasks(uint64_t job_id, uint32_t rank, uint64_t max) const {
+  std::vector<TaskId> out;
+  const JobRecord* job = FindJob(job_id);
+  if (job == nullptr || rank >= job->spec.world_size()) return out;
+  const uint64_t total = TotalTasks(*job);
+  const RankProgress* progress = FindProgress(job_id, rank);
+  if (progress == nullptr) {
+    for (uint64_t seq = 0; seq < total && out.size() < max; ++seq) {
+      out.push_back(MakeTask(*job, rank, seq));
+    }
+    return out;
+  }
+  for (auto it = progress->requeued.begin(); it != progress->requeued.end() && out.size() < max;
+       ++it) {
+    out.push_back(MakeTask(*job, rank, *it));
+  }
+  for (uint64_t seq = FirstFresh(*progress, progress->next_unleased);
+       seq < total && out.size() < max; seq = FirstFresh(*progress, seq + 1)) {
+    out.push_back(MakeTask(*job, rank, seq));
+  }
+  return out;
+}
+
+bool ClusterState::RankFinished(uint64_t job_id, uint32_t rank) const {
+  const JobRecord* job = FindJob(job_id);
+  const RankProgress* progress = FindProgress(job_id, rank);
+  return job != nullptr && progress != nullptr && progress->done_watermark == TotalTasks(*job);
+}
+
+bool ClusterState::JobFinished(uint64_t job_id) const {
+  auto it = jobs_.find(job_id);
+  return it != jobs_.end() && it->second.finished_ranks == it->second.record.spec.world_size();
+}
+
+RankProgressSummary ClusterState::RankSummary(uint64_t job_id, uint32_t rank) const {
+  RankProgressSummary summary;
+  const JobRecord* job = FindJob(job_id);
+  if (job == nullptr) return summary;
+  summary.total = TotalTasks(*job);
+  const RankProgress* progress = FindProgress(job_id, rank);
+  if (progress == nullptr) return summary;
+  summary.done_watermark = progress->done_watermark;
+  summary.next_unleased = progress->next_unleased;
+  summary.done_above_watermark = progress->done.size();
+  summary.requeued = progress->requeued.size();
+  summary.leased = progress->leased.size();
+  return summary;
+}
+
+std::optional<int64_t> ClusterState::EarliestLeaseExpiry() const {
+  if (lease_expiries_.empty()) return std::nullopt;
+  return *lease_expiries_.begin();
+}
+
+std::vector<TaskId> ClusterState::LeasesOf(uint64_t worker_id) const {
+  std::vector<TaskId> out;
+  for (const auto& [job_id, job] : jobs_) {
+    for (const auto& [rank, progress] : job.ranks) {
+      for (const auto& [seq, lease] : progress.leased) {
+        if (lease.worker_id == worker_id) out.push_back(MakeTask(job.record, rank, seq));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<TaskId> ClusterState::RevokedLeases(uint64_t worker_id) const {
+  std::vector<TaskId> out;
+  auto it = workers_.find(worker_id);
+  if (it == workers_.end()) return out;
+  for (const TaskId& task : it->second.revoked) {
+    auto ref = Locate(task);
+    if (!ref.ok() || IsDone(task)) continue;
+    const RankProgress* progress = FindProgress(ref->job_id, ref->rank);
+    auto lease = progress->leased.find(ref->seq);
+    // Leased to this worker again since: it holds the task after all.
+    if (lease != progress->leased.end() && lease->second.worker_id == worker_id) continue;
+    out.push_back(task);
+  }
+  return out;
+}
+
+}  // namespace stoker

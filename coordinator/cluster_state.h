@@ -1,0 +1,200 @@
+#ifndef STOKER_COORDINATOR_CLUSTER_STATE_H_
+#define STOKER_COORDINATOR_CLUSTER_STATE_H_
+
+// The coordinator's data (DESIGN.md §5): jobs, workers and the progress of every (job, rank).
+// It changes only through Apply(StateUpdate), so that replaying a journal of updates rebuilds it;
+// Apply reads no clock (times come inside the updates) and is deterministic.
+//
+// Task progress of one (job, rank). The rank's tasks, in plan order across epochs, form the
+// sequence s = epoch * batches_per_rank + k, where k is the rank's k-th batch of the epoch
+// (global batch g = k * world_size + rank). The state of each s is kept compactly:
+//
+//   s < done_watermark                 done
+//   s in done (a set, s >= watermark)  done, out of order
+//   s in leased                        leased to a worker until an expiry time
+//   s in requeued                      was leased, the lease expired or its worker was lost
+//   s >= next_unleased, none of above  never leased
+//
+// PendingTasks hands out requeued tasks first (they are the oldest), then never-leased ones, so
+// leases follow plan order. Completing a task that is not leased (acknowledged after its lease
+// expired, or after a coordinator restart) removes it from wherever it is; completing it twice
+// is harmless. The done set shrinks as the watermark advances, so memory follows the number of
+// out-of-order tasks, not the job's length.
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "coordinator/job_validation.h"
+#include "stoker/v1/common.pb.h"
+#include "stoker/v1/journal.pb.h"
+#include "stoker/v1/pipeline.pb.h"
+
+namespace stoker {
+
+// "job 1 epoch 0 batch 5", for messages.
+std::string DescribeTask(const stoker::v1::TaskId& task);
+
+// A job as opened. Plain data.
+struct JobRecord {
+  uint64_t id = 0;
+  std::string name;
+  stoker::v1::JobSpec spec;
+  JobGeometry geometry;
+};
+
+// A registered worker. Plain data.
+struct WorkerRecord {
+  uint64_t id = 0;
+  std::string address;
+  uint32_t cores = 0;
+  int64_t last_heartbeat_unix_ms = 0;
+};
+
+// Counters of one (job, rank), for tests and status output. Plain data.
+struct RankProgressSummary {
+  // Tasks of the rank over all epochs.
+  uint64_t total = 0;
+  uint64_t done_watermark = 0;
+  uint64_t next_unleased = 0;
+  // Sizes of the done set (above the watermark), the requeued set and the lease map.
+  uint64_t done_above_watermark = 0;
+  uint64_t requeued = 0;
+  uint64_t leased = 0;
+};
+
+// Thread-compatible, not thread-safe: the owner (Coordinator) serializes access.
+class ClusterState {
+ public:
+  // Revoked leases remembered per worker until its next heartbeat; older ones are forgotten.
+  static constexpr size_t kMaxRevokedPerWorker = 4096;
+
+  ClusterState() = default;
+  ClusterState(const ClusterState&) = delete;
+  ClusterState& operator=(const ClusterState&) = delete;
+
+  // Applies one update, all of it or none of it. Errors (the state is then unchanged):
+  //   INVALID_ARGUMENT    the update is malformed (no case set, id 0, a task outside its job's
+  //                       plan, an invalid spec, an empty address, cores 0).
+  //   NOT_FOUND           it names a job or worker that does not exist.
+  //   ALREADY_EXISTS      create_job / register_worker with an id (or job name) in use.
+  //   FAILED_PRECONDITION lease_tasks names a task that is not pending, or not the next
+  //                       never-leased one of its rank (leases go in plan order).
+  // Effects per case:
+  //   create_job        adds the job (geometry computed from the spec).
+  //   register_worker   adds the worker, alive as of now_unix_ms.
+  //   worker_heartbeat  sets its last heartbeat; forgets its revoked leases (reported by then).
+  //   lease_tasks       leases the tasks to the worker until expires_unix_ms.
+  //   complete_tasks    marks the tasks done, wherever they were.
+  //   remove_worker     drops the worker; its leased tasks are requeued.
+  //   expire_leases     requeues every lease expiring at or before now_unix_ms and records it
+  //                     as revoked for its worker.
+  absl::Status Apply(const stoker::v1::StateUpdate& update);
+
+  // --- Queries. Pointers stay valid until the next Apply. ---
+
+  const JobRecord* FindJob(uint64_t job_id) const;
+  const JobRecord* FindJobByName(absl::string_view name) const;
+  size_t num_jobs() const { return jobs_.size(); }
+  // Ids the next create_job / register_worker should use.
+  uint64_t next_job_id() const { return next_job_id_; }
+  uint64_t next_worker_id() const { return next_worker_id_; }
+
+  const WorkerRecord* FindWorker(uint64_t worker_id) const;
+  const WorkerRecord* FindWorkerByAddress(absl::string_view address) const;
+  // Every registered worker, by id.
+  std::vector<const WorkerRecord*> Workers() const;
+  // Workers whose last heartbeat is before `cutoff_unix_ms`.
+  std::vector<uint64_t> WorkersSilentSince(int64_t cutoff_unix_ms) const;
+
+  // The rank a task belongs to. NOT_FOUND for an unknown job; INVALID_ARGUMENT when the task is
+  // outside the job's plan (epoch or batch index too large).
+  absl::StatusOr<uint32_t> RankOfTask(const stoker::v1::TaskId& task) const;
+
+  // Up to `max` tasks of (job, rank) that may be leased now, in plan order. Empty for an
+  // unknown job or a rank outside its world size.
+  std::vector<stoker::v1::TaskId> PendingTasks(uint64_t job_id, uint32_t rank, uint64_t max) const;
+  // True when every task of (job, rank) in every epoch is done.
+  bool RankFinished(uint64_t job_id, uint32_t rank) const;
+  // True when every rank of the job is finished.
+  bool JobFinished(uint64_t job_id) const;
+  RankProgressSummary RankSummary(uint64_t job_id, uint32_t rank) const;
+
+  // Earliest expiry among all leases; nullopt when nothing is leased.
+  std::optional<int64_t> EarliestLeaseExpiry() const;
+  // Tasks currently leased to the worker, in (job, rank, plan) order.
+  std::vector<stoker::v1::TaskId> LeasesOf(uint64_t worker_id) const;
+  // Leases of the worker that expired since its last heartbeat, minus those done or leased to
+  // it again since.
+  std::vector<stoker::v1::TaskId> RevokedLeases(uint64_t worker_id) const;
+
+ private:
+  struct Lease {
+    uint64_t worker_id = 0;
+    int64_t expires_unix_ms = 0;
+  };
+  struct RankProgress {
+    uint64_t done_watermark = 0;
+    uint64_t next_unleased = 0;
+    std::set<uint64_t> done;
+    std::set<uint64_t> requeued;
+    std::map<uint64_t, Lease> leased;
+  };
+  struct Job {
+    JobRecord record;
+    std::map<uint32_t, RankProgress> ranks;  // created on first use
+    uint32_t finished_ranks = 0;
+  };
+  struct Worker {
+    WorkerRecord record;
+    std::deque<stoker::v1::TaskId> revoked;
+  };
+  // Where a task sits in its job's per-rank sequences.
+  struct TaskRef {
+    uint64_t job_id = 0;
+    uint32_t rank = 0;
+    uint64_t seq = 0;
+  };
+
+  absl::Status ApplyCreateJob(const stoker::v1::CreateJobUpdate& update);
+  absl::Status ApplyRegisterWorker(const stoker::v1::RegisterWorkerUpdate& update);
+  absl::Status ApplyWorkerHeartbeat(const stoker::v1::WorkerHeartbeatUpdate& update);
+  absl::Status ApplyLeaseTasks(const stoker::v1::LeaseTasksUpdate& update);
+  absl::Status ApplyCompleteTasks(const stoker::v1::CompleteTasksUpdate& update);
+  absl::Status ApplyRemoveWorker(const stoker::v1::RemoveWorkerUpdate& update);
+  absl::Status ApplyExpireLeases(const stoker::v1::ExpireLeasesUpdate& update);
+
+  // INVALID_ARGUMENT when the task is outside its job's plan; NOT_FOUND for an unknown job.
+  absl::StatusOr<TaskRef> Locate(const stoker::v1::TaskId& task) const;
+  bool IsDone(const stoker::v1::TaskId& task) const;
+  static stoker::v1::TaskId MakeTask(const JobRecord& job, uint32_t rank, uint64_t seq);
+  static uint64_t TotalTasks(const JobRecord& job);
+  // Smallest never-leased, not-done sequence >= from.
+  static uint64_t FirstFresh(const RankProgress& progress, uint64_t from);
+  const RankProgress* FindProgress(uint64_t job_id, uint32_t rank) const;
+
+  // Requeues (or, with `revoke`, also records for its worker) the lease at `it`.
+  void RequeueLease(const JobRecord& job, uint32_t rank, RankProgress& progress,
+                    std::map<uint64_t, Lease>::iterator it, bool revoke);
+  void MarkDone(const TaskRef& ref);
+
+  std::map<uint64_t, Job> jobs_;
+  absl::flat_hash_map<std::string, uint64_t> job_ids_by_name_;
+  std::map<uint64_t, Worker> workers_;
+  // Expiry of every lease (one entry per leased task), to find expired ones cheaply.
+  std::multiset<int64_t> lease_expiries_;
+  uint64_t next_job_id_ = 1;
+  uint64_t next_worker_id_ = 1;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_COORDINATOR_CLUSTER_STATE_H_

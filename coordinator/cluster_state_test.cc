@@ -1,0 +1,312 @@
+#include "coordinator/cluster_state.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "coordinator/status_matchers_for_test.h"
+#include "coordinator/test_job_spec.h"
+
+namespace stoker {
+namespace {
+
+using stoker::v1::StateUpdate;
+using stoker::v1::TaskId;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+constexpr uint64_t kJob = 1;
+constexpr uint64_t kWorkerA = 1;
+constexpr uint64_t kWorkerB = 2;
+
+TaskId Task(uint32_t epoch, uint64_t batch, uint64_t job = kJob) {
+  TaskId task;
+  task.set_job_id(job);
+  task.set_epoch(epoch);
+  task.set_batch_index(batch);
+  return task;
+}
+
+StateUpdate CreateJob(uint64_t id, const std::string& name, const stoker::v1::JobSpec& spec) {
+  StateUpdate update;
+  update.mutable_create_job()->set_job_id(id);
+  update.mutable_create_job()->set_name(name);
+  *update.mutable_create_job()->mutable_spec() = spec;
+  return update;
+}
+
+StateUpdate Register(uint64_t id, const std::string& address, uint32_t cores = 2, int64_t now = 0) {
+  StateUpdate update;
+  update.mutable_register_worker()->set_worker_id(id);
+  update.mutable_register_worker()->set_address(address);
+  update.mutable_register_worker()->set_cores(cores);
+  update.mutable_register_worker()->set_now_unix_ms(now);
+  return update;
+}
+
+StateUpdate Heartbeat(uint64_t worker, int64_t now) {
+  StateUpdate update;
+  update.mutable_worker_heartbeat()->set_worker_id(worker);
+  update.mutable_worker_heartbeat()->set_now_unix_ms(now);
+  return update;
+}
+
+StateUpdate Lease(uint64_t worker, const std::vector<TaskId>& tasks, int64_t expires) {
+  StateUpdate update;
+  update.mutable_lease_tasks()->set_worker_id(worker);
+  update.mutable_lease_tasks()->set_expires_unix_ms(expires);
+  for (const TaskId& task : tasks) *update.mutable_lease_tasks()->add_tasks() = task;
+  return update;
+}
+
+StateUpdate Complete(const std::vector<TaskId>& tasks) {
+  StateUpdate update;
+  for (const TaskId& task : tasks) *update.mutable_complete_tasks()->add_tasks() = task;
+  return update;
+}
+
+StateUpdate Remove(uint64_t worker) {
+  StateUpdate update;
+  update.mutable_remove_worker()->set_worker_id(worker);
+  return update;
+}
+
+StateUpdate Expire(int64_t now) {
+  StateUpdate update;
+  update.mutable_expire_leases()->set_now_unix_ms(now);
+  return update;
+}
+
+// (epoch, batch) pairs, for readable expectations.
+std::vector<std::pair<uint32_t, uint64_t>> Pairs(const std::vector<TaskId>& tasks) {
+  std::vector<std::pair<uint32_t, uint64_t>> out;
+  for (const TaskId& task : tasks) out.emplace_back(task.epoch(), task.batch_index());
+  return out;
+}
+
+using P = std::pair<uint32_t, uint64_t>;
+
+// A state with job 1 (2 ranks × 2 epochs × 5 batches per rank) and workers A and B.
+class ClusterStateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_THAT(state_.Apply(CreateJob(kJob, "job", SmallJobSpec())), IsOk());
+    ASSERT_THAT(state_.Apply(Register(kWorkerA, "a:1")), IsOk());
+    ASSERT_THAT(state_.Apply(Register(kWorkerB, "b:1")), IsOk());
+  }
+  ClusterState state_;
+};
+
+TEST_F(ClusterStateTest, CreateJobStoresSpecAndGeometry) {
+  const JobRecord* job = state_.FindJob(kJob);
+  ASSERT_NE(job, nullptr);
+  EXPECT_EQ(job->name, "job");
+  EXPECT_EQ(job->geometry.num_samples, 40u);
+  EXPECT_EQ(job->geometry.batches_per_rank, 5u);
+  EXPECT_EQ(job->geometry.batch_bytes, 4u * 8 * 8 * 3 * sizeof(float));
+  EXPECT_THAT(job->geometry.batch_shape, ElementsAre(4, 8, 8, 3));
+  EXPECT_EQ(state_.FindJobByName("job"), job);
+  EXPECT_EQ(state_.FindJobByName("other"), nullptr);
+  EXPECT_EQ(state_.next_job_id(), 2u);
+  EXPECT_EQ(state_.num_jobs(), 1u);
+}
+
+TEST_F(ClusterStateTest, CreateJobErrors) {
+  EXPECT_THAT(state_.Apply(CreateJob(0, "x", SmallJobSpec())),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("job_id")));
+  EXPECT_THAT(state_.Apply(CreateJob(5, "", SmallJobSpec())),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("name")));
+  EXPECT_THAT(state_.Apply(CreateJob(kJob, "x", SmallJobSpec())),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("job id 1")));
+  EXPECT_THAT(state_.Apply(CreateJob(5, "job", SmallJobSpec())),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("'job'")));
+  stoker::v1::JobSpec bad = SmallJobSpec();
+  bad.set_batch_size(0);
+  EXPECT_THAT(state_.Apply(CreateJob(5, "x", bad)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.batch_size")));
+  EXPECT_EQ(state_.num_jobs(), 1u);
+}
+
+TEST_F(ClusterStateTest, EmptyUpdateIsInvalid) {
+  EXPECT_THAT(state_.Apply(StateUpdate()),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no update")));
+}
+
+TEST_F(ClusterStateTest, RegisterWorkerAndErrors) {
+  ASSERT_THAT(state_.Apply(Register(7, "c:1", 4, 1000)), IsOk());
+  const WorkerRecord* worker = state_.FindWorker(7);
+  ASSERT_NE(worker, nullptr);
+  EXPECT_EQ(worker->address, "c:1");
+  EXPECT_EQ(worker->cores, 4u);
+  EXPECT_EQ(worker->last_heartbeat_unix_ms, 1000);
+  EXPECT_EQ(state_.FindWorkerByAddress("c:1"), worker);
+  EXPECT_EQ(state_.next_worker_id(), 8u);
+  EXPECT_EQ(state_.Workers().size(), 3u);
+
+  EXPECT_THAT(state_.Apply(Register(0, "d:1")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("worker_id")));
+  EXPECT_THAT(state_.Apply(Register(9, "")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("address")));
+  EXPECT_THAT(state_.Apply(Register(9, "d:1", 0)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("cores")));
+  EXPECT_THAT(state_.Apply(Register(7, "d:1")),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("worker id 7")));
+}
+
+TEST_F(ClusterStateTest, WorkerHeartbeatUpdatesLiveness) {
+  ASSERT_THAT(state_.Apply(Heartbeat(kWorkerA, 5000)), IsOk());
+  EXPECT_EQ(state_.FindWorker(kWorkerA)->last_heartbeat_unix_ms, 5000);
+  EXPECT_THAT(state_.WorkersSilentSince(1000), ElementsAre(kWorkerB));
+  EXPECT_THAT(state_.Apply(Heartbeat(42, 5000)),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("worker 42")));
+}
+
+TEST_F(ClusterStateTest, PendingTasksFollowPlanOrderOfTheRank) {
+  // Rank 1 of 2: global batches 1, 3, 5, 7, 9 of epoch 0, then of epoch 1.
+  EXPECT_THAT(Pairs(state_.PendingTasks(kJob, 1, 7)),
+              ElementsAre(P{0, 1}, P{0, 3}, P{0, 5}, P{0, 7}, P{0, 9}, P{1, 1}, P{1, 3}));
+  EXPECT_THAT(state_.PendingTasks(kJob, 2, 7), IsEmpty());  // rank outside world size
+  EXPECT_THAT(state_.PendingTasks(99, 0, 7), IsEmpty());    // unknown job
+}
+
+TEST_F(ClusterStateTest, LeaseTasksTakesTasksInOrder) {
+  ASSERT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 0), Task(0, 2)}, 100)), IsOk());
+  EXPECT_THAT(Pairs(state_.LeasesOf(kWorkerA)), ElementsAre(P{0, 0}, P{0, 2}));
+  EXPECT_THAT(Pairs(state_.PendingTasks(kJob, 0, 2)), ElementsAre(P{0, 4}, P{0, 6}));
+  EXPECT_EQ(state_.EarliestLeaseExpiry(), 100);
+  const RankProgressSummary summary = state_.RankSummary(kJob, 0);
+  EXPECT_EQ(summary.total, 10u);
+  EXPECT_EQ(summary.next_unleased, 2u);
+  EXPECT_EQ(summary.leased, 2u);
+}
+
+TEST_F(ClusterStateTest, LeaseTasksErrorsLeaveStateUnchanged) {
+  ASSERT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 0)}, 100)), IsOk());
+  EXPECT_THAT(state_.Apply(Lease(kWorkerB, {Task(0, 0)}, 100)),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("leased to worker 1")));
+  EXPECT_THAT(state_.Apply(Lease(kWorkerB, {Task(0, 2), Task(0, 6)}, 100)),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("job 1 epoch 0 batch 6 is not the next pending task")));
+  EXPECT_THAT(state_.Apply(Lease(kWorkerB, {Task(0, 2), Task(0, 2)}, 100)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("listed twice")));
+  EXPECT_THAT(state_.Apply(Lease(kWorkerB, {Task(2, 0)}, 100)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("2 epochs")));
+  EXPECT_THAT(state_.Apply(Lease(kWorkerB, {Task(0, 10)}, 100)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("10 batches")));
+  EXPECT_THAT(state_.Apply(Lease(kWorkerB, {Task(0, 0, 9)}, 100)),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
+  EXPECT_THAT(state_.Apply(Lease(42, {Task(0, 2)}, 100)),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("worker 42")));
+  EXPECT_THAT(state_.LeasesOf(kWorkerB), IsEmpty());
+  EXPECT_EQ(state_.RankSummary(kJob, 0).next_unleased, 1u);
+}
+
+TEST_F(ClusterStateTest, CompleteOutOfOrderCompactsAtTheWatermark) {
+  ASSERT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 0), Task(0, 2), Task(0, 4)}, 100)), IsOk());
+  ASSERT_THAT(state_.Apply(Complete({Task(0, 2), Task(0, 4)})), IsOk());
+  RankProgressSummary summary = state_.RankSummary(kJob, 0);
+  EXPECT_EQ(summary.done_watermark, 0u);
+  EXPECT_EQ(summary.done_above_watermark, 2u);
+  EXPECT_EQ(summary.leased, 1u);
+
+  ASSERT_THAT(state_.Apply(Complete({Task(0, 0)})), IsOk());
+  summary = state_.RankSummary(kJob, 0);
+  EXPECT_EQ(summary.done_watermark, 3u);
+  EXPECT_EQ(summary.done_above_watermark, 0u);
+  EXPECT_EQ(summary.leased, 0u);
+  EXPECT_EQ(state_.EarliestLeaseExpiry(), std::nullopt);
+
+  // Completing again is harmless.
+  ASSERT_THAT(state_.Apply(Complete({Task(0, 0), Task(0, 2)})), IsOk());
+  EXPECT_EQ(state_.RankSummary(kJob, 0).done_watermark, 3u);
+}
+
+TEST_F(ClusterStateTest, CompletingAnUnleasedTaskSkipsItWhenLeasing) {
+  // E.g. a batch leased before a coordinator restart, reported after it.
+  ASSERT_THAT(state_.Apply(Complete({Task(0, 2)})), IsOk());
+  EXPECT_THAT(Pairs(state_.PendingTasks(kJob, 0, 3)), ElementsAre(P{0, 0}, P{0, 4}, P{0, 6}));
+  ASSERT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 0), Task(0, 4)}, 100)), IsOk());
+  EXPECT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 2)}, 100)),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("is done")));
+}
+
+TEST_F(ClusterStateTest, CompleteErrorsApplyNothing) {
+  EXPECT_THAT(state_.Apply(Complete({Task(0, 0), Task(5, 0)})),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("epoch 5")));
+  EXPECT_THAT(state_.Apply(Complete({Task(0, 0, 9)})),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("job 9")));
+  EXPECT_EQ(state_.RankSummary(kJob, 0).done_watermark, 0u);
+}
+
+TEST_F(ClusterStateTest, RemoveWorkerRequeuesItsLeasesFirstInLine) {
+  ASSERT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 0), Task(0, 2)}, 100)), IsOk());
+  ASSERT_THAT(state_.Apply(Lease(kWorkerB, {Task(0, 4)}, 100)), IsOk());
+  ASSERT_THAT(state_.Apply(Remove(kWorkerA)), IsOk());
+  EXPECT_EQ(state_.FindWorker(kWorkerA), nullptr);
+  EXPECT_EQ(state_.RankSummary(kJob, 0).requeued, 2u);
+  EXPECT_THAT(Pairs(state_.PendingTasks(kJob, 0, 3)), ElementsAre(P{0, 0}, P{0, 2}, P{0, 6}));
+  ASSERT_THAT(state_.Apply(Lease(kWorkerB, {Task(0, 2), Task(0, 0), Task(0, 6)}, 200)), IsOk());
+  EXPECT_THAT(Pairs(state_.LeasesOf(kWorkerB)), ElementsAre(P{0, 0}, P{0, 2}, P{0, 4}, P{0, 6}));
+  EXPECT_THAT(state_.Apply(Remove(kWorkerA)),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("worker 1")));
+}
+
+TEST_F(ClusterStateTest, CompletingARequeuedTaskRemovesIt) {
+  ASSERT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 0), Task(0, 2)}, 100)), IsOk());
+  ASSERT_THAT(state_.Apply(Remove(kWorkerA)), IsOk());
+  ASSERT_THAT(state_.Apply(Complete({Task(0, 0)})), IsOk());
+  EXPECT_EQ(state_.RankSummary(kJob, 0).requeued, 1u);
+  EXPECT_THAT(Pairs(state_.PendingTasks(kJob, 0, 2)), ElementsAre(P{0, 2}, P{0, 4}));
+}
+
+TEST_F(ClusterStateTest, ExpireLeasesRequeuesAndRevokes) {
+  ASSERT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 0), Task(0, 2)}, 100)), IsOk());
+  ASSERT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 1)}, 300)), IsOk());
+  ASSERT_THAT(state_.Apply(Expire(99)), IsOk());
+  EXPECT_EQ(state_.RankSummary(kJob, 0).leased, 2u);
+  ASSERT_THAT(state_.Apply(Expire(100)), IsOk());  // at or before: expired
+  EXPECT_EQ(state_.RankSummary(kJob, 0).requeued, 2u);
+  EXPECT_THAT(Pairs(state_.LeasesOf(kWorkerA)), ElementsAre(P{0, 1}));
+  EXPECT_EQ(state_.EarliestLeaseExpiry(), 300);
+  EXPECT_THAT(Pairs(state_.RevokedLeases(kWorkerA)), ElementsAre(P{0, 0}, P{0, 2}));
+
+  // Worker B takes one of them and the other is done: A must still drop the first, not the
+  // second. A's heartbeat forgets them (the coordinator has reported them by then).
+  ASSERT_THAT(state_.Apply(Lease(kWorkerB, {Task(0, 0)}, 400)), IsOk());
+  ASSERT_THAT(state_.Apply(Complete({Task(0, 2)})), IsOk());
+  EXPECT_THAT(Pairs(state_.RevokedLeases(kWorkerA)), ElementsAre(P{0, 0}));
+  ASSERT_THAT(state_.Apply(Heartbeat(kWorkerA, 150)), IsOk());
+  EXPECT_THAT(state_.RevokedLeases(kWorkerA), IsEmpty());
+}
+
+TEST_F(ClusterStateTest, RevokedTaskLeasedAgainToTheSameWorkerIsNotDropped) {
+  ASSERT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 0)}, 100)), IsOk());
+  ASSERT_THAT(state_.Apply(Expire(100)), IsOk());
+  ASSERT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 0)}, 200)), IsOk());
+  EXPECT_THAT(state_.RevokedLeases(kWorkerA), IsEmpty());
+}
+
+TEST_F(ClusterStateTest, RankAndJobFinishWhenEverythingIsDone) {
+  for (uint32_t rank = 0; rank < 2; ++rank) {
+    EXPECT_FALSE(state_.RankFinished(kJob, rank));
+    std::vector<TaskId> tasks = state_.PendingTasks(kJob, rank, 100);
+    ASSERT_EQ(tasks.size(), 10u);
+    ASSERT_THAT(state_.Apply(Lease(kWorkerA, tasks, 100)), IsOk());
+    EXPECT_THAT(state_.PendingTasks(kJob, rank, 100), IsEmpty());
+    EXPECT_FALSE(state_.RankFinished(kJob, rank));
+    // Complete in reverse: the done set holds them until the first arrives.
+    std::vector<TaskId> reversed(tasks.rbegin(), tasks.rend());
+    ASSERT_THAT(state_.Apply(Complete(reversed)), IsOk());
+    EXPECT_TRUE(state_.RankFinished(kJob, rank));
+    EXPECT_EQ(state_.RankSummary(kJob, rank).done_above_watermark, 0u);
+    EXPECT_EQ(state_.JobFinished(kJob), rank == 1);
+  }
+  ASSERT_THAT(state_.Apply(Complete({Task(1, 9)})), IsOk());
+  EXPECT_TRUE(state_.JobFinished(kJob));
+}
+
+}  // namespace
+}  // namespace stoker

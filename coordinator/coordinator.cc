@@ -1,0 +1,268 @@
+#include "coordinator/coordinator.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "google/protobuf/util/message_differencer.h"
+
+namespace stoker {
+namespace {
+
+using stoker::v1::StateUpdate;
+using stoker::v1::TaskId;
+
+absl::Status UnknownWorker(uint64_t worker_id, absl::Duration timeout) {
+  return absl::NotFoundError(absl::StrCat(
+      "worker ", worker_id, " is not registered (removed after missing heartbeats for ",
+      absl::FormatDuration(timeout), ", or the coordinator restarted): register again"));
+}
+
+absl::Status UnknownJob(uint64_t job_id) {
+  return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
+}
+
+absl::Status CheckRank(uint32_t rank, const JobRecord& job) {
+  if (rank < job.spec.world_size()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("rank: ", rank, " is outside job '", job.name,
+                                                 "' of world size ", job.spec.world_size()));
+}
+
+}  // namespace
+
+Coordinator::Coordinator(const CoordinatorConfig& config, Clock* clock)
+    : config_(config), clock_(clock) {}
+
+absl::Status Coordinator::ApplyUpdate(const StateUpdate& update) {
+  // Journal hook: append the durable updates (create_job, complete_tasks) here, before Apply.
+  return state_.Apply(update);
+}
+
+absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
+    const stoker::v1::OpenJobRequest& request) {
+  if (request.name().empty()) return absl::InvalidArgumentError("name: must be set");
+  RETURN_IF_ERROR(ValidateJobSpec(request.spec()));  // outside the lock: compiles the pipeline
+  absl::MutexLock lock(&mu_);
+  const JobRecord* job = state_.FindJobByName(request.name());
+  if (job == nullptr) {
+    if (state_.num_jobs() >= kMaxJobs) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the coordinator holds ", kMaxJobs, " jobs, the most it may"));
+    }
+    StateUpdate update;
+    stoker::v1::CreateJobUpdate* create = update.mutable_create_job();
+    create->set_job_id(state_.next_job_id());
+    create->set_name(request.name());
+    *create->mutable_spec() = request.spec();
+    RETURN_IF_ERROR(ApplyUpdate(update));
+    job = state_.FindJobByName(request.name());
+    STOKER_LOG(INFO) << "opened job " << job->id << " '" << job->name
+                     << "': " << job->geometry.batches_per_rank << " batches per rank per epoch, "
+                     << job->spec.epochs() << " epochs, " << job->spec.world_size() << " ranks";
+  } else if (!google::protobuf::util::MessageDifferencer::Equals(job->spec, request.spec())) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("job '", request.name(), "' already exists (id ", job->id,
+                     ") with a different spec; open it with the same spec or use another name"));
+  }
+  stoker::v1::OpenJobResponse response;
+  response.set_job_id(job->id);
+  response.set_batches_per_epoch_per_rank(job->geometry.batches_per_rank);
+  response.set_num_samples(job->geometry.num_samples);
+  response.set_batch_bytes(job->geometry.batch_bytes);
+  for (int64_t d : job->geometry.batch_shape) response.add_batch_shape(d);
+  return response;
+}
+
+absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJob(
+    const stoker::v1::GetJobRequest& request) {
+  absl::MutexLock lock(&mu_);
+  const JobRecord* job = state_.FindJob(request.job_id());
+  if (job == nullptr) return UnknownJob(request.job_id());
+  stoker::v1::GetJobResponse response;
+  response.set_name(job->name);
+  *response.mutable_spec() = job->spec;
+  response.set_batches_per_epoch_per_rank(job->geometry.batches_per_rank);
+  response.set_batch_bytes(job->geometry.batch_bytes);
+  return response;
+}
+
+absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorker(
+    const stoker::v1::RegisterWorkerRequest& request) {
+  if (request.address().empty()) {
+    return absl::InvalidArgumentError("address: must be set (host:port)");
+  }
+  if (request.cores() == 0) return absl::InvalidArgumentError("cores: must be > 0");
+  absl::MutexLock lock(&mu_);
+  CheckLivenessLocked();
+  if (const WorkerRecord* old = state_.FindWorkerByAddress(request.address())) {
+    STOKER_LOG(INFO) << "worker at " << request.address() << " registered again; dropping its "
+                     << "old id " << old->id;
+    RETURN_IF_ERROR(RemoveWorkerLocked(old->id));
+  }
+  StateUpdate update;
+  stoker::v1::RegisterWorkerUpdate* reg = update.mutable_register_worker();
+  reg->set_worker_id(state_.next_worker_id());
+  reg->set_address(request.address());
+  reg->set_cores(request.cores());
+  reg->set_now_unix_ms(absl::ToUnixMillis(clock_->Now()));
+  RETURN_IF_ERROR(ApplyUpdate(update));
+  STOKER_LOG(INFO) << "worker " << reg->worker_id() << " registered at " << request.address()
+                   << " with " << request.cores() << " cores";
+  stoker::v1::RegisterWorkerResponse response;
+  response.set_worker_id(reg->worker_id());
+  response.set_heartbeat_interval_ms(
+      static_cast<uint32_t>(absl::ToInt64Milliseconds(config_.heartbeat_interval)));
+  return response;
+}
+
+absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat(
+    const stoker::v1::WorkerHeartbeatRequest& request) {
+  absl::MutexLock lock(&mu_);
+  CheckLivenessLocked();
+  const uint64_t worker_id = request.worker_id();
+  if (state_.FindWorker(worker_id) == nullptr) {
+    return UnknownWorker(worker_id, config_.worker_timeout);
+  }
+  stoker::v1::WorkerHeartbeatResponse response;
+  for (TaskId& task : state_.RevokedLeases(worker_id)) {
+    *response.add_drop_leases() = std::move(task);
+  }
+  StateUpdate heartbeat;
+  heartbeat.mutable_worker_heartbeat()->set_worker_id(worker_id);
+  heartbeat.mutable_worker_heartbeat()->set_now_unix_ms(absl::ToUnixMillis(clock_->Now()));
+  RETURN_IF_ERROR(ApplyUpdate(heartbeat));
+
+  stoker::v1::CompleteTasksUpdate complete;
+  int ignored = 0;
+  for (const TaskId& task : request.delivered()) {
+    absl::StatusOr<uint32_t> rank = state_.RankOfTask(task);
+    if (rank.ok()) {
+      *complete.add_tasks() = task;
+    } else if (ignored++ == 0) {
+      STOKER_LOG(WARNING) << "worker " << worker_id
+                          << " reported a task that fits no job: " << rank.status().message();
+    }
+  }
+  if (ignored > 1) {
+    STOKER_LOG(WARNING) << "worker " << worker_id << ": ignored " << ignored
+                        << " delivered tasks in all";
+  }
+  RETURN_IF_ERROR(CompleteTasksLocked(complete));
+  return response;
+}
+
+absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasks(
+    const stoker::v1::LeaseTasksRequest& request) {
+  if (request.max_tasks() == 0) return absl::InvalidArgumentError("max_tasks: must be > 0");
+  absl::MutexLock lock(&mu_);
+  CheckLivenessLocked();
+  const JobRecord* job = state_.FindJob(request.job_id());
+  if (job == nullptr) return UnknownJob(request.job_id());
+  RETURN_IF_ERROR(CheckRank(request.rank(), *job));
+  if (state_.FindWorker(request.worker_id()) == nullptr) {
+    return UnknownWorker(request.worker_id(), config_.worker_timeout);
+  }
+  const uint32_t max = std::min(request.max_tasks(), config_.max_tasks_per_lease);
+  std::vector<TaskId> tasks = state_.PendingTasks(job->id, request.rank(), max);
+  stoker::v1::LeaseTasksResponse response;
+  if (!tasks.empty()) {
+    const int64_t expires = absl::ToUnixMillis(clock_->Now() + config_.lease_duration);
+    StateUpdate update;
+    stoker::v1::LeaseTasksUpdate* lease = update.mutable_lease_tasks();
+    lease->set_worker_id(request.worker_id());
+    lease->set_expires_unix_ms(expires);
+    for (const TaskId& task : tasks) *lease->add_tasks() = task;
+    RETURN_IF_ERROR(ApplyUpdate(update));
+    for (TaskId& task : tasks) {
+      stoker::v1::Lease* out = response.add_leases();
+      *out->mutable_task() = std::move(task);
+      out->set_expires_unix_ms(expires);
+    }
+  }
+  response.set_rank_finished(state_.RankFinished(request.job_id(), request.rank()));
+  return response;
+}
+
+absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat(
+    const stoker::v1::ClientHeartbeatRequest& request) {
+  absl::MutexLock lock(&mu_);
+  CheckLivenessLocked();
+  const JobRecord* job = state_.FindJob(request.job_id());
+  if (job == nullptr) return UnknownJob(request.job_id());
+  RETURN_IF_ERROR(CheckRank(request.rank(), *job));
+  stoker::v1::CompleteTasksUpdate complete;
+  for (int i = 0; i < request.consumed_size(); ++i) {
+    const TaskId& task = request.consumed(i);
+    const std::string field = absl::StrCat("consumed[", i, "]: ");
+    if (task.job_id() != job->id) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, DescribeTask(task), " is not of job ", job->id));
+    }
+    absl::StatusOr<uint32_t> rank = state_.RankOfTask(task);
+    if (!rank.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(field, rank.status().message()));
+    }
+    if (*rank != request.rank()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, DescribeTask(task), " is of rank ", *rank, ", not ", request.rank()));
+    }
+    *complete.add_tasks() = task;
+  }
+  RETURN_IF_ERROR(CompleteTasksLocked(complete));
+  stoker::v1::ClientHeartbeatResponse response;
+  for (const WorkerRecord* worker : state_.Workers()) {
+    stoker::v1::WorkerInfo* info = response.add_workers();
+    info->set_worker_id(worker->id);
+    info->set_address(worker->address);
+    info->set_cores(worker->cores);
+  }
+  response.set_state(state_.JobFinished(job->id) ? stoker::v1::JOB_STATE_FINISHED
+                                                 : stoker::v1::JOB_STATE_RUNNING);
+  return response;
+}
+
+void Coordinator::CheckLiveness() {
+  absl::MutexLock lock(&mu_);
+  CheckLivenessLocked();
+}
+
+void Coordinator::CheckLivenessLocked() {
+  const absl::Time now = clock_->Now();
+  for (uint64_t worker_id :
+       state_.WorkersSilentSince(absl::ToUnixMillis(now - config_.worker_timeout))) {
+    STOKER_LOG(WARNING) << "worker " << worker_id << " missed heartbeats for longer than "
+                        << absl::FormatDuration(config_.worker_timeout)
+                        << "; removing it and returning its leases";
+    absl::Status status = RemoveWorkerLocked(worker_id);
+    if (!status.ok()) {
+      STOKER_LOG(ERROR) << "removing worker " << worker_id << ": " << status;
+    }
+  }
+  const int64_t now_ms = absl::ToUnixMillis(now);
+  std::optional<int64_t> earliest = state_.EarliestLeaseExpiry();
+  if (!earliest || *earliest > now_ms) return;
+  StateUpdate update;
+  update.mutable_expire_leases()->set_now_unix_ms(now_ms);
+  absl::Status status = ApplyUpdate(update);
+  if (!status.ok()) {
+    STOKER_LOG(ERROR) << "expiring leases: " << status;
+  }
+}
+
+absl::Status Coordinator::RemoveWorkerLocked(uint64_t worker_id) {
+  StateUpdate update;
+  update.mutable_remove_worker()->set_worker_id(worker_id);
+  return ApplyUpdate(update);
+}
+
+absl::Status Coordinator::CompleteTasksLocked(const stoker::v1::CompleteTasksUpdate& update) {
+  if (update.tasks_size() == 0) return absl::OkStatus();
+  StateUpdate wrapped;
+  *wrapped.mutable_complete_tasks() = update;
+  return ApplyUpdate(wrapped);
+}
+
+}  // namespace stoker

@@ -1,0 +1,123 @@
+#ifndef STOKER_COORDINATOR_COORDINATOR_H_
+#define STOKER_COORDINATOR_COORDINATOR_H_
+
+// The coordinator's logic: one method per Coordinator RPC (proto/stoker/v1/coordinator.proto).
+// CoordinatorService (gRPC glue) converts and calls these; tests call them directly.
+//
+// Protocol walk-through:
+//   1. A trainer client calls OpenJob(name, spec) (idempotent by name) and learns the job id,
+//      batches per rank and batch size in bytes.
+//   2. Workers call RegisterWorker(address, cores), then WorkerHeartbeat every
+//      heartbeat_interval. A worker silent for longer than worker_timeout is removed: its leased
+//      tasks return to pending and its next heartbeat gets NOT_FOUND (register again).
+//   3. A client streams from every live worker (ClientHeartbeat lists them) and gives each
+//      credit; a worker with credit from (job, rank) calls LeaseTasks and receives tasks of that
+//      rank in plan order, each leased for lease_duration. An expired lease returns its task to
+//      pending (it may go to another worker); the old holder learns it in the drop_leases of its
+//      next heartbeat.
+//   4. A task is done when its client has the batch: the client acks to the worker (which
+//      reports `delivered` in its heartbeat) and reports `consumed` in its own heartbeat; either
+//      report completes it, both are harmless. LeaseTasks says rank_finished, and
+//      ClientHeartbeat says JOB_STATE_FINISHED, once everything is done.
+//
+// Liveness (lost workers, expired leases) is checked lazily at the start of every RPC against
+// the injected clock, and by CheckLiveness(), which the server calls periodically.
+//
+// Every state change goes through ClusterState::Apply with a StateUpdate (see ApplyUpdate).
+
+#include <cstdint>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "coordinator/cluster_state.h"
+#include "coordinator/coordinator_config.h"
+#include "stoker/v1/coordinator.pb.h"
+#include "stoker/v1/journal.pb.h"
+
+namespace stoker {
+
+// Thread-safe: every method may be called concurrently.
+class Coordinator {
+ public:
+  // Most jobs a coordinator holds; OpenJob beyond it is RESOURCE_EXHAUSTED.
+  static constexpr size_t kMaxJobs = 4096;
+
+  // REQUIRES: config.Validate().ok(); `clock` outlives the coordinator.
+  Coordinator(const CoordinatorConfig& config, Clock* clock);
+  Coordinator(const Coordinator&) = delete;
+  Coordinator& operator=(const Coordinator&) = delete;
+
+  // Creates the job or returns the existing one of that name. Errors:
+  //   INVALID_ARGUMENT  empty name ("name: ..."), or an invalid spec ("spec.<field>: ...").
+  //   ALREADY_EXISTS    a job of that name exists with a different spec (message names it).
+  //   RESOURCE_EXHAUSTED kMaxJobs jobs exist.
+  absl::StatusOr<stoker::v1::OpenJobResponse> OpenJob(const stoker::v1::OpenJobRequest& request);
+
+  // NOT_FOUND for an unknown job id.
+  absl::StatusOr<stoker::v1::GetJobResponse> GetJob(const stoker::v1::GetJobRequest& request);
+
+  // Adds a worker. A worker registering again with the address of a registered one replaces it
+  // (it restarted): the old entry is removed and its leases return to pending.
+  // INVALID_ARGUMENT for an empty address or cores 0.
+  absl::StatusOr<stoker::v1::RegisterWorkerResponse> RegisterWorker(
+      const stoker::v1::RegisterWorkerRequest& request);
+
+  // Records the heartbeat and completes the `delivered` tasks. Delivered tasks that do not fit
+  // any job (unknown job, outside the plan) are logged and ignored: they must not cost the
+  // worker its liveness. drop_leases lists the worker's leases that expired since its last
+  // heartbeat (their tasks went back to pending and may be leased to another worker), unless
+  // done or leased to it again. drain is always false in this version.
+  // NOT_FOUND when the worker is not registered (never was, or was removed after missing
+  // heartbeats): the message tells it to register again.
+  absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> WorkerHeartbeat(
+      const stoker::v1::WorkerHeartbeatRequest& request);
+
+  // Leases up to min(max_tasks, max_tasks_per_lease) pending tasks of (job, rank) to the worker,
+  // in plan order (tasks returned by expired leases or lost workers first). Errors:
+  //   INVALID_ARGUMENT  max_tasks 0 ("max_tasks: ..."), rank >= world size ("rank: ...").
+  //   NOT_FOUND         unknown job, or unknown worker (register again).
+  absl::StatusOr<stoker::v1::LeaseTasksResponse> LeaseTasks(
+      const stoker::v1::LeaseTasksRequest& request);
+
+  // Completes the `consumed` tasks and returns the live workers and the job's state. Errors:
+  //   NOT_FOUND         unknown job.
+  //   INVALID_ARGUMENT  rank >= world size ("rank: ..."), or a consumed task that is not of this
+  //                     job and rank or outside the plan ("consumed[i]: ..."); then nothing of
+  //                     the request is applied.
+  absl::StatusOr<stoker::v1::ClientHeartbeatResponse> ClientHeartbeat(
+      const stoker::v1::ClientHeartbeatRequest& request);
+
+  // Removes workers silent for longer than worker_timeout (their leases return to pending),
+  // then returns expired leases to pending.
+  void CheckLiveness();
+
+  const CoordinatorConfig& config() const { return config_; }
+
+  // Runs `fn` on the state under the lock: for tests and status output.
+  template <typename Fn>
+  auto InspectState(Fn fn) const {
+    absl::MutexLock lock(&mu_);
+    return fn(static_cast<const ClusterState&>(state_));
+  }
+
+ private:
+  // The one place state changes: a journal append will hook in here.
+  absl::Status ApplyUpdate(const stoker::v1::StateUpdate& update)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void CheckLivenessLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status RemoveWorkerLocked(uint64_t worker_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CompleteTasksLocked(const stoker::v1::CompleteTasksUpdate& update)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const CoordinatorConfig config_;
+  Clock* const clock_;
+  mutable absl::Mutex mu_;
+  ClusterState state_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_COORDINATOR_COORDINATOR_H_

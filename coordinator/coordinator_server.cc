@@ -1,0 +1,115 @@
+#include "coordinator/coordinator_server.h"
+
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include <thread>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "coordinator/coordinator_service.h"
+
+namespace stoker {
+namespace {
+
+// How long Stop lets in-flight calls finish before cancelling them.
+constexpr absl::Duration kShutdownGrace = absl::Seconds(3);
+
+// "host:port" → host, with wildcard hosts replaced by loopback.
+std::string DialHost(const std::string& listen_address) {
+  std::string host = listen_address.substr(0, listen_address.rfind(':'));
+  if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::") return "127.0.0.1";
+  return host;
+}
+
+}  // namespace
+
+struct CoordinatorServer::Impl {
+  Impl(const CoordinatorConfig& config, Clock* clock)
+      : coordinator(config, clock), service(&coordinator) {}
+
+  // Wakes every heartbeat_interval (real time) until Stop.
+  void LivenessLoop() {
+    const absl::Duration interval = coordinator.config().heartbeat_interval;
+    absl::MutexLock lock(&mu);
+    while (!stopping) {
+      mu.AwaitWithTimeout(absl::Condition(&stopping), interval);
+      if (stopping) break;
+      mu.Unlock();
+      coordinator.CheckLiveness();
+      mu.Lock();
+    }
+  }
+
+  Coordinator coordinator;
+  CoordinatorService service;
+  std::unique_ptr<grpc::Server> server;
+  std::thread liveness_thread;
+  int port = 0;
+  std::string host;
+
+  absl::Mutex mu;
+  bool stopping ABSL_GUARDED_BY(mu) = false;
+  bool stopped ABSL_GUARDED_BY(mu) = false;
+};
+
+absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
+    const CoordinatorConfig& config, Clock* clock) {
+  RETURN_IF_ERROR(config.Validate());
+  auto impl = std::make_unique<Impl>(config, clock);
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  // Without this gRPC sets SO_REUSEPORT, and a second coordinator on a busy port would start
+  // and split the traffic instead of failing.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.AddListeningPort(config.listen_address, grpc::InsecureServerCredentials(), &impl->port);
+  builder.RegisterService(&impl->service);
+  impl->server = builder.BuildAndStart();
+  if (impl->server == nullptr || impl->port == 0) {
+    return absl::UnavailableError(absl::StrCat("coordinator: cannot listen on ",
+                                               config.listen_address,
+                                               " (address in use or not local?)"));
+  }
+  if (grpc::HealthCheckServiceInterface* health = impl->server->GetHealthCheckService()) {
+    health->SetServingStatus(true);
+  }
+  impl->host = DialHost(config.listen_address);
+  impl->liveness_thread = std::thread([raw = impl.get()] { raw->LivenessLoop(); });
+  STOKER_LOG(INFO) << "coordinator serving on " << config.listen_address << " (port " << impl->port
+                   << ")";
+  return std::unique_ptr<CoordinatorServer>(new CoordinatorServer(std::move(impl)));
+}
+
+CoordinatorServer::CoordinatorServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+CoordinatorServer::~CoordinatorServer() { Stop(); }
+
+int CoordinatorServer::port() const { return impl_->port; }
+
+std::string CoordinatorServer::address() const {
+  return absl::StrCat(impl_->host, ":", impl_->port);
+}
+
+Coordinator* CoordinatorServer::coordinator() { return &impl_->coordinator; }
+
+void CoordinatorServer::Stop() {
+  {
+    absl::MutexLock lock(&impl_->mu);
+    if (impl_->stopped) return;
+    impl_->stopped = true;
+    impl_->stopping = true;
+  }
+  if (grpc::HealthCheckServiceInterface* health = impl_->server->GetHealthCheckService()) {
+    health->SetServingStatus(false);
+  }
+  impl_->server->Shutdown(std::chrono::system_clock::now() +
+                          absl::ToChronoMilliseconds(kShutdownGrace));
+  impl_->server->Wait();
+  if (impl_->liveness_thread.joinable()) impl_->liveness_thread.join();
+}
+
+}  // namespace stoker

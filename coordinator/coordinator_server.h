@@ -1,0 +1,57 @@
+#ifndef STOKER_COORDINATOR_COORDINATOR_SERVER_H_
+#define STOKER_COORDINATOR_COORDINATOR_SERVER_H_
+
+// A running coordinator: the gRPC server (stoker.v1.Coordinator and grpc.health.v1.Health) plus
+// a liveness thread that removes silent workers and expires leases every heartbeat_interval.
+// What main.cc, TestCluster and tests start:
+//
+//   ASSIGN_OR_RETURN(auto server, CoordinatorServer::Start(config));
+//   dial(server->address());   // "127.0.0.1:<bound port>"
+//   server->Stop();            // or let the destructor do it
+//
+// The header is free of grpcpp (the server lives behind a pimpl).
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/clock.h"
+#include "coordinator/coordinator.h"
+#include "coordinator/coordinator_config.h"
+
+namespace stoker {
+
+// Thread-safe.
+class CoordinatorServer {
+ public:
+  // Validates `config` (INVALID_ARGUMENT naming the field), binds config.listen_address (port 0
+  // picks a free one) and starts serving. UNAVAILABLE naming the address when it cannot bind.
+  // `clock` drives liveness and leases and must outlive the server.
+  static absl::StatusOr<std::unique_ptr<CoordinatorServer>> Start(const CoordinatorConfig& config,
+                                                                  Clock* clock = Clock::Real());
+
+  ~CoordinatorServer();
+  CoordinatorServer(const CoordinatorServer&) = delete;
+  CoordinatorServer& operator=(const CoordinatorServer&) = delete;
+
+  // The bound port.
+  int port() const;
+  // Where clients on this host dial: the listen host (127.0.0.1 for a wildcard host) and the
+  // bound port.
+  std::string address() const;
+  Coordinator* coordinator();
+
+  // Stops serving (in-flight calls get a few seconds) and joins the liveness thread.
+  // Idempotent; also called by the destructor.
+  void Stop();
+
+ private:
+  struct Impl;
+  explicit CoordinatorServer(std::unique_ptr<Impl> impl);
+
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_COORDINATOR_COORDINATOR_SERVER_H_

@@ -1,0 +1,124 @@
+#include "coordinator/coordinator_server.h"
+
+#include <gmock/gmock.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/notification.h"
+#include "coordinator/status_matchers_for_test.h"
+#include "coordinator/test_job_spec.h"
+#include "stoker/v1/coordinator.grpc.pb.h"
+
+namespace stoker {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::unique_ptr<CoordinatorServer> StartServer() {
+  CoordinatorConfig config;  // 127.0.0.1:0
+  auto server = CoordinatorServer::Start(config);
+  EXPECT_THAT(server, IsOk());
+  return server.ok() ? std::move(server).value() : nullptr;
+}
+
+TEST(CoordinatorServerTest, ServesOpenJobOverGrpc) {
+  std::unique_ptr<CoordinatorServer> server = StartServer();
+  ASSERT_NE(server, nullptr);
+  EXPECT_GT(server->port(), 0);
+  EXPECT_EQ(server->address(), "127.0.0.1:" + std::to_string(server->port()));
+
+  auto channel = grpc::CreateChannel(server->address(), grpc::InsecureChannelCredentials());
+  auto stub = stoker::v1::Coordinator::NewStub(channel);
+  stoker::v1::OpenJobRequest request;
+  request.set_name("train");
+  *request.mutable_spec() = SmallJobSpec();
+  stoker::v1::OpenJobResponse response;
+  grpc::ClientContext context;
+  grpc::Status status = stub->OpenJob(&context, request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.job_id(), 1u);
+  EXPECT_EQ(response.batches_per_epoch_per_rank(), 5u);
+
+  // Errors keep their code and message across the wire.
+  request.mutable_spec()->set_batch_size(0);
+  grpc::ClientContext bad_context;
+  status = stub->OpenJob(&bad_context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("spec.batch_size"));
+  server->Stop();
+  server->Stop();  // idempotent
+}
+
+// grpc.health.v1.Health/Check with a hand-encoded request: Debian ships no generated health
+// proto. HealthCheckRequest{service: ""} is empty on the wire; HealthCheckResponse{status:
+// SERVING} is field 1 = varint 1, bytes 08 01.
+TEST(CoordinatorServerTest, ServesHealthCheck) {
+  std::unique_ptr<CoordinatorServer> server = StartServer();
+  ASSERT_NE(server, nullptr);
+  grpc::GenericStub stub(
+      grpc::CreateChannel(server->address(), grpc::InsecureChannelCredentials()));
+  grpc::Slice empty("");
+  grpc::ByteBuffer request(&empty, 1);
+  grpc::ByteBuffer response;
+  grpc::ClientContext context;
+  grpc::Status status;
+  absl::Notification done;
+  stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request, &response,
+                 [&](grpc::Status s) {
+                   status = std::move(s);
+                   done.Notify();
+                 });
+  done.WaitForNotification();
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(response.Dump(&slices).ok());
+  std::string bytes;
+  for (const grpc::Slice& slice : slices) {
+    bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  }
+  EXPECT_EQ(bytes, std::string("\x08\x01", 2));
+}
+
+TEST(CoordinatorServerTest, StartErrors) {
+  CoordinatorConfig config;
+  config.max_tasks_per_lease = 0;
+  EXPECT_THAT(CoordinatorServer::Start(config),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("max_tasks_per_lease")));
+  std::unique_ptr<CoordinatorServer> first = StartServer();
+  ASSERT_NE(first, nullptr);
+  config = CoordinatorConfig();
+  config.listen_address = first->address();  // in use
+  EXPECT_THAT(CoordinatorServer::Start(config),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr(first->address())));
+  config.listen_address = "192.0.2.1:0";  // TEST-NET-1: not an address of this host
+  EXPECT_THAT(CoordinatorServer::Start(config),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("192.0.2.1:0")));
+}
+
+TEST(CoordinatorConfigTest, ValidateNamesTheField) {
+  CoordinatorConfig config;
+  EXPECT_THAT(config.Validate(), IsOk());
+  config.listen_address = "localhost";
+  EXPECT_THAT(config.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("listen_address")));
+  config = CoordinatorConfig();
+  config.heartbeat_interval = absl::ZeroDuration();
+  EXPECT_THAT(config.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("heartbeat_interval")));
+  config = CoordinatorConfig();
+  config.worker_timeout = config.heartbeat_interval;
+  EXPECT_THAT(config.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("worker_timeout")));
+  config = CoordinatorConfig();
+  config.lease_duration = -absl::Seconds(1);
+  EXPECT_THAT(config.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("lease_duration")));
+}
+
+}  // namespace
+}  // namespace stoker

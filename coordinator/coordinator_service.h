@@ -1,0 +1,45 @@
+#ifndef STOKER_COORDINATOR_COORDINATOR_SERVICE_H_
+#define STOKER_COORDINATOR_COORDINATOR_SERVICE_H_
+
+// gRPC glue for stoker.v1.Coordinator: each handler calls one Coordinator method and finishes
+// the call with its status (absl codes map one-to-one onto gRPC codes). Glue only: this header
+// may include grpcpp; logic headers may not.
+
+#include <grpcpp/grpcpp.h>
+
+#include "coordinator/coordinator.h"
+#include "stoker/v1/coordinator.grpc.pb.h"
+
+namespace stoker {
+
+// Thread-safe (as Coordinator is). Does not own the coordinator, which must outlive it.
+class CoordinatorService final : public stoker::v1::Coordinator::CallbackService {
+ public:
+  explicit CoordinatorService(Coordinator* coordinator) : coordinator_(coordinator) {}
+
+  grpc::ServerUnaryReactor* OpenJob(grpc::CallbackServerContext* context,
+                                    const stoker::v1::OpenJobRequest* request,
+                                    stoker::v1::OpenJobResponse* response) override;
+  grpc::ServerUnaryReactor* GetJob(grpc::CallbackServerContext* context,
+                                   const stoker::v1::GetJobRequest* request,
+                                   stoker::v1::GetJobResponse* response) override;
+  grpc::ServerUnaryReactor* RegisterWorker(grpc::CallbackServerContext* context,
+                                           const stoker::v1::RegisterWorkerRequest* request,
+                                           stoker::v1::RegisterWorkerResponse* response) override;
+  grpc::ServerUnaryReactor* WorkerHeartbeat(grpc::CallbackServerContext* context,
+                                            const stoker::v1::WorkerHeartbeatRequest* request,
+                                            stoker::v1::WorkerHeartbeatResponse* response) override;
+  grpc::ServerUnaryReactor* LeaseTasks(grpc::CallbackServerContext* context,
+                                       const stoker::v1::LeaseTasksRequest* request,
+                                       stoker::v1::LeaseTasksResponse* response) override;
+  grpc::ServerUnaryReactor* ClientHeartbeat(grpc::CallbackServerContext* context,
+                                            const stoker::v1::ClientHeartbeatRequest* request,
+                                            stoker::v1::ClientHeartbeatResponse* response) override;
+
+ private:
+  Coordinator* const coordinator_;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_COORDINATOR_COORDINATOR_SERVICE_H_

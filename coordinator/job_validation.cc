@@ -1,0 +1,81 @@
+#include "coordinator/job_validation.h"
+
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "augment/pipeline.h"
+#include "common/status_macros.h"
+#include "data/epoch_plan.h"
+#include "data/source.h"
+
+namespace stoker {
+namespace {
+
+using stoker::v1::JobSpec;
+
+// Errors of the data and augment libraries name fields relative to the JobSpec
+// ("dataset.synthetic.height: ..."); the coordinator's callers see them under "spec.".
+absl::Status UnderSpec(const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat("spec.", status.message()));
+}
+
+// The scalar fields, checked before anything is opened or compiled.
+absl::Status ValidateScalars(const JobSpec& spec) {
+  if (spec.batch_size() == 0) return absl::InvalidArgumentError("spec.batch_size: must be > 0");
+  if (spec.world_size() == 0) return absl::InvalidArgumentError("spec.world_size: must be > 0");
+  if (spec.epochs() == 0) return absl::InvalidArgumentError("spec.epochs: must be > 0");
+  if (!stoker::v1::ShuffleMode_IsValid(spec.shuffle())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spec.shuffle: unknown shuffle mode ", spec.shuffle()));
+  }
+  if (spec.shuffle() == stoker::v1::SHUFFLE_MODE_BLOCK && spec.shuffle_block() == 0) {
+    return absl::InvalidArgumentError("spec.shuffle_block: must be > 0 with SHUFFLE_MODE_BLOCK");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateJobSpec(const JobSpec& spec) { return ComputeJobGeometry(spec).status(); }
+
+absl::StatusOr<JobGeometry> ComputeJobGeometry(const JobSpec& spec) {
+  RETURN_IF_ERROR(ValidateScalars(spec));
+  RETURN_IF_ERROR(UnderSpec(ValidateDatasetSpec(spec.dataset())));
+  auto source = CreateSource(spec.dataset(), spec.seed());
+  if (!source.ok()) return UnderSpec(source.status());
+  auto pipeline = Pipeline::Compile(spec.pipeline(), (*source)->image_shape());
+  if (!pipeline.ok()) return UnderSpec(pipeline.status());
+
+  JobGeometry geometry;
+  geometry.num_samples = (*source)->size();
+  geometry.batches_per_rank =
+      BatchesPerRank(geometry.num_samples, spec.batch_size(), spec.world_size(), spec.drop_last());
+  if (geometry.batches_per_rank == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "spec.drop_last: the dataset's ", geometry.num_samples,
+        " samples give no full batch per rank with batch_size ", spec.batch_size(),
+        " and world_size ", spec.world_size(), "; use drop_last=false or a smaller batch"));
+  }
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  if (geometry.batches_per_rank > kMax / spec.epochs() ||
+      geometry.batches_per_rank > kMax / spec.world_size()) {
+    return absl::InvalidArgumentError("spec.epochs: too many batches in total");
+  }
+  const uint64_t per_sample = pipeline->output_bytes_per_sample();
+  if (per_sample == 0) {
+    return absl::InvalidArgumentError("spec.pipeline: produces empty samples");
+  }
+  if (per_sample > kMaxBatchBytes / spec.batch_size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spec.batch_size: a batch of ", spec.batch_size(), " samples of ", per_sample,
+                     " bytes exceeds the limit of ", kMaxBatchBytes, " bytes per batch"));
+  }
+  geometry.batch_bytes = per_sample * spec.batch_size();
+  geometry.batch_shape = pipeline->BatchShape(spec.batch_size());
+  return geometry;
+}
+
+}  // namespace stoker

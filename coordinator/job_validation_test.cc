@@ -1,0 +1,75 @@
+#include "coordinator/job_validation.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "coordinator/status_matchers_for_test.h"
+#include "coordinator/test_job_spec.h"
+
+namespace stoker {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(JobValidationTest, GeometryOfAValidSpec) {
+  stoker::v1::JobSpec spec = SmallJobSpec(/*world_size=*/3);
+  spec.set_drop_last(false);
+  auto geometry = ComputeJobGeometry(spec);
+  ASSERT_THAT(geometry, IsOk());
+  EXPECT_EQ(geometry->num_samples, 40u);
+  EXPECT_EQ(geometry->batches_per_rank, 4u);  // ceil(ceil(40/4) / 3)
+  EXPECT_EQ(geometry->batch_bytes, 4u * 8 * 8 * 3 * 4);
+  EXPECT_THAT(geometry->batch_shape, ElementsAre(4, 8, 8, 3));
+  EXPECT_THAT(ValidateJobSpec(spec), IsOk());
+}
+
+TEST(JobValidationTest, ScalarFields) {
+  stoker::v1::JobSpec spec = SmallJobSpec();
+  spec.set_epochs(0);
+  EXPECT_THAT(ValidateJobSpec(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.epochs: must be > 0")));
+  spec = SmallJobSpec();
+  spec.set_shuffle(stoker::v1::SHUFFLE_MODE_BLOCK);
+  EXPECT_THAT(ValidateJobSpec(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.shuffle_block")));
+  spec.set_shuffle_block(8);
+  EXPECT_THAT(ValidateJobSpec(spec), IsOk());
+  spec.set_shuffle(static_cast<stoker::v1::ShuffleMode>(17));
+  EXPECT_THAT(ValidateJobSpec(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.shuffle: unknown")));
+}
+
+TEST(JobValidationTest, DatasetErrorsAreUnderSpec) {
+  stoker::v1::JobSpec spec = SmallJobSpec();
+  spec.clear_dataset();
+  EXPECT_THAT(ValidateJobSpec(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.dataset")));
+  spec = SmallJobSpec();
+  spec.mutable_dataset()->mutable_synthetic()->set_height(0);
+  EXPECT_THAT(ValidateJobSpec(spec), StatusIs(absl::StatusCode::kInvalidArgument,
+                                              HasSubstr("spec.dataset.synthetic.height")));
+}
+
+TEST(JobValidationTest, NoBatchPerRankIsRefused) {
+  stoker::v1::JobSpec spec = SmallJobSpec(/*world_size=*/11);  // 10 full batches, 11 ranks
+  spec.set_drop_last(true);
+  EXPECT_THAT(ValidateJobSpec(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.drop_last")));
+  spec.set_drop_last(false);
+  EXPECT_THAT(ValidateJobSpec(spec), IsOk());
+}
+
+TEST(JobValidationTest, OversizedBatchIsRefused) {
+  stoker::v1::JobSpec spec = SmallJobSpec();
+  stoker::v1::SyntheticSource* source = spec.mutable_dataset()->mutable_synthetic();
+  source->set_height(2048);
+  source->set_width(2048);
+  spec.set_batch_size(32);  // 32 × 2048 × 2048 × 3 × 4 bytes = 1.5 GiB
+  spec.set_drop_last(false);
+  EXPECT_THAT(ValidateJobSpec(spec), StatusIs(absl::StatusCode::kInvalidArgument,
+                                              HasSubstr("spec.batch_size: a batch of 32 samples")));
+}
+
+}  // namespace
+}  // namespace stoker

@@ -1,0 +1,97 @@
+// stoker-coordinator: serves stoker.v1.Coordinator until SIGINT or SIGTERM.
+//
+//   stoker-coordinator --listen=0.0.0.0:7070 --port-file=/tmp/coordinator.port
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "common/flags.h"
+#include "common/logging.h"
+#include "common/process.h"
+#include "coordinator/coordinator_config.h"
+#include "coordinator/coordinator_server.h"
+
+namespace stoker {
+namespace {
+
+// CoordinatorConfig::Validate names config fields; a command-line user should see the flag.
+absl::Status InFlagTerms(const absl::Status& status) {
+  static const std::pair<const char*, const char*> kFields[] = {
+      {"listen_address", "--listen"},
+      {"heartbeat_interval", "--heartbeat-interval-ms"},
+      {"worker_timeout", "--worker-timeout-ms"},
+      {"lease_duration", "--lease-duration-ms"},
+      {"max_tasks_per_lease", "--max-tasks-per-lease"},
+  };
+  for (const auto& [field, flag] : kFields) {
+    const std::string prefix = absl::StrCat(field, ":");
+    if (absl::StartsWith(status.message(), prefix)) {
+      return absl::Status(status.code(),
+                          absl::StrCat(flag, ":", status.message().substr(prefix.size())));
+    }
+  }
+  return status;
+}
+
+int Run(int argc, char** argv) {
+  std::string listen = "127.0.0.1:7070";
+  int64_t heartbeat_interval_ms = 500;
+  int64_t worker_timeout_ms = 5000;
+  int64_t lease_duration_ms = 30000;
+  uint32_t max_tasks_per_lease = 64;
+  std::string port_file;
+
+  FlagSet flags("stoker-coordinator",
+                "Hands out Stoker jobs' tasks to workers and tracks their progress.");
+  flags.Add("listen", &listen, "host:port to serve on (port 0 = any free port)");
+  flags.Add("heartbeat-interval-ms", &heartbeat_interval_ms, "How often workers heartbeat");
+  flags.Add("worker-timeout-ms", &worker_timeout_ms,
+            "A worker silent this long is removed and its leases return to pending");
+  flags.Add("lease-duration-ms", &lease_duration_ms, "How long a task lease lasts");
+  flags.Add("max-tasks-per-lease", &max_tasks_per_lease, "Most tasks one LeaseTasks returns");
+  flags.Add("port-file", &port_file, "Write the bound port to this file once serving");
+  if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
+
+  CoordinatorConfig config;
+  config.listen_address = listen;
+  config.heartbeat_interval = absl::Milliseconds(heartbeat_interval_ms);
+  config.worker_timeout = absl::Milliseconds(worker_timeout_ms);
+  config.lease_duration = absl::Milliseconds(lease_duration_ms);
+  config.max_tasks_per_lease = max_tasks_per_lease;
+  if (absl::Status status = config.Validate(); !status.ok()) {
+    return flags.Fail(InFlagTerms(status));
+  }
+
+  BlockTerminationSignals();  // Before any thread starts, so every thread inherits the mask.
+
+  auto server = CoordinatorServer::Start(config);
+  if (!server.ok()) {
+    std::fprintf(stderr, "stoker-coordinator: %s\n", server.status().ToString().c_str());
+    return 1;
+  }
+  if (!port_file.empty()) {
+    if (absl::Status status = WritePortFile(port_file, (*server)->port()); !status.ok()) {
+      std::fprintf(stderr, "stoker-coordinator: %s\n", status.ToString().c_str());
+      return 1;
+    }
+  }
+  std::printf("stoker-coordinator listening on %s\n", (*server)->address().c_str());
+  std::fflush(stdout);
+
+  const int signal_number = WaitForTerminationSignal();
+  STOKER_LOG(INFO) << "received signal " << signal_number << "; stopping";
+  (*server)->Stop();
+  return 0;
+}
+
+}  // namespace
+}  // namespace stoker
+
+int main(int argc, char** argv) { return stoker::Run(argc, argv); }
