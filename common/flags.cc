@@ -132,9 +132,21 @@ std::optional<int> FlagSet::Parse(int argc, char** argv) {
   return std::nullopt;
 }
 
+void FlagSet::MapField(const std::string& field, const std::string& flag) {
+  field_to_flag_.emplace_back(field, flag);
+}
+
 int FlagSet::Fail(const absl::Status& status) const {
+  std::string message(status.message());
+  for (const auto& [field, flag] : field_to_flag_) {
+    const std::string prefix = field + ":";
+    if (message.rfind(prefix, 0) == 0) {
+      message = absl::StrCat("--", flag, ":", message.substr(prefix.size()));
+      break;
+    }
+  }
   std::fprintf(stderr, "%s: %s\nRun '%s --help' for the flags.\n", program_.c_str(),
-               std::string(status.message()).c_str(), program_.c_str());
+               message.c_str(), program_.c_str());
   return kExitBadFlags;
 }
 

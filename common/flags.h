@@ -15,6 +15,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -40,8 +41,12 @@ class FlagSet {
 
   std::string Usage() const;
 
-  // Prints "<program>: <status message>" and returns kExitBadFlags: for config validation errors
-  // found after parsing.
+  // Config validation messages start with the config field ("rpc_timeout: must be > 0"); a
+  // command-line user should see the flag instead. Fail() rewrites `field` to `--flag`.
+  void MapField(const std::string& field, const std::string& flag);
+
+  // Prints "<program>: <status message>" (fields mapped to flags) and returns kExitBadFlags: for
+  // config validation errors found after parsing.
   int Fail(const absl::Status& status) const;
 
  private:
@@ -59,6 +64,7 @@ class FlagSet {
   std::string program_;
   std::string summary_;
   std::vector<Flag> flags_;
+  std::vector<std::pair<std::string, std::string>> field_to_flag_;
 };
 
 }  // namespace stoker

@@ -69,5 +69,13 @@ TEST_F(FlagsTest, HelpExitsZeroAndListsFlags) {
   EXPECT_NE(flags_.Usage().find("--count"), std::string::npos);
 }
 
+TEST_F(FlagsTest, FailNamesTheFlagOfAConfigField) {
+  flags_.MapField("item_count", "count");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(flags_.Fail(absl::InvalidArgumentError("item_count: must be > 0")), kExitBadFlags);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "prog: --count: must be > 0\nRun 'prog --help' for the flags.\n");
+}
+
 }  // namespace
 }  // namespace stoker

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/flags.h"
@@ -21,24 +20,6 @@
 namespace stoker {
 namespace {
 
-// CoordinatorConfig::Validate names config fields; a command-line user should see the flag.
-absl::Status InFlagTerms(const absl::Status& status) {
-  static const std::pair<const char*, const char*> kFields[] = {
-      {"listen_address", "--listen"},
-      {"heartbeat_interval", "--heartbeat-interval-ms"},
-      {"worker_timeout", "--worker-timeout-ms"},
-      {"lease_duration", "--lease-duration-ms"},
-      {"max_tasks_per_lease", "--max-tasks-per-lease"},
-  };
-  for (const auto& [field, flag] : kFields) {
-    const std::string prefix = absl::StrCat(field, ":");
-    if (absl::StartsWith(status.message(), prefix)) {
-      return absl::Status(status.code(),
-                          absl::StrCat(flag, ":", status.message().substr(prefix.size())));
-    }
-  }
-  return status;
-}
 
 int Run(int argc, char** argv) {
   std::string listen = "127.0.0.1:7070";
@@ -57,6 +38,11 @@ int Run(int argc, char** argv) {
   flags.Add("lease-duration-ms", &lease_duration_ms, "How long a task lease lasts");
   flags.Add("max-tasks-per-lease", &max_tasks_per_lease, "Most tasks one LeaseTasks returns");
   flags.Add("port-file", &port_file, "Write the bound port to this file once serving");
+  flags.MapField("listen_address", "listen");
+  flags.MapField("heartbeat_interval", "heartbeat-interval-ms");
+  flags.MapField("worker_timeout", "worker-timeout-ms");
+  flags.MapField("lease_duration", "lease-duration-ms");
+  flags.MapField("max_tasks_per_lease", "max-tasks-per-lease");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
 
   CoordinatorConfig config;
@@ -66,7 +52,7 @@ int Run(int argc, char** argv) {
   config.lease_duration = absl::Milliseconds(lease_duration_ms);
   config.max_tasks_per_lease = max_tasks_per_lease;
   if (absl::Status status = config.Validate(); !status.ok()) {
-    return flags.Fail(InFlagTerms(status));
+    return flags.Fail(status);
   }
 
   BlockTerminationSignals();  // Before any thread starts, so every thread inherits the mask.

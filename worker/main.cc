@@ -27,6 +27,12 @@ int main(int argc, char** argv) {
             "attempts to register while the coordinator is unreachable");
   flags.Add("max-lease-poll-ms", &lease_poll_ms, "longest pause between polls for tasks");
   flags.Add("port-file", &port_file, "write the bound port to this file once serving");
+  flags.MapField("coordinator_address", "coordinator");
+  flags.MapField("listen_address", "listen");
+  flags.MapField("threads", "threads");
+  flags.MapField("rpc_timeout", "rpc-timeout-ms");
+  flags.MapField("register_backoff.max_attempts", "register-attempts");
+  flags.MapField("max_lease_poll", "max-lease-poll-ms");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   config.rpc_timeout = absl::Milliseconds(rpc_timeout_ms);
   config.max_lease_poll = absl::Milliseconds(lease_poll_ms);
