@@ -1,1 +1,87 @@
-# Package config for find_package(stoker): filled in once the client library exports its targets.
+# Installs the trainer client as a CMake package, so that another project does
+#   find_package(stoker CONFIG REQUIRED)
+#   target_link_libraries(app PRIVATE stoker::client)
+#
+# Exported targets (namespace stoker::): client (trainer_client), and what it links of ours:
+# proto (generated messages and stubs) and common. Targets of the other components stay out.
+# Everything is in the install component `client`:
+#   cmake --install build --component client --prefix /opt/stoker
+# Layout under the prefix:
+#   lib/libstoker_{client,proto,common}.a
+#   include/stoker/{trainer_client,common}/*.h   include/stoker is on the include path, so
+#                                                 #include "trainer_client/loader.h" as in-tree
+#   include/stoker/v1/*.pb.h                      generated; include/ is on the include path
+#   share/stoker/proto/stoker/v1/*.proto          the wire contract, for other languages
+#   lib/cmake/stoker/stoker{Config,ConfigVersion,Targets}.cmake
+# stokerConfig.cmake find_dependency()s Threads, absl, Protobuf and gRPC: the consumer needs the
+# same development packages (Debian: libgrpc++-dev, libprotobuf-dev, libabsl-dev).
+
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(STOKER_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/stoker)
+set(STOKER_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/stoker)
+
+set_target_properties(stoker_proto PROPERTIES EXPORT_NAME proto)
+set_target_properties(stoker_common PROPERTIES EXPORT_NAME common)
+# stoker_cc_library only sets build-tree include directories; stoker_proto sets include/ itself.
+foreach(target stoker_common stoker_client)
+  target_include_directories(${target} PUBLIC $<INSTALL_INTERFACE:${STOKER_INSTALL_INCLUDEDIR}>)
+endforeach()
+
+install(TARGETS stoker_proto stoker_common stoker_client
+  EXPORT stokerTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client)
+install(EXPORT stokerTargets
+  NAMESPACE stoker::
+  DESTINATION ${STOKER_INSTALL_CMAKEDIR}
+  COMPONENT client)
+
+# Public headers of the client (none includes grpcpp) and the common ones they build on.
+install(FILES
+    trainer_client/batch.h
+    trainer_client/coordinator_client.h
+    trainer_client/loader.h
+    trainer_client/loader_env.h
+    trainer_client/loader_options.h
+    trainer_client/worker_stream.h
+  DESTINATION ${STOKER_INSTALL_INCLUDEDIR}/trainer_client
+  COMPONENT client)
+install(DIRECTORY common/
+  DESTINATION ${STOKER_INSTALL_INCLUDEDIR}/common
+  COMPONENT client
+  FILES_MATCHING PATTERN "*.h")
+install(DIRECTORY ${PROJECT_BINARY_DIR}/proto/stoker/
+  DESTINATION ${STOKER_INSTALL_INCLUDEDIR}
+  COMPONENT client
+  FILES_MATCHING PATTERN "*.pb.h")
+install(DIRECTORY proto/stoker/
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/stoker/proto/stoker
+  COMPONENT client
+  FILES_MATCHING PATTERN "*.proto")
+
+configure_package_config_file(cmake/stokerConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/stokerConfig.cmake
+  INSTALL_DESTINATION ${STOKER_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/stokerConfigVersion.cmake
+  VERSION ${PROJECT_VERSION}
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/stokerConfig.cmake ${PROJECT_BINARY_DIR}/stokerConfigVersion.cmake
+  DESTINATION ${STOKER_INSTALL_CMAKEDIR}
+  COMPONENT client)
+
+# Installs the client component into a scratch prefix in the build tree and builds
+# examples/cpp_trainer standalone against it (find_package(stoker)), then runs it with --help.
+if(STOKER_BUILD_TESTS AND STOKER_BUILD_EXAMPLES)
+  add_test(NAME client_package_test
+    COMMAND ${CMAKE_COMMAND}
+      -DBUILD_DIR=${PROJECT_BINARY_DIR}
+      -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+      -DWORK_DIR=${PROJECT_BINARY_DIR}/client_package_test
+      "-DGENERATOR=${CMAKE_GENERATOR}"
+      -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
+      -DLAUNCHER=${CCACHE_PROGRAM}
+      -P ${PROJECT_SOURCE_DIR}/cmake/StokerPackageTest.cmake)
+  set_tests_properties(client_package_test PROPERTIES LABELS integration TIMEOUT 300)
+endif()

@@ -1,0 +1,40 @@
+#ifndef STOKER_TOOLS_BENCH_REPORT_H_
+#define STOKER_TOOLS_BENCH_REPORT_H_
+
+// Formatting for stoker-bench-client: the human report, the --report-json document and the
+// --dump-indices lines. Pure functions; thread-safe.
+
+#include <cstdint>
+#include <string>
+
+#include "trainer_client/batch.h"
+#include "trainer_client/loader.h"
+
+namespace stoker {
+
+// What one bench run measured.
+struct BenchRun {
+  std::string job_name;
+  uint64_t job_id = 0;
+  uint32_t rank = 0;
+  uint32_t world_size = 1;
+  uint64_t batches = 0;  // consumed by the loop
+  uint64_t images = 0;
+  double wall_seconds = 0;  // from the first Next to the end of the loop
+  double step_ms = 0;       // the simulated step (--step-ms)
+  LoaderStats stats;
+};
+
+// A few lines: images/s, batches/s, data-wait % of wall time, mean step, duplicates dropped and
+// one line per worker (batches, images/s).
+std::string FormatBenchReport(const BenchRun& run);
+
+// The same figures as one JSON object (no trailing newline).
+std::string FormatBenchReportJson(const BenchRun& run);
+
+// {"epoch":E,"rank":R,"batch":B,"samples":[...]} with B the global batch index (no newline).
+std::string FormatIndicesLine(const Batch& batch, uint32_t rank);
+
+}  // namespace stoker
+
+#endif  // STOKER_TOOLS_BENCH_REPORT_H_

@@ -1,0 +1,255 @@
+// stoker-bench-client: streams a job's batches like a trainer would and reports throughput.
+//
+//   stoker-bench-client --coordinator=127.0.0.1:7070 --epochs=1 --step-ms=5
+//
+// Defaults are the blur reference workload (DESIGN §6): synthetic 224×224×3 images, batch 64,
+// 1000 classes, pipeline "to_float, gaussian_blur(ksize=11)*10". Exit codes: 0 done, 1 runtime
+// error (e.g. coordinator unreachable; the status is printed), 2 bad flags.
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/random/random.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "augment/pipeline_text.h"
+#include "common/flags.h"
+#include "common/status_macros.h"
+#include "tools/bench_report.h"
+#include "trainer_client/loader.h"
+
+namespace stoker {
+namespace {
+
+constexpr char kProgram[] = "stoker-bench-client";
+
+struct BenchConfig {
+  std::string coordinator = "127.0.0.1:7070";
+  std::string job;
+  uint64_t num_samples = 6400;
+  uint32_t height = 224;
+  uint32_t width = 224;
+  uint32_t channels = 3;
+  uint32_t num_classes = 1000;
+  uint32_t batch_size = 64;
+  uint32_t epochs = 1;
+  uint64_t seed = 0;
+  std::string shuffle = "global";
+  uint32_t shuffle_block = 1024;
+  uint32_t world_size = 1;
+  uint32_t rank = 0;
+  bool drop_last = false;
+  std::string pipeline = "to_float, gaussian_blur(ksize=11)*10";
+  std::string layout = "hwc";
+  std::string dtype = "auto";
+  double step_ms = 0;
+  uint64_t max_batches = 0;
+  uint64_t prefetch_mb = 256;
+  std::string workers;
+  std::string dump_indices;
+  std::string report_json;
+
+  // INVALID_ARGUMENT naming the flag.
+  absl::Status Validate() const;
+  // Validates, then builds the loader's options (a random job name when --job is empty).
+  absl::StatusOr<LoaderOptions> ToLoaderOptions() const;
+};
+
+absl::Status Positive(const char* flag, uint64_t value) {
+  if (value > 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("--", flag, ": must be > 0"));
+}
+
+absl::Status BenchConfig::Validate() const {
+  if (coordinator.empty()) return absl::InvalidArgumentError("--coordinator: must not be empty");
+  RETURN_IF_ERROR(Positive("num-samples", num_samples));
+  RETURN_IF_ERROR(Positive("height", height));
+  RETURN_IF_ERROR(Positive("width", width));
+  if (channels != 1 && channels != 3) {
+    return absl::InvalidArgumentError(absl::StrCat("--channels: must be 1 or 3, got ", channels));
+  }
+  RETURN_IF_ERROR(Positive("num-classes", num_classes));
+  RETURN_IF_ERROR(Positive("batch-size", batch_size));
+  RETURN_IF_ERROR(Positive("epochs", epochs));
+  RETURN_IF_ERROR(Positive("world-size", world_size));
+  if (rank >= world_size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--rank: must be < --world-size (", world_size, "), got ", rank));
+  }
+  if (world_size > 1 && job.empty()) {
+    return absl::InvalidArgumentError(
+        "--job: required when --world-size > 1 (every rank must open the same job)");
+  }
+  if (shuffle != "none" && shuffle != "global" && shuffle != "block") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--shuffle: must be none, global or block, got '", shuffle, "'"));
+  }
+  if (shuffle == "block") RETURN_IF_ERROR(Positive("shuffle-block", shuffle_block));
+  if (layout != "hwc" && layout != "chw") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--layout: must be hwc or chw, got '", layout, "'"));
+  }
+  if (dtype != "auto" && dtype != "uint8" && dtype != "float32") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--dtype: must be auto, uint8 or float32, got '", dtype, "'"));
+  }
+  if (!(step_ms >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("--step-ms: must be >= 0, got ", step_ms));
+  }
+  RETURN_IF_ERROR(Positive("prefetch-mb", prefetch_mb));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
+  RETURN_IF_ERROR(Validate());
+  LoaderOptions options;
+  options.coordinator_address = coordinator;
+  options.job_name = job;
+  if (options.job_name.empty()) {
+    absl::BitGen gen;
+    options.job_name = absl::StrCat("bench-", absl::Hex(absl::Uniform<uint32_t>(gen)));
+  }
+  options.rank = rank;
+  options.prefetch_bytes = prefetch_mb << 20;
+  for (absl::string_view address : absl::StrSplit(workers, ',', absl::SkipWhitespace())) {
+    options.only_workers.emplace_back(address);
+  }
+  v1::JobSpec& spec = options.spec;
+  v1::SyntheticSource* synthetic = spec.mutable_dataset()->mutable_synthetic();
+  synthetic->set_num_samples(num_samples);
+  synthetic->set_height(height);
+  synthetic->set_width(width);
+  synthetic->set_channels(channels);
+  synthetic->set_num_classes(num_classes);
+  absl::StatusOr<v1::PipelineSpec> parsed = ParsePipelineText(pipeline);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--pipeline: ", parsed.status().message()));
+  }
+  *spec.mutable_pipeline() = *std::move(parsed);
+  spec.mutable_pipeline()->set_output_layout(layout == "chw" ? v1::LAYOUT_CHW : v1::LAYOUT_HWC);
+  spec.mutable_pipeline()->set_output_dtype(dtype == "uint8"     ? v1::DTYPE_UINT8
+                                            : dtype == "float32" ? v1::DTYPE_FLOAT32
+                                                                 : v1::DTYPE_UNSPECIFIED);
+  spec.set_batch_size(batch_size);
+  spec.set_seed(seed);
+  spec.set_shuffle(shuffle == "none"    ? v1::SHUFFLE_MODE_NONE
+                   : shuffle == "block" ? v1::SHUFFLE_MODE_BLOCK
+                                        : v1::SHUFFLE_MODE_GLOBAL);
+  spec.set_shuffle_block(shuffle == "block" ? shuffle_block : 0);
+  spec.set_world_size(world_size);
+  spec.set_epochs(epochs);
+  spec.set_drop_last(drop_last);
+  RETURN_IF_ERROR(options.Validate());
+  return options;
+}
+
+void AddFlags(FlagSet& flags, BenchConfig& c) {
+  flags.Add("coordinator", &c.coordinator, "host:port of the coordinator");
+  flags.Add("job", &c.job, "job name (every rank uses the same); empty = a random bench-* name");
+  flags.Add("num-samples", &c.num_samples, "synthetic dataset size");
+  flags.Add("height", &c.height, "image height");
+  flags.Add("width", &c.width, "image width");
+  flags.Add("channels", &c.channels, "channels per pixel (1 or 3)");
+  flags.Add("num-classes", &c.num_classes, "labels cycle through 0..num-classes-1");
+  flags.Add("batch-size", &c.batch_size, "samples per batch");
+  flags.Add("epochs", &c.epochs, "epochs to run");
+  flags.Add("seed", &c.seed, "seed of the epoch plan and the per-sample randomness");
+  flags.Add("shuffle", &c.shuffle, "none | global | block");
+  flags.Add("shuffle-block", &c.shuffle_block, "block length for --shuffle=block");
+  flags.Add("world-size", &c.world_size, "number of trainer ranks");
+  flags.Add("rank", &c.rank, "this client's rank");
+  flags.Add("drop-last", &c.drop_last, "drop the tail instead of wrapping around");
+  flags.Add("pipeline", &c.pipeline, "augmentation, e.g. 'to_float, gaussian_blur(ksize=11)*10'");
+  flags.Add("layout", &c.layout, "hwc | chw");
+  flags.Add("dtype", &c.dtype, "auto | uint8 | float32");
+  flags.Add("step-ms", &c.step_ms, "simulated training step: sleep this long per batch");
+  flags.Add("max-batches", &c.max_batches, "stop after this many batches (0 = all epochs)");
+  flags.Add("prefetch-mb", &c.prefetch_mb, "client prefetch budget in MiB");
+  flags.Add("workers", &c.workers, "comma-separated worker addresses to use (empty = all)");
+  flags.Add("dump-indices", &c.dump_indices, "write one JSON line per batch to this file");
+  flags.Add("report-json", &c.report_json, "write the report as JSON to this file");
+}
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "%s: %s\n", kProgram, status.ToString().c_str());
+  return 1;
+}
+
+// Consumes batches until the job ends or --max-batches; fills `run`.
+absl::Status Consume(Loader& loader, const BenchConfig& config, std::ofstream* dump,
+                     BenchRun* run) {
+  const absl::Duration step = absl::Microseconds(config.step_ms * 1000.0);
+  const absl::Time start = absl::Now();
+  absl::Status status;
+  while (config.max_batches == 0 || run->batches < config.max_batches) {
+    absl::StatusOr<Batch> batch = loader.Next();
+    if (!batch.ok()) {
+      if (batch.status().code() != absl::StatusCode::kOutOfRange) status = batch.status();
+      break;
+    }
+    if (dump != nullptr) *dump << FormatIndicesLine(*batch, config.rank) << "\n";
+    if (step > absl::ZeroDuration()) absl::SleepFor(step);
+    ++run->batches;
+    run->images += batch->num_samples();
+  }
+  run->wall_seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  if (dump != nullptr && !dump->flush()) {
+    return absl::UnavailableError(absl::StrCat("--dump-indices: cannot write ", config.dump_indices));
+  }
+  return status;
+}
+
+int Run(int argc, char** argv) {
+  BenchConfig config;
+  FlagSet flags(kProgram, "Streams a job's batches like a trainer and reports throughput.");
+  AddFlags(flags, config);
+  if (std::optional<int> exit_code = flags.Parse(argc, argv)) return *exit_code;
+  absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
+  if (!options.ok()) return flags.Fail(options.status());
+
+  std::unique_ptr<std::ofstream> dump;
+  if (!config.dump_indices.empty()) {
+    dump = std::make_unique<std::ofstream>(config.dump_indices, std::ios::trunc);
+    if (!*dump) {
+      return Fail(absl::UnavailableError(
+          absl::StrCat("--dump-indices: cannot open ", config.dump_indices)));
+    }
+  }
+  absl::StatusOr<std::unique_ptr<Loader>> loader = Loader::Open(*options);
+  if (!loader.ok()) return Fail(loader.status());
+
+  BenchRun run;
+  run.job_name = options->job_name;
+  run.job_id = (*loader)->job_id();
+  run.rank = config.rank;
+  run.world_size = config.world_size;
+  run.step_ms = config.step_ms;
+  const absl::Status status = Consume(**loader, config, dump.get(), &run);
+  run.stats = (*loader)->stats();
+  (*loader)->Stop();
+  if (!status.ok()) return Fail(status);
+
+  std::printf("%s", FormatBenchReport(run).c_str());
+  if (!config.report_json.empty()) {
+    std::ofstream out(config.report_json, std::ios::trunc);
+    out << FormatBenchReportJson(run) << "\n";
+    if (!out) {
+      return Fail(absl::UnavailableError(
+          absl::StrCat("--report-json: cannot write ", config.report_json)));
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace stoker
+
+int main(int argc, char** argv) { return stoker::Run(argc, argv); }

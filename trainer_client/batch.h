@@ -1,0 +1,76 @@
+#ifndef STOKER_TRAINER_CLIENT_BATCH_H_
+#define STOKER_TRAINER_CLIENT_BATCH_H_
+
+// A received batch: a read-only view over the BatchMessage that gRPC parsed. The message is
+// shared (std::shared_ptr), so copying a Batch is cheap and never copies the payload; the bytes
+// stay valid as long as any copy of the Batch lives. Parsing the wire message into the `data`
+// field is the only copy of the tensor on the client side.
+//
+// Thread-compatible: a Batch is immutable, so const methods may be called from any thread.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+
+#include "absl/types/span.h"
+#include "stoker/v1/common.pb.h"
+
+namespace stoker {
+namespace v1 {
+class BatchMessage;
+}  // namespace v1
+
+class Batch {
+ public:
+  // An empty batch: no data, every span empty, every number 0.
+  Batch() = default;
+  // REQUIRES: `message` is not modified while this Batch (or a copy) lives.
+  explicit Batch(std::shared_ptr<const v1::BatchMessage> message);
+
+  bool empty() const { return message_ == nullptr; }
+
+  // The tensor bytes, densely packed in layout() order.
+  const void* data() const;
+  size_t size_bytes() const;
+  absl::Span<const uint8_t> bytes() const;
+
+  // The tensor as elements of T: uint8_t for DTYPE_UINT8, float for DTYPE_FLOAT32. Returns an
+  // empty span when T does not match dtype().
+  template <typename T>
+  absl::Span<const T> elements() const {
+    static_assert(std::is_same_v<T, uint8_t> || std::is_same_v<T, float>,
+                  "elements<T>: T must be uint8_t or float");
+    const v1::DType expected = std::is_same_v<T, float> ? v1::DTYPE_FLOAT32 : v1::DTYPE_UINT8;
+    if (dtype() != expected) return {};
+    return absl::Span<const T>(static_cast<const T*>(data()), size_bytes() / sizeof(T));
+  }
+
+  // [N, H, W, C] for LAYOUT_HWC, [N, C, H, W] for LAYOUT_CHW.
+  absl::Span<const int64_t> shape() const;
+  v1::DType dtype() const;
+  v1::Layout layout() const;
+  // One label and one dataset index per sample, in batch order.
+  absl::Span<const int64_t> labels() const;
+  absl::Span<const uint64_t> sample_indices() const;
+  size_t num_samples() const { return sample_indices().size(); }
+
+  // The task: (job, epoch, global batch index). A rank r receives the global batches
+  // g ≡ r (mod world_size).
+  uint64_t job_id() const;
+  uint32_t epoch() const;
+  uint64_t batch_index() const;
+  // The worker that produced the batch and the seconds it spent on it.
+  uint64_t worker_id() const;
+  double produce_seconds() const;
+
+  // The whole message (the default instance for an empty batch).
+  const v1::BatchMessage& message() const;
+
+ private:
+  std::shared_ptr<const v1::BatchMessage> message_;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_TRAINER_CLIENT_BATCH_H_

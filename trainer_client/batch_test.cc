@@ -1,0 +1,71 @@
+#include "trainer_client/batch.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "stoker/v1/worker.pb.h"
+#include "trainer_client/testing/fake_env.h"
+
+namespace stoker {
+namespace {
+
+using ::stoker::testing::MakeBatchMessage;
+using ::testing::ElementsAre;
+
+TEST(BatchTest, ViewsTheMessageWithoutCopying) {
+  auto message = MakeBatchMessage(/*job=*/7, /*epoch=*/2, /*batch_index=*/5, /*worker_id=*/9,
+                                  /*samples=*/2, /*bytes_per_sample=*/3);
+  Batch batch(message);
+  EXPECT_FALSE(batch.empty());
+  EXPECT_EQ(batch.data(), message->data().data());
+  EXPECT_EQ(batch.size_bytes(), 6u);
+  EXPECT_THAT(batch.bytes(), ElementsAre(5, 5, 5, 5, 5, 5));
+  EXPECT_THAT(batch.shape(), ElementsAre(2, 1, 1, 3));
+  EXPECT_EQ(batch.dtype(), v1::DTYPE_UINT8);
+  EXPECT_EQ(batch.layout(), v1::LAYOUT_HWC);
+  EXPECT_THAT(batch.sample_indices(), ElementsAre(10, 11));
+  EXPECT_THAT(batch.labels(), ElementsAre(0, 1));
+  EXPECT_EQ(batch.num_samples(), 2u);
+  EXPECT_EQ(batch.job_id(), 7u);
+  EXPECT_EQ(batch.epoch(), 2u);
+  EXPECT_EQ(batch.batch_index(), 5u);
+  EXPECT_EQ(batch.worker_id(), 9u);
+  EXPECT_DOUBLE_EQ(batch.produce_seconds(), 0.5);
+}
+
+TEST(BatchTest, CopiesShareThePayload) {
+  auto message = MakeBatchMessage(7, 0, 1);
+  Batch a(message);
+  Batch b = a;
+  message.reset();
+  EXPECT_EQ(a.data(), b.data());
+  EXPECT_EQ(b.size_bytes(), 6u);
+}
+
+TEST(BatchTest, ElementsMatchTheDtype) {
+  auto message = MakeBatchMessage(7, 0, 1);
+  Batch batch(message);
+  EXPECT_EQ(batch.elements<uint8_t>().size(), 6u);
+  EXPECT_TRUE(batch.elements<float>().empty());
+
+  auto floats = std::make_shared<v1::BatchMessage>();
+  floats->mutable_header()->set_dtype(v1::DTYPE_FLOAT32);
+  const float values[] = {0.25f, 0.5f};
+  floats->set_data(std::string(reinterpret_cast<const char*>(values), sizeof(values)));
+  Batch float_batch(floats);
+  EXPECT_THAT(float_batch.elements<float>(), ElementsAre(0.25f, 0.5f));
+  EXPECT_TRUE(float_batch.elements<uint8_t>().empty());
+}
+
+TEST(BatchTest, EmptyBatchHasEmptyViews) {
+  Batch batch;
+  EXPECT_TRUE(batch.empty());
+  EXPECT_EQ(batch.size_bytes(), 0u);
+  EXPECT_TRUE(batch.shape().empty());
+  EXPECT_TRUE(batch.labels().empty());
+  EXPECT_TRUE(batch.sample_indices().empty());
+  EXPECT_EQ(batch.epoch(), 0u);
+  EXPECT_EQ(batch.dtype(), v1::DTYPE_UNSPECIFIED);
+}
+
+}  // namespace
+}  // namespace stoker

@@ -1,0 +1,149 @@
+#ifndef STOKER_TRAINER_CLIENT_EPOCH_BUFFER_H_
+#define STOKER_TRAINER_CLIENT_EPOCH_BUFFER_H_
+
+// The client's delivery logic for one rank, without any networking: buffers arrived batches by
+// epoch, drops duplicates by task id, hands out every batch of epoch e before any of epoch e+1,
+// and decides how much credit each worker stream is owed.
+//
+// Delivery (exactly once per epoch per rank):
+//   - Add() accepts a batch when its task is one of this rank's (this job, epoch < epochs,
+//     batch_index ≡ rank mod world_size, batch_index / world_size < batches_per_epoch) and was not
+//     seen before in its epoch. Batches of the current epoch are ready at once; batches of later
+//     epochs wait until their epoch becomes current. A batch of an earlier (finished) epoch is
+//     always a duplicate.
+//   - Pop() hands out ready batches in arrival order. After the last batch of an epoch has been
+//     handed out, the next epoch becomes current; after the last epoch, done() is true.
+//
+// Credit (a worker sends one batch per credit; budgets are in batches of batch_bytes each):
+//   Each stream has a share. The level rule keeps, for every open stream,
+//       outstanding credit + batches from it still buffered here == share (+ extra)
+//   by granting the difference in TakeCreditGrants(); credit can't be revoked, so a stream above
+//   its target (after a share shrinks) simply gets nothing until it is back under.
+//   Handing out or dropping a batch therefore replenishes one credit on the stream it came from.
+//   Extra credit: when the consumer is waiting, nothing of the current epoch is buffered, and
+//   batches of later epochs are (they used up the shares), a task of the current epoch that is
+//   still being produced — or was lost with a dead worker and re-leased — could never arrive
+//   without more credit. So every stream gets one extra credit at once (the budget is exceeded
+//   by one batch per stream), and, while that stall lasts, one more after 1 s, 2 s, 4 s, 8 s, ...
+//   of stall (extra = 1 below 1 s, then 2 + floor(log2(stall seconds))): a slow escalation that
+//   guarantees progress even when the first extra credits were spent on later-epoch tasks
+//   before the lost task was re-queued by the coordinator, while the excess memory grows only
+//   logarithmically with the stall. The extra ends when the stall does.
+//
+// Thread-compatible: the Loader guards it with its mutex.
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/time/time.h"
+#include "trainer_client/batch.h"
+
+namespace stoker {
+
+// Identifies one opened worker stream (a reconnect to the same worker is a new id).
+using StreamId = uint64_t;
+
+struct CreditGrant {
+  StreamId stream = 0;
+  uint32_t credits = 0;
+};
+
+class EpochBuffer {
+ public:
+  struct Config {
+    uint64_t job_id = 0;
+    uint32_t epochs = 0;
+    uint64_t batches_per_epoch = 0;  // per rank
+    uint32_t rank = 0;
+    uint32_t world_size = 1;  // > 0
+  };
+
+  enum class AddResult {
+    kAccepted,   // buffered; ack it and report it consumed
+    kDuplicate,  // already received this epoch: ack it, drop it
+    kInvalid,    // not a task of this job and rank: drop it, don't ack
+  };
+
+  explicit EpochBuffer(const Config& config);
+
+  // --- Streams and credit -------------------------------------------------------------------
+
+  // Registers a newly opened stream with `share` credits as its target (granted by the next
+  // TakeCreditGrants). REQUIRES: `id` was never added before.
+  void AddStream(StreamId id, uint32_t share);
+  // Changes an open stream's target; unknown ids are ignored.
+  void SetShare(StreamId id, uint32_t share);
+  // The stream ended: it gets no more credit. Its buffered batches stay and are handed out.
+  void RemoveStream(StreamId id);
+  // Credits owed to each open stream under the level rule, given whether a consumer is blocked
+  // waiting and the current time (for the stall escalation). The grants are counted as
+  // outstanding: the caller must send them.
+  std::vector<CreditGrant> TakeCreditGrants(bool consumer_waiting, absl::Time now);
+
+  // --- Batches ------------------------------------------------------------------------------
+
+  // A batch arrived on `stream` (which consumes one of its outstanding credits; `stream` may
+  // already be removed).
+  AddResult Add(StreamId stream, Batch batch);
+  // The next ready batch of the current epoch; nullopt when none is buffered (or done()).
+  std::optional<Batch> Pop();
+
+  // True once every batch of every epoch was handed out.
+  bool done() const { return current_epoch_ >= config_.epochs; }
+  // The epoch Pop() hands out now (== epochs when done).
+  uint32_t current_epoch() const { return current_epoch_; }
+  // Batches of the current epoch not yet handed out.
+  uint64_t remaining_in_epoch() const;
+  bool has_ready() const;
+  // Buffered batches: all, and those of epochs after the current one.
+  size_t buffered() const { return buffered_; }
+  size_t later_buffered() const { return later_buffered_; }
+  // Distinct tasks accepted so far, and the job's total for this rank.
+  uint64_t accepted_total() const { return accepted_total_; }
+  uint64_t expected_total() const {
+    return static_cast<uint64_t>(config_.epochs) * config_.batches_per_epoch;
+  }
+  // Extra credit per stream currently in force (0 when not stalled).
+  uint32_t extra_credit() const { return extra_; }
+  // Outstanding credit / buffered batches of a stream (0 for unknown ids); for tests and stats.
+  uint32_t outstanding(StreamId id) const;
+  uint32_t held(StreamId id) const;
+
+ private:
+  struct Entry {
+    StreamId stream;
+    Batch batch;
+  };
+  struct EpochSlot {
+    std::deque<Entry> queue;
+    absl::flat_hash_set<uint64_t> seen;  // global batch indices received
+  };
+  struct Account {
+    uint32_t share = 0;
+    uint32_t outstanding = 0;
+    uint32_t held = 0;
+  };
+
+  bool IsOurs(const Batch& batch) const;
+  void AdvanceEpochIfComplete();
+  void UpdateStall(bool consumer_waiting, absl::Time now);
+
+  const Config config_;
+  uint32_t current_epoch_ = 0;
+  uint64_t handed_out_in_epoch_ = 0;
+  std::map<uint32_t, EpochSlot> epochs_;  // current and later epochs with state
+  std::map<StreamId, Account> accounts_;  // open streams
+  size_t buffered_ = 0;
+  size_t later_buffered_ = 0;
+  uint64_t accepted_total_ = 0;
+  std::optional<absl::Time> stall_start_;
+  uint32_t extra_ = 0;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_TRAINER_CLIENT_EPOCH_BUFFER_H_

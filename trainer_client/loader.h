@@ -1,0 +1,185 @@
+#ifndef STOKER_TRAINER_CLIENT_LOADER_H_
+#define STOKER_TRAINER_CLIENT_LOADER_H_
+
+// The trainer client: streams finished batches of one rank of a job from every live worker.
+//
+//   stoker::LoaderOptions options;
+//   options.coordinator_address = "10.0.0.5:7000";
+//   options.job_name = "resnet-run-17";
+//   options.spec = ...;                        // dataset, pipeline, batch size, epochs, ...
+//   options.rank = rank;
+//   ASSIGN_OR_RETURN(std::unique_ptr<stoker::Loader> loader, stoker::Loader::Open(options));
+//   for (uint32_t e = 0; e < loader->epochs(); ++e) {
+//     auto epoch = loader->Epoch();
+//     for (const stoker::Batch& batch : epoch) Train(batch);
+//     RETURN_IF_ERROR(epoch.status());
+//   }
+//
+// Protocol walk-through (proto/stoker/v1, DESIGN §4):
+//   1. Open: OpenJob(name, spec) with retry on UNAVAILABLE → job id, batches per epoch per rank,
+//      batch bytes and shape. Then ClientHeartbeat → the live workers.
+//   2. One Worker.StreamBatches per live worker (filtered by only_workers): Open{job, rank,
+//      client id}, then Credit{share} where share = prefetch_bytes / batch_bytes / streams (>= 1).
+//   3. Each batch received is acked on its stream at once and reported as consumed in the next
+//      heartbeat; a duplicate (task already received this epoch) is acked and dropped. Handing a
+//      batch to the training loop (or dropping one) returns one credit to its stream.
+//   4. A heartbeat every heartbeat_interval reports consumed tasks and refreshes the worker list:
+//      streams that failed (worker died) are dropped and reopened, with backoff, to workers the
+//      coordinator still (or again) lists; their leased tasks come back from other workers.
+//   5. Stop() half-closes every stream; workers end them.
+// Delivery: every batch of the rank exactly once per epoch; all of epoch e (in arrival order)
+// before any of epoch e+1.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "trainer_client/batch.h"
+#include "trainer_client/loader_options.h"
+
+namespace stoker {
+
+struct LoaderEnv;  // trainer_client/loader_env.h
+class LoaderImpl;
+class Loader;
+
+// Per-worker receive counters.
+struct WorkerReceiveStats {
+  uint64_t worker_id = 0;
+  std::string address;
+  uint64_t batches = 0;  // accepted (not duplicates)
+  uint64_t samples = 0;
+  uint64_t bytes = 0;
+  double produce_seconds = 0;  // the workers' own production time for these batches
+};
+
+struct LoaderStats {
+  uint64_t batches_received = 0;  // accepted, all workers
+  uint64_t samples_received = 0;
+  uint64_t bytes_received = 0;
+  uint64_t batches_delivered = 0;  // returned by Next
+  uint64_t duplicates_dropped = 0;
+  uint64_t invalid_dropped = 0;  // batches that were not tasks of this job and rank
+  uint64_t streams_opened = 0;
+  uint64_t stream_failures = 0;
+  // Seconds the training loop spent blocked inside Next (data wait), and between returning from
+  // one Next and calling the next (its step). Meaningful with a single consuming thread.
+  double wait_seconds = 0;
+  double step_seconds = 0;
+  std::vector<WorkerReceiveStats> workers;  // by worker id
+
+  // wait / (wait + step); 0 before any batch.
+  double data_wait_fraction() const {
+    const double total = wait_seconds + step_seconds;
+    return total > 0 ? wait_seconds / total : 0;
+  }
+};
+
+// The batches of one epoch as a range: `for (const Batch& b : loader->Epoch())`. The range stops
+// at the epoch boundary; an error also ends it and is kept in status(). Not thread-safe; one
+// range per consuming thread. Keep the range in a variable to read status() after the loop.
+class EpochRange {
+ public:
+  class Iterator {
+   public:
+    const Batch& operator*() const { return range_->current_; }
+    const Batch* operator->() const { return &range_->current_; }
+    Iterator& operator++() {
+      range_->Advance();
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return !(*this == other); }
+    bool operator==(const Iterator& other) const {
+      return (range_ == nullptr || range_->finished_) ==
+             (other.range_ == nullptr || other.range_->finished_);
+    }
+
+   private:
+    friend class EpochRange;
+    explicit Iterator(EpochRange* range) : range_(range) {}
+    EpochRange* range_;
+  };
+
+  EpochRange(const EpochRange&) = delete;
+  EpochRange& operator=(const EpochRange&) = delete;
+
+  // The first call fetches the first batch (blocking).
+  Iterator begin();
+  Iterator end() { return Iterator(nullptr); }
+  // OK when the range ended at the epoch boundary (or the job had ended already).
+  const absl::Status& status() const { return status_; }
+  uint32_t epoch() const { return epoch_; }
+
+ private:
+  friend class Loader;
+  EpochRange(Loader* loader, uint32_t epoch) : loader_(loader), epoch_(epoch) {}
+  void Advance();
+
+  Loader* loader_;
+  uint32_t epoch_;
+  bool started_ = false;
+  bool finished_ = false;
+  Batch current_;
+  absl::Status status_;
+};
+
+// Thread-safe: every method may be called from any thread (statistics of wait/step time assume
+// one consuming thread).
+class Loader {
+ public:
+  // Validates the options (INVALID_ARGUMENT naming the field), opens the job on the coordinator
+  // (retrying UNAVAILABLE with options.connect_backoff; an unreachable coordinator ends in
+  // UNAVAILABLE naming its address; ALREADY_EXISTS / INVALID_ARGUMENT from the coordinator are
+  // returned as they are), learns the live workers and starts streaming from them.
+  static absl::StatusOr<std::unique_ptr<Loader>> Open(LoaderOptions options);
+  // As above with injected coordinator client, stream factory and clock (tests).
+  static absl::StatusOr<std::unique_ptr<Loader>> Open(LoaderOptions options, LoaderEnv env);
+
+  ~Loader();  // Stop()s.
+  Loader(const Loader&) = delete;
+  Loader& operator=(const Loader&) = delete;
+
+  // Blocks until the next batch of the current epoch is available and returns it. Errors:
+  // OUT_OF_RANGE after the last batch of the last epoch; CANCELLED after Stop();
+  // FAILED_PRECONDITION when the coordinator reports the job finished while this client is
+  // missing batches (e.g. another process consumed this rank); the coordinator's error (e.g.
+  // NOT_FOUND) when it rejects the heartbeat permanently. Never busy-waits.
+  absl::StatusOr<Batch> Next();
+
+  // The rest of the current epoch (the one whose batches Next() returns now) as a range.
+  EpochRange Epoch();
+
+  // The epoch Next() is in (== epochs() once everything was delivered).
+  uint32_t current_epoch() const;
+  // Batches per epoch for this rank, number of epochs, one batch's tensor shape and bytes.
+  uint64_t batches_per_epoch() const;
+  uint32_t epochs() const;
+  absl::Span<const int64_t> batch_shape() const;
+  uint64_t batch_bytes() const;
+  uint64_t job_id() const;
+  const std::string& client_id() const;
+
+  LoaderStats stats() const;
+
+  // Wakes every waiter (their calls return CANCELLED), half-closes the streams (cancelling any
+  // the worker does not end within a couple of seconds) and joins every thread. Idempotent;
+  // batches already returned stay valid.
+  void Stop();
+
+ private:
+  friend class EpochRange;
+  explicit Loader(std::unique_ptr<LoaderImpl> impl);
+  // The next batch of `epoch`, or nullopt once `epoch` is over (or the job is).
+  absl::StatusOr<std::optional<Batch>> NextInEpoch(uint32_t epoch);
+
+  std::unique_ptr<LoaderImpl> impl_;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_TRAINER_CLIENT_LOADER_H_

@@ -1,0 +1,196 @@
+// LoaderImpl: opening, consuming, stopping, statistics. Heartbeats and stream management are in
+// loader_streams.cc.
+
+#include "trainer_client/loader_impl.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/retry.h"
+#include "common/status_macros.h"
+#include "trainer_client/heap_tuning.h"
+
+namespace stoker {
+namespace {
+
+std::string RandomClientId() {
+  absl::BitGen gen;
+  return absl::StrCat(absl::Hex(absl::Uniform<uint64_t>(gen), absl::kZeroPad16));
+}
+
+EpochBuffer::Config BufferConfig(const LoaderOptions& options, const v1::OpenJobResponse& job) {
+  EpochBuffer::Config config;
+  config.job_id = job.job_id();
+  config.epochs = options.spec.epochs();
+  config.batches_per_epoch = job.batches_per_epoch_per_rank();
+  config.rank = options.rank;
+  config.world_size = options.spec.world_size();
+  return config;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions options,
+                                                             LoaderEnv env) {
+  RETURN_IF_ERROR(options.Validate());
+  if (options.retain_heap_memory) RetainFreedHeapMemory();
+  if (options.client_id.empty()) options.client_id = RandomClientId();
+  if (env.clock == nullptr) env.clock = Clock::Real();
+  if (env.coordinator == nullptr) {
+    env.coordinator = NewGrpcCoordinatorClient(options.coordinator_address, options.rpc_timeout);
+  }
+  if (env.worker_streams == nullptr) env.worker_streams = NewGrpcWorkerStreamFactory();
+
+  v1::OpenJobRequest request;
+  request.set_name(options.job_name);
+  *request.mutable_spec() = options.spec;
+  absl::StatusOr<v1::OpenJobResponse> response;
+  RETURN_IF_ERROR(RetryUnavailable(options.connect_backoff, env.clock, [&] {
+    response = env.coordinator->OpenJob(request);
+    return response.status();
+  }));
+  std::unique_ptr<LoaderImpl> impl(
+      new LoaderImpl(std::move(options), std::move(env), *std::move(response)));
+  RETURN_IF_ERROR(impl->Start());
+  return impl;
+}
+
+LoaderImpl::LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse job)
+    : options_(std::move(options)),
+      env_(std::move(env)),
+      job_(std::move(job)),
+      pool_(MessagePool::Create(/*max_free=*/4)),
+      buffer_(BufferConfig(options_, job_)) {}
+
+LoaderImpl::~LoaderImpl() { Stop(); }
+
+absl::Status LoaderImpl::Start() {
+  // The first heartbeat is synchronous so that Open fails fast when the job can't be served, and
+  // the streams start before Open returns.
+  RETURN_IF_ERROR(RetryUnavailable(options_.connect_backoff, env_.clock,
+                                   [this] { return HeartbeatOnce(); }));
+  heartbeat_thread_ = std::thread([this] { HeartbeatLoop(); });
+  return absl::OkStatus();
+}
+
+bool LoaderImpl::CanReturnLocked(std::optional<uint32_t> epoch) const {
+  return stopping_ || !fatal_.ok() || buffer_.has_ready() || buffer_.done() ||
+         (epoch.has_value() && buffer_.current_epoch() > *epoch);
+}
+
+absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> epoch) {
+  const absl::Time entered = env_.clock->Now();
+  absl::MutexLock lock(&mu_);
+  if (last_return_.has_value()) {
+    stats_.step_seconds += absl::ToDoubleSeconds(entered - *last_return_);
+  }
+  auto finish = [&](absl::StatusOr<std::optional<Batch>> result)
+                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+                      const absl::Time now = env_.clock->Now();
+                      stats_.wait_seconds += absl::ToDoubleSeconds(now - entered);
+                      last_return_ = now;
+                      return result;
+                    };
+  struct WaitArgs {
+    const LoaderImpl* self;
+    std::optional<uint32_t> epoch;
+  };
+  WaitArgs args{this, epoch};
+  auto can_return = [](WaitArgs* a) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return a->self->CanReturnLocked(a->epoch);
+  };
+  while (true) {
+    if (!fatal_.ok()) return finish(fatal_);
+    if (stopping_) return finish(absl::CancelledError("loader stopped"));
+    if (epoch.has_value() && !buffer_.done() && buffer_.current_epoch() > *epoch) {
+      return finish(std::optional<Batch>());
+    }
+    if (std::optional<Batch> batch = buffer_.Pop()) {
+      ++stats_.batches_delivered;
+      GrantCreditsLocked();
+      return finish(std::move(batch));
+    }
+    if (buffer_.done()) return finish(std::optional<Batch>());
+    ++waiters_;
+    GrantCreditsLocked();  // may grant the stall's extra credit
+    mu_.Await(absl::Condition(+can_return, &args));
+    --waiters_;
+  }
+}
+
+void LoaderImpl::GrantCreditsLocked() {
+  for (const CreditGrant& grant : buffer_.TakeCreditGrants(waiters_ > 0, env_.clock->Now())) {
+    auto it = streams_.find(grant.stream);
+    if (it == streams_.end() || it->second.done || it->second.stream == nullptr) continue;
+    it->second.stream->GrantCredit(grant.credits);
+  }
+}
+
+void LoaderImpl::FailLocked(absl::Status status) {
+  if (!fatal_.ok()) return;
+  STOKER_LOG(ERROR) << "loader for job " << job_.job_id() << " rank " << options_.rank
+                    << " failed: " << status;
+  fatal_ = std::move(status);
+}
+
+uint32_t LoaderImpl::current_epoch() const {
+  absl::MutexLock lock(&mu_);
+  return buffer_.current_epoch();
+}
+
+LoaderStats LoaderImpl::stats() const {
+  absl::MutexLock lock(&mu_);
+  LoaderStats stats = stats_;
+  stats.workers.clear();
+  for (const auto& [id, worker] : worker_stats_) stats.workers.push_back(worker);
+  return stats;
+}
+
+void LoaderImpl::Stop() {
+  absl::MutexLock stop_lock(&stop_mu_);
+  if (stopped_) return;
+  stopped_ = true;
+  bool report_consumed = false;
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    report_consumed = !consumed_.empty() && heartbeat_failures_ == 0 && fatal_.ok();
+  }
+  if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
+
+  // Half-close every stream; the workers end them. Pointers stay valid: only ReapEndedStreams
+  // erases streams, and no other thread calls it once the heartbeat thread has stopped.
+  auto open_streams = [this] {
+    std::vector<WorkerStream*> open;
+    absl::MutexLock lock(&mu_);
+    for (auto& [id, state] : streams_) {
+      if (!state.done) open.push_back(state.stream.get());
+    }
+    return open;
+  };
+  for (WorkerStream* stream : open_streams()) stream->Close();
+  auto all_done = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    for (const auto& [id, state] : streams_) {
+      if (!state.done) return false;
+    }
+    return true;
+  };
+  {
+    absl::MutexLock lock(&mu_);
+    mu_.AwaitWithTimeout(absl::Condition(&all_done), absl::Seconds(2));
+  }
+  for (WorkerStream* stream : open_streams()) stream->Cancel();
+  {
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(&all_done));
+  }
+  ReapEndedStreams();
+  // Best effort: report what was received since the last heartbeat (the workers report the
+  // acked tasks too, so losing this report loses nothing).
+  if (report_consumed) (void)HeartbeatOnce();
+}
+
+}  // namespace stoker

@@ -1,0 +1,118 @@
+#ifndef STOKER_TRAINER_CLIENT_LOADER_IMPL_H_
+#define STOKER_TRAINER_CLIENT_LOADER_IMPL_H_
+
+// Internal: the Loader's logic (see loader.h for the contract and the protocol walk-through).
+//
+// Threads:
+//   - consumers call Next / NextInEpoch, which wait on mu_ until a batch of their epoch is ready;
+//   - the heartbeat thread reports consumed tasks, reconciles streams with the coordinator's
+//     worker list, reaps ended streams and re-evaluates credit (stall escalation);
+//   - each worker stream's reader thread calls OnBatch / OnStreamDone.
+// All shared state is under mu_. Lock order: mu_ → a stream's own lock → the message pool's.
+// Streams and the pool never call back into the Loader while holding their own locks.
+//
+// Thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/random/random.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "stoker/v1/coordinator.pb.h"
+#include "trainer_client/batch.h"
+#include "trainer_client/epoch_buffer.h"
+#include "trainer_client/loader.h"
+#include "trainer_client/loader_env.h"
+#include "trainer_client/loader_options.h"
+#include "trainer_client/message_pool.h"
+
+namespace stoker {
+
+class LoaderImpl {
+ public:
+  static absl::StatusOr<std::unique_ptr<LoaderImpl>> Open(LoaderOptions options, LoaderEnv env);
+  ~LoaderImpl();
+
+  // nullopt: `epoch` is over (or, without an epoch, the whole job is).
+  absl::StatusOr<std::optional<Batch>> Next(std::optional<uint32_t> epoch);
+  void Stop();
+
+  uint32_t current_epoch() const;
+  LoaderStats stats() const;
+  const v1::OpenJobResponse& job() const { return job_; }
+  const LoaderOptions& options() const { return options_; }
+
+ private:
+  struct StreamState {
+    std::string address;
+    std::unique_ptr<WorkerStream> stream;  // set right after the factory returns
+    bool done = false;
+  };
+  struct AddressState {
+    StreamId open_stream = 0;  // 0: none
+    int failures = 0;
+    absl::Time next_attempt = absl::InfinitePast();
+  };
+
+  LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse job);
+
+  absl::Status Start();
+  absl::Status OpenJob();
+  void HeartbeatLoop();
+  // One heartbeat: reports consumed tasks and reconciles streams. Returns the RPC's status.
+  absl::Status HeartbeatOnce();
+  void Reconcile(const v1::ClientHeartbeatResponse& response) ABSL_LOCKS_EXCLUDED(mu_);
+  void OpenStreamLocked(const std::string& address, uint32_t share)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  uint32_t ShareFor(size_t streams) const;
+  void ReapEndedStreams() ABSL_LOCKS_EXCLUDED(mu_);
+
+  void OnBatch(StreamId id, std::shared_ptr<v1::BatchMessage> message) ABSL_LOCKS_EXCLUDED(mu_);
+  void OnStreamDone(StreamId id, const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
+  // Sends the credit the buffer says is owed.
+  void GrantCreditsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FailLocked(absl::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool CanReturnLocked(std::optional<uint32_t> epoch) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const LoaderOptions options_;
+  const LoaderEnv env_;
+  const v1::OpenJobResponse job_;
+  const std::shared_ptr<MessagePool> pool_;
+
+  mutable absl::Mutex mu_;
+  EpochBuffer buffer_ ABSL_GUARDED_BY(mu_);
+  std::map<StreamId, StreamState> streams_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, AddressState> addresses_ ABSL_GUARDED_BY(mu_);
+  StreamId next_stream_id_ ABSL_GUARDED_BY(mu_) = 1;
+  size_t target_streams_ ABSL_GUARDED_BY(mu_) = 0;
+  // Tasks received since the last successful heartbeat.
+  std::vector<v1::TaskId> consumed_ ABSL_GUARDED_BY(mu_);
+  int waiters_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status fatal_ ABSL_GUARDED_BY(mu_);
+  LoaderStats stats_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, WorkerReceiveStats> worker_stats_ ABSL_GUARDED_BY(mu_);
+  std::optional<absl::Time> last_return_ ABSL_GUARDED_BY(mu_);
+  int heartbeat_failures_ ABSL_GUARDED_BY(mu_) = 0;
+  bool warned_no_workers_ ABSL_GUARDED_BY(mu_) = false;
+  absl::BitGen jitter_ ABSL_GUARDED_BY(mu_);
+
+  absl::Mutex stop_mu_;  // serializes Stop()
+  bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;
+  std::thread heartbeat_thread_;  // started in Start, joined in Stop
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_TRAINER_CLIENT_LOADER_IMPL_H_

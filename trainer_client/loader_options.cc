@@ -1,0 +1,45 @@
+#include "trainer_client/loader_options.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace stoker {
+
+absl::Status LoaderOptions::Validate() const {
+  if (coordinator_address.empty()) {
+    return absl::InvalidArgumentError("coordinator_address: must not be empty");
+  }
+  if (job_name.empty()) return absl::InvalidArgumentError("job_name: must not be empty");
+  if (spec.world_size() == 0) {
+    return absl::InvalidArgumentError("spec.world_size: must be > 0, got 0");
+  }
+  if (rank >= spec.world_size()) {
+    return absl::InvalidArgumentError(absl::StrCat("rank: must be < spec.world_size (",
+                                                   spec.world_size(), "), got ", rank));
+  }
+  if (prefetch_bytes == 0) return absl::InvalidArgumentError("prefetch_bytes: must be > 0, got 0");
+  for (size_t i = 0; i < only_workers.size(); ++i) {
+    if (only_workers[i].empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("only_workers[", i, "]: must not be empty"));
+    }
+  }
+  if (heartbeat_interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat("heartbeat_interval: must be > 0, got ",
+                                                   absl::FormatDuration(heartbeat_interval)));
+  }
+  if (rpc_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rpc_timeout: must be > 0, got ", absl::FormatDuration(rpc_timeout)));
+  }
+  if (connect_backoff.max_attempts < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "connect_backoff.max_attempts: must be >= 1, got ", connect_backoff.max_attempts));
+  }
+  if (connect_backoff.initial < absl::ZeroDuration() ||
+      connect_backoff.max < connect_backoff.initial) {
+    return absl::InvalidArgumentError(
+        "connect_backoff: must have 0 <= initial <= max");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace stoker

@@ -1,0 +1,65 @@
+#include "trainer_client/loader_options.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace stoker {
+namespace {
+
+LoaderOptions ValidOptions() {
+  LoaderOptions options;
+  options.coordinator_address = "127.0.0.1:7000";
+  options.job_name = "job";
+  options.spec.set_world_size(2);
+  options.rank = 1;
+  return options;
+}
+
+void ExpectInvalid(const LoaderOptions& options, const std::string& message) {
+  const absl::Status status = options.Validate();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_EQ(status.message(), message);
+}
+
+TEST(LoaderOptionsTest, ValidOptionsPass) { EXPECT_TRUE(ValidOptions().Validate().ok()); }
+
+TEST(LoaderOptionsTest, NamesTheBadField) {
+  LoaderOptions options = ValidOptions();
+  options.coordinator_address.clear();
+  ExpectInvalid(options, "coordinator_address: must not be empty");
+
+  options = ValidOptions();
+  options.job_name.clear();
+  ExpectInvalid(options, "job_name: must not be empty");
+
+  options = ValidOptions();
+  options.spec.set_world_size(0);
+  ExpectInvalid(options, "spec.world_size: must be > 0, got 0");
+
+  options = ValidOptions();
+  options.rank = 2;
+  ExpectInvalid(options, "rank: must be < spec.world_size (2), got 2");
+
+  options = ValidOptions();
+  options.prefetch_bytes = 0;
+  ExpectInvalid(options, "prefetch_bytes: must be > 0, got 0");
+
+  options = ValidOptions();
+  options.only_workers = {"a:1", ""};
+  ExpectInvalid(options, "only_workers[1]: must not be empty");
+
+  options = ValidOptions();
+  options.heartbeat_interval = absl::ZeroDuration();
+  ExpectInvalid(options, "heartbeat_interval: must be > 0, got 0");
+
+  options = ValidOptions();
+  options.rpc_timeout = absl::Seconds(-1);
+  ExpectInvalid(options, "rpc_timeout: must be > 0, got -1s");
+
+  options = ValidOptions();
+  options.connect_backoff.max_attempts = 0;
+  ExpectInvalid(options, "connect_backoff.max_attempts: must be >= 1, got 0");
+}
+
+}  // namespace
+}  // namespace stoker

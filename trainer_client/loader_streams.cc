@@ -1,0 +1,257 @@
+// LoaderImpl: the heartbeat loop, reconciling worker streams with the coordinator's worker list,
+// and the stream callbacks (see loader_impl.h for the threads and locking).
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/retry.h"
+#include "trainer_client/loader_impl.h"
+
+namespace stoker {
+namespace {
+
+// Codes after which retrying the heartbeat can't help: the loader fails.
+bool IsPermanent(absl::StatusCode code) {
+  switch (code) {
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kUnauthenticated:
+    case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kAlreadyExists:
+    case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kDataLoss:
+      return true;
+    default:
+      return false;
+  }
+}
+
+constexpr uint32_t kMaxShare = 1 << 16;
+// Credit per stream when the coordinator did not say how big a batch is.
+constexpr uint64_t kUnknownSizeBudgetBatches = 8;
+
+}  // namespace
+
+void LoaderImpl::HeartbeatLoop() {
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (mu_.AwaitWithTimeout(absl::Condition(&stopping_), options_.heartbeat_interval)) return;
+    }
+    ReapEndedStreams();
+    const absl::Status status = HeartbeatOnce();
+    absl::MutexLock lock(&mu_);
+    if (status.ok()) {
+      heartbeat_failures_ = 0;
+    } else if (IsPermanent(status.code())) {
+      FailLocked(status);
+    } else {
+      ++heartbeat_failures_;
+      if (heartbeat_failures_ == 1 || heartbeat_failures_ % 50 == 0) {
+        STOKER_LOG(WARNING) << "client heartbeat failed (" << heartbeat_failures_
+                            << " in a row), retrying: " << status;
+      }
+    }
+    GrantCreditsLocked();  // time-based stall escalation
+  }
+}
+
+absl::Status LoaderImpl::HeartbeatOnce() {
+  v1::ClientHeartbeatRequest request;
+  request.set_job_id(job_.job_id());
+  request.set_rank(options_.rank);
+  request.set_client_id(options_.client_id);
+  std::vector<v1::TaskId> reported;
+  {
+    absl::MutexLock lock(&mu_);
+    reported.swap(consumed_);
+  }
+  request.mutable_consumed()->Reserve(static_cast<int>(reported.size()));
+  for (const v1::TaskId& task : reported) *request.add_consumed() = task;
+  absl::StatusOr<v1::ClientHeartbeatResponse> response =
+      env_.coordinator->ClientHeartbeat(request);
+  if (!response.ok()) {
+    absl::MutexLock lock(&mu_);
+    // Report them again next time, before what arrived meanwhile.
+    reported.insert(reported.end(), consumed_.begin(), consumed_.end());
+    consumed_.swap(reported);
+    return response.status();
+  }
+  Reconcile(*response);
+  return absl::OkStatus();
+}
+
+uint32_t LoaderImpl::ShareFor(size_t streams) const {
+  const uint64_t budget_batches = job_.batch_bytes() > 0
+                                      ? options_.prefetch_bytes / job_.batch_bytes()
+                                      : kUnknownSizeBudgetBatches;
+  const uint64_t share = budget_batches / std::max<size_t>(1, streams);
+  return static_cast<uint32_t>(std::clamp<uint64_t>(share, 1, kMaxShare));
+}
+
+void LoaderImpl::Reconcile(const v1::ClientHeartbeatResponse& response) {
+  std::set<std::string> targets;
+  for (const v1::WorkerInfo& worker : response.workers()) {
+    if (options_.only_workers.empty() ||
+        std::find(options_.only_workers.begin(), options_.only_workers.end(),
+                  worker.address()) != options_.only_workers.end()) {
+      targets.insert(worker.address());
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  if (stopping_) return;
+  const bool all_received = buffer_.accepted_total() >= buffer_.expected_total();
+  if (response.state() == v1::JOB_STATE_FINISHED && !all_received) {
+    FailLocked(absl::FailedPreconditionError(absl::StrCat(
+        "job '", options_.job_name, "' (id ", job_.job_id(),
+        ") is finished on the coordinator, but this client received only ",
+        buffer_.accepted_total(), " of the ", buffer_.expected_total(), " batches of rank ",
+        options_.rank, " (another client of this rank consumed them?); use a new job name")));
+    return;
+  }
+  if (targets.empty() && !warned_no_workers_) {
+    warned_no_workers_ = true;
+    STOKER_LOG(WARNING) << "no live workers"
+                        << (options_.only_workers.empty() ? "" : " matching only_workers")
+                        << " for job " << job_.job_id() << " yet; waiting";
+  }
+  // Streams that stay open count towards the split too, even if the worker is no longer listed.
+  std::set<std::string> addresses = targets;
+  for (const auto& [id, state] : streams_) {
+    if (!state.done) addresses.insert(state.address);
+  }
+  const uint32_t share = ShareFor(addresses.size());
+  pool_->set_max_free(static_cast<size_t>(share) * addresses.size() + addresses.size() + 2);
+  for (const auto& [id, state] : streams_) {
+    if (!state.done) buffer_.SetShare(id, share);
+  }
+  if (!all_received) {
+    const absl::Time now = env_.clock->Now();
+    for (const std::string& address : targets) {
+      const AddressState& known = addresses_[address];
+      if (known.open_stream == 0 && now >= known.next_attempt) OpenStreamLocked(address, share);
+    }
+  }
+  GrantCreditsLocked();
+}
+
+void LoaderImpl::OpenStreamLocked(const std::string& address, uint32_t share) {
+  const StreamId id = next_stream_id_++;
+  addresses_[address].open_stream = id;
+  StreamState& state = streams_[id];
+  state.address = address;
+  buffer_.AddStream(id, share);
+  v1::OpenStream open;
+  open.set_job_id(job_.job_id());
+  open.set_rank(options_.rank);
+  open.set_client_id(options_.client_id);
+  WorkerStreamHooks hooks;
+  hooks.allocate = [pool = pool_] { return pool->Acquire(); };
+  hooks.on_batch = [this, id](std::shared_ptr<v1::BatchMessage> message) {
+    OnBatch(id, std::move(message));
+  };
+  hooks.on_done = [this, id](const absl::Status& status) { OnStreamDone(id, status); };
+  // The factory never calls a hook before returning, so holding mu_ here is safe.
+  state.stream = env_.worker_streams->Open(address, open, std::move(hooks));
+  ++stats_.streams_opened;
+  STOKER_LOG(DEBUG) << "streaming job " << job_.job_id() << " rank " << options_.rank
+                    << " from worker " << address << " (credit " << share << ")";
+}
+
+void LoaderImpl::OnBatch(StreamId id, std::shared_ptr<v1::BatchMessage> message) {
+  Batch batch(std::move(message));
+  v1::TaskId task = batch.message().header().task();
+  const uint64_t worker_id = batch.worker_id();
+  const uint64_t samples = batch.num_samples();
+  const uint64_t bytes = batch.size_bytes();
+  const double produce_seconds = batch.produce_seconds();
+  absl::MutexLock lock(&mu_);
+  auto stream_it = streams_.find(id);
+  StreamState* state = stream_it == streams_.end() ? nullptr : &stream_it->second;
+  switch (buffer_.Add(id, std::move(batch))) {
+    case EpochBuffer::AddResult::kAccepted: {
+      ++stats_.batches_received;
+      stats_.samples_received += samples;
+      stats_.bytes_received += bytes;
+      WorkerReceiveStats& worker = worker_stats_[worker_id];
+      worker.worker_id = worker_id;
+      if (state != nullptr) worker.address = state->address;
+      ++worker.batches;
+      worker.samples += samples;
+      worker.bytes += bytes;
+      worker.produce_seconds += produce_seconds;
+      if (state != nullptr) addresses_[state->address].failures = 0;
+      consumed_.push_back(task);
+      if (state != nullptr && !state->done) state->stream->Ack(task);
+      break;
+    }
+    case EpochBuffer::AddResult::kDuplicate:
+      ++stats_.duplicates_dropped;
+      if (state != nullptr && !state->done) state->stream->Ack(task);
+      break;
+    case EpochBuffer::AddResult::kInvalid:
+      if (++stats_.invalid_dropped <= 10) {
+        STOKER_LOG(WARNING) << "dropped a batch that is not a task of job " << job_.job_id()
+                            << " rank " << options_.rank << ": " << task.ShortDebugString()
+                            << " from worker " << worker_id;
+      }
+      break;
+  }
+  GrantCreditsLocked();
+}
+
+void LoaderImpl::OnStreamDone(StreamId id, const absl::Status& status) {
+  absl::MutexLock lock(&mu_);
+  auto it = streams_.find(id);
+  if (it == streams_.end()) return;
+  it->second.done = true;
+  buffer_.RemoveStream(id);
+  AddressState& address = addresses_[it->second.address];
+  if (address.open_stream == id) address.open_stream = 0;
+  if (stopping_) return;
+  if (buffer_.accepted_total() >= buffer_.expected_total()) {
+    STOKER_LOG(DEBUG) << "stream from worker " << it->second.address
+                      << " ended after the last batch: " << status;
+    return;
+  }
+  ++stats_.stream_failures;
+  ++address.failures;
+  const absl::Duration delay =
+      BackoffDelay(options_.connect_backoff, address.failures, absl::Uniform(jitter_, 0.0, 1.0));
+  address.next_attempt = env_.clock->Now() + delay;
+  // Warn once per run of failures: a dead worker stays listed until the coordinator notices.
+  if (address.failures == 1 || address.failures % 20 == 0) {
+    STOKER_LOG(WARNING) << "stream from worker " << it->second.address << " ended ("
+                        << (status.ok() ? "worker closed it" : status.ToString())
+                        << "); reconnecting while the coordinator lists it (failure "
+                        << address.failures << ")";
+  } else {
+    STOKER_LOG(DEBUG) << "reconnect to worker " << it->second.address << " failed: " << status;
+  }
+}
+
+void LoaderImpl::ReapEndedStreams() {
+  std::vector<std::unique_ptr<WorkerStream>> ended;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = streams_.begin(); it != streams_.end();) {
+      if (it->second.done) {
+        ended.push_back(std::move(it->second.stream));
+        it = streams_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& stream : ended) {
+    if (stream != nullptr) stream->Join();
+  }
+}
+
+}  // namespace stoker

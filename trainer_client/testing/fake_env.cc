@@ -1,0 +1,221 @@
+#include "trainer_client/testing/fake_env.h"
+
+#include <string>
+#include <utility>
+
+namespace stoker::testing {
+namespace {
+
+constexpr absl::Duration kAwaitLimit = absl::Seconds(10);
+
+// The loader's handle; the test keeps the FakeStream.
+class FakeStreamHandle : public WorkerStream {
+ public:
+  explicit FakeStreamHandle(std::shared_ptr<FakeStream> stream) : stream_(std::move(stream)) {}
+  void GrantCredit(uint32_t n) override { stream_->GrantCredit(n); }
+  void Ack(const v1::TaskId& task) override { stream_->Ack(task); }
+  void Close() override {
+    stream_->Close();
+    stream_->End(absl::OkStatus());
+  }
+  void Cancel() override { stream_->End(absl::CancelledError("cancelled")); }
+  void Join() override {}
+
+ private:
+  std::shared_ptr<FakeStream> stream_;
+};
+
+}  // namespace
+
+std::shared_ptr<v1::BatchMessage> MakeBatchMessage(uint64_t job, uint32_t epoch,
+                                                   uint64_t batch_index, uint64_t worker_id,
+                                                   int samples, int bytes_per_sample) {
+  auto message = std::make_shared<v1::BatchMessage>();
+  v1::BatchHeader* header = message->mutable_header();
+  header->mutable_task()->set_job_id(job);
+  header->mutable_task()->set_epoch(epoch);
+  header->mutable_task()->set_batch_index(batch_index);
+  for (int i = 0; i < samples; ++i) {
+    header->add_sample_indices(batch_index * samples + i);
+    header->add_labels(static_cast<int64_t>(batch_index * samples + i) % 10);
+  }
+  header->add_shape(samples);
+  header->add_shape(1);
+  header->add_shape(1);
+  header->add_shape(bytes_per_sample);
+  header->set_dtype(v1::DTYPE_UINT8);
+  header->set_layout(v1::LAYOUT_HWC);
+  header->set_compression(v1::COMPRESSION_NONE);
+  header->set_worker_id(worker_id);
+  header->set_produce_seconds(0.5);
+  message->set_data(std::string(static_cast<size_t>(samples) * bytes_per_sample,
+                                static_cast<char>(batch_index & 0xff)));
+  return message;
+}
+
+FakeCoordinator::FakeCoordinator() {
+  v1::OpenJobResponse response;
+  response.set_job_id(7);
+  response.set_batches_per_epoch_per_rank(2);
+  response.set_num_samples(8);
+  response.set_batch_bytes(6);
+  for (int64_t d : {2, 1, 1, 3}) response.add_batch_shape(d);
+  open_job_result_ = response;
+  heartbeat_response_.set_state(v1::JOB_STATE_RUNNING);
+}
+
+absl::StatusOr<v1::OpenJobResponse> FakeCoordinator::OpenJob(const v1::OpenJobRequest& request) {
+  absl::MutexLock lock(&mu_);
+  ++open_job_calls_;
+  last_open_job_request_ = request;
+  return open_job_result_;
+}
+
+absl::StatusOr<v1::ClientHeartbeatResponse> FakeCoordinator::ClientHeartbeat(
+    const v1::ClientHeartbeatRequest& request) {
+  absl::MutexLock lock(&mu_);
+  ++heartbeats_;
+  if (!heartbeat_error_.ok()) return heartbeat_error_;
+  consumed_.insert(consumed_.end(), request.consumed().begin(), request.consumed().end());
+  return heartbeat_response_;
+}
+
+void FakeCoordinator::set_open_job_result(absl::StatusOr<v1::OpenJobResponse> result) {
+  absl::MutexLock lock(&mu_);
+  open_job_result_ = std::move(result);
+}
+
+void FakeCoordinator::set_heartbeat_error(absl::Status status) {
+  absl::MutexLock lock(&mu_);
+  heartbeat_error_ = std::move(status);
+}
+
+void FakeCoordinator::set_state(v1::JobState state) {
+  absl::MutexLock lock(&mu_);
+  heartbeat_response_.set_state(state);
+}
+
+void FakeCoordinator::AddWorker(uint64_t id, const std::string& address) {
+  absl::MutexLock lock(&mu_);
+  v1::WorkerInfo* worker = heartbeat_response_.add_workers();
+  worker->set_worker_id(id);
+  worker->set_address(address);
+  worker->set_cores(1);
+}
+
+int FakeCoordinator::open_job_calls() const {
+  absl::MutexLock lock(&mu_);
+  return open_job_calls_;
+}
+
+v1::OpenJobRequest FakeCoordinator::last_open_job_request() const {
+  absl::MutexLock lock(&mu_);
+  return last_open_job_request_;
+}
+
+std::vector<v1::TaskId> FakeCoordinator::consumed() const {
+  absl::MutexLock lock(&mu_);
+  return consumed_;
+}
+
+bool FakeCoordinator::AwaitConsumed(size_t n) {
+  absl::MutexLock lock(&mu_);
+  auto done = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return consumed_.size() >= n; };
+  return mu_.AwaitWithTimeout(absl::Condition(&done), kAwaitLimit);
+}
+
+bool FakeCoordinator::AwaitHeartbeats(int n) {
+  absl::MutexLock lock(&mu_);
+  const int target = heartbeats_ + n;
+  auto done = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return heartbeats_ >= target; };
+  return mu_.AwaitWithTimeout(absl::Condition(&done), kAwaitLimit);
+}
+
+void FakeStream::Deliver(std::shared_ptr<v1::BatchMessage> message) {
+  absl::MutexLock deliver(&deliver_mu_);
+  {
+    absl::MutexLock lock(&mu_);
+    if (ended_) return;
+  }
+  hooks_.on_batch(std::move(message));
+}
+
+void FakeStream::End(const absl::Status& status) {
+  absl::MutexLock deliver(&deliver_mu_);
+  {
+    absl::MutexLock lock(&mu_);
+    if (ended_) return;
+    ended_ = true;
+  }
+  hooks_.on_done(status);
+}
+
+uint64_t FakeStream::credits() const {
+  absl::MutexLock lock(&mu_);
+  return credits_;
+}
+
+std::vector<v1::TaskId> FakeStream::acks() const {
+  absl::MutexLock lock(&mu_);
+  return acks_;
+}
+
+bool FakeStream::closed() const {
+  absl::MutexLock lock(&mu_);
+  return closed_;
+}
+
+bool FakeStream::ended() const {
+  absl::MutexLock lock(&mu_);
+  return ended_;
+}
+
+bool FakeStream::AwaitCredits(uint64_t n) {
+  absl::MutexLock lock(&mu_);
+  auto done = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return credits_ >= n; };
+  return mu_.AwaitWithTimeout(absl::Condition(&done), kAwaitLimit);
+}
+
+bool FakeStream::AwaitAcks(size_t n) {
+  absl::MutexLock lock(&mu_);
+  auto done = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return acks_.size() >= n; };
+  return mu_.AwaitWithTimeout(absl::Condition(&done), kAwaitLimit);
+}
+
+void FakeStream::GrantCredit(uint32_t n) {
+  absl::MutexLock lock(&mu_);
+  if (!closed_ && !ended_) credits_ += n;
+}
+
+void FakeStream::Ack(const v1::TaskId& task) {
+  absl::MutexLock lock(&mu_);
+  if (!closed_ && !ended_) acks_.push_back(task);
+}
+
+void FakeStream::Close() {
+  absl::MutexLock lock(&mu_);
+  closed_ = true;
+}
+
+std::unique_ptr<WorkerStream> FakeWorkerStreamFactory::Open(const std::string& address,
+                                                            const v1::OpenStream& open,
+                                                            WorkerStreamHooks hooks) {
+  auto stream = std::make_shared<FakeStream>(address, open, std::move(hooks));
+  absl::MutexLock lock(&mu_);
+  streams_.push_back(stream);
+  return std::make_unique<FakeStreamHandle>(stream);
+}
+
+size_t FakeWorkerStreamFactory::stream_count() const {
+  absl::MutexLock lock(&mu_);
+  return streams_.size();
+}
+
+std::shared_ptr<FakeStream> FakeWorkerStreamFactory::AwaitStream(size_t index) {
+  absl::MutexLock lock(&mu_);
+  auto done = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return streams_.size() > index; };
+  if (!mu_.AwaitWithTimeout(absl::Condition(&done), kAwaitLimit)) return nullptr;
+  return streams_[index];
+}
+
+}  // namespace stoker::testing
