@@ -27,8 +27,13 @@ BIN=${STOKER_BUILD_DIR:-build}
 RUN_DIR=$(mktemp -d)
 PIDS=()
 cleanup() {
-  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  trap - INT TERM
+  # Newest first: the client, then the workers, then the coordinator they report to.
+  local i
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
+    kill -TERM "${PIDS[i]}" 2>/dev/null || true
+    wait "${PIDS[i]}" 2>/dev/null || true
+  done
   rm -rf "$RUN_DIR"
 }
 trap cleanup EXIT
@@ -62,6 +67,9 @@ done
 
 echo "Stoker demo: coordinator $COORDINATOR, $WORKERS workers (1 thread each), blur workload"
 echo "  (224x224x3 uint8 -> to_float -> 10x gaussian_blur(ksize=11), batch 64), $BATCHES batches"
-"$BIN/tools/stoker-bench-client" --coordinator="$COORDINATOR" --job=demo-blur \
+# In the background with `wait`, so that Ctrl-C runs the cleanup at once.
+"$BIN/tools/stoker-bench-client" --coordinator="$COORDINATOR" --job="demo-blur-$$" \
   --num-samples=$((BATCHES * 64)) --batch-size=64 --epochs=1 --step-ms="$STEP_MS" \
-  --pipeline="to_float, gaussian_blur(ksize=11)*10"
+  --pipeline="to_float, gaussian_blur(ksize=11)*10" &
+PIDS+=($!)
+wait "${PIDS[-1]}"

@@ -26,6 +26,9 @@ class CoordinatorApi {
       const stoker::v1::LeaseTasksRequest& request) = 0;
   virtual absl::StatusOr<stoker::v1::GetJobResponse> GetJob(
       const stoker::v1::GetJobRequest& request) = 0;
+  // Cancels the calls in flight and fails later ones with CANCELLED, so that a stopping worker
+  // does not wait out a deadline on a coordinator that is itself shutting down.
+  virtual void Shutdown() = 0;
 };
 
 // A gRPC client of `address`; every call has deadline `rpc_timeout`.

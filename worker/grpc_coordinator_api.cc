@@ -2,6 +2,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
 #include "common/grpc_status.h"
 #include "stoker/v1/coordinator.grpc.pb.h"
 #include "worker/coordinator_api.h"
@@ -35,6 +37,12 @@ class GrpcCoordinatorApi : public CoordinatorApi {
     return Call(&pb::Coordinator::Stub::GetJob, request);
   }
 
+  void Shutdown() override {
+    absl::MutexLock lock(&mu_);
+    shut_down_ = true;
+    for (grpc::ClientContext* context : in_flight_) context->TryCancel();
+  }
+
  private:
   template <typename Request, typename Response>
   absl::StatusOr<Response> Call(
@@ -43,8 +51,17 @@ class GrpcCoordinatorApi : public CoordinatorApi {
       const Request& request) {
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(absl::Now() + rpc_timeout_));
+    {
+      absl::MutexLock lock(&mu_);
+      if (shut_down_) return absl::CancelledError("worker is stopping");
+      in_flight_.insert(&context);
+    }
     Response response;
     grpc::Status status = (stub_.get()->*method)(&context, request, &response);
+    {
+      absl::MutexLock lock(&mu_);
+      in_flight_.erase(&context);
+    }
     if (!status.ok()) return FromGrpcStatus(status, "coordinator " + address_);
     return response;
   }
@@ -52,6 +69,9 @@ class GrpcCoordinatorApi : public CoordinatorApi {
   const std::string address_;
   const absl::Duration rpc_timeout_;
   std::unique_ptr<pb::Coordinator::Stub> stub_;
+  absl::Mutex mu_;
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  absl::flat_hash_set<grpc::ClientContext*> in_flight_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace

@@ -67,6 +67,7 @@ void Worker::Stop() {
     if (stopping_) return;
     stopping_ = true;
   }
+  coordinator_->Shutdown();
   if (open_thread_.joinable()) open_thread_.join();
   if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
   if (lease_thread_.joinable()) lease_thread_.join();
