@@ -7,6 +7,8 @@ namespace {
 
 // Larger images than this per sample are refused: they would not fit any sane batch.
 constexpr uint64_t kMaxSyntheticPixels = uint64_t{1} << 26;
+// Epoch plans hold the whole order in memory (8 bytes a sample): 2^28 samples is 2 GiB a plan.
+constexpr uint64_t kMaxSamples = uint64_t{1} << 28;
 
 }  // namespace
 
@@ -16,6 +18,10 @@ absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec) {
       const stoker::v1::SyntheticSource& s = spec.synthetic();
       if (s.num_samples() == 0) {
         return absl::InvalidArgumentError("dataset.synthetic.num_samples: must be > 0");
+      }
+      if (s.num_samples() > kMaxSamples) {
+        return absl::InvalidArgumentError(
+            "dataset.synthetic.num_samples: must be at most 2^28 (268435456)");
       }
       if (s.height() == 0) return absl::InvalidArgumentError("dataset.synthetic.height: must be > 0");
       if (s.width() == 0) return absl::InvalidArgumentError("dataset.synthetic.width: must be > 0");
