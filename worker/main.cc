@@ -10,6 +10,7 @@
 
 int main(int argc, char** argv) {
   stoker::WorkerConfig config;
+  config.coordinator_address = "127.0.0.1:7070";  // The coordinator binary's default.
   int64_t lease_poll_ms = absl::ToInt64Milliseconds(config.max_lease_poll);
   int64_t rpc_timeout_ms = absl::ToInt64Milliseconds(config.rpc_timeout);
   uint32_t register_attempts = static_cast<uint32_t>(config.register_backoff.max_attempts);

@@ -93,3 +93,28 @@ TEST_F(WorkerStreamTest, OpenWithoutCreditEndsCleanlyOnHalfClose) {
 
 }  // namespace
 }  // namespace stoker
+
+namespace stoker {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(WorkerServerTest, UnreachableCoordinatorIsUnavailableNamingIt) {
+  // Nothing listens on port 1 of loopback.
+  WorkerConfig config;
+  config.coordinator_address = "127.0.0.1:1";
+  config.register_backoff = BackoffPolicy{absl::Milliseconds(1), absl::Milliseconds(5), 2.0, 3};
+  absl::StatusOr<std::unique_ptr<WorkerServer>> server = WorkerServer::Start(config);
+  EXPECT_EQ(server.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(server.status().message()), HasSubstr("127.0.0.1:1"));
+}
+
+TEST(WorkerServerTest, BadConfigIsInvalidArgument) {
+  WorkerConfig config;
+  config.coordinator_address = "127.0.0.1:1";
+  config.listen_address = "no-port";
+  EXPECT_EQ(WorkerServer::Start(config).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace stoker
