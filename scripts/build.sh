@@ -9,8 +9,6 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$BUILD_DIR/configure.log" 2>&1 \
     || { cat "$BUILD_DIR/configure.log" >&2; exit 1; }
 fi
-if [ $# -gt 0 ]; then
-  ninja -C "$BUILD_DIR" --quiet "$@"
-else
-  ninja -C "$BUILD_DIR" --quiet
-fi
+# --quiet drops progress lines; the one line left on a no-op build is dropped too.
+output=$(ninja -C "$BUILD_DIR" --quiet "$@" 2>&1) || { echo "$output" >&2; exit 1; }
+[ "$output" = "ninja: no work to do." ] || [ -z "$output" ] || echo "$output"

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 BATCHES=24
 WORKERS=2
-STEP_MS=0
+STEP_MS=50  # A training step of 50 ms: the GPU time the data must keep up with.
 while [ $# -gt 0 ]; do
   case "$1" in
     --batches) BATCHES=$2; shift 2 ;;
@@ -66,7 +66,8 @@ for i in $(seq "$WORKERS"); do
 done
 
 echo "Stoker demo: coordinator $COORDINATOR, $WORKERS workers (1 thread each), blur workload"
-echo "  (224x224x3 uint8 -> to_float -> 10x gaussian_blur(ksize=11), batch 64), $BATCHES batches"
+echo "  (224x224x3 uint8 -> to_float -> 10x gaussian_blur(ksize=11), batch 64), $BATCHES batches,"
+echo "  consumer with a simulated training step of $STEP_MS ms per batch"
 # In the background with `wait`, so that Ctrl-C runs the cleanup at once.
 "$BIN/tools/stoker-bench-client" --coordinator="$COORDINATOR" --job="demo-blur-$$" \
   --num-samples=$((BATCHES * 64)) --batch-size=64 --epochs=1 --step-ms="$STEP_MS" \
