@@ -91,14 +91,6 @@ TEST_F(WorkerStreamTest, OpenWithoutCreditEndsCleanlyOnHalfClose) {
   EXPECT_TRUE(StreamWith(open).ok());
 }
 
-}  // namespace
-}  // namespace stoker
-
-namespace stoker {
-namespace {
-
-using ::testing::HasSubstr;
-
 TEST(WorkerServerTest, UnreachableCoordinatorIsUnavailableNamingIt) {
   // Nothing listens on port 1 of loopback.
   WorkerConfig config;
