@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "absl/strings/str_join.h"
 #include "augment/ops/ops.h"
 
@@ -64,9 +65,8 @@ absl::StatusOr<std::unique_ptr<Op>> CreateOp(const stoker::v1::Op& op, int index
   }
   absl::StatusOr<std::unique_ptr<Op>> created = schema->factory(op, input);
   if (!created.ok()) {
-    return absl::Status(created.status().code(),
-                        absl::StrCat("pipeline.ops[", index, "] (", schema->name,
-                                     "): ", created.status().message()));
+    return PrefixStatus(absl::StrCat("pipeline.ops[", index, "] (", schema->name, "): "),
+                        created.status());
   }
   return created;
 }

@@ -39,7 +39,12 @@ Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
 Pipeline::~Pipeline() = default;
 
 absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
-                                           const ImageShape& input_shape) {
+                                           const InputFormat& input) {
+  if (input.encoded) {
+    return absl::InvalidArgumentError(
+        "pipeline: the dataset yields encoded images, which this version cannot decode");
+  }
+  const ImageShape& input_shape = input.shape;
   if (input_shape.elements() == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("pipeline input shape ", ShapeString(input_shape), " is empty"));
@@ -91,8 +96,9 @@ std::vector<int64_t> Pipeline::BatchShape(int64_t batch_size) const {
   return {batch_size, h, w, c};
 }
 
-absl::Status Pipeline::Run(const ImageView& input, CounterRng* rng, PipelineWorkspace* workspace,
-                           uint8_t* out) const {
+absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng,
+                           PipelineWorkspace* workspace, uint8_t* out) const {
+  const ImageView& input = sample.image;
   if (input.shape != input_shape_) {
     return absl::InvalidArgumentError(absl::StrCat("pipeline input is ", ShapeString(input.shape),
                                                    ", compiled for ", ShapeString(input_shape_)));
@@ -119,8 +125,7 @@ absl::Status Pipeline::Run(const ImageView& input, CounterRng* rng, PipelineWork
       target = buffer.view();
     }
     if (absl::Status status = op.Apply(current, rng, &workspace->scratch(), target); !status.ok()) {
-      return absl::Status(status.code(), absl::StrCat("pipeline.ops[", i, "] (", op.name(),
-                                                      "): ", status.message()));
+      return PrefixStatus(absl::StrCat("pipeline.ops[", i, "] (", op.name(), "): "), status);
     }
     current = target;
   }

@@ -4,10 +4,10 @@
 // The per-sample pipeline executor: a validated, compiled list of ops that turns one source image
 // into one slot of a batch tensor (in the job's output layout and dtype).
 //
-//   ASSIGN_OR_RETURN(Pipeline pipeline, Pipeline::Compile(spec.pipeline(), source_shape));
+//   ASSIGN_OR_RETURN(Pipeline pipeline, Pipeline::Compile(spec.pipeline(), source.format()));
 //   PipelineWorkspace workspace;                       // one per thread, reused
 //   CounterRng rng = SampleRng(seed, epoch, index);
-//   RETURN_IF_ERROR(pipeline.Run(image, &rng, &workspace, slot));
+//   RETURN_IF_ERROR(pipeline.Run(SampleInput::Decoded(image), &rng, &workspace, slot));
 //
 // Errors from Compile are INVALID_ARGUMENT and name the op and field, e.g.
 // "pipeline.ops[3] (gaussian_blur): ksize must be odd and > 0, got 4".
@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "augment/image.h"
+#include "augment/sample_input.h"
 #include "common/counter_rng.h"
 #include "stoker/v1/pipeline.pb.h"
 
@@ -42,8 +43,14 @@ class PipelineWorkspace {
 // Immutable after Compile: Run may be called from many threads, each with its own workspace.
 class Pipeline {
  public:
+  // Errors: INVALID_ARGUMENT naming the op and field; also when `input` is encoded, which this
+  // version cannot decode yet.
   static absl::StatusOr<Pipeline> Compile(const stoker::v1::PipelineSpec& spec,
-                                          const ImageShape& input_shape);
+                                          const InputFormat& input);
+  static absl::StatusOr<Pipeline> Compile(const stoker::v1::PipelineSpec& spec,
+                                          const ImageShape& input_shape) {
+    return Compile(spec, InputFormat::Decoded(input_shape));
+  }
 
   Pipeline(Pipeline&&) noexcept;
   Pipeline& operator=(Pipeline&&) noexcept;
@@ -58,15 +65,20 @@ class Pipeline {
   // [N, H, W, C] or [N, C, H, W].
   std::vector<int64_t> BatchShape(int64_t batch_size) const;
 
-  // Runs every op on `input` (REQUIRES: input.shape == input_shape(); it is not modified) drawing
+  // Runs every op on `input` (REQUIRES: input.image.shape == input_shape(); it is not modified)
+  // drawing
   // randomness from `rng` (the draws each op makes are listed in augment/op.h), and writes
   // output_bytes_per_sample() bytes to `out`. `out` needs no particular alignment (an unaligned
   // float32 slot costs one extra copy) and must not overlap `input` or the workspace. Once
   // `workspace` has run a sample of this pipeline, Run allocates nothing.
   // Errors: INVALID_ARGUMENT when input.shape != input_shape(); INTERNAL when a kernel fails
   // (e.g. an OpenCV exception), naming the op.
-  absl::Status Run(const ImageView& input, CounterRng* rng, PipelineWorkspace* workspace,
+  absl::Status Run(const SampleInput& input, CounterRng* rng, PipelineWorkspace* workspace,
                    uint8_t* out) const;
+  absl::Status Run(const ImageView& image, CounterRng* rng, PipelineWorkspace* workspace,
+                   uint8_t* out) const {
+    return Run(SampleInput::Decoded(image), rng, workspace, out);
+  }
 
  private:
   Pipeline();

@@ -7,6 +7,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 #define STOKER_CONCAT_INNER_(a, b) a##b
 #define STOKER_CONCAT_(a, b) STOKER_CONCAT_INNER_(a, b)
@@ -27,5 +29,20 @@
   auto statusor = (rexpr);                                  \
   if (!statusor.ok()) return std::move(statusor).status();  \
   lhs = std::move(statusor).value()
+
+namespace stoker {
+
+// `status` with `prefix` put before its message; code and payloads (e.g. a bad-sample reason,
+// common/bad_sample.h) are kept. OK stays OK.
+inline absl::Status PrefixStatus(absl::string_view prefix, const absl::Status& status) {
+  if (status.ok()) return status;
+  absl::Status prefixed(status.code(), absl::StrCat(prefix, status.message()));
+  status.ForEachPayload([&prefixed](absl::string_view url, const absl::Cord& payload) {
+    prefixed.SetPayload(url, payload);
+  });
+  return prefixed;
+}
+
+}  // namespace stoker
 
 #endif  // STOKER_COMMON_STATUS_MACROS_H_

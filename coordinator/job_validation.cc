@@ -17,10 +17,7 @@ using stoker::v1::JobSpec;
 
 // Errors of the data and augment libraries name fields relative to the JobSpec
 // ("dataset.synthetic.height: ..."); the coordinator's callers see them under "spec.".
-absl::Status UnderSpec(const absl::Status& status) {
-  if (status.ok()) return status;
-  return absl::Status(status.code(), absl::StrCat("spec.", status.message()));
-}
+absl::Status UnderSpec(const absl::Status& status) { return PrefixStatus("spec.", status); }
 
 // The scalar fields, checked before anything is opened or compiled.
 absl::Status ValidateScalars(const JobSpec& spec) {
@@ -46,7 +43,7 @@ absl::StatusOr<JobGeometry> ComputeJobGeometry(const JobSpec& spec) {
   RETURN_IF_ERROR(UnderSpec(ValidateDatasetSpec(spec.dataset())));
   auto source = CreateSource(spec.dataset(), spec.seed());
   if (!source.ok()) return UnderSpec(source.status());
-  auto pipeline = Pipeline::Compile(spec.pipeline(), (*source)->image_shape());
+  auto pipeline = Pipeline::Compile(spec.pipeline(), (*source)->format());
   if (!pipeline.ok()) return UnderSpec(pipeline.status());
 
   JobGeometry geometry;

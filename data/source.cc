@@ -43,12 +43,6 @@ absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec) {
   return absl::InvalidArgumentError("dataset: no source set (expected one of: synthetic)");
 }
 
-absl::StatusOr<ImageShape> DatasetImageShape(const stoker::v1::DatasetSpec& spec) {
-  if (absl::Status status = ValidateDatasetSpec(spec); !status.ok()) return status;
-  const stoker::v1::SyntheticSource& s = spec.synthetic();
-  return ImageShape{s.height(), s.width(), s.channels(), PixelType::kUint8};
-}
-
 absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSpec& spec,
                                                      uint64_t seed) {
   if (absl::Status status = ValidateDatasetSpec(spec); !status.ok()) return status;

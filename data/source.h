@@ -1,17 +1,36 @@
 #ifndef STOKER_DATA_SOURCE_H_
 #define STOKER_DATA_SOURCE_H_
 
-// Where samples come from. A Source turns a dataset index into a decoded image and a label.
+// Where samples come from. A Source turns a dataset index into a sample (a decoded image, or the
+// encoded bytes of one) and a label.
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "augment/image.h"
+#include "augment/sample_input.h"
 #include "stoker/v1/pipeline.pb.h"
 
 namespace stoker {
+
+// One sample as a source yields it, in storage reused from sample to sample (no allocation once
+// warm). Thread-compatible.
+struct SampleBuffer {
+  // Decoded sources: the image (reshaped by Read).
+  ImageBuffer image;
+  // Encoded sources: the file's bytes (resized by Read; capacity kept).
+  std::vector<uint8_t> encoded;
+  int64_t label = 0;
+
+  // The pipeline's view of this sample for a source of `format`.
+  SampleInput input(const InputFormat& format) const {
+    return format.encoded ? SampleInput::Encoded(encoded) : SampleInput::Decoded(image.view());
+  }
+};
 
 // Thread-safe: Read may be called concurrently with different buffers.
 class Source {
@@ -20,19 +39,19 @@ class Source {
 
   // Number of samples N.
   virtual uint64_t size() const = 0;
-  // Shape of every image this source yields (fixed for every source in this version).
-  virtual ImageShape image_shape() const = 0;
-  // Fills `image` (reshaping it, reusing its storage) and `*label` for sample `index`.
-  // OUT_OF_RANGE when index >= size().
-  virtual absl::Status Read(uint64_t index, ImageBuffer* image, int64_t* label) const = 0;
+  // Whether samples are encoded, and the shape of every image when they are not.
+  virtual InputFormat format() const = 0;
+  // Fills `sample` (its image or its encoded bytes, per format(), and its label) for `index`.
+  // Errors: OUT_OF_RANGE when index >= size(); a bad-sample error (common/bad_sample.h) when this
+  // sample's bytes cannot be read, so that the caller replaces it; other codes fail the batch.
+  virtual absl::Status Read(uint64_t index, SampleBuffer* sample) const = 0;
+  // Where sample `index` lives, for logs: e.g. "train-00003.stoker offset 1048576".
+  virtual std::string Locate(uint64_t index) const = 0;
 };
 
 // INVALID_ARGUMENT naming the field when the spec is not usable, e.g.
 // "dataset.synthetic.height must be > 0".
 absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec);
-
-// Shape of the images the dataset yields, without opening it. Errors as ValidateDatasetSpec.
-absl::StatusOr<ImageShape> DatasetImageShape(const stoker::v1::DatasetSpec& spec);
 
 // Opens the dataset. `seed` is the job's seed (synthetic pixels depend on it). Errors as
 // ValidateDatasetSpec.

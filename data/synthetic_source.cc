@@ -13,13 +13,17 @@ SyntheticSource::SyntheticSource(const stoker::v1::SyntheticSource& spec, uint64
       seed_(seed),
       shape_{spec.height(), spec.width(), spec.channels(), PixelType::kUint8} {}
 
-absl::Status SyntheticSource::Read(uint64_t index, ImageBuffer* image, int64_t* label) const {
+std::string SyntheticSource::Locate(uint64_t index) const {
+  return absl::StrCat("synthetic sample ", index);
+}
+
+absl::Status SyntheticSource::Read(uint64_t index, SampleBuffer* sample) const {
   if (index >= num_samples_) {
     return absl::OutOfRangeError(
         absl::StrCat("sample ", index, " is past the ", num_samples_, " synthetic samples"));
   }
-  image->Reshape(shape_);
-  uint8_t* pixels = image->view().pixels<uint8_t>();
+  sample->image.Reshape(shape_);
+  uint8_t* pixels = sample->image.view().pixels<uint8_t>();
   const size_t bytes = shape_.bytes();
   CounterRng rng(KeyOf(seed_ ^ kContentDomain, index, 0));
   size_t i = 0;
@@ -31,7 +35,7 @@ absl::Status SyntheticSource::Read(uint64_t index, ImageBuffer* image, int64_t* 
     const uint64_t draw = rng.NextU64();
     std::memcpy(pixels + i, &draw, bytes - i);
   }
-  *label = static_cast<int64_t>(index % num_classes_);
+  sample->label = static_cast<int64_t>(index % num_classes_);
   return absl::OkStatus();
 }
 

@@ -15,8 +15,9 @@ class SyntheticSource : public Source {
   SyntheticSource(const stoker::v1::SyntheticSource& spec, uint64_t seed);
 
   uint64_t size() const override { return num_samples_; }
-  ImageShape image_shape() const override { return shape_; }
-  absl::Status Read(uint64_t index, ImageBuffer* image, int64_t* label) const override;
+  InputFormat format() const override { return InputFormat::Decoded(shape_); }
+  absl::Status Read(uint64_t index, SampleBuffer* sample) const override;
+  std::string Locate(uint64_t index) const override;
 
  private:
   uint64_t num_samples_;

@@ -24,33 +24,32 @@ stoker::v1::DatasetSpec Synthetic(uint64_t n, uint32_t h, uint32_t w, uint32_t c
 TEST(SyntheticSourceTest, SameIndexSameImageAndLabel) {
   auto source = CreateSource(Synthetic(100, 5, 7, 3), 99);
   ASSERT_TRUE(source.ok());
-  EXPECT_EQ((*source)->image_shape(), (ImageShape{5, 7, 3, PixelType::kUint8}));
-  ImageBuffer a, b;
-  int64_t la = -1, lb = -1;
-  ASSERT_TRUE((*source)->Read(37, &a, &la).ok());
-  ASSERT_TRUE((*source)->Read(37, &b, &lb).ok());
-  EXPECT_EQ(la, 7);
-  EXPECT_EQ(lb, 7);
-  EXPECT_EQ(std::memcmp(a.view().data, b.view().data, a.shape().bytes()), 0);
-  ASSERT_TRUE((*source)->Read(38, &b, &lb).ok());
-  EXPECT_NE(std::memcmp(a.view().data, b.view().data, a.shape().bytes()), 0);
+  EXPECT_FALSE((*source)->format().encoded);
+  EXPECT_EQ((*source)->format().shape, (ImageShape{5, 7, 3, PixelType::kUint8}));
+  EXPECT_EQ((*source)->Locate(37), "synthetic sample 37");
+  SampleBuffer a, b;
+  ASSERT_TRUE((*source)->Read(37, &a).ok());
+  ASSERT_TRUE((*source)->Read(37, &b).ok());
+  EXPECT_EQ(a.label, 7);
+  EXPECT_EQ(b.label, 7);
+  EXPECT_EQ(std::memcmp(a.image.view().data, b.image.view().data, a.image.shape().bytes()), 0);
+  ASSERT_TRUE((*source)->Read(38, &b).ok());
+  EXPECT_NE(std::memcmp(a.image.view().data, b.image.view().data, a.image.shape().bytes()), 0);
 }
 
 TEST(SyntheticSourceTest, SeedChangesPixels) {
   auto s1 = CreateSource(Synthetic(10, 4, 4, 1), 1);
   auto s2 = CreateSource(Synthetic(10, 4, 4, 1), 2);
-  ImageBuffer a, b;
-  int64_t label;
-  ASSERT_TRUE((*s1)->Read(0, &a, &label).ok());
-  ASSERT_TRUE((*s2)->Read(0, &b, &label).ok());
-  EXPECT_NE(std::memcmp(a.view().data, b.view().data, 16), 0);
+  SampleBuffer a, b;
+  ASSERT_TRUE((*s1)->Read(0, &a).ok());
+  ASSERT_TRUE((*s2)->Read(0, &b).ok());
+  EXPECT_NE(std::memcmp(a.image.view().data, b.image.view().data, 16), 0);
 }
 
 TEST(SyntheticSourceTest, OutOfRangeIndex) {
   auto source = CreateSource(Synthetic(3, 2, 2, 1), 0);
-  ImageBuffer image;
-  int64_t label;
-  EXPECT_EQ((*source)->Read(3, &image, &label).code(), absl::StatusCode::kOutOfRange);
+  SampleBuffer sample;
+  EXPECT_EQ((*source)->Read(3, &sample).code(), absl::StatusCode::kOutOfRange);
 }
 
 TEST(DatasetSpecTest, NamesTheBadField) {
@@ -66,7 +65,7 @@ TEST(DatasetSpecTest, NamesTheBadField) {
   check(Synthetic(5, 2, 0, 3), "width");
   check(Synthetic(5, 2, 2, 2), "channels");
   check(Synthetic(5, 50000, 50000, 3), "pixels");
-  EXPECT_EQ(DatasetImageShape(Synthetic(5, 2, 2, 2)).status().code(),
+  EXPECT_EQ(CreateSource(Synthetic(5, 2, 2, 2), 0).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 

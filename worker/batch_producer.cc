@@ -37,11 +37,11 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
   uint8_t* slot = reinterpret_cast<uint8_t*>(data->data());
   for (uint32_t i = 0; i < batch_size; ++i, slot += sample_bytes) {
     const uint64_t index = header->sample_indices(static_cast<int>(i));
-    int64_t label = 0;
-    RETURN_IF_ERROR(job.source().Read(index, &scratch->image, &label));
-    header->set_labels(static_cast<int>(i), label);
+    RETURN_IF_ERROR(job.source().Read(index, &scratch->sample));
+    header->set_labels(static_cast<int>(i), scratch->sample.label);
     CounterRng rng = SampleRng(spec.seed(), task.epoch(), index);
-    RETURN_IF_ERROR(pipeline.Run(scratch->image.view(), &rng, &scratch->workspace, slot));
+    RETURN_IF_ERROR(pipeline.Run(scratch->sample.input(job.source().format()), &rng,
+                                 &scratch->workspace, slot));
   }
   header->set_produce_seconds(absl::ToDoubleSeconds(absl::Now() - start));
   return absl::OkStatus();

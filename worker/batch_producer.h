@@ -23,7 +23,7 @@ namespace stoker {
 
 // Per-thread scratch for ProduceBatch. Thread-compatible.
 struct ProducerScratch {
-  ImageBuffer image;
+  SampleBuffer sample;
   PipelineWorkspace workspace;
 };
 
