@@ -1,5 +1,6 @@
 #include "worker/batch_producer.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/time/clock.h"
@@ -61,7 +62,7 @@ void BatchMessagePool::Put(std::unique_ptr<stoker::v1::BatchMessage> message) {
 }
 
 BatchProducer::BatchProducer(uint32_t threads, uint64_t worker_id, BatchMessagePool* pool)
-    : pool_(pool), worker_id_(worker_id) {
+    : pool_(pool), worker_id_(worker_id), recent_(absl::Now(), std::max<uint32_t>(threads, 1)) {
   for (uint32_t i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
 }
 
@@ -113,16 +114,24 @@ void BatchProducer::Loop() {
       worker_id = worker_id_;
     }
     std::unique_ptr<stoker::v1::BatchMessage> message = pool_->Get();
+    const absl::Time start = absl::Now();
     absl::Status status = ProduceBatch(*work.job, work.task, worker_id, &scratch, message.get());
     if (status.ok()) {
+      const absl::Time end = absl::Now();
       absl::MutexLock lock(&mu_);
       ++batches_produced_;
       samples_produced_ += work.job->spec().batch_size();
+      recent_.Record(end, work.job->job_id(), end - start, work.job->spec().batch_size());
     } else {
       pool_->Put(std::move(message));
     }
     work.done(status, status.ok() ? std::move(message) : nullptr);
   }
+}
+
+void BatchProducer::ReportRecent(stoker::v1::WorkerStats* stats) const {
+  absl::MutexLock lock(&mu_);
+  recent_.Report(absl::Now(), stats);
 }
 
 uint64_t BatchProducer::batches_produced() const {
