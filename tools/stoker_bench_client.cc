@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "augment/pipeline_text.h"
 #include "common/flags.h"
+#include "common/metrics.h"
 #include "common/status_macros.h"
 #include "tools/bench_report.h"
 #include "trainer_client/loader.h"
@@ -56,6 +57,7 @@ struct BenchConfig {
   std::string workers;
   std::string dump_indices;
   std::string report_json;
+  MetricsFlags metrics;
 
   // INVALID_ARGUMENT naming the flag.
   absl::Status Validate() const;
@@ -176,6 +178,7 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("workers", &c.workers, "comma-separated worker addresses to use (empty = all)");
   flags.Add("dump-indices", &c.dump_indices, "write one JSON line per batch to this file");
   flags.Add("report-json", &c.report_json, "write the report as JSON to this file");
+  c.metrics.AddTo(&flags);
 }
 
 int Fail(const absl::Status& status) {
@@ -225,6 +228,8 @@ int Run(int argc, char** argv) {
   }
   absl::StatusOr<std::unique_ptr<Loader>> loader = Loader::Open(*options);
   if (!loader.ok()) return Fail(loader.status());
+  absl::StatusOr<std::unique_ptr<MetricsServer>> metrics = config.metrics.Serve((*loader)->metrics());
+  if (!metrics.ok()) return Fail(metrics.status());
 
   BenchRun run;
   run.job_name = options->job_name;

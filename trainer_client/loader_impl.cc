@@ -148,6 +148,7 @@ uint32_t LoaderImpl::current_epoch() const {
 LoaderStats LoaderImpl::stats() const {
   absl::MutexLock lock(&mu_);
   LoaderStats stats = stats_;
+  stats.failed = !fatal_.ok();
   stats.workers.clear();
   for (const auto& [id, worker] : worker_stats_) stats.workers.push_back(worker);
   return stats;
