@@ -42,12 +42,15 @@ int Run(int argc, char** argv) {
   flags.Add("port-file", &port_file, "Write the bound port to this file once serving");
   MetricsFlags metrics_flags;
   metrics_flags.AddTo(&flags);
+  LogFlags log_flags;
+  log_flags.AddTo(&flags);
   flags.MapField("listen_address", "listen");
   flags.MapField("heartbeat_interval", "heartbeat-interval-ms");
   flags.MapField("worker_timeout", "worker-timeout-ms");
   flags.MapField("lease_duration", "lease-duration-ms");
   flags.MapField("max_tasks_per_lease", "max-tasks-per-lease");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
+  if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
 
   CoordinatorConfig config;
   config.listen_address = listen;

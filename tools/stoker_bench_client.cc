@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "augment/pipeline_text.h"
 #include "common/flags.h"
+#include "common/logging.h"
 #include "common/metrics.h"
 #include "common/status_macros.h"
 #include "tools/bench_report.h"
@@ -58,6 +59,7 @@ struct BenchConfig {
   std::string dump_indices;
   std::string report_json;
   MetricsFlags metrics;
+  LogFlags log;
 
   // INVALID_ARGUMENT naming the flag.
   absl::Status Validate() const;
@@ -179,6 +181,7 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("dump-indices", &c.dump_indices, "write one JSON line per batch to this file");
   flags.Add("report-json", &c.report_json, "write the report as JSON to this file");
   c.metrics.AddTo(&flags);
+  c.log.AddTo(&flags);
 }
 
 int Fail(const absl::Status& status) {
@@ -215,6 +218,7 @@ int Run(int argc, char** argv) {
   FlagSet flags(kProgram, "Streams a job's batches like a trainer and reports throughput.");
   AddFlags(flags, config);
   if (std::optional<int> exit_code = flags.Parse(argc, argv)) return *exit_code;
+  if (absl::Status status = config.log.Apply(); !status.ok()) return flags.Fail(status);
   absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
   if (!options.ok()) return flags.Fail(options.status());
 

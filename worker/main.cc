@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
   flags.Add("port-file", &port_file, "write the bound port to this file once serving");
   stoker::MetricsFlags metrics_flags;
   metrics_flags.AddTo(&flags);
+  stoker::LogFlags log_flags;
+  log_flags.AddTo(&flags);
   flags.MapField("coordinator_address", "coordinator");
   flags.MapField("listen_address", "listen");
   flags.MapField("threads", "threads");
@@ -39,6 +41,7 @@ int main(int argc, char** argv) {
   flags.MapField("register_backoff.max_attempts", "register-attempts");
   flags.MapField("max_lease_poll", "max-lease-poll-ms");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
+  if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
   config.rpc_timeout = absl::Milliseconds(rpc_timeout_ms);
   config.max_lease_poll = absl::Milliseconds(lease_poll_ms);
   config.register_backoff.max_attempts = static_cast<int>(register_attempts);
