@@ -245,6 +245,7 @@ void Coordinator::CheckLivenessLocked() {
     STOKER_LOG(WARNING) << "worker " << worker_id << " missed heartbeats for longer than "
                         << absl::FormatDuration(config_.worker_timeout)
                         << "; removing it and returning its leases";
+    board_.CountLostWorker();
     absl::Status status = RemoveWorkerLocked(worker_id);
     if (!status.ok()) {
       STOKER_LOG(ERROR) << "removing worker " << worker_id << ": " << status;

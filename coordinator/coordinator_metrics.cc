@@ -34,7 +34,7 @@ std::vector<std::pair<std::string, TaskCounts>> CountTasks(const ClusterState& s
 }
 
 void AddJobFigures(const stoker::v1::JobStatus& job, MetricFamilyBuilder* m) {
-  const MetricFamilyBuilder::Labels labels = {{"job", job.name()}};
+  const MetricFamilyBuilder::Labels labels = {{"job_name", job.name()}};
   const stoker::v1::JobAdvice& advice = job.advice();
   m->Gauge("stoker_job_workers_desired",
            "Workers the advisor says the job needs (equals the live workers until measured).",
@@ -47,7 +47,7 @@ void AddJobFigures(const stoker::v1::JobStatus& job, MetricFamilyBuilder* m) {
   m->Gauge("stoker_job_finished", "1 once every task of every epoch and rank is done.",
            job.state() == stoker::v1::JOB_STATE_FINISHED ? 1 : 0, labels);
   for (const stoker::v1::RankStatus& rank : job.ranks()) {
-    const MetricFamilyBuilder::Labels rank_labels = {{"job", job.name()},
+    const MetricFamilyBuilder::Labels rank_labels = {{"job_name", job.name()},
                                                      {"rank", absl::StrCat(rank.rank())}};
     m->Gauge("stoker_job_data_wait_ratio",
              "Fraction of a rank's recent loop time spent waiting for data.",
@@ -69,10 +69,13 @@ std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
   });
   for (const auto& [job, counts] : tasks) {
     const char* const help = "Tasks (batches of all epochs and ranks) by state.";
-    m.Gauge("stoker_coordinator_tasks", help, counts.pending, {{"job", job}, {"state", "pending"}});
-    m.Gauge("stoker_coordinator_tasks", help, counts.leased, {{"job", job}, {"state", "leased"}});
-    m.Gauge("stoker_coordinator_tasks", help, counts.done, {{"job", job}, {"state", "done"}});
+    m.Gauge("stoker_coordinator_tasks", help, counts.pending, {{"job_name", job}, {"state", "pending"}});
+    m.Gauge("stoker_coordinator_tasks", help, counts.leased, {{"job_name", job}, {"state", "leased"}});
+    m.Gauge("stoker_coordinator_tasks", help, counts.done, {{"job_name", job}, {"state", "done"}});
   }
+  m.Counter("stoker_coordinator_workers_lost_total",
+            "Workers removed because they missed heartbeats for longer than the timeout.",
+            static_cast<double>(status.workers_lost()));
   m.Counter("stoker_coordinator_leases_reassigned_total",
             "Leases returned to pending because they expired or their worker was lost.", requeued);
   for (const stoker::v1::JobStatus& job : status.jobs()) AddJobFigures(job, &m);

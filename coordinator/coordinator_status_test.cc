@@ -101,6 +101,7 @@ TEST_F(CoordinatorStatusTest, LostWorkerLeavesTheAdvice) {
   clock_.Advance(absl::Seconds(6));  // Past worker_timeout: both are lost.
   const stoker::v1::GetStatusResponse status = coordinator_.GetStatus();
   EXPECT_THAT(status.workers(), SizeIs(0));
+  EXPECT_EQ(status.workers_lost(), 2u);
   EXPECT_EQ(status.jobs(0).advice().workers_now(), 0u);
   EXPECT_FALSE(status.jobs(0).advice().measured());
   EXPECT_THAT(status.jobs(0).advice().explanation(), HasSubstr("no workers"));

@@ -30,6 +30,8 @@ class StatusBoard {
   void RecordWorker(uint64_t worker_id, const stoker::v1::WorkerStats& stats, absl::Time now);
   // Drops a removed worker's figures.
   void ForgetWorker(uint64_t worker_id);
+  // A worker was removed for missing heartbeats.
+  void CountLostWorker() { ++workers_lost_; }
 
   // Every job of `state` with its ranks and advice, and every live worker.
   stoker::v1::GetStatusResponse Build(const ClusterState& state, absl::Time now) const;
@@ -55,6 +57,7 @@ class StatusBoard {
   const AdvisorConfig advisor_;
   std::map<ClientKey, ClientReport> clients_;
   std::map<uint64_t, WorkerReport> workers_;                         // by worker id
+  uint64_t workers_lost_ = 0;
 };
 
 }  // namespace stoker

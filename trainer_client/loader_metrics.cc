@@ -16,11 +16,11 @@ std::vector<prometheus::MetricFamily> LoaderMetrics::Collect() const {
   if (loader_ == nullptr) return {};
   const LoaderStats stats = loader_->stats();
   const std::string rank = absl::StrCat(rank_);
-  const MetricFamilyBuilder::Labels labels = {{"job", job_}, {"rank", rank}};
+  const MetricFamilyBuilder::Labels labels = {{"job_name", job_}, {"rank", rank}};
   MetricFamilyBuilder m;
   for (const WorkerReceiveStats& worker : stats.workers) {
     const MetricFamilyBuilder::Labels by_worker = {
-        {"job", job_}, {"rank", rank}, {"worker", worker.address}};
+        {"job_name", job_}, {"rank", rank}, {"worker", worker.address}};
     m.Counter("stoker_client_batches_received_total",
               "Batches received from a worker (duplicates excluded).",
               static_cast<double>(worker.batches), by_worker);
