@@ -77,7 +77,8 @@ Advice AdviseWorkers(const AdvisorInput& input, const AdvisorConfig& config) {
   if (advice.workers_desired > advice.workers_now) {
     verdict = absl::StrCat("add ", advice.workers_desired - advice.workers_now);
   } else if (advice.workers_desired < advice.workers_now) {
-    verdict = absl::StrCat(Workers(advice.workers_desired), " suffice, remove ",
+    verdict = absl::StrCat(Workers(advice.workers_desired),
+                           advice.workers_desired == 1 ? " suffices" : " suffice", ", remove ",
                            advice.workers_now - advice.workers_desired);
   } else {
     verdict = absl::StrCat("keep ", advice.workers_now);

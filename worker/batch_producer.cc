@@ -1,5 +1,7 @@
 #include "worker/batch_producer.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -9,6 +11,18 @@
 #include "common/status_macros.h"
 
 namespace stoker {
+namespace {
+
+// CPU time of the calling thread: busy time that does not count the time the thread waited
+// for a core, so a worker's capacity (rate / busy) is what its cores can do, even when the
+// host is contended.
+absl::Duration ThreadCpuTime() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return absl::DurationFromTimespec(ts);
+}
+
+}  // namespace
 
 absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
                           ProducerScratch* scratch, stoker::v1::BatchMessage* out) {
@@ -114,14 +128,14 @@ void BatchProducer::Loop() {
       worker_id = worker_id_;
     }
     std::unique_ptr<stoker::v1::BatchMessage> message = pool_->Get();
-    const absl::Time start = absl::Now();
+    const absl::Duration cpu_start = ThreadCpuTime();
     absl::Status status = ProduceBatch(*work.job, work.task, worker_id, &scratch, message.get());
     if (status.ok()) {
-      const absl::Time end = absl::Now();
+      const absl::Duration cpu = ThreadCpuTime() - cpu_start;
       absl::MutexLock lock(&mu_);
       ++batches_produced_;
       samples_produced_ += work.job->spec().batch_size();
-      recent_.Record(end, work.job->job_id(), end - start, work.job->spec().batch_size());
+      recent_.Record(absl::Now(), work.job->job_id(), cpu, work.job->spec().batch_size());
     } else {
       pool_->Put(std::move(message));
     }

@@ -2,8 +2,9 @@
 #define STOKER_WORKER_PRODUCTION_WINDOW_H_
 
 // A worker's recent production, as the coordinator's advisor needs it: over the last ~10
-// seconds, the fraction of its producer threads' time spent producing, and samples per second
-// per job. Reported in every worker heartbeat (WorkerStats).
+// seconds, the fraction of its producer threads' time spent producing (CPU time, so that time
+// spent waiting for a core on a contended host does not count as capacity used), and samples
+// per second per job. Reported in every worker heartbeat (WorkerStats).
 
 #include <cstdint>
 #include <map>
@@ -20,7 +21,8 @@ class ProductionWindow {
   // REQUIRES: threads > 0.
   ProductionWindow(absl::Time start, uint32_t threads);
 
-  // One batch of `samples` samples of `job_id` finished at `now` after `busy` of one thread.
+  // One batch of `samples` samples of `job_id` finished at `now` after `busy` CPU time of one
+  // thread.
   void Record(absl::Time now, uint64_t job_id, absl::Duration busy, uint32_t samples);
   // Sets stats' busy_fraction and job_rates (jobs with something in the window).
   void Report(absl::Time now, stoker::v1::WorkerStats* stats) const;
