@@ -4,8 +4,9 @@
 Starts a coordinator, two workers and a bench client on loopback, each serving /metrics, and a
 Prometheus server with a generated config scraping them every second. Passes when Prometheus
 reports every target up, the workers' produced-batches counter rose between two queries,
-`promtool check metrics` accepts every binary's output, and every stoker_ metric served is
-documented in docs/metrics.md. Every wait is bounded; every process is stopped on the way out.
+`promtool check metrics` accepts every binary's output, every stoker_ metric served is
+documented in docs/metrics.md, and `stoker-ctl status` (text and --json) shows the job with the
+advisor's verdict. Every wait is bounded; every process is stopped on the way out.
 
 usage: prometheus_scrape_test.py BUILD_DIR SOURCE_DIR
 """
@@ -86,6 +87,22 @@ def documented_metrics(source):
         return set(re.findall(r"`(stoker_[a-z0-9_]+)`", f.read()))
 
 
+def check_ctl(build, coordinator, deadline):
+    """stoker-ctl status prints the job and, once measured, the advice; --json parses."""
+    def ctl(*args):
+        return subprocess.run([f"{build}/tools/stoker-ctl", "status",
+                               f"--coordinator={coordinator}", *args],
+                              capture_output=True, text=True, timeout=10, check=True).stdout
+    text = wait_until("stoker-ctl to print measured advice",
+                      lambda: (lambda t: t if "advice: " in t and "none yet" not in t else None)(
+                          ctl()), deadline)
+    assert "job bench-" in text and "worker address" in text, text
+    assert all(len(line) <= 80 for line in text.splitlines()), text
+    status = json.loads(ctl("--json"))
+    assert status["jobs"][0]["advice"]["workers_desired"] >= 1, status
+    assert len(status["workers"]) == 2, status
+
+
 def run(build, source, tmp):
     deadline = time.monotonic() + DEADLINE_SECONDS
     cluster = Cluster(build, tmp)
@@ -141,6 +158,7 @@ def run(build, source, tmp):
             served = set(re.findall(r"^(stoker_[a-z0-9_]+?)(?:\{| )", text, re.M))
             undocumented = served - documented
             assert not undocumented, f"{target} serves undocumented metrics: {sorted(undocumented)}"
+        check_ctl(build, coordinator, deadline)
         print(f"OK: {len(targets)} targets up, produced batches rose from {first:.0f}")
     except BaseException:
         cluster.stop()
