@@ -2,8 +2,7 @@
 
 namespace stoker {
 
-prometheus::ClientMetric& MetricFamilyBuilder::Add(const std::string& name,
-                                                   const std::string& help,
+prometheus::ClientMetric& MetricFamilyBuilder::Add(const std::string& name, const std::string& help,
                                                    prometheus::MetricType type,
                                                    const Labels& labels) {
   prometheus::MetricFamily* family = nullptr;

@@ -20,7 +20,8 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::s
     // One serving thread: scrapes are rare and cheap.
     auto exposer = std::make_unique<prometheus::Exposer>(bind, /*num_threads=*/1);
     const std::vector<int> ports = exposer->GetListeningPorts();
-    if (ports.empty()) return absl::UnavailableError(absl::StrCat("metrics: not listening on ", bind));
+    if (ports.empty())
+      return absl::UnavailableError(absl::StrCat("metrics: not listening on ", bind));
     return std::unique_ptr<MetricsServer>(new MetricsServer(std::move(exposer), ports.front()));
   } catch (const std::exception& e) {  // civetweb reports a failed bind by throwing.
     return absl::UnavailableError(absl::StrCat("metrics: cannot listen on ", bind, ": ", e.what()));

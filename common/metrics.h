@@ -23,8 +23,7 @@ class MetricsServer {
  public:
   // Listens on address:port (port 0 = any free port). UNAVAILABLE naming the address when it
   // cannot bind; INVALID_ARGUMENT for a port outside 0..65535.
-  static absl::StatusOr<std::unique_ptr<MetricsServer>> Start(const std::string& address,
-                                                              int port);
+  static absl::StatusOr<std::unique_ptr<MetricsServer>> Start(const std::string& address, int port);
   ~MetricsServer();
 
   // Serves `collectable` (held weakly: the owner keeps it alive) at /metrics.

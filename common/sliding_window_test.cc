@@ -30,8 +30,8 @@ TEST(SlidingWindowTest, OldBucketsFallOut) {
 
 TEST(SlidingWindowTest, ReusedBucketStartsAfresh) {
   SlidingWindow window(kStart, absl::Seconds(2), 2);
-  window.Add(kStart, 7);                          // Bucket 0, slot 0.
-  window.Add(kStart + absl::Seconds(2), 1);       // Bucket 2, slot 0 again.
+  window.Add(kStart, 7);                     // Bucket 0, slot 0.
+  window.Add(kStart + absl::Seconds(2), 1);  // Bucket 2, slot 0 again.
   EXPECT_DOUBLE_EQ(window.Sum(kStart + absl::Seconds(2)), 1);
 }
 

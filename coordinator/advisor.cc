@@ -22,8 +22,8 @@ std::string Workers(uint32_t n) { return absl::StrCat(n, n == 1 ? " worker" : " 
 
 // "rank 0 waits 41% of its step" for the rank that waits most.
 std::string WaitClause(const std::vector<RankDemand>& ranks) {
-  const RankDemand& worst = *std::max_element(
-      ranks.begin(), ranks.end(), [](const RankDemand& a, const RankDemand& b) {
+  const RankDemand& worst =
+      *std::max_element(ranks.begin(), ranks.end(), [](const RankDemand& a, const RankDemand& b) {
         return a.data_wait_fraction < b.data_wait_fraction;
       });
   const std::string who = ranks.size() == 1 ? absl::StrCat("rank ", worst.rank)
@@ -83,11 +83,11 @@ Advice AdviseWorkers(const AdvisorInput& input, const AdvisorConfig& config) {
   } else {
     verdict = absl::StrCat("keep ", advice.workers_now);
   }
-  advice.explanation = absl::StrCat(
-      WaitClause(input.ranks), "; ", Workers(advice.workers_now), " at ", Percent(mean_busy),
-      " busy supply ", Thousands(advice.supply_samples_per_second), " samples/s of ",
-      Thousands(advice.demand_samples_per_second), " demanded (one worker can do ",
-      Thousands(capacity_per_worker), "): ", verdict);
+  advice.explanation =
+      absl::StrCat(WaitClause(input.ranks), "; ", Workers(advice.workers_now), " at ",
+                   Percent(mean_busy), " busy supply ", Thousands(advice.supply_samples_per_second),
+                   " samples/s of ", Thousands(advice.demand_samples_per_second),
+                   " demanded (one worker can do ", Thousands(capacity_per_worker), "): ", verdict);
   return advice;
 }
 

@@ -69,8 +69,10 @@ std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
   });
   for (const auto& [job, counts] : tasks) {
     const char* const help = "Tasks (batches of all epochs and ranks) by state.";
-    m.Gauge("stoker_coordinator_tasks", help, counts.pending, {{"job_name", job}, {"state", "pending"}});
-    m.Gauge("stoker_coordinator_tasks", help, counts.leased, {{"job_name", job}, {"state", "leased"}});
+    m.Gauge("stoker_coordinator_tasks", help, counts.pending,
+            {{"job_name", job}, {"state", "pending"}});
+    m.Gauge("stoker_coordinator_tasks", help, counts.leased,
+            {{"job_name", job}, {"state", "leased"}});
     m.Gauge("stoker_coordinator_tasks", help, counts.done, {{"job_name", job}, {"state", "done"}});
   }
   m.Counter("stoker_coordinator_workers_lost_total",

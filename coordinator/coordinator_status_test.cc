@@ -31,8 +31,7 @@ class CoordinatorStatusTest : public ::testing::Test {
     job_id_ = opened->job_id();
   }
 
-  uint64_t RegisterBusyWorker(const std::string& address, double samples_per_second,
-                              double busy) {
+  uint64_t RegisterBusyWorker(const std::string& address, double samples_per_second, double busy) {
     stoker::v1::RegisterWorkerRequest request;
     request.set_address(address);
     request.set_cores(1);

@@ -24,8 +24,8 @@ void StatusBoard::RecordWorker(uint64_t worker_id, const stoker::v1::WorkerStats
 
 void StatusBoard::ForgetWorker(uint64_t worker_id) { workers_.erase(worker_id); }
 
-std::vector<std::pair<const StatusBoard::ClientKey, StatusBoard::ClientReport>> StatusBoard::ClientsOf(
-    uint64_t job_id) const {
+std::vector<std::pair<const StatusBoard::ClientKey, StatusBoard::ClientReport>>
+StatusBoard::ClientsOf(uint64_t job_id) const {
   return {clients_.lower_bound({job_id, 0}), clients_.lower_bound({job_id + 1, 0})};
 }
 
@@ -33,8 +33,8 @@ Advice StatusBoard::AdviseJob(const JobRecord& job, const ClusterState& state) c
   AdvisorInput input;
   input.batch_size = job.spec.batch_size();
   for (const auto& [key, report] : ClientsOf(job.id)) {
-    input.ranks.push_back(RankDemand{key.second, report.stats.data_wait_fraction(),
-                                     report.stats.step_seconds()});
+    input.ranks.push_back(
+        RankDemand{key.second, report.stats.data_wait_fraction(), report.stats.step_seconds()});
   }
   // Every live worker serves every job whose clients stream from it.
   for (const WorkerRecord* worker : state.Workers()) {

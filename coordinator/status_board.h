@@ -56,7 +56,7 @@ class StatusBoard {
 
   const AdvisorConfig advisor_;
   std::map<ClientKey, ClientReport> clients_;
-  std::map<uint64_t, WorkerReport> workers_;                         // by worker id
+  std::map<uint64_t, WorkerReport> workers_;  // by worker id
   uint64_t workers_lost_ = 0;
 };
 

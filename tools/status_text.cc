@@ -46,11 +46,11 @@ void AppendJob(const stoker::v1::JobStatus& job, std::string* out) {
   }
   for (const stoker::v1::RankStatus& rank : job.ranks()) {
     const stoker::v1::ClientStats& stats = rank.stats();
-    absl::StrAppend(out, absl::StrFormat("  %-5d %5s %7.1fms %8.1f %9d  %s ago\n", rank.rank(),
-                                         Percent(stats.data_wait_fraction()),
-                                         stats.step_seconds() * 1000, stats.batches_per_second(),
-                                         stats.batches_consumed(),
-                                         Millis(rank.last_report_age_ms())));
+    absl::StrAppend(
+        out, absl::StrFormat("  %-5d %5s %7.1fms %8.1f %9d  %s ago\n", rank.rank(),
+                             Percent(stats.data_wait_fraction()), stats.step_seconds() * 1000,
+                             stats.batches_per_second(), stats.batches_consumed(),
+                             Millis(rank.last_report_age_ms())));
   }
   const stoker::v1::JobAdvice& advice = job.advice();
   const std::string headline =
@@ -81,25 +81,25 @@ std::string WrapText(const std::string& text, size_t width, const std::string& i
 
 std::string FormatStatus(const stoker::v1::GetStatusResponse& status,
                          const std::string& coordinator) {
-  std::string out = absl::StrCat("coordinator ", coordinator, ": ", status.jobs_size(),
-                                 status.jobs_size() == 1 ? " job, " : " jobs, ",
-                                 status.workers_size(),
-                                 status.workers_size() == 1 ? " worker\n" : " workers\n");
+  std::string out =
+      absl::StrCat("coordinator ", coordinator, ": ", status.jobs_size(),
+                   status.jobs_size() == 1 ? " job, " : " jobs, ", status.workers_size(),
+                   status.workers_size() == 1 ? " worker\n" : " workers\n");
   for (const stoker::v1::JobStatus& job : status.jobs()) {
     out += "\n";
     AppendJob(job, &out);
   }
   if (status.workers_size() > 0) {
-    absl::StrAppend(&out, "\n", absl::StrFormat("%-6s %-21s %5s %5s %9s %6s  %s\n", "worker",
-                                                "address", "cores", "busy", "samples/s",
-                                                "leases", "heartbeat"));
+    absl::StrAppend(&out, "\n",
+                    absl::StrFormat("%-6s %-21s %5s %5s %9s %6s  %s\n", "worker", "address",
+                                    "cores", "busy", "samples/s", "leases", "heartbeat"));
   }
   for (const stoker::v1::WorkerStatus& worker : status.workers()) {
-    absl::StrAppend(&out, absl::StrFormat("%-6d %-21s %5d %5s %9.0f %6d  %s ago\n",
-                                          worker.info().worker_id(), worker.info().address(),
-                                          worker.info().cores(), Percent(worker.busy_fraction()),
-                                          WorkerRate(worker), worker.leases_held(),
-                                          Millis(worker.last_heartbeat_age_ms())));
+    absl::StrAppend(
+        &out, absl::StrFormat("%-6d %-21s %5d %5s %9.0f %6d  %s ago\n", worker.info().worker_id(),
+                              worker.info().address(), worker.info().cores(),
+                              Percent(worker.busy_fraction()), WorkerRate(worker),
+                              worker.leases_held(), Millis(worker.last_heartbeat_age_ms())));
   }
   return out;
 }

@@ -232,7 +232,8 @@ int Run(int argc, char** argv) {
   }
   absl::StatusOr<std::unique_ptr<Loader>> loader = Loader::Open(*options);
   if (!loader.ok()) return Fail(loader.status());
-  absl::StatusOr<std::unique_ptr<MetricsServer>> metrics = config.metrics.Serve((*loader)->metrics());
+  absl::StatusOr<std::unique_ptr<MetricsServer>> metrics =
+      config.metrics.Serve((*loader)->metrics());
   if (!metrics.ok()) return Fail(metrics.status());
 
   BenchRun run;

@@ -6,13 +6,13 @@
 // `status` prints jobs, ranks (data wait, step time), workers (busy, rates) and how many workers
 // each job needs; `top` redraws it every interval until interrupted.
 
+#include <google/protobuf/util/json_util.h>
+#include <grpcpp/grpcpp.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
-
-#include <google/protobuf/util/json_util.h>
-#include <grpcpp/grpcpp.h>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"

@@ -33,8 +33,8 @@ std::vector<prometheus::MetricFamily> LoaderMetrics::Collect() const {
             "Seconds the training loop spent blocked in Next() waiting for data.",
             stats.wait_seconds, labels);
   m.Counter("stoker_client_step_seconds_total",
-            "Seconds the training loop spent between Next() calls (its steps).",
-            stats.step_seconds, labels);
+            "Seconds the training loop spent between Next() calls (its steps).", stats.step_seconds,
+            labels);
   m.Counter("stoker_client_duplicates_dropped_total",
             "Batches dropped because the task had already arrived.",
             static_cast<double>(stats.duplicates_dropped), labels);
