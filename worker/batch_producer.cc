@@ -1,28 +1,15 @@
 #include "worker/batch_producer.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <utility>
 
 #include "absl/time/clock.h"
 #include "absl/types/span.h"
+#include "common/clock.h"
 #include "common/counter_rng.h"
 #include "common/status_macros.h"
 
 namespace stoker {
-namespace {
-
-// CPU time of the calling thread: busy time that does not count the time the thread waited
-// for a core, so a worker's capacity (rate / busy) is what its cores can do, even when the
-// host is contended.
-absl::Duration ThreadCpuTime() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return absl::DurationFromTimespec(ts);
-}
-
-}  // namespace
 
 absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
                           ProducerScratch* scratch, stoker::v1::BatchMessage* out) {

@@ -2,8 +2,6 @@
 // step, fed first by too few workers and then by too many, and the coordinator's advice checked
 // against the ideal computed from rates the test measures itself.
 
-#include <time.h>
-
 #include <cmath>
 #include <memory>
 #include <string>
@@ -11,6 +9,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
+#include "common/clock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/loader.h"
@@ -47,12 +46,6 @@ pb::JobSpec BlurJob() {
   spec.set_epochs(1);
   spec.set_drop_last(true);
   return spec;
-}
-
-absl::Duration ThreadCpuTime() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return absl::DurationFromTimespec(ts);
 }
 
 // Samples per CPU-second one producer thread makes of `spec`: the test's own measure of a
