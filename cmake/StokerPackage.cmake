@@ -13,8 +13,9 @@
 #   include/stoker/v1/*.pb.h                      generated; include/ is on the include path
 #   share/stoker/proto/stoker/v1/*.proto          the wire contract, for other languages
 #   lib/cmake/stoker/stoker{Config,ConfigVersion,Targets}.cmake
-# stokerConfig.cmake find_dependency()s Threads, absl, Protobuf and gRPC: the consumer needs the
-# same development packages (Debian: libgrpc++-dev, libprotobuf-dev, libabsl-dev).
+# stokerConfig.cmake find_dependency()s Threads, absl, Protobuf, gRPC and prometheus-cpp: the
+# consumer needs the same development packages (Debian: libgrpc++-dev, libprotobuf-dev,
+# libabsl-dev, prometheus-cpp-dev).
 
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)

@@ -1,5 +1,7 @@
 #include "common/clock.h"
 
+#include <time.h>
+
 namespace stoker {
 namespace {
 
@@ -10,6 +12,12 @@ class RealClock : public Clock {
 };
 
 }  // namespace
+
+absl::Duration ThreadCpuTime() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return absl::DurationFromTimespec(ts);
+}
 
 Clock* Clock::Real() {
   static RealClock* clock = new RealClock();

@@ -45,6 +45,10 @@ class FakeClock : public Clock {
   int sleepers_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
+// CPU time the calling thread has used: for "busy" figures that should not count time spent
+// waiting for a core on a contended host.
+absl::Duration ThreadCpuTime();
+
 }  // namespace stoker
 
 #endif  // STOKER_COMMON_CLOCK_H_

@@ -6,8 +6,11 @@
 #include <cstring>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/flags.h"
 
 namespace stoker {
 namespace {
@@ -27,6 +30,39 @@ std::atomic<int>& MinLevel() {
   return level;
 }
 
+std::atomic<LogFormat> g_format{LogFormat::kText};
+
+const char* LevelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug: return "debug";
+    case LogLevel::kInfo: return "info";
+    case LogLevel::kWarning: return "warning";
+    case LogLevel::kError: return "error";
+  }
+  return "unknown";
+}
+
+// `text` as the inside of a JSON string.
+std::string JsonEscape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += absl::StrFormat("\\u%04x", c);
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
 const char* LevelLetter(LogLevel level) {
   switch (level) {
     case LogLevel::kDebug: return "D";
@@ -42,16 +78,46 @@ const char* LevelLetter(LogLevel level) {
 void SetMinLogLevel(LogLevel level) { MinLevel().store(static_cast<int>(level)); }
 LogLevel MinLogLevel() { return static_cast<LogLevel>(MinLevel().load()); }
 
-LogMessage::LogMessage(LogLevel level, const char* file, int line) : level_(level) {
+void SetLogFormat(LogFormat format) { g_format.store(format); }
+
+void LogFlags::AddTo(FlagSet* flags) {
+  flags->Add("log-format", &format, "text, or json (one object a line, for log collectors)");
+}
+
+absl::Status LogFlags::Apply() const {
+  if (format == "text") {
+    SetLogFormat(LogFormat::kText);
+  } else if (format == "json") {
+    SetLogFormat(LogFormat::kJson);
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--log-format: must be text or json, got \"", format, "\""));
+  }
+  return absl::OkStatus();
+}
+
+LogMessage::LogMessage(LogLevel level, const char* file, int line)
+    : level_(level), file_(file), line_(line) {
   const char* base = std::strrchr(file, '/');
-  stream_ << LevelLetter(level_)
-          << absl::FormatTime(" %H:%M:%E3S ", absl::Now(), absl::LocalTimeZone())
-          << (base ? base + 1 : file) << ":" << line << "] ";
+  file_ = base ? base + 1 : file;
+}
+
+std::string FormatLogLine(LogFormat format, LogLevel level, const char* file, int line,
+                          const std::string& message, absl::Time time) {
+  if (format == LogFormat::kJson) {
+    return absl::StrCat("{\"time\":\"",
+                        absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", time, absl::UTCTimeZone()),
+                        "\",\"level\":\"", LevelName(level), "\",\"file\":\"", JsonEscape(file),
+                        "\",\"line\":", line, ",\"msg\":\"", JsonEscape(message), "\"}\n");
+  }
+  return absl::StrCat(LevelLetter(level),
+                      absl::FormatTime(" %H:%M:%E3S ", time, absl::LocalTimeZone()), file, ":",
+                      line, "] ", message, "\n");
 }
 
 LogMessage::~LogMessage() {
-  stream_ << '\n';
-  const std::string line = stream_.str();
+  const std::string line =
+      FormatLogLine(g_format.load(), level_, file_, line_, stream_.str(), absl::Now());
   // One fwrite per line keeps lines from different threads whole.
   std::fwrite(line.data(), 1, line.size(), stderr);
 }

@@ -202,6 +202,7 @@ void ClusterState::RequeueLease(const JobRecord& job, uint32_t rank, RankProgres
     }
   }
   lease_expiries_.erase(lease_expiries_.find(it->second.expires_unix_ms));
+  ++leases_requeued_;
   progress.requeued.insert(it->first);
   progress.leased.erase(it);
 }

@@ -107,6 +107,8 @@ class ClusterState {
   // Ids the next create_job / register_worker should use.
   uint64_t next_job_id() const { return next_job_id_; }
   uint64_t next_worker_id() const { return next_worker_id_; }
+  // Leases returned to pending (expired, or held by a removed worker) since the state began.
+  uint64_t leases_requeued() const { return leases_requeued_; }
 
   const WorkerRecord* FindWorker(uint64_t worker_id) const;
   const WorkerRecord* FindWorkerByAddress(absl::string_view address) const;
@@ -193,6 +195,7 @@ class ClusterState {
   std::multiset<int64_t> lease_expiries_;
   uint64_t next_job_id_ = 1;
   uint64_t next_worker_id_ = 1;
+  uint64_t leases_requeued_ = 0;
 };
 
 }  // namespace stoker

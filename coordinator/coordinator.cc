@@ -134,6 +134,7 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
   heartbeat.mutable_worker_heartbeat()->set_worker_id(worker_id);
   heartbeat.mutable_worker_heartbeat()->set_now_unix_ms(absl::ToUnixMillis(clock_->Now()));
   RETURN_IF_ERROR(ApplyUpdate(heartbeat));
+  board_.RecordWorker(worker_id, request.stats(), clock_->Now());
 
   stoker::v1::CompleteTasksUpdate complete;
   int ignored = 0;
@@ -212,6 +213,8 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
     *complete.add_tasks() = task;
   }
   RETURN_IF_ERROR(CompleteTasksLocked(complete));
+  board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(),
+                      clock_->Now());
   stoker::v1::ClientHeartbeatResponse response;
   for (const WorkerRecord* worker : state_.Workers()) {
     stoker::v1::WorkerInfo* info = response.add_workers();
@@ -222,6 +225,12 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
   response.set_state(state_.JobFinished(job->id) ? stoker::v1::JOB_STATE_FINISHED
                                                  : stoker::v1::JOB_STATE_RUNNING);
   return response;
+}
+
+stoker::v1::GetStatusResponse Coordinator::GetStatus() {
+  absl::MutexLock lock(&mu_);
+  CheckLivenessLocked();
+  return board_.Build(state_, clock_->Now());
 }
 
 void Coordinator::CheckLiveness() {
@@ -236,6 +245,7 @@ void Coordinator::CheckLivenessLocked() {
     STOKER_LOG(WARNING) << "worker " << worker_id << " missed heartbeats for longer than "
                         << absl::FormatDuration(config_.worker_timeout)
                         << "; removing it and returning its leases";
+    board_.CountLostWorker();
     absl::Status status = RemoveWorkerLocked(worker_id);
     if (!status.ok()) {
       STOKER_LOG(ERROR) << "removing worker " << worker_id << ": " << status;
@@ -255,6 +265,7 @@ void Coordinator::CheckLivenessLocked() {
 absl::Status Coordinator::RemoveWorkerLocked(uint64_t worker_id) {
   StateUpdate update;
   update.mutable_remove_worker()->set_worker_id(worker_id);
+  board_.ForgetWorker(worker_id);
   return ApplyUpdate(update);
 }
 

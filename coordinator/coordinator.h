@@ -34,8 +34,10 @@
 #include "common/clock.h"
 #include "coordinator/cluster_state.h"
 #include "coordinator/coordinator_config.h"
+#include "coordinator/status_board.h"
 #include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/journal.pb.h"
+#include "stoker/v1/status.pb.h"
 
 namespace stoker {
 
@@ -90,6 +92,9 @@ class Coordinator {
   absl::StatusOr<stoker::v1::ClientHeartbeatResponse> ClientHeartbeat(
       const stoker::v1::ClientHeartbeatRequest& request);
 
+  // Jobs with their ranks' latest reports and the advisor's verdict, and live workers.
+  stoker::v1::GetStatusResponse GetStatus();
+
   // Removes workers silent for longer than worker_timeout (their leases return to pending),
   // then returns expired leases to pending.
   void CheckLiveness();
@@ -116,6 +121,7 @@ class Coordinator {
   Clock* const clock_;
   mutable absl::Mutex mu_;
   ClusterState state_ ABSL_GUARDED_BY(mu_);
+  StatusBoard board_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace stoker

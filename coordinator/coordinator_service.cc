@@ -55,4 +55,11 @@ grpc::ServerUnaryReactor* CoordinatorService::ClientHeartbeat(
   return Reply(context, coordinator_->ClientHeartbeat(*request), response);
 }
 
+grpc::ServerUnaryReactor* CoordinatorService::GetStatus(grpc::CallbackServerContext* context,
+                                                        const stoker::v1::GetStatusRequest* request,
+                                                        stoker::v1::GetStatusResponse* response) {
+  return Reply(context, absl::StatusOr<stoker::v1::GetStatusResponse>(coordinator_->GetStatus()),
+               response);
+}
+
 }  // namespace stoker

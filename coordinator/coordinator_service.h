@@ -35,6 +35,9 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   grpc::ServerUnaryReactor* ClientHeartbeat(grpc::CallbackServerContext* context,
                                             const stoker::v1::ClientHeartbeatRequest* request,
                                             stoker::v1::ClientHeartbeatResponse* response) override;
+  grpc::ServerUnaryReactor* GetStatus(grpc::CallbackServerContext* context,
+                                      const stoker::v1::GetStatusRequest* request,
+                                      stoker::v1::GetStatusResponse* response) override;
 
  private:
   Coordinator* const coordinator_;

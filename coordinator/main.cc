@@ -13,8 +13,10 @@
 #include "absl/time/time.h"
 #include "common/flags.h"
 #include "common/logging.h"
+#include "common/metrics.h"
 #include "common/process.h"
 #include "coordinator/coordinator_config.h"
+#include "coordinator/coordinator_metrics.h"
 #include "coordinator/coordinator_server.h"
 
 namespace stoker {
@@ -38,12 +40,17 @@ int Run(int argc, char** argv) {
   flags.Add("lease-duration-ms", &lease_duration_ms, "How long a task lease lasts");
   flags.Add("max-tasks-per-lease", &max_tasks_per_lease, "Most tasks one LeaseTasks returns");
   flags.Add("port-file", &port_file, "Write the bound port to this file once serving");
+  MetricsFlags metrics_flags;
+  metrics_flags.AddTo(&flags);
+  LogFlags log_flags;
+  log_flags.AddTo(&flags);
   flags.MapField("listen_address", "listen");
   flags.MapField("heartbeat_interval", "heartbeat-interval-ms");
   flags.MapField("worker_timeout", "worker-timeout-ms");
   flags.MapField("lease_duration", "lease-duration-ms");
   flags.MapField("max_tasks_per_lease", "max-tasks-per-lease");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
+  if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
 
   CoordinatorConfig config;
   config.listen_address = listen;
@@ -68,11 +75,18 @@ int Run(int argc, char** argv) {
       return 1;
     }
   }
+  const auto metrics = std::make_shared<CoordinatorMetrics>((*server)->coordinator());
+  absl::StatusOr<std::unique_ptr<MetricsServer>> metrics_server = metrics_flags.Serve(metrics);
+  if (!metrics_server.ok()) {
+    std::fprintf(stderr, "stoker-coordinator: %s\n", metrics_server.status().ToString().c_str());
+    return 1;
+  }
   std::printf("stoker-coordinator listening on %s\n", (*server)->address().c_str());
   std::fflush(stdout);
 
   const int signal_number = WaitForTerminationSignal();
   STOKER_LOG(INFO) << "received signal " << signal_number << "; stopping";
+  metrics_server->reset();  // Stop scraping before the coordinator goes.
   (*server)->Stop();
   return 0;
 }

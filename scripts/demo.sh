@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
 done
 
 scripts/install-deps.sh
-scripts/build.sh stoker-coordinator stoker-worker stoker-bench-client
+scripts/build.sh stoker-coordinator stoker-worker stoker-bench-client stoker-ctl
 BIN=${STOKER_BUILD_DIR:-build}
 
 RUN_DIR=$(mktemp -d)
@@ -74,3 +74,7 @@ echo "  consumer with a simulated training step of $STEP_MS ms per batch"
   --pipeline="to_float, gaussian_blur(ksize=11)*10" &
 PIDS+=($!)
 wait "${PIDS[-1]}"
+
+# The coordinator's view, ending with how many workers this workload needs.
+echo
+"$BIN/tools/stoker-ctl" status --coordinator="$COORDINATOR"

@@ -11,6 +11,7 @@ PACKAGES=(
   cmake ninja-build ccache g++ pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libopencv-dev libturbojpeg0-dev libgtest-dev libgmock-dev
+  prometheus-cpp-dev prometheus
 )
 # Competitors in bench/: tjbench (decode), torchvision (augment; run with /usr/bin/python3).
 BENCH_PACKAGES=(libjpeg-turbo-progs python3-torch python3-torchvision python3-numpy)

@@ -22,6 +22,8 @@
 #include "absl/time/time.h"
 #include "augment/pipeline_text.h"
 #include "common/flags.h"
+#include "common/logging.h"
+#include "common/metrics.h"
 #include "common/status_macros.h"
 #include "tools/bench_report.h"
 #include "trainer_client/loader.h"
@@ -56,6 +58,8 @@ struct BenchConfig {
   std::string workers;
   std::string dump_indices;
   std::string report_json;
+  MetricsFlags metrics;
+  LogFlags log;
 
   // INVALID_ARGUMENT naming the flag.
   absl::Status Validate() const;
@@ -176,6 +180,8 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("workers", &c.workers, "comma-separated worker addresses to use (empty = all)");
   flags.Add("dump-indices", &c.dump_indices, "write one JSON line per batch to this file");
   flags.Add("report-json", &c.report_json, "write the report as JSON to this file");
+  c.metrics.AddTo(&flags);
+  c.log.AddTo(&flags);
 }
 
 int Fail(const absl::Status& status) {
@@ -212,6 +218,7 @@ int Run(int argc, char** argv) {
   FlagSet flags(kProgram, "Streams a job's batches like a trainer and reports throughput.");
   AddFlags(flags, config);
   if (std::optional<int> exit_code = flags.Parse(argc, argv)) return *exit_code;
+  if (absl::Status status = config.log.Apply(); !status.ok()) return flags.Fail(status);
   absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
   if (!options.ok()) return flags.Fail(options.status());
 
@@ -225,6 +232,9 @@ int Run(int argc, char** argv) {
   }
   absl::StatusOr<std::unique_ptr<Loader>> loader = Loader::Open(*options);
   if (!loader.ok()) return Fail(loader.status());
+  absl::StatusOr<std::unique_ptr<MetricsServer>> metrics =
+      config.metrics.Serve((*loader)->metrics());
+  if (!metrics.ok()) return Fail(metrics.status());
 
   BenchRun run;
   run.job_name = options->job_name;

@@ -6,6 +6,7 @@
 #include "common/status_macros.h"
 #include "trainer_client/loader_env.h"
 #include "trainer_client/loader_impl.h"
+#include "trainer_client/loader_metrics.h"
 
 namespace stoker {
 
@@ -19,9 +20,17 @@ absl::StatusOr<std::unique_ptr<Loader>> Loader::Open(LoaderOptions options, Load
   return std::unique_ptr<Loader>(new Loader(std::move(impl)));
 }
 
-Loader::Loader(std::unique_ptr<LoaderImpl> impl) : impl_(std::move(impl)) {}
+Loader::Loader(std::unique_ptr<LoaderImpl> impl)
+    : impl_(std::move(impl)),
+      metrics_(std::make_shared<LoaderMetrics>(impl_.get(), impl_->options().job_name,
+                                               impl_->options().rank)) {}
 
-Loader::~Loader() { Stop(); }
+Loader::~Loader() {
+  metrics_->Detach();  // A host may still hold the collectable.
+  Stop();
+}
+
+std::shared_ptr<prometheus::Collectable> Loader::metrics() const { return metrics_; }
 
 absl::StatusOr<Batch> Loader::Next() {
   ASSIGN_OR_RETURN(std::optional<Batch> batch, impl_->Next(std::nullopt));

@@ -42,10 +42,15 @@
 #include "trainer_client/batch.h"
 #include "trainer_client/loader_options.h"
 
+namespace prometheus {
+class Collectable;
+}  // namespace prometheus
+
 namespace stoker {
 
 struct LoaderEnv;  // trainer_client/loader_env.h
 class LoaderImpl;
+class LoaderMetrics;
 class Loader;
 
 // Per-worker receive counters.
@@ -67,6 +72,7 @@ struct LoaderStats {
   uint64_t invalid_dropped = 0;  // batches that were not tasks of this job and rank
   uint64_t streams_opened = 0;
   uint64_t stream_failures = 0;
+  bool failed = false;  // the loader stopped on an error, which Next() returns
   // Seconds the training loop spent blocked inside Next (data wait), and between returning from
   // one Next and calling the next (its step). Meaningful with a single consuming thread.
   double wait_seconds = 0;
@@ -166,6 +172,11 @@ class Loader {
 
   LoaderStats stats() const;
 
+  // The loader's Prometheus metrics (docs/metrics.md) for the host program to serve, e.g.
+  // exposer.RegisterCollectable(loader->metrics()). It collects nothing once the loader is
+  // destroyed. The library itself serves nothing.
+  std::shared_ptr<prometheus::Collectable> metrics() const;
+
   // Wakes every waiter (their calls return CANCELLED), half-closes the streams (cancelling any
   // the worker does not end within a couple of seconds) and joins every thread. Idempotent;
   // batches already returned stay valid.
@@ -178,6 +189,7 @@ class Loader {
   absl::StatusOr<std::optional<Batch>> NextInEpoch(uint32_t epoch);
 
   std::unique_ptr<LoaderImpl> impl_;
+  std::shared_ptr<LoaderMetrics> metrics_;
 };
 
 }  // namespace stoker

@@ -63,7 +63,8 @@ LoaderImpl::LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse
       env_(std::move(env)),
       job_(std::move(job)),
       pool_(MessagePool::Create(/*max_free=*/4)),
-      buffer_(BufferConfig(options_, job_)) {}
+      buffer_(BufferConfig(options_, job_)),
+      consumption_(env_.clock->Now()) {}
 
 LoaderImpl::~LoaderImpl() { Stop(); }
 
@@ -86,11 +87,14 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
   absl::MutexLock lock(&mu_);
   if (last_return_.has_value()) {
     stats_.step_seconds += absl::ToDoubleSeconds(entered - *last_return_);
+    consumption_.RecordStep(entered, entered - *last_return_);
   }
   auto finish = [&](absl::StatusOr<std::optional<Batch>> result)
                     ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
                       const absl::Time now = env_.clock->Now();
                       stats_.wait_seconds += absl::ToDoubleSeconds(now - entered);
+                      consumption_.RecordWait(now, now - entered,
+                                              result.ok() && result->has_value());
                       last_return_ = now;
                       return result;
                     };
@@ -144,6 +148,7 @@ uint32_t LoaderImpl::current_epoch() const {
 LoaderStats LoaderImpl::stats() const {
   absl::MutexLock lock(&mu_);
   LoaderStats stats = stats_;
+  stats.failed = !fatal_.ok();
   stats.workers.clear();
   for (const auto& [id, worker] : worker_stats_) stats.workers.push_back(worker);
   return stats;

@@ -29,6 +29,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "trainer_client/consumption_window.h"
 #include "stoker/v1/coordinator.pb.h"
 #include "trainer_client/batch.h"
 #include "trainer_client/epoch_buffer.h"
@@ -104,6 +105,7 @@ class LoaderImpl {
   LoaderStats stats_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, WorkerReceiveStats> worker_stats_ ABSL_GUARDED_BY(mu_);
   std::optional<absl::Time> last_return_ ABSL_GUARDED_BY(mu_);
+  ConsumptionWindow consumption_ ABSL_GUARDED_BY(mu_);
   int heartbeat_failures_ ABSL_GUARDED_BY(mu_) = 0;
   bool warned_no_workers_ ABSL_GUARDED_BY(mu_) = false;
   absl::BitGen jitter_ ABSL_GUARDED_BY(mu_);

@@ -71,6 +71,7 @@ absl::Status LoaderImpl::HeartbeatOnce() {
   {
     absl::MutexLock lock(&mu_);
     reported.swap(consumed_);
+    *request.mutable_stats() = consumption_.Snapshot(env_.clock->Now(), stats_.batches_delivered);
   }
   request.mutable_consumed()->Reserve(static_cast<int>(reported.size()));
   for (const v1::TaskId& task : reported) *request.add_consumed() = task;

@@ -1,9 +1,11 @@
 #include "worker/batch_producer.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/time/clock.h"
 #include "absl/types/span.h"
+#include "common/clock.h"
 #include "common/counter_rng.h"
 #include "common/status_macros.h"
 
@@ -61,7 +63,7 @@ void BatchMessagePool::Put(std::unique_ptr<stoker::v1::BatchMessage> message) {
 }
 
 BatchProducer::BatchProducer(uint32_t threads, uint64_t worker_id, BatchMessagePool* pool)
-    : pool_(pool), worker_id_(worker_id) {
+    : pool_(pool), worker_id_(worker_id), recent_(absl::Now(), std::max<uint32_t>(threads, 1)) {
   for (uint32_t i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
 }
 
@@ -113,16 +115,24 @@ void BatchProducer::Loop() {
       worker_id = worker_id_;
     }
     std::unique_ptr<stoker::v1::BatchMessage> message = pool_->Get();
+    const absl::Duration cpu_start = ThreadCpuTime();
     absl::Status status = ProduceBatch(*work.job, work.task, worker_id, &scratch, message.get());
     if (status.ok()) {
+      const absl::Duration cpu = ThreadCpuTime() - cpu_start;
       absl::MutexLock lock(&mu_);
       ++batches_produced_;
       samples_produced_ += work.job->spec().batch_size();
+      recent_.Record(absl::Now(), work.job->job_id(), cpu, work.job->spec().batch_size());
     } else {
       pool_->Put(std::move(message));
     }
     work.done(status, status.ok() ? std::move(message) : nullptr);
   }
+}
+
+void BatchProducer::ReportRecent(stoker::v1::WorkerStats* stats) const {
+  absl::MutexLock lock(&mu_);
+  recent_.Report(absl::Now(), stats);
 }
 
 uint64_t BatchProducer::batches_produced() const {

@@ -18,6 +18,7 @@
 #include "augment/pipeline.h"
 #include "stoker/v1/worker.pb.h"
 #include "worker/job_context.h"
+#include "worker/production_window.h"
 
 namespace stoker {
 
@@ -59,6 +60,8 @@ class BatchProducer {
   void Submit(std::shared_ptr<JobContext> job, stoker::v1::TaskId task, Done done);
   void Stop();
 
+  // Sets stats' busy_fraction and job_rates from the last ~10 seconds.
+  void ReportRecent(stoker::v1::WorkerStats* stats) const;
   uint64_t batches_produced() const;
   uint64_t samples_produced() const;
 
@@ -77,6 +80,7 @@ class BatchProducer {
   uint64_t worker_id_ ABSL_GUARDED_BY(mu_);
   uint64_t batches_produced_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t samples_produced_ ABSL_GUARDED_BY(mu_) = 0;
+  ProductionWindow recent_ ABSL_GUARDED_BY(mu_);
   std::vector<std::thread> threads_;
 };
 

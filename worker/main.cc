@@ -5,7 +5,9 @@
 
 #include "common/flags.h"
 #include "common/logging.h"
+#include "common/metrics.h"
 #include "common/process.h"
+#include "worker/worker_metrics.h"
 #include "worker/worker_server.h"
 
 int main(int argc, char** argv) {
@@ -28,6 +30,10 @@ int main(int argc, char** argv) {
             "attempts to register while the coordinator is unreachable");
   flags.Add("max-lease-poll-ms", &lease_poll_ms, "longest pause between polls for tasks");
   flags.Add("port-file", &port_file, "write the bound port to this file once serving");
+  stoker::MetricsFlags metrics_flags;
+  metrics_flags.AddTo(&flags);
+  stoker::LogFlags log_flags;
+  log_flags.AddTo(&flags);
   flags.MapField("coordinator_address", "coordinator");
   flags.MapField("listen_address", "listen");
   flags.MapField("threads", "threads");
@@ -35,6 +41,7 @@ int main(int argc, char** argv) {
   flags.MapField("register_backoff.max_attempts", "register-attempts");
   flags.MapField("max_lease_poll", "max-lease-poll-ms");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
+  if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
   config.rpc_timeout = absl::Milliseconds(rpc_timeout_ms);
   config.max_lease_poll = absl::Milliseconds(lease_poll_ms);
   config.register_backoff.max_attempts = static_cast<int>(register_attempts);
@@ -53,11 +60,19 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  const auto metrics = std::make_shared<stoker::WorkerMetrics>((*server)->worker());
+  absl::StatusOr<std::unique_ptr<stoker::MetricsServer>> metrics_server =
+      metrics_flags.Serve(metrics);
+  if (!metrics_server.ok()) {
+    std::fprintf(stderr, "stoker-worker: %s\n", metrics_server.status().ToString().c_str());
+    return 1;
+  }
   std::printf("stoker-worker serving on %s with %u threads\n", (*server)->address().c_str(),
               config.ResolvedThreads());
   std::fflush(stdout);
   const int signal = stoker::WaitForTerminationSignal();
   STOKER_LOG(INFO) << "signal " << signal << ": stopping";
+  metrics_server->reset();  // Stop scraping before the worker goes.
   (*server)->Stop();
   return 0;
 }

@@ -157,6 +157,7 @@ pb::WorkerStats Worker::stats() const {
   pb::WorkerStats stats;
   stats.set_batches_produced(producer_.batches_produced());
   stats.set_samples_produced(producer_.samples_produced());
+  producer_.ReportRecent(&stats);
   absl::MutexLock lock(&mu_);
   stats.set_open_streams(static_cast<uint32_t>(sessions_.size()));
   return stats;

@@ -1,0 +1,94 @@
+#include "coordinator/advisor.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace stoker {
+namespace {
+
+// 1030.4 → "1,030".
+std::string Thousands(double value) {
+  std::string digits = absl::StrCat(static_cast<int64_t>(std::llround(std::max(value, 0.0))));
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
+  return digits;
+}
+
+std::string Percent(double fraction) { return absl::StrCat(std::llround(fraction * 100), "%"); }
+
+std::string Workers(uint32_t n) { return absl::StrCat(n, n == 1 ? " worker" : " workers"); }
+
+// "rank 0 waits 41% of its step" for the rank that waits most.
+std::string WaitClause(const std::vector<RankDemand>& ranks) {
+  const RankDemand& worst =
+      *std::max_element(ranks.begin(), ranks.end(), [](const RankDemand& a, const RankDemand& b) {
+        return a.data_wait_fraction < b.data_wait_fraction;
+      });
+  const std::string who = ranks.size() == 1 ? absl::StrCat("rank ", worst.rank)
+                                            : absl::StrCat("rank ", worst.rank, " (most)");
+  return absl::StrCat(who, " waits ", Percent(worst.data_wait_fraction), " of its step");
+}
+
+}  // namespace
+
+Advice AdviseWorkers(const AdvisorInput& input, const AdvisorConfig& config) {
+  Advice advice;
+  advice.workers_now = static_cast<uint32_t>(input.workers.size());
+  advice.workers_desired = advice.workers_now;
+
+  bool all_ranks_measured = !input.ranks.empty();
+  for (const RankDemand& rank : input.ranks) {
+    if (rank.step_seconds > 0) {
+      advice.demand_samples_per_second += input.batch_size / rank.step_seconds;
+    } else {
+      all_ranks_measured = false;
+    }
+  }
+  double busy_sum = 0;
+  uint32_t measured_workers = 0;
+  for (const WorkerSupply& worker : input.workers) {
+    advice.supply_samples_per_second += worker.samples_per_second;
+    busy_sum += worker.busy_fraction;
+    if (worker.busy_fraction >= config.min_busy_fraction) {
+      advice.capacity_samples_per_second += worker.samples_per_second / worker.busy_fraction;
+      ++measured_workers;
+    }
+  }
+  if (!all_ranks_measured) {
+    advice.explanation = "waiting for every rank to report its step time";
+    return advice;
+  }
+  if (measured_workers == 0) {
+    advice.explanation = input.workers.empty()
+                             ? "no workers: start at least one to measure what one supplies"
+                             : "waiting for a worker to report production";
+    return advice;
+  }
+
+  advice.measured = true;
+  const double capacity_per_worker = advice.capacity_samples_per_second / measured_workers;
+  const double needed = advice.demand_samples_per_second * config.headroom / capacity_per_worker;
+  advice.workers_desired = std::max<uint32_t>(1, static_cast<uint32_t>(std::ceil(needed - 1e-9)));
+
+  const double mean_busy = busy_sum / static_cast<double>(input.workers.size());
+  std::string verdict;
+  if (advice.workers_desired > advice.workers_now) {
+    verdict = absl::StrCat("add ", advice.workers_desired - advice.workers_now);
+  } else if (advice.workers_desired < advice.workers_now) {
+    verdict = absl::StrCat(Workers(advice.workers_desired),
+                           advice.workers_desired == 1 ? " suffices" : " suffice", ", remove ",
+                           advice.workers_now - advice.workers_desired);
+  } else {
+    verdict = absl::StrCat("keep ", advice.workers_now);
+  }
+  advice.explanation =
+      absl::StrCat(WaitClause(input.ranks), "; ", Workers(advice.workers_now), " at ",
+                   Percent(mean_busy), " busy supply ", Thousands(advice.supply_samples_per_second),
+                   " samples/s of ", Thousands(advice.demand_samples_per_second),
+                   " demanded (one worker can do ", Thousands(capacity_per_worker), "): ", verdict);
+  return advice;
+}
+
+}  // namespace stoker

@@ -1,0 +1,66 @@
+#ifndef STOKER_COORDINATOR_ADVISOR_H_
+#define STOKER_COORDINATOR_ADVISOR_H_
+
+// How many workers a job needs, from what both sides measure (the documents' heuristics: a
+// trainer that waits for data while the workers are busy needs more workers; idle workers and
+// trainers that never wait mean fewer will do).
+//
+//   demand    = Σ over ranks of batch_size / step_seconds: the samples/s the trainers would
+//               consume if they never waited (step = time between Next() calls, wait excluded).
+//   capacity  = per worker, samples_per_second / busy_fraction: what it would produce fully busy.
+//   desired   = ceil(demand × headroom / mean capacity), at least 1.
+//
+// Pure functions; thread-safe.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stoker {
+
+// One trainer rank's recent consumption.
+struct RankDemand {
+  uint32_t rank = 0;
+  double data_wait_fraction = 0;  // [0, 1]
+  double step_seconds = 0;        // 0: not measured yet
+};
+
+// One worker's recent production for the job.
+struct WorkerSupply {
+  uint64_t worker_id = 0;
+  double samples_per_second = 0;
+  double busy_fraction = 0;  // [0, 1] of its producer threads
+};
+
+struct AdvisorInput {
+  uint32_t batch_size = 0;
+  std::vector<RankDemand> ranks;
+  std::vector<WorkerSupply> workers;
+};
+
+struct AdvisorConfig {
+  // Capacity kept in reserve: desired workers supply demand × headroom.
+  double headroom = 1.1;
+  // Below this busy fraction a worker's capacity is not extrapolated (too little to measure).
+  double min_busy_fraction = 0.05;
+};
+
+struct Advice {
+  // False while there is not enough measured to advise (no step time, no busy worker yet);
+  // then workers_desired is workers_now and `explanation` says what is missing.
+  bool measured = false;
+  uint32_t workers_now = 0;
+  uint32_t workers_desired = 0;
+  double demand_samples_per_second = 0;
+  double supply_samples_per_second = 0;    // what the workers deliver now
+  double capacity_samples_per_second = 0;  // what they would deliver fully busy
+  // One sentence, e.g. "rank 0 waits 41% of its step; 3 workers at 95% busy supply 610
+  // samples/s of 1,030 demanded: add 3 workers".
+  std::string explanation;
+};
+
+Advice AdviseWorkers(const AdvisorInput& input, const AdvisorConfig& config = AdvisorConfig());
+
+}  // namespace stoker
+
+#endif  // STOKER_COORDINATOR_ADVISOR_H_

@@ -1,0 +1,87 @@
+#include "coordinator/coordinator_metrics.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/metric_family_builder.h"
+
+namespace stoker {
+namespace {
+
+struct TaskCounts {
+  uint64_t pending = 0;
+  uint64_t leased = 0;
+  uint64_t done = 0;
+};
+
+// Per job, over its ranks and epochs.
+std::vector<std::pair<std::string, TaskCounts>> CountTasks(const ClusterState& state) {
+  std::vector<std::pair<std::string, TaskCounts>> out;
+  for (uint64_t id = 1; id < state.next_job_id(); ++id) {
+    const JobRecord* job = state.FindJob(id);
+    if (job == nullptr) continue;
+    TaskCounts counts;
+    for (uint32_t rank = 0; rank < job->spec.world_size(); ++rank) {
+      const RankProgressSummary summary = state.RankSummary(id, rank);
+      const uint64_t done = summary.done_watermark + summary.done_above_watermark;
+      counts.done += done;
+      counts.leased += summary.leased;
+      counts.pending += summary.total - done - summary.leased;
+    }
+    out.emplace_back(job->name, counts);
+  }
+  return out;
+}
+
+void AddJobFigures(const stoker::v1::JobStatus& job, MetricFamilyBuilder* m) {
+  const MetricFamilyBuilder::Labels labels = {{"job_name", job.name()}};
+  const stoker::v1::JobAdvice& advice = job.advice();
+  m->Gauge("stoker_job_workers_desired",
+           "Workers the advisor says the job needs (equals the live workers until measured).",
+           advice.workers_desired(), labels);
+  m->Gauge("stoker_job_demand_samples_per_second",
+           "Samples/s the job's trainers would consume if they never waited.",
+           advice.demand_samples_per_second(), labels);
+  m->Gauge("stoker_job_supply_samples_per_second", "Samples/s the workers deliver to the job.",
+           advice.supply_samples_per_second(), labels);
+  m->Gauge("stoker_job_finished", "1 once every task of every epoch and rank is done.",
+           job.state() == stoker::v1::JOB_STATE_FINISHED ? 1 : 0, labels);
+  for (const stoker::v1::RankStatus& rank : job.ranks()) {
+    const MetricFamilyBuilder::Labels rank_labels = {{"job_name", job.name()},
+                                                     {"rank", absl::StrCat(rank.rank())}};
+    m->Gauge("stoker_job_data_wait_ratio",
+             "Fraction of a rank's recent loop time spent waiting for data.",
+             rank.stats().data_wait_fraction(), rank_labels);
+    m->Gauge("stoker_job_step_seconds", "A rank's recent mean training step, data wait excluded.",
+             rank.stats().step_seconds(), rank_labels);
+  }
+}
+
+}  // namespace
+
+std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
+  const stoker::v1::GetStatusResponse status = coordinator_->GetStatus();
+  MetricFamilyBuilder m;
+  m.Gauge("stoker_coordinator_workers", "Registered workers by state.", status.workers_size(),
+          {{"state", "live"}});
+  const auto [tasks, requeued] = coordinator_->InspectState([](const ClusterState& state) {
+    return std::make_pair(CountTasks(state), state.leases_requeued());
+  });
+  for (const auto& [job, counts] : tasks) {
+    const char* const help = "Tasks (batches of all epochs and ranks) by state.";
+    m.Gauge("stoker_coordinator_tasks", help, counts.pending,
+            {{"job_name", job}, {"state", "pending"}});
+    m.Gauge("stoker_coordinator_tasks", help, counts.leased,
+            {{"job_name", job}, {"state", "leased"}});
+    m.Gauge("stoker_coordinator_tasks", help, counts.done, {{"job_name", job}, {"state", "done"}});
+  }
+  m.Counter("stoker_coordinator_workers_lost_total",
+            "Workers removed because they missed heartbeats for longer than the timeout.",
+            static_cast<double>(status.workers_lost()));
+  m.Counter("stoker_coordinator_leases_reassigned_total",
+            "Leases returned to pending because they expired or their worker was lost.", requeued);
+  for (const stoker::v1::JobStatus& job : status.jobs()) AddJobFigures(job, &m);
+  return m.Take();
+}
+
+}  // namespace stoker

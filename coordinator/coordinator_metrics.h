@@ -1,0 +1,27 @@
+#ifndef STOKER_COORDINATOR_COORDINATOR_METRICS_H_
+#define STOKER_COORDINATOR_COORDINATOR_METRICS_H_
+
+// The coordinator's Prometheus metrics (docs/metrics.md), read from the Coordinator when scraped:
+// workers, tasks by state, leases reassigned, and per job the advisor's figures
+// (stoker_job_workers_desired is the number an autoscaler follows).
+
+#include <vector>
+
+#include "coordinator/coordinator.h"
+#include "prometheus/collectable.h"
+
+namespace stoker {
+
+// Thread-safe. REQUIRES: `coordinator` outlives this object.
+class CoordinatorMetrics : public prometheus::Collectable {
+ public:
+  explicit CoordinatorMetrics(Coordinator* coordinator) : coordinator_(coordinator) {}
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  Coordinator* const coordinator_;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_COORDINATOR_COORDINATOR_METRICS_H_

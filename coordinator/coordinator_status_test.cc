@@ -1,0 +1,110 @@
+// GetStatus: the figures heartbeats report, the advice built from them, and what is forgotten.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "common/clock.h"
+#include "coordinator/coordinator.h"
+#include "coordinator/status_matchers_for_test.h"
+#include "coordinator/test_job_spec.h"
+
+namespace stoker {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+
+class CoordinatorStatusTest : public ::testing::Test {
+ protected:
+  static CoordinatorConfig TestConfig() {
+    CoordinatorConfig config;
+    config.worker_timeout = absl::Seconds(5);
+    return config;
+  }
+
+  void SetUp() override {
+    stoker::v1::OpenJobRequest open;
+    open.set_name("status");
+    *open.mutable_spec() = SmallJobSpec(/*world_size=*/1);  // batch 4
+    auto opened = coordinator_.OpenJob(open);
+    ASSERT_THAT(opened, IsOk());
+    job_id_ = opened->job_id();
+  }
+
+  uint64_t RegisterBusyWorker(const std::string& address, double samples_per_second, double busy) {
+    stoker::v1::RegisterWorkerRequest request;
+    request.set_address(address);
+    request.set_cores(1);
+    auto registered = coordinator_.RegisterWorker(request);
+    EXPECT_THAT(registered, IsOk());
+    stoker::v1::WorkerHeartbeatRequest heartbeat;
+    heartbeat.set_worker_id(registered->worker_id());
+    heartbeat.mutable_stats()->set_busy_fraction(busy);
+    stoker::v1::JobRate* rate = heartbeat.mutable_stats()->add_job_rates();
+    rate->set_job_id(job_id_);
+    rate->set_samples_per_second(samples_per_second);
+    EXPECT_THAT(coordinator_.WorkerHeartbeat(heartbeat), IsOk());
+    return registered->worker_id();
+  }
+
+  void ReportClient(double wait_fraction, double step_seconds) {
+    stoker::v1::ClientHeartbeatRequest request;
+    request.set_job_id(job_id_);
+    request.set_rank(0);
+    request.set_client_id("client-a");
+    request.mutable_stats()->set_data_wait_fraction(wait_fraction);
+    request.mutable_stats()->set_step_seconds(step_seconds);
+    request.mutable_stats()->set_batches_consumed(17);
+    ASSERT_THAT(coordinator_.ClientHeartbeat(request), IsOk());
+  }
+
+  FakeClock clock_;
+  Coordinator coordinator_{TestConfig(), &clock_};
+  uint64_t job_id_ = 0;
+};
+
+TEST_F(CoordinatorStatusTest, ReportsRanksWorkersAndAdvice) {
+  // Demand: batch 4 every 10 ms = 400 samples/s. One worker makes 90 samples/s at 90% busy.
+  const uint64_t worker = RegisterBusyWorker("127.0.0.1:1", 90, 0.9);
+  ReportClient(0.75, 0.010);
+  clock_.Advance(absl::Milliseconds(300));
+
+  const stoker::v1::GetStatusResponse status = coordinator_.GetStatus();
+  ASSERT_THAT(status.jobs(), SizeIs(1));
+  const stoker::v1::JobStatus& job = status.jobs(0);
+  EXPECT_EQ(job.name(), "status");
+  EXPECT_EQ(job.state(), stoker::v1::JOB_STATE_RUNNING);
+  ASSERT_THAT(job.ranks(), SizeIs(1));
+  EXPECT_EQ(job.ranks(0).client_id(), "client-a");
+  EXPECT_EQ(job.ranks(0).stats().batches_consumed(), 17u);
+  EXPECT_EQ(job.ranks(0).last_report_age_ms(), 300);
+  // 400 × 1.1 / 100 = 4.4 → 5 workers.
+  EXPECT_TRUE(job.advice().measured());
+  EXPECT_EQ(job.advice().workers_now(), 1u);
+  EXPECT_EQ(job.advice().workers_desired(), 5u);
+  EXPECT_THAT(job.advice().explanation(), HasSubstr("rank 0 waits 75% of its step"));
+  EXPECT_THAT(job.advice().explanation(), HasSubstr(": add 4"));
+
+  ASSERT_THAT(status.workers(), SizeIs(1));
+  EXPECT_EQ(status.workers(0).info().worker_id(), worker);
+  EXPECT_DOUBLE_EQ(status.workers(0).busy_fraction(), 0.9);
+  EXPECT_EQ(status.workers(0).last_heartbeat_age_ms(), 300);
+}
+
+TEST_F(CoordinatorStatusTest, LostWorkerLeavesTheAdvice) {
+  RegisterBusyWorker("127.0.0.1:1", 200, 0.5);
+  RegisterBusyWorker("127.0.0.1:2", 200, 0.5);
+  ReportClient(0.0, 0.010);
+  EXPECT_EQ(coordinator_.GetStatus().jobs(0).advice().workers_now(), 2u);
+
+  clock_.Advance(absl::Seconds(6));  // Past worker_timeout: both are lost.
+  const stoker::v1::GetStatusResponse status = coordinator_.GetStatus();
+  EXPECT_THAT(status.workers(), SizeIs(0));
+  EXPECT_EQ(status.workers_lost(), 2u);
+  EXPECT_EQ(status.jobs(0).advice().workers_now(), 0u);
+  EXPECT_FALSE(status.jobs(0).advice().measured());
+  EXPECT_THAT(status.jobs(0).advice().explanation(), HasSubstr("no workers"));
+}
+
+}  // namespace
+}  // namespace stoker

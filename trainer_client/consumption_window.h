@@ -1,0 +1,38 @@
+#ifndef STOKER_TRAINER_CLIENT_CONSUMPTION_WINDOW_H_
+#define STOKER_TRAINER_CLIENT_CONSUMPTION_WINDOW_H_
+
+// The training loop's recent rhythm, as the coordinator's advisor needs it: over the last ~10
+// seconds, how long the loop waited inside Next() and how long its step took between calls.
+// Reported in every client heartbeat (ClientStats).
+
+#include <cstdint>
+
+#include "absl/time/time.h"
+#include "common/sliding_window.h"
+#include "stoker/v1/status.pb.h"
+
+namespace stoker {
+
+// Thread-compatible.
+class ConsumptionWindow {
+ public:
+  explicit ConsumptionWindow(absl::Time start);
+
+  // The loop spent `wait` inside a Next() that returned at `now`.
+  void RecordWait(absl::Time now, absl::Duration wait, bool returned_batch);
+  // The loop spent `step` between returning from Next() and calling it again at `now`.
+  void RecordStep(absl::Time now, absl::Duration step);
+
+  // The recent figures; batches_consumed is `batches_consumed` (the loader's total).
+  stoker::v1::ClientStats Snapshot(absl::Time now, uint64_t batches_consumed) const;
+
+ private:
+  SlidingWindow wait_seconds_;
+  SlidingWindow step_seconds_;
+  SlidingWindow steps_;
+  SlidingWindow batches_;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_TRAINER_CLIENT_CONSUMPTION_WINDOW_H_

@@ -1,0 +1,45 @@
+#include "trainer_client/consumption_window.h"
+
+#include "gtest/gtest.h"
+
+namespace stoker {
+namespace {
+
+const absl::Time kStart = absl::FromUnixSeconds(2'000'000);
+
+TEST(ConsumptionWindowTest, WaitFractionAndStepOfTheLoop) {
+  ConsumptionWindow window(kStart);
+  // Four iterations: wait 30 ms, return a batch, step 70 ms.
+  absl::Time now = kStart;
+  for (int i = 0; i < 4; ++i) {
+    now += absl::Milliseconds(30);
+    window.RecordWait(now, absl::Milliseconds(30), /*returned_batch=*/true);
+    now += absl::Milliseconds(70);
+    window.RecordStep(now, absl::Milliseconds(70));
+  }
+  const stoker::v1::ClientStats stats = window.Snapshot(now, 4);
+  EXPECT_NEAR(stats.data_wait_fraction(), 0.3, 1e-9);
+  EXPECT_NEAR(stats.step_seconds(), 0.070, 1e-9);
+  EXPECT_NEAR(stats.batches_per_second(), 10, 1e-9);  // 4 batches in 400 ms.
+  EXPECT_EQ(stats.batches_consumed(), 4u);
+}
+
+TEST(ConsumptionWindowTest, NothingMeasuredYet) {
+  ConsumptionWindow window(kStart);
+  const stoker::v1::ClientStats stats = window.Snapshot(kStart + absl::Seconds(1), 0);
+  EXPECT_EQ(stats.data_wait_fraction(), 0);
+  EXPECT_EQ(stats.step_seconds(), 0);
+  EXPECT_EQ(stats.batches_per_second(), 0);
+}
+
+TEST(ConsumptionWindowTest, OnlyRecentSecondsCount) {
+  ConsumptionWindow window(kStart);
+  window.RecordWait(kStart + absl::Seconds(1), absl::Seconds(1), true);  // An old, long wait.
+  const absl::Time later = kStart + absl::Seconds(30);
+  window.RecordWait(later, absl::Milliseconds(10), true);
+  window.RecordStep(later, absl::Milliseconds(90));
+  EXPECT_NEAR(window.Snapshot(later, 2).data_wait_fraction(), 0.1, 1e-9);
+}
+
+}  // namespace
+}  // namespace stoker

@@ -1,0 +1,27 @@
+#include "worker/worker_metrics.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/metric_family_builder.h"
+
+namespace stoker {
+
+std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
+  const stoker::v1::WorkerStats stats = worker_->stats();
+  MetricFamilyBuilder m;
+  m.Counter("stoker_worker_batches_produced_total", "Batches produced since the worker started.",
+            static_cast<double>(stats.batches_produced()));
+  m.Counter("stoker_worker_samples_produced_total", "Samples produced since the worker started.",
+            static_cast<double>(stats.samples_produced()));
+  m.Gauge("stoker_worker_busy_ratio",
+          "Fraction of the producer threads' time spent producing over the last 10 seconds.",
+          stats.busy_fraction());
+  m.Gauge("stoker_worker_open_streams", "Client streams open.", stats.open_streams());
+  for (const stoker::v1::JobRate& rate : stats.job_rates()) {
+    m.Gauge("stoker_worker_job_samples_per_second",
+            "Samples produced per second for a job over the last 10 seconds.",
+            rate.samples_per_second(), {{"job_id", absl::StrCat(rate.job_id())}});
+  }
+  return m.Take();
+}
+
+}  // namespace stoker
