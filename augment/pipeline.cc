@@ -105,6 +105,8 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
   return pipeline;
 }
 
+const std::string& Pipeline::op_name(size_t i) const { return ops_[i]->name(); }
+
 std::vector<int64_t> Pipeline::BatchShape(int64_t batch_size) const {
   const int64_t h = result_shape_.height;
   const int64_t w = result_shape_.width;
@@ -135,8 +137,13 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng,
   ImageView current = input;
   size_t first_op = 0;
   int next_buffer = 0;
+  const bool timed = workspace->time_ops();
+  std::vector<double>& op_seconds = workspace->mutable_op_seconds();
+  if (timed) op_seconds.assign(ops_.size(), 0.0);
+  absl::Time op_start = timed ? absl::Now() : absl::InfinitePast();
   if (encoded_input_) {
     RETURN_IF_ERROR(Decode(sample, workspace, &current));
+    if (timed) op_seconds[0] = absl::ToDoubleSeconds(absl::Now() - op_start);
     first_op = 1;
     next_buffer = 1;
   } else if (input.shape != input_shape_) {
@@ -165,9 +172,11 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng,
       buffer.Reshape(*shape);
       target = buffer.view();
     }
+    if (timed) op_start = absl::Now();
     if (absl::Status status = op.Apply(current, rng, &workspace->scratch(), target); !status.ok()) {
       return OpError(i, op, status);
     }
+    if (timed) op_seconds[i] = absl::ToDoubleSeconds(absl::Now() - op_start);
     current = target;
   }
   if (last_op_writes_out) return absl::OkStatus();

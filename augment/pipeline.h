@@ -43,10 +43,19 @@ class PipelineWorkspace {
   // The decoder of encoded samples (keeps its TurboJPEG handle across samples).
   ImageDecoder& decoder() { return decoder_; }
 
+  // With timing on, Run records the seconds each op took (op_seconds()[i] for ops[i], the
+  // output conversion not included); off by default (two clock reads per op).
+  void set_time_ops(bool on) { time_ops_ = on; }
+  bool time_ops() const { return time_ops_; }
+  const std::vector<double>& op_seconds() const { return op_seconds_; }
+  std::vector<double>& mutable_op_seconds() { return op_seconds_; }
+
  private:
   ImageBuffer buffers_[2];
   ImageBuffer scratch_;
   ImageDecoder decoder_;
+  bool time_ops_ = false;
+  std::vector<double> op_seconds_;
 };
 
 // Immutable after Compile: Run may be called from many threads, each with its own workspace.
@@ -76,6 +85,9 @@ class Pipeline {
   size_t output_bytes_per_sample() const { return output_bytes_per_sample_; }
   // [N, H, W, C] or [N, C, H, W].
   std::vector<int64_t> BatchShape(int64_t batch_size) const;
+  // The ops in order, by registry name ("decode", "gaussian_blur", ...).
+  size_t num_ops() const { return ops_.size(); }
+  const std::string& op_name(size_t i) const;
 
   // Runs every op on `input` (REQUIRES: input.image is set, with input.image.shape ==
   // input_shape(), for decoded input; input.encoded for encoded input; neither is modified),

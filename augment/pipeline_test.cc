@@ -335,5 +335,24 @@ TEST(PipelineRunTest, WrongInputShape) {
   EXPECT_THAT(status.message(), HasSubstr("compiled for 24x32x3 uint8"));
 }
 
+TEST(PipelineRunTest, TimesEachOpWhenAsked) {
+  auto pipeline = Pipeline::Compile(Spec("to_float, gaussian_blur(ksize=5)*2, horizontal_flip"),
+                                    kSource);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  ASSERT_EQ(pipeline->num_ops(), 4u);
+  EXPECT_EQ(pipeline->op_name(1), "gaussian_blur");
+  std::vector<uint8_t> source = SourcePixels(kSource, 3);
+  PipelineWorkspace workspace;
+  RunOnce(*pipeline, source, 0, &workspace);
+  EXPECT_TRUE(workspace.op_seconds().empty());  // Off by default.
+
+  workspace.set_time_ops(true);
+  const std::vector<uint8_t> timed = RunOnce(*pipeline, source, 0, &workspace);
+  ASSERT_EQ(workspace.op_seconds().size(), 4u);
+  for (double seconds : workspace.op_seconds()) EXPECT_GE(seconds, 0.0);
+  PipelineWorkspace untimed;
+  EXPECT_EQ(timed, RunOnce(*pipeline, source, 0, &untimed));  // Timing changes nothing.
+}
+
 }  // namespace
 }  // namespace stoker

@@ -1,5 +1,7 @@
 #include "common/metric_family_builder.h"
 
+#include <limits>
+
 namespace stoker {
 
 prometheus::ClientMetric& MetricFamilyBuilder::Add(const std::string& name, const std::string& help,
@@ -26,6 +28,22 @@ void MetricFamilyBuilder::Gauge(const std::string& name, const std::string& help
 void MetricFamilyBuilder::Counter(const std::string& name, const std::string& help, double value,
                                   const Labels& labels) {
   Add(name, help, prometheus::MetricType::Counter, labels).counter.value = value;
+}
+
+void MetricFamilyBuilder::Histogram(const std::string& name, const std::string& help,
+                                    const std::vector<double>& bounds,
+                                    const std::vector<uint64_t>& counts, double sum,
+                                    const Labels& labels) {
+  prometheus::ClientMetric::Histogram& histogram =
+      Add(name, help, prometheus::MetricType::Histogram, labels).histogram;
+  uint64_t cumulative = 0;
+  for (size_t b = 0; b < counts.size(); ++b) {
+    cumulative += counts[b];
+    const double bound = b < bounds.size() ? bounds[b] : std::numeric_limits<double>::infinity();
+    histogram.bucket.push_back({cumulative, bound});
+  }
+  histogram.sample_count = cumulative;
+  histogram.sample_sum = sum;
 }
 
 }  // namespace stoker

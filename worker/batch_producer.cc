@@ -44,6 +44,12 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
     CounterRng rng = SampleRng(spec.seed(), task.epoch(), index);
     RETURN_IF_ERROR(pipeline.Run(scratch->sample.input(job.source().format()), &rng,
                                  &scratch->workspace, slot));
+    if (scratch->workspace.time_ops()) {
+      const std::vector<double>& seconds = scratch->workspace.op_seconds();
+      for (uint32_t op = 0; op < seconds.size(); ++op) {
+        scratch->op_times.Observe(op, pipeline.op_name(op), seconds[op]);
+      }
+    }
   }
   header->set_produce_seconds(absl::ToDoubleSeconds(absl::Now() - start));
   return absl::OkStatus();
@@ -100,6 +106,7 @@ void BatchProducer::Stop() {
 
 void BatchProducer::Loop() {
   ProducerScratch scratch;
+  scratch.workspace.set_time_ops(true);
   while (true) {
     Work work;
     uint64_t worker_id;
@@ -123,11 +130,17 @@ void BatchProducer::Loop() {
       ++batches_produced_;
       samples_produced_ += work.job->spec().batch_size();
       recent_.Record(absl::Now(), work.job->job_id(), cpu, work.job->spec().batch_size());
+      op_times_.MergeFrom(scratch.op_times);
     } else {
       pool_->Put(std::move(message));
     }
     work.done(status, status.ok() ? std::move(message) : nullptr);
   }
+}
+
+OpTimeHistograms BatchProducer::op_times() const {
+  absl::MutexLock lock(&mu_);
+  return op_times_;
 }
 
 void BatchProducer::ReportRecent(stoker::v1::WorkerStats* stats) const {

@@ -18,6 +18,7 @@
 #include "augment/pipeline.h"
 #include "stoker/v1/worker.pb.h"
 #include "worker/job_context.h"
+#include "worker/op_time_histograms.h"
 #include "worker/production_window.h"
 
 namespace stoker {
@@ -26,6 +27,8 @@ namespace stoker {
 struct ProducerScratch {
   SampleBuffer sample;
   PipelineWorkspace workspace;
+  // Filled per sample when workspace.time_ops() is on.
+  OpTimeHistograms op_times;
 };
 
 // Fills `out` (header and payload) with batch `task` of `job`. Reuses out's storage.
@@ -60,6 +63,8 @@ class BatchProducer {
   void Submit(std::shared_ptr<JobContext> job, stoker::v1::TaskId task, Done done);
   void Stop();
 
+  // Per-op time histograms of every batch produced so far.
+  OpTimeHistograms op_times() const;
   // Sets stats' busy_fraction and job_rates from the last ~10 seconds.
   void ReportRecent(stoker::v1::WorkerStats* stats) const;
   uint64_t batches_produced() const;
@@ -81,6 +86,7 @@ class BatchProducer {
   uint64_t batches_produced_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t samples_produced_ ABSL_GUARDED_BY(mu_) = 0;
   ProductionWindow recent_ ABSL_GUARDED_BY(mu_);
+  OpTimeHistograms op_times_ ABSL_GUARDED_BY(mu_);
   std::vector<std::thread> threads_;
 };
 

@@ -60,6 +60,8 @@ class Worker {
 
   uint64_t worker_id() const;
   stoker::v1::WorkerStats stats() const;
+  // Seconds per op per sample, over everything produced (for metrics).
+  OpTimeHistograms op_times() const { return producer_.op_times(); }
   BatchMessagePool* message_pool() { return &pool_; }
 
  private:

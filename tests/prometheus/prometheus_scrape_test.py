@@ -155,7 +155,8 @@ def run(build, source, tmp):
             check = subprocess.run(["promtool", "check", "metrics"], input=text, text=True,
                                    capture_output=True, timeout=30)
             assert check.returncode == 0, f"promtool check metrics {target}:\n{check.stdout}{check.stderr}"
-            served = set(re.findall(r"^(stoker_[a-z0-9_]+?)(?:\{| )", text, re.M))
+            # A family's name is on its # TYPE line (histogram series add _bucket, _sum, _count).
+            served = set(re.findall(r"^# TYPE (stoker_[a-z0-9_]+) ", text, re.M))
             undocumented = served - documented
             assert not undocumented, f"{target} serves undocumented metrics: {sorted(undocumented)}"
         check_ctl(build, coordinator, deadline)
