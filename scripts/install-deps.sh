@@ -8,6 +8,7 @@ PACKAGES=(
   cmake ninja-build ccache g++ pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libopencv-dev libgtest-dev libgmock-dev
+  libcurl4-openssl-dev nginx
 )
 
 missing=()
