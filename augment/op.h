@@ -6,10 +6,24 @@
 // created by the registry (augment/op_registry.h) from its proto, for one input shape, after its
 // arguments have been validated; it then knows its output shape and only runs the kernel.
 //
+// Shapes: channels and pixel type are always known when the pipeline is compiled. Height and
+// width are too for decoded inputs; after `decode` they vary per sample, and a compile-time
+// shape then has height == width == 0 ("varies"). Such an op checks what it can at compile time
+// and the rest per sample in OutputShapeFor. An op whose output size is fixed (resize to an
+// exact size, the crops) has a fixed output shape whatever its input.
+//
 // Randomness and the determinism contract (DESIGN.md §3). Each op draws from the sample's
 // CounterRng, in pipeline order, exactly the draws listed here, whatever their outcome, so the
 // output depends only on (seed, epoch, sample index) and the compiled pipeline:
 //
+//   decode           no draw.
+//   resize           no draw.
+//   center_crop      no draw.
+//   random_resized_crop  up to 10 attempts of two draws each, stopping at the first that fits:
+//                    scale = rng->UniformFloat(scale_min, scale_max), then
+//                    log_ratio = rng->UniformFloat(log(ratio_min), log(ratio_max)); on success
+//                    two more: top = rng->UniformInt(H - h + 1), left = rng->UniformInt(W - w + 1).
+//                    After 10 misses no further draw (center-crop fallback).
 //   to_float         no draw.
 //   gaussian_blur    fixed sigma: no draw. Range: one rng->UniformFloat(sigma_min, sigma_max);
 //                    the same sigma is used along both axes (like torchvision).
@@ -25,7 +39,10 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "augment/image.h"
+#include "augment/kernels/decode.h"
 #include "common/counter_rng.h"
 
 namespace stoker {
@@ -40,9 +57,22 @@ class Op {
 
   // The registry name ("gaussian_blur").
   const std::string& name() const { return name_; }
-  // The shape the op was validated for, and the shape it produces from it.
+  // The shape the op was validated for, and the shape it produces from it; height and width are
+  // 0 where they vary per sample (see above).
   const ImageShape& input_shape() const { return input_shape_; }
   const ImageShape& output_shape() const { return output_shape_; }
+
+  // The shape produced from an input of `in` (a run-time shape, with the compile-time channels
+  // and type). The default takes the output's height and width from output_shape(), or from `in`
+  // where output_shape() leaves them 0. Ops with size limits override it to check them.
+  // Errors: INVALID_ARGUMENT when `in` is too small for the op (e.g. a crop larger than the
+  // decoded image), naming the sizes.
+  virtual absl::StatusOr<ImageShape> OutputShapeFor(const ImageShape& in) const;
+
+  // True when the op resamples the whole image to a size that does not depend on the input's
+  // resolution beyond its aspect ratio (resize), so that decode may hand it a copy downscaled
+  // in the DCT domain as long as that is at least OutputShapeFor's size in both dimensions.
+  virtual bool ResamplesWholeImage() const { return false; }
 
   // True when Apply accepts out.data == in.data (an in-place run).
   virtual bool SupportsInPlace() const { return false; }
@@ -50,11 +80,27 @@ class Op {
   // Transforms `in` into `out`, drawing randomness from `rng` as documented above. `scratch` is a
   // per-thread buffer the op may Reshape and overwrite (it never shrinks, so steady state does not
   // allocate).
-  // REQUIRES: in.shape == input_shape(); out.shape == output_shape(); out.data is in.data only
+  // REQUIRES: in.shape matches input_shape() (height and width only where not 0);
+  //   out.shape == *OutputShapeFor(in.shape); out.data is in.data only
   //   when SupportsInPlace(), otherwise the two do not overlap; `scratch` is not `in` or `out`.
-  // Errors: INTERNAL when a kernel fails (none of today's kernels can).
+  // Errors: INTERNAL when a kernel fails (e.g. an OpenCV exception).
   virtual absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                              const ImageView& out) const = 0;
+
+  // Ops that take encoded bytes instead of an image (decode, which must be the first op of a
+  // pipeline compiled for encoded input) return true and implement the two calls below; the
+  // executor then calls ReadEncoded, sizes `out`, and calls DecodeInto, never Apply.
+  virtual bool TakesEncodedInput() const { return false; }
+  // Checks `bytes` and returns the shape DecodeInto will produce, which is the image's size,
+  // or a 1/2, 1/4 or 1/8 JPEG downscale when `next` (the op after this one, or nullptr)
+  // ResamplesWholeImage and still gets at least the size it produces.
+  // Errors: bad-sample errors (common/bad_sample.h).
+  virtual absl::StatusOr<ImageShape> ReadEncoded(absl::Span<const uint8_t> bytes, const Op* next,
+                                                 ImageDecoder* decoder) const;
+  // REQUIRES: ReadEncoded(bytes, ...) just returned out.shape on the same decoder.
+  // Errors: bad-sample errors.
+  virtual absl::Status DecodeInto(absl::Span<const uint8_t> bytes, ImageDecoder* decoder,
+                                  const ImageView& out) const;
 
  protected:
   Op(std::string name, const ImageShape& input_shape, const ImageShape& output_shape)

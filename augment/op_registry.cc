@@ -31,8 +31,9 @@ const ArgSchema* OpSchema::FindArg(std::string_view arg_name) const {
 
 const std::vector<OpSchema>& OpSchemas() {
   static const auto* const kSchemas = new std::vector<OpSchema>{
-      ToFloatOpSchema(),        GaussianBlurOpSchema(), RandomCropOpSchema(),
-      HorizontalFlipOpSchema(), NormalizeOpSchema(),
+      DecodeOpSchema(),    ResizeOpSchema(),         CenterCropOpSchema(),
+      RandomResizedCropOpSchema(), ToFloatOpSchema(), GaussianBlurOpSchema(),
+      RandomCropOpSchema(), HorizontalFlipOpSchema(), NormalizeOpSchema(),
   };
   return *kSchemas;
 }

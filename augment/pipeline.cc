@@ -31,6 +31,12 @@ bool IsAligned(const void* p, size_t alignment) {
   return reinterpret_cast<uintptr_t>(p) % alignment == 0;
 }
 
+// Prefixes an op's error with "pipeline.ops[i] (name): ", keeping its code and payloads (a
+// bad-sample reason survives).
+absl::Status OpError(size_t index, const Op& op, const absl::Status& status) {
+  return PrefixStatus(absl::StrCat("pipeline.ops[", index, "] (", op.name(), "): "), status);
+}
+
 }  // namespace
 
 Pipeline::Pipeline() = default;
@@ -40,22 +46,33 @@ Pipeline::~Pipeline() = default;
 
 absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
                                            const InputFormat& input) {
-  if (input.encoded) {
+  if (!input.encoded && input.shape.elements() == 0) {
     return absl::InvalidArgumentError(
-        "pipeline: the dataset yields encoded images, which this version cannot decode");
+        absl::StrCat("pipeline input shape ", ShapeString(input.shape), " is empty"));
   }
-  const ImageShape& input_shape = input.shape;
-  if (input_shape.elements() == 0) {
+  if (input.encoded && (spec.ops_size() == 0 || !spec.ops(0).has_decode())) {
     return absl::InvalidArgumentError(
-        absl::StrCat("pipeline input shape ", ShapeString(input_shape), " is empty"));
+        "pipeline.ops[0]: the dataset yields encoded images, so the first op must be decode");
   }
   Pipeline pipeline;
-  pipeline.input_shape_ = input_shape;
-  ImageShape shape = input_shape;
+  pipeline.encoded_input_ = input.encoded;
+  pipeline.input_shape_ = input.encoded ? ImageShape{} : input.shape;
+  ImageShape shape = pipeline.input_shape_;
   for (int i = 0; i < spec.ops_size(); ++i) {
+    if (spec.ops(i).has_decode() && (i != 0 || !input.encoded)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "pipeline.ops[", i,
+          "] (decode): decode must be the first op, and only for a dataset of encoded images"));
+    }
     ASSIGN_OR_RETURN(std::unique_ptr<Op> op, CreateOp(spec.ops(i), i, shape));
     shape = op->output_shape();
     pipeline.ops_.push_back(std::move(op));
+  }
+  if (shape.height == 0 || shape.width == 0) {
+    return absl::InvalidArgumentError(
+        "pipeline: the image size after the last op varies per sample (decoded images differ "
+        "in size), but a batch needs one shape; end with an op of fixed output size: "
+        "resize(height, width), center_crop, random_crop or random_resized_crop");
   }
   pipeline.result_shape_ = shape;
 
@@ -96,36 +113,60 @@ std::vector<int64_t> Pipeline::BatchShape(int64_t batch_size) const {
   return {batch_size, h, w, c};
 }
 
+absl::Status Pipeline::Decode(const SampleInput& sample, PipelineWorkspace* workspace,
+                              ImageView* decoded) const {
+  const Op& decode = *ops_[0];
+  const Op* next = ops_.size() > 1 ? ops_[1].get() : nullptr;
+  absl::StatusOr<ImageShape> shape = decode.ReadEncoded(sample.encoded, next, &workspace->decoder());
+  if (!shape.ok()) return OpError(0, decode, shape.status());
+  ImageBuffer& buffer = workspace->buffer(0);
+  buffer.Reshape(*shape);
+  if (absl::Status status = decode.DecodeInto(sample.encoded, &workspace->decoder(), buffer.view());
+      !status.ok()) {
+    return OpError(0, decode, status);
+  }
+  *decoded = buffer.view();
+  return absl::OkStatus();
+}
+
 absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng,
                            PipelineWorkspace* workspace, uint8_t* out) const {
   const ImageView& input = sample.image;
-  if (input.shape != input_shape_) {
+  ImageView current = input;
+  size_t first_op = 0;
+  int next_buffer = 0;
+  if (encoded_input_) {
+    RETURN_IF_ERROR(Decode(sample, workspace, &current));
+    first_op = 1;
+    next_buffer = 1;
+  } else if (input.shape != input_shape_) {
     return absl::InvalidArgumentError(absl::StrCat("pipeline input is ", ShapeString(input.shape),
                                                    ", compiled for ", ShapeString(input_shape_)));
   }
   const PixelType out_type = PixelTypeOf(output_dtype_);
   const bool out_aligned = IsAligned(out, PixelTypeSize(out_type));
   // When the output conversion is the identity, the last op writes straight into `out`.
-  const bool last_op_writes_out = !ops_.empty() && output_layout_ == stoker::v1::LAYOUT_HWC &&
+  const bool last_op_writes_out = ops_.size() > first_op &&
+                                  output_layout_ == stoker::v1::LAYOUT_HWC &&
                                   out_type == result_shape_.type && out_aligned;
 
-  ImageView current = input;
-  int next_buffer = 0;
-  for (size_t i = 0; i < ops_.size(); ++i) {
+  for (size_t i = first_op; i < ops_.size(); ++i) {
     const Op& op = *ops_[i];
+    absl::StatusOr<ImageShape> shape = op.OutputShapeFor(current.shape);
+    if (!shape.ok()) return OpError(i, op, shape.status());
     ImageView target;
     if (i + 1 == ops_.size() && last_op_writes_out) {
-      target = ImageView{out, op.output_shape()};
+      target = ImageView{out, *shape};
     } else if (op.SupportsInPlace() && current.data != input.data) {
-      target = ImageView{current.data, op.output_shape()};  // A workspace buffer: reuse it.
+      target = ImageView{current.data, *shape};  // A workspace buffer: reuse it.
     } else {
       ImageBuffer& buffer = workspace->buffer(next_buffer);
       next_buffer ^= 1;
-      buffer.Reshape(op.output_shape());
+      buffer.Reshape(*shape);
       target = buffer.view();
     }
     if (absl::Status status = op.Apply(current, rng, &workspace->scratch(), target); !status.ok()) {
-      return PrefixStatus(absl::StrCat("pipeline.ops[", i, "] (", op.name(), "): "), status);
+      return OpError(i, op, status);
     }
     current = target;
   }

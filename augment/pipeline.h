@@ -9,6 +9,11 @@
 //   CounterRng rng = SampleRng(seed, epoch, index);
 //   RETURN_IF_ERROR(pipeline.Run(SampleInput::Decoded(image), &rng, &workspace, slot));
 //
+// A pipeline compiled for encoded input (InputFormat::Encoded()) starts with decode; image sizes
+// then vary per sample until an op of fixed output size (resize to height × width, a crop),
+// and Compile refuses a pipeline that does not end at a fixed size, since a batch has one shape.
+// Per-sample size checks (e.g. a crop larger than the decoded image) happen in Run.
+//
 // Errors from Compile are INVALID_ARGUMENT and name the op and field, e.g.
 // "pipeline.ops[3] (gaussian_blur): ksize must be odd and > 0, got 4".
 
@@ -19,6 +24,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "augment/image.h"
+#include "augment/kernels/decode.h"
 #include "augment/sample_input.h"
 #include "common/counter_rng.h"
 #include "stoker/v1/pipeline.pb.h"
@@ -34,17 +40,21 @@ class PipelineWorkspace {
   ImageBuffer& buffer(int i) { return buffers_[i & 1]; }
   // Per-op scratch (e.g. the blur's padded row), also used to stage an output conversion.
   ImageBuffer& scratch() { return scratch_; }
+  // The decoder of encoded samples (keeps its TurboJPEG handle across samples).
+  ImageDecoder& decoder() { return decoder_; }
 
  private:
   ImageBuffer buffers_[2];
   ImageBuffer scratch_;
+  ImageDecoder decoder_;
 };
 
 // Immutable after Compile: Run may be called from many threads, each with its own workspace.
 class Pipeline {
  public:
-  // Errors: INVALID_ARGUMENT naming the op and field; also when `input` is encoded, which this
-  // version cannot decode yet.
+  // Errors: INVALID_ARGUMENT naming the op and field; for encoded input also when ops[0] is not
+  // decode ("pipeline.ops[0]: ..."), when decode appears elsewhere, and when the final image
+  // size is not fixed.
   static absl::StatusOr<Pipeline> Compile(const stoker::v1::PipelineSpec& spec,
                                           const InputFormat& input);
   static absl::StatusOr<Pipeline> Compile(const stoker::v1::PipelineSpec& spec,
@@ -56,7 +66,9 @@ class Pipeline {
   Pipeline& operator=(Pipeline&&) noexcept;
   ~Pipeline();
 
+  // The decoded input's shape; all zero for encoded input.
   const ImageShape& input_shape() const { return input_shape_; }
+  bool encoded_input() const { return encoded_input_; }
   // Shape after the last op, before the output conversion.
   const ImageShape& result_shape() const { return result_shape_; }
   stoker::v1::DType output_dtype() const { return output_dtype_; }
@@ -65,14 +77,20 @@ class Pipeline {
   // [N, H, W, C] or [N, C, H, W].
   std::vector<int64_t> BatchShape(int64_t batch_size) const;
 
-  // Runs every op on `input` (REQUIRES: input.image.shape == input_shape(); it is not modified)
-  // drawing
-  // randomness from `rng` (the draws each op makes are listed in augment/op.h), and writes
+  // Runs every op on `input` (REQUIRES: input.image is set, with input.image.shape ==
+  // input_shape(), for decoded input; input.encoded for encoded input; neither is modified),
+  // drawing randomness from `rng` (the draws each op makes are listed in augment/op.h), and writes
   // output_bytes_per_sample() bytes to `out`. `out` needs no particular alignment (an unaligned
   // float32 slot costs one extra copy) and must not overlap `input` or the workspace. Once
-  // `workspace` has run a sample of this pipeline, Run allocates nothing.
-  // Errors: INVALID_ARGUMENT when input.shape != input_shape(); INTERNAL when a kernel fails
-  // (e.g. an OpenCV exception), naming the op.
+  // `workspace` has run a sample of this pipeline, Run allocates nothing for decoded input; for
+  // encoded input the buffers grow only when a sample decodes larger than any before (JPEG
+  // decoding allocates nothing; OpenCV's PNG and WebP decoders allocate internally).
+  // Errors (all prefixed "pipeline.ops[i] (name): " when an op fails):
+  //   DATA_LOSS bad-sample errors from decode (common/bad_sample.h carries the reason): the
+  //     caller replaces the sample;
+  //   INVALID_ARGUMENT when input.shape != input_shape(), or when a decoded image is too small
+  //     for an op (e.g. center_crop larger than the image);
+  //   INTERNAL when a kernel fails (e.g. an OpenCV exception).
   absl::Status Run(const SampleInput& input, CounterRng* rng, PipelineWorkspace* workspace,
                    uint8_t* out) const;
   absl::Status Run(const ImageView& image, CounterRng* rng, PipelineWorkspace* workspace,
@@ -83,7 +101,12 @@ class Pipeline {
  private:
   Pipeline();
 
+  // Runs ops_[0] (decode) on sample.encoded into workspace buffer 0; sets *decoded to it.
+  absl::Status Decode(const SampleInput& sample, PipelineWorkspace* workspace,
+                      ImageView* decoded) const;
+
   std::vector<std::unique_ptr<Op>> ops_;
+  bool encoded_input_ = false;
   ImageShape input_shape_;
   ImageShape result_shape_;
   stoker::v1::DType output_dtype_ = stoker::v1::DTYPE_UNSPECIFIED;

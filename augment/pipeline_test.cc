@@ -84,7 +84,7 @@ TEST(PipelineCompileTest, UnsetOp) {
   spec.add_ops();
   const absl::Status status = Pipeline::Compile(spec, kSource).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), HasSubstr("pipeline.ops[1]: no op set (one of: to_float"));
+  EXPECT_THAT(status.message(), HasSubstr("pipeline.ops[1]: no op set (one of: decode, resize"));
 }
 
 TEST(PipelineCompileTest, EvenKsize) {

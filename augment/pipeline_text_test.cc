@@ -83,8 +83,9 @@ TEST(ParsePipelineTextTest, RepeatCounts) {
 
 TEST(ParsePipelineTextTest, UnknownOp) {
   ExpectInvalid("to_float, blur(ksize=3)",
-                "column 11: unknown op 'blur'; known ops: to_float, gaussian_blur, random_crop, "
-                "horizontal_flip, normalize");
+                "column 11: unknown op 'blur'; known ops: decode, resize, center_crop, "
+                "random_resized_crop, to_float, gaussian_blur, random_crop, horizontal_flip, "
+                "normalize");
 }
 
 TEST(ParsePipelineTextTest, UnknownOrRepeatedArg) {

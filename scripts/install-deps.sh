@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build ccache g++ pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-  libopencv-dev libgtest-dev libgmock-dev
+  libopencv-dev libturbojpeg0-dev libgtest-dev libgmock-dev
   libcurl4-openssl-dev nginx
 )
 

@@ -10,8 +10,11 @@
 //                BORDER_REFLECT_101 and torch.nn.functional.pad(mode="reflect")
 //
 // torchvision convolves the full ksize × ksize kernel; this kernel runs the equivalent separable
-// form (a vertical pass into a padded row, then a horizontal pass from it), exploiting the
-// kernel's symmetry. Results match the 2-D convolution to float rounding (~1e-7 on [0, 1) data).
+// form (a vertical pass into padded rows, two rows at a time, then a horizontal pass from each),
+// folding the kernel's symmetric tap pairs. Results match the 2-D convolution to float rounding
+// (~1e-7 on [0, 1) data). The code is compiled twice, for baseline x86-64 and for AVX2 + FMA,
+// and the AVX2 build is chosen at run time when the CPU has it (gaussian_blur_variants.h), so
+// results are bit-identical on machines with the same CPU features, not across them.
 //
 // Pure functions: no allocation, no exceptions, no global state; thread-safe on distinct outputs.
 

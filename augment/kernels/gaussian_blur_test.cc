@@ -2,9 +2,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "augment/image.h"
+#include "augment/kernels/gaussian_blur_variants.h"
 #include "common/counter_rng.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -75,7 +77,7 @@ TEST(GaussianKernel1DTest, MatchesTorchvisionFormula) {
 
 TEST(GaussianBlurTest, ConstantImageStaysConstant) {
   const ImageShape shape{7, 9, 3, PixelType::kFloat32};
-  std::vector<float> in(shape.elements(), 0.25f), out(shape.elements()), scratch(64);
+  std::vector<float> in(shape.elements(), 0.25f), out(shape.elements()), scratch(128);
   float w[5];
   GaussianKernel1D(5, 1.3f, w);
   ASSERT_LE(GaussianBlurScratchFloats(shape, 5), scratch.size());
@@ -122,12 +124,21 @@ TEST_P(GaussianBlurVsReferenceTest, MatchesFull2DConvolution) {
   const std::vector<float> in = RandomPixels(shape.elements(), p.ksize * 1000 + p.height);
   std::vector<float> w(static_cast<size_t>(p.ksize));
   GaussianKernel1D(p.ksize, p.sigma, w.data());
-  std::vector<float> out(shape.elements(), -1.0f);
-  std::vector<float> scratch(GaussianBlurScratchFloats(shape, p.ksize));
-  GaussianBlur(ImageView{const_cast<float*>(in.data()), shape}, w.data(), p.ksize, scratch.data(),
-               ImageView{out.data(), shape});
   const std::vector<float> expected = ReferenceBlur(in, shape, w);
-  EXPECT_LT(MaxAbsDiff(expected, out.data()), 1e-5f);
+  // The dispatcher, and each build of the kernel this CPU can run.
+  using BlurFn = void (*)(const ImageView&, const float*, int, float*, const ImageView&);
+  std::vector<std::pair<const char*, BlurFn>> variants = {
+      {"dispatch", &GaussianBlur}, {"portable", &blur_internal::GaussianBlurPortable}};
+  if (blur_internal::CpuHasAvx2Fma()) {
+    variants.push_back({"avx2", &blur_internal::GaussianBlurAvx2});
+  }
+  for (const auto& [name, blur] : variants) {
+    std::vector<float> out(shape.elements(), -1.0f);
+    std::vector<float> scratch(GaussianBlurScratchFloats(shape, p.ksize));
+    blur(ImageView{const_cast<float*>(in.data()), shape}, w.data(), p.ksize, scratch.data(),
+         ImageView{out.data(), shape});
+    EXPECT_LT(MaxAbsDiff(expected, out.data()), 1e-5f) << name;
+  }
 }
 
 std::vector<BlurCase> BlurCases() {

@@ -15,6 +15,18 @@ namespace {
 constexpr float kDefaultSigmaMin = 0.1f;
 constexpr float kDefaultSigmaMax = 2.0f;
 
+// Reflect padding needs an image taller and wider than the radius; sizes of 0 vary per sample
+// and are checked then.
+absl::Status CheckBlurSize(int ksize, const ImageShape& input) {
+  const uint32_t radius = static_cast<uint32_t>(ksize / 2);
+  if ((input.height != 0 && input.height <= radius) || (input.width != 0 && input.width <= radius)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ksize ", ksize, " needs an image taller and wider than ksize/2 = ", radius,
+                     " (reflect padding), got ", input.height, "x", input.width));
+  }
+  return absl::OkStatus();
+}
+
 class GaussianBlurOp final : public Op {
  public:
   // REQUIRES: arguments validated by CreateGaussianBlurOp. `sigma` > 0 means fixed; 0 means
@@ -24,7 +36,6 @@ class GaussianBlurOp final : public Op {
         ksize_(ksize),
         sigma_min_(sigma_min),
         sigma_max_(sigma_max),
-        row_scratch_floats_(GaussianBlurScratchFloats(input, ksize)),
         weights_scratch_floats_((static_cast<size_t>(ksize) + 15) / 16 * 16) {
     if (sigma > 0) {
       fixed_weights_.resize(static_cast<size_t>(ksize));
@@ -35,7 +46,7 @@ class GaussianBlurOp final : public Op {
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
     // Scratch: [sampled weights, padded to 16 floats | padded row for the separable passes].
-    const size_t floats = weights_scratch_floats_ + row_scratch_floats_;
+    const size_t floats = weights_scratch_floats_ + GaussianBlurScratchFloats(in.shape, ksize_);
     scratch->Reshape(ImageShape{1, static_cast<uint32_t>(floats), 1, PixelType::kFloat32});
     float* weights_scratch = scratch->view().pixels<float>();
     const float* weights = fixed_weights_.data();
@@ -47,11 +58,15 @@ class GaussianBlurOp final : public Op {
     return absl::OkStatus();
   }
 
+  absl::StatusOr<ImageShape> OutputShapeFor(const ImageShape& in) const override {
+    RETURN_IF_ERROR(CheckBlurSize(ksize_, in));
+    return in;
+  }
+
  private:
   const int ksize_;
   const float sigma_min_;
   const float sigma_max_;
-  const size_t row_scratch_floats_;
   const size_t weights_scratch_floats_;
   std::vector<float> fixed_weights_;  // Empty when sigma is drawn per call.
 };
@@ -64,12 +79,7 @@ absl::StatusOr<std::unique_ptr<Op>> CreateGaussianBlurOp(const stoker::v1::Op& o
     return absl::InvalidArgumentError(absl::StrCat("ksize must be odd and > 0, got ", ksize));
   }
   RETURN_IF_ERROR(RequirePixelType(input, PixelType::kFloat32, " (add to_float before it)"));
-  const uint32_t radius = static_cast<uint32_t>(ksize / 2);
-  if (input.height <= radius || input.width <= radius) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("ksize ", ksize, " needs an image taller and wider than ksize/2 = ", radius,
-                     " (reflect padding), got ", input.height, "x", input.width));
-  }
+  RETURN_IF_ERROR(CheckBlurSize(ksize, input));
   const float sigma = args.sigma();
   if (!(sigma >= 0) || !std::isfinite(sigma)) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -17,6 +17,8 @@ class NormalizeOp final : public Op {
   NormalizeOp(const ImageShape& input, const std::vector<float>& mean,
               const std::vector<float>& inv_std)
       : Op("normalize", input, input),
+        mean_(mean),
+        inv_std_(inv_std),
         mean_row_(size_t{input.width} * input.channels),
         inv_std_row_(size_t{input.width} * input.channels) {
     RepeatPerChannel(mean.data(), input.channels, input.width, mean_row_.data());
@@ -27,12 +29,25 @@ class NormalizeOp final : public Op {
 
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
-    Normalize(in, mean_row_.data(), inv_std_row_.data(), out);
+    if (input_shape().width != 0) {
+      Normalize(in, mean_row_.data(), inv_std_row_.data(), out);
+      return absl::OkStatus();
+    }
+    // The width varies per sample: build the rows in scratch.
+    const uint32_t row = in.shape.width * in.shape.channels;
+    scratch->Reshape(ImageShape{2, row, 1, PixelType::kFloat32});
+    float* rows = scratch->view().pixels<float>();
+    RepeatPerChannel(mean_.data(), in.shape.channels, in.shape.width, rows);
+    RepeatPerChannel(inv_std_.data(), in.shape.channels, in.shape.width, rows + row);
+    Normalize(in, rows, rows + row, out);
     return absl::OkStatus();
   }
 
  private:
-  // Per-channel constants repeated over one image row (augment/kernels/normalize.h).
+  const std::vector<float> mean_;
+  const std::vector<float> inv_std_;
+  // Per-channel constants repeated over one image row (augment/kernels/normalize.h); empty when
+  // the width varies per sample.
   std::vector<float> mean_row_;
   std::vector<float> inv_std_row_;
 };

@@ -8,11 +8,17 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/status/statusor.h"
 #include "augment/image.h"
+#include "augment/kernels/resize.h"
 #include "augment/op_registry.h"
 
 namespace stoker {
 
+OpSchema DecodeOpSchema();
+OpSchema ResizeOpSchema();
+OpSchema CenterCropOpSchema();
+OpSchema RandomResizedCropOpSchema();
 OpSchema ToFloatOpSchema();
 OpSchema GaussianBlurOpSchema();
 OpSchema RandomCropOpSchema();
@@ -26,6 +32,28 @@ inline absl::Status RequirePixelType(const ImageShape& input, PixelType type,
   if (input.type == type) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat("requires ", PixelTypeName(type), " input, got ",
                                                  PixelTypeName(input.type), hint));
+}
+
+// The `interpolation` argument of resize and random_resized_crop: 0 bilinear, 1 area.
+// Errors: INVALID_ARGUMENT "interpolation must be 0 (bilinear) or 1 (area), got 7".
+absl::StatusOr<Interpolation> ParseInterpolation(uint32_t value);
+
+// For ops that produce a fixed `field` extent (height or width) from an input extent
+// `input_value` (0: varies per sample, then only `value` > 0 is checked). Errors:
+// INVALID_ARGUMENT "<field> must be > 0, got 0" or "<field> 30 exceeds the input <field> 24".
+inline absl::Status CheckExtent(absl::string_view field, uint32_t value, uint32_t input_value) {
+  if (value == 0) return absl::InvalidArgumentError(absl::StrCat(field, " must be > 0, got 0"));
+  if (input_value != 0 && value > input_value) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " ", value, " exceeds the input ", field, " ", input_value));
+  }
+  return absl::OkStatus();
+}
+
+// CheckExtent for a height × width window.
+inline absl::Status CheckWindow(uint32_t height, uint32_t width, const ImageShape& input) {
+  if (absl::Status s = CheckExtent("height", height, input.height); !s.ok()) return s;
+  return CheckExtent("width", width, input.width);
 }
 
 }  // namespace stoker

@@ -4,13 +4,14 @@
 
 #include "augment/kernels/geometry.h"
 #include "augment/ops/ops.h"
+#include "common/status_macros.h"
 
 namespace stoker {
 namespace {
 
 class RandomCropOp final : public Op {
  public:
-  // REQUIRES: 0 < height <= input.height, 0 < width <= input.width.
+  // REQUIRES: 0 < height <= input.height, 0 < width <= input.width (where known).
   RandomCropOp(const ImageShape& input, uint32_t height, uint32_t width)
       : Op("random_crop", input, ImageShape{height, width, input.channels, input.type}) {}
 
@@ -22,24 +23,17 @@ class RandomCropOp final : public Op {
     Crop(in, static_cast<uint32_t>(top), static_cast<uint32_t>(left), out);
     return absl::OkStatus();
   }
-};
 
-absl::Status CheckExtent(const char* field, uint32_t value, uint32_t input_value) {
-  if (value == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(field, " must be > 0, got 0"));
+  absl::StatusOr<ImageShape> OutputShapeFor(const ImageShape& in) const override {
+    RETURN_IF_ERROR(CheckWindow(output_shape().height, output_shape().width, in));
+    return output_shape();
   }
-  if (value > input_value) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, " ", value, " exceeds the input ", field, " ", input_value));
-  }
-  return absl::OkStatus();
-}
+};
 
 absl::StatusOr<std::unique_ptr<Op>> CreateRandomCropOp(const stoker::v1::Op& op,
                                                        const ImageShape& input) {
   const stoker::v1::RandomCropOp& args = op.random_crop();
-  if (absl::Status s = CheckExtent("height", args.height(), input.height); !s.ok()) return s;
-  if (absl::Status s = CheckExtent("width", args.width(), input.width); !s.ok()) return s;
+  RETURN_IF_ERROR(CheckWindow(args.height(), args.width(), input));
   return std::make_unique<RandomCropOp>(input, args.height(), args.width());
 }
 

@@ -1,0 +1,97 @@
+#ifndef STOKER_AUGMENT_KERNELS_DECODE_H_
+#define STOKER_AUGMENT_KERNELS_DECODE_H_
+
+// Decoding of encoded images (DESIGN.md §7): JPEG through libjpeg-turbo's TurboJPEG API (the
+// tj* v2 API of libjpeg-turbo 2.1), PNG and WebP through OpenCV. Untrusted bytes go through
+// three gates before any pixel memory is touched:
+//
+//   1. the format is allow-listed by its magic bytes (JPEG FF D8 FF, PNG's 8-byte signature,
+//      RIFF....WEBP), otherwise kUnsupportedFormat;
+//   2. the width and height are read from the header and width × height must not exceed the
+//      pixel budget, otherwise kTooLarge;
+//   3. a JPEG's start-of-scan markers are counted (libjpeg-turbo 2.1 has no scan-limit
+//      parameter, only a fixed 500-scan flag, which is also set); more than the cap is kTooLarge.
+//
+// Every failure is a bad-sample error (common/bad_sample.h: DATA_LOSS with kUnsupportedFormat,
+// kTooLarge or kDecodeError), so the worker replaces the sample instead of failing the batch.
+// Decoder warnings that still yield a whole image (e.g. extraneous bytes before a marker) are
+// accepted; a JPEG that ends early ("Premature end of JPEG file") is kDecodeError.
+//
+// Pixels come out HWC uint8, RGB (3 channels) or gray (1), whatever the file stores; EXIF
+// orientation is ignored. JPEGs can be decoded at 1/2, 1/4 or 1/8 scale in the DCT domain.
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "augment/image.h"
+
+namespace stoker {
+
+enum class EncodedFormat { kJpeg, kPng, kWebp };
+
+struct DecodeLimits {
+  uint64_t max_pixels = 0;  // Width × height budget, > 0.
+  int max_jpeg_scans = 0;   // Start-of-scan markers allowed in a JPEG, > 0.
+};
+
+// What the header says, after the gates above.
+struct EncodedHeader {
+  EncodedFormat format = EncodedFormat::kJpeg;
+  uint32_t height = 0;
+  uint32_t width = 0;
+};
+
+// Decodes one image at a time. Holds a TurboJPEG handle, created on first use and reused, so a
+// warm decoder allocates nothing for JPEGs (OpenCV's PNG and WebP decoders allocate internally).
+// Thread-compatible: one per thread.
+class ImageDecoder {
+ public:
+  ImageDecoder() = default;
+  ~ImageDecoder();
+  ImageDecoder(const ImageDecoder&) = delete;
+  ImageDecoder& operator=(const ImageDecoder&) = delete;
+
+  // Runs the three gates on `bytes`. Errors: bad-sample errors as above; INTERNAL when the
+  // TurboJPEG handle cannot be created.
+  absl::StatusOr<EncodedHeader> ReadHeader(absl::Span<const uint8_t> bytes,
+                                           const DecodeLimits& limits);
+
+  // Decodes `bytes` into `out`.
+  // REQUIRES: the last call on this decoder was a successful ReadHeader(bytes), which returned
+  //   `header`; out.shape is uint8 with 1 or 3 channels and is ScaledSize(header, d, channels)
+  //   where d is 1, or 2, 4 or 8 for a JPEG.
+  // Errors: kDecodeError bad-sample errors.
+  absl::Status Decode(absl::Span<const uint8_t> bytes, const ImageView& out);
+
+ private:
+  absl::Status DecodeJpeg(absl::Span<const uint8_t> bytes, const ImageView& out);
+
+  void* jpeg_handle_ = nullptr;  // tjhandle
+  EncodedHeader header_;         // From the last ReadHeader.
+};
+
+// The gates one by one (ReadHeader runs them all).
+// The format by magic bytes. Errors: kUnsupportedFormat.
+absl::StatusOr<EncodedFormat> SniffFormat(absl::Span<const uint8_t> bytes);
+// Width and height of a PNG or WebP. REQUIRES: SniffFormat(bytes) == format != kJpeg.
+// Errors: kDecodeError when the header is truncated.
+absl::StatusOr<EncodedHeader> ReadNonJpegHeader(absl::Span<const uint8_t> bytes,
+                                                EncodedFormat format);
+// Errors: kTooLarge over the budget, kDecodeError for a zero width or height.
+absl::Status CheckPixelBudget(const EncodedHeader& header, uint64_t max_pixels);
+
+// The size a decode at 1/denominator scale produces: ceil(height / d) × ceil(width / d).
+inline ImageShape ScaledSize(const EncodedHeader& header, uint32_t denominator, uint32_t channels) {
+  return ImageShape{(header.height + denominator - 1) / denominator,
+                    (header.width + denominator - 1) / denominator, channels, PixelType::kUint8};
+}
+
+// The number of start-of-scan (SOS) markers in the JPEG `bytes`, stopping once `cap` is passed
+// (one linear walk over the segments; a malformed or truncated segment ends the count).
+int CountJpegScans(absl::Span<const uint8_t> bytes, int cap);
+
+}  // namespace stoker
+
+#endif  // STOKER_AUGMENT_KERNELS_DECODE_H_

@@ -1,0 +1,132 @@
+#include "augment/kernels/decode.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include "augment/testing/test_images.h"
+#include "common/bad_sample.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "opencv2/core.hpp"
+#include "opencv2/imgcodecs.hpp"
+#include "opencv2/imgproc.hpp"
+
+namespace stoker {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr DecodeLimits kLimits{1'000'000, 100};
+
+struct Decoded {
+  absl::Status status;
+  ImageShape shape;
+  std::vector<uint8_t> pixels;
+};
+
+// ReadHeader, then Decode at 1/denominator scale.
+Decoded DecodeBytes(const std::vector<uint8_t>& bytes, uint32_t channels,
+                    const DecodeLimits& limits = kLimits, uint32_t denominator = 1) {
+  ImageDecoder decoder;
+  Decoded result;
+  absl::StatusOr<EncodedHeader> header = decoder.ReadHeader(bytes, limits);
+  if (!header.ok()) return Decoded{header.status(), {}, {}};
+  result.shape = ScaledSize(*header, denominator, channels);
+  result.pixels.resize(result.shape.elements());
+  result.status = decoder.Decode(bytes, ImageView{result.pixels.data(), result.shape});
+  return result;
+}
+
+void ExpectBadSample(const absl::Status& status, BadSampleReason reason, const char* text) {
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_EQ(BadSampleReasonOf(status), reason) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr(text));
+}
+
+int MaxAbsDiff(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  int worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
+}
+
+class DecodeTest : public ::testing::Test {
+ protected:
+  static constexpr ImageShape kShape{75, 100, 3, PixelType::kUint8};
+  std::vector<uint8_t> pixels_ = NaturalImage(kShape.height, kShape.width, 3, 11);
+  ImageView view_{pixels_.data(), kShape};
+};
+
+TEST_F(DecodeTest, JpegRgbMatchesOpenCvInRgbOrder) {
+  const std::vector<uint8_t> jpeg = EncodeJpeg(view_, 90);
+  Decoded decoded = DecodeBytes(jpeg, 3);
+  ASSERT_TRUE(decoded.status.ok()) << decoded.status;
+  EXPECT_EQ(decoded.shape, kShape);
+  cv::Mat bgr = cv::imdecode(jpeg, cv::IMREAD_COLOR);
+  cv::Mat rgb;
+  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+  const std::vector<uint8_t> reference(rgb.data, rgb.data + rgb.total() * 3);
+  EXPECT_LE(MaxAbsDiff(decoded.pixels, reference), 1);
+  EXPECT_LE(MaxAbsDiff(decoded.pixels, pixels_), 60);  // Close to the source, lossy.
+}
+
+TEST_F(DecodeTest, JpegGrayAndDctDownscale) {
+  const std::vector<uint8_t> jpeg = EncodeJpeg(view_, 90);
+  Decoded gray = DecodeBytes(jpeg, 1);
+  ASSERT_TRUE(gray.status.ok()) << gray.status;
+  EXPECT_EQ(gray.shape, (ImageShape{75, 100, 1, PixelType::kUint8}));
+  Decoded quarter = DecodeBytes(jpeg, 3, kLimits, 4);
+  ASSERT_TRUE(quarter.status.ok()) << quarter.status;
+  EXPECT_EQ(quarter.shape, (ImageShape{19, 25, 3, PixelType::kUint8}));
+}
+
+TEST_F(DecodeTest, PngAndWebpAreLosslessAndRgb) {
+  for (const std::vector<uint8_t>& bytes : {EncodePng(view_), EncodeWebp(view_)}) {
+    ASSERT_FALSE(bytes.empty());
+    Decoded decoded = DecodeBytes(bytes, 3);
+    ASSERT_TRUE(decoded.status.ok()) << decoded.status;
+    EXPECT_EQ(decoded.shape, kShape);
+    EXPECT_EQ(decoded.pixels, pixels_);
+  }
+}
+
+TEST_F(DecodeTest, UnknownMagicIsUnsupportedFormat) {
+  const std::vector<uint8_t> gif = {'G', 'I', 'F', '8', '9', 'a', 0, 0, 0, 0, 0, 0};
+  ExpectBadSample(DecodeBytes(gif, 3).status, BadSampleReason::kUnsupportedFormat,
+                  "not a JPEG, PNG or WebP");
+  ExpectBadSample(DecodeBytes({}, 3).status, BadSampleReason::kUnsupportedFormat, "magic");
+}
+
+TEST_F(DecodeTest, OverPixelBudgetIsTooLargeForEveryFormat) {
+  const DecodeLimits small{7499, 100};  // 75 × 100 = 7500 pixels.
+  for (const std::vector<uint8_t>& bytes : {EncodeJpeg(view_, 90), EncodePng(view_),
+                                            EncodeWebp(view_)}) {
+    ExpectBadSample(DecodeBytes(bytes, 3, small).status, BadSampleReason::kTooLarge,
+                    "100x75 = 7500 pixels, over the budget of 7499");
+  }
+}
+
+TEST_F(DecodeTest, ProgressiveScansAreCountedAndCapped) {
+  const std::vector<uint8_t> progressive = EncodeJpeg(view_, 90, /*progressive=*/true);
+  const int scans = CountJpegScans(progressive, 1000);
+  EXPECT_GT(scans, 2);
+  EXPECT_EQ(CountJpegScans(EncodeJpeg(view_, 90), 1000), 1);
+  EXPECT_TRUE(DecodeBytes(progressive, 3, DecodeLimits{1'000'000, scans}).status.ok());
+  ExpectBadSample(DecodeBytes(progressive, 3, DecodeLimits{1'000'000, scans - 1}).status,
+                  BadSampleReason::kTooLarge, "more than");
+}
+
+TEST_F(DecodeTest, TruncatedOrCorruptIsDecodeError) {
+  std::vector<uint8_t> jpeg = EncodeJpeg(view_, 90);
+  jpeg.resize(jpeg.size() / 2);
+  ExpectBadSample(DecodeBytes(jpeg, 3).status, BadSampleReason::kDecodeError, "JPEG");
+  std::vector<uint8_t> png = EncodePng(view_);
+  png.resize(png.size() / 2);
+  ExpectBadSample(DecodeBytes(png, 3).status, BadSampleReason::kDecodeError, "OpenCV");
+  const std::vector<uint8_t> header_only = {0xFF, 0xD8, 0xFF, 0xE0, 0, 16};
+  ExpectBadSample(DecodeBytes(header_only, 3).status, BadSampleReason::kDecodeError,
+                  "empty image");
+}
+
+}  // namespace
+}  // namespace stoker

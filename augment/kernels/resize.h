@@ -1,0 +1,40 @@
+#ifndef STOKER_AUGMENT_KERNELS_RESIZE_H_
+#define STOKER_AUGMENT_KERNELS_RESIZE_H_
+
+// Resampling a window of an image to another size, through OpenCV's cv::resize (whose
+// exceptions stop here):
+//
+//   kBilinear  OpenCV INTER_LINEAR: half-pixel centers, no antialiasing (torchvision's
+//              Resize(antialias=False) on tensors, up to rounding of uint8 results).
+//   kArea      OpenCV INTER_AREA: each output pixel averages the input area it covers; the
+//              right filter for shrinking (bilinear when enlarging).
+//
+// Thread-safe on distinct outputs. cv::resize may allocate small internal buffers.
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "augment/image.h"
+
+namespace stoker {
+
+enum class Interpolation { kBilinear = 0, kArea = 1 };
+
+// A window of an image, in pixels.
+struct PixelRect {
+  uint32_t top = 0;
+  uint32_t left = 0;
+  uint32_t height = 0;
+  uint32_t width = 0;
+};
+
+// Resamples `region` of `in` to the whole of `out`.
+// REQUIRES: out has in's type and channels (1 to 4); region is non-empty and inside `in`;
+//   `in` and `out` do not overlap.
+// Errors: INTERNAL when OpenCV throws.
+absl::Status Resize(const ImageView& in, const PixelRect& region, Interpolation interpolation,
+                    const ImageView& out);
+
+}  // namespace stoker
+
+#endif  // STOKER_AUGMENT_KERNELS_RESIZE_H_

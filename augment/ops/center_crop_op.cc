@@ -1,0 +1,59 @@
+// center_crop: the centered height × width window, like torchvision's CenterCrop.
+
+#include <cmath>
+#include <memory>
+
+#include "augment/kernels/geometry.h"
+#include "augment/ops/ops.h"
+#include "common/status_macros.h"
+
+namespace stoker {
+namespace {
+
+// torchvision: int(round((input - output) / 2.0)), Python rounding (halves to even).
+uint32_t CenteredOffset(uint32_t input, uint32_t output) {
+  return static_cast<uint32_t>(std::nearbyint((static_cast<double>(input) - output) / 2.0));
+}
+
+class CenterCropOp final : public Op {
+ public:
+  // REQUIRES: 0 < height <= input.height, 0 < width <= input.width (where known).
+  CenterCropOp(const ImageShape& input, uint32_t height, uint32_t width)
+      : Op("center_crop", input, ImageShape{height, width, input.channels, input.type}) {}
+
+  absl::StatusOr<ImageShape> OutputShapeFor(const ImageShape& in) const override {
+    RETURN_IF_ERROR(CheckWindow(output_shape().height, output_shape().width, in));
+    return output_shape();
+  }
+
+  absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
+                     const ImageView& out) const override {
+    Crop(in, CenteredOffset(in.shape.height, out.shape.height),
+         CenteredOffset(in.shape.width, out.shape.width), out);
+    return absl::OkStatus();
+  }
+};
+
+absl::StatusOr<std::unique_ptr<Op>> CreateCenterCropOp(const stoker::v1::Op& op,
+                                                       const ImageShape& input) {
+  const stoker::v1::CenterCropOp& args = op.center_crop();
+  RETURN_IF_ERROR(CheckWindow(args.height(), args.width(), input));
+  return std::make_unique<CenterCropOp>(input, args.height(), args.width());
+}
+
+}  // namespace
+
+OpSchema CenterCropOpSchema() {
+  return OpSchema{"center_crop",
+                  stoker::v1::Op::kCenterCrop,
+                  "Crops the centered height x width window (torchvision CenterCrop; offsets "
+                  "round((in - out) / 2), halves to even). The input must be at least that "
+                  "large (checked per sample after decode). Any pixel type.",
+                  {
+                      {"height", ArgType::kInt, "", "Output height, > 0."},
+                      {"width", ArgType::kInt, "", "Output width, > 0."},
+                  },
+                  &CreateCenterCropOp};
+}
+
+}  // namespace stoker

@@ -1,0 +1,102 @@
+#include "augment/testing/test_images.h"
+
+#include <turbojpeg.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "common/counter_rng.h"
+#include "opencv2/core.hpp"
+#include "opencv2/imgcodecs.hpp"
+#include "opencv2/imgproc.hpp"
+
+namespace stoker {
+namespace {
+
+std::vector<uint8_t> EncodeWithOpenCv(const ImageView& image, const std::string& extension,
+                                      const std::vector<int>& params) {
+  try {
+    const int type = image.shape.channels == 3 ? CV_8UC3 : CV_8UC1;
+    cv::Mat rgb(static_cast<int>(image.shape.height), static_cast<int>(image.shape.width), type,
+                image.data);
+    cv::Mat bgr;
+    if (image.shape.channels == 3) {
+      cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
+    } else {
+      bgr = rgb;
+    }
+    std::vector<uint8_t> bytes;
+    if (!cv::imencode(extension, bgr, bytes, params)) return {};
+    return bytes;
+  } catch (const cv::Exception&) {
+    return {};
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> NaturalImage(uint32_t height, uint32_t width, uint32_t channels,
+                                  uint64_t seed) {
+  CounterRng rng(seed);
+  std::vector<float> base(channels), slope_y(channels), slope_x(channels);
+  for (uint32_t c = 0; c < channels; ++c) {
+    base[c] = rng.UniformFloat(40, 200);
+    slope_y[c] = rng.UniformFloat(-0.3f, 0.3f);
+    slope_x[c] = rng.UniformFloat(-0.3f, 0.3f);
+  }
+  // A few discs of flat colour over a gradient, plus mild noise.
+  constexpr int kDiscs = 6;
+  float cy[kDiscs], cx[kDiscs], r2[kDiscs], shade[kDiscs];
+  for (int d = 0; d < kDiscs; ++d) {
+    cy[d] = rng.UniformFloat(0, static_cast<float>(height));
+    cx[d] = rng.UniformFloat(0, static_cast<float>(width));
+    const float r = rng.UniformFloat(10, static_cast<float>(std::min(height, width)) / 3);
+    r2[d] = r * r;
+    shade[d] = rng.UniformFloat(-90, 90);
+  }
+  std::vector<uint8_t> pixels(size_t{height} * width * channels);
+  for (uint32_t y = 0; y < height; ++y) {
+    for (uint32_t x = 0; x < width; ++x) {
+      float offset = 0;
+      for (int d = 0; d < kDiscs; ++d) {
+        const float dy = static_cast<float>(y) - cy[d], dx = static_cast<float>(x) - cx[d];
+        if (dy * dy + dx * dx < r2[d]) offset += shade[d] * (d % 2 == 0 ? 1.0f : 0.6f);
+      }
+      for (uint32_t c = 0; c < channels; ++c) {
+        const float value = base[c] + slope_y[c] * static_cast<float>(y) +
+                            slope_x[c] * static_cast<float>(x) + offset * (1.0f - 0.2f * c) +
+                            rng.UniformFloat(-8, 8);
+        pixels[(size_t{y} * width + x) * channels + c] =
+            static_cast<uint8_t>(std::clamp(value, 0.0f, 255.0f));
+      }
+    }
+  }
+  return pixels;
+}
+
+std::vector<uint8_t> EncodeJpeg(const ImageView& image, int quality, bool progressive) {
+  tjhandle handle = tjInitCompress();
+  if (handle == nullptr) return {};
+  const bool color = image.shape.channels == 3;
+  unsigned char* jpeg = nullptr;
+  unsigned long size = 0;  // NOLINT(runtime/int): TurboJPEG's type.
+  const int flags = progressive ? TJFLAG_PROGRESSIVE : 0;
+  const int rc = tjCompress2(handle, image.pixels<const unsigned char>(),
+                             static_cast<int>(image.shape.width), 0,
+                             static_cast<int>(image.shape.height), color ? TJPF_RGB : TJPF_GRAY,
+                             &jpeg, &size, color ? TJSAMP_420 : TJSAMP_GRAY, quality, flags);
+  std::vector<uint8_t> bytes;
+  if (rc == 0) bytes.assign(jpeg, jpeg + size);
+  tjFree(jpeg);
+  tjDestroy(handle);
+  return bytes;
+}
+
+std::vector<uint8_t> EncodePng(const ImageView& image) { return EncodeWithOpenCv(image, ".png", {}); }
+
+std::vector<uint8_t> EncodeWebp(const ImageView& image) {
+  return EncodeWithOpenCv(image, ".webp", {cv::IMWRITE_WEBP_QUALITY, 101});  // > 100: lossless.
+}
+
+}  // namespace stoker

@@ -1,0 +1,29 @@
+#ifndef STOKER_AUGMENT_TESTING_TEST_IMAGES_H_
+#define STOKER_AUGMENT_TESTING_TEST_IMAGES_H_
+
+// Images for tests and benchmarks: natural-looking pixels (gradients, shapes, noise, so that
+// JPEG sizes and decode times resemble photos') and their JPEG, PNG and WebP encodings.
+// Thread-safe.
+
+#include <cstdint>
+#include <vector>
+
+#include "augment/image.h"
+
+namespace stoker {
+
+// A height × width × channels uint8 HWC image, RGB when 3 channels, the same for the same seed.
+std::vector<uint8_t> NaturalImage(uint32_t height, uint32_t width, uint32_t channels,
+                                  uint64_t seed);
+
+// Encodes uint8 `image` (1 or 3 channels) with libjpeg-turbo at `quality`, 4:2:0 chroma
+// subsampling for color, baseline or progressive. Empty on failure.
+std::vector<uint8_t> EncodeJpeg(const ImageView& image, int quality, bool progressive = false);
+
+// Encodes uint8 `image` losslessly (PNG; WebP lossless) through OpenCV. Empty on failure.
+std::vector<uint8_t> EncodePng(const ImageView& image);
+std::vector<uint8_t> EncodeWebp(const ImageView& image);
+
+}  // namespace stoker
+
+#endif  // STOKER_AUGMENT_TESTING_TEST_IMAGES_H_
