@@ -63,7 +63,11 @@ LoaderImpl::LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse
       env_(std::move(env)),
       job_(std::move(job)),
       pool_(MessagePool::Create(/*max_free=*/4)),
-      buffer_(BufferConfig(options_, job_)) {}
+      buffer_(BufferConfig(options_, job_)),
+      bad_samples_(options_.spec.has_max_bad_sample_fraction()
+                       ? options_.spec.max_bad_sample_fraction()
+                       : BadSampleBudget::kDefaultFraction,
+                   job_.batches_per_epoch_per_rank() * options_.spec.batch_size(), options_.rank) {}
 
 LoaderImpl::~LoaderImpl() { Stop(); }
 

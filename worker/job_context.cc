@@ -15,6 +15,12 @@ constexpr size_t kPlansKept = 2;
 absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
                                                                const stoker::v1::JobSpec& spec) {
   ASSIGN_OR_RETURN(std::unique_ptr<Source> source, CreateSource(spec.dataset(), spec.seed()));
+  return Create(job_id, spec, std::move(source));
+}
+
+absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
+                                                               const stoker::v1::JobSpec& spec,
+                                                               std::unique_ptr<Source> source) {
   ASSIGN_OR_RETURN(Pipeline pipeline, Pipeline::Compile(spec.pipeline(), source->format()));
   return std::shared_ptr<JobContext>(
       new JobContext(job_id, spec, std::move(source), std::move(pipeline)));

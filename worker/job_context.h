@@ -24,6 +24,10 @@ class JobContext {
   // INVALID_ARGUMENT when the spec does not describe a usable job.
   static absl::StatusOr<std::shared_ptr<JobContext>> Create(uint64_t job_id,
                                                            const stoker::v1::JobSpec& spec);
+  // The same with the source already opened (tests inject sources with bad samples).
+  static absl::StatusOr<std::shared_ptr<JobContext>> Create(uint64_t job_id,
+                                                           const stoker::v1::JobSpec& spec,
+                                                           std::unique_ptr<Source> source);
 
   uint64_t job_id() const { return job_id_; }
   const stoker::v1::JobSpec& spec() const { return spec_; }
