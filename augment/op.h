@@ -24,6 +24,11 @@
 //                    log_ratio = rng->UniformFloat(log(ratio_min), log(ratio_max)); on success
 //                    two more: top = rng->UniformInt(H - h + 1), left = rng->UniformInt(W - w + 1).
 //                    After 10 misses no further draw (center-crop fallback).
+//   color_jitter     five draws: the order of the three adjustments, rng->UniformInt(3) then
+//                    rng->UniformInt(2) (Fisher-Yates from the back of {brightness, contrast,
+//                    saturation}); then rng->UniformFloat(max(0, 1 - x), 1 + x) for brightness,
+//                    contrast and saturation in that order, drawn even when x is 0.
+//   grayscale        no draw.
 //   to_float         no draw.
 //   gaussian_blur    fixed sigma: no draw. Range: one rng->UniformFloat(sigma_min, sigma_max);
 //                    the same sigma is used along both axes (like torchvision).

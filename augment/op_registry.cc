@@ -34,6 +34,7 @@ const std::vector<OpSchema>& OpSchemas() {
       DecodeOpSchema(),    ResizeOpSchema(),         CenterCropOpSchema(),
       RandomResizedCropOpSchema(), ToFloatOpSchema(), GaussianBlurOpSchema(),
       RandomCropOpSchema(), HorizontalFlipOpSchema(), NormalizeOpSchema(),
+      ColorJitterOpSchema(), GrayscaleOpSchema(),
   };
   return *kSchemas;
 }

@@ -62,7 +62,8 @@ TEST(OpRegistryTest, FindsByNameAndCase) {
   EXPECT_EQ(FindOpSchema("blur"), nullptr);
   EXPECT_EQ(FindOpSchema(stoker::v1::Op::OP_NOT_SET), nullptr);
   EXPECT_EQ(KnownOpNames(),
-            "decode, resize, center_crop, random_resized_crop, to_float, gaussian_blur, random_crop, horizontal_flip, normalize");
+            "decode, resize, center_crop, random_resized_crop, to_float, gaussian_blur, random_crop, horizontal_flip, normalize, "
+            "color_jitter, grayscale");
 }
 
 TEST(OpRegistryTest, CreatesOpsWithOutputShapes) {

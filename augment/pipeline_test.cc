@@ -227,6 +227,22 @@ TEST(PipelineRunTest, RngDrawCountsFollowTheContract) {
   EXPECT_EQ(rng.counter(), 1u + 2u + 1u);  // Sampled sigma, top and left, flip coin.
 }
 
+TEST(PipelineRunTest, RngDrawsOfColorJitterAndRandomResizedCrop) {
+  std::vector<uint8_t> source = SourcePixels(kSource, 2);
+  // Full-area crops at ratio 1 never fit a 24 x 32 image: 10 attempts of 2 draws, then the
+  // fallback without draws. color_jitter: 2 for the order, 3 factors, even when disabled.
+  auto pipeline = Pipeline::Compile(
+      Spec("random_resized_crop(height=8, width=8, scale_min=1, scale_max=1, ratio_min=1, "
+           "ratio_max=1), color_jitter"),
+      kSource);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  PipelineWorkspace workspace;
+  std::vector<uint8_t> out(pipeline->output_bytes_per_sample());
+  CounterRng rng(1234);
+  ASSERT_TRUE(pipeline->Run(ImageView{source.data(), kSource}, &rng, &workspace, out.data()).ok());
+  EXPECT_EQ(rng.counter(), 20u + 5u);
+}
+
 // Each random op, and all of them together: the same key gives the same bytes, other sample
 // indices give other bytes.
 TEST(PipelineRunTest, DeterministicPerSample) {
@@ -234,6 +250,9 @@ TEST(PipelineRunTest, DeterministicPerSample) {
       "to_float, gaussian_blur(ksize=5)",
       "random_crop(height=16, width=16)",
       "horizontal_flip",
+      "random_resized_crop(height=12, width=12)",
+      "color_jitter(brightness=0.4, contrast=0.4, saturation=0.4)",
+      "to_float, color_jitter(brightness=0.4, contrast=0.4, saturation=0.4), grayscale(channels=3)",
       "to_float, gaussian_blur(ksize=3)*3, random_crop(height=20, width=20), horizontal_flip, "
       "normalize(mean=[0.4,0.5,0.6], std=[0.2,0.25,0.3])",
   };

@@ -85,7 +85,7 @@ TEST(ParsePipelineTextTest, UnknownOp) {
   ExpectInvalid("to_float, blur(ksize=3)",
                 "column 11: unknown op 'blur'; known ops: decode, resize, center_crop, "
                 "random_resized_crop, to_float, gaussian_blur, random_crop, horizontal_flip, "
-                "normalize");
+                "normalize, color_jitter, grayscale");
 }
 
 TEST(ParsePipelineTextTest, UnknownOrRepeatedArg) {

@@ -2,6 +2,9 @@
 # The one place that names the packages Stoker needs (Debian 12). Installs what is missing with
 # apt-get (as root, or through sudo); otherwise prints the command to run. Quiet when nothing is
 # missing.
+#
+#   scripts/install-deps.sh           what building and testing need
+#   scripts/install-deps.sh --bench   also what the benchmarks' competitors need (scripts/bench.sh)
 set -euo pipefail
 
 PACKAGES=(
@@ -10,6 +13,14 @@ PACKAGES=(
   libopencv-dev libturbojpeg0-dev libgtest-dev libgmock-dev
   libcurl4-openssl-dev nginx
 )
+# Competitors in bench/: tjbench (decode), torchvision (augment; run with /usr/bin/python3).
+BENCH_PACKAGES=(libjpeg-turbo-progs python3-torch python3-torchvision python3-numpy)
+if [ "${1:-}" = "--bench" ]; then
+  PACKAGES+=("${BENCH_PACKAGES[@]}")
+elif [ $# -gt 0 ]; then
+  echo "usage: scripts/install-deps.sh [--bench]" >&2
+  exit 2
+fi
 
 missing=()
 for package in "${PACKAGES[@]}"; do

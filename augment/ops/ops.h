@@ -19,6 +19,8 @@ OpSchema DecodeOpSchema();
 OpSchema ResizeOpSchema();
 OpSchema CenterCropOpSchema();
 OpSchema RandomResizedCropOpSchema();
+OpSchema ColorJitterOpSchema();
+OpSchema GrayscaleOpSchema();
 OpSchema ToFloatOpSchema();
 OpSchema GaussianBlurOpSchema();
 OpSchema RandomCropOpSchema();
