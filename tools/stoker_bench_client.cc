@@ -34,6 +34,7 @@ constexpr char kProgram[] = "stoker-bench-client";
 struct BenchConfig {
   std::string coordinator = "127.0.0.1:7070";
   std::string job;
+  std::string manifest;  // Set: the dataset is these shards, and the synthetic flags are ignored.
   uint64_t num_samples = 6400;
   uint32_t height = 224;
   uint32_t width = 224;
@@ -123,12 +124,16 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
     options.only_workers.emplace_back(address);
   }
   v1::JobSpec& spec = options.spec;
-  v1::SyntheticSource* synthetic = spec.mutable_dataset()->mutable_synthetic();
-  synthetic->set_num_samples(num_samples);
-  synthetic->set_height(height);
-  synthetic->set_width(width);
-  synthetic->set_channels(channels);
-  synthetic->set_num_classes(num_classes);
+  if (!manifest.empty()) {
+    spec.mutable_dataset()->mutable_shards()->set_manifest(manifest);
+  } else {
+    v1::SyntheticSource* synthetic = spec.mutable_dataset()->mutable_synthetic();
+    synthetic->set_num_samples(num_samples);
+    synthetic->set_height(height);
+    synthetic->set_width(width);
+    synthetic->set_channels(channels);
+    synthetic->set_num_classes(num_classes);
+  }
   absl::StatusOr<v1::PipelineSpec> parsed = ParsePipelineText(pipeline);
   if (!parsed.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--pipeline: ", parsed.status().message()));
@@ -154,6 +159,8 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
 void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("coordinator", &c.coordinator, "host:port of the coordinator");
   flags.Add("job", &c.job, "job name (every rank uses the same); empty = a random bench-* name");
+  flags.Add("manifest", &c.manifest,
+            "shards manifest (stoker-pack) to read instead of synthetic images");
   flags.Add("num-samples", &c.num_samples, "synthetic dataset size");
   flags.Add("height", &c.height, "image height");
   flags.Add("width", &c.width, "image width");
