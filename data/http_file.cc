@@ -102,11 +102,7 @@ class HttpFile : public RandomAccessFile {
   uint64_t size() const override { return size_; }
 
   absl::Status ReadAt(uint64_t offset, size_t n, uint8_t* out) const override {
-    if (offset > size_ || n > size_ - offset) {
-      return absl::OutOfRangeError(absl::StrCat("read of ", n, " bytes at offset ", offset,
-                                                " is past the end of ", url_, " (", size_,
-                                                " bytes)"));
-    }
+    RETURN_IF_ERROR(CheckReadRange(url_, size_, offset, n));
     if (n == 0) return absl::OkStatus();
     const std::string range = absl::StrCat(offset, "-", offset + n - 1);
     return RetryUnavailable(options_.backoff, Clock::Real(), [&]() -> absl::Status {

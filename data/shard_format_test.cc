@@ -13,6 +13,7 @@
 namespace stoker {
 namespace {
 
+using ::stoker::testing::CorruptShardRecord;
 using ::stoker::testing::ReadFile;
 using ::stoker::testing::SampleBytes;
 using ::stoker::testing::TempDir;
@@ -74,9 +75,7 @@ TEST(ShardFormatTest, CrcMismatchIsACorruptRecord) {
   const std::string path = dir.File("a.stoker");
   WriteTestShard(path, 0, 3);
   const ShardIndex index = LoadIndex(path);
-  std::string bytes = ReadFile(path);
-  bytes[index.samples[1].offset + index.samples[1].length - 1] ^= 0x40;  // Last data byte.
-  WriteFile(path, bytes);
+  CorruptShardRecord(path, 1);
   RecordView view;
   absl::Status status;
   ReadRecordData(path, index.samples[1], &view, &status);

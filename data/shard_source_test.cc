@@ -11,6 +11,7 @@
 namespace stoker {
 namespace {
 
+using ::stoker::testing::CorruptShardRecord;
 using ::stoker::testing::ReadFile;
 using ::stoker::testing::SampleBytes;
 using ::stoker::testing::TempDir;
@@ -113,12 +114,7 @@ TEST(ShardSourceTest, TruncatedShardReportsLostSamplesAsBad) {
 TEST(ShardSourceTest, CorruptRecordIsABadSampleNamingTheShard) {
   TempDir dir;
   const std::string manifest = WriteTestDataset(dir.path(), 1, 5);
-  const std::string shard = dir.File("shard-00000.stoker");
-  auto file = OpenLocalFile(shard);
-  const SampleLocation bad = (*LoadStokerShardIndex(**file)).samples[2];
-  std::string bytes = ReadFile(shard);
-  bytes[bad.offset + 40] ^= 1;
-  WriteFile(shard, bytes);
+  CorruptShardRecord(dir.File("shard-00000.stoker"), 2);
   auto source = CreateSource(ManifestSpec(manifest), 0);
   SampleBuffer sample;
   absl::Status status = (*source)->Read(2, &sample);

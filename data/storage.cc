@@ -33,11 +33,7 @@ class LocalFile : public RandomAccessFile {
   uint64_t size() const override { return size_; }
 
   absl::Status ReadAt(uint64_t offset, size_t n, uint8_t* out) const override {
-    if (offset > size_ || n > size_ - offset) {
-      return absl::OutOfRangeError(absl::StrCat("read of ", n, " bytes at offset ", offset,
-                                                " is past the end of ", path_, " (", size_,
-                                                " bytes)"));
-    }
+    RETURN_IF_ERROR(CheckReadRange(path_, size_, offset, n));
     while (n > 0) {
       const ssize_t got = ::pread(fd_, out, n, static_cast<off_t>(offset));
       if (got < 0 && errno == EINTR) continue;
@@ -59,6 +55,12 @@ class LocalFile : public RandomAccessFile {
 };
 
 }  // namespace
+
+absl::Status CheckReadRange(const std::string& name, uint64_t size, uint64_t offset, size_t n) {
+  if (offset <= size && n <= size - offset) return absl::OkStatus();
+  return absl::OutOfRangeError(absl::StrCat("read of ", n, " bytes at offset ", offset,
+                                            " is past the end of ", name, " (", size, " bytes)"));
+}
 
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -29,6 +29,10 @@ class RandomAccessFile {
   virtual absl::Status ReadAt(uint64_t offset, size_t n, uint8_t* out) const = 0;
 };
 
+// OK when [offset, offset + n) lies inside a file of `size` bytes; otherwise the OUT_OF_RANGE
+// error ReadAt returns, naming `name`.
+absl::Status CheckReadRange(const std::string& name, uint64_t size, uint64_t offset, size_t n);
+
 // Opens a local file. NOT_FOUND when it does not exist, PERMISSION_DENIED when it cannot be
 // opened, UNAVAILABLE on other errors; messages name the path.
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path);

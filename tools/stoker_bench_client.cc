@@ -209,7 +209,8 @@ absl::Status Consume(Loader& loader, const BenchConfig& config, std::ofstream* d
   }
   run->wall_seconds = absl::ToDoubleSeconds(absl::Now() - start);
   if (dump != nullptr && !dump->flush()) {
-    return absl::UnavailableError(absl::StrCat("--dump-indices: cannot write ", config.dump_indices));
+    return absl::UnavailableError(
+        absl::StrCat("--dump-indices: cannot write ", config.dump_indices));
   }
   return status;
 }
@@ -249,8 +250,8 @@ int Run(int argc, char** argv) {
     std::ofstream out(config.report_json, std::ios::trunc);
     out << FormatBenchReportJson(run) << "\n";
     if (!out) {
-      return Fail(absl::UnavailableError(
-          absl::StrCat("--report-json: cannot write ", config.report_json)));
+      return Fail(
+          absl::UnavailableError(absl::StrCat("--report-json: cannot write ", config.report_json)));
     }
   }
   return 0;

@@ -10,7 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "data/manifest.h"
+#include "data/shard_reader.h"
 #include "data/shard_writer.h"
+#include "data/storage.h"
 #include "gtest/gtest.h"
 
 namespace stoker {
@@ -63,6 +65,17 @@ std::string WriteTestDataset(const std::string& dir, int shards, uint64_t per_sh
   const std::string path = dir + "/manifest.json";
   EXPECT_TRUE(WriteManifest(manifest, path).ok());
   return path;
+}
+
+void CorruptShardRecord(const std::string& path, uint64_t record) {
+  auto file = OpenLocalFile(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  auto index = LoadStokerShardIndex(**file);
+  ASSERT_TRUE(index.ok() && record < index->samples.size()) << path;
+  const SampleLocation location = index->samples[record];
+  std::string bytes = ReadFile(path);
+  bytes[location.offset + location.length - 10] ^= 0x40;
+  WriteFile(path, bytes);
 }
 
 void WriteTar(const std::string& path, const std::vector<TarEntry>& entries) {

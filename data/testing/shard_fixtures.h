@@ -38,6 +38,10 @@ void WriteTestShard(const std::string& path, uint64_t first, uint64_t count);
 // (manifest.json) with class names "c0".."c9" into `dir`; returns the manifest path.
 std::string WriteTestDataset(const std::string& dir, int shards, uint64_t per_shard);
 
+// Flips a bit of a data byte near the end of record `record` of the stoker shard at `path`, so
+// that its CRC no longer matches.
+void CorruptShardRecord(const std::string& path, uint64_t record);
+
 // One file of a tar archive.
 struct TarEntry {
   std::string name;

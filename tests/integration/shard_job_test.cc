@@ -8,8 +8,6 @@
 #include <vector>
 
 #include "augment/pipeline_text.h"
-#include "data/shard_reader.h"
-#include "data/storage.h"
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -22,9 +20,8 @@ namespace stoker {
 namespace {
 
 namespace pb = ::stoker::v1;
-using ::stoker::testing::ReadFile;
+using ::stoker::testing::CorruptShardRecord;
 using ::stoker::testing::TempDir;
-using ::stoker::testing::WriteFile;
 using ::testing::HasSubstr;
 
 constexpr uint32_t kClasses = 4;
@@ -84,15 +81,9 @@ class ShardJobTest : public ::testing::Test {
     return options;
   }
 
-  // Flips a data byte inside record `record` of the first shard: a CRC mismatch.
+  // A CRC mismatch in record `record` of the first shard (= sample `record`).
   void CorruptRecord(uint64_t record) {
-    const std::string shard = dir_.File("shards/shard-00000.stoker");
-    auto file = OpenLocalFile(shard);
-    ASSERT_TRUE(file.ok());
-    const SampleLocation location = (*LoadStokerShardIndex(**file)).samples[record];
-    std::string bytes = ReadFile(shard);
-    bytes[location.offset + location.length - 10] ^= 0x5A;
-    WriteFile(shard, bytes);
+    CorruptShardRecord(dir_.File("shards/shard-00000.stoker"), record);
   }
 
   TempDir dir_;
