@@ -108,8 +108,10 @@ absl::Status ShardSource::Read(uint64_t index, SampleBuffer* sample) const {
         absl::StrCat(BaseName(shards_[s].location), " record ", record, " is missing (",
                      shard->index.damage.empty() ? "shard too short" : shard->index.damage, ")"));
   }
+  absl::Status status = ReadRecord(*shard, record, sample);
+  if (status.ok()) return status;  // No message built on the hot path.
   return PrefixStatus(absl::StrCat(BaseName(shards_[s].location), " record ", record, ": "),
-                      ReadRecord(*shard, record, sample));
+                      status);
 }
 
 absl::Status ShardSource::ReadRecord(const LoadedShard& shard, uint64_t record,
