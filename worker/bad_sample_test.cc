@@ -93,6 +93,16 @@ TEST(BadSampleTest, ReplacedByTheNextGoodSampleOfThePlan) {
   EXPECT_TRUE(batch.header().bad_samples().empty());
 }
 
+TEST(BadSampleTest, EachBadSampleIsReportedOncePerJob) {
+  auto job = JobContext::Create(
+      1, PlainJob(4),
+      std::make_unique<FlakySource>(8, std::set<uint64_t>{}, BadSampleReason::kReadError));
+  ASSERT_TRUE(job.ok());
+  EXPECT_TRUE((*job)->FirstBadSampleReport(5));
+  EXPECT_FALSE((*job)->FirstBadSampleReport(5));
+  EXPECT_TRUE((*job)->FirstBadSampleReport(6));
+}
+
 TEST(BadSampleTest, ReplacementWrapsAroundTheOrder) {
   auto job = JobContext::Create(
       1, PlainJob(4),

@@ -39,9 +39,12 @@ absl::StatusOr<uint64_t> ProduceSampleOrReplacement(JobContext& job, const Epoch
   const std::string reason_name(BadSampleReasonName(*reason));
   ++(*header->mutable_bad_samples())[reason_name];
   if (counters != nullptr) counters->Add(*reason);
-  STOKER_LOG(WARNING) << "bad sample " << original << " (" << job.source().Locate(original) << ", "
-                      << reason_name << ") in epoch " << plan.epoch() << " of job " << job.job_id()
-                      << ": " << status.message() << "; replaced";
+  if (job.FirstBadSampleReport(original)) {
+    STOKER_LOG(WARNING) << "bad sample " << original << " (" << job.source().Locate(original)
+                        << ", " << reason_name << ") in epoch " << plan.epoch() << " of job "
+                        << job.job_id() << ": " << status.message()
+                        << "; replaced (logged once per worker)";
+  }
   for (uint64_t attempt = 1; attempt <= kMaxReplacementAttempts; ++attempt) {
     const uint64_t candidate = plan.SampleAt(position + attempt);
     status = ProduceSample(job, plan.epoch(), candidate, scratch, slot);

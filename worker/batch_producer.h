@@ -37,8 +37,9 @@ inline constexpr uint64_t kMaxReplacementAttempts = 1000;
 // error (common/bad_sample.h), the sample at that plan position is replaced by the next good
 // sample of the plan after it (position p+1, p+2, ..., wrapping around the epoch's order), so the
 // batch keeps its size and every rank its count; the replacement is augmented with its own
-// per-sample RNG. The bad sample is logged once with Source::Locate and its reason, counted in
-// `bad_sample_counters` (may be null) and in header.bad_samples, from which the client enforces
+// per-sample RNG. The bad sample is logged with Source::Locate and its reason (once per worker
+// and job), and counted (each time) in `bad_sample_counters` (may be null) and in
+// header.bad_samples, from which the client enforces
 // the job's error-rate limit.
 //
 // Errors: OUT_OF_RANGE for a task past the plan; DATA_LOSS when kMaxReplacementAttempts samples

@@ -33,6 +33,12 @@ JobContext::JobContext(uint64_t job_id, stoker::v1::JobSpec spec, std::unique_pt
       source_(std::move(source)),
       pipeline_(std::move(pipeline)) {}
 
+bool JobContext::FirstBadSampleReport(uint64_t index) {
+  absl::MutexLock lock(&mu_);
+  if (reported_bad_samples_.size() >= kMaxRememberedBadSamples) return true;
+  return reported_bad_samples_.insert(index).second;
+}
+
 absl::StatusOr<std::shared_ptr<const EpochPlan>> JobContext::Plan(uint32_t epoch) {
   if (epoch >= spec_.epochs()) {
     return absl::InvalidArgumentError(
