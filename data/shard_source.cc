@@ -22,7 +22,9 @@ std::string BaseName(const std::string& location) {
   return slash == std::string::npos ? location : location.substr(slash + 1);
 }
 
-absl::StatusOr<std::vector<ShardRef>> CountShards(const std::vector<std::string>& locations) {
+// Expands the globs of `paths` and opens every shard to count its samples.
+absl::StatusOr<std::vector<ShardRef>> CountShards(const std::vector<std::string>& paths) {
+  ASSIGN_OR_RETURN(std::vector<std::string> locations, ExpandShardPaths(paths));
   std::vector<ShardRef> shards;
   for (const std::string& location : locations) {
     ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, OpenStorage(location));
@@ -42,7 +44,9 @@ absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(
   std::vector<ShardRef> shards;
   std::vector<std::string> class_names;
   if (!spec.manifest().empty()) {
-    ASSIGN_OR_RETURN(stoker::v1::ShardManifest manifest, ReadManifest(spec.manifest()));
+    absl::StatusOr<stoker::v1::ShardManifest> read = ReadManifest(spec.manifest());
+    if (!read.ok()) return PrefixStatus("dataset.shards.manifest: ", read.status());
+    const stoker::v1::ShardManifest& manifest = *read;
     for (const stoker::v1::ManifestShard& shard : manifest.shards()) {
       shards.push_back(
           ShardRef{ResolveShardLocation(spec.manifest(), shard.path()), shard.records()});
@@ -50,8 +54,9 @@ absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(
     class_names.assign(manifest.class_names().begin(), manifest.class_names().end());
   } else {
     const std::vector<std::string> paths(spec.paths().begin(), spec.paths().end());
-    ASSIGN_OR_RETURN(std::vector<std::string> locations, ExpandShardPaths(paths));
-    ASSIGN_OR_RETURN(shards, CountShards(locations));
+    absl::StatusOr<std::vector<ShardRef>> counted = CountShards(paths);
+    if (!counted.ok()) return PrefixStatus("dataset.shards.paths: ", counted.status());
+    shards = *std::move(counted);
   }
   uint64_t total = 0;
   for (const ShardRef& shard : shards) total += shard.records;

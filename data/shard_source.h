@@ -34,8 +34,9 @@ struct ShardRef {
 class ShardSource : public Source {
  public:
   // Reads the manifest, or opens every listed shard (globs expanded) to count its samples.
-  // Errors: those of storage (NOT_FOUND or UNAVAILABLE naming the file or URL), of ReadManifest,
-  // INVALID_ARGUMENT when the dataset is empty.
+  // Errors keep the storage's code (NOT_FOUND or UNAVAILABLE naming the file or URL; those of
+  // ReadManifest) and start with the field, "dataset.shards.manifest: " or
+  // "dataset.shards.paths: "; INVALID_ARGUMENT when the dataset holds no sample.
   static absl::StatusOr<std::unique_ptr<ShardSource>> Open(const stoker::v1::ShardDataset& spec);
 
   ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names);

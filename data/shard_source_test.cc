@@ -144,8 +144,10 @@ TEST(ShardSourceTest, BadSpecsAndManifests) {
   spec.mutable_shards()->add_paths("x");
   EXPECT_THAT(std::string(ValidateDatasetSpec(spec).message()),
               HasSubstr("exactly one of manifest and paths"));
-  EXPECT_EQ(CreateSource(ManifestSpec(dir.File("missing.json")), 0).status().code(),
-            absl::StatusCode::kNotFound);
+  auto missing = CreateSource(ManifestSpec(dir.File("missing.json")), 0);
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(missing.status().message()),
+              StartsWith("dataset.shards.manifest: cannot open " + dir.File("missing.json")));
   WriteFile(dir.File("bad.json"), "{ not json");
   EXPECT_EQ(CreateSource(ManifestSpec(dir.File("bad.json")), 0).status().code(),
             absl::StatusCode::kInvalidArgument);
