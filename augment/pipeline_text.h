@@ -6,6 +6,9 @@
 //   to_float, gaussian_blur(ksize=11)*10, random_crop(height=200, width=200),
 //   horizontal_flip(p=0.5), normalize(mean=[0.485,0.456,0.406], std=[0.229,0.224,0.225])
 //
+//   decode, random_resized_crop(height=224, width=224), horizontal_flip, to_float,
+//   normalize(mean=[0.485,0.456,0.406], std=[0.229,0.224,0.225])      (encoded input)
+//
 // Grammar (whitespace allowed between tokens):
 //   pipeline := [op ("," op)*]
 //   op       := NAME ["(" [arg ("," arg)*] ")"] ["*" N]     N: repeat count, 1..1000

@@ -15,16 +15,10 @@ uint32_t CenteredOffset(uint32_t input, uint32_t output) {
   return static_cast<uint32_t>(std::nearbyint((static_cast<double>(input) - output) / 2.0));
 }
 
-class CenterCropOp final : public Op {
+class CenterCropOp final : public WindowOp {
  public:
-  // REQUIRES: 0 < height <= input.height, 0 < width <= input.width (where known).
   CenterCropOp(const ImageShape& input, uint32_t height, uint32_t width)
-      : Op("center_crop", input, ImageShape{height, width, input.channels, input.type}) {}
-
-  absl::StatusOr<ImageShape> OutputShapeFor(const ImageShape& in) const override {
-    RETURN_IF_ERROR(CheckWindow(output_shape().height, output_shape().width, in));
-    return output_shape();
-  }
+      : WindowOp("center_crop", input, height, width) {}
 
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {

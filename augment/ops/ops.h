@@ -5,6 +5,9 @@
 // and creates the Op. Used by augment/op_registry.cc only; everything else goes through the
 // registry.
 
+#include <string>
+#include <utility>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -57,6 +60,23 @@ inline absl::Status CheckWindow(uint32_t height, uint32_t width, const ImageShap
   if (absl::Status s = CheckExtent("height", height, input.height); !s.ok()) return s;
   return CheckExtent("width", width, input.width);
 }
+
+// Base of the ops that cut a fixed height × width window (center_crop, random_crop): the
+// window must fit each input, which after decode is checked per sample.
+class WindowOp : public Op {
+ public:
+  absl::StatusOr<ImageShape> OutputShapeFor(const ImageShape& in) const override {
+    if (absl::Status s = CheckWindow(output_shape().height, output_shape().width, in); !s.ok()) {
+      return s;
+    }
+    return output_shape();
+  }
+
+ protected:
+  // REQUIRES: CheckWindow(height, width, input) is OK.
+  WindowOp(std::string name, const ImageShape& input, uint32_t height, uint32_t width)
+      : Op(std::move(name), input, ImageShape{height, width, input.channels, input.type}) {}
+};
 
 }  // namespace stoker
 

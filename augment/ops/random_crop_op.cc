@@ -9,11 +9,10 @@
 namespace stoker {
 namespace {
 
-class RandomCropOp final : public Op {
+class RandomCropOp final : public WindowOp {
  public:
-  // REQUIRES: 0 < height <= input.height, 0 < width <= input.width (where known).
   RandomCropOp(const ImageShape& input, uint32_t height, uint32_t width)
-      : Op("random_crop", input, ImageShape{height, width, input.channels, input.type}) {}
+      : WindowOp("random_crop", input, height, width) {}
 
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
@@ -22,11 +21,6 @@ class RandomCropOp final : public Op {
     const uint64_t left = rng->UniformInt(uint64_t{in.shape.width} - out.shape.width + 1);
     Crop(in, static_cast<uint32_t>(top), static_cast<uint32_t>(left), out);
     return absl::OkStatus();
-  }
-
-  absl::StatusOr<ImageShape> OutputShapeFor(const ImageShape& in) const override {
-    RETURN_IF_ERROR(CheckWindow(output_shape().height, output_shape().width, in));
-    return output_shape();
   }
 };
 
