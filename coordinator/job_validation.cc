@@ -31,6 +31,11 @@ absl::Status ValidateScalars(const JobSpec& spec) {
   if (spec.shuffle() == stoker::v1::SHUFFLE_MODE_BLOCK && spec.shuffle_block() == 0) {
     return absl::InvalidArgumentError("spec.shuffle_block: must be > 0 with SHUFFLE_MODE_BLOCK");
   }
+  if (spec.has_max_bad_sample_fraction() &&
+      !(spec.max_bad_sample_fraction() >= 0 && spec.max_bad_sample_fraction() <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "spec.max_bad_sample_fraction: must be in [0, 1], got ", spec.max_bad_sample_fraction()));
+  }
   return absl::OkStatus();
 }
 

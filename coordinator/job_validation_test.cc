@@ -38,6 +38,12 @@ TEST(JobValidationTest, ScalarFields) {
   spec.set_shuffle(static_cast<stoker::v1::ShuffleMode>(17));
   EXPECT_THAT(ValidateJobSpec(spec),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.shuffle: unknown")));
+  spec = SmallJobSpec();
+  spec.set_max_bad_sample_fraction(1.5);
+  EXPECT_THAT(ValidateJobSpec(spec), StatusIs(absl::StatusCode::kInvalidArgument,
+                                              HasSubstr("spec.max_bad_sample_fraction")));
+  spec.set_max_bad_sample_fraction(0);
+  EXPECT_THAT(ValidateJobSpec(spec), IsOk());
 }
 
 TEST(JobValidationTest, DatasetErrorsAreUnderSpec) {

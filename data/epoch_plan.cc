@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/counter_rng.h"
+#include "common/status_macros.h"
 
 namespace stoker {
 namespace {
@@ -79,11 +80,16 @@ EpochPlan::EpochPlan(std::vector<uint64_t> order, uint32_t epoch, uint32_t batch
       world_size_(world_size),
       batches_per_rank_(batches_per_rank) {}
 
-absl::Status EpochPlan::BatchSamples(uint64_t g, absl::Span<uint64_t> out) const {
+absl::Status EpochPlan::CheckBatch(uint64_t g) const {
   if (g >= global_batches()) {
     return absl::OutOfRangeError(absl::StrCat("batch ", g, " of epoch ", epoch_, " is past the ",
                                               global_batches(), " batches of the plan"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status EpochPlan::BatchSamples(uint64_t g, absl::Span<uint64_t> out) const {
+  RETURN_IF_ERROR(CheckBatch(g));
   if (out.size() != batch_size_) {
     return absl::InvalidArgumentError(
         absl::StrCat("output holds ", out.size(), " indices, batch size is ", batch_size_));

@@ -59,6 +59,13 @@ class EpochPlan {
   uint64_t batches_per_rank() const { return batches_per_rank_; }
   uint64_t global_batches() const { return batches_per_rank_ * world_size_; }
 
+  // The sample at plan position `position` (global batch g covers positions [g*B, (g+1)*B));
+  // positions wrap around the order.
+  uint64_t SampleAt(uint64_t position) const { return order_[position % order_.size()]; }
+
+  // OUT_OF_RANGE when g >= global_batches().
+  absl::Status CheckBatch(uint64_t g) const;
+
   // Writes the batch_size() sample indices of global batch `g` to `out`.
   // OUT_OF_RANGE when g >= global_batches(); INVALID_ARGUMENT when out has the wrong size.
   absl::Status BatchSamples(uint64_t g, absl::Span<uint64_t> out) const;

@@ -1,5 +1,8 @@
 #include "data/source.h"
 
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "data/shard_source.h"
 #include "data/synthetic_source.h"
 
 namespace stoker {
@@ -23,7 +26,8 @@ absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec) {
         return absl::InvalidArgumentError(
             "dataset.synthetic.num_samples: must be at most 2^28 (268435456)");
       }
-      if (s.height() == 0) return absl::InvalidArgumentError("dataset.synthetic.height: must be > 0");
+      if (s.height() == 0)
+        return absl::InvalidArgumentError("dataset.synthetic.height: must be > 0");
       if (s.width() == 0) return absl::InvalidArgumentError("dataset.synthetic.width: must be > 0");
       if (s.channels() != 1 && s.channels() != 3) {
         return absl::InvalidArgumentError("dataset.synthetic.channels: must be 1 or 3");
@@ -37,16 +41,36 @@ absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec) {
       }
       return absl::OkStatus();
     }
+    case stoker::v1::DatasetSpec::kShards: {
+      const stoker::v1::ShardDataset& s = spec.shards();
+      if (s.manifest().empty() == (s.paths_size() == 0)) {
+        return absl::InvalidArgumentError("dataset.shards: set exactly one of manifest and paths");
+      }
+      for (int i = 0; i < s.paths_size(); ++i) {
+        if (s.paths(i).empty()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("dataset.shards.paths[", i, "]: must not be empty"));
+        }
+      }
+      return absl::OkStatus();
+    }
     case stoker::v1::DatasetSpec::SOURCE_NOT_SET:
       break;
   }
-  return absl::InvalidArgumentError("dataset: no source set (expected one of: synthetic)");
+  return absl::InvalidArgumentError("dataset: no source set (expected one of: synthetic, shards)");
 }
 
 absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSpec& spec,
                                                      uint64_t seed) {
-  if (absl::Status status = ValidateDatasetSpec(spec); !status.ok()) return status;
-  return std::unique_ptr<Source>(new SyntheticSource(spec.synthetic(), seed));
+  RETURN_IF_ERROR(ValidateDatasetSpec(spec));
+  if (spec.has_synthetic())
+    return std::unique_ptr<Source>(new SyntheticSource(spec.synthetic(), seed));
+  ASSIGN_OR_RETURN(std::unique_ptr<ShardSource> source, ShardSource::Open(spec.shards()));
+  if (source->size() > kMaxSamples) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("dataset.shards: ", source->size(), " samples; at most 2^28 (268435456)"));
+  }
+  return std::unique_ptr<Source>(std::move(source));
 }
 
 }  // namespace stoker

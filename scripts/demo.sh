@@ -1,28 +1,48 @@
 #!/usr/bin/env bash
 # The main job: a coordinator and two workers on loopback, a training-like consumer on the blur
 # reference workload (224x224x3, ten 11x11 Gaussian blurs, batch 64), a short report, and
-# everything it started stopped again (also on Ctrl-C).
+# everything it started stopped again (also on Ctrl-C). With --jpeg, the JPEG workload instead:
+# 3,000 natural-looking 500x375 JPEGs in 10 classes (generated once into .cache/jpeg/), packed
+# with stoker-pack, then decode, random_resized_crop(224), horizontal_flip, normalize.
 #
-#   scripts/demo.sh [--batches N] [--workers N] [--step-ms MS]
+#   scripts/demo.sh [--jpeg] [--batches N] [--workers N] [--step-ms MS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BATCHES=24
 WORKERS=2
 STEP_MS=50  # A training step of 50 ms: the GPU time the data must keep up with.
+JPEG=0
 while [ $# -gt 0 ]; do
   case "$1" in
+    --jpeg) JPEG=1; shift ;;
     --batches) BATCHES=$2; shift 2 ;;
     --workers) WORKERS=$2; shift 2 ;;
     --step-ms) STEP_MS=$2; shift 2 ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "demo.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 
 scripts/install-deps.sh
-scripts/build.sh stoker-coordinator stoker-worker stoker-bench-client stoker-ctl
+scripts/build.sh stoker-coordinator stoker-worker stoker-bench-client stoker-ctl stoker-gen-images \
+  stoker-pack
 BIN=${STOKER_BUILD_DIR:-build}
+
+if [ "$JPEG" = 1 ]; then
+  CACHE=${STOKER_CACHE_DIR:-.cache}/jpeg
+  [ -f "$CACHE/shards/manifest.json" ] || echo "Generating and packing 3,000 JPEGs into $CACHE (once)..."
+  "$BIN/tools/stoker-gen-images" --output="$CACHE/images" --classes=10 --per-class=300
+  "$BIN/tools/stoker-pack" --input="$CACHE/images" --output="$CACHE/shards" >/dev/null
+  WORKLOAD="JPEG workload (3,000 packed 500x375 JPEGs -> decode -> random_resized_crop(224)"
+  WORKLOAD+=" -> horizontal_flip -> to_float -> normalize, batch 64)"
+  DATASET_FLAGS=(--manifest="$CACHE/shards/manifest.json" --pipeline="decode, \
+random_resized_crop(height=224, width=224), horizontal_flip, to_float, \
+normalize(mean=[0.485,0.456,0.406], std=[0.229,0.224,0.225])" --layout=chw)
+else
+  WORKLOAD="blur workload (224x224x3 uint8 -> to_float -> 10x gaussian_blur(ksize=11), batch 64)"
+  DATASET_FLAGS=(--num-samples=$((BATCHES * 64)) --pipeline="to_float, gaussian_blur(ksize=11)*10")
+fi
 
 RUN_DIR=$(mktemp -d)
 PIDS=()
@@ -65,13 +85,12 @@ for i in $(seq "$WORKERS"); do
     || { cat "$RUN_DIR/worker$i.log" >&2; exit 1; }
 done
 
-echo "Stoker demo: coordinator $COORDINATOR, $WORKERS workers (1 thread each), blur workload"
-echo "  (224x224x3 uint8 -> to_float -> 10x gaussian_blur(ksize=11), batch 64), $BATCHES batches,"
-echo "  consumer with a simulated training step of $STEP_MS ms per batch"
+echo "Stoker demo: coordinator $COORDINATOR, $WORKERS workers (1 thread each),"
+echo "  $WORKLOAD,"
+echo "  $BATCHES batches, consumer with a simulated training step of $STEP_MS ms per batch"
 # In the background with `wait`, so that Ctrl-C runs the cleanup at once.
-"$BIN/tools/stoker-bench-client" --coordinator="$COORDINATOR" --job="demo-blur-$$" \
-  --num-samples=$((BATCHES * 64)) --batch-size=64 --epochs=1 --step-ms="$STEP_MS" \
-  --pipeline="to_float, gaussian_blur(ksize=11)*10" &
+"$BIN/tools/stoker-bench-client" --coordinator="$COORDINATOR" --job="demo-$$" \
+  --batch-size=64 --epochs=1 --max-batches="$BATCHES" --step-ms="$STEP_MS" "${DATASET_FLAGS[@]}" &
 PIDS+=($!)
 wait "${PIDS[-1]}"
 

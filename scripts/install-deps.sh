@@ -12,6 +12,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libopencv-dev libturbojpeg0-dev libgtest-dev libgmock-dev
   prometheus-cpp-dev prometheus
+  libcurl4-openssl-dev nginx
 )
 # Competitors in bench/: tjbench (decode), torchvision (augment; run with /usr/bin/python3).
 BENCH_PACKAGES=(libjpeg-turbo-progs python3-torch python3-torchvision python3-numpy)

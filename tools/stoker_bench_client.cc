@@ -36,6 +36,7 @@ constexpr char kProgram[] = "stoker-bench-client";
 struct BenchConfig {
   std::string coordinator = "127.0.0.1:7070";
   std::string job;
+  std::string manifest;  // Set: the dataset is these shards, and the synthetic flags are ignored.
   uint64_t num_samples = 6400;
   uint32_t height = 224;
   uint32_t width = 224;
@@ -127,12 +128,16 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
     options.only_workers.emplace_back(address);
   }
   v1::JobSpec& spec = options.spec;
-  v1::SyntheticSource* synthetic = spec.mutable_dataset()->mutable_synthetic();
-  synthetic->set_num_samples(num_samples);
-  synthetic->set_height(height);
-  synthetic->set_width(width);
-  synthetic->set_channels(channels);
-  synthetic->set_num_classes(num_classes);
+  if (!manifest.empty()) {
+    spec.mutable_dataset()->mutable_shards()->set_manifest(manifest);
+  } else {
+    v1::SyntheticSource* synthetic = spec.mutable_dataset()->mutable_synthetic();
+    synthetic->set_num_samples(num_samples);
+    synthetic->set_height(height);
+    synthetic->set_width(width);
+    synthetic->set_channels(channels);
+    synthetic->set_num_classes(num_classes);
+  }
   absl::StatusOr<v1::PipelineSpec> parsed = ParsePipelineText(pipeline);
   if (!parsed.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--pipeline: ", parsed.status().message()));
@@ -158,6 +163,8 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
 void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("coordinator", &c.coordinator, "host:port of the coordinator");
   flags.Add("job", &c.job, "job name (every rank uses the same); empty = a random bench-* name");
+  flags.Add("manifest", &c.manifest,
+            "shards manifest (stoker-pack) to read instead of synthetic images");
   flags.Add("num-samples", &c.num_samples, "synthetic dataset size");
   flags.Add("height", &c.height, "image height");
   flags.Add("width", &c.width, "image width");
@@ -208,7 +215,8 @@ absl::Status Consume(Loader& loader, const BenchConfig& config, std::ofstream* d
   }
   run->wall_seconds = absl::ToDoubleSeconds(absl::Now() - start);
   if (dump != nullptr && !dump->flush()) {
-    return absl::UnavailableError(absl::StrCat("--dump-indices: cannot write ", config.dump_indices));
+    return absl::UnavailableError(
+        absl::StrCat("--dump-indices: cannot write ", config.dump_indices));
   }
   return status;
 }
@@ -252,8 +260,8 @@ int Run(int argc, char** argv) {
     std::ofstream out(config.report_json, std::ios::trunc);
     out << FormatBenchReportJson(run) << "\n";
     if (!out) {
-      return Fail(absl::UnavailableError(
-          absl::StrCat("--report-json: cannot write ", config.report_json)));
+      return Fail(
+          absl::UnavailableError(absl::StrCat("--report-json: cannot write ", config.report_json)));
     }
   }
   return 0;

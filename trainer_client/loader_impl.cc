@@ -64,6 +64,10 @@ LoaderImpl::LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse
       job_(std::move(job)),
       pool_(MessagePool::Create(/*max_free=*/4)),
       buffer_(BufferConfig(options_, job_)),
+      bad_samples_(options_.spec.has_max_bad_sample_fraction()
+                       ? options_.spec.max_bad_sample_fraction()
+                       : BadSampleBudget::kDefaultFraction,
+                   job_.batches_per_epoch_per_rank() * options_.spec.batch_size(), options_.rank),
       consumption_(env_.clock->Now()) {}
 
 LoaderImpl::~LoaderImpl() { Stop(); }

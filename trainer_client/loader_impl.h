@@ -31,6 +31,7 @@
 #include "common/clock.h"
 #include "trainer_client/consumption_window.h"
 #include "stoker/v1/coordinator.pb.h"
+#include "trainer_client/bad_sample_budget.h"
 #include "trainer_client/batch.h"
 #include "trainer_client/epoch_buffer.h"
 #include "trainer_client/loader.h"
@@ -93,6 +94,7 @@ class LoaderImpl {
 
   mutable absl::Mutex mu_;
   EpochBuffer buffer_ ABSL_GUARDED_BY(mu_);
+  BadSampleBudget bad_samples_ ABSL_GUARDED_BY(mu_);
   std::map<StreamId, StreamState> streams_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, AddressState> addresses_ ABSL_GUARDED_BY(mu_);
   StreamId next_stream_id_ ABSL_GUARDED_BY(mu_) = 1;

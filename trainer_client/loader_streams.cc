@@ -166,8 +166,10 @@ void LoaderImpl::OpenStreamLocked(const std::string& address, uint32_t share) {
 }
 
 void LoaderImpl::OnBatch(StreamId id, std::shared_ptr<v1::BatchMessage> message) {
+  const std::shared_ptr<const v1::BatchMessage> keep = message;  // `batch` moves below.
+  const v1::BatchHeader& header = keep->header();
   Batch batch(std::move(message));
-  v1::TaskId task = batch.message().header().task();
+  v1::TaskId task = header.task();
   const uint64_t worker_id = batch.worker_id();
   const uint64_t samples = batch.num_samples();
   const uint64_t bytes = batch.size_bytes();
@@ -177,6 +179,7 @@ void LoaderImpl::OnBatch(StreamId id, std::shared_ptr<v1::BatchMessage> message)
   StreamState* state = stream_it == streams_.end() ? nullptr : &stream_it->second;
   switch (buffer_.Add(id, std::move(batch))) {
     case EpochBuffer::AddResult::kAccepted: {
+      if (absl::Status budget = bad_samples_.Add(header); !budget.ok()) FailLocked(budget);
       ++stats_.batches_received;
       stats_.samples_received += samples;
       stats_.bytes_received += bytes;

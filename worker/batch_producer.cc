@@ -3,29 +3,88 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/types/span.h"
+#include "common/bad_sample.h"
 #include "common/clock.h"
 #include "common/counter_rng.h"
+#include "common/logging.h"
 #include "common/status_macros.h"
 
 namespace stoker {
 
+namespace {
+
+// Reads and augments the sample of `index` into `slot`.
+absl::Status ProduceSample(JobContext& job, uint32_t epoch, uint64_t index,
+                           ProducerScratch* scratch, uint8_t* slot) {
+  RETURN_IF_ERROR(job.source().Read(index, &scratch->sample));
+  CounterRng rng = SampleRng(job.spec().seed(), epoch, index);
+  const Pipeline& pipeline = job.pipeline();
+  RETURN_IF_ERROR(
+      pipeline.Run(scratch->sample.input(job.source().format()), &rng, &scratch->workspace, slot));
+  if (scratch->workspace.time_ops()) {
+    const std::vector<double>& seconds = scratch->workspace.op_seconds();
+    for (uint32_t op = 0; op < seconds.size(); ++op) {
+      scratch->op_times.Observe(op, pipeline.op_name(op), seconds[op]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Produces the sample at plan position `position` into `slot`, or, when it is bad, the next good
+// sample of the plan after it (positions position+1, position+2, ..., wrapping around the order).
+// The bad original is counted in `header` and `counters` and logged; bad candidates are not (they
+// are counted by the batch whose position they are). Returns the index of the sample produced.
+absl::StatusOr<uint64_t> ProduceSampleOrReplacement(JobContext& job, const EpochPlan& plan,
+                                                    uint64_t position, ProducerScratch* scratch,
+                                                    uint8_t* slot, stoker::v1::BatchHeader* header,
+                                                    BadSampleCounters* counters) {
+  const uint64_t original = plan.SampleAt(position);
+  absl::Status status = ProduceSample(job, plan.epoch(), original, scratch, slot);
+  if (status.ok()) return original;
+  const std::optional<BadSampleReason> reason = BadSampleReasonOf(status);
+  if (!reason.has_value()) return status;
+  const std::string reason_name(BadSampleReasonName(*reason));
+  ++(*header->mutable_bad_samples())[reason_name];
+  if (counters != nullptr) counters->Add(*reason);
+  if (job.FirstBadSampleReport(original)) {
+    STOKER_LOG(WARNING) << "bad sample " << original << " (" << job.source().Locate(original)
+                        << ", " << reason_name << ") in epoch " << plan.epoch() << " of job "
+                        << job.job_id() << ": " << status.message()
+                        << "; replaced (logged once per worker)";
+  }
+  for (uint64_t attempt = 1; attempt <= kMaxReplacementAttempts; ++attempt) {
+    const uint64_t candidate = plan.SampleAt(position + attempt);
+    status = ProduceSample(job, plan.epoch(), candidate, scratch, slot);
+    if (status.ok()) return candidate;
+    if (!BadSampleReasonOf(status).has_value()) return status;
+  }
+  return absl::DataLossError(absl::StrCat("sample ", original, " (", job.source().Locate(original),
+                                          ") of epoch ", plan.epoch(), " and the ",
+                                          kMaxReplacementAttempts,
+                                          " samples after it in the plan are all unreadable; "
+                                          "last error: ",
+                                          status.message()));
+}
+
+}  // namespace
+
 absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
-                          ProducerScratch* scratch, stoker::v1::BatchMessage* out) {
+                          ProducerScratch* scratch, stoker::v1::BatchMessage* out,
+                          BadSampleCounters* bad_sample_counters) {
   const absl::Time start = absl::Now();
   ASSIGN_OR_RETURN(std::shared_ptr<const EpochPlan> plan, job.Plan(task.epoch()));
-  const stoker::v1::JobSpec& spec = job.spec();
   const Pipeline& pipeline = job.pipeline();
-  const uint32_t batch_size = spec.batch_size();
+  const uint32_t batch_size = job.spec().batch_size();
+  RETURN_IF_ERROR(plan->CheckBatch(task.batch_index()));
 
   stoker::v1::BatchHeader* header = out->mutable_header();
   *header->mutable_task() = task;
   header->mutable_sample_indices()->Resize(static_cast<int>(batch_size), 0);
-  RETURN_IF_ERROR(plan->BatchSamples(
-      task.batch_index(), absl::MakeSpan(header->mutable_sample_indices()->mutable_data(),
-                                         batch_size)));
   header->mutable_labels()->Resize(static_cast<int>(batch_size), 0);
+  header->clear_bad_samples();
   header->clear_shape();
   for (int64_t dim : pipeline.BatchShape(batch_size)) header->add_shape(dim);
   header->set_dtype(pipeline.output_dtype());
@@ -37,19 +96,13 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
   std::string* data = out->mutable_data();
   data->resize(sample_bytes * batch_size);  // Keeps the pooled capacity: no page faults.
   uint8_t* slot = reinterpret_cast<uint8_t*>(data->data());
+  const uint64_t first_position = task.batch_index() * batch_size;
   for (uint32_t i = 0; i < batch_size; ++i, slot += sample_bytes) {
-    const uint64_t index = header->sample_indices(static_cast<int>(i));
-    RETURN_IF_ERROR(job.source().Read(index, &scratch->sample));
+    ASSIGN_OR_RETURN(uint64_t index,
+                     ProduceSampleOrReplacement(job, *plan, first_position + i, scratch, slot,
+                                                header, bad_sample_counters));
+    header->set_sample_indices(static_cast<int>(i), index);
     header->set_labels(static_cast<int>(i), scratch->sample.label);
-    CounterRng rng = SampleRng(spec.seed(), task.epoch(), index);
-    RETURN_IF_ERROR(pipeline.Run(scratch->sample.input(job.source().format()), &rng,
-                                 &scratch->workspace, slot));
-    if (scratch->workspace.time_ops()) {
-      const std::vector<double>& seconds = scratch->workspace.op_seconds();
-      for (uint32_t op = 0; op < seconds.size(); ++op) {
-        scratch->op_times.Observe(op, pipeline.op_name(op), seconds[op]);
-      }
-    }
   }
   header->set_produce_seconds(absl::ToDoubleSeconds(absl::Now() - start));
   return absl::OkStatus();
@@ -112,9 +165,8 @@ void BatchProducer::Loop() {
     uint64_t worker_id;
     {
       absl::MutexLock lock(&mu_);
-      auto ready = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-        return stopping_ || !queue_.empty();
-      };
+      auto ready = [this]()
+                       ABSL_SHARED_LOCKS_REQUIRED(mu_) { return stopping_ || !queue_.empty(); };
       mu_.Await(absl::Condition(&ready));
       if (queue_.empty()) return;  // Stopping.
       work = std::move(queue_.front());
@@ -123,7 +175,8 @@ void BatchProducer::Loop() {
     }
     std::unique_ptr<stoker::v1::BatchMessage> message = pool_->Get();
     const absl::Duration cpu_start = ThreadCpuTime();
-    absl::Status status = ProduceBatch(*work.job, work.task, worker_id, &scratch, message.get());
+    absl::Status status =
+        ProduceBatch(*work.job, work.task, worker_id, &scratch, message.get(), &bad_samples_);
     if (status.ok()) {
       const absl::Duration cpu = ThreadCpuTime() - cpu_start;
       absl::MutexLock lock(&mu_);

@@ -17,6 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "augment/pipeline.h"
 #include "stoker/v1/worker.pb.h"
+#include "worker/bad_sample_counters.h"
 #include "worker/job_context.h"
 #include "worker/op_time_histograms.h"
 #include "worker/production_window.h"
@@ -31,10 +32,25 @@ struct ProducerScratch {
   OpTimeHistograms op_times;
 };
 
+// Consecutive bad samples after a bad one that ProduceBatch tries before failing the batch.
+inline constexpr uint64_t kMaxReplacementAttempts = 1000;
+
 // Fills `out` (header and payload) with batch `task` of `job`. Reuses out's storage.
-// Errors: those of the plan (task past the plan), the source, or the pipeline.
+//
+// Bad samples (DESIGN.md §7): when the source or the pipeline fails a sample with a bad-sample
+// error (common/bad_sample.h), the sample at that plan position is replaced by the next good
+// sample of the plan after it (position p+1, p+2, ..., wrapping around the epoch's order), so the
+// batch keeps its size and every rank its count; the replacement is augmented with its own
+// per-sample RNG. The bad sample is logged with Source::Locate and its reason (once per worker
+// and job), and counted (each time) in `bad_sample_counters` (may be null) and in
+// header.bad_samples, from which the client enforces
+// the job's error-rate limit.
+//
+// Errors: OUT_OF_RANGE for a task past the plan; DATA_LOSS when kMaxReplacementAttempts samples
+// in a row after a bad one are bad too; other errors of the source or the pipeline.
 absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
-                          ProducerScratch* scratch, stoker::v1::BatchMessage* out);
+                          ProducerScratch* scratch, stoker::v1::BatchMessage* out,
+                          BadSampleCounters* bad_sample_counters = nullptr);
 
 // A free list of batch messages whose payload strings keep their capacity. Thread-safe.
 class BatchMessagePool {
@@ -69,6 +85,8 @@ class BatchProducer {
   void ReportRecent(stoker::v1::WorkerStats* stats) const;
   uint64_t batches_produced() const;
   uint64_t samples_produced() const;
+  // Bad samples met by this producer's threads, by reason.
+  const BadSampleCounters& bad_samples() const { return bad_samples_; }
 
  private:
   struct Work {
@@ -79,6 +97,7 @@ class BatchProducer {
   void Loop();
 
   BatchMessagePool* const pool_;
+  BadSampleCounters bad_samples_;
   mutable absl::Mutex mu_;
   std::deque<Work> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -15,6 +15,12 @@ constexpr size_t kPlansKept = 2;
 absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
                                                                const stoker::v1::JobSpec& spec) {
   ASSIGN_OR_RETURN(std::unique_ptr<Source> source, CreateSource(spec.dataset(), spec.seed()));
+  return Create(job_id, spec, std::move(source));
+}
+
+absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
+                                                               const stoker::v1::JobSpec& spec,
+                                                               std::unique_ptr<Source> source) {
   ASSIGN_OR_RETURN(Pipeline pipeline, Pipeline::Compile(spec.pipeline(), source->format()));
   return std::shared_ptr<JobContext>(
       new JobContext(job_id, spec, std::move(source), std::move(pipeline)));
@@ -26,6 +32,12 @@ JobContext::JobContext(uint64_t job_id, stoker::v1::JobSpec spec, std::unique_pt
       spec_(std::move(spec)),
       source_(std::move(source)),
       pipeline_(std::move(pipeline)) {}
+
+bool JobContext::FirstBadSampleReport(uint64_t index) {
+  absl::MutexLock lock(&mu_);
+  if (reported_bad_samples_.size() >= kMaxRememberedBadSamples) return true;
+  return reported_bad_samples_.insert(index).second;
+}
 
 absl::StatusOr<std::shared_ptr<const EpochPlan>> JobContext::Plan(uint32_t epoch) {
   if (epoch >= spec_.epochs()) {

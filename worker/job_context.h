@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "augment/pipeline.h"
@@ -23,7 +24,11 @@ class JobContext {
  public:
   // INVALID_ARGUMENT when the spec does not describe a usable job.
   static absl::StatusOr<std::shared_ptr<JobContext>> Create(uint64_t job_id,
-                                                           const stoker::v1::JobSpec& spec);
+                                                            const stoker::v1::JobSpec& spec);
+  // The same with the source already opened (tests inject sources with bad samples).
+  static absl::StatusOr<std::shared_ptr<JobContext>> Create(uint64_t job_id,
+                                                            const stoker::v1::JobSpec& spec,
+                                                            std::unique_ptr<Source> source);
 
   uint64_t job_id() const { return job_id_; }
   const stoker::v1::JobSpec& spec() const { return spec_; }
@@ -31,6 +36,11 @@ class JobContext {
   const Pipeline& pipeline() const { return pipeline_; }
   // Payload bytes of one batch.
   size_t batch_bytes() const { return pipeline_.output_bytes_per_sample() * spec_.batch_size(); }
+
+  // True the first time it is asked about sample `index`: bad samples are logged once per worker,
+  // not once per epoch. Remembers up to kMaxRememberedBadSamples indices; past that, always true.
+  bool FirstBadSampleReport(uint64_t index);
+  static constexpr size_t kMaxRememberedBadSamples = size_t{1} << 16;
 
   // The plan of `epoch`. INVALID_ARGUMENT when the epoch is past the job's epochs.
   absl::StatusOr<std::shared_ptr<const EpochPlan>> Plan(uint32_t epoch);
@@ -46,6 +56,7 @@ class JobContext {
 
   absl::Mutex mu_;
   std::deque<std::shared_ptr<const EpochPlan>> plans_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<uint64_t> reported_bad_samples_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace stoker

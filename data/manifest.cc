@@ -1,0 +1,83 @@
+#include "data/manifest.h"
+
+#include <glob.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "data/storage.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace stoker {
+
+absl::StatusOr<stoker::v1::ShardManifest> ReadManifest(const std::string& location) {
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(location));
+  stoker::v1::ShardManifest manifest;
+  const auto parsed = google::protobuf::util::JsonStringToMessage(text, &manifest);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("manifest ", location, " does not parse: ", parsed.ToString()));
+  }
+  for (int i = 0; i < manifest.shards_size(); ++i) {
+    const std::string& path = manifest.shards(i).path();
+    if (path.empty() || path[0] == '/' || absl::StrContains(path, "..") || IsUrl(path)) {
+      return absl::InvalidArgumentError(absl::StrCat("manifest ", location, ": shards[", i,
+                                                     "].path must be a relative path, got \"", path,
+                                                     "\""));
+    }
+  }
+  return manifest;
+}
+
+absl::Status WriteManifest(const stoker::v1::ShardManifest& manifest, const std::string& path) {
+  std::string json;
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  const auto printed = google::protobuf::util::MessageToJsonString(manifest, &json, options);
+  if (!printed.ok()) return absl::InternalError(printed.ToString());
+  const std::string temp = path + ".tmp";
+  std::FILE* file = std::fopen(temp.c_str(), "wb");
+  if (file == nullptr) {
+    return absl::UnavailableError(absl::StrCat("cannot create ", temp, ": ", std::strerror(errno)));
+  }
+  const bool written = std::fwrite(json.data(), 1, json.size(), file) == json.size() &&
+                       std::fflush(file) == 0 && ::fsync(fileno(file)) == 0;
+  const bool closed = std::fclose(file) == 0;
+  if (!written || !closed || std::rename(temp.c_str(), path.c_str()) != 0) {
+    return absl::UnavailableError(absl::StrCat("cannot write ", path, ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+std::string ResolveShardLocation(const std::string& manifest_location,
+                                 const std::string& relative) {
+  const size_t slash = manifest_location.rfind('/');
+  if (slash == std::string::npos) return relative;
+  return absl::StrCat(manifest_location.substr(0, slash + 1), relative);
+}
+
+absl::StatusOr<std::vector<std::string>> ExpandShardPaths(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const std::string& path : paths) {
+    if (IsUrl(path) || path.find_first_of("*?[") == std::string::npos) {
+      out.push_back(path);
+      continue;
+    }
+    glob_t matches;
+    const int rc = ::glob(path.c_str(), 0, nullptr, &matches);  // Sorted by glob(3).
+    if (rc == 0) {
+      for (size_t i = 0; i < matches.gl_pathc; ++i) out.emplace_back(matches.gl_pathv[i]);
+    }
+    ::globfree(&matches);
+    if (rc != 0) return absl::NotFoundError(absl::StrCat("no shard matches ", path));
+  }
+  return out;
+}
+
+}  // namespace stoker

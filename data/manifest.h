@@ -1,0 +1,35 @@
+#ifndef STOKER_DATA_MANIFEST_H_
+#define STOKER_DATA_MANIFEST_H_
+
+// Dataset manifests (proto/stoker/v1/manifest.proto) as JSON files, and the shard lists of a
+// ShardDataset. Shard paths in a manifest are relative to the manifest's directory, which may be
+// a URL prefix.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "stoker/v1/manifest.pb.h"
+
+namespace stoker {
+
+// Reads and parses a manifest from a path or URL. Errors: those of the storage (NOT_FOUND, ...);
+// INVALID_ARGUMENT naming the location when the JSON does not parse or a shard path is empty,
+// absolute or contains "..".
+absl::StatusOr<stoker::v1::ShardManifest> ReadManifest(const std::string& location);
+
+// Writes `manifest` as JSON to `path` atomically (a temporary file, fsync, rename), so a reader
+// sees the old manifest or the new one, never a part. UNAVAILABLE on an I/O error.
+absl::Status WriteManifest(const stoker::v1::ShardManifest& manifest, const std::string& path);
+
+// `relative` resolved against the directory of `manifest_location` (a path or a URL).
+std::string ResolveShardLocation(const std::string& manifest_location, const std::string& relative);
+
+// Expands local globs (sorted) and keeps URLs and plain paths as they are, in order.
+// NOT_FOUND naming the pattern when a glob matches nothing.
+absl::StatusOr<std::vector<std::string>> ExpandShardPaths(const std::vector<std::string>& paths);
+
+}  // namespace stoker
+
+#endif  // STOKER_DATA_MANIFEST_H_

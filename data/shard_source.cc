@@ -1,0 +1,154 @@
+#include "data/shard_source.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "common/bad_sample.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "data/manifest.h"
+#include "data/tar_reader.h"
+
+namespace stoker {
+namespace {
+
+absl::StatusOr<ShardIndex> LoadIndex(const RandomAccessFile& file, bool tar) {
+  return tar ? LoadTarShardIndex(file) : LoadStokerShardIndex(file);
+}
+
+std::string BaseName(const std::string& location) {
+  const size_t slash = location.rfind('/');
+  return slash == std::string::npos ? location : location.substr(slash + 1);
+}
+
+// Expands the globs of `paths` and opens every shard to count its samples.
+absl::StatusOr<std::vector<ShardRef>> CountShards(const std::vector<std::string>& paths) {
+  ASSIGN_OR_RETURN(std::vector<std::string> locations, ExpandShardPaths(paths));
+  std::vector<ShardRef> shards;
+  for (const std::string& location : locations) {
+    ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, OpenStorage(location));
+    ASSIGN_OR_RETURN(ShardIndex index, LoadIndex(*file, IsTarShard(location)));
+    if (!index.damage.empty()) {
+      STOKER_LOG(WARNING) << location << ": " << index.damage;
+    }
+    shards.push_back(ShardRef{location, index.samples.size()});
+  }
+  return shards;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(
+    const stoker::v1::ShardDataset& spec) {
+  std::vector<ShardRef> shards;
+  std::vector<std::string> class_names;
+  if (!spec.manifest().empty()) {
+    absl::StatusOr<stoker::v1::ShardManifest> read = ReadManifest(spec.manifest());
+    if (!read.ok()) return PrefixStatus("dataset.shards.manifest: ", read.status());
+    const stoker::v1::ShardManifest& manifest = *read;
+    for (const stoker::v1::ManifestShard& shard : manifest.shards()) {
+      shards.push_back(
+          ShardRef{ResolveShardLocation(spec.manifest(), shard.path()), shard.records()});
+    }
+    class_names.assign(manifest.class_names().begin(), manifest.class_names().end());
+  } else {
+    const std::vector<std::string> paths(spec.paths().begin(), spec.paths().end());
+    absl::StatusOr<std::vector<ShardRef>> counted = CountShards(paths);
+    if (!counted.ok()) return PrefixStatus("dataset.shards.paths: ", counted.status());
+    shards = *std::move(counted);
+  }
+  uint64_t total = 0;
+  for (const ShardRef& shard : shards) total += shard.records;
+  if (total == 0) return absl::InvalidArgumentError("dataset.shards: the shards hold no samples");
+  return std::make_unique<ShardSource>(std::move(shards), std::move(class_names));
+}
+
+ShardSource::ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names)
+    : shards_(std::move(shards)), class_names_(std::move(class_names)) {
+  starts_.push_back(0);
+  for (const ShardRef& shard : shards_) {
+    starts_.push_back(starts_.back() + shard.records);
+    slots_.push_back(std::make_unique<Slot>());
+  }
+}
+
+std::pair<size_t, uint64_t> ShardSource::Find(uint64_t index) const {
+  // The last start <= index, skipping empty shards.
+  const auto it = std::upper_bound(starts_.begin(), starts_.end(), index);
+  const size_t s = static_cast<size_t>(it - starts_.begin()) - 1;
+  return {s, index - starts_[s]};
+}
+
+absl::StatusOr<const ShardSource::LoadedShard*> ShardSource::Load(size_t s) const {
+  Slot& slot = *slots_[s];
+  absl::MutexLock lock(&slot.mu);  // Other threads wanting this shard wait for one load.
+  if (slot.loaded != nullptr) return slot.loaded.get();
+  auto shard = std::make_unique<LoadedShard>();
+  shard->tar = IsTarShard(shards_[s].location);
+  ASSIGN_OR_RETURN(shard->file, OpenStorage(shards_[s].location));
+  ASSIGN_OR_RETURN(shard->index, LoadIndex(*shard->file, shard->tar));
+  const uint64_t found = shard->index.samples.size();
+  if (!shard->index.damage.empty()) {
+    STOKER_LOG(WARNING) << shards_[s].location << ": " << shard->index.damage << "; "
+                        << (found < shards_[s].records ? shards_[s].records - found : 0)
+                        << " samples will be skipped";
+  } else if (found != shards_[s].records) {
+    STOKER_LOG(WARNING) << shards_[s].location << " holds " << found << " samples, the manifest "
+                        << shards_[s].records;
+  }
+  slot.loaded = std::move(shard);
+  return slot.loaded.get();
+}
+
+absl::Status ShardSource::Read(uint64_t index, SampleBuffer* sample) const {
+  if (index >= size()) {
+    return absl::OutOfRangeError(absl::StrCat("sample ", index, " of ", size()));
+  }
+  const auto [s, record] = Find(index);
+  ASSIGN_OR_RETURN(const LoadedShard* shard, Load(s));
+  if (record >= shard->index.samples.size()) {
+    return BadSampleError(
+        BadSampleReason::kReadError,
+        absl::StrCat(BaseName(shards_[s].location), " record ", record, " is missing (",
+                     shard->index.damage.empty() ? "shard too short" : shard->index.damage, ")"));
+  }
+  absl::Status status = ReadRecord(*shard, record, sample);
+  if (status.ok()) return status;  // No message built on the hot path.
+  return PrefixStatus(absl::StrCat(BaseName(shards_[s].location), " record ", record, ": "),
+                      status);
+}
+
+absl::Status ShardSource::ReadRecord(const LoadedShard& shard, uint64_t record,
+                                     SampleBuffer* sample) const {
+  const SampleLocation& location = shard.index.samples[record];
+  sample->encoded.resize(location.length);  // Keeps capacity: no allocation once warm.
+  absl::Status read = shard.file->ReadAt(location.offset, location.length, sample->encoded.data());
+  if (read.code() == absl::StatusCode::kOutOfRange) {
+    return BadSampleError(BadSampleReason::kReadError, std::string(read.message()));
+  }
+  RETURN_IF_ERROR(read);
+  if (shard.tar) {
+    sample->label = location.label;
+    return absl::OkStatus();
+  }
+  RecordView view;
+  RETURN_IF_ERROR(ParseRecord(sample->encoded, &view));
+  sample->label = view.label;
+  std::memmove(sample->encoded.data(), sample->encoded.data() + view.data_offset, view.data_size);
+  sample->encoded.resize(view.data_size);
+  return absl::OkStatus();
+}
+
+std::string ShardSource::Locate(uint64_t index) const {
+  if (index >= size()) return absl::StrCat("sample ", index, " (past the end)");
+  const auto [s, record] = Find(index);
+  const std::string name = BaseName(shards_[s].location);
+  absl::StatusOr<const LoadedShard*> shard = Load(s);
+  if (shard.ok() && record < (*shard)->index.samples.size()) {
+    return absl::StrCat(name, " offset ", (*shard)->index.samples[record].offset);
+  }
+  return absl::StrCat(name, " record ", record);
+}
+
+}  // namespace stoker

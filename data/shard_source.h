@@ -1,0 +1,81 @@
+#ifndef STOKER_DATA_SHARD_SOURCE_H_
+#define STOKER_DATA_SHARD_SOURCE_H_
+
+// A Source of encoded images stored in shards (stoker shards or WebDataset tars, local or over
+// HTTP). Sample indices run through the shards in order: shard 0 holds 0..n0-1, shard 1 the next
+// n1, and so on. The record counts come from the manifest (cheap: the coordinator learns N without
+// touching a shard) or, for a plain list of shards, from opening each one.
+//
+// Each shard is opened on first use and its index kept. A damaged shard (truncated, bad trailer)
+// is recovered once (data/shard_reader.h) and logged once; the samples past the damage then read
+// as bad samples (reason kReadError), and a record whose CRC does not match as kCorruptRecord.
+// Read fills SampleBuffer.encoded with the image bytes and SampleBuffer.label, reusing the
+// buffer's capacity: no allocation per sample once warm.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "data/shard_reader.h"
+#include "data/source.h"
+#include "data/storage.h"
+
+namespace stoker {
+
+// A shard and the number of samples it should hold.
+struct ShardRef {
+  std::string location;
+  uint64_t records = 0;
+};
+
+// Thread-safe.
+class ShardSource : public Source {
+ public:
+  // Reads the manifest, or opens every listed shard (globs expanded) to count its samples.
+  // Errors keep the storage's code (NOT_FOUND or UNAVAILABLE naming the file or URL; those of
+  // ReadManifest) and start with the field, "dataset.shards.manifest: " or
+  // "dataset.shards.paths: "; INVALID_ARGUMENT when the dataset holds no sample.
+  static absl::StatusOr<std::unique_ptr<ShardSource>> Open(const stoker::v1::ShardDataset& spec);
+
+  ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names);
+
+  uint64_t size() const override { return starts_.back(); }
+  InputFormat format() const override { return InputFormat::Encoded(); }
+  // Errors: OUT_OF_RANGE past the end; bad-sample errors (see above); the storage's errors when
+  // a shard cannot be opened or read (UNAVAILABLE: try again later).
+  absl::Status Read(uint64_t index, SampleBuffer* sample) const override;
+  // "shard-00003.stoker offset 1048576", or "shard-00003.stoker record 17" when the record's
+  // offset is not known.
+  std::string Locate(uint64_t index) const override;
+
+  const std::vector<ShardRef>& shards() const { return shards_; }
+  const std::vector<std::string>& class_names() const { return class_names_; }
+
+ private:
+  struct LoadedShard {
+    std::unique_ptr<RandomAccessFile> file;
+    ShardIndex index;
+    bool tar = false;
+  };
+  struct Slot {
+    absl::Mutex mu;
+    std::unique_ptr<const LoadedShard> loaded ABSL_GUARDED_BY(mu);
+  };
+
+  // The shard holding `index` and the record number inside it. REQUIRES: index < size().
+  std::pair<size_t, uint64_t> Find(uint64_t index) const;
+  // Opens shard `s` once; the result lives as long as the source.
+  absl::StatusOr<const LoadedShard*> Load(size_t s) const;
+  absl::Status ReadRecord(const LoadedShard& shard, uint64_t record, SampleBuffer* sample) const;
+
+  const std::vector<ShardRef> shards_;
+  const std::vector<std::string> class_names_;
+  std::vector<uint64_t> starts_;  // starts_[s]: first index of shard s; back() = size().
+  std::vector<std::unique_ptr<Slot>> slots_;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_DATA_SHARD_SOURCE_H_
