@@ -62,6 +62,8 @@ class Worker {
   stoker::v1::WorkerStats stats() const;
   // Seconds per op per sample, over everything produced (for metrics).
   OpTimeHistograms op_times() const { return producer_.op_times(); }
+  // Samples replaced because they could not be read or decoded, by reason.
+  const BadSampleCounters& bad_samples() const { return producer_.bad_samples(); }
   BatchMessagePool* message_pool() { return &pool_; }
 
  private:

@@ -21,6 +21,13 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
             "Samples produced per second for a job over the last 10 seconds.",
             rate.samples_per_second(), {{"job_id", absl::StrCat(rate.job_id())}});
   }
+  for (size_t r = 0; r < BadSampleCounters::kReasons; ++r) {
+    const auto reason = static_cast<BadSampleReason>(r);
+    m.Counter("stoker_samples_skipped_total",
+              "Samples replaced because they could not be read or decoded, by reason.",
+              static_cast<double>(worker_->bad_samples().count(reason)),
+              {{"reason", std::string(BadSampleReasonName(reason))}});
+  }
   const OpTimeHistograms op_times = worker_->op_times();
   for (const OpTimeHistograms::Series& series : op_times.series()) {
     m.Histogram("stoker_worker_op_seconds", "Seconds one pipeline op took on one sample.",
