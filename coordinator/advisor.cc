@@ -20,6 +20,12 @@ std::string Percent(double fraction) { return absl::StrCat(std::llround(fraction
 
 std::string Workers(uint32_t n) { return absl::StrCat(n, n == 1 ? " worker" : " workers"); }
 
+double MaxWait(const std::vector<RankDemand>& ranks) {
+  double wait = 0;
+  for (const RankDemand& rank : ranks) wait = std::max(wait, rank.data_wait_fraction);
+  return wait;
+}
+
 // "rank 0 waits 41% of its step" for the rank that waits most.
 std::string WaitClause(const std::vector<RankDemand>& ranks) {
   const RankDemand& worst =
@@ -88,6 +94,14 @@ Advice AdviseWorkers(const AdvisorInput& input, const AdvisorConfig& config) {
                    Percent(mean_busy), " busy supply ", Thousands(advice.supply_samples_per_second),
                    " samples/s of ", Thousands(advice.demand_samples_per_second),
                    " demanded (one worker can do ", Thousands(capacity_per_worker), "): ", verdict);
+  // The documents' other case: trainers wait while workers idle. More workers will not help.
+  if (advice.workers_desired <= advice.workers_now && MaxWait(input.ranks) > config.max_wait &&
+      mean_busy < config.idle_busy_fraction) {
+    absl::StrAppend(&advice.explanation,
+                    "; the workers are mostly idle while the trainer waits, so the limit is "
+                    "elsewhere: the network or the trainer host receiving batches (ship uint8), "
+                    "or too little prefetch");
+  }
   return advice;
 }
 

@@ -43,6 +43,10 @@ struct AdvisorConfig {
   double headroom = 1.1;
   // Below this busy fraction a worker's capacity is not extrapolated (too little to measure).
   double min_busy_fraction = 0.05;
+  // A rank waiting more than this while the workers are busy less than idle_busy_fraction on
+  // average means the bottleneck is not the workers' CPU; the advice says so.
+  double max_wait = 0.10;
+  double idle_busy_fraction = 0.5;
 };
 
 struct Advice {

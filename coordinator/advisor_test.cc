@@ -7,6 +7,7 @@ namespace stoker {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // batch 64, step 62 ms → 1,032 samples/s demanded by one rank.
 AdvisorInput OneRank(double wait_fraction, std::vector<WorkerSupply> workers) {
@@ -48,6 +49,17 @@ TEST(AdvisorTest, BalancedKeeps) {
   // Capacity 1,040 a worker; 1,032 × 1.1 / 1,040 = 1.09 → 2.
   EXPECT_EQ(advice.workers_desired, 2u);
   EXPECT_THAT(advice.explanation, HasSubstr(": keep 2"));
+}
+
+TEST(AdvisorTest, WaitingWithIdleWorkersPointsElsewhere) {
+  // Capacity 1,040 a worker covers the demand, yet the rank waits 70%: not a worker shortage.
+  const Advice advice = AdviseWorkers(OneRank(0.7, {{1, 260, 0.25}, {2, 260, 0.25}}));
+  EXPECT_EQ(advice.workers_desired, 2u);
+  EXPECT_THAT(advice.explanation, HasSubstr(": keep 2; the workers are mostly idle while the "
+                                            "trainer waits, so the limit is elsewhere"));
+  // Busy workers and a waiting rank: a plain shortage, no such remark.
+  EXPECT_THAT(AdviseWorkers(OneRank(0.7, {{1, 260, 0.95}})).explanation,
+              Not(HasSubstr("elsewhere")));
 }
 
 TEST(AdvisorTest, DemandAddsUpOverRanks) {
