@@ -94,41 +94,43 @@ pb::JobStatus ConsumeUntilAdvised(TestCluster& cluster, const std::string& job_n
   return status;
 }
 
-// What the advice should be: ⌈demand × headroom / capacity⌉ with demand from the rank's
-// measured step and capacity from the test's own measure.
-double ExpectedWorkers(const pb::JobStatus& status, double capacity) {
+// The advice for `workers` workers feeding a consumer with a fixed `step`, and what it should
+// be: ⌈demand × headroom / capacity⌉ with demand from the rank's measured step and capacity from
+// the test's own measure (within 25%).
+struct Scenario {
+  pb::JobAdvice advice;
+  double expected_workers = 0;
+};
+
+Scenario RunScenario(int workers, absl::Duration step, const std::string& job_name) {
+  const double capacity = MeasureCapacity(BlurJob());
+  auto cluster = TestCluster::Start(workers);
+  EXPECT_TRUE(cluster.ok()) << cluster.status();
+  if (!cluster.ok()) return Scenario();
+  const pb::JobStatus status = ConsumeUntilAdvised(**cluster, job_name, step);
+  EXPECT_TRUE(status.advice().measured()) << status.advice().explanation();
+  if (status.ranks_size() == 0) return Scenario();
   const double demand = kBatch / status.ranks(0).stats().step_seconds();
-  return std::max(1.0, std::ceil(demand * 1.1 / capacity));
+  Scenario scenario{status.advice(), std::max(1.0, std::ceil(demand * 1.1 / capacity))};
+  ::testing::Test::RecordProperty("advice", scenario.advice.explanation());
+  ::testing::Test::RecordProperty("expected_workers", std::to_string(scenario.expected_workers));
+  return scenario;
 }
 
 TEST(AdvisorIntegrationTest, TooFewWorkersAsksForMore) {
-  const double capacity = MeasureCapacity(BlurJob());
-  auto cluster = TestCluster::Start(/*workers=*/1);
-  ASSERT_TRUE(cluster.ok()) << cluster.status();
-  const pb::JobStatus status = ConsumeUntilAdvised(**cluster, "too-few", absl::Milliseconds(1));
-  ASSERT_TRUE(status.advice().measured()) << status.advice().explanation();
-  const double expected = ExpectedWorkers(status, capacity);
-  ::testing::Test::RecordProperty("advice", status.advice().explanation());
-  ::testing::Test::RecordProperty("expected_workers", std::to_string(expected));
-  EXPECT_GT(status.advice().workers_desired(), 1u) << status.advice().explanation();
-  EXPECT_THAT(status.advice().explanation(), HasSubstr(": add "));
-  EXPECT_NEAR(status.advice().workers_desired(), expected, 0.25 * expected)
-      << status.advice().explanation() << " (test-measured capacity " << capacity << ")";
+  const Scenario s = RunScenario(/*workers=*/1, absl::Milliseconds(1), "too-few");
+  EXPECT_GT(s.advice.workers_desired(), 1u) << s.advice.explanation();
+  EXPECT_THAT(s.advice.explanation(), HasSubstr(": add "));
+  EXPECT_NEAR(s.advice.workers_desired(), s.expected_workers, 0.25 * s.expected_workers)
+      << s.advice.explanation();
 }
 
 TEST(AdvisorIntegrationTest, IdleWorkersAskForFewer) {
-  const double capacity = MeasureCapacity(BlurJob());
-  auto cluster = TestCluster::Start(/*workers=*/3);
-  ASSERT_TRUE(cluster.ok()) << cluster.status();
-  const pb::JobStatus status = ConsumeUntilAdvised(**cluster, "too-many", absl::Milliseconds(20));
-  ASSERT_TRUE(status.advice().measured()) << status.advice().explanation();
-  const double expected = ExpectedWorkers(status, capacity);
-  ::testing::Test::RecordProperty("advice", status.advice().explanation());
-  ::testing::Test::RecordProperty("expected_workers", std::to_string(expected));
-  EXPECT_LT(status.advice().workers_desired(), 3u) << status.advice().explanation();
-  EXPECT_THAT(status.advice().explanation(), HasSubstr("remove"));
-  EXPECT_NEAR(status.advice().workers_desired(), expected, 0.25 * expected)
-      << status.advice().explanation() << " (test-measured capacity " << capacity << ")";
+  const Scenario s = RunScenario(/*workers=*/3, absl::Milliseconds(20), "too-many");
+  EXPECT_LT(s.advice.workers_desired(), 3u) << s.advice.explanation();
+  EXPECT_THAT(s.advice.explanation(), HasSubstr("remove"));
+  EXPECT_NEAR(s.advice.workers_desired(), s.expected_workers, 0.25 * s.expected_workers)
+      << s.advice.explanation();
 }
 
 }  // namespace
