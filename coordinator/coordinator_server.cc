@@ -12,6 +12,7 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "coordinator/coordinator_service.h"
+#include "coordinator/journal.h"
 
 namespace stoker {
 namespace {
@@ -30,7 +31,10 @@ std::string DialHost(const std::string& listen_address) {
 
 struct CoordinatorServer::Impl {
   Impl(const CoordinatorConfig& config, Clock* clock)
-      : coordinator(config, clock), service(&coordinator) {}
+      : store(config.journal_path.empty() ? nullptr
+                                          : std::make_unique<FileJournal>(config.journal_path)),
+        coordinator(config, clock, store.get()),
+        service(&coordinator) {}
 
   // Wakes every heartbeat_interval (real time) until Stop.
   void LivenessLoop() {
@@ -45,6 +49,7 @@ struct CoordinatorServer::Impl {
     }
   }
 
+  std::unique_ptr<StateStore> store;
   Coordinator coordinator;
   CoordinatorService service;
   std::unique_ptr<grpc::Server> server;
@@ -61,6 +66,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     const CoordinatorConfig& config, Clock* clock) {
   RETURN_IF_ERROR(config.Validate());
   auto impl = std::make_unique<Impl>(config, clock);
+  RETURN_IF_ERROR(impl->coordinator.Recover());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   // Without this gRPC sets SO_REUSEPORT, and a second coordinator on a busy port would start
