@@ -116,6 +116,12 @@ void CoordinatorServer::Stop() {
                           absl::ToChronoMilliseconds(kShutdownGrace));
   impl_->server->Wait();
   if (impl_->liveness_thread.joinable()) impl_->liveness_thread.join();
+  // Every RPC syncs before replying; this covers anything added after the last one.
+  if (impl_->store != nullptr) {
+    if (absl::Status status = impl_->store->Sync(impl_->store->last_added()); !status.ok()) {
+      STOKER_LOG(ERROR) << "flushing the journal: " << status;
+    }
+  }
 }
 
 }  // namespace stoker

@@ -74,6 +74,33 @@ void Worker::Stop() {
   producer_.Stop();
 }
 
+void Worker::Drain(absl::Duration deadline) {
+  const absl::Time until = clock_->Now() + deadline;
+  std::vector<std::shared_ptr<StreamSession>> sessions;
+  {
+    absl::MutexLock lock(&mu_);
+    draining_ = true;
+    STOKER_LOG(INFO) << "draining: " << held_.size() << " tasks held, " << sessions_.size()
+                     << " streams";
+    auto delivered = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return held_.empty(); };
+    mu_.AwaitWithTimeout(absl::Condition(&delivered), until - clock_->Now());
+    sessions = sessions_;
+  }
+  for (const auto& session : sessions) {
+    session->End(absl::UnavailableError("worker draining: reconnect to another worker"));
+  }
+  {
+    // Streams end asynchronously; each hands back what it held as it closes.
+    absl::MutexLock lock(&mu_);
+    auto closed = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return sessions_.empty(); };
+    mu_.AwaitWithTimeout(absl::Condition(&closed),
+                         std::max(absl::Seconds(1), until - clock_->Now()));
+    STOKER_LOG(INFO) << "drained: handing back " << returned_.size() << " tasks, "
+                     << held_.size() << " still held by unclosed streams";
+  }
+  Heartbeat();
+}
+
 absl::StatusOr<std::shared_ptr<JobContext>> Worker::FindOrLoadJob(uint64_t job_id) {
   {
     absl::MutexLock lock(&mu_);
@@ -122,6 +149,7 @@ absl::StatusOr<std::shared_ptr<StreamSession>> Worker::OpenSession(const pb::Ope
   {
     absl::MutexLock lock(&mu_);
     if (stopping_) return absl::UnavailableError("worker is stopping");
+    if (draining_) return absl::UnavailableError("worker draining: use another worker");
   }
   absl::StatusOr<std::shared_ptr<JobContext>> job = FindOrLoadJob(open.job_id());
   if (!job.ok()) return job.status();
@@ -254,7 +282,7 @@ void Worker::LeaseLoop() {
       absl::MutexLock lock(&mu_);
       if (stopping_) return;
       wake_ = false;
-      sessions = sessions_;
+      if (!draining_) sessions = sessions_;
     }
     const absl::Time now = clock_->Now();
     absl::Time next_poll = now + config_.max_lease_poll;

@@ -55,6 +55,11 @@ class Worker {
   // Registers as `advertise_address` (retrying while the coordinator is UNAVAILABLE, per
   // config.register_backoff) and starts the heartbeat and lease threads.
   absl::Status Start(const std::string& advertise_address);
+  // Graceful drain (SIGTERM): stops leasing; keeps producing and sending what it holds until
+  // every held task is acknowledged or `deadline` passes; then ends every stream with
+  // UNAVAILABLE "worker draining" (clients reconnect elsewhere), hands the unacknowledged tasks
+  // back and reports everything in a last heartbeat. Call before Stop.
+  void Drain(absl::Duration deadline);
   // Stops leasing and producing; sessions stay until their streams close. Idempotent.
   void Stop();
 
@@ -103,6 +108,7 @@ class Worker {
   uint64_t worker_id_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(1);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool draining_ ABSL_GUARDED_BY(mu_) = false;
   bool wake_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::shared_ptr<StreamSession>> sessions_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, std::shared_ptr<JobContext>> jobs_ ABSL_GUARDED_BY(mu_);

@@ -36,6 +36,7 @@ std::string HostOf(const std::string& address) {
 }  // namespace
 
 struct WorkerServer::Impl {
+  absl::Duration drain_deadline;
   std::unique_ptr<Worker> worker;
   std::unique_ptr<WorkerService> service;
   std::unique_ptr<grpc::Server> server;
@@ -49,6 +50,7 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
                                                                   Clock* clock) {
   if (absl::Status status = config.Validate(); !status.ok()) return status;
   auto impl = std::make_unique<Impl>();
+  impl->drain_deadline = config.drain_deadline;
   impl->worker = std::make_unique<Worker>(
       config, NewGrpcCoordinatorApi(config.coordinator_address, config.rpc_timeout), clock);
   impl->service = std::make_unique<WorkerService>(impl->worker.get());
@@ -78,6 +80,11 @@ WorkerServer::~WorkerServer() { Stop(); }
 int WorkerServer::port() const { return impl_->port; }
 const std::string& WorkerServer::address() const { return impl_->address; }
 Worker* WorkerServer::worker() { return impl_->worker.get(); }
+
+void WorkerServer::Drain() {
+  if (auto* health = impl_->server->GetHealthCheckService()) health->SetServingStatus(false);
+  impl_->worker->Drain(impl_->drain_deadline);
+}
 
 void WorkerServer::Stop() {
   {

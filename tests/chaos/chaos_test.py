@@ -199,7 +199,42 @@ def workers_added_mid_epoch():
                 raise ChaosError(f"added worker {address} delivered nothing: {workers}")
 
 
+def worker_sigterm_drains():
+    deadline_ms = 3000
+
+    def action(cluster):
+        cluster.wait_delivered("client0", 20)
+        worker = cluster.workers["worker1"]
+        start = time.monotonic()
+        worker.send_signal(signal.SIGTERM)
+        try:
+            rc = worker.wait(timeout=deadline_ms / 1000 + 5)
+        except Exception:
+            raise ChaosError("worker1 did not exit within its drain deadline + 5 s")
+        if rc != 0:
+            raise ChaosError(f"worker1 exited with {rc} after SIGTERM")
+        with open(os.path.join(cluster.dir, "worker1.log"), errors="replace") as f:
+            log = f.read()
+        if "drained: handing back" not in log:
+            raise ChaosError("worker1 did not drain:\n" + log[-2000:])
+        print(f"worker1 exited in {time.monotonic() - start:.1f}s; " + " / ".join(
+            line for line in log.splitlines() if "drain" in line))
+
+    with Cluster(BIN) as cluster:
+        cluster.start_coordinator()
+        for i in range(4):
+            cluster.start_worker(f"worker{i}", drain_deadline_ms=deadline_ms)
+        # A hungry client (no step time) and a slower pipeline: the worker holds tasks in flight.
+        job = Job("drain", num_samples=1536, step_ms=0,
+                  pipeline="to_float, gaussian_blur(ksize=11)*4")
+        cluster.start_client(job)
+        action(cluster)
+        cluster.wait_clients()
+        check_delivery(job, cluster.dump_records())
+
+
 SCENARIOS = {f.__name__: f for f in [
+    worker_sigterm_drains,
     worker_kill_one, worker_kill_two, coordinator_kill_before_first_batch,
     coordinator_kill_at_10_percent, coordinator_kill_at_50_percent,
     coordinator_kill_between_epochs, coordinator_five_restarts_in_one_epoch,
