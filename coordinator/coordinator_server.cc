@@ -9,6 +9,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/grpc_settings.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "coordinator/coordinator_service.h"
@@ -73,6 +74,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   // and split the traffic instead of failing.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(config.listen_address, grpc::InsecureServerCredentials(), &impl->port);
+  ApplyServerKeepalive(&builder);
   builder.RegisterService(&impl->service);
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || impl->port == 0) {

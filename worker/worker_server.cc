@@ -6,6 +6,7 @@
 #include <grpcpp/health_check_service_interface.h>
 
 #include "absl/strings/str_cat.h"
+#include "common/grpc_settings.h"
 #include "absl/synchronization/mutex.h"
 #include "stoker/v1/worker.grpc.pb.h"
 #include "worker/stream_reactor.h"
@@ -58,6 +59,7 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(config.listen_address, grpc::InsecureServerCredentials(), &impl->port);
+  ApplyServerKeepalive(&builder);
   builder.RegisterService(impl->service.get());
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || impl->port == 0) {
