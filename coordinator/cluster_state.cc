@@ -33,6 +33,10 @@ absl::Status ClusterState::Apply(const StateUpdate& update) {
       return ApplyRemoveWorker(update.remove_worker());
     case StateUpdate::kExpireLeases:
       return ApplyExpireLeases(update.expire_leases());
+    case StateUpdate::kReturnLeases:
+      return ApplyReturnLeases(update.return_leases());
+    case StateUpdate::kRestore:
+      return ApplyRestore(update.restore());
     case StateUpdate::UPDATE_NOT_SET:
       break;
   }
@@ -189,6 +193,93 @@ absl::Status ClusterState::ApplyExpireLeases(const stoker::v1::ExpireLeasesUpdat
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status ClusterState::ApplyReturnLeases(const stoker::v1::ReturnLeasesUpdate& update) {
+  std::vector<TaskRef> refs;
+  for (const TaskId& task : update.tasks()) {
+    ASSIGN_OR_RETURN(TaskRef ref, Locate(task));
+    refs.push_back(ref);
+  }
+  for (const TaskRef& ref : refs) {
+    auto job = jobs_.find(ref.job_id);
+    auto progress = job->second.ranks.find(ref.rank);
+    if (progress == job->second.ranks.end()) continue;
+    auto lease = progress->second.leased.find(ref.seq);
+    if (lease == progress->second.leased.end() || lease->second.worker_id != update.worker_id()) {
+      continue;
+    }
+    RequeueLease(job->second.record, ref.rank, progress->second, lease, /*revoke=*/false);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ClusterState::ApplyRestore(const stoker::v1::Snapshot& snapshot) {
+  if (!jobs_.empty() || !workers_.empty()) {
+    return absl::FailedPreconditionError("restore: the state is not empty");
+  }
+  // Validate into a scratch state first, so that a bad snapshot leaves this one unchanged.
+  ClusterState scratch;
+  for (const stoker::v1::CreateJobUpdate& job : snapshot.jobs()) {
+    RETURN_IF_ERROR(scratch.ApplyCreateJob(job));
+  }
+  for (const stoker::v1::RegisterWorkerUpdate& worker : snapshot.workers()) {
+    RETURN_IF_ERROR(scratch.ApplyRegisterWorker(worker));
+  }
+  for (const stoker::v1::RankProgressSnapshot& rank : snapshot.ranks()) {
+    auto job = scratch.jobs_.find(rank.job_id());
+    if (job == scratch.jobs_.end() || rank.rank() >= job->second.record.spec.world_size() ||
+        rank.done_watermark() > TotalTasks(job->second.record)) {
+      return absl::InvalidArgumentError(absl::StrCat("restore: bad progress of job ",
+                                                     rank.job_id(), " rank ", rank.rank()));
+    }
+    RankProgress& progress = job->second.ranks[rank.rank()];
+    progress.done_watermark = rank.done_watermark();
+    progress.next_unleased = rank.done_watermark();
+    if (progress.done_watermark == TotalTasks(job->second.record)) ++job->second.finished_ranks;
+    for (uint64_t seq : rank.done_above()) {
+      if (seq >= TotalTasks(job->second.record)) {
+        return absl::InvalidArgumentError(absl::StrCat("restore: sequence ", seq,
+                                                       " outside job ", rank.job_id()));
+      }
+      scratch.MarkDone(TaskRef{rank.job_id(), rank.rank(), seq});
+    }
+  }
+  scratch.next_job_id_ = std::max(scratch.next_job_id_, snapshot.next_job_id());
+  scratch.next_worker_id_ = std::max(scratch.next_worker_id_, snapshot.next_worker_id());
+  jobs_ = std::move(scratch.jobs_);
+  job_ids_by_name_ = std::move(scratch.job_ids_by_name_);
+  workers_ = std::move(scratch.workers_);
+  next_job_id_ = scratch.next_job_id_;
+  next_worker_id_ = scratch.next_worker_id_;
+  return absl::OkStatus();
+}
+
+stoker::v1::Snapshot ClusterState::MakeSnapshot() const {
+  stoker::v1::Snapshot snapshot;
+  for (const auto& [job_id, job] : jobs_) {
+    stoker::v1::CreateJobUpdate* out = snapshot.add_jobs();
+    out->set_job_id(job_id);
+    out->set_name(job.record.name);
+    *out->mutable_spec() = job.record.spec;
+    for (const auto& [rank, progress] : job.ranks) {
+      stoker::v1::RankProgressSnapshot* p = snapshot.add_ranks();
+      p->set_job_id(job_id);
+      p->set_rank(rank);
+      p->set_done_watermark(progress.done_watermark);
+      for (uint64_t seq : progress.done) p->add_done_above(seq);
+    }
+  }
+  for (const auto& [worker_id, worker] : workers_) {
+    stoker::v1::RegisterWorkerUpdate* out = snapshot.add_workers();
+    out->set_worker_id(worker_id);
+    out->set_address(worker.record.address);
+    out->set_cores(worker.record.cores);
+    out->set_now_unix_ms(worker.record.last_heartbeat_unix_ms);
+  }
+  snapshot.set_next_job_id(next_job_id_);
+  snapshot.set_next_worker_id(next_worker_id_);
+  return snapshot;
 }
 
 void ClusterState::RequeueLease(const JobRecord& job, uint32_t rank, RankProgress& progress,

@@ -97,7 +97,14 @@ class ClusterState {
   //   remove_worker     drops the worker; its leased tasks are requeued.
   //   expire_leases     requeues every lease expiring at or before now_unix_ms and records it
   //                     as revoked for its worker.
+  //   return_leases     requeues the listed tasks that are leased to the worker (others are
+  //                     ignored: done, or leased to another worker since).
+  //   restore           loads a snapshot; FAILED_PRECONDITION unless the state is empty.
   absl::Status Apply(const stoker::v1::StateUpdate& update);
+
+  // The durable part of the state (jobs, done tasks, workers, next ids), such that applying it
+  // as `restore` to an empty state gives the same jobs, progress and workers (no leases).
+  stoker::v1::Snapshot MakeSnapshot() const;
 
   // --- Queries. Pointers stay valid until the next Apply. ---
 
@@ -173,6 +180,8 @@ class ClusterState {
   absl::Status ApplyCompleteTasks(const stoker::v1::CompleteTasksUpdate& update);
   absl::Status ApplyRemoveWorker(const stoker::v1::RemoveWorkerUpdate& update);
   absl::Status ApplyExpireLeases(const stoker::v1::ExpireLeasesUpdate& update);
+  absl::Status ApplyReturnLeases(const stoker::v1::ReturnLeasesUpdate& update);
+  absl::Status ApplyRestore(const stoker::v1::Snapshot& snapshot);
 
   // INVALID_ARGUMENT when the task is outside its job's plan; NOT_FOUND for an unknown job.
   absl::StatusOr<TaskRef> Locate(const stoker::v1::TaskId& task) const;

@@ -308,5 +308,46 @@ TEST_F(ClusterStateTest, RankAndJobFinishWhenEverythingIsDone) {
   EXPECT_TRUE(state_.JobFinished(kJob));
 }
 
+TEST_F(ClusterStateTest, ReturnLeasesRequeuesOnlyTheHoldersTasks) {
+  ASSERT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 0), Task(0, 2)}, 100)), IsOk());
+  StateUpdate foreign;
+  foreign.mutable_return_leases()->set_worker_id(kWorkerB);
+  *foreign.mutable_return_leases()->add_tasks() = Task(0, 0);
+  ASSERT_THAT(state_.Apply(foreign), IsOk());
+  EXPECT_EQ(state_.RankSummary(kJob, 0).leased, 2u);
+
+  StateUpdate own;
+  own.mutable_return_leases()->set_worker_id(kWorkerA);
+  *own.mutable_return_leases()->add_tasks() = Task(0, 2);
+  ASSERT_THAT(state_.Apply(own), IsOk());
+  EXPECT_EQ(state_.RankSummary(kJob, 0).leased, 1u);
+  EXPECT_THAT(Pairs(state_.PendingTasks(kJob, 0, 2)), ElementsAre(P{0, 2}, P{0, 4}));
+  EXPECT_THAT(state_.RevokedLeases(kWorkerA), IsEmpty());  // handed back, not revoked
+}
+
+TEST_F(ClusterStateTest, SnapshotRestoresJobsProgressAndWorkersButNoLeases) {
+  ASSERT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 0), Task(0, 2), Task(0, 4)}, 100)), IsOk());
+  ASSERT_THAT(state_.Apply(Complete({Task(0, 0), Task(0, 4), Task(0, 1)})), IsOk());
+  StateUpdate restore;
+  *restore.mutable_restore() = state_.MakeSnapshot();
+
+  ClusterState copy;
+  ASSERT_THAT(copy.Apply(restore), IsOk());
+  EXPECT_NE(copy.FindJobByName("job"), nullptr);
+  EXPECT_NE(copy.FindWorker(kWorkerB), nullptr);
+  EXPECT_EQ(copy.next_job_id(), state_.next_job_id());
+  EXPECT_EQ(copy.next_worker_id(), state_.next_worker_id());
+  RankProgressSummary rank0 = copy.RankSummary(kJob, 0);
+  EXPECT_EQ(rank0.done_watermark, 1u);
+  EXPECT_EQ(rank0.done_above_watermark, 1u);
+  EXPECT_EQ(rank0.leased, 0u);
+  EXPECT_EQ(copy.RankSummary(kJob, 1).done_watermark, 1u);
+  // Batch 2 was leased, not done: pending again.
+  EXPECT_THAT(Pairs(copy.PendingTasks(kJob, 0, 2)), ElementsAre(P{0, 2}, P{0, 6}));
+
+  EXPECT_THAT(copy.Apply(restore),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("not empty")));
+}
+
 }  // namespace
 }  // namespace stoker

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
@@ -31,21 +32,113 @@ absl::Status CheckRank(uint32_t rank, const JobRecord& job) {
                                                  "' of world size ", job.spec.world_size()));
 }
 
+bool IsDurable(const StateUpdate& update) {
+  switch (update.update_case()) {
+    case StateUpdate::kCreateJob:
+    case StateUpdate::kRegisterWorker:
+    case StateUpdate::kRemoveWorker:
+    case StateUpdate::kCompleteTasks:
+    case StateUpdate::kRestore:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
-Coordinator::Coordinator(const CoordinatorConfig& config, Clock* clock)
-    : config_(config), clock_(clock) {}
+Coordinator::Coordinator(const CoordinatorConfig& config, Clock* clock, StateStore* store)
+    : config_(config), clock_(clock), store_(store) {}
 
 absl::Status Coordinator::ApplyUpdate(const StateUpdate& update) {
-  // Journal hook: append the durable updates (create_job, complete_tasks) here, before Apply.
-  return state_.Apply(update);
+  RETURN_IF_ERROR(state_.Apply(update));
+  if (store_ != nullptr && IsDurable(update)) store_->Add(update);
+  return absl::OkStatus();
+}
+
+absl::Status Coordinator::Recover() {
+  if (store_ == nullptr) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::vector<StateUpdate> updates, store_->Load());
+  absl::MutexLock lock(&mu_);
+  for (size_t i = 0; i < updates.size(); ++i) {
+    if (absl::Status status = state_.Apply(updates[i]); !status.ok()) {
+      return absl::DataLossError(
+          absl::StrCat("journal record ", i, " does not apply: ", status.message()));
+    }
+  }
+  const int64_t now_ms = absl::ToUnixMillis(clock_->Now());
+  for (const WorkerRecord* worker : state_.Workers()) {
+    StateUpdate heartbeat;
+    heartbeat.mutable_worker_heartbeat()->set_worker_id(worker->id);
+    heartbeat.mutable_worker_heartbeat()->set_now_unix_ms(now_ms);
+    RETURN_IF_ERROR(state_.Apply(heartbeat));
+  }
+  STOKER_LOG(INFO) << "recovered " << updates.size() << " journal records: " << state_.num_jobs()
+                   << " jobs, " << state_.Workers().size() << " workers";
+  StateUpdate snapshot;
+  *snapshot.mutable_restore() = state_.MakeSnapshot();
+  return store_->Compact(snapshot);
+}
+
+template <typename Response, typename Request>
+absl::StatusOr<Response> Coordinator::Durably(
+    absl::StatusOr<Response> (Coordinator::*method)(const Request&), const Request& request) {
+  uint64_t seq = 0;
+  absl::StatusOr<Response> result;
+  {
+    absl::MutexLock lock(&mu_);
+    result = (this->*method)(request);
+    if (store_ != nullptr) seq = store_->last_added();
+  }
+  RETURN_IF_ERROR(SyncStore(seq));
+  return result;
+}
+
+absl::Status Coordinator::SyncStore(uint64_t seq) {
+  if (store_ == nullptr || seq == 0) return absl::OkStatus();
+  RETURN_IF_ERROR(store_->Sync(seq));
+  if (store_->bytes_since_compact() < kCompactBytes) return absl::OkStatus();
+  absl::MutexLock lock(&mu_);
+  if (store_->bytes_since_compact() < kCompactBytes) return absl::OkStatus();
+  StateUpdate snapshot;
+  *snapshot.mutable_restore() = state_.MakeSnapshot();
+  return store_->Compact(snapshot);
 }
 
 absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
     const stoker::v1::OpenJobRequest& request) {
   if (request.name().empty()) return absl::InvalidArgumentError("name: must be set");
   RETURN_IF_ERROR(ValidateJobSpec(request.spec()));  // outside the lock: compiles the pipeline
-  absl::MutexLock lock(&mu_);
+  return Durably(&Coordinator::OpenJobLocked, request);
+}
+
+absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJob(
+    const stoker::v1::GetJobRequest& request) {
+  return Durably(&Coordinator::GetJobLocked, request);
+}
+
+absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorker(
+    const stoker::v1::RegisterWorkerRequest& request) {
+  return Durably(&Coordinator::RegisterWorkerLocked, request);
+}
+
+absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat(
+    const stoker::v1::WorkerHeartbeatRequest& request) {
+  return Durably(&Coordinator::WorkerHeartbeatLocked, request);
+}
+
+absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasks(
+    const stoker::v1::LeaseTasksRequest& request) {
+  return Durably(&Coordinator::LeaseTasksLocked, request);
+}
+
+absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat(
+    const stoker::v1::ClientHeartbeatRequest& request) {
+  return Durably(&Coordinator::ClientHeartbeatLocked, request);
+}
+
+absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(
+    const stoker::v1::OpenJobRequest& request) {
   const JobRecord* job = state_.FindJobByName(request.name());
   if (job == nullptr) {
     if (state_.num_jobs() >= kMaxJobs) {
@@ -76,9 +169,8 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
   return response;
 }
 
-absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJob(
+absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJobLocked(
     const stoker::v1::GetJobRequest& request) {
-  absl::MutexLock lock(&mu_);
   const JobRecord* job = state_.FindJob(request.job_id());
   if (job == nullptr) return UnknownJob(request.job_id());
   stoker::v1::GetJobResponse response;
@@ -89,13 +181,12 @@ absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJob(
   return response;
 }
 
-absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorker(
+absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorkerLocked(
     const stoker::v1::RegisterWorkerRequest& request) {
   if (request.address().empty()) {
     return absl::InvalidArgumentError("address: must be set (host:port)");
   }
   if (request.cores() == 0) return absl::InvalidArgumentError("cores: must be > 0");
-  absl::MutexLock lock(&mu_);
   CheckLivenessLocked();
   if (const WorkerRecord* old = state_.FindWorkerByAddress(request.address())) {
     STOKER_LOG(INFO) << "worker at " << request.address() << " registered again; dropping its "
@@ -118,9 +209,8 @@ absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorker(
   return response;
 }
 
-absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat(
+absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeatLocked(
     const stoker::v1::WorkerHeartbeatRequest& request) {
-  absl::MutexLock lock(&mu_);
   CheckLivenessLocked();
   const uint64_t worker_id = request.worker_id();
   if (state_.FindWorker(worker_id) == nullptr) {
@@ -135,6 +225,14 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
   heartbeat.mutable_worker_heartbeat()->set_now_unix_ms(absl::ToUnixMillis(clock_->Now()));
   RETURN_IF_ERROR(ApplyUpdate(heartbeat));
   board_.RecordWorker(worker_id, request.stats(), clock_->Now());
+  if (request.returned_size() > 0) {
+    StateUpdate returned;
+    returned.mutable_return_leases()->set_worker_id(worker_id);
+    for (const TaskId& task : request.returned()) {
+      if (state_.RankOfTask(task).ok()) *returned.mutable_return_leases()->add_tasks() = task;
+    }
+    RETURN_IF_ERROR(ApplyUpdate(returned));
+  }
 
   stoker::v1::CompleteTasksUpdate complete;
   int ignored = 0;
@@ -155,10 +253,9 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
   return response;
 }
 
-absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasks(
+absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasksLocked(
     const stoker::v1::LeaseTasksRequest& request) {
   if (request.max_tasks() == 0) return absl::InvalidArgumentError("max_tasks: must be > 0");
-  absl::MutexLock lock(&mu_);
   CheckLivenessLocked();
   const JobRecord* job = state_.FindJob(request.job_id());
   if (job == nullptr) return UnknownJob(request.job_id());
@@ -187,9 +284,8 @@ absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasks(
   return response;
 }
 
-absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat(
+absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeatLocked(
     const stoker::v1::ClientHeartbeatRequest& request) {
-  absl::MutexLock lock(&mu_);
   CheckLivenessLocked();
   const JobRecord* job = state_.FindJob(request.job_id());
   if (job == nullptr) return UnknownJob(request.job_id());
@@ -228,14 +324,30 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
 }
 
 stoker::v1::GetStatusResponse Coordinator::GetStatus() {
-  absl::MutexLock lock(&mu_);
-  CheckLivenessLocked();
-  return board_.Build(state_, clock_->Now());
+  stoker::v1::GetStatusResponse status;
+  uint64_t seq = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    CheckLivenessLocked();  // May remove lost workers: journaled like any change.
+    status = board_.Build(state_, clock_->Now());
+    if (store_ != nullptr) seq = store_->last_added();
+  }
+  if (absl::Status synced = SyncStore(seq); !synced.ok()) {
+    STOKER_LOG(ERROR) << "journal: " << synced;
+  }
+  return status;
 }
 
 void Coordinator::CheckLiveness() {
-  absl::MutexLock lock(&mu_);
-  CheckLivenessLocked();
+  uint64_t seq = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    CheckLivenessLocked();
+    if (store_ != nullptr) seq = store_->last_added();
+  }
+  if (absl::Status status = SyncStore(seq); !status.ok()) {
+    STOKER_LOG(ERROR) << "journal: " << status;
+  }
 }
 
 void Coordinator::CheckLivenessLocked() {

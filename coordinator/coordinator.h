@@ -24,6 +24,14 @@
 // the injected clock, and by CheckLiveness(), which the server calls periodically.
 //
 // Every state change goes through ClusterState::Apply with a StateUpdate (see ApplyUpdate).
+//
+// Durability (DESIGN.md §5): with a StateStore, the durable updates (create_job, register_worker,
+// remove_worker, complete_tasks) are added to the store as they are applied, and every RPC
+// method returns only once everything it saw is durable (group commit: concurrent RPCs share an
+// fsync). Leases, heartbeats and liveness are soft state: after a restart every task that was
+// leased is pending again (its batch may be produced twice; clients drop the duplicate by task
+// id), and recovered workers get a full worker_timeout to heartbeat before they are removed.
+// When the store grows past kCompactBytes it is replaced by a snapshot of the state.
 
 #include <cstdint>
 
@@ -34,6 +42,7 @@
 #include "common/clock.h"
 #include "coordinator/cluster_state.h"
 #include "coordinator/coordinator_config.h"
+#include "coordinator/state_store.h"
 #include "coordinator/status_board.h"
 #include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/journal.pb.h"
@@ -47,10 +56,19 @@ class Coordinator {
   // Most jobs a coordinator holds; OpenJob beyond it is RESOURCE_EXHAUSTED.
   static constexpr size_t kMaxJobs = 4096;
 
-  // REQUIRES: config.Validate().ok(); `clock` outlives the coordinator.
-  Coordinator(const CoordinatorConfig& config, Clock* clock);
+  // The journal is compacted once it holds this many bytes.
+  static constexpr uint64_t kCompactBytes = 1 << 20;
+
+  // REQUIRES: config.Validate().ok(); `clock` and `store` (nullptr: nothing survives a restart)
+  // outlive the coordinator. With a store, call Recover() before anything else.
+  Coordinator(const CoordinatorConfig& config, Clock* clock, StateStore* store = nullptr);
   Coordinator(const Coordinator&) = delete;
   Coordinator& operator=(const Coordinator&) = delete;
+
+  // Replays the store into the (empty) state, gives every recovered worker until now +
+  // worker_timeout to heartbeat, and compacts the store. Errors: DATA_LOSS from the store, or
+  // when a stored record does not apply ("journal record N: ..."); INTERNAL when writing fails.
+  absl::Status Recover();
 
   // Creates the job or returns the existing one of that name. Errors:
   //   INVALID_ARGUMENT  empty name ("name: ..."), or an invalid spec ("spec.<field>: ...").
@@ -67,7 +85,8 @@ class Coordinator {
   absl::StatusOr<stoker::v1::RegisterWorkerResponse> RegisterWorker(
       const stoker::v1::RegisterWorkerRequest& request);
 
-  // Records the heartbeat and completes the `delivered` tasks. Delivered tasks that do not fit
+  // Records the heartbeat, returns the `returned` leases to pending and completes the
+  // `delivered` tasks. Delivered tasks that do not fit
   // any job (unknown job, outside the plan) are logged and ignored: they must not cost the
   // worker its liveness. drop_leases lists the worker's leases that expired since its last
   // heartbeat (their tasks went back to pending and may be leased to another worker), unless
@@ -109,9 +128,29 @@ class Coordinator {
   }
 
  private:
-  // The one place state changes: a journal append will hook in here.
+  // The one place state changes; durable updates are added to the store.
   absl::Status ApplyUpdate(const stoker::v1::StateUpdate& update)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs `method` under the lock, then waits until what it saw is durable (and compacts the
+  // store when it is due).
+  template <typename Response, typename Request>
+  absl::StatusOr<Response> Durably(
+      absl::StatusOr<Response> (Coordinator::*method)(const Request&), const Request& request)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits for the store through everything added so far, then compacts it when due.
+  absl::Status SyncStore(uint64_t seq) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<stoker::v1::OpenJobResponse> OpenJobLocked(
+      const stoker::v1::OpenJobRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<stoker::v1::GetJobResponse> GetJobLocked(
+      const stoker::v1::GetJobRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<stoker::v1::RegisterWorkerResponse> RegisterWorkerLocked(
+      const stoker::v1::RegisterWorkerRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> WorkerHeartbeatLocked(
+      const stoker::v1::WorkerHeartbeatRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<stoker::v1::LeaseTasksResponse> LeaseTasksLocked(
+      const stoker::v1::LeaseTasksRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<stoker::v1::ClientHeartbeatResponse> ClientHeartbeatLocked(
+      const stoker::v1::ClientHeartbeatRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void CheckLivenessLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RemoveWorkerLocked(uint64_t worker_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CompleteTasksLocked(const stoker::v1::CompleteTasksUpdate& update)
@@ -119,6 +158,7 @@ class Coordinator {
 
   const CoordinatorConfig config_;
   Clock* const clock_;
+  StateStore* const store_;
   mutable absl::Mutex mu_;
   ClusterState state_ ABSL_GUARDED_BY(mu_);
   StatusBoard board_ ABSL_GUARDED_BY(mu_);

@@ -22,6 +22,9 @@ struct CoordinatorConfig {
   absl::Duration lease_duration = absl::Seconds(30);
   // Most tasks one LeaseTasks call returns, whatever the worker asks for.
   uint32_t max_tasks_per_lease = 64;
+  // File journal (coordinator/journal.h) of the state that survives a restart; empty = none
+  // (state lives in memory only).
+  std::string journal_path;
 
   // INVALID_ARGUMENT naming the field ("worker_timeout: ...") when a setting is unusable:
   // an address without a port, a duration <= 0, a worker_timeout not above

@@ -9,9 +9,11 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/grpc_settings.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "coordinator/coordinator_service.h"
+#include "coordinator/journal.h"
 
 namespace stoker {
 namespace {
@@ -30,7 +32,10 @@ std::string DialHost(const std::string& listen_address) {
 
 struct CoordinatorServer::Impl {
   Impl(const CoordinatorConfig& config, Clock* clock)
-      : coordinator(config, clock), service(&coordinator) {}
+      : store(config.journal_path.empty() ? nullptr
+                                          : std::make_unique<FileJournal>(config.journal_path)),
+        coordinator(config, clock, store.get()),
+        service(&coordinator) {}
 
   // Wakes every heartbeat_interval (real time) until Stop.
   void LivenessLoop() {
@@ -45,6 +50,7 @@ struct CoordinatorServer::Impl {
     }
   }
 
+  std::unique_ptr<StateStore> store;
   Coordinator coordinator;
   CoordinatorService service;
   std::unique_ptr<grpc::Server> server;
@@ -61,12 +67,14 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     const CoordinatorConfig& config, Clock* clock) {
   RETURN_IF_ERROR(config.Validate());
   auto impl = std::make_unique<Impl>(config, clock);
+  RETURN_IF_ERROR(impl->coordinator.Recover());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   // Without this gRPC sets SO_REUSEPORT, and a second coordinator on a busy port would start
   // and split the traffic instead of failing.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(config.listen_address, grpc::InsecureServerCredentials(), &impl->port);
+  ApplyServerKeepalive(&builder);
   builder.RegisterService(&impl->service);
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || impl->port == 0) {
@@ -110,6 +118,12 @@ void CoordinatorServer::Stop() {
                           absl::ToChronoMilliseconds(kShutdownGrace));
   impl_->server->Wait();
   if (impl_->liveness_thread.joinable()) impl_->liveness_thread.join();
+  // Every RPC syncs before replying; this covers anything added after the last one.
+  if (impl_->store != nullptr) {
+    if (absl::Status status = impl_->store->Sync(impl_->store->last_added()); !status.ok()) {
+      STOKER_LOG(ERROR) << "flushing the journal: " << status;
+    }
+  }
 }
 
 }  // namespace stoker

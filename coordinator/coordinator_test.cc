@@ -285,6 +285,39 @@ TEST_F(CoordinatorTest, SilentWorkerIsRemovedAndItsTasksLeasedToAnother) {
   EXPECT_EQ(client->workers(0).address(), "b:1");
 }
 
+TEST_F(CoordinatorTest, ReturnedLeasesArePendingAtOnceButOnlyFromTheirHolder) {
+  const uint64_t job = OpenJob("train", SmallJobSpec());
+  const uint64_t a = Register("a:1");
+  const uint64_t b = Register("b:1");
+  auto first = Lease(a, job, 0, 2);
+  ASSERT_THAT(first, IsOk());
+  ASSERT_THAT(Pairs(*first), ElementsAre(P{0, 0}, P{0, 2}));
+
+  // b does not hold them: its hand-back is ignored.
+  stoker::v1::WorkerHeartbeatRequest stale;
+  stale.set_worker_id(b);
+  *stale.add_returned() = first->leases(0).task();
+  ASSERT_THAT(coordinator_.WorkerHeartbeat(stale), IsOk());
+  EXPECT_EQ(Summary(job, 0).leased, 2u);
+
+  // a hands back batch 0 (its stream closed): pending again without waiting for expiry.
+  stoker::v1::WorkerHeartbeatRequest hand_back;
+  hand_back.set_worker_id(a);
+  *hand_back.add_returned() = first->leases(0).task();
+  ASSERT_THAT(coordinator_.WorkerHeartbeat(hand_back), IsOk());
+  EXPECT_EQ(Summary(job, 0).leased, 1u);
+  EXPECT_EQ(Summary(job, 0).requeued, 1u);
+  auto second = Lease(b, job, 0, 2);
+  ASSERT_THAT(second, IsOk());
+  EXPECT_THAT(Pairs(*second), ElementsAre(P{0, 0}, P{0, 4}));
+
+  // Handing back again, now that b holds it, changes nothing; nor is a told to drop it.
+  auto again = coordinator_.WorkerHeartbeat(hand_back);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_THAT(again->drop_leases(), IsEmpty());
+  EXPECT_EQ(Summary(job, 0).leased, 3u);
+}
+
 TEST_F(CoordinatorTest, WorkerHeartbeatCompletesDeliveredTasks) {
   const uint64_t job = OpenJob("train", SmallJobSpec());
   const uint64_t worker = Register("w:1");

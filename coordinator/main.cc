@@ -30,6 +30,7 @@ int Run(int argc, char** argv) {
   int64_t lease_duration_ms = 30000;
   uint32_t max_tasks_per_lease = 64;
   std::string port_file;
+  std::string journal;
 
   FlagSet flags("stoker-coordinator",
                 "Hands out Stoker jobs' tasks to workers and tracks their progress.");
@@ -40,6 +41,8 @@ int Run(int argc, char** argv) {
   flags.Add("lease-duration-ms", &lease_duration_ms, "How long a task lease lasts");
   flags.Add("max-tasks-per-lease", &max_tasks_per_lease, "Most tasks one LeaseTasks returns");
   flags.Add("port-file", &port_file, "Write the bound port to this file once serving");
+  flags.Add("journal", &journal,
+            "Journal file of the state that survives a restart (empty = memory only)");
   MetricsFlags metrics_flags;
   metrics_flags.AddTo(&flags);
   LogFlags log_flags;
@@ -49,6 +52,7 @@ int Run(int argc, char** argv) {
   flags.MapField("worker_timeout", "worker-timeout-ms");
   flags.MapField("lease_duration", "lease-duration-ms");
   flags.MapField("max_tasks_per_lease", "max-tasks-per-lease");
+  flags.MapField("journal_path", "journal");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
 
@@ -58,6 +62,7 @@ int Run(int argc, char** argv) {
   config.worker_timeout = absl::Milliseconds(worker_timeout_ms);
   config.lease_duration = absl::Milliseconds(lease_duration_ms);
   config.max_tasks_per_lease = max_tasks_per_lease;
+  config.journal_path = journal;
   if (absl::Status status = config.Validate(); !status.ok()) {
     return flags.Fail(status);
   }

@@ -208,7 +208,8 @@ absl::Status Consume(Loader& loader, const BenchConfig& config, std::ofstream* d
       if (batch.status().code() != absl::StatusCode::kOutOfRange) status = batch.status();
       break;
     }
-    if (dump != nullptr) *dump << FormatIndicesLine(*batch, config.rank) << "\n";
+    // Flushed per line: chaos tests read it while the client runs, and after killing it.
+    if (dump != nullptr) *dump << FormatIndicesLine(*batch, config.rank) << "\n" << std::flush;
     if (step > absl::ZeroDuration()) absl::SleepFor(step);
     ++run->batches;
     run->images += batch->num_samples();

@@ -7,11 +7,18 @@
 #include <grpcpp/grpcpp.h>
 
 #include "common/grpc_unary_caller.h"
+#include "common/grpc_settings.h"
 #include "stoker/v1/coordinator.grpc.pb.h"
 #include "trainer_client/coordinator_client.h"
 
 namespace stoker {
 namespace {
+
+grpc::ChannelArguments KeepaliveArgs() {
+  grpc::ChannelArguments args;
+  ApplyClientKeepalive(&args);
+  return args;
+}
 
 // Thread-safe.
 class GrpcCoordinatorClient : public CoordinatorClient {
@@ -19,7 +26,8 @@ class GrpcCoordinatorClient : public CoordinatorClient {
   GrpcCoordinatorClient(const std::string& address, absl::Duration rpc_timeout)
       : caller_("coordinator " + address, rpc_timeout),
         stub_(v1::Coordinator::NewStub(
-            grpc::CreateChannel(address, grpc::InsecureChannelCredentials()))) {}
+            grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
+                                      KeepaliveArgs()))) {}
 
   absl::StatusOr<v1::OpenJobResponse> OpenJob(const v1::OpenJobRequest& request) override {
     return caller_.Call(stub_.get(), &v1::Coordinator::Stub::OpenJob, request);

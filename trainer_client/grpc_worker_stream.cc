@@ -12,6 +12,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "common/grpc_status.h"
+#include "common/grpc_settings.h"
 #include "stoker/v1/worker.grpc.pb.h"
 #include "trainer_client/worker_stream.h"
 
@@ -24,10 +25,11 @@ using Call = grpc::ClientReaderWriter<v1::ClientMessage, v1::BatchMessage>;
 class GrpcWorkerStream : public WorkerStream {
  public:
   GrpcWorkerStream(const std::string& address, const v1::OpenStream& open,
-                   WorkerStreamHooks hooks)
+                   WorkerStreamHooks hooks, int max_message_bytes)
       : address_(address), open_(open), hooks_(std::move(hooks)) {
     grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(-1);
+    args.SetMaxReceiveMessageSize(max_message_bytes);
+    ApplyClientKeepalive(&args);
     // A private subchannel: a restarted worker is dialled at once, not after the backoff of a
     // subchannel shared with an earlier, failed stream.
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
@@ -133,16 +135,24 @@ class GrpcWorkerStream : public WorkerStream {
 
 class GrpcWorkerStreamFactory : public WorkerStreamFactory {
  public:
+  explicit GrpcWorkerStreamFactory(int max_message_bytes)
+      : max_message_bytes_(max_message_bytes) {}
+
   std::unique_ptr<WorkerStream> Open(const std::string& address, const v1::OpenStream& open,
                                      WorkerStreamHooks hooks) override {
-    return std::make_unique<GrpcWorkerStream>(address, open, std::move(hooks));
+    return std::make_unique<GrpcWorkerStream>(address, open, std::move(hooks),
+                                              max_message_bytes_);
   }
+
+ private:
+  const int max_message_bytes_;
 };
 
 }  // namespace
 
-std::shared_ptr<WorkerStreamFactory> NewGrpcWorkerStreamFactory() {
-  return std::make_shared<GrpcWorkerStreamFactory>();
+std::shared_ptr<WorkerStreamFactory> NewGrpcWorkerStreamFactory(uint64_t batch_bytes,
+                                                                uint32_t batch_size) {
+  return std::make_shared<GrpcWorkerStreamFactory>(MaxBatchMessageBytes(batch_bytes, batch_size));
 }
 
 }  // namespace stoker

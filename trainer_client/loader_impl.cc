@@ -42,8 +42,6 @@ absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions optio
   if (env.coordinator == nullptr) {
     env.coordinator = NewGrpcCoordinatorClient(options.coordinator_address, options.rpc_timeout);
   }
-  if (env.worker_streams == nullptr) env.worker_streams = NewGrpcWorkerStreamFactory();
-
   v1::OpenJobRequest request;
   request.set_name(options.job_name);
   *request.mutable_spec() = options.spec;
@@ -52,6 +50,10 @@ absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions optio
     response = env.coordinator->OpenJob(request);
     return response.status();
   }));
+  if (env.worker_streams == nullptr) {
+    env.worker_streams =
+        NewGrpcWorkerStreamFactory(response->batch_bytes(), options.spec.batch_size());
+  }
   std::unique_ptr<LoaderImpl> impl(
       new LoaderImpl(std::move(options), std::move(env), *std::move(response)));
   RETURN_IF_ERROR(impl->Start());

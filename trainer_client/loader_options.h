@@ -42,8 +42,10 @@ struct LoaderOptions {
   // Deadline of each unary call to the coordinator. > 0.
   absl::Duration rpc_timeout = absl::Seconds(10);
   // Retries of OpenJob / the first heartbeat while the coordinator is UNAVAILABLE, and the delay
-  // before reconnecting to a worker whose stream failed.
-  BackoffPolicy connect_backoff;
+  // before reconnecting to a worker whose stream failed: capped exponential backoff with jitter.
+  // The default keeps trying for about 10-20 s, long enough for a coordinator restart.
+  BackoffPolicy connect_backoff = {absl::Milliseconds(50), absl::Seconds(2), 2.0,
+                                   /*max_attempts=*/12};
   // Keep freed heap memory in the process (glibc: M_TRIM_THRESHOLD = 1 GiB, once per process)
   // so that gRPC's receive buffers are reused rather than faulted in again for every batch; see
   // heap_tuning.h (measured: 2.5–3× less client CPU on float32 reference batches). Set false

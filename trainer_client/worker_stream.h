@@ -63,9 +63,11 @@ class WorkerStreamFactory {
 };
 
 // Streams over insecure gRPC channels, one fresh channel per stream (so a restarted worker is
-// redialled at once rather than after a shared channel's reconnect backoff), with no limit on
-// the received message size.
-std::shared_ptr<WorkerStreamFactory> NewGrpcWorkerStreamFactory();
+// redialled at once rather than after a shared channel's reconnect backoff), with
+// common/grpc_settings.h keepalive, receiving messages of at most MaxBatchMessageBytes(
+// batch_bytes, batch_size) (the job's; a larger one ends its stream with RESOURCE_EXHAUSTED).
+std::shared_ptr<WorkerStreamFactory> NewGrpcWorkerStreamFactory(uint64_t batch_bytes,
+                                                                uint32_t batch_size);
 
 }  // namespace stoker
 

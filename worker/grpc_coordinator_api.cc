@@ -3,11 +3,18 @@
 #include <grpcpp/grpcpp.h>
 
 #include "common/grpc_unary_caller.h"
+#include "common/grpc_settings.h"
 #include "stoker/v1/coordinator.grpc.pb.h"
 #include "worker/coordinator_api.h"
 
 namespace stoker {
 namespace {
+
+grpc::ChannelArguments KeepaliveArgs() {
+  grpc::ChannelArguments args;
+  ApplyClientKeepalive(&args);
+  return args;
+}
 
 namespace pb = ::stoker::v1;
 using Stub = pb::Coordinator::Stub;
@@ -17,7 +24,8 @@ class GrpcCoordinatorApi : public CoordinatorApi {
   GrpcCoordinatorApi(const std::string& address, absl::Duration rpc_timeout)
       : caller_("coordinator " + address, rpc_timeout),
         stub_(pb::Coordinator::NewStub(
-            grpc::CreateChannel(address, grpc::InsecureChannelCredentials()))) {}
+            grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
+                                      KeepaliveArgs()))) {}
 
   absl::StatusOr<pb::RegisterWorkerResponse> RegisterWorker(
       const pb::RegisterWorkerRequest& request) override {

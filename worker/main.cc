@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   config.coordinator_address = "127.0.0.1:7070";  // The coordinator binary's default.
   int64_t lease_poll_ms = absl::ToInt64Milliseconds(config.max_lease_poll);
   int64_t rpc_timeout_ms = absl::ToInt64Milliseconds(config.rpc_timeout);
+  int64_t drain_deadline_ms = absl::ToInt64Milliseconds(config.drain_deadline);
   uint32_t register_attempts = static_cast<uint32_t>(config.register_backoff.max_attempts);
   std::string port_file;
   stoker::FlagSet flags("stoker-worker",
@@ -30,6 +31,8 @@ int main(int argc, char** argv) {
             "attempts to register while the coordinator is unreachable");
   flags.Add("max-lease-poll-ms", &lease_poll_ms, "longest pause between polls for tasks");
   flags.Add("port-file", &port_file, "write the bound port to this file once serving");
+  flags.Add("drain-deadline-ms", &drain_deadline_ms,
+            "on SIGTERM/SIGINT, deliver held tasks for at most this long, then hand the rest back");
   stoker::MetricsFlags metrics_flags;
   metrics_flags.AddTo(&flags);
   stoker::LogFlags log_flags;
@@ -40,10 +43,12 @@ int main(int argc, char** argv) {
   flags.MapField("rpc_timeout", "rpc-timeout-ms");
   flags.MapField("register_backoff.max_attempts", "register-attempts");
   flags.MapField("max_lease_poll", "max-lease-poll-ms");
+  flags.MapField("drain_deadline", "drain-deadline-ms");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
   config.rpc_timeout = absl::Milliseconds(rpc_timeout_ms);
   config.max_lease_poll = absl::Milliseconds(lease_poll_ms);
+  config.drain_deadline = absl::Milliseconds(drain_deadline_ms);
   config.register_backoff.max_attempts = static_cast<int>(register_attempts);
   if (absl::Status status = config.Validate(); !status.ok()) return flags.Fail(status);
 
@@ -71,8 +76,10 @@ int main(int argc, char** argv) {
               config.ResolvedThreads());
   std::fflush(stdout);
   const int signal = stoker::WaitForTerminationSignal();
-  STOKER_LOG(INFO) << "signal " << signal << ": stopping";
+  STOKER_LOG(INFO) << "signal " << signal << ": draining (at most "
+                   << absl::FormatDuration(config.drain_deadline) << "), then stopping";
   metrics_server->reset();  // Stop scraping before the worker goes.
+  (*server)->Drain();
   (*server)->Stop();
   return 0;
 }

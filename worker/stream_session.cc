@@ -74,6 +74,11 @@ void StreamSession::OnSent(std::unique_ptr<stoker::v1::BatchMessage> batch) {
   on_capacity_();
 }
 
+void StreamSession::End(const absl::Status& status) {
+  absl::MutexLock lock(&mu_);
+  if (sink_ != nullptr) sink_->Fail(status);
+}
+
 void StreamSession::Detach() {
   absl::MutexLock lock(&mu_);
   sink_ = nullptr;

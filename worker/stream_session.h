@@ -56,6 +56,9 @@ class StreamSession {
   void OnProduced(absl::Status status, std::unique_ptr<stoker::v1::BatchMessage> batch);
   // The sink finished writing `batch` (ok = it reached the transport).
   void OnSent(std::unique_ptr<stoker::v1::BatchMessage> batch);
+  // Ends the stream with `status` (the sink finishes it; the worker closes the session when the
+  // stream is done). No-op once detached.
+  void End(const absl::Status& status);
   // The stream is gone: no more sends; late batches return to the pool.
   void Detach();
   bool detached() const;

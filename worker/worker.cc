@@ -74,6 +74,33 @@ void Worker::Stop() {
   producer_.Stop();
 }
 
+void Worker::Drain(absl::Duration deadline) {
+  const absl::Time until = clock_->Now() + deadline;
+  std::vector<std::shared_ptr<StreamSession>> sessions;
+  {
+    absl::MutexLock lock(&mu_);
+    draining_ = true;
+    STOKER_LOG(INFO) << "draining: " << held_.size() << " tasks held, " << sessions_.size()
+                     << " streams";
+    auto delivered = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return held_.empty(); };
+    mu_.AwaitWithTimeout(absl::Condition(&delivered), until - clock_->Now());
+    sessions = sessions_;
+  }
+  for (const auto& session : sessions) {
+    session->End(absl::UnavailableError("worker draining: reconnect to another worker"));
+  }
+  {
+    // Streams end asynchronously; each hands back what it held as it closes.
+    absl::MutexLock lock(&mu_);
+    auto closed = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return sessions_.empty(); };
+    mu_.AwaitWithTimeout(absl::Condition(&closed),
+                         std::max(absl::Seconds(1), until - clock_->Now()));
+    STOKER_LOG(INFO) << "drained: handing back " << returned_.size() << " tasks, "
+                     << held_.size() << " still held by unclosed streams";
+  }
+  Heartbeat();
+}
+
 absl::StatusOr<std::shared_ptr<JobContext>> Worker::FindOrLoadJob(uint64_t job_id) {
   {
     absl::MutexLock lock(&mu_);
@@ -122,6 +149,7 @@ absl::StatusOr<std::shared_ptr<StreamSession>> Worker::OpenSession(const pb::Ope
   {
     absl::MutexLock lock(&mu_);
     if (stopping_) return absl::UnavailableError("worker is stopping");
+    if (draining_) return absl::UnavailableError("worker draining: use another worker");
   }
   absl::StatusOr<std::shared_ptr<JobContext>> job = FindOrLoadJob(open.job_id());
   if (!job.ok()) return job.status();
@@ -141,11 +169,34 @@ void Worker::CloseSession(const std::shared_ptr<StreamSession>& session) {
   session->Detach();
   absl::MutexLock lock(&mu_);
   sessions_.erase(std::remove(sessions_.begin(), sessions_.end(), session), sessions_.end());
+  size_t handed_back = 0;
+  for (auto it = held_.begin(); it != held_.end();) {
+    if (it->second != session.get()) {
+      ++it;
+      continue;
+    }
+    pb::TaskId& task = returned_.emplace_back();
+    task.set_job_id(std::get<0>(it->first));
+    task.set_epoch(std::get<1>(it->first));
+    task.set_batch_index(std::get<2>(it->first));
+    it = held_.erase(it);
+    ++handed_back;
+  }
+  if (handed_back > 0) {
+    STOKER_LOG(INFO) << "stream of job " << session->job()->job_id() << " rank "
+                     << session->rank() << " ended; handing back " << handed_back
+                     << " unacknowledged tasks";
+  }
 }
 
 void Worker::RecordDelivered(const pb::Ack& ack) {
   absl::MutexLock lock(&mu_);
   delivered_.insert(delivered_.end(), ack.tasks().begin(), ack.tasks().end());
+  for (const pb::TaskId& task : ack.tasks()) held_.erase(KeyOf(task));
+}
+
+Worker::TaskKey Worker::KeyOf(const pb::TaskId& task) {
+  return {task.job_id(), task.epoch(), task.batch_index()};
 }
 
 uint64_t Worker::worker_id() const {
@@ -172,7 +223,10 @@ void Worker::HeartbeatLoop() {
   while (true) {
     {
       absl::MutexLock lock(&mu_);
-      mu_.AwaitWithTimeout(absl::Condition(&stopping_), heartbeat_interval_);
+      auto due = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+        return stopping_ || (!returned_.empty() && coordinator_reachable_);
+      };
+      mu_.AwaitWithTimeout(absl::Condition(&due), heartbeat_interval_);
       if (stopping_) return;
     }
     Heartbeat();
@@ -187,15 +241,32 @@ void Worker::Heartbeat() {
     request.set_worker_id(worker_id_);
     for (pb::TaskId& task : delivered_) *request.add_delivered() = std::move(task);
     delivered_.clear();
+    for (pb::TaskId& task : returned_) *request.add_returned() = std::move(task);
+    returned_.clear();
   }
   absl::StatusOr<pb::WorkerHeartbeatResponse> response = coordinator_->WorkerHeartbeat(request);
-  if (response.ok()) return;
-  {
-    // Not reported: keep for the next heartbeat.
+  if (response.ok()) {
     absl::MutexLock lock(&mu_);
-    delivered_.insert(delivered_.end(), request.delivered().begin(), request.delivered().end());
+    coordinator_reachable_ = true;
+    for (const pb::TaskId& task : response->drop_leases()) held_.erase(KeyOf(task));
+    if (response->drop_leases_size() > 0) {
+      STOKER_LOG(INFO) << "coordinator revoked " << response->drop_leases_size()
+                       << " expired leases of this worker";
+    }
+    return;
   }
-  if (response.status().code() == absl::StatusCode::kNotFound) {
+  const bool not_found = response.status().code() == absl::StatusCode::kNotFound;
+  {
+    // Not reported: keep for the next heartbeat. Leases of a forgotten worker id are void, so
+    // there is nothing to hand back after registering again.
+    absl::MutexLock lock(&mu_);
+    coordinator_reachable_ = false;  // back to the heartbeat interval until one succeeds
+    delivered_.insert(delivered_.end(), request.delivered().begin(), request.delivered().end());
+    if (!not_found) {
+      returned_.insert(returned_.end(), request.returned().begin(), request.returned().end());
+    }
+  }
+  if (not_found) {
     STOKER_LOG(WARNING) << "coordinator does not know this worker; registering again";
     if (absl::Status status = Register(); !status.ok()) {
       STOKER_LOG(WARNING) << "register failed: " << status;
@@ -212,7 +283,7 @@ void Worker::LeaseLoop() {
       absl::MutexLock lock(&mu_);
       if (stopping_) return;
       wake_ = false;
-      sessions = sessions_;
+      if (!draining_) sessions = sessions_;
     }
     const absl::Time now = clock_->Now();
     absl::Time next_poll = now + config_.max_lease_poll;
@@ -241,6 +312,18 @@ void Worker::LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_t wa
   }
   session->OnLeased(static_cast<uint32_t>(response->leases_size()), clock_->Now(),
                     config_.max_lease_poll);
+  {
+    absl::MutexLock lock(&mu_);
+    // A session closed meanwhile has already handed back what it held: hand these back too.
+    const bool closed = session->detached();
+    for (const pb::Lease& lease : response->leases()) {
+      if (closed) {
+        returned_.push_back(lease.task());
+      } else {
+        held_[KeyOf(lease.task())] = session.get();
+      }
+    }
+  }
   for (const pb::Lease& lease : response->leases()) {
     producer_.Submit(session->job(), lease.task(),
                      [session](absl::Status status, std::unique_ptr<pb::BatchMessage> batch) {

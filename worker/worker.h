@@ -10,13 +10,24 @@
 // doubling up to config.max_lease_poll) so that an idle worker does not spin. Tasks the client
 // acknowledged are reported as delivered with the next heartbeat; a heartbeat answered NOT_FOUND
 // (the coordinator forgot this worker) makes the worker register again.
+//
+// Hand-back: the worker remembers which session each leased task is for until the client acks
+// it. When a stream ends (client half-close, cancel, broken connection) its unacknowledged tasks
+// are handed back at once in a heartbeat's `returned` (sent right away, not at the next
+// interval), so they go back to pending without waiting for lease expiry; a task that did reach
+// the client may then be produced again, and the client drops that duplicate by task id.
+// Leases in a heartbeat's drop_leases (expired, maybe given to another worker) are forgotten:
+// never handed back; a batch already in production may still be sent, which the client drops
+// as a duplicate if the other copy came first.
 
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -44,6 +55,11 @@ class Worker {
   // Registers as `advertise_address` (retrying while the coordinator is UNAVAILABLE, per
   // config.register_backoff) and starts the heartbeat and lease threads.
   absl::Status Start(const std::string& advertise_address);
+  // Graceful drain (SIGTERM): stops leasing; keeps producing and sending what it holds until
+  // every held task is acknowledged or `deadline` passes; then ends every stream with
+  // UNAVAILABLE "worker draining" (clients reconnect elsewhere), hands the unacknowledged tasks
+  // back and reports everything in a last heartbeat. Call before Stop.
+  void Drain(absl::Duration deadline);
   // Stops leasing and producing; sessions stay until their streams close. Idempotent.
   void Stop();
 
@@ -82,6 +98,8 @@ class Worker {
   void LeaseLoop();
   void LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_t wanted);
   void Wake();
+  using TaskKey = std::tuple<uint64_t, uint32_t, uint64_t>;  // job, epoch, batch index
+  static TaskKey KeyOf(const stoker::v1::TaskId& task);
 
   const WorkerConfig config_;
   const std::unique_ptr<CoordinatorApi> coordinator_;
@@ -94,10 +112,17 @@ class Worker {
   uint64_t worker_id_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(1);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool draining_ ABSL_GUARDED_BY(mu_) = false;
   bool wake_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::shared_ptr<StreamSession>> sessions_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, std::shared_ptr<JobContext>> jobs_ ABSL_GUARDED_BY(mu_);
   std::vector<stoker::v1::TaskId> delivered_ ABSL_GUARDED_BY(mu_);
+  // Leased tasks not yet acknowledged, and the session each is for.
+  std::map<TaskKey, const StreamSession*> held_ ABSL_GUARDED_BY(mu_);
+  // Tasks to hand back with the next heartbeat (sent at once when non-empty).
+  std::vector<stoker::v1::TaskId> returned_ ABSL_GUARDED_BY(mu_);
+  // The last heartbeat succeeded (hand-backs are sent at once only then).
+  bool coordinator_reachable_ ABSL_GUARDED_BY(mu_) = true;
   std::deque<PendingOpen> pending_opens_ ABSL_GUARDED_BY(mu_);
   std::thread open_thread_;
   std::thread heartbeat_thread_;

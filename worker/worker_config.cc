@@ -32,6 +32,9 @@ absl::Status WorkerConfig::Validate() const {
   if (max_lease_poll <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("max_lease_poll: must be > 0");
   }
+  if (drain_deadline <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("drain_deadline: must be > 0");
+  }
   return absl::OkStatus();
 }
 

@@ -27,6 +27,9 @@ struct WorkerConfig {
   BackoffPolicy register_backoff{absl::Milliseconds(100), absl::Seconds(2), 2.0, 30};
   // Longest pause between LeaseTasks polls of a stream that got no task.
   absl::Duration max_lease_poll = absl::Milliseconds(200);
+  // On SIGTERM (WorkerServer::Drain): how long to keep delivering what the worker holds before
+  // handing the rest back and closing streams. > 0.
+  absl::Duration drain_deadline = absl::Seconds(10);
 
   // INVALID_ARGUMENT naming the field.
   absl::Status Validate() const;

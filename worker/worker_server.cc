@@ -6,6 +6,7 @@
 #include <grpcpp/health_check_service_interface.h>
 
 #include "absl/strings/str_cat.h"
+#include "common/grpc_settings.h"
 #include "absl/synchronization/mutex.h"
 #include "stoker/v1/worker.grpc.pb.h"
 #include "worker/stream_reactor.h"
@@ -36,6 +37,7 @@ std::string HostOf(const std::string& address) {
 }  // namespace
 
 struct WorkerServer::Impl {
+  absl::Duration drain_deadline;
   std::unique_ptr<Worker> worker;
   std::unique_ptr<WorkerService> service;
   std::unique_ptr<grpc::Server> server;
@@ -49,6 +51,7 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
                                                                   Clock* clock) {
   if (absl::Status status = config.Validate(); !status.ok()) return status;
   auto impl = std::make_unique<Impl>();
+  impl->drain_deadline = config.drain_deadline;
   impl->worker = std::make_unique<Worker>(
       config, NewGrpcCoordinatorApi(config.coordinator_address, config.rpc_timeout), clock);
   impl->service = std::make_unique<WorkerService>(impl->worker.get());
@@ -56,6 +59,7 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(config.listen_address, grpc::InsecureServerCredentials(), &impl->port);
+  ApplyServerKeepalive(&builder);
   builder.RegisterService(impl->service.get());
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || impl->port == 0) {
@@ -78,6 +82,11 @@ WorkerServer::~WorkerServer() { Stop(); }
 int WorkerServer::port() const { return impl_->port; }
 const std::string& WorkerServer::address() const { return impl_->address; }
 Worker* WorkerServer::worker() { return impl_->worker.get(); }
+
+void WorkerServer::Drain() {
+  if (auto* health = impl_->server->GetHealthCheckService()) health->SetServingStatus(false);
+  impl_->worker->Drain(impl_->drain_deadline);
+}
 
 void WorkerServer::Stop() {
   {

@@ -29,6 +29,9 @@ class WorkerServer {
   // host:port clients dial.
   const std::string& address() const;
   Worker* worker();
+  // Graceful drain: health NOT_SERVING, then Worker::Drain(config.drain_deadline). Call before
+  // Stop; idempotent.
+  void Drain();
   // Stops leasing, closes streams (deadline a few seconds), stops producers. Idempotent.
   void Stop();
 

@@ -1,0 +1,86 @@
+#ifndef STOKER_COORDINATOR_JOURNAL_H_
+#define STOKER_COORDINATOR_JOURNAL_H_
+
+// FileJournal: the StateStore (state_store.h) kept in one local file.
+//
+// File format: the 8-byte magic "STKJRNL1", then records, each
+//   [u32 length, little-endian][u32 masked crc32c, little-endian][length bytes: a StateUpdate]
+// where the crc is MaskCrc(Crc32c(the 4 length bytes followed by the payload)): it covers the
+// length too, so a damaged length is caught by the crc unless it points past the end of file.
+//
+// Recovery (Load):
+//   - a missing or empty file is a new journal;
+//   - an incomplete record at the end (a header or payload cut short: the process or machine
+//     died mid-append) is a torn tail: the file is truncated to the last whole record and the
+//     loss is logged;
+//   - anything else that is wrong — a bad magic, a whole record whose crc does not match, a
+//     payload that does not parse, a length above kMaxRecordBytes — is DATA_LOSS
+//     "journal <path>: corrupt record at offset N (...)" and the coordinator refuses to start.
+//   Limitation: a corrupted length that points past the end of file reads as a torn tail.
+//
+// Durability: Add buffers a record; Sync writes the buffer and fdatasyncs it, one caller doing
+// the write for every caller waiting (group commit). Compact writes a one-record journal (the
+// snapshot) to "<path>.tmp", fsyncs it, renames it over <path> and fsyncs the directory, so a
+// crash leaves either the old journal or the new one.
+//
+// Thread-safe.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "coordinator/state_store.h"
+
+namespace stoker {
+
+class FileJournal : public StateStore {
+ public:
+  static constexpr char kMagic[] = "STKJRNL1";  // 8 bytes in the file, without the NUL
+  static constexpr size_t kMagicBytes = 8;
+  static constexpr size_t kHeaderBytes = 8;
+  static constexpr uint32_t kMaxRecordBytes = 64u << 20;
+
+  // A journal at `path`; nothing is read or created until Load.
+  explicit FileJournal(std::string path);
+  ~FileJournal() override;
+  FileJournal(const FileJournal&) = delete;
+  FileJournal& operator=(const FileJournal&) = delete;
+
+  // See StateStore::Load and the recovery rules above. Also INTERNAL when the file cannot be
+  // read, created or truncated (the message names it and errno).
+  absl::StatusOr<std::vector<stoker::v1::StateUpdate>> Load() override;
+  uint64_t Add(const stoker::v1::StateUpdate& update) override;
+  uint64_t last_added() const override;
+  absl::Status Sync(uint64_t seq) override;
+  absl::Status Compact(const stoker::v1::StateUpdate& snapshot) override;
+  uint64_t bytes_since_compact() const override;
+
+  // One framed record, as written to the file (for tests that craft journals).
+  static std::string Frame(const stoker::v1::StateUpdate& update);
+
+ private:
+  struct SyncWait {
+    FileJournal* self;
+    uint64_t seq;
+  };
+  static bool SyncDoneOrFree(SyncWait* wait);
+
+  const std::string path_;
+  mutable absl::Mutex mu_;
+  int fd_ ABSL_GUARDED_BY(mu_) = -1;
+  std::string pending_ ABSL_GUARDED_BY(mu_);  // framed records not yet written
+  uint64_t added_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t durable_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  bool syncing_ ABSL_GUARDED_BY(mu_) = false;  // a Sync is writing outside the lock
+  absl::Status failed_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_COORDINATOR_JOURNAL_H_

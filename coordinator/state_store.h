@@ -1,0 +1,49 @@
+#ifndef STOKER_COORDINATOR_STATE_STORE_H_
+#define STOKER_COORDINATOR_STATE_STORE_H_
+
+// Where the coordinator keeps what must survive a restart (DESIGN.md §5): an ordered log of
+// durable StateUpdates, optionally starting with a `restore` snapshot. The file journal
+// (journal.h) implements it; another backend (etcd) can replace it.
+//
+// Protocol: under the coordinator's lock, each durable update is Add()ed right after it is
+// applied (so the log order is the apply order); after releasing the lock, the RPC calls
+// Sync(seq) with the last sequence it saw and replies only once that returns OK. Concurrent
+// Syncs share one write+fsync (group commit).
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "stoker/v1/journal.pb.h"
+
+namespace stoker {
+
+// Implementations are thread-safe.
+class StateStore {
+ public:
+  virtual ~StateStore() = default;
+
+  // Everything stored, in order, to replay into an empty ClusterState. Call once, before Add.
+  // DATA_LOSS when stored records are corrupt (the message names where); a torn last record
+  // (a crash mid-append) is not an error: it is dropped and logged.
+  virtual absl::StatusOr<std::vector<stoker::v1::StateUpdate>> Load() = 0;
+
+  // Queues `update`; returns its sequence number (1, 2, ...). Not durable until Sync.
+  virtual uint64_t Add(const stoker::v1::StateUpdate& update) = 0;
+  // The sequence number of the last Add (0 before any).
+  virtual uint64_t last_added() const = 0;
+  // Returns once every update through `seq` is durable. INTERNAL when writing failed (the store
+  // then fails every later Sync: the coordinator must not reply as if it were durable).
+  virtual absl::Status Sync(uint64_t seq) = 0;
+
+  // Replaces everything stored (and queued) with the single update `snapshot` (a `restore`),
+  // atomically. REQUIRES: `snapshot` covers every update Added so far.
+  virtual absl::Status Compact(const stoker::v1::StateUpdate& snapshot) = 0;
+  // Bytes stored since the last Compact (or Load), for deciding when to compact.
+  virtual uint64_t bytes_since_compact() const = 0;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_COORDINATOR_STATE_STORE_H_

@@ -1,0 +1,217 @@
+"""Chaos-test harness: real stoker processes on 127.0.0.1, killed and restarted on purpose.
+
+Cluster starts a coordinator (optionally on a journal), workers and bench clients (each with
+--dump-indices), and stops every process it started when the `with` block ends, on failure too.
+Every wait is bounded. check_delivery() compares the clients' dumps with the epoch plan: with
+--shuffle=none and num_samples divisible by batch_size * world_size, global batch g holds samples
+[g*B, (g+1)*B) and belongs to rank g % R; every (epoch, rank) must receive each of its batches
+exactly once, with exactly those samples.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+
+class ChaosError(AssertionError):
+    pass
+
+
+def wait_until(predicate, timeout_s, what):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.02)
+    raise ChaosError(f"timed out after {timeout_s}s waiting for {what}")
+
+
+class Job:
+    """The bench client's job flags; small 32x32 images and a cheap pipeline."""
+
+    def __init__(self, name, num_samples=384, batch_size=8, epochs=1, world_size=1,
+                 step_ms=15, pipeline="to_float"):
+        self.name = name
+        self.num_samples = num_samples
+        self.batch_size = batch_size
+        self.epochs = epochs
+        self.world_size = world_size
+        self.step_ms = step_ms
+        self.pipeline = pipeline
+
+    @property
+    def batches_per_epoch(self):
+        return self.num_samples // self.batch_size
+
+    def flags(self):
+        return [f"--job={self.name}", f"--num-samples={self.num_samples}", "--height=32",
+                "--width=32", f"--batch-size={self.batch_size}", f"--epochs={self.epochs}",
+                f"--world-size={self.world_size}", "--shuffle=none", f"--pipeline={self.pipeline}",
+                f"--step-ms={self.step_ms}", "--prefetch-mb=1"]
+
+
+class Cluster:
+    def __init__(self, bin_dir, heartbeat_ms=200, worker_timeout_ms=1000):
+        self.bin_dir = bin_dir
+        self.heartbeat_ms = heartbeat_ms
+        self.worker_timeout_ms = worker_timeout_ms
+        self.dir = tempfile.mkdtemp(prefix="stoker-chaos-")
+        self.procs = []  # every process started, to stop at the end
+        self.coordinator = None
+        self.coordinator_port = 0
+        self.journal = os.path.join(self.dir, "coordinator.journal")
+        self.workers = {}
+        self.clients = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        if exc[0] is not None:
+            self.dump_logs()
+        return False
+
+    def dump_logs(self):
+        for name in sorted(os.listdir(self.dir)):
+            if name.endswith(".log"):
+                with open(os.path.join(self.dir, name), errors="replace") as f:
+                    tail = f.read()[-3000:]
+                print(f"===== {name} (tail) =====\n{tail}")
+
+    def _spawn(self, name, argv):
+        log = open(os.path.join(self.dir, name + ".log"), "ab")
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        self.procs.append(proc)
+        return proc
+
+    def _wait_port(self, port_file, proc, what):
+        def ready():
+            if proc.poll() is not None:
+                raise ChaosError(f"{what} exited with {proc.returncode} before serving")
+            return os.path.exists(port_file) and os.path.getsize(port_file) > 0
+        wait_until(ready, 30, f"{what} to serve")
+        with open(port_file) as f:
+            return int(f.read().strip())
+
+    # --- coordinator ---
+    def start_coordinator(self, journal=True, expect_fail=False):
+        port_file = os.path.join(self.dir, "coordinator.port")
+        if os.path.exists(port_file):
+            os.remove(port_file)
+        argv = [os.path.join(self.bin_dir, "coordinator/stoker-coordinator"),
+                f"--listen=127.0.0.1:{self.coordinator_port}", f"--port-file={port_file}",
+                f"--heartbeat-interval-ms={self.heartbeat_ms}",
+                f"--worker-timeout-ms={self.worker_timeout_ms}", "--lease-duration-ms=5000"]
+        if journal:
+            argv.append(f"--journal={self.journal}")
+        self.coordinator = self._spawn("coordinator", argv)
+        if expect_fail:
+            try:
+                self.coordinator.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                raise ChaosError("coordinator started on a corrupt journal")
+            return self.coordinator.returncode
+        port = self._wait_port(port_file, self.coordinator, "coordinator")
+        self.coordinator_port = port
+        return port
+
+    def kill_coordinator(self, sig=signal.SIGKILL):
+        self.coordinator.send_signal(sig)
+        self.coordinator.wait(timeout=20)
+
+    @property
+    def coordinator_address(self):
+        return f"127.0.0.1:{self.coordinator_port}"
+
+    # --- workers ---
+    def start_worker(self, name, drain_deadline_ms=None):
+        port_file = os.path.join(self.dir, f"{name}.port")
+        argv = [os.path.join(self.bin_dir, "worker/stoker-worker"),
+                f"--coordinator={self.coordinator_address}", "--listen=127.0.0.1:0",
+                "--threads=1", f"--port-file={port_file}", "--rpc-timeout-ms=2000",
+                "--register-attempts=100"]
+        if drain_deadline_ms is not None:
+            argv.append(f"--drain-deadline-ms={drain_deadline_ms}")
+        proc = self._spawn(name, argv)
+        self._wait_port(port_file, proc, name)
+        self.workers[name] = proc
+        return proc
+
+    # --- clients ---
+    def start_client(self, job, rank=0, tag=None, extra=()):
+        tag = tag or f"client{rank}"
+        dump = os.path.join(self.dir, f"{tag}.jsonl")
+        argv = [os.path.join(self.bin_dir, "tools/stoker-bench-client"),
+                f"--coordinator={self.coordinator_address}", f"--rank={rank}",
+                f"--dump-indices={dump}"] + job.flags() + list(extra)
+        proc = self._spawn(tag, argv)
+        self.clients[tag] = (proc, dump)
+        return proc
+
+    def delivered(self, tag):
+        dump = self.clients[tag][1]
+        if not os.path.exists(dump):
+            return 0
+        with open(dump) as f:
+            return sum(1 for line in f if line.endswith("\n"))
+
+    def wait_delivered(self, tag, n, timeout_s=60):
+        wait_until(lambda: self.delivered(tag) >= n, timeout_s, f"{tag} to receive {n} batches")
+
+    def wait_clients(self, timeout_s=90):
+        for tag, (proc, _) in self.clients.items():
+            try:
+                rc = proc.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                raise ChaosError(f"{tag} did not finish within {timeout_s}s")
+            if rc != 0:
+                raise ChaosError(f"{tag} exited with {rc}")
+
+    def dump_records(self, tags=None):
+        records = []
+        for tag in tags or self.clients:
+            with open(self.clients[tag][1]) as f:
+                for line in f:
+                    if line.endswith("\n"):
+                        records.append(json.loads(line))
+        return records
+
+
+def check_delivery(job, records):
+    """Raises ChaosError unless every (epoch, rank) got each of its batches exactly once."""
+    B, R = job.batch_size, job.world_size
+    if job.num_samples % (B * R) != 0:
+        raise ValueError("choose num_samples divisible by batch_size * world_size")
+    got = {}
+    for rec in records:
+        key = (rec["epoch"], rec["rank"])
+        g = rec["batch"]
+        if g % R != rec["rank"]:
+            raise ChaosError(f"batch {g} reached rank {rec['rank']}")
+        if rec["samples"] != list(range(g * B, (g + 1) * B)):
+            raise ChaosError(f"batch {g} of epoch {rec['epoch']} has samples {rec['samples']}")
+        got.setdefault(key, []).append(g)
+    for epoch in range(job.epochs):
+        for rank in range(R):
+            want = list(range(rank, job.batches_per_epoch, R))
+            have = sorted(got.get((epoch, rank), []))
+            if have != want:
+                missing = sorted(set(want) - set(have))
+                dups = sorted({g for g in have if have.count(g) > 1})
+                raise ChaosError(f"epoch {epoch} rank {rank}: {len(have)} batches, want "
+                                 f"{len(want)}; missing {missing[:20]} duplicated {dups[:20]}")
+    extra = set(got) - {(e, r) for e in range(job.epochs) for r in range(R)}
+    if extra:
+        raise ChaosError(f"batches of unexpected (epoch, rank): {sorted(extra)}")

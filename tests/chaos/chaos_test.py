@@ -1,0 +1,263 @@
+"""Chaos scenarios (DESIGN.md §4/§5, issue 4): real processes on loopback, killed on purpose.
+
+    python3 chaos_test.py BUILD_DIR SCENARIO
+
+Each scenario starts its own cluster, injects one kind of failure, waits (bounded) for the
+clients to finish and checks from their --dump-indices that every (epoch, rank) received each
+of its planned batches exactly once. Exit 0 = pass.
+"""
+
+import json
+import os
+import random
+import re
+import signal
+import struct
+import sys
+import time
+
+from chaos_harness import ChaosError, Cluster, Job, check_delivery
+
+BIN = None
+
+
+def run_job(job, workers=4, clients=None, action=None, journal=True):
+    """Starts a cluster and the job's clients, calls action(cluster), then checks delivery."""
+    with Cluster(BIN) as cluster:
+        cluster.start_coordinator(journal=journal)
+        for i in range(workers):
+            cluster.start_worker(f"worker{i}")
+        for rank in range(job.world_size):
+            cluster.start_client(job, rank=rank)
+        if action is not None:
+            action(cluster)
+        cluster.wait_clients()
+        check_delivery(job, cluster.dump_records())
+        return cluster
+
+
+def kill_workers_at(points):
+    def action(cluster):
+        for delivered, name in points:
+            cluster.wait_delivered("client0", delivered)
+            cluster.workers[name].send_signal(signal.SIGKILL)
+    return action
+
+
+def worker_kill_one():
+    run_job(Job("kill1", num_samples=768), action=kill_workers_at([(20, "worker1")]))
+
+
+def worker_kill_two():
+    run_job(Job("kill2", num_samples=768),
+            action=kill_workers_at([(15, "worker1"), (50, "worker3")]))
+
+
+def restart_coordinator(cluster):
+    cluster.kill_coordinator(signal.SIGKILL)
+    cluster.start_coordinator()
+
+
+def coordinator_kill_at(fractions, epochs=1):
+    job = Job("coord", num_samples=768, epochs=epochs)
+    total = job.batches_per_epoch * epochs
+
+    def action(cluster):
+        for fraction in fractions:
+            if fraction > 0:
+                cluster.wait_delivered("client0", int(total * fraction))
+            restart_coordinator(cluster)
+    run_job(job, action=action)
+
+
+def coordinator_kill_before_first_batch():
+    coordinator_kill_at([0])
+
+
+def coordinator_kill_at_10_percent():
+    coordinator_kill_at([0.1])
+
+
+def coordinator_kill_at_50_percent():
+    coordinator_kill_at([0.5])
+
+
+def coordinator_kill_between_epochs():
+    coordinator_kill_at([0.5], epochs=2)  # 50% of two epochs: right at the boundary
+
+
+def coordinator_five_restarts_in_one_epoch():
+    coordinator_kill_at([0.1, 0.25, 0.4, 0.55, 0.7])
+
+
+def journal_records(path):
+    """(offset, length) of each record of a stoker journal."""
+    with open(path, "rb") as f:
+        data = f.read()
+    out, pos = [], 8
+    while pos + 8 <= len(data):
+        (length,) = struct.unpack_from("<I", data, pos)
+        out.append((pos, length))
+        pos += 8 + length
+    return data, out
+
+
+def finished_journal(cluster):
+    """Runs a two-worker job to completion on a journal; stops the coordinator with SIGKILL."""
+    job = Job("journal", num_samples=256, step_ms=0)
+    for i in range(2):
+        cluster.start_worker(f"worker{i}")
+    cluster.start_client(job)
+    cluster.wait_clients()
+    check_delivery(job, cluster.dump_records())
+    cluster.kill_coordinator(signal.SIGKILL)
+    return job
+
+
+def coordinator_log(cluster):
+    with open(os.path.join(cluster.dir, "coordinator.log"), errors="replace") as f:
+        return f.read()
+
+
+def journal_truncated_at_random_byte():
+    with Cluster(BIN) as cluster:
+        cluster.start_coordinator()
+        job = finished_journal(cluster)
+        data, records = journal_records(cluster.journal)
+        cut = random.Random(os.getpid()).randrange(8, len(data))
+        with open(cluster.journal, "r+b") as f:
+            f.truncate(cut)
+        cluster.start_coordinator()  # must recover
+        # The job is still there (record 0 of a compacted journal or an early record) unless the
+        # cut removed it; either way a client can run a fresh job to completion.
+        job2 = Job("after-truncate", num_samples=128, step_ms=0)
+        cluster.clients.clear()
+        cluster.start_client(job2, tag="after")
+        cluster.wait_clients()
+        records2 = cluster.dump_records(["after"])
+        check_delivery(job2, records2)
+        print(f"journal of {len(data)} bytes cut at {cut}: recovered")
+
+
+def journal_byte_flipped_mid_file():
+    with Cluster(BIN) as cluster:
+        cluster.start_coordinator()
+        finished_journal(cluster)
+        data, records = journal_records(cluster.journal)
+        if len(records) < 3:
+            raise ChaosError(f"journal has only {len(records)} records")
+        offset, length = records[len(records) // 2]
+        flipped = bytearray(data)
+        flipped[offset + 8 + length // 2] ^= 0x01
+        with open(cluster.journal, "wb") as f:
+            f.write(flipped)
+        rc = cluster.start_coordinator(expect_fail=True)
+        want = f"DATA_LOSS: journal {cluster.journal}: corrupt record at offset {offset}"
+        if rc == 0 or want not in coordinator_log(cluster):
+            raise ChaosError(f"exit {rc}; log lacks {want!r}:\n{coordinator_log(cluster)[-2000:]}")
+
+
+def journal_garbage():
+    with Cluster(BIN) as cluster:
+        with open(cluster.journal, "wb") as f:
+            f.write(random.Random(7).randbytes(4096))
+        rc = cluster.start_coordinator(expect_fail=True)
+        want = f"DATA_LOSS: journal {cluster.journal}: corrupt record at offset 0"
+        if rc == 0 or want not in coordinator_log(cluster):
+            raise ChaosError(f"exit {rc}; log lacks {want!r}")
+
+
+def worker_sigstop_past_timeout():
+    def action(cluster):
+        cluster.wait_delivered("client0", 20)
+        worker = cluster.workers["worker1"]
+        worker.send_signal(signal.SIGSTOP)
+        time.sleep(cluster.worker_timeout_ms / 1000 * 2)
+        worker.send_signal(signal.SIGCONT)
+    run_job(Job("sigstop", num_samples=768), action=action)
+
+
+def workers_added_mid_epoch():
+    job = Job("grow", num_samples=768)
+    with Cluster(BIN) as cluster:
+        cluster.start_coordinator()
+        cluster.start_worker("worker0")
+        report = os.path.join(cluster.dir, "report.json")
+        cluster.start_client(job, extra=[f"--report-json={report}"])
+        cluster.wait_delivered("client0", 15)
+        added = []
+        for name in ("worker1", "worker2"):
+            cluster.start_worker(name)
+            with open(os.path.join(cluster.dir, f"{name}.port")) as f:
+                added.append(f"127.0.0.1:{int(f.read().strip())}")
+        cluster.wait_clients()
+        check_delivery(job, cluster.dump_records())
+        with open(report) as f:
+            workers = {w["address"]: w["batches"] for w in json.load(f)["workers"]}
+        for address in added:
+            if workers.get(address, 0) == 0:
+                raise ChaosError(f"added worker {address} delivered nothing: {workers}")
+
+
+def worker_sigterm_drains():
+    deadline_ms = 3000
+
+    def action(cluster):
+        cluster.wait_delivered("client0", 20)
+        worker = cluster.workers["worker1"]
+        start = time.monotonic()
+        worker.send_signal(signal.SIGTERM)
+        try:
+            rc = worker.wait(timeout=deadline_ms / 1000 + 5)
+        except Exception:
+            raise ChaosError("worker1 did not exit within its drain deadline + 5 s")
+        if rc != 0:
+            raise ChaosError(f"worker1 exited with {rc} after SIGTERM")
+        with open(os.path.join(cluster.dir, "worker1.log"), errors="replace") as f:
+            log = f.read()
+        if "drained: handing back" not in log:
+            raise ChaosError("worker1 did not drain:\n" + log[-2000:])
+        print(f"worker1 exited in {time.monotonic() - start:.1f}s; " + " / ".join(
+            line for line in log.splitlines() if "drain" in line))
+
+    with Cluster(BIN) as cluster:
+        cluster.start_coordinator()
+        for i in range(4):
+            cluster.start_worker(f"worker{i}", drain_deadline_ms=deadline_ms)
+        # A hungry client (no step time) and a slower pipeline: the worker holds tasks in flight.
+        job = Job("drain", num_samples=1536, step_ms=0,
+                  pipeline="to_float, gaussian_blur(ksize=11)*4")
+        cluster.start_client(job)
+        action(cluster)
+        cluster.wait_clients()
+        check_delivery(job, cluster.dump_records())
+
+
+SCENARIOS = {f.__name__: f for f in [
+    worker_sigterm_drains,
+    worker_kill_one, worker_kill_two, coordinator_kill_before_first_batch,
+    coordinator_kill_at_10_percent, coordinator_kill_at_50_percent,
+    coordinator_kill_between_epochs, coordinator_five_restarts_in_one_epoch,
+    journal_truncated_at_random_byte, journal_byte_flipped_mid_file, journal_garbage,
+    worker_sigstop_past_timeout, workers_added_mid_epoch,
+]}
+
+
+def main():
+    global BIN
+    if len(sys.argv) != 3 or sys.argv[2] not in SCENARIOS:
+        print(f"usage: {sys.argv[0]} BUILD_DIR {{{'|'.join(SCENARIOS)}}}", file=sys.stderr)
+        return 2
+    BIN = sys.argv[1]
+    start = time.monotonic()
+    try:
+        SCENARIOS[sys.argv[2]]()
+    except ChaosError as e:
+        print(f"FAIL {sys.argv[2]}: {e}")
+        return 1
+    print(f"PASS {sys.argv[2]} in {time.monotonic() - start:.1f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
