@@ -31,19 +31,18 @@ void MetricFamilyBuilder::Counter(const std::string& name, const std::string& he
 }
 
 void MetricFamilyBuilder::Histogram(const std::string& name, const std::string& help,
-                                    const std::vector<double>& bounds,
-                                    const std::vector<uint64_t>& counts, double sum,
-                                    const Labels& labels) {
+                                    const stoker::Histogram& data, const Labels& labels) {
   prometheus::ClientMetric::Histogram& histogram =
       Add(name, help, prometheus::MetricType::Histogram, labels).histogram;
   uint64_t cumulative = 0;
-  for (size_t b = 0; b < counts.size(); ++b) {
-    cumulative += counts[b];
-    const double bound = b < bounds.size() ? bounds[b] : std::numeric_limits<double>::infinity();
+  for (size_t b = 0; b < data.counts().size(); ++b) {
+    cumulative += data.counts()[b];
+    const double bound =
+        b < data.bounds().size() ? data.bounds()[b] : std::numeric_limits<double>::infinity();
     histogram.bucket.push_back({cumulative, bound});
   }
-  histogram.sample_count = cumulative;
-  histogram.sample_sum = sum;
+  histogram.sample_count = data.count();
+  histogram.sample_sum = data.sum();
 }
 
 }  // namespace stoker

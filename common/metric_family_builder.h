@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/histogram.h"
 #include "prometheus/metric_family.h"
 
 namespace stoker {
@@ -23,11 +24,8 @@ class MetricFamilyBuilder {
              const Labels& labels = {});
   void Counter(const std::string& name, const std::string& help, double value,
                const Labels& labels = {});
-  // `bounds` are the buckets' upper bounds (ascending); `counts` has one more entry (+Inf) and
-  // is per bucket, not cumulative.
-  void Histogram(const std::string& name, const std::string& help,
-                 const std::vector<double>& bounds, const std::vector<uint64_t>& counts,
-                 double sum, const Labels& labels = {});
+  void Histogram(const std::string& name, const std::string& help, const stoker::Histogram& data,
+                 const Labels& labels = {});
   std::vector<prometheus::MetricFamily> Take() { return std::move(families_); }
 
  private:

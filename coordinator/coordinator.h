@@ -34,6 +34,7 @@
 // When the store grows past kCompactBytes it is replaced by a snapshot of the state.
 
 #include <cstdint>
+#include <optional>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -119,6 +120,11 @@ class Coordinator {
   void CheckLiveness();
 
   const CoordinatorConfig& config() const { return config_; }
+  // The journal's figures; nullopt when the coordinator keeps its state in memory only.
+  std::optional<StateStore::Stats> store_stats() const {
+    if (store_ == nullptr) return std::nullopt;
+    return store_->stats();
+  }
 
   // Runs `fn` on the state under the lock: for tests and status output.
   template <typename Fn>

@@ -80,6 +80,14 @@ std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
             static_cast<double>(status.workers_lost()));
   m.Counter("stoker_coordinator_leases_reassigned_total",
             "Leases returned to pending because they expired or their worker was lost.", requeued);
+  if (const std::optional<StateStore::Stats> journal = coordinator_->store_stats()) {
+    m.Gauge("stoker_coordinator_journal_bytes", "Bytes in the journal file (since compaction).",
+            static_cast<double>(journal->bytes_stored));
+    m.Counter("stoker_coordinator_journal_written_bytes_total", "Bytes appended to the journal.",
+              static_cast<double>(journal->bytes_written_total));
+    m.Histogram("stoker_coordinator_journal_sync_seconds",
+                "Seconds one group commit took (write and fdatasync).", journal->sync_seconds);
+  }
   for (const stoker::v1::JobStatus& job : status.jobs()) AddJobFigures(job, &m);
   return m.Take();
 }

@@ -11,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/crc32c.h"
 
 namespace stoker {
@@ -190,6 +192,13 @@ uint64_t FileJournal::bytes_since_compact() const {
   return bytes_;
 }
 
+StateStore::Stats FileJournal::stats() const {
+  absl::MutexLock lock(&mu_);
+  Stats stats = stats_;
+  stats.bytes_stored = bytes_;
+  return stats;
+}
+
 bool FileJournal::SyncDoneOrFree(SyncWait* wait) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   FileJournal* self = wait->self;
   return !self->failed_.ok() || self->durable_ >= wait->seq || !self->syncing_;
@@ -211,11 +220,15 @@ absl::Status FileJournal::Sync(uint64_t seq) {
   const uint64_t through = added_;
   const int fd = fd_;
   mu_.Unlock();
+  const absl::Time start = absl::Now();
   absl::Status status = WriteAll(fd, batch, path_);
   if (status.ok() && ::fdatasync(fd) != 0) status = Errno("fdatasync", path_);
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
   mu_.Lock();
   syncing_ = false;
   if (status.ok()) {
+    stats_.bytes_written_total += batch.size();
+    stats_.sync_seconds.Observe(seconds);
     durable_ = std::max(durable_, through);
   } else {
     STOKER_LOG(ERROR) << status;

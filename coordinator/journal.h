@@ -59,6 +59,7 @@ class FileJournal : public StateStore {
   absl::Status Sync(uint64_t seq) override;
   absl::Status Compact(const stoker::v1::StateUpdate& snapshot) override;
   uint64_t bytes_since_compact() const override;
+  Stats stats() const override;
 
   // One framed record, as written to the file (for tests that craft journals).
   static std::string Frame(const stoker::v1::StateUpdate& update);
@@ -77,6 +78,7 @@ class FileJournal : public StateStore {
   uint64_t added_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t durable_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  Stats stats_ ABSL_GUARDED_BY(mu_);  // bytes_written_total and sync_seconds
   bool syncing_ ABSL_GUARDED_BY(mu_) = false;  // a Sync is writing outside the lock
   absl::Status failed_ ABSL_GUARDED_BY(mu_);
 };

@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/histogram.h"
 #include "stoker/v1/journal.pb.h"
 
 namespace stoker {
@@ -42,6 +43,14 @@ class StateStore {
   virtual absl::Status Compact(const stoker::v1::StateUpdate& snapshot) = 0;
   // Bytes stored since the last Compact (or Load), for deciding when to compact.
   virtual uint64_t bytes_since_compact() const = 0;
+
+  // What the store did since it opened, for metrics.
+  struct Stats {
+    uint64_t bytes_stored = 0;  // bytes_since_compact()
+    uint64_t bytes_written_total = 0;
+    Histogram sync_seconds{{1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1, 1.0}};
+  };
+  virtual Stats stats() const = 0;
 };
 
 }  // namespace stoker

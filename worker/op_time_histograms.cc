@@ -1,8 +1,12 @@
 #include "worker/op_time_histograms.h"
 
-#include <algorithm>
-
 namespace stoker {
+
+const std::vector<double>& OpTimeHistograms::Bounds() {
+  static const std::vector<double> bounds = {1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3,
+                                             1e-2, 3e-2, 1e-1, 3e-1, 1.0};
+  return bounds;
+}
 
 OpTimeHistograms::Series& OpTimeHistograms::Find(uint32_t position, const std::string& op) {
   for (Series& series : series_) {
@@ -15,21 +19,11 @@ OpTimeHistograms::Series& OpTimeHistograms::Find(uint32_t position, const std::s
 }
 
 void OpTimeHistograms::Observe(uint32_t position, const std::string& op, double seconds) {
-  Series& series = Find(position, op);
-  const size_t bucket =
-      std::lower_bound(kBounds.begin(), kBounds.end(), seconds) - kBounds.begin();
-  ++series.counts[bucket];
-  series.sum += seconds;
-  ++series.count;
+  Find(position, op).seconds.Observe(seconds);
 }
 
 void OpTimeHistograms::MergeFrom(OpTimeHistograms& other) {
-  for (const Series& from : other.series_) {
-    Series& into = Find(from.position, from.op);
-    for (size_t b = 0; b < into.counts.size(); ++b) into.counts[b] += from.counts[b];
-    into.sum += from.sum;
-    into.count += from.count;
-  }
+  for (const Series& from : other.series_) Find(from.position, from.op).seconds.Merge(from.seconds);
   other.series_.clear();
 }
 

@@ -19,12 +19,12 @@ TEST(OpTimeHistogramsTest, BucketsByUpperBoundAndMerges) {
   const OpTimeHistograms::Series& blur = worker.series()[0];
   EXPECT_EQ(blur.op, "gaussian_blur");
   EXPECT_EQ(blur.position, 1u);
-  EXPECT_EQ(blur.count, 3u);
-  EXPECT_DOUBLE_EQ(blur.sum, 5e-4 + 1e-6);
-  EXPECT_EQ(blur.counts[0], 1u);
-  EXPECT_EQ(blur.counts[3], 2u);
+  EXPECT_EQ(blur.seconds.count(), 3u);
+  EXPECT_DOUBLE_EQ(blur.seconds.sum(), 5e-4 + 1e-6);
+  EXPECT_EQ(blur.seconds.counts()[0], 1u);
+  EXPECT_EQ(blur.seconds.counts()[3], 2u);
   const OpTimeHistograms::Series& decode = worker.series()[1];
-  EXPECT_EQ(decode.counts[OpTimeHistograms::kBounds.size()], 1u);
+  EXPECT_EQ(decode.seconds.counts()[OpTimeHistograms::Bounds().size()], 1u);
 }
 
 TEST(OpTimeHistogramsTest, SameNameAtAnotherPositionIsAnotherSeries) {

@@ -31,10 +31,7 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
   const OpTimeHistograms op_times = worker_->op_times();
   for (const OpTimeHistograms::Series& series : op_times.series()) {
     m.Histogram("stoker_worker_op_seconds", "Seconds one pipeline op took on one sample.",
-                std::vector<double>(OpTimeHistograms::kBounds.begin(),
-                                    OpTimeHistograms::kBounds.end()),
-                std::vector<uint64_t>(series.counts.begin(), series.counts.end()), series.sum,
-                {{"op", series.op}, {"position", absl::StrCat(series.position)}});
+                series.seconds, {{"op", series.op}, {"position", absl::StrCat(series.position)}});
   }
   return m.Take();
 }

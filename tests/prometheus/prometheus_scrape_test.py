@@ -111,7 +111,8 @@ def run(build, source, tmp):
                                                  "prometheus")}
         cluster.start("coordinator", [
             f"{build}/coordinator/stoker-coordinator", "--listen=127.0.0.1:0",
-            f"--port-file={tmp}/coordinator.port", f"--metrics-port={ports['coordinator']}"])
+            f"--port-file={tmp}/coordinator.port", f"--metrics-port={ports['coordinator']}",
+            f"--journal={tmp}/coordinator.journal"])
         coordinator = f"127.0.0.1:{cluster.port_file('coordinator', deadline)}"
         for worker in ("worker1", "worker2"):
             cluster.start(worker, [
