@@ -61,13 +61,17 @@ void StreamSession::OnProduced(absl::Status status,
     sink_->Fail(status);
     return;
   }
+  queued_bytes_ += batch->data().size();
   sink_->Send(std::move(batch));
 }
 
 void StreamSession::OnSent(std::unique_ptr<stoker::v1::BatchMessage> batch) {
+  const uint64_t bytes = batch->data().size();
   pool_->Put(std::move(batch));
   {
     absl::MutexLock lock(&mu_);
+    queued_bytes_ -= std::min(queued_bytes_, bytes);
+    sent_bytes_ += bytes;
     if (credit_ > 0) --credit_;
     if (outstanding_ > 0) --outstanding_;
   }
@@ -82,6 +86,16 @@ void StreamSession::End(const absl::Status& status) {
 void StreamSession::Detach() {
   absl::MutexLock lock(&mu_);
   sink_ = nullptr;
+}
+
+uint64_t StreamSession::queued_bytes() const {
+  absl::MutexLock lock(&mu_);
+  return queued_bytes_;
+}
+
+uint64_t StreamSession::sent_bytes() const {
+  absl::MutexLock lock(&mu_);
+  return sent_bytes_;
 }
 
 bool StreamSession::detached() const {

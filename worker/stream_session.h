@@ -63,6 +63,10 @@ class StreamSession {
   void Detach();
   bool detached() const;
 
+  // Payload bytes handed to the sink and not yet written, and written so far.
+  uint64_t queued_bytes() const;
+  uint64_t sent_bytes() const;
+
  private:
   const std::shared_ptr<JobContext> job_;
   const uint32_t rank_;
@@ -76,6 +80,8 @@ class StreamSession {
   uint64_t outstanding_ ABSL_GUARDED_BY(mu_) = 0;  // Leased and not yet written.
   absl::Time next_poll_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   absl::Duration poll_delay_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();
+  uint64_t queued_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t sent_bytes_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace stoker

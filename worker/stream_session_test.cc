@@ -77,5 +77,16 @@ TEST_F(StreamSessionTest, ProducedBatchesGoToSinkUntilDetached) {
   EXPECT_EQ(Wanted(t0_), 0u);  // Detached sessions lease nothing.
 }
 
+TEST_F(StreamSessionTest, CountsQueuedAndSentBytes) {
+  auto batch = std::make_unique<pb::BatchMessage>();
+  batch->set_data(std::string(1000, 'x'));
+  session_.OnProduced(absl::OkStatus(), std::move(batch));
+  EXPECT_EQ(session_.queued_bytes(), 1000u);
+  EXPECT_EQ(session_.sent_bytes(), 0u);
+  session_.OnSent(std::move(sink_.sent.back()));
+  EXPECT_EQ(session_.queued_bytes(), 0u);
+  EXPECT_EQ(session_.sent_bytes(), 1000u);
+}
+
 }  // namespace
 }  // namespace stoker

@@ -169,6 +169,7 @@ void Worker::CloseSession(const std::shared_ptr<StreamSession>& session) {
   session->Detach();
   absl::MutexLock lock(&mu_);
   sessions_.erase(std::remove(sessions_.begin(), sessions_.end(), session), sessions_.end());
+  closed_sessions_sent_bytes_ += session->sent_bytes();
   size_t handed_back = 0;
   for (auto it = held_.begin(); it != held_.end();) {
     if (it->second != session.get()) {
@@ -202,6 +203,16 @@ Worker::TaskKey Worker::KeyOf(const pb::TaskId& task) {
 uint64_t Worker::worker_id() const {
   absl::MutexLock lock(&mu_);
   return worker_id_;
+}
+
+Worker::StreamTraffic Worker::traffic() const {
+  absl::MutexLock lock(&mu_);
+  StreamTraffic traffic{0, closed_sessions_sent_bytes_};
+  for (const auto& session : sessions_) {
+    traffic.queued_bytes += session->queued_bytes();
+    traffic.sent_bytes_total += session->sent_bytes();
+  }
+  return traffic;
 }
 
 pb::WorkerStats Worker::stats() const {

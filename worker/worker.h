@@ -76,6 +76,12 @@ class Worker {
 
   uint64_t worker_id() const;
   stoker::v1::WorkerStats stats() const;
+  // Batch payload bytes waiting in open streams' send queues, and written to streams so far.
+  struct StreamTraffic {
+    uint64_t queued_bytes = 0;
+    uint64_t sent_bytes_total = 0;
+  };
+  StreamTraffic traffic() const;
   // Seconds per op per sample, over everything produced (for metrics).
   OpTimeHistograms op_times() const { return producer_.op_times(); }
   // Samples replaced because they could not be read or decoded, by reason.
@@ -115,6 +121,7 @@ class Worker {
   bool draining_ ABSL_GUARDED_BY(mu_) = false;
   bool wake_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::shared_ptr<StreamSession>> sessions_ ABSL_GUARDED_BY(mu_);
+  uint64_t closed_sessions_sent_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<uint64_t, std::shared_ptr<JobContext>> jobs_ ABSL_GUARDED_BY(mu_);
   std::vector<stoker::v1::TaskId> delivered_ ABSL_GUARDED_BY(mu_);
   // Leased tasks not yet acknowledged, and the session each is for.

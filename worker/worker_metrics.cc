@@ -21,6 +21,12 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
             "Samples produced per second for a job over the last 10 seconds.",
             rate.samples_per_second(), {{"job_id", absl::StrCat(rate.job_id())}});
   }
+  const Worker::StreamTraffic traffic = worker_->traffic();
+  m.Gauge("stoker_worker_queued_bytes",
+          "Batch payload bytes produced and waiting in the streams' send queues.",
+          static_cast<double>(traffic.queued_bytes));
+  m.Counter("stoker_worker_sent_bytes_total", "Batch payload bytes written to client streams.",
+            static_cast<double>(traffic.sent_bytes_total));
   for (size_t r = 0; r < BadSampleCounters::kReasons; ++r) {
     const auto reason = static_cast<BadSampleReason>(r);
     m.Counter("stoker_samples_skipped_total",
