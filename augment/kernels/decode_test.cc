@@ -1,5 +1,7 @@
 #include "augment/kernels/decode.h"
 
+#include <sys/resource.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
@@ -126,6 +128,54 @@ TEST_F(DecodeTest, TruncatedOrCorruptIsDecodeError) {
   const std::vector<uint8_t> header_only = {0xFF, 0xD8, 0xFF, 0xE0, 0, 16};
   ExpectBadSample(DecodeBytes(header_only, 3).status, BadSampleReason::kDecodeError,
                   "empty image");
+}
+
+// Writes a 16-bit big-endian value at `offset`.
+void PutBigEndian16(std::vector<uint8_t>& bytes, size_t offset, uint32_t value) {
+  bytes[offset] = static_cast<uint8_t>(value >> 8);
+  bytes[offset + 1] = static_cast<uint8_t>(value);
+}
+
+// A JPEG and a PNG whose headers claim 50,000 × 50,000 pixels (7.5 GB of RGB), padded to 100 KB.
+std::vector<std::vector<uint8_t>> DecompressionBombs(const ImageView& view) {
+  std::vector<uint8_t> jpeg = EncodeJpeg(view, 90);
+  for (size_t i = 0; i + 8 < jpeg.size(); ++i) {
+    if (jpeg[i] == 0xFF && jpeg[i + 1] == 0xC0) {  // SOF0: FF C0, length, precision, H, W
+      PutBigEndian16(jpeg, i + 5, 50000);
+      PutBigEndian16(jpeg, i + 7, 50000);
+      break;
+    }
+  }
+  std::vector<uint8_t> png = EncodePng(view);
+  for (size_t offset : {16, 20}) {  // IHDR width and height, 32-bit big-endian
+    png[offset] = 0;
+    png[offset + 1] = 0;
+    PutBigEndian16(png, offset + 2, 50000);
+  }
+  for (std::vector<uint8_t>* bytes : {&jpeg, &png}) bytes->resize(100 * 1024, 0);
+  return {jpeg, png};
+}
+
+// In a child whose address space is capped at 2 GiB a 7.5 GB allocation would fail: exits 0 when
+// the header gate answers kTooLarge there (before anything of that size is asked for), else 1.
+void ExitZeroIfRejectedUnderAddressCap(const std::vector<uint8_t>& bytes,
+                                       const DecodeLimits& limits) {
+  const rlimit cap{2ull << 30, 2ull << 30};
+  setrlimit(RLIMIT_AS, &cap);
+  ImageDecoder decoder;
+  const absl::StatusOr<EncodedHeader> header = decoder.ReadHeader(bytes, limits);
+  const bool rejected =
+      !header.ok() && BadSampleReasonOf(header.status()) == BadSampleReason::kTooLarge;
+  std::exit(rejected ? 0 : 1);
+}
+
+TEST_F(DecodeTest, HugeHeaderInASmallFileIsRejectedWithoutAllocating) {
+  const DecodeLimits limits{50'000'000, 100};
+  for (const std::vector<uint8_t>& bomb : DecompressionBombs(view_)) {
+    ExpectBadSample(DecodeBytes(bomb, 3, limits).status, BadSampleReason::kTooLarge,
+                    "50000x50000 = 2500000000 pixels");
+    EXPECT_EXIT(ExitZeroIfRejectedUnderAddressCap(bomb, limits), ::testing::ExitedWithCode(0), "");
+  }
 }
 
 }  // namespace
