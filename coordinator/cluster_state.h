@@ -57,6 +57,8 @@ struct WorkerRecord {
   std::string address;
   uint32_t cores = 0;
   int64_t last_heartbeat_unix_ms = 0;
+  // Set for a worker that serves only the client with this id (hybrid mode).
+  std::string private_to_client;
 };
 
 // Counters of one (job, rank), for tests and status output. Plain data.

@@ -349,5 +349,18 @@ TEST_F(ClusterStateTest, SnapshotRestoresJobsProgressAndWorkersButNoLeases) {
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("not empty")));
 }
 
+TEST_F(ClusterStateTest, APrivateWorkerStaysPrivateThroughASnapshot) {
+  StateUpdate update = Register(7, "127.0.0.1:9", 1);
+  update.mutable_register_worker()->set_private_to_client("trainer-a");
+  ASSERT_THAT(state_.Apply(update), IsOk());
+  StateUpdate restore;
+  *restore.mutable_restore() = state_.MakeSnapshot();
+  ClusterState copy;
+  ASSERT_THAT(copy.Apply(restore), IsOk());
+  ASSERT_NE(copy.FindWorker(7), nullptr);
+  EXPECT_EQ(copy.FindWorker(7)->private_to_client, "trainer-a");
+  EXPECT_EQ(copy.FindWorker(kWorkerA)->private_to_client, "");
+}
+
 }  // namespace
 }  // namespace stoker

@@ -199,9 +199,13 @@ absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorkerLo
   reg->set_address(request.address());
   reg->set_cores(request.cores());
   reg->set_now_unix_ms(absl::ToUnixMillis(clock_->Now()));
+  reg->set_private_to_client(request.private_to_client());
   RETURN_IF_ERROR(ApplyUpdate(update));
   STOKER_LOG(INFO) << "worker " << reg->worker_id() << " registered at " << request.address()
-                   << " with " << request.cores() << " cores";
+                   << " with " << request.cores() << " cores"
+                   << (request.private_to_client().empty()
+                           ? ""
+                           : " for client " + request.private_to_client() + " only");
   stoker::v1::RegisterWorkerResponse response;
   response.set_worker_id(reg->worker_id());
   response.set_heartbeat_interval_ms(
@@ -309,10 +313,12 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
     *complete.add_tasks() = task;
   }
   RETURN_IF_ERROR(CompleteTasksLocked(complete));
-  board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(),
-                      clock_->Now());
+  board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(), clock_->Now());
   stoker::v1::ClientHeartbeatResponse response;
   for (const WorkerRecord* worker : state_.Workers()) {
+    if (!worker->private_to_client.empty() && worker->private_to_client != request.client_id()) {
+      continue;  // Another trainer's own threads (hybrid mode).
+    }
     stoker::v1::WorkerInfo* info = response.add_workers();
     info->set_worker_id(worker->id);
     info->set_address(worker->address);

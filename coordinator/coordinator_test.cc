@@ -94,11 +94,12 @@ class CoordinatorTest : public ::testing::Test {
   }
 
   absl::StatusOr<stoker::v1::ClientHeartbeatResponse> ClientHeartbeat(
-      uint64_t job, uint32_t rank, const std::vector<TaskId>& consumed = {}) {
+      uint64_t job, uint32_t rank, const std::vector<TaskId>& consumed = {},
+      const std::string& client_id = "client") {
     stoker::v1::ClientHeartbeatRequest request;
     request.set_job_id(job);
     request.set_rank(rank);
-    request.set_client_id("client");
+    request.set_client_id(client_id);
     for (const TaskId& task : consumed) *request.add_consumed() = task;
     return coordinator_.ClientHeartbeat(request);
   }
@@ -341,6 +342,30 @@ TEST_F(CoordinatorTest, ClientHeartbeatCompletesConsumedTasks) {
   EXPECT_EQ(Summary(job, 1).done_above_watermark, 1u);
   ASSERT_THAT(ClientHeartbeat(job, 1, {lease->leases(0).task()}), IsOk());
   EXPECT_EQ(Summary(job, 1).done_watermark, 2u);
+}
+
+std::vector<std::string> Addresses(const stoker::v1::ClientHeartbeatResponse& response) {
+  std::vector<std::string> addresses;
+  for (const stoker::v1::WorkerInfo& worker : response.workers()) {
+    addresses.push_back(worker.address());
+  }
+  return addresses;
+}
+
+TEST_F(CoordinatorTest, APrivateWorkerIsListedOnlyToItsClient) {
+  const uint64_t job = OpenJob("train", SmallJobSpec());
+  Register("shared:1");
+  stoker::v1::RegisterWorkerRequest request;
+  request.set_address("127.0.0.1:5");
+  request.set_cores(1);
+  request.set_private_to_client("trainer-a");
+  ASSERT_THAT(coordinator_.RegisterWorker(request), IsOk());
+  auto own = ClientHeartbeat(job, 0, {}, "trainer-a");
+  ASSERT_THAT(own, IsOk());
+  EXPECT_THAT(Addresses(*own), ElementsAre("shared:1", "127.0.0.1:5"));
+  auto other = ClientHeartbeat(job, 1, {}, "trainer-b");
+  ASSERT_THAT(other, IsOk());
+  EXPECT_THAT(Addresses(*other), ElementsAre("shared:1"));
 }
 
 TEST_F(CoordinatorTest, ClientHeartbeatValidatesTheRequest) {

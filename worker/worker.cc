@@ -48,6 +48,7 @@ absl::Status Worker::Register() {
     request.set_address(advertise_address_);
   }
   request.set_cores(config_.ResolvedThreads());
+  request.set_private_to_client(config_.private_to_client);
   absl::StatusOr<pb::RegisterWorkerResponse> response = coordinator_->RegisterWorker(request);
   if (!response.ok()) return response.status();
   {

@@ -30,6 +30,9 @@ struct WorkerConfig {
   // On SIGTERM (WorkerServer::Drain): how long to keep delivering what the worker holds before
   // handing the rest back and closing streams. > 0.
   absl::Duration drain_deadline = absl::Seconds(10);
+  // Serve only the trainer client with this id (hybrid mode: threads on the trainer's own host,
+  // started by the client library); the coordinator lists this worker to no other client.
+  std::string private_to_client;
 
   // INVALID_ARGUMENT naming the field.
   absl::Status Validate() const;

@@ -1,0 +1,35 @@
+#include "trainer_client/hybrid/local_producer.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "worker/worker_config.h"
+#include "worker/worker_server.h"
+
+namespace stoker {
+
+absl::StatusOr<std::unique_ptr<LocalProducer>> LocalProducer::Start(
+    const std::string& coordinator_address, const std::string& client_id, uint32_t threads) {
+  if (client_id.empty()) {
+    return absl::InvalidArgumentError("client_id: must be set (the Loader's client id)");
+  }
+  if (threads == 0) return absl::InvalidArgumentError("threads: must be > 0");
+  WorkerConfig config;
+  config.coordinator_address = coordinator_address;
+  config.listen_address = "127.0.0.1:0";
+  config.threads = threads;
+  config.private_to_client = client_id;
+  absl::StatusOr<std::unique_ptr<WorkerServer>> server = WorkerServer::Start(config);
+  if (!server.ok()) return server.status();
+  return std::unique_ptr<LocalProducer>(new LocalProducer(*std::move(server)));
+}
+
+LocalProducer::LocalProducer(std::unique_ptr<WorkerServer> server) : server_(std::move(server)) {}
+
+LocalProducer::~LocalProducer() { Stop(); }
+
+const std::string& LocalProducer::address() const { return server_->address(); }
+
+void LocalProducer::Stop() { server_->Stop(); }
+
+}  // namespace stoker
