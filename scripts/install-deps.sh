@@ -13,9 +13,11 @@ PACKAGES=(
   libopencv-dev libturbojpeg0-dev libgtest-dev libgmock-dev
   prometheus-cpp-dev prometheus
   libcurl4-openssl-dev nginx
+  # The Python module (trainer_client/python) and its tests, run with /usr/bin/python3.
+  pybind11-dev python3-dev python3-torch python3-numpy
 )
 # Competitors in bench/: tjbench (decode), torchvision (augment; run with /usr/bin/python3).
-BENCH_PACKAGES=(libjpeg-turbo-progs python3-torch python3-torchvision python3-numpy)
+BENCH_PACKAGES=(libjpeg-turbo-progs python3-torchvision)
 if [ "${1:-}" = "--bench" ]; then
   PACKAGES+=("${BENCH_PACKAGES[@]}")
 elif [ $# -gt 0 ]; then

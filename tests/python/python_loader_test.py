@@ -1,0 +1,198 @@
+"""Integration test of the Python module `stoker` against a local cluster of real processes
+(stoker-coordinator + 2 stoker-worker on 127.0.0.1, started and stopped by stoker.LocalCluster).
+
+    /usr/bin/python3 tests/python/python_loader_test.py BUILD_DIR
+
+Checks: one full epoch (of two) delivers every sample index exactly once, with the batch header's
+shapes and dtypes; the torch tensors share memory with the received batch (data_ptr() == the
+payload address) and stay valid after the loader is gone; the second epoch through the
+(images, labels, indices) iteration; EndOfJobError at the end; uint8 batches and their host
+conversion; argument errors. Bounded: an alarm fails the run after 150 s.
+"""
+
+import gc
+import os
+import signal
+import sys
+import time
+import unittest
+
+BUILD_DIR = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else "build")
+sys.path.insert(0, os.path.join(BUILD_DIR, "trainer_client", "python"))
+
+import torch  # noqa: E402
+
+import stoker  # noqa: E402
+from stoker import _stoker  # noqa: E402
+
+NUM_SAMPLES = 120
+BATCH = 8
+H, W, C = 16, 12, 3
+NUM_CLASSES = 7
+DATASET = {"num_samples": NUM_SAMPLES, "height": H, "width": W, "channels": C,
+           "num_classes": NUM_CLASSES}
+
+
+def unique_seed():
+    # A fresh job per run: a finished job's name (derived from the spec) cannot be reused.
+    return int(time.time() * 1000) % (1 << 40) + os.getpid()
+
+
+class PythonLoaderTest(unittest.TestCase):
+    cluster = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = stoker.LocalCluster(BUILD_DIR, workers=2).__enter__()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.stop()
+
+    def loader(self, **kwargs):
+        args = dict(coordinator=self.cluster.address, dataset=DATASET, pipeline="to_float",
+                    batch_size=BATCH, epochs=2, seed=unique_seed())
+        args.update(kwargs)
+        return stoker.Loader(**args)
+
+    def test_epochs_zero_copy_and_end_of_job(self):
+        loader = self.loader(pipeline=["to_float", "gaussian_blur(ksize=3, sigma=1)"],
+                             return_indices=True)
+        self.assertEqual(len(loader), NUM_SAMPLES // BATCH)
+        self.assertEqual(loader.epochs, 2)
+        self.assertTrue(loader.job_name.startswith("py-"))
+
+        # Epoch 0 as stoker.Batch objects.
+        seen = []
+        kept = None
+        for batch in loader.batches():
+            self.assertEqual(batch.epoch, 0)
+            self.assertEqual(batch.raw.dtype, "float32")
+            self.assertEqual(batch.raw.layout, "chw")
+            self.assertEqual(batch.images.dtype, torch.float32)
+            self.assertEqual(tuple(batch.images.shape), (BATCH, C, H, W))
+            self.assertEqual(tuple(batch.images.shape), tuple(batch.raw.shape))
+            self.assertEqual(batch.labels.dtype, torch.int64)
+            self.assertEqual(tuple(batch.labels.shape), (BATCH,))
+            indices = batch.sample_indices.tolist()
+            self.assertEqual(batch.labels.tolist(), [i % NUM_CLASSES for i in indices])
+            # Zero copy: the tensor is the payload of the received message.
+            self.assertEqual(batch.images.data_ptr(), batch.raw._payload_address)
+            self.assertEqual(batch.raw.size_bytes, batch.images.numel() * 4)
+            self.assertTrue(batch.images.is_contiguous())
+            self.assertTrue(bool(((batch.images >= 0) & (batch.images <= 1)).all()))
+            seen.extend(indices)
+            kept = (batch.images, batch.images.clone(), batch.labels, batch.labels.clone())
+        self.assertEqual(sorted(seen), list(range(NUM_SAMPLES)))
+        self.assertEqual(loader.current_epoch, 1)
+
+        # Epoch 1 through the plain iteration (return_indices=True).
+        seen = []
+        for images, labels, indices in loader:
+            self.assertEqual(tuple(images.shape), (BATCH, C, H, W))
+            self.assertEqual(labels.tolist(), [i % NUM_CLASSES for i in indices.tolist()])
+            seen.extend(indices.tolist())
+        self.assertEqual(sorted(seen), list(range(NUM_SAMPLES)))
+
+        # The end of the job: iteration yields nothing, next_batch raises OUT_OF_RANGE.
+        self.assertEqual(list(loader), [])
+        with self.assertRaises(stoker.EndOfJobError) as raised:
+            loader.next_batch()
+        self.assertEqual(raised.exception.code, "OUT_OF_RANGE")
+        self.assertIsInstance(raised.exception, stoker.StokerError)
+        stats = loader.stats()
+        self.assertEqual(stats["batches_delivered"], 2 * NUM_SAMPLES // BATCH)
+
+        # Tensors outlive the loader and the batch objects: the deleter keeps the message alive.
+        loader.stop()
+        del loader
+        gc.collect()
+        images, images_copy, labels, labels_copy = kept
+        self.assertTrue(torch.equal(images, images_copy))
+        self.assertTrue(torch.equal(labels, labels_copy))
+
+    def test_uint8_batches_and_host_conversion(self):
+        seed = unique_seed()
+        raw_images = {}
+        with self.loader(pipeline="", dtype="uint8", layout="hwc", epochs=1, seed=seed,
+                         job_name=f"py-test-u8-{seed}") as loader:
+            for batch in loader.batches():
+                self.assertEqual(batch.images.dtype, torch.uint8)
+                self.assertEqual(tuple(batch.images.shape), (BATCH, H, W, C))
+                self.assertEqual(batch.images.data_ptr(), batch.raw._payload_address)
+                for i, index in enumerate(batch.raw.sample_indices):
+                    raw_images[index] = batch.images[i].clone()
+        self.assertEqual(len(raw_images), NUM_SAMPLES)
+
+        mean, std = [0.5, 0.4, 0.3], [0.2, 0.25, 0.3]
+        with self.loader(pipeline="", dtype="uint8", epochs=1, seed=seed, to_float=True,
+                         mean=mean, std=std, job_name=f"py-test-f32-{seed}") as loader:
+            self.assertEqual(loader.device, "cpu")
+            count = 0
+            for batch in loader.batches():
+                self.assertTrue(batch.raw.converted)
+                self.assertEqual(batch.images.dtype, torch.float32)
+                self.assertEqual(tuple(batch.images.shape), (BATCH, C, H, W))
+                # Zero copy from the feeder's output slot.
+                self.assertEqual(batch.images.data_ptr(), batch.raw._images_address)
+                m = torch.tensor(mean).view(C, 1, 1)
+                s = torch.tensor(std).view(C, 1, 1)
+                for i, index in enumerate(batch.raw.sample_indices):
+                    expected = (raw_images[index].permute(2, 0, 1).float() / 255 - m) / s
+                    self.assertTrue(torch.allclose(batch.images[i], expected, atol=1e-5))
+                count += 1
+                del batch  # gives the feeder slot back (resident_batches)
+            self.assertEqual(count, NUM_SAMPLES // BATCH)
+
+    def test_argument_errors(self):
+        with self.assertRaisesRegex(ValueError, "ordered"):
+            self.loader(ordered=True)
+        with self.assertRaises(stoker.InvalidArgumentError) as raised:
+            self.loader(pipeline="blur(k=3)")
+        self.assertIn("pipeline", str(raised.exception))
+        self.assertEqual(raised.exception.code, "INVALID_ARGUMENT")
+        with self.assertRaisesRegex(ValueError, "rank: must be < world_size"):
+            self.loader(rank=2, world_size=2)
+        with self.assertRaisesRegex(ValueError, "shuffle"):
+            self.loader(shuffle="sometimes")
+        with self.assertRaisesRegex(ValueError, "device"):
+            self.loader(device="tpu")
+        with self.assertRaisesRegex(ValueError, "dataset"):
+            self.loader(dataset={"num_samples": 8, "colors": 3})
+
+    def test_cuda_without_gpu_is_failed_precondition(self):
+        try:
+            loader = self.loader(pipeline="", dtype="uint8", epochs=1, device="cuda:0")
+        except stoker.FailedPreconditionError as error:
+            self.assertEqual(error.code, "FAILED_PRECONDITION")
+            self.assertIn("cuda", str(error).lower())
+            return
+        # A CUDA build on a machine with a GPU: the feeder exists; torch may lack CUDA.
+        self.assertTrue(stoker.HAVE_CUDA)
+        loader.stop()
+
+    def test_default_job_name_is_deterministic(self):
+        def config(seed):
+            c = _stoker.LoaderConfig()
+            c.coordinator = "127.0.0.1:1"
+            c.num_samples = 100
+            c.pipeline = "to_float"
+            c.seed = seed
+            return c
+        self.assertEqual(config(1).default_job_name(), config(1).default_job_name())
+        self.assertNotEqual(config(1).default_job_name(), config(2).default_job_name())
+        with_run = config(1)
+        with_run.run_id = "abc"
+        self.assertEqual(with_run.default_job_name(), config(1).default_job_name() + "-abc")
+
+
+def main():
+    def on_alarm(signum, frame):
+        raise TimeoutError("python_loader_test: over 150 s")
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(150)
+    unittest.main(verbosity=2)
+
+
+if __name__ == "__main__":
+    main()

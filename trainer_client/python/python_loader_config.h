@@ -1,0 +1,80 @@
+#ifndef STOKER_TRAINER_CLIENT_PYTHON_PYTHON_LOADER_CONFIG_H_
+#define STOKER_TRAINER_CLIENT_PYTHON_PYTHON_LOADER_CONFIG_H_
+
+// The arguments of the Python `stoker.Loader` (trainer_client/python/stoker/loader.py), as plain
+// C++ values, and their translation into the client's LoaderOptions and DeviceOptions. Kept free
+// of pybind11 so that the binding (stoker_module.cc) only converts types.
+//
+// Thread-compatible value type.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "stoker/v1/pipeline.pb.h"
+#include "trainer_client/device/device_options.h"
+#include "trainer_client/loader_options.h"
+
+namespace stoker {
+
+struct PythonLoaderConfig {
+  // host:port of the coordinator. Required.
+  std::string coordinator;
+  // The dataset: a shards manifest (path or URL) when `manifest` is set, otherwise synthetic
+  // images: num_samples (> 0) of height × width × channels, label = index mod num_classes.
+  std::string manifest;
+  uint64_t num_samples = 0;
+  uint32_t height = 224;
+  uint32_t width = 224;
+  uint32_t channels = 3;
+  uint32_t num_classes = 1000;
+  // The pipeline in the text syntax of augment/pipeline_text.h ("to_float, gaussian_blur(...)").
+  std::string pipeline;
+  // "hwc" or "chw"; "auto", "uint8" or "float32".
+  std::string layout = "chw";
+  std::string dtype = "auto";
+  uint32_t batch_size = 64;
+  uint32_t rank = 0;
+  uint32_t world_size = 1;
+  uint32_t epochs = 1;
+  uint64_t seed = 0;
+  // "none", "global" or "block" (with shuffle_block > 0).
+  std::string shuffle = "global";
+  uint32_t shuffle_block = 1024;
+  bool drop_last = false;
+  // Empty: DefaultJobName(spec, run_id).
+  std::string job_name;
+  std::string run_id;
+  uint64_t prefetch_bytes = 256ull << 20;
+  // "cpu", "cuda" or "cuda:N". On "cpu" batches are handed out as received (zero copy) unless
+  // to_float; on CUDA uint8 HWC batches are converted (DeviceFeeder) and others refused.
+  std::string device = "cpu";
+  // Convert uint8 HWC batches to float32 NCHW, (x / 255 − mean) / std, with the DeviceFeeder.
+  bool to_float = false;
+  std::vector<float> mean;
+  std::vector<float> std;
+  // Converted batches that may be alive at once (DeviceOptions::resident_batches).
+  uint32_t resident_batches = 4;
+  // Plan-order delivery: not supported by this client yet (INVALID_ARGUMENT when true).
+  bool ordered = false;
+
+  // The JobSpec these arguments describe. INVALID_ARGUMENT naming the argument.
+  absl::StatusOr<v1::JobSpec> ToJobSpec() const;
+  // Everything the Loader needs; job_name defaults to DefaultJobName. INVALID_ARGUMENT naming
+  // the argument.
+  absl::StatusOr<LoaderOptions> ToLoaderOptions() const;
+  // Whether batches go through a DeviceFeeder, and its options.
+  bool NeedsFeeder() const;
+  absl::StatusOr<DeviceOptions> ToDeviceOptions() const;
+};
+
+// "py-" + 16 hex digits of a fixed 64-bit FNV-1a hash of the spec's deterministic serialization,
+// plus "-" + `run_id` when not empty (the Python side passes $TORCHELASTIC_RUN_ID, so that every
+// rank of one torchrun agrees and a new torchrun gets a new job). The same spec gives the same
+// name in every process, on every machine.
+std::string DefaultJobName(const v1::JobSpec& spec, const std::string& run_id);
+
+}  // namespace stoker
+
+#endif  // STOKER_TRAINER_CLIENT_PYTHON_PYTHON_LOADER_CONFIG_H_

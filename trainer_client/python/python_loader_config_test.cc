@@ -1,0 +1,107 @@
+#include "trainer_client/python/python_loader_config.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace stoker {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+PythonLoaderConfig ValidConfig() {
+  PythonLoaderConfig config;
+  config.coordinator = "127.0.0.1:7070";
+  config.num_samples = 1000;
+  config.pipeline = "to_float, gaussian_blur(ksize=11)*10";
+  config.batch_size = 64;
+  config.world_size = 2;
+  config.rank = 1;
+  config.epochs = 3;
+  return config;
+}
+
+void ExpectInvalid(const PythonLoaderConfig& config, const std::string& substring) {
+  const absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
+  EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument) << options.status();
+  EXPECT_THAT(options.status().message(), HasSubstr(substring));
+}
+
+TEST(PythonLoaderConfigTest, BuildsTheJobSpec) {
+  const absl::StatusOr<LoaderOptions> options = ValidConfig().ToLoaderOptions();
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->coordinator_address, "127.0.0.1:7070");
+  EXPECT_EQ(options->rank, 1u);
+  const v1::JobSpec& spec = options->spec;
+  EXPECT_EQ(spec.dataset().synthetic().num_samples(), 1000u);
+  EXPECT_EQ(spec.dataset().synthetic().height(), 224u);
+  EXPECT_EQ(spec.pipeline().ops_size(), 11);
+  EXPECT_EQ(spec.pipeline().output_layout(), v1::LAYOUT_CHW);
+  EXPECT_EQ(spec.pipeline().output_dtype(), v1::DTYPE_UNSPECIFIED);
+  EXPECT_EQ(spec.shuffle(), v1::SHUFFLE_MODE_GLOBAL);
+  EXPECT_EQ(spec.world_size(), 2u);
+  EXPECT_EQ(spec.epochs(), 3u);
+  EXPECT_THAT(options->job_name, StartsWith("py-"));
+}
+
+TEST(PythonLoaderConfigTest, ManifestDataset) {
+  PythonLoaderConfig config = ValidConfig();
+  config.manifest = "http://data/train.manifest";
+  config.pipeline = "decode";
+  const absl::StatusOr<v1::JobSpec> spec = config.ToJobSpec();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->dataset().shards().manifest(), "http://data/train.manifest");
+}
+
+TEST(PythonLoaderConfigTest, NamesTheBadArgument) {
+  PythonLoaderConfig config = ValidConfig();
+  config.num_samples = 0;
+  ExpectInvalid(config, "dataset: must be > 0");
+  config = ValidConfig();
+  config.pipeline = "blur";
+  ExpectInvalid(config, "pipeline: ");
+  config = ValidConfig();
+  config.rank = 2;
+  ExpectInvalid(config, "rank: must be < world_size (2), got 2");
+  config = ValidConfig();
+  config.shuffle = "sometimes";
+  ExpectInvalid(config, "shuffle: ");
+  config = ValidConfig();
+  config.layout = "nhwc";
+  ExpectInvalid(config, "layout: ");
+  config = ValidConfig();
+  config.ordered = true;
+  ExpectInvalid(config, "ordered: ");
+  config = ValidConfig();
+  config.coordinator.clear();
+  ExpectInvalid(config, "coordinator: must not be empty");
+}
+
+TEST(PythonLoaderConfigTest, ConversionNeedsUint8Hwc) {
+  PythonLoaderConfig config = ValidConfig();
+  EXPECT_FALSE(config.NeedsFeeder());
+  config.to_float = true;
+  EXPECT_TRUE(config.NeedsFeeder());
+  EXPECT_EQ(config.ToDeviceOptions().status().code(), absl::StatusCode::kInvalidArgument);
+  config.layout = "hwc";
+  config.dtype = "uint8";
+  EXPECT_TRUE(config.ToDeviceOptions().ok());
+  config.device = "tpu";
+  EXPECT_EQ(config.ToDeviceOptions().status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(PythonLoaderConfigTest, DefaultJobNameIsAFunctionOfTheSpec) {
+  const v1::JobSpec a = *ValidConfig().ToJobSpec();
+  PythonLoaderConfig other = ValidConfig();
+  other.seed = 7;
+  const v1::JobSpec b = *other.ToJobSpec();
+  EXPECT_EQ(DefaultJobName(a, ""), DefaultJobName(a, ""));
+  EXPECT_NE(DefaultJobName(a, ""), DefaultJobName(b, ""));
+  EXPECT_EQ(DefaultJobName(a, "run7"), DefaultJobName(a, "") + "-run7");
+  EXPECT_EQ(DefaultJobName(a, "").size(), 3u + 16u);
+}
+
+}  // namespace
+}  // namespace stoker

@@ -1,0 +1,183 @@
+"""stoker.Loader: a job's batches for one trainer rank, as torch tensors that share memory with
+the received batches (DLPack, no copy).
+
+    loader = stoker.Loader(coordinator="127.0.0.1:7070", dataset=10_000,
+                           pipeline="to_float, gaussian_blur(ksize=11)*10", batch_size=64)
+    for epoch in range(loader.epochs):
+        for images, labels in loader:      # the rest of the current epoch
+            ...                            # images float32 [N, C, H, W], labels int64 [N]
+
+Iterating the loader yields the rest of the current epoch and then stops (StopIteration), like a
+torch DataLoader; iterating again starts the next epoch. Once every epoch was delivered an
+iteration yields nothing; loader.next_batch() (across epochs) raises EndOfJobError instead.
+"""
+
+import os
+
+import torch
+import torch.utils.dlpack
+
+from . import _stoker
+
+_ARGS_DOC = """
+    coordinator:  "host:port" of the coordinator.
+    dataset:      int N (synthetic images 0..N-1), a dict of SyntheticSource fields
+                  ({"num_samples", "height", "width", "channels", "num_classes"}; defaults
+                  224, 224, 3, 1000), or a str: a shards manifest path or URL (stoker-pack).
+    pipeline:     a str in the text syntax ("to_float, gaussian_blur(ksize=11)*10") or a list of
+                  op strings (["to_float", "gaussian_blur(ksize=11)*10"]).
+    batch_size, rank, world_size, epochs, seed, drop_last: as in JobSpec.
+    shuffle:      "global" (default), "block" (with shuffle_block) or "none".
+    job_name:     the job's name; default derived from the spec (the same in every rank, plus
+                  $TORCHELASTIC_RUN_ID under torchrun). A finished job's name cannot be reused:
+                  pass a new job_name (or seed) to run the same spec again.
+    prefetch_bytes: the client's prefetch budget in bytes (default 256 MiB).
+    layout:       "chw" or "hwc" of the worker's output; default "chw", or "hwc" when converting.
+    dtype:        "auto" (what the pipeline produces), "uint8" or "float32".
+    device:       "cpu" (default; batches as received, zero copy) or "cuda[:N]" (uint8 HWC
+                  batches converted to float32 NCHW on that GPU by the CUDA feeder; needs a CUDA
+                  build and a GPU, else FailedPreconditionError).
+    to_float:     on "cpu", convert uint8 HWC batches to float32 NCHW ((x/255 - mean)/std).
+    mean, std:    per-channel normalization of the conversion (both or neither).
+    resident_batches: converted batches alive at once (holding more blocks the next one).
+    ordered:      plan-order delivery; only False is supported by this version.
+    return_indices: yield (images, labels, sample_indices) instead of (images, labels).
+"""
+
+
+class Batch:
+    """One received batch: images and labels as torch tensors over the batch's own memory."""
+
+    def __init__(self, raw):
+        self.raw = raw  # stoker._stoker.Batch: shape, dtype, layout, epoch, _payload_address ...
+        self.images = torch.utils.dlpack.from_dlpack(raw.images_dlpack())
+        self.labels = torch.utils.dlpack.from_dlpack(raw.labels_dlpack())
+
+    @property
+    def sample_indices(self):
+        """Dataset index of each sample, int64 [N] (a copy)."""
+        return torch.tensor(self.raw.sample_indices, dtype=torch.int64)
+
+    @property
+    def epoch(self):
+        return self.raw.epoch
+
+    @property
+    def batch_index(self):
+        return self.raw.batch_index
+
+
+def _dataset_fields(dataset):
+    if isinstance(dataset, bool):
+        raise TypeError("dataset: expected int, dict or str")
+    if isinstance(dataset, int):
+        return {"num_samples": dataset}
+    if isinstance(dataset, str):
+        return {"manifest": dataset}
+    if isinstance(dataset, dict):
+        allowed = {"num_samples", "height", "width", "channels", "num_classes"}
+        unknown = set(dataset) - allowed
+        if unknown:
+            raise ValueError(f"dataset: unknown keys {sorted(unknown)}; known: {sorted(allowed)}")
+        return dict(dataset)
+    raise TypeError(f"dataset: expected int, dict or str, got {type(dataset).__name__}")
+
+
+class Loader:
+    __doc__ = "Streams one rank's batches of a Stoker job.\n\nArguments:" + _ARGS_DOC
+
+    def __init__(self, coordinator, dataset, pipeline="to_float", batch_size=64, rank=0,
+                 world_size=1, epochs=1, seed=0, shuffle="global", shuffle_block=1024,
+                 drop_last=False, job_name=None, prefetch_bytes=256 << 20, layout=None,
+                 dtype="auto", device="cpu", to_float=False, mean=None, std=None,
+                 resident_batches=4, ordered=False, return_indices=False):
+        config = _stoker.LoaderConfig()
+        config.coordinator = coordinator
+        for key, value in _dataset_fields(dataset).items():
+            setattr(config, key, value)
+        if isinstance(pipeline, (list, tuple)):
+            pipeline = ", ".join(pipeline)
+        config.pipeline = pipeline
+        converts = to_float or device != "cpu"
+        config.layout = layout if layout is not None else ("hwc" if converts else "chw")
+        config.dtype = dtype
+        config.batch_size = batch_size
+        config.rank = rank
+        config.world_size = world_size
+        config.epochs = epochs
+        config.seed = seed
+        config.shuffle = shuffle
+        config.shuffle_block = shuffle_block
+        config.drop_last = drop_last
+        config.job_name = job_name or ""
+        config.run_id = os.environ.get("TORCHELASTIC_RUN_ID", "")
+        config.prefetch_bytes = prefetch_bytes
+        config.device = device
+        config.to_float = to_float
+        config.mean = list(mean or [])
+        config.std = list(std or [])
+        config.resident_batches = resident_batches
+        config.ordered = ordered  # True: InvalidArgumentError for now
+        self._return_indices = return_indices
+        self._loader = _stoker.Loader(config)
+
+    # --- iteration ---
+    def batches(self):
+        """The rest of the current epoch as stoker.Batch objects."""
+        for raw in self._loader.epoch():
+            yield Batch(raw)
+
+    def __iter__(self):
+        for batch in self.batches():
+            if self._return_indices:
+                yield batch.images, batch.labels, batch.sample_indices
+            else:
+                yield batch.images, batch.labels
+
+    def __len__(self):
+        """Batches per epoch for this rank."""
+        return self._loader.batches_per_epoch
+
+    def next_batch(self):
+        """The next stoker.Batch across epochs; EndOfJobError after the last one."""
+        return Batch(self._loader.next())
+
+    # --- state ---
+    @property
+    def epochs(self):
+        return self._loader.epochs
+
+    @property
+    def current_epoch(self):
+        return self._loader.current_epoch
+
+    @property
+    def batches_per_epoch(self):
+        return self._loader.batches_per_epoch
+
+    @property
+    def job_name(self):
+        return self._loader.job_name
+
+    @property
+    def job_id(self):
+        return self._loader.job_id
+
+    @property
+    def device(self):
+        return self._loader.device
+
+    def stats(self):
+        """The loader's counters (LoaderStats) as a dict."""
+        return self._loader.stats()
+
+    def stop(self):
+        """Ends the streams; batches already returned stay valid. Idempotent."""
+        self._loader.stop()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False

@@ -1,0 +1,503 @@
+// The pybind11 glue of the Python module `stoker` (the C++ part, `stoker._stoker`): converts
+// types and statuses, and nothing else. The Python side (stoker/loader.py) turns the DLPack
+// capsules into torch tensors.
+//
+// Zero copy: Batch.images_dlpack() hands out a DLManagedTensor (dlpack_abi.h) whose data is the
+// received message's payload (or the DeviceFeeder's output when converting); its manager context
+// holds a reference to the Batch (or the converted tensor and its feeder), dropped by the
+// deleter when the consumer frees the tensor.
+//
+// The GIL is released while blocking: Loader construction (OpenJob), next(), stop().
+// absl::Status codes map to exceptions (all subclasses of stoker.StokerError, with `.code`):
+// INVALID_ARGUMENT → InvalidArgumentError (also a ValueError), UNAVAILABLE / DEADLINE_EXCEEDED →
+// UnavailableError (also a ConnectionError), FAILED_PRECONDITION → FailedPreconditionError,
+// OUT_OF_RANGE → EndOfJobError, CANCELLED → CancelledError, others → StokerError.
+
+#include <Python.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "trainer_client/batch.h"
+#include "trainer_client/device/device_feeder.h"
+#include "trainer_client/loader.h"
+#include "trainer_client/python/dlpack_abi.h"
+#include "trainer_client/python/python_loader_config.h"
+
+#if STOKER_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace py = pybind11;
+
+namespace stoker {
+namespace {
+
+// ---- Status → exception -------------------------------------------------------------------
+
+struct ExceptionTypes {
+  PyObject* base = nullptr;
+  PyObject* invalid_argument = nullptr;
+  PyObject* unavailable = nullptr;
+  PyObject* failed_precondition = nullptr;
+  PyObject* end_of_job = nullptr;
+  PyObject* cancelled = nullptr;
+};
+ExceptionTypes exceptions;  // set once at import, never freed (the module is never unloaded)
+
+PyObject* NewException(py::module_& m, const char* name, PyObject* bases, const char* doc) {
+  const std::string qualified = absl::StrCat("stoker._stoker.", name);
+  PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases, nullptr);
+  if (type == nullptr) throw py::error_already_set();
+  Py_INCREF(type);
+  m.add_object(name, py::reinterpret_borrow<py::object>(type));
+  return type;
+}
+
+PyObject* Bases(PyObject* a, PyObject* b) {
+  PyObject* tuple = PyTuple_Pack(2, a, b);
+  if (tuple == nullptr) throw py::error_already_set();
+  return tuple;  // owned by the new type afterwards (we keep our reference: module lifetime)
+}
+
+void RegisterExceptions(py::module_& m) {
+  exceptions.base = NewException(m, "StokerError", PyExc_RuntimeError,
+                                 "A Stoker call failed; .code is the absl::Status code name.");
+  exceptions.invalid_argument =
+      NewException(m, "InvalidArgumentError", Bases(exceptions.base, PyExc_ValueError),
+                   "INVALID_ARGUMENT: a bad argument, named in the message.");
+  exceptions.unavailable =
+      NewException(m, "UnavailableError", Bases(exceptions.base, PyExc_ConnectionError),
+                   "UNAVAILABLE / DEADLINE_EXCEEDED: the coordinator or a worker is unreachable.");
+  exceptions.failed_precondition =
+      NewException(m, "FailedPreconditionError", exceptions.base,
+                   "FAILED_PRECONDITION: retrying will not help (e.g. no CUDA device).");
+  exceptions.end_of_job = NewException(m, "EndOfJobError", exceptions.base,
+                                       "OUT_OF_RANGE: every batch of every epoch was delivered.");
+  exceptions.cancelled =
+      NewException(m, "CancelledError", exceptions.base, "CANCELLED: the loader was stopped.");
+}
+
+[[noreturn]] void ThrowStatus(const absl::Status& status) {
+  PyObject* type = exceptions.base;
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+      type = exceptions.invalid_argument;
+      break;
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kDeadlineExceeded:
+      type = exceptions.unavailable;
+      break;
+    case absl::StatusCode::kFailedPrecondition:
+      type = exceptions.failed_precondition;
+      break;
+    case absl::StatusCode::kOutOfRange:
+      type = exceptions.end_of_job;
+      break;
+    case absl::StatusCode::kCancelled:
+      type = exceptions.cancelled;
+      break;
+    default:
+      break;
+  }
+  py::object error = py::reinterpret_borrow<py::object>(type)(status.ToString());
+  error.attr("code") = absl::StatusCodeToString(status.code());
+  PyErr_SetObject(type, error.ptr());
+  throw py::error_already_set();
+}
+
+// ---- DLPack ---------------------------------------------------------------------------------
+
+constexpr char kCapsuleName[] = "dltensor";
+
+struct ManagedContext {
+  dlpack::DLManagedTensor managed;
+  std::shared_ptr<const void> keep_alive;  // owns the memory managed.dl_tensor.data points at
+  std::vector<int64_t> shape;
+};
+
+void DeleteManaged(dlpack::DLManagedTensor* self) {
+  delete static_cast<ManagedContext*>(self->manager_ctx);
+}
+
+void DestroyCapsule(PyObject* capsule) {
+  // Still named "dltensor": never consumed, so the deleter is ours to call.
+  if (!PyCapsule_IsValid(capsule, kCapsuleName)) return;
+  auto* managed =
+      static_cast<dlpack::DLManagedTensor*>(PyCapsule_GetPointer(capsule, kCapsuleName));
+  managed->deleter(managed);
+}
+
+py::capsule MakeCapsule(const void* data, dlpack::DLDevice device, dlpack::DLDataType dtype,
+                        std::vector<int64_t> shape, std::shared_ptr<const void> keep_alive) {
+  auto* context = new ManagedContext;
+  context->keep_alive = std::move(keep_alive);
+  context->shape = std::move(shape);
+  dlpack::DLTensor& tensor = context->managed.dl_tensor;
+  tensor.data = const_cast<void*>(data);
+  tensor.device = device;
+  tensor.ndim = static_cast<int32_t>(context->shape.size());
+  tensor.dtype = dtype;
+  tensor.shape = context->shape.data();
+  tensor.strides = nullptr;
+  tensor.byte_offset = 0;
+  context->managed.manager_ctx = context;
+  context->managed.deleter = &DeleteManaged;
+  PyObject* capsule = PyCapsule_New(&context->managed, kCapsuleName, &DestroyCapsule);
+  if (capsule == nullptr) {
+    delete context;
+    throw py::error_already_set();
+  }
+  return py::reinterpret_steal<py::capsule>(capsule);
+}
+
+// ---- Batch ----------------------------------------------------------------------------------
+
+// A DeviceFeeder output with the feeder it came from (destroyed after the tensor).
+struct ConvertedTensor {
+  std::shared_ptr<DeviceFeeder> feeder;
+  DeviceTensor tensor;
+};
+
+// What Python sees as stoker._stoker.Batch. Immutable.
+struct PyBatch {
+  Batch batch;
+  std::shared_ptr<ConvertedTensor> converted;  // null unless the loader converts
+
+  const void* images_address() const {
+    return converted ? static_cast<const void*>(converted->tensor.data()) : batch.data();
+  }
+
+  py::capsule ImagesDlpack() const {
+    if (converted) {
+      const DeviceId device = converted->tensor.device();
+      const dlpack::DLDevice dl_device = {
+          device.kind == DeviceKind::kCuda ? dlpack::kDLCUDA : dlpack::kDLCPU, device.index};
+      const absl::Span<const int64_t> shape = converted->tensor.shape();
+      return MakeCapsule(converted->tensor.data(), dl_device, {dlpack::kDLFloat, 32, 1},
+                         std::vector<int64_t>(shape.begin(), shape.end()), converted);
+    }
+    const dlpack::DLDataType dtype = batch.dtype() == v1::DTYPE_FLOAT32
+                                         ? dlpack::DLDataType{dlpack::kDLFloat, 32, 1}
+                                         : dlpack::DLDataType{dlpack::kDLUInt, 8, 1};
+    const absl::Span<const int64_t> shape = batch.shape();
+    return MakeCapsule(batch.data(), {dlpack::kDLCPU, 0}, dtype,
+                       std::vector<int64_t>(shape.begin(), shape.end()),
+                       std::make_shared<const Batch>(batch));
+  }
+
+  py::capsule LabelsDlpack() const {
+    const absl::Span<const int64_t> labels = batch.labels();
+    return MakeCapsule(labels.data(), {dlpack::kDLCPU, 0}, {dlpack::kDLInt, 64, 1},
+                       {static_cast<int64_t>(labels.size())}, std::make_shared<const Batch>(batch));
+  }
+};
+
+const char* DTypeName(v1::DType dtype) {
+  switch (dtype) {
+    case v1::DTYPE_UINT8:
+      return "uint8";
+    case v1::DTYPE_FLOAT32:
+      return "float32";
+    default:
+      return "unspecified";
+  }
+}
+
+// ---- Loader ---------------------------------------------------------------------------------
+
+// Thread-safe (as Loader and DeviceFeeder are).
+class PyLoader {
+ public:
+  static std::shared_ptr<PyLoader> Create(const PythonLoaderConfig& config) {
+    absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
+    if (!options.ok()) ThrowStatus(options.status());
+    std::shared_ptr<DeviceFeeder> feeder;
+    if (config.NeedsFeeder()) {
+      absl::StatusOr<DeviceOptions> device_options = config.ToDeviceOptions();
+      if (!device_options.ok()) ThrowStatus(device_options.status());
+      absl::StatusOr<std::unique_ptr<DeviceFeeder>> created = DeviceFeeder::Create(*device_options);
+      if (!created.ok()) ThrowStatus(created.status());
+      feeder = std::move(*created);
+    }
+    absl::StatusOr<std::unique_ptr<Loader>> loader;
+    {
+      py::gil_scoped_release release;
+      loader = Loader::Open(*options);
+    }
+    if (!loader.ok()) ThrowStatus(loader.status());
+    return std::shared_ptr<PyLoader>(
+        new PyLoader(std::move(*loader), std::move(feeder), options->job_name));
+  }
+
+  // REQUIRES: the GIL is released. The batch, converted when the loader converts.
+  absl::StatusOr<std::shared_ptr<PyBatch>> Wrap(const Batch& batch) const {
+    auto wrapped = std::make_shared<PyBatch>();
+    wrapped->batch = batch;
+    if (feeder_ != nullptr) {
+      absl::StatusOr<DeviceTensor> tensor = feeder_->Convert(batch);
+      if (!tensor.ok()) return tensor.status();
+#if STOKER_HAVE_CUDA
+      // torch reads the tensor on its own stream, with no event to wait on: finish here.
+      if (tensor->ready_event() != nullptr) {
+        const cudaError_t error =
+            cudaEventSynchronize(static_cast<cudaEvent_t>(tensor->ready_event()));
+        if (error != cudaSuccess) {
+          return absl::InternalError(
+              absl::StrCat("cudaEventSynchronize: ", cudaGetErrorString(error)));
+        }
+      }
+#endif
+      wrapped->converted = std::make_shared<ConvertedTensor>();
+      wrapped->converted->feeder = feeder_;
+      wrapped->converted->tensor = *std::move(tensor);
+    }
+    return wrapped;
+  }
+
+  std::shared_ptr<PyBatch> Next() {
+    absl::StatusOr<std::shared_ptr<PyBatch>> result;
+    {
+      py::gil_scoped_release release;
+      absl::StatusOr<Batch> batch = loader_->Next();
+      if (batch.ok()) {
+        result = Wrap(*batch);
+      } else {
+        result = batch.status();
+      }
+    }
+    if (!result.ok()) ThrowStatus(result.status());
+    return *std::move(result);
+  }
+
+  void Stop() {
+    py::gil_scoped_release release;
+    if (feeder_ != nullptr) feeder_->Stop();
+    loader_->Stop();
+  }
+
+  Loader& loader() { return *loader_; }
+  const std::string& job_name() const { return job_name_; }
+  std::string device() const { return feeder_ ? feeder_->options().device : "cpu"; }
+
+  py::dict Stats() const {
+    const LoaderStats stats = loader_->stats();
+    py::dict d;
+    d["batches_received"] = stats.batches_received;
+    d["samples_received"] = stats.samples_received;
+    d["bytes_received"] = stats.bytes_received;
+    d["batches_delivered"] = stats.batches_delivered;
+    d["duplicates_dropped"] = stats.duplicates_dropped;
+    d["invalid_dropped"] = stats.invalid_dropped;
+    d["streams_opened"] = stats.streams_opened;
+    d["stream_failures"] = stats.stream_failures;
+    d["failed"] = stats.failed;
+    d["wait_seconds"] = stats.wait_seconds;
+    d["step_seconds"] = stats.step_seconds;
+    d["data_wait_fraction"] = stats.data_wait_fraction();
+    py::list workers;
+    for (const WorkerReceiveStats& w : stats.workers) {
+      py::dict wd;
+      wd["worker_id"] = w.worker_id;
+      wd["address"] = w.address;
+      wd["batches"] = w.batches;
+      wd["samples"] = w.samples;
+      wd["bytes"] = w.bytes;
+      wd["produce_seconds"] = w.produce_seconds;
+      workers.append(wd);
+    }
+    d["workers"] = workers;
+    return d;
+  }
+
+ private:
+  PyLoader(std::unique_ptr<Loader> loader, std::shared_ptr<DeviceFeeder> feeder,
+           std::string job_name)
+      : loader_(std::move(loader)), feeder_(std::move(feeder)), job_name_(std::move(job_name)) {}
+
+  std::unique_ptr<Loader> loader_;
+  std::shared_ptr<DeviceFeeder> feeder_;
+  const std::string job_name_;
+};
+
+// The rest of the current epoch, as a Python iterator. Not thread-safe (like EpochRange).
+class PyEpochIterator {
+ public:
+  explicit PyEpochIterator(std::shared_ptr<PyLoader> owner)
+      : owner_(std::move(owner)), range_(new EpochRange(owner_->loader().Epoch())) {}
+
+  uint32_t epoch() const { return range_->epoch(); }
+
+  std::shared_ptr<PyBatch> Next() {
+    if (done_) throw py::stop_iteration();
+    absl::StatusOr<std::shared_ptr<PyBatch>> result = nullptr;
+    {
+      py::gil_scoped_release release;
+      if (!it_.has_value()) {
+        it_ = range_->begin();
+      } else {
+        ++*it_;
+      }
+      if (*it_ == range_->end()) {
+        done_ = true;
+      } else {
+        result = owner_->Wrap(**it_);
+      }
+    }
+    if (done_) {
+      if (!range_->status().ok()) ThrowStatus(range_->status());
+      throw py::stop_iteration();
+    }
+    if (!result.ok()) ThrowStatus(result.status());
+    return *std::move(result);
+  }
+
+ private:
+  std::shared_ptr<PyLoader> owner_;
+  std::unique_ptr<EpochRange> range_;
+  std::optional<EpochRange::Iterator> it_;
+  bool done_ = false;
+};
+
+// ---- Module ---------------------------------------------------------------------------------
+
+void DefineConfig(py::module_& m) {
+  py::class_<PythonLoaderConfig>(m, "LoaderConfig",
+                                 "The arguments of stoker.Loader (python_loader_config.h).")
+      .def(py::init<>())
+      .def_readwrite("coordinator", &PythonLoaderConfig::coordinator)
+      .def_readwrite("manifest", &PythonLoaderConfig::manifest)
+      .def_readwrite("num_samples", &PythonLoaderConfig::num_samples)
+      .def_readwrite("height", &PythonLoaderConfig::height)
+      .def_readwrite("width", &PythonLoaderConfig::width)
+      .def_readwrite("channels", &PythonLoaderConfig::channels)
+      .def_readwrite("num_classes", &PythonLoaderConfig::num_classes)
+      .def_readwrite("pipeline", &PythonLoaderConfig::pipeline)
+      .def_readwrite("layout", &PythonLoaderConfig::layout)
+      .def_readwrite("dtype", &PythonLoaderConfig::dtype)
+      .def_readwrite("batch_size", &PythonLoaderConfig::batch_size)
+      .def_readwrite("rank", &PythonLoaderConfig::rank)
+      .def_readwrite("world_size", &PythonLoaderConfig::world_size)
+      .def_readwrite("epochs", &PythonLoaderConfig::epochs)
+      .def_readwrite("seed", &PythonLoaderConfig::seed)
+      .def_readwrite("shuffle", &PythonLoaderConfig::shuffle)
+      .def_readwrite("shuffle_block", &PythonLoaderConfig::shuffle_block)
+      .def_readwrite("drop_last", &PythonLoaderConfig::drop_last)
+      .def_readwrite("job_name", &PythonLoaderConfig::job_name)
+      .def_readwrite("run_id", &PythonLoaderConfig::run_id)
+      .def_readwrite("prefetch_bytes", &PythonLoaderConfig::prefetch_bytes)
+      .def_readwrite("device", &PythonLoaderConfig::device)
+      .def_readwrite("to_float", &PythonLoaderConfig::to_float)
+      .def_readwrite("mean", &PythonLoaderConfig::mean)
+      .def_readwrite("std", &PythonLoaderConfig::std)
+      .def_readwrite("resident_batches", &PythonLoaderConfig::resident_batches)
+      .def_readwrite("ordered", &PythonLoaderConfig::ordered)
+      .def("job_spec_text",
+           [](const PythonLoaderConfig& config) {
+             absl::StatusOr<v1::JobSpec> spec = config.ToJobSpec();
+             if (!spec.ok()) ThrowStatus(spec.status());
+             return spec->DebugString();
+           })
+      .def("default_job_name", [](const PythonLoaderConfig& config) {
+        absl::StatusOr<v1::JobSpec> spec = config.ToJobSpec();
+        if (!spec.ok()) ThrowStatus(spec.status());
+        return DefaultJobName(*spec, config.run_id);
+      });
+}
+
+void DefineBatch(py::module_& m) {
+  py::class_<PyBatch, std::shared_ptr<PyBatch>>(m, "Batch",
+                                                "A received batch (immutable; shares memory).")
+      .def("images_dlpack", &PyBatch::ImagesDlpack,
+           "A DLPack capsule over the images (the payload itself, or the converted tensor).")
+      .def("labels_dlpack", &PyBatch::LabelsDlpack, "A DLPack capsule over the int64 labels.")
+      .def_property_readonly(
+          "_payload_address",
+          [](const PyBatch& b) { return reinterpret_cast<uintptr_t>(b.batch.data()); })
+      .def_property_readonly(
+          "_images_address",
+          [](const PyBatch& b) { return reinterpret_cast<uintptr_t>(b.images_address()); })
+      .def_property_readonly("converted", [](const PyBatch& b) { return b.converted != nullptr; })
+      .def_property_readonly("shape",
+                             [](const PyBatch& b) {
+                               const absl::Span<const int64_t> s = b.batch.shape();
+                               return std::vector<int64_t>(s.begin(), s.end());
+                             })
+      .def_property_readonly("dtype", [](const PyBatch& b) { return DTypeName(b.batch.dtype()); })
+      .def_property_readonly(
+          "layout",
+          [](const PyBatch& b) { return b.batch.layout() == v1::LAYOUT_CHW ? "chw" : "hwc"; })
+      .def_property_readonly("labels",
+                             [](const PyBatch& b) {
+                               const absl::Span<const int64_t> s = b.batch.labels();
+                               return std::vector<int64_t>(s.begin(), s.end());
+                             })
+      .def_property_readonly("sample_indices",
+                             [](const PyBatch& b) {
+                               const absl::Span<const uint64_t> s = b.batch.sample_indices();
+                               return std::vector<uint64_t>(s.begin(), s.end());
+                             })
+      .def_property_readonly("num_samples", [](const PyBatch& b) { return b.batch.num_samples(); })
+      .def_property_readonly("size_bytes", [](const PyBatch& b) { return b.batch.size_bytes(); })
+      .def_property_readonly("job_id", [](const PyBatch& b) { return b.batch.job_id(); })
+      .def_property_readonly("epoch", [](const PyBatch& b) { return b.batch.epoch(); })
+      .def_property_readonly("batch_index", [](const PyBatch& b) { return b.batch.batch_index(); })
+      .def_property_readonly("worker_id", [](const PyBatch& b) { return b.batch.worker_id(); })
+      .def_property_readonly("produce_seconds",
+                             [](const PyBatch& b) { return b.batch.produce_seconds(); });
+}
+
+void DefineLoader(py::module_& m) {
+  py::class_<PyEpochIterator>(m, "EpochIterator", "The rest of the current epoch's batches.")
+      .def("__iter__", [](PyEpochIterator& it) -> PyEpochIterator& { return it; })
+      .def("__next__", &PyEpochIterator::Next)
+      .def_property_readonly("epoch", &PyEpochIterator::epoch);
+
+  py::class_<PyLoader, std::shared_ptr<PyLoader>>(m, "Loader", "stoker::Loader (loader.h).")
+      .def(py::init(&PyLoader::Create), py::arg("config"))
+      .def("next", &PyLoader::Next,
+           "The next batch (across epochs); EndOfJobError after the last one.")
+      .def(
+          "epoch",
+          [](std::shared_ptr<PyLoader> self) { return new PyEpochIterator(std::move(self)); },
+          "An iterator over the rest of the current epoch.")
+      .def("stop", &PyLoader::Stop)
+      .def("stats", &PyLoader::Stats)
+      .def_property_readonly("job_name", &PyLoader::job_name)
+      .def_property_readonly("device", &PyLoader::device)
+      .def_property_readonly("job_id", [](PyLoader& l) { return l.loader().job_id(); })
+      .def_property_readonly("client_id", [](PyLoader& l) { return l.loader().client_id(); })
+      .def_property_readonly("epochs", [](PyLoader& l) { return l.loader().epochs(); })
+      .def_property_readonly("current_epoch",
+                             [](PyLoader& l) { return l.loader().current_epoch(); })
+      .def_property_readonly("batches_per_epoch",
+                             [](PyLoader& l) { return l.loader().batches_per_epoch(); })
+      .def_property_readonly("batch_bytes", [](PyLoader& l) { return l.loader().batch_bytes(); })
+      .def_property_readonly("batch_shape", [](PyLoader& l) {
+        const absl::Span<const int64_t> s = l.loader().batch_shape();
+        return std::vector<int64_t>(s.begin(), s.end());
+      });
+}
+
+}  // namespace
+}  // namespace stoker
+
+PYBIND11_MODULE(_stoker, m) {
+  m.doc() = "Stoker's trainer client (C++ part); use the `stoker` package.";
+  stoker::RegisterExceptions(m);
+  stoker::DefineConfig(m);
+  stoker::DefineBatch(m);
+  stoker::DefineLoader(m);
+#if STOKER_HAVE_CUDA
+  m.attr("HAVE_CUDA") = true;
+#else
+  m.attr("HAVE_CUDA") = false;
+#endif
+}
