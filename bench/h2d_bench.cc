@@ -25,10 +25,10 @@
 
 #include "bench/h2d_compute.cuh"
 #include "common/flags.h"
-#include "stoker/v1/worker.pb.h"
 #include "trainer_client/batch.h"
 #include "trainer_client/device/cuda/cuda_feeder.h"
 #include "trainer_client/device/device_feeder.h"
+#include "trainer_client/device/testing/hwc_batch.h"
 
 namespace stoker {
 namespace {
@@ -43,18 +43,6 @@ bool Check(cudaError_t error, const char* what) {
 
 double Seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-Batch MakeBatch(int n, int h, int w, int c, int seed) {
-  auto message = std::make_shared<v1::BatchMessage>();
-  v1::BatchHeader* header = message->mutable_header();
-  for (int dim : {n, h, w, c}) header->add_shape(dim);
-  header->set_dtype(v1::DTYPE_UINT8);
-  header->set_layout(v1::LAYOUT_HWC);
-  std::string& data = *message->mutable_data();
-  data.resize(static_cast<size_t>(n) * h * w * c);
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>((i * 131 + seed) & 0xff);
-  return Batch(std::move(message));
 }
 
 // Pinned host → device copies of `bytes`, back to back on one stream: bytes per second.
@@ -167,7 +155,7 @@ int Main(int argc, char** argv) {
 
   const int n = static_cast<int>(batch_size), h = 224, w = 224, c = 3;
   std::vector<Batch> batches;
-  for (int seed = 0; seed < 4; ++seed) batches.push_back(MakeBatch(n, h, w, c, seed));
+  for (int seed = 0; seed < 4; ++seed) batches.push_back(MakeHwcBatch(n, h, w, c, seed));
   const size_t bytes = batches[0].size_bytes();
 
   const std::optional<double> peak = PinnedPeak(bytes, 50);

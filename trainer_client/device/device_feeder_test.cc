@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "stoker/v1/worker.pb.h"
+#include "trainer_client/device/testing/hwc_batch.h"
 
 namespace stoker {
 namespace {
@@ -15,19 +16,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // A uint8 HWC batch [n, h, w, c] whose bytes are 0, 1, 2, ...
-Batch MakeBatch(int n, int h, int w, int c, v1::DType dtype = v1::DTYPE_UINT8) {
-  auto message = std::make_shared<v1::BatchMessage>();
-  v1::BatchHeader* header = message->mutable_header();
-  for (int dim : {n, h, w, c}) header->add_shape(dim);
-  header->set_dtype(dtype);
-  header->set_layout(v1::LAYOUT_HWC);
-  for (int i = 0; i < n; ++i) header->add_labels(i);
-  std::string& data = *message->mutable_data();
-  data.resize(static_cast<size_t>(n * h * w * c));
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i % 251);
-  return Batch(std::move(message));
-}
-
 TEST(DeviceOptionsTest, ParsesDevicesAndNamesBadFields) {
   EXPECT_EQ(ParseDevice("cuda:3")->index, 3);
   EXPECT_EQ(ParseDevice("cuda")->kind, DeviceKind::kCuda);
@@ -53,7 +41,7 @@ TEST(HostFeederTest, NormalizesIntoChw) {
   auto feeder = DeviceFeeder::Create(options);
   ASSERT_TRUE(feeder.ok()) << feeder.status();
   // One 1×2 image, two channels: pixel 0 = (0, 1), pixel 1 = (2, 3).
-  absl::StatusOr<DeviceTensor> tensor = (*feeder)->Convert(MakeBatch(1, 1, 2, 2));
+  absl::StatusOr<DeviceTensor> tensor = (*feeder)->Convert(MakeHwcBatch(1, 1, 2, 2));
   ASSERT_TRUE(tensor.ok()) << tensor.status();
   EXPECT_THAT(tensor->shape(), ElementsAre(1, 2, 1, 2));
   EXPECT_EQ(tensor->ready_event(), nullptr);
@@ -70,7 +58,7 @@ TEST(HostFeederTest, NormalizesIntoChw) {
 TEST(HostFeederTest, WithoutMeanAndStdScalesToUnitRange) {
   auto feeder = DeviceFeeder::Create(DeviceOptions());
   ASSERT_TRUE(feeder.ok());
-  absl::StatusOr<DeviceTensor> tensor = (*feeder)->Convert(MakeBatch(2, 3, 4, 3));
+  absl::StatusOr<DeviceTensor> tensor = (*feeder)->Convert(MakeHwcBatch(2, 3, 4, 3));
   ASSERT_TRUE(tensor.ok());
   // Element [1][2][0][3] (CHW) comes from HWC byte ((1·3 + 0)·4 + 3)·3 + 2 = 47.
   EXPECT_FLOAT_EQ(tensor->data()[((1 * 3 + 2) * 3 + 0) * 4 + 3], 47 / 255.0f);
@@ -79,16 +67,16 @@ TEST(HostFeederTest, WithoutMeanAndStdScalesToUnitRange) {
 TEST(HostFeederTest, RefusesWhatIsNotUint8Hwc) {
   auto feeder = DeviceFeeder::Create(DeviceOptions());
   ASSERT_TRUE(feeder.ok());
-  EXPECT_EQ((*feeder)->Convert(MakeBatch(1, 2, 2, 3, v1::DTYPE_FLOAT32)).status().code(),
+  EXPECT_EQ((*feeder)->Convert(MakeHwcBatch(1, 2, 2, 3, 0, v1::DTYPE_FLOAT32)).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ((*feeder)->Convert(MakeBatch(1, 2, 2, 5)).status().code(),
+  EXPECT_EQ((*feeder)->Convert(MakeHwcBatch(1, 2, 2, 5)).status().code(),
             absl::StatusCode::kInvalidArgument);
   DeviceOptions three_channels;
   three_channels.mean = {0, 0, 0};
   three_channels.std = {1, 1, 1};
   auto strict = DeviceFeeder::Create(three_channels);
   ASSERT_TRUE(strict.ok());
-  EXPECT_THAT(std::string((*strict)->Convert(MakeBatch(1, 2, 2, 1)).status().message()),
+  EXPECT_THAT(std::string((*strict)->Convert(MakeHwcBatch(1, 2, 2, 1)).status().message()),
               HasSubstr("normalizes 3"));
 }
 
@@ -97,14 +85,14 @@ TEST(HostFeederTest, HoldsAtMostResidentBatches) {
   options.resident_batches = 2;
   auto feeder = DeviceFeeder::Create(options);
   ASSERT_TRUE(feeder.ok());
-  absl::StatusOr<DeviceTensor> first = (*feeder)->Convert(MakeBatch(1, 2, 2, 3));
-  absl::StatusOr<DeviceTensor> second = (*feeder)->Convert(MakeBatch(1, 2, 2, 3));
+  absl::StatusOr<DeviceTensor> first = (*feeder)->Convert(MakeHwcBatch(1, 2, 2, 3));
+  absl::StatusOr<DeviceTensor> second = (*feeder)->Convert(MakeHwcBatch(1, 2, 2, 3));
   ASSERT_TRUE(first.ok() && second.ok());
   EXPECT_NE(first->data(), second->data());
 
   absl::Notification converted;
   std::thread third([&] {
-    absl::StatusOr<DeviceTensor> tensor = (*feeder)->Convert(MakeBatch(1, 2, 2, 3));
+    absl::StatusOr<DeviceTensor> tensor = (*feeder)->Convert(MakeHwcBatch(1, 2, 2, 3));
     EXPECT_TRUE(tensor.ok());
     converted.Notify();
   });
@@ -120,10 +108,10 @@ TEST(HostFeederTest, StopWakesWaiters) {
   options.resident_batches = 1;
   auto feeder = DeviceFeeder::Create(options);
   ASSERT_TRUE(feeder.ok());
-  absl::StatusOr<DeviceTensor> held = (*feeder)->Convert(MakeBatch(1, 1, 1, 1));
+  absl::StatusOr<DeviceTensor> held = (*feeder)->Convert(MakeHwcBatch(1, 1, 1, 1));
   ASSERT_TRUE(held.ok());
   std::thread waiter([&] {
-    EXPECT_EQ((*feeder)->Convert(MakeBatch(1, 1, 1, 1)).status().code(),
+    EXPECT_EQ((*feeder)->Convert(MakeHwcBatch(1, 1, 1, 1)).status().code(),
               absl::StatusCode::kCancelled);
   });
   (*feeder)->Stop();

@@ -7,23 +7,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "stoker/v1/worker.pb.h"
 #include "trainer_client/device/device_feeder.h"
+#include "trainer_client/device/testing/hwc_batch.h"
 
 namespace stoker {
 namespace {
-
-Batch MakeBatch(int n, int h, int w, int c, int seed) {
-  auto message = std::make_shared<v1::BatchMessage>();
-  v1::BatchHeader* header = message->mutable_header();
-  for (int dim : {n, h, w, c}) header->add_shape(dim);
-  header->set_dtype(v1::DTYPE_UINT8);
-  header->set_layout(v1::LAYOUT_HWC);
-  std::string& data = *message->mutable_data();
-  data.resize(static_cast<size_t>(n * h * w * c));
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>((i * 7 + seed) % 256);
-  return Batch(std::move(message));
-}
 
 class CudaFeederTest : public ::testing::Test {
  protected:
@@ -43,7 +31,7 @@ TEST_F(CudaFeederTest, MatchesTheHostConversionAcrossSlotReuse) {
   auto host = DeviceFeeder::Create(options);
   ASSERT_TRUE(host.ok());
   for (int round = 0; round < 5; ++round) {  // More rounds than slots: slots are reused.
-    const Batch batch = MakeBatch(4, 37, 53, 3, round);
+    const Batch batch = MakeHwcBatch(4, 37, 53, 3, round);
     absl::StatusOr<DeviceTensor> on_gpu = (*gpu)->Convert(batch);
     ASSERT_TRUE(on_gpu.ok()) << on_gpu.status();
     absl::StatusOr<DeviceTensor> on_host = (*host)->Convert(batch);
