@@ -7,7 +7,7 @@ Checks: one full epoch (of two) delivers every sample index exactly once, with t
 shapes and dtypes; the torch tensors share memory with the received batch (data_ptr() == the
 payload address) and stay valid after the loader is gone; the second epoch through the
 (images, labels, indices) iteration; EndOfJobError at the end; uint8 batches and their host
-conversion; argument errors. Bounded: an alarm fails the run after 150 s.
+conversion; argument errors; hybrid mode (local_threads) with no remote worker. Bounded: an alarm fails the run after 150 s.
 """
 
 import gc
@@ -170,6 +170,20 @@ class PythonLoaderTest(unittest.TestCase):
         # A CUDA build on a machine with a GPU: the feeder exists; torch may lack CUDA.
         self.assertTrue(stoker.HAVE_CUDA)
         loader.stop()
+
+    def test_hybrid_local_threads_without_remote_workers(self):
+        with stoker.LocalCluster(BUILD_DIR, workers=0) as empty:
+            loader = stoker.Loader(coordinator=empty.address, dataset=DATASET,
+                                   pipeline="to_float", batch_size=BATCH, epochs=1,
+                                   seed=unique_seed(), local_threads=2, return_indices=True)
+            indices = []
+            for _, _, batch_indices in loader:
+                indices.extend(batch_indices.tolist())
+            self.assertEqual(sorted(indices), list(range(NUM_SAMPLES)))
+            workers = [w for w in loader.stats()["workers"] if w["batches"] > 0]
+            self.assertEqual(len(workers), 1)
+            self.assertTrue(workers[0]["address"].startswith("127.0.0.1:"))
+            loader.stop()
 
     def test_default_job_name_is_deterministic(self):
         def config(seed):

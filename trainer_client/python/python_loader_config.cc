@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "augment/pipeline_text.h"
@@ -101,6 +102,10 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
   options.job_name = job_name.empty() ? DefaultJobName(options.spec, run_id) : job_name;
   options.rank = rank;
   options.prefetch_bytes = prefetch_bytes;
+  if (local_threads > 0) {
+    absl::BitGen random;
+    options.client_id = absl::StrCat("py-local-", absl::Hex(absl::Uniform<uint64_t>(random)));
+  }
   RETURN_IF_ERROR(options.Validate());
   return options;
 }

@@ -56,6 +56,9 @@ struct PythonLoaderConfig {
   std::vector<float> std;
   // Converted batches that may be alive at once (DeviceOptions::resident_batches).
   uint32_t resident_batches = 4;
+  // Hybrid mode: producer threads of this process (LocalProducer) private to this loader;
+  // 0 = none. With > 0 the loader gets a random client id for them.
+  uint32_t local_threads = 0;
   // Plan-order delivery: not supported by this client yet (INVALID_ARGUMENT when true).
   bool ordered = false;
 

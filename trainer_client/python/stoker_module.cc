@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "trainer_client/batch.h"
 #include "trainer_client/device/device_feeder.h"
+#include "trainer_client/hybrid/local_producer.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/python/dlpack_abi.h"
 #include "trainer_client/python/python_loader_config.h"
@@ -227,14 +228,24 @@ class PyLoader {
       if (!created.ok()) ThrowStatus(created.status());
       feeder = std::move(*created);
     }
+    std::unique_ptr<LocalProducer> local;
     absl::StatusOr<std::unique_ptr<Loader>> loader;
     {
       py::gil_scoped_release release;
-      loader = Loader::Open(*options);
+      if (config.local_threads > 0) {
+        absl::StatusOr<std::unique_ptr<LocalProducer>> started = LocalProducer::Start(
+            options->coordinator_address, options->client_id, config.local_threads);
+        if (started.ok()) {
+          local = *std::move(started);
+        } else {
+          loader = started.status();
+        }
+      }
+      if (config.local_threads == 0 || local != nullptr) loader = Loader::Open(*options);
     }
     if (!loader.ok()) ThrowStatus(loader.status());
-    return std::shared_ptr<PyLoader>(
-        new PyLoader(std::move(*loader), std::move(feeder), options->job_name));
+    return std::shared_ptr<PyLoader>(new PyLoader(std::move(local), std::move(*loader),
+                                                  std::move(feeder), options->job_name));
   }
 
   // REQUIRES: the GIL is released. The batch, converted when the loader converts.
@@ -281,6 +292,7 @@ class PyLoader {
     py::gil_scoped_release release;
     if (feeder_ != nullptr) feeder_->Stop();
     loader_->Stop();
+    if (local_ != nullptr) local_->Stop();
   }
 
   Loader& loader() { return *loader_; }
@@ -318,10 +330,15 @@ class PyLoader {
   }
 
  private:
-  PyLoader(std::unique_ptr<Loader> loader, std::shared_ptr<DeviceFeeder> feeder,
-           std::string job_name)
-      : loader_(std::move(loader)), feeder_(std::move(feeder)), job_name_(std::move(job_name)) {}
+  PyLoader(std::unique_ptr<LocalProducer> local, std::unique_ptr<Loader> loader,
+           std::shared_ptr<DeviceFeeder> feeder, std::string job_name)
+      : local_(std::move(local)),
+        loader_(std::move(loader)),
+        feeder_(std::move(feeder)),
+        job_name_(std::move(job_name)) {}
 
+  // Declared before loader_: destroyed after it, so the loader's streams end first.
+  std::unique_ptr<LocalProducer> local_;
   std::unique_ptr<Loader> loader_;
   std::shared_ptr<DeviceFeeder> feeder_;
   const std::string job_name_;
@@ -399,6 +416,7 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("std", &PythonLoaderConfig::std)
       .def_readwrite("resident_batches", &PythonLoaderConfig::resident_batches)
       .def_readwrite("ordered", &PythonLoaderConfig::ordered)
+      .def_readwrite("local_threads", &PythonLoaderConfig::local_threads)
       .def("job_spec_text",
            [](const PythonLoaderConfig& config) {
              absl::StatusOr<v1::JobSpec> spec = config.ToJobSpec();

@@ -42,6 +42,9 @@ _ARGS_DOC = """
     resident_batches: converted batches alive at once (holding more blocks the next one).
     ordered:      plan-order delivery; only False is supported by this version.
     return_indices: yield (images, labels, sample_indices) instead of (images, labels).
+    local_threads: hybrid mode: this many producer threads in this process, private to this
+                  loader, besides the remote workers (0 = none); a job can run with no remote
+                  worker at all.
 """
 
 
@@ -90,7 +93,7 @@ class Loader:
                  world_size=1, epochs=1, seed=0, shuffle="global", shuffle_block=1024,
                  drop_last=False, job_name=None, prefetch_bytes=256 << 20, layout=None,
                  dtype="auto", device="cpu", to_float=False, mean=None, std=None,
-                 resident_batches=4, ordered=False, return_indices=False):
+                 resident_batches=4, ordered=False, return_indices=False, local_threads=0):
         config = _stoker.LoaderConfig()
         config.coordinator = coordinator
         for key, value in _dataset_fields(dataset).items():
@@ -118,6 +121,7 @@ class Loader:
         config.std = list(std or [])
         config.resident_batches = resident_batches
         config.ordered = ordered  # True: InvalidArgumentError for now
+        config.local_threads = local_threads
         self._return_indices = return_indices
         self._loader = _stoker.Loader(config)
 
