@@ -78,6 +78,16 @@ struct LoaderStats {
   double wait_seconds = 0;
   double step_seconds = 0;
   std::vector<WorkerReceiveStats> workers;  // by worker id
+  // Byte budget (credit_balancer.h): the budget (prefetch_bytes, at least one batch per stream)
+  // and the most bytes ever committed at once (credit outstanding at workers + batches buffered
+  // here). It exceeds the budget only by the stall escalation's extra credit: at most
+  // max_stall_extra batches per open stream (epoch_buffer.h).
+  uint64_t budget_bytes = 0;
+  uint64_t max_committed_bytes = 0;
+  uint32_t max_stall_extra = 0;
+  size_t max_streams = 0;
+  // Hedging: overdue tasks reported to the coordinator (each may get a backup lease).
+  uint64_t overdue_reported = 0;
 
   // wait / (wait + step); 0 before any batch.
   double data_wait_fraction() const {
