@@ -56,6 +56,14 @@ void LoaderImpl::AddOverdueLocked(v1::ClientHeartbeatRequest* request) {
   stats_.overdue_reported += static_cast<uint64_t>(request->overdue_size());
 }
 
+void LoaderImpl::FillSharesLocked(LoaderStats* stats) const {
+  for (WorkerReceiveStats& worker : stats->workers) {
+    for (const auto& [id, state] : streams_) {
+      if (!state.done && state.address == worker.address) worker.share = balancer_.share(id);
+    }
+  }
+}
+
 void LoaderImpl::NoteCommittedLocked() {
   const uint64_t batch_bytes = job_.batch_bytes();
   stats_.budget_bytes =

@@ -165,6 +165,7 @@ LoaderStats LoaderImpl::stats() const {
   stats.failed = !fatal_.ok();
   stats.workers.clear();
   for (const auto& [id, worker] : worker_stats_) stats.workers.push_back(worker);
+  FillSharesLocked(&stats);
   return stats;
 }
 

@@ -92,6 +92,8 @@ class LoaderImpl {
   // Adds the current epoch's missing tasks as `overdue` once the consumer has starved for
   // longer than balancer_.OverdueAfter().
   void AddOverdueLocked(v1::ClientHeartbeatRequest* request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sets each worker's current share (by address) in `stats`.
+  void FillSharesLocked(LoaderStats* stats) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Records the budget high-water mark after grants.
   void NoteCommittedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

@@ -2,6 +2,7 @@
 #define STOKER_WORKER_WORKER_CONFIG_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -30,6 +31,10 @@ struct WorkerConfig {
   // On SIGTERM (WorkerServer::Drain): how long to keep delivering what the worker holds before
   // handing the rest back and closing streams. > 0.
   absl::Duration drain_deadline = absl::Seconds(10);
+  // Bench/test facility (worker/simulated_batch.h): when set, producers skip the source and
+  // pipeline and emit a batch of the job's shape `simulate_batch_period` after taking its task
+  // (zero: at once), i.e. at a fixed rate per producer thread. >= 0. Unset: real production.
+  std::optional<absl::Duration> simulate_batch_period;
 
   // INVALID_ARGUMENT naming the field.
   absl::Status Validate() const;
