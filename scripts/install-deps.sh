@@ -14,8 +14,9 @@ PACKAGES=(
   prometheus-cpp-dev prometheus
   libcurl4-openssl-dev nginx
 )
-# Competitors in bench/: tjbench (decode), torchvision (augment; run with /usr/bin/python3).
-BENCH_PACKAGES=(libjpeg-turbo-progs python3-torch python3-torchvision python3-numpy)
+# Competitors in bench/: tjbench (decode), torchvision (augment; run with /usr/bin/python3),
+# iperf3 (wire: single-stream loopback TCP).
+BENCH_PACKAGES=(libjpeg-turbo-progs python3-torch python3-torchvision python3-numpy iperf3)
 if [ "${1:-}" = "--bench" ]; then
   PACKAGES+=("${BENCH_PACKAGES[@]}")
 elif [ $# -gt 0 ]; then
