@@ -19,14 +19,20 @@
 //   1. Open: OpenJob(name, spec) with retry on UNAVAILABLE → job id, batches per epoch per rank,
 //      batch bytes and shape. Then ClientHeartbeat → the live workers.
 //   2. One Worker.StreamBatches per live worker (filtered by only_workers): Open{job, rank,
-//      client id}, then Credit{share} where share = prefetch_bytes / batch_bytes / streams (>= 1).
+//      client id}, then Credit{share} where a new stream's share = prefetch_bytes / batch_bytes /
+//      streams (>= 1); every heartbeat the shares follow the streams' delivery rates
+//      (credit_balancer.h), within the byte budget.
 //   3. Each batch received is acked on its stream at once and reported as consumed in the next
 //      heartbeat; a duplicate (task already received this epoch) is acked and dropped. Handing a
 //      batch to the training loop (or dropping one) returns one credit to its stream.
 //   4. A heartbeat every heartbeat_interval reports consumed tasks and refreshes the worker list:
 //      streams that failed (worker died) are dropped and reopened, with backoff, to workers the
 //      coordinator still (or again) lists; their leased tasks come back from other workers.
-//   5. Stop() half-closes every stream; workers end them.
+//   5. Hedging: while the training loop has waited longer than max(3 x p99 batch latency, 1 s),
+//      each heartbeat reports the epoch's missing tasks as `overdue`; the coordinator gives each
+//      leased one a backup lease on another worker. The first copy wins, the other is a
+//      duplicate (step 3).
+//   6. Stop() half-closes every stream; workers end them.
 // Delivery: every batch of the rank exactly once per epoch; all of epoch e (in arrival order)
 // before any of epoch e+1.
 

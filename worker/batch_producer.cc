@@ -166,6 +166,7 @@ void BatchProducer::Stop() {
 void BatchProducer::Loop() {
   ProducerScratch scratch;
   scratch.workspace.set_time_ops(true);
+  absl::Time simulated_ready = absl::InfinitePast();  // the last simulated batch's ready time
   while (true) {
     Work work;
     uint64_t worker_id;
@@ -185,7 +186,10 @@ void BatchProducer::Loop() {
     const absl::Duration cpu_start = ThreadCpuTime();
     absl::Status status;
     if (simulated.has_value()) {
-      const absl::Time ready = absl::Now() + *simulated;
+      // A fixed rate while busy: each batch is ready one period after the later of the last
+      // one's ready time and the moment this task was taken.
+      const absl::Time ready = std::max(absl::Now(), simulated_ready) + *simulated;
+      simulated_ready = ready;
       status = SimulateBatch(*work.job, work.task, worker_id, message.get());
       absl::MutexLock lock(&mu_);  // sleeps until `ready`; Stop() wakes it
       mu_.AwaitWithDeadline(absl::Condition(&stopping_), ready);

@@ -10,8 +10,9 @@
 // SimulateBatch fills `out` like ProduceBatch would for `task`: the same header (task, sample
 // indices of the plan, shape, dtype, layout, worker id; labels 0) and a payload of the job's
 // batch size in bytes whose content is unspecified (zeros the first time a pooled message is
-// used). It does not pace itself: the BatchProducer holds each simulated batch until
-// `period` after it took the task, so one producer thread emits at most one batch per period.
+// used). It does not pace itself: the BatchProducer holds each simulated batch until one
+// period after the later of the previous batch's ready time and the moment it took the task, so
+// a busy producer thread emits exactly one batch per period.
 //
 // Errors: OUT_OF_RANGE for a task past the plan (as ProduceBatch). Thread-safe (the job is).
 
