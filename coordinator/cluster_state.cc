@@ -382,6 +382,16 @@ bool ClusterState::IsDone(const TaskId& task) const {
 
 // --- Queries ---
 
+std::optional<uint64_t> ClusterState::LeaseHolder(const TaskId& task) const {
+  auto ref = Locate(task);
+  if (!ref.ok()) return std::nullopt;
+  const RankProgress* progress = FindProgress(ref->job_id, ref->rank);
+  if (progress == nullptr) return std::nullopt;
+  auto it = progress->leased.find(ref->seq);
+  if (it == progress->leased.end()) return std::nullopt;
+  return it->second.worker_id;
+}
+
 const JobRecord* ClusterState::FindJob(uint64_t job_id) const {
   auto it = jobs_.find(job_id);
   return it == jobs_.end() ? nullptr : &it->second.record;

@@ -139,6 +139,11 @@ class ClusterState {
   bool JobFinished(uint64_t job_id) const;
   RankProgressSummary RankSummary(uint64_t job_id, uint32_t rank) const;
 
+  // True when the task is done (its batch reached the client).
+  bool IsTaskDone(const stoker::v1::TaskId& task) const { return IsDone(task); }
+  // The worker holding a lease on the task; nullopt when it is not leased (pending, done, or
+  // outside every job).
+  std::optional<uint64_t> LeaseHolder(const stoker::v1::TaskId& task) const;
   // Earliest expiry among all leases; nullopt when nothing is leased.
   std::optional<int64_t> EarliestLeaseExpiry() const;
   // Tasks currently leased to the worker, in (job, rank, plan) order.

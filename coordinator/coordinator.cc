@@ -268,8 +268,26 @@ absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasksLocked(
     return UnknownWorker(request.worker_id(), config_.worker_timeout);
   }
   const uint32_t max = std::min(request.max_tasks(), config_.max_tasks_per_lease);
-  std::vector<TaskId> tasks = state_.PendingTasks(job->id, request.rank(), max);
   stoker::v1::LeaseTasksResponse response;
+  // Backup leases first (hedge_book.h): soft state, not in the cluster state.
+  const std::vector<TaskId> backups =
+      hedges_.Take(job->id, request.rank(), request.worker_id(), max, [this](const TaskId& t) {
+        return state_.IsTaskDone(t) || !state_.LeaseHolder(t).has_value();
+      });
+  if (!backups.empty()) {
+    const int64_t expires = absl::ToUnixMillis(clock_->Now() + config_.lease_duration);
+    for (const TaskId& task : backups) {
+      stoker::v1::Lease* out = response.add_leases();
+      *out->mutable_task() = task;
+      out->set_expires_unix_ms(expires);
+    }
+    STOKER_LOG(INFO) << "backup lease of " << backups.size() << " overdue task(s) of job "
+                     << job->id << " rank " << request.rank() << " to worker "
+                     << request.worker_id();
+  }
+  std::vector<TaskId> tasks =
+      backups.size() >= max ? std::vector<TaskId>()
+                            : state_.PendingTasks(job->id, request.rank(), max - backups.size());
   if (!tasks.empty()) {
     const int64_t expires = absl::ToUnixMillis(clock_->Now() + config_.lease_duration);
     StateUpdate update;
@@ -313,7 +331,9 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
     *complete.add_tasks() = task;
   }
   RETURN_IF_ERROR(CompleteTasksLocked(complete));
-  board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(), clock_->Now());
+  RETURN_IF_ERROR(HedgeOverdueLocked(request, *job));
+  board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(),
+                      clock_->Now());
   stoker::v1::ClientHeartbeatResponse response;
   for (const WorkerRecord* worker : state_.Workers()) {
     if (!worker->private_to_client.empty() && worker->private_to_client != request.client_id()) {
@@ -392,6 +412,35 @@ absl::Status Coordinator::CompleteTasksLocked(const stoker::v1::CompleteTasksUpd
   StateUpdate wrapped;
   *wrapped.mutable_complete_tasks() = update;
   return ApplyUpdate(wrapped);
+}
+
+absl::Status Coordinator::HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request,
+                                             const JobRecord& job) {
+  hedges_.Prune([this](const TaskId& task) { return state_.IsTaskDone(task); });
+  const int count = std::min(request.overdue_size(), kMaxOverdue);
+  for (int i = 0; i < count; ++i) {
+    const TaskId& task = request.overdue(i);
+    const std::string field = absl::StrCat("overdue[", i, "]: ");
+    if (task.job_id() != job.id) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, DescribeTask(task), " is not of job ", job.id));
+    }
+    absl::StatusOr<uint32_t> rank = state_.RankOfTask(task);
+    if (!rank.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(field, rank.status().message()));
+    }
+    if (*rank != request.rank()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, DescribeTask(task), " is of rank ", *rank, ", not ", request.rank()));
+    }
+    const std::optional<uint64_t> holder = state_.LeaseHolder(task);
+    if (holder.has_value() && hedges_.Add(task, *rank, *holder)) {
+      STOKER_LOG(INFO) << "client of job " << job.id << " rank " << *rank << " reports "
+                       << DescribeTask(task) << " overdue; queued a backup lease (primary: worker "
+                       << *holder << ")";
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace stoker

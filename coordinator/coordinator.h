@@ -19,6 +19,9 @@
 //      reports `delivered` in its heartbeat) and reports `consumed` in its own heartbeat; either
 //      report completes it, both are harmless. LeaseTasks says rank_finished, and
 //      ClientHeartbeat says JOB_STATE_FINISHED, once everything is done.
+//   5. Hedging: a client whose consumer starves reports the missing tasks it needs as
+//      `overdue`; each that is leased gets one backup lease (hedge_book.h), handed first to the
+//      next LeaseTasks of that (job, rank) from another worker. First copy wins at the client.
 //
 // Liveness (lost workers, expired leases) is checked lazily at the start of every RPC against
 // the injected clock, and by CheckLiveness(), which the server calls periodically.
@@ -43,6 +46,7 @@
 #include "common/clock.h"
 #include "coordinator/cluster_state.h"
 #include "coordinator/coordinator_config.h"
+#include "coordinator/hedge_book.h"
 #include "coordinator/state_store.h"
 #include "coordinator/status_board.h"
 #include "stoker/v1/coordinator.pb.h"
@@ -157,6 +161,12 @@ class Coordinator {
       const stoker::v1::LeaseTasksRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::ClientHeartbeatResponse> ClientHeartbeatLocked(
       const stoker::v1::ClientHeartbeatRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Validates request.overdue (INVALID_ARGUMENT naming overdue[i]) and queues backup leases of
+  // the leased ones; forgets hedges of done tasks.
+  absl::Status HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request,
+                                  const JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Overdue tasks looked at per heartbeat (the rest are ignored).
+  static constexpr int kMaxOverdue = 64;
   void CheckLivenessLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RemoveWorkerLocked(uint64_t worker_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CompleteTasksLocked(const stoker::v1::CompleteTasksUpdate& update)
@@ -168,6 +178,7 @@ class Coordinator {
   mutable absl::Mutex mu_;
   ClusterState state_ ABSL_GUARDED_BY(mu_);
   StatusBoard board_ ABSL_GUARDED_BY(mu_);
+  HedgeBook hedges_ ABSL_GUARDED_BY(mu_);  // backup leases of overdue tasks (soft state)
 };
 
 }  // namespace stoker

@@ -16,8 +16,9 @@ PACKAGES=(
   # The Python module (trainer_client/python) and its tests, run with /usr/bin/python3.
   pybind11-dev python3-dev python3-torch python3-numpy
 )
-# Competitors in bench/: tjbench (decode), torchvision (augment; run with /usr/bin/python3).
-BENCH_PACKAGES=(libjpeg-turbo-progs python3-torchvision)
+# Competitors in bench/: tjbench (decode), torchvision (augment; run with /usr/bin/python3),
+# iperf3 (wire: single-stream loopback TCP).
+BENCH_PACKAGES=(libjpeg-turbo-progs python3-torchvision iperf3)
 if [ "${1:-}" = "--bench" ]; then
   PACKAGES+=("${BENCH_PACKAGES[@]}")
 elif [ $# -gt 0 ]; then

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <utility>
 
 namespace stoker {
@@ -102,14 +103,41 @@ void EpochBuffer::UpdateStall(bool consumer_waiting, absl::Time now) {
   extra_ = std::max(extra_, extra);
 }
 
+uint64_t EpochBuffer::committed() const {
+  uint64_t total = buffered_;
+  for (const auto& [id, account] : accounts_) total += account.outstanding;
+  return total;
+}
+
+std::vector<uint64_t> EpochBuffer::MissingInCurrentEpoch(size_t max) const {
+  std::vector<uint64_t> missing;
+  if (done()) return missing;
+  auto it = epochs_.find(current_epoch_);
+  const uint64_t world = std::max<uint32_t>(1, config_.world_size);
+  for (uint64_t k = 0; k < config_.batches_per_epoch && missing.size() < max; ++k) {
+    const uint64_t index = k * world + config_.rank;
+    if (it == epochs_.end() || !it->second.seen.contains(index)) missing.push_back(index);
+  }
+  return missing;
+}
+
 std::vector<CreditGrant> EpochBuffer::TakeCreditGrants(bool consumer_waiting, absl::Time now) {
   UpdateStall(consumer_waiting, now);
   std::vector<CreditGrant> grants;
+  // Byte budget: room left under the cap (unlimited without one).
+  uint64_t room = UINT64_MAX;
+  if (budget_ > 0) {
+    const uint64_t streams = accounts_.size();
+    const uint64_t cap = std::max<uint64_t>(budget_, streams) + uint64_t{extra_} * streams;
+    const uint64_t used = committed();
+    room = cap > used ? cap - used : 0;
+  }
   for (auto& [id, account] : accounts_) {
     const uint64_t target = static_cast<uint64_t>(account.share) + extra_;
     const uint64_t have = static_cast<uint64_t>(account.outstanding) + account.held;
-    if (have >= target) continue;
-    const uint32_t owed = static_cast<uint32_t>(target - have);
+    if (have >= target || room == 0) continue;
+    const uint32_t owed = static_cast<uint32_t>(std::min(target - have, room));
+    room -= owed;
     account.outstanding += owed;
     grants.push_back(CreditGrant{id, owed});
   }

@@ -30,6 +30,11 @@
 //   before the lost task was re-queued by the coordinator, while the excess memory grows only
 //   logarithmically with the stall. The extra ends when the stall does.
 //
+// Byte budget (balance): with SetBudget(b), grants also stop once committed() — outstanding
+// credit of every open stream plus every buffered batch — reaches max(b, streams) + extra ×
+// streams, so shares that sum to more than the budget (while a shrunk share still has credit
+// out) never commit more memory than that.
+//
 // Thread-compatible: the Loader guards it with its mutex.
 
 #include <cstdint>
@@ -79,6 +84,10 @@ class EpochBuffer {
   void SetShare(StreamId id, uint32_t share);
   // The stream ended: it gets no more credit. Its buffered batches stay and are handed out.
   void RemoveStream(StreamId id);
+  // Caps grants at `batches` (see "Byte budget" above); 0 = no cap (the default).
+  void SetBudget(uint64_t batches) { budget_ = batches; }
+  // Outstanding credit of the open streams plus buffered batches.
+  uint64_t committed() const;
   // Credits owed to each open stream under the level rule, given whether a consumer is blocked
   // waiting and the current time (for the stall escalation). The grants are counted as
   // outstanding: the caller must send them.
@@ -102,6 +111,9 @@ class EpochBuffer {
   // Buffered batches: all, and those of epochs after the current one.
   size_t buffered() const { return buffered_; }
   size_t later_buffered() const { return later_buffered_; }
+  // Up to `max` global batch indices of this rank's current-epoch tasks not received yet, in
+  // plan order (for hedging).
+  std::vector<uint64_t> MissingInCurrentEpoch(size_t max) const;
   // Distinct tasks accepted so far, and the job's total for this rank.
   uint64_t accepted_total() const { return accepted_total_; }
   uint64_t expected_total() const {
@@ -142,6 +154,7 @@ class EpochBuffer {
   uint64_t accepted_total_ = 0;
   std::optional<absl::Time> stall_start_;
   uint32_t extra_ = 0;
+  uint64_t budget_ = 0;
 };
 
 }  // namespace stoker

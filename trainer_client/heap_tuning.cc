@@ -22,6 +22,11 @@ void RetainFreedHeapMemory() {
     if (mallopt(M_TRIM_THRESHOLD, kTrimThreshold) != 1) {
       STOKER_LOG(WARNING) << "mallopt(M_TRIM_THRESHOLD) failed; receiving may page-fault more";
     }
+    // glibc's largest mmap threshold (DEFAULT_MMAP_THRESHOLD_MAX on 64-bit): see the header.
+    constexpr int kMmapThreshold = 32 << 20;
+    if (mallopt(M_MMAP_THRESHOLD, kMmapThreshold) != 1) {
+      STOKER_LOG(WARNING) << "mallopt(M_MMAP_THRESHOLD) failed; large batches may page-fault";
+    }
   });
 #endif
 }

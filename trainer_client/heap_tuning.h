@@ -8,12 +8,18 @@
 // the kernel, so the next batch faults every page in again (≈3 µs per 4 KiB page on these VMs):
 // measured here, float32 reference batches over loopback, the client spent 2.5–3× more CPU and
 // delivered half the images/s. A 1 GiB trim threshold keeps that memory for reuse.
+//
+// A fixed trim threshold also freezes glibc's mmap threshold at its 128 KiB default, so every
+// larger block (a uint8 batch's payload string, gRPC's serialization buffer of it) would be a
+// fresh mmap whose pages all fault. So the mmap threshold is fixed too, at glibc's maximum
+// (32 MiB): blocks below it come from the heap and are reused. Measured with
+// `scripts/bench.sh wire` (9.6 MB uint8 batches, docs/benchmarks.md): 2x the GB/s.
 
 namespace stoker {
 
-// Once per process (thread-safe): mallopt(M_TRIM_THRESHOLD, 1 GiB). Skipped when the
-// GLIBC_TUNABLES environment variable already sets glibc.malloc tunables, and a no-op on
-// C libraries other than glibc. Note that glibc then stops adapting its mmap threshold.
+// Once per process (thread-safe): mallopt(M_TRIM_THRESHOLD, 1 GiB) and
+// mallopt(M_MMAP_THRESHOLD, 32 MiB). Skipped when the GLIBC_TUNABLES environment variable
+// already sets glibc.malloc tunables, and a no-op on C libraries other than glibc.
 void RetainFreedHeapMemory();
 
 }  // namespace stoker

@@ -70,7 +70,10 @@ LoaderImpl::LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse
                        ? options_.spec.max_bad_sample_fraction()
                        : BadSampleBudget::kDefaultFraction,
                    job_.batches_per_epoch_per_rank() * options_.spec.batch_size(), options_.rank),
-      consumption_(env_.clock->Now()) {}
+      consumption_(env_.clock->Now()),
+      balancer_(BalancerConfig(options_, job_)) {
+  if (job_.batch_bytes() > 0) buffer_.SetBudget(BalancerConfig(options_, job_).budget_batches);
+}
 
 LoaderImpl::~LoaderImpl() { Stop(); }
 
@@ -102,6 +105,7 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
                       consumption_.RecordWait(now, now - entered,
                                               result.ok() && result->has_value());
                       last_return_ = now;
+                      starved_since_.reset();
                       return result;
                     };
   struct WaitArgs {
@@ -125,6 +129,7 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
     }
     if (buffer_.done()) return finish(std::optional<Batch>());
     ++waiters_;
+    if (!starved_since_.has_value()) starved_since_ = env_.clock->Now();
     GrantCreditsLocked();  // may grant the stall's extra credit
     mu_.Await(absl::Condition(+can_return, &args));
     --waiters_;
@@ -132,11 +137,14 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
 }
 
 void LoaderImpl::GrantCreditsLocked() {
-  for (const CreditGrant& grant : buffer_.TakeCreditGrants(waiters_ > 0, env_.clock->Now())) {
+  const absl::Time now = env_.clock->Now();
+  for (const CreditGrant& grant : buffer_.TakeCreditGrants(waiters_ > 0, now)) {
+    balancer_.OnGrant(grant.stream, grant.credits, now);
     auto it = streams_.find(grant.stream);
     if (it == streams_.end() || it->second.done || it->second.stream == nullptr) continue;
     it->second.stream->GrantCredit(grant.credits);
   }
+  NoteCommittedLocked();
 }
 
 void LoaderImpl::FailLocked(absl::Status status) {
@@ -157,6 +165,7 @@ LoaderStats LoaderImpl::stats() const {
   stats.failed = !fatal_.ok();
   stats.workers.clear();
   for (const auto& [id, worker] : worker_stats_) stats.workers.push_back(worker);
+  FillSharesLocked(&stats);
   return stats;
 }
 

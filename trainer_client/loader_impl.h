@@ -30,6 +30,7 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "trainer_client/consumption_window.h"
+#include "trainer_client/credit_balancer.h"
 #include "stoker/v1/coordinator.pb.h"
 #include "trainer_client/bad_sample_budget.h"
 #include "trainer_client/batch.h"
@@ -80,6 +81,22 @@ class LoaderImpl {
   uint32_t ShareFor(size_t streams) const;
   void ReapEndedStreams() ABSL_LOCKS_EXCLUDED(mu_);
 
+  // --- Balancing and hedging (loader_balance.cc) ---
+  static CreditBalancer::Config BalancerConfig(const LoaderOptions& options,
+                                               const v1::OpenJobResponse& job);
+  // Registers a new stream with the balancer and the buffer; returns its (even) share.
+  uint32_t AddBalancedStreamLocked(StreamId id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Recomputes the shares from the streams' rates and stalls and applies them to the buffer.
+  void RebalanceLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ApplySharesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds the current epoch's missing tasks as `overdue` once the consumer has starved for
+  // longer than balancer_.OverdueAfter().
+  void AddOverdueLocked(v1::ClientHeartbeatRequest* request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sets each worker's current share (by address) in `stats`.
+  void FillSharesLocked(LoaderStats* stats) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records the budget high-water mark after grants.
+  void NoteCommittedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   void OnBatch(StreamId id, std::shared_ptr<v1::BatchMessage> message) ABSL_LOCKS_EXCLUDED(mu_);
   void OnStreamDone(StreamId id, const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
   // Sends the credit the buffer says is owed.
@@ -111,6 +128,9 @@ class LoaderImpl {
   int heartbeat_failures_ ABSL_GUARDED_BY(mu_) = 0;
   bool warned_no_workers_ ABSL_GUARDED_BY(mu_) = false;
   absl::BitGen jitter_ ABSL_GUARDED_BY(mu_);
+  CreditBalancer balancer_ ABSL_GUARDED_BY(mu_);
+  // Since when a consumer has waited with nothing of its epoch ready (hedging).
+  std::optional<absl::Time> starved_since_ ABSL_GUARDED_BY(mu_);
 
   absl::Mutex stop_mu_;  // serializes Stop()
   bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;

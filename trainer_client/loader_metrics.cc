@@ -42,6 +42,14 @@ std::vector<prometheus::MetricFamily> LoaderMetrics::Collect() const {
             static_cast<double>(stats.stream_failures), labels);
   m.Gauge("stoker_client_failed", "1 once the loader stopped on an error (Next() returns it).",
           stats.failed ? 1 : 0, labels);
+  m.Gauge("stoker_client_budget_bytes", "The prefetch byte budget (at least a batch per stream).",
+          static_cast<double>(stats.budget_bytes), labels);
+  m.Gauge("stoker_client_committed_bytes_max",
+          "Most bytes ever committed at once: credit out at workers + batches buffered.",
+          static_cast<double>(stats.max_committed_bytes), labels);
+  m.Counter("stoker_client_overdue_reported_total",
+            "Overdue tasks reported to the coordinator for hedging (backup leases).",
+            static_cast<double>(stats.overdue_reported), labels);
   return m.Take();
 }
 

@@ -72,6 +72,7 @@ absl::Status LoaderImpl::HeartbeatOnce() {
     absl::MutexLock lock(&mu_);
     reported.swap(consumed_);
     *request.mutable_stats() = consumption_.Snapshot(env_.clock->Now(), stats_.batches_delivered);
+    AddOverdueLocked(&request);  // hedging (loader_balance.cc)
   }
   request.mutable_consumed()->Reserve(static_cast<int>(reported.size()));
   for (const v1::TaskId& task : reported) *request.add_consumed() = task;
@@ -129,9 +130,7 @@ void LoaderImpl::Reconcile(const v1::ClientHeartbeatResponse& response) {
   }
   const uint32_t share = ShareFor(addresses.size());
   pool_->set_max_free(static_cast<size_t>(share) * addresses.size() + addresses.size() + 2);
-  for (const auto& [id, state] : streams_) {
-    if (!state.done) buffer_.SetShare(id, share);
-  }
+  RebalanceLocked();  // per-stream shares from the CreditBalancer (loader_balance.cc)
   if (!all_received) {
     const absl::Time now = env_.clock->Now();
     for (const std::string& address : targets) {
@@ -147,7 +146,7 @@ void LoaderImpl::OpenStreamLocked(const std::string& address, uint32_t share) {
   addresses_[address].open_stream = id;
   StreamState& state = streams_[id];
   state.address = address;
-  buffer_.AddStream(id, share);
+  share = AddBalancedStreamLocked(id);  // an even share (loader_balance.cc)
   v1::OpenStream open;
   open.set_job_id(job_.job_id());
   open.set_rank(options_.rank);
@@ -177,6 +176,7 @@ void LoaderImpl::OnBatch(StreamId id, std::shared_ptr<v1::BatchMessage> message)
   absl::MutexLock lock(&mu_);
   auto stream_it = streams_.find(id);
   StreamState* state = stream_it == streams_.end() ? nullptr : &stream_it->second;
+  balancer_.OnBatch(id, env_.clock->Now());
   switch (buffer_.Add(id, std::move(batch))) {
     case EpochBuffer::AddResult::kAccepted: {
       if (absl::Status budget = bad_samples_.Add(header); !budget.ok()) FailLocked(budget);
@@ -216,6 +216,7 @@ void LoaderImpl::OnStreamDone(StreamId id, const absl::Status& status) {
   if (it == streams_.end()) return;
   it->second.done = true;
   buffer_.RemoveStream(id);
+  balancer_.RemoveStream(id);
   AddressState& address = addresses_[it->second.address];
   if (address.open_stream == id) address.open_stream = 0;
   if (stopping_) return;

@@ -11,6 +11,7 @@
 #include "common/counter_rng.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "worker/simulated_batch.h"
 
 namespace stoker {
 
@@ -133,6 +134,11 @@ void BatchProducer::set_worker_id(uint64_t worker_id) {
   worker_id_ = worker_id;
 }
 
+void BatchProducer::set_simulated_period(std::optional<absl::Duration> period) {
+  absl::MutexLock lock(&mu_);
+  simulated_period_ = period;
+}
+
 void BatchProducer::Submit(std::shared_ptr<JobContext> job, stoker::v1::TaskId task, Done done) {
   {
     absl::MutexLock lock(&mu_);
@@ -160,9 +166,11 @@ void BatchProducer::Stop() {
 void BatchProducer::Loop() {
   ProducerScratch scratch;
   scratch.workspace.set_time_ops(true);
+  absl::Time simulated_ready = absl::InfinitePast();  // the last simulated batch's ready time
   while (true) {
     Work work;
     uint64_t worker_id;
+    std::optional<absl::Duration> simulated;
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]()
@@ -172,11 +180,23 @@ void BatchProducer::Loop() {
       work = std::move(queue_.front());
       queue_.pop_front();
       worker_id = worker_id_;
+      simulated = simulated_period_;
     }
     std::unique_ptr<stoker::v1::BatchMessage> message = pool_->Get();
     const absl::Duration cpu_start = ThreadCpuTime();
-    absl::Status status =
-        ProduceBatch(*work.job, work.task, worker_id, &scratch, message.get(), &bad_samples_);
+    absl::Status status;
+    if (simulated.has_value()) {
+      // A fixed rate while busy: each batch is ready one period after the later of the last
+      // one's ready time and the moment this task was taken.
+      const absl::Time ready = std::max(absl::Now(), simulated_ready) + *simulated;
+      simulated_ready = ready;
+      status = SimulateBatch(*work.job, work.task, worker_id, message.get());
+      absl::MutexLock lock(&mu_);  // sleeps until `ready`; Stop() wakes it
+      mu_.AwaitWithDeadline(absl::Condition(&stopping_), ready);
+    } else {
+      status =
+          ProduceBatch(*work.job, work.task, worker_id, &scratch, message.get(), &bad_samples_);
+    }
     if (status.ok()) {
       const absl::Duration cpu = ThreadCpuTime() - cpu_start;
       absl::MutexLock lock(&mu_);

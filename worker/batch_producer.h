@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -75,6 +76,9 @@ class BatchProducer {
   ~BatchProducer();
 
   void set_worker_id(uint64_t worker_id);
+  // Bench/test facility (worker/simulated_batch.h): simulate production, each batch ready
+  // `period` after its thread took the task. nullopt: real production (the default).
+  void set_simulated_period(std::optional<absl::Duration> period);
   // Queues a task; `done` runs on a producer thread with the finished message (or an error).
   void Submit(std::shared_ptr<JobContext> job, stoker::v1::TaskId task, Done done);
   void Stop();
@@ -102,6 +106,7 @@ class BatchProducer {
   std::deque<Work> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t worker_id_ ABSL_GUARDED_BY(mu_);
+  std::optional<absl::Duration> simulated_period_ ABSL_GUARDED_BY(mu_);
   uint64_t batches_produced_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t samples_produced_ ABSL_GUARDED_BY(mu_) = 0;
   ProductionWindow recent_ ABSL_GUARDED_BY(mu_);

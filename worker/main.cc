@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   int64_t drain_deadline_ms = absl::ToInt64Milliseconds(config.drain_deadline);
   uint32_t register_attempts = static_cast<uint32_t>(config.register_backoff.max_attempts);
   std::string port_file;
+  double simulate_batch_ms = -1;
   stoker::FlagSet flags("stoker-worker",
                         "Runs a Stoker worker: leases tasks from the coordinator, produces "
                         "batches on a thread pool and streams them to trainer clients.");
@@ -31,6 +32,9 @@ int main(int argc, char** argv) {
             "attempts to register while the coordinator is unreachable");
   flags.Add("max-lease-poll-ms", &lease_poll_ms, "longest pause between polls for tasks");
   flags.Add("port-file", &port_file, "write the bound port to this file once serving");
+  flags.Add("simulate-batch-ms", &simulate_batch_ms,
+            "bench/test facility: skip the pipeline and emit each batch this many ms after its "
+            "task is taken, per producer thread (negative = real production)");
   flags.Add("drain-deadline-ms", &drain_deadline_ms,
             "on SIGTERM/SIGINT, deliver held tasks for at most this long, then hand the rest back");
   stoker::MetricsFlags metrics_flags;
@@ -44,12 +48,16 @@ int main(int argc, char** argv) {
   flags.MapField("register_backoff.max_attempts", "register-attempts");
   flags.MapField("max_lease_poll", "max-lease-poll-ms");
   flags.MapField("drain_deadline", "drain-deadline-ms");
+  flags.MapField("simulate_batch_period", "simulate-batch-ms");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
   config.rpc_timeout = absl::Milliseconds(rpc_timeout_ms);
   config.max_lease_poll = absl::Milliseconds(lease_poll_ms);
   config.drain_deadline = absl::Milliseconds(drain_deadline_ms);
   config.register_backoff.max_attempts = static_cast<int>(register_attempts);
+  if (simulate_batch_ms >= 0) {
+    config.simulate_batch_period = absl::Microseconds(static_cast<int64_t>(simulate_batch_ms * 1000));
+  }
   if (absl::Status status = config.Validate(); !status.ok()) return flags.Fail(status);
 
   stoker::BlockTerminationSignals();

@@ -23,7 +23,9 @@ Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorApi> coordinator,
       clock_(clock),
       pool_(PoolSize(config_.ResolvedThreads())),
       producer_(config_.ResolvedThreads(), 0, &pool_),
-      open_thread_([this] { OpenLoop(); }) {}
+      open_thread_([this] { OpenLoop(); }) {
+  producer_.set_simulated_period(config_.simulate_batch_period);
+}
 
 Worker::~Worker() { Stop(); }
 

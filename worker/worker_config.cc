@@ -35,6 +35,9 @@ absl::Status WorkerConfig::Validate() const {
   if (drain_deadline <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("drain_deadline: must be > 0");
   }
+  if (simulate_batch_period.has_value() && *simulate_batch_period < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("simulate_batch_period: must be >= 0");
+  }
   return absl::OkStatus();
 }
 

@@ -2,6 +2,7 @@
 #define STOKER_WORKER_WORKER_CONFIG_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -33,6 +34,10 @@ struct WorkerConfig {
   // Serve only the trainer client with this id (hybrid mode: threads on the trainer's own host,
   // started by the client library); the coordinator lists this worker to no other client.
   std::string private_to_client;
+  // Bench/test facility (worker/simulated_batch.h): when set, producers skip the source and
+  // pipeline and emit a batch of the job's shape `simulate_batch_period` after taking its task
+  // (zero: at once), i.e. at a fixed rate per producer thread. >= 0. Unset: real production.
+  std::optional<absl::Duration> simulate_batch_period;
 
   // INVALID_ARGUMENT naming the field.
   absl::Status Validate() const;

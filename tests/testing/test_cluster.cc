@@ -28,6 +28,7 @@ absl::Status TestCluster::AddWorker() {
   config.listen_address = "127.0.0.1:0";
   config.threads = options_.threads_per_worker;
   config.max_lease_poll = absl::Milliseconds(50);
+  if (options_.configure_worker) options_.configure_worker(workers_.size(), &config);
   ASSIGN_OR_RETURN(std::unique_ptr<WorkerServer> worker, WorkerServer::Start(config));
   workers_.push_back(std::move(worker));
   return absl::OkStatus();

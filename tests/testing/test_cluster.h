@@ -7,6 +7,7 @@
 //   absl::StatusOr<std::unique_ptr<TestCluster>> cluster = TestCluster::Start(/*workers=*/3);
 //   LoaderOptions options; options.coordinator_address = cluster->coordinator_address(); ...
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct TestClusterOptions {
   uint32_t threads_per_worker = 1;
   // listen_address is forced to 127.0.0.1:0.
   CoordinatorConfig coordinator;
+  // Adjusts the config of the i-th worker started (0-based, AddWorker included), e.g. its
+  // simulate_batch_period (worker/simulated_batch.h). May be empty.
+  std::function<void(size_t index, WorkerConfig* config)> configure_worker;
 };
 
 // Not thread-safe: drive it from the test's thread.

@@ -1,0 +1,65 @@
+#ifndef STOKER_COORDINATOR_HEDGE_BOOK_H_
+#define STOKER_COORDINATOR_HEDGE_BOOK_H_
+
+// Backup ("hedge") leases, as MapReduce's backup tasks: when a client reports a task overdue
+// (ClientHeartbeatRequest.overdue) and the task is leased to some worker, the coordinator queues
+// it here; the next LeaseTasks for that (job, rank) from a *different* worker receives it as
+// well as (before) its pending tasks. The task then has two producers; the first batch to reach
+// the client wins and the client drops the second by task id (exactly once is the client's
+// dedup, as for every re-lease). Either delivery completes the task in the cluster state, which
+// removes the primary lease.
+//
+// Hedge leases are soft state, like every lease, and are not recorded in ClusterState: a hedge
+// worker that dies or closes its stream simply loses the copy (its hand-back of the task is
+// ignored, since the task is not leased to it), and the primary lease still stands. Each task
+// is hedged at most once (until it is done and Prune() forgets it).
+//
+// Thread-compatible: the Coordinator guards it with its mutex.
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "stoker/v1/common.pb.h"
+
+namespace stoker {
+
+class HedgeBook {
+ public:
+  // Queues a backup lease of `task` (of `rank`, leased to `holder`). False (and nothing
+  // changes) when the task was hedged before.
+  bool Add(const stoker::v1::TaskId& task, uint32_t rank, uint64_t holder);
+
+  // Up to `max` queued tasks of (job, rank) that `worker` may take: not held by it, and not
+  // `stale` (done, or no longer leased: then it is pending and leased the normal way). Taken
+  // and stale entries leave the queue; entries held by `worker` stay for another worker.
+  std::vector<stoker::v1::TaskId> Take(uint64_t job_id, uint32_t rank, uint64_t worker, size_t max,
+                                       const std::function<bool(const stoker::v1::TaskId&)>& stale);
+
+  // Forgets the tasks for which `done` is true (so memory stays bounded by tasks in flight).
+  void Prune(const std::function<bool(const stoker::v1::TaskId&)>& done);
+
+  // Tasks hedged so far (counter) and queued now.
+  uint64_t hedged_total() const { return hedged_total_; }
+  size_t queued() const;
+
+ private:
+  using Key = std::tuple<uint64_t, uint32_t, uint64_t>;  // job, epoch, batch index
+  struct Entry {
+    stoker::v1::TaskId task;
+    uint64_t holder = 0;
+  };
+  static Key KeyOf(const stoker::v1::TaskId& task);
+
+  std::map<std::pair<uint64_t, uint32_t>, std::deque<Entry>> queues_;  // by (job, rank)
+  std::map<Key, stoker::v1::TaskId> hedged_;  // every task hedged and not yet pruned
+  uint64_t hedged_total_ = 0;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_COORDINATOR_HEDGE_BOOK_H_
