@@ -178,7 +178,9 @@ def worker_sigstop_past_timeout():
 
 
 def workers_added_mid_epoch():
-    job = Job("grow", num_samples=768)
+    # Long enough (288 batches of 15 ms steps, ~4.3 s) that the epoch is still running well after
+    # both added workers have registered (each start takes ~0.5 s).
+    job = Job("grow", num_samples=2304)
     with Cluster(BIN) as cluster:
         cluster.start_coordinator()
         cluster.start_worker("worker0")
