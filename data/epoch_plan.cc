@@ -58,8 +58,8 @@ std::vector<uint64_t> PermuteSamples(uint64_t num_samples, uint64_t seed, uint32
   return order;
 }
 
-absl::StatusOr<EpochPlan> EpochPlan::Create(const stoker::v1::JobSpec& spec,
-                                            uint64_t num_samples, uint32_t epoch) {
+absl::StatusOr<EpochPlan> EpochPlan::Create(const stoker::v1::JobSpec& spec, uint64_t num_samples,
+                                            uint32_t epoch) {
   if (num_samples == 0) return absl::InvalidArgumentError("num_samples: must be > 0");
   if (spec.batch_size() == 0) return absl::InvalidArgumentError("spec.batch_size: must be > 0");
   if (spec.world_size() == 0) return absl::InvalidArgumentError("spec.world_size: must be > 0");
@@ -67,8 +67,8 @@ absl::StatusOr<EpochPlan> EpochPlan::Create(const stoker::v1::JobSpec& spec,
     return absl::InvalidArgumentError("spec.shuffle_block: must be > 0 with SHUFFLE_MODE_BLOCK");
   }
   return EpochPlan(
-      PermuteSamples(num_samples, spec.seed(), epoch, spec.shuffle(), spec.shuffle_block()),
-      epoch, spec.batch_size(), spec.world_size(),
+      PermuteSamples(num_samples, spec.seed(), epoch, spec.shuffle(), spec.shuffle_block()), epoch,
+      spec.batch_size(), spec.world_size(),
       BatchesPerRank(num_samples, spec.batch_size(), spec.world_size(), spec.drop_last()));
 }
 
@@ -81,9 +81,11 @@ EpochPlan::EpochPlan(std::vector<uint64_t> order, uint32_t epoch, uint32_t batch
       batches_per_rank_(batches_per_rank) {}
 
 absl::Status EpochPlan::CheckBatch(uint64_t g) const {
-  if (g >= global_batches()) {
-    return absl::OutOfRangeError(absl::StrCat("batch ", g, " of epoch ", epoch_, " is past the ",
-                                              global_batches(), " batches of the plan"));
+  if (g >= BatchIndexLimit(global_batches(), world_size_)) {
+    return absl::OutOfRangeError(
+        absl::StrCat("batch ", g, " of epoch ", epoch_, " is past the limit of ",
+                     BatchIndexLimit(global_batches(), world_size_), " (the plan has ",
+                     global_batches(), " batches; resumed epochs add pad batches)"));
   }
   return absl::OkStatus();
 }
