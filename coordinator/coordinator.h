@@ -71,8 +71,14 @@ class Coordinator {
   // when a stored record does not apply ("journal record N: ..."); INTERNAL when writing fails.
   absl::Status Recover();
 
-  // Creates the job or returns the existing one of that name. Errors:
-  //   INVALID_ARGUMENT  empty name ("name: ..."), or an invalid spec ("spec.<field>: ...").
+  // Creates the job or returns the existing one of that name. With resume_tokens, then restarts
+  // the request's rank from them (data/resume_plan.h): a durable resume_rank update revokes the
+  // rank's leases and gives it the rest of its batches of the token's epoch, then the normal
+  // plan; the response's `start` says where the rank starts. A different world size than the
+  // tokens' is a different spec, so it needs a job name not in use (else ALREADY_EXISTS). Errors:
+  //   INVALID_ARGUMENT  empty name ("name: ..."), an invalid spec ("spec.<field>: ..."), a rank
+  //                     outside the world size with tokens ("rank: ..."), or tokens that do not
+  //                     resume this spec ("resume_tokens[i]: ...", see PlanResume).
   //   ALREADY_EXISTS    a job of that name exists with a different spec (message names it).
   //   RESOURCE_EXHAUSTED kMaxJobs jobs exist.
   absl::StatusOr<stoker::v1::OpenJobResponse> OpenJob(const stoker::v1::OpenJobRequest& request);
@@ -140,15 +146,19 @@ class Coordinator {
   // Runs `method` under the lock, then waits until what it saw is durable (and compacts the
   // store when it is due).
   template <typename Response, typename Request>
-  absl::StatusOr<Response> Durably(
-      absl::StatusOr<Response> (Coordinator::*method)(const Request&), const Request& request)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<Response> Durably(absl::StatusOr<Response> (Coordinator::*method)(const Request&),
+                                   const Request& request) ABSL_LOCKS_EXCLUDED(mu_);
   // Waits for the store through everything added so far, then compacts it when due.
   absl::Status SyncStore(uint64_t seq) ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<stoker::v1::OpenJobResponse> OpenJobLocked(
-      const stoker::v1::OpenJobRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<stoker::v1::GetJobResponse> GetJobLocked(
-      const stoker::v1::GetJobRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // OpenJob's request and, with tokens, the resume point computed from them.
+  struct OpenJobArgs {
+    const stoker::v1::OpenJobRequest* request = nullptr;
+    stoker::v1::ResumePoint start;
+  };
+  absl::StatusOr<stoker::v1::OpenJobResponse> OpenJobLocked(const OpenJobArgs& args)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<stoker::v1::GetJobResponse> GetJobLocked(const stoker::v1::GetJobRequest& request)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::RegisterWorkerResponse> RegisterWorkerLocked(
       const stoker::v1::RegisterWorkerRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> WorkerHeartbeatLocked(
