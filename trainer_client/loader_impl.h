@@ -29,10 +29,10 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
-#include "trainer_client/consumption_window.h"
 #include "stoker/v1/coordinator.pb.h"
 #include "trainer_client/bad_sample_budget.h"
 #include "trainer_client/batch.h"
+#include "trainer_client/consumption_window.h"
 #include "trainer_client/epoch_buffer.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/loader_env.h"
@@ -51,6 +51,7 @@ class LoaderImpl {
   void Stop();
 
   uint32_t current_epoch() const;
+  std::string ResumeToken() const;
   LoaderStats stats() const;
   const v1::OpenJobResponse& job() const { return job_; }
   const LoaderOptions& options() const { return options_; }
