@@ -138,6 +138,13 @@ class ClusterState {
   // outside the job's plan (epoch or batch index too large).
   absl::StatusOr<uint32_t> RankOfTask(const stoker::v1::TaskId& task) const;
 
+  // Whether a worker's report that it delivered `task` may complete it. True, except for a task of
+  // a resumed rank that is not leased to that worker (since the resume): the report may be a
+  // late ack of the rank's previous incarnation, which received batches after its checkpoint
+  // that the resumed client must get again. The resumed client's own consumed reports complete
+  // its tasks whoever delivered them. False for a task that does not fit the job.
+  bool AcceptsDelivery(const stoker::v1::TaskId& task, uint64_t worker_id) const;
+
   // Up to `max` tasks of (job, rank) that may be leased now, in plan order. Empty for an
   // unknown job or a rank outside its world size.
   std::vector<stoker::v1::TaskId> PendingTasks(uint64_t job_id, uint32_t rank, uint64_t max) const;

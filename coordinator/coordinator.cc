@@ -267,9 +267,12 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
 
   stoker::v1::CompleteTasksUpdate complete;
   int ignored = 0;
+  int stale = 0;
   for (const TaskId& task : request.delivered()) {
     absl::StatusOr<uint32_t> rank = state_.RankOfTask(task);
-    if (rank.ok()) {
+    if (rank.ok() && !state_.AcceptsDelivery(task, worker_id)) {
+      ++stale;  // possibly a resumed rank's old incarnation: its new client reports its own
+    } else if (rank.ok()) {
       *complete.add_tasks() = task;
     } else if (ignored++ == 0) {
       STOKER_LOG(WARNING) << "worker " << worker_id
@@ -279,6 +282,11 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
   if (ignored > 1) {
     STOKER_LOG(WARNING) << "worker " << worker_id << ": ignored " << ignored
                         << " delivered tasks in all";
+  }
+  if (stale > 0) {
+    STOKER_LOG(DEBUG) << "worker " << worker_id << ": " << stale
+                      << " delivered tasks of resumed ranks not leased to it; their clients "
+                         "report them";
   }
   RETURN_IF_ERROR(CompleteTasksLocked(complete));
   return response;
@@ -340,7 +348,8 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
     *complete.add_tasks() = task;
   }
   RETURN_IF_ERROR(CompleteTasksLocked(complete));
-  board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(), clock_->Now());
+  board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(),
+                      clock_->Now());
   stoker::v1::ClientHeartbeatResponse response;
   for (const WorkerRecord* worker : state_.Workers()) {
     stoker::v1::WorkerInfo* info = response.add_workers();

@@ -93,7 +93,8 @@ class Coordinator {
       const stoker::v1::RegisterWorkerRequest& request);
 
   // Records the heartbeat, returns the `returned` leases to pending and completes the
-  // `delivered` tasks. Delivered tasks that do not fit
+  // `delivered` tasks (for a rank resumed from tokens, only those leased to this worker since
+  // the resume: see ClusterState::AcceptsDelivery). Delivered tasks that do not fit
   // any job (unknown job, outside the plan) are logged and ignored: they must not cost the
   // worker its liveness. drop_leases lists the worker's leases that expired since its last
   // heartbeat (their tasks went back to pending and may be leased to another worker), unless
@@ -146,8 +147,9 @@ class Coordinator {
   // Runs `method` under the lock, then waits until what it saw is durable (and compacts the
   // store when it is due).
   template <typename Response, typename Request>
-  absl::StatusOr<Response> Durably(absl::StatusOr<Response> (Coordinator::*method)(const Request&),
-                                   const Request& request) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<Response> Durably(
+      absl::StatusOr<Response> (Coordinator::*method)(const Request&), const Request& request)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Waits for the store through everything added so far, then compacts it when due.
   absl::Status SyncStore(uint64_t seq) ABSL_LOCKS_EXCLUDED(mu_);
   // OpenJob's request and, with tokens, the resume point computed from them.
@@ -157,8 +159,8 @@ class Coordinator {
   };
   absl::StatusOr<stoker::v1::OpenJobResponse> OpenJobLocked(const OpenJobArgs& args)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<stoker::v1::GetJobResponse> GetJobLocked(const stoker::v1::GetJobRequest& request)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<stoker::v1::GetJobResponse> GetJobLocked(
+      const stoker::v1::GetJobRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::RegisterWorkerResponse> RegisterWorkerLocked(
       const stoker::v1::RegisterWorkerRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> WorkerHeartbeatLocked(

@@ -220,6 +220,18 @@ TEST_F(CoordinatorTest, OpenJobWithATokenRestartsTheRank) {
   old.set_batch_index(0);
   EXPECT_THAT(Heartbeat(worker, {old}), IsOk());
   EXPECT_EQ(Summary(job, 0).total, 3u + 5u);
+  // So is a worker's report of a task of the new list that is not leased to it: the old
+  // incarnation may have received it after its checkpoint. A leased one completes.
+  TaskId unleased = old, leased = old;
+  unleased.set_batch_index(8);
+  leased.set_batch_index(4);
+  EXPECT_THAT(Heartbeat(worker, {unleased}), IsOk());
+  EXPECT_EQ(Summary(job, 0).done_watermark, 0u);
+  EXPECT_THAT(Heartbeat(worker, {leased}), IsOk());
+  EXPECT_EQ(Summary(job, 0).done_watermark, 1u);
+  // The client's own report completes any task of its rank.
+  EXPECT_THAT(ClientHeartbeat(job, 0, {unleased}), IsOk());
+  EXPECT_EQ(Summary(job, 0).done_above_watermark, 1u);
 }
 
 TEST_F(CoordinatorTest, OpenJobWithTokensOfAnotherWorldSizeNeedsAllOfThem) {

@@ -259,12 +259,13 @@ def checkpointed_records(dump, token_file, world, resumed=None):
     return records
 
 
-def restart_trainers(old_world, new_world, kill_at=40, ordered=False):
+def restart_trainers(old_world, new_world, kill_at=40, ordered=False, fresh_coordinator=False):
     """Both ranks of a 2-epoch job are SIGKILLed once rank 0 returned `kill_at` batches (as a
     crashed data-parallel job: every rank at once), then `new_world` ranks restart from the
     last checkpoint of each old rank. With the same world size each rank resumes from its own
     token under the same job name; with another world size, every rank gets every old token and
-    a new job name (the world size is part of the spec)."""
+    a new job name (the world size is part of the spec). With fresh_coordinator, the coordinator
+    is killed too and restarts with an empty journal: the tokens alone carry the progress."""
     old = Job("resume", num_samples=768, epochs=2, world_size=old_world, step_ms=10)
     new = Job("resume" if new_world == old_world else f"resume-{new_world}", num_samples=768,
               epochs=2, world_size=new_world, step_ms=5)
@@ -279,6 +280,10 @@ def restart_trainers(old_world, new_world, kill_at=40, ordered=False):
                                  extra=[f"--token-file={tokens[rank]}"] + order)
         cluster.wait_delivered("old0", kill_at)
         dumps = kill_clients(cluster, [f"old{r}" for r in range(old_world)])
+        if fresh_coordinator:
+            cluster.kill_coordinator(signal.SIGKILL)
+            os.remove(cluster.journal)
+            cluster.start_coordinator()
         before = []
         for rank in range(old_world):
             before += checkpointed_records(dumps[f"old{rank}"], tokens[rank], old_world)
@@ -314,6 +319,10 @@ def trainer_restart_same_world_size():
     restart_trainers(2, 2, kill_at=60, ordered=True)
 
 
+def trainer_restart_on_a_fresh_coordinator():
+    restart_trainers(2, 2, kill_at=30, fresh_coordinator=True)
+
+
 def trainer_restart_more_ranks():
     restart_trainers(2, 3, kill_at=30)
 
@@ -324,6 +333,7 @@ def trainer_restart_fewer_ranks():
 
 SCENARIOS = {f.__name__: f for f in [
     trainer_restart_same_world_size, trainer_restart_more_ranks, trainer_restart_fewer_ranks,
+    trainer_restart_on_a_fresh_coordinator,
     worker_sigterm_drains,
     worker_kill_one, worker_kill_two, coordinator_kill_before_first_batch,
     coordinator_kill_at_10_percent, coordinator_kill_at_50_percent,
