@@ -319,6 +319,26 @@ def trainer_restart_same_world_size():
     restart_trainers(2, 2, kill_at=60, ordered=True)
 
 
+def trainer_restart_one_rank():
+    """Only rank 1 crashes (an elastic job restarting one rank); rank 0 keeps going."""
+    job = Job("resume-one", num_samples=768, epochs=2, world_size=2, step_ms=10)
+    with Cluster(BIN) as cluster:
+        cluster.start_coordinator()
+        for i in range(3):
+            cluster.start_worker(f"worker{i}")
+        token = os.path.join(cluster.dir, "rank1.token")
+        cluster.start_client(job, rank=0, tag="rank0")
+        cluster.start_client(job, rank=1, tag="old1", extra=[f"--token-file={token}"])
+        cluster.wait_delivered("old1", 40)
+        dump = kill_clients(cluster, ["old1"])["old1"]
+        before = checkpointed_records(dump, token, 2)
+        cluster.start_client(job, rank=1, tag="new1", extra=[f"--resume-from={token}"])
+        cluster.wait_clients()
+        after = [dict(r, world=2) for r in cluster.dump_records(["rank0", "new1"])]
+        check_exactly_once(job.batches_per_epoch, job.batch_size, job.num_samples, job.epochs,
+                           before + after)
+
+
 def trainer_restart_on_a_fresh_coordinator():
     restart_trainers(2, 2, kill_at=30, fresh_coordinator=True)
 
@@ -333,7 +353,7 @@ def trainer_restart_fewer_ranks():
 
 SCENARIOS = {f.__name__: f for f in [
     trainer_restart_same_world_size, trainer_restart_more_ranks, trainer_restart_fewer_ranks,
-    trainer_restart_on_a_fresh_coordinator,
+    trainer_restart_on_a_fresh_coordinator, trainer_restart_one_rank,
     worker_sigterm_drains,
     worker_kill_one, worker_kill_two, coordinator_kill_before_first_batch,
     coordinator_kill_at_10_percent, coordinator_kill_at_50_percent,
