@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "data/epoch_plan.h"
 
 namespace stoker {
 
@@ -37,6 +38,8 @@ absl::Status ClusterState::Apply(const StateUpdate& update) {
       return ApplyReturnLeases(update.return_leases());
     case StateUpdate::kRestore:
       return ApplyRestore(update.restore());
+    case StateUpdate::kResumeRank:
+      return ApplyResumeRank(update.resume_rank());
     case StateUpdate::UPDATE_NOT_SET:
       break;
   }
@@ -105,6 +108,10 @@ absl::Status ClusterState::ApplyLeaseTasks(const stoker::v1::LeaseTasksUpdate& u
   std::set<std::tuple<uint64_t, uint32_t, uint64_t>> seen;
   for (const TaskId& task : update.tasks()) {
     ASSIGN_OR_RETURN(TaskRef ref, Locate(task));
+    if (ref.obsolete) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("lease_tasks: ", DescribeTask(task), " is done (before its rank resumed)"));
+    }
     if (!seen.insert({ref.job_id, ref.rank, ref.seq}).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("lease_tasks: ", DescribeTask(task), " is listed twice"));
@@ -203,6 +210,7 @@ absl::Status ClusterState::ApplyReturnLeases(const stoker::v1::ReturnLeasesUpdat
     refs.push_back(ref);
   }
   for (const TaskRef& ref : refs) {
+    if (ref.obsolete) continue;
     auto job = jobs_.find(ref.job_id);
     auto progress = job->second.ranks.find(ref.rank);
     if (progress == job->second.ranks.end()) continue;
@@ -229,19 +237,28 @@ absl::Status ClusterState::ApplyRestore(const stoker::v1::Snapshot& snapshot) {
   }
   for (const stoker::v1::RankProgressSnapshot& rank : snapshot.ranks()) {
     auto job = scratch.jobs_.find(rank.job_id());
-    if (job == scratch.jobs_.end() || rank.rank() >= job->second.record.spec.world_size() ||
-        rank.done_watermark() > TotalTasks(job->second.record)) {
-      return absl::InvalidArgumentError(absl::StrCat("restore: bad progress of job ",
-                                                     rank.job_id(), " rank ", rank.rank()));
+    if (job == scratch.jobs_.end() || rank.rank() >= job->second.record.spec.world_size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("restore: bad progress of job ", rank.job_id(), " rank ", rank.rank()));
+    }
+    if (rank.has_resume()) {
+      stoker::v1::ResumeRankUpdate resume = rank.resume();
+      resume.set_job_id(rank.job_id());
+      resume.set_rank(rank.rank());
+      RETURN_IF_ERROR(scratch.ApplyResumeRank(resume));
     }
     RankProgress& progress = job->second.ranks[rank.rank()];
+    const uint64_t total = TotalTasks(job->second.record, &progress);
+    if (rank.done_watermark() > total) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("restore: bad progress of job ", rank.job_id(), " rank ", rank.rank()));
+    }
     progress.done_watermark = rank.done_watermark();
     progress.next_unleased = rank.done_watermark();
-    if (progress.done_watermark == TotalTasks(job->second.record)) ++job->second.finished_ranks;
     for (uint64_t seq : rank.done_above()) {
-      if (seq >= TotalTasks(job->second.record)) {
-        return absl::InvalidArgumentError(absl::StrCat("restore: sequence ", seq,
-                                                       " outside job ", rank.job_id()));
+      if (seq >= total) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("restore: sequence ", seq, " outside job ", rank.job_id()));
       }
       scratch.MarkDone(TaskRef{rank.job_id(), rank.rank(), seq});
     }
@@ -269,6 +286,14 @@ stoker::v1::Snapshot ClusterState::MakeSnapshot() const {
       p->set_rank(rank);
       p->set_done_watermark(progress.done_watermark);
       for (uint64_t seq : progress.done) p->add_done_above(seq);
+      if (progress.resumed) {
+        stoker::v1::ResumeRankUpdate* resume = p->mutable_resume();
+        resume->set_job_id(job_id);
+        resume->set_rank(rank);
+        resume->set_epoch(progress.resumed->epoch);
+        resume->mutable_batches()->Assign(progress.resumed->batches.begin(),
+                                          progress.resumed->batches.end());
+      }
     }
   }
   for (const auto& [worker_id, worker] : workers_) {
@@ -290,7 +315,7 @@ void ClusterState::RequeueLease(const JobRecord& job, uint32_t rank, RankProgres
     auto worker = workers_.find(it->second.worker_id);
     if (worker != workers_.end()) {
       std::deque<TaskId>& revoked = worker->second.revoked;
-      revoked.push_back(MakeTask(job, rank, it->first));
+      revoked.push_back(MakeTask(job, rank, &progress, it->first));
       if (revoked.size() > kMaxRevokedPerWorker) revoked.pop_front();
     }
   }
@@ -301,6 +326,7 @@ void ClusterState::RequeueLease(const JobRecord& job, uint32_t rank, RankProgres
 }
 
 void ClusterState::MarkDone(const TaskRef& ref) {
+  if (ref.obsolete) return;
   Job& job = jobs_[ref.job_id];
   RankProgress& progress = job.ranks[ref.rank];
   if (ref.seq < progress.done_watermark || !progress.done.insert(ref.seq).second) return;
@@ -314,50 +340,6 @@ void ClusterState::MarkDone(const TaskRef& ref) {
     ++progress.done_watermark;
   }
   progress.next_unleased = std::max(progress.next_unleased, progress.done_watermark);
-  if (progress.done_watermark == TotalTasks(job.record)) ++job.finished_ranks;
-}
-
-absl::StatusOr<ClusterState::TaskRef> ClusterState::Locate(const TaskId& task) const {
-  const JobRecord* job = FindJob(task.job_id());
-  if (job == nullptr) {
-    return absl::NotFoundError(absl::StrCat(DescribeTask(task), ": no such job"));
-  }
-  const uint32_t world_size = job->spec.world_size();
-  const uint64_t per_rank = job->geometry.batches_per_rank;
-  if (task.epoch() >= job->spec.epochs()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(DescribeTask(task), ": the job has ", job->spec.epochs(), " epochs"));
-  }
-  if (task.batch_index() >= per_rank * world_size) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(DescribeTask(task), ": an epoch has ", per_rank * world_size, " batches"));
-  }
-  TaskRef ref;
-  ref.job_id = task.job_id();
-  ref.rank = static_cast<uint32_t>(task.batch_index() % world_size);
-  ref.seq = uint64_t{task.epoch()} * per_rank + task.batch_index() / world_size;
-  return ref;
-}
-
-TaskId ClusterState::MakeTask(const JobRecord& job, uint32_t rank, uint64_t seq) {
-  const uint64_t per_rank = job.geometry.batches_per_rank;
-  TaskId task;
-  task.set_job_id(job.id);
-  task.set_epoch(static_cast<uint32_t>(seq / per_rank));
-  task.set_batch_index((seq % per_rank) * job.spec.world_size() + rank);
-  return task;
-}
-
-uint64_t ClusterState::TotalTasks(const JobRecord& job) {
-  return job.geometry.batches_per_rank * job.spec.epochs();
-}
-
-uint64_t ClusterState::FirstFresh(const RankProgress& progress, uint64_t from) {
-  uint64_t seq = std::max(from, progress.done_watermark);
-  for (auto it = progress.done.lower_bound(seq); it != progress.done.end() && *it == seq; ++it) {
-    ++seq;
-  }
-  return seq;
 }
 
 const ClusterState::RankProgress* ClusterState::FindProgress(uint64_t job_id, uint32_t rank) const {
@@ -375,6 +357,7 @@ absl::StatusOr<uint32_t> ClusterState::RankOfTask(const TaskId& task) const {
 bool ClusterState::IsDone(const TaskId& task) const {
   auto ref = Locate(task);
   if (!ref.ok()) return false;
+  if (ref->obsolete) return true;
   const RankProgress* progress = FindProgress(ref->job_id, ref->rank);
   if (progress == nullptr) return false;
   return ref->seq < progress->done_watermark || progress->done.count(ref->seq) > 0;
@@ -433,21 +416,21 @@ std::vector<TaskId> ClusterState::PendingTasks(uint64_t job_id, uint32_t rank, u
   std::vector<TaskId> out;
   const JobRecord* job = FindJob(job_id);
   if (job == nullptr || rank >= job->spec.world_size()) return out;
-  const uint64_t total = TotalTasks(*job);
   const RankProgress* progress = FindProgress(job_id, rank);
+  const uint64_t total = TotalTasks(*job, progress);
   if (progress == nullptr) {
     for (uint64_t seq = 0; seq < total && out.size() < max; ++seq) {
-      out.push_back(MakeTask(*job, rank, seq));
+      out.push_back(MakeTask(*job, rank, nullptr, seq));
     }
     return out;
   }
   for (auto it = progress->requeued.begin(); it != progress->requeued.end() && out.size() < max;
        ++it) {
-    out.push_back(MakeTask(*job, rank, *it));
+    out.push_back(MakeTask(*job, rank, progress, *it));
   }
   for (uint64_t seq = FirstFresh(*progress, progress->next_unleased);
        seq < total && out.size() < max; seq = FirstFresh(*progress, seq + 1)) {
-    out.push_back(MakeTask(*job, rank, seq));
+    out.push_back(MakeTask(*job, rank, progress, seq));
   }
   return out;
 }
@@ -455,20 +438,25 @@ std::vector<TaskId> ClusterState::PendingTasks(uint64_t job_id, uint32_t rank, u
 bool ClusterState::RankFinished(uint64_t job_id, uint32_t rank) const {
   const JobRecord* job = FindJob(job_id);
   const RankProgress* progress = FindProgress(job_id, rank);
-  return job != nullptr && progress != nullptr && progress->done_watermark == TotalTasks(*job);
+  return job != nullptr && progress != nullptr &&
+         progress->done_watermark == TotalTasks(*job, progress);
 }
 
 bool ClusterState::JobFinished(uint64_t job_id) const {
   auto it = jobs_.find(job_id);
-  return it != jobs_.end() && it->second.finished_ranks == it->second.record.spec.world_size();
+  if (it == jobs_.end()) return false;
+  for (uint32_t rank = 0; rank < it->second.record.spec.world_size(); ++rank) {
+    if (!RankFinished(job_id, rank)) return false;
+  }
+  return true;
 }
 
 RankProgressSummary ClusterState::RankSummary(uint64_t job_id, uint32_t rank) const {
   RankProgressSummary summary;
   const JobRecord* job = FindJob(job_id);
   if (job == nullptr) return summary;
-  summary.total = TotalTasks(*job);
   const RankProgress* progress = FindProgress(job_id, rank);
+  summary.total = TotalTasks(*job, progress);
   if (progress == nullptr) return summary;
   summary.done_watermark = progress->done_watermark;
   summary.next_unleased = progress->next_unleased;
@@ -488,7 +476,9 @@ std::vector<TaskId> ClusterState::LeasesOf(uint64_t worker_id) const {
   for (const auto& [job_id, job] : jobs_) {
     for (const auto& [rank, progress] : job.ranks) {
       for (const auto& [seq, lease] : progress.leased) {
-        if (lease.worker_id == worker_id) out.push_back(MakeTask(job.record, rank, seq));
+        if (lease.worker_id == worker_id) {
+          out.push_back(MakeTask(job.record, rank, &progress, seq));
+        }
       }
     }
   }
@@ -501,7 +491,12 @@ std::vector<TaskId> ClusterState::RevokedLeases(uint64_t worker_id) const {
   if (it == workers_.end()) return out;
   for (const TaskId& task : it->second.revoked) {
     auto ref = Locate(task);
-    if (!ref.ok() || IsDone(task)) continue;
+    if (!ref.ok()) continue;
+    if (ref->obsolete) {  // its rank resumed since: the worker must drop it
+      out.push_back(task);
+      continue;
+    }
+    if (IsDone(task)) continue;
     const RankProgress* progress = FindProgress(ref->job_id, ref->rank);
     auto lease = progress->leased.find(ref->seq);
     // Leased to this worker again since: it holds the task after all.

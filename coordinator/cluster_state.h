@@ -15,6 +15,12 @@
 //   s in requeued                      was leased, the lease expired or its worker was lost
 //   s >= next_unleased, none of above  never leased
 //
+// A rank resumed from tokens (resume_rank) has a different sequence: s < |batches| is
+// batches[s] of the resume epoch e, then s = |batches| + (epoch - e - 1) * batches_per_rank + k
+// for the later epochs. Tasks of the rank's past (epochs before e, batches of e that are not in
+// the list) are "obsolete": done, and completing them is a no-op, so late acknowledgements of the
+// rank's previous incarnation are harmless.
+//
 // PendingTasks hands out requeued tasks first (they are the oldest), then never-leased ones, so
 // leases follow plan order. Completing a task that is not leased (acknowledged after its lease
 // expired, or after a coordinator restart) removes it from wherever it is; completing it twice
@@ -101,6 +107,10 @@ class ClusterState {
   //                     as revoked for its worker.
   //   return_leases     requeues the listed tasks that are leased to the worker (others are
   //                     ignored: done, or leased to another worker since).
+  //   resume_rank       revokes the rank's leases (reported to their workers as drop_leases) and
+  //                     restarts its progress with the given batches of the given epoch, then
+  //                     the normal plan; INVALID_ARGUMENT for a rank, epoch or batch outside
+  //                     the job (batches must be distinct and below BatchIndexLimit).
   //   restore           loads a snapshot; FAILED_PRECONDITION unless the state is empty.
   absl::Status Apply(const stoker::v1::StateUpdate& update);
 
@@ -130,6 +140,13 @@ class ClusterState {
   // outside the job's plan (epoch or batch index too large).
   absl::StatusOr<uint32_t> RankOfTask(const stoker::v1::TaskId& task) const;
 
+  // Whether a worker's report that it delivered `task` may complete it. True, except for a task of
+  // a resumed rank that is not leased to that worker (since the resume): the report may be a
+  // late ack of the rank's previous incarnation, which received batches after its checkpoint
+  // that the resumed client must get again. The resumed client's own consumed reports complete
+  // its tasks whoever delivered them. False for a task that does not fit the job.
+  bool AcceptsDelivery(const stoker::v1::TaskId& task, uint64_t worker_id) const;
+
   // Up to `max` tasks of (job, rank) that may be leased now, in plan order. Empty for an
   // unknown job or a rank outside its world size.
   std::vector<stoker::v1::TaskId> PendingTasks(uint64_t job_id, uint32_t rank, uint64_t max) const;
@@ -157,7 +174,14 @@ class ClusterState {
     uint64_t worker_id = 0;
     int64_t expires_unix_ms = 0;
   };
+  // The sequence of a resumed rank (see the file comment).
+  struct Resumed {
+    uint32_t epoch = 0;
+    std::vector<uint64_t> batches;
+    absl::flat_hash_map<uint64_t, uint64_t> index;  // batch -> position in `batches`
+  };
   struct RankProgress {
+    std::optional<Resumed> resumed;
     uint64_t done_watermark = 0;
     uint64_t next_unleased = 0;
     std::set<uint64_t> done;
@@ -167,7 +191,6 @@ class ClusterState {
   struct Job {
     JobRecord record;
     std::map<uint32_t, RankProgress> ranks;  // created on first use
-    uint32_t finished_ranks = 0;
   };
   struct Worker {
     WorkerRecord record;
@@ -178,6 +201,8 @@ class ClusterState {
     uint64_t job_id = 0;
     uint32_t rank = 0;
     uint64_t seq = 0;
+    // A task of the rank's past (before its resume): done; seq is meaningless.
+    bool obsolete = false;
   };
 
   absl::Status ApplyCreateJob(const stoker::v1::CreateJobUpdate& update);
@@ -189,12 +214,15 @@ class ClusterState {
   absl::Status ApplyExpireLeases(const stoker::v1::ExpireLeasesUpdate& update);
   absl::Status ApplyReturnLeases(const stoker::v1::ReturnLeasesUpdate& update);
   absl::Status ApplyRestore(const stoker::v1::Snapshot& snapshot);
+  absl::Status ApplyResumeRank(const stoker::v1::ResumeRankUpdate& update);
 
   // INVALID_ARGUMENT when the task is outside its job's plan; NOT_FOUND for an unknown job.
   absl::StatusOr<TaskRef> Locate(const stoker::v1::TaskId& task) const;
   bool IsDone(const stoker::v1::TaskId& task) const;
-  static stoker::v1::TaskId MakeTask(const JobRecord& job, uint32_t rank, uint64_t seq);
-  static uint64_t TotalTasks(const JobRecord& job);
+  // `progress` may be null (a rank without progress follows the normal plan).
+  static stoker::v1::TaskId MakeTask(const JobRecord& job, uint32_t rank,
+                                     const RankProgress* progress, uint64_t seq);
+  static uint64_t TotalTasks(const JobRecord& job, const RankProgress* progress);
   // Smallest never-leased, not-done sequence >= from.
   static uint64_t FirstFresh(const RankProgress& progress, uint64_t from);
   const RankProgress* FindProgress(uint64_t job_id, uint32_t rank) const;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "data/resume_plan.h"
 #include "google/protobuf/util/message_differencer.h"
 
 namespace stoker {
@@ -39,6 +40,7 @@ bool IsDurable(const StateUpdate& update) {
     case StateUpdate::kRemoveWorker:
     case StateUpdate::kCompleteTasks:
     case StateUpdate::kRestore:
+    case StateUpdate::kResumeRank:
       return true;
     default:
       return false;
@@ -108,8 +110,22 @@ absl::Status Coordinator::SyncStore(uint64_t seq) {
 absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
     const stoker::v1::OpenJobRequest& request) {
   if (request.name().empty()) return absl::InvalidArgumentError("name: must be set");
-  RETURN_IF_ERROR(ValidateJobSpec(request.spec()));  // outside the lock: compiles the pipeline
-  return Durably(&Coordinator::OpenJobLocked, request);
+  // Outside the lock: validation compiles the pipeline, the resume plan may be large.
+  ASSIGN_OR_RETURN(JobGeometry geometry, ComputeJobGeometry(request.spec()));
+  OpenJobArgs args;
+  args.request = &request;
+  if (request.resume_tokens_size() > 0) {
+    if (request.rank() >= request.spec().world_size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "rank: ", request.rank(), " is outside world size ", request.spec().world_size()));
+    }
+    std::vector<std::string> tokens(request.resume_tokens().begin(), request.resume_tokens().end());
+    ASSIGN_OR_RETURN(args.start,
+                     PlanResume(tokens, request.spec(), geometry.num_samples, request.rank()));
+  } else {
+    args.start.set_spec_fingerprint(SpecFingerprint(request.spec()));
+  }
+  return Durably(&Coordinator::OpenJobLocked, args);
 }
 
 absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJob(
@@ -137,8 +153,8 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
   return Durably(&Coordinator::ClientHeartbeatLocked, request);
 }
 
-absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(
-    const stoker::v1::OpenJobRequest& request) {
+absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const OpenJobArgs& args) {
+  const stoker::v1::OpenJobRequest& request = *args.request;
   const JobRecord* job = state_.FindJobByName(request.name());
   if (job == nullptr) {
     if (state_.num_jobs() >= kMaxJobs) {
@@ -160,7 +176,22 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(
         absl::StrCat("job '", request.name(), "' already exists (id ", job->id,
                      ") with a different spec; open it with the same spec or use another name"));
   }
+  if (args.start.resumed()) {
+    StateUpdate update;
+    stoker::v1::ResumeRankUpdate* resume = update.mutable_resume_rank();
+    resume->set_job_id(job->id);
+    resume->set_rank(request.rank());
+    resume->set_epoch(args.start.epoch());
+    const std::vector<uint64_t> batches = RemainingBatches(args.start);
+    resume->mutable_batches()->Assign(batches.begin(), batches.end());
+    const uint64_t job_id = job->id;
+    RETURN_IF_ERROR(ApplyUpdate(update));
+    job = state_.FindJob(job_id);
+    STOKER_LOG(INFO) << "job " << job_id << " rank " << request.rank() << " resumed at epoch "
+                     << args.start.epoch() << " with " << batches.size() << " batches of it left";
+  }
   stoker::v1::OpenJobResponse response;
+  *response.mutable_start() = args.start;
   response.set_job_id(job->id);
   response.set_batches_per_epoch_per_rank(job->geometry.batches_per_rank);
   response.set_num_samples(job->geometry.num_samples);
@@ -240,9 +271,12 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
 
   stoker::v1::CompleteTasksUpdate complete;
   int ignored = 0;
+  int stale = 0;
   for (const TaskId& task : request.delivered()) {
     absl::StatusOr<uint32_t> rank = state_.RankOfTask(task);
-    if (rank.ok()) {
+    if (rank.ok() && !state_.AcceptsDelivery(task, worker_id)) {
+      ++stale;  // possibly a resumed rank's old incarnation: its new client reports its own
+    } else if (rank.ok()) {
       *complete.add_tasks() = task;
     } else if (ignored++ == 0) {
       STOKER_LOG(WARNING) << "worker " << worker_id
@@ -252,6 +286,11 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
   if (ignored > 1) {
     STOKER_LOG(WARNING) << "worker " << worker_id << ": ignored " << ignored
                         << " delivered tasks in all";
+  }
+  if (stale > 0) {
+    STOKER_LOG(DEBUG) << "worker " << worker_id << ": " << stale
+                      << " delivered tasks of resumed ranks not leased to it; their clients "
+                         "report them";
   }
   RETURN_IF_ERROR(CompleteTasksLocked(complete));
   return response;

@@ -75,8 +75,14 @@ class Coordinator {
   // when a stored record does not apply ("journal record N: ..."); INTERNAL when writing fails.
   absl::Status Recover();
 
-  // Creates the job or returns the existing one of that name. Errors:
-  //   INVALID_ARGUMENT  empty name ("name: ..."), or an invalid spec ("spec.<field>: ...").
+  // Creates the job or returns the existing one of that name. With resume_tokens, then restarts
+  // the request's rank from them (data/resume_plan.h): a durable resume_rank update revokes the
+  // rank's leases and gives it the rest of its batches of the token's epoch, then the normal
+  // plan; the response's `start` says where the rank starts. A different world size than the
+  // tokens' is a different spec, so it needs a job name not in use (else ALREADY_EXISTS). Errors:
+  //   INVALID_ARGUMENT  empty name ("name: ..."), an invalid spec ("spec.<field>: ..."), a rank
+  //                     outside the world size with tokens ("rank: ..."), or tokens that do not
+  //                     resume this spec ("resume_tokens[i]: ...", see PlanResume).
   //   ALREADY_EXISTS    a job of that name exists with a different spec (message names it).
   //   RESOURCE_EXHAUSTED kMaxJobs jobs exist.
   absl::StatusOr<stoker::v1::OpenJobResponse> OpenJob(const stoker::v1::OpenJobRequest& request);
@@ -91,7 +97,8 @@ class Coordinator {
       const stoker::v1::RegisterWorkerRequest& request);
 
   // Records the heartbeat, returns the `returned` leases to pending and completes the
-  // `delivered` tasks. Delivered tasks that do not fit
+  // `delivered` tasks (for a rank resumed from tokens, only those leased to this worker since
+  // the resume: see ClusterState::AcceptsDelivery). Delivered tasks that do not fit
   // any job (unknown job, outside the plan) are logged and ignored: they must not cost the
   // worker its liveness. drop_leases lists the worker's leases that expired since its last
   // heartbeat (their tasks went back to pending and may be leased to another worker), unless
@@ -149,8 +156,13 @@ class Coordinator {
       ABSL_LOCKS_EXCLUDED(mu_);
   // Waits for the store through everything added so far, then compacts it when due.
   absl::Status SyncStore(uint64_t seq) ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<stoker::v1::OpenJobResponse> OpenJobLocked(
-      const stoker::v1::OpenJobRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // OpenJob's request and, with tokens, the resume point computed from them.
+  struct OpenJobArgs {
+    const stoker::v1::OpenJobRequest* request = nullptr;
+    stoker::v1::ResumePoint start;
+  };
+  absl::StatusOr<stoker::v1::OpenJobResponse> OpenJobLocked(const OpenJobArgs& args)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::GetJobResponse> GetJobLocked(
       const stoker::v1::GetJobRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::RegisterWorkerResponse> RegisterWorkerLocked(

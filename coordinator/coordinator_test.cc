@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
+#include "data/resume_plan.h"
 
 namespace stoker {
 namespace {
@@ -173,6 +174,91 @@ TEST_F(CoordinatorTest, OpenJobRejectsBadRequests) {
         << "ksize " << ksize;
   }
   EXPECT_EQ(coordinator_.InspectState([](const ClusterState& s) { return s.num_jobs(); }), 0u);
+}
+
+// A token of rank `rank` of SmallJobSpec(world_size) (10 global batches), `prefix` consumed.
+std::string Token(uint32_t world_size, uint32_t rank, uint32_t epoch, uint64_t prefix) {
+  stoker::v1::ResumeToken token;
+  token.set_version(kResumeTokenVersion);
+  token.set_job_name("job");
+  token.set_spec_fingerprint(SpecFingerprint(SmallJobSpec(world_size)));
+  token.set_world_size(world_size);
+  token.set_rank(rank);
+  token.set_epoch(epoch);
+  token.set_universe(10);
+  token.set_consumed_prefix(prefix);
+  return token.SerializeAsString();
+}
+
+TEST_F(CoordinatorTest, OpenJobWithATokenRestartsTheRank) {
+  const uint64_t job = OpenJob("job", SmallJobSpec());
+  const uint64_t worker = Register("w:1");
+  ASSERT_THAT(Lease(worker, job, 0, 3), IsOk());  // (0,0) (0,2) (0,4)
+  ASSERT_THAT(ClientHeartbeat(job, 0, {}), IsOk());
+
+  stoker::v1::OpenJobRequest request;
+  request.set_name("job");
+  *request.mutable_spec() = SmallJobSpec();
+  request.set_rank(0);
+  request.add_resume_tokens(Token(2, 0, 0, 2));
+  auto response = coordinator_.OpenJob(request);
+  ASSERT_THAT(response, IsOk());
+  EXPECT_EQ(response->job_id(), job);
+  EXPECT_TRUE(response->start().resumed());
+  EXPECT_THAT(response->start().deal(), ElementsAre(0, 2, 4, 6, 8));
+  EXPECT_EQ(response->start().consumed_prefix(), 2u);
+  // The old leases are revoked; the rank continues with batch 4.
+  auto heartbeat = Heartbeat(worker);
+  ASSERT_THAT(heartbeat, IsOk());
+  EXPECT_THAT(Pairs(heartbeat->drop_leases()), ElementsAre(P{0, 0}, P{0, 2}, P{0, 4}));
+  auto lease = Lease(worker, job, 0, 2);
+  ASSERT_THAT(lease, IsOk());
+  EXPECT_THAT(Pairs(*lease), ElementsAre(P{0, 4}, P{0, 6}));
+  // A late ack of the old incarnation is ignored, not an error.
+  TaskId old;
+  old.set_job_id(job);
+  old.set_epoch(0);
+  old.set_batch_index(0);
+  EXPECT_THAT(Heartbeat(worker, {old}), IsOk());
+  EXPECT_EQ(Summary(job, 0).total, 3u + 5u);
+  // So is a worker's report of a task of the new list that is not leased to it: the old
+  // incarnation may have received it after its checkpoint. A leased one completes.
+  TaskId unleased = old, leased = old;
+  unleased.set_batch_index(8);
+  leased.set_batch_index(4);
+  EXPECT_THAT(Heartbeat(worker, {unleased}), IsOk());
+  EXPECT_EQ(Summary(job, 0).done_watermark, 0u);
+  EXPECT_THAT(Heartbeat(worker, {leased}), IsOk());
+  EXPECT_EQ(Summary(job, 0).done_watermark, 1u);
+  // The client's own report completes any task of its rank.
+  EXPECT_THAT(ClientHeartbeat(job, 0, {unleased}), IsOk());
+  EXPECT_EQ(Summary(job, 0).done_above_watermark, 1u);
+}
+
+TEST_F(CoordinatorTest, OpenJobWithTokensOfAnotherWorldSizeNeedsAllOfThem) {
+  stoker::v1::OpenJobRequest request;
+  request.set_name("job-3");
+  *request.mutable_spec() = SmallJobSpec(/*world_size=*/3);
+  request.set_rank(2);
+  request.add_resume_tokens(Token(2, 0, 0, 2));
+  EXPECT_THAT(coordinator_.OpenJob(request),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("resuming with world_size 3 from a checkpoint of world_size 2 "
+                                 "needs the tokens of all 2 ranks, got 1")));
+  request.add_resume_tokens(Token(2, 1, 0, 1));
+  auto response = coordinator_.OpenJob(request);
+  ASSERT_THAT(response, IsOk());
+  // Remaining 3..9 (rank 0 consumed 0, 2; rank 1 consumed 1) over 3 ranks with drop_last:
+  // slots 3 4 5 / 6 7 8, batch 9 is dropped; rank 2 gets 5 and 8.
+  EXPECT_THAT(response->start().deal(), ElementsAre(5, 8));
+  request.set_rank(3);
+  EXPECT_THAT(coordinator_.OpenJob(request),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rank: 3")));
+  request.set_rank(0);
+  request.clear_resume_tokens();
+  request.add_resume_tokens("garbage");
+  EXPECT_THAT(coordinator_.OpenJob(request),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("resume_tokens[0]")));
 }
 
 TEST_F(CoordinatorTest, GetJob) {

@@ -15,6 +15,7 @@
 #include "coordinator/coordinator.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
+#include "data/resume_plan.h"
 
 namespace stoker {
 namespace {
@@ -181,6 +182,51 @@ TEST(CoordinatorJournalTest, RestartReplaysJobsAndDoneTasks) {
       ASSERT_THAT(pending, SizeIs(2));
       EXPECT_EQ(pending[0].batch_index(), 1u);
       EXPECT_EQ(pending[1].batch_index(), 3u);
+    });
+  }
+}
+
+TEST(CoordinatorJournalTest, RestartReplaysAResumedRank) {
+  const std::string path = TempPath("resume");
+  FakeClock clock(absl::FromUnixSeconds(1000));
+  CoordinatorConfig config;
+  const stoker::v1::JobSpec spec = SmallJobSpec(/*world_size=*/2, /*epochs=*/2);
+  uint64_t job_id = 0;
+  {
+    FileJournal journal(path);
+    Coordinator coordinator(config, &clock, &journal);
+    ASSERT_THAT(coordinator.Recover(), IsOk());
+    // Rank 1 resumes in epoch 1 having consumed 3 of its 5 batches (1, 3, 5).
+    stoker::v1::ResumeToken token;
+    token.set_version(kResumeTokenVersion);
+    token.set_job_name("job");
+    token.set_spec_fingerprint(SpecFingerprint(spec));
+    token.set_world_size(2);
+    token.set_rank(1);
+    token.set_epoch(1);
+    token.set_universe(10);
+    token.set_consumed_prefix(3);
+    stoker::v1::OpenJobRequest open;
+    open.set_name("job");
+    *open.mutable_spec() = spec;
+    open.set_rank(1);
+    open.add_resume_tokens(token.SerializeAsString());
+    auto job = coordinator.OpenJob(open);
+    ASSERT_THAT(job, IsOk());
+    job_id = job->job_id();
+  }
+  for (int restart = 0; restart < 2; ++restart) {  // the second one replays the compacted file
+    FileJournal journal(path);
+    Coordinator coordinator(config, &clock, &journal);
+    ASSERT_THAT(coordinator.Recover(), IsOk());
+    coordinator.InspectState([&](const ClusterState& state) {
+      EXPECT_EQ(state.RankSummary(job_id, 1).total, 2u);
+      auto pending = state.PendingTasks(job_id, 1, 5);
+      ASSERT_THAT(pending, SizeIs(2));
+      EXPECT_EQ(pending[0].epoch(), 1u);
+      EXPECT_EQ(pending[0].batch_index(), 7u);
+      EXPECT_EQ(pending[1].batch_index(), 9u);
+      EXPECT_EQ(state.RankSummary(job_id, 0).total, 10u);  // rank 0 untouched
     });
   }
 }

@@ -81,9 +81,11 @@ EpochPlan::EpochPlan(std::vector<uint64_t> order, uint32_t epoch, uint32_t batch
       batches_per_rank_(batches_per_rank) {}
 
 absl::Status EpochPlan::CheckBatch(uint64_t g) const {
-  if (g >= global_batches()) {
-    return absl::OutOfRangeError(absl::StrCat("batch ", g, " of epoch ", epoch_, " is past the ",
-                                              global_batches(), " batches of the plan"));
+  if (g >= BatchIndexLimit(global_batches(), world_size_)) {
+    return absl::OutOfRangeError(
+        absl::StrCat("batch ", g, " of epoch ", epoch_, " is past the limit of ",
+                     BatchIndexLimit(global_batches(), world_size_), " (the plan has ",
+                     global_batches(), " batches; resumed epochs add pad batches)"));
   }
   return absl::OkStatus();
 }

@@ -38,6 +38,13 @@ uint64_t BatchesPerRank(uint64_t num_samples, uint32_t batch_size, uint32_t worl
 std::vector<uint64_t> PermuteSamples(uint64_t num_samples, uint64_t seed, uint32_t epoch,
                                      stoker::v1::ShuffleMode mode, uint32_t block);
 
+// Global batch indices of an epoch must lie below this. A resumed epoch (data/resume_plan.h)
+// adds pad batches past the plan's `global_batches`; each resume adds fewer than world_size.
+// Workers refuse indices at or past the limit, and the coordinator refuses a resume past it.
+inline uint64_t BatchIndexLimit(uint64_t global_batches, uint32_t world_size) {
+  return 2 * global_batches + 2 * uint64_t{world_size};
+}
+
 // Global batch index of rank `rank`'s k-th batch, and back.
 inline uint64_t GlobalBatchIndex(uint32_t rank, uint64_t k, uint32_t world_size) {
   return k * world_size + rank;
@@ -63,11 +70,13 @@ class EpochPlan {
   // positions wrap around the order.
   uint64_t SampleAt(uint64_t position) const { return order_[position % order_.size()]; }
 
-  // OUT_OF_RANGE when g >= global_batches().
+  // OUT_OF_RANGE when g >= BatchIndexLimit(global_batches(), world size). Indices from
+  // global_batches() on are pad batches of a resumed epoch (their positions wrap around); which
+  // of them are in play only the coordinator knows, so the worker checks only the limit.
   absl::Status CheckBatch(uint64_t g) const;
 
   // Writes the batch_size() sample indices of global batch `g` to `out`.
-  // OUT_OF_RANGE when g >= global_batches(); INVALID_ARGUMENT when out has the wrong size.
+  // OUT_OF_RANGE as CheckBatch; INVALID_ARGUMENT when out has the wrong size.
   absl::Status BatchSamples(uint64_t g, absl::Span<uint64_t> out) const;
 
  private:

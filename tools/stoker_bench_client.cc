@@ -2,6 +2,12 @@
 //
 //   stoker-bench-client --coordinator=127.0.0.1:7070 --epochs=1 --step-ms=5
 //
+// Checkpoints like a trainer: with --token-file=F, after every batch it writes F (atomically:
+// F.tmp, then rename) as two lines, the number of batches this run has returned and the
+// base64 of Loader::ResumeToken(); --resume-from=F1,F2,... resumes from such files (with another
+// --world-size, the files of every old rank, and a new --job). The first line tells which
+// --dump-indices lines the token covers (the first that many).
+//
 // Defaults are the blur reference workload (DESIGN §6): synthetic 224×224×3 images, batch 64,
 // 1000 classes, pipeline "to_float, gaussian_blur(ksize=11)*10". Exit codes: 0 done, 1 runtime
 // error (e.g. coordinator unreachable; the status is printed), 2 bad flags.
@@ -16,6 +22,7 @@
 #include "absl/random/random.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
@@ -59,6 +66,9 @@ struct BenchConfig {
   std::string workers;
   std::string dump_indices;
   std::string report_json;
+  bool ordered = false;
+  std::string token_file;
+  std::string resume_from;
   MetricsFlags metrics;
   LogFlags log;
 
@@ -67,6 +77,35 @@ struct BenchConfig {
   // Validates, then builds the loader's options (a random job name when --job is empty).
   absl::StatusOr<LoaderOptions> ToLoaderOptions() const;
 };
+
+// The token saved in a --token-file (its second line, base64).
+absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
+  std::ifstream in(path);
+  std::string count, encoded, token;
+  if (!in || !std::getline(in, count) || !std::getline(in, encoded)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--resume-from: cannot read a token file from ", path));
+  }
+  if (!absl::Base64Unescape(encoded, &token) || token.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("--resume-from: ", path, " holds no token"));
+  }
+  return token;
+}
+
+// Writes `batches` and the loader's token to `path` atomically.
+absl::Status WriteTokenFile(const std::string& path, uint64_t batches, const std::string& token) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << batches << "\n" << absl::Base64Escape(token) << "\n";
+    out.flush();
+    if (!out) return absl::UnavailableError(absl::StrCat("--token-file: cannot write ", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return absl::UnavailableError(absl::StrCat("--token-file: cannot rename ", tmp, " to ", path));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status Positive(const char* flag, uint64_t value) {
   if (value > 0) return absl::OkStatus();
@@ -124,6 +163,11 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
   }
   options.rank = rank;
   options.prefetch_bytes = prefetch_mb << 20;
+  options.ordered = ordered;
+  for (absl::string_view file : absl::StrSplit(resume_from, ',', absl::SkipWhitespace())) {
+    ASSIGN_OR_RETURN(std::string token, ReadTokenFile(std::string(file)));
+    options.resume_tokens.push_back(std::move(token));
+  }
   for (absl::string_view address : absl::StrSplit(workers, ',', absl::SkipWhitespace())) {
     options.only_workers.emplace_back(address);
   }
@@ -187,6 +231,11 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("workers", &c.workers, "comma-separated worker addresses to use (empty = all)");
   flags.Add("dump-indices", &c.dump_indices, "write one JSON line per batch to this file");
   flags.Add("report-json", &c.report_json, "write the report as JSON to this file");
+  flags.Add("ordered", &c.ordered, "yield batches in plan order (bounded reorder buffer)");
+  flags.Add("token-file", &c.token_file,
+            "after each batch, write the batch count and the resume token here (atomically)");
+  flags.Add("resume-from", &c.resume_from,
+            "comma-separated token files (--token-file) to resume from");
   c.metrics.AddTo(&flags);
   c.log.AddTo(&flags);
 }
@@ -212,6 +261,11 @@ absl::Status Consume(Loader& loader, const BenchConfig& config, std::ofstream* d
     if (dump != nullptr) *dump << FormatIndicesLine(*batch, config.rank) << "\n" << std::flush;
     if (step > absl::ZeroDuration()) absl::SleepFor(step);
     ++run->batches;
+    // The "checkpoint" after the step that used the batch.
+    if (!config.token_file.empty()) {
+      status = WriteTokenFile(config.token_file, run->batches, loader.ResumeToken());
+      if (!status.ok()) break;
+    }
     run->images += batch->num_samples();
   }
   run->wall_seconds = absl::ToDoubleSeconds(absl::Now() - start);

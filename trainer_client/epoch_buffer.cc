@@ -8,14 +8,63 @@
 namespace stoker {
 
 EpochBuffer::EpochBuffer(const Config& config) : config_(config) {
+  if (config_.resumed) {
+    current_epoch_ = std::min(config_.first_epoch, config_.epochs);
+    for (uint64_t i = 0; i < config_.first_deal.size(); ++i) {
+      first_positions_.emplace(config_.first_deal[i], i);
+      if (i >= config_.first_consumed.size() || !config_.first_consumed[i]) {
+        ++first_epoch_batches_;
+      }
+    }
+  }
+  StartEpoch();
   AdvanceEpochIfComplete();  // an empty plan (0 batches per epoch) is done at once
 }
 
-bool EpochBuffer::IsOurs(const Batch& batch) const {
+std::optional<uint64_t> EpochBuffer::PositionOf(uint32_t epoch, uint64_t g) const {
+  if (config_.resumed && epoch == config_.first_epoch) {
+    auto it = first_positions_.find(g);
+    if (it == first_positions_.end()) return std::nullopt;
+    return it->second;
+  }
   const uint64_t world = std::max<uint32_t>(1, config_.world_size);
-  return batch.job_id() == config_.job_id && batch.epoch() < config_.epochs &&
-         batch.batch_index() % world == config_.rank &&
-         batch.batch_index() / world < config_.batches_per_epoch;
+  if (g % world != config_.rank || g / world >= config_.batches_per_epoch) return std::nullopt;
+  return g / world;
+}
+
+uint64_t EpochBuffer::BatchesIn(uint32_t epoch) const {
+  if (config_.resumed && epoch == config_.first_epoch) return first_epoch_batches_;
+  return config_.batches_per_epoch;
+}
+
+uint64_t EpochBuffer::GlobalIndexAt(uint32_t epoch, uint64_t position) const {
+  if (config_.resumed && epoch == config_.first_epoch) return config_.first_deal[position];
+  return position * std::max<uint32_t>(1, config_.world_size) + config_.rank;
+}
+
+uint64_t EpochBuffer::expected_total() const {
+  uint64_t total = 0;
+  for (uint32_t epoch = config_.resumed ? config_.first_epoch : 0; epoch < config_.epochs;
+       ++epoch) {
+    total += BatchesIn(epoch);
+  }
+  return total;
+}
+
+void EpochBuffer::StartEpoch() {
+  handed_out_in_epoch_ = 0;
+  next_position_ = 0;
+  returned_.clear();
+  if (done()) return;
+  if (config_.resumed && current_epoch_ == config_.first_epoch) {
+    returned_.assign(config_.first_deal.size(), false);
+    for (uint64_t i = 0; i < returned_.size() && i < config_.first_consumed.size(); ++i) {
+      returned_[i] = config_.first_consumed[i];
+    }
+  } else {
+    returned_.assign(config_.batches_per_epoch, false);
+  }
+  while (next_position_ < returned_.size() && returned_[next_position_]) ++next_position_;
 }
 
 void EpochBuffer::AddStream(StreamId id, uint32_t share) { accounts_[id] = Account{share, 0, 0}; }
@@ -44,11 +93,19 @@ EpochBuffer::AddResult EpochBuffer::Add(StreamId stream, Batch batch) {
   }
   const uint32_t epoch = batch.epoch();
   const uint64_t index = batch.batch_index();
-  if (!IsOurs(batch)) return AddResult::kInvalid;
+  if (batch.job_id() != config_.job_id || epoch >= config_.epochs) return AddResult::kInvalid;
   if (epoch < current_epoch_) return AddResult::kDuplicate;
+  const std::optional<uint64_t> position = PositionOf(epoch, index);
+  if (!position.has_value()) return AddResult::kInvalid;
+  // Returned before the resume: a late batch of the previous incarnation.
+  if (epoch == current_epoch_ && returned_[*position]) return AddResult::kDuplicate;
   EpochSlot& slot = epochs_[epoch];
   if (!slot.seen.insert(index).second) return AddResult::kDuplicate;
-  slot.queue.push_back(Entry{stream, std::move(batch)});
+  if (config_.ordered) {
+    slot.by_position.emplace(*position, Entry{stream, std::move(batch)});
+  } else {
+    slot.queue.push_back(Entry{stream, std::move(batch)});
+  }
   ++buffered_;
   if (epoch > current_epoch_) ++later_buffered_;
   ++accepted_total_;
@@ -58,39 +115,66 @@ EpochBuffer::AddResult EpochBuffer::Add(StreamId stream, Batch batch) {
 
 bool EpochBuffer::has_ready() const {
   auto it = epochs_.find(current_epoch_);
-  return it != epochs_.end() && !it->second.queue.empty();
+  if (it == epochs_.end()) return false;
+  if (!config_.ordered) return !it->second.queue.empty();
+  return it->second.by_position.count(next_position_) > 0;
 }
 
 uint64_t EpochBuffer::remaining_in_epoch() const {
-  return done() ? 0 : config_.batches_per_epoch - handed_out_in_epoch_;
+  return done() ? 0 : BatchesIn(current_epoch_) - handed_out_in_epoch_;
 }
 
 std::optional<Batch> EpochBuffer::Pop() {
-  auto it = epochs_.find(current_epoch_);
-  if (done() || it == epochs_.end() || it->second.queue.empty()) return std::nullopt;
-  Entry entry = std::move(it->second.queue.front());
-  it->second.queue.pop_front();
+  if (done() || !has_ready()) return std::nullopt;
+  EpochSlot& slot = epochs_[current_epoch_];
+  Entry entry;
+  if (config_.ordered) {
+    auto it = slot.by_position.find(next_position_);
+    entry = std::move(it->second);
+    slot.by_position.erase(it);
+  } else {
+    entry = std::move(slot.queue.front());
+    slot.queue.pop_front();
+  }
   --buffered_;
   auto account = accounts_.find(entry.stream);
   if (account != accounts_.end() && account->second.held > 0) --account->second.held;
+  const std::optional<uint64_t> position = PositionOf(current_epoch_, entry.batch.batch_index());
+  returned_[*position] = true;
+  while (next_position_ < returned_.size() && returned_[next_position_]) ++next_position_;
   ++handed_out_in_epoch_;
   AdvanceEpochIfComplete();
   return std::move(entry.batch);
 }
 
+EpochBuffer::Progress EpochBuffer::progress() const {
+  Progress out;
+  out.epoch = current_epoch_;
+  if (done()) return out;
+  out.prefix = next_position_;
+  for (uint64_t i = next_position_; i < returned_.size(); ++i) {
+    if (returned_[i]) out.other.push_back(GlobalIndexAt(current_epoch_, i));
+  }
+  std::sort(out.other.begin(), out.other.end());
+  return out;
+}
+
 void EpochBuffer::AdvanceEpochIfComplete() {
-  while (!done() && handed_out_in_epoch_ >= config_.batches_per_epoch) {
+  while (!done() && handed_out_in_epoch_ >= BatchesIn(current_epoch_)) {
     epochs_.erase(current_epoch_);
     ++current_epoch_;
-    handed_out_in_epoch_ = 0;
+    StartEpoch();
     auto next = epochs_.find(current_epoch_);
-    if (next != epochs_.end()) later_buffered_ -= next->second.queue.size();
+    if (next != epochs_.end()) {
+      later_buffered_ -= next->second.queue.size() + next->second.by_position.size();
+    }
   }
   if (done()) epochs_.clear();
 }
 
 void EpochBuffer::UpdateStall(bool consumer_waiting, absl::Time now) {
-  const bool stalled = consumer_waiting && !done() && !has_ready() && later_buffered_ > 0;
+  // Nothing ready but something buffered: later epochs, or (ordered) later positions.
+  const bool stalled = consumer_waiting && !done() && !has_ready() && buffered_ > 0;
   if (!stalled) {
     stall_start_.reset();
     extra_ = 0;

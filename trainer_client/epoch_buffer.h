@@ -6,13 +6,22 @@
 // and decides how much credit each worker stream is owed.
 //
 // Delivery (exactly once per epoch per rank):
-//   - Add() accepts a batch when its task is one of this rank's (this job, epoch < epochs,
-//     batch_index ≡ rank mod world_size, batch_index / world_size < batches_per_epoch) and was not
-//     seen before in its epoch. Batches of the current epoch are ready at once; batches of later
-//     epochs wait until their epoch becomes current. A batch of an earlier (finished) epoch is
-//     always a duplicate.
-//   - Pop() hands out ready batches in arrival order. After the last batch of an epoch has been
-//     handed out, the next epoch becomes current; after the last epoch, done() is true.
+//   - The rank's batches of an epoch, in plan order ("positions"), are g = k * world_size + rank
+//     for k < batches_per_epoch; a resumed rank's first epoch (Config::first_deal) has its own
+//     list instead, of which some were returned before the resume (first_consumed) and are not
+//     expected again.
+//   - Add() accepts a batch when its task is one of this rank's (this job, epoch < epochs, one
+//     of the epoch's positions) and was not seen before in its epoch. Batches of the current
+//     epoch are ready at once (unordered) or once every earlier position was handed out
+//     (ordered); batches of later epochs wait until their epoch becomes current. A batch of an
+//     earlier (finished) epoch, or one returned before the resume, is a duplicate.
+//   - Pop() hands out ready batches in arrival order (unordered) or in plan order (ordered).
+//     After the last batch of an epoch has been handed out, the next epoch becomes current;
+//     after the last epoch, done() is true.
+//   - Ordered mode's reorder buffer is bounded by the same credit: batches waiting for an
+//     earlier position hold their stream's credit like later-epoch batches do, and the stall
+//     rule below (nothing ready, something buffered) grants the extra credit that lets the
+//     head-of-line task arrive.
 //
 // Credit (a worker sends one batch per credit; budgets are in batches of batch_bytes each):
 //   Each stream has a share. The level rule keeps, for every open stream,
@@ -20,8 +29,8 @@
 //   by granting the difference in TakeCreditGrants(); credit can't be revoked, so a stream above
 //   its target (after a share shrinks) simply gets nothing until it is back under.
 //   Handing out or dropping a batch therefore replenishes one credit on the stream it came from.
-//   Extra credit: when the consumer is waiting, nothing of the current epoch is buffered, and
-//   batches of later epochs are (they used up the shares), a task of the current epoch that is
+//   Extra credit: when the consumer is waiting, nothing is ready, and batches are buffered
+//   (later epochs, or later positions in ordered mode: they used up the shares), a task that is
 //   still being produced — or was lost with a dead worker and re-leased — could never arrive
 //   without more credit. So every stream gets one extra credit at once (the budget is exceeded
 //   by one batch per stream), and, while that stall lasts, one more after 1 s, 2 s, 4 s, 8 s, ...
@@ -43,6 +52,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
 #include "trainer_client/batch.h"
@@ -65,6 +75,23 @@ class EpochBuffer {
     uint64_t batches_per_epoch = 0;  // per rank
     uint32_t rank = 0;
     uint32_t world_size = 1;  // > 0
+    // Hand out batches in plan order rather than arrival order.
+    bool ordered = false;
+    // A resumed rank starts at first_epoch (<= epochs) with first_deal as that epoch's batches
+    // in plan order (pads included); first_consumed[i] (same length, or empty: none) marks the
+    // ones returned before the resume.
+    uint32_t first_epoch = 0;
+    bool resumed = false;
+    std::vector<uint64_t> first_deal;
+    std::vector<bool> first_consumed;
+  };
+
+  // What a resume token needs: the current epoch, and which of its positions were handed out
+  // (returned by Next) so far, as a prefix count plus the global indices returned beyond it.
+  struct Progress {
+    uint32_t epoch = 0;
+    uint64_t prefix = 0;
+    std::vector<uint64_t> other;  // sorted global batch indices
   };
 
   enum class AddResult {
@@ -114,11 +141,11 @@ class EpochBuffer {
   // Up to `max` global batch indices of this rank's current-epoch tasks not received yet, in
   // plan order (for hedging).
   std::vector<uint64_t> MissingInCurrentEpoch(size_t max) const;
-  // Distinct tasks accepted so far, and the job's total for this rank.
+  // Distinct tasks accepted so far, and the job's total for this rank (from its first epoch).
   uint64_t accepted_total() const { return accepted_total_; }
-  uint64_t expected_total() const {
-    return static_cast<uint64_t>(config_.epochs) * config_.batches_per_epoch;
-  }
+  uint64_t expected_total() const;
+  // See Progress.
+  Progress progress() const;
   // Extra credit per stream currently in force (0 when not stalled).
   uint32_t extra_credit() const { return extra_; }
   // Outstanding credit / buffered batches of a stream (0 for unknown ids); for tests and stats.
@@ -127,12 +154,13 @@ class EpochBuffer {
 
  private:
   struct Entry {
-    StreamId stream;
+    StreamId stream = 0;
     Batch batch;
   };
   struct EpochSlot {
-    std::deque<Entry> queue;
-    absl::flat_hash_set<uint64_t> seen;  // global batch indices received
+    std::deque<Entry> queue;                // unordered: arrival order
+    std::map<uint64_t, Entry> by_position;  // ordered: plan order
+    absl::flat_hash_set<uint64_t> seen;     // global batch indices received
   };
   struct Account {
     uint32_t share = 0;
@@ -140,13 +168,23 @@ class EpochBuffer {
     uint32_t held = 0;
   };
 
-  bool IsOurs(const Batch& batch) const;
+  // The batch's position in its epoch's plan order; nullopt when it is not this rank's.
+  std::optional<uint64_t> PositionOf(uint32_t epoch, uint64_t g) const;
+  // Batches of `epoch` to hand out (the resumed first epoch: its deal minus first_consumed).
+  uint64_t BatchesIn(uint32_t epoch) const;
+  uint64_t GlobalIndexAt(uint32_t epoch, uint64_t position) const;
+  // Makes `current_epoch_` current: its handed-out bitmap and ordered cursor.
+  void StartEpoch();
   void AdvanceEpochIfComplete();
   void UpdateStall(bool consumer_waiting, absl::Time now);
 
   const Config config_;
+  absl::flat_hash_map<uint64_t, uint64_t> first_positions_;  // first_deal: g -> position
+  uint64_t first_epoch_batches_ = 0;                         // first_deal minus first_consumed
   uint32_t current_epoch_ = 0;
   uint64_t handed_out_in_epoch_ = 0;
+  std::vector<bool> returned_;  // current epoch: positions handed out (or consumed before)
+  uint64_t next_position_ = 0;  // current epoch: first position not in returned_
   std::map<uint32_t, EpochSlot> epochs_;  // current and later epochs with state
   std::map<StreamId, Account> accounts_;  // open streams
   size_t buffered_ = 0;

@@ -48,6 +48,8 @@ absl::StatusOr<std::optional<Batch>> Loader::NextInEpoch(uint32_t epoch) {
 
 EpochRange Loader::Epoch() { return EpochRange(this, current_epoch()); }
 
+std::string Loader::ResumeToken() const { return impl_->ResumeToken(); }
+
 uint32_t Loader::current_epoch() const { return impl_->current_epoch(); }
 
 uint64_t Loader::batches_per_epoch() const { return impl_->job().batches_per_epoch_per_rank(); }

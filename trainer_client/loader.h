@@ -16,7 +16,8 @@
 //   }
 //
 // Protocol walk-through (proto/stoker/v1, DESIGN §4):
-//   1. Open: OpenJob(name, spec) with retry on UNAVAILABLE → job id, batches per epoch per rank,
+//   1. Open: OpenJob(name, spec, resume tokens, rank) with retry on UNAVAILABLE → job id, batches
+//   per epoch per rank,
 //      batch bytes and shape. Then ClientHeartbeat → the live workers.
 //   2. One Worker.StreamBatches per live worker (filtered by only_workers): Open{job, rank,
 //      client id}, then Credit{share} where a new stream's share = prefetch_bytes / batch_bytes /
@@ -33,8 +34,12 @@
 //      leased one a backup lease on another worker. The first copy wins, the other is a
 //      duplicate (step 3).
 //   6. Stop() half-closes every stream; workers end them.
-// Delivery: every batch of the rank exactly once per epoch; all of epoch e (in arrival order)
-// before any of epoch e+1.
+// Delivery: every batch of the rank exactly once per epoch; all of epoch e (in arrival order, or
+// plan order with options.ordered) before any of epoch e+1.
+//
+// Checkpoints: save ResumeToken() beside the model after the step that used the last batch
+// returned; a restarted trainer passes it in options.resume_tokens and continues where the
+// checkpoint was taken (docs/architecture.md, "Resuming a trainer").
 
 #include <cstdint>
 #include <memory>
@@ -177,9 +182,15 @@ class Loader {
   // The rest of the current epoch (the one whose batches Next() returns now) as a range.
   EpochRange Epoch();
 
+  // Where this rank stands, serialized (a stoker.v1.ResumeToken, a few dozen bytes in ordered
+  // mode): exactly the batches Next() has returned so far. Save it with the checkpoint; pass it
+  // in LoaderOptions::resume_tokens to continue from there.
+  std::string ResumeToken() const;
+
   // The epoch Next() is in (== epochs() once everything was delivered).
   uint32_t current_epoch() const;
-  // Batches per epoch for this rank, number of epochs, one batch's tensor shape and bytes.
+  // Batches per (normal, not resumed) epoch for this rank, number of epochs, one batch's tensor
+  // shape and bytes.
   uint64_t batches_per_epoch() const;
   uint32_t epochs() const;
   absl::Span<const int64_t> batch_shape() const;

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/retry.h"
 #include "common/status_macros.h"
+#include "stoker/v1/resume.pb.h"
 #include "trainer_client/heap_tuning.h"
 
 namespace stoker {
@@ -28,6 +30,23 @@ EpochBuffer::Config BufferConfig(const LoaderOptions& options, const v1::OpenJob
   config.batches_per_epoch = job.batches_per_epoch_per_rank();
   config.rank = options.rank;
   config.world_size = options.spec.world_size();
+  config.ordered = options.ordered;
+  const v1::ResumePoint& start = job.start();
+  if (start.resumed()) {
+    config.resumed = true;
+    config.first_epoch = start.epoch();
+    config.first_deal.assign(start.deal().begin(), start.deal().end());
+    config.first_consumed.assign(config.first_deal.size(), false);
+    const uint64_t prefix = std::min<uint64_t>(start.consumed_prefix(), start.deal_size());
+    for (uint64_t i = 0; i < prefix; ++i) config.first_consumed[i] = true;
+    absl::flat_hash_set<uint64_t> other;
+    for (const v1::IndexRange& range : start.consumed_other()) {
+      for (uint64_t g = range.begin(); g < range.end(); ++g) other.insert(g);
+    }
+    for (uint64_t i = prefix; i < config.first_deal.size(); ++i) {
+      if (other.count(config.first_deal[i]) > 0) config.first_consumed[i] = true;
+    }
+  }
   return config;
 }
 
@@ -45,6 +64,8 @@ absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions optio
   v1::OpenJobRequest request;
   request.set_name(options.job_name);
   *request.mutable_spec() = options.spec;
+  request.set_rank(options.rank);
+  for (const std::string& token : options.resume_tokens) request.add_resume_tokens(token);
   absl::StatusOr<v1::OpenJobResponse> response;
   RETURN_IF_ERROR(RetryUnavailable(options.connect_backoff, env.clock, [&] {
     response = env.coordinator->OpenJob(request);
@@ -157,6 +178,40 @@ void LoaderImpl::FailLocked(absl::Status status) {
 uint32_t LoaderImpl::current_epoch() const {
   absl::MutexLock lock(&mu_);
   return buffer_.current_epoch();
+}
+
+std::string LoaderImpl::ResumeToken() const {
+  v1::ResumeToken token;
+  token.set_version(1);  // kResumeTokenVersion (data/resume_plan.h)
+  token.set_job_name(options_.job_name);
+  token.set_spec_fingerprint(job_.start().spec_fingerprint());
+  token.set_world_size(options_.spec.world_size());
+  token.set_rank(options_.rank);
+  EpochBuffer::Progress progress;
+  {
+    absl::MutexLock lock(&mu_);
+    progress = buffer_.progress();
+  }
+  token.set_epoch(progress.epoch);
+  const v1::ResumePoint& start = job_.start();
+  if (start.resumed() && progress.epoch == start.epoch()) {
+    token.set_universe(start.universe());
+    *token.mutable_done_before() = start.done_before();
+  } else {
+    token.set_universe(job_.batches_per_epoch_per_rank() * options_.spec.world_size());
+  }
+  token.set_consumed_prefix(progress.prefix);
+  for (uint64_t g : progress.other) {
+    const int n = token.consumed_other_size();
+    if (n > 0 && token.consumed_other(n - 1).end() == g) {
+      token.mutable_consumed_other(n - 1)->set_end(g + 1);
+    } else {
+      v1::IndexRange* range = token.add_consumed_other();
+      range->set_begin(g);
+      range->set_end(g + 1);
+    }
+  }
+  return token.SerializeAsString();
 }
 
 LoaderStats LoaderImpl::stats() const {

@@ -52,6 +52,7 @@ class LoaderImpl {
   void Stop();
 
   uint32_t current_epoch() const;
+  std::string ResumeToken() const;
   LoaderStats stats() const;
   const v1::OpenJobResponse& job() const { return job_; }
   const LoaderOptions& options() const { return options_; }

@@ -22,6 +22,11 @@ absl::Status LoaderOptions::Validate() const {
       return absl::InvalidArgumentError(absl::StrCat("only_workers[", i, "]: must not be empty"));
     }
   }
+  for (size_t i = 0; i < resume_tokens.size(); ++i) {
+    if (resume_tokens[i].empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("resume_tokens[", i, "]: must not be empty"));
+    }
+  }
   if (heartbeat_interval <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(absl::StrCat("heartbeat_interval: must be > 0, got ",
                                                    absl::FormatDuration(heartbeat_interval)));

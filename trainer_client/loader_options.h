@@ -46,6 +46,14 @@ struct LoaderOptions {
   // The default keeps trying for about 10-20 s, long enough for a coordinator restart.
   BackoffPolicy connect_backoff = {absl::Milliseconds(50), absl::Seconds(2), 2.0,
                                    /*max_attempts=*/12};
+  // Yield each epoch's batches in the rank's plan order (a bounded reorder buffer holds the ones
+  // that arrive early; it lives within prefetch_bytes plus the stall's extra credit) instead of
+  // in arrival order. A resumed ordered run yields exactly the rest of an uninterrupted one.
+  bool ordered = false;
+  // Tokens from Loader::ResumeToken() saved with the checkpoint to resume from: with the same
+  // world size this rank's token (others are ignored), with another world size the tokens of
+  // every rank of the old job (and a job_name not in use). Empty: start at epoch 0.
+  std::vector<std::string> resume_tokens;
   // Keep freed heap memory in the process (glibc: M_TRIM_THRESHOLD = 1 GiB, once per process)
   // so that gRPC's receive buffers are reused rather than faulted in again for every batch; see
   // heap_tuning.h (measured: 2.5–3× less client CPU on float32 reference batches). Set false

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "stoker/v1/resume.pb.h"
 #include "trainer_client/loader_env.h"
 #include "trainer_client/testing/fake_env.h"
 
@@ -341,6 +342,80 @@ TEST(LoaderGrpcTest, UnreachableCoordinatorIsUnavailableNamingTheAddress) {
   auto loader = Loader::Open(options);
   EXPECT_EQ(loader.status().code(), absl::StatusCode::kUnavailable) << loader.status();
   EXPECT_THAT(std::string(loader.status().message()), HasSubstr(options.coordinator_address));
+}
+
+}  // namespace
+}  // namespace stoker
+
+namespace stoker {
+namespace {
+
+class LoaderResumeTest : public LoaderTest {};
+
+TEST_F(LoaderResumeTest, TokenReflectsTheBatchesReturnedAndResumesWhereItWasTaken) {
+  options_.ordered = true;
+  coordinator_->AddWorker(1, "w1:1");
+  auto loader = OpenOrDie();
+  ASSERT_NE(loader, nullptr);
+  auto stream = streams_->AwaitStream(0);
+  ASSERT_NE(stream, nullptr);
+  stream->Deliver(MakeBatchMessage(kJob, 0, 1));
+  stream->Deliver(MakeBatchMessage(kJob, 0, 0));
+  v1::ResumeToken token;
+  ASSERT_TRUE(token.ParseFromString(loader->ResumeToken()));
+  EXPECT_EQ(token.version(), 1u);
+  EXPECT_EQ(token.job_name(), "job");
+  EXPECT_EQ(token.world_size(), 1u);
+  EXPECT_EQ(token.epoch(), 0u);
+  EXPECT_EQ(token.universe(), 2u);
+  EXPECT_EQ(token.consumed_prefix(), 0u);
+  absl::StatusOr<Batch> batch = loader->Next();
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  EXPECT_EQ(batch->batch_index(), 0u);  // ordered: plan order, not arrival order
+  ASSERT_TRUE(token.ParseFromString(loader->ResumeToken()));
+  EXPECT_EQ(token.epoch(), 0u);
+  EXPECT_EQ(token.consumed_prefix(), 1u);
+  EXPECT_EQ(token.consumed_other_size(), 0);
+  ASSERT_TRUE(loader->Next().ok());
+  ASSERT_TRUE(token.ParseFromString(loader->ResumeToken()));
+  EXPECT_EQ(token.epoch(), 1u);  // finished epoch 0: the next, nothing consumed
+  EXPECT_EQ(token.consumed_prefix(), 0u);
+  loader->Stop();
+
+  // Resume: the coordinator decides the start; the client sends the tokens and its rank.
+  auto response = coordinator_->OpenJob(v1::OpenJobRequest());
+  ASSERT_TRUE(response.ok());
+  v1::ResumePoint* start = response->mutable_start();
+  start->set_resumed(true);
+  start->set_epoch(1);
+  start->set_universe(2);
+  start->add_deal(0);
+  start->add_deal(1);
+  start->set_consumed_prefix(1);
+  coordinator_->set_open_job_result(*response);
+  options_.resume_tokens = {"token-bytes"};
+  options_.rank = 0;
+  auto resumed = OpenOrDie();
+  ASSERT_NE(resumed, nullptr);
+  EXPECT_THAT(coordinator_->last_open_job_request().resume_tokens(), ElementsAre("token-bytes"));
+  auto stream2 = streams_->AwaitStream(1);
+  ASSERT_NE(stream2, nullptr);
+  stream2->Deliver(MakeBatchMessage(kJob, 1, 0));  // returned before the resume: dropped
+  stream2->Deliver(MakeBatchMessage(kJob, 1, 1));
+  batch = resumed->Next();
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  EXPECT_EQ(batch->epoch(), 1u);
+  EXPECT_EQ(batch->batch_index(), 1u);
+  EXPECT_EQ(resumed->Next().status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(resumed->stats().duplicates_dropped, 1u);
+  ASSERT_TRUE(token.ParseFromString(resumed->ResumeToken()));
+  EXPECT_EQ(token.epoch(), 2u);
+}
+
+TEST_F(LoaderResumeTest, EmptyTokenIsInvalid) {
+  options_.resume_tokens = {""};
+  EXPECT_EQ(Open().status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(coordinator_->open_job_calls(), 0);
 }
 
 }  // namespace

@@ -215,3 +215,46 @@ def check_delivery(job, records):
     extra = set(got) - {(e, r) for e in range(job.epochs) for r in range(R)}
     if extra:
         raise ChaosError(f"batches of unexpected (epoch, rank): {sorted(extra)}")
+
+
+def read_token_count(path):
+    """Batches covered by a --token-file checkpoint (0 when none was written yet)."""
+    if not os.path.exists(path):
+        return 0
+    with open(path) as f:
+        return int(f.readline().strip() or 0)
+
+
+def check_exactly_once(batches_per_epoch, batch_size, num_samples, epochs, records,
+                       max_pads=0):
+    """Resumed runs: per epoch, across all ranks, every global batch of the plan exactly once.
+
+    `records` are dump records of every incarnation (killed runs cut at their last checkpoint),
+    each with an extra "world" key: the world size of the run that delivered it, and "resumed":
+    the epoch that run resumed at (or None). Batches past the plan (pads added by a resume with
+    another world size) may appear, each at most once and fewer than max_pads per epoch; every
+    batch must hold the samples at positions [g*B, (g+1)*B) of the order, wrapping around (the
+    checkers' jobs use --shuffle=none). In epochs a run did not resume at, batch g must reach
+    rank g % world.
+    """
+    B, N = batch_size, num_samples
+    seen = {}
+    for rec in records:
+        g, epoch = rec["batch"], rec["epoch"]
+        if rec["samples"] != [(g * B + i) % N for i in range(B)]:
+            raise ChaosError(f"batch {g} of epoch {epoch} has samples {rec['samples']}")
+        if rec.get("resumed") != epoch and g % rec["world"] != rec["rank"]:
+            raise ChaosError(f"batch {g} of epoch {epoch} reached rank {rec['rank']} of "
+                             f"{rec['world']}")
+        seen.setdefault(epoch, []).append(g)
+    for epoch in range(epochs):
+        have = seen.get(epoch, [])
+        dups = sorted({g for g in have if have.count(g) > 1})
+        missing = sorted(set(range(batches_per_epoch)) - set(have))
+        pads = sorted(g for g in set(have) if g >= batches_per_epoch)
+        if dups or missing or len(pads) > max_pads:
+            raise ChaosError(f"epoch {epoch}: {len(have)} batches; missing {missing[:20]} "
+                             f"duplicated {dups[:20]} pads {pads}")
+    extra = set(seen) - set(range(epochs))
+    if extra:
+        raise ChaosError(f"batches of unexpected epochs: {sorted(extra)}")

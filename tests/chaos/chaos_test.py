@@ -16,7 +16,8 @@ import struct
 import sys
 import time
 
-from chaos_harness import ChaosError, Cluster, Job, check_delivery
+from chaos_harness import (ChaosError, Cluster, Job, check_delivery, check_exactly_once,
+                           read_token_count)
 
 BIN = None
 
@@ -235,7 +236,126 @@ def worker_sigterm_drains():
         check_delivery(job, cluster.dump_records())
 
 
+def kill_clients(cluster, tags):
+    """SIGKILLs the clients and forgets them (their dumps and token files stay)."""
+    killed = {}
+    for tag in tags:
+        proc, dump = cluster.clients.pop(tag)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=20)
+        killed[tag] = dump
+    return killed
+
+
+def checkpointed_records(dump, token_file, world, resumed=None):
+    """The dump lines a checkpoint covers: the first `count` of a killed run."""
+    count = read_token_count(token_file)
+    records = []
+    with open(dump) as f:
+        for line in f:
+            if len(records) == count or not line.endswith("\n"):
+                break
+            records.append(dict(json.loads(line), world=world, resumed=resumed))
+    if len(records) != count:
+        raise ChaosError(f"{dump} has {len(records)} lines, its checkpoint covers {count}")
+    return records
+
+
+def restart_trainers(old_world, new_world, kill_at=40, ordered=False, fresh_coordinator=False):
+    """Both ranks of a 2-epoch job are SIGKILLed once rank 0 returned `kill_at` batches (as a
+    crashed data-parallel job: every rank at once), then `new_world` ranks restart from the
+    last checkpoint of each old rank. With the same world size each rank resumes from its own
+    token under the same job name; with another world size, every rank gets every old token and
+    a new job name (the world size is part of the spec). With fresh_coordinator, the coordinator
+    is killed too and restarts with an empty journal: the tokens alone carry the progress."""
+    old = Job("resume", num_samples=768, epochs=2, world_size=old_world, step_ms=10)
+    new = Job("resume" if new_world == old_world else f"resume-{new_world}", num_samples=768,
+              epochs=2, world_size=new_world, step_ms=5)
+    order = ["--ordered"] if ordered else []
+    with Cluster(BIN) as cluster:
+        cluster.start_coordinator()
+        for i in range(3):
+            cluster.start_worker(f"worker{i}")
+        tokens = [os.path.join(cluster.dir, f"rank{r}.token") for r in range(old_world)]
+        for rank in range(old_world):
+            cluster.start_client(old, rank=rank, tag=f"old{rank}",
+                                 extra=[f"--token-file={tokens[rank]}"] + order)
+        cluster.wait_delivered("old0", kill_at)
+        dumps = kill_clients(cluster, [f"old{r}" for r in range(old_world)])
+        if fresh_coordinator:
+            cluster.kill_coordinator(signal.SIGKILL)
+            os.remove(cluster.journal)
+            cluster.start_coordinator()
+        before = []
+        for rank in range(old_world):
+            before += checkpointed_records(dumps[f"old{rank}"], tokens[rank], old_world)
+        for rank in range(new_world):
+            mine = [tokens[rank]] if new_world == old_world else tokens
+            cluster.start_client(new, rank=rank, tag=f"new{rank}",
+                                 extra=[f"--resume-from={','.join(mine)}"] + order)
+        cluster.wait_clients()
+        # The epoch the new run resumed at: the one of the old run's last checkpoint.
+        resumed_epoch = max(r["epoch"] for r in before) if before else 0
+        after = []
+        for rank in range(new_world):
+            for rec in cluster.dump_records([f"new{rank}"]):
+                after.append(dict(rec, world=new_world,
+                                  resumed=None if new_world == old_world else resumed_epoch))
+        check_exactly_once(old.batches_per_epoch, old.batch_size, old.num_samples, old.epochs,
+                           before + after, max_pads=new_world - 1)
+        if ordered:
+            for rank in range(new_world):
+                seq = [(r["epoch"], r["batch"]) for r in before + after if r["rank"] == rank]
+                want = [(e, k * new_world + rank) for e in range(old.epochs)
+                        for k in range(old.batches_per_epoch // new_world)]
+                if seq != want:
+                    at = next((i for i, (a, b) in enumerate(zip(seq, want)) if a != b),
+                              min(len(seq), len(want)))
+                    raise ChaosError(f"rank {rank}: the ordered sequence differs from an "
+                                     f"uninterrupted run's at position {at}")
+        print(f"killed at {kill_at}: {len(before)} batches before the checkpoint, "
+              f"{len(after)} after ({old_world} -> {new_world} ranks)")
+
+
+def trainer_restart_same_world_size():
+    restart_trainers(2, 2, kill_at=60, ordered=True)
+
+
+def trainer_restart_one_rank():
+    """Only rank 1 crashes (an elastic job restarting one rank); rank 0 keeps going."""
+    job = Job("resume-one", num_samples=768, epochs=2, world_size=2, step_ms=10)
+    with Cluster(BIN) as cluster:
+        cluster.start_coordinator()
+        for i in range(3):
+            cluster.start_worker(f"worker{i}")
+        token = os.path.join(cluster.dir, "rank1.token")
+        cluster.start_client(job, rank=0, tag="rank0")
+        cluster.start_client(job, rank=1, tag="old1", extra=[f"--token-file={token}"])
+        cluster.wait_delivered("old1", 40)
+        dump = kill_clients(cluster, ["old1"])["old1"]
+        before = checkpointed_records(dump, token, 2)
+        cluster.start_client(job, rank=1, tag="new1", extra=[f"--resume-from={token}"])
+        cluster.wait_clients()
+        after = [dict(r, world=2) for r in cluster.dump_records(["rank0", "new1"])]
+        check_exactly_once(job.batches_per_epoch, job.batch_size, job.num_samples, job.epochs,
+                           before + after)
+
+
+def trainer_restart_on_a_fresh_coordinator():
+    restart_trainers(2, 2, kill_at=30, fresh_coordinator=True)
+
+
+def trainer_restart_more_ranks():
+    restart_trainers(2, 3, kill_at=30)
+
+
+def trainer_restart_fewer_ranks():
+    restart_trainers(2, 1, kill_at=30)
+
+
 SCENARIOS = {f.__name__: f for f in [
+    trainer_restart_same_world_size, trainer_restart_more_ranks, trainer_restart_fewer_ranks,
+    trainer_restart_on_a_fresh_coordinator, trainer_restart_one_rank,
     worker_sigterm_drains,
     worker_kill_one, worker_kill_two, coordinator_kill_before_first_batch,
     coordinator_kill_at_10_percent, coordinator_kill_at_50_percent,
