@@ -197,9 +197,13 @@ std::vector<uint64_t> EpochBuffer::MissingInCurrentEpoch(size_t max) const {
   std::vector<uint64_t> missing;
   if (done()) return missing;
   auto it = epochs_.find(current_epoch_);
-  const uint64_t world = std::max<uint32_t>(1, config_.world_size);
-  for (uint64_t k = 0; k < config_.batches_per_epoch && missing.size() < max; ++k) {
-    const uint64_t index = k * world + config_.rank;
+  const bool resumed_epoch = config_.resumed && current_epoch_ == config_.first_epoch;
+  const uint64_t positions =
+      resumed_epoch ? config_.first_deal.size() : config_.batches_per_epoch;
+  for (uint64_t p = 0; p < positions && missing.size() < max; ++p) {
+    // Batches returned before the resume are not expected again.
+    if (resumed_epoch && p < config_.first_consumed.size() && config_.first_consumed[p]) continue;
+    const uint64_t index = GlobalIndexAt(current_epoch_, p);
     if (it == epochs_.end() || !it->second.seen.contains(index)) missing.push_back(index);
   }
   return missing;

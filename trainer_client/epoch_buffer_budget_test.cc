@@ -94,5 +94,18 @@ TEST(EpochBufferBudgetTest, MissingInCurrentEpochListsThisRanksTasksInPlanOrder)
   EXPECT_THAT(buffer.MissingInCurrentEpoch(10), ElementsAre(5, 7));  // handed out ≠ missing
 }
 
+TEST(EpochBufferBudgetTest, MissingInAResumedEpochFollowsItsDealWithoutWhatWasConsumed) {
+  EpochBuffer::Config config = Plan(2, 4, /*rank=*/0, /*world=*/2);
+  config.resumed = true;
+  config.first_epoch = 0;
+  config.first_deal = {4, 9, 2, 12};  // a re-dealt epoch, 12 a pad
+  config.first_consumed = {true, false, false, false};
+  EpochBuffer buffer(config);
+  EXPECT_THAT(buffer.MissingInCurrentEpoch(10), ElementsAre(9, 2, 12));
+  buffer.AddStream(1, 8);
+  ASSERT_EQ(buffer.Add(1, Batch(MakeBatchMessage(kJob, 0, 2))), EpochBuffer::AddResult::kAccepted);
+  EXPECT_THAT(buffer.MissingInCurrentEpoch(10), ElementsAre(9, 12));
+}
+
 }  // namespace
 }  // namespace stoker
