@@ -87,10 +87,6 @@ absl::StatusOr<v1::JobSpec> PythonLoaderConfig::ToJobSpec() const {
 
 absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
   if (coordinator.empty()) return absl::InvalidArgumentError("coordinator: must not be empty");
-  if (ordered) {
-    return absl::InvalidArgumentError(
-        "ordered: plan-order delivery is not supported by this client yet; use ordered=False");
-  }
   RETURN_IF_ERROR(Positive("prefetch_bytes", prefetch_bytes));
   if (rank >= world_size) {
     return absl::InvalidArgumentError(
@@ -102,6 +98,8 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
   options.job_name = job_name.empty() ? DefaultJobName(options.spec, run_id) : job_name;
   options.rank = rank;
   options.prefetch_bytes = prefetch_bytes;
+  options.ordered = ordered;
+  options.resume_tokens = resume_tokens;
   if (local_threads > 0) {
     absl::BitGen random;
     options.client_id = absl::StrCat("py-local-", absl::Hex(absl::Uniform<uint64_t>(random)));

@@ -59,8 +59,11 @@ struct PythonLoaderConfig {
   // Hybrid mode: producer threads of this process (LocalProducer) private to this loader;
   // 0 = none. With > 0 the loader gets a random client id for them.
   uint32_t local_threads = 0;
-  // Plan-order delivery: not supported by this client yet (INVALID_ARGUMENT when true).
+  // Yield batches in plan order (LoaderOptions::ordered).
   bool ordered = false;
+  // Tokens of a checkpoint to resume from (LoaderOptions::resume_tokens): this rank's own, or
+  // every old rank's when the world size changed.
+  std::vector<std::string> resume_tokens;
 
   // The JobSpec these arguments describe. INVALID_ARGUMENT naming the argument.
   absl::StatusOr<v1::JobSpec> ToJobSpec() const;

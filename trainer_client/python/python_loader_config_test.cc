@@ -72,9 +72,6 @@ TEST(PythonLoaderConfigTest, NamesTheBadArgument) {
   config.layout = "nhwc";
   ExpectInvalid(config, "layout: ");
   config = ValidConfig();
-  config.ordered = true;
-  ExpectInvalid(config, "ordered: ");
-  config = ValidConfig();
   config.coordinator.clear();
   ExpectInvalid(config, "coordinator: must not be empty");
 }

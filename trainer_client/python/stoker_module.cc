@@ -417,6 +417,20 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("resident_batches", &PythonLoaderConfig::resident_batches)
       .def_readwrite("ordered", &PythonLoaderConfig::ordered)
       .def_readwrite("local_threads", &PythonLoaderConfig::local_threads)
+      .def_readwrite("resume_tokens", &PythonLoaderConfig::resume_tokens)
+      .def(
+          "validate",
+          [](const PythonLoaderConfig& config) {
+            absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
+            if (!options.ok()) ThrowStatus(options.status());
+            if (!config.NeedsFeeder()) return;
+            absl::StatusOr<DeviceOptions> device = config.ToDeviceOptions();
+            if (!device.ok()) ThrowStatus(device.status());
+            absl::StatusOr<std::unique_ptr<DeviceFeeder>> feeder = DeviceFeeder::Create(*device);
+            if (!feeder.ok()) ThrowStatus(feeder.status());
+          },
+          "Raises what opening a loader with these arguments would raise before reaching the "
+          "coordinator (bad arguments, an unusable device).")
       .def("job_spec_text",
            [](const PythonLoaderConfig& config) {
              absl::StatusOr<v1::JobSpec> spec = config.ToJobSpec();
@@ -488,6 +502,17 @@ void DefineLoader(py::module_& m) {
           "An iterator over the rest of the current epoch.")
       .def("stop", &PyLoader::Stop)
       .def("stats", &PyLoader::Stats)
+      .def(
+          "resume_token",
+          [](PyLoader& l) {
+            std::string token;
+            {
+              py::gil_scoped_release release;
+              token = l.loader().ResumeToken();
+            }
+            return py::bytes(token);
+          },
+          "Loader::ResumeToken(): where this rank stands (bytes), for a checkpoint.")
       .def_property_readonly("job_name", &PyLoader::job_name)
       .def_property_readonly("device", &PyLoader::device)
       .def_property_readonly("job_id", [](PyLoader& l) { return l.loader().job_id(); })

@@ -40,7 +40,8 @@ _ARGS_DOC = """
     to_float:     on "cpu", convert uint8 HWC batches to float32 NCHW ((x/255 - mean)/std).
     mean, std:    per-channel normalization of the conversion (both or neither).
     resident_batches: converted batches alive at once (holding more blocks the next one).
-    ordered:      plan-order delivery; only False is supported by this version.
+    ordered:      yield batches in the rank's plan order (a resumed ordered run continues exactly
+                  where an uninterrupted one would be); default: as they arrive.
     return_indices: yield (images, labels, sample_indices) instead of (images, labels).
     local_threads: hybrid mode: this many producer threads in this process, private to this
                   loader, besides the remote workers (0 = none); a job can run with no remote
@@ -120,10 +121,18 @@ class Loader:
         config.mean = list(mean or [])
         config.std = list(std or [])
         config.resident_batches = resident_batches
-        config.ordered = ordered  # True: InvalidArgumentError for now
+        config.ordered = ordered
         config.local_threads = local_threads
         self._return_indices = return_indices
-        self._loader = _stoker.Loader(config)
+        config.validate()  # bad arguments and unusable devices raise here
+        self._config = config
+        self._opened = None  # the C++ loader, opened on first use (after load_state_dict)
+
+    @property
+    def _loader(self):
+        if self._opened is None:
+            self._opened = _stoker.Loader(self._config)
+        return self._opened
 
     # --- iteration ---
     def batches(self):
@@ -171,13 +180,36 @@ class Loader:
     def device(self):
         return self._loader.device
 
+    # --- checkpoints ---
+    def state_dict(self):
+        """Where this rank stands, to save beside the model checkpoint: {"resume_token": bytes}
+        (a few dozen bytes in ordered mode). It covers exactly the batches yielded so far."""
+        return {"resume_token": self._loader.resume_token()}
+
+    def load_state_dict(self, state):
+        """Continues from a checkpoint. `state` is this rank's state_dict() from the checkpoint,
+        or, when the world size changed, the list of every old rank's state_dict() (with a new
+        job_name). The job is opened on first use, so calling this before iterating opens it
+        straight from the token(s); later, it reopens the loader from them."""
+        states = state if isinstance(state, (list, tuple)) else [state]
+        tokens = []
+        for s in states:
+            if not isinstance(s, dict) or not isinstance(s.get("resume_token"), bytes):
+                raise TypeError("load_state_dict: expected state_dict() output or a list of them")
+            tokens.append(s["resume_token"])
+        if self._opened is not None:
+            self._opened.stop()
+            self._opened = None
+        self._config.resume_tokens = tokens
+
     def stats(self):
         """The loader's counters (LoaderStats) as a dict."""
         return self._loader.stats()
 
     def stop(self):
         """Ends the streams; batches already returned stay valid. Idempotent."""
-        self._loader.stop()
+        if self._opened is not None:
+            self._opened.stop()
 
     def __enter__(self):
         return self
