@@ -6,99 +6,18 @@
 #include <cstdint>
 #include <vector>
 
+#include "coordinator/state_updates_for_test.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 
 namespace stoker {
 namespace {
 
-using stoker::v1::StateUpdate;
-using stoker::v1::TaskId;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-constexpr uint64_t kJob = 1;
-constexpr uint64_t kWorkerA = 1;
-constexpr uint64_t kWorkerB = 2;
-
-TaskId Task(uint32_t epoch, uint64_t batch, uint64_t job = kJob) {
-  TaskId task;
-  task.set_job_id(job);
-  task.set_epoch(epoch);
-  task.set_batch_index(batch);
-  return task;
-}
-
-StateUpdate CreateJob(uint64_t id, const std::string& name, const stoker::v1::JobSpec& spec) {
-  StateUpdate update;
-  update.mutable_create_job()->set_job_id(id);
-  update.mutable_create_job()->set_name(name);
-  *update.mutable_create_job()->mutable_spec() = spec;
-  return update;
-}
-
-StateUpdate Register(uint64_t id, const std::string& address, uint32_t cores = 2, int64_t now = 0) {
-  StateUpdate update;
-  update.mutable_register_worker()->set_worker_id(id);
-  update.mutable_register_worker()->set_address(address);
-  update.mutable_register_worker()->set_cores(cores);
-  update.mutable_register_worker()->set_now_unix_ms(now);
-  return update;
-}
-
-StateUpdate Heartbeat(uint64_t worker, int64_t now) {
-  StateUpdate update;
-  update.mutable_worker_heartbeat()->set_worker_id(worker);
-  update.mutable_worker_heartbeat()->set_now_unix_ms(now);
-  return update;
-}
-
-StateUpdate Lease(uint64_t worker, const std::vector<TaskId>& tasks, int64_t expires) {
-  StateUpdate update;
-  update.mutable_lease_tasks()->set_worker_id(worker);
-  update.mutable_lease_tasks()->set_expires_unix_ms(expires);
-  for (const TaskId& task : tasks) *update.mutable_lease_tasks()->add_tasks() = task;
-  return update;
-}
-
-StateUpdate Complete(const std::vector<TaskId>& tasks) {
-  StateUpdate update;
-  for (const TaskId& task : tasks) *update.mutable_complete_tasks()->add_tasks() = task;
-  return update;
-}
-
-StateUpdate Remove(uint64_t worker) {
-  StateUpdate update;
-  update.mutable_remove_worker()->set_worker_id(worker);
-  return update;
-}
-
-StateUpdate Expire(int64_t now) {
-  StateUpdate update;
-  update.mutable_expire_leases()->set_now_unix_ms(now);
-  return update;
-}
-
-// (epoch, batch) pairs, for readable expectations.
-std::vector<std::pair<uint32_t, uint64_t>> Pairs(const std::vector<TaskId>& tasks) {
-  std::vector<std::pair<uint32_t, uint64_t>> out;
-  for (const TaskId& task : tasks) out.emplace_back(task.epoch(), task.batch_index());
-  return out;
-}
-
-using P = std::pair<uint32_t, uint64_t>;
-
-// A state with job 1 (2 ranks × 2 epochs × 5 batches per rank) and workers A and B.
-class ClusterStateTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_THAT(state_.Apply(CreateJob(kJob, "job", SmallJobSpec())), IsOk());
-    ASSERT_THAT(state_.Apply(Register(kWorkerA, "a:1")), IsOk());
-    ASSERT_THAT(state_.Apply(Register(kWorkerB, "b:1")), IsOk());
-  }
-  ClusterState state_;
-};
+using ClusterStateTest = ClusterStateFixture;
 
 TEST_F(ClusterStateTest, CreateJobStoresSpecAndGeometry) {
   const JobRecord* job = state_.FindJob(kJob);
