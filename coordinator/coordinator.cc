@@ -345,6 +345,23 @@ absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasksLocked(
   return response;
 }
 
+absl::Status Coordinator::CheckTaskOfRankLocked(const TaskId& task, const JobRecord& job,
+                                                uint32_t rank, const std::string& field) const {
+  if (task.job_id() != job.id) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, DescribeTask(task), " is not of job ", job.id));
+  }
+  absl::StatusOr<uint32_t> task_rank = state_.RankOfTask(task);
+  if (!task_rank.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, task_rank.status().message()));
+  }
+  if (*task_rank != rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, DescribeTask(task), " is of rank ", *task_rank, ", not ", rank));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeatLocked(
     const stoker::v1::ClientHeartbeatRequest& request) {
   CheckLivenessLocked();
@@ -354,19 +371,8 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
   stoker::v1::CompleteTasksUpdate complete;
   for (int i = 0; i < request.consumed_size(); ++i) {
     const TaskId& task = request.consumed(i);
-    const std::string field = absl::StrCat("consumed[", i, "]: ");
-    if (task.job_id() != job->id) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, DescribeTask(task), " is not of job ", job->id));
-    }
-    absl::StatusOr<uint32_t> rank = state_.RankOfTask(task);
-    if (!rank.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(field, rank.status().message()));
-    }
-    if (*rank != request.rank()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, DescribeTask(task), " is of rank ", *rank, ", not ", request.rank()));
-    }
+    RETURN_IF_ERROR(
+        CheckTaskOfRankLocked(task, *job, request.rank(), absl::StrCat("consumed[", i, "]: ")));
     *complete.add_tasks() = task;
   }
   RETURN_IF_ERROR(CompleteTasksLocked(complete));
@@ -459,22 +465,11 @@ absl::Status Coordinator::HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRe
   const int count = std::min(request.overdue_size(), kMaxOverdue);
   for (int i = 0; i < count; ++i) {
     const TaskId& task = request.overdue(i);
-    const std::string field = absl::StrCat("overdue[", i, "]: ");
-    if (task.job_id() != job.id) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, DescribeTask(task), " is not of job ", job.id));
-    }
-    absl::StatusOr<uint32_t> rank = state_.RankOfTask(task);
-    if (!rank.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(field, rank.status().message()));
-    }
-    if (*rank != request.rank()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, DescribeTask(task), " is of rank ", *rank, ", not ", request.rank()));
-    }
+    RETURN_IF_ERROR(
+        CheckTaskOfRankLocked(task, job, request.rank(), absl::StrCat("overdue[", i, "]: ")));
     const std::optional<uint64_t> holder = state_.LeaseHolder(task);
-    if (holder.has_value() && hedges_.Add(task, *rank, *holder)) {
-      STOKER_LOG(INFO) << "client of job " << job.id << " rank " << *rank << " reports "
+    if (holder.has_value() && hedges_.Add(task, request.rank(), *holder)) {
+      STOKER_LOG(INFO) << "client of job " << job.id << " rank " << request.rank() << " reports "
                        << DescribeTask(task) << " overdue; queued a backup lease (primary: worker "
                        << *holder << ")";
     }

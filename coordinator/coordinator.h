@@ -171,6 +171,11 @@ class Coordinator {
       const stoker::v1::WorkerHeartbeatRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::LeaseTasksResponse> LeaseTasksLocked(
       const stoker::v1::LeaseTasksRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // OK when `task` is a task of `job` and of `rank`; otherwise INVALID_ARGUMENT starting with
+  // `field` ("consumed[3]: ").
+  absl::Status CheckTaskOfRankLocked(const stoker::v1::TaskId& task, const JobRecord& job,
+                                     uint32_t rank, const std::string& field) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::ClientHeartbeatResponse> ClientHeartbeatLocked(
       const stoker::v1::ClientHeartbeatRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Validates request.overdue (INVALID_ARGUMENT naming overdue[i]) and queues backup leases of
