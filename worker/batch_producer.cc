@@ -72,16 +72,10 @@ absl::StatusOr<uint64_t> ProduceSampleOrReplacement(JobContext& job, const Epoch
 
 }  // namespace
 
-absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
-                          ProducerScratch* scratch, stoker::v1::BatchMessage* out,
-                          BadSampleCounters* bad_sample_counters) {
-  const absl::Time start = absl::Now();
-  ASSIGN_OR_RETURN(std::shared_ptr<const EpochPlan> plan, job.Plan(task.epoch()));
+void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
+                      stoker::v1::BatchHeader* header) {
   const Pipeline& pipeline = job.pipeline();
   const uint32_t batch_size = job.spec().batch_size();
-  RETURN_IF_ERROR(plan->CheckBatch(task.batch_index()));
-
-  stoker::v1::BatchHeader* header = out->mutable_header();
   *header->mutable_task() = task;
   header->mutable_sample_indices()->Resize(static_cast<int>(batch_size), 0);
   header->mutable_labels()->Resize(static_cast<int>(batch_size), 0);
@@ -92,6 +86,19 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
   header->set_layout(pipeline.output_layout());
   header->set_compression(stoker::v1::COMPRESSION_NONE);
   header->set_worker_id(worker_id);
+}
+
+absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
+                          ProducerScratch* scratch, stoker::v1::BatchMessage* out,
+                          BadSampleCounters* bad_sample_counters) {
+  const absl::Time start = absl::Now();
+  ASSIGN_OR_RETURN(std::shared_ptr<const EpochPlan> plan, job.Plan(task.epoch()));
+  const Pipeline& pipeline = job.pipeline();
+  const uint32_t batch_size = job.spec().batch_size();
+  RETURN_IF_ERROR(plan->CheckBatch(task.batch_index()));
+
+  stoker::v1::BatchHeader* header = out->mutable_header();
+  StartBatchHeader(job, task, worker_id, header);
 
   const size_t sample_bytes = pipeline.output_bytes_per_sample();
   std::string* data = out->mutable_data();

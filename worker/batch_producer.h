@@ -36,6 +36,12 @@ struct ProducerScratch {
 // Consecutive bad samples after a bad one that ProduceBatch tries before failing the batch.
 inline constexpr uint64_t kMaxReplacementAttempts = 1000;
 
+// The header every batch of `task` starts with, for ProduceBatch and SimulateBatch: the task,
+// batch_size sample-index and label slots (zero), no bad samples, the pipeline's batch shape,
+// dtype and layout, no compression, the worker id.
+void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
+                      stoker::v1::BatchHeader* header);
+
 // Fills `out` (header and payload) with batch `task` of `job`. Reuses out's storage.
 //
 // Bad samples (DESIGN.md §7): when the source or the pipeline fails a sample with a bad-sample
