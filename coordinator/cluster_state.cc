@@ -397,6 +397,13 @@ const WorkerRecord* ClusterState::FindWorkerByAddress(absl::string_view address)
   return nullptr;
 }
 
+std::vector<const JobRecord*> ClusterState::Jobs() const {
+  std::vector<const JobRecord*> out;
+  out.reserve(jobs_.size());
+  for (const auto& [id, job] : jobs_) out.push_back(&job.record);
+  return out;
+}
+
 std::vector<const WorkerRecord*> ClusterState::Workers() const {
   std::vector<const WorkerRecord*> out;
   out.reserve(workers_.size());

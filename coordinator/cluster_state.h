@@ -123,6 +123,8 @@ class ClusterState {
   const JobRecord* FindJob(uint64_t job_id) const;
   const JobRecord* FindJobByName(absl::string_view name) const;
   size_t num_jobs() const { return jobs_.size(); }
+  // Every job, by id (ids are sparse: they need not start at 1 nor be consecutive).
+  std::vector<const JobRecord*> Jobs() const;
   // Ids the next create_job / register_worker should use.
   uint64_t next_job_id() const { return next_job_id_; }
   uint64_t next_worker_id() const { return next_worker_id_; }

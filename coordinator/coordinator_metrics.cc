@@ -17,12 +17,10 @@ struct TaskCounts {
 // Per job, over its ranks and epochs.
 std::vector<std::pair<std::string, TaskCounts>> CountTasks(const ClusterState& state) {
   std::vector<std::pair<std::string, TaskCounts>> out;
-  for (uint64_t id = 1; id < state.next_job_id(); ++id) {
-    const JobRecord* job = state.FindJob(id);
-    if (job == nullptr) continue;
+  for (const JobRecord* job : state.Jobs()) {
     TaskCounts counts;
     for (uint32_t rank = 0; rank < job->spec.world_size(); ++rank) {
-      const RankProgressSummary summary = state.RankSummary(id, rank);
+      const RankProgressSummary summary = state.RankSummary(job->id, rank);
       const uint64_t done = summary.done_watermark + summary.done_above_watermark;
       counts.done += done;
       counts.leased += summary.leased;

@@ -79,9 +79,7 @@ stoker::v1::JobStatus StatusBoard::BuildJob(const JobRecord& job, const ClusterS
 stoker::v1::GetStatusResponse StatusBoard::Build(const ClusterState& state, absl::Time now) const {
   stoker::v1::GetStatusResponse response;
   response.set_workers_lost(workers_lost_);
-  for (uint64_t id = 1; id < state.next_job_id(); ++id) {
-    if (const JobRecord* job = state.FindJob(id)) *response.add_jobs() = BuildJob(*job, state, now);
-  }
+  for (const JobRecord* job : state.Jobs()) *response.add_jobs() = BuildJob(*job, state, now);
   for (const WorkerRecord* worker : state.Workers()) {
     stoker::v1::WorkerStatus* out = response.add_workers();
     out->mutable_info()->set_worker_id(worker->id);

@@ -110,12 +110,16 @@ absl::Status CheckSameRun(size_t i, const ResumeToken& token, const ResumeToken&
 uint64_t SpecFingerprint(const stoker::v1::JobSpec& spec) {
   stoker::v1::JobSpec copy = spec;
   copy.clear_world_size();
+  return JobSpecHash(copy);
+}
+
+uint64_t JobSpecHash(const stoker::v1::JobSpec& spec) {
   std::string bytes;
   {
     google::protobuf::io::StringOutputStream raw(&bytes);
     google::protobuf::io::CodedOutputStream coded(&raw);
     coded.SetSerializationDeterministic(true);
-    copy.SerializeToCodedStream(&coded);
+    spec.SerializeToCodedStream(&coded);
   }
   uint64_t hash = 14695981039346656037ull;  // FNV-1a 64
   for (unsigned char c : bytes) {

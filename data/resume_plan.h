@@ -35,8 +35,12 @@ namespace stoker {
 
 inline constexpr uint32_t kResumeTokenVersion = 1;
 
-// A stable 64-bit hash (FNV-1a) of the spec's deterministic serialization with world_size
-// cleared: equal for the specs a checkpoint may resume with.
+// A stable 64-bit hash (FNV-1a) of the spec's deterministic serialization: the same spec gives
+// the same value in every process and on every machine.
+uint64_t JobSpecHash(const stoker::v1::JobSpec& spec);
+
+// JobSpecHash of the spec with world_size cleared: equal for the specs a checkpoint may resume
+// with.
 uint64_t SpecFingerprint(const stoker::v1::JobSpec& spec);
 
 // See the file comment. REQUIRES: world_size > 0, rank < world_size.

@@ -24,15 +24,16 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "augment/pipeline_text.h"
 #include "common/flags.h"
 #include "common/logging.h"
 #include "common/metrics.h"
 #include "common/status_macros.h"
 #include "tools/bench_report.h"
+#include "trainer_client/job_spec_args.h"
 #include "trainer_client/loader.h"
 
 namespace stoker {
@@ -40,26 +41,17 @@ namespace {
 
 constexpr char kProgram[] = "stoker-bench-client";
 
-struct BenchConfig {
+// The job's flags are JobSpecArgs' (trainer_client/job_spec_args.h), with the blur reference
+// workload as defaults.
+struct BenchConfig : JobSpecArgs {
+  BenchConfig() {
+    num_samples = 6400;
+    pipeline = "to_float, gaussian_blur(ksize=11)*10";
+    layout = "hwc";
+  }
   std::string coordinator = "127.0.0.1:7070";
   std::string job;
-  std::string manifest;  // Set: the dataset is these shards, and the synthetic flags are ignored.
-  uint64_t num_samples = 6400;
-  uint32_t height = 224;
-  uint32_t width = 224;
-  uint32_t channels = 3;
-  uint32_t num_classes = 1000;
-  uint32_t batch_size = 64;
-  uint32_t epochs = 1;
-  uint64_t seed = 0;
-  std::string shuffle = "global";
-  uint32_t shuffle_block = 1024;
-  uint32_t world_size = 1;
   uint32_t rank = 0;
-  bool drop_last = false;
-  std::string pipeline = "to_float, gaussian_blur(ksize=11)*10";
-  std::string layout = "hwc";
-  std::string dtype = "auto";
   double step_ms = 0;
   uint64_t max_batches = 0;
   uint64_t prefetch_mb = 256;
@@ -114,16 +106,6 @@ absl::Status Positive(const char* flag, uint64_t value) {
 
 absl::Status BenchConfig::Validate() const {
   if (coordinator.empty()) return absl::InvalidArgumentError("--coordinator: must not be empty");
-  RETURN_IF_ERROR(Positive("num-samples", num_samples));
-  RETURN_IF_ERROR(Positive("height", height));
-  RETURN_IF_ERROR(Positive("width", width));
-  if (channels != 1 && channels != 3) {
-    return absl::InvalidArgumentError(absl::StrCat("--channels: must be 1 or 3, got ", channels));
-  }
-  RETURN_IF_ERROR(Positive("num-classes", num_classes));
-  RETURN_IF_ERROR(Positive("batch-size", batch_size));
-  RETURN_IF_ERROR(Positive("epochs", epochs));
-  RETURN_IF_ERROR(Positive("world-size", world_size));
   if (rank >= world_size) {
     return absl::InvalidArgumentError(
         absl::StrCat("--rank: must be < --world-size (", world_size, "), got ", rank));
@@ -131,19 +113,6 @@ absl::Status BenchConfig::Validate() const {
   if (world_size > 1 && job.empty()) {
     return absl::InvalidArgumentError(
         "--job: required when --world-size > 1 (every rank must open the same job)");
-  }
-  if (shuffle != "none" && shuffle != "global" && shuffle != "block") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--shuffle: must be none, global or block, got '", shuffle, "'"));
-  }
-  if (shuffle == "block") RETURN_IF_ERROR(Positive("shuffle-block", shuffle_block));
-  if (layout != "hwc" && layout != "chw") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--layout: must be hwc or chw, got '", layout, "'"));
-  }
-  if (dtype != "auto" && dtype != "uint8" && dtype != "float32") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--dtype: must be auto, uint8 or float32, got '", dtype, "'"));
   }
   if (!(step_ms >= 0)) {
     return absl::InvalidArgumentError(absl::StrCat("--step-ms: must be >= 0, got ", step_ms));
@@ -171,35 +140,10 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
   for (absl::string_view address : absl::StrSplit(workers, ',', absl::SkipWhitespace())) {
     options.only_workers.emplace_back(address);
   }
-  v1::JobSpec& spec = options.spec;
-  if (!manifest.empty()) {
-    spec.mutable_dataset()->mutable_shards()->set_manifest(manifest);
-  } else {
-    v1::SyntheticSource* synthetic = spec.mutable_dataset()->mutable_synthetic();
-    synthetic->set_num_samples(num_samples);
-    synthetic->set_height(height);
-    synthetic->set_width(width);
-    synthetic->set_channels(channels);
-    synthetic->set_num_classes(num_classes);
-  }
-  absl::StatusOr<v1::PipelineSpec> parsed = ParsePipelineText(pipeline);
-  if (!parsed.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("--pipeline: ", parsed.status().message()));
-  }
-  *spec.mutable_pipeline() = *std::move(parsed);
-  spec.mutable_pipeline()->set_output_layout(layout == "chw" ? v1::LAYOUT_CHW : v1::LAYOUT_HWC);
-  spec.mutable_pipeline()->set_output_dtype(dtype == "uint8"     ? v1::DTYPE_UINT8
-                                            : dtype == "float32" ? v1::DTYPE_FLOAT32
-                                                                 : v1::DTYPE_UNSPECIFIED);
-  spec.set_batch_size(batch_size);
-  spec.set_seed(seed);
-  spec.set_shuffle(shuffle == "none"    ? v1::SHUFFLE_MODE_NONE
-                   : shuffle == "block" ? v1::SHUFFLE_MODE_BLOCK
-                                        : v1::SHUFFLE_MODE_GLOBAL);
-  spec.set_shuffle_block(shuffle == "block" ? shuffle_block : 0);
-  spec.set_world_size(world_size);
-  spec.set_epochs(epochs);
-  spec.set_drop_last(drop_last);
+  // Flags are the fields' names with dashes: batch_size → --batch-size.
+  ASSIGN_OR_RETURN(options.spec, ToJobSpec([](absl::string_view field) {
+                     return absl::StrCat("--", absl::StrReplaceAll(field, {{"_", "-"}}));
+                   }));
   RETURN_IF_ERROR(options.Validate());
   return options;
 }

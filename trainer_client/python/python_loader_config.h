@@ -14,35 +14,17 @@
 #include "absl/status/statusor.h"
 #include "stoker/v1/pipeline.pb.h"
 #include "trainer_client/device/device_options.h"
+#include "trainer_client/job_spec_args.h"
 #include "trainer_client/loader_options.h"
 
 namespace stoker {
 
-struct PythonLoaderConfig {
+// The dataset, pipeline and plan arguments are JobSpecArgs' (job_spec_args.h); `dataset`
+// in Python sets manifest or num_samples (and the synthetic image fields).
+struct PythonLoaderConfig : JobSpecArgs {
   // host:port of the coordinator. Required.
   std::string coordinator;
-  // The dataset: a shards manifest (path or URL) when `manifest` is set, otherwise synthetic
-  // images: num_samples (> 0) of height × width × channels, label = index mod num_classes.
-  std::string manifest;
-  uint64_t num_samples = 0;
-  uint32_t height = 224;
-  uint32_t width = 224;
-  uint32_t channels = 3;
-  uint32_t num_classes = 1000;
-  // The pipeline in the text syntax of augment/pipeline_text.h ("to_float, gaussian_blur(...)").
-  std::string pipeline;
-  // "hwc" or "chw"; "auto", "uint8" or "float32".
-  std::string layout = "chw";
-  std::string dtype = "auto";
-  uint32_t batch_size = 64;
   uint32_t rank = 0;
-  uint32_t world_size = 1;
-  uint32_t epochs = 1;
-  uint64_t seed = 0;
-  // "none", "global" or "block" (with shuffle_block > 0).
-  std::string shuffle = "global";
-  uint32_t shuffle_block = 1024;
-  bool drop_last = false;
   // Empty: DefaultJobName(spec, run_id).
   std::string job_name;
   std::string run_id;
@@ -65,7 +47,7 @@ struct PythonLoaderConfig {
   // every old rank's when the world size changed.
   std::vector<std::string> resume_tokens;
 
-  // The JobSpec these arguments describe. INVALID_ARGUMENT naming the argument.
+  // The JobSpec these arguments describe. INVALID_ARGUMENT naming the Python argument.
   absl::StatusOr<v1::JobSpec> ToJobSpec() const;
   // Everything the Loader needs; job_name defaults to DefaultJobName. INVALID_ARGUMENT naming
   // the argument.

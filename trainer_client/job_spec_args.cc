@@ -1,0 +1,78 @@
+#include "trainer_client/job_spec_args.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "augment/pipeline_text.h"
+
+namespace stoker {
+
+absl::StatusOr<v1::JobSpec> JobSpecArgs::ToJobSpec(
+    absl::FunctionRef<std::string(absl::string_view field)> name) const {
+  auto invalid = [&](absl::string_view field, absl::string_view what) {
+    return absl::InvalidArgumentError(absl::StrCat(name(field), ": ", what));
+  };
+  auto positive = [&](absl::string_view field, uint64_t value) {
+    return value > 0 ? absl::OkStatus() : invalid(field, "must be > 0");
+  };
+  v1::JobSpec spec;
+  if (!manifest.empty()) {
+    spec.mutable_dataset()->mutable_shards()->set_manifest(manifest);
+  } else {
+    for (const auto& [field, value] :
+         {std::pair<absl::string_view, uint64_t>{"num_samples", num_samples},
+          {"height", height},
+          {"width", width},
+          {"num_classes", num_classes}}) {
+      if (absl::Status status = positive(field, value); !status.ok()) return status;
+    }
+    if (channels != 1 && channels != 3) {
+      return invalid("channels", absl::StrCat("must be 1 or 3, got ", channels));
+    }
+    v1::SyntheticSource* synthetic = spec.mutable_dataset()->mutable_synthetic();
+    synthetic->set_num_samples(num_samples);
+    synthetic->set_height(height);
+    synthetic->set_width(width);
+    synthetic->set_channels(channels);
+    synthetic->set_num_classes(num_classes);
+  }
+  absl::StatusOr<v1::PipelineSpec> parsed = ParsePipelineText(pipeline);
+  if (!parsed.ok()) return invalid("pipeline", parsed.status().message());
+  *spec.mutable_pipeline() = *std::move(parsed);
+  if (layout != "hwc" && layout != "chw") {
+    return invalid("layout", absl::StrCat("must be 'hwc' or 'chw', got '", layout, "'"));
+  }
+  spec.mutable_pipeline()->set_output_layout(layout == "chw" ? v1::LAYOUT_CHW : v1::LAYOUT_HWC);
+  if (dtype != "auto" && dtype != "uint8" && dtype != "float32") {
+    return invalid("dtype",
+                   absl::StrCat("must be 'auto', 'uint8' or 'float32', got '", dtype, "'"));
+  }
+  spec.mutable_pipeline()->set_output_dtype(dtype == "uint8"     ? v1::DTYPE_UINT8
+                                            : dtype == "float32" ? v1::DTYPE_FLOAT32
+                                                                 : v1::DTYPE_UNSPECIFIED);
+  for (const auto& [field, value] :
+       {std::pair<absl::string_view, uint64_t>{"batch_size", batch_size},
+        {"world_size", world_size},
+        {"epochs", epochs}}) {
+    if (absl::Status status = positive(field, value); !status.ok()) return status;
+  }
+  if (shuffle != "none" && shuffle != "global" && shuffle != "block") {
+    return invalid("shuffle",
+                   absl::StrCat("must be 'none', 'global' or 'block', got '", shuffle, "'"));
+  }
+  if (shuffle == "block") {
+    if (absl::Status status = positive("shuffle_block", shuffle_block); !status.ok()) return status;
+  }
+  spec.set_batch_size(batch_size);
+  spec.set_seed(seed);
+  spec.set_shuffle(shuffle == "none"    ? v1::SHUFFLE_MODE_NONE
+                   : shuffle == "block" ? v1::SHUFFLE_MODE_BLOCK
+                                        : v1::SHUFFLE_MODE_GLOBAL);
+  spec.set_shuffle_block(shuffle == "block" ? shuffle_block : 0);
+  spec.set_world_size(world_size);
+  spec.set_epochs(epochs);
+  spec.set_drop_last(drop_last);
+  return spec;
+}
+
+}  // namespace stoker
