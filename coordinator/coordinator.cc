@@ -163,7 +163,7 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
     }
     StateUpdate update;
     stoker::v1::CreateJobUpdate* create = update.mutable_create_job();
-    create->set_job_id(std::max(state_.next_job_id(), config_.min_id));
+    create->set_job_id(state_.next_job_id());
     create->set_name(request.name());
     *create->mutable_spec() = request.spec();
     RETURN_IF_ERROR(ApplyUpdate(update));
@@ -226,7 +226,7 @@ absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorkerLo
   }
   StateUpdate update;
   stoker::v1::RegisterWorkerUpdate* reg = update.mutable_register_worker();
-  reg->set_worker_id(std::max(state_.next_worker_id(), config_.min_id));
+  reg->set_worker_id(state_.next_worker_id());
   reg->set_address(request.address());
   reg->set_cores(request.cores());
   reg->set_now_unix_ms(absl::ToUnixMillis(clock_->Now()));

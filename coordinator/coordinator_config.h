@@ -25,11 +25,6 @@ struct CoordinatorConfig {
   // File journal (coordinator/journal.h) of the state that survives a restart; empty = none
   // (state lives in memory only).
   std::string journal_path;
-  // Job and worker ids minted by this process are at least this. main.cc sets it to the start
-  // time in microseconds, so that ids never repeat across coordinator processes even when the
-  // journal is lost or absent: workers and clients still holding an id of an earlier process can
-  // then never take it for a different job or worker (docs/decisions.md). Tests keep 0 (ids 1, 2..).
-  uint64_t min_id = 0;
 
   // INVALID_ARGUMENT naming the field ("worker_timeout: ...") when a setting is unusable:
   // an address without a port, a duration <= 0, a worker_timeout not above

@@ -521,28 +521,5 @@ TEST_F(CoordinatorTest, EveryBatchOncePerEpochToItsRank) {
   EXPECT_EQ(client->state(), stoker::v1::JOB_STATE_FINISHED);
 }
 
-TEST(CoordinatorIdsTest, IdsStartAtMinIdSoAnotherProcessNeverRepeatsThem) {
-  FakeClock clock;
-  CoordinatorConfig config;
-  config.min_id = 1'000'000;
-  Coordinator coordinator(config, &clock);
-  stoker::v1::OpenJobRequest open;
-  open.set_name("job");
-  *open.mutable_spec() = SmallJobSpec();
-  auto job = coordinator.OpenJob(open);
-  ASSERT_THAT(job, IsOk());
-  EXPECT_EQ(job->job_id(), 1'000'000u);
-  stoker::v1::RegisterWorkerRequest request;
-  request.set_address("w:1");
-  request.set_cores(1);
-  auto worker = coordinator.RegisterWorker(request);
-  ASSERT_THAT(worker, IsOk());
-  EXPECT_EQ(worker->worker_id(), 1'000'000u);
-  request.set_address("w:2");
-  worker = coordinator.RegisterWorker(request);
-  ASSERT_THAT(worker, IsOk());
-  EXPECT_EQ(worker->worker_id(), 1'000'001u);
-}
-
 }  // namespace
 }  // namespace stoker

@@ -63,7 +63,6 @@ int Run(int argc, char** argv) {
   config.lease_duration = absl::Milliseconds(lease_duration_ms);
   config.max_tasks_per_lease = max_tasks_per_lease;
   config.journal_path = journal;
-  config.min_id = static_cast<uint64_t>(absl::ToUnixMicros(absl::Now()));
   if (absl::Status status = config.Validate(); !status.ok()) {
     return flags.Fail(status);
   }
