@@ -24,11 +24,30 @@ using stoker::v1::StateUpdate;
 using ::testing::HasSubstr;
 using ::testing::SizeIs;
 
+// Every path TempPath handed out, removed when the test program ends.
+std::vector<std::string>& TempPaths() {
+  static auto* paths = new std::vector<std::string>;
+  return *paths;
+}
+
+class RemoveTempPaths : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    for (const std::string& path : TempPaths()) {
+      std::remove(path.c_str());
+      std::remove((path + ".tmp").c_str());
+    }
+  }
+};
+const ::testing::Environment* const kRemoveTempPaths =
+    ::testing::AddGlobalTestEnvironment(new RemoveTempPaths);
+
 std::string TempPath(const std::string& name) {
   const char* dir = std::getenv("TEST_TMPDIR");
   std::string path =
       absl::StrCat(dir != nullptr ? dir : "/tmp", "/stoker_journal_", getpid(), "_", name);
   std::remove(path.c_str());
+  TempPaths().push_back(path);
   return path;
 }
 

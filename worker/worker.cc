@@ -271,12 +271,14 @@ void Worker::Heartbeat() {
   }
   const bool not_found = response.status().code() == absl::StatusCode::kNotFound;
   {
-    // Not reported: keep for the next heartbeat. Leases of a forgotten worker id are void, so
-    // there is nothing to hand back after registering again.
+    // Not reported: keep for the next heartbeat. A coordinator that forgot this worker forgot
+    // its leases too (it lost its state, or gave them away): the reports are dropped, since a
+    // job id of the old state may now name another job (the clients' own consumed reports
+    // complete the tasks they received), and there is nothing to hand back.
     absl::MutexLock lock(&mu_);
     coordinator_reachable_ = false;  // back to the heartbeat interval until one succeeds
-    delivered_.insert(delivered_.end(), request.delivered().begin(), request.delivered().end());
     if (!not_found) {
+      delivered_.insert(delivered_.end(), request.delivered().begin(), request.delivered().end());
       returned_.insert(returned_.end(), request.returned().begin(), request.returned().end());
     }
   }

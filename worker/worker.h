@@ -9,7 +9,9 @@
 // finished batches go to the session's stream. A session that got no task backs off (5 ms
 // doubling up to config.max_lease_poll) so that an idle worker does not spin. Tasks the client
 // acknowledged are reported as delivered with the next heartbeat; a heartbeat answered NOT_FOUND
-// (the coordinator forgot this worker) makes the worker register again.
+// (the coordinator forgot this worker) makes the worker register again and drops the reports it
+// carried: they are about leases of the forgotten registration, and after a coordinator lost its
+// state a job id may name another job (clients report what they received themselves).
 //
 // Hand-back: the worker remembers which session each leased task is for until the client acks
 // it. When a stream ends (client half-close, cancel, broken connection) its unacknowledged tasks

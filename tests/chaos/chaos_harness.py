@@ -10,6 +10,7 @@ exactly once, with exactly those samples.
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -80,6 +81,7 @@ class Cluster:
                 pass
         if exc[0] is not None:
             self.dump_logs()
+        shutil.rmtree(self.dir, ignore_errors=True)  # logs were dumped above on failure
         return False
 
     def dump_logs(self):
