@@ -5,28 +5,19 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "trainer_client/epoch_buffer.h"
+#include "trainer_client/testing/epoch_buffer_plans.h"
 #include "trainer_client/testing/fake_env.h"
 
 namespace stoker {
 namespace {
 
 using ::stoker::testing::MakeBatchMessage;
+using ::stoker::testing::Plan;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-constexpr uint64_t kJob = 7;
-const absl::Time kT0 = absl::FromUnixSeconds(1000);
-
-EpochBuffer::Config Plan(uint32_t epochs, uint64_t per_epoch, uint32_t rank = 0,
-                         uint32_t world = 1) {
-  EpochBuffer::Config config;
-  config.job_id = kJob;
-  config.epochs = epochs;
-  config.batches_per_epoch = per_epoch;
-  config.rank = rank;
-  config.world_size = world;
-  return config;
-}
+constexpr uint64_t kJob = testing::kPlanJob;
+const absl::Time kT0 = testing::kPlanT0;
 
 uint64_t Granted(const std::vector<CreditGrant>& grants) {
   uint64_t total = 0;

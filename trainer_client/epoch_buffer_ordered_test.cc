@@ -5,52 +5,33 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "trainer_client/epoch_buffer.h"
+#include "trainer_client/testing/epoch_buffer_plans.h"
 #include "trainer_client/testing/fake_env.h"
 
 namespace stoker {
 namespace {
 
-using ::stoker::testing::MakeBatchMessage;
+using ::stoker::testing::Plan;
+using ::stoker::testing::PlanBatch;
+using ::stoker::testing::PopAll;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using Result = EpochBuffer::AddResult;
 
-constexpr uint64_t kJob = 7;
-const absl::Time kT0 = absl::FromUnixSeconds(1000);
-
-Batch MakeBatch(uint32_t epoch, uint64_t index) {
-  return Batch(MakeBatchMessage(kJob, epoch, index));
-}
-
-EpochBuffer::Config Plan(uint32_t epochs, uint64_t per_epoch, uint32_t rank, uint32_t world,
-                         bool ordered) {
-  EpochBuffer::Config config;
-  config.job_id = kJob;
-  config.epochs = epochs;
-  config.batches_per_epoch = per_epoch;
-  config.rank = rank;
-  config.world_size = world;
-  config.ordered = ordered;
-  return config;
-}
-
-std::vector<uint64_t> PopAll(EpochBuffer& buffer) {
-  std::vector<uint64_t> indices;
-  while (auto batch = buffer.Pop()) indices.push_back(batch->batch_index());
-  return indices;
-}
+constexpr uint64_t kJob = testing::kPlanJob;
+const absl::Time kT0 = testing::kPlanT0;
 
 TEST(EpochBufferOrderedTest, HandsOutInPlanOrder) {
   EpochBuffer buffer(Plan(/*epochs=*/2, /*per_epoch=*/3, /*rank=*/1, /*world=*/2, true));
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 5)), Result::kAccepted);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(1, 1)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 5)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(1, 1)), Result::kAccepted);
   EXPECT_FALSE(buffer.has_ready());  // waits for batch 1
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 1)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 1)), Result::kAccepted);
   EXPECT_THAT(PopAll(buffer), ElementsAre(1));
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 3)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 3)), Result::kAccepted);
   EXPECT_THAT(PopAll(buffer), ElementsAre(3, 5, 1));
   EXPECT_EQ(buffer.current_epoch(), 1u);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(1, 1)), Result::kDuplicate);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(1, 1)), Result::kDuplicate);
 }
 
 TEST(EpochBufferOrderedTest, ExtraCreditWhenTheHeadOfLineIsMissing) {
@@ -58,14 +39,14 @@ TEST(EpochBufferOrderedTest, ExtraCreditWhenTheHeadOfLineIsMissing) {
   buffer.AddStream(1, 2);
   ASSERT_EQ(buffer.TakeCreditGrants(false, kT0).size(), 1u);
   // Both credits spent on positions 1 and 2; position 0 is still missing.
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 1)), Result::kAccepted);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 2)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 1)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 2)), Result::kAccepted);
   EXPECT_THAT(buffer.TakeCreditGrants(false, kT0), IsEmpty());
   std::vector<CreditGrant> grants = buffer.TakeCreditGrants(true, kT0);
   ASSERT_EQ(grants.size(), 1u);
   EXPECT_EQ(grants[0].credits, 1u);
   EXPECT_EQ(buffer.extra_credit(), 1u);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 0)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 0)), Result::kAccepted);
   EXPECT_THAT(PopAll(buffer), ElementsAre(0, 1, 2));
   EXPECT_TRUE(buffer.done());
 }
@@ -85,16 +66,16 @@ TEST(EpochBufferResumeTest, FirstEpochIsTheDealMinusWhatWasConsumed) {
   EXPECT_EQ(buffer.current_epoch(), 1u);
   EXPECT_EQ(buffer.remaining_in_epoch(), 2u);
   EXPECT_EQ(buffer.expected_total(), 2u + 5u);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 1)), Result::kDuplicate);  // before the resume
-  EXPECT_EQ(buffer.Add(1, MakeBatch(1, 3)), Result::kDuplicate);  // returned before
-  EXPECT_EQ(buffer.Add(1, MakeBatch(1, 5)), Result::kInvalid);    // not in the deal
-  EXPECT_EQ(buffer.Add(1, MakeBatch(1, 12)), Result::kAccepted);  // a pad batch
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 1)), Result::kDuplicate);  // before the resume
+  EXPECT_EQ(buffer.Add(1, PlanBatch(1, 3)), Result::kDuplicate);  // returned before
+  EXPECT_EQ(buffer.Add(1, PlanBatch(1, 5)), Result::kInvalid);    // not in the deal
+  EXPECT_EQ(buffer.Add(1, PlanBatch(1, 12)), Result::kAccepted);  // a pad batch
   EXPECT_FALSE(buffer.has_ready());
   EpochBuffer::Progress progress = buffer.progress();
   EXPECT_EQ(progress.epoch, 1u);
   EXPECT_EQ(progress.prefix, 1u);
   EXPECT_THAT(progress.other, ElementsAre(9));
-  EXPECT_EQ(buffer.Add(1, MakeBatch(1, 4)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(1, 4)), Result::kAccepted);
   ASSERT_TRUE(buffer.Pop().has_value());
   progress = buffer.progress();
   EXPECT_EQ(progress.prefix, 3u);
@@ -102,13 +83,13 @@ TEST(EpochBufferResumeTest, FirstEpochIsTheDealMinusWhatWasConsumed) {
   EXPECT_THAT(PopAll(buffer), ElementsAre(12));
   // Epoch 2 follows the normal plan.
   EXPECT_EQ(buffer.current_epoch(), 2u);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(2, 3)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(2, 3)), Result::kAccepted);
   EXPECT_EQ(buffer.progress().prefix, 0u);
 }
 
 TEST(EpochBufferResumeTest, UnorderedProgressListsWhatWasReturned) {
   EpochBuffer buffer(Resumed(/*ordered=*/false));
-  EXPECT_EQ(buffer.Add(1, MakeBatch(1, 12)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(1, 12)), Result::kAccepted);
   EXPECT_THAT(PopAll(buffer), ElementsAre(12));
   EpochBuffer::Progress progress = buffer.progress();
   EXPECT_EQ(progress.prefix, 1u);

@@ -4,50 +4,32 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "trainer_client/testing/epoch_buffer_plans.h"
 #include "trainer_client/testing/fake_env.h"
 
 namespace stoker {
 namespace {
 
-using ::stoker::testing::MakeBatchMessage;
+using ::stoker::testing::Plan;
+using ::stoker::testing::PlanBatch;
+using ::stoker::testing::PopAll;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using Result = EpochBuffer::AddResult;
 
-constexpr uint64_t kJob = 7;
-const absl::Time kT0 = absl::FromUnixSeconds(1000);
-
-Batch MakeBatch(uint32_t epoch, uint64_t index, uint64_t job = kJob) {
-  return Batch(MakeBatchMessage(job, epoch, index));
-}
-
-EpochBuffer::Config Plan(uint32_t epochs, uint64_t per_epoch, uint32_t rank = 0,
-                         uint32_t world = 1) {
-  EpochBuffer::Config config;
-  config.job_id = kJob;
-  config.epochs = epochs;
-  config.batches_per_epoch = per_epoch;
-  config.rank = rank;
-  config.world_size = world;
-  return config;
-}
-
-std::vector<uint64_t> PopAll(EpochBuffer& buffer) {
-  std::vector<uint64_t> indices;
-  while (auto batch = buffer.Pop()) indices.push_back(batch->batch_index());
-  return indices;
-}
+constexpr uint64_t kJob = testing::kPlanJob;
+const absl::Time kT0 = testing::kPlanT0;
 
 TEST(EpochBufferTest, HandsOutCurrentEpochInArrivalOrderThenAdvances) {
   EpochBuffer buffer(Plan(/*epochs=*/2, /*per_epoch=*/3));
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 2)), Result::kAccepted);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 0)), Result::kAccepted);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(1, 1)), Result::kAccepted);  // early: buffered
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 2)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 0)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(1, 1)), Result::kAccepted);  // early: buffered
   EXPECT_EQ(buffer.later_buffered(), 1u);
   EXPECT_THAT(PopAll(buffer), ElementsAre(2, 0));
   EXPECT_EQ(buffer.current_epoch(), 0u);
   EXPECT_EQ(buffer.remaining_in_epoch(), 1u);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 1)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 1)), Result::kAccepted);
   // The last batch of epoch 0, then epoch 1's early batch.
   EXPECT_THAT(PopAll(buffer), ElementsAre(1, 1));
   EXPECT_EQ(buffer.current_epoch(), 1u);
@@ -57,27 +39,27 @@ TEST(EpochBufferTest, HandsOutCurrentEpochInArrivalOrderThenAdvances) {
 
 TEST(EpochBufferTest, DropsDuplicatesByTaskId) {
   EpochBuffer buffer(Plan(2, 2));
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 0)), Result::kAccepted);
-  EXPECT_EQ(buffer.Add(2, MakeBatch(0, 0)), Result::kDuplicate);  // still buffered
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 0)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(2, PlanBatch(0, 0)), Result::kDuplicate);  // still buffered
   ASSERT_TRUE(buffer.Pop().has_value());
-  EXPECT_EQ(buffer.Add(2, MakeBatch(0, 0)), Result::kDuplicate);  // already handed out
-  EXPECT_EQ(buffer.Add(1, MakeBatch(1, 0)), Result::kAccepted);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(1, 0)), Result::kDuplicate);  // later epoch, too
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 1)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(2, PlanBatch(0, 0)), Result::kDuplicate);  // already handed out
+  EXPECT_EQ(buffer.Add(1, PlanBatch(1, 0)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(1, 0)), Result::kDuplicate);  // later epoch, too
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 1)), Result::kAccepted);
   EXPECT_THAT(PopAll(buffer), ElementsAre(1, 0));
   // Epoch 0 is over: anything of it is a duplicate.
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 1)), Result::kDuplicate);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 1)), Result::kDuplicate);
   EXPECT_EQ(buffer.accepted_total(), 3u);
 }
 
 TEST(EpochBufferTest, RejectsTasksOfOtherRanksJobsAndEpochs) {
   EpochBuffer buffer(Plan(/*epochs=*/1, /*per_epoch=*/2, /*rank=*/1, /*world=*/2));
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 0)), Result::kInvalid);  // rank 0's
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 5)), Result::kInvalid);  // 5/2 = 2 >= 2 per epoch
-  EXPECT_EQ(buffer.Add(1, MakeBatch(1, 1)), Result::kInvalid);  // no epoch 1
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 1, /*job=*/8)), Result::kInvalid);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 3)), Result::kAccepted);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 1)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 0)), Result::kInvalid);  // rank 0's
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 5)), Result::kInvalid);  // 5/2 = 2 >= 2 per epoch
+  EXPECT_EQ(buffer.Add(1, PlanBatch(1, 1)), Result::kInvalid);  // no epoch 1
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 1, /*job=*/8)), Result::kInvalid);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 3)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 1)), Result::kAccepted);
   EXPECT_THAT(PopAll(buffer), ElementsAre(3, 1));
   EXPECT_TRUE(buffer.done());
 }
@@ -85,7 +67,7 @@ TEST(EpochBufferTest, RejectsTasksOfOtherRanksJobsAndEpochs) {
 TEST(EpochBufferTest, DoneAfterLastEpoch) {
   EpochBuffer buffer(Plan(1, 1));
   EXPECT_FALSE(buffer.done());
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 0)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 0)), Result::kAccepted);
   ASSERT_TRUE(buffer.Pop().has_value());
   EXPECT_TRUE(buffer.done());
   EXPECT_EQ(buffer.current_epoch(), 1u);
@@ -117,7 +99,7 @@ TEST(EpochBufferTest, HandingOutOrDroppingReplenishesTheSourceStream) {
   buffer.AddStream(1, 2);
   buffer.AddStream(2, 2);
   buffer.TakeCreditGrants(false, kT0);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 0)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 0)), Result::kAccepted);
   EXPECT_EQ(buffer.outstanding(1), 1u);
   EXPECT_EQ(buffer.held(1), 1u);
   EXPECT_THAT(buffer.TakeCreditGrants(false, kT0), IsEmpty());  // buffered: no credit yet
@@ -127,7 +109,7 @@ TEST(EpochBufferTest, HandingOutOrDroppingReplenishesTheSourceStream) {
   EXPECT_EQ(grants[0].stream, 1u);
   EXPECT_EQ(grants[0].credits, 1u);
   // A duplicate from stream 2 is dropped: its credit comes back at once.
-  EXPECT_EQ(buffer.Add(2, MakeBatch(0, 0)), Result::kDuplicate);
+  EXPECT_EQ(buffer.Add(2, PlanBatch(0, 0)), Result::kDuplicate);
   grants = buffer.TakeCreditGrants(false, kT0);
   ASSERT_EQ(grants.size(), 1u);
   EXPECT_EQ(grants[0].stream, 2u);
@@ -139,7 +121,7 @@ TEST(EpochBufferTest, ShrunkShareGrantsNothingUntilBelowIt) {
   buffer.AddStream(1, 4);
   buffer.TakeCreditGrants(false, kT0);
   buffer.SetShare(1, 2);
-  for (uint64_t i = 0; i < 3; ++i) buffer.Add(1, MakeBatch(0, i));  // outstanding 1, held 3
+  for (uint64_t i = 0; i < 3; ++i) buffer.Add(1, PlanBatch(0, i));  // outstanding 1, held 3
   buffer.Pop();
   buffer.Pop();
   EXPECT_THAT(buffer.TakeCreditGrants(false, kT0), IsEmpty());  // 1 + 1 == 2
@@ -153,7 +135,7 @@ TEST(EpochBufferTest, RemovedStreamGetsNoCreditButItsBatchesAreHandedOut) {
   EpochBuffer buffer(Plan(1, 2));
   buffer.AddStream(1, 1);
   buffer.TakeCreditGrants(false, kT0);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(0, 1)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 1)), Result::kAccepted);
   buffer.RemoveStream(1);
   ASSERT_TRUE(buffer.Pop().has_value());
   EXPECT_THAT(buffer.TakeCreditGrants(true, kT0), IsEmpty());
@@ -164,7 +146,7 @@ TEST(EpochBufferTest, ExtraCreditWhenWaitingWithOnlyLaterEpochsBuffered) {
   buffer.AddStream(1, 1);
   buffer.AddStream(2, 1);
   buffer.TakeCreditGrants(false, kT0);
-  EXPECT_EQ(buffer.Add(1, MakeBatch(1, 0)), Result::kAccepted);  // stream 1 spent on epoch 1
+  EXPECT_EQ(buffer.Add(1, PlanBatch(1, 0)), Result::kAccepted);  // stream 1 spent on epoch 1
   // Not waiting: nothing owed.
   EXPECT_THAT(buffer.TakeCreditGrants(false, kT0), IsEmpty());
   // Waiting for epoch 0 with only epoch 1 buffered: one extra credit per stream.
@@ -183,7 +165,7 @@ TEST(EpochBufferTest, ExtraCreditWhenWaitingWithOnlyLaterEpochsBuffered) {
   buffer.TakeCreditGrants(true, kT0 + absl::Seconds(4));
   EXPECT_EQ(buffer.extra_credit(), 4u);
   // A current-epoch batch ends the stall; surplus credit is absorbed, nothing new is granted.
-  EXPECT_EQ(buffer.Add(2, MakeBatch(0, 1)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(2, PlanBatch(0, 1)), Result::kAccepted);
   EXPECT_THAT(buffer.TakeCreditGrants(true, kT0 + absl::Seconds(5)), IsEmpty());
   EXPECT_EQ(buffer.extra_credit(), 0u);
 }
