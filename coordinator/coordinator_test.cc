@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "coordinator/coordinator_for_test.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 #include "data/resume_plan.h"
@@ -42,15 +43,6 @@ std::vector<P> Pairs(const google::protobuf::RepeatedPtrField<TaskId>& tasks) {
 
 class CoordinatorTest : public ::testing::Test {
  protected:
-  static CoordinatorConfig TestConfig() {
-    CoordinatorConfig config;
-    config.heartbeat_interval = absl::Milliseconds(500);
-    config.worker_timeout = absl::Seconds(5);
-    config.lease_duration = absl::Seconds(30);
-    config.max_tasks_per_lease = 8;
-    return config;
-  }
-
   uint64_t OpenJob(const std::string& name, const stoker::v1::JobSpec& spec) {
     stoker::v1::OpenJobRequest request;
     request.set_name(name);
@@ -68,12 +60,7 @@ class CoordinatorTest : public ::testing::Test {
   }
 
   uint64_t Register(const std::string& address) {
-    stoker::v1::RegisterWorkerRequest request;
-    request.set_address(address);
-    request.set_cores(2);
-    auto response = coordinator_.RegisterWorker(request);
-    EXPECT_THAT(response, IsOk());
-    return response.ok() ? response->worker_id() : 0;
+    return RegisterTestWorker(coordinator_, address, 2);
   }
 
   absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Heartbeat(
@@ -120,7 +107,7 @@ class CoordinatorTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  Coordinator coordinator_{TestConfig(), &clock_};
+  Coordinator coordinator_{TestCoordinatorConfig(), &clock_};
 };
 
 TEST_F(CoordinatorTest, OpenJobIsIdempotentByName) {

@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/coordinator_for_test.h"
 #include "coordinator/hedge_book.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
@@ -42,15 +43,6 @@ TaskId Task(uint64_t job, uint32_t epoch, uint64_t index) {
 
 class HedgeTest : public ::testing::Test {
  protected:
-  static CoordinatorConfig TestConfig() {
-    CoordinatorConfig config;
-    config.heartbeat_interval = absl::Milliseconds(500);
-    config.worker_timeout = absl::Seconds(5);
-    config.lease_duration = absl::Seconds(30);
-    config.max_tasks_per_lease = 8;
-    return config;
-  }
-
   void SetUp() override {
     stoker::v1::OpenJobRequest open;
     open.set_name("job");
@@ -63,12 +55,7 @@ class HedgeTest : public ::testing::Test {
   }
 
   uint64_t Register(const std::string& address) {
-    stoker::v1::RegisterWorkerRequest request;
-    request.set_address(address);
-    request.set_cores(1);
-    auto response = coordinator_.RegisterWorker(request);
-    EXPECT_THAT(response, IsOk());
-    return response.ok() ? response->worker_id() : 0;
+    return RegisterTestWorker(coordinator_, address, 1);
   }
 
   absl::StatusOr<stoker::v1::LeaseTasksResponse> Lease(uint64_t worker, uint32_t max) {
@@ -92,7 +79,7 @@ class HedgeTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  Coordinator coordinator_{TestConfig(), &clock_};
+  Coordinator coordinator_{TestCoordinatorConfig(), &clock_};
   uint64_t job_ = 0;
   uint64_t slow_ = 0;
   uint64_t fast_ = 0;
