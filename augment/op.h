@@ -46,7 +46,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "augment/image.h"
+#include "image/image.h"
 #include "augment/kernels/decode.h"
 #include "common/counter_rng.h"
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "augment/image.h"
+#include "image/image.h"
 #include "augment/op.h"
 #include "stoker/v1/pipeline.pb.h"
 

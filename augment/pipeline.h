@@ -23,9 +23,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "augment/image.h"
+#include "image/image.h"
 #include "augment/kernels/decode.h"
-#include "augment/sample_input.h"
+#include "image/sample_input.h"
 #include "common/counter_rng.h"
 #include "stoker/v1/pipeline.pb.h"
 

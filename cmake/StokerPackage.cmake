@@ -3,11 +3,12 @@
 #   target_link_libraries(app PRIVATE stoker::client)
 #
 # Exported targets (namespace stoker::): client (trainer_client), and what it links of ours:
-# proto (generated messages and stubs) and common. Targets of the other components stay out.
+# proto (generated messages and stubs), common and plan (linked privately: no installed header
+# includes plan/). Targets of the other components stay out.
 # Everything is in the install component `client`:
 #   cmake --install build --component client --prefix /opt/stoker
 # Layout under the prefix:
-#   lib/libstoker_{client,proto,common}.a
+#   lib/libstoker_{client,proto,common,plan}.a
 #   include/stoker/{trainer_client,common}/*.h   include/stoker is on the include path, so
 #                                                 #include "trainer_client/loader.h" as in-tree
 #   include/stoker/v1/*.pb.h                      generated; include/ is on the include path
@@ -25,12 +26,13 @@ set(STOKER_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/stoker)
 
 set_target_properties(stoker_proto PROPERTIES EXPORT_NAME proto)
 set_target_properties(stoker_common PROPERTIES EXPORT_NAME common)
+set_target_properties(stoker_plan PROPERTIES EXPORT_NAME plan)
 # stoker_cc_library only sets build-tree include directories; stoker_proto sets include/ itself.
 foreach(target stoker_common stoker_client)
   target_include_directories(${target} PUBLIC $<INSTALL_INTERFACE:${STOKER_INSTALL_INCLUDEDIR}>)
 endforeach()
 
-install(TARGETS stoker_proto stoker_common stoker_client
+install(TARGETS stoker_proto stoker_common stoker_plan stoker_client
   EXPORT stokerTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client)

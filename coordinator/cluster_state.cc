@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "data/epoch_plan.h"
+#include "plan/epoch_plan.h"
 
 namespace stoker {
 
@@ -290,9 +290,9 @@ stoker::v1::Snapshot ClusterState::MakeSnapshot() const {
         stoker::v1::ResumeRankUpdate* resume = p->mutable_resume();
         resume->set_job_id(job_id);
         resume->set_rank(rank);
-        resume->set_epoch(progress.resumed->epoch);
-        resume->mutable_batches()->Assign(progress.resumed->batches.begin(),
-                                          progress.resumed->batches.end());
+        resume->set_epoch(progress.resumed->first_epoch());
+        resume->mutable_batches()->Assign(progress.resumed->first_batches().begin(),
+                                          progress.resumed->first_batches().end());
       }
     }
   }

@@ -17,7 +17,8 @@
 //
 // A rank resumed from tokens (resume_rank) has a different sequence: s < |batches| is
 // batches[s] of the resume epoch e, then s = |batches| + (epoch - e - 1) * batches_per_rank + k
-// for the later epochs. Tasks of the rank's past (epochs before e, batches of e that are not in
+// for the later epochs. Both are a RankSequence (plan/rank_sequence.h), which the trainer client
+// uses too. Tasks of the rank's past (epochs before e, batches of e that are not in
 // the list) are "obsolete": done, and completing them is a no-op, so late acknowledgements of the
 // rank's previous incarnation are harmless.
 //
@@ -40,6 +41,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "coordinator/job_validation.h"
+#include "plan/rank_sequence.h"
 #include "stoker/v1/common.pb.h"
 #include "stoker/v1/journal.pb.h"
 #include "stoker/v1/pipeline.pb.h"
@@ -176,14 +178,9 @@ class ClusterState {
     uint64_t worker_id = 0;
     int64_t expires_unix_ms = 0;
   };
-  // The sequence of a resumed rank (see the file comment).
-  struct Resumed {
-    uint32_t epoch = 0;
-    std::vector<uint64_t> batches;
-    absl::flat_hash_map<uint64_t, uint64_t> index;  // batch -> position in `batches`
-  };
   struct RankProgress {
-    std::optional<Resumed> resumed;
+    // The sequence of a resumed rank (see the file comment); unset for a plain rank.
+    std::optional<RankSequence> resumed;
     uint64_t done_watermark = 0;
     uint64_t next_unleased = 0;
     std::set<uint64_t> done;
@@ -221,7 +218,10 @@ class ClusterState {
   // INVALID_ARGUMENT when the task is outside its job's plan; NOT_FOUND for an unknown job.
   absl::StatusOr<TaskRef> Locate(const stoker::v1::TaskId& task) const;
   bool IsDone(const stoker::v1::TaskId& task) const;
-  // `progress` may be null (a rank without progress follows the normal plan).
+  // The rank's sequence. `progress` may be null (a rank without progress follows the normal
+  // plan).
+  static RankSequence SequenceOf(const JobRecord& job, uint32_t rank,
+                                 const RankProgress* progress);
   static stoker::v1::TaskId MakeTask(const JobRecord& job, uint32_t rank,
                                      const RankProgress* progress, uint64_t seq);
   static uint64_t TotalTasks(const JobRecord& job, const RankProgress* progress);

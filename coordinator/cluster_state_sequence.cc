@@ -5,8 +5,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "coordinator/cluster_state.h"
-#include "data/epoch_plan.h"
+#include "plan/epoch_plan.h"
+#include "plan/rank_sequence.h"
 
 namespace stoker {
 
@@ -29,18 +31,10 @@ absl::Status ClusterState::ApplyResumeRank(const stoker::v1::ResumeRankUpdate& u
                                                    " is outside the job's ", spec.epochs(),
                                                    " epochs (or has batches after the last)"));
   }
-  const uint64_t limit =
-      BatchIndexLimit(job.record.geometry.batches_per_rank * spec.world_size(), spec.world_size());
-  Resumed resumed;
-  resumed.epoch = update.epoch();
-  resumed.batches.assign(update.batches().begin(), update.batches().end());
-  for (uint64_t i = 0; i < resumed.batches.size(); ++i) {
-    const uint64_t g = resumed.batches[i];
-    if (g >= limit || !resumed.index.emplace(g, i).second) {
-      return absl::InvalidArgumentError(absl::StrCat("resume_rank.batches[", i, "]: batch ", g,
-                                                     " is listed twice or past the limit ", limit));
-    }
-  }
+  RankSequence resumed = RankSequence::Resumed(
+      update.rank(), spec.world_size(), job.record.geometry.batches_per_rank, spec.epochs(),
+      update.epoch(), {update.batches().begin(), update.batches().end()});
+  RETURN_IF_ERROR(resumed.CheckResumed("resume_rank.batches"));
   // Revoke the rank's leases: their workers learn it in drop_leases.
   RankProgress& progress = job.ranks[update.rank()];
   for (auto it = progress.leased.begin(); it != progress.leased.end();) {
@@ -53,6 +47,13 @@ absl::Status ClusterState::ApplyResumeRank(const stoker::v1::ResumeRankUpdate& u
   return absl::OkStatus();
 }
 
+RankSequence ClusterState::SequenceOf(const JobRecord& job, uint32_t rank,
+                                      const RankProgress* progress) {
+  if (progress != nullptr && progress->resumed) return *progress->resumed;
+  return RankSequence(rank, job.spec.world_size(), job.geometry.batches_per_rank,
+                      job.spec.epochs());
+}
+
 absl::StatusOr<ClusterState::TaskRef> ClusterState::Locate(const TaskId& task) const {
   auto job_it = jobs_.find(task.job_id());
   if (job_it == jobs_.end()) {
@@ -60,7 +61,6 @@ absl::StatusOr<ClusterState::TaskRef> ClusterState::Locate(const TaskId& task) c
   }
   const Job& job = job_it->second;
   const uint32_t world_size = job.record.spec.world_size();
-  const uint64_t per_rank = job.record.geometry.batches_per_rank;
   const uint64_t g = task.batch_index();
   if (task.epoch() >= job.record.spec.epochs()) {
     return absl::InvalidArgumentError(
@@ -71,18 +71,16 @@ absl::StatusOr<ClusterState::TaskRef> ClusterState::Locate(const TaskId& task) c
   // A resumed rank's list of its resume epoch holds any batch of that epoch (pads included).
   bool resumed_at_or_after = false;
   for (const auto& [rank, progress] : job.ranks) {
-    if (!progress.resumed || progress.resumed->epoch < task.epoch()) continue;
+    if (!progress.resumed || progress.resumed->first_epoch() < task.epoch()) continue;
     resumed_at_or_after = true;
-    if (progress.resumed->epoch != task.epoch()) continue;
-    auto it = progress.resumed->index.find(g);
-    if (it != progress.resumed->index.end()) {
+    if (std::optional<uint64_t> seq = progress.resumed->SeqOf(task.epoch(), g)) {
       ref.rank = rank;
-      ref.seq = it->second;
+      ref.seq = *seq;
       return ref;
     }
   }
-  const uint64_t global = per_rank * world_size;
-  ref.rank = static_cast<uint32_t>(g % world_size);
+  const uint64_t global = job.record.geometry.batches_per_rank * world_size;
+  ref.rank = RankOfBatch(g, world_size);
   if (g >= global) {
     // A pad batch of a resumed epoch that no rank's list holds any more.
     if (resumed_at_or_after && g < BatchIndexLimit(global, world_size)) {
@@ -92,48 +90,30 @@ absl::StatusOr<ClusterState::TaskRef> ClusterState::Locate(const TaskId& task) c
     return absl::InvalidArgumentError(
         absl::StrCat(DescribeTask(task), ": an epoch has ", global, " batches"));
   }
-  const RankProgress* progress = FindProgress(task.job_id(), ref.rank);
-  if (progress != nullptr && progress->resumed) {
-    const Resumed& resumed = *progress->resumed;
-    if (task.epoch() <= resumed.epoch) {
-      ref.obsolete = true;
-      return ref;
-    }
-    ref.seq = resumed.batches.size() + uint64_t{task.epoch() - resumed.epoch - 1} * per_rank +
-              g / world_size;
+  // Outside the rank's sequence: of its past, before (or in) the epoch it resumed at.
+  const std::optional<uint64_t> seq =
+      SequenceOf(job.record, ref.rank, FindProgress(task.job_id(), ref.rank))
+          .SeqOf(task.epoch(), g);
+  if (!seq.has_value()) {
+    ref.obsolete = true;
     return ref;
   }
-  ref.seq = uint64_t{task.epoch()} * per_rank + g / world_size;
+  ref.seq = *seq;
   return ref;
 }
 
 TaskId ClusterState::MakeTask(const JobRecord& job, uint32_t rank, const RankProgress* progress,
                               uint64_t seq) {
-  const uint64_t per_rank = job.geometry.batches_per_rank;
+  const RankSequence::Task at = SequenceOf(job, rank, progress).TaskAt(seq);
   TaskId task;
   task.set_job_id(job.id);
-  uint32_t first_epoch = 0;
-  if (progress != nullptr && progress->resumed) {
-    const Resumed& resumed = *progress->resumed;
-    if (seq < resumed.batches.size()) {
-      task.set_epoch(resumed.epoch);
-      task.set_batch_index(resumed.batches[seq]);
-      return task;
-    }
-    seq -= resumed.batches.size();
-    first_epoch = resumed.epoch + 1;
-  }
-  task.set_epoch(first_epoch + static_cast<uint32_t>(seq / per_rank));
-  task.set_batch_index((seq % per_rank) * job.spec.world_size() + rank);
+  task.set_epoch(at.epoch);
+  task.set_batch_index(at.batch_index);
   return task;
 }
 
 uint64_t ClusterState::TotalTasks(const JobRecord& job, const RankProgress* progress) {
-  const uint64_t per_rank = job.geometry.batches_per_rank;
-  if (progress == nullptr || !progress->resumed) return per_rank * job.spec.epochs();
-  const Resumed& resumed = *progress->resumed;
-  if (resumed.epoch >= job.spec.epochs()) return 0;
-  return resumed.batches.size() + per_rank * (job.spec.epochs() - resumed.epoch - 1);
+  return SequenceOf(job, /*rank=*/0, progress).size();  // the same for every rank
 }
 
 uint64_t ClusterState::FirstFresh(const RankProgress& progress, uint64_t from) {

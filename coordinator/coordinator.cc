@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
-#include "data/resume_plan.h"
+#include "plan/resume_plan.h"
 #include "google/protobuf/util/message_differencer.h"
 
 namespace stoker {

@@ -76,7 +76,7 @@ class Coordinator {
   absl::Status Recover();
 
   // Creates the job or returns the existing one of that name. With resume_tokens, then restarts
-  // the request's rank from them (data/resume_plan.h): a durable resume_rank update revokes the
+  // the request's rank from them (plan/resume_plan.h): a durable resume_rank update revokes the
   // rank's leases and gives it the rest of its batches of the token's epoch, then the normal
   // plan; the response's `start` says where the rank starts. A different world size than the
   // tokens' is a different spec, so it needs a job name not in use (else ALREADY_EXISTS). Errors:

@@ -14,7 +14,7 @@
 #include "coordinator/coordinator_for_test.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
-#include "data/resume_plan.h"
+#include "plan/resume_plan.h"
 
 namespace stoker {
 namespace {

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "augment/pipeline.h"
 #include "common/status_macros.h"
-#include "data/epoch_plan.h"
+#include "plan/epoch_plan.h"
 #include "data/source.h"
 
 namespace stoker {

@@ -11,8 +11,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "augment/image.h"
-#include "augment/sample_input.h"
+#include "image/image.h"
+#include "image/sample_input.h"
 #include "stoker/v1/pipeline.pb.h"
 
 namespace stoker {

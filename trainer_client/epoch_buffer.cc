@@ -7,48 +7,44 @@
 
 namespace stoker {
 
-EpochBuffer::EpochBuffer(const Config& config) : config_(config) {
+namespace {
+
+RankSequence SequenceOf(const EpochBuffer::Config& config) {
+  const uint32_t world_size = std::max<uint32_t>(1, config.world_size);
+  if (!config.resumed) {
+    return RankSequence(config.rank, world_size, config.batches_per_epoch, config.epochs);
+  }
+  return RankSequence::Resumed(config.rank, world_size, config.batches_per_epoch, config.epochs,
+                               config.first_epoch, config.first_deal);
+}
+
+}  // namespace
+
+EpochBuffer::EpochBuffer(const Config& config) : config_(config), sequence_(SequenceOf(config)) {
   if (config_.resumed) {
     current_epoch_ = std::min(config_.first_epoch, config_.epochs);
     for (uint64_t i = 0; i < config_.first_deal.size(); ++i) {
-      first_positions_.emplace(config_.first_deal[i], i);
-      if (i >= config_.first_consumed.size() || !config_.first_consumed[i]) {
-        ++first_epoch_batches_;
-      }
+      if (!ConsumedBeforeResume(config_.first_epoch, i)) ++first_epoch_batches_;
     }
   }
   StartEpoch();
   AdvanceEpochIfComplete();  // an empty plan (0 batches per epoch) is done at once
 }
 
-std::optional<uint64_t> EpochBuffer::PositionOf(uint32_t epoch, uint64_t g) const {
-  if (config_.resumed && epoch == config_.first_epoch) {
-    auto it = first_positions_.find(g);
-    if (it == first_positions_.end()) return std::nullopt;
-    return it->second;
-  }
-  const uint64_t world = std::max<uint32_t>(1, config_.world_size);
-  if (g % world != config_.rank || g / world >= config_.batches_per_epoch) return std::nullopt;
-  return g / world;
+bool EpochBuffer::ConsumedBeforeResume(uint32_t epoch, uint64_t position) const {
+  return config_.resumed && epoch == config_.first_epoch &&
+         position < config_.first_consumed.size() && config_.first_consumed[position];
 }
 
 uint64_t EpochBuffer::BatchesIn(uint32_t epoch) const {
   if (config_.resumed && epoch == config_.first_epoch) return first_epoch_batches_;
-  return config_.batches_per_epoch;
-}
-
-uint64_t EpochBuffer::GlobalIndexAt(uint32_t epoch, uint64_t position) const {
-  if (config_.resumed && epoch == config_.first_epoch) return config_.first_deal[position];
-  return position * std::max<uint32_t>(1, config_.world_size) + config_.rank;
+  return sequence_.BatchesIn(epoch);
 }
 
 uint64_t EpochBuffer::expected_total() const {
-  uint64_t total = 0;
-  for (uint32_t epoch = config_.resumed ? config_.first_epoch : 0; epoch < config_.epochs;
-       ++epoch) {
-    total += BatchesIn(epoch);
-  }
-  return total;
+  // The sequence minus the batches its resumed first epoch returned before the resume.
+  const uint32_t first = config_.first_epoch;
+  return sequence_.size() - (sequence_.BatchesIn(first) - BatchesIn(first));
 }
 
 void EpochBuffer::StartEpoch() {
@@ -56,13 +52,9 @@ void EpochBuffer::StartEpoch() {
   next_position_ = 0;
   returned_.clear();
   if (done()) return;
-  if (config_.resumed && current_epoch_ == config_.first_epoch) {
-    returned_.assign(config_.first_deal.size(), false);
-    for (uint64_t i = 0; i < returned_.size() && i < config_.first_consumed.size(); ++i) {
-      returned_[i] = config_.first_consumed[i];
-    }
-  } else {
-    returned_.assign(config_.batches_per_epoch, false);
+  returned_.assign(sequence_.BatchesIn(current_epoch_), false);
+  for (uint64_t i = 0; i < returned_.size(); ++i) {
+    returned_[i] = ConsumedBeforeResume(current_epoch_, i);
   }
   while (next_position_ < returned_.size() && returned_[next_position_]) ++next_position_;
 }
@@ -95,7 +87,7 @@ EpochBuffer::AddResult EpochBuffer::Add(StreamId stream, Batch batch) {
   const uint64_t index = batch.batch_index();
   if (batch.job_id() != config_.job_id || epoch >= config_.epochs) return AddResult::kInvalid;
   if (epoch < current_epoch_) return AddResult::kDuplicate;
-  const std::optional<uint64_t> position = PositionOf(epoch, index);
+  const std::optional<uint64_t> position = sequence_.PositionOf(epoch, index);
   if (!position.has_value()) return AddResult::kInvalid;
   // Returned before the resume: a late batch of the previous incarnation.
   if (epoch == current_epoch_ && returned_[*position]) return AddResult::kDuplicate;
@@ -139,7 +131,8 @@ std::optional<Batch> EpochBuffer::Pop() {
   --buffered_;
   auto account = accounts_.find(entry.stream);
   if (account != accounts_.end() && account->second.held > 0) --account->second.held;
-  const std::optional<uint64_t> position = PositionOf(current_epoch_, entry.batch.batch_index());
+  const std::optional<uint64_t> position =
+      sequence_.PositionOf(current_epoch_, entry.batch.batch_index());
   returned_[*position] = true;
   while (next_position_ < returned_.size() && returned_[next_position_]) ++next_position_;
   ++handed_out_in_epoch_;
@@ -153,7 +146,7 @@ EpochBuffer::Progress EpochBuffer::progress() const {
   if (done()) return out;
   out.prefix = next_position_;
   for (uint64_t i = next_position_; i < returned_.size(); ++i) {
-    if (returned_[i]) out.other.push_back(GlobalIndexAt(current_epoch_, i));
+    if (returned_[i]) out.other.push_back(sequence_.BatchAt(current_epoch_, i));
   }
   std::sort(out.other.begin(), out.other.end());
   return out;
@@ -197,13 +190,11 @@ std::vector<uint64_t> EpochBuffer::MissingInCurrentEpoch(size_t max) const {
   std::vector<uint64_t> missing;
   if (done()) return missing;
   auto it = epochs_.find(current_epoch_);
-  const bool resumed_epoch = config_.resumed && current_epoch_ == config_.first_epoch;
-  const uint64_t positions =
-      resumed_epoch ? config_.first_deal.size() : config_.batches_per_epoch;
+  const uint64_t positions = sequence_.BatchesIn(current_epoch_);
   for (uint64_t p = 0; p < positions && missing.size() < max; ++p) {
     // Batches returned before the resume are not expected again.
-    if (resumed_epoch && p < config_.first_consumed.size() && config_.first_consumed[p]) continue;
-    const uint64_t index = GlobalIndexAt(current_epoch_, p);
+    if (ConsumedBeforeResume(current_epoch_, p)) continue;
+    const uint64_t index = sequence_.BatchAt(current_epoch_, p);
     if (it == epochs_.end() || !it->second.seen.contains(index)) missing.push_back(index);
   }
   return missing;

@@ -6,10 +6,11 @@
 // and decides how much credit each worker stream is owed.
 //
 // Delivery (exactly once per epoch per rank):
-//   - The rank's batches of an epoch, in plan order ("positions"), are g = k * world_size + rank
-//     for k < batches_per_epoch; a resumed rank's first epoch (Config::first_deal) has its own
-//     list instead, of which some were returned before the resume (first_consumed) and are not
-//     expected again.
+//   - The rank's batches of an epoch, in plan order ("positions"), are those of its
+//     RankSequence (plan/rank_sequence.h, the numbering the coordinator uses too): g = k *
+//     world_size + rank for k < batches_per_epoch; a resumed rank's first epoch
+//     (Config::first_deal) has its own list instead, of which some were returned before the
+//     resume (first_consumed) and are not expected again.
 //   - Add() accepts a batch when its task is one of this rank's (this job, epoch < epochs, one
 //     of the epoch's positions) and was not seen before in its epoch. Batches of the current
 //     epoch are ready at once (unordered) or once every earlier position was handed out
@@ -55,6 +56,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
+#include "plan/rank_sequence.h"
 #include "trainer_client/batch.h"
 
 namespace stoker {
@@ -168,19 +170,18 @@ class EpochBuffer {
     uint32_t held = 0;
   };
 
-  // The batch's position in its epoch's plan order; nullopt when it is not this rank's.
-  std::optional<uint64_t> PositionOf(uint32_t epoch, uint64_t g) const;
   // Batches of `epoch` to hand out (the resumed first epoch: its deal minus first_consumed).
   uint64_t BatchesIn(uint32_t epoch) const;
-  uint64_t GlobalIndexAt(uint32_t epoch, uint64_t position) const;
+  // Whether `position` of the resumed first epoch was returned before the resume.
+  bool ConsumedBeforeResume(uint32_t epoch, uint64_t position) const;
   // Makes `current_epoch_` current: its handed-out bitmap and ordered cursor.
   void StartEpoch();
   void AdvanceEpochIfComplete();
   void UpdateStall(bool consumer_waiting, absl::Time now);
 
   const Config config_;
-  absl::flat_hash_map<uint64_t, uint64_t> first_positions_;  // first_deal: g -> position
-  uint64_t first_epoch_batches_ = 0;                         // first_deal minus first_consumed
+  const RankSequence sequence_;
+  uint64_t first_epoch_batches_ = 0;  // first_deal minus first_consumed
   uint32_t current_epoch_ = 0;
   uint64_t handed_out_in_epoch_ = 0;
   std::vector<bool> returned_;  // current epoch: positions handed out (or consumed before)

@@ -6,12 +6,13 @@
 #include <algorithm>
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/retry.h"
 #include "common/status_macros.h"
+#include "plan/rank_sequence.h"
+#include "plan/resume_token.h"
 #include "stoker/v1/resume.pb.h"
 #include "trainer_client/heap_tuning.h"
 
@@ -36,18 +37,20 @@ EpochBuffer::Config BufferConfig(const LoaderOptions& options, const v1::OpenJob
     config.resumed = true;
     config.first_epoch = start.epoch();
     config.first_deal.assign(start.deal().begin(), start.deal().end());
-    config.first_consumed.assign(config.first_deal.size(), false);
-    const uint64_t prefix = std::min<uint64_t>(start.consumed_prefix(), start.deal_size());
-    for (uint64_t i = 0; i < prefix; ++i) config.first_consumed[i] = true;
-    absl::flat_hash_set<uint64_t> other;
-    for (const v1::IndexRange& range : start.consumed_other()) {
-      for (uint64_t g = range.begin(); g < range.end(); ++g) other.insert(g);
-    }
-    for (uint64_t i = prefix; i < config.first_deal.size(); ++i) {
-      if (other.count(config.first_deal[i]) > 0) config.first_consumed[i] = true;
-    }
+    config.first_consumed = ConsumedBeforeResume(start);
   }
   return config;
+}
+
+// INVALID_ARGUMENT when the coordinator's resume point does not fit the job (a batch of the deal
+// listed twice or past the limit).
+absl::Status CheckStart(const LoaderOptions& options, const v1::OpenJobResponse& job) {
+  const v1::ResumePoint& start = job.start();
+  if (!start.resumed()) return absl::OkStatus();
+  return RankSequence::Resumed(options.rank, options.spec.world_size(),
+                               job.batches_per_epoch_per_rank(), options.spec.epochs(),
+                               start.epoch(), {start.deal().begin(), start.deal().end()})
+      .CheckResumed("OpenJobResponse.start.deal");
 }
 
 }  // namespace
@@ -71,6 +74,7 @@ absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions optio
     response = env.coordinator->OpenJob(request);
     return response.status();
   }));
+  RETURN_IF_ERROR(CheckStart(options, *response));
   if (env.worker_streams == nullptr) {
     env.worker_streams =
         NewGrpcWorkerStreamFactory(response->batch_bytes(), options.spec.batch_size());
@@ -181,37 +185,19 @@ uint32_t LoaderImpl::current_epoch() const {
 }
 
 std::string LoaderImpl::ResumeToken() const {
-  v1::ResumeToken token;
-  token.set_version(1);  // kResumeTokenVersion (data/resume_plan.h)
-  token.set_job_name(options_.job_name);
-  token.set_spec_fingerprint(job_.start().spec_fingerprint());
-  token.set_world_size(options_.spec.world_size());
-  token.set_rank(options_.rank);
-  EpochBuffer::Progress progress;
+  RankPosition position;
+  position.job_name = options_.job_name;
+  position.world_size = options_.spec.world_size();
+  position.rank = options_.rank;
+  position.batches_per_rank = job_.batches_per_epoch_per_rank();
   {
     absl::MutexLock lock(&mu_);
-    progress = buffer_.progress();
+    EpochBuffer::Progress progress = buffer_.progress();
+    position.epoch = progress.epoch;
+    position.prefix = progress.prefix;
+    position.other = std::move(progress.other);
   }
-  token.set_epoch(progress.epoch);
-  const v1::ResumePoint& start = job_.start();
-  if (start.resumed() && progress.epoch == start.epoch()) {
-    token.set_universe(start.universe());
-    *token.mutable_done_before() = start.done_before();
-  } else {
-    token.set_universe(job_.batches_per_epoch_per_rank() * options_.spec.world_size());
-  }
-  token.set_consumed_prefix(progress.prefix);
-  for (uint64_t g : progress.other) {
-    const int n = token.consumed_other_size();
-    if (n > 0 && token.consumed_other(n - 1).end() == g) {
-      token.mutable_consumed_other(n - 1)->set_end(g + 1);
-    } else {
-      v1::IndexRange* range = token.add_consumed_other();
-      range->set_begin(g);
-      range->set_end(g + 1);
-    }
-  }
-  return token.SerializeAsString();
+  return EncodeResumeToken(job_.start(), position);
 }
 
 LoaderStats LoaderImpl::stats() const {

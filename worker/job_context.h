@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "augment/pipeline.h"
-#include "data/epoch_plan.h"
+#include "plan/epoch_plan.h"
 #include "data/source.h"
 #include "stoker/v1/pipeline.pb.h"
 

@@ -15,7 +15,7 @@
 // Pure functions: no allocation; thread-safe on distinct outputs; `out` may be `in` (in place)
 // or must not overlap it.
 
-#include "augment/image.h"
+#include "image/image.h"
 
 namespace stoker {
 

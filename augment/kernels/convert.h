@@ -11,7 +11,7 @@
 //
 // Pure function: no allocation, thread-safe on distinct outputs.
 
-#include "augment/image.h"
+#include "image/image.h"
 
 namespace stoker {
 

@@ -20,7 +20,7 @@
 
 #include <cstddef>
 
-#include "augment/image.h"
+#include "image/image.h"
 
 namespace stoker {
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "augment/image.h"
+#include "image/image.h"
 #include "augment/kernels/gaussian_blur_variants.h"
 #include "common/counter_rng.h"
 #include "gmock/gmock.h"

@@ -7,7 +7,7 @@
 // Same contract as GaussianBlur; exposed so that tests can check both. Results of the two
 // differ by float rounding (FMA), not more.
 
-#include "augment/image.h"
+#include "image/image.h"
 
 namespace stoker {
 namespace blur_internal {

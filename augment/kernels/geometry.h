@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "augment/image.h"
+#include "image/image.h"
 
 namespace stoker {
 

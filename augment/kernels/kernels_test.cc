@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "augment/image.h"
+#include "image/image.h"
 #include "augment/kernels/convert.h"
 #include "augment/kernels/geometry.h"
 #include "augment/kernels/normalize.h"

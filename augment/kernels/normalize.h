@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "augment/image.h"
+#include "image/image.h"
 
 namespace stoker {
 

@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
-#include "augment/image.h"
+#include "image/image.h"
 
 namespace stoker {
 

@@ -4,7 +4,7 @@
 // uint8 → float32 scaled to [0, 1], layout kept (torchvision ToTensor's scaling, without its
 // HWC → CHW change). Pure function: no allocation, thread-safe on distinct outputs.
 
-#include "augment/image.h"
+#include "image/image.h"
 
 namespace stoker {
 

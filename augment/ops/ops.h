@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/status/statusor.h"
-#include "augment/image.h"
+#include "image/image.h"
 #include "augment/kernels/resize.h"
 #include "augment/op_registry.h"
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "augment/image.h"
+#include "image/image.h"
 
 namespace stoker {
 

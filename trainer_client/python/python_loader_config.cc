@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "augment/pipeline_text.h"
 #include "common/status_macros.h"
-#include "data/resume_plan.h"
+#include "plan/resume_token.h"
 
 namespace stoker {
 namespace {

@@ -1,4 +1,4 @@
-#include "augment/image.h"
+#include "image/image.h"
 
 #include <new>
 

@@ -1,4 +1,4 @@
-#include "data/epoch_plan.h"
+#include "plan/epoch_plan.h"
 
 #include <numeric>
 #include <utility>

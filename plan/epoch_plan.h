@@ -1,5 +1,5 @@
-#ifndef STOKER_DATA_EPOCH_PLAN_H_
-#define STOKER_DATA_EPOCH_PLAN_H_
+#ifndef STOKER_PLAN_EPOCH_PLAN_H_
+#define STOKER_PLAN_EPOCH_PLAN_H_
 
 // The epoch plan (DESIGN.md §3): a pure function of the job's spec and the epoch.
 //
@@ -38,7 +38,7 @@ uint64_t BatchesPerRank(uint64_t num_samples, uint32_t batch_size, uint32_t worl
 std::vector<uint64_t> PermuteSamples(uint64_t num_samples, uint64_t seed, uint32_t epoch,
                                      stoker::v1::ShuffleMode mode, uint32_t block);
 
-// Global batch indices of an epoch must lie below this. A resumed epoch (data/resume_plan.h)
+// Global batch indices of an epoch must lie below this. A resumed epoch (plan/resume_plan.h)
 // adds pad batches past the plan's `global_batches`; each resume adds fewer than world_size.
 // Workers refuse indices at or past the limit, and the coordinator refuses a resume past it.
 inline uint64_t BatchIndexLimit(uint64_t global_batches, uint32_t world_size) {
@@ -92,4 +92,4 @@ class EpochPlan {
 
 }  // namespace stoker
 
-#endif  // STOKER_DATA_EPOCH_PLAN_H_
+#endif  // STOKER_PLAN_EPOCH_PLAN_H_

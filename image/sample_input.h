@@ -1,5 +1,5 @@
-#ifndef STOKER_AUGMENT_SAMPLE_INPUT_H_
-#define STOKER_AUGMENT_SAMPLE_INPUT_H_
+#ifndef STOKER_IMAGE_SAMPLE_INPUT_H_
+#define STOKER_IMAGE_SAMPLE_INPUT_H_
 
 // What a pipeline receives for one sample: a decoded image (synthetic sources), or the encoded
 // bytes of one (a JPEG, PNG or WebP file read from a shard) that the pipeline's first op, decode,
@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "absl/types/span.h"
-#include "augment/image.h"
+#include "image/image.h"
 
 namespace stoker {
 
@@ -34,4 +34,4 @@ struct SampleInput {
 
 }  // namespace stoker
 
-#endif  // STOKER_AUGMENT_SAMPLE_INPUT_H_
+#endif  // STOKER_IMAGE_SAMPLE_INPUT_H_

@@ -1,4 +1,4 @@
-#include "data/resume_plan.h"
+#include "plan/resume_plan.h"
 
 #include <algorithm>
 #include <set>
@@ -59,23 +59,6 @@ TEST(DealTest, SplitsLikeThePlanAndPadsPastTheUniverse) {
   EXPECT_THAT(Deal(order, 7, 1, 2, true), ElementsAre(1, 3, 5));      // 6 is dropped
   EXPECT_THAT(Deal({3, 9}, 10, 2, 3, false), ElementsAre(10));
   EXPECT_THAT(Deal({}, 10, 0, 3, false), IsEmpty());
-}
-
-TEST(RangesTest, RoundTrip) {
-  const std::vector<uint64_t> sorted = {1, 2, 3, 7, 9, 10};
-  std::vector<pb::IndexRange> ranges = ToRanges(sorted);
-  ASSERT_EQ(ranges.size(), 3u);
-  EXPECT_EQ(ranges[0].begin(), 1u);
-  EXPECT_EQ(ranges[0].end(), 4u);
-  google::protobuf::RepeatedPtrField<pb::IndexRange> field(ranges.begin(), ranges.end());
-  EXPECT_EQ(FromRanges(field), sorted);
-}
-
-TEST(SpecFingerprintTest, IgnoresWorldSizeOnly) {
-  EXPECT_EQ(SpecFingerprint(Spec(2)), SpecFingerprint(Spec(3)));
-  pb::JobSpec other = Spec(2);
-  other.set_seed(8);
-  EXPECT_NE(SpecFingerprint(Spec(2)), SpecFingerprint(other));
 }
 
 TEST(PlanResumeTest, SameWorldSizeKeepsTheDealAndSkipsWhatWasConsumed) {

@@ -1,5 +1,5 @@
-#ifndef STOKER_AUGMENT_IMAGE_H_
-#define STOKER_AUGMENT_IMAGE_H_
+#ifndef STOKER_IMAGE_IMAGE_H_
+#define STOKER_IMAGE_IMAGE_H_
 
 // Images as the kernels see them: dense HWC pixels of uint8 or float32, plus a reusable buffer
 // that owns such pixels and never shrinks (so steady-state processing does not allocate or
@@ -67,4 +67,4 @@ class ImageBuffer {
 
 }  // namespace stoker
 
-#endif  // STOKER_AUGMENT_IMAGE_H_
+#endif  // STOKER_IMAGE_IMAGE_H_

@@ -1,4 +1,4 @@
-#include "data/resume_plan.h"
+#include "plan/resume_plan.h"
 
 #include <algorithm>
 #include <map>
@@ -6,9 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "data/epoch_plan.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "plan/epoch_plan.h"
 #include "google/protobuf/util/message_differencer.h"
 
 namespace stoker {
@@ -105,155 +103,95 @@ absl::Status CheckSameRun(size_t i, const ResumeToken& token, const ResumeToken&
   return absl::OkStatus();
 }
 
-}  // namespace
+// The tokens of one PlanResume call, parsed and checked against each other and the spec.
+struct ParsedTokens {
+  std::vector<ResumeToken> tokens;
+  std::map<uint32_t, size_t> by_rank;  // rank -> index in tokens
+};
 
-uint64_t SpecFingerprint(const stoker::v1::JobSpec& spec) {
-  stoker::v1::JobSpec copy = spec;
-  copy.clear_world_size();
-  return JobSpecHash(copy);
+// Checks one decoded token against the spec (index i, for messages).
+absl::Status CheckToken(size_t i, const ResumeToken& token, const stoker::v1::JobSpec& spec,
+                        uint64_t fingerprint) {
+  if (token.world_size() == 0 || token.rank() >= token.world_size()) {
+    return TokenError(
+        i, absl::StrCat("rank ", token.rank(), " is outside world_size ", token.world_size()));
+  }
+  if (token.spec_fingerprint() != fingerprint) {
+    return TokenError(i, absl::StrCat("taken from job '", token.job_name(),
+                                      "' whose spec differs from this one (fingerprint ",
+                                      token.spec_fingerprint(), ", this spec's ", fingerprint,
+                                      "); only world_size may change when resuming"));
+  }
+  if (token.epoch() > spec.epochs()) {
+    return TokenError(i, absl::StrCat("epoch ", token.epoch(), " is past the job's ",
+                                      spec.epochs(), " epochs"));
+  }
+  RETURN_IF_ERROR(CheckRanges(i, "done_before", token.done_before(), token.universe()));
+  return CheckRanges(i, "consumed_other", token.consumed_other(), ~uint64_t{0});
 }
 
-uint64_t JobSpecHash(const stoker::v1::JobSpec& spec) {
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream raw(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&raw);
-    coded.SetSerializationDeterministic(true);
-    spec.SerializeToCodedStream(&coded);
-  }
-  uint64_t hash = 14695981039346656037ull;  // FNV-1a 64
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
-
-std::vector<uint64_t> Deal(absl::Span<const uint64_t> order, uint64_t universe, uint32_t rank,
-                           uint32_t world_size, bool drop_last) {
-  const uint64_t n = order.size();
-  const uint64_t per_rank = drop_last ? n / world_size : (n + world_size - 1) / world_size;
-  std::vector<uint64_t> out;
-  out.reserve(per_rank);
-  for (uint64_t j = rank; j < per_rank * world_size; j += world_size) {
-    out.push_back(j < n ? order[j] : universe + (j - n));
-  }
-  return out;
-}
-
-std::vector<IndexRange> ToRanges(absl::Span<const uint64_t> sorted) {
-  std::vector<IndexRange> out;
-  for (uint64_t g : sorted) {
-    if (!out.empty() && out.back().end() == g) {
-      out.back().set_end(g + 1);
-    } else {
-      IndexRange& range = out.emplace_back();
-      range.set_begin(g);
-      range.set_end(g + 1);
-    }
-  }
-  return out;
-}
-
-std::vector<uint64_t> FromRanges(const google::protobuf::RepeatedPtrField<IndexRange>& ranges) {
-  std::vector<uint64_t> out;
-  for (const IndexRange& range : ranges) {
-    for (uint64_t g = range.begin(); g < range.end(); ++g) out.push_back(g);
-  }
-  return out;
-}
-
-std::vector<uint64_t> RemainingBatches(const ResumePoint& point) {
-  std::set<uint64_t> other;
-  for (uint64_t g : FromRanges(point.consumed_other())) other.insert(g);
-  std::vector<uint64_t> out;
-  for (int j = static_cast<int>(std::min<uint64_t>(point.consumed_prefix(), point.deal_size()));
-       j < point.deal_size(); ++j) {
-    if (other.count(point.deal(j)) == 0) out.push_back(point.deal(j));
-  }
-  return out;
-}
-
-absl::StatusOr<ResumePoint> PlanResume(absl::Span<const std::string> tokens,
-                                       const stoker::v1::JobSpec& spec, uint64_t num_samples,
-                                       uint32_t rank) {
+absl::StatusOr<ParsedTokens> ParseTokens(absl::Span<const std::string> tokens,
+                                         const stoker::v1::JobSpec& spec) {
   if (tokens.empty()) return absl::InvalidArgumentError("resume_tokens: none given");
   const uint64_t fingerprint = SpecFingerprint(spec);
-  std::vector<ResumeToken> parsed(tokens.size());
-  std::map<uint32_t, size_t> by_rank;
+  ParsedTokens parsed;
+  parsed.tokens.reserve(tokens.size());
   for (size_t i = 0; i < tokens.size(); ++i) {
-    ResumeToken& token = parsed[i];
-    if (!token.ParseFromString(tokens[i])) {
-      return TokenError(i, "not a serialized ResumeToken (it does not parse)");
+    absl::StatusOr<ResumeToken> token = DecodeResumeToken(tokens[i]);
+    if (!token.ok()) return TokenError(i, token.status().message());
+    if (i > 0) RETURN_IF_ERROR(CheckSameRun(i, *token, parsed.tokens[0]));
+    if (token->world_size() != 0 && token->rank() < token->world_size() &&
+        !parsed.by_rank.emplace(token->rank(), i).second) {
+      return TokenError(i, absl::StrCat("rank ", token->rank(), " is given twice"));
     }
-    if (token.version() != kResumeTokenVersion) {
-      return TokenError(i, absl::StrCat("version ", token.version(), " is not supported (want ",
-                                        kResumeTokenVersion, ")"));
-    }
-    if (i > 0) RETURN_IF_ERROR(CheckSameRun(i, token, parsed[0]));
-    if (token.world_size() == 0 || token.rank() >= token.world_size()) {
-      return TokenError(
-          i, absl::StrCat("rank ", token.rank(), " is outside world_size ", token.world_size()));
-    }
-    if (!by_rank.emplace(token.rank(), i).second) {
-      return TokenError(i, absl::StrCat("rank ", token.rank(), " is given twice"));
-    }
-    if (token.spec_fingerprint() != fingerprint) {
-      return TokenError(i, absl::StrCat("taken from job '", token.job_name(),
-                                        "' whose spec differs from this one (fingerprint ",
-                                        token.spec_fingerprint(), ", this spec's ", fingerprint,
-                                        "); only world_size may change when resuming"));
-    }
-    if (token.epoch() > spec.epochs()) {
-      return TokenError(i, absl::StrCat("epoch ", token.epoch(), " is past the job's ",
-                                        spec.epochs(), " epochs"));
-    }
-    RETURN_IF_ERROR(CheckRanges(i, "done_before", token.done_before(), token.universe()));
-    RETURN_IF_ERROR(CheckRanges(i, "consumed_other", token.consumed_other(), ~uint64_t{0}));
+    RETURN_IF_ERROR(CheckToken(i, *token, spec, fingerprint));
+    parsed.tokens.push_back(*std::move(token));
   }
-  const ResumeToken& first = parsed[0];
+  return parsed;
+}
+
+// Same world size as the tokens: the caller's own token's deal stays.
+absl::Status ResumeSameWorld(const ParsedTokens& parsed, const stoker::v1::JobSpec& spec,
+                             uint32_t rank, uint64_t limit, ResumePoint& point) {
+  auto own = parsed.by_rank.find(rank);
+  if (own == parsed.by_rank.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("resume_tokens: none of the ",
+                                                   parsed.tokens.size(), " tokens is of rank ",
+                                                   rank));
+  }
+  const ResumeToken& token = parsed.tokens[own->second];
+  if (token.universe() > limit) {
+    return TokenError(own->second, absl::StrCat("universe ", token.universe(),
+                                                " is past the epoch's limit of ", limit));
+  }
+  std::vector<uint64_t> deal = TokenDeal(token, spec.drop_last());
+  RETURN_IF_ERROR(TokenConsumed(own->second, token, deal).status());
+  point.set_universe(token.universe());
+  *point.mutable_done_before() = token.done_before();
+  point.mutable_deal()->Assign(deal.begin(), deal.end());
+  point.set_consumed_prefix(token.consumed_prefix());
+  *point.mutable_consumed_other() = token.consumed_other();
+  return absl::OkStatus();
+}
+
+// Another world size: the remaining batches of every old rank are dealt anew.
+absl::Status ResumeNewWorld(const ParsedTokens& parsed, const stoker::v1::JobSpec& spec,
+                            uint32_t rank, uint64_t limit, ResumePoint& point) {
+  const ResumeToken& first = parsed.tokens[0];
   const uint32_t world_size = spec.world_size();
   const bool drop_last = spec.drop_last();
-  ResumePoint point;
-  point.set_resumed(true);
-  point.set_spec_fingerprint(fingerprint);
-  point.set_epoch(first.epoch());
-  if (first.epoch() == spec.epochs()) return point;  // Everything was delivered.
-
-  const uint64_t limit = BatchIndexLimit(
-      BatchesPerRank(num_samples, spec.batch_size(), world_size, drop_last) * world_size,
-      world_size);
-  if (world_size == first.world_size()) {
-    auto own = by_rank.find(rank);
-    if (own == by_rank.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("resume_tokens: none of the ", tokens.size(), " tokens is of rank ", rank));
-    }
-    const ResumeToken& token = parsed[own->second];
-    if (token.universe() > limit) {
-      return TokenError(own->second, absl::StrCat("universe ", token.universe(),
-                                                  " is past the epoch's limit of ", limit));
-    }
-    std::vector<uint64_t> deal = TokenDeal(token, drop_last);
-    RETURN_IF_ERROR(TokenConsumed(own->second, token, deal).status());
-    point.set_universe(token.universe());
-    *point.mutable_done_before() = token.done_before();
-    point.mutable_deal()->Assign(deal.begin(), deal.end());
-    point.set_consumed_prefix(token.consumed_prefix());
-    *point.mutable_consumed_other() = token.consumed_other();
-    return point;
-  }
-  if (by_rank.size() != first.world_size()) {
+  if (parsed.by_rank.size() != first.world_size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("resuming with world_size ", world_size, " from a checkpoint of world_size ",
                      first.world_size(), " needs the tokens of all ", first.world_size(),
-                     " ranks, got ", by_rank.size()));
+                     " ranks, got ", parsed.by_rank.size()));
   }
   std::set<uint64_t> gone;  // done_before and every rank's consumed batches
   for (uint64_t g : FromRanges(first.done_before())) gone.insert(g);
-  for (size_t i = 0; i < parsed.size(); ++i) {
+  for (size_t i = 0; i < parsed.tokens.size(); ++i) {
+    const ResumeToken& token = parsed.tokens[i];
     ASSIGN_OR_RETURN(std::set<uint64_t> consumed,
-                     TokenConsumed(i, parsed[i], TokenDeal(parsed[i], drop_last)));
+                     TokenConsumed(i, token, TokenDeal(token, drop_last)));
     gone.insert(consumed.begin(), consumed.end());
   }
   std::vector<uint64_t> remaining;
@@ -275,6 +213,51 @@ absl::StatusOr<ResumePoint> PlanResume(absl::Span<const std::string> tokens,
   point.set_universe(universe);
   for (IndexRange& range : ToRanges(gone_sorted)) *point.add_done_before() = std::move(range);
   point.mutable_deal()->Assign(deal.begin(), deal.end());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<uint64_t> Deal(absl::Span<const uint64_t> order, uint64_t universe, uint32_t rank,
+                           uint32_t world_size, bool drop_last) {
+  const uint64_t n = order.size();
+  const uint64_t per_rank = drop_last ? n / world_size : (n + world_size - 1) / world_size;
+  std::vector<uint64_t> out;
+  out.reserve(per_rank);
+  for (uint64_t j = rank; j < per_rank * world_size; j += world_size) {
+    out.push_back(j < n ? order[j] : universe + (j - n));
+  }
+  return out;
+}
+
+std::vector<uint64_t> RemainingBatches(const ResumePoint& point) {
+  const std::vector<bool> consumed = ConsumedBeforeResume(point);
+  std::vector<uint64_t> out;
+  for (int j = 0; j < point.deal_size(); ++j) {
+    if (!consumed[j]) out.push_back(point.deal(j));
+  }
+  return out;
+}
+
+absl::StatusOr<ResumePoint> PlanResume(absl::Span<const std::string> tokens,
+                                       const stoker::v1::JobSpec& spec, uint64_t num_samples,
+                                       uint32_t rank) {
+  ASSIGN_OR_RETURN(ParsedTokens parsed, ParseTokens(tokens, spec));
+  const ResumeToken& first = parsed.tokens[0];
+  ResumePoint point;
+  point.set_resumed(true);
+  point.set_spec_fingerprint(SpecFingerprint(spec));
+  point.set_epoch(first.epoch());
+  if (first.epoch() == spec.epochs()) return point;  // Everything was delivered.
+  const uint32_t world_size = spec.world_size();
+  const uint64_t limit = BatchIndexLimit(
+      BatchesPerRank(num_samples, spec.batch_size(), world_size, spec.drop_last()) * world_size,
+      world_size);
+  if (world_size == first.world_size()) {
+    RETURN_IF_ERROR(ResumeSameWorld(parsed, spec, rank, limit, point));
+  } else {
+    RETURN_IF_ERROR(ResumeNewWorld(parsed, spec, rank, limit, point));
+  }
   return point;
 }
 

@@ -1,5 +1,5 @@
-#ifndef STOKER_DATA_RESUME_PLAN_H_
-#define STOKER_DATA_RESUME_PLAN_H_
+#ifndef STOKER_PLAN_RESUME_PLAN_H_
+#define STOKER_PLAN_RESUME_PLAN_H_
 
 // Resuming a trainer rank from resume tokens (proto/stoker/v1/resume.proto): a pure function
 // from the tokens saved with a checkpoint, the (new) job spec and the caller's rank to the
@@ -20,7 +20,8 @@
 //   - another world size: the tokens of all old ranks are needed; remaining = [0, universe) -
 //     done_before - (every rank's consumed), ascending, and the caller's deal is
 //     Deal(remaining, universe, rank, new world size). The new universe counts the pads.
-// Epochs after e follow the normal plan. Thread-safe (pure functions).
+// Epochs after e follow the normal plan. The token bytes are read by resume_token.h. Thread-safe
+// (pure functions).
 
 #include <cstdint>
 #include <string>
@@ -28,29 +29,15 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "plan/resume_token.h"
 #include "stoker/v1/pipeline.pb.h"
 #include "stoker/v1/resume.pb.h"
 
 namespace stoker {
 
-inline constexpr uint32_t kResumeTokenVersion = 1;
-
-// A stable 64-bit hash (FNV-1a) of the spec's deterministic serialization: the same spec gives
-// the same value in every process and on every machine.
-uint64_t JobSpecHash(const stoker::v1::JobSpec& spec);
-
-// JobSpecHash of the spec with world_size cleared: equal for the specs a checkpoint may resume
-// with.
-uint64_t SpecFingerprint(const stoker::v1::JobSpec& spec);
-
 // See the file comment. REQUIRES: world_size > 0, rank < world_size.
 std::vector<uint64_t> Deal(absl::Span<const uint64_t> order, uint64_t universe, uint32_t rank,
                            uint32_t world_size, bool drop_last);
-
-// Sorted indices as ranges, and back.
-std::vector<stoker::v1::IndexRange> ToRanges(absl::Span<const uint64_t> sorted);
-std::vector<uint64_t> FromRanges(
-    const google::protobuf::RepeatedPtrField<stoker::v1::IndexRange>& ranges);
 
 // Global batches of the rank's first epoch still to deliver: the point's deal minus its
 // consumed batches, in deal order. Empty for a point that did not resume.
@@ -71,4 +58,4 @@ absl::StatusOr<stoker::v1::ResumePoint> PlanResume(absl::Span<const std::string>
 
 }  // namespace stoker
 
-#endif  // STOKER_DATA_RESUME_PLAN_H_
+#endif  // STOKER_PLAN_RESUME_PLAN_H_
