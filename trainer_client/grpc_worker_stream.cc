@@ -1,11 +1,9 @@
-// gRPC glue for WorkerStream: one sync bidi call per worker, a reader and a writer thread (the
+// gRPC glue for WorkerStream: one callback-API bidi call per worker, no thread of its own (the
 // protocol walk-through is in worker_stream.h).
 
 #include <memory>
 #include <string>
-#include <thread>
 #include <utility>
-#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
@@ -19,14 +17,17 @@
 namespace stoker {
 namespace {
 
-using Call = grpc::ClientReaderWriter<v1::ClientMessage, v1::BatchMessage>;
-
+// The reactor of one call. It keeps itself alive (self_) from Start until OnDone has returned,
+// and the GrpcWorkerStream handle keeps it alive until Join, so neither gRPC nor the Loader can
+// see it destroyed under them. Start* calls are never made while holding mu_ (gRPC may run a
+// reaction inline), and only while the application hold is in place (see ReleaseHoldLocked).
+//
 // Thread-safe.
-class GrpcWorkerStream : public WorkerStream {
+class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::BatchMessage>,
+                      public std::enable_shared_from_this<StreamReactor> {
  public:
-  GrpcWorkerStream(const std::string& address, const v1::OpenStream& open,
-                   WorkerStreamHooks hooks, int max_message_bytes)
-      : address_(address), open_(open), hooks_(std::move(hooks)) {
+  StreamReactor(const std::string& address, WorkerStreamHooks hooks, int max_message_bytes)
+      : address_(address), hooks_(std::move(hooks)) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(max_message_bytes);
     ApplyClientKeepalive(&args);
@@ -35,102 +36,162 @@ class GrpcWorkerStream : public WorkerStream {
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     stub_ = v1::Worker::NewStub(
         grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
-    absl::MutexLock lock(&join_mu_);
-    reader_ = std::thread([this] { ReadLoop(); });
   }
 
-  ~GrpcWorkerStream() override {
-    Cancel();
-    Join();
+  // Starts the call: Open is the first write, the first read is posted. Never blocks.
+  void Start(const v1::OpenStream& open) {
+    self_ = shared_from_this();
+    *outgoing_.mutable_open() = open;
+    {
+      absl::MutexLock lock(&mu_);
+      writing_ = true;
+    }
+    stub_->async()->StreamBatches(&context_, this);
+    AddHold();  // released once no more writes will be started from outside a reaction
+    StartWrite(&outgoing_);
+    incoming_ = hooks_.allocate();
+    StartRead(incoming_.get());
+    StartCall();
   }
 
-  void GrantCredit(uint32_t n) override {
+  void GrantCredit(uint32_t n) {
     absl::MutexLock lock(&mu_);
-    if (closing_ || finished_) return;
+    if (closing_ || hold_released_) return;
     pending_credit_ += n;
+    StartNextWriteLocked();
   }
 
-  void Ack(const v1::TaskId& task) override {
+  void Ack(const v1::TaskId& task) {
     absl::MutexLock lock(&mu_);
-    if (closing_ || finished_) return;
+    if (closing_ || hold_released_) return;
     *pending_acks_.add_tasks() = task;
+    StartNextWriteLocked();
   }
 
-  void Close() override {
+  void Close() {
     absl::MutexLock lock(&mu_);
     closing_ = true;
+    StartNextWriteLocked();
   }
 
-  void Cancel() override { context_.TryCancel(); }
+  void Cancel() { context_.TryCancel(); }
 
-  void Join() override {
-    absl::MutexLock lock(&join_mu_);
-    if (reader_.joinable()) reader_.join();
+  void Join() {
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(&done_));
+  }
+
+  // --- Reactions (gRPC threads) ---
+
+  void OnWriteDone(bool ok) override {
+    absl::MutexLock lock(&mu_);
+    writing_ = false;
+    if (!ok) write_failed_ = true;  // the call is broken; the read side ends it
+    StartNextWriteLocked();
+  }
+
+  void OnWritesDoneDone(bool ok) override {
+    absl::MutexLock lock(&mu_);
+    writing_ = false;
+    StartNextWriteLocked();  // releases the hold
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      incoming_.reset();
+      absl::MutexLock lock(&mu_);
+      read_done_ = true;
+      StartNextWriteLocked();  // releases the hold once no write is in flight
+      return;
+    }
+    hooks_.on_batch(std::move(incoming_));
+    incoming_ = hooks_.allocate();
+    StartRead(incoming_.get());
+  }
+
+  void OnDone(const grpc::Status& status) override {
+    // The last reaction; this keeps the reactor alive until it has returned.
+    std::shared_ptr<StreamReactor> keep = std::move(self_);
+    hooks_.on_done(FromGrpcStatus(status, "worker " + address_));
+    absl::MutexLock lock(&mu_);
+    done_ = true;
   }
 
  private:
-  void ReadLoop() {
-    // Starting the call blocks until it is sent or fails (e.g. connection refused).
-    call_ = stub_->StreamBatches(&context_);
-    std::thread writer([this] { WriteLoop(); });
-    while (true) {
-      std::shared_ptr<v1::BatchMessage> message = hooks_.allocate();
-      if (!call_->Read(message.get())) break;
-      hooks_.on_batch(std::move(message));
+  // Picks the next write when none is in flight: coalesced credit, then batched acks, then the
+  // half-close once closing; releases the hold when no write will follow. Unlocks mu_ around the
+  // Start* call and relocks it (a reaction may run inline).
+  void StartNextWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (writing_ || hold_released_) return;
+    if (read_done_ || write_failed_ || writes_done_) {
+      hold_released_ = true;
+      mu_.Unlock();
+      RemoveHold();
+      mu_.Lock();
+      return;
     }
-    {
-      absl::MutexLock lock(&mu_);
-      finished_ = true;
+    outgoing_.Clear();
+    if (pending_credit_ > 0) {
+      outgoing_.mutable_credit()->set_n(pending_credit_);
+      pending_credit_ = 0;
+    } else if (pending_acks_.tasks_size() > 0) {
+      outgoing_.mutable_ack()->Swap(&pending_acks_);
+    } else if (closing_) {
+      writes_done_ = true;
+      writing_ = true;
+      mu_.Unlock();
+      StartWritesDone();
+      mu_.Lock();
+      return;
+    } else {
+      return;  // nothing to send
     }
-    writer.join();  // Finish() must not race a Write.
-    const grpc::Status status = call_->Finish();
-    hooks_.on_done(FromGrpcStatus(status, "worker " + address_));
-  }
-
-  void WriteLoop() {
-    v1::ClientMessage open;
-    *open.mutable_open() = open_;
-    if (!call_->Write(open)) return;
-    auto has_work = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-      return finished_ || closing_ || pending_credit_ > 0 || pending_acks_.tasks_size() > 0;
-    };
-    while (true) {
-      v1::ClientMessage credit;
-      v1::ClientMessage ack;
-      bool close = false;
-      {
-        absl::MutexLock lock(&mu_);
-        mu_.Await(absl::Condition(&has_work));
-        if (finished_) return;
-        if (pending_credit_ > 0) credit.mutable_credit()->set_n(pending_credit_);
-        pending_credit_ = 0;
-        if (pending_acks_.tasks_size() > 0) ack.mutable_ack()->Swap(&pending_acks_);
-        close = closing_;
-      }
-      if (credit.has_credit() && !call_->Write(credit)) return;
-      if (ack.has_ack() && !call_->Write(ack)) return;
-      if (close) {
-        call_->WritesDone();
-        return;
-      }
-    }
+    writing_ = true;
+    mu_.Unlock();
+    StartWrite(&outgoing_);
+    mu_.Lock();
   }
 
   const std::string address_;
-  const v1::OpenStream open_;
   const WorkerStreamHooks hooks_;
   std::unique_ptr<v1::Worker::Stub> stub_;
   grpc::ClientContext context_;
-  std::unique_ptr<Call> call_;  // written by the reader thread before the writer starts
+  std::shared_ptr<StreamReactor> self_;  // set by Start, dropped by OnDone
+  // The message being read into; touched only by Start and the read reactions, one at a time.
+  std::shared_ptr<v1::BatchMessage> incoming_;
+  // The message being written; owned by whoever set writing_ until its OnWriteDone.
+  v1::ClientMessage outgoing_;
 
   absl::Mutex mu_;
   uint32_t pending_credit_ ABSL_GUARDED_BY(mu_) = 0;
   v1::Ack pending_acks_ ABSL_GUARDED_BY(mu_);
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
-  bool finished_ ABSL_GUARDED_BY(mu_) = false;  // Read failed: the call is over
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;      // one write (or the half-close) in flight
+  bool writes_done_ ABSL_GUARDED_BY(mu_) = false;  // the half-close was started
+  bool write_failed_ ABSL_GUARDED_BY(mu_) = false;
+  bool read_done_ ABSL_GUARDED_BY(mu_) = false;
+  bool hold_released_ ABSL_GUARDED_BY(mu_) = false;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;  // OnDone has called on_done
+};
 
-  absl::Mutex join_mu_;
-  std::thread reader_ ABSL_GUARDED_BY(join_mu_);
+// The Loader's handle on one stream. Thread-safe.
+class GrpcWorkerStream : public WorkerStream {
+ public:
+  explicit GrpcWorkerStream(std::shared_ptr<StreamReactor> reactor)
+      : reactor_(std::move(reactor)) {}
+  ~GrpcWorkerStream() override {
+    Cancel();
+    Join();
+  }
+
+  void GrantCredit(uint32_t n) override { reactor_->GrantCredit(n); }
+  void Ack(const v1::TaskId& task) override { reactor_->Ack(task); }
+  void Close() override { reactor_->Close(); }
+  void Cancel() override { reactor_->Cancel(); }
+  void Join() override { reactor_->Join(); }
+
+ private:
+  const std::shared_ptr<StreamReactor> reactor_;
 };
 
 class GrpcWorkerStreamFactory : public WorkerStreamFactory {
@@ -140,8 +201,9 @@ class GrpcWorkerStreamFactory : public WorkerStreamFactory {
 
   std::unique_ptr<WorkerStream> Open(const std::string& address, const v1::OpenStream& open,
                                      WorkerStreamHooks hooks) override {
-    return std::make_unique<GrpcWorkerStream>(address, open, std::move(hooks),
-                                              max_message_bytes_);
+    auto reactor = std::make_shared<StreamReactor>(address, std::move(hooks), max_message_bytes_);
+    reactor->Start(open);
+    return std::make_unique<GrpcWorkerStream>(std::move(reactor));
   }
 
  private:

@@ -7,7 +7,8 @@
 //   - consumers call Next / NextInEpoch, which wait on mu_ until a batch of their epoch is ready;
 //   - the heartbeat thread reports consumed tasks, reconciles streams with the coordinator's
 //     worker list, reaps ended streams and re-evaluates credit (stall escalation);
-//   - each worker stream's reader thread calls OnBatch / OnStreamDone.
+//   - gRPC's callback threads call OnBatch / OnStreamDone for the worker streams (no thread of
+//     our own per stream: worker_stream.h).
 // All shared state is under mu_. Lock order: mu_ → a stream's own lock → the message pool's.
 // Streams and the pool never call back into the Loader while holding their own locks.
 //

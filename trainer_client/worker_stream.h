@@ -2,17 +2,22 @@
 #define STOKER_TRAINER_CLIENT_WORKER_STREAM_H_
 
 // One Worker.StreamBatches stream, behind an interface so that the Loader can be driven by fakes
-// in tests. The gRPC implementation (grpc_worker_stream.cc) runs one sync ClientReaderWriter per
-// worker with two threads:
-//   - a reader thread: starts the call (which may block while connecting), starts the writer,
-//     then Read()s BatchMessages into messages from `hooks.allocate` and passes each to
-//     `hooks.on_batch`. When Read fails it stops the writer, calls Finish() and reports the
-//     status once through `hooks.on_done`.
-//   - a writer thread: sends Open first, then drains an outbox of credit (coalesced into one
-//     Credit{n}) and acks (batched into one Ack) — gRPC allows one read and one write at a time,
-//     and only this thread writes. Close() flushes the outbox and half-closes (WritesDone); the
-//     worker then ends the stream.
-// GrantCredit / Ack / Close / Cancel never block on the network.
+// in tests. The gRPC implementation (grpc_worker_stream.cc) is a callback-API reactor
+// (grpc::ClientBidiReactor) per worker and owns no thread: its reactions run on gRPC's own
+// callback threads, a fixed pool shared by every stream of the process, so the client's thread
+// count does not grow with the number of workers.
+//   - reading: one read is always posted, into a message from `hooks.allocate` (parsing the wire
+//     bytes into it is the payload's only copy); OnReadDone passes it to `hooks.on_batch` and
+//     posts the next read. When a read fails the stream stops writing, and once gRPC has the
+//     final status it is reported once through `hooks.on_done`.
+//   - writing: Open goes first; then at most one write is outstanding, and each OnWriteDone
+//     starts the next from an outbox of credit (coalesced into one Credit{n}) and acks (batched
+//     into one Ack) — gRPC allows one write at a time. Close() flushes the outbox and half-closes
+//     (WritesDone); the worker then ends the stream.
+// GrantCredit / Ack / Close / Cancel never block on the network; Join waits for on_done.
+//
+// Hooks run on gRPC's callback threads: they must not block for long (taking a short lock is
+// fine) and must not call Join.
 
 #include <cstdint>
 #include <functional>
@@ -27,9 +32,9 @@ namespace stoker {
 struct WorkerStreamHooks {
   // Returns the message to parse the next batch into (e.g. from a MessagePool).
   std::function<std::shared_ptr<v1::BatchMessage>()> allocate;
-  // Called on the reader thread for every batch received, in order.
+  // Called for every batch received, in order, one call at a time.
   std::function<void(std::shared_ptr<v1::BatchMessage>)> on_batch;
-  // Called exactly once, last, on the reader thread, with how the stream ended (OK when the
+  // Called exactly once, last, with how the stream ended (OK when the
   // worker ended it normally; errors prefixed with "worker <address>: ").
   std::function<void(const absl::Status&)> on_done;
 };
@@ -46,7 +51,7 @@ class WorkerStream {
   virtual void Close() = 0;
   // Aborts the stream now (on_done gets CANCELLED unless it already ended).
   virtual void Cancel() = 0;
-  // Blocks until on_done has returned and the stream's threads have exited.
+  // Blocks until on_done has returned; no hook runs after that.
   virtual void Join() = 0;
 };
 
@@ -55,8 +60,10 @@ class WorkerStreamFactory {
  public:
   virtual ~WorkerStreamFactory() = default;
   // Starts a stream to the worker at `address`, sending `open` first. Never blocks on the
-  // network and never calls a hook before returning: connection errors arrive later through
-  // hooks.on_done (callers may hold their own lock around Open).
+  // network and never runs on_batch or on_done on the calling thread (they come from other
+  // threads, possibly before Open returns, so callers may hold their own lock around Open and
+  // the hooks wait for it); connection errors arrive later through hooks.on_done. `allocate`
+  // may be called before Open returns.
   virtual std::unique_ptr<WorkerStream> Open(const std::string& address,
                                              const v1::OpenStream& open,
                                              WorkerStreamHooks hooks) = 0;
