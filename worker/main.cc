@@ -10,6 +10,45 @@
 #include "worker/worker_metrics.h"
 #include "worker/worker_server.h"
 
+namespace {
+
+// Serves until SIGINT/SIGTERM, then drains and stops; the process's exit code.
+int Serve(const stoker::WorkerConfig& config, const std::string& port_file,
+          const stoker::MetricsFlags& metrics_flags) {
+  stoker::BlockTerminationSignals();
+  absl::StatusOr<std::unique_ptr<stoker::WorkerServer>> server =
+      stoker::WorkerServer::Start(config);
+  if (!server.ok()) {
+    std::fprintf(stderr, "stoker-worker: %s\n", server.status().ToString().c_str());
+    return 1;
+  }
+  if (!port_file.empty()) {
+    if (absl::Status status = stoker::WritePortFile(port_file, (*server)->port()); !status.ok()) {
+      std::fprintf(stderr, "stoker-worker: %s\n", status.ToString().c_str());
+      return 1;
+    }
+  }
+  const auto metrics = std::make_shared<stoker::WorkerMetrics>((*server)->worker());
+  absl::StatusOr<std::unique_ptr<stoker::MetricsServer>> metrics_server =
+      metrics_flags.Serve(metrics);
+  if (!metrics_server.ok()) {
+    std::fprintf(stderr, "stoker-worker: %s\n", metrics_server.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("stoker-worker serving on %s with %u threads\n", (*server)->address().c_str(),
+              config.ResolvedThreads());
+  std::fflush(stdout);
+  const int signal = stoker::WaitForTerminationSignal();
+  STOKER_LOG(INFO) << "signal " << signal << ": draining (at most "
+                   << absl::FormatDuration(config.drain_deadline) << "), then stopping";
+  metrics_server->reset();  // Stop scraping before the worker goes.
+  (*server)->Drain();
+  (*server)->Stop();
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   stoker::WorkerConfig config;
   config.coordinator_address = "127.0.0.1:7070";  // The coordinator binary's default.
@@ -60,34 +99,5 @@ int main(int argc, char** argv) {
   }
   if (absl::Status status = config.Validate(); !status.ok()) return flags.Fail(status);
 
-  stoker::BlockTerminationSignals();
-  absl::StatusOr<std::unique_ptr<stoker::WorkerServer>> server =
-      stoker::WorkerServer::Start(config);
-  if (!server.ok()) {
-    std::fprintf(stderr, "stoker-worker: %s\n", server.status().ToString().c_str());
-    return 1;
-  }
-  if (!port_file.empty()) {
-    if (absl::Status status = stoker::WritePortFile(port_file, (*server)->port()); !status.ok()) {
-      std::fprintf(stderr, "stoker-worker: %s\n", status.ToString().c_str());
-      return 1;
-    }
-  }
-  const auto metrics = std::make_shared<stoker::WorkerMetrics>((*server)->worker());
-  absl::StatusOr<std::unique_ptr<stoker::MetricsServer>> metrics_server =
-      metrics_flags.Serve(metrics);
-  if (!metrics_server.ok()) {
-    std::fprintf(stderr, "stoker-worker: %s\n", metrics_server.status().ToString().c_str());
-    return 1;
-  }
-  std::printf("stoker-worker serving on %s with %u threads\n", (*server)->address().c_str(),
-              config.ResolvedThreads());
-  std::fflush(stdout);
-  const int signal = stoker::WaitForTerminationSignal();
-  STOKER_LOG(INFO) << "signal " << signal << ": draining (at most "
-                   << absl::FormatDuration(config.drain_deadline) << "), then stopping";
-  metrics_server->reset();  // Stop scraping before the worker goes.
-  (*server)->Drain();
-  (*server)->Stop();
-  return 0;
+  return Serve(config, port_file, metrics_flags);
 }
