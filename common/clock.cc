@@ -9,6 +9,10 @@ class RealClock : public Clock {
  public:
   absl::Time Now() override { return absl::Now(); }
   void SleepFor(absl::Duration d) override { absl::SleepFor(d); }
+  bool AwaitWithTimeout(absl::Mutex* mu, const absl::Condition& cond,
+                        absl::Duration timeout) override {
+    return mu->AwaitWithTimeout(cond, timeout);
+  }
 };
 
 }  // namespace
@@ -38,6 +42,30 @@ void FakeClock::SleepFor(absl::Duration d) {
   --sleepers_;
 }
 
+bool FakeClock::AwaitWithTimeout(absl::Mutex* mu, const absl::Condition& cond,
+                                 absl::Duration timeout) {
+  struct Wait {
+    const absl::Condition* cond;
+    const std::atomic<int64_t>* now_nanos;
+    int64_t deadline_nanos;
+  };
+  Wait wait{&cond, &now_nanos_, 0};
+  {
+    absl::MutexLock lock(&mu_);
+    wait.deadline_nanos = absl::ToUnixNanos(now_ + timeout);
+    ++sleepers_;
+  }
+  const absl::Condition done(
+      +[](Wait* w) { return w->cond->Eval() || w->now_nanos->load() >= w->deadline_nanos; },
+      &wait);
+  while (!mu->AwaitWithTimeout(done, kRecheck)) {
+  }
+  const bool met = cond.Eval();
+  absl::MutexLock lock(&mu_);
+  --sleepers_;
+  return met;
+}
+
 void FakeClock::AwaitSleepers(int n) {
   absl::MutexLock lock(&mu_);
   auto enough = [this, n]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return sleepers_ >= n; };
@@ -47,6 +75,7 @@ void FakeClock::AwaitSleepers(int n) {
 void FakeClock::Advance(absl::Duration d) {
   absl::MutexLock lock(&mu_);
   now_ += d;
+  now_nanos_.store(absl::ToUnixNanos(now_));
 }
 
 }  // namespace stoker

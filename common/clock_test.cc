@@ -24,5 +24,49 @@ TEST(FakeClockTest, SleepForWakesWhenAdvancedPastDeadline) {
   EXPECT_EQ(clock.Now(), absl::FromUnixSeconds(10));
 }
 
+TEST(FakeClockTest, AwaitWithTimeoutEndsWhenTimeReachesTheDeadline) {
+  FakeClock clock(absl::FromUnixSeconds(0));
+  absl::Mutex mu;
+  bool flag = false;
+  bool met = true;
+  std::thread waiter([&] {
+    absl::MutexLock lock(&mu);
+    met = clock.AwaitWithTimeout(&mu, absl::Condition(&flag), absl::Seconds(10));
+  });
+  clock.AwaitSleepers(1);
+  clock.Advance(absl::Seconds(9));
+  clock.Advance(absl::Seconds(1));
+  waiter.join();  // Returns only because time reached the deadline.
+  EXPECT_FALSE(met);
+}
+
+TEST(FakeClockTest, AwaitWithTimeoutEndsWhenTheConditionHolds) {
+  FakeClock clock(absl::FromUnixSeconds(0));
+  absl::Mutex mu;
+  bool flag = false;
+  bool met = false;
+  std::thread waiter([&] {
+    absl::MutexLock lock(&mu);
+    met = clock.AwaitWithTimeout(&mu, absl::Condition(&flag), absl::Seconds(10));
+  });
+  clock.AwaitSleepers(1);
+  {
+    absl::MutexLock lock(&mu);
+    flag = true;
+  }
+  waiter.join();  // Returns without any time passing.
+  EXPECT_TRUE(met);
+  EXPECT_EQ(clock.Now(), absl::FromUnixSeconds(0));
+}
+
+TEST(RealClockTest, AwaitWithTimeoutTimesOutOrSeesTheCondition) {
+  absl::Mutex mu;
+  bool flag = false;
+  absl::MutexLock lock(&mu);
+  EXPECT_FALSE(Clock::Real()->AwaitWithTimeout(&mu, absl::Condition(&flag), absl::Milliseconds(1)));
+  flag = true;
+  EXPECT_TRUE(Clock::Real()->AwaitWithTimeout(&mu, absl::Condition(&flag), absl::Seconds(10)));
+}
+
 }  // namespace
 }  // namespace stoker

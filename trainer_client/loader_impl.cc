@@ -19,6 +19,9 @@
 namespace stoker {
 namespace {
 
+// How long Stop lets the workers end half-closed streams before cancelling them.
+constexpr absl::Duration kCloseGrace = absl::Seconds(2);
+
 std::string RandomClientId() {
   absl::BitGen gen;
   return absl::StrCat(absl::Hex(absl::Uniform<uint64_t>(gen), absl::kZeroPad16));
@@ -241,7 +244,7 @@ void LoaderImpl::Stop() {
   };
   {
     absl::MutexLock lock(&mu_);
-    mu_.AwaitWithTimeout(absl::Condition(&all_done), absl::Seconds(2));
+    env_.clock->AwaitWithTimeout(&mu_, absl::Condition(&all_done), kCloseGrace);
   }
   for (WorkerStream* stream : open_streams()) stream->Cancel();
   {

@@ -42,7 +42,10 @@ void LoaderImpl::HeartbeatLoop() {
   while (true) {
     {
       absl::MutexLock lock(&mu_);
-      if (mu_.AwaitWithTimeout(absl::Condition(&stopping_), options_.heartbeat_interval)) return;
+      if (env_.clock->AwaitWithTimeout(&mu_, absl::Condition(&stopping_),
+                                       options_.heartbeat_interval)) {
+        return;
+      }
     }
     ReapEndedStreams();
     const absl::Status status = HeartbeatOnce();

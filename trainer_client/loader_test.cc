@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "stoker/v1/resume.pb.h"
+#include "common/clock.h"
 #include "trainer_client/loader_env.h"
 #include "trainer_client/testing/fake_env.h"
 
@@ -50,7 +51,22 @@ class LoaderTest : public ::testing::Test {
     LoaderEnv env;
     env.coordinator = coordinator_;
     env.worker_streams = streams_;
+    env.clock = &clock_;
     return Loader::Open(options_, env);
+  }
+
+  // Runs `n` more heartbeats on the fake clock, each to its end: waits until the heartbeat
+  // thread waits for its interval, moves the clock past it, waits for the heartbeat to reach the
+  // coordinator and for the thread to wait again (so the heartbeat's effects are applied).
+  bool Heartbeats(int n) {
+    for (int i = 0; i < n; ++i) {
+      clock_.AwaitSleepers(1);
+      const int before = coordinator_->heartbeats();
+      clock_.Advance(options_.heartbeat_interval);
+      if (!coordinator_->AwaitHeartbeatCount(before + 1)) return false;
+      clock_.AwaitSleepers(1);
+    }
+    return true;
   }
 
   std::unique_ptr<Loader> OpenOrDie() {
@@ -66,6 +82,7 @@ class LoaderTest : public ::testing::Test {
   }
 
   LoaderOptions options_;
+  FakeClock clock_;  // the loader's time: heartbeats, backoff, stalls
   std::shared_ptr<FakeCoordinator> coordinator_;
   std::shared_ptr<FakeWorkerStreamFactory> streams_;
 };
@@ -111,7 +128,7 @@ TEST_F(LoaderTest, OnlyWorkersRestrictsStreams) {
   auto stream = streams_->AwaitStream(0);
   ASSERT_NE(stream, nullptr);
   EXPECT_EQ(stream->address(), "w2:1");
-  EXPECT_TRUE(coordinator_->AwaitHeartbeats(3));
+  EXPECT_TRUE(Heartbeats(3));
   EXPECT_EQ(streams_->stream_count(), 1u);
 }
 
@@ -142,6 +159,7 @@ TEST_F(LoaderTest, DeliversEachEpochBeforeTheNextDropsDuplicatesAndEnds) {
   EXPECT_THAT(std::string(end.status().message()), HasSubstr("all 2 epochs"));
   // Every arrival is acked, the duplicate too; consumed tasks reach the coordinator once each.
   EXPECT_EQ(stream->acks().size(), 5u);
+  ASSERT_TRUE(Heartbeats(1));
   EXPECT_TRUE(coordinator_->AwaitConsumed(4));
   EXPECT_EQ(coordinator_->consumed().size(), 4u);
   LoaderStats stats = loader->stats();
@@ -192,6 +210,27 @@ TEST_F(LoaderTest, BlockedOnLaterEpochGrantsExtraCredit) {
   EXPECT_EQ(next->batch_index(), 1u);
 }
 
+TEST_F(LoaderTest, StallEscalatesExtraCreditOnTheLoadersClock) {
+  options_.prefetch_bytes = 6;  // one batch
+  coordinator_->AddWorker(1, "w1:1");
+  auto loader = OpenOrDie();
+  ASSERT_NE(loader, nullptr);
+  auto stream = streams_->AwaitStream(0);
+  ASSERT_NE(stream, nullptr);
+  stream->Deliver(MakeBatchMessage(kJob, 1, 0));  // spends the only credit on epoch 1
+  absl::StatusOr<Batch> next;
+  std::thread consumer([&] { next = loader->Next(); });
+  ASSERT_TRUE(stream->AwaitCredits(2));  // the stall's first extra credit, at once
+  // One second of the loader's time later (no real time passes), a heartbeat grants one more.
+  clock_.Advance(absl::Seconds(1));
+  ASSERT_TRUE(Heartbeats(1));
+  EXPECT_TRUE(stream->AwaitCredits(3));
+  stream->Deliver(MakeBatchMessage(kJob, 0, 0));
+  consumer.join();
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(next->epoch(), 0u);
+}
+
 TEST_F(LoaderTest, ReopensAStreamThatFailedWhileTheWorkerIsListed) {
   coordinator_->AddWorker(1, "w1:1");
   auto loader = OpenOrDie();
@@ -200,6 +239,7 @@ TEST_F(LoaderTest, ReopensAStreamThatFailedWhileTheWorkerIsListed) {
   ASSERT_NE(first, nullptr);
   first->Deliver(MakeBatchMessage(kJob, 0, 0));
   first->End(absl::UnavailableError("worker w1:1: connection reset"));
+  ASSERT_TRUE(Heartbeats(1));  // reconnects: the backoff is below one heartbeat interval
   auto second = streams_->AwaitStream(1);
   ASSERT_NE(second, nullptr);
   EXPECT_EQ(second->address(), "w1:1");
@@ -281,7 +321,17 @@ TEST_F(LoaderTest, OpenJobRejectionIsReturnedWithoutRetry) {
 
 TEST_F(LoaderTest, UnavailableOpenJobIsRetriedThenReturned) {
   coordinator_->set_open_job_result(absl::UnavailableError("coordinator fake:1: refused"));
-  auto loader = Open();
+  absl::StatusOr<std::unique_ptr<Loader>> loader;
+  std::thread opener([&] { loader = Open(); });
+  for (int retry = 1; retry <= 2; ++retry) {  // the backoff sleeps on the loader's clock
+    if (!coordinator_->AwaitOpenJobCalls(retry)) {
+      ADD_FAILURE() << "attempt " << retry << " never reached the coordinator";
+      break;
+    }
+    clock_.AwaitSleepers(1);  // the sleep after attempt `retry` (the one before has ended)
+    clock_.Advance(options_.connect_backoff.max);
+  }
+  opener.join();
   EXPECT_EQ(loader.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(std::string(loader.status().message()), HasSubstr("fake:1"));
   EXPECT_EQ(coordinator_->open_job_calls(), 3);
@@ -300,6 +350,7 @@ TEST_F(LoaderTest, PermanentHeartbeatErrorFailsNext) {
   auto loader = OpenOrDie();
   ASSERT_NE(loader, nullptr);
   coordinator_->set_heartbeat_error(absl::NotFoundError("coordinator fake:1: no job 7"));
+  ASSERT_TRUE(Heartbeats(1));
   EXPECT_EQ(loader->Next().status().code(), absl::StatusCode::kNotFound);
 }
 

@@ -108,6 +108,12 @@ int FakeCoordinator::open_job_calls() const {
   return open_job_calls_;
 }
 
+bool FakeCoordinator::AwaitOpenJobCalls(int n) {
+  absl::MutexLock lock(&mu_);
+  auto done = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return open_job_calls_ >= n; };
+  return mu_.AwaitWithTimeout(absl::Condition(&done), kAwaitLimit);
+}
+
 v1::OpenJobRequest FakeCoordinator::last_open_job_request() const {
   absl::MutexLock lock(&mu_);
   return last_open_job_request_;
@@ -124,10 +130,16 @@ bool FakeCoordinator::AwaitConsumed(size_t n) {
   return mu_.AwaitWithTimeout(absl::Condition(&done), kAwaitLimit);
 }
 
-bool FakeCoordinator::AwaitHeartbeats(int n) {
+bool FakeCoordinator::AwaitHeartbeats(int n) { return AwaitHeartbeatCount(heartbeats() + n); }
+
+int FakeCoordinator::heartbeats() const {
   absl::MutexLock lock(&mu_);
-  const int target = heartbeats_ + n;
-  auto done = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return heartbeats_ >= target; };
+  return heartbeats_;
+}
+
+bool FakeCoordinator::AwaitHeartbeatCount(int total) {
+  absl::MutexLock lock(&mu_);
+  auto done = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return heartbeats_ >= total; };
   return mu_.AwaitWithTimeout(absl::Condition(&done), kAwaitLimit);
 }
 

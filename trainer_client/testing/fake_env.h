@@ -43,11 +43,15 @@ class FakeCoordinator : public CoordinatorClient {
   void AddWorker(uint64_t id, const std::string& address);
 
   int open_job_calls() const;
+  bool AwaitOpenJobCalls(int n);
   v1::OpenJobRequest last_open_job_request() const;
   // Every task reported consumed by successful heartbeats, in order.
   std::vector<v1::TaskId> consumed() const;
   bool AwaitConsumed(size_t n);
   bool AwaitHeartbeats(int n);
+  // Heartbeats received so far (failed ones included), and waiting until there are `total`.
+  int heartbeats() const;
+  bool AwaitHeartbeatCount(int total);
 
  private:
   mutable absl::Mutex mu_;
