@@ -1,6 +1,7 @@
 #include "plan/resume_token.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -93,7 +94,8 @@ std::string EncodeResumeToken(const ResumePoint& start, const RankPosition& posi
 
 absl::StatusOr<ResumeToken> DecodeResumeToken(absl::string_view bytes) {
   ResumeToken token;
-  if (!token.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !token.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::InvalidArgumentError("not a serialized ResumeToken (it does not parse)");
   }
   if (token.version() != kResumeTokenVersion) {
