@@ -463,6 +463,23 @@ TEST_F(LoaderResumeTest, TokenReflectsTheBatchesReturnedAndResumesWhereItWasTake
   EXPECT_EQ(token.epoch(), 2u);
 }
 
+TEST_F(LoaderResumeTest, MalformedResumePointFailsOpen) {
+  auto response = coordinator_->OpenJob(v1::OpenJobRequest());
+  ASSERT_TRUE(response.ok());
+  v1::ResumePoint* start = response->mutable_start();
+  start->set_resumed(true);
+  start->set_epoch(0);
+  start->set_universe(2);
+  start->add_deal(1);
+  start->add_deal(1);  // listed twice: the coordinator and the client check deals alike
+  coordinator_->set_open_job_result(*response);
+  options_.resume_tokens = {"token-bytes"};
+  auto loader = Open();
+  EXPECT_EQ(loader.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(loader.status().message()),
+              HasSubstr("OpenJobResponse.start.deal[1]: batch 1 is listed twice"));
+}
+
 TEST_F(LoaderResumeTest, EmptyTokenIsInvalid) {
   options_.resume_tokens = {""};
   EXPECT_EQ(Open().status().code(), absl::StatusCode::kInvalidArgument);
