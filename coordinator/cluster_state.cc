@@ -55,7 +55,8 @@ absl::Status ClusterState::ApplyCreateJob(const stoker::v1::CreateJobUpdate& upd
   if (job_ids_by_name_.count(update.name()) > 0) {
     return absl::AlreadyExistsError(absl::StrCat("job '", update.name(), "' already exists"));
   }
-  ASSIGN_OR_RETURN(JobGeometry geometry, ComputeJobGeometry(update.spec()));
+  ASSIGN_OR_RETURN(JobGeometry geometry,
+                   CheckJobGeometry(update.spec(), update.geometry(), "create_job"));
   Job& job = jobs_[update.job_id()];
   job.record.id = update.job_id();
   job.record.name = update.name();
@@ -280,6 +281,7 @@ stoker::v1::Snapshot ClusterState::MakeSnapshot() const {
     out->set_job_id(job_id);
     out->set_name(job.record.name);
     *out->mutable_spec() = job.record.spec;
+    *out->mutable_geometry() = ToProto(job.record.geometry);
     for (const auto& [rank, progress] : job.ranks) {
       stoker::v1::RankProgressSnapshot* p = snapshot.add_ranks();
       p->set_job_id(job_id);

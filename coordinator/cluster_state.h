@@ -3,7 +3,9 @@
 
 // The coordinator's data (DESIGN.md §5): jobs, workers and the progress of every (job, rank).
 // It changes only through Apply(StateUpdate), so that replaying a journal of updates rebuilds it;
-// Apply reads no clock (times come inside the updates) and is deterministic.
+// Apply reads no clock (times come inside the updates), does no I/O (whatever comes from the
+// outside world, such as a job's dataset size, comes inside the update too: job_geometry.h) and
+// is deterministic, so replay never depends on a file or server being there.
 //
 // Task progress of one (job, rank). The rank's tasks, in plan order across epochs, form the
 // sequence s = epoch * batches_per_rank + k, where k is the rank's k-th batch of the epoch
@@ -39,7 +41,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "coordinator/job_validation.h"
+#include "coordinator/job_geometry.h"
 #include "stoker/v1/common.pb.h"
 #include "stoker/v1/journal.pb.h"
 #include "stoker/v1/pipeline.pb.h"
@@ -54,6 +56,7 @@ struct JobRecord {
   uint64_t id = 0;
   std::string name;
   stoker::v1::JobSpec spec;
+  // As OpenJob derived it from the dataset and journaled it (never recomputed here).
   JobGeometry geometry;
 };
 
@@ -91,13 +94,14 @@ class ClusterState {
 
   // Applies one update, all of it or none of it. Errors (the state is then unchanged):
   //   INVALID_ARGUMENT    the update is malformed (no case set, id 0, a task outside its job's
-  //                       plan, an invalid spec, an empty address, cores 0).
+  //                       plan, a spec or geometry that fails CheckJobGeometry, an empty
+  //                       address, cores 0).
   //   NOT_FOUND           it names a job or worker that does not exist.
   //   ALREADY_EXISTS      create_job / register_worker with an id (or job name) in use.
   //   FAILED_PRECONDITION lease_tasks names a task that is not pending, or not the next
   //                       never-leased one of its rank (leases go in plan order).
   // Effects per case:
-  //   create_job        adds the job (geometry computed from the spec).
+  //   create_job        adds the job with the geometry it carries (checked, never computed).
   //   register_worker   adds the worker, alive as of now_unix_ms.
   //   worker_heartbeat  sets its last heartbeat; forgets its revoked leases (reported by then).
   //   lease_tasks       leases the tasks to the worker until expires_unix_ms.

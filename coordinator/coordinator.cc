@@ -49,37 +49,14 @@ bool IsDurable(const StateUpdate& update) {
 
 }  // namespace
 
-Coordinator::Coordinator(const CoordinatorConfig& config, Clock* clock, StateStore* store)
-    : config_(config), clock_(clock), store_(store) {}
+Coordinator::Coordinator(const CoordinatorConfig& config, Clock* clock, StateStore* store,
+                         SourceFactory open_source)
+    : config_(config), clock_(clock), store_(store), open_source_(std::move(open_source)) {}
 
 absl::Status Coordinator::ApplyUpdate(const StateUpdate& update) {
   RETURN_IF_ERROR(state_.Apply(update));
   if (store_ != nullptr && IsDurable(update)) store_->Add(update);
   return absl::OkStatus();
-}
-
-absl::Status Coordinator::Recover() {
-  if (store_ == nullptr) return absl::OkStatus();
-  ASSIGN_OR_RETURN(std::vector<StateUpdate> updates, store_->Load());
-  absl::MutexLock lock(&mu_);
-  for (size_t i = 0; i < updates.size(); ++i) {
-    if (absl::Status status = state_.Apply(updates[i]); !status.ok()) {
-      return absl::DataLossError(
-          absl::StrCat("journal record ", i, " does not apply: ", status.message()));
-    }
-  }
-  const int64_t now_ms = absl::ToUnixMillis(clock_->Now());
-  for (const WorkerRecord* worker : state_.Workers()) {
-    StateUpdate heartbeat;
-    heartbeat.mutable_worker_heartbeat()->set_worker_id(worker->id);
-    heartbeat.mutable_worker_heartbeat()->set_now_unix_ms(now_ms);
-    RETURN_IF_ERROR(state_.Apply(heartbeat));
-  }
-  STOKER_LOG(INFO) << "recovered " << updates.size() << " journal records: " << state_.num_jobs()
-                   << " jobs, " << state_.Workers().size() << " workers";
-  StateUpdate snapshot;
-  *snapshot.mutable_restore() = state_.MakeSnapshot();
-  return store_->Compact(snapshot);
 }
 
 template <typename Response, typename Request>
@@ -110,10 +87,12 @@ absl::Status Coordinator::SyncStore(uint64_t seq) {
 absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
     const stoker::v1::OpenJobRequest& request) {
   if (request.name().empty()) return absl::InvalidArgumentError("name: must be set");
-  // Outside the lock: validation compiles the pipeline, the resume plan may be large.
-  ASSIGN_OR_RETURN(JobGeometry geometry, ComputeJobGeometry(request.spec()));
   OpenJobArgs args;
   args.request = &request;
+  // Outside the lock: computing a geometry opens the dataset and compiles the pipeline, and the
+  // resume plan may be large.
+  ASSIGN_OR_RETURN(args.geometry, GeometryFor(request));
+  const JobGeometry& geometry = args.geometry;
   if (request.resume_tokens_size() > 0) {
     if (request.rank() >= request.spec().world_size()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -126,6 +105,21 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
     args.start.set_spec_fingerprint(SpecFingerprint(request.spec()));
   }
   return Durably(&Coordinator::OpenJobLocked, args);
+}
+
+absl::StatusOr<JobGeometry> Coordinator::GeometryFor(const stoker::v1::OpenJobRequest& request) {
+  {
+    absl::MutexLock lock(&mu_);
+    const JobRecord* job = state_.FindJobByName(request.name());
+    // An open job keeps the geometry it was created with: reopening it reads no dataset.
+    if (job != nullptr &&
+        google::protobuf::util::MessageDifferencer::Equals(job->spec, request.spec())) {
+      return job->geometry;
+    }
+  }
+  ASSIGN_OR_RETURN(stoker::v1::JobGeometry geometry,
+                   ComputeJobGeometry(request.spec(), open_source_));
+  return CheckJobGeometry(request.spec(), geometry, "spec");
 }
 
 absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJob(
@@ -166,6 +160,7 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
     create->set_job_id(state_.next_job_id());
     create->set_name(request.name());
     *create->mutable_spec() = request.spec();
+    *create->mutable_geometry() = ToProto(args.geometry);
     RETURN_IF_ERROR(ApplyUpdate(update));
     job = state_.FindJobByName(request.name());
     STOKER_LOG(INFO) << "opened job " << job->id << " '" << job->name
@@ -391,6 +386,9 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
   }
   response.set_state(state_.JobFinished(job->id) ? stoker::v1::JOB_STATE_FINISHED
                                                  : stoker::v1::JOB_STATE_RUNNING);
+  if (auto error = data_errors_.find(job->id); error != data_errors_.end()) {
+    response.set_data_error(error->second);
+  }
   return response;
 }
 

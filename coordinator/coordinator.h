@@ -37,7 +37,10 @@
 // When the store grows past kCompactBytes it is replaced by a snapshot of the state.
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -47,6 +50,7 @@
 #include "coordinator/cluster_state.h"
 #include "coordinator/coordinator_config.h"
 #include "coordinator/hedge_book.h"
+#include "coordinator/job_validation.h"
 #include "coordinator/state_store.h"
 #include "coordinator/status_board.h"
 #include "stoker/v1/coordinator.pb.h"
@@ -65,15 +69,32 @@ class Coordinator {
   static constexpr uint64_t kCompactBytes = 1 << 20;
 
   // REQUIRES: config.Validate().ok(); `clock` and `store` (nullptr: nothing survives a restart)
-  // outlive the coordinator. With a store, call Recover() before anything else.
-  Coordinator(const CoordinatorConfig& config, Clock* clock, StateStore* store = nullptr);
+  // outlive the coordinator. With a store, call Recover() before anything else. `open_source`
+  // opens datasets (OpenJob, ProbeDatasets, upgrading a format-1 journal); nothing else does.
+  Coordinator(const CoordinatorConfig& config, Clock* clock, StateStore* store = nullptr,
+              SourceFactory open_source = DefaultSourceFactory());
   Coordinator(const Coordinator&) = delete;
   Coordinator& operator=(const Coordinator&) = delete;
 
   // Replays the store into the (empty) state, gives every recovered worker until now +
-  // worker_timeout to heartbeat, and compacts the store. Errors: DATA_LOSS from the store, or
-  // when a stored record does not apply ("journal record N: ..."); INTERNAL when writing fails.
+  // worker_timeout to heartbeat, and compacts the store. Replay reads no dataset: a job whose
+  // data is gone or unreachable is recovered all the same, and ProbeDatasets reports it to its
+  // clients. Records of journal format 1 (STKJRNL1: create_job without its geometry) are
+  // upgraded by opening the job's dataset once here, outside the lock. Errors: DATA_LOSS from
+  // the store, or when a stored record does not apply ("journal record N does not apply: ...");
+  // FAILED_PRECONDITION when a format-1 record cannot be upgraded because its dataset cannot be
+  // opened (the message names format 1 and the job); INTERNAL when writing fails.
   absl::Status Recover();
+
+  // Opens the dataset of every recovered job not yet probed (after Recover) whose next probe is
+  // due, outside the lock, and compares what it finds with the journaled geometry. A failure, or
+  // a dataset that changed (another sample count or batch geometry), becomes the job's
+  // data_error in ClientHeartbeatResponse; it is retried every kProbeInterval until the
+  // dataset opens and matches, then the error is cleared and the job is not probed again.
+  // Called by the server's liveness thread, never on a gRPC callback thread.
+  void ProbeDatasets();
+  // Time between two probes of a recovered job whose dataset failed.
+  static constexpr absl::Duration kProbeInterval = absl::Seconds(2);
 
   // Creates the job or returns the existing one of that name. With resume_tokens, then restarts
   // the request's rank from them (data/resume_plan.h): a durable resume_rank update revokes the
@@ -156,11 +177,22 @@ class Coordinator {
       ABSL_LOCKS_EXCLUDED(mu_);
   // Waits for the store through everything added so far, then compacts it when due.
   absl::Status SyncStore(uint64_t seq) ABSL_LOCKS_EXCLUDED(mu_);
-  // OpenJob's request and, with tokens, the resume point computed from them.
+  // OpenJob's request, the job's geometry (computed outside the lock) and, with tokens, the
+  // resume point computed from them.
   struct OpenJobArgs {
     const stoker::v1::OpenJobRequest* request = nullptr;
+    JobGeometry geometry;
     stoker::v1::ResumePoint start;
   };
+  // The geometry of the job OpenJob opens: the journaled one when a job of that name and spec
+  // exists, else computed from the dataset (I/O, without the lock).
+  absl::StatusOr<JobGeometry> GeometryFor(const stoker::v1::OpenJobRequest& request)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Gives format-1 records (create_job without geometry) their geometry; see Recover.
+  absl::Status UpgradeFormat1(std::vector<stoker::v1::StateUpdate>& updates)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status UpgradeCreateJob(size_t record, stoker::v1::CreateJobUpdate& job)
+      ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<stoker::v1::OpenJobResponse> OpenJobLocked(const OpenJobArgs& args)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::GetJobResponse> GetJobLocked(
@@ -192,7 +224,12 @@ class Coordinator {
   const CoordinatorConfig config_;
   Clock* const clock_;
   StateStore* const store_;
+  const SourceFactory open_source_;
   mutable absl::Mutex mu_;
+  // Recovered jobs whose dataset has not been probed successfully yet, with the time of their
+  // next probe; and the last probe's error per job (soft state, for ClientHeartbeat).
+  std::map<uint64_t, absl::Time> unprobed_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, std::string> data_errors_ ABSL_GUARDED_BY(mu_);
   ClusterState state_ ABSL_GUARDED_BY(mu_);
   StatusBoard board_ ABSL_GUARDED_BY(mu_);
   HedgeBook hedges_ ABSL_GUARDED_BY(mu_);  // backup leases of overdue tasks (soft state)

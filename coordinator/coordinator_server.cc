@@ -37,7 +37,8 @@ struct CoordinatorServer::Impl {
         coordinator(config, clock, store.get()),
         service(&coordinator) {}
 
-  // Wakes every heartbeat_interval (real time) until Stop.
+  // Wakes every heartbeat_interval (real time) until Stop: liveness, and the dataset probes of
+  // recovered jobs.
   void LivenessLoop() {
     const absl::Duration interval = coordinator.config().heartbeat_interval;
     absl::MutexLock lock(&mu);
@@ -46,6 +47,7 @@ struct CoordinatorServer::Impl {
       if (stopping) break;
       mu.Unlock();
       coordinator.CheckLiveness();
+      coordinator.ProbeDatasets();  // dataset I/O: here, never on a gRPC callback thread
       mu.Lock();
     }
   }

@@ -104,6 +104,25 @@ absl::Status ReplaceFile(const std::string& path, absl::string_view data) {
   return SyncDirectoryOf(path);
 }
 
+// OK for a (maybe torn) magic of a version this coordinator reads.
+absl::Status CheckMagic(const std::string& path, absl::string_view data) {
+  constexpr size_t kPrefix = FileJournal::kMagicBytes - 1;  // "STKJRNL", then the version
+  const absl::string_view magic(FileJournal::kMagic, kPrefix);
+  if (data.substr(0, kPrefix) != magic.substr(0, std::min(data.size(), kPrefix))) {
+    return Corrupt(path, 0, "not a stoker journal: bad magic");
+  }
+  if (data.size() <= kPrefix) return absl::OkStatus();
+  const char version = data[kPrefix];
+  if (version < FileJournal::kOldestVersion || version > FileJournal::kVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "journal ", path, ": format version '", absl::string_view(&version, 1),
+        "' is not one this coordinator reads (", absl::string_view(&FileJournal::kOldestVersion, 1),
+        " to ", absl::string_view(&FileJournal::kVersion, 1),
+        "); run the coordinator that wrote it, or start on a new journal"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 FileJournal::FileJournal(std::string path) : path_(std::move(path)) {}
@@ -131,10 +150,7 @@ absl::StatusOr<std::vector<StateUpdate>> FileJournal::Load() {
   if (!read.ok()) return read.status();
   const std::string data = *std::move(read);
   const std::string magic(kMagic, kMagicBytes);
-  if (data.compare(0, std::min(data.size(), kMagicBytes), magic, 0,
-                   std::min(data.size(), kMagicBytes)) != 0) {
-    return Corrupt(path_, 0, "not a stoker journal: bad magic");
-  }
+  RETURN_IF_ERROR(CheckMagic(path_, data));
   std::vector<StateUpdate> updates;
   size_t pos = kMagicBytes;
   while (pos < data.size()) {

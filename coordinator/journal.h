@@ -3,10 +3,14 @@
 
 // FileJournal: the StateStore (state_store.h) kept in one local file.
 //
-// File format: the 8-byte magic "STKJRNL1", then records, each
+// File format: the 8-byte magic "STKJRNL" + the format version digit, then records, each
 //   [u32 length, little-endian][u32 masked crc32c, little-endian][length bytes: a StateUpdate]
 // where the crc is MaskCrc(Crc32c(the 4 length bytes followed by the payload)): it covers the
 // length too, so a damaged length is caught by the crc unless it points past the end of file.
+//
+// Versions: 2 (written) carries each job's geometry in create_job; 1 (read, for journals of
+// earlier coordinators) does not, and Coordinator::Recover upgrades its records. Another
+// version digit is FAILED_PRECONDITION naming it (a journal of a newer coordinator).
 //
 // Recovery (Load):
 //   - a missing or empty file is a new journal;
@@ -40,8 +44,11 @@ namespace stoker {
 
 class FileJournal : public StateStore {
  public:
-  static constexpr char kMagic[] = "STKJRNL1";  // 8 bytes in the file, without the NUL
+  static constexpr char kMagic[] = "STKJRNL2";  // 8 bytes in the file, without the NUL
   static constexpr size_t kMagicBytes = 8;
+  // The format version this coordinator writes, and the oldest it reads.
+  static constexpr char kVersion = '2';
+  static constexpr char kOldestVersion = '1';
   static constexpr size_t kHeaderBytes = 8;
   static constexpr uint32_t kMaxRecordBytes = 64u << 20;
 

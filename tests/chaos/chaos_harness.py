@@ -12,9 +12,31 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
+
+
+NGINX = "/usr/sbin/nginx"
+NGINX_CONF = """daemon off;
+master_process off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+  access_log off;
+  client_body_temp_path {dir}/body;
+  proxy_temp_path {dir}/proxy;
+  fastcgi_temp_path {dir}/fastcgi;
+  uwsgi_temp_path {dir}/uwsgi;
+  scgi_temp_path {dir}/scgi;
+  server {{
+    listen 127.0.0.1:{port};
+    root {root};
+  }}
+}}
+"""
 
 
 class ChaosError(AssertionError):
@@ -150,6 +172,35 @@ class Cluster:
         self._wait_port(port_file, proc, name)
         self.workers[name] = proc
         return proc
+
+    # --- an HTTP dataset server (nginx, as data/testing/nginx_server.cc runs it) ---
+    def start_nginx(self, root, port=0):
+        """Serves `root` on 127.0.0.1:port (a free port when 0); returns the port."""
+        if not os.access(NGINX, os.X_OK):
+            raise ChaosError(f"{NGINX} is not installed (scripts/install-deps.sh)")
+        if port == 0:
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                port = sock.getsockname()[1]
+        prefix = os.path.join(self.dir, "nginx")
+        os.makedirs(prefix, exist_ok=True)
+        conf = os.path.join(prefix, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(NGINX_CONF.format(dir=prefix, port=port, root=root))
+        self.nginx = self._spawn("nginx", [NGINX, "-p", prefix + "/", "-c", conf,
+                                           "-e", os.path.join(prefix, "error.log")])
+
+        def answers():
+            if self.nginx.poll() is not None:
+                raise ChaosError(f"nginx exited with {self.nginx.returncode}")
+            with socket.socket() as sock:
+                return sock.connect_ex(("127.0.0.1", port)) == 0
+        wait_until(answers, 10, "nginx to serve")
+        return port
+
+    def stop_nginx(self):
+        self.nginx.terminate()
+        self.nginx.wait(timeout=10)
 
     # --- clients ---
     def start_client(self, job, rank=0, tag=None, extra=()):
