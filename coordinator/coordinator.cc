@@ -5,7 +5,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "common/ids.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "data/resume_plan.h"
@@ -17,14 +19,26 @@ namespace {
 using stoker::v1::StateUpdate;
 using stoker::v1::TaskId;
 
-absl::Status UnknownWorker(uint64_t worker_id, absl::Duration timeout) {
-  return absl::NotFoundError(absl::StrCat(
-      "worker ", worker_id, " is not registered (removed after missing heartbeats for ",
-      absl::FormatDuration(timeout), ", or the coordinator restarted): register again"));
+// FAILED_PRECONDITION for an id minted by another incarnation of the coordinator (it lost its
+// state since): the caller must not retry with it. OK otherwise.
+absl::Status CheckIncarnation(absl::string_view what, uint64_t id, uint32_t incarnation) {
+  if (IncarnationOf(id) == incarnation) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      what, " id ", id, " (", what, " ", ShortId(id), " of coordinator incarnation ",
+      IncarnationName(IncarnationOf(id)), ") is not of this coordinator's incarnation ",
+      IncarnationName(incarnation), ": the coordinator lost the state that id belonged to"));
 }
 
-absl::Status UnknownJob(uint64_t job_id) {
-  return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
+absl::Status UnknownWorker(uint64_t worker_id, uint32_t incarnation, absl::Duration timeout) {
+  RETURN_IF_ERROR(CheckIncarnation("worker", worker_id, incarnation));
+  return absl::NotFoundError(absl::StrCat(
+      "worker ", ShortId(worker_id), " is not registered (removed after missing heartbeats for ",
+      absl::FormatDuration(timeout), "): register again"));
+}
+
+absl::Status UnknownJob(uint64_t job_id, uint32_t incarnation) {
+  RETURN_IF_ERROR(CheckIncarnation("job", job_id, incarnation));
+  return absl::NotFoundError(absl::StrCat("job ", ShortId(job_id), ": no such job"));
 }
 
 absl::Status CheckRank(uint32_t rank, const JobRecord& job) {
@@ -41,6 +55,7 @@ bool IsDurable(const StateUpdate& update) {
     case StateUpdate::kCompleteTasks:
     case StateUpdate::kRestore:
     case StateUpdate::kResumeRank:
+    case StateUpdate::kStartIncarnation:
       return true;
     default:
       return false;
@@ -51,7 +66,25 @@ bool IsDurable(const StateUpdate& update) {
 
 Coordinator::Coordinator(const CoordinatorConfig& config, Clock* clock, StateStore* store,
                          SourceFactory open_source)
-    : config_(config), clock_(clock), store_(store), open_source_(std::move(open_source)) {}
+    : config_(config), clock_(clock), store_(store), open_source_(std::move(open_source)) {
+  if (store_ == nullptr) {
+    absl::MutexLock lock(&mu_);
+    StartIncarnationLocked();
+  }
+}
+
+void Coordinator::StartIncarnationLocked() {
+  if (state_.incarnation() != 0) return;
+  absl::BitGen random;
+  StateUpdate update;
+  update.mutable_start_incarnation()->set_incarnation(
+      absl::Uniform<uint32_t>(absl::IntervalClosed, random, 1, UINT32_MAX));
+  if (absl::Status status = ApplyUpdate(update); !status.ok()) {
+    STOKER_LOG(ERROR) << "starting an incarnation: " << status;  // cannot happen: checked above
+  }
+  STOKER_LOG(INFO) << "coordinator incarnation " << IncarnationName(state_.incarnation())
+                   << " (the upper half of every job and worker id it mints)";
+}
 
 absl::Status Coordinator::ApplyUpdate(const StateUpdate& update) {
   RETURN_IF_ERROR(state_.Apply(update));
@@ -163,12 +196,12 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
     *create->mutable_geometry() = ToProto(args.geometry);
     RETURN_IF_ERROR(ApplyUpdate(update));
     job = state_.FindJobByName(request.name());
-    STOKER_LOG(INFO) << "opened job " << job->id << " '" << job->name
+    STOKER_LOG(INFO) << "opened job " << ShortId(job->id) << " '" << job->name
                      << "': " << job->geometry.batches_per_rank << " batches per rank per epoch, "
                      << job->spec.epochs() << " epochs, " << job->spec.world_size() << " ranks";
   } else if (!google::protobuf::util::MessageDifferencer::Equals(job->spec, request.spec())) {
     return absl::AlreadyExistsError(
-        absl::StrCat("job '", request.name(), "' already exists (id ", job->id,
+        absl::StrCat("job '", request.name(), "' already exists (id ", ShortId(job->id),
                      ") with a different spec; open it with the same spec or use another name"));
   }
   if (args.start.resumed()) {
@@ -198,7 +231,7 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
 absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJobLocked(
     const stoker::v1::GetJobRequest& request) {
   const JobRecord* job = state_.FindJob(request.job_id());
-  if (job == nullptr) return UnknownJob(request.job_id());
+  if (job == nullptr) return UnknownJob(request.job_id(), state_.incarnation());
   stoker::v1::GetJobResponse response;
   response.set_name(job->name);
   *response.mutable_spec() = job->spec;
@@ -227,7 +260,8 @@ absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorkerLo
   reg->set_now_unix_ms(absl::ToUnixMillis(clock_->Now()));
   reg->set_private_to_client(request.private_to_client());
   RETURN_IF_ERROR(ApplyUpdate(update));
-  STOKER_LOG(INFO) << "worker " << reg->worker_id() << " registered at " << request.address()
+  STOKER_LOG(INFO) << "worker " << ShortId(reg->worker_id()) << " registered at "
+                   << request.address()
                    << " with " << request.cores() << " cores"
                    << (request.private_to_client().empty()
                            ? ""
@@ -244,7 +278,7 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
   CheckLivenessLocked();
   const uint64_t worker_id = request.worker_id();
   if (state_.FindWorker(worker_id) == nullptr) {
-    return UnknownWorker(worker_id, config_.worker_timeout);
+    return UnknownWorker(worker_id, state_.incarnation(), config_.worker_timeout);
   }
   stoker::v1::WorkerHeartbeatResponse response;
   for (TaskId& task : state_.RevokedLeases(worker_id)) {
@@ -264,15 +298,15 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
     RETURN_IF_ERROR(ApplyUpdate(returned));
   }
 
-  stoker::v1::CompleteTasksUpdate complete;
+  // Delivered tasks only release this worker's leases: the client's consumed report is the one
+  // thing that completes a task (DESIGN.md §4).
+  StateUpdate release;
+  release.mutable_release_leases()->set_worker_id(worker_id);
   int ignored = 0;
-  int stale = 0;
   for (const TaskId& task : request.delivered()) {
     absl::StatusOr<uint32_t> rank = state_.RankOfTask(task);
-    if (rank.ok() && !state_.AcceptsDelivery(task, worker_id)) {
-      ++stale;  // possibly a resumed rank's old incarnation: its new client reports its own
-    } else if (rank.ok()) {
-      *complete.add_tasks() = task;
+    if (rank.ok()) {
+      *release.mutable_release_leases()->add_tasks() = task;
     } else if (ignored++ == 0) {
       STOKER_LOG(WARNING) << "worker " << worker_id
                           << " reported a task that fits no job: " << rank.status().message();
@@ -282,12 +316,7 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
     STOKER_LOG(WARNING) << "worker " << worker_id << ": ignored " << ignored
                         << " delivered tasks in all";
   }
-  if (stale > 0) {
-    STOKER_LOG(DEBUG) << "worker " << worker_id << ": " << stale
-                      << " delivered tasks of resumed ranks not leased to it; their clients "
-                         "report them";
-  }
-  RETURN_IF_ERROR(CompleteTasksLocked(complete));
+  if (release.release_leases().tasks_size() > 0) RETURN_IF_ERROR(ApplyUpdate(release));
   return response;
 }
 
@@ -296,10 +325,10 @@ absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasksLocked(
   if (request.max_tasks() == 0) return absl::InvalidArgumentError("max_tasks: must be > 0");
   CheckLivenessLocked();
   const JobRecord* job = state_.FindJob(request.job_id());
-  if (job == nullptr) return UnknownJob(request.job_id());
+  if (job == nullptr) return UnknownJob(request.job_id(), state_.incarnation());
   RETURN_IF_ERROR(CheckRank(request.rank(), *job));
   if (state_.FindWorker(request.worker_id()) == nullptr) {
-    return UnknownWorker(request.worker_id(), config_.worker_timeout);
+    return UnknownWorker(request.worker_id(), state_.incarnation(), config_.worker_timeout);
   }
   const uint32_t max = std::min(request.max_tasks(), config_.max_tasks_per_lease);
   stoker::v1::LeaseTasksResponse response;
@@ -344,7 +373,7 @@ absl::Status Coordinator::CheckTaskOfRankLocked(const TaskId& task, const JobRec
                                                 uint32_t rank, const std::string& field) const {
   if (task.job_id() != job.id) {
     return absl::InvalidArgumentError(
-        absl::StrCat(field, DescribeTask(task), " is not of job ", job.id));
+        absl::StrCat(field, DescribeTask(task), " is not of job ", ShortId(job.id)));
   }
   absl::StatusOr<uint32_t> task_rank = state_.RankOfTask(task);
   if (!task_rank.ok()) {
@@ -361,7 +390,7 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
     const stoker::v1::ClientHeartbeatRequest& request) {
   CheckLivenessLocked();
   const JobRecord* job = state_.FindJob(request.job_id());
-  if (job == nullptr) return UnknownJob(request.job_id());
+  if (job == nullptr) return UnknownJob(request.job_id(), state_.incarnation());
   RETURN_IF_ERROR(CheckRank(request.rank(), *job));
   stoker::v1::CompleteTasksUpdate complete;
   for (int i = 0; i < request.consumed_size(); ++i) {

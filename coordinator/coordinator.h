@@ -15,10 +15,15 @@
 //      rank in plan order, each leased for lease_duration. An expired lease returns its task to
 //      pending (it may go to another worker); the old holder learns it in the drop_leases of its
 //      next heartbeat.
-//   4. A task is done when its client has the batch: the client acks to the worker (which
-//      reports `delivered` in its heartbeat) and reports `consumed` in its own heartbeat; either
-//      report completes it, both are harmless. LeaseTasks says rank_finished, and
-//      ClientHeartbeat says JOB_STATE_FINISHED, once everything is done.
+//   4. A task is done when its client has the batch and says so: the client reports `consumed`
+//      in its heartbeat, the one report that completes a task. It also acks to the worker,
+//      which reports `delivered` in its own heartbeat: that only releases the worker's lease
+//      (a lost worker's released leases do not return to pending; an unconfirmed one does at
+//      its expiry). LeaseTasks says rank_finished, and ClientHeartbeat says
+//      JOB_STATE_FINISHED, once everything is done.
+//
+// Ids (common/ids.h) carry the coordinator's incarnation, journaled with the state: a peer
+// holding an id of a state this coordinator lost is refused with FAILED_PRECONDITION.
 //   5. Hedging: a client whose consumer starves reports the missing tasks it needs as
 //      `overdue`; each that is leased gets one backup lease (hedge_book.h), handed first to the
 //      next LeaseTasks of that (job, rank) from another worker. First copy wins at the client.
@@ -117,15 +122,19 @@ class Coordinator {
   absl::StatusOr<stoker::v1::RegisterWorkerResponse> RegisterWorker(
       const stoker::v1::RegisterWorkerRequest& request);
 
-  // Records the heartbeat, returns the `returned` leases to pending and completes the
-  // `delivered` tasks (for a rank resumed from tokens, only those leased to this worker since
-  // the resume: see ClusterState::AcceptsDelivery). Delivered tasks that do not fit
-  // any job (unknown job, outside the plan) are logged and ignored: they must not cost the
-  // worker its liveness. drop_leases lists the worker's leases that expired since its last
+  // Records the heartbeat, returns the `returned` leases to pending and releases the leases of
+  // the `delivered` tasks (they stay out of pending until their client reports them consumed
+  // or the lease expires; a worker's report never completes a task). Reported tasks that do
+  // not fit any job (unknown job, outside the plan) are logged and ignored: they must not cost
+  // the worker its liveness. drop_leases lists the worker's leases that expired since its last
   // heartbeat (their tasks went back to pending and may be leased to another worker), unless
   // done or leased to it again. drain is always false in this version.
   // NOT_FOUND when the worker is not registered (never was, or was removed after missing
-  // heartbeats): the message tells it to register again.
+  // heartbeats): the message tells it to register again. FAILED_PRECONDITION when its id is of
+  // another incarnation (the coordinator lost its state): it must register again and never
+  // use the old id. Every RPC naming a job or worker id of another incarnation gets
+  // FAILED_PRECONDITION the same way (common/ids.h); an unknown id of this incarnation is
+  // NOT_FOUND.
   absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> WorkerHeartbeat(
       const stoker::v1::WorkerHeartbeatRequest& request);
 
@@ -217,6 +226,8 @@ class Coordinator {
   // Overdue tasks looked at per heartbeat (the rest are ignored).
   static constexpr int kMaxOverdue = 64;
   void CheckLivenessLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Picks a random incarnation (common/ids.h) when the state has none; durable.
+  void StartIncarnationLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RemoveWorkerLocked(uint64_t worker_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CompleteTasksLocked(const stoker::v1::CompleteTasksUpdate& update)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -63,6 +63,7 @@ absl::Status Coordinator::Recover() {
   for (const JobRecord* job : state_.Jobs()) {
     if (!state_.JobFinished(job->id)) unprobed_[job->id] = now;
   }
+  StartIncarnationLocked();  // a new or pre-incarnation journal: journaled by the Compact below
   STOKER_LOG(INFO) << "recovered " << updates.size() << " journal records: " << state_.num_jobs()
                    << " jobs, " << state_.Workers().size() << " workers";
   StateUpdate snapshot;

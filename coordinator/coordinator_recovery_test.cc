@@ -13,6 +13,7 @@
 
 #include "augment/pipeline_text.h"
 #include "common/clock.h"
+#include "common/ids.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_for_test.h"
 #include "coordinator/journal.h"
@@ -186,6 +187,14 @@ TEST_F(CoordinatorRecoveryTest, Format1JournalIsUpgradedWhenItsDatasetOpens) {
   Coordinator coordinator(config_, &clock_, &journal, server.Factory());
   EXPECT_THAT(coordinator.Recover(), IsOk());
   EXPECT_EQ(server.calls, 0);
+  // Its job keeps id 1 (incarnation 0, before incarnations) and is served; new ids carry the
+  // incarnation the upgrade started.
+  EXPECT_THAT(coordinator.ClientHeartbeat(ClientBeat(1)), IsOk());
+  server.down = false;
+  auto fresh = coordinator.OpenJob(Open("new", SmallJobSpec(1)));
+  ASSERT_THAT(fresh, IsOk());
+  EXPECT_NE(IncarnationOf(fresh->job_id()), 0u);
+  EXPECT_EQ(SerialOf(fresh->job_id()), 1u);
 }
 
 TEST_F(CoordinatorRecoveryTest, Format1JournalWithItsDatasetGoneIsAClearError) {
@@ -204,6 +213,77 @@ TEST_F(CoordinatorRecoveryTest, AJournalOfANewerFormatIsRefusedNamingTheVersion)
   FileJournal journal(path_);
   EXPECT_THAT(journal.Load(), StatusIs(absl::StatusCode::kFailedPrecondition,
                                        HasSubstr("format version '7'")));
+}
+
+TEST_F(CoordinatorRecoveryTest, AJournaledRestartKeepsTheIncarnation) {
+  const uint64_t job_id = RunSomeOfJob(SmallJobSpec(1));
+  FileJournal journal(path_);
+  Coordinator coordinator(config_, &clock_, &journal);
+  ASSERT_THAT(coordinator.Recover(), IsOk());
+  EXPECT_THAT(coordinator.ClientHeartbeat(ClientBeat(job_id)), IsOk());
+  auto second = coordinator.OpenJob(Open("second", SmallJobSpec(1)));
+  ASSERT_THAT(second, IsOk());
+  EXPECT_EQ(second->job_id(), job_id + 1);
+}
+
+// Issue 16: a coordinator restarted without a journal is another incarnation; the reports of a
+// worker (and a client) of the old one are refused, never applied to the new job that has the
+// same short id.
+TEST(CoordinatorIncarnationTest, AStaleWorkersReportsToARestartedCoordinatorAreRefused) {
+  FakeClock clock;
+  const CoordinatorConfig config = TestCoordinatorConfig();
+  auto old_one = std::make_unique<Coordinator>(config, &clock);
+  auto old_job = old_one->OpenJob(Open("job", SmallJobSpec(1)));
+  ASSERT_THAT(old_job, IsOk());
+  const uint64_t old_worker = RegisterTestWorker(*old_one, "w:1", 1);
+  pb::LeaseTasksRequest lease;
+  lease.set_worker_id(old_worker);
+  lease.set_job_id(old_job->job_id());
+  lease.set_max_tasks(4);
+  auto leased = old_one->LeaseTasks(lease);
+  ASSERT_THAT(leased, IsOk());
+  old_one.reset();  // the coordinator dies with its state
+
+  Coordinator restarted(config, &clock);
+  auto job = restarted.OpenJob(Open("job", SmallJobSpec(1)));
+  ASSERT_THAT(job, IsOk());
+  const uint64_t worker = RegisterTestWorker(restarted, "w:2", 1);
+  EXPECT_EQ(SerialOf(job->job_id()), SerialOf(old_job->job_id()));  // same short forms...
+  EXPECT_EQ(SerialOf(worker), SerialOf(old_worker));
+  EXPECT_NE(job->job_id(), old_job->job_id());  // ...never the same ids
+  lease.set_job_id(job->job_id());
+  ASSERT_THAT(restarted.LeaseTasks(lease),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("is not of this coordinator's incarnation")));
+
+  pb::WorkerHeartbeatRequest stale;
+  stale.set_worker_id(old_worker);
+  for (const pb::Lease& l : leased->leases()) *stale.add_delivered() = l.task();
+  EXPECT_THAT(restarted.WorkerHeartbeat(stale),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("worker id")));
+  lease.set_worker_id(worker);
+  lease.set_job_id(old_job->job_id());
+  EXPECT_THAT(restarted.LeaseTasks(lease),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("job id")));
+  pb::ClientHeartbeatRequest client = ClientBeat(old_job->job_id());
+  for (const pb::Lease& l : leased->leases()) *client.add_consumed() = l.task();
+  EXPECT_THAT(restarted.ClientHeartbeat(client),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("job id")));
+  pb::GetJobRequest get;
+  get.set_job_id(old_job->job_id());
+  EXPECT_THAT(restarted.GetJob(get),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("incarnation")));
+  // Even delivered reports of the old job's tasks under the new worker's id touch nothing.
+  stale.set_worker_id(worker);
+  EXPECT_THAT(restarted.WorkerHeartbeat(stale), IsOk());
+  restarted.InspectState([&](const ClusterState& state) {
+    const RankProgressSummary summary = state.RankSummary(job->job_id(), 0);
+    EXPECT_EQ(summary.done_watermark, 0u);
+    EXPECT_EQ(summary.leased, 0u);
+  });
+  // An unknown id of this incarnation is plain NOT_FOUND.
+  get.set_job_id(job->job_id() + 1);
+  EXPECT_THAT(restarted.GetJob(get), StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/synchronization/notification.h"
+#include "common/ids.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 #include "stoker/v1/coordinator.grpc.pb.h"
@@ -41,7 +42,7 @@ TEST(CoordinatorServerTest, ServesOpenJobOverGrpc) {
   grpc::ClientContext context;
   grpc::Status status = stub->OpenJob(&context, request, &response);
   ASSERT_TRUE(status.ok()) << status.error_message();
-  EXPECT_EQ(response.job_id(), 1u);
+  EXPECT_EQ(SerialOf(response.job_id()), 1u);
   EXPECT_EQ(response.batches_per_epoch_per_rank(), 5u);
 
   // Errors keep their code and message across the wire.

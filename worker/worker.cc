@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/ids.h"
 #include "common/logging.h"
 #include "common/retry.h"
 
@@ -59,7 +60,7 @@ absl::Status Worker::Register() {
     heartbeat_interval_ = absl::Milliseconds(std::max<uint32_t>(1, response->heartbeat_interval_ms()));
   }
   producer_.set_worker_id(response->worker_id());
-  STOKER_LOG(INFO) << "registered as worker " << response->worker_id() << " at "
+  STOKER_LOG(INFO) << "registered as worker " << ShortId(response->worker_id()) << " at "
                    << request.address();
   return absl::OkStatus();
 }
@@ -269,21 +270,19 @@ void Worker::Heartbeat() {
     }
     return;
   }
-  const bool not_found = response.status().code() == absl::StatusCode::kNotFound;
   {
-    // Not reported: keep for the next heartbeat. A coordinator that forgot this worker forgot
-    // its leases too (it lost its state, or gave them away): the reports are dropped, since a
-    // job id of the old state may now name another job (the clients' own consumed reports
-    // complete the tasks they received), and there is nothing to hand back.
+    // Not reported: keep for the next heartbeat. Reports are harmless whoever gets them: a
+    // delivered report only releases a lease held by the id it names, hand-backs only touch
+    // leases of that id, and ids never repeat across coordinator incarnations.
     absl::MutexLock lock(&mu_);
     coordinator_reachable_ = false;  // back to the heartbeat interval until one succeeds
-    if (!not_found) {
-      delivered_.insert(delivered_.end(), request.delivered().begin(), request.delivered().end());
-      returned_.insert(returned_.end(), request.returned().begin(), request.returned().end());
-    }
+    delivered_.insert(delivered_.end(), request.delivered().begin(), request.delivered().end());
+    returned_.insert(returned_.end(), request.returned().begin(), request.returned().end());
   }
-  if (not_found) {
-    STOKER_LOG(WARNING) << "coordinator does not know this worker; registering again";
+  const absl::StatusCode code = response.status().code();
+  if (code == absl::StatusCode::kNotFound || code == absl::StatusCode::kFailedPrecondition) {
+    STOKER_LOG(WARNING) << "coordinator refused this worker's id (" << response.status()
+                        << "); registering again";
     if (absl::Status status = Register(); !status.ok()) {
       STOKER_LOG(WARNING) << "register failed: " << status;
     }

@@ -8,10 +8,11 @@
 // coordinator for that many tasks of the session's (job, rank) and hands them to the producers;
 // finished batches go to the session's stream. A session that got no task backs off (5 ms
 // doubling up to config.max_lease_poll) so that an idle worker does not spin. Tasks the client
-// acknowledged are reported as delivered with the next heartbeat; a heartbeat answered NOT_FOUND
-// (the coordinator forgot this worker) makes the worker register again and drops the reports it
-// carried: they are about leases of the forgotten registration, and after a coordinator lost its
-// state a job id may name another job (clients report what they received themselves).
+// acknowledged are reported as delivered with the next heartbeat, which releases their leases
+// (only the client's own consumed report completes a task). A heartbeat answered NOT_FOUND (the
+// coordinator forgot this worker) or FAILED_PRECONDITION (its id is of a coordinator
+// incarnation that lost its state, common/ids.h) makes the worker register again; unsent
+// reports are kept and sent with the next heartbeat, where they touch nothing they should not.
 //
 // Hand-back: the worker remembers which session each leased task is for until the client acks
 // it. When a stream ends (client half-close, cancel, broken connection) its unacknowledged tasks
