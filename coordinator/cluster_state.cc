@@ -44,6 +44,8 @@ absl::Status ClusterState::Apply(const StateUpdate& update) {
       return ApplyReleaseLeases(update.release_leases());
     case StateUpdate::kStartIncarnation:
       return ApplyStartIncarnation(update.start_incarnation());
+    case StateUpdate::kRetireJob:
+      return ApplyRetireJob(update.retire_job());
     case StateUpdate::UPDATE_NOT_SET:
       break;
   }

@@ -120,6 +120,7 @@ class ClusterState {
   //   release_leases    the listed tasks leased to the worker stay leased until their expiry
   //                     but no longer to the worker (its client has them; only complete_tasks
   //                     makes them done). Others are ignored.
+  //   retire_job        forgets the job: its progress, leases (and their indexes) and name.
   //   start_incarnation sets the incarnation (common/ids.h); INVALID_ARGUMENT for 0,
   //                     FAILED_PRECONDITION when the state has one.
   //   resume_rank       revokes the rank's leases (reported to their workers as drop_leases) and
@@ -229,6 +230,7 @@ class ClusterState {
   absl::Status ApplyReturnLeases(const stoker::v1::ReturnLeasesUpdate& update);
   absl::Status ApplyReleaseLeases(const stoker::v1::ReleaseLeasesUpdate& update);
   absl::Status ApplyStartIncarnation(const stoker::v1::StartIncarnationUpdate& update);
+  absl::Status ApplyRetireJob(const stoker::v1::RetireJobUpdate& update);
   absl::Status ApplyRestore(const stoker::v1::Snapshot& snapshot);
   absl::Status ApplyResumeRank(const stoker::v1::ResumeRankUpdate& update);
 

@@ -1,5 +1,6 @@
 // ClusterState: leases (lease_tasks, remove_worker, expire_leases, return_leases,
-// release_leases) and their indexes by expiry and by worker. See cluster_state.h.
+// release_leases, and retire_job, which drops a job's leases) and their indexes by expiry and by
+// worker. See cluster_state.h.
 
 #include <set>
 #include <tuple>
@@ -134,6 +135,21 @@ absl::Status ClusterState::ApplyReleaseLeases(const stoker::v1::ReleaseLeasesUpd
                                              {job.record.id, rank, lease->first});
                           lease->second.worker_id = kReleased;
                         });
+}
+
+absl::Status ClusterState::ApplyRetireJob(const stoker::v1::RetireJobUpdate& update) {
+  auto job = jobs_.find(update.job_id());
+  if (job == jobs_.end()) {
+    return absl::NotFoundError(absl::StrCat("retire_job: job ", update.job_id(), ": no such job"));
+  }
+  for (auto& [rank, progress] : job->second.ranks) {
+    while (!progress.leased.empty()) {
+      EraseLease(update.job_id(), rank, progress, progress.leased.begin());
+    }
+  }
+  job_ids_by_name_.erase(job->second.record.name);
+  jobs_.erase(job);
+  return absl::OkStatus();
 }
 
 void ClusterState::RequeueLease(const JobRecord& job, uint32_t rank, RankProgress& progress,

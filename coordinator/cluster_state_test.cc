@@ -73,6 +73,21 @@ TEST_F(ClusterStateTest, CreateJobTakesItsGeometryFromTheUpdateAndOpensNothing) 
   EXPECT_EQ(state_.num_jobs(), 2u);
 }
 
+TEST_F(ClusterStateTest, RetireJobForgetsItsProgressLeasesAndName) {
+  ASSERT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 0), Task(0, 2)}, 100)), IsOk());
+  StateUpdate retire;
+  retire.mutable_retire_job()->set_job_id(kJob);
+  ASSERT_THAT(state_.Apply(retire), IsOk());
+  EXPECT_EQ(state_.FindJob(kJob), nullptr);
+  EXPECT_EQ(state_.FindJobByName("job"), nullptr);
+  EXPECT_THAT(state_.LeasesOf(kWorkerA), IsEmpty());
+  EXPECT_FALSE(state_.EarliestLeaseExpiry().has_value());
+  EXPECT_THAT(state_.Apply(retire), StatusIs(absl::StatusCode::kNotFound, HasSubstr("retire_job")));
+  ASSERT_THAT(state_.Apply(Remove(kWorkerA)), IsOk());  // no stale index entry to trip on
+  ASSERT_THAT(state_.Apply(CreateJob(kJob + 1, "job", SmallJobSpec())), IsOk());  // name free
+  EXPECT_EQ(state_.MakeSnapshot().jobs_size(), 1);
+}
+
 TEST_F(ClusterStateTest, EmptyUpdateIsInvalid) {
   EXPECT_THAT(state_.Apply(StateUpdate()),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no update")));

@@ -56,6 +56,7 @@ bool IsDurable(const StateUpdate& update) {
     case StateUpdate::kRestore:
     case StateUpdate::kResumeRank:
     case StateUpdate::kStartIncarnation:
+    case StateUpdate::kRetireJob:
       return true;
     default:
       return false;
@@ -218,6 +219,7 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
     STOKER_LOG(INFO) << "job " << job_id << " rank " << request.rank() << " resumed at epoch "
                      << args.start.epoch() << " with " << batches.size() << " batches of it left";
   }
+  job_heard_[job->id] = clock_->Now();
   stoker::v1::OpenJobResponse response;
   *response.mutable_start() = args.start;
   response.set_job_id(job->id);
@@ -283,6 +285,9 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
   stoker::v1::WorkerHeartbeatResponse response;
   for (TaskId& task : state_.RevokedLeases(worker_id)) {
     *response.add_drop_leases() = std::move(task);
+  }
+  for (uint64_t job_id : request.jobs()) {
+    if (state_.FindJob(job_id) == nullptr) response.add_retired_jobs(job_id);
   }
   StateUpdate heartbeat;
   heartbeat.mutable_worker_heartbeat()->set_worker_id(worker_id);
@@ -403,6 +408,7 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
   RETURN_IF_ERROR(HedgeOverdueLocked(request, *job));
   board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(),
                       clock_->Now());
+  job_heard_[job->id] = clock_->Now();
   stoker::v1::ClientHeartbeatResponse response;
   for (const WorkerRecord* worker : state_.Workers()) {
     if (!worker->private_to_client.empty() && worker->private_to_client != request.client_id()) {
@@ -450,6 +456,7 @@ void Coordinator::CheckLiveness() {
 
 void Coordinator::CheckLivenessLocked() {
   const absl::Time now = clock_->Now();
+  RetireIdleJobsLocked(now);
   for (uint64_t worker_id :
        state_.WorkersSilentSince(absl::ToUnixMillis(now - config_.worker_timeout))) {
     STOKER_LOG(WARNING) << "worker " << worker_id << " missed heartbeats for longer than "
@@ -486,9 +493,13 @@ absl::Status Coordinator::CompleteTasksLocked(const stoker::v1::CompleteTasksUpd
   return ApplyUpdate(wrapped);
 }
 
+bool Coordinator::HedgeIsStaleLocked(const TaskId& task) const {
+  return state_.IsTaskDone(task) || state_.FindJob(task.job_id()) == nullptr;
+}
+
 absl::Status Coordinator::HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request,
                                              const JobRecord& job) {
-  hedges_.Prune([this](const TaskId& task) { return state_.IsTaskDone(task); });
+  hedges_.Prune([this](const TaskId& task) { return HedgeIsStaleLocked(task); });
   const int count = std::min(request.overdue_size(), kMaxOverdue);
   for (int i = 0; i < count; ++i) {
     const TaskId& task = request.overdue(i);

@@ -157,7 +157,10 @@ class Coordinator {
   stoker::v1::GetStatusResponse GetStatus();
 
   // Removes workers silent for longer than worker_timeout (their leases return to pending),
-  // then returns expired leases to pending.
+  // returns expired leases to pending, and retires jobs (finished or abandoned) none of whose
+  // clients heartbeated for job_idle_timeout: a journaled retire_job forgets the job (its name
+  // may then be opened again as a new job), and workers that report holding it are told in
+  // WorkerHeartbeatResponse.retired_jobs.
   void CheckLiveness();
 
   const CoordinatorConfig& config() const { return config_; }
@@ -226,6 +229,11 @@ class Coordinator {
   // Overdue tasks looked at per heartbeat (the rest are ignored).
   static constexpr int kMaxOverdue = 64;
   void CheckLivenessLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Retires (journaled) every job none of whose clients was heard from for job_idle_timeout.
+  void RetireIdleJobsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A backup lease is no longer wanted: its task is done or its job is gone.
+  bool HedgeIsStaleLocked(const stoker::v1::TaskId& task) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Picks a random incarnation (common/ids.h) when the state has none; durable.
   void StartIncarnationLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RemoveWorkerLocked(uint64_t worker_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -241,6 +249,9 @@ class Coordinator {
   // next probe; and the last probe's error per job (soft state, for ClientHeartbeat).
   std::map<uint64_t, absl::Time> unprobed_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, std::string> data_errors_ ABSL_GUARDED_BY(mu_);
+  // When each job was last opened or heard from by a client (soft state; recovered jobs count
+  // from the recovery), for retiring idle ones.
+  std::map<uint64_t, absl::Time> job_heard_ ABSL_GUARDED_BY(mu_);
   ClusterState state_ ABSL_GUARDED_BY(mu_);
   StatusBoard board_ ABSL_GUARDED_BY(mu_);
   HedgeBook hedges_ ABSL_GUARDED_BY(mu_);  // backup leases of overdue tasks (soft state)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "common/ids.h"
 #include "common/logging.h"
@@ -254,6 +255,7 @@ void Worker::Heartbeat() {
   {
     absl::MutexLock lock(&mu_);
     request.set_worker_id(worker_id_);
+    for (const auto& [job_id, job] : jobs_) request.add_jobs(job_id);
     for (pb::TaskId& task : delivered_) *request.add_delivered() = std::move(task);
     delivered_.clear();
     for (pb::TaskId& task : returned_) *request.add_returned() = std::move(task);
@@ -261,6 +263,15 @@ void Worker::Heartbeat() {
   }
   absl::StatusOr<pb::WorkerHeartbeatResponse> response = coordinator_->WorkerHeartbeat(request);
   if (response.ok()) {
+    std::vector<std::shared_ptr<StreamSession>> ending;
+    absl::Cleanup end_streams = [&ending] {  // outside the lock: ending calls into gRPC
+      for (const std::shared_ptr<StreamSession>& session : ending) {
+        session->End(absl::NotFoundError(absl::StrCat(
+            "job ", ShortId(session->job()->job_id()),
+            " was retired by the coordinator (finished, or no client heartbeat for its idle "
+            "timeout): open it again")));
+      }
+    };
     absl::MutexLock lock(&mu_);
     coordinator_reachable_ = true;
     for (const pb::TaskId& task : response->drop_leases()) held_.erase(KeyOf(task));
@@ -268,6 +279,7 @@ void Worker::Heartbeat() {
       STOKER_LOG(INFO) << "coordinator revoked " << response->drop_leases_size()
                        << " expired leases of this worker";
     }
+    ending = EvictJobsLocked(response->retired_jobs());
     return;
   }
   {
@@ -291,6 +303,26 @@ void Worker::Heartbeat() {
   }
 }
 
+std::vector<std::shared_ptr<StreamSession>> Worker::EvictJobsLocked(
+    const google::protobuf::RepeatedField<uint64_t>& retired) {
+  std::vector<std::shared_ptr<StreamSession>> ending;
+  for (uint64_t job_id : retired) {
+    auto job = jobs_.find(job_id);
+    if (job == jobs_.end()) continue;
+    job->second->Retire();  // queued work of it is dropped
+    jobs_.erase(job);
+    // Its leases went with it: nothing to hand back or report.
+    held_.erase(held_.lower_bound({job_id, 0, 0}), held_.lower_bound({job_id + 1, 0, 0}));
+    const size_t before = ending.size();
+    for (const std::shared_ptr<StreamSession>& session : sessions_) {
+      if (session->job()->job_id() == job_id) ending.push_back(session);
+    }
+    STOKER_LOG(INFO) << "dropped job " << ShortId(job_id) << ", retired by the coordinator ("
+                     << ending.size() - before << " streams to end)";
+  }
+  return ending;
+}
+
 void Worker::LeaseLoop() {
   while (true) {
     std::vector<std::shared_ptr<StreamSession>> sessions;
@@ -303,7 +335,9 @@ void Worker::LeaseLoop() {
     const absl::Time now = clock_->Now();
     absl::Time next_poll = now + config_.max_lease_poll;
     for (const auto& session : sessions) {
-      const uint32_t wanted = session->WantedTasks(now, &next_poll);
+      // Never more than the producer's bounded queue takes.
+      const uint32_t wanted = static_cast<uint32_t>(
+          std::min<size_t>(session->WantedTasks(now, &next_poll), producer_.room()));
       if (wanted > 0) LeaseFor(session, wanted);
     }
     absl::MutexLock lock(&mu_);

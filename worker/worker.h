@@ -14,6 +14,12 @@
 // incarnation that lost its state, common/ids.h) makes the worker register again; unsent
 // reports are kept and sent with the next heartbeat, where they touch nothing they should not.
 //
+// Job lifecycle: every heartbeat lists the jobs the worker holds a context for (source, pipeline,
+// epoch plans); the coordinator answers with those it retired (finished or abandoned), and the
+// worker drops their contexts, forgets their held tasks and ends their streams with NOT_FOUND, so
+// its memory follows the jobs alive, not every job it ever served. The producer queue is bounded
+// (BatchProducer::capacity) and the lease loop leases no more than it has room for.
+//
 // Hand-back: the worker remembers which session each leased task is for until the client acks
 // it. When a stream ends (client half-close, cancel, broken connection) its unacknowledged tasks
 // are handed back at once in a heartbeat's `returned` (sent right away, not at the next
@@ -105,6 +111,10 @@ class Worker {
   void HeartbeatLoop();
   void Heartbeat();
   void LeaseLoop();
+  // Drops the contexts and held tasks of jobs the coordinator retired; returns their streams,
+  // for the caller to end once it released the lock.
+  std::vector<std::shared_ptr<StreamSession>> EvictJobsLocked(
+      const google::protobuf::RepeatedField<uint64_t>& retired) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_t wanted);
   void Wake();
   using TaskKey = std::tuple<uint64_t, uint32_t, uint64_t>;  // job, epoch, batch index

@@ -1,10 +1,12 @@
-// Coordinator: recovery from the store (replay, upgrade of format-1 journals) and the probe of
-// recovered jobs' datasets. See coordinator.h (Recover, ProbeDatasets).
+// Coordinator: a job's life outside the RPCs: recovery from the store (replay, upgrade of
+// format-1 journals), the probe of recovered jobs' datasets, and the retirement of idle jobs.
+// See coordinator.h (Recover, ProbeDatasets, CheckLiveness).
 
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/ids.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "coordinator/coordinator.h"
@@ -12,6 +14,7 @@
 namespace stoker {
 
 using stoker::v1::StateUpdate;
+using stoker::v1::TaskId;
 
 absl::Status Coordinator::UpgradeCreateJob(size_t record, stoker::v1::CreateJobUpdate& job) {
   if (job.has_geometry()) return absl::OkStatus();
@@ -62,6 +65,7 @@ absl::Status Coordinator::Recover() {
   }
   for (const JobRecord* job : state_.Jobs()) {
     if (!state_.JobFinished(job->id)) unprobed_[job->id] = now;
+    job_heard_[job->id] = now;  // its clients get a full job_idle_timeout, as workers do
   }
   StartIncarnationLocked();  // a new or pre-incarnation journal: journaled by the Compact below
   STOKER_LOG(INFO) << "recovered " << updates.size() << " journal records: " << state_.num_jobs()
@@ -122,6 +126,34 @@ void Coordinator::ProbeDatasets() {
     data_errors_[job.id] = error;
     unprobed_[job.id] = now + kProbeInterval;
   }
+}
+
+void Coordinator::RetireIdleJobsLocked(absl::Time now) {
+  std::vector<uint64_t> idle;
+  for (const auto& [job_id, heard] : job_heard_) {
+    if (heard + config_.job_idle_timeout <= now) idle.push_back(job_id);
+  }
+  for (uint64_t job_id : idle) {
+    const JobRecord* job = state_.FindJob(job_id);
+    if (job == nullptr) {
+      job_heard_.erase(job_id);
+      continue;
+    }
+    STOKER_LOG(INFO) << "retiring job " << ShortId(job_id) << " '" << job->name << "' ("
+                     << (state_.JobFinished(job_id) ? "finished" : "abandoned")
+                     << "): no client heartbeat for "
+                     << absl::FormatDuration(config_.job_idle_timeout);
+    StateUpdate update;
+    update.mutable_retire_job()->set_job_id(job_id);
+    if (absl::Status status = ApplyUpdate(update); !status.ok()) {
+      STOKER_LOG(ERROR) << "retiring job " << job_id << ": " << status;
+    }
+    job_heard_.erase(job_id);
+    unprobed_.erase(job_id);
+    data_errors_.erase(job_id);
+    board_.ForgetJob(job_id);
+  }
+  if (!idle.empty()) hedges_.Prune([this](const TaskId& task) { return HedgeIsStaleLocked(task); });
 }
 
 }  // namespace stoker

@@ -1,6 +1,6 @@
-// Recovery without the outside world (issue 16): replay never opens a dataset; a job whose data
-// is gone is recovered and its clients are told; format-1 journals are upgraded or refused by
-// name.
+// A job's life outside the RPCs (issue 16): replay never opens a dataset; a job whose data is
+// gone is recovered and its clients are told; format-1 journals are upgraded or refused by name;
+// ids of a lost state are refused; idle jobs are retired and workers told.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -57,7 +57,7 @@ pb::ClientHeartbeatRequest ClientBeat(uint64_t job_id) {
   return request;
 }
 
-class CoordinatorRecoveryTest : public ::testing::Test {
+class CoordinatorLifecycleTest : public ::testing::Test {
  protected:
   // Opens `spec` as "job", registers a worker, leases and completes a task, all journaled.
   uint64_t RunSomeOfJob(const pb::JobSpec& spec) {
@@ -85,7 +85,7 @@ class CoordinatorRecoveryTest : public ::testing::Test {
   CoordinatorConfig config_ = TestCoordinatorConfig();
 };
 
-TEST_F(CoordinatorRecoveryTest, ReplayOpensNoDatasetAndTheProbeTellsTheClients) {
+TEST_F(CoordinatorLifecycleTest, ReplayOpensNoDatasetAndTheProbeTellsTheClients) {
   const uint64_t job_id = RunSomeOfJob(SmallJobSpec(/*world_size=*/1));
   FakeDataServer server;
   server.down = true;  // every call of the factory fails
@@ -123,7 +123,7 @@ TEST_F(CoordinatorRecoveryTest, ReplayOpensNoDatasetAndTheProbeTellsTheClients) 
   EXPECT_EQ(server.calls, 2);
 }
 
-TEST_F(CoordinatorRecoveryTest, JobWhoseShardsWereRemovedIsRecoveredAndReportsIt) {
+TEST_F(CoordinatorLifecycleTest, JobWhoseShardsWereRemovedIsRecoveredAndReportsIt) {
   testing::TempDir data;
   pb::JobSpec spec = SmallJobSpec(/*world_size=*/1);
   spec.mutable_dataset()->mutable_shards()->set_manifest(
@@ -145,7 +145,7 @@ TEST_F(CoordinatorRecoveryTest, JobWhoseShardsWereRemovedIsRecoveredAndReportsIt
   EXPECT_THAT(beat->data_error(), HasSubstr("manifest"));
 }
 
-TEST_F(CoordinatorRecoveryTest, ADatasetThatChangedSizeIsReported) {
+TEST_F(CoordinatorLifecycleTest, ADatasetThatChangedSizeIsReported) {
   const uint64_t job_id = RunSomeOfJob(SmallJobSpec(1));
   FileJournal journal(path_);
   Coordinator coordinator(config_, &clock_, &journal, [](const pb::DatasetSpec& spec, uint64_t) {
@@ -169,7 +169,7 @@ void WriteFormat1Journal(const std::string& path) {
   testing::WriteFile(path, std::string("STKJRNL1") + FileJournal::Frame(create));
 }
 
-TEST_F(CoordinatorRecoveryTest, Format1JournalIsUpgradedWhenItsDatasetOpens) {
+TEST_F(CoordinatorLifecycleTest, Format1JournalIsUpgradedWhenItsDatasetOpens) {
   WriteFormat1Journal(path_);
   {
     FileJournal journal(path_);
@@ -197,7 +197,7 @@ TEST_F(CoordinatorRecoveryTest, Format1JournalIsUpgradedWhenItsDatasetOpens) {
   EXPECT_EQ(SerialOf(fresh->job_id()), 1u);
 }
 
-TEST_F(CoordinatorRecoveryTest, Format1JournalWithItsDatasetGoneIsAClearError) {
+TEST_F(CoordinatorLifecycleTest, Format1JournalWithItsDatasetGoneIsAClearError) {
   WriteFormat1Journal(path_);
   FakeDataServer server;
   server.down = true;
@@ -208,14 +208,14 @@ TEST_F(CoordinatorRecoveryTest, Format1JournalWithItsDatasetGoneIsAClearError) {
                        HasSubstr("journal record 0 (job 1 'old') is of journal format 1")));
 }
 
-TEST_F(CoordinatorRecoveryTest, AJournalOfANewerFormatIsRefusedNamingTheVersion) {
+TEST_F(CoordinatorLifecycleTest, AJournalOfANewerFormatIsRefusedNamingTheVersion) {
   testing::WriteFile(path_, "STKJRNL7");
   FileJournal journal(path_);
   EXPECT_THAT(journal.Load(), StatusIs(absl::StatusCode::kFailedPrecondition,
                                        HasSubstr("format version '7'")));
 }
 
-TEST_F(CoordinatorRecoveryTest, AJournaledRestartKeepsTheIncarnation) {
+TEST_F(CoordinatorLifecycleTest, AJournaledRestartKeepsTheIncarnation) {
   const uint64_t job_id = RunSomeOfJob(SmallJobSpec(1));
   FileJournal journal(path_);
   Coordinator coordinator(config_, &clock_, &journal);
@@ -284,6 +284,70 @@ TEST(CoordinatorIncarnationTest, AStaleWorkersReportsToARestartedCoordinatorAreR
   // An unknown id of this incarnation is plain NOT_FOUND.
   get.set_job_id(job->job_id() + 1);
   EXPECT_THAT(restarted.GetJob(get), StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
+}
+
+TEST_F(CoordinatorLifecycleTest, AnIdleJobIsRetiredDurablyAndWorkersAreTold) {
+  config_.job_idle_timeout = absl::Seconds(60);
+  config_.worker_timeout = absl::Seconds(45);  // the worker outlives the 20 s steps
+  uint64_t idle_job = 0, live_job = 0;
+  {
+    FileJournal journal(path_);
+    Coordinator coordinator(config_, &clock_, &journal);
+    ASSERT_THAT(coordinator.Recover(), IsOk());
+    auto idle = coordinator.OpenJob(Open("idle", SmallJobSpec(1)));
+    auto live = coordinator.OpenJob(Open("live", SmallJobSpec(1)));
+    ASSERT_THAT(idle, IsOk());
+    ASSERT_THAT(live, IsOk());
+    idle_job = idle->job_id();
+    live_job = live->job_id();
+    const uint64_t worker = RegisterTestWorker(coordinator, "w:1", 1);
+    pb::LeaseTasksRequest lease;
+    lease.set_worker_id(worker);
+    lease.set_job_id(idle_job);
+    lease.set_max_tasks(2);
+    ASSERT_THAT(coordinator.LeaseTasks(lease), IsOk());
+    for (int i = 0; i < 4; ++i) {  // only "live" hears from its client
+      clock_.Advance(absl::Seconds(20));
+      ASSERT_THAT(coordinator.ClientHeartbeat(ClientBeat(live_job)), IsOk());
+      pb::WorkerHeartbeatRequest beat;
+      beat.set_worker_id(worker);
+      beat.add_jobs(idle_job);
+      beat.add_jobs(live_job);
+      auto told = coordinator.WorkerHeartbeat(beat);
+      ASSERT_THAT(told, IsOk());
+      // Idle for 20 s, 40 s: kept; for 60 s (job_idle_timeout) and more: retired.
+      if (i < 2) {
+        EXPECT_THAT(told->retired_jobs(), IsEmpty()) << i;
+      } else {
+        EXPECT_THAT(told->retired_jobs(), ::testing::ElementsAre(idle_job)) << i;
+      }
+    }
+    coordinator.InspectState([&](const ClusterState& state) {
+      EXPECT_EQ(state.FindJob(idle_job), nullptr);
+      EXPECT_EQ(state.FindJobByName("idle"), nullptr);
+      EXPECT_THAT(state.LeasesOf(worker), IsEmpty());
+      EXPECT_FALSE(state.EarliestLeaseExpiry().has_value());
+    });
+    EXPECT_THAT(coordinator.ClientHeartbeat(ClientBeat(idle_job)),
+                StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
+  }
+  FileJournal journal(path_);  // the retirement was journaled
+  Coordinator coordinator(config_, &clock_, &journal);
+  ASSERT_THAT(coordinator.Recover(), IsOk());
+  coordinator.InspectState([&](const ClusterState& state) {
+    EXPECT_EQ(state.FindJob(idle_job), nullptr);
+    EXPECT_NE(state.FindJob(live_job), nullptr);
+  });
+  auto reopened = coordinator.OpenJob(Open("idle", SmallJobSpec(1)));  // a new job of that name
+  ASSERT_THAT(reopened, IsOk());
+  EXPECT_NE(reopened->job_id(), idle_job);
+}
+
+TEST(CoordinatorConfigTest, JobIdleTimeoutMustBePositive) {
+  CoordinatorConfig config = TestCoordinatorConfig();
+  config.job_idle_timeout = absl::ZeroDuration();
+  EXPECT_THAT(config.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("job_idle_timeout")));
 }
 
 }  // namespace
