@@ -56,7 +56,7 @@ class Job:
     """The bench client's job flags; small 32x32 images and a cheap pipeline."""
 
     def __init__(self, name, num_samples=384, batch_size=8, epochs=1, world_size=1,
-                 step_ms=15, pipeline="to_float"):
+                 step_ms=15, pipeline="to_float", shuffle="none"):
         self.name = name
         self.num_samples = num_samples
         self.batch_size = batch_size
@@ -64,6 +64,7 @@ class Job:
         self.world_size = world_size
         self.step_ms = step_ms
         self.pipeline = pipeline
+        self.shuffle = shuffle
 
     @property
     def batches_per_epoch(self):
@@ -72,7 +73,8 @@ class Job:
     def flags(self):
         return [f"--job={self.name}", f"--num-samples={self.num_samples}", "--height=32",
                 "--width=32", f"--batch-size={self.batch_size}", f"--epochs={self.epochs}",
-                f"--world-size={self.world_size}", "--shuffle=none", f"--pipeline={self.pipeline}",
+                f"--world-size={self.world_size}", f"--shuffle={self.shuffle}",
+                f"--pipeline={self.pipeline}",
                 f"--step-ms={self.step_ms}", "--prefetch-mb=1"]
 
 
@@ -130,7 +132,7 @@ class Cluster:
             return int(f.read().strip())
 
     # --- coordinator ---
-    def start_coordinator(self, journal=True, expect_fail=False):
+    def start_coordinator(self, journal=True, expect_fail=False, extra=()):
         port_file = os.path.join(self.dir, "coordinator.port")
         if os.path.exists(port_file):
             os.remove(port_file)
@@ -140,6 +142,7 @@ class Cluster:
                 f"--worker-timeout-ms={self.worker_timeout_ms}", "--lease-duration-ms=5000"]
         if journal:
             argv.append(f"--journal={self.journal}")
+        argv += list(extra)
         self.coordinator = self._spawn("coordinator", argv)
         if expect_fail:
             try:
@@ -212,6 +215,14 @@ class Cluster:
         proc = self._spawn(tag, argv)
         self.clients[tag] = (proc, dump)
         return proc
+
+    def rss_kib(self, name):
+        """Resident memory of a started process (VmRSS, KiB)."""
+        with open(f"/proc/{self.workers[name].pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise ChaosError(f"{name} has no VmRSS")
 
     def delivered(self, tag):
         dump = self.clients[tag][1]
