@@ -23,7 +23,11 @@
 //   Limitation: a corrupted length that points past the end of file reads as a torn tail.
 //
 // Durability: Add buffers a record; Sync writes the buffer and fdatasyncs it, one caller doing
-// the write for every caller waiting (group commit). Compact writes a one-record journal (the
+// the write for every caller waiting (group commit). A failed write or fdatasync (an I/O
+// error: INTERNAL; a full disk: RESOURCE_EXHAUSTED, both naming the file) latches: every later
+// Sync and Compact fails with that error too, so the coordinator never replies as if a change
+// were durable after the file may have lost it; it must be restarted (replay then recovers to
+// the last whole record). All file access goes through a JournalEnv (journal_env.h). Compact writes a one-record journal (the
 // snapshot) to "<path>.tmp", fsyncs it, renames it over <path> and fsyncs the directory, so a
 // crash leaves either the old journal or the new one.
 //
@@ -38,6 +42,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "coordinator/journal_env.h"
 #include "coordinator/state_store.h"
 
 namespace stoker {
@@ -52,14 +57,16 @@ class FileJournal : public StateStore {
   static constexpr size_t kHeaderBytes = 8;
   static constexpr uint32_t kMaxRecordBytes = 64u << 20;
 
-  // A journal at `path`; nothing is read or created until Load.
-  explicit FileJournal(std::string path);
+  // A journal at `path`, read and written through `env` (which outlives it); nothing is read or
+  // created until Load.
+  explicit FileJournal(std::string path, JournalEnv* env = PosixJournalEnv());
   ~FileJournal() override;
   FileJournal(const FileJournal&) = delete;
   FileJournal& operator=(const FileJournal&) = delete;
 
   // See StateStore::Load and the recovery rules above. Also INTERNAL when the file cannot be
-  // read, created or truncated (the message names it and errno).
+  // read, created or truncated (the message names it and errno), RESOURCE_EXHAUSTED when the
+  // disk is full.
   absl::StatusOr<std::vector<stoker::v1::StateUpdate>> Load() override;
   uint64_t Add(const stoker::v1::StateUpdate& update) override;
   uint64_t last_added() const override;
@@ -79,8 +86,9 @@ class FileJournal : public StateStore {
   static bool SyncDoneOrFree(SyncWait* wait);
 
   const std::string path_;
+  JournalEnv* const env_;
   mutable absl::Mutex mu_;
-  int fd_ ABSL_GUARDED_BY(mu_) = -1;
+  std::unique_ptr<WritableFile> file_ ABSL_GUARDED_BY(mu_);  // set by Load, replaced by Compact
   std::string pending_ ABSL_GUARDED_BY(mu_);  // framed records not yet written
   uint64_t added_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t durable_ ABSL_GUARDED_BY(mu_) = 0;
