@@ -19,7 +19,7 @@ size_t PoolSize(uint32_t threads) { return size_t{threads} * 2 + 4; }
 
 }  // namespace
 
-Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorApi> coordinator, Clock* clock)
+Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinator, Clock* clock)
     : config_(std::move(config)),
       coordinator_(std::move(coordinator)),
       clock_(clock),

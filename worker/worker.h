@@ -48,7 +48,7 @@
 #include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/worker.pb.h"
 #include "worker/batch_producer.h"
-#include "worker/coordinator_api.h"
+#include "coordinator/coordinator_client.h"
 #include "worker/stream_session.h"
 #include "worker/worker_config.h"
 
@@ -58,7 +58,7 @@ namespace stoker {
 class Worker {
  public:
   // REQUIRES: config.Validate() is OK.
-  Worker(WorkerConfig config, std::unique_ptr<CoordinatorApi> coordinator, Clock* clock);
+  Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinator, Clock* clock);
   ~Worker();
 
   // Registers as `advertise_address` (retrying while the coordinator is UNAVAILABLE, per
@@ -121,7 +121,7 @@ class Worker {
   static TaskKey KeyOf(const stoker::v1::TaskId& task);
 
   const WorkerConfig config_;
-  const std::unique_ptr<CoordinatorApi> coordinator_;
+  const std::unique_ptr<CoordinatorClient> coordinator_;
   Clock* const clock_;
   BatchMessagePool pool_;
   BatchProducer producer_;
