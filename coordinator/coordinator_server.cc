@@ -119,6 +119,7 @@ void CoordinatorServer::Stop() {
   impl_->server->Shutdown(std::chrono::system_clock::now() +
                           absl::ToChronoMilliseconds(kShutdownGrace));
   impl_->server->Wait();
+  impl_->service.Stop();
   if (impl_->liveness_thread.joinable()) impl_->liveness_thread.join();
   // Every RPC syncs before replying; this covers anything added after the last one.
   if (impl_->store != nullptr) {
