@@ -9,6 +9,10 @@ class RealClock : public Clock {
  public:
   absl::Time Now() override { return absl::Now(); }
   void SleepFor(absl::Duration d) override { absl::SleepFor(d); }
+  bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
+                         absl::Time deadline) override {
+    return mu->AwaitWithDeadline(cond, deadline);
+  }
 };
 
 }  // namespace
@@ -38,6 +42,51 @@ void FakeClock::SleepFor(absl::Duration d) {
   --sleepers_;
 }
 
+namespace {
+
+// AwaitWithDeadline's wait: the caller's condition, or the fake time moved.
+struct FakeWait {
+  const absl::Condition* cond;
+  const std::atomic<uint64_t>* generation;
+  uint64_t seen;
+  static bool Done(FakeWait* wait) {
+    return wait->cond->Eval() || wait->generation->load() != wait->seen;
+  }
+};
+
+}  // namespace
+
+void FakeClock::AddSleepers(int n) {
+  absl::MutexLock lock(&mu_);
+  sleepers_ += n;
+}
+
+bool FakeClock::AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
+                                  absl::Time deadline) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  // (Un)registering takes waiters_mu_, which Advance holds while it locks waiters' mutexes:
+  // never while holding `mu`.
+  mu->Unlock();
+  {
+    absl::MutexLock lock(&waiters_mu_);
+    waiters_.insert(mu);
+  }
+  AddSleepers(1);
+  mu->Lock();
+  while (!cond.Eval()) {
+    FakeWait wait{&cond, &generation_, generation_.load()};
+    if (Now() >= deadline) break;
+    mu->Await(absl::Condition(&FakeWait::Done, &wait));
+  }
+  mu->Unlock();
+  AddSleepers(-1);
+  {
+    absl::MutexLock lock(&waiters_mu_);
+    waiters_.erase(waiters_.find(mu));
+  }
+  mu->Lock();
+  return cond.Eval();
+}
+
 void FakeClock::AwaitSleepers(int n) {
   absl::MutexLock lock(&mu_);
   auto enough = [this, n]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return sleepers_ >= n; };
@@ -45,8 +94,17 @@ void FakeClock::AwaitSleepers(int n) {
 }
 
 void FakeClock::Advance(absl::Duration d) {
-  absl::MutexLock lock(&mu_);
-  now_ += d;
+  {
+    absl::MutexLock lock(&mu_);
+    now_ += d;
+  }
+  ++generation_;
+  // Wake AwaitWithDeadline's waiters: releasing their mutex makes absl re-check the condition.
+  absl::MutexLock lock(&waiters_mu_);
+  for (absl::Mutex* mu : waiters_) {
+    mu->Lock();
+    mu->Unlock();
+  }
 }
 
 }  // namespace stoker

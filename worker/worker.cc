@@ -88,7 +88,7 @@ void Worker::Drain(absl::Duration deadline) {
     STOKER_LOG(INFO) << "draining: " << held_.size() << " tasks held, " << sessions_.size()
                      << " streams";
     auto delivered = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return held_.empty(); };
-    mu_.AwaitWithTimeout(absl::Condition(&delivered), until - clock_->Now());
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&delivered), until);
     sessions = sessions_;
   }
   for (const auto& session : sessions) {
@@ -98,8 +98,8 @@ void Worker::Drain(absl::Duration deadline) {
     // Streams end asynchronously; each hands back what it held as it closes.
     absl::MutexLock lock(&mu_);
     auto closed = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return sessions_.empty(); };
-    mu_.AwaitWithTimeout(absl::Condition(&closed),
-                         std::max(absl::Seconds(1), until - clock_->Now()));
+    clock_->AwaitWithTimeout(&mu_, absl::Condition(&closed),
+                             std::max(absl::Seconds(1), until - clock_->Now()));
     STOKER_LOG(INFO) << "drained: handing back " << returned_.size() << " tasks, "
                      << held_.size() << " still held by unclosed streams";
   }
@@ -242,7 +242,7 @@ void Worker::HeartbeatLoop() {
       auto due = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
         return stopping_ || (!returned_.empty() && coordinator_reachable_);
       };
-      mu_.AwaitWithTimeout(absl::Condition(&due), heartbeat_interval_);
+      clock_->AwaitWithTimeout(&mu_, absl::Condition(&due), heartbeat_interval_);
       if (stopping_) return;
     }
     Heartbeat();
@@ -342,8 +342,7 @@ void Worker::LeaseLoop() {
     }
     absl::MutexLock lock(&mu_);
     auto woken = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return wake_ || stopping_; };
-    mu_.AwaitWithTimeout(absl::Condition(&woken), std::max(absl::ZeroDuration(),
-                                                           next_poll - clock_->Now()));
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&woken), next_poll);
   }
 }
 
