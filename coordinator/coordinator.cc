@@ -173,7 +173,19 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
 
 absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasks(
     const stoker::v1::LeaseTasksRequest& request) {
-  return Durably(&Coordinator::LeaseTasksLocked, request);
+  // Leases are soft state, and a lease never reveals a completion a crash could take back (a
+  // task whose completion is lost is pending again, as its lease said it was): only a reply
+  // saying rank_finished waits for the journal. So LeaseTasks does not queue behind the group
+  // commit of other calls' completions.
+  uint64_t seq = 0;
+  absl::StatusOr<stoker::v1::LeaseTasksResponse> result;
+  {
+    absl::MutexLock lock(&mu_);
+    result = LeaseTasksLocked(request);
+    if (store_ != nullptr && result.ok() && result->rank_finished()) seq = store_->last_added();
+  }
+  RETURN_IF_ERROR(SyncStore(seq));
+  return result;
 }
 
 absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat(
