@@ -268,8 +268,8 @@ void Worker::Heartbeat() {
       for (const std::shared_ptr<StreamSession>& session : ending) {
         session->End(absl::NotFoundError(absl::StrCat(
             "job ", ShortId(session->job()->job_id()),
-            " was retired by the coordinator (finished, or no client heartbeat for its idle "
-            "timeout): open it again")));
+            " is no longer on the coordinator (retired as finished or idle, or lost with the "
+            "coordinator's state): open it again")));
       }
     };
     absl::MutexLock lock(&mu_);

@@ -150,7 +150,7 @@ TEST_F(WorkerTest, AJobTheCoordinatorRetiredIsDroppedAndItsStreamsEnded) {
   clock_.Advance(absl::Seconds(1));
   const absl::Status failure = sink.AwaitFailure();
   EXPECT_EQ(failure.code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(failure.message(), HasSubstr("was retired by the coordinator"));
+  EXPECT_THAT(failure.message(), HasSubstr("is no longer on the coordinator"));
   worker_->CloseSession(session);
   clock_.AwaitSleepers(2);
   clock_.Advance(absl::Seconds(1));
