@@ -32,12 +32,14 @@ grpc::ServerUnaryReactor* Reply(CallExecutor* executor, grpc::CallbackServerCont
 CoordinatorService::CoordinatorService(Coordinator* coordinator)
     : coordinator_(coordinator),
       calls_("calls", kCallThreads, kMaxQueuedCalls),
+      leases_("LeaseTasks calls", kLeaseThreads, kMaxQueuedCalls),
       opens_("OpenJob calls", kOpenJobThreads, kMaxQueuedCalls) {}
 
 CoordinatorService::~CoordinatorService() { Stop(); }
 
 void CoordinatorService::Stop() {
   opens_.Stop();
+  leases_.Stop();
   calls_.Stop();
 }
 
@@ -72,7 +74,7 @@ grpc::ServerUnaryReactor* CoordinatorService::WorkerHeartbeat(
 grpc::ServerUnaryReactor* CoordinatorService::LeaseTasks(
     grpc::CallbackServerContext* context, const stoker::v1::LeaseTasksRequest* request,
     stoker::v1::LeaseTasksResponse* response) {
-  return Reply(&calls_, context, response,
+  return Reply(&leases_, context, response,
                [this, request] { return coordinator_->LeaseTasks(*request); });
 }
 

@@ -7,8 +7,9 @@
 //
 // Handlers never block a gRPC callback thread: each hands its call to a CallExecutor (the
 // coordinator's mutex and the journal's fdatasync block), OpenJob to its own pool because it
-// may read a dataset (a slow manifest server must not hold up heartbeats). A call that finds
-// kMaxQueuedCalls waiting is answered UNAVAILABLE (retry).
+// may read a dataset (a slow manifest server must not hold up heartbeats), and LeaseTasks to
+// its own because it does not wait for the journal (coordinator.h) and must not queue behind
+// calls that do. A call that finds kMaxQueuedCalls waiting is answered UNAVAILABLE (retry).
 
 #include <grpcpp/grpcpp.h>
 
@@ -21,8 +22,10 @@ namespace stoker {
 // Thread-safe (as Coordinator is). Does not own the coordinator, which must outlive it.
 class CoordinatorService final : public stoker::v1::Coordinator::CallbackService {
  public:
-  // Threads running the calls other than OpenJob, and OpenJob; most calls waiting in each.
+  // Threads running the calls other than LeaseTasks and OpenJob, LeaseTasks, and OpenJob; most
+  // calls waiting in each.
   static constexpr int kCallThreads = 8;
+  static constexpr int kLeaseThreads = 4;
   static constexpr int kOpenJobThreads = 2;
   static constexpr size_t kMaxQueuedCalls = 4096;
 
@@ -56,6 +59,7 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
  private:
   Coordinator* const coordinator_;
   CallExecutor calls_;
+  CallExecutor leases_;
   CallExecutor opens_;
 };
 
