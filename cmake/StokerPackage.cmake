@@ -27,12 +27,13 @@ set(STOKER_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/stoker)
 set_target_properties(stoker_proto PROPERTIES EXPORT_NAME proto)
 set_target_properties(stoker_common PROPERTIES EXPORT_NAME common)
 set_target_properties(stoker_plan PROPERTIES EXPORT_NAME plan)
+set_target_properties(stoker_coordinator_client PROPERTIES EXPORT_NAME coordinator_client)
 # stoker_cc_library only sets build-tree include directories; stoker_proto sets include/ itself.
-foreach(target stoker_common stoker_client)
+foreach(target stoker_common stoker_coordinator_client stoker_client)
   target_include_directories(${target} PUBLIC $<INSTALL_INTERFACE:${STOKER_INSTALL_INCLUDEDIR}>)
 endforeach()
 
-install(TARGETS stoker_proto stoker_common stoker_plan stoker_client
+install(TARGETS stoker_proto stoker_common stoker_plan stoker_coordinator_client stoker_client
   EXPORT stokerTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client)
@@ -44,12 +45,14 @@ install(EXPORT stokerTargets
 # Public headers of the client (none includes grpcpp) and the common ones they build on.
 install(FILES
     trainer_client/batch.h
-    trainer_client/coordinator_client.h
     trainer_client/loader.h
     trainer_client/loader_env.h
     trainer_client/loader_options.h
     trainer_client/worker_stream.h
   DESTINATION ${STOKER_INSTALL_INCLUDEDIR}/trainer_client
+  COMPONENT client)
+install(FILES coordinator/coordinator_client.h
+  DESTINATION ${STOKER_INSTALL_INCLUDEDIR}/coordinator
   COMPONENT client)
 install(DIRECTORY common/
   DESTINATION ${STOKER_INSTALL_INCLUDEDIR}/common

@@ -9,9 +9,9 @@ class RealClock : public Clock {
  public:
   absl::Time Now() override { return absl::Now(); }
   void SleepFor(absl::Duration d) override { absl::SleepFor(d); }
-  bool AwaitWithTimeout(absl::Mutex* mu, const absl::Condition& cond,
-                        absl::Duration timeout) override {
-    return mu->AwaitWithTimeout(cond, timeout);
+  bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
+                         absl::Time deadline) override {
+    return mu->AwaitWithDeadline(cond, deadline);
   }
 };
 
@@ -42,28 +42,49 @@ void FakeClock::SleepFor(absl::Duration d) {
   --sleepers_;
 }
 
-bool FakeClock::AwaitWithTimeout(absl::Mutex* mu, const absl::Condition& cond,
-                                 absl::Duration timeout) {
-  struct Wait {
-    const absl::Condition* cond;
-    const std::atomic<int64_t>* now_nanos;
-    int64_t deadline_nanos;
-  };
-  Wait wait{&cond, &now_nanos_, 0};
-  {
-    absl::MutexLock lock(&mu_);
-    wait.deadline_nanos = absl::ToUnixNanos(now_ + timeout);
-    ++sleepers_;
+namespace {
+
+// AwaitWithDeadline's wait: the caller's condition, or the fake time moved.
+struct FakeWait {
+  const absl::Condition* cond;
+  const std::atomic<uint64_t>* generation;
+  uint64_t seen;
+  static bool Done(FakeWait* wait) {
+    return wait->cond->Eval() || wait->generation->load() != wait->seen;
   }
-  const absl::Condition done(
-      +[](Wait* w) { return w->cond->Eval() || w->now_nanos->load() >= w->deadline_nanos; },
-      &wait);
-  while (!mu->AwaitWithTimeout(done, kRecheck)) {
-  }
-  const bool met = cond.Eval();
+};
+
+}  // namespace
+
+void FakeClock::AddSleepers(int n) {
   absl::MutexLock lock(&mu_);
-  --sleepers_;
-  return met;
+  sleepers_ += n;
+}
+
+bool FakeClock::AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
+                                  absl::Time deadline) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  // (Un)registering takes waiters_mu_, which Advance holds while it locks waiters' mutexes:
+  // never while holding `mu`.
+  mu->Unlock();
+  {
+    absl::MutexLock lock(&waiters_mu_);
+    waiters_.insert(mu);
+  }
+  AddSleepers(1);
+  mu->Lock();
+  while (!cond.Eval()) {
+    FakeWait wait{&cond, &generation_, generation_.load()};
+    if (Now() >= deadline) break;
+    mu->Await(absl::Condition(&FakeWait::Done, &wait));
+  }
+  mu->Unlock();
+  AddSleepers(-1);
+  {
+    absl::MutexLock lock(&waiters_mu_);
+    waiters_.erase(waiters_.find(mu));
+  }
+  mu->Lock();
+  return cond.Eval();
 }
 
 void FakeClock::AwaitSleepers(int n) {
@@ -73,9 +94,17 @@ void FakeClock::AwaitSleepers(int n) {
 }
 
 void FakeClock::Advance(absl::Duration d) {
-  absl::MutexLock lock(&mu_);
-  now_ += d;
-  now_nanos_.store(absl::ToUnixNanos(now_));
+  {
+    absl::MutexLock lock(&mu_);
+    now_ += d;
+  }
+  ++generation_;
+  // Wake AwaitWithDeadline's waiters: releasing their mutex makes absl re-check the condition.
+  absl::MutexLock lock(&waiters_mu_);
+  for (absl::Mutex* mu : waiters_) {
+    mu->Lock();
+    mu->Unlock();
+  }
 }
 
 }  // namespace stoker

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <set>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -21,11 +22,15 @@ class Clock {
   virtual absl::Time Now() = 0;
   // Blocks for `d` of this clock's time.
   virtual void SleepFor(absl::Duration d) = 0;
-  // absl::Mutex::AwaitWithTimeout in this clock's time: waits on `mu` until `cond` holds or
-  // `timeout` of this clock's time has passed, and returns whether `cond` holds.
-  // REQUIRES: `mu` is held; `cond` does not call this clock.
-  virtual bool AwaitWithTimeout(absl::Mutex* mu, const absl::Condition& cond,
-                                absl::Duration timeout) = 0;
+  // absl::Mutex::AwaitWithDeadline on this clock's time: releases `mu` until `cond` holds or
+  // the clock reaches `deadline`, then holds it again; returns whether `cond` holds. Code that
+  // waits this way follows a FakeClock in tests (no real sleeps). REQUIRES: `mu` is held.
+  virtual bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
+                                 absl::Time deadline) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) = 0;
+  bool AwaitWithTimeout(absl::Mutex* mu, const absl::Condition& cond, absl::Duration timeout)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    return AwaitWithDeadline(mu, cond, Now() + timeout);
+  }
 
   int64_t NowUnixMillis() { return absl::ToUnixMillis(Now()); }
 
@@ -33,32 +38,33 @@ class Clock {
   static Clock* Real();
 };
 
-// Thread-safe. Time moves only when the test calls Advance(); SleepFor and AwaitWithTimeout
-// wait until it has (AwaitWithTimeout also ends as soon as its condition holds). An
-// AwaitWithTimeout waiter sleeps on the caller's mutex, which Advance cannot signal, so it
-// re-reads the fake time every kRecheck of real time: results depend only on the fake time.
+// Thread-safe. Time moves only when the test calls Advance(); SleepFor and AwaitWithDeadline
+// wait until it has (AwaitWithDeadline also returns as soon as its condition holds). Lock order:
+// a waiter's mutex before the clock's; Advance holds neither while it wakes waiters.
 class FakeClock : public Clock {
  public:
-  static constexpr absl::Duration kRecheck = absl::Milliseconds(1);
-
-  explicit FakeClock(absl::Time start = absl::FromUnixSeconds(1'700'000'000))
-      : now_(start), now_nanos_(absl::ToUnixNanos(start)) {}
+  explicit FakeClock(absl::Time start = absl::FromUnixSeconds(1'700'000'000)) : now_(start) {}
 
   absl::Time Now() override;
   void SleepFor(absl::Duration d) override;
-  bool AwaitWithTimeout(absl::Mutex* mu, const absl::Condition& cond,
-                        absl::Duration timeout) override;
+  bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
+                         absl::Time deadline) override;
   void Advance(absl::Duration d);
-  // Blocks until at least `n` threads are inside SleepFor or AwaitWithTimeout: lets a test
+  // Blocks until at least `n` threads are inside SleepFor or AwaitWithDeadline: lets a test
   // advance time only once the thread it wants to wake is waiting.
   void AwaitSleepers(int n);
 
  private:
+  void AddSleepers(int n);
+
   absl::Mutex mu_;
   absl::Time now_ ABSL_GUARDED_BY(mu_);
-  // now_ for conditions evaluated under another mutex (they must not take mu_).
-  std::atomic<int64_t> now_nanos_;
   int sleepers_ ABSL_GUARDED_BY(mu_) = 0;
+  // Bumped by Advance: AwaitWithDeadline's waiters re-check the time when it changes.
+  std::atomic<uint64_t> generation_{0};
+  // The mutexes AwaitWithDeadline waits on, which Advance locks and unlocks to wake them.
+  absl::Mutex waiters_mu_;
+  std::multiset<absl::Mutex*> waiters_ ABSL_GUARDED_BY(waiters_mu_);
 };
 
 // CPU time the calling thread has used: for "busy" figures that should not count time spent

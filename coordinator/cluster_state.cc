@@ -14,7 +14,7 @@ using stoker::v1::StateUpdate;
 using stoker::v1::TaskId;
 
 std::string DescribeTask(const TaskId& task) {
-  return absl::StrCat("job ", task.job_id(), " epoch ", task.epoch(), " batch ",
+  return absl::StrCat("job ", ShortId(task.job_id()), " epoch ", task.epoch(), " batch ",
                       task.batch_index());
 }
 
@@ -40,6 +40,12 @@ absl::Status ClusterState::Apply(const StateUpdate& update) {
       return ApplyRestore(update.restore());
     case StateUpdate::kResumeRank:
       return ApplyResumeRank(update.resume_rank());
+    case StateUpdate::kReleaseLeases:
+      return ApplyReleaseLeases(update.release_leases());
+    case StateUpdate::kStartIncarnation:
+      return ApplyStartIncarnation(update.start_incarnation());
+    case StateUpdate::kRetireJob:
+      return ApplyRetireJob(update.retire_job());
     case StateUpdate::UPDATE_NOT_SET:
       break;
   }
@@ -55,7 +61,8 @@ absl::Status ClusterState::ApplyCreateJob(const stoker::v1::CreateJobUpdate& upd
   if (job_ids_by_name_.count(update.name()) > 0) {
     return absl::AlreadyExistsError(absl::StrCat("job '", update.name(), "' already exists"));
   }
-  ASSIGN_OR_RETURN(JobGeometry geometry, ComputeJobGeometry(update.spec()));
+  ASSIGN_OR_RETURN(JobGeometry geometry,
+                   CheckJobGeometry(update.spec(), update.geometry(), "create_job"));
   Job& job = jobs_[update.job_id()];
   job.record.id = update.job_id();
   job.record.name = update.name();
@@ -98,63 +105,6 @@ absl::Status ClusterState::ApplyWorkerHeartbeat(const stoker::v1::WorkerHeartbea
   return absl::OkStatus();
 }
 
-absl::Status ClusterState::ApplyLeaseTasks(const stoker::v1::LeaseTasksUpdate& update) {
-  if (workers_.count(update.worker_id()) == 0) {
-    return absl::NotFoundError(absl::StrCat("worker ", update.worker_id(), " is not registered"));
-  }
-  // Pass 1: every task must be pending; never-leased ones must come in plan order per rank.
-  std::vector<std::pair<TaskRef, bool>> refs;  // (task, was requeued)
-  std::map<std::pair<uint64_t, uint32_t>, uint64_t> cursors;
-  std::set<std::tuple<uint64_t, uint32_t, uint64_t>> seen;
-  for (const TaskId& task : update.tasks()) {
-    ASSIGN_OR_RETURN(TaskRef ref, Locate(task));
-    if (ref.obsolete) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("lease_tasks: ", DescribeTask(task), " is done (before its rank resumed)"));
-    }
-    if (!seen.insert({ref.job_id, ref.rank, ref.seq}).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("lease_tasks: ", DescribeTask(task), " is listed twice"));
-    }
-    const RankProgress* progress = FindProgress(ref.job_id, ref.rank);
-    if (progress != nullptr && progress->requeued.count(ref.seq) > 0) {
-      refs.emplace_back(ref, true);
-      continue;
-    }
-    if (progress != nullptr && progress->leased.count(ref.seq) > 0) {
-      return absl::FailedPreconditionError(absl::StrCat("lease_tasks: ", DescribeTask(task),
-                                                        " is leased to worker ",
-                                                        progress->leased.at(ref.seq).worker_id));
-    }
-    if (IsDone(task)) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("lease_tasks: ", DescribeTask(task), " is done"));
-    }
-    auto [cursor, inserted] = cursors.try_emplace({ref.job_id, ref.rank}, 0);
-    if (inserted && progress != nullptr) {
-      cursor->second = FirstFresh(*progress, progress->next_unleased);
-    }
-    if (ref.seq != cursor->second) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "lease_tasks: ", DescribeTask(task), " is not the next pending task of rank ", ref.rank));
-    }
-    cursor->second = progress != nullptr ? FirstFresh(*progress, ref.seq + 1) : ref.seq + 1;
-    refs.emplace_back(ref, false);
-  }
-  // Pass 2: apply.
-  for (const auto& [ref, requeued] : refs) {
-    RankProgress& progress = jobs_[ref.job_id].ranks[ref.rank];
-    if (requeued) {
-      progress.requeued.erase(ref.seq);
-    } else {
-      progress.next_unleased = ref.seq + 1;
-    }
-    progress.leased[ref.seq] = Lease{update.worker_id(), update.expires_unix_ms()};
-    lease_expiries_.insert(update.expires_unix_ms());
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ClusterState::ApplyCompleteTasks(const stoker::v1::CompleteTasksUpdate& update) {
   std::vector<TaskRef> refs;
   refs.reserve(update.tasks_size());
@@ -166,65 +116,21 @@ absl::Status ClusterState::ApplyCompleteTasks(const stoker::v1::CompleteTasksUpd
   return absl::OkStatus();
 }
 
-absl::Status ClusterState::ApplyRemoveWorker(const stoker::v1::RemoveWorkerUpdate& update) {
-  auto worker = workers_.find(update.worker_id());
-  if (worker == workers_.end()) {
-    return absl::NotFoundError(absl::StrCat("worker ", update.worker_id(), " is not registered"));
+absl::Status ClusterState::ApplyStartIncarnation(
+    const stoker::v1::StartIncarnationUpdate& update) {
+  if (update.incarnation() == 0) {
+    return absl::InvalidArgumentError("start_incarnation.incarnation: must be > 0");
   }
-  for (auto& [job_id, job] : jobs_) {
-    for (auto& [rank, progress] : job.ranks) {
-      for (auto it = progress.leased.begin(); it != progress.leased.end();) {
-        auto next = std::next(it);
-        if (it->second.worker_id == update.worker_id()) {
-          RequeueLease(job.record, rank, progress, it, /*revoke=*/false);
-        }
-        it = next;
-      }
-    }
+  if (incarnation_ != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("start_incarnation: the state has incarnation ", incarnation_, " already"));
   }
-  workers_.erase(worker);
-  return absl::OkStatus();
-}
-
-absl::Status ClusterState::ApplyExpireLeases(const stoker::v1::ExpireLeasesUpdate& update) {
-  const int64_t now = update.now_unix_ms();
-  if (lease_expiries_.empty() || *lease_expiries_.begin() > now) return absl::OkStatus();
-  for (auto& [job_id, job] : jobs_) {
-    for (auto& [rank, progress] : job.ranks) {
-      for (auto it = progress.leased.begin(); it != progress.leased.end();) {
-        auto next = std::next(it);
-        if (it->second.expires_unix_ms <= now) {
-          RequeueLease(job.record, rank, progress, it, /*revoke=*/true);
-        }
-        it = next;
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ClusterState::ApplyReturnLeases(const stoker::v1::ReturnLeasesUpdate& update) {
-  std::vector<TaskRef> refs;
-  for (const TaskId& task : update.tasks()) {
-    ASSIGN_OR_RETURN(TaskRef ref, Locate(task));
-    refs.push_back(ref);
-  }
-  for (const TaskRef& ref : refs) {
-    if (ref.obsolete) continue;
-    auto job = jobs_.find(ref.job_id);
-    auto progress = job->second.ranks.find(ref.rank);
-    if (progress == job->second.ranks.end()) continue;
-    auto lease = progress->second.leased.find(ref.seq);
-    if (lease == progress->second.leased.end() || lease->second.worker_id != update.worker_id()) {
-      continue;
-    }
-    RequeueLease(job->second.record, ref.rank, progress->second, lease, /*revoke=*/false);
-  }
+  incarnation_ = update.incarnation();
   return absl::OkStatus();
 }
 
 absl::Status ClusterState::ApplyRestore(const stoker::v1::Snapshot& snapshot) {
-  if (!jobs_.empty() || !workers_.empty()) {
+  if (!jobs_.empty() || !workers_.empty() || incarnation_ != 0) {
     return absl::FailedPreconditionError("restore: the state is not empty");
   }
   // Validate into a scratch state first, so that a bad snapshot leaves this one unchanged.
@@ -270,6 +176,7 @@ absl::Status ClusterState::ApplyRestore(const stoker::v1::Snapshot& snapshot) {
   workers_ = std::move(scratch.workers_);
   next_job_id_ = scratch.next_job_id_;
   next_worker_id_ = scratch.next_worker_id_;
+  incarnation_ = snapshot.incarnation();
   return absl::OkStatus();
 }
 
@@ -280,6 +187,7 @@ stoker::v1::Snapshot ClusterState::MakeSnapshot() const {
     out->set_job_id(job_id);
     out->set_name(job.record.name);
     *out->mutable_spec() = job.record.spec;
+    *out->mutable_geometry() = ToProto(job.record.geometry);
     for (const auto& [rank, progress] : job.ranks) {
       stoker::v1::RankProgressSnapshot* p = snapshot.add_ranks();
       p->set_job_id(job_id);
@@ -306,23 +214,8 @@ stoker::v1::Snapshot ClusterState::MakeSnapshot() const {
   }
   snapshot.set_next_job_id(next_job_id_);
   snapshot.set_next_worker_id(next_worker_id_);
+  snapshot.set_incarnation(incarnation_);
   return snapshot;
-}
-
-void ClusterState::RequeueLease(const JobRecord& job, uint32_t rank, RankProgress& progress,
-                                std::map<uint64_t, Lease>::iterator it, bool revoke) {
-  if (revoke) {
-    auto worker = workers_.find(it->second.worker_id);
-    if (worker != workers_.end()) {
-      std::deque<TaskId>& revoked = worker->second.revoked;
-      revoked.push_back(MakeTask(job, rank, &progress, it->first));
-      if (revoked.size() > kMaxRevokedPerWorker) revoked.pop_front();
-    }
-  }
-  lease_expiries_.erase(lease_expiries_.find(it->second.expires_unix_ms));
-  ++leases_requeued_;
-  progress.requeued.insert(it->first);
-  progress.leased.erase(it);
 }
 
 void ClusterState::MarkDone(const TaskRef& ref) {
@@ -332,8 +225,7 @@ void ClusterState::MarkDone(const TaskRef& ref) {
   if (ref.seq < progress.done_watermark || !progress.done.insert(ref.seq).second) return;
   progress.requeued.erase(ref.seq);
   if (auto it = progress.leased.find(ref.seq); it != progress.leased.end()) {
-    lease_expiries_.erase(lease_expiries_.find(it->second.expires_unix_ms));
-    progress.leased.erase(it);
+    EraseLease(ref.job_id, ref.rank, progress, it);
   }
   while (!progress.done.empty() && *progress.done.begin() == progress.done_watermark) {
     progress.done.erase(progress.done.begin());
@@ -364,16 +256,6 @@ bool ClusterState::IsDone(const TaskId& task) const {
 }
 
 // --- Queries ---
-
-std::optional<uint64_t> ClusterState::LeaseHolder(const TaskId& task) const {
-  auto ref = Locate(task);
-  if (!ref.ok()) return std::nullopt;
-  const RankProgress* progress = FindProgress(ref->job_id, ref->rank);
-  if (progress == nullptr) return std::nullopt;
-  auto it = progress->leased.find(ref->seq);
-  if (it == progress->leased.end()) return std::nullopt;
-  return it->second.worker_id;
-}
 
 const JobRecord* ClusterState::FindJob(uint64_t job_id) const {
   auto it = jobs_.find(job_id);
@@ -471,46 +353,6 @@ RankProgressSummary ClusterState::RankSummary(uint64_t job_id, uint32_t rank) co
   summary.requeued = progress->requeued.size();
   summary.leased = progress->leased.size();
   return summary;
-}
-
-std::optional<int64_t> ClusterState::EarliestLeaseExpiry() const {
-  if (lease_expiries_.empty()) return std::nullopt;
-  return *lease_expiries_.begin();
-}
-
-std::vector<TaskId> ClusterState::LeasesOf(uint64_t worker_id) const {
-  std::vector<TaskId> out;
-  for (const auto& [job_id, job] : jobs_) {
-    for (const auto& [rank, progress] : job.ranks) {
-      for (const auto& [seq, lease] : progress.leased) {
-        if (lease.worker_id == worker_id) {
-          out.push_back(MakeTask(job.record, rank, &progress, seq));
-        }
-      }
-    }
-  }
-  return out;
-}
-
-std::vector<TaskId> ClusterState::RevokedLeases(uint64_t worker_id) const {
-  std::vector<TaskId> out;
-  auto it = workers_.find(worker_id);
-  if (it == workers_.end()) return out;
-  for (const TaskId& task : it->second.revoked) {
-    auto ref = Locate(task);
-    if (!ref.ok()) continue;
-    if (ref->obsolete) {  // its rank resumed since: the worker must drop it
-      out.push_back(task);
-      continue;
-    }
-    if (IsDone(task)) continue;
-    const RankProgress* progress = FindProgress(ref->job_id, ref->rank);
-    auto lease = progress->leased.find(ref->seq);
-    // Leased to this worker again since: it holds the task after all.
-    if (lease != progress->leased.end() && lease->second.worker_id == worker_id) continue;
-    out.push_back(task);
-  }
-  return out;
 }
 
 }  // namespace stoker

@@ -3,7 +3,9 @@
 
 // The coordinator's data (DESIGN.md §5): jobs, workers and the progress of every (job, rank).
 // It changes only through Apply(StateUpdate), so that replaying a journal of updates rebuilds it;
-// Apply reads no clock (times come inside the updates) and is deterministic.
+// Apply reads no clock (times come inside the updates), does no I/O (whatever comes from the
+// outside world, such as a job's dataset size, comes inside the update too: job_geometry.h) and
+// is deterministic, so replay never depends on a file or server being there.
 //
 // Task progress of one (job, rank). The rank's tasks, in plan order across epochs, form the
 // sequence s = epoch * batches_per_rank + k, where k is the rank's k-th batch of the epoch
@@ -28,18 +30,23 @@
 // is harmless. The done set shrinks as the watermark advances, so memory follows the number of
 // out-of-order tasks, not the job's length.
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/ids.h"
+#include "coordinator/job_geometry.h"
 #include "coordinator/job_validation.h"
 #include "plan/rank_sequence.h"
 #include "stoker/v1/common.pb.h"
@@ -56,6 +63,7 @@ struct JobRecord {
   uint64_t id = 0;
   std::string name;
   stoker::v1::JobSpec spec;
+  // As OpenJob derived it from the dataset and journaled it (never recomputed here).
   JobGeometry geometry;
 };
 
@@ -86,6 +94,8 @@ class ClusterState {
  public:
   // Revoked leases remembered per worker until its next heartbeat; older ones are forgotten.
   static constexpr size_t kMaxRevokedPerWorker = 4096;
+  // LeaseHolder of a lease its worker released (no worker id is 0).
+  static constexpr uint64_t kReleased = 0;
 
   ClusterState() = default;
   ClusterState(const ClusterState&) = delete;
@@ -93,13 +103,14 @@ class ClusterState {
 
   // Applies one update, all of it or none of it. Errors (the state is then unchanged):
   //   INVALID_ARGUMENT    the update is malformed (no case set, id 0, a task outside its job's
-  //                       plan, an invalid spec, an empty address, cores 0).
+  //                       plan, a spec or geometry that fails CheckJobGeometry, an empty
+  //                       address, cores 0).
   //   NOT_FOUND           it names a job or worker that does not exist.
   //   ALREADY_EXISTS      create_job / register_worker with an id (or job name) in use.
   //   FAILED_PRECONDITION lease_tasks names a task that is not pending, or not the next
   //                       never-leased one of its rank (leases go in plan order).
   // Effects per case:
-  //   create_job        adds the job (geometry computed from the spec).
+  //   create_job        adds the job with the geometry it carries (checked, never computed).
   //   register_worker   adds the worker, alive as of now_unix_ms.
   //   worker_heartbeat  sets its last heartbeat; forgets its revoked leases (reported by then).
   //   lease_tasks       leases the tasks to the worker until expires_unix_ms.
@@ -109,6 +120,12 @@ class ClusterState {
   //                     as revoked for its worker.
   //   return_leases     requeues the listed tasks that are leased to the worker (others are
   //                     ignored: done, or leased to another worker since).
+  //   release_leases    the listed tasks leased to the worker stay leased until their expiry
+  //                     but no longer to the worker (its client has them; only complete_tasks
+  //                     makes them done). Others are ignored.
+  //   retire_job        forgets the job: its progress, leases (and their indexes) and name.
+  //   start_incarnation sets the incarnation (common/ids.h); INVALID_ARGUMENT for 0,
+  //                     FAILED_PRECONDITION when the state has one.
   //   resume_rank       revokes the rank's leases (reported to their workers as drop_leases) and
   //                     restarts its progress with the given batches of the given epoch, then
   //                     the normal plan; INVALID_ARGUMENT for a rank, epoch or batch outside
@@ -127,9 +144,11 @@ class ClusterState {
   size_t num_jobs() const { return jobs_.size(); }
   // Every job, by id (ids are sparse: they need not start at 1 nor be consecutive).
   std::vector<const JobRecord*> Jobs() const;
-  // Ids the next create_job / register_worker should use.
-  uint64_t next_job_id() const { return next_job_id_; }
-  uint64_t next_worker_id() const { return next_worker_id_; }
+  // Ids the next create_job / register_worker should use: the next serial of this incarnation.
+  uint64_t next_job_id() const { return std::max(next_job_id_, MakeId(incarnation_, 1)); }
+  uint64_t next_worker_id() const { return std::max(next_worker_id_, MakeId(incarnation_, 1)); }
+  // The incarnation (common/ids.h); 0 until start_incarnation.
+  uint32_t incarnation() const { return incarnation_; }
   // Leases returned to pending (expired, or held by a removed worker) since the state began.
   uint64_t leases_requeued() const { return leases_requeued_; }
 
@@ -144,13 +163,6 @@ class ClusterState {
   // outside the job's plan (epoch or batch index too large).
   absl::StatusOr<uint32_t> RankOfTask(const stoker::v1::TaskId& task) const;
 
-  // Whether a worker's report that it delivered `task` may complete it. True, except for a task of
-  // a resumed rank that is not leased to that worker (since the resume): the report may be a
-  // late ack of the rank's previous incarnation, which received batches after its checkpoint
-  // that the resumed client must get again. The resumed client's own consumed reports complete
-  // its tasks whoever delivered them. False for a task that does not fit the job.
-  bool AcceptsDelivery(const stoker::v1::TaskId& task, uint64_t worker_id) const;
-
   // Up to `max` tasks of (job, rank) that may be leased now, in plan order. Empty for an
   // unknown job or a rank outside its world size.
   std::vector<stoker::v1::TaskId> PendingTasks(uint64_t job_id, uint32_t rank, uint64_t max) const;
@@ -163,11 +175,11 @@ class ClusterState {
   // True when the task is done (its batch reached the client).
   bool IsTaskDone(const stoker::v1::TaskId& task) const { return IsDone(task); }
   // The worker holding a lease on the task; nullopt when it is not leased (pending, done, or
-  // outside every job).
+  // outside every job). 0 (kReleased) for a lease its worker released.
   std::optional<uint64_t> LeaseHolder(const stoker::v1::TaskId& task) const;
   // Earliest expiry among all leases; nullopt when nothing is leased.
   std::optional<int64_t> EarliestLeaseExpiry() const;
-  // Tasks currently leased to the worker, in (job, rank, plan) order.
+  // Tasks currently leased to the worker, in (job, rank, plan) order (from the worker's index).
   std::vector<stoker::v1::TaskId> LeasesOf(uint64_t worker_id) const;
   // Leases of the worker that expired since its last heartbeat, minus those done or leased to
   // it again since.
@@ -175,9 +187,11 @@ class ClusterState {
 
  private:
   struct Lease {
-    uint64_t worker_id = 0;
+    uint64_t worker_id = 0;  // kReleased once the worker released it
     int64_t expires_unix_ms = 0;
   };
+  // Where a lease sits: (job, rank, sequence).
+  using LeaseKey = std::tuple<uint64_t, uint32_t, uint64_t>;
   struct RankProgress {
     // The sequence of a resumed rank (see the file comment); unset for a plain rank.
     std::optional<RankSequence> resumed;
@@ -212,6 +226,9 @@ class ClusterState {
   absl::Status ApplyRemoveWorker(const stoker::v1::RemoveWorkerUpdate& update);
   absl::Status ApplyExpireLeases(const stoker::v1::ExpireLeasesUpdate& update);
   absl::Status ApplyReturnLeases(const stoker::v1::ReturnLeasesUpdate& update);
+  absl::Status ApplyReleaseLeases(const stoker::v1::ReleaseLeasesUpdate& update);
+  absl::Status ApplyStartIncarnation(const stoker::v1::StartIncarnationUpdate& update);
+  absl::Status ApplyRetireJob(const stoker::v1::RetireJobUpdate& update);
   absl::Status ApplyRestore(const stoker::v1::Snapshot& snapshot);
   absl::Status ApplyResumeRank(const stoker::v1::ResumeRankUpdate& update);
 
@@ -232,13 +249,30 @@ class ClusterState {
   // Requeues (or, with `revoke`, also records for its worker) the lease at `it`.
   void RequeueLease(const JobRecord& job, uint32_t rank, RankProgress& progress,
                     std::map<uint64_t, Lease>::iterator it, bool revoke);
+  // Adds / removes a lease of (job, rank) and keeps the expiry and worker indexes.
+  void AddLease(uint64_t job_id, uint32_t rank, RankProgress& progress, uint64_t seq,
+                const Lease& lease);
+  void EraseLease(uint64_t job_id, uint32_t rank, RankProgress& progress,
+                  std::map<uint64_t, Lease>::iterator it);
+  // Calls `fn` for each of `tasks` leased to `worker_id` (others are skipped). INVALID_ARGUMENT
+  // or NOT_FOUND (nothing is called) when a task does not fit its job.
+  absl::Status ForEachLeaseOf(
+      uint64_t worker_id, const google::protobuf::RepeatedPtrField<stoker::v1::TaskId>& tasks,
+      absl::FunctionRef<void(Job&, uint32_t, RankProgress&, std::map<uint64_t, Lease>::iterator)>
+          fn);
+  // The worker index without the lease at `key` held by `worker_id`.
+  void UnindexWorkerLease(uint64_t worker_id, const LeaseKey& key);
   void MarkDone(const TaskRef& ref);
 
   std::map<uint64_t, Job> jobs_;
   absl::flat_hash_map<std::string, uint64_t> job_ids_by_name_;
   std::map<uint64_t, Worker> workers_;
-  // Expiry of every lease (one entry per leased task), to find expired ones cheaply.
-  std::multiset<int64_t> lease_expiries_;
+  // Every lease by expiry, to find expired ones without a scan.
+  std::set<std::tuple<int64_t, uint64_t, uint32_t, uint64_t>> leases_by_expiry_;
+  // The leases each worker holds (released ones are in no worker's set), so that a lost worker's
+  // leases are found without a scan.
+  absl::flat_hash_map<uint64_t, std::set<LeaseKey>> leases_by_worker_;
+  uint32_t incarnation_ = 0;
   uint64_t next_job_id_ = 1;
   uint64_t next_worker_id_ = 1;
   uint64_t leases_requeued_ = 0;

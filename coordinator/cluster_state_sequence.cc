@@ -124,14 +124,4 @@ uint64_t ClusterState::FirstFresh(const RankProgress& progress, uint64_t from) {
   return seq;
 }
 
-bool ClusterState::AcceptsDelivery(const TaskId& task, uint64_t worker_id) const {
-  absl::StatusOr<TaskRef> ref = Locate(task);
-  if (!ref.ok()) return false;
-  const RankProgress* progress = FindProgress(ref->job_id, ref->rank);
-  if (progress == nullptr || !progress->resumed) return true;
-  if (ref->obsolete) return false;
-  auto lease = progress->leased.find(ref->seq);
-  return lease != progress->leased.end() && lease->second.worker_id == worker_id;
-}
-
 }  // namespace stoker

@@ -49,6 +49,45 @@ TEST_F(ClusterStateTest, CreateJobErrors) {
   EXPECT_EQ(state_.num_jobs(), 1u);
 }
 
+TEST_F(ClusterStateTest, CreateJobTakesItsGeometryFromTheUpdateAndOpensNothing) {
+  stoker::v1::JobSpec gone = SmallJobSpec();
+  gone.mutable_dataset()->mutable_shards()->set_manifest("/nonexistent/manifest.json");
+  StateUpdate update = CreateJob(5, "gone", SmallJobSpec());
+  *update.mutable_create_job()->mutable_spec() = gone;  // geometry of the synthetic twin
+  ASSERT_THAT(state_.Apply(update), IsOk());
+  EXPECT_EQ(state_.FindJob(5)->geometry.batches_per_rank, 5u);
+
+  update.mutable_create_job()->set_job_id(6);
+  update.mutable_create_job()->set_name("no-geometry");
+  update.mutable_create_job()->clear_geometry();  // a format-1 record not upgraded
+  EXPECT_THAT(state_.Apply(update), StatusIs(absl::StatusCode::kInvalidArgument,
+                                             HasSubstr("create_job.geometry.num_samples")));
+  update = CreateJob(6, "inconsistent", SmallJobSpec());
+  update.mutable_create_job()->mutable_geometry()->set_batches_per_rank(6);
+  EXPECT_THAT(state_.Apply(update), StatusIs(absl::StatusCode::kInvalidArgument,
+                                             HasSubstr("create_job.geometry.batches_per_rank")));
+  update = CreateJob(6, "bad-shape", SmallJobSpec());
+  update.mutable_create_job()->mutable_geometry()->set_batch_shape(0, 3);
+  EXPECT_THAT(state_.Apply(update), StatusIs(absl::StatusCode::kInvalidArgument,
+                                             HasSubstr("create_job.geometry.batch_shape")));
+  EXPECT_EQ(state_.num_jobs(), 2u);
+}
+
+TEST_F(ClusterStateTest, RetireJobForgetsItsProgressLeasesAndName) {
+  ASSERT_THAT(state_.Apply(Lease(kWorkerA, {Task(0, 0), Task(0, 2)}, 100)), IsOk());
+  StateUpdate retire;
+  retire.mutable_retire_job()->set_job_id(kJob);
+  ASSERT_THAT(state_.Apply(retire), IsOk());
+  EXPECT_EQ(state_.FindJob(kJob), nullptr);
+  EXPECT_EQ(state_.FindJobByName("job"), nullptr);
+  EXPECT_THAT(state_.LeasesOf(kWorkerA), IsEmpty());
+  EXPECT_FALSE(state_.EarliestLeaseExpiry().has_value());
+  EXPECT_THAT(state_.Apply(retire), StatusIs(absl::StatusCode::kNotFound, HasSubstr("retire_job")));
+  ASSERT_THAT(state_.Apply(Remove(kWorkerA)), IsOk());  // no stale index entry to trip on
+  ASSERT_THAT(state_.Apply(CreateJob(kJob + 1, "job", SmallJobSpec())), IsOk());  // name free
+  EXPECT_EQ(state_.MakeSnapshot().jobs_size(), 1);
+}
+
 TEST_F(ClusterStateTest, EmptyUpdateIsInvalid) {
   EXPECT_THAT(state_.Apply(StateUpdate()),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no update")));

@@ -5,7 +5,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "common/ids.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "plan/resume_plan.h"
@@ -17,14 +19,26 @@ namespace {
 using stoker::v1::StateUpdate;
 using stoker::v1::TaskId;
 
-absl::Status UnknownWorker(uint64_t worker_id, absl::Duration timeout) {
-  return absl::NotFoundError(absl::StrCat(
-      "worker ", worker_id, " is not registered (removed after missing heartbeats for ",
-      absl::FormatDuration(timeout), ", or the coordinator restarted): register again"));
+// FAILED_PRECONDITION for an id minted by another incarnation of the coordinator (it lost its
+// state since): the caller must not retry with it. OK otherwise.
+absl::Status CheckIncarnation(absl::string_view what, uint64_t id, uint32_t incarnation) {
+  if (IncarnationOf(id) == incarnation) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      what, " id ", id, " (", what, " ", ShortId(id), " of coordinator incarnation ",
+      IncarnationName(IncarnationOf(id)), ") is not of this coordinator's incarnation ",
+      IncarnationName(incarnation), ": the coordinator lost the state that id belonged to"));
 }
 
-absl::Status UnknownJob(uint64_t job_id) {
-  return absl::NotFoundError(absl::StrCat("job ", job_id, ": no such job"));
+absl::Status UnknownWorker(uint64_t worker_id, uint32_t incarnation, absl::Duration timeout) {
+  RETURN_IF_ERROR(CheckIncarnation("worker", worker_id, incarnation));
+  return absl::NotFoundError(absl::StrCat(
+      "worker ", ShortId(worker_id), " is not registered (removed after missing heartbeats for ",
+      absl::FormatDuration(timeout), "): register again"));
+}
+
+absl::Status UnknownJob(uint64_t job_id, uint32_t incarnation) {
+  RETURN_IF_ERROR(CheckIncarnation("job", job_id, incarnation));
+  return absl::NotFoundError(absl::StrCat("job ", ShortId(job_id), ": no such job"));
 }
 
 absl::Status CheckRank(uint32_t rank, const JobRecord& job) {
@@ -41,6 +55,8 @@ bool IsDurable(const StateUpdate& update) {
     case StateUpdate::kCompleteTasks:
     case StateUpdate::kRestore:
     case StateUpdate::kResumeRank:
+    case StateUpdate::kStartIncarnation:
+    case StateUpdate::kRetireJob:
       return true;
     default:
       return false;
@@ -49,37 +65,32 @@ bool IsDurable(const StateUpdate& update) {
 
 }  // namespace
 
-Coordinator::Coordinator(const CoordinatorConfig& config, Clock* clock, StateStore* store)
-    : config_(config), clock_(clock), store_(store) {}
+Coordinator::Coordinator(const CoordinatorConfig& config, Clock* clock, StateStore* store,
+                         SourceFactory open_source)
+    : config_(config), clock_(clock), store_(store), open_source_(std::move(open_source)) {
+  if (store_ == nullptr) {
+    absl::MutexLock lock(&mu_);
+    StartIncarnationLocked();
+  }
+}
+
+void Coordinator::StartIncarnationLocked() {
+  if (state_.incarnation() != 0) return;
+  absl::BitGen random;
+  StateUpdate update;
+  update.mutable_start_incarnation()->set_incarnation(
+      absl::Uniform<uint32_t>(absl::IntervalClosed, random, 1, UINT32_MAX));
+  if (absl::Status status = ApplyUpdate(update); !status.ok()) {
+    STOKER_LOG(ERROR) << "starting an incarnation: " << status;  // cannot happen: checked above
+  }
+  STOKER_LOG(INFO) << "coordinator incarnation " << IncarnationName(state_.incarnation())
+                   << " (the upper half of every job and worker id it mints)";
+}
 
 absl::Status Coordinator::ApplyUpdate(const StateUpdate& update) {
   RETURN_IF_ERROR(state_.Apply(update));
   if (store_ != nullptr && IsDurable(update)) store_->Add(update);
   return absl::OkStatus();
-}
-
-absl::Status Coordinator::Recover() {
-  if (store_ == nullptr) return absl::OkStatus();
-  ASSIGN_OR_RETURN(std::vector<StateUpdate> updates, store_->Load());
-  absl::MutexLock lock(&mu_);
-  for (size_t i = 0; i < updates.size(); ++i) {
-    if (absl::Status status = state_.Apply(updates[i]); !status.ok()) {
-      return absl::DataLossError(
-          absl::StrCat("journal record ", i, " does not apply: ", status.message()));
-    }
-  }
-  const int64_t now_ms = absl::ToUnixMillis(clock_->Now());
-  for (const WorkerRecord* worker : state_.Workers()) {
-    StateUpdate heartbeat;
-    heartbeat.mutable_worker_heartbeat()->set_worker_id(worker->id);
-    heartbeat.mutable_worker_heartbeat()->set_now_unix_ms(now_ms);
-    RETURN_IF_ERROR(state_.Apply(heartbeat));
-  }
-  STOKER_LOG(INFO) << "recovered " << updates.size() << " journal records: " << state_.num_jobs()
-                   << " jobs, " << state_.Workers().size() << " workers";
-  StateUpdate snapshot;
-  *snapshot.mutable_restore() = state_.MakeSnapshot();
-  return store_->Compact(snapshot);
 }
 
 template <typename Response, typename Request>
@@ -110,10 +121,12 @@ absl::Status Coordinator::SyncStore(uint64_t seq) {
 absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
     const stoker::v1::OpenJobRequest& request) {
   if (request.name().empty()) return absl::InvalidArgumentError("name: must be set");
-  // Outside the lock: validation compiles the pipeline, the resume plan may be large.
-  ASSIGN_OR_RETURN(JobGeometry geometry, ComputeJobGeometry(request.spec()));
   OpenJobArgs args;
   args.request = &request;
+  // Outside the lock: computing a geometry opens the dataset and compiles the pipeline, and the
+  // resume plan may be large.
+  ASSIGN_OR_RETURN(args.geometry, GeometryFor(request));
+  const JobGeometry& geometry = args.geometry;
   if (request.resume_tokens_size() > 0) {
     if (request.rank() >= request.spec().world_size()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -126,6 +139,21 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
     args.start.set_spec_fingerprint(SpecFingerprint(request.spec()));
   }
   return Durably(&Coordinator::OpenJobLocked, args);
+}
+
+absl::StatusOr<JobGeometry> Coordinator::GeometryFor(const stoker::v1::OpenJobRequest& request) {
+  {
+    absl::MutexLock lock(&mu_);
+    const JobRecord* job = state_.FindJobByName(request.name());
+    // An open job keeps the geometry it was created with: reopening it reads no dataset.
+    if (job != nullptr &&
+        google::protobuf::util::MessageDifferencer::Equals(job->spec, request.spec())) {
+      return job->geometry;
+    }
+  }
+  ASSIGN_OR_RETURN(stoker::v1::JobGeometry geometry,
+                   ComputeJobGeometry(request.spec(), open_source_));
+  return CheckJobGeometry(request.spec(), geometry, "spec");
 }
 
 absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJob(
@@ -145,7 +173,19 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
 
 absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasks(
     const stoker::v1::LeaseTasksRequest& request) {
-  return Durably(&Coordinator::LeaseTasksLocked, request);
+  // Leases are soft state, and a lease never reveals a completion a crash could take back (a
+  // task whose completion is lost is pending again, as its lease said it was): only a reply
+  // saying rank_finished waits for the journal. So LeaseTasks does not queue behind the group
+  // commit of other calls' completions.
+  uint64_t seq = 0;
+  absl::StatusOr<stoker::v1::LeaseTasksResponse> result;
+  {
+    absl::MutexLock lock(&mu_);
+    result = LeaseTasksLocked(request);
+    if (store_ != nullptr && result.ok() && result->rank_finished()) seq = store_->last_added();
+  }
+  RETURN_IF_ERROR(SyncStore(seq));
+  return result;
 }
 
 absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat(
@@ -166,14 +206,15 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
     create->set_job_id(state_.next_job_id());
     create->set_name(request.name());
     *create->mutable_spec() = request.spec();
+    *create->mutable_geometry() = ToProto(args.geometry);
     RETURN_IF_ERROR(ApplyUpdate(update));
     job = state_.FindJobByName(request.name());
-    STOKER_LOG(INFO) << "opened job " << job->id << " '" << job->name
+    STOKER_LOG(INFO) << "opened job " << ShortId(job->id) << " '" << job->name
                      << "': " << job->geometry.batches_per_rank << " batches per rank per epoch, "
                      << job->spec.epochs() << " epochs, " << job->spec.world_size() << " ranks";
   } else if (!google::protobuf::util::MessageDifferencer::Equals(job->spec, request.spec())) {
     return absl::AlreadyExistsError(
-        absl::StrCat("job '", request.name(), "' already exists (id ", job->id,
+        absl::StrCat("job '", request.name(), "' already exists (id ", ShortId(job->id),
                      ") with a different spec; open it with the same spec or use another name"));
   }
   if (args.start.resumed()) {
@@ -190,6 +231,7 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
     STOKER_LOG(INFO) << "job " << job_id << " rank " << request.rank() << " resumed at epoch "
                      << args.start.epoch() << " with " << batches.size() << " batches of it left";
   }
+  job_heard_[job->id] = clock_->Now();
   stoker::v1::OpenJobResponse response;
   *response.mutable_start() = args.start;
   response.set_job_id(job->id);
@@ -203,7 +245,7 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
 absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJobLocked(
     const stoker::v1::GetJobRequest& request) {
   const JobRecord* job = state_.FindJob(request.job_id());
-  if (job == nullptr) return UnknownJob(request.job_id());
+  if (job == nullptr) return UnknownJob(request.job_id(), state_.incarnation());
   stoker::v1::GetJobResponse response;
   response.set_name(job->name);
   *response.mutable_spec() = job->spec;
@@ -232,7 +274,8 @@ absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorkerLo
   reg->set_now_unix_ms(absl::ToUnixMillis(clock_->Now()));
   reg->set_private_to_client(request.private_to_client());
   RETURN_IF_ERROR(ApplyUpdate(update));
-  STOKER_LOG(INFO) << "worker " << reg->worker_id() << " registered at " << request.address()
+  STOKER_LOG(INFO) << "worker " << ShortId(reg->worker_id()) << " registered at "
+                   << request.address()
                    << " with " << request.cores() << " cores"
                    << (request.private_to_client().empty()
                            ? ""
@@ -249,11 +292,14 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
   CheckLivenessLocked();
   const uint64_t worker_id = request.worker_id();
   if (state_.FindWorker(worker_id) == nullptr) {
-    return UnknownWorker(worker_id, config_.worker_timeout);
+    return UnknownWorker(worker_id, state_.incarnation(), config_.worker_timeout);
   }
   stoker::v1::WorkerHeartbeatResponse response;
   for (TaskId& task : state_.RevokedLeases(worker_id)) {
     *response.add_drop_leases() = std::move(task);
+  }
+  for (uint64_t job_id : request.jobs()) {
+    if (state_.FindJob(job_id) == nullptr) response.add_retired_jobs(job_id);
   }
   StateUpdate heartbeat;
   heartbeat.mutable_worker_heartbeat()->set_worker_id(worker_id);
@@ -269,15 +315,15 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
     RETURN_IF_ERROR(ApplyUpdate(returned));
   }
 
-  stoker::v1::CompleteTasksUpdate complete;
+  // Delivered tasks only release this worker's leases: the client's consumed report is the one
+  // thing that completes a task (DESIGN.md §4).
+  StateUpdate release;
+  release.mutable_release_leases()->set_worker_id(worker_id);
   int ignored = 0;
-  int stale = 0;
   for (const TaskId& task : request.delivered()) {
     absl::StatusOr<uint32_t> rank = state_.RankOfTask(task);
-    if (rank.ok() && !state_.AcceptsDelivery(task, worker_id)) {
-      ++stale;  // possibly a resumed rank's old incarnation: its new client reports its own
-    } else if (rank.ok()) {
-      *complete.add_tasks() = task;
+    if (rank.ok()) {
+      *release.mutable_release_leases()->add_tasks() = task;
     } else if (ignored++ == 0) {
       STOKER_LOG(WARNING) << "worker " << worker_id
                           << " reported a task that fits no job: " << rank.status().message();
@@ -287,12 +333,7 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
     STOKER_LOG(WARNING) << "worker " << worker_id << ": ignored " << ignored
                         << " delivered tasks in all";
   }
-  if (stale > 0) {
-    STOKER_LOG(DEBUG) << "worker " << worker_id << ": " << stale
-                      << " delivered tasks of resumed ranks not leased to it; their clients "
-                         "report them";
-  }
-  RETURN_IF_ERROR(CompleteTasksLocked(complete));
+  if (release.release_leases().tasks_size() > 0) RETURN_IF_ERROR(ApplyUpdate(release));
   return response;
 }
 
@@ -301,10 +342,10 @@ absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasksLocked(
   if (request.max_tasks() == 0) return absl::InvalidArgumentError("max_tasks: must be > 0");
   CheckLivenessLocked();
   const JobRecord* job = state_.FindJob(request.job_id());
-  if (job == nullptr) return UnknownJob(request.job_id());
+  if (job == nullptr) return UnknownJob(request.job_id(), state_.incarnation());
   RETURN_IF_ERROR(CheckRank(request.rank(), *job));
   if (state_.FindWorker(request.worker_id()) == nullptr) {
-    return UnknownWorker(request.worker_id(), config_.worker_timeout);
+    return UnknownWorker(request.worker_id(), state_.incarnation(), config_.worker_timeout);
   }
   const uint32_t max = std::min(request.max_tasks(), config_.max_tasks_per_lease);
   stoker::v1::LeaseTasksResponse response;
@@ -349,7 +390,7 @@ absl::Status Coordinator::CheckTaskOfRankLocked(const TaskId& task, const JobRec
                                                 uint32_t rank, const std::string& field) const {
   if (task.job_id() != job.id) {
     return absl::InvalidArgumentError(
-        absl::StrCat(field, DescribeTask(task), " is not of job ", job.id));
+        absl::StrCat(field, DescribeTask(task), " is not of job ", ShortId(job.id)));
   }
   absl::StatusOr<uint32_t> task_rank = state_.RankOfTask(task);
   if (!task_rank.ok()) {
@@ -366,7 +407,7 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
     const stoker::v1::ClientHeartbeatRequest& request) {
   CheckLivenessLocked();
   const JobRecord* job = state_.FindJob(request.job_id());
-  if (job == nullptr) return UnknownJob(request.job_id());
+  if (job == nullptr) return UnknownJob(request.job_id(), state_.incarnation());
   RETURN_IF_ERROR(CheckRank(request.rank(), *job));
   stoker::v1::CompleteTasksUpdate complete;
   for (int i = 0; i < request.consumed_size(); ++i) {
@@ -379,6 +420,7 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
   RETURN_IF_ERROR(HedgeOverdueLocked(request, *job));
   board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(),
                       clock_->Now());
+  job_heard_[job->id] = clock_->Now();
   stoker::v1::ClientHeartbeatResponse response;
   for (const WorkerRecord* worker : state_.Workers()) {
     if (!worker->private_to_client.empty() && worker->private_to_client != request.client_id()) {
@@ -391,6 +433,9 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
   }
   response.set_state(state_.JobFinished(job->id) ? stoker::v1::JOB_STATE_FINISHED
                                                  : stoker::v1::JOB_STATE_RUNNING);
+  if (auto error = data_errors_.find(job->id); error != data_errors_.end()) {
+    response.set_data_error(error->second);
+  }
   return response;
 }
 
@@ -423,6 +468,7 @@ void Coordinator::CheckLiveness() {
 
 void Coordinator::CheckLivenessLocked() {
   const absl::Time now = clock_->Now();
+  RetireIdleJobsLocked(now);
   for (uint64_t worker_id :
        state_.WorkersSilentSince(absl::ToUnixMillis(now - config_.worker_timeout))) {
     STOKER_LOG(WARNING) << "worker " << worker_id << " missed heartbeats for longer than "
@@ -459,9 +505,13 @@ absl::Status Coordinator::CompleteTasksLocked(const stoker::v1::CompleteTasksUpd
   return ApplyUpdate(wrapped);
 }
 
+bool Coordinator::HedgeIsStaleLocked(const TaskId& task) const {
+  return state_.IsTaskDone(task) || state_.FindJob(task.job_id()) == nullptr;
+}
+
 absl::Status Coordinator::HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request,
                                              const JobRecord& job) {
-  hedges_.Prune([this](const TaskId& task) { return state_.IsTaskDone(task); });
+  hedges_.Prune([this](const TaskId& task) { return HedgeIsStaleLocked(task); });
   const int count = std::min(request.overdue_size(), kMaxOverdue);
   for (int i = 0; i < count; ++i) {
     const TaskId& task = request.overdue(i);

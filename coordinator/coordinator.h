@@ -15,10 +15,15 @@
 //      rank in plan order, each leased for lease_duration. An expired lease returns its task to
 //      pending (it may go to another worker); the old holder learns it in the drop_leases of its
 //      next heartbeat.
-//   4. A task is done when its client has the batch: the client acks to the worker (which
-//      reports `delivered` in its heartbeat) and reports `consumed` in its own heartbeat; either
-//      report completes it, both are harmless. LeaseTasks says rank_finished, and
-//      ClientHeartbeat says JOB_STATE_FINISHED, once everything is done.
+//   4. A task is done when its client has the batch and says so: the client reports `consumed`
+//      in its heartbeat, the one report that completes a task. It also acks to the worker,
+//      which reports `delivered` in its own heartbeat: that only releases the worker's lease
+//      (a lost worker's released leases do not return to pending; an unconfirmed one does at
+//      its expiry). LeaseTasks says rank_finished, and ClientHeartbeat says
+//      JOB_STATE_FINISHED, once everything is done.
+//
+// Ids (common/ids.h) carry the coordinator's incarnation, journaled with the state: a peer
+// holding an id of a state this coordinator lost is refused with FAILED_PRECONDITION.
 //   5. Hedging: a client whose consumer starves reports the missing tasks it needs as
 //      `overdue`; each that is leased gets one backup lease (hedge_book.h), handed first to the
 //      next LeaseTasks of that (job, rank) from another worker. First copy wins at the client.
@@ -31,13 +36,17 @@
 // Durability (DESIGN.md §5): with a StateStore, the durable updates (create_job, register_worker,
 // remove_worker, complete_tasks) are added to the store as they are applied, and every RPC
 // method returns only once everything it saw is durable (group commit: concurrent RPCs share an
-// fsync). Leases, heartbeats and liveness are soft state: after a restart every task that was
+// fsync), except LeaseTasks, which waits only when it answers rank_finished (a lease reveals no
+// completion a crash could take back). Leases, heartbeats and liveness are soft state: after a restart every task that was
 // leased is pending again (its batch may be produced twice; clients drop the duplicate by task
 // id), and recovered workers get a full worker_timeout to heartbeat before they are removed.
 // When the store grows past kCompactBytes it is replaced by a snapshot of the state.
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -47,6 +56,7 @@
 #include "coordinator/cluster_state.h"
 #include "coordinator/coordinator_config.h"
 #include "coordinator/hedge_book.h"
+#include "coordinator/job_validation.h"
 #include "coordinator/state_store.h"
 #include "coordinator/status_board.h"
 #include "stoker/v1/coordinator.pb.h"
@@ -65,15 +75,32 @@ class Coordinator {
   static constexpr uint64_t kCompactBytes = 1 << 20;
 
   // REQUIRES: config.Validate().ok(); `clock` and `store` (nullptr: nothing survives a restart)
-  // outlive the coordinator. With a store, call Recover() before anything else.
-  Coordinator(const CoordinatorConfig& config, Clock* clock, StateStore* store = nullptr);
+  // outlive the coordinator. With a store, call Recover() before anything else. `open_source`
+  // opens datasets (OpenJob, ProbeDatasets, upgrading a format-1 journal); nothing else does.
+  Coordinator(const CoordinatorConfig& config, Clock* clock, StateStore* store = nullptr,
+              SourceFactory open_source = DefaultSourceFactory());
   Coordinator(const Coordinator&) = delete;
   Coordinator& operator=(const Coordinator&) = delete;
 
   // Replays the store into the (empty) state, gives every recovered worker until now +
-  // worker_timeout to heartbeat, and compacts the store. Errors: DATA_LOSS from the store, or
-  // when a stored record does not apply ("journal record N: ..."); INTERNAL when writing fails.
+  // worker_timeout to heartbeat, and compacts the store. Replay reads no dataset: a job whose
+  // data is gone or unreachable is recovered all the same, and ProbeDatasets reports it to its
+  // clients. Records of journal format 1 (STKJRNL1: create_job without its geometry) are
+  // upgraded by opening the job's dataset once here, outside the lock. Errors: DATA_LOSS from
+  // the store, or when a stored record does not apply ("journal record N does not apply: ...");
+  // FAILED_PRECONDITION when a format-1 record cannot be upgraded because its dataset cannot be
+  // opened (the message names format 1 and the job); INTERNAL when writing fails.
   absl::Status Recover();
+
+  // Opens the dataset of every recovered job not yet probed (after Recover) whose next probe is
+  // due, outside the lock, and compares what it finds with the journaled geometry. A failure, or
+  // a dataset that changed (another sample count or batch geometry), becomes the job's
+  // data_error in ClientHeartbeatResponse; it is retried every kProbeInterval until the
+  // dataset opens and matches, then the error is cleared and the job is not probed again.
+  // Called by the server's liveness thread, never on a gRPC callback thread.
+  void ProbeDatasets();
+  // Time between two probes of a recovered job whose dataset failed.
+  static constexpr absl::Duration kProbeInterval = absl::Seconds(2);
 
   // Creates the job or returns the existing one of that name. With resume_tokens, then restarts
   // the request's rank from them (plan/resume_plan.h): a durable resume_rank update revokes the
@@ -96,15 +123,19 @@ class Coordinator {
   absl::StatusOr<stoker::v1::RegisterWorkerResponse> RegisterWorker(
       const stoker::v1::RegisterWorkerRequest& request);
 
-  // Records the heartbeat, returns the `returned` leases to pending and completes the
-  // `delivered` tasks (for a rank resumed from tokens, only those leased to this worker since
-  // the resume: see ClusterState::AcceptsDelivery). Delivered tasks that do not fit
-  // any job (unknown job, outside the plan) are logged and ignored: they must not cost the
-  // worker its liveness. drop_leases lists the worker's leases that expired since its last
+  // Records the heartbeat, returns the `returned` leases to pending and releases the leases of
+  // the `delivered` tasks (they stay out of pending until their client reports them consumed
+  // or the lease expires; a worker's report never completes a task). Reported tasks that do
+  // not fit any job (unknown job, outside the plan) are logged and ignored: they must not cost
+  // the worker its liveness. drop_leases lists the worker's leases that expired since its last
   // heartbeat (their tasks went back to pending and may be leased to another worker), unless
   // done or leased to it again. drain is always false in this version.
   // NOT_FOUND when the worker is not registered (never was, or was removed after missing
-  // heartbeats): the message tells it to register again.
+  // heartbeats): the message tells it to register again. FAILED_PRECONDITION when its id is of
+  // another incarnation (the coordinator lost its state): it must register again and never
+  // use the old id. Every RPC naming a job or worker id of another incarnation gets
+  // FAILED_PRECONDITION the same way (common/ids.h); an unknown id of this incarnation is
+  // NOT_FOUND.
   absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> WorkerHeartbeat(
       const stoker::v1::WorkerHeartbeatRequest& request);
 
@@ -127,7 +158,10 @@ class Coordinator {
   stoker::v1::GetStatusResponse GetStatus();
 
   // Removes workers silent for longer than worker_timeout (their leases return to pending),
-  // then returns expired leases to pending.
+  // returns expired leases to pending, and retires jobs (finished or abandoned) none of whose
+  // clients heartbeated for job_idle_timeout: a journaled retire_job forgets the job (its name
+  // may then be opened again as a new job), and workers that report holding it are told in
+  // WorkerHeartbeatResponse.retired_jobs.
   void CheckLiveness();
 
   const CoordinatorConfig& config() const { return config_; }
@@ -156,11 +190,22 @@ class Coordinator {
       ABSL_LOCKS_EXCLUDED(mu_);
   // Waits for the store through everything added so far, then compacts it when due.
   absl::Status SyncStore(uint64_t seq) ABSL_LOCKS_EXCLUDED(mu_);
-  // OpenJob's request and, with tokens, the resume point computed from them.
+  // OpenJob's request, the job's geometry (computed outside the lock) and, with tokens, the
+  // resume point computed from them.
   struct OpenJobArgs {
     const stoker::v1::OpenJobRequest* request = nullptr;
+    JobGeometry geometry;
     stoker::v1::ResumePoint start;
   };
+  // The geometry of the job OpenJob opens: the journaled one when a job of that name and spec
+  // exists, else computed from the dataset (I/O, without the lock).
+  absl::StatusOr<JobGeometry> GeometryFor(const stoker::v1::OpenJobRequest& request)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Gives format-1 records (create_job without geometry) their geometry; see Recover.
+  absl::Status UpgradeFormat1(std::vector<stoker::v1::StateUpdate>& updates)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status UpgradeCreateJob(size_t record, stoker::v1::CreateJobUpdate& job)
+      ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<stoker::v1::OpenJobResponse> OpenJobLocked(const OpenJobArgs& args)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::GetJobResponse> GetJobLocked(
@@ -185,6 +230,13 @@ class Coordinator {
   // Overdue tasks looked at per heartbeat (the rest are ignored).
   static constexpr int kMaxOverdue = 64;
   void CheckLivenessLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Retires (journaled) every job none of whose clients was heard from for job_idle_timeout.
+  void RetireIdleJobsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A backup lease is no longer wanted: its task is done or its job is gone.
+  bool HedgeIsStaleLocked(const stoker::v1::TaskId& task) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Picks a random incarnation (common/ids.h) when the state has none; durable.
+  void StartIncarnationLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RemoveWorkerLocked(uint64_t worker_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CompleteTasksLocked(const stoker::v1::CompleteTasksUpdate& update)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -192,7 +244,15 @@ class Coordinator {
   const CoordinatorConfig config_;
   Clock* const clock_;
   StateStore* const store_;
+  const SourceFactory open_source_;
   mutable absl::Mutex mu_;
+  // Recovered jobs whose dataset has not been probed successfully yet, with the time of their
+  // next probe; and the last probe's error per job (soft state, for ClientHeartbeat).
+  std::map<uint64_t, absl::Time> unprobed_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, std::string> data_errors_ ABSL_GUARDED_BY(mu_);
+  // When each job was last opened or heard from by a client (soft state; recovered jobs count
+  // from the recovery), for retiring idle ones.
+  std::map<uint64_t, absl::Time> job_heard_ ABSL_GUARDED_BY(mu_);
   ClusterState state_ ABSL_GUARDED_BY(mu_);
   StatusBoard board_ ABSL_GUARDED_BY(mu_);
   HedgeBook hedges_ ABSL_GUARDED_BY(mu_);  // backup leases of overdue tasks (soft state)

@@ -27,6 +27,10 @@ absl::Status CoordinatorConfig::Validate() const {
   if (max_tasks_per_lease == 0) {
     return absl::InvalidArgumentError("max_tasks_per_lease: must be > 0");
   }
+  if (job_idle_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat("job_idle_timeout: must be > 0, got ",
+                                                   absl::FormatDuration(job_idle_timeout)));
+  }
   return absl::OkStatus();
 }
 

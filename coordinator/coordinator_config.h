@@ -22,13 +22,17 @@ struct CoordinatorConfig {
   absl::Duration lease_duration = absl::Seconds(30);
   // Most tasks one LeaseTasks call returns, whatever the worker asks for.
   uint32_t max_tasks_per_lease = 64;
+  // A job none of whose clients heartbeated (or opened it) for this long is retired, finished
+  // or abandoned: a journaled retire_job drops it and workers evict its context. Must be longer
+  // than the clients' heartbeat interval.
+  absl::Duration job_idle_timeout = absl::Minutes(10);
   // File journal (coordinator/journal.h) of the state that survives a restart; empty = none
   // (state lives in memory only).
   std::string journal_path;
 
   // INVALID_ARGUMENT naming the field ("worker_timeout: ...") when a setting is unusable:
   // an address without a port, a duration <= 0, a worker_timeout not above
-  // heartbeat_interval, max_tasks_per_lease 0.
+  // heartbeat_interval, max_tasks_per_lease 0, a job_idle_timeout <= 0.
   absl::Status Validate() const;
 };
 

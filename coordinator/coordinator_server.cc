@@ -37,7 +37,8 @@ struct CoordinatorServer::Impl {
         coordinator(config, clock, store.get()),
         service(&coordinator) {}
 
-  // Wakes every heartbeat_interval (real time) until Stop.
+  // Wakes every heartbeat_interval (real time) until Stop: liveness, and the dataset probes of
+  // recovered jobs.
   void LivenessLoop() {
     const absl::Duration interval = coordinator.config().heartbeat_interval;
     absl::MutexLock lock(&mu);
@@ -46,6 +47,7 @@ struct CoordinatorServer::Impl {
       if (stopping) break;
       mu.Unlock();
       coordinator.CheckLiveness();
+      coordinator.ProbeDatasets();  // dataset I/O: here, never on a gRPC callback thread
       mu.Lock();
     }
   }
@@ -117,6 +119,7 @@ void CoordinatorServer::Stop() {
   impl_->server->Shutdown(std::chrono::system_clock::now() +
                           absl::ToChronoMilliseconds(kShutdownGrace));
   impl_->server->Wait();
+  impl_->service.Stop();
   if (impl_->liveness_thread.joinable()) impl_->liveness_thread.join();
   // Every RPC syncs before replying; this covers anything added after the last one.
   if (impl_->store != nullptr) {

@@ -5,11 +5,17 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
+#include "common/clock.h"
+#include "common/ids.h"
+#include "coordinator/coordinator_service.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 #include "stoker/v1/coordinator.grpc.pb.h"
@@ -41,7 +47,7 @@ TEST(CoordinatorServerTest, ServesOpenJobOverGrpc) {
   grpc::ClientContext context;
   grpc::Status status = stub->OpenJob(&context, request, &response);
   ASSERT_TRUE(status.ok()) << status.error_message();
-  EXPECT_EQ(response.job_id(), 1u);
+  EXPECT_EQ(SerialOf(response.job_id()), 1u);
   EXPECT_EQ(response.batches_per_epoch_per_rank(), 5u);
 
   // Errors keep their code and message across the wire.
@@ -52,6 +58,63 @@ TEST(CoordinatorServerTest, ServesOpenJobOverGrpc) {
   EXPECT_THAT(status.error_message(), HasSubstr("spec.batch_size"));
   server->Stop();
   server->Stop();  // idempotent
+}
+
+// OpenJob reads datasets on its own pool, off gRPC's callback threads: while every OpenJob
+// thread (and one more call) waits on a dataset that does not answer, heartbeats, registrations
+// and status calls are still served.
+TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
+  absl::Notification release;
+  std::atomic<int> probing{0};
+  FakeClock clock;
+  Coordinator coordinator(CoordinatorConfig(), &clock, nullptr,
+                          [&](const stoker::v1::DatasetSpec& spec, uint64_t seed) {
+                            ++probing;
+                            release.WaitForNotification();
+                            return CreateSource(spec, seed);
+                          });
+  CoordinatorService service(&coordinator);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  auto stub = stoker::v1::Coordinator::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  constexpr int kOpens = CoordinatorService::kOpenJobThreads + 1;
+  std::vector<std::thread> opens;
+  std::vector<grpc::Status> open_status(kOpens);
+  for (int i = 0; i < kOpens; ++i) {
+    opens.emplace_back([&, i] {
+      stoker::v1::OpenJobRequest request;
+      request.set_name("job" + std::to_string(i));
+      *request.mutable_spec() = SmallJobSpec();
+      stoker::v1::OpenJobResponse response;
+      grpc::ClientContext context;
+      open_status[i] = stub->OpenJob(&context, request, &response);
+    });
+  }
+  while (probing < CoordinatorService::kOpenJobThreads) std::this_thread::yield();
+  for (int i = 0; i < 20; ++i) {  // more calls than gRPC's callback threads, all answered
+    stoker::v1::RegisterWorkerRequest request;
+    request.set_address("w:" + std::to_string(i));
+    request.set_cores(1);
+    stoker::v1::RegisterWorkerResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+    ASSERT_TRUE(stub->RegisterWorker(&context, request, &response).ok());
+  }
+  stoker::v1::GetStatusResponse status;
+  grpc::ClientContext status_context;
+  ASSERT_TRUE(stub->GetStatus(&status_context, stoker::v1::GetStatusRequest(), &status).ok());
+  EXPECT_EQ(status.workers_size(), 20);
+  EXPECT_EQ(status.jobs_size(), 0);  // the opens still wait on the dataset
+  release.Notify();
+  for (std::thread& open : opens) open.join();
+  for (const grpc::Status& open : open_status) EXPECT_TRUE(open.ok()) << open.error_message();
+  server->Shutdown();
+  service.Stop();
 }
 
 // grpc.health.v1.Health/Check with a hand-encoded request: Debian ships no generated health

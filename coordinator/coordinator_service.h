@@ -4,9 +4,16 @@
 // gRPC glue for stoker.v1.Coordinator: each handler calls one Coordinator method and finishes
 // the call with its status (absl codes map one-to-one onto gRPC codes). Glue only: this header
 // may include grpcpp; logic headers may not.
+//
+// Handlers never block a gRPC callback thread: each hands its call to a CallExecutor (the
+// coordinator's mutex and the journal's fdatasync block), OpenJob to its own pool because it
+// may read a dataset (a slow manifest server must not hold up heartbeats), and LeaseTasks to
+// its own because it does not wait for the journal (coordinator.h) and must not queue behind
+// calls that do. A call that finds kMaxQueuedCalls waiting is answered UNAVAILABLE (retry).
 
 #include <grpcpp/grpcpp.h>
 
+#include "coordinator/call_executor.h"
 #include "coordinator/coordinator.h"
 #include "stoker/v1/coordinator.grpc.pb.h"
 
@@ -15,7 +22,17 @@ namespace stoker {
 // Thread-safe (as Coordinator is). Does not own the coordinator, which must outlive it.
 class CoordinatorService final : public stoker::v1::Coordinator::CallbackService {
  public:
-  explicit CoordinatorService(Coordinator* coordinator) : coordinator_(coordinator) {}
+  // Threads running the calls other than LeaseTasks and OpenJob, LeaseTasks, and OpenJob; most
+  // calls waiting in each.
+  static constexpr int kCallThreads = 8;
+  static constexpr int kLeaseThreads = 4;
+  static constexpr int kOpenJobThreads = 2;
+  static constexpr size_t kMaxQueuedCalls = 4096;
+
+  explicit CoordinatorService(Coordinator* coordinator);
+  ~CoordinatorService() override;
+  // Finishes the queued calls and joins the threads; call after the server's Shutdown. Idempotent.
+  void Stop();
 
   grpc::ServerUnaryReactor* OpenJob(grpc::CallbackServerContext* context,
                                     const stoker::v1::OpenJobRequest* request,
@@ -41,6 +58,9 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
 
  private:
   Coordinator* const coordinator_;
+  CallExecutor calls_;
+  CallExecutor leases_;
+  CallExecutor opens_;
 };
 
 }  // namespace stoker

@@ -201,24 +201,24 @@ TEST_F(CoordinatorTest, OpenJobWithATokenRestartsTheRank) {
   auto lease = Lease(worker, job, 0, 2);
   ASSERT_THAT(lease, IsOk());
   EXPECT_THAT(Pairs(*lease), ElementsAre(P{0, 4}, P{0, 6}));
-  // A late ack of the old incarnation is ignored, not an error.
+  // A late ack of the old incarnation is ignored, not an error; so is a worker's report of a
+  // task of the new list (the old incarnation may have received it after its checkpoint): a
+  // worker's report never completes a task, leased to it or not.
   TaskId old;
   old.set_job_id(job);
   old.set_epoch(0);
   old.set_batch_index(0);
   EXPECT_THAT(Heartbeat(worker, {old}), IsOk());
   EXPECT_EQ(Summary(job, 0).total, 3u + 5u);
-  // So is a worker's report of a task of the new list that is not leased to it: the old
-  // incarnation may have received it after its checkpoint. A leased one completes.
   TaskId unleased = old, leased = old;
   unleased.set_batch_index(8);
   leased.set_batch_index(4);
-  EXPECT_THAT(Heartbeat(worker, {unleased}), IsOk());
+  EXPECT_THAT(Heartbeat(worker, {unleased, leased}), IsOk());
   EXPECT_EQ(Summary(job, 0).done_watermark, 0u);
-  EXPECT_THAT(Heartbeat(worker, {leased}), IsOk());
-  EXPECT_EQ(Summary(job, 0).done_watermark, 1u);
+  EXPECT_EQ(Summary(job, 0).done_above_watermark, 0u);
   // The client's own report completes any task of its rank.
-  EXPECT_THAT(ClientHeartbeat(job, 0, {unleased}), IsOk());
+  EXPECT_THAT(ClientHeartbeat(job, 0, {unleased, leased}), IsOk());
+  EXPECT_EQ(Summary(job, 0).done_watermark, 1u);
   EXPECT_EQ(Summary(job, 0).done_above_watermark, 1u);
 }
 
@@ -259,7 +259,7 @@ TEST_F(CoordinatorTest, GetJob) {
   EXPECT_EQ(response->batches_per_epoch_per_rank(), 5u);
   request.set_job_id(job + 1);
   EXPECT_THAT(coordinator_.GetJob(request),
-              StatusIs(absl::StatusCode::kNotFound, HasSubstr("job 2")));
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("job 2: no such job")));
 }
 
 TEST_F(CoordinatorTest, RegisterWorker) {
@@ -298,7 +298,7 @@ TEST_F(CoordinatorTest, LeaseTasksValidatesTheRequest) {
   EXPECT_THAT(Lease(worker, job, 2, 1),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rank: 2")));
   EXPECT_THAT(Lease(worker, job + 1, 0, 1),
-              StatusIs(absl::StatusCode::kNotFound, HasSubstr("job 2")));
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("job 2: no such job")));
   EXPECT_THAT(Lease(worker + 1, job, 0, 1),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("register again")));
   // Capped at max_tasks_per_lease (8).
@@ -392,16 +392,35 @@ TEST_F(CoordinatorTest, ReturnedLeasesArePendingAtOnceButOnlyFromTheirHolder) {
   EXPECT_EQ(Summary(job, 0).leased, 3u);
 }
 
-TEST_F(CoordinatorTest, WorkerHeartbeatCompletesDeliveredTasks) {
+TEST_F(CoordinatorTest, WorkerHeartbeatReleasesDeliveredLeasesWithoutCompletingThem) {
   const uint64_t job = OpenJob("train", SmallJobSpec());
   const uint64_t worker = Register("w:1");
-  auto lease = Lease(worker, job, 0, 2);
+  auto lease = Lease(worker, job, 0, 3);
   ASSERT_THAT(lease, IsOk());
   TaskId bogus;
   bogus.set_job_id(77);  // unknown job: ignored, the heartbeat still counts
   ASSERT_THAT(Heartbeat(worker, {lease->leases(0).task(), lease->leases(1).task(), bogus}), IsOk());
-  EXPECT_EQ(Summary(job, 0).done_watermark, 2u);
+  EXPECT_EQ(Summary(job, 0).done_watermark, 0u);  // only the client completes
+  EXPECT_EQ(Summary(job, 0).leased, 3u);
+  coordinator_.InspectState([&](const ClusterState& state) {
+    const std::vector<TaskId> own = state.LeasesOf(worker);
+    ASSERT_THAT(own, SizeIs(1));
+    EXPECT_EQ(own[0].batch_index(), lease->leases(2).task().batch_index());
+    EXPECT_EQ(state.LeaseHolder(lease->leases(0).task()), ClusterState::kReleased);
+  });
+  // The worker is lost: its own lease returns to pending, the released ones (its client has
+  // them) do not.
+  clock_.Advance(absl::Seconds(6));
+  coordinator_.CheckLiveness();
+  EXPECT_EQ(Summary(job, 0).requeued, 1u);
+  EXPECT_EQ(Summary(job, 0).leased, 2u);
+  ASSERT_THAT(ClientHeartbeat(job, 0, {lease->leases(0).task()}), IsOk());
+  EXPECT_EQ(Summary(job, 0).done_watermark, 1u);
+  // The other was never reported by its client: pending again once its lease expires.
+  clock_.Advance(absl::Seconds(30));
+  coordinator_.CheckLiveness();
   EXPECT_EQ(Summary(job, 0).leased, 0u);
+  EXPECT_EQ(Summary(job, 0).requeued, 2u);
 }
 
 TEST_F(CoordinatorTest, ClientHeartbeatCompletesConsumedTasks) {
@@ -444,7 +463,7 @@ TEST_F(CoordinatorTest, APrivateWorkerIsListedOnlyToItsClient) {
 TEST_F(CoordinatorTest, ClientHeartbeatValidatesTheRequest) {
   const uint64_t job = OpenJob("train", SmallJobSpec());
   EXPECT_THAT(ClientHeartbeat(job + 1, 0),
-              StatusIs(absl::StatusCode::kNotFound, HasSubstr("job 2")));
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("job 2: no such job")));
   EXPECT_THAT(ClientHeartbeat(job, 2),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rank: 2")));
   TaskId task;
@@ -488,10 +507,11 @@ TEST_F(CoordinatorTest, EveryBatchOncePerEpochToItsRank) {
         tasks.push_back(l.task());
       }
       if (round % 2 == 0) {
-        ASSERT_THAT(Heartbeat(worker, tasks), IsOk());
-      } else {
-        ASSERT_THAT(ClientHeartbeat(job, rank, tasks), IsOk());
-        ASSERT_THAT(Heartbeat(worker), IsOk());
+        ASSERT_THAT(Heartbeat(worker, tasks), IsOk());  // releases only
+      }
+      ASSERT_THAT(ClientHeartbeat(job, rank, tasks), IsOk());
+      if (round % 2 == 1) {
+        ASSERT_THAT(Heartbeat(worker, tasks), IsOk());  // after the client's: harmless
       }
     }
     EXPECT_TRUE(std::is_sorted(order.begin(), order.end())) << "rank " << rank;

@@ -41,29 +41,34 @@ absl::Status ValidateScalars(const JobSpec& spec) {
 
 }  // namespace
 
+SourceFactory DefaultSourceFactory() {
+  return [](const stoker::v1::DatasetSpec& spec, uint64_t seed) {
+    return CreateSource(spec, seed);
+  };
+}
+
 absl::Status ValidateJobSpec(const JobSpec& spec) { return ComputeJobGeometry(spec).status(); }
 
-absl::StatusOr<JobGeometry> ComputeJobGeometry(const JobSpec& spec) {
+absl::StatusOr<stoker::v1::JobGeometry> ComputeJobGeometry(const JobSpec& spec,
+                                                          const SourceFactory& open_source) {
   RETURN_IF_ERROR(ValidateScalars(spec));
   RETURN_IF_ERROR(UnderSpec(ValidateDatasetSpec(spec.dataset())));
-  auto source = CreateSource(spec.dataset(), spec.seed());
+  auto source = open_source(spec.dataset(), spec.seed());
   if (!source.ok()) return UnderSpec(source.status());
   auto pipeline = Pipeline::Compile(spec.pipeline(), (*source)->format());
   if (!pipeline.ok()) return UnderSpec(pipeline.status());
 
-  JobGeometry geometry;
-  geometry.num_samples = (*source)->size();
-  geometry.batches_per_rank =
-      BatchesPerRank(geometry.num_samples, spec.batch_size(), spec.world_size(), spec.drop_last());
-  if (geometry.batches_per_rank == 0) {
+  const uint64_t num_samples = (*source)->size();
+  const uint64_t batches_per_rank =
+      BatchesPerRank(num_samples, spec.batch_size(), spec.world_size(), spec.drop_last());
+  if (batches_per_rank == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "spec.drop_last: the dataset's ", geometry.num_samples,
+        "spec.drop_last: the dataset's ", num_samples,
         " samples give no full batch per rank with batch_size ", spec.batch_size(),
         " and world_size ", spec.world_size(), "; use drop_last=false or a smaller batch"));
   }
   constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-  if (geometry.batches_per_rank > kMax / spec.epochs() ||
-      geometry.batches_per_rank > kMax / spec.world_size()) {
+  if (batches_per_rank > kMax / spec.epochs() || batches_per_rank > kMax / spec.world_size()) {
     return absl::InvalidArgumentError("spec.epochs: too many batches in total");
   }
   const uint64_t per_sample = pipeline->output_bytes_per_sample();
@@ -75,8 +80,11 @@ absl::StatusOr<JobGeometry> ComputeJobGeometry(const JobSpec& spec) {
         absl::StrCat("spec.batch_size: a batch of ", spec.batch_size(), " samples of ", per_sample,
                      " bytes exceeds the limit of ", kMaxBatchBytes, " bytes per batch"));
   }
-  geometry.batch_bytes = per_sample * spec.batch_size();
-  geometry.batch_shape = pipeline->BatchShape(spec.batch_size());
+  stoker::v1::JobGeometry geometry;
+  geometry.set_num_samples(num_samples);
+  geometry.set_batches_per_rank(batches_per_rank);
+  geometry.set_batch_bytes(per_sample * spec.batch_size());
+  for (int64_t d : pipeline->BatchShape(spec.batch_size())) geometry.add_batch_shape(d);
   return geometry;
 }
 

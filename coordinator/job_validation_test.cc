@@ -17,10 +17,10 @@ TEST(JobValidationTest, GeometryOfAValidSpec) {
   spec.set_drop_last(false);
   auto geometry = ComputeJobGeometry(spec);
   ASSERT_THAT(geometry, IsOk());
-  EXPECT_EQ(geometry->num_samples, 40u);
-  EXPECT_EQ(geometry->batches_per_rank, 4u);  // ceil(ceil(40/4) / 3)
-  EXPECT_EQ(geometry->batch_bytes, 4u * 8 * 8 * 3 * 4);
-  EXPECT_THAT(geometry->batch_shape, ElementsAre(4, 8, 8, 3));
+  EXPECT_EQ(geometry->num_samples(), 40u);
+  EXPECT_EQ(geometry->batches_per_rank(), 4u);  // ceil(ceil(40/4) / 3)
+  EXPECT_EQ(geometry->batch_bytes(), 4u * 8 * 8 * 3 * 4);
+  EXPECT_THAT(geometry->batch_shape(), ElementsAre(4, 8, 8, 3));
   EXPECT_THAT(ValidateJobSpec(spec), IsOk());
 }
 

@@ -1,11 +1,6 @@
 #include "coordinator/journal.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <algorithm>
-#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -39,79 +34,42 @@ uint32_t GetU32(const char* p) {
   return v;
 }
 
-absl::Status Errno(const std::string& what, const std::string& path) {
-  return absl::InternalError(absl::StrCat("journal ", path, ": ", what, ": ", strerror(errno)));
-}
-
-absl::Status WriteAll(int fd, absl::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Errno("write", path);
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<std::string> ReadFile(const std::string& path, bool* exists) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  *exists = fd >= 0;
-  if (fd < 0) {
-    if (errno == ENOENT) return std::string();
-    return Errno("open", path);
-  }
-  std::string data;
-  char buf[1 << 16];
-  while (true) {
-    const ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ::close(fd);
-      return Errno("read", path);
-    }
-    if (n == 0) break;
-    data.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return data;
-}
-
-absl::Status SyncDirectoryOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Errno("open directory", dir);
-  const int rc = ::fsync(fd);
-  ::close(fd);
-  return rc == 0 ? absl::OkStatus() : Errno("fsync directory", dir);
-}
-
 absl::Status Corrupt(const std::string& path, size_t offset, absl::string_view why) {
   return absl::DataLossError(
       absl::StrCat("journal ", path, ": corrupt record at offset ", offset, " (", why, ")"));
 }
 
-// Writes `data` as the whole content of `path` via a temporary file and a rename.
-absl::Status ReplaceFile(const std::string& path, absl::string_view data) {
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Errno("create", tmp);
-  absl::Status status = WriteAll(fd, data, tmp);
-  if (status.ok() && ::fsync(fd) != 0) status = Errno("fsync", tmp);
-  ::close(fd);
-  RETURN_IF_ERROR(status);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return Errno("rename onto", path);
-  return SyncDirectoryOf(path);
+// What every Sync answers once a write failed: the coordinator must not reply as if durable.
+absl::Status Latched(const absl::Status& first) {
+  return absl::Status(first.code(),
+                      absl::StrCat(first.message(), " (the journal failed and takes no more "
+                                                    "writes: restart the coordinator)"));
+}
+
+// OK for a (maybe torn) magic of a version this coordinator reads.
+absl::Status CheckMagic(const std::string& path, absl::string_view data) {
+  constexpr size_t kPrefix = FileJournal::kMagicBytes - 1;  // "STKJRNL", then the version
+  const absl::string_view magic(FileJournal::kMagic, kPrefix);
+  if (data.substr(0, kPrefix) != magic.substr(0, std::min(data.size(), kPrefix))) {
+    return Corrupt(path, 0, "not a stoker journal: bad magic");
+  }
+  if (data.size() <= kPrefix) return absl::OkStatus();
+  const char version = data[kPrefix];
+  if (version < FileJournal::kOldestVersion || version > FileJournal::kVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "journal ", path, ": format version '", absl::string_view(&version, 1),
+        "' is not one this coordinator reads (", absl::string_view(&FileJournal::kOldestVersion, 1),
+        " to ", absl::string_view(&FileJournal::kVersion, 1),
+        "); run the coordinator that wrote it, or start on a new journal"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-FileJournal::FileJournal(std::string path) : path_(std::move(path)) {}
+FileJournal::FileJournal(std::string path, JournalEnv* env) : path_(std::move(path)), env_(env) {}
 
-FileJournal::~FileJournal() {
-  absl::MutexLock lock(&mu_);
-  if (fd_ >= 0) ::close(fd_);
-}
+FileJournal::~FileJournal() = default;
 
 std::string FileJournal::Frame(const StateUpdate& update) {
   std::string payload;
@@ -127,14 +85,11 @@ std::string FileJournal::Frame(const StateUpdate& update) {
 
 absl::StatusOr<std::vector<StateUpdate>> FileJournal::Load() {
   bool exists = false;
-  absl::StatusOr<std::string> read = ReadFile(path_, &exists);
+  absl::StatusOr<std::string> read = env_->ReadFile(path_, &exists);
   if (!read.ok()) return read.status();
   const std::string data = *std::move(read);
   const std::string magic(kMagic, kMagicBytes);
-  if (data.compare(0, std::min(data.size(), kMagicBytes), magic, 0,
-                   std::min(data.size(), kMagicBytes)) != 0) {
-    return Corrupt(path_, 0, "not a stoker journal: bad magic");
-  }
+  RETURN_IF_ERROR(CheckMagic(path_, data));
   std::vector<StateUpdate> updates;
   size_t pos = kMagicBytes;
   while (pos < data.size()) {
@@ -155,21 +110,17 @@ absl::StatusOr<std::vector<StateUpdate>> FileJournal::Load() {
   }
   if (pos < kMagicBytes || data.size() < kMagicBytes) {
     // New (or torn while being created): write the magic.
-    RETURN_IF_ERROR(ReplaceFile(path_, magic));
+    RETURN_IF_ERROR(env_->ReplaceFile(path_, magic));
     pos = kMagicBytes;
   } else if (pos < data.size()) {
     STOKER_LOG(WARNING) << "journal " << path_ << ": torn record at offset " << pos << " ("
                         << data.size() - pos << " bytes dropped); recovered "
                         << updates.size() << " whole records";
-    if (::truncate(path_.c_str(), static_cast<off_t>(pos)) != 0) {
-      return Errno("truncate", path_);
-    }
+    RETURN_IF_ERROR(env_->Truncate(path_, pos));
   }
+  ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, env_->OpenForAppend(path_));
   absl::MutexLock lock(&mu_);
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (fd_ < 0) return Errno("open for append", path_);
-  if (::fsync(fd_) != 0) return Errno("fsync", path_);
+  file_ = std::move(file);
   bytes_ = pos;
   return updates;
 }
@@ -218,11 +169,13 @@ absl::Status FileJournal::Sync(uint64_t seq) {
   std::string batch;
   batch.swap(pending_);
   const uint64_t through = added_;
-  const int fd = fd_;
+  WritableFile* const file = file_.get();  // replaced only by Compact, which waits for !syncing_
   mu_.Unlock();
   const absl::Time start = absl::Now();
-  absl::Status status = WriteAll(fd, batch, path_);
-  if (status.ok() && ::fdatasync(fd) != 0) status = Errno("fdatasync", path_);
+  absl::Status status = file == nullptr ? absl::FailedPreconditionError(absl::StrCat(
+                                              "journal ", path_, ": Sync before Load"))
+                                        : file->Append(batch);
+  if (status.ok()) status = file->Sync();
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
   mu_.Lock();
   syncing_ = false;
@@ -231,8 +184,8 @@ absl::Status FileJournal::Sync(uint64_t seq) {
     stats_.sync_seconds.Observe(seconds);
     durable_ = std::max(durable_, through);
   } else {
-    STOKER_LOG(ERROR) << status;
-    failed_ = status;
+    STOKER_LOG(ERROR) << status << "; the journal takes no more writes";
+    failed_ = Latched(status);
   }
   mu_.Unlock();
   return status;
@@ -245,18 +198,14 @@ absl::Status FileJournal::Compact(const StateUpdate& snapshot) {
   RETURN_IF_ERROR(failed_);
   std::string data(kMagic, kMagicBytes);
   data += Frame(snapshot);
-  absl::Status status = ReplaceFile(path_, data);
-  int fd = -1;
-  if (status.ok()) {
-    fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd < 0) status = Errno("open for append", path_);
+  absl::Status status = env_->ReplaceFile(path_, data);
+  absl::StatusOr<std::unique_ptr<WritableFile>> file =
+      status.ok() ? env_->OpenForAppend(path_) : status;
+  if (!file.ok()) {
+    failed_ = Latched(file.status());
+    return file.status();
   }
-  if (!status.ok()) {
-    failed_ = status;
-    return status;
-  }
-  ::close(fd_);
-  fd_ = fd;
+  file_ = *std::move(file);
   pending_.clear();
   durable_ = added_;
   bytes_ = data.size();

@@ -3,10 +3,14 @@
 
 // FileJournal: the StateStore (state_store.h) kept in one local file.
 //
-// File format: the 8-byte magic "STKJRNL1", then records, each
+// File format: the 8-byte magic "STKJRNL" + the format version digit, then records, each
 //   [u32 length, little-endian][u32 masked crc32c, little-endian][length bytes: a StateUpdate]
 // where the crc is MaskCrc(Crc32c(the 4 length bytes followed by the payload)): it covers the
 // length too, so a damaged length is caught by the crc unless it points past the end of file.
+//
+// Versions: 2 (written) carries each job's geometry in create_job; 1 (read, for journals of
+// earlier coordinators) does not, and Coordinator::Recover upgrades its records. Another
+// version digit is FAILED_PRECONDITION naming it (a journal of a newer coordinator).
 //
 // Recovery (Load):
 //   - a missing or empty file is a new journal;
@@ -19,7 +23,11 @@
 //   Limitation: a corrupted length that points past the end of file reads as a torn tail.
 //
 // Durability: Add buffers a record; Sync writes the buffer and fdatasyncs it, one caller doing
-// the write for every caller waiting (group commit). Compact writes a one-record journal (the
+// the write for every caller waiting (group commit). A failed write or fdatasync (an I/O
+// error: INTERNAL; a full disk: RESOURCE_EXHAUSTED, both naming the file) latches: every later
+// Sync and Compact fails with that error too, so the coordinator never replies as if a change
+// were durable after the file may have lost it; it must be restarted (replay then recovers to
+// the last whole record). All file access goes through a JournalEnv (journal_env.h). Compact writes a one-record journal (the
 // snapshot) to "<path>.tmp", fsyncs it, renames it over <path> and fsyncs the directory, so a
 // crash leaves either the old journal or the new one.
 //
@@ -34,25 +42,31 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "coordinator/journal_env.h"
 #include "coordinator/state_store.h"
 
 namespace stoker {
 
 class FileJournal : public StateStore {
  public:
-  static constexpr char kMagic[] = "STKJRNL1";  // 8 bytes in the file, without the NUL
+  static constexpr char kMagic[] = "STKJRNL2";  // 8 bytes in the file, without the NUL
   static constexpr size_t kMagicBytes = 8;
+  // The format version this coordinator writes, and the oldest it reads.
+  static constexpr char kVersion = '2';
+  static constexpr char kOldestVersion = '1';
   static constexpr size_t kHeaderBytes = 8;
   static constexpr uint32_t kMaxRecordBytes = 64u << 20;
 
-  // A journal at `path`; nothing is read or created until Load.
-  explicit FileJournal(std::string path);
+  // A journal at `path`, read and written through `env` (which outlives it); nothing is read or
+  // created until Load.
+  explicit FileJournal(std::string path, JournalEnv* env = PosixJournalEnv());
   ~FileJournal() override;
   FileJournal(const FileJournal&) = delete;
   FileJournal& operator=(const FileJournal&) = delete;
 
   // See StateStore::Load and the recovery rules above. Also INTERNAL when the file cannot be
-  // read, created or truncated (the message names it and errno).
+  // read, created or truncated (the message names it and errno), RESOURCE_EXHAUSTED when the
+  // disk is full.
   absl::StatusOr<std::vector<stoker::v1::StateUpdate>> Load() override;
   uint64_t Add(const stoker::v1::StateUpdate& update) override;
   uint64_t last_added() const override;
@@ -72,8 +86,9 @@ class FileJournal : public StateStore {
   static bool SyncDoneOrFree(SyncWait* wait);
 
   const std::string path_;
+  JournalEnv* const env_;
   mutable absl::Mutex mu_;
-  int fd_ ABSL_GUARDED_BY(mu_) = -1;
+  std::unique_ptr<WritableFile> file_ ABSL_GUARDED_BY(mu_);  // set by Load, replaced by Compact
   std::string pending_ ABSL_GUARDED_BY(mu_);  // framed records not yet written
   uint64_t added_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t durable_ ABSL_GUARDED_BY(mu_) = 0;

@@ -178,11 +178,11 @@ TEST(CoordinatorJournalTest, RestartReplaysJobsAndDoneTasks) {
     auto leased = coordinator.LeaseTasks(lease);
     ASSERT_THAT(leased, IsOk());
     ASSERT_THAT(leased->leases(), SizeIs(3));
-    stoker::v1::WorkerHeartbeatRequest heartbeat;
-    heartbeat.set_worker_id(worker_id);
-    *heartbeat.add_delivered() = leased->leases(0).task();
-    *heartbeat.add_delivered() = leased->leases(2).task();
-    ASSERT_THAT(coordinator.WorkerHeartbeat(heartbeat), IsOk());
+    stoker::v1::ClientHeartbeatRequest heartbeat;
+    heartbeat.set_job_id(job_id);
+    *heartbeat.add_consumed() = leased->leases(0).task();
+    *heartbeat.add_consumed() = leased->leases(2).task();
+    ASSERT_THAT(coordinator.ClientHeartbeat(heartbeat), IsOk());
   }
   for (int restart = 0; restart < 2; ++restart) {  // the second one replays the compacted file
     FileJournal journal(path);

@@ -29,6 +29,7 @@ int Run(int argc, char** argv) {
   int64_t worker_timeout_ms = 5000;
   int64_t lease_duration_ms = 30000;
   uint32_t max_tasks_per_lease = 64;
+  int64_t job_idle_timeout_ms = 600000;
   std::string port_file;
   std::string journal;
 
@@ -40,6 +41,9 @@ int Run(int argc, char** argv) {
             "A worker silent this long is removed and its leases return to pending");
   flags.Add("lease-duration-ms", &lease_duration_ms, "How long a task lease lasts");
   flags.Add("max-tasks-per-lease", &max_tasks_per_lease, "Most tasks one LeaseTasks returns");
+  flags.Add("job-idle-timeout-ms", &job_idle_timeout_ms,
+            "A job none of whose clients heartbeated for this long (finished or abandoned) is "
+            "retired and workers drop it");
   flags.Add("port-file", &port_file, "Write the bound port to this file once serving");
   flags.Add("journal", &journal,
             "Journal file of the state that survives a restart (empty = memory only)");
@@ -52,6 +56,7 @@ int Run(int argc, char** argv) {
   flags.MapField("worker_timeout", "worker-timeout-ms");
   flags.MapField("lease_duration", "lease-duration-ms");
   flags.MapField("max_tasks_per_lease", "max-tasks-per-lease");
+  flags.MapField("job_idle_timeout", "job-idle-timeout-ms");
   flags.MapField("journal_path", "journal");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
@@ -62,6 +67,7 @@ int Run(int argc, char** argv) {
   config.worker_timeout = absl::Milliseconds(worker_timeout_ms);
   config.lease_duration = absl::Milliseconds(lease_duration_ms);
   config.max_tasks_per_lease = max_tasks_per_lease;
+  config.job_idle_timeout = absl::Milliseconds(job_idle_timeout_ms);
   config.journal_path = journal;
   if (absl::Status status = config.Validate(); !status.ok()) {
     return flags.Fail(status);

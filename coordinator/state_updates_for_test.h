@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "coordinator/cluster_state.h"
+#include "coordinator/job_validation.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 #include "gmock/gmock.h"
@@ -34,12 +35,16 @@ inline TaskId Task(uint32_t epoch, uint64_t batch, uint64_t job = kJob) {
   return task;
 }
 
+// A create_job as OpenJob makes it: with the geometry computed from the spec's dataset (an
+// invalid spec gets none, so that Apply reports the bad field).
 inline StateUpdate CreateJob(uint64_t id, const std::string& name,
                              const stoker::v1::JobSpec& spec) {
   StateUpdate update;
   update.mutable_create_job()->set_job_id(id);
   update.mutable_create_job()->set_name(name);
   *update.mutable_create_job()->mutable_spec() = spec;
+  absl::StatusOr<stoker::v1::JobGeometry> geometry = ComputeJobGeometry(spec);
+  if (geometry.ok()) *update.mutable_create_job()->mutable_geometry() = *geometry;
   return update;
 }
 

@@ -24,6 +24,10 @@ void StatusBoard::RecordWorker(uint64_t worker_id, const stoker::v1::WorkerStats
 
 void StatusBoard::ForgetWorker(uint64_t worker_id) { workers_.erase(worker_id); }
 
+void StatusBoard::ForgetJob(uint64_t job_id) {
+  clients_.erase(clients_.lower_bound({job_id, 0}), clients_.lower_bound({job_id + 1, 0}));
+}
+
 std::vector<std::pair<const StatusBoard::ClientKey, StatusBoard::ClientReport>>
 StatusBoard::ClientsOf(uint64_t job_id) const {
   return {clients_.lower_bound({job_id, 0}), clients_.lower_bound({job_id + 1, 0})};

@@ -30,6 +30,8 @@ class StatusBoard {
   void RecordWorker(uint64_t worker_id, const stoker::v1::WorkerStats& stats, absl::Time now);
   // Drops a removed worker's figures.
   void ForgetWorker(uint64_t worker_id);
+  // Drops a retired job's client reports.
+  void ForgetJob(uint64_t job_id);
   // A worker was removed for missing heartbeats.
   void CountLostWorker() { ++workers_lost_; }
 

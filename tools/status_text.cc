@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "common/ids.h"
 
 namespace stoker {
 namespace {
@@ -37,7 +38,8 @@ double WorkerRate(const stoker::v1::WorkerStatus& worker) {
 }
 
 void AppendJob(const stoker::v1::JobStatus& job, std::string* out) {
-  absl::StrAppend(out, "job ", job.name(), " (id ", job.job_id(), "): ", StateName(job.state()),
+  absl::StrAppend(out, "job ", job.name(), " (id ", ShortId(job.job_id()), "): ",
+                  StateName(job.state()),
                   ", batch ", job.batch_size(), ", ", job.batches_per_epoch_per_rank(),
                   " batches/epoch/rank, ", job.epochs(), " epochs\n");
   if (job.ranks_size() > 0) {
@@ -96,7 +98,8 @@ std::string FormatStatus(const stoker::v1::GetStatusResponse& status,
   }
   for (const stoker::v1::WorkerStatus& worker : status.workers()) {
     absl::StrAppend(
-        &out, absl::StrFormat("%-6d %-21s %5d %5s %9.0f %6d  %s ago\n", worker.info().worker_id(),
+        &out, absl::StrFormat("%-6s %-21s %5d %5s %9.0f %6d  %s ago\n",
+                              ShortId(worker.info().worker_id()),
                               worker.info().address(), worker.info().cores(),
                               Percent(worker.busy_fraction()), WorkerRate(worker),
                               worker.leases_held(), Millis(worker.last_heartbeat_age_ms())));

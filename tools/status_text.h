@@ -2,7 +2,8 @@
 #define STOKER_TOOLS_STATUS_TEXT_H_
 
 // The human form of a coordinator's GetStatus reply, as `stoker-ctl status` and `top` print it:
-// every line fits in 80 columns (the advice is word-wrapped).
+// every line fits in 80 columns (the advice is word-wrapped; job and worker ids appear in their
+// short form, the serial without the coordinator's incarnation: common/ids.h).
 
 #include <string>
 

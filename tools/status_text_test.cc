@@ -1,6 +1,7 @@
 #include "tools/status_text.h"
 
 #include "absl/strings/str_split.h"
+#include "common/ids.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -10,7 +11,7 @@ namespace {
 stoker::v1::GetStatusResponse SampleStatus() {
   stoker::v1::GetStatusResponse status;
   stoker::v1::JobStatus* job = status.add_jobs();
-  job->set_job_id(1);
+  job->set_job_id(MakeId(0x9e3779b9, 1));  // ids carry the incarnation; people see the serial
   job->set_name("demo");
   job->set_state(stoker::v1::JOB_STATE_RUNNING);
   job->set_batch_size(64);
@@ -31,7 +32,7 @@ stoker::v1::GetStatusResponse SampleStatus() {
       "rank 0 waits 41% of its step; 2 workers at 95% busy supply 610 samples/s of 1,275 "
       "demanded (one worker can do 321): add 2");
   stoker::v1::WorkerStatus* worker = status.add_workers();
-  worker->mutable_info()->set_worker_id(3);
+  worker->mutable_info()->set_worker_id(MakeId(0x9e3779b9, 3));
   worker->mutable_info()->set_address("127.0.0.1:40123");
   worker->mutable_info()->set_cores(1);
   worker->set_busy_fraction(0.95);

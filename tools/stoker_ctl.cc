@@ -7,7 +7,6 @@
 // each job needs; `top` redraws it every interval until interrupted.
 
 #include <google/protobuf/util/json_util.h>
-#include <grpcpp/grpcpp.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -19,8 +18,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/flags.h"
-#include "common/grpc_unary_caller.h"
-#include "stoker/v1/coordinator.grpc.pb.h"
+#include "coordinator/coordinator_client.h"
 #include "tools/status_text.h"
 
 namespace stoker {
@@ -38,12 +36,8 @@ struct CtlOptions {
 };
 
 absl::StatusOr<stoker::v1::GetStatusResponse> FetchStatus(const CtlOptions& options) {
-  auto channel = grpc::CreateChannel(options.coordinator, grpc::InsecureChannelCredentials());
-  auto stub = stoker::v1::Coordinator::NewStub(channel);
-  UnaryCaller caller(absl::StrCat("coordinator ", options.coordinator),
-                     absl::Milliseconds(options.timeout_ms));
-  return caller.Call(stub.get(), &stoker::v1::Coordinator::Stub::GetStatus,
-                     stoker::v1::GetStatusRequest());
+  return NewGrpcCoordinatorClient(options.coordinator, absl::Milliseconds(options.timeout_ms))
+      ->GetStatus(stoker::v1::GetStatusRequest());
 }
 
 int PrintStatus(const CtlOptions& options) {

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "common/clock.h"
-#include "trainer_client/coordinator_client.h"
+#include "coordinator/coordinator_client.h"
 #include "trainer_client/worker_stream.h"
 
 namespace stoker {

@@ -252,8 +252,9 @@ void LoaderImpl::Stop() {
     mu_.Await(absl::Condition(&all_done));
   }
   ReapEndedStreams();
-  // Best effort: report what was received since the last heartbeat (the workers report the
-  // acked tasks too, so losing this report loses nothing).
+  // Best effort: report what was received since the last heartbeat. This report is what
+  // completes those tasks on the coordinator; if it is lost, their leases expire and the job
+  // stays unfinished there (it is retired as abandoned later).
   if (report_consumed) (void)HeartbeatOnce();
 }
 

@@ -129,6 +129,8 @@ class LoaderImpl {
   ConsumptionWindow consumption_ ABSL_GUARDED_BY(mu_);
   int heartbeat_failures_ ABSL_GUARDED_BY(mu_) = 0;
   bool warned_no_workers_ ABSL_GUARDED_BY(mu_) = false;
+  // The coordinator's last ClientHeartbeatResponse.data_error (logged when it changes).
+  std::string data_error_ ABSL_GUARDED_BY(mu_);
   absl::BitGen jitter_ ABSL_GUARDED_BY(mu_);
   CreditBalancer balancer_ ABSL_GUARDED_BY(mu_);
   // Since when a consumer has waited with nothing of its epoch ready (hedging).

@@ -111,6 +111,14 @@ void LoaderImpl::Reconcile(const v1::ClientHeartbeatResponse& response) {
   }
   absl::MutexLock lock(&mu_);
   if (stopping_) return;
+  if (response.data_error() != data_error_) {
+    data_error_ = response.data_error();
+    if (data_error_.empty()) {
+      STOKER_LOG(INFO) << "the coordinator reaches the job's dataset again";
+    } else {
+      STOKER_LOG(WARNING) << "coordinator: " << data_error_;
+    }
+  }
   const bool all_received = buffer_.accepted_total() >= buffer_.expected_total();
   if (response.state() == v1::JOB_STATE_FINISHED && !all_received) {
     FailLocked(absl::FailedPreconditionError(absl::StrCat(

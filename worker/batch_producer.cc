@@ -130,7 +130,10 @@ void BatchMessagePool::Put(std::unique_ptr<stoker::v1::BatchMessage> message) {
 }
 
 BatchProducer::BatchProducer(uint32_t threads, uint64_t worker_id, BatchMessagePool* pool)
-    : pool_(pool), worker_id_(worker_id), recent_(absl::Now(), std::max<uint32_t>(threads, 1)) {
+    : pool_(pool),
+      capacity_(kQueuedPerThread * std::max<uint32_t>(threads, 1)),
+      worker_id_(worker_id),
+      recent_(absl::Now(), std::max<uint32_t>(threads, 1)) {
   for (uint32_t i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
 }
 
@@ -147,14 +150,23 @@ void BatchProducer::set_simulated_period(std::optional<absl::Duration> period) {
 }
 
 void BatchProducer::Submit(std::shared_ptr<JobContext> job, stoker::v1::TaskId task, Done done) {
+  absl::Status refused;
   {
     absl::MutexLock lock(&mu_);
-    if (!stopping_) {
+    if (!stopping_ && queue_.size() < capacity_) {
       queue_.push_back(Work{std::move(job), std::move(task), std::move(done)});
       return;
     }
+    refused = stopping_ ? absl::CancelledError("worker is stopping")
+                        : absl::ResourceExhaustedError(absl::StrCat(
+                              "the worker's producer queue is full (", capacity_, " tasks)"));
   }
-  done(absl::CancelledError("worker is stopping"), nullptr);
+  done(refused, nullptr);
+}
+
+size_t BatchProducer::room() const {
+  absl::MutexLock lock(&mu_);
+  return capacity_ - std::min(capacity_, queue_.size());
 }
 
 void BatchProducer::Stop() {
@@ -188,6 +200,10 @@ void BatchProducer::Loop() {
       queue_.pop_front();
       worker_id = worker_id_;
       simulated = simulated_period_;
+    }
+    if (work.job->retired()) {
+      work.done(absl::CancelledError("the job was retired"), nullptr);
+      continue;
     }
     std::unique_ptr<stoker::v1::BatchMessage> message = pool_->Get();
     const absl::Duration cpu_start = ThreadCpuTime();

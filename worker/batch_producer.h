@@ -73,7 +73,9 @@ class BatchMessagePool {
 };
 
 // Thread-safe. Stop() (or the destructor) finishes queued work it has started and drops the rest,
-// calling their callbacks with CANCELLED.
+// calling their callbacks with CANCELLED. The queue is bounded (capacity()): Submit beyond it
+// fails the task with RESOURCE_EXHAUSTED, so callers lease no more than room(). Work of a
+// retired job (JobContext::Retire) is dropped with CANCELLED when its turn comes.
 class BatchProducer {
  public:
   using Done = std::function<void(absl::Status, std::unique_ptr<stoker::v1::BatchMessage>)>;
@@ -87,6 +89,11 @@ class BatchProducer {
   void set_simulated_period(std::optional<absl::Duration> period);
   // Queues a task; `done` runs on a producer thread with the finished message (or an error).
   void Submit(std::shared_ptr<JobContext> job, stoker::v1::TaskId task, Done done);
+  // Most tasks queued at once: kQueuedPerThread per producer thread.
+  static constexpr size_t kQueuedPerThread = 64;
+  size_t capacity() const { return capacity_; }
+  // Tasks that may be submitted now without exceeding the capacity.
+  size_t room() const;
   void Stop();
 
   // Per-op time histograms of every batch produced so far.
@@ -107,6 +114,7 @@ class BatchProducer {
   void Loop();
 
   BatchMessagePool* const pool_;
+  const size_t capacity_;
   BadSampleCounters bad_samples_;
   mutable absl::Mutex mu_;
   std::deque<Work> queue_ ABSL_GUARDED_BY(mu_);

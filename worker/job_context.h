@@ -5,6 +5,7 @@
 // pipeline and the epoch plans (computed on first use, the two most recent kept).
 
 #include <cstdint>
+#include <atomic>
 #include <deque>
 #include <memory>
 
@@ -45,6 +46,10 @@ class JobContext {
   // The plan of `epoch`. INVALID_ARGUMENT when the epoch is past the job's epochs.
   absl::StatusOr<std::shared_ptr<const EpochPlan>> Plan(uint32_t epoch);
 
+  // The coordinator retired the job: work still queued for it is dropped, not produced.
+  void Retire() { retired_.store(true, std::memory_order_relaxed); }
+  bool retired() const { return retired_.load(std::memory_order_relaxed); }
+
  private:
   JobContext(uint64_t job_id, stoker::v1::JobSpec spec, std::unique_ptr<Source> source,
              Pipeline pipeline);
@@ -53,6 +58,7 @@ class JobContext {
   const stoker::v1::JobSpec spec_;
   const std::unique_ptr<Source> source_;
   const Pipeline pipeline_;
+  std::atomic<bool> retired_{false};
 
   absl::Mutex mu_;
   std::deque<std::shared_ptr<const EpochPlan>> plans_ ABSL_GUARDED_BY(mu_);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "common/ids.h"
 #include "common/logging.h"
 #include "common/retry.h"
 
@@ -17,7 +19,7 @@ size_t PoolSize(uint32_t threads) { return size_t{threads} * 2 + 4; }
 
 }  // namespace
 
-Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorApi> coordinator, Clock* clock)
+Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinator, Clock* clock)
     : config_(std::move(config)),
       coordinator_(std::move(coordinator)),
       clock_(clock),
@@ -59,7 +61,7 @@ absl::Status Worker::Register() {
     heartbeat_interval_ = absl::Milliseconds(std::max<uint32_t>(1, response->heartbeat_interval_ms()));
   }
   producer_.set_worker_id(response->worker_id());
-  STOKER_LOG(INFO) << "registered as worker " << response->worker_id() << " at "
+  STOKER_LOG(INFO) << "registered as worker " << ShortId(response->worker_id()) << " at "
                    << request.address();
   return absl::OkStatus();
 }
@@ -86,7 +88,7 @@ void Worker::Drain(absl::Duration deadline) {
     STOKER_LOG(INFO) << "draining: " << held_.size() << " tasks held, " << sessions_.size()
                      << " streams";
     auto delivered = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return held_.empty(); };
-    mu_.AwaitWithTimeout(absl::Condition(&delivered), until - clock_->Now());
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&delivered), until);
     sessions = sessions_;
   }
   for (const auto& session : sessions) {
@@ -96,8 +98,8 @@ void Worker::Drain(absl::Duration deadline) {
     // Streams end asynchronously; each hands back what it held as it closes.
     absl::MutexLock lock(&mu_);
     auto closed = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return sessions_.empty(); };
-    mu_.AwaitWithTimeout(absl::Condition(&closed),
-                         std::max(absl::Seconds(1), until - clock_->Now()));
+    clock_->AwaitWithTimeout(&mu_, absl::Condition(&closed),
+                             std::max(absl::Seconds(1), until - clock_->Now()));
     STOKER_LOG(INFO) << "drained: handing back " << returned_.size() << " tasks, "
                      << held_.size() << " still held by unclosed streams";
   }
@@ -240,7 +242,7 @@ void Worker::HeartbeatLoop() {
       auto due = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
         return stopping_ || (!returned_.empty() && coordinator_reachable_);
       };
-      mu_.AwaitWithTimeout(absl::Condition(&due), heartbeat_interval_);
+      clock_->AwaitWithTimeout(&mu_, absl::Condition(&due), heartbeat_interval_);
       if (stopping_) return;
     }
     Heartbeat();
@@ -253,6 +255,7 @@ void Worker::Heartbeat() {
   {
     absl::MutexLock lock(&mu_);
     request.set_worker_id(worker_id_);
+    for (const auto& [job_id, job] : jobs_) request.add_jobs(job_id);
     for (pb::TaskId& task : delivered_) *request.add_delivered() = std::move(task);
     delivered_.clear();
     for (pb::TaskId& task : returned_) *request.add_returned() = std::move(task);
@@ -260,6 +263,15 @@ void Worker::Heartbeat() {
   }
   absl::StatusOr<pb::WorkerHeartbeatResponse> response = coordinator_->WorkerHeartbeat(request);
   if (response.ok()) {
+    std::vector<std::shared_ptr<StreamSession>> ending;
+    absl::Cleanup end_streams = [&ending] {  // outside the lock: ending calls into gRPC
+      for (const std::shared_ptr<StreamSession>& session : ending) {
+        session->End(absl::NotFoundError(absl::StrCat(
+            "job ", ShortId(session->job()->job_id()),
+            " is no longer on the coordinator (retired as finished or idle, or lost with the "
+            "coordinator's state): open it again")));
+      }
+    };
     absl::MutexLock lock(&mu_);
     coordinator_reachable_ = true;
     for (const pb::TaskId& task : response->drop_leases()) held_.erase(KeyOf(task));
@@ -267,29 +279,48 @@ void Worker::Heartbeat() {
       STOKER_LOG(INFO) << "coordinator revoked " << response->drop_leases_size()
                        << " expired leases of this worker";
     }
+    ending = EvictJobsLocked(response->retired_jobs());
     return;
   }
-  const bool not_found = response.status().code() == absl::StatusCode::kNotFound;
   {
-    // Not reported: keep for the next heartbeat. A coordinator that forgot this worker forgot
-    // its leases too (it lost its state, or gave them away): the reports are dropped, since a
-    // job id of the old state may now name another job (the clients' own consumed reports
-    // complete the tasks they received), and there is nothing to hand back.
+    // Not reported: keep for the next heartbeat. Reports are harmless whoever gets them: a
+    // delivered report only releases a lease held by the id it names, hand-backs only touch
+    // leases of that id, and ids never repeat across coordinator incarnations.
     absl::MutexLock lock(&mu_);
     coordinator_reachable_ = false;  // back to the heartbeat interval until one succeeds
-    if (!not_found) {
-      delivered_.insert(delivered_.end(), request.delivered().begin(), request.delivered().end());
-      returned_.insert(returned_.end(), request.returned().begin(), request.returned().end());
-    }
+    delivered_.insert(delivered_.end(), request.delivered().begin(), request.delivered().end());
+    returned_.insert(returned_.end(), request.returned().begin(), request.returned().end());
   }
-  if (not_found) {
-    STOKER_LOG(WARNING) << "coordinator does not know this worker; registering again";
+  const absl::StatusCode code = response.status().code();
+  if (code == absl::StatusCode::kNotFound || code == absl::StatusCode::kFailedPrecondition) {
+    STOKER_LOG(WARNING) << "coordinator refused this worker's id (" << response.status()
+                        << "); registering again";
     if (absl::Status status = Register(); !status.ok()) {
       STOKER_LOG(WARNING) << "register failed: " << status;
     }
   } else {
     STOKER_LOG(WARNING) << "heartbeat failed: " << response.status();
   }
+}
+
+std::vector<std::shared_ptr<StreamSession>> Worker::EvictJobsLocked(
+    const google::protobuf::RepeatedField<uint64_t>& retired) {
+  std::vector<std::shared_ptr<StreamSession>> ending;
+  for (uint64_t job_id : retired) {
+    auto job = jobs_.find(job_id);
+    if (job == jobs_.end()) continue;
+    job->second->Retire();  // queued work of it is dropped
+    jobs_.erase(job);
+    // Its leases went with it: nothing to hand back or report.
+    held_.erase(held_.lower_bound({job_id, 0, 0}), held_.lower_bound({job_id + 1, 0, 0}));
+    const size_t before = ending.size();
+    for (const std::shared_ptr<StreamSession>& session : sessions_) {
+      if (session->job()->job_id() == job_id) ending.push_back(session);
+    }
+    STOKER_LOG(INFO) << "dropped job " << ShortId(job_id) << ", retired by the coordinator ("
+                     << ending.size() - before << " streams to end)";
+  }
+  return ending;
 }
 
 void Worker::LeaseLoop() {
@@ -304,13 +335,14 @@ void Worker::LeaseLoop() {
     const absl::Time now = clock_->Now();
     absl::Time next_poll = now + config_.max_lease_poll;
     for (const auto& session : sessions) {
-      const uint32_t wanted = session->WantedTasks(now, &next_poll);
+      // Never more than the producer's bounded queue takes.
+      const uint32_t wanted = static_cast<uint32_t>(
+          std::min<size_t>(session->WantedTasks(now, &next_poll), producer_.room()));
       if (wanted > 0) LeaseFor(session, wanted);
     }
     absl::MutexLock lock(&mu_);
     auto woken = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return wake_ || stopping_; };
-    mu_.AwaitWithTimeout(absl::Condition(&woken), std::max(absl::ZeroDuration(),
-                                                           next_poll - clock_->Now()));
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&woken), next_poll);
   }
 }
 

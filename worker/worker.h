@@ -8,10 +8,17 @@
 // coordinator for that many tasks of the session's (job, rank) and hands them to the producers;
 // finished batches go to the session's stream. A session that got no task backs off (5 ms
 // doubling up to config.max_lease_poll) so that an idle worker does not spin. Tasks the client
-// acknowledged are reported as delivered with the next heartbeat; a heartbeat answered NOT_FOUND
-// (the coordinator forgot this worker) makes the worker register again and drops the reports it
-// carried: they are about leases of the forgotten registration, and after a coordinator lost its
-// state a job id may name another job (clients report what they received themselves).
+// acknowledged are reported as delivered with the next heartbeat, which releases their leases
+// (only the client's own consumed report completes a task). A heartbeat answered NOT_FOUND (the
+// coordinator forgot this worker) or FAILED_PRECONDITION (its id is of a coordinator
+// incarnation that lost its state, common/ids.h) makes the worker register again; unsent
+// reports are kept and sent with the next heartbeat, where they touch nothing they should not.
+//
+// Job lifecycle: every heartbeat lists the jobs the worker holds a context for (source, pipeline,
+// epoch plans); the coordinator answers with those it retired (finished or abandoned), and the
+// worker drops their contexts, forgets their held tasks and ends their streams with NOT_FOUND, so
+// its memory follows the jobs alive, not every job it ever served. The producer queue is bounded
+// (BatchProducer::capacity) and the lease loop leases no more than it has room for.
 //
 // Hand-back: the worker remembers which session each leased task is for until the client acks
 // it. When a stream ends (client half-close, cancel, broken connection) its unacknowledged tasks
@@ -41,7 +48,7 @@
 #include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/worker.pb.h"
 #include "worker/batch_producer.h"
-#include "worker/coordinator_api.h"
+#include "coordinator/coordinator_client.h"
 #include "worker/stream_session.h"
 #include "worker/worker_config.h"
 
@@ -51,7 +58,7 @@ namespace stoker {
 class Worker {
  public:
   // REQUIRES: config.Validate() is OK.
-  Worker(WorkerConfig config, std::unique_ptr<CoordinatorApi> coordinator, Clock* clock);
+  Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinator, Clock* clock);
   ~Worker();
 
   // Registers as `advertise_address` (retrying while the coordinator is UNAVAILABLE, per
@@ -104,13 +111,17 @@ class Worker {
   void HeartbeatLoop();
   void Heartbeat();
   void LeaseLoop();
+  // Drops the contexts and held tasks of jobs the coordinator retired; returns their streams,
+  // for the caller to end once it released the lock.
+  std::vector<std::shared_ptr<StreamSession>> EvictJobsLocked(
+      const google::protobuf::RepeatedField<uint64_t>& retired) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_t wanted);
   void Wake();
   using TaskKey = std::tuple<uint64_t, uint32_t, uint64_t>;  // job, epoch, batch index
   static TaskKey KeyOf(const stoker::v1::TaskId& task);
 
   const WorkerConfig config_;
-  const std::unique_ptr<CoordinatorApi> coordinator_;
+  const std::unique_ptr<CoordinatorClient> coordinator_;
   Clock* const clock_;
   BatchMessagePool pool_;
   BatchProducer producer_;

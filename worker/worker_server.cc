@@ -53,7 +53,7 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
   auto impl = std::make_unique<Impl>();
   impl->drain_deadline = config.drain_deadline;
   impl->worker = std::make_unique<Worker>(
-      config, NewGrpcCoordinatorApi(config.coordinator_address, config.rpc_timeout), clock);
+      config, NewGrpcCoordinatorClient(config.coordinator_address, config.rpc_timeout), clock);
   impl->service = std::make_unique<WorkerService>(impl->worker.get());
 
   grpc::EnableDefaultHealthCheckService(true);

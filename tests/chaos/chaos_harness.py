@@ -12,9 +12,31 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
+
+
+NGINX = "/usr/sbin/nginx"
+NGINX_CONF = """daemon off;
+master_process off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+  access_log off;
+  client_body_temp_path {dir}/body;
+  proxy_temp_path {dir}/proxy;
+  fastcgi_temp_path {dir}/fastcgi;
+  uwsgi_temp_path {dir}/uwsgi;
+  scgi_temp_path {dir}/scgi;
+  server {{
+    listen 127.0.0.1:{port};
+    root {root};
+  }}
+}}
+"""
 
 
 class ChaosError(AssertionError):
@@ -34,7 +56,7 @@ class Job:
     """The bench client's job flags; small 32x32 images and a cheap pipeline."""
 
     def __init__(self, name, num_samples=384, batch_size=8, epochs=1, world_size=1,
-                 step_ms=15, pipeline="to_float"):
+                 step_ms=15, pipeline="to_float", shuffle="none"):
         self.name = name
         self.num_samples = num_samples
         self.batch_size = batch_size
@@ -42,6 +64,7 @@ class Job:
         self.world_size = world_size
         self.step_ms = step_ms
         self.pipeline = pipeline
+        self.shuffle = shuffle
 
     @property
     def batches_per_epoch(self):
@@ -50,7 +73,8 @@ class Job:
     def flags(self):
         return [f"--job={self.name}", f"--num-samples={self.num_samples}", "--height=32",
                 "--width=32", f"--batch-size={self.batch_size}", f"--epochs={self.epochs}",
-                f"--world-size={self.world_size}", "--shuffle=none", f"--pipeline={self.pipeline}",
+                f"--world-size={self.world_size}", f"--shuffle={self.shuffle}",
+                f"--pipeline={self.pipeline}",
                 f"--step-ms={self.step_ms}", "--prefetch-mb=1"]
 
 
@@ -108,7 +132,7 @@ class Cluster:
             return int(f.read().strip())
 
     # --- coordinator ---
-    def start_coordinator(self, journal=True, expect_fail=False):
+    def start_coordinator(self, journal=True, expect_fail=False, extra=()):
         port_file = os.path.join(self.dir, "coordinator.port")
         if os.path.exists(port_file):
             os.remove(port_file)
@@ -118,6 +142,7 @@ class Cluster:
                 f"--worker-timeout-ms={self.worker_timeout_ms}", "--lease-duration-ms=5000"]
         if journal:
             argv.append(f"--journal={self.journal}")
+        argv += list(extra)
         self.coordinator = self._spawn("coordinator", argv)
         if expect_fail:
             try:
@@ -151,6 +176,35 @@ class Cluster:
         self.workers[name] = proc
         return proc
 
+    # --- an HTTP dataset server (nginx, as data/testing/nginx_server.cc runs it) ---
+    def start_nginx(self, root, port=0):
+        """Serves `root` on 127.0.0.1:port (a free port when 0); returns the port."""
+        if not os.access(NGINX, os.X_OK):
+            raise ChaosError(f"{NGINX} is not installed (scripts/install-deps.sh)")
+        if port == 0:
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                port = sock.getsockname()[1]
+        prefix = os.path.join(self.dir, "nginx")
+        os.makedirs(prefix, exist_ok=True)
+        conf = os.path.join(prefix, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(NGINX_CONF.format(dir=prefix, port=port, root=root))
+        self.nginx = self._spawn("nginx", [NGINX, "-p", prefix + "/", "-c", conf,
+                                           "-e", os.path.join(prefix, "error.log")])
+
+        def answers():
+            if self.nginx.poll() is not None:
+                raise ChaosError(f"nginx exited with {self.nginx.returncode}")
+            with socket.socket() as sock:
+                return sock.connect_ex(("127.0.0.1", port)) == 0
+        wait_until(answers, 10, "nginx to serve")
+        return port
+
+    def stop_nginx(self):
+        self.nginx.terminate()
+        self.nginx.wait(timeout=10)
+
     # --- clients ---
     def start_client(self, job, rank=0, tag=None, extra=()):
         tag = tag or f"client{rank}"
@@ -161,6 +215,14 @@ class Cluster:
         proc = self._spawn(tag, argv)
         self.clients[tag] = (proc, dump)
         return proc
+
+    def rss_kib(self, name):
+        """Resident memory of a started process (VmRSS, KiB)."""
+        with open(f"/proc/{self.workers[name].pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise ChaosError(f"{name} has no VmRSS")
 
     def delivered(self, tag):
         dump = self.clients[tag][1]

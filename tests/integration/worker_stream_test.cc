@@ -69,9 +69,18 @@ TEST_F(WorkerStreamTest, FirstMessageMustBeOpen) {
 
 TEST_F(WorkerStreamTest, UnknownJobIsNotFound) {
   pb::ClientMessage open;
-  open.mutable_open()->set_job_id(424242);
+  open.mutable_open()->set_job_id(OpenJob(2) + 1);  // of this coordinator, never opened
   open.mutable_open()->set_client_id("c");
   EXPECT_EQ(StreamWith(open).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(WorkerStreamTest, JobOfAnotherCoordinatorIncarnationIsFailedPrecondition) {
+  pb::ClientMessage open;
+  open.mutable_open()->set_job_id(424242);  // incarnation 0: no coordinator mints it
+  open.mutable_open()->set_client_id("c");
+  grpc::Status status = StreamWith(open);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("incarnation"));
 }
 
 TEST_F(WorkerStreamTest, RankOutsideWorldIsInvalidArgument) {

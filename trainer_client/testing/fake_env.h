@@ -17,7 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/worker.pb.h"
-#include "trainer_client/coordinator_client.h"
+#include "coordinator/coordinator_client.h"
 #include "trainer_client/worker_stream.h"
 
 namespace stoker::testing {

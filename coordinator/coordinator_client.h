@@ -1,0 +1,80 @@
+#ifndef STOKER_COORDINATOR_COORDINATOR_CLIENT_H_
+#define STOKER_COORDINATOR_COORDINATOR_CLIENT_H_
+
+// The one client of the Coordinator service (proto/stoker/v1/coordinator.proto) that the
+// worker, the trainer client and stoker-ctl share: an interface that their logic sees (never
+// gRPC), and one gRPC implementation (grpc_coordinator_client.cc) over a keepalive channel in
+// which every call has a deadline.
+//
+// Errors keep the coordinator's status code; their message starts with "coordinator
+// <address>: ". UNAVAILABLE / DEADLINE_EXCEEDED: not reachable (retry); NOT_FOUND: an unknown
+// job or worker of this coordinator; FAILED_PRECONDITION: an id of another coordinator
+// incarnation (common/ids.h), never to retry with; INVALID_ARGUMENT names the bad field.
+//
+// Each method has a default that answers UNIMPLEMENTED, so a test fake overrides only the calls
+// its role makes (the trainer client's FakeCoordinator: OpenJob and ClientHeartbeat).
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "stoker/v1/coordinator.pb.h"
+
+namespace stoker {
+
+// Implementations are thread-safe.
+class CoordinatorClient {
+ public:
+  virtual ~CoordinatorClient() = default;
+
+  // Trainer client.
+  virtual absl::StatusOr<stoker::v1::OpenJobResponse> OpenJob(
+      const stoker::v1::OpenJobRequest& request) {
+    return Unimplemented("OpenJob");
+  }
+  virtual absl::StatusOr<stoker::v1::ClientHeartbeatResponse> ClientHeartbeat(
+      const stoker::v1::ClientHeartbeatRequest& request) {
+    return Unimplemented("ClientHeartbeat");
+  }
+  // Worker.
+  virtual absl::StatusOr<stoker::v1::RegisterWorkerResponse> RegisterWorker(
+      const stoker::v1::RegisterWorkerRequest& request) {
+    return Unimplemented("RegisterWorker");
+  }
+  virtual absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> WorkerHeartbeat(
+      const stoker::v1::WorkerHeartbeatRequest& request) {
+    return Unimplemented("WorkerHeartbeat");
+  }
+  virtual absl::StatusOr<stoker::v1::LeaseTasksResponse> LeaseTasks(
+      const stoker::v1::LeaseTasksRequest& request) {
+    return Unimplemented("LeaseTasks");
+  }
+  virtual absl::StatusOr<stoker::v1::GetJobResponse> GetJob(
+      const stoker::v1::GetJobRequest& request) {
+    return Unimplemented("GetJob");
+  }
+  // Operator (stoker-ctl).
+  virtual absl::StatusOr<stoker::v1::GetStatusResponse> GetStatus(
+      const stoker::v1::GetStatusRequest& request) {
+    return Unimplemented("GetStatus");
+  }
+  // Cancels the calls in flight and fails later ones with CANCELLED, so that a stopping process
+  // does not wait out a deadline on a coordinator that is itself shutting down.
+  virtual void Shutdown() {}
+
+ private:
+  static absl::Status Unimplemented(const char* method) {
+    return absl::UnimplementedError(std::string(method) + ": not implemented by this client");
+  }
+};
+
+// A gRPC client of `address` (insecure channel, client keepalive); every call has deadline
+// `rpc_timeout`.
+std::unique_ptr<CoordinatorClient> NewGrpcCoordinatorClient(const std::string& address,
+                                                            absl::Duration rpc_timeout);
+
+}  // namespace stoker
+
+#endif  // STOKER_COORDINATOR_COORDINATOR_CLIENT_H_

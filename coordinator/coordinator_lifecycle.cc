@@ -1,0 +1,159 @@
+// Coordinator: a job's life outside the RPCs: recovery from the store (replay, upgrade of
+// format-1 journals), the probe of recovered jobs' datasets, and the retirement of idle jobs.
+// See coordinator.h (Recover, ProbeDatasets, CheckLiveness).
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/ids.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "coordinator/coordinator.h"
+
+namespace stoker {
+
+using stoker::v1::StateUpdate;
+using stoker::v1::TaskId;
+
+absl::Status Coordinator::UpgradeCreateJob(size_t record, stoker::v1::CreateJobUpdate& job) {
+  if (job.has_geometry()) return absl::OkStatus();
+  absl::StatusOr<stoker::v1::JobGeometry> geometry = ComputeJobGeometry(job.spec(), open_source_);
+  if (!geometry.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "journal record ", record, " (job ", job.job_id(), " '", job.name(),
+        "') is of journal format 1, which did not record a job's geometry, and upgrading it "
+        "needs the job's dataset, which cannot be opened now: ",
+        geometry.status().message(),
+        ". Make the dataset reachable for one start (the journal is then rewritten in format 2), "
+        "or start on a new journal"));
+  }
+  *job.mutable_geometry() = *std::move(geometry);
+  return absl::OkStatus();
+}
+
+absl::Status Coordinator::UpgradeFormat1(std::vector<StateUpdate>& updates) {
+  for (size_t i = 0; i < updates.size(); ++i) {
+    if (updates[i].has_create_job()) {
+      RETURN_IF_ERROR(UpgradeCreateJob(i, *updates[i].mutable_create_job()));
+    } else if (updates[i].has_restore()) {
+      for (stoker::v1::CreateJobUpdate& job : *updates[i].mutable_restore()->mutable_jobs()) {
+        RETURN_IF_ERROR(UpgradeCreateJob(i, job));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Coordinator::Recover() {
+  if (store_ == nullptr) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::vector<StateUpdate> updates, store_->Load());
+  RETURN_IF_ERROR(UpgradeFormat1(updates));
+  absl::MutexLock lock(&mu_);
+  for (size_t i = 0; i < updates.size(); ++i) {
+    if (absl::Status status = state_.Apply(updates[i]); !status.ok()) {
+      return absl::DataLossError(
+          absl::StrCat("journal record ", i, " does not apply: ", status.message()));
+    }
+  }
+  const absl::Time now = clock_->Now();
+  for (const WorkerRecord* worker : state_.Workers()) {
+    StateUpdate heartbeat;
+    heartbeat.mutable_worker_heartbeat()->set_worker_id(worker->id);
+    heartbeat.mutable_worker_heartbeat()->set_now_unix_ms(absl::ToUnixMillis(now));
+    RETURN_IF_ERROR(state_.Apply(heartbeat));
+  }
+  for (const JobRecord* job : state_.Jobs()) {
+    if (!state_.JobFinished(job->id)) unprobed_[job->id] = now;
+    job_heard_[job->id] = now;  // its clients get a full job_idle_timeout, as workers do
+  }
+  StartIncarnationLocked();  // a new or pre-incarnation journal: journaled by the Compact below
+  STOKER_LOG(INFO) << "recovered " << updates.size() << " journal records: " << state_.num_jobs()
+                   << " jobs, " << state_.Workers().size() << " workers";
+  StateUpdate snapshot;
+  *snapshot.mutable_restore() = state_.MakeSnapshot();
+  return store_->Compact(snapshot);
+}
+
+namespace {
+
+// Empty when the dataset opens and gives the journaled geometry; otherwise why not.
+std::string ProbeError(const JobRecord& job, const SourceFactory& open_source) {
+  absl::StatusOr<stoker::v1::JobGeometry> found = ComputeJobGeometry(job.spec, open_source);
+  if (!found.ok()) {
+    return absl::StrCat("job ", job.id, " '", job.name, "': its dataset cannot be opened: ",
+                        found.status().ToString());
+  }
+  absl::StatusOr<JobGeometry> now = CheckJobGeometry(job.spec, *found, "spec");
+  if (!now.ok() || *now != job.geometry) {
+    return absl::StrCat("job ", job.id, " '", job.name,
+                        "': its dataset changed since the job was opened (", job.geometry.num_samples,
+                        " samples, ", job.geometry.batch_bytes, " bytes per batch then; ",
+                        found->num_samples(), " samples, ", found->batch_bytes(),
+                        " now): open a new job");
+  }
+  return std::string();
+}
+
+}  // namespace
+
+void Coordinator::ProbeDatasets() {
+  std::vector<JobRecord> due;
+  const absl::Time now = clock_->Now();
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [job_id, next] : unprobed_) {
+      const JobRecord* job = state_.FindJob(job_id);
+      if (job != nullptr && next <= now) due.push_back(*job);
+    }
+  }
+  for (const JobRecord& job : due) {
+    const std::string error = ProbeError(job, open_source_);  // I/O, without the lock
+    absl::MutexLock lock(&mu_);
+    auto known = data_errors_.find(job.id);
+    if (error.empty()) {
+      unprobed_.erase(job.id);
+      if (known != data_errors_.end()) {
+        STOKER_LOG(INFO) << "job " << job.id << ": its dataset opens again";
+        data_errors_.erase(known);
+      }
+      continue;
+    }
+    if (known == data_errors_.end() || known->second != error) {
+      STOKER_LOG(WARNING) << error << " (told to its clients; probing again every "
+                          << absl::FormatDuration(kProbeInterval) << ")";
+    }
+    data_errors_[job.id] = error;
+    unprobed_[job.id] = now + kProbeInterval;
+  }
+}
+
+void Coordinator::RetireIdleJobsLocked(absl::Time now) {
+  std::vector<uint64_t> idle;
+  for (const auto& [job_id, heard] : job_heard_) {
+    if (heard + config_.job_idle_timeout <= now) idle.push_back(job_id);
+  }
+  for (uint64_t job_id : idle) {
+    const JobRecord* job = state_.FindJob(job_id);
+    if (job == nullptr) {
+      job_heard_.erase(job_id);
+      continue;
+    }
+    STOKER_LOG(INFO) << "retiring job " << ShortId(job_id) << " '" << job->name << "' ("
+                     << (state_.JobFinished(job_id) ? "finished" : "abandoned")
+                     << "): no client heartbeat for "
+                     << absl::FormatDuration(config_.job_idle_timeout);
+    StateUpdate update;
+    update.mutable_retire_job()->set_job_id(job_id);
+    if (absl::Status status = ApplyUpdate(update); !status.ok()) {
+      STOKER_LOG(ERROR) << "retiring job " << job_id << ": " << status;
+    }
+    job_heard_.erase(job_id);
+    unprobed_.erase(job_id);
+    data_errors_.erase(job_id);
+    board_.ForgetJob(job_id);
+  }
+  if (!idle.empty()) hedges_.Prune([this](const TaskId& task) { return HedgeIsStaleLocked(task); });
+}
+
+}  // namespace stoker
