@@ -120,6 +120,14 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> ShardCache::Get(
       Sha256Hex(absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(id.data()), id.size()))
           .substr(0, 32);
   const std::string path = absl::StrCat(options_.dir, "/", key, kSuffix);
+  std::shared_ptr<absl::Mutex> opening;
+  {
+    absl::MutexLock lock(&mu_);
+    std::shared_ptr<absl::Mutex>& slot = opening_[path];
+    if (slot == nullptr) slot = std::make_shared<absl::Mutex>();
+    opening = slot;
+  }
+  absl::MutexLock one_fill(opening.get());  // Entries stay in opening_: one small mutex each.
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> entry,
                    OpenEntry(path, source->name(), source->size()));
   if (entry != nullptr) {

@@ -205,16 +205,19 @@ async function main() {
     req.on('data', c => chunks.push(c));
     req.on('end', async () => {
       const body = Buffer.concat(chunks);
-      if (serveCredentials(req, res, body)) return;
+      const log = status => {
+        if (logStream) logStream.write(`${req.method} ${req.url.split('?')[0]} ${status}\n`);
+      };
+      if (serveCredentials(req, res, body)) {
+        log(res.statusCode);
+        return;
+      }
       let failure;
       try {
         failure = await verify(req, body);
       } catch (e) {
         failure = [500, 'InternalError', String(e)];
       }
-      const log = status => {
-        if (logStream) logStream.write(`${req.method} ${req.url.split('?')[0]} ${status}\n`);
-      };
       if (failure) {
         log(failure[0]);
         xmlError(res, ...failure);
