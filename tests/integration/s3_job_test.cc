@@ -249,5 +249,34 @@ TEST_F(S3JobTest, TheServerStoppedMidEpochIsRetriedAndNothingIsLostOrRepeated) {
   ExpectExactlyOnce(seen);
 }
 
+TEST_F(S3JobTest, PacksFromABucketPrefixAndResumesThere) {
+  UseStorage(EnvKeys(), /*cache=*/false);
+  auto files = ListStorage(dir_.File("images"));
+  ASSERT_TRUE(files.ok()) << files.status();
+  for (const StorageEntry& file : *files) {
+    const std::string bytes = ReadFile(file.location);
+    const std::string key = file.location.substr(dir_.File("images/").size());
+    ASSERT_TRUE(WriteWholeFile("s3://data/raw/" + key,
+                               absl::Span<const uint8_t>(
+                                   reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()))
+                    .ok());
+  }
+  PackOptions pack;
+  pack.input = "s3://data/raw/";
+  pack.output_dir = "s3://data/from-bucket";
+  pack.shard_bytes = 32 * 1024;
+  auto plan = PlanPack(pack);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->class_names.size(), kClasses);
+  PackCounters counters;
+  auto first = Pack(pack, *plan, &counters);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->images, kSamples);
+  auto again = Pack(pack, *plan, &counters);  // A rerun keeps every shard object.
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->shards_reused, again->shards);
+  EXPECT_EQ(again->images, kSamples);
+}
+
 }  // namespace
 }  // namespace stoker
