@@ -13,7 +13,12 @@ namespace {
 constexpr char kEmptySha256[] =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
-// The status of a non-2xx S3 answer (see s3_client.h); UNAVAILABLE means "retry".
+absl::Span<const uint8_t> AsBytes(const std::string& text) {
+  return absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+}
+
+}  // namespace
+
 absl::Status S3ErrorStatus(const HttpResponse& response, const S3Location& location,
                            const std::string& key_id) {
   const std::string code = XmlValue(response.body, "Code").value_or("");
@@ -46,9 +51,7 @@ absl::Status S3ErrorStatus(const HttpResponse& response, const S3Location& locat
   return absl::InvalidArgumentError(absl::StrCat(where, ": ", detail));
 }
 
-absl::Span<const uint8_t> AsBytes(const std::string& text) {
-  return absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size());
-}
+namespace {
 
 // Immutable after construction.
 class S3File : public RandomAccessFile {

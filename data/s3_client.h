@@ -77,6 +77,11 @@ class S3Client {
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenS3File(std::shared_ptr<S3Client> client,
                                                              const std::string& url);
 
+// The status of a non-2xx S3 answer, by the table above (UNAVAILABLE: retry; UNAUTHENTICATED:
+// fetch new credentials). Names `location` and `key_id`, nothing else of the credentials.
+absl::Status S3ErrorStatus(const HttpResponse& response, const S3Location& location,
+                           const std::string& key_id);
+
 // Lower-case hex SHA-256 of `data`.
 std::string Sha256Hex(absl::Span<const uint8_t> data);
 

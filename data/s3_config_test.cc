@@ -2,6 +2,7 @@
 
 #include "data/s3_config.h"
 
+#include "data/s3_client.h"
 #include "data/storage.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -64,6 +65,32 @@ TEST(StorageSchemeTest, UnknownSchemesAreErrorsNamingTheScheme) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("unsupported URL scheme \"gs\""));
   EXPECT_EQ(OpenStorage("gs://bucket/x").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+absl::Status Answer(long status, const std::string& code) {
+  HttpResponse response;
+  response.status = status;
+  if (!code.empty()) response.body = "<Error><Code>" + code + "</Code></Error>";
+  return S3ErrorStatus(response, S3Location{"data", "ds/shard-00001.stoker"}, "AKIAID");
+}
+
+TEST(S3ErrorTest, CodesSayWhatToDo) {
+  EXPECT_EQ(Answer(403, "AccessDenied").code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(Answer(403, "SignatureDoesNotMatch").message(),
+              HasSubstr("s3://data/ds/shard-00001.stoker: access denied (SignatureDoesNotMatch, "
+                        "HTTP 403) for access key id AKIAID"));
+  EXPECT_EQ(Answer(403, "").code(), absl::StatusCode::kPermissionDenied);  // A HEAD: no body.
+  EXPECT_EQ(Answer(404, "NoSuchBucket").code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(Answer(404, "NoSuchBucket").message(), HasSubstr("no such bucket data"));
+  EXPECT_THAT(Answer(404, "NoSuchKey").message(), HasSubstr("no such key"));
+  EXPECT_EQ(Answer(503, "SlowDown").code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(Answer(500, "InternalError").code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(Answer(400, "ExpiredToken").code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(Answer(416, "InvalidRange").code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(Answer(400, "InvalidRequest").code(), absl::StatusCode::kInvalidArgument);
+  const absl::Status skew = Answer(403, "RequestTimeTooSkewed");
+  EXPECT_EQ(skew.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(skew.message(), HasSubstr("this machine's clock differs"));
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <ctime>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -70,6 +72,23 @@ class DirLock {
  private:
   int fd_ = -1;
 };
+
+// Marks `path` most recently used: its modification time set to now, with nanoseconds (the
+// kernel's own "now" is only as fine as a timer tick), and strictly after the last mark this
+// process made, so entries used in quick succession keep their order.
+void Touch(const std::string& path) {
+  static std::atomic<int64_t> last{0};
+  struct timespec now;
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  int64_t stamp = int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+  int64_t previous = last.load();
+  do {
+    stamp = std::max(stamp, previous + 1);
+  } while (!last.compare_exchange_weak(previous, stamp));
+  const struct timespec times[2] = {{stamp / 1'000'000'000, stamp % 1'000'000'000},
+                                    {stamp / 1'000'000'000, stamp % 1'000'000'000}};
+  ::utimensat(AT_FDCWD, path.c_str(), times, 0);
+}
 
 struct Entry {
   std::string path;
@@ -178,7 +197,7 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> ShardCache::OpenEntry(const st
     absl::MutexLock lock(&mu_);
     verified_.insert(path);
   }
-  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // Most recently used.
+  Touch(path);
   return std::unique_ptr<RandomAccessFile>(new CachedFile(*std::move(local), name, size));
 }
 
@@ -213,6 +232,7 @@ absl::Status ShardCache::Fill(const RandomAccessFile& source, const std::string&
     DirLock lock(options_.dir);
     MakeRoom(source.size() + kFooterBytes);
     if (::rename(temp.c_str(), path.c_str()) != 0) status = IoError("rename", temp);
+    if (status.ok()) Touch(path);
   }
   if (!status.ok()) {
     ::unlink(temp.c_str());
