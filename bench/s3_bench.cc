@@ -102,17 +102,21 @@ int Run(int argc, char** argv) {
   const double total_mb = objects * (static_cast<double>(mib) * 1048576) / 1e6;
   double s3 = 0, via_curl = 0, local = 0, cache = 0;
   for (uint32_t round = 0; round < rounds; ++round) {
-    s3 = std::max(s3, ReadAll(OpenAll(**remote, urls)));
+    const double s3_round = ReadAll(OpenAll(**remote, urls));
     const absl::Time start = absl::Now();
     if (std::system(curl.c_str()) != 0) {
       std::fprintf(stderr, "s3_bench: curl failed: %s\n", curl.c_str());
       return 1;
     }
-    via_curl = std::max(via_curl, total_mb / absl::ToDoubleSeconds(absl::Now() - start));
-    local = std::max(local, ReadAll(OpenAll(**remote, paths)));
-    cache = std::max(cache, ReadAll(OpenAll(**cached, urls)));
+    const double curl_round = total_mb / absl::ToDoubleSeconds(absl::Now() - start);
+    const double local_round = ReadAll(OpenAll(**remote, paths));
+    const double cache_round = ReadAll(OpenAll(**cached, urls));
     std::printf("round %u: s3 %.0f MB/s, curl %.0f MB/s, local %.0f MB/s, cache hit %.0f MB/s\n",
-                round + 1, s3, via_curl, local, cache);
+                round + 1, s3_round, curl_round, local_round, cache_round);
+    s3 = std::max(s3, s3_round);
+    via_curl = std::max(via_curl, curl_round);
+    local = std::max(local, local_round);
+    cache = std::max(cache, cache_round);
   }
   std::printf("RESULT name=s3 objects=%u mib=%u s3_mb_s=%.1f curl_mb_s=%.1f local_mb_s=%.1f "
               "cache_mb_s=%.1f vs_curl=%.3f s3_vs_local=%.3f cache_vs_local=%.3f\n",
