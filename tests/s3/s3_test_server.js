@@ -42,7 +42,8 @@ function parseArgs(argv) {
 const args = parseArgs(process.argv.slice(2));
 const staticKeys = new Map(args.key.map(k => [k.split(':')[0], k.split(':').slice(1).join(':')]));
 const issued = new Map();  // access key id -> {secret, token, expires (ms)}
-const logStream = args.log ? fs.createWriteStream(args.log, { flags: 'a' }) : null;
+// Written synchronously, before the answer, so a client that got its answer finds its line.
+const logFd = args.log ? fs.openSync(args.log, 'a') : null;
 
 function xmlError(res, status, code, message) {
   res.writeHead(status, { 'content-type': 'application/xml' });
@@ -206,7 +207,7 @@ async function main() {
     req.on('end', async () => {
       const body = Buffer.concat(chunks);
       const log = status => {
-        if (logStream) logStream.write(`${req.method} ${req.url.split('?')[0]} ${status}\n`);
+        if (logFd !== null) fs.writeSync(logFd, `${req.method} ${req.url.split('?')[0]} ${status}\n`);
       };
       if (serveCredentials(req, res, body)) {
         log(res.statusCode);
@@ -249,7 +250,6 @@ async function main() {
   const stop = async () => {
     proxy.close();
     await backend.close();
-    if (logStream) logStream.end();
     process.exit(0);
   };
   process.on('SIGTERM', stop);
