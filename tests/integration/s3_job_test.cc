@@ -18,6 +18,7 @@
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "prometheus/metric_family.h"
 #include "tests/testing/test_cluster.h"
 #include "tools/pack/image_generator.h"
 #include "tools/pack/packer.h"
@@ -172,8 +173,26 @@ class S3JobTest : public ::testing::Test {
   uint64_t shards_ = 0;
 };
 
+// The value of the single series of `name` among `families`, or -1.
+double Metric(const std::vector<prometheus::MetricFamily>& families, const std::string& name) {
+  for (const prometheus::MetricFamily& family : families) {
+    if (family.name != name) continue;
+    const prometheus::ClientMetric& metric = family.metric.at(0);
+    return family.type == prometheus::MetricType::Counter ? metric.counter.value
+                                                          : metric.gauge.value;
+  }
+  return -1;
+}
+
 TEST_F(S3JobTest, EnvironmentCredentialsAndTheCacheServesEpochTwo) {
   RunCachedJob("env", EnvKeys(), absl::ZeroDuration());
+  const auto families = StorageMetrics().Collect();
+  const ShardCacheStats stats = Storage::Default()->cache()->stats();
+  EXPECT_EQ(Metric(families, "stoker_shard_cache_misses_total"), static_cast<double>(shards_));
+  EXPECT_EQ(Metric(families, "stoker_shard_cache_hits_total"), static_cast<double>(stats.hits));
+  EXPECT_DOUBLE_EQ(Metric(families, "stoker_shard_cache_hit_ratio"),
+                   static_cast<double>(stats.hits) / (stats.hits + stats.misses));
+  EXPECT_GT(Metric(families, "stoker_s3_requests_total"), 0);
 }
 
 TEST_F(S3JobTest, ProfileInACredentialsFile) {
