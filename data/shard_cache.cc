@@ -58,14 +58,15 @@ class CachedFile : public RandomAccessFile {
   const uint64_t size_;
 };
 
-// Holds an exclusive flock on <dir>/lock while alive.
-class DirLock {
+// Holds an exclusive flock on the file at `path` while alive. Each holder opens the file
+// itself, so the lock excludes other threads of this process as well as other processes.
+class FileLock {
  public:
-  explicit DirLock(const std::string& dir) {
-    fd_ = ::open((dir + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  explicit FileLock(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ >= 0) ::flock(fd_, LOCK_EX);
   }
-  ~DirLock() {
+  ~FileLock() {
     if (fd_ >= 0) ::close(fd_);  // Releases the lock.
   }
 
@@ -139,14 +140,8 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> ShardCache::Get(
       Sha256Hex(absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(id.data()), id.size()))
           .substr(0, 32);
   const std::string path = absl::StrCat(options_.dir, "/", key, kSuffix);
-  std::shared_ptr<absl::Mutex> opening;
-  {
-    absl::MutexLock lock(&mu_);
-    std::shared_ptr<absl::Mutex>& slot = opening_[path];
-    if (slot == nullptr) slot = std::make_shared<absl::Mutex>();
-    opening = slot;
-  }
-  absl::MutexLock one_fill(opening.get());  // Entries stay in opening_: one small mutex each.
+  // One fill per shard, whoever asks: other threads and processes wait, then hit.
+  FileLock one_fill(absl::StrCat(options_.dir, "/tmp/", key, ".lock"));
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> entry,
                    OpenEntry(path, source->name(), source->size()));
   if (entry != nullptr) {
@@ -229,7 +224,7 @@ absl::Status ShardCache::Fill(const RandomAccessFile& source, const std::string&
   if (status.ok() && ::fsync(fd) != 0) status = IoError("sync", temp);
   ::close(fd);
   if (status.ok()) {
-    DirLock lock(options_.dir);
+    FileLock lock(options_.dir + "/lock");
     MakeRoom(source.size() + kFooterBytes);
     if (::rename(temp.c_str(), path.c_str()) != 0) status = IoError("rename", temp);
     if (status.ok()) Touch(path);

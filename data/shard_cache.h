@@ -16,12 +16,11 @@
 // used entries (by modification time, touched on every hit) are deleted until it fits, under
 // an exclusive flock on <dir>/lock, so several processes share one budget. A reader holding an
 // evicted entry open keeps reading it (POSIX unlink semantics). A shard larger than max_bytes
-// is not cached: it is read from its source. Threads of one process opening the same shard wait
-// for a single fill; two processes may both fill it, and the later rename wins (same bytes).
+// is not cached: it is read from its source. Threads and processes opening the same shard wait
+// for a single fill (an flock on <dir>/tmp/<key>.lock), then read the entry it made.
 
 #include <atomic>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -79,9 +78,6 @@ class ShardCache {
   const ShardCacheOptions options_;
   absl::Mutex mu_;
   std::set<std::string> verified_ ABSL_GUARDED_BY(mu_);  // Entries this process checked.
-  // One lock per entry being opened, so threads of this process wanting the same shard wait
-  // for one fill instead of fetching it twice.
-  std::map<std::string, std::shared_ptr<absl::Mutex>> opening_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> hits_{0}, misses_{0}, uncacheable_{0}, evictions_{0}, corrupt_{0},
       bytes_filled_{0};
 };

@@ -124,6 +124,7 @@ TEST_F(ShardCacheTest, ManyThreadsAndTwoCachesOnOneFolder) {
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(Entries().size(), 8u);
+  EXPECT_EQ(first->stats().misses + second->stats().misses, 8u);  // One fill per shard.
   EXPECT_EQ(first->stats().corrupt + second->stats().corrupt, 0u);
 }
 
