@@ -113,6 +113,23 @@ std::vector<Entry> ListEntries(const std::string& dir) {
   return entries;
 }
 
+// Deletes copies left in <dir>/tmp by a process that died while filling (older than an hour,
+// so a fill in progress elsewhere is left alone).
+void RemoveStaleParts(const std::string& tmp) {
+  DIR* listing = ::opendir(tmp.c_str());
+  if (listing == nullptr) return;
+  const time_t cutoff = ::time(nullptr) - 3600;
+  while (const dirent* item = ::readdir(listing)) {
+    const std::string path = absl::StrCat(tmp, "/", item->d_name);
+    struct stat info;
+    if (absl::EndsWith(item->d_name, ".part") && ::stat(path.c_str(), &info) == 0 &&
+        info.st_mtime < cutoff) {
+      ::unlink(path.c_str());
+    }
+  }
+  ::closedir(listing);
+}
+
 }  // namespace
 
 absl::Status ShardCacheOptions::Validate() const {
@@ -126,6 +143,7 @@ absl::StatusOr<std::unique_ptr<ShardCache>> ShardCache::Open(const ShardCacheOpt
   for (const std::string& dir : {options.dir, options.dir + "/tmp"}) {
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return IoError("create", dir);
   }
+  RemoveStaleParts(options.dir + "/tmp");
   return std::unique_ptr<ShardCache>(new ShardCache(options));
 }
 

@@ -53,7 +53,8 @@ struct ShardCacheStats {
 // Thread-safe, and safe with other processes using the same folder.
 class ShardCache {
  public:
-  // Creates the folder. UNAVAILABLE naming it when it cannot be created.
+  // Creates the folder and deletes partial copies older than an hour that a dead process left.
+  // UNAVAILABLE naming the folder when it cannot be created.
   static absl::StatusOr<std::unique_ptr<ShardCache>> Open(const ShardCacheOptions& options);
 
   // The contents of `source` from the cache, copying them in on a miss. Errors: the source's
