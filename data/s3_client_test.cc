@@ -140,6 +140,19 @@ TEST_F(S3ClientTest, AStoppedServerIsUnavailableAfterRetriesThenServesAgain) {
   EXPECT_EQ(*client->Get({"data", "k"}), "v");
 }
 
+TEST_F(S3ClientTest, SlowDownIsRetriedWithBackoffThenUnavailable) {
+  auto client = Client();  // 3 attempts.
+  ASSERT_TRUE(client->Put({"data", "busy"}, Bytes("v")).ok());
+  server_->FailNext(2);
+  EXPECT_EQ(*client->Get({"data", "busy"}), "v");
+  EXPECT_EQ(server_->CountRequests("GET", "/data/busy 503"), 2);
+  server_->FailNext(3);
+  auto got = client->Get({"data", "busy"});
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(got.status().message(), HasSubstr("SlowDown"));
+  EXPECT_THAT(got.status().message(), HasSubstr("3 attempts"));
+}
+
 TEST_F(S3ClientTest, ProfileInACredentialsFile) {
   const std::string file = dir_.File("credentials");
   WriteFile(file, absl::StrCat("[default]\naws_access_key_id = AKIAWRONG\naws_secret_access_key = "

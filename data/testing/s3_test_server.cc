@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "data/http_request.h"
 
 extern char** environ;
 
@@ -113,6 +114,13 @@ int S3TestServer::CountRequests(const std::string& method, const std::string& fr
     if (absl::StartsWith(line, method + " ") && absl::StrContains(line, fragment)) ++count;
   }
   return count;
+}
+
+void S3TestServer::FailNext(int count) {
+  HttpRequest request;
+  request.method = "POST";
+  request.url = absl::StrCat(endpoint(), "/__fail?count=", count);
+  CurlTransport()->Send(request).IgnoreError();
 }
 
 std::string S3TestServer::Output() const { return ReadFile(dir_.File("output.log")); }

@@ -48,6 +48,9 @@ class S3TestServer {
   // Every byte the server printed (for checks that no secret leaks).
   std::string Output() const;
 
+  // The next `count` S3 requests are answered 503 SlowDown.
+  void FailNext(int count);
+
   void Stop();
   // Starts again on the same port with the same objects.
   absl::Status Restart();

@@ -11,6 +11,7 @@
 //   POST /?Action=AssumeRoleWithWebIdentity   STS (form body or query), checks token and role
 //   GET  /container-credentials               ECS/EKS container endpoint (checks Authorization)
 //   PUT  /latest/api/token, GET /latest/meta-data/iam/security-credentials/[role]   IMDSv2
+//   POST /__fail?count=N   the next N S3 requests answer 503 SlowDown (retry tests)
 //
 // Flags: --dir DIR (objects; kept across restarts)  --port N (0: any)  --port-file FILE
 //        --log FILE (one line per S3 request: "METHOD /bucket/key STATUS")  --key AKID:SECRET
@@ -43,6 +44,7 @@ const args = parseArgs(process.argv.slice(2));
 const staticKeys = new Map(args.key.map(k => [k.split(':')[0], k.split(':').slice(1).join(':')]));
 const issued = new Map();  // access key id -> {secret, token, expires (ms)}
 // Written synchronously, before the answer, so a client that got its answer finds its line.
+let failNext = 0;  // S3 requests still to answer with 503 SlowDown.
 const logFd = args.log ? fs.openSync(args.log, 'a') : null;
 
 function xmlError(res, status, code, message) {
@@ -213,9 +215,19 @@ async function main() {
         log(res.statusCode);
         return;
       }
+      if (req.method === 'POST' && req.url.startsWith('/__fail?')) {
+        failNext = Number(parseQuery(req.url.split('?')[1]).count || 0);
+        res.writeHead(204);
+        res.end();
+        return;
+      }
       let failure;
       try {
         failure = await verify(req, body);
+        if (!failure && failNext > 0) {
+          failNext -= 1;
+          failure = [503, 'SlowDown', 'Please reduce your request rate.'];
+        }
       } catch (e) {
         failure = [500, 'InternalError', String(e)];
       }
