@@ -4,6 +4,7 @@
 
 #include "data/s3_client.h"
 #include "data/storage.h"
+#include "data/storage_backend.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -91,6 +92,19 @@ TEST(S3ErrorTest, CodesSayWhatToDo) {
   const absl::Status skew = Answer(403, "RequestTimeTooSkewed");
   EXPECT_EQ(skew.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(skew.message(), HasSubstr("this machine's clock differs"));
+}
+
+TEST(StorageFlagsTest, BadFlagsAreNamed) {
+  StorageFlags flags;
+  flags.s3_addressing = "dns";
+  EXPECT_THAT(flags.Apply().message(), HasSubstr("--s3-addressing: must be auto, path or virtual"));
+  flags.s3_addressing = "path";
+  flags.s3_endpoint = "minio:9000";
+  EXPECT_THAT(flags.Apply().message(), HasSubstr("--s3-endpoint: must start with http://"));
+  flags.s3_endpoint = "http://minio:9000";
+  flags.cache_dir = "/tmp/stoker-unused-cache";
+  flags.cache_bytes = 0;
+  EXPECT_THAT(flags.Apply().message(), HasSubstr("--cache-bytes: must be > 0"));
 }
 
 }  // namespace
