@@ -18,6 +18,7 @@
 #include "coordinator/coordinator_config.h"
 #include "coordinator/coordinator_metrics.h"
 #include "coordinator/coordinator_server.h"
+#include "data/storage_backend.h"
 
 namespace stoker {
 namespace {
@@ -49,6 +50,8 @@ int Run(int argc, char** argv) {
             "Journal file of the state that survives a restart (empty = memory only)");
   MetricsFlags metrics_flags;
   metrics_flags.AddTo(&flags);
+  StorageFlags storage_flags;  // --s3-endpoint, --s3-region, --s3-addressing (manifests).
+  storage_flags.AddTo(&flags, /*with_cache=*/false);
   LogFlags log_flags;
   log_flags.AddTo(&flags);
   flags.MapField("listen_address", "listen");
@@ -72,6 +75,7 @@ int Run(int argc, char** argv) {
   if (absl::Status status = config.Validate(); !status.ok()) {
     return flags.Fail(status);
   }
+  if (absl::Status status = storage_flags.Apply(); !status.ok()) return flags.Fail(status);
 
   BlockTerminationSignals();  // Before any thread starts, so every thread inherits the mask.
 

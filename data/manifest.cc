@@ -1,11 +1,7 @@
 #include "data/manifest.h"
 
+#include <fnmatch.h>
 #include <glob.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -41,18 +37,8 @@ absl::Status WriteManifest(const stoker::v1::ShardManifest& manifest, const std:
   options.always_print_primitive_fields = true;
   const auto printed = google::protobuf::util::MessageToJsonString(manifest, &json, options);
   if (!printed.ok()) return absl::InternalError(printed.ToString());
-  const std::string temp = path + ".tmp";
-  std::FILE* file = std::fopen(temp.c_str(), "wb");
-  if (file == nullptr) {
-    return absl::UnavailableError(absl::StrCat("cannot create ", temp, ": ", std::strerror(errno)));
-  }
-  const bool written = std::fwrite(json.data(), 1, json.size(), file) == json.size() &&
-                       std::fflush(file) == 0 && ::fsync(fileno(file)) == 0;
-  const bool closed = std::fclose(file) == 0;
-  if (!written || !closed || std::rename(temp.c_str(), path.c_str()) != 0) {
-    return absl::UnavailableError(absl::StrCat("cannot write ", path, ": ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
+  return WriteWholeFile(
+      path, absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(json.data()), json.size()));
 }
 
 std::string ResolveShardLocation(const std::string& manifest_location,
@@ -62,11 +48,35 @@ std::string ResolveShardLocation(const std::string& manifest_location,
   return absl::StrCat(manifest_location.substr(0, slash + 1), relative);
 }
 
+namespace {
+
+// The objects matching an s3:// glob: a listing of the prefix before the first wildcard,
+// filtered with fnmatch ('*' and '?' do not cross '/').
+absl::Status ExpandS3Glob(const std::string& pattern, std::vector<std::string>* out) {
+  const std::string prefix = pattern.substr(0, pattern.find_first_of("*?["));
+  ASSIGN_OR_RETURN(std::vector<StorageEntry> entries, ListStorage(prefix));
+  const size_t before = out->size();
+  for (const StorageEntry& entry : entries) {
+    if (::fnmatch(pattern.c_str(), entry.location.c_str(), FNM_PATHNAME) == 0) {
+      out->push_back(entry.location);
+    }
+  }
+  if (out->size() == before) return absl::NotFoundError(absl::StrCat("no shard matches ", pattern));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<std::string>> ExpandShardPaths(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
   for (const std::string& path : paths) {
-    if (IsUrl(path) || path.find_first_of("*?[") == std::string::npos) {
+    ASSIGN_OR_RETURN(StorageScheme scheme, SchemeOf(path));
+    if (scheme == StorageScheme::kHttp || path.find_first_of("*?[") == std::string::npos) {
       out.push_back(path);
+      continue;
+    }
+    if (scheme == StorageScheme::kS3) {
+      RETURN_IF_ERROR(ExpandS3Glob(path, &out));
       continue;
     }
     glob_t matches;

@@ -19,15 +19,16 @@ namespace stoker {
 // absolute or contains "..".
 absl::StatusOr<stoker::v1::ShardManifest> ReadManifest(const std::string& location);
 
-// Writes `manifest` as JSON to `path` atomically (a temporary file, fsync, rename), so a reader
-// sees the old manifest or the new one, never a part. UNAVAILABLE on an I/O error.
+// Writes `manifest` as JSON to `path` (a local path or s3:// URL) atomically (WriteWholeFile),
+// so a reader sees the old manifest or the new one, never a part. UNAVAILABLE on an I/O error.
 absl::Status WriteManifest(const stoker::v1::ShardManifest& manifest, const std::string& path);
 
 // `relative` resolved against the directory of `manifest_location` (a path or a URL).
 std::string ResolveShardLocation(const std::string& manifest_location, const std::string& relative);
 
-// Expands local globs (sorted) and keeps URLs and plain paths as they are, in order.
-// NOT_FOUND naming the pattern when a glob matches nothing.
+// Expands local globs (sorted) and s3:// globs (a listing of the prefix, every page; sorted by
+// key), and keeps HTTP URLs and plain paths as they are, in order. NOT_FOUND naming the pattern
+// when a glob matches nothing; INVALID_ARGUMENT for a URL scheme Stoker does not know.
 absl::StatusOr<std::vector<std::string>> ExpandShardPaths(const std::vector<std::string>& paths);
 
 }  // namespace stoker

@@ -7,10 +7,13 @@
 #include <cerrno>
 #include <cstring>
 
-#include "absl/strings/match.h"
+#include <algorithm>
+#include <filesystem>
+
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "data/http_file.h"
+#include "data/storage_backend.h"
 
 namespace stoker {
 namespace {
@@ -75,20 +78,75 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenLocalFile(const std::strin
       new LocalFile(path, fd, static_cast<uint64_t>(info.st_size)));
 }
 
-bool IsUrl(const std::string& location) {
-  return absl::StartsWith(location, "http://") || absl::StartsWith(location, "https://");
+absl::StatusOr<StorageScheme> SchemeOf(const std::string& location) {
+  const size_t sep = location.find("://");
+  if (sep == std::string::npos) return StorageScheme::kLocal;
+  const std::string scheme = absl::AsciiStrToLower(location.substr(0, sep));
+  if (scheme == "http" || scheme == "https") return StorageScheme::kHttp;
+  if (scheme == "s3") return StorageScheme::kS3;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unsupported URL scheme \"", location.substr(0, sep), "\" in ", location,
+      " (Stoker reads local paths, http://, https:// and s3://)"));
 }
 
+bool IsUrl(const std::string& location) { return location.find("://") != std::string::npos; }
+
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenStorage(const std::string& location) {
-  if (IsUrl(location)) return OpenHttpFile(location, HttpOptions());
-  return OpenLocalFile(location);
+  return Storage::Default()->Open(location);
 }
 
 absl::StatusOr<std::string> ReadWholeFile(const std::string& location) {
-  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, OpenStorage(location));
-  std::string text(file->size(), '\0');
-  RETURN_IF_ERROR(file->ReadAt(0, text.size(), reinterpret_cast<uint8_t*>(text.data())));
-  return text;
+  return Storage::Default()->ReadAll(location);
+}
+
+absl::Status WriteWholeFile(const std::string& location, absl::Span<const uint8_t> data) {
+  return Storage::Default()->Write(location, data);
+}
+
+absl::StatusOr<std::vector<StorageEntry>> ListStorage(const std::string& prefix) {
+  return Storage::Default()->List(prefix);
+}
+
+absl::Status WriteLocalFile(const std::string& path, absl::Span<const uint8_t> data) {
+  const std::string temp = path + ".tmp";
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus(errno, "cannot create", temp);
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t wrote = ::write(fd, data.data() + done, data.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) break;
+    done += static_cast<size_t>(wrote);
+  }
+  const bool ok = done == data.size() && ::fsync(fd) == 0;
+  const int error = errno;
+  ::close(fd);
+  if (!ok || ::rename(temp.c_str(), path.c_str()) != 0) {
+    ::unlink(temp.c_str());
+    return ErrnoStatus(ok ? errno : error, "cannot write", path);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<StorageEntry>> ListLocalFolder(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) {
+    return absl::NotFoundError(absl::StrCat("no folder ", dir));
+  }
+  std::vector<StorageEntry> entries;
+  for (auto it = fs::recursive_directory_iterator(dir, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (it->is_regular_file(error)) {
+      entries.push_back(StorageEntry{it->path().string(), it->file_size(error)});
+    }
+  }
+  if (error) {
+    return absl::UnavailableError(absl::StrCat("cannot list ", dir, ": ", error.message()));
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const StorageEntry& a, const StorageEntry& b) { return a.location < b.location; });
+  return entries;
 }
 
 }  // namespace stoker

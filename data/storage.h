@@ -1,16 +1,21 @@
 #ifndef STOKER_DATA_STORAGE_H_
 #define STOKER_DATA_STORAGE_H_
 
-// Random-access reads of one shard file, wherever it lives: a local or shared file system path,
-// or an HTTP(S) URL read with range requests (data/http_file.h). Sources see only this interface,
-// so tests can run every reader against both.
+// Data wherever it lives (docs/storage.md): a local or shared file system path, an HTTP(S) URL
+// read with range requests (data/http_file.h), or s3://bucket/key in S3 or an S3-compatible
+// store (data/s3_client.h), optionally through a worker-local shard cache (data/shard_cache.h).
+// Sources see only RandomAccessFile, so every reader runs against all of them. A location with
+// a scheme Stoker does not know ("gs://...") is INVALID_ARGUMENT naming the scheme, never a
+// relative path.
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 namespace stoker {
 
@@ -37,14 +42,42 @@ absl::Status CheckReadRange(const std::string& name, uint64_t size, uint64_t off
 // opened, UNAVAILABLE on other errors; messages name the path.
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path);
 
-// True for "http://..." and "https://..." locations.
+enum class StorageScheme { kLocal, kHttp, kS3 };
+
+// The scheme of `location`: "http://" and "https://" kHttp, "s3://" kS3, no "scheme://" prefix
+// kLocal. INVALID_ARGUMENT naming the scheme for any other "scheme://".
+absl::StatusOr<StorageScheme> SchemeOf(const std::string& location);
+
+// True for a location with any "scheme://" prefix (known or not).
 bool IsUrl(const std::string& location);
 
-// A URL opens over HTTP (OpenHttpFile), anything else as a local path.
+class Storage;  // data/storage_backend.h: the process's storage configuration.
+
+// Opens `location` through the process's storage (Storage::Default()). Errors: SchemeOf's; a
+// local file's NOT_FOUND, PERMISSION_DENIED, UNAVAILABLE; those of data/http_file.h and
+// data/s3_client.h; messages name the location.
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenStorage(const std::string& location);
 
 // Reads the whole (small) file at `location`: manifests. Errors as OpenStorage and ReadAt.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& location);
+
+// Writes `data` as the whole file at `location`: a local path atomically (temporary file,
+// fsync, rename), an s3:// object with a PUT (multipart when large). UNIMPLEMENTED for HTTP.
+absl::Status WriteWholeFile(const std::string& location, absl::Span<const uint8_t> data);
+
+// A file under a listed prefix.
+struct StorageEntry {
+  std::string location;  // Full path or s3:// URL.
+  uint64_t size = 0;
+};
+
+// Every file under `prefix` (a local folder, recursively, or an s3:// prefix), sorted by
+// location. NOT_FOUND when a local folder does not exist; UNIMPLEMENTED for HTTP.
+absl::StatusOr<std::vector<StorageEntry>> ListStorage(const std::string& prefix);
+
+// The local halves of WriteWholeFile and ListStorage.
+absl::Status WriteLocalFile(const std::string& path, absl::Span<const uint8_t> data);
+absl::StatusOr<std::vector<StorageEntry>> ListLocalFolder(const std::string& dir);
 
 }  // namespace stoker
 

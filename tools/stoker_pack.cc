@@ -2,6 +2,10 @@
 // line) into stoker shards of a target size and a manifest (docs/shard_format.md).
 //
 //   stoker-pack --input=/data/caltech256 --output=/data/caltech-shards [--resize-shorter=256]
+//   stoker-pack --input=s3://raw/caltech256/ --output=s3://train/caltech-shards --report=skipped.tsv
+//
+// Checks every input with the worker's decode gates first and skips what a worker would reject
+// (--keep-unverified packs as is); credentials and endpoint as for the worker (docs/storage.md).
 //
 // Uses every core; shows a progress bar on a terminal and a summary at the end. Atomic and
 // resumable (tools/pack/packer.h). Exit codes: 0 done, 1 runtime error (printed), 2 bad flags.
@@ -14,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "common/flags.h"
+#include "data/storage_backend.h"
 #include "tools/pack/packer.h"
 
 namespace stoker {
@@ -65,13 +70,27 @@ int Run(int argc, char** argv) {
             "scale the shorter side down to this many pixels and re-encode (0 = store as is)");
   flags.Add("quality", &options.quality, "JPEG quality for re-encoding (1..100)");
   flags.Add("threads", &options.threads, "threads (0 = one per core)");
+  bool keep_unverified = false;
+  flags.Add("keep-unverified", &keep_unverified,
+            "pack every input as is, without checking that a worker can decode it");
+  flags.Add("report", &options.report,
+            "write each skipped input and why to this file (local or s3://), tab-separated");
+  flags.Add("max-pixels", &options.max_pixels, "skip images over this many pixels (as decode)");
+  flags.Add("max-scans", &options.max_scans, "skip JPEGs with more scans than this (as decode)");
+  StorageFlags storage;
+  storage.AddTo(&flags, /*with_cache=*/false);
   flags.MapField("input", "input");
   flags.MapField("output_dir", "output");
   flags.MapField("shard_bytes", "shard-mb");
   flags.MapField("quality", "quality");
+  flags.MapField("report", "report");
+  flags.MapField("max_pixels", "max-pixels");
+  flags.MapField("max_scans", "max-scans");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   options.shard_bytes = shard_mb << 20;
+  options.verify = !keep_unverified;
   if (absl::Status status = options.Validate(); !status.ok()) return flags.Fail(status);
+  if (absl::Status status = storage.Apply(); !status.ok()) return flags.Fail(status);
 
   absl::StatusOr<PackPlan> plan = PlanPack(options);
   absl::StatusOr<PackSummary> summary =
@@ -79,6 +98,12 @@ int Run(int argc, char** argv) {
   if (!summary.ok()) {
     std::fprintf(stderr, "%s: %s\n", kProgram, summary.status().ToString().c_str());
     return 1;
+  }
+  if (summary->skipped > 0) {
+    std::printf("skipped %llu inputs a worker would reject: %s%s\n",
+                static_cast<unsigned long long>(summary->skipped),
+                SummarizeSkipped(summary->skipped_inputs).c_str(),
+                options.report.empty() ? " (--report=FILE lists them)" : "");
   }
   std::printf(
       "packed %llu images (%llu skipped) into %llu shards (%llu kept from an earlier run), "

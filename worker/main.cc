@@ -7,6 +7,7 @@
 #include "common/logging.h"
 #include "common/metrics.h"
 #include "common/process.h"
+#include "data/storage_backend.h"
 #include "worker/worker_metrics.h"
 #include "worker/worker_server.h"
 
@@ -35,6 +36,8 @@ int Serve(const stoker::WorkerConfig& config, const std::string& port_file,
     std::fprintf(stderr, "stoker-worker: %s\n", metrics_server.status().ToString().c_str());
     return 1;
   }
+  const auto storage_metrics = std::make_shared<stoker::StorageMetrics>();
+  if (*metrics_server != nullptr) (*metrics_server)->Register(storage_metrics);
   std::printf("stoker-worker serving on %s with %u threads\n", (*server)->address().c_str(),
               config.ResolvedThreads());
   std::fflush(stdout);
@@ -78,6 +81,8 @@ int main(int argc, char** argv) {
             "on SIGTERM/SIGINT, deliver held tasks for at most this long, then hand the rest back");
   stoker::MetricsFlags metrics_flags;
   metrics_flags.AddTo(&flags);
+  stoker::StorageFlags storage_flags;  // --s3-endpoint, --cache-dir, --cache-bytes, ...
+  storage_flags.AddTo(&flags, /*with_cache=*/true);
   stoker::LogFlags log_flags;
   log_flags.AddTo(&flags);
   flags.MapField("coordinator_address", "coordinator");
@@ -98,6 +103,7 @@ int main(int argc, char** argv) {
     config.simulate_batch_period = absl::Microseconds(static_cast<int64_t>(simulate_batch_ms * 1000));
   }
   if (absl::Status status = config.Validate(); !status.ok()) return flags.Fail(status);
+  if (absl::Status status = storage_flags.Apply(); !status.ok()) return flags.Fail(status);
 
   return Serve(config, port_file, metrics_flags);
 }

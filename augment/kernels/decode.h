@@ -36,6 +36,10 @@ struct DecodeLimits {
   int max_jpeg_scans = 0;   // Start-of-scan markers allowed in a JPEG, > 0.
 };
 
+// The decode op's defaults (and stoker-pack's, so it skips what a worker would reject).
+inline constexpr uint32_t kDecodeDefaultMaxPixels = 50'000'000;
+inline constexpr uint32_t kDecodeDefaultMaxScans = 100;
+
 // What the header says, after the gates above.
 struct EncodedHeader {
   EncodedFormat format = EncodedFormat::kJpeg;

@@ -11,8 +11,8 @@ namespace stoker {
 namespace {
 
 constexpr uint32_t kDefaultChannels = 3;
-constexpr uint32_t kDefaultMaxPixels = 50'000'000;
-constexpr uint32_t kDefaultMaxScans = 100;
+constexpr uint32_t kDefaultMaxPixels = kDecodeDefaultMaxPixels;
+constexpr uint32_t kDefaultMaxScans = kDecodeDefaultMaxScans;
 constexpr uint32_t kDctDenominators[] = {8, 4, 2};
 
 class DecodeOp final : public Op {

@@ -163,7 +163,7 @@ class Cluster:
         return f"127.0.0.1:{self.coordinator_port}"
 
     # --- workers ---
-    def start_worker(self, name, drain_deadline_ms=None):
+    def start_worker(self, name, drain_deadline_ms=None, extra=()):
         port_file = os.path.join(self.dir, f"{name}.port")
         argv = [os.path.join(self.bin_dir, "worker/stoker-worker"),
                 f"--coordinator={self.coordinator_address}", "--listen=127.0.0.1:0",
@@ -171,7 +171,7 @@ class Cluster:
                 "--register-attempts=100"]
         if drain_deadline_ms is not None:
             argv.append(f"--drain-deadline-ms={drain_deadline_ms}")
-        proc = self._spawn(name, argv)
+        proc = self._spawn(name, argv + list(extra))
         self._wait_port(port_file, proc, name)
         self.workers[name] = proc
         return proc

@@ -9,7 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/match.h"
 #include "common/status_macros.h"
+#include "data/s3_config.h"
+#include "data/storage.h"
 
 namespace stoker {
 namespace {
@@ -35,6 +38,22 @@ absl::Status ListFolder(const std::string& dir,
   }
   if (error)
     return absl::UnavailableError(absl::StrCat("cannot list ", dir, ": ", error.message()));
+  return absl::OkStatus();
+}
+
+// (s3:// URL, class name) pairs from s3://bucket/prefix/<class>/<file>.
+absl::Status ListBucketPrefix(const std::string& input,
+                              std::vector<std::pair<std::string, std::string>>* files,
+                              std::map<std::string, uint64_t>* sizes) {
+  const std::string prefix = absl::EndsWith(input, "/") ? input : input + "/";
+  ASSIGN_OR_RETURN(std::vector<StorageEntry> entries, ListStorage(prefix));
+  for (const StorageEntry& entry : entries) {
+    const std::string rest = entry.location.substr(prefix.size());
+    const size_t slash = rest.find('/');
+    if (slash == std::string::npos || !IsImageFile(fs::path(rest))) continue;
+    files->emplace_back(entry.location, rest.substr(0, slash));
+    (*sizes)[entry.location] = entry.size;
+  }
   return absl::OkStatus();
 }
 
@@ -64,6 +83,18 @@ absl::Status ListFileList(const std::string& list,
 absl::Status PackOptions::Validate() const {
   if (input.empty()) return absl::InvalidArgumentError("input: must not be empty");
   if (output_dir.empty()) return absl::InvalidArgumentError("output_dir: must not be empty");
+  for (const auto& [field, location] : {std::pair<const char*, const std::string*>{"input", &input},
+                                        {"output_dir", &output_dir},
+                                        {"report", &report}}) {
+    absl::StatusOr<StorageScheme> scheme = SchemeOf(*location);
+    if (!scheme.ok()) return absl::InvalidArgumentError(absl::StrCat(field, ": ", scheme.status().message()));
+    if (*scheme == StorageScheme::kHttp) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": must be a local path or an s3:// URL, got ", *location));
+    }
+  }
+  if (max_pixels == 0) return absl::InvalidArgumentError("max_pixels: must be > 0");
+  if (max_scans == 0) return absl::InvalidArgumentError("max_scans: must be > 0");
   if (shard_bytes == 0) return absl::InvalidArgumentError("shard_bytes: must be > 0");
   if (quality < 1 || quality > 100) {
     return absl::InvalidArgumentError(absl::StrCat("quality: must be in 1..100, got ", quality));
@@ -76,11 +107,13 @@ std::string ShardFileName(size_t shard) { return absl::StrFormat("shard-%05d.sto
 absl::StatusOr<PackPlan> PlanPack(const PackOptions& options) {
   RETURN_IF_ERROR(options.Validate());
   std::error_code error;
-  if (!fs::exists(options.input, error)) {
-    return absl::NotFoundError(absl::StrCat("input ", options.input, " does not exist"));
-  }
   std::vector<std::pair<std::string, std::string>> files;
-  if (fs::is_directory(options.input, error)) {
+  std::map<std::string, uint64_t> sizes;  // Known from a listing.
+  if (IsS3Url(options.input)) {
+    RETURN_IF_ERROR(ListBucketPrefix(options.input, &files, &sizes));
+  } else if (!fs::exists(options.input, error)) {
+    return absl::NotFoundError(absl::StrCat("input ", options.input, " does not exist"));
+  } else if (fs::is_directory(options.input, error)) {
     RETURN_IF_ERROR(ListFolder(options.input, &files));
   } else {
     RETURN_IF_ERROR(ListFileList(options.input, &files));
@@ -101,7 +134,8 @@ absl::StatusOr<PackPlan> PlanPack(const PackOptions& options) {
   uint64_t shard_bytes = 0;
   size_t shard_begin = 0;
   for (const auto& [path, cls] : files) {
-    const uint64_t bytes = fs::file_size(path, error);
+    const auto listed = sizes.find(path);
+    const uint64_t bytes = listed != sizes.end() ? listed->second : fs::file_size(path, error);
     if (error)
       return absl::NotFoundError(absl::StrCat("cannot stat ", path, ": ", error.message()));
     plan.inputs.push_back(PackInput{path, absl::StrCat(cls, "/", fs::path(path).stem().string()),

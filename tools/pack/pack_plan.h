@@ -20,12 +20,16 @@ namespace stoker {
 
 // The options of one packing run (stoker-pack's flags). Thread-compatible.
 struct PackOptions {
-  std::string input;                          // Image folder or file list.
-  std::string output_dir;                     // Shards and manifest.json go here (created).
+  std::string input;       // Image folder, file list, or s3://bucket/prefix/ of class folders.
+  std::string output_dir;  // Shards and manifest.json go here (created): a folder or s3:// URL.
   uint64_t shard_bytes = uint64_t{64} << 20;  // Target input bytes per shard, > 0.
   uint32_t resize_shorter = 0;                // > 0: shorter side to this many pixels, re-encoded.
   uint32_t quality = 90;                      // JPEG quality when re-encoding, 1..100.
   uint32_t threads = 0;                       // 0: one per core.
+  bool verify = true;  // Skip inputs a worker would reject (tools/pack/input_check.h).
+  uint32_t max_pixels = 50'000'000;  // The decode gates' limits when verifying.
+  uint32_t max_scans = 100;
+  std::string report;  // Where to list skipped inputs and why (local or s3://); empty: nowhere.
 
   // INVALID_ARGUMENT naming the field ("shard_bytes: must be > 0").
   absl::Status Validate() const;
@@ -46,7 +50,8 @@ struct PackPlan {
 };
 
 // Lists the inputs and plans the shards. NOT_FOUND naming the input when it does not exist;
-// INVALID_ARGUMENT when it holds no image or a list line does not parse (line number named).
+// INVALID_ARGUMENT when it holds no image, a list line does not parse (line number named) or a
+// location has a URL scheme Stoker does not know (named).
 absl::StatusOr<PackPlan> PlanPack(const PackOptions& options);
 
 // "shard-00003.stoker".

@@ -1,18 +1,22 @@
 #include "tools/pack/packer.h"
 
+#include <unistd.h>
+
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/bad_sample.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "data/manifest.h"
 #include "data/shard_reader.h"
+#include "data/s3_config.h"
 #include "data/shard_writer.h"
+#include "data/storage.h"
 #include "opencv2/imgcodecs.hpp"
 #include "opencv2/imgproc.hpp"
 
@@ -24,18 +28,10 @@ namespace fs = std::filesystem;
 // One shard's outcome.
 struct ShardResult {
   uint64_t records = 0;
-  uint64_t skipped = 0;
+  std::vector<SkippedInput> skipped;
   uint64_t bytes = 0;
   bool reused = false;
 };
-
-bool ReadBytes(const std::string& path, std::vector<uint8_t>* out) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return false;
-  out->resize(static_cast<size_t>(in.tellg()));
-  in.seekg(0);
-  return static_cast<bool>(in.read(reinterpret_cast<char*>(out->data()), out->size()));
-}
 
 // Decodes, scales the shorter side down to `shorter` and re-encodes; false when it does not decode.
 bool Reencode(const PackOptions& options, std::vector<uint8_t>* bytes) {
@@ -50,10 +46,44 @@ bool Reencode(const PackOptions& options, std::vector<uint8_t>* bytes) {
                       {cv::IMWRITE_JPEG_QUALITY, static_cast<int>(options.quality)});
 }
 
+// The input's bytes (a local file or an s3:// object); a skip reason when they are unusable.
+absl::Status ReadInput(const std::string& location, std::vector<uint8_t>* out,
+                       SkippedInput* skip) {
+  absl::StatusOr<std::string> bytes = ReadWholeFile(location);
+  if (absl::IsNotFound(bytes.status()) || absl::IsPermissionDenied(bytes.status()) ||
+      absl::IsOutOfRange(bytes.status())) {
+    *skip = SkippedInput{location, "read_error", std::string(bytes.status().message())};
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(bytes.status());  // UNAVAILABLE: the run stops, a rerun resumes.
+  out->assign(bytes->begin(), bytes->end());
+  if (out->empty()) *skip = SkippedInput{location, "empty", "the file is empty"};
+  return absl::OkStatus();
+}
+
+// Checks (unless told not to) and re-encodes (when asked) one input; a skip reason when a
+// worker would reject it.
+void Prepare(const PackOptions& options, InputChecker* checker, const std::string& location,
+             std::vector<uint8_t>* bytes, SkippedInput* skip) {
+  if (options.verify) {
+    const absl::Status status = checker->Check(*bytes);
+    if (!status.ok()) {
+      const auto reason = BadSampleReasonOf(status);
+      *skip = SkippedInput{location,
+                           reason ? std::string(BadSampleReasonName(*reason)) : "decode_error",
+                           std::string(status.message())};
+      return;
+    }
+  }
+  if (options.resize_shorter > 0 && !Reencode(options, bytes)) {
+    *skip = SkippedInput{location, "decode_error", "OpenCV cannot decode it to resize"};
+  }
+}
+
 // A shard complete from an earlier run (reused = true), or an empty result.
 ShardResult ExistingShard(const std::string& path) {
   ShardResult result;
-  auto file = OpenLocalFile(path);
+  auto file = OpenStorage(path);
   if (!file.ok()) return result;
   auto index = LoadStokerShardIndex(**file);
   if (!index.ok() || !index->damage.empty()) return result;
@@ -63,33 +93,59 @@ ShardResult ExistingShard(const std::string& path) {
   return result;
 }
 
+// Where a shard is written before it is renamed (local) or uploaded (s3://).
+std::string StagingPath(const PackOptions& options, const std::string& path) {
+  if (!IsS3Url(path)) return path + ".tmp";
+  return (fs::temp_directory_path() /
+          absl::StrCat("stoker-pack-", ::getpid(), "-", fs::path(path).filename().string()))
+      .string();
+}
+
+// Renames (local) or uploads (s3://, multipart when large) a finished staging file.
+absl::Status Publish(const std::string& temp, const std::string& path) {
+  std::error_code error;
+  if (!IsS3Url(path)) {
+    fs::rename(temp, path, error);
+    if (error) {
+      return absl::UnavailableError(absl::StrCat("cannot rename ", temp, ": ", error.message()));
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> bytes = ReadWholeFile(temp);
+  fs::remove(temp, error);
+  RETURN_IF_ERROR(bytes.status());
+  return WriteWholeFile(path, absl::Span<const uint8_t>(
+                                  reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()));
+}
+
 absl::StatusOr<ShardResult> WriteShard(const PackOptions& options, const PackPlan& plan,
                                        size_t shard, PackCounters* counters) {
-  const std::string path = (fs::path(options.output_dir) / ShardFileName(shard)).string();
+  const std::string path = absl::StrCat(options.output_dir, "/", ShardFileName(shard));
   const auto [begin, end] = plan.shards[shard];
   ShardResult result = ExistingShard(path);
   if (result.reused) {
     counters->images_done += end - begin;
     return result;
   }
-  const std::string temp = path + ".tmp";
+  const std::string temp = StagingPath(options, path);
   ASSIGN_OR_RETURN(std::unique_ptr<ShardWriter> writer, ShardWriter::Create(temp));
+  InputChecker checker(DecodeLimits{options.max_pixels, static_cast<int>(options.max_scans)});
   std::vector<uint8_t> bytes;
   for (size_t i = begin; i < end; ++i, ++counters->images_done) {
     const PackInput& input = plan.inputs[i];
-    if (!ReadBytes(input.path, &bytes) ||
-        (options.resize_shorter > 0 && !Reencode(options, &bytes))) {
-      STOKER_LOG(WARNING) << "skipping " << input.path << ": cannot read or decode it";
-      ++result.skipped;
+    SkippedInput skip;
+    RETURN_IF_ERROR(ReadInput(input.path, &bytes, &skip));
+    if (skip.reason.empty()) Prepare(options, &checker, input.path, &bytes, &skip);
+    if (!skip.reason.empty()) {
+      STOKER_LOG(WARNING) << "skipping " << input.path << ": " << skip.reason << " ("
+                          << skip.message << ")";
+      result.skipped.push_back(std::move(skip));
       continue;
     }
     RETURN_IF_ERROR(writer->Add(input.key, input.label, bytes));
   }
   RETURN_IF_ERROR(writer->Finish());
-  std::error_code error;
-  fs::rename(temp, path, error);
-  if (error)
-    return absl::UnavailableError(absl::StrCat("cannot rename ", temp, ": ", error.message()));
+  RETURN_IF_ERROR(Publish(temp, path));
   result.records = writer->records();
   result.bytes = writer->bytes_written();
   return result;
@@ -102,7 +158,7 @@ absl::StatusOr<PackSummary> Pack(const PackOptions& options, const PackPlan& pla
   RETURN_IF_ERROR(options.Validate());
   const absl::Time start = absl::Now();
   std::error_code error;
-  fs::create_directories(options.output_dir, error);
+  if (!IsS3Url(options.output_dir)) fs::create_directories(options.output_dir, error);
   if (error) {
     return absl::UnavailableError(
         absl::StrCat("cannot create ", options.output_dir, ": ", error.message()));
@@ -141,15 +197,18 @@ absl::StatusOr<PackSummary> Pack(const PackOptions& options, const PackPlan& pla
     shard->set_records(results[s].records);
     shard->set_bytes(results[s].bytes);
     summary.images += results[s].records;
-    summary.skipped += results[s].skipped;
+    summary.skipped += results[s].skipped.size();
+    for (SkippedInput& skip : results[s].skipped) summary.skipped_inputs.push_back(std::move(skip));
     summary.output_bytes += results[s].bytes;
     summary.shards_reused += results[s].reused ? 1 : 0;
   }
   for (const std::string& name : plan.class_names) manifest.add_class_names(name);
   for (const PackInput& input : plan.inputs) summary.input_bytes += input.bytes;
   summary.shards = results.size();
-  RETURN_IF_ERROR(
-      WriteManifest(manifest, (fs::path(options.output_dir) / "manifest.json").string()));
+  if (!options.report.empty()) {
+    RETURN_IF_ERROR(WriteSkipReport(summary.skipped_inputs, options.report));
+  }
+  RETURN_IF_ERROR(WriteManifest(manifest, absl::StrCat(options.output_dir, "/manifest.json")));
   summary.seconds = absl::ToDoubleSeconds(absl::Now() - start);
   return summary;
 }

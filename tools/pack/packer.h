@@ -8,14 +8,23 @@
 // keeps every shard already complete (an intact trailer) and writes the rest, so an interrupted
 // run resumes where it stopped. Stale "*.tmp" files are overwritten.
 //
-// With resize_shorter > 0 each image is decoded (OpenCV), its shorter side scaled to that size
-// when larger (area interpolation) and re-encoded as JPEG at `quality`; an image that does not
-// decode is skipped and counted. Without it, files are stored byte for byte.
+// Output may be a folder or an s3:// prefix: a shard for a bucket is staged in the temporary
+// folder and uploaded (multipart when large) once complete; the manifest goes up last, and a
+// rerun keeps every shard object whose trailer is intact.
+//
+// Inputs are checked by default (tools/pack/input_check.h): what a worker would reject is
+// skipped, logged and listed by reason in the summary and the optional report. With
+// resize_shorter > 0 each image is decoded (OpenCV), its shorter side scaled to that size
+// when larger (area interpolation) and re-encoded as JPEG at `quality`. Otherwise files are
+// stored byte for byte.
 
 #include <atomic>
 #include <cstdint>
 
+#include <vector>
+
 #include "absl/status/statusor.h"
+#include "tools/pack/input_check.h"
 #include "tools/pack/pack_plan.h"
 
 namespace stoker {
@@ -28,7 +37,8 @@ struct PackCounters {
 
 struct PackSummary {
   uint64_t images = 0;   // Records written or kept.
-  uint64_t skipped = 0;  // Inputs that could not be read or decoded.
+  uint64_t skipped = 0;  // Inputs that could not be read or that a worker would reject.
+  std::vector<SkippedInput> skipped_inputs;  // Each, with its reason (not for reused shards).
   uint64_t shards = 0;
   uint64_t shards_reused = 0;  // Complete from an earlier run.
   uint64_t input_bytes = 0;

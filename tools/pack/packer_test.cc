@@ -126,5 +126,40 @@ TEST_F(PackerTest, BadInputsAreNamed) {
   EXPECT_THAT(std::string(options_.Validate().message()), HasSubstr("shard_bytes"));
 }
 
+TEST_F(PackerTest, InputsAWorkerWouldRejectAreSkippedByReason) {
+  const std::string dir = images_.path() + "/class-000/";
+  const std::string good = ReadFile(dir + "img-00000.jpg");
+  WriteFile(dir + "empty.jpg", "");
+  WriteFile(dir + "text.jpg", "this is not an image\n");
+  WriteFile(dir + "truncated.jpg", good.substr(0, good.size() / 2));
+  std::string noise(3000, '\0');
+  for (size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<char>(i * 2654435761u >> 7);
+  WriteFile(dir + "noise.png", noise);
+  options_.report = out_.File("skipped.tsv");
+  auto summary = PackAll();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->images, 12u);
+  EXPECT_EQ(summary->skipped, 4u);
+  EXPECT_EQ(SummarizeSkipped(summary->skipped_inputs),
+            "decode_error=1, empty=1, unsupported_format=2");
+  const std::string report = ReadFile(options_.report);
+  EXPECT_THAT(report, HasSubstr(dir + "truncated.jpg\tdecode_error\t"));
+  EXPECT_THAT(report, HasSubstr(dir + "empty.jpg\tempty\t"));
+  EXPECT_THAT(report, ::testing::Not(HasSubstr("this is not an image")));
+
+  options_.verify = false;  // --keep-unverified
+  options_.output_dir = out_.File("unverified");
+  auto unverified = PackAll();
+  ASSERT_TRUE(unverified.ok()) << unverified.status();
+  EXPECT_EQ(unverified->images, 15u);  // Only the empty file cannot become a record.
+}
+
+TEST_F(PackerTest, UnknownSchemesAreRefusedNamingTheScheme) {
+  options_.output_dir = "gs://bucket/ds";
+  EXPECT_THAT(options_.Validate().message(), HasSubstr("output_dir: unsupported URL scheme \"gs\""));
+  options_.output_dir = "http://host/ds";
+  EXPECT_EQ(options_.Validate().code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace stoker

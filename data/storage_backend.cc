@@ -1,0 +1,186 @@
+#include "data/storage_backend.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "common/flags.h"
+#include "common/metric_family_builder.h"
+#include "common/status_macros.h"
+#include "data/http_file.h"
+
+namespace stoker {
+namespace {
+
+absl::Mutex default_mu(absl::kConstInit);
+std::shared_ptr<Storage>* default_storage ABSL_GUARDED_BY(default_mu) = nullptr;
+
+}  // namespace
+
+absl::Status StorageOptions::Validate() const {
+  RETURN_IF_ERROR(s3.Validate());
+  if (!cache.dir.empty()) RETURN_IF_ERROR(cache.Validate());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<Storage>> Storage::Create(const StorageOptions& options,
+                                                         AwsEnvironment env) {
+  RETURN_IF_ERROR(options.Validate());
+  std::unique_ptr<ShardCache> cache;
+  if (!options.cache.dir.empty()) {
+    ASSIGN_OR_RETURN(cache, ShardCache::Open(options.cache));
+  }
+  Clock* clock = env.clock;
+  HttpTransport* http = env.http;
+  auto s3 = std::make_shared<S3Client>(
+      options.s3, std::make_shared<AwsCredentialChain>(std::move(env)), http, clock);
+  return std::shared_ptr<Storage>(new Storage(std::move(s3), std::move(cache)));
+}
+
+std::shared_ptr<Storage> Storage::Default() {
+  absl::MutexLock lock(&default_mu);
+  if (default_storage == nullptr || *default_storage == nullptr) {
+    AwsEnvironment env = AwsEnvironment::Real();
+    StorageOptions options;
+    options.s3 = S3Config::FromEnvironment(env.getenv);
+    absl::StatusOr<std::shared_ptr<Storage>> made = Create(options, env);
+    if (!made.ok()) {  // A malformed AWS_ENDPOINT_URL: S3 locations then fail with its error.
+      options.s3 = S3Config();
+      made = Create(options, env);
+    }
+    if (default_storage == nullptr) default_storage = new std::shared_ptr<Storage>();
+    *default_storage = *std::move(made);
+  }
+  return *default_storage;
+}
+
+void Storage::SetDefault(std::shared_ptr<Storage> storage) {
+  absl::MutexLock lock(&default_mu);
+  if (default_storage == nullptr) default_storage = new std::shared_ptr<Storage>();
+  *default_storage = std::move(storage);
+}
+
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> Storage::Open(
+    const std::string& location) const {
+  ASSIGN_OR_RETURN(StorageScheme scheme, SchemeOf(location));
+  if (scheme == StorageScheme::kLocal) return OpenLocalFile(location);
+  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
+                   scheme == StorageScheme::kS3 ? OpenS3File(s3_, location)
+                                                : OpenHttpFile(location, HttpOptions()));
+  if (cache_ == nullptr) return file;
+  return cache_->Get(std::move(file));
+}
+
+absl::StatusOr<std::string> Storage::ReadAll(const std::string& location) const {
+  ASSIGN_OR_RETURN(StorageScheme scheme, SchemeOf(location));
+  if (scheme == StorageScheme::kS3) {  // One GET: its error names a missing bucket.
+    ASSIGN_OR_RETURN(S3Location object, ParseS3Url(location));
+    return s3_->Get(object);
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
+                   scheme == StorageScheme::kLocal ? OpenLocalFile(location)
+                                                   : OpenHttpFile(location, HttpOptions()));
+  std::string text(file->size(), '\0');
+  RETURN_IF_ERROR(file->ReadAt(0, text.size(), reinterpret_cast<uint8_t*>(text.data())));
+  return text;
+}
+
+absl::Status Storage::Write(const std::string& location, absl::Span<const uint8_t> data) const {
+  ASSIGN_OR_RETURN(StorageScheme scheme, SchemeOf(location));
+  if (scheme == StorageScheme::kLocal) return WriteLocalFile(location, data);
+  if (scheme == StorageScheme::kS3) {
+    ASSIGN_OR_RETURN(S3Location object, ParseS3Url(location));
+    return s3_->Put(object, data);
+  }
+  return absl::UnimplementedError(absl::StrCat("cannot write to ", location, " over HTTP"));
+}
+
+absl::StatusOr<std::vector<StorageEntry>> Storage::List(const std::string& prefix) const {
+  ASSIGN_OR_RETURN(StorageScheme scheme, SchemeOf(prefix));
+  if (scheme == StorageScheme::kLocal) return ListLocalFolder(prefix);
+  if (scheme == StorageScheme::kHttp) {
+    return absl::UnimplementedError(absl::StrCat("cannot list ", prefix, ": HTTP has no listing"));
+  }
+  ASSIGN_OR_RETURN(S3Location location, ParseS3Url(prefix));
+  ASSIGN_OR_RETURN(std::vector<S3Object> objects, s3_->List(location));
+  std::vector<StorageEntry> entries;
+  for (S3Object& object : objects) {
+    entries.push_back(StorageEntry{absl::StrCat("s3://", location.bucket, "/", object.key),
+                                   object.size});
+  }
+  return entries;
+}
+
+void StorageFlags::AddTo(FlagSet* flags, bool with_cache) {
+  flags->Add("s3-endpoint", &s3_endpoint,
+             "S3-compatible endpoint, e.g. http://minio:9000 (default: AWS_ENDPOINT_URL, else AWS)");
+  flags->Add("s3-region", &s3_region, "S3 region (default: AWS_REGION, else us-east-1)");
+  flags->Add("s3-addressing", &s3_addressing,
+             "auto (virtual-hosted on AWS, path-style elsewhere), path or virtual");
+  if (!with_cache) return;
+  flags->Add("cache-dir", &cache_dir,
+             "worker-local shard cache folder for s3:// and http(s):// shards (empty = none)");
+  flags->Add("cache-bytes", &cache_bytes, "shard cache budget in bytes (LRU beyond it)");
+}
+
+absl::Status StorageFlags::Apply() const {
+  AwsEnvironment env = AwsEnvironment::Real();
+  StorageOptions options;
+  options.s3 = S3Config::FromEnvironment(env.getenv);
+  if (!s3_endpoint.empty()) options.s3.endpoint = s3_endpoint;
+  if (!s3_region.empty()) options.s3.region = s3_region;
+  if (s3_addressing == "path") {
+    options.s3.addressing = S3Config::Addressing::kPath;
+  } else if (s3_addressing == "virtual") {
+    options.s3.addressing = S3Config::Addressing::kVirtualHosted;
+  } else if (s3_addressing != "auto") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--s3-addressing: must be auto, path or virtual, got \"", s3_addressing, "\""));
+  }
+  options.cache.dir = cache_dir;
+  options.cache.max_bytes = cache_bytes;
+  absl::StatusOr<std::shared_ptr<Storage>> storage = Storage::Create(options, std::move(env));
+  if (!storage.ok()) {
+    // Field names to flag names: "s3.endpoint" -> --s3-endpoint, "cache_bytes" -> --cache-bytes.
+    std::string message(storage.status().message());
+    for (const auto& [field, flag] : {std::pair<std::string, std::string>{"s3.endpoint", "--s3-endpoint"},
+                                      {"cache_dir", "--cache-dir"},
+                                      {"cache_bytes", "--cache-bytes"}}) {
+      if (message.rfind(field, 0) == 0) message = flag + message.substr(field.size());
+    }
+    return absl::Status(storage.status().code(), message);
+  }
+  Storage::SetDefault(*std::move(storage));
+  return absl::OkStatus();
+}
+
+std::vector<prometheus::MetricFamily> StorageMetrics::Collect() const {
+  const std::shared_ptr<Storage> storage = Storage::Default();
+  MetricFamilyBuilder builder;
+  builder.Counter("stoker_s3_requests_total", "S3 requests sent (retries included).",
+                  static_cast<double>(storage->s3().requests()));
+  if (const ShardCache* cache = storage->cache()) {
+    const ShardCacheStats stats = cache->stats();
+    builder.Counter("stoker_shard_cache_hits_total", "Shard opens served from the local cache.",
+                    static_cast<double>(stats.hits));
+    builder.Counter("stoker_shard_cache_misses_total",
+                    "Shard opens that copied the shard into the cache.",
+                    static_cast<double>(stats.misses));
+    builder.Counter("stoker_shard_cache_uncacheable_total",
+                    "Shard opens of shards larger than the whole cache (read remotely).",
+                    static_cast<double>(stats.uncacheable));
+    builder.Counter("stoker_shard_cache_evictions_total", "Cache entries deleted to make room.",
+                    static_cast<double>(stats.evictions));
+    builder.Counter("stoker_shard_cache_corrupt_total",
+                    "Cache entries whose checksum was wrong (deleted and fetched again).",
+                    static_cast<double>(stats.corrupt));
+    builder.Counter("stoker_shard_cache_fill_bytes_total", "Bytes copied into the cache.",
+                    static_cast<double>(stats.bytes_filled));
+    const uint64_t opens = stats.hits + stats.misses + stats.uncacheable;
+    builder.Gauge("stoker_shard_cache_hit_ratio", "hits / opens since the process started.",
+                  opens == 0 ? 0.0 : static_cast<double>(stats.hits) / opens);
+    builder.Gauge("stoker_shard_cache_bytes", "Bytes of cache entries on disk.",
+                  static_cast<double>(cache->DiskBytes()));
+  }
+  return builder.Take();
+}
+
+}  // namespace stoker

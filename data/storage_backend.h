@@ -1,0 +1,87 @@
+#ifndef STOKER_DATA_STORAGE_BACKEND_H_
+#define STOKER_DATA_STORAGE_BACKEND_H_
+
+// The process's storage configuration behind OpenStorage and friends (data/storage.h): the S3
+// endpoint and credential chain, and the optional shard cache. A binary builds it from its flags
+// once in main.cc (StorageFlags) and installs it with Storage::SetDefault; until then the
+// default comes from the environment alone (AWS_ENDPOINT_URL, AWS_REGION, the credential chain
+// of data/aws_credentials.h) without a cache, which is what the coordinator and tools need.
+//
+// Remote files (S3, HTTP) go through the cache when there is one; local files never do.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "data/aws_credentials.h"
+#include "data/s3_client.h"
+#include "data/s3_config.h"
+#include "data/shard_cache.h"
+#include "data/storage.h"
+#include "prometheus/collectable.h"
+
+namespace stoker {
+
+struct StorageOptions {
+  S3Config s3;
+  ShardCacheOptions cache;  // cache.dir empty: no cache.
+
+  // Errors of S3Config::Validate and, with a cache dir, ShardCacheOptions::Validate.
+  absl::Status Validate() const;
+};
+
+// Thread-safe.
+class Storage {
+ public:
+  // Errors: Validate's; the cache folder's UNAVAILABLE.
+  static absl::StatusOr<std::shared_ptr<Storage>> Create(const StorageOptions& options,
+                                                         AwsEnvironment env);
+  // The installed storage, or one made from the process environment on first use.
+  static std::shared_ptr<Storage> Default();
+  // Installs `storage`; nullptr goes back to the environment's.
+  static void SetDefault(std::shared_ptr<Storage> storage);
+
+  // See data/storage.h.
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> Open(const std::string& location) const;
+  absl::StatusOr<std::string> ReadAll(const std::string& location) const;
+  absl::Status Write(const std::string& location, absl::Span<const uint8_t> data) const;
+  absl::StatusOr<std::vector<StorageEntry>> List(const std::string& prefix) const;
+
+  S3Client& s3() const { return *s3_; }
+  ShardCache* cache() const { return cache_.get(); }
+
+ private:
+  Storage(std::shared_ptr<S3Client> s3, std::unique_ptr<ShardCache> cache)
+      : s3_(std::move(s3)), cache_(std::move(cache)) {}
+
+  const std::shared_ptr<S3Client> s3_;
+  const std::unique_ptr<ShardCache> cache_;
+};
+
+class FlagSet;  // common/flags.h
+
+// The storage flags of a binary (worker, coordinator, stoker-pack), over the environment.
+// Thread-compatible.
+struct StorageFlags {
+  std::string s3_endpoint;    // --s3-endpoint; empty: AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL.
+  std::string s3_region;      // --s3-region; empty: AWS_REGION / AWS_DEFAULT_REGION.
+  std::string s3_addressing = "auto";  // --s3-addressing: auto, path or virtual.
+  std::string cache_dir;      // --cache-dir (with_cache only).
+  uint64_t cache_bytes = uint64_t{10} << 30;  // --cache-bytes.
+
+  void AddTo(FlagSet* flags, bool with_cache);
+  // Builds the storage and installs it as the default. INVALID_ARGUMENT naming the flag.
+  absl::Status Apply() const;
+};
+
+// stoker_shard_cache_* and stoker_s3_requests_total of the default storage (docs/metrics.md).
+// Thread-safe.
+class StorageMetrics : public prometheus::Collectable {
+ public:
+  std::vector<prometheus::MetricFamily> Collect() const override;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_DATA_STORAGE_BACKEND_H_
