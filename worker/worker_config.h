@@ -18,8 +18,10 @@ struct WorkerConfig {
   std::string coordinator_address;
   // Where to serve stoker.v1.Worker; port 0 picks a free port.
   std::string listen_address = "127.0.0.1:0";
-  // Host clients dial; the bound port is appended. Empty: the host of listen_address.
-  std::string advertise_host;
+  // The address clients dial, "host" (the bound port is appended) or "host:port"; never a
+  // wildcard, never loopback when the coordinator is remote. Empty: derived from listen_address
+  // and the route to the coordinator (worker/advertise_address.h).
+  std::string advertise_address;
   // Producer threads; 0 means one per core.
   uint32_t threads = 0;
   // Deadline of each unary call to the coordinator.
