@@ -42,22 +42,22 @@ def node_with(package):
     return node
 
 
-def helm_template(values_files=(), sets=(), release="stoker", namespace="stoker", check=True):
-    """`helm template` of the chart: (returncode, stdout, stderr)."""
+def helm_template(values_files=(), set_json=(), release="stoker", namespace="stoker", check=True):
+    """`helm template` of the chart (a CompletedProcess); set_json: --set-json assignments."""
     argv = [tool("helm", "--deploy"), "template", release, CHART_DIR, "--namespace", namespace]
     for path in values_files:
         argv += ["--values", path]
-    for assignment in sets:
-        argv += ["--set", assignment]
+    for assignment in set_json:
+        argv += ["--set-json", assignment]
     result = subprocess.run(argv, capture_output=True, text=True)
     if check and result.returncode != 0:
         raise AssertionError(f"helm template failed:\n{result.stderr}")
     return result
 
 
-def rendered_objects(values_files=(), sets=(), **kwargs):
+def rendered_objects(values_files=(), set_json=(), **kwargs):
     """The rendered objects, as dicts, in helm's order."""
-    out = helm_template(values_files, sets, **kwargs).stdout
+    out = helm_template(values_files, set_json, **kwargs).stdout
     return [doc for doc in yaml.safe_load_all(out) if doc]
 
 

@@ -1,0 +1,170 @@
+"""The deployment end to end: the chart's pods as podman containers on one network.
+
+A coordinator (journal on a volume), three workers and two trainer ranks (stoker-bench-client
+with --dump-indices), each in its own container and network namespace, all started with the
+command, args and environment of `helm template` (values-e2e.yaml), run a 2-epoch job. Mid-epoch
+one worker is cut off the network (`podman network disconnect`) until the coordinator drops it,
+then reconnected (it registers again at the same address); later another is `podman stop`ped
+(SIGTERM, SIGKILL after the chart's terminationGracePeriodSeconds): it must drain and exit 0
+before the kill. The helm test hook's pod checks the coordinator is SERVING; every worker must
+have registered its own container IP (--advertise-address=$(POD_IP)). Delivery is checked from
+the trainers' dumps: every (epoch, rank) got each of its batches exactly once
+(tests/chaos/chaos_harness.py's check_delivery).
+
+  cluster_test.py            skips (77) when podman cannot run containers here, naming why
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import deploy_tools as dt
+from podman_cluster import PodmanCluster, podman_env
+
+sys.path.insert(0, os.path.join(dt.SOURCE_DIR, "tests", "chaos"))
+from chaos_harness import ChaosError, Job, check_delivery, wait_until  # noqa: E402
+
+VALUES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "values-e2e.yaml")
+
+
+def require_podman():
+    podman = dt.tool("podman", "--containers")
+    probe = subprocess.run([podman, "info", "--format", "{{.Host.OCIRuntime.Name}}"],
+                           capture_output=True, text=True, env=podman_env())
+    if probe.returncode != 0:
+        dt.skip(f"podman cannot run here: {probe.stderr.strip()[:300]}")
+    return podman
+
+
+def pod_spec(objects, kind, suffix):
+    return dt.find(objects, kind, suffix)["spec"]["template"]["spec"]
+
+
+def require_images(cluster, specs):
+    for spec in specs:
+        for container in spec["containers"]:
+            image = container["image"]
+            if cluster.run("image", "exists", image, check=False).returncode != 0:
+                raise AssertionError(f"image {image} is missing: run scripts/images.sh")
+
+
+def coordinator_status(cluster, port):
+    out = cluster.exec("coordinator", "stoker-ctl", "status", "--json",
+                       f"--coordinator=127.0.0.1:{port}").stdout
+    return json.loads(out)
+
+
+def worker_addresses(cluster, port):
+    status = coordinator_status(cluster, port)
+    return sorted(w["info"]["address"] for w in status.get("workers", []))
+
+
+def delivered(path):
+    if not os.path.exists(path):
+        return 0
+    with open(path) as f:
+        return sum(1 for line in f if line.endswith("\n"))
+
+
+def wait_delivered(cluster, dump, n):
+    """Until rank 0 has n batches; fails at once when trainer0 exits."""
+    def reached():
+        if delivered(dump) >= n:
+            return True
+        if not cluster.running("trainer0"):
+            raise ChaosError(f"trainer0 exited before batch {n}:\n"
+                             f"{cluster.logs('trainer0')[-3000:]}")
+        return False
+    wait_until(reached, 120, f"rank 0 to receive {n} batches")
+
+
+def main():
+    podman = require_podman()
+    job = Job("containers", num_samples=4096, batch_size=8, epochs=2, world_size=2, step_ms=25)
+    objects = dt.rendered_objects([VALUES], [f"trainer.args={json.dumps(job.flags())}"],
+                                  namespace="stoker-e2e")
+    coordinator = pod_spec(objects, "StatefulSet", "-coordinator")
+    worker = pod_spec(objects, "Deployment", "-worker")
+    trainer = pod_spec(objects, "Job", "-trainer")
+    hook = dt.find(objects, "Pod", "-test-coordinator-serving")["spec"]
+    service = dt.find(objects, "Service", "-coordinator")["metadata"]["name"]
+    coordinator_port = coordinator["containers"][0]["ports"][0]["containerPort"]
+    worker_port = worker["containers"][0]["ports"][0]["containerPort"]
+    grace_s = worker["terminationGracePeriodSeconds"]
+
+    with PodmanCluster(podman, "stoker-e2e") as cluster:
+        require_images(cluster, [coordinator, worker, trainer])
+        cluster.start("coordinator", coordinator, "coordinator", aliases=[service])
+        cluster.start("helm-test", hook, "health")
+        rc = cluster.wait("helm-test", timeout_s=90)
+        if rc != 0:
+            raise ChaosError(f"helm test hook exited {rc}:\n{cluster.logs('helm-test')}")
+        print("helm test hook: coordinator SERVING")
+
+        workers = [f"worker{i}" for i in range(3)]
+        ips = {name: cluster.start(name, worker, "worker") for name in workers}
+        want = sorted(f"{ip}:{worker_port}" for ip in ips.values())
+        wait_until(lambda: worker_addresses(cluster, coordinator_port) == want, 60,
+                   f"workers registered at their container IPs {want}")
+        for name, ip in ips.items():  # Each answers health across the network.
+            cluster.exec("coordinator", "stoker-ctl", "health", f"--address={ip}:{worker_port}")
+        print(f"workers registered at {want}")
+
+        out_dir = os.path.join(cluster.dir, "out")
+        os.mkdir(out_dir)
+        os.chmod(out_dir, 0o777)  # The trainers run as uid 10001.
+        dumps = {}
+        for rank in range(job.world_size):
+            dumps[rank] = os.path.join(out_dir, f"rank{rank}.jsonl")
+            cluster.start(f"trainer{rank}", trainer, "trainer",
+                          field_values={
+                              "metadata.annotations['batch.kubernetes.io/job-completion-index']":
+                                  str(rank)},
+                          extra_args=[f"--dump-indices=/out/rank{rank}.jsonl"],
+                          mounts=[(out_dir, "/out")])
+        per_rank = job.batches_per_epoch * job.epochs // job.world_size
+
+        # Cut worker1 off mid-epoch until the coordinator drops it, then reconnect it.
+        wait_delivered(cluster, dumps[0], per_rank // 10)
+        cluster.disconnect("worker1")
+        lost = f"{ips['worker1']}:{worker_port}"
+        wait_until(lambda: lost not in worker_addresses(cluster, coordinator_port), 60,
+                   "the coordinator to drop the disconnected worker1")
+        cluster.reconnect("worker1")
+        wait_until(lambda: worker_addresses(cluster, coordinator_port) == want, 60,
+                   "worker1 to register again after reconnecting")
+        at = delivered(dumps[0])
+        print(f"worker1 disconnected and back at rank 0 batch {at} of {per_rank}")
+
+        # Stop worker2 (SIGTERM): it drains and exits 0 before the grace period's SIGKILL.
+        wait_delivered(cluster, dumps[0], at + per_rank // 10)
+        at = delivered(dumps[0])
+        if at >= per_rank or not cluster.running("trainer0"):
+            raise ChaosError("the job ended before worker2 was stopped: make it longer")
+        rc, elapsed = cluster.stop("worker2", grace_s)
+        log = cluster.logs("worker2")
+        if rc != 0 or "drained: handing back" not in log:
+            raise ChaosError(f"worker2 exited {rc} after {elapsed:.1f}s (grace {grace_s}s), "
+                             f"without draining:\n{log[-2000:]}")
+        print(f"worker2 stopped at rank 0 batch {at}: drained, exit 0 in {elapsed:.1f}s "
+              f"(grace period {grace_s}s)")
+
+        for rank in range(job.world_size):
+            rc = cluster.wait(f"trainer{rank}", timeout_s=240)
+            if rc != 0:
+                raise ChaosError(f"trainer{rank} exited {rc}:\n"
+                                 f"{cluster.logs(f'trainer{rank}')[-3000:]}")
+        records = []
+        for rank, path in dumps.items():
+            with open(path) as f:
+                records += [json.loads(line) for line in f if line.endswith("\n")]
+        check_delivery(job, records)
+        print(f"exactly once: {len(records)} batches over {job.epochs} epochs and "
+              f"{job.world_size} ranks")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
