@@ -24,10 +24,14 @@ constexpr uint32_t kServiceTag = (1 << 3) | 2;  // field 1, length-delimited
 
 const char* ServingStatusName(ServingStatus status) {
   switch (status) {
-    case ServingStatus::kUnknown: return "UNKNOWN";
-    case ServingStatus::kServing: return "SERVING";
-    case ServingStatus::kNotServing: return "NOT_SERVING";
-    case ServingStatus::kServiceUnknown: return "SERVICE_UNKNOWN";
+    case ServingStatus::kUnknown:
+      return "UNKNOWN";
+    case ServingStatus::kServing:
+      return "SERVING";
+    case ServingStatus::kNotServing:
+      return "NOT_SERVING";
+    case ServingStatus::kServiceUnknown:
+      return "SERVICE_UNKNOWN";
   }
   return "UNKNOWN";
 }

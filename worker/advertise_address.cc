@@ -52,22 +52,23 @@ bool IsLoopbackHost(const std::string& host) {
   return bare == "localhost" || bare == "::1" || absl::StartsWith(bare, "127.");
 }
 
-absl::Status CheckAdvertisable(const std::string& advertise_address,
-                               const std::string& listen_address,
-                               const std::string& coordinator_address) {
-  const bool coordinator_remote = !IsLoopbackHost(HostOfAddress(coordinator_address));
+absl::Status CheckAdvertisable(const AdvertiseInputs& inputs) {
+  const std::string& advertise_address = inputs.advertise_address;
+  const std::string& listen_address = inputs.listen_address;
+  const std::string& coordinator_address = inputs.coordinator_address;
+  const bool coordinator_remote =
+      !inputs.local_client_only && !IsLoopbackHost(HostOfAddress(coordinator_address));
   if (!advertise_address.empty()) {
     const std::string host = HasPort(advertise_address) ? HostOfAddress(advertise_address)
                                                         : StripBrackets(advertise_address);
     if (IsWildcardHost(host)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "advertise_address: '", advertise_address, "' is not an address a client can dial"));
+      return absl::InvalidArgumentError(absl::StrCat("advertise_address: '", advertise_address,
+                                                     "' is not an address a client can dial"));
     }
     if (IsLoopbackHost(host) && coordinator_remote) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("advertise_address: '", advertise_address,
-                       "' is loopback but the coordinator (", coordinator_address,
-                       ") is not: remote clients would dial themselves"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "advertise_address: '", advertise_address, "' is loopback but the coordinator (",
+          coordinator_address, ") is not: remote clients would dial themselves"));
     }
     return absl::OkStatus();
   }
@@ -79,12 +80,12 @@ absl::Status CheckAdvertisable(const std::string& advertise_address,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> ResolveAdvertiseAddress(const std::string& advertise_address,
-                                                    const std::string& listen_address,
-                                                    const std::string& coordinator_address,
-                                                    int bound_port,
+absl::StatusOr<std::string> ResolveAdvertiseAddress(const AdvertiseInputs& inputs, int bound_port,
                                                     const LocalAddressFn& local_address) {
-  RETURN_IF_ERROR(CheckAdvertisable(advertise_address, listen_address, coordinator_address));
+  RETURN_IF_ERROR(CheckAdvertisable(inputs));
+  const std::string& advertise_address = inputs.advertise_address;
+  const std::string& listen_address = inputs.listen_address;
+  const std::string& coordinator_address = inputs.coordinator_address;
   if (!advertise_address.empty()) {
     return HasPort(advertise_address) ? advertise_address
                                       : JoinHostPort(advertise_address, bound_port);
@@ -93,9 +94,8 @@ absl::StatusOr<std::string> ResolveAdvertiseAddress(const std::string& advertise
   if (!IsWildcardHost(listen_host)) return JoinHostPort(listen_host, bound_port);
   ASSIGN_OR_RETURN(const std::string local, local_address(HostOfAddress(coordinator_address)));
   if (IsWildcardHost(local)) {
-    return absl::UnavailableError(absl::StrCat(
-        "no local address routes to the coordinator (", coordinator_address,
-        "); set --advertise-address"));
+    return absl::UnavailableError(absl::StrCat("no local address routes to the coordinator (",
+                                               coordinator_address, "); set --advertise-address"));
   }
   return JoinHostPort(local, bound_port);
 }
@@ -117,11 +117,10 @@ absl::StatusOr<std::string> LocalAddressToward(const std::string& host) {
     sockaddr_storage local{};
     socklen_t length = sizeof(local);
     char text[INET6_ADDRSTRLEN] = {};
-    const bool ok =
-        connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0 &&
-        getnameinfo(reinterpret_cast<sockaddr*>(&local), length, text, sizeof(text), nullptr, 0,
-                    NI_NUMERICHOST) == 0;
+    const bool ok = connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+                    getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0 &&
+                    getnameinfo(reinterpret_cast<sockaddr*>(&local), length, text, sizeof(text),
+                                nullptr, 0, NI_NUMERICHOST) == 0;
     close(fd);
     if (ok) {
       result = std::string(text);

@@ -12,7 +12,8 @@
 //                             interface the coordinator (and so, presumably, the trainers) reach
 //                             this host through
 // Never a wildcard (0.0.0.0, ::), and never a loopback address when the coordinator is not on
-// loopback itself (a remote client would dial its own host).
+// loopback itself (a remote client would dial its own host) — unless the worker serves only a
+// client on its own host (hybrid mode, WorkerConfig::private_to_client).
 
 #include <functional>
 #include <string>
@@ -36,19 +37,22 @@ bool IsWildcardHost(const std::string& host);
 // localhost, 127.0.0.0/8, ::1.
 bool IsLoopbackHost(const std::string& host);
 
+// Where a worker listens and whom it serves; the inputs of the address choice.
+struct AdvertiseInputs {
+  std::string advertise_address;    // --advertise-address; empty = derive
+  std::string listen_address;       // --listen, host:port
+  std::string coordinator_address;  // --coordinator, host:port
+  bool local_client_only = false;   // only a client on this host dials it (loopback is fine)
+};
+
 // Static checks of the flags (WorkerConfig::Validate): INVALID_ARGUMENT naming
 // advertise_address or listen_address when the result could only be one a remote client cannot
 // dial.
-absl::Status CheckAdvertisable(const std::string& advertise_address,
-                               const std::string& listen_address,
-                               const std::string& coordinator_address);
+absl::Status CheckAdvertisable(const AdvertiseInputs& inputs);
 
 // The address to register, per the table above; `bound_port` is the port the server got.
 // Errors: CheckAdvertisable's, or local_address's (UNAVAILABLE naming the coordinator).
-absl::StatusOr<std::string> ResolveAdvertiseAddress(const std::string& advertise_address,
-                                                    const std::string& listen_address,
-                                                    const std::string& coordinator_address,
-                                                    int bound_port,
+absl::StatusOr<std::string> ResolveAdvertiseAddress(const AdvertiseInputs& inputs, int bound_port,
                                                     const LocalAddressFn& local_address);
 
 }  // namespace stoker

@@ -18,8 +18,9 @@ struct FakeRoute {
 };
 
 absl::StatusOr<std::string> Resolve(const std::string& advertise, const std::string& listen,
-                                    const std::string& coordinator, FakeRoute* route) {
-  return ResolveAdvertiseAddress(advertise, listen, coordinator, 7071,
+                                    const std::string& coordinator, FakeRoute* route,
+                                    bool local_client_only = false) {
+  return ResolveAdvertiseAddress({advertise, listen, coordinator, local_client_only}, 7071,
                                  [route](const std::string& host) { return (*route)(host); });
 }
 
@@ -29,8 +30,7 @@ TEST(AdvertiseAddressTest, GivenAddressWinsAndGetsTheBoundPort) {
   EXPECT_EQ(*Resolve("10.9.9.9:9000", "0.0.0.0:0", "coord:7070", &route), "10.9.9.9:9000");
   EXPECT_EQ(*Resolve("fd00::5", "[::]:0", "coord:7070", &route), "[fd00::5]:7071");
   EXPECT_EQ(*Resolve("[fd00::5]:9000", "[::]:0", "coord:7070", &route), "[fd00::5]:9000");
-  EXPECT_EQ(*Resolve("worker-0.stoker", "0.0.0.0:0", "coord:7070", &route),
-            "worker-0.stoker:7071");
+  EXPECT_EQ(*Resolve("worker-0.stoker", "0.0.0.0:0", "coord:7070", &route), "worker-0.stoker:7071");
   EXPECT_EQ(route.asked, "");  // No route lookup when the address is given.
 }
 
@@ -61,10 +61,13 @@ TEST(AdvertiseAddressTest, NeverAWildcardOrLoopbackForARemoteCoordinator) {
               HasSubstr("listen_address: '127.0.0.1:0' is loopback"));
   EXPECT_THAT(Resolve("", "localhost:0", "10.0.0.1:7070", &route).status().code(),
               absl::StatusCode::kInvalidArgument);
+  // A worker private to a client on its own host (hybrid mode) listens on loopback.
+  EXPECT_EQ(*Resolve("", "127.0.0.1:0", "10.0.0.1:7070", &route, /*local_client_only=*/true),
+            "127.0.0.1:7071");
   // Loopback to a loopback coordinator is a single-host setup: fine.
   EXPECT_EQ(*Resolve("localhost", "0.0.0.0:0", "localhost:7070", &route), "localhost:7071");
   // A route lookup that lands on a wildcard is refused too.
-  EXPECT_EQ(ResolveAdvertiseAddress("", "0.0.0.0:0", "coord:7070", 1,
+  EXPECT_EQ(ResolveAdvertiseAddress({"", "0.0.0.0:0", "coord:7070"}, 1,
                                     [](const std::string&) { return std::string("0.0.0.0"); })
                 .status()
                 .code(),

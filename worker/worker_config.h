@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "common/retry.h"
+#include "worker/advertise_address.h"
 
 namespace stoker {
 
@@ -43,6 +44,10 @@ struct WorkerConfig {
 
   // INVALID_ARGUMENT naming the field.
   absl::Status Validate() const;
+  // What the advertised address is chosen from (worker/advertise_address.h).
+  AdvertiseInputs advertise_inputs() const {
+    return {advertise_address, listen_address, coordinator_address, !private_to_client.empty()};
+  }
   // threads, with 0 resolved to the number of cores.
   uint32_t ResolvedThreads() const;
 };

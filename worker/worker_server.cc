@@ -63,8 +63,7 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
     return absl::UnavailableError(absl::StrCat("cannot listen on ", config.listen_address));
   }
   absl::StatusOr<std::string> address =
-      ResolveAdvertiseAddress(config.advertise_address, config.listen_address,
-                              config.coordinator_address, impl->port, LocalAddressToward);
+      ResolveAdvertiseAddress(config.advertise_inputs(), impl->port, LocalAddressToward);
   if (!address.ok()) {
     impl->server->Shutdown(absl::ToChronoTime(absl::Now()));
     return address.status();
