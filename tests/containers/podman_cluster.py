@@ -27,6 +27,22 @@ def podman_env():
     return env
 
 
+def security_flags(pod_spec, container):
+    """podman run flags for the pod's and container's securityContext."""
+    pod, own = pod_spec.get("securityContext", {}), container.get("securityContext", {})
+    merged = {**pod, **own}
+    argv = []
+    if "runAsUser" in merged:
+        argv += ["--user", f"{merged['runAsUser']}:{merged.get('runAsGroup', 0)}"]
+    if own.get("readOnlyRootFilesystem"):
+        argv += ["--read-only", "--read-only-tmpfs=false"]
+    if "ALL" in own.get("capabilities", {}).get("drop", []):
+        argv += ["--cap-drop", "all"]
+    if own.get("allowPrivilegeEscalation") is False:
+        argv += ["--security-opt", "no-new-privileges"]
+    return argv
+
+
 class PodmanCluster:
     def __init__(self, podman, prefix):
         self.podman = podman
@@ -96,7 +112,7 @@ class PodmanCluster:
                 "--network", self.network, "--ip", ip]
         for alias in aliases:
             argv += ["--network-alias", alias]
-        argv += self._security(pod_spec, container)
+        argv += security_flags(pod_spec, container)
         argv += self._volumes(pod_spec, container, short_name)
         for host, path in mounts:
             argv += ["--volume", f"{host}:{path}"]
@@ -108,20 +124,6 @@ class PodmanCluster:
         self.containers.append(name)
         self.ips[short_name] = ip
         return ip
-
-    def _security(self, pod_spec, container):
-        pod, own = pod_spec.get("securityContext", {}), container.get("securityContext", {})
-        merged = {**pod, **own}
-        argv = []
-        if "runAsUser" in merged:
-            argv += ["--user", f"{merged['runAsUser']}:{merged.get('runAsGroup', 0)}"]
-        if own.get("readOnlyRootFilesystem"):
-            argv += ["--read-only", "--read-only-tmpfs=false"]
-        if "ALL" in own.get("capabilities", {}).get("drop", []):
-            argv += ["--cap-drop", "all"]
-        if own.get("allowPrivilegeEscalation") is False:
-            argv += ["--security-opt", "no-new-privileges"]
-        return argv
 
     def _volumes(self, pod_spec, container, short_name):
         """emptyDir → tmpfs; a claim (volumeClaimTemplates) → a host directory owned by fsGroup."""
