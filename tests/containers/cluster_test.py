@@ -7,7 +7,8 @@ one worker is cut off the network (`podman network disconnect`) until the coordi
 then reconnected (it registers again at the same address); later another is `podman stop`ped
 (SIGTERM, SIGKILL after the chart's terminationGracePeriodSeconds): it must drain and exit 0
 before the kill. The helm test hook's pod checks the coordinator is SERVING; every worker must
-have registered its own container IP (--advertise-address=$(POD_IP)). Delivery is checked from
+have registered its own container IP (--advertise-address=$(POD_IP)); the metrics the monitors
+and the autoscaler read are served on the chart's metrics ports. Delivery is checked from
 the trainers' dumps: every (epoch, rank) got each of its batches exactly once
 (tests/chaos/chaos_harness.py's check_delivery).
 
@@ -16,6 +17,7 @@ the trainers' dumps: every (epoch, rank) got each of its batches exactly once
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -68,6 +70,28 @@ def delivered(path):
         return sum(1 for line in f if line.endswith("\n"))
 
 
+def scrape(cluster, url):
+    """GET `url` from inside trainer1's container (python3 is in the trainer image)."""
+    code = ("import urllib.request; "
+            f"print(urllib.request.urlopen({url!r}, timeout=5).read().decode())")
+    return cluster.exec("trainer1", "python3", "-c", code).stdout
+
+
+def check_metrics(cluster, service, objects, worker_ip):
+    """What the ServiceMonitor, PodMonitor and autoscaler read is served where they look."""
+    coordinator_port = dt.find(objects, "Service", "-coordinator")["spec"]["ports"]
+    metrics = next(p["port"] for p in coordinator_port if p["name"] == "metrics")
+    worker = pod_spec(objects, "Deployment", "-worker")["containers"][0]
+    worker_metrics = next(p["containerPort"] for p in worker["ports"] if p["name"] == "metrics")
+    text = scrape(cluster, f"http://{service}:{metrics}/metrics")
+    if not re.search(r'stoker_job_workers_desired\{[^}]*job_name="containers"', text):
+        raise ChaosError("the coordinator's metrics lack stoker_job_workers_desired "
+                         "for the job:\n" + text[:2000])
+    text = scrape(cluster, f"http://{worker_ip}:{worker_metrics}/metrics")
+    if "stoker_worker_batches_produced_total" not in text:
+        raise ChaosError("the worker's metrics lack stoker_worker_batches_produced_total")
+
+
 def wait_delivered(cluster, dump, n):
     """Until rank 0 has n batches; fails at once when trainer0 exits."""
     def reached():
@@ -82,7 +106,7 @@ def wait_delivered(cluster, dump, n):
 
 def main():
     podman = require_podman()
-    job = Job("containers", num_samples=4096, batch_size=8, epochs=2, world_size=2, step_ms=25)
+    job = Job("containers", num_samples=6144, batch_size=8, epochs=2, world_size=2, step_ms=25)
     objects = dt.rendered_objects([VALUES], [f"trainer.args={json.dumps(job.flags())}"],
                                   namespace="stoker-e2e")
     coordinator = pod_spec(objects, "StatefulSet", "-coordinator")
@@ -128,6 +152,8 @@ def main():
 
         # Cut worker1 off mid-epoch until the coordinator drops it, then reconnect it.
         wait_delivered(cluster, dumps[0], per_rank // 10)
+        check_metrics(cluster, service, objects, ips["worker0"])
+        print("metrics served: coordinator via its Service, worker via its pod IP")
         cluster.disconnect("worker1")
         lost = f"{ips['worker1']}:{worker_port}"
         wait_until(lambda: lost not in worker_addresses(cluster, coordinator_port), 60,
