@@ -20,7 +20,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 import deploy_tools as dt
 from podman_cluster import PodmanCluster, podman_env
@@ -29,6 +28,7 @@ sys.path.insert(0, os.path.join(dt.SOURCE_DIR, "tests", "chaos"))
 from chaos_harness import ChaosError, Job, check_delivery, wait_until  # noqa: E402
 
 VALUES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "values-e2e.yaml")
+WORKERS = ["worker0", "worker1", "worker2"]
 
 
 def require_podman():
@@ -104,91 +104,122 @@ def wait_delivered(cluster, dump, n):
     wait_until(reached, 120, f"rank 0 to receive {n} batches")
 
 
+class Chart:
+    """The pods, ports and names of the rendered chart that the test starts and talks to."""
+
+    def __init__(self, job):
+        objects = dt.rendered_objects([VALUES], [f"trainer.args={json.dumps(job.flags())}"],
+                                      namespace="stoker-e2e")
+        self.objects = objects
+        self.coordinator = pod_spec(objects, "StatefulSet", "-coordinator")
+        self.worker = pod_spec(objects, "Deployment", "-worker")
+        self.trainer = pod_spec(objects, "Job", "-trainer")
+        self.hook = dt.find(objects, "Pod", "-test-coordinator-serving")["spec"]
+        self.service = dt.find(objects, "Service", "-coordinator")["metadata"]["name"]
+        self.coordinator_port = self.coordinator["containers"][0]["ports"][0]["containerPort"]
+        self.worker_port = self.worker["containers"][0]["ports"][0]["containerPort"]
+        self.grace_s = self.worker["terminationGracePeriodSeconds"]
+
+
+def start_servers(cluster, chart):
+    """Coordinator (checked by the helm test hook's pod) and three workers; their IPs."""
+    require_images(cluster, [chart.coordinator, chart.worker, chart.trainer])
+    cluster.start("coordinator", chart.coordinator, "coordinator", aliases=[chart.service])
+    cluster.start("helm-test", chart.hook, "health")
+    rc = cluster.wait("helm-test", timeout_s=90)
+    if rc != 0:
+        raise ChaosError(f"helm test hook exited {rc}:\n{cluster.logs('helm-test')}")
+    print("helm test hook: coordinator SERVING")
+    ips = {name: cluster.start(name, chart.worker, "worker") for name in WORKERS}
+    want = sorted(f"{ip}:{chart.worker_port}" for ip in ips.values())
+    wait_until(lambda: worker_addresses(cluster, chart.coordinator_port) == want, 60,
+               f"workers registered at their container IPs {want}")
+    for ip in ips.values():  # Each answers health across the network.
+        cluster.exec("coordinator", "stoker-ctl", "health", f"--address={ip}:{chart.worker_port}")
+    print(f"workers registered at {want}")
+    return ips
+
+
+def start_trainers(cluster, chart, job):
+    """The trainer Job's ranks; their dump files on the host."""
+    out_dir = os.path.join(cluster.dir, "out")
+    os.mkdir(out_dir)
+    os.chmod(out_dir, 0o777)  # The trainers run as uid 10001.
+    dumps = {}
+    for rank in range(job.world_size):
+        dumps[rank] = os.path.join(out_dir, f"rank{rank}.jsonl")
+        cluster.start(f"trainer{rank}", chart.trainer, "trainer",
+                      field_values={
+                          "metadata.annotations['batch.kubernetes.io/job-completion-index']":
+                              str(rank)},
+                      extra_args=[f"--dump-indices=/out/rank{rank}.jsonl"],
+                      mounts=[(out_dir, "/out")])
+    return dumps
+
+
+def disconnect_and_reconnect(cluster, chart, ips, name):
+    """Cuts `name` off until the coordinator drops it; it must register again once back."""
+    want = sorted(f"{ip}:{chart.worker_port}" for ip in ips.values())
+    cluster.disconnect(name)
+    lost = f"{ips[name]}:{chart.worker_port}"
+    wait_until(lambda: lost not in worker_addresses(cluster, chart.coordinator_port), 60,
+               f"the coordinator to drop the disconnected {name}")
+    cluster.reconnect(name)
+    wait_until(lambda: worker_addresses(cluster, chart.coordinator_port) == want, 60,
+               f"{name} to register again after reconnecting")
+
+
+def stop_and_check_drain(cluster, chart, name):
+    """podman stop: the worker must drain and exit 0 before the grace period's SIGKILL."""
+    rc, elapsed = cluster.stop(name, chart.grace_s)
+    log = cluster.logs(name)
+    if rc != 0 or "drained: handing back" not in log:
+        raise ChaosError(f"{name} exited {rc} after {elapsed:.1f}s (grace {chart.grace_s}s), "
+                         f"without draining:\n{log[-2000:]}")
+    return elapsed
+
+
+def check_trainers(cluster, job, dumps):
+    """Every rank exits 0 and every (epoch, rank) got each of its batches exactly once."""
+    for rank in range(job.world_size):
+        rc = cluster.wait(f"trainer{rank}", timeout_s=240)
+        if rc != 0:
+            raise ChaosError(f"trainer{rank} exited {rc}:\n"
+                             f"{cluster.logs(f'trainer{rank}')[-3000:]}")
+    records = []
+    for path in dumps.values():
+        with open(path) as f:
+            records += [json.loads(line) for line in f if line.endswith("\n")]
+    check_delivery(job, records)
+    print(f"exactly once: {len(records)} batches over {job.epochs} epochs and "
+          f"{job.world_size} ranks")
+
+
 def main():
     podman = require_podman()
     job = Job("containers", num_samples=6144, batch_size=8, epochs=2, world_size=2, step_ms=25)
-    objects = dt.rendered_objects([VALUES], [f"trainer.args={json.dumps(job.flags())}"],
-                                  namespace="stoker-e2e")
-    coordinator = pod_spec(objects, "StatefulSet", "-coordinator")
-    worker = pod_spec(objects, "Deployment", "-worker")
-    trainer = pod_spec(objects, "Job", "-trainer")
-    hook = dt.find(objects, "Pod", "-test-coordinator-serving")["spec"]
-    service = dt.find(objects, "Service", "-coordinator")["metadata"]["name"]
-    coordinator_port = coordinator["containers"][0]["ports"][0]["containerPort"]
-    worker_port = worker["containers"][0]["ports"][0]["containerPort"]
-    grace_s = worker["terminationGracePeriodSeconds"]
-
+    chart = Chart(job)
     with PodmanCluster(podman, "stoker-e2e") as cluster:
-        require_images(cluster, [coordinator, worker, trainer])
-        cluster.start("coordinator", coordinator, "coordinator", aliases=[service])
-        cluster.start("helm-test", hook, "health")
-        rc = cluster.wait("helm-test", timeout_s=90)
-        if rc != 0:
-            raise ChaosError(f"helm test hook exited {rc}:\n{cluster.logs('helm-test')}")
-        print("helm test hook: coordinator SERVING")
-
-        workers = [f"worker{i}" for i in range(3)]
-        ips = {name: cluster.start(name, worker, "worker") for name in workers}
-        want = sorted(f"{ip}:{worker_port}" for ip in ips.values())
-        wait_until(lambda: worker_addresses(cluster, coordinator_port) == want, 60,
-                   f"workers registered at their container IPs {want}")
-        for name, ip in ips.items():  # Each answers health across the network.
-            cluster.exec("coordinator", "stoker-ctl", "health", f"--address={ip}:{worker_port}")
-        print(f"workers registered at {want}")
-
-        out_dir = os.path.join(cluster.dir, "out")
-        os.mkdir(out_dir)
-        os.chmod(out_dir, 0o777)  # The trainers run as uid 10001.
-        dumps = {}
-        for rank in range(job.world_size):
-            dumps[rank] = os.path.join(out_dir, f"rank{rank}.jsonl")
-            cluster.start(f"trainer{rank}", trainer, "trainer",
-                          field_values={
-                              "metadata.annotations['batch.kubernetes.io/job-completion-index']":
-                                  str(rank)},
-                          extra_args=[f"--dump-indices=/out/rank{rank}.jsonl"],
-                          mounts=[(out_dir, "/out")])
+        ips = start_servers(cluster, chart)
+        dumps = start_trainers(cluster, chart, job)
         per_rank = job.batches_per_epoch * job.epochs // job.world_size
 
-        # Cut worker1 off mid-epoch until the coordinator drops it, then reconnect it.
         wait_delivered(cluster, dumps[0], per_rank // 10)
-        check_metrics(cluster, service, objects, ips["worker0"])
+        check_metrics(cluster, chart.service, chart.objects, ips["worker0"])
         print("metrics served: coordinator via its Service, worker via its pod IP")
-        cluster.disconnect("worker1")
-        lost = f"{ips['worker1']}:{worker_port}"
-        wait_until(lambda: lost not in worker_addresses(cluster, coordinator_port), 60,
-                   "the coordinator to drop the disconnected worker1")
-        cluster.reconnect("worker1")
-        wait_until(lambda: worker_addresses(cluster, coordinator_port) == want, 60,
-                   "worker1 to register again after reconnecting")
+        disconnect_and_reconnect(cluster, chart, ips, "worker1")
         at = delivered(dumps[0])
         print(f"worker1 disconnected and back at rank 0 batch {at} of {per_rank}")
 
-        # Stop worker2 (SIGTERM): it drains and exits 0 before the grace period's SIGKILL.
         wait_delivered(cluster, dumps[0], at + per_rank // 10)
         at = delivered(dumps[0])
         if at >= per_rank or not cluster.running("trainer0"):
             raise ChaosError("the job ended before worker2 was stopped: make it longer")
-        rc, elapsed = cluster.stop("worker2", grace_s)
-        log = cluster.logs("worker2")
-        if rc != 0 or "drained: handing back" not in log:
-            raise ChaosError(f"worker2 exited {rc} after {elapsed:.1f}s (grace {grace_s}s), "
-                             f"without draining:\n{log[-2000:]}")
+        elapsed = stop_and_check_drain(cluster, chart, "worker2")
         print(f"worker2 stopped at rank 0 batch {at}: drained, exit 0 in {elapsed:.1f}s "
-              f"(grace period {grace_s}s)")
+              f"(grace period {chart.grace_s}s)")
 
-        for rank in range(job.world_size):
-            rc = cluster.wait(f"trainer{rank}", timeout_s=240)
-            if rc != 0:
-                raise ChaosError(f"trainer{rank} exited {rc}:\n"
-                                 f"{cluster.logs(f'trainer{rank}')[-3000:]}")
-        records = []
-        for rank, path in dumps.items():
-            with open(path) as f:
-                records += [json.loads(line) for line in f if line.endswith("\n")]
-        check_delivery(job, records)
-        print(f"exactly once: {len(records)} batches over {job.epochs} epochs and "
-              f"{job.world_size} ranks")
+        check_trainers(cluster, job, dumps)
     return 0
 
 
