@@ -1,7 +1,8 @@
 # Helpers that give every target of ours the same warnings and layout.
 #
 #   stoker_cc_library(NAME name SRCS ... [HDRS ...] [DEPS ...] [PUBLIC_DEPS ...])
-#   stoker_cc_binary(NAME name SRCS ... DEPS ...)
+#   stoker_cc_binary(NAME name SRCS ... DEPS ... [NO_INSTALL])   NO_INSTALL: benchmarks and
+#                                                    other binaries `cmake --install` leaves out
 #   stoker_cc_test(NAME name SRCS ... DEPS ... [LABELS unit|integration|chaos|gpu])
 #
 # Our own code builds with -Wall -Wextra -Werror; headers resolve from the repository root
@@ -25,11 +26,13 @@ function(stoker_cc_library)
 endfunction()
 
 function(stoker_cc_binary)
-  cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "NO_INSTALL" "NAME" "SRCS;DEPS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SRCS})
   stoker_apply_defaults(${ARG_NAME})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS})
-  install(TARGETS ${ARG_NAME} RUNTIME DESTINATION bin)
+  if(NOT ARG_NO_INSTALL)
+    install(TARGETS ${ARG_NAME} RUNTIME DESTINATION bin COMPONENT runtime)
+  endif()
 endfunction()
 
 function(stoker_cc_test)

@@ -91,3 +91,17 @@ if(STOKER_BUILD_TESTS AND STOKER_BUILD_EXAMPLES)
       -P ${PROJECT_SOURCE_DIR}/cmake/StokerPackageTest.cmake)
   set_tests_properties(client_package_test PROPERTIES LABELS integration TIMEOUT 300)
 endif()
+
+# cmake --install of every component: the deployment's binaries (no benchmarks), library,
+# headers, CMake package and Python module; every binary's --help exits 0.
+if(STOKER_BUILD_TESTS)
+  set(install_test_python)
+  if(TARGET stoker_python)
+    set(install_test_python -DPYTHON=${STOKER_PYTHON_EXECUTABLE})
+  endif()
+  add_test(NAME install_layout_test
+    COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR}
+      -DWORK_DIR=${PROJECT_BINARY_DIR}/install_layout_test ${install_test_python}
+      -P ${PROJECT_SOURCE_DIR}/cmake/StokerInstallTest.cmake)
+  set_tests_properties(install_layout_test PROPERTIES LABELS integration TIMEOUT 300)
+endif()

@@ -2,9 +2,12 @@
 //
 //   stoker-ctl status [--coordinator=127.0.0.1:7070] [--json]
 //   stoker-ctl top    [--coordinator=127.0.0.1:7070] [--interval-ms=1000] [--iterations=0]
+//   stoker-ctl health --address=HOST:PORT [--service=NAME] [--timeout-ms=5000]
 //
 // `status` prints jobs, ranks (data wait, step time), workers (busy, rates) and how many workers
-// each job needs; `top` redraws it every interval until interrupted.
+// each job needs; `top` redraws it every interval until interrupted; `health` asks any Stoker
+// server (coordinator or worker) for its grpc.health.v1 status and exits 0 only when SERVING
+// (a container health check or Kubernetes exec probe).
 
 #include <google/protobuf/util/json_util.h>
 
@@ -19,13 +22,21 @@
 #include "absl/time/time.h"
 #include "common/flags.h"
 #include "coordinator/coordinator_client.h"
+#include "tools/health_check.h"
 #include "tools/status_text.h"
 
 namespace stoker {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: stoker-ctl status|top [flags]   (stoker-ctl status --help for the flags)\n";
+    "usage: stoker-ctl status|top|health [flags]   (stoker-ctl COMMAND --help for the flags)\n"
+    "  status  jobs, ranks, workers and the workers each job needs\n"
+    "  top     the status, redrawn every interval\n"
+    "  health  exit 0 when a coordinator or worker answers SERVING (a health check/probe)\n";
+
+// Exit codes of `health`: 0 SERVING; 1 reachable but not SERVING; 3 not reachable or no answer.
+constexpr int kExitNotServing = 1;
+constexpr int kExitUnreachable = 3;
 
 struct CtlOptions {
   std::string coordinator = "127.0.0.1:7070";
@@ -33,6 +44,8 @@ struct CtlOptions {
   bool json = false;
   int64_t interval_ms = 1000;
   int64_t iterations = 0;
+  std::string address;
+  std::string service;
 };
 
 absl::StatusOr<stoker::v1::GetStatusResponse> FetchStatus(const CtlOptions& options) {
@@ -75,27 +88,60 @@ int Top(const CtlOptions& options) {
   return 0;
 }
 
+// Prints the server's status; the exit code says SERVING (0), not (1) or no answer (3).
+int Health(const CtlOptions& options) {
+  absl::StatusOr<ServingStatus> status =
+      CheckHealth(options.address, options.service, absl::Milliseconds(options.timeout_ms));
+  if (!status.ok()) {
+    std::fprintf(stderr, "stoker-ctl: %s\n", status.status().ToString().c_str());
+    return kExitUnreachable;
+  }
+  std::printf("%s: %s\n", options.address.c_str(), ServingStatusName(*status));
+  return *status == ServingStatus::kServing ? 0 : kExitNotServing;
+}
+
+const char* Summary(const std::string& command) {
+  if (command == "status") return "Prints jobs, ranks, workers and the workers each job needs.";
+  if (command == "top") return "Redraws the status every interval (Ctrl-C stops).";
+  return "Exits 0 when the server at --address answers grpc.health.v1 SERVING, 1 when it answers "
+         "anything else, 3 when it does not answer.";
+}
+
 int Run(int argc, char** argv) {
   const std::string command = argc > 1 ? argv[1] : "";
-  if (command != "status" && command != "top") {
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (command != "status" && command != "top" && command != "health") {
     std::fputs(kUsage, stderr);
     return kExitBadFlags;
   }
   CtlOptions options;
-  FlagSet flags(absl::StrCat("stoker-ctl ", command),
-                command == "status" ? "Prints jobs, ranks, workers and the workers each job needs."
-                                    : "Redraws the status every interval (Ctrl-C stops).");
-  flags.Add("coordinator", &options.coordinator, "host:port of the coordinator");
-  flags.Add("timeout-ms", &options.timeout_ms, "Deadline of the status call");
+  FlagSet flags(absl::StrCat("stoker-ctl ", command), Summary(command));
+  if (command == "health") {
+    flags.Add("address", &options.address, "host:port of a coordinator or worker");
+    flags.Add("service", &options.service, "service to ask about (empty = the whole server)");
+  } else {
+    flags.Add("coordinator", &options.coordinator, "host:port of the coordinator");
+  }
+  flags.Add("timeout-ms", &options.timeout_ms, "Deadline of the call");
   if (command == "status") {
     flags.Add("json", &options.json, "Print the status as JSON");
-  } else {
+  } else if (command == "top") {
     flags.Add("interval-ms", &options.interval_ms, "Time between redraws");
     flags.Add("iterations", &options.iterations, "Redraws before exiting (0 = until interrupted)");
   }
   if (auto exit_code = flags.Parse(argc - 1, argv + 1)) return *exit_code;
   if (options.timeout_ms <= 0) {
     return flags.Fail(absl::InvalidArgumentError("--timeout-ms: must be > 0"));
+  }
+  if (command == "health") {
+    if (options.address.find(':') == std::string::npos) {
+      return flags.Fail(absl::InvalidArgumentError(
+          absl::StrCat("--address: expected host:port, got '", options.address, "'")));
+    }
+    return Health(options);
   }
   if (options.interval_ms <= 0) {
     return flags.Fail(absl::InvalidArgumentError("--interval-ms: must be > 0"));

@@ -66,8 +66,10 @@ int main(int argc, char** argv) {
                         "batches on a thread pool and streams them to trainer clients.");
   flags.Add("coordinator", &config.coordinator_address, "host:port of the coordinator");
   flags.Add("listen", &config.listen_address, "host:port to serve on (port 0 = any free port)");
-  flags.Add("advertise-host", &config.advertise_host,
-            "host clients dial (default: the host of --listen)");
+  flags.Add("advertise-address", &config.advertise_address,
+            "host or host:port trainer clients dial (the bound port when none; default: the "
+            "host of --listen, or for 0.0.0.0 the local address that routes to the "
+            "coordinator; Kubernetes: the pod IP)");
   flags.Add("threads", &config.threads, "producer threads (0 = one per core)");
   flags.Add("rpc-timeout-ms", &rpc_timeout_ms, "deadline of each call to the coordinator");
   flags.Add("register-attempts", &register_attempts,
@@ -87,6 +89,7 @@ int main(int argc, char** argv) {
   log_flags.AddTo(&flags);
   flags.MapField("coordinator_address", "coordinator");
   flags.MapField("listen_address", "listen");
+  flags.MapField("advertise_address", "advertise-address");
   flags.MapField("threads", "threads");
   flags.MapField("rpc_timeout", "rpc-timeout-ms");
   flags.MapField("register_backoff.max_attempts", "register-attempts");

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace stoker {
 namespace {
@@ -19,6 +20,7 @@ absl::Status WorkerConfig::Validate() const {
     return absl::InvalidArgumentError(
         absl::StrCat("listen_address: expected host:port, got '", listen_address, "'"));
   }
+  RETURN_IF_ERROR(CheckAdvertisable(advertise_inputs()));
   if (threads > kMaxThreads) {
     return absl::InvalidArgumentError(
         absl::StrCat("threads: must be at most ", kMaxThreads, ", got ", threads));

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "common/retry.h"
+#include "worker/advertise_address.h"
 
 namespace stoker {
 
@@ -18,8 +19,10 @@ struct WorkerConfig {
   std::string coordinator_address;
   // Where to serve stoker.v1.Worker; port 0 picks a free port.
   std::string listen_address = "127.0.0.1:0";
-  // Host clients dial; the bound port is appended. Empty: the host of listen_address.
-  std::string advertise_host;
+  // The address clients dial, "host" (the bound port is appended) or "host:port"; never a
+  // wildcard, never loopback when the coordinator is remote. Empty: derived from listen_address
+  // and the route to the coordinator (worker/advertise_address.h).
+  std::string advertise_address;
   // Producer threads; 0 means one per core.
   uint32_t threads = 0;
   // Deadline of each unary call to the coordinator.
@@ -41,6 +44,10 @@ struct WorkerConfig {
 
   // INVALID_ARGUMENT naming the field.
   absl::Status Validate() const;
+  // What the advertised address is chosen from (worker/advertise_address.h).
+  AdvertiseInputs advertise_inputs() const {
+    return {advertise_address, listen_address, coordinator_address, !private_to_client.empty()};
+  }
   // threads, with 0 resolved to the number of cores.
   uint32_t ResolvedThreads() const;
 };

@@ -36,6 +36,9 @@ TEST(WorkerConfigTest, NamesTheBadField) {
   config.rpc_timeout = absl::Seconds(1);
   config.register_backoff.max_attempts = 0;
   ExpectInvalid(config, "register_backoff");
+  config.register_backoff.max_attempts = 1;
+  config.advertise_address = "0.0.0.0";
+  ExpectInvalid(config, "advertise_address");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "common/grpc_settings.h"
 #include "absl/synchronization/mutex.h"
 #include "stoker/v1/worker.grpc.pb.h"
+#include "worker/advertise_address.h"
 #include "worker/stream_reactor.h"
 #include "worker/worker.h"
 
@@ -29,10 +30,6 @@ class WorkerService : public stoker::v1::Worker::CallbackService {
  private:
   Worker* const worker_;
 };
-
-std::string HostOf(const std::string& address) {
-  return address.substr(0, address.rfind(':'));
-}
 
 }  // namespace
 
@@ -65,9 +62,13 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
   if (impl->server == nullptr || impl->port == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", config.listen_address));
   }
-  const std::string host =
-      config.advertise_host.empty() ? HostOf(config.listen_address) : config.advertise_host;
-  impl->address = absl::StrCat(host, ":", impl->port);
+  absl::StatusOr<std::string> address =
+      ResolveAdvertiseAddress(config.advertise_inputs(), impl->port, LocalAddressToward);
+  if (!address.ok()) {
+    impl->server->Shutdown(absl::ToChronoTime(absl::Now()));
+    return address.status();
+  }
+  impl->address = *std::move(address);
   if (absl::Status status = impl->worker->Start(impl->address); !status.ok()) {
     impl->server->Shutdown(absl::ToChronoTime(absl::Now()));
     return status;

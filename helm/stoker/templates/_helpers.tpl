@@ -1,0 +1,102 @@
+{{/*
+Names and labels shared by every template (the conventions of the prometheus-community and
+bitnami charts: app.kubernetes.io/* labels, names truncated to 63 characters).
+*/}}
+
+{{/* The chart name, or nameOverride. */}}
+{{- define "stoker.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The release's base name: fullnameOverride, else the release name when it already contains the
+chart name, else RELEASE-CHART. Component names append "-coordinator", "-worker", ...
+*/}}
+{{- define "stoker.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 52 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 52 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 52 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* name-version, for the helm.sh/chart label. */}}
+{{- define "stoker.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels every object gets. Call with (dict "ctx" $ "component" "worker"). */}}
+{{- define "stoker.labels" -}}
+helm.sh/chart: {{ include "stoker.chart" .ctx }}
+{{ include "stoker.selectorLabels" . }}
+app.kubernetes.io/version: {{ .ctx.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .ctx.Release.Service }}
+app.kubernetes.io/part-of: stoker
+{{- with .ctx.Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* Labels that select a component's pods (immutable in Deployments and StatefulSets). */}}
+{{- define "stoker.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "stoker.name" .ctx }}
+app.kubernetes.io/instance: {{ .ctx.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/* The label that lets a pod reach the coordinator and workers through the NetworkPolicy. */}}
+{{- define "stoker.clientLabel" -}}
+{{ include "stoker.fullname" . }}-client: "true"
+{{- end }}
+
+{{/* Name of the coordinator's Service (and StatefulSet). */}}
+{{- define "stoker.coordinatorName" -}}
+{{- printf "%s-coordinator" (include "stoker.fullname" .) }}
+{{- end }}
+
+{{/* host:port of the coordinator inside the namespace. */}}
+{{- define "stoker.coordinatorAddress" -}}
+{{- printf "%s:%d" (include "stoker.coordinatorName" .) (int .Values.coordinator.port) }}
+{{- end }}
+
+{{/* Name of the workers' Deployment. */}}
+{{- define "stoker.workerName" -}}
+{{- printf "%s-worker" (include "stoker.fullname" .) }}
+{{- end }}
+
+{{/* The ServiceAccount pods run as. */}}
+{{- define "stoker.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "stoker.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* registry/repository:tag of a component. Call with (dict "ctx" $ "image" .Values.worker.image). */}}
+{{- define "stoker.image" -}}
+{{- $registry := .ctx.Values.image.registry }}
+{{- $tag := default .ctx.Chart.AppVersion .ctx.Values.image.tag }}
+{{- if $registry }}
+{{- printf "%s/%s:%s" $registry .image.repository $tag }}
+{{- else }}
+{{- printf "%s:%s" .image.repository $tag }}
+{{- end }}
+{{- end }}
+
+{{/* Pod-level settings every Stoker pod shares: service account, pull secrets, security. */}}
+{{- define "stoker.podCommon" -}}
+serviceAccountName: {{ include "stoker.serviceAccountName" . }}
+automountServiceAccountToken: {{ .Values.serviceAccount.automountToken }}
+{{- with .Values.image.pullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+securityContext:
+  {{- toYaml .Values.podSecurityContext | nindent 2 }}
+{{- end }}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Builds the Stoker container images with podman (docker/*.Containerfile):
+#
+#   localhost/stoker-coordinator   the coordinator (+ stoker-ctl for health checks)
+#   localhost/stoker-worker        a CPU worker (+ stoker-ctl)
+#   localhost/stoker-trainer       trainer base: client library + CMake package, Python module
+#                                  with python3-torch, stoker-bench-client, stoker-ctl
+#
+# each tagged :latest and :VERSION, on localhost/stoker-runtime (the shared libraries, computed
+# from the binaries with ldd + dpkg -S) on localhost/stoker-base (docker/base-image.sh:
+# debootstrap + podman import, no registry). The binaries are built on the host (scripts/build.sh;
+# host and images are both Debian 12) and installed with `cmake --install --strip` into the build
+# context; the host's unit tests are what vets them (scripts/test.sh). Cached: the base and
+# runtime images are rebuilt only when what they are made of changes, and podman's layer cache
+# keeps the package layers of the others.
+#
+#   scripts/images.sh [IMAGE...]        IMAGE: coordinator worker trainer (default: all three)
+#   scripts/images.sh --save DIR ...    also `podman save` each to DIR/stoker-IMAGE.tar
+#
+# Needs scripts/install-deps.sh --containers (podman, buildah, runc, debootstrap, containers.conf).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUILD_DIR=${STOKER_BUILD_DIR:-build}
+export CONTAINERS_CONF=${CONTAINERS_CONF:-$ROOT/.cache/containers/containers.conf}
+
+save_dir=
+images=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --save) save_dir=${2:?--save needs a directory}; shift 2 ;;
+    coordinator|worker|trainer) images+=("$1"); shift ;;
+    *) echo "usage: scripts/images.sh [--save DIR] [coordinator] [worker] [trainer]" >&2; exit 2 ;;
+  esac
+done
+[ ${#images[@]} -gt 0 ] || images=(coordinator worker trainer)
+
+for tool in podman debootstrap; do
+  command -v "$tool" >/dev/null 2>&1 ||
+    { echo "images.sh: $tool not found; run scripts/install-deps.sh --containers" >&2; exit 1; }
+done
+[ -f "$CONTAINERS_CONF" ] ||
+  { echo "images.sh: no $CONTAINERS_CONF; run scripts/install-deps.sh --containers" >&2; exit 1; }
+
+version=$(sed -n 's/^project(stoker VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+# --- binaries, installed into the build context ---
+# Everything `cmake --install` installs (components runtime, client, python).
+targets=(stoker-coordinator stoker-worker stoker-ctl stoker-bench-client stoker-pack
+         stoker-gen-images stoker_client stoker_python)
+scripts/build.sh "${targets[@]}"
+context=$ROOT/.cache/images/context
+rm -rf "$context" && mkdir -p "$context"
+for component in runtime client python; do
+  cmake --install "$BUILD_DIR" --component "$component" --prefix "$context/stage" --strip \
+    >/dev/null
+done
+mkdir -p "$context/python"
+mv "$context/stage/lib/python3/dist-packages/stoker" "$context/python/stoker"
+rm -rf "$context/stage/lib/python3"
+
+# --- the runtime packages: whoever ships each shared library the binaries load ---
+runtime_packages() {
+  local libs
+  libs=$(for binary in "$@"; do ldd "$binary"; done | awk '$2 == "=>" && $3 ~ /^\// {print $3}' |
+         sort -u)
+  for lib in $libs; do
+    dpkg-query -S "$lib" 2>/dev/null || dpkg-query -S "$(realpath "$lib")" 2>/dev/null ||
+      dpkg-query -S "/usr$lib" 2>/dev/null ||
+      { echo "images.sh: no Debian package ships $lib" >&2; return 1; }
+  done | cut -d: -f1 | sort -u | tr '\n' ' '
+}
+packages=$(runtime_packages "$context"/stage/bin/stoker-{coordinator,worker,ctl,bench-client} \
+                            "$context"/python/stoker/_stoker*.so)
+
+# --- base and runtime (cached by content) ---
+docker/base-image.sh
+base_id=$(podman image inspect --format '{{.Id}}' localhost/stoker-base:bookworm)
+runtime_tag=$(printf '%s\n' "$base_id" "$packages" | cat - docker/runtime.Containerfile |
+              sha256sum | cut -c1-16)
+build() {  # build NAME CONTAINERFILE [podman build args...]
+  local name=$1 file=$2
+  shift 2
+  local start=$SECONDS
+  podman build --quiet --layers --format docker --file "$file" --build-arg "VERSION=$version" "$@" "$context" \
+    >/dev/null
+  echo "images.sh: built $name in $((SECONDS - start)) s"
+}
+if ! podman image exists "localhost/stoker-runtime:$runtime_tag"; then
+  build stoker-runtime docker/runtime.Containerfile --build-arg "RUNTIME_PACKAGES=$packages" \
+    --tag "localhost/stoker-runtime:$runtime_tag" --tag localhost/stoker-runtime:latest
+fi
+
+# --- the three images ---
+for image in "${images[@]}"; do
+  args=(--build-arg "RUNTIME_TAG=$runtime_tag" --build-arg "REVISION=$revision"
+        --tag "localhost/stoker-$image:latest" --tag "localhost/stoker-$image:$version")
+  if [ "$image" = trainer ]; then
+    args+=(--build-arg "TRAINER_PACKAGES=$(scripts/install-deps.sh --print-trainer-image-packages)")
+  fi
+  build "stoker-$image" "docker/$image.Containerfile" "${args[@]}"
+  if [ -n "$save_dir" ]; then
+    mkdir -p "$save_dir"
+    podman save --quiet --output "$save_dir/stoker-$image.tar" "localhost/stoker-$image:$version"
+  fi
+done
+podman image prune --force >/dev/null  # Layers of earlier builds that no tag names any more.
+podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' --filter 'reference=localhost/stoker-*' |
+  grep -v ':[0-9a-f]\{16\} ' | sort

@@ -1,0 +1,218 @@
+"""Tests of the Helm chart (helm/stoker) and the Containerfiles (docker/), without a cluster.
+
+  chart_test.py lint                 helm lint --strict, with the defaults and every values file
+  chart_test.py template VARIANT     helm template with helm/stoker/tests/values-VARIANT.yaml
+                                     ("default": none); every object validated against the
+                                     Kubernetes API schemas (tests/validate.js, npm
+                                     kubernetes-models + its KEDA and prometheus-operator
+                                     packages), then the variant's own checks
+  chart_test.py schema               values.schema.json rejects each bad-*.yaml, naming the value
+  chart_test.py containerfiles       dockerfilelint finds nothing in docker/*.Containerfile
+
+Skips (exit 77) naming the tool when helm, node or an npm package is missing.
+"""
+
+import glob
+import os
+import subprocess
+import sys
+
+import deploy_tools as dt
+
+FIXTURES = os.path.join(dt.CHART_DIR, "tests")
+
+
+def values_file(variant):
+    return [] if variant == "default" else [os.path.join(FIXTURES, f"values-{variant}.yaml")]
+
+
+def lint():
+    helm = dt.tool("helm", "--deploy")
+    variants = ["default"] + sorted(
+        os.path.basename(p)[len("values-"):-len(".yaml")]
+        for p in glob.glob(os.path.join(FIXTURES, "values-*.yaml")))
+    for variant in variants:
+        argv = [helm, "lint", "--strict", dt.CHART_DIR]
+        for path in values_file(variant):
+            argv += ["--values", path]
+        result = subprocess.run(argv, capture_output=True, text=True)
+        print(f"helm lint --strict ({variant}): rc {result.returncode}")
+        if result.returncode != 0:
+            raise AssertionError(result.stdout + result.stderr)
+
+
+def validate_schemas(manifest):
+    node = dt.node_with("kubernetes-models")
+    validator = os.path.join(FIXTURES, "validate.js")
+    result = subprocess.run([node, validator, dt.NODE_MODULES], input=manifest,
+                            capture_output=True, text=True)
+    print(result.stdout, end="")
+    if result.returncode != 0:
+        raise AssertionError(f"schema validation failed (rc {result.returncode}):\n"
+                             f"{result.stdout}{result.stderr}")
+
+
+def container(pod_spec, name):
+    return next(c for c in pod_spec["containers"] if c["name"] == name)
+
+
+def check_secure(pod_spec):
+    """Non-root, read-only root, no capabilities, RuntimeDefault seccomp."""
+    pod = pod_spec["securityContext"]
+    assert pod["runAsNonRoot"] is True and pod["seccompProfile"]["type"] == "RuntimeDefault", pod
+    for c in pod_spec["containers"]:
+        sc = c["securityContext"]
+        assert sc["readOnlyRootFilesystem"] is True, c["name"]
+        assert sc["capabilities"]["drop"] == ["ALL"], c["name"]
+        assert sc["allowPrivilegeEscalation"] is False, c["name"]
+
+
+def flag(args, name):
+    """The value of --name=value in a container's args (None when absent)."""
+    values = [a.split("=", 1)[1] for a in args if a.startswith(f"--{name}=")]
+    return values[-1] if values else None
+
+
+def check_default(objects):
+    worker = dt.find(objects, "Deployment", "-worker")
+    spec = worker["spec"]["template"]["spec"]
+    args = container(spec, "worker")["args"]
+    drain_s = int(flag(args, "drain-deadline-ms")) / 1000
+    assert spec["terminationGracePeriodSeconds"] > drain_s, "grace period must exceed the drain"
+    assert flag(args, "advertise-address") == "$(POD_IP)", args
+    env = container(spec, "worker")["env"]
+    assert any(e["name"] == "POD_IP" and
+               e["valueFrom"]["fieldRef"]["fieldPath"] == "status.podIP" for e in env), env
+    assert worker["spec"]["replicas"] == 3
+    for probe in ("readinessProbe", "livenessProbe"):
+        assert container(spec, "worker")[probe]["grpc"]["port"] == 7071, probe
+    coordinator = dt.find(objects, "StatefulSet", "-coordinator")
+    assert coordinator["spec"]["replicas"] == 1
+    claim = coordinator["spec"]["volumeClaimTemplates"][0]
+    assert claim["metadata"]["name"] == "journal"
+    cargs = container(coordinator["spec"]["template"]["spec"], "coordinator")["args"]
+    assert flag(cargs, "journal") == "/var/lib/stoker/journal", cargs
+    for o in (worker, coordinator):
+        check_secure(o["spec"]["template"]["spec"])
+        labels = o["metadata"]["labels"]
+        for key in ("app.kubernetes.io/name", "app.kubernetes.io/instance", "helm.sh/chart",
+                    "app.kubernetes.io/managed-by", "app.kubernetes.io/component"):
+            assert key in labels, (o["metadata"]["name"], key)
+    dt.find(objects, "PodDisruptionBudget", "-worker")
+    assert len([o for o in objects if o["kind"] == "NetworkPolicy"]) == 2
+    dt.find(objects, "ServiceAccount")
+    test = dt.find(objects, "Pod", "-test-coordinator-serving")
+    assert test["metadata"]["annotations"]["helm.sh/hook"] == "test"
+    assert not [o for o in objects if o["kind"] in ("Job", "ScaledObject", "ServiceMonitor",
+                                                    "PodMonitor", "HorizontalPodAutoscaler")]
+
+
+def check_autoscaling_keda(objects):
+    scaled = dt.find(objects, "ScaledObject", "-worker")
+    trigger = scaled["spec"]["triggers"][0]
+    assert trigger["type"] == "prometheus"
+    assert 'stoker_job_workers_desired{namespace="stoker",job_name="imagenet"}' in \
+        trigger["metadata"]["query"], trigger
+    assert scaled["spec"]["scaleTargetRef"]["name"] == "stoker-worker"
+    assert (scaled["spec"]["minReplicaCount"], scaled["spec"]["maxReplicaCount"]) == (2, 40)
+    assert "replicas" not in dt.find(objects, "Deployment", "-worker")["spec"]
+
+
+def check_autoscaling_hpa(objects):
+    hpa = dt.find(objects, "HorizontalPodAutoscaler", "-worker")
+    metric = hpa["spec"]["metrics"][0]
+    assert metric["type"] == "External"
+    assert metric["external"]["metric"]["name"] == "stoker_job_workers_desired"
+    assert "replicas" not in dt.find(objects, "Deployment", "-worker")["spec"]
+
+
+def check_monitoring(objects):
+    service_monitor = dt.find(objects, "ServiceMonitor", "-coordinator")
+    assert service_monitor["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+    assert service_monitor["spec"]["endpoints"][0]["port"] == "metrics"
+    pod_monitor = dt.find(objects, "PodMonitor", "-worker")
+    assert pod_monitor["spec"]["podMetricsEndpoints"][0]["port"] == "metrics"
+    policy = dt.find(objects, "NetworkPolicy", "-worker")
+    metrics_rule = policy["spec"]["ingress"][1]
+    assert metrics_rule["from"][0]["namespaceSelector"]["matchLabels"] == {
+        "kubernetes.io/metadata.name": "monitoring"}
+
+
+def check_pools(objects):
+    worker = dt.find(objects, "Deployment", "-worker")["spec"]["template"]["spec"]
+    assert worker["nodeSelector"] == {"stoker.io/pool": "cpu"}
+    assert worker["tolerations"][0]["key"] == "stoker.io/pool"
+    assert "nodeAffinity" in worker["affinity"]
+    assert worker["terminationGracePeriodSeconds"] == 55  # 45 s drain + 10
+    assert container(worker, "worker")["image"] == "registry.example.com/ml/stoker-worker:0.1.0"
+    job = dt.find(objects, "Job", "-trainer")
+    assert (job["spec"]["completionMode"], job["spec"]["completions"]) == ("Indexed", 8)
+    trainer = job["spec"]["template"]["spec"]
+    assert trainer["nodeSelector"]["cloud.google.com/gke-accelerator"] == "nvidia-l4"
+    assert trainer["tolerations"][0]["key"] == "nvidia.com/gpu"
+    assert container(trainer, "trainer")["resources"]["limits"]["nvidia.com/gpu"] == 1
+    assert trainer["imagePullSecrets"] == [{"name": "regcred"}]
+    check_secure(trainer)
+    claim = dt.find(objects, "StatefulSet", "-coordinator")["spec"]["volumeClaimTemplates"][0]
+    assert claim["spec"]["storageClassName"] == "fast-ssd"
+
+
+CHECKS = {
+    "default": check_default,
+    "autoscaling-keda": check_autoscaling_keda,
+    "autoscaling-hpa": check_autoscaling_hpa,
+    "monitoring": check_monitoring,
+    "pools": check_pools,
+}
+
+
+def template(variant):
+    result = dt.helm_template(values_file(variant))
+    validate_schemas(result.stdout)
+    CHECKS[variant](dt.rendered_objects(values_file(variant)))
+    print(f"{variant}: rendered, valid, checks passed")
+
+
+def schema():
+    cases = sorted(glob.glob(os.path.join(FIXTURES, "bad-*.yaml")))
+    assert len(cases) >= 2, cases
+    for path in cases:
+        with open(path) as f:
+            first = f.readline()
+        expected = first.split("Must be rejected:", 1)[1].strip().strip("'\"")
+        result = dt.helm_template([path], check=False)
+        if result.returncode == 0 or expected not in result.stderr:
+            raise AssertionError(f"{os.path.basename(path)}: expected rejection with "
+                                 f"'{expected}', got rc {result.returncode}:\n{result.stderr}")
+        print(f"{os.path.basename(path)}: rejected: {expected}")
+
+
+def containerfiles():
+    node = dt.node_with("dockerfilelint")
+    linter = os.path.join(dt.NODE_MODULES, "dockerfilelint", "bin", "dockerfilelint")
+    files = sorted(glob.glob(os.path.join(dt.SOURCE_DIR, "docker", "*.Containerfile")))
+    assert len(files) == 4, files
+    result = subprocess.run([node, linter] + files, capture_output=True, text=True)
+    print(result.stdout[-3000:], end="")
+    if result.returncode != 0:
+        raise AssertionError(f"dockerfilelint: rc {result.returncode}\n{result.stderr}")
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    if mode == "lint":
+        lint()
+    elif mode == "template" and len(sys.argv) == 3 and sys.argv[2] in CHECKS:
+        template(sys.argv[2])
+    elif mode == "schema":
+        schema()
+    elif mode == "containerfiles":
+        containerfiles()
+    else:
+        print(f"usage: chart_test.py lint | template {'|'.join(CHECKS)} | schema | containerfiles")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
