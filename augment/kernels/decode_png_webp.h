@@ -14,7 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "augment/image.h"
+#include "image/image.h"
 
 namespace stoker {
 

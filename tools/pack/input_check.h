@@ -15,7 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "augment/image.h"
+#include "image/image.h"
 #include "augment/kernels/decode.h"
 
 namespace stoker {
