@@ -17,14 +17,15 @@
 namespace stoker {
 namespace {
 
-// The reactor of one call. It keeps itself alive (self_) from Start until OnDone has returned,
-// and the GrpcWorkerStream handle keeps it alive until Join, so neither gRPC nor the Loader can
-// see it destroyed under them. Start* calls are never made while holding mu_ (gRPC may run a
+// The reactor of one call. The GrpcWorkerStream handle owns it and destroys it only after Join
+// (OnDone has run), on the Loader's thread, never from a reaction: the reactor's ClientContext
+// holds the channel, and a channel released on gRPC's callback thread may drop the last
+// reference to gRPC's process-wide callback completion queue, which then shuts down under the
+// thread running it (an abort in grpc_cq_internal_unref, seen in the chaos suite). Start* calls are never made while holding mu_ (gRPC may run a
 // reaction inline), and only while the application hold is in place (see ReleaseHoldLocked).
 //
 // Thread-safe.
-class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::BatchMessage>,
-                      public std::enable_shared_from_this<StreamReactor> {
+class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::BatchMessage> {
  public:
   StreamReactor(const std::string& address, WorkerStreamHooks hooks, int max_message_bytes)
       : address_(address), hooks_(std::move(hooks)) {
@@ -40,7 +41,6 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::Batc
 
   // Starts the call: Open is the first write, the first read is posted. Never blocks.
   void Start(const v1::OpenStream& open) {
-    self_ = shared_from_this();
     *outgoing_.mutable_open() = open;
     {
       absl::MutexLock lock(&mu_);
@@ -110,8 +110,7 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::Batc
   }
 
   void OnDone(const grpc::Status& status) override {
-    // The last reaction; this keeps the reactor alive until it has returned.
-    std::shared_ptr<StreamReactor> keep = std::move(self_);
+    // The last reaction: after done_ is set only Join's caller touches the reactor.
     hooks_.on_done(FromGrpcStatus(status, "worker " + address_));
     absl::MutexLock lock(&mu_);
     done_ = true;
@@ -156,7 +155,6 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::Batc
   const WorkerStreamHooks hooks_;
   std::unique_ptr<v1::Worker::Stub> stub_;
   grpc::ClientContext context_;
-  std::shared_ptr<StreamReactor> self_;  // set by Start, dropped by OnDone
   // The message being read into; touched only by Start and the read reactions, one at a time.
   std::shared_ptr<v1::BatchMessage> incoming_;
   // The message being written; owned by whoever set writing_ until its OnWriteDone.
