@@ -4,6 +4,8 @@
 #   stoker_cc_binary(NAME name SRCS ... DEPS ... [NO_INSTALL])   NO_INSTALL: benchmarks and
 #                                                    other binaries `cmake --install` leaves out
 #   stoker_cc_test(NAME name SRCS ... DEPS ... [LABELS unit|integration|chaos|gpu])
+#                                                    a binary with a skipped test (GTEST_SKIP)
+#                                                    and no failure shows as skipped in CTest
 #
 # Our own code builds with -Wall -Wextra -Werror; headers resolve from the repository root
 # ("common/clock.h") and generated protos from the build root ("stoker/v1/common.pb.h").
@@ -45,7 +47,10 @@ function(stoker_cc_test)
   endif()
   add_executable(${ARG_NAME} ${ARG_SRCS})
   stoker_apply_defaults(${ARG_NAME})
-  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  # stoker_gtest_main (tests/testing/gtest_main.cc) exits 77 when a test called GTEST_SKIP and
+  # none failed: CTest then shows the binary as skipped, not passed.
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} stoker_gtest_main)
   add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
-  set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT})
+  set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+    SKIP_RETURN_CODE 77)
 endfunction()

@@ -153,7 +153,8 @@ std::map<CreditBalancer::StreamId, uint32_t> CreditBalancer::Targets(absl::Time 
   const uint64_t budget = effective_budget();
   const uint64_t spare = budget - streams_.size();
   std::map<StreamId, uint32_t> targets;
-  if (total <= 0) {  // nothing measurable (all stalled): even split
+  // Nothing measurable (all stalled), or balancing switched off: even split.
+  if (!config_.balance || total <= 0) {
     for (const auto& [id, stream] : streams_) {
       targets[id] =
           static_cast<uint32_t>(std::min<uint64_t>(1 + spare / streams_.size(), config_.max_share));

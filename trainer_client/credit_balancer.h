@@ -53,6 +53,9 @@ class CreditBalancer {
     double decay = 0.5;
     // Largest share of one stream.
     uint32_t max_share = 1 << 16;
+    // false: every stream's target is the even split whatever its rate or stall (the negative
+    // control of benchmarks and tests; hedging is unaffected).
+    bool balance = true;
   };
 
   explicit CreditBalancer(const Config& config);

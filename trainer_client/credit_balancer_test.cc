@@ -97,6 +97,16 @@ TEST(CreditBalancerTest, PrefersTheFastWorker) {
   EXPECT_EQ(balancer.share(1) + balancer.share(2), 20u);
 }
 
+TEST(CreditBalancerTest, BalancingOffKeepsEvenSharesWhateverTheRates) {
+  CreditBalancer::Config config = Budget(20);
+  config.balance = false;
+  CreditBalancer balancer(config);
+  Simulation sim(&balancer, {{1, 40.0}, {2, 10.0}});
+  sim.Run(absl::Seconds(5));
+  EXPECT_EQ(balancer.share(1), 10u);
+  EXPECT_EQ(balancer.share(2), 10u);
+}
+
 TEST(CreditBalancerTest, StalledStreamDecaysTowardOneCredit) {
   CreditBalancer balancer(Budget(16));
   Simulation sim(&balancer, {{1, 50.0}, {2, 0.0}, {3, 50.0}});

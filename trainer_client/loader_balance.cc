@@ -22,6 +22,7 @@ CreditBalancer::Config LoaderImpl::BalancerConfig(const LoaderOptions& options,
   config.budget_batches = job.batch_bytes() > 0
                               ? std::max<uint64_t>(1, options.prefetch_bytes / job.batch_bytes())
                               : kUnknownSizeBudgetBatches;
+  config.balance = options.balance_credit;
   return config;
 }
 

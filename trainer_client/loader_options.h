@@ -54,6 +54,9 @@ struct LoaderOptions {
   // world size this rank's token (others are ignored), with another world size the tokens of
   // every rank of the old job (and a job_name not in use). Empty: start at epoch 0.
   std::vector<std::string> resume_tokens;
+  // Split credit over the worker streams by their measured delivery rates (credit_balancer.h).
+  // false keeps even shares: only for measuring what balancing is worth (bench/, tests).
+  bool balance_credit = true;
   // Keep freed heap memory in the process (glibc: M_TRIM_THRESHOLD = 1 GiB, once per process)
   // so that gRPC's receive buffers are reused rather than faulted in again for every batch; see
   // heap_tuning.h (measured: 2.5–3× less client CPU on float32 reference batches). Set false

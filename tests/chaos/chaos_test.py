@@ -191,24 +191,58 @@ def coordinator_log(cluster):
     return process_log(cluster, "coordinator")
 
 
+# The oneof field of a journal record's StateUpdate (proto/stoker/v1/journal.proto) is its
+# payload's first byte, (field << 3) | 2: create_job = 1, complete_tasks = 5.
+CREATE_JOB_TAG = (1 << 3) | 2
+COMPLETE_TASKS_TAG = (5 << 3) | 2
+
+
 def journal_truncated_at_random_byte():
+    seed = int(os.environ.get("CHAOS_SEED", random.SystemRandom().randrange(1 << 32)))
+    print(f"journal_truncated_at_random_byte: CHAOS_SEED={seed} (set it to replay this cut)")
     with Cluster(BIN) as cluster:
         cluster.start_coordinator()
         job = finished_journal(cluster)
         data, records = journal_records(cluster.journal)
-        cut = random.Random(os.getpid()).randrange(8, len(data))
+        cut = random.Random(seed).randrange(8, len(data))
         with open(cluster.journal, "r+b") as f:
             f.truncate(cut)
+        whole = [(off, n) for off, n in records if off + 8 + n <= cut]
+        job_kept = any(data[off + 8] == CREATE_JOB_TAG for off, n in whole)
+        completions_lost = sum(1 for off, n in records[len(whole):]
+                               if off + 8 < len(data) and data[off + 8] == COMPLETE_TASKS_TAG)
+        print(f"journal of {len(data)} bytes, {len(records)} records, cut at {cut}: "
+              f"{len(whole)} whole records left, job kept: {job_kept}, "
+              f"completion records lost: {completions_lost}")
         cluster.start_coordinator()  # must recover
-        # The job is still there (record 0 of a compacted journal or an early record) unless the
-        # cut removed it; either way a client can run a fresh job to completion.
+        # The original job again, same name and spec: a forgotten job runs whole again; a kept
+        # one delivers exactly the batches whose completions the cut removed, each once.
+        cluster.clients.clear()
+        cluster.start_client(job, tag="original")
+        cluster.wait_clients()
+        again = cluster.dump_records(["original"])
+        if not job_kept:
+            check_delivery(job, again)
+        else:
+            batches = [rec["batch"] for rec in again]
+            if len(batches) != len(set(batches)):
+                raise ChaosError(f"original job delivered a batch twice after the cut: {batches}")
+            if completions_lost == 0 and batches:
+                raise ChaosError(f"no completion was cut, yet batches {batches} came again")
+            if completions_lost > 0 and not batches:
+                raise ChaosError(f"{completions_lost} completion records were cut, "
+                                 "yet no batch came again")
+            B = job.batch_size
+            for rec in again:
+                if rec["samples"] != list(range(rec["batch"] * B, (rec["batch"] + 1) * B)):
+                    raise ChaosError(f"batch {rec['batch']} has samples {rec['samples']}")
+        print(f"original job after the cut: {len(again)} batches delivered again")
+        # A fresh job runs to completion too.
         job2 = Job("after-truncate", num_samples=128, step_ms=0)
         cluster.clients.clear()
         cluster.start_client(job2, tag="after")
         cluster.wait_clients()
-        records2 = cluster.dump_records(["after"])
-        check_delivery(job2, records2)
-        print(f"journal of {len(data)} bytes cut at {cut}: recovered")
+        check_delivery(job2, cluster.dump_records(["after"]))
 
 
 def journal_byte_flipped_mid_file():
