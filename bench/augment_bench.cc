@@ -3,7 +3,9 @@
 // the same images, plus the fraction of the arithmetic floor. torchvision's figure is measured by
 // bench/augment_torchvision.py in the same run (bench/augment.sh) and passed in.
 //
-// Prints per-round figures, then `RESULT name=augment ...` (best round of each side).
+// Alternating rounds (Stoker, then OpenCV, in each); prints per-round figures, then
+// `RESULT name=augment ...` with the median round of each side, per core (one thread), and
+// the fraction of the floor (model at BlurFloor).
 
 #include <algorithm>
 #include <cstdint>
@@ -81,11 +83,54 @@ double OpenCvIps(std::vector<std::vector<uint8_t>>& images, double seconds) {
       seconds);
 }
 
+// The floor: the operations the folded (symmetric-tap) kernel of
+// augment/kernels/gaussian_blur_body.inc issues per output, per pipe, at the clock of a chain
+// of dependent multiplies (bench_util.h). Per output element and blur, with R = ksize / 2:
+//   vertical pass:   R + 1 multiplies/FMAs (k0·x, then k_j·(a + b) accumulated) + R adds;
+//   horizontal pass: R + 1 multiplies/FMAs + R adds + 1 add (its two accumulators);
+// per output element once, ToFloat: 1 convert + 1 multiply (by 1/255).
+// Pipes: every x86-64 core here has 2 vector pipes that multiply/FMA; AMD Zen has 2 more that
+// only add (4 FP pipes), Intel's Skylake-class cores add on the same 2 (taken as 2 FP pipes:
+// optimistic for newer Intel cores with separate adders, which would make the floor higher).
+// Lanes per pipe per cycle: 16 for AVX-512 on Intel, 8 for AVX-512 on AMD Zen 4 (a 256-bit
+// datapath: a 512-bit op takes two cycles), 8 for AVX2, 4 for the baseline SSE build.
+// Cycles per vector of outputs = max(multiplies / 2, all FP ops / FP pipes). Loads, stores and
+// cache misses are not counted, so the floor is a bound no kernel beats, not a prediction.
+struct FloorModel {
+  const char* kernel = "portable";
+  double lanes = 4;
+  double fp_pipes = 2;
+  double cycles_per_image = 0;
+  double ips = 0;
+};
+
+FloorModel BlurFloor(double clock_hz) {
+  FloorModel model;
+  const bool amd = __builtin_cpu_is("amd");
+  if (blur_internal::CpuHasAvx512()) {
+    model.kernel = "avx512";
+    model.lanes = amd ? 8 : 16;
+  } else if (blur_internal::CpuHasAvx2Fma()) {
+    model.kernel = "avx2+fma";
+    model.lanes = 8;
+  }
+  model.fp_pipes = amd ? 4 : 2;
+  constexpr double kMulPipes = 2;
+  constexpr double R = kKsize / 2;
+  const double blur_mul = 2 * (R + 1), blur_add = 2 * R + 1;
+  const double cycles_per_blur = std::max(blur_mul / kMulPipes, (blur_mul + blur_add) / model.fp_pipes);
+  const double cycles_to_float = std::max(1 / kMulPipes, 2 / model.fp_pipes);
+  const double vectors = double{kSide} * kSide * kChannels / model.lanes;
+  model.cycles_per_image = vectors * (kBlurs * cycles_per_blur + cycles_to_float);
+  model.ips = clock_hz / model.cycles_per_image;
+  return model;
+}
+
 int Main(int argc, char** argv) {
   Config config;
   FlagSet flags("augment_bench", "Blur reference workload: Stoker vs OpenCV (and torchvision).");
   flags.Add("seconds", &config.seconds, "Seconds per measurement");
-  flags.Add("rounds", &config.rounds, "Rounds (each measures both sides); the best counts");
+  flags.Add("rounds", &config.rounds, "Alternating rounds (each measures both sides); medians count");
   flags.Add("images", &config.images, "Distinct source images");
   flags.Add("torchvision_ips", &config.torchvision_ips,
             "torchvision's images/s from bench/augment_torchvision.py (0: not measured)");
@@ -100,28 +145,29 @@ int Main(int argc, char** argv) {
     return 1;
   }
   std::vector<std::vector<uint8_t>> images = SourceImages(config.images);
-  double stoker_ips = 0, opencv_ips = 0;
+  std::vector<double> stoker, opencv;
   for (uint32_t round = 0; round < config.rounds; ++round) {
-    const double s = StokerIps(*pipeline, images, config.seconds);
-    const double o = OpenCvIps(images, config.seconds);
-    std::printf("round %u: stoker %.0f img/s, opencv %.0f img/s\n", round + 1, s, o);
-    stoker_ips = std::max(stoker_ips, s);
-    opencv_ips = std::max(opencv_ips, o);
+    stoker.push_back(StokerIps(*pipeline, images, config.seconds));
+    opencv.push_back(OpenCvIps(images, config.seconds));
+    std::printf("round %u: stoker %.0f img/s, opencv %.0f img/s\n", round + 1, stoker.back(),
+                opencv.back());
   }
-  // Arithmetic floor: 2·k multiply-adds per pixel per channel per blur, at the core's FMA
-  // width (two 8-lane FMA pipes with AVX2, else two 4-lane SSE pipes) and measured clock.
+  const double stoker_ips = bench::Median(stoker), opencv_ips = bench::Median(opencv);
   const double clock_hz = bench::MeasuredClockHz();
-  const double fma_per_cycle = blur_internal::CpuHasAvx2Fma() ? 16 : 8;
-  const double fma_per_image = 2.0 * kKsize * kSide * kSide * kChannels * kBlurs;
-  const double floor_ips = clock_hz * fma_per_cycle / fma_per_image;
-  std::printf("clock %.2f GHz, %s kernel, floor %.0f img/s\n", clock_hz / 1e9,
-              blur_internal::CpuHasAvx2Fma() ? "avx2+fma" : "portable", floor_ips);
-  const double tv = config.torchvision_ips;
+  const FloorModel floor = BlurFloor(clock_hz);
   std::printf(
-      "RESULT name=augment stoker_ips=%.1f torchvision_ips=%.2f opencv_ips=%.1f "
-      "vs_torchvision=%.2f vs_opencv=%.3f floor_fraction=%.3f\n",
-      stoker_ips, tv, opencv_ips, tv > 0 ? stoker_ips / tv : 0.0, stoker_ips / opencv_ips,
-      floor_ips > 0 ? stoker_ips / floor_ips : 0.0);
+      "clock %.2f GHz from a chain of dependent multiplies (system reports %.2f GHz); %s kernel, "
+      "%.0f lanes per pipe, %.0f FP pipes: %.2f Mcycles per image, floor %.0f img/s per core\n",
+      clock_hz / 1e9, bench::ReportedClockHz() / 1e9, floor.kernel, floor.lanes, floor.fp_pipes,
+      floor.cycles_per_image / 1e6, floor.ips);
+  const double tv = config.torchvision_ips;
+  // One thread each: every img/s figure is per core.
+  std::printf(
+      "RESULT name=augment kernel=%s stoker_ips_per_core=%.1f torchvision_ips_per_core=%.2f "
+      "opencv_ips_per_core=%.1f floor_ips_per_core=%.0f vs_torchvision=%.2f vs_opencv=%.3f "
+      "floor_fraction=%.3f clock_ghz=%.2f\n",
+      floor.kernel, stoker_ips, tv, opencv_ips, floor.ips, tv > 0 ? stoker_ips / tv : 0.0,
+      stoker_ips / opencv_ips, floor.ips > 0 ? stoker_ips / floor.ips : 0.0, clock_hz / 1e9);
   return 0;
 }
 

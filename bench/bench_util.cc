@@ -1,7 +1,11 @@
 #include "bench/bench_util.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <string>
 
 namespace stoker {
 namespace bench {
@@ -29,22 +33,47 @@ double ItemsPerSecond(const std::function<void()>& item, double seconds) {
 
 double MeasuredClockHz() {
 #if defined(__x86_64__)
-  constexpr int64_t kAddsPerBlock = 1000;
+  constexpr int64_t kMultipliesPerBlock = 1000;
+  constexpr double kCyclesPerMultiply = 3;
   double best = 0;
   for (int round = 0; round < 5; ++round) {
-    const int64_t blocks = 40'000;
-    uint64_t x = 0;
+    const int64_t blocks = 15'000;
+    uint64_t x = 1;
+    const uint64_t factor = 3;
     const double start = Now();
     for (int64_t b = 0; b < blocks; ++b) {
-      asm volatile(".rept 1000\n\taddq $1, %0\n\t.endr" : "+r"(x));
+      asm volatile(".rept 1000\n\timulq %1, %0\n\t.endr" : "+r"(x) : "r"(factor));
     }
-    const double hz = static_cast<double>(blocks * kAddsPerBlock) / (Now() - start);
+    const double hz =
+        static_cast<double>(blocks * kMultipliesPerBlock) * kCyclesPerMultiply / (Now() - start);
     if (hz > best) best = hz;
   }
   return best;
 #else
   return 0;
 #endif
+}
+
+double ReportedClockHz() {
+  std::ifstream max_freq("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  double khz = 0;
+  if (max_freq >> khz && khz > 0) return khz * 1e3;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("cpu MHz", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) return 0;
+    return std::strtod(line.c_str() + colon + 1, nullptr) * 1e6;
+  }
+  return 0;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 }  // namespace bench

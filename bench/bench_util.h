@@ -5,6 +5,7 @@
 // Not thread-safe beyond what each function says; benchmarks are single-threaded mains.
 
 #include <functional>
+#include <vector>
 
 namespace stoker {
 namespace bench {
@@ -13,9 +14,19 @@ namespace bench {
 // call; returns items per second.
 double ItemsPerSecond(const std::function<void()>& item, double seconds);
 
-// The core clock in Hz, measured with a chain of dependent integer adds (one per cycle on
-// current x86-64 cores) over about 0.2 s; 0 where that cannot be measured (not x86-64).
+// The core clock in Hz, measured with a chain of dependent 64-bit integer multiplies over about
+// 0.2 s. Each takes 3 cycles on every x86-64 core since Intel Core 2 and AMD Zen, and unlike a
+// chain of immediate adds (which newer Intel cores fold, reading 5-7x the clock) no core
+// shortens it. 0 where that cannot be measured (not x86-64).
 double MeasuredClockHz();
+
+// The clock the system reports, in Hz: /sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq,
+// else the first "cpu MHz" of /proc/cpuinfo; 0 when neither is there. For printing beside the
+// measured one (VMs often report the nominal clock).
+double ReportedClockHz();
+
+// Median of `values` (the mean of the middle two for an even count); 0 when empty.
+double Median(std::vector<double> values);
 
 }  // namespace bench
 }  // namespace stoker

@@ -16,6 +16,16 @@ bool CpuHasAvx2Fma() {
 #endif
 }
 
+bool CpuHasAvx512() {
+#if defined(__x86_64__) && defined(STOKER_HAVE_AVX2_BLUR)
+  static const bool supported = __builtin_cpu_supports("avx512f") &&
+                                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
+  return supported;
+#else
+  return false;
+#endif
+}
+
 }  // namespace blur_internal
 
 void GaussianKernel1D(int ksize, float sigma, float* weights) {
@@ -41,6 +51,10 @@ size_t GaussianBlurScratchFloats(const ImageShape& shape, int ksize) {
 void GaussianBlur(const ImageView& in, const float* weights, int ksize, float* scratch,
                   const ImageView& out) {
 #if defined(STOKER_HAVE_AVX2_BLUR)
+  if (blur_internal::CpuHasAvx512()) {
+    blur_internal::GaussianBlurAvx512(in, weights, ksize, scratch, out);
+    return;
+  }
   if (blur_internal::CpuHasAvx2Fma()) {
     blur_internal::GaussianBlurAvx2(in, weights, ksize, scratch, out);
     return;

@@ -132,6 +132,9 @@ TEST_P(GaussianBlurVsReferenceTest, MatchesFull2DConvolution) {
   if (blur_internal::CpuHasAvx2Fma()) {
     variants.push_back({"avx2", &blur_internal::GaussianBlurAvx2});
   }
+  if (blur_internal::CpuHasAvx512()) {
+    variants.push_back({"avx512", &blur_internal::GaussianBlurAvx512});
+  }
   for (const auto& [name, blur] : variants) {
     std::vector<float> out(shape.elements(), -1.0f);
     std::vector<float> scratch(GaussianBlurScratchFloats(shape, p.ksize));
