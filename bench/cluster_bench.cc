@@ -1,4 +1,4 @@
-// Protocol benchmarks (DESIGN.md §9; scripts/bench.sh cluster | straggler | data-wait | wire):
+// Protocol benchmarks (DESIGN.md §9; scripts/bench.sh cluster | straggler | data-wait):
 // a real coordinator, real workers and a real trainer client over gRPC on loopback in one
 // process (TestCluster), with simulated production (worker/simulated_batch.h): each worker's
 // single producer thread emits a ready batch of the job's shape every `period`, so the
@@ -15,9 +15,6 @@
 //                     in alternating rounds, at 0.9x demand (the negative control: about 0.10).
 // The producers sleep for their batch time (simulated_batch.h): they measure the protocol, not
 // a CPU-bound worker sharing the client's cores.
-//   --mode=wire       one worker emitting 9.6 MB uint8 batches as fast as the stream takes
-//                     them: delivered GB/s vs iperf3's single-stream loopback figure passed in
-//                     --iperf-gbps (measured by bench/wire.sh in the same run): vs_iperf.
 // Each mode ends with its RESULT line.
 
 #include <cstdio>
@@ -291,30 +288,6 @@ int DataWaitMode(double step_ms, double capacity, double seconds) {
   return 0;
 }
 
-int WireMode(double iperf_gbps, double seconds) {
-  Run run;
-  run.periods = {absl::ZeroDuration()};
-  const Shape shape{64, 224, 224};  // 64 x 224x224x3 uint8 = 9,633,792 bytes
-  run.spec = SimulatedJob(shape, 100000 / 64, 100);
-  run.prefetch_batches = 8;
-  run.warmup = absl::Seconds(2);
-  run.measure = absl::Seconds(seconds);
-  absl::StatusOr<Measured> measured = Measure(run, "wire");
-  if (!measured.ok()) return Fail(measured.status());
-  const double gbps = measured->bytes_per_second * 8 / 1e9;
-  const double ratio = iperf_gbps > 0 ? gbps / iperf_gbps : 0;
-  std::printf(
-      "wire: %.2f MB batches worker -> client on loopback: %.1f batches/s = %.2f GB/s "
-      "= %.2f Gbit/s; iperf3 single stream %.2f Gbit/s; ratio %.3f\n",
-      measured->batch_bytes / 1e6, measured->batches_per_second, measured->bytes_per_second / 1e9,
-      gbps, iperf_gbps, ratio);
-  std::printf(
-      "RESULT name=wire batch_bytes=%llu stoker_gbit_per_s=%.3f iperf_gbit_per_s=%.3f "
-      "vs_iperf=%.4f\n",
-      static_cast<unsigned long long>(measured->batch_bytes), gbps, iperf_gbps, ratio);
-  return 0;
-}
-
 }  // namespace
 }  // namespace stoker
 
@@ -326,16 +299,14 @@ int main(int argc, char** argv) {
   double slow_factor = 4;
   double step_ms = 20;
   double capacity = 1.1;
-  double iperf_gbps = 0;
   stoker::FlagSet flags("cluster_bench", "Stoker protocol benchmarks on simulated workers.");
-  flags.Add("mode", &mode, "cluster | straggler | data-wait | wire");
+  flags.Add("mode", &mode, "cluster | straggler | data-wait");
   flags.Add("workers", &workers, "cluster: comma-separated worker counts");
   flags.Add("period-ms", &period_ms, "cluster, straggler: ms per batch of a (fast) worker");
   flags.Add("seconds", &seconds, "length of the measured window (per K for cluster)");
   flags.Add("slow-factor", &slow_factor, "straggler: the slow worker takes this many periods");
   flags.Add("step-ms", &step_ms, "data-wait: the consumer's step time");
   flags.Add("capacity", &capacity, "data-wait: the workers' capacity / the consumer's demand");
-  flags.Add("iperf-gbps", &iperf_gbps, "wire: iperf3's single-stream loopback Gbit/s");
   stoker::LogFlags log_flags;
   log_flags.AddTo(&flags);
   // Quiet unless STOKER_LOG_LEVEL says otherwise: the coordinator logs backup leases at INFO.
@@ -358,7 +329,6 @@ int main(int argc, char** argv) {
   }
   if (mode == "straggler") return stoker::StragglerMode(period_ms, slow_factor, seconds);
   if (mode == "data-wait") return stoker::DataWaitMode(step_ms, capacity, seconds);
-  if (mode == "wire") return stoker::WireMode(iperf_gbps, seconds);
   return flags.Fail(absl::InvalidArgumentError(
-      absl::StrCat("mode: expected cluster, straggler, data-wait or wire, got '", mode, "'")));
+      absl::StrCat("mode: expected cluster, straggler or data-wait, got '", mode, "'")));
 }

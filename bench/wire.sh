@@ -1,30 +1,90 @@
 #!/usr/bin/env bash
-# scripts/bench.sh wire: delivered GB/s of 9.6 MB uint8 batches (64 x 224x224x3) from one
-# simulated worker to the trainer client over gRPC on loopback, vs iperf3's single TCP stream on
-# 127.0.0.1 measured in the same run. About 25 s.
+# scripts/bench.sh wire: delivered Gbit/s of 9.6 MB uint8 batches (64 x 224x224x3) from one
+# worker process (one producer thread, simulated production: --simulate-batch-ms=0, so the
+# batches are ready at once) to a separate stoker-bench-client process over gRPC on loopback,
+# vs iperf3's single TCP stream on 127.0.0.1 with 1 MiB writes and zero-copy sends (-l 1M -Z).
+# ROUNDS (default 5) alternating rounds of iperf3 then Stoker, WIRE_BENCH_SECONDS (default 5)
+# each; medians. Stoker's figure is the client's images/s over its whole run (job open and first
+# batch included). About 1 minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --bench
-scripts/build.sh cluster_bench
+scripts/build.sh stoker-coordinator stoker-worker stoker-bench-client
 BIN=${STOKER_BUILD_DIR:-build}
-SECONDS_EACH=${WIRE_BENCH_SECONDS:-8}
+SECONDS_EACH=${WIRE_BENCH_SECONDS:-5}
+ROUNDS=${ROUNDS:-5}
+BATCH_BYTES=$((64 * 224 * 224 * 3))
+PY=/usr/bin/python3
 
-port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-iperf3 --server --bind 127.0.0.1 --port "$port" --one-off >/dev/null 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null || true' EXIT
-json=
-for _ in $(seq 1 25); do  # the server needs a moment to listen
-  if json=$(timeout 60 iperf3 --client 127.0.0.1 --port "$port" --time "$SECONDS_EACH" --json \
-      2>/dev/null); then
-    break
-  fi
+dir=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+wait_file() {  # the port file a server writes once it listens
+  for _ in $(seq 1 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+  echo "bench/wire.sh: $1 was not written" >&2; exit 1
+}
+free_port() {
+  $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+"$BIN/coordinator/stoker-coordinator" --listen 127.0.0.1:0 --port-file "$dir/coordinator.port" \
+  >"$dir/coordinator.log" 2>&1 &
+pids+=($!)
+wait_file "$dir/coordinator.port"
+coordinator=127.0.0.1:$(cat "$dir/coordinator.port")
+"$BIN/worker/stoker-worker" --coordinator "$coordinator" --threads 1 --simulate-batch-ms 0 \
+  --port-file "$dir/worker.port" >"$dir/worker.log" 2>&1 &
+pids+=($!)
+wait_file "$dir/worker.port"
+
+iperf_gbps() {
+  local port json
+  port=$(free_port)
+  iperf3 --server --bind 127.0.0.1 --port "$port" --one-off >/dev/null 2>&1 &
+  local server=$!
   json=
-  sleep 0.2
+  for _ in $(seq 1 25); do  # the server needs a moment to listen
+    if json=$(timeout 60 iperf3 --client 127.0.0.1 --port "$port" --time "$SECONDS_EACH" \
+        --length 1M --zerocopy --json 2>/dev/null); then
+      break
+    fi
+    json=
+    sleep 0.2
+  done
+  wait "$server" 2>/dev/null || true
+  [ -n "$json" ] || { echo "bench/wire.sh: iperf3 did not run" >&2; exit 1; }
+  $PY -c 'import json, sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e9)' <<<"$json"
+}
+
+stoker_gbps() {
+  local round=$1 batches
+  # About SECONDS_EACH at ~10 Gbit/s; the client's own wall time is what counts.
+  batches=$((SECONDS_EACH * 130))
+  "$BIN/tools/stoker-bench-client" --coordinator "$coordinator" --job "wire-$round" \
+    --pipeline "" --num-samples $((batches * 64 + 64)) --max-batches "$batches" \
+    --prefetch-mb 80 --report-json "$dir/report-$round.json" >"$dir/client-$round.log" 2>&1 \
+    || { cat "$dir/client-$round.log" >&2; exit 1; }
+  $PY -c "import json; r = json.load(open('$dir/report-$round.json')); print(r['batches_per_second'] * $BATCH_BYTES * 8 / 1e9)"
+}
+
+iperf=() stoker=()
+for round in $(seq 1 "$ROUNDS"); do
+  i=$(iperf_gbps)
+  s=$(stoker_gbps "$round")
+  iperf+=("$i") stoker+=("$s")
+  printf 'round %d: iperf3 -l 1M -Z %.2f Gbit/s, stoker worker -> client process %.2f Gbit/s\n' \
+    "$round" "$i" "$s"
 done
-[ -n "$json" ] || { echo "bench/wire.sh: iperf3 did not run" >&2; exit 1; }
-gbps=$(/usr/bin/python3 -c \
-  'import json, sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e9)' \
-  <<<"$json")
-echo "iperf3: single TCP stream on 127.0.0.1 for ${SECONDS_EACH} s: ${gbps} Gbit/s"
-exec "$BIN/bench/cluster_bench" --mode=wire --iperf-gbps="$gbps" --seconds="$SECONDS_EACH" "$@"
+$PY - "${iperf[*]}" "${stoker[*]}" "$BATCH_BYTES" <<'PYEOF'
+import statistics, sys
+iperf = [float(x) for x in sys.argv[1].split()]
+stoker = [float(x) for x in sys.argv[2].split()]
+i, s = statistics.median(iperf), statistics.median(stoker)
+print(f"RESULT name=wire batch_bytes={sys.argv[3]} rounds={len(iperf)} "
+      f"stoker_gbit_per_s={s:.3f} iperf_gbit_per_s={i:.3f} vs_iperf={s / i:.4f}")
+PYEOF
