@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""`scripts/bench.sh e2e` (issue 13, item 1, single host, blur workload): the figure users pay
+for, end to end between separate processes on loopback.
+
+    e2e.py BUILD_DIR [--workers W] [--batches N] [--rounds R]
+
+Stoker: a coordinator, W `stoker-worker --threads 1` processes and one `stoker-bench-client`
+process (no training step) streaming the blur workload (DESIGN.md §6: to_float and ten 11x11
+blurs of 224x224x3, batch 64, float32 HWC out). torchvision: a DataLoader with W worker
+processes and the same pipeline (bench/e2e_torchvision.py), at the same boundary (batches
+reaching the training loop). Alternating rounds; per round, delivered img/s and CPU seconds per
+image of the workers (from /proc/PID/stat, before and after the round) and of the client (wait4
+of its process); torchvision's CPU is its whole process tree (wait4). Medians of the rounds.
+Last line: RESULT name=e2e ... vs_torchvision = torchvision's total CPU per image / Stoker's.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+PIPELINE = "to_float, gaussian_blur(ksize=11)*10"
+BATCH = 64
+TICK = os.sysconf("SC_CLK_TCK")
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def cpu_seconds(pid):
+    """utime + stime of a live process, seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def run_child(argv, log):
+    """Runs argv to completion; returns (stdout, CPU seconds of it and its waited-for children)."""
+    with open(log, "w") as err:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, text=True)
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        with open(log) as f:
+            sys.exit(f"e2e: {argv[0]} exited with {proc.returncode}:\n{f.read()[-3000:]}")
+    return out, usage.ru_utime + usage.ru_stime
+
+
+def wait_port(path, proc, what):
+    for _ in range(200):
+        if os.path.exists(path) and open(path).read().strip():
+            return int(open(path).read())
+        if proc.poll() is not None:
+            sys.exit(f"e2e: {what} exited with {proc.returncode}")
+        time.sleep(0.05)
+    sys.exit(f"e2e: {what} did not write {path}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("build_dir")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--batches", type=int, default=40)
+    parser.add_argument("--torchvision-batches", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    b = args.build_dir
+    with tempfile.TemporaryDirectory() as tmp:
+        procs = []
+        try:
+            log = open(os.path.join(tmp, "coordinator.log"), "w")
+            coordinator = subprocess.Popen(
+                [f"{b}/coordinator/stoker-coordinator", "--listen", "127.0.0.1:0",
+                 "--port-file", f"{tmp}/coordinator.port"], stdout=log, stderr=log)
+            procs.append(coordinator)
+            address = f"127.0.0.1:{wait_port(f'{tmp}/coordinator.port', coordinator, 'coordinator')}"
+            workers = []
+            for i in range(args.workers):
+                log = open(os.path.join(tmp, f"worker{i}.log"), "w")
+                w = subprocess.Popen(
+                    [f"{b}/worker/stoker-worker", "--coordinator", address, "--threads", "1",
+                     "--port-file", f"{tmp}/worker{i}.port"], stdout=log, stderr=log)
+                procs.append(w)
+                workers.append(w)
+                wait_port(f"{tmp}/worker{i}.port", w, f"worker {i}")
+            rows = {"stoker": [], "torchvision": []}
+            for r in range(args.rounds):
+                before = sum(cpu_seconds(w.pid) for w in workers)
+                report = f"{tmp}/report{r}.json"
+                _, client_cpu = run_child(
+                    [f"{b}/tools/stoker-bench-client", "--coordinator", address,
+                     "--job", f"e2e-{r}", "--pipeline", PIPELINE,
+                     "--num-samples", str(args.batches * BATCH), "--batch-size", str(BATCH),
+                     "--max-batches", str(args.batches), "--report-json", report],
+                    f"{tmp}/client{r}.log")
+                worker_cpu = sum(cpu_seconds(w.pid) for w in workers) - before
+                rep = json.load(open(report))
+                images = rep["images"]
+                s = dict(ips=images / rep["wall_seconds"], worker_ms=1e3 * worker_cpu / images,
+                         client_ms=1e3 * client_cpu / images)
+                s["total_ms"] = s["worker_ms"] + s["client_ms"]
+                rows["stoker"].append(s)
+                out, tv_cpu = run_child(
+                    [sys.executable, f"{HERE}/e2e_torchvision.py", str(args.workers),
+                     str(args.torchvision_batches)], f"{tmp}/torchvision{r}.log")
+                fields = dict(kv.split("=") for kv in out.split())
+                tv_images = int(fields["images"])
+                t = dict(ips=tv_images / float(fields["wall_seconds"]),
+                         total_ms=1e3 * tv_cpu / tv_images)
+                rows["torchvision"].append(t)
+                print(f"round {r + 1}: stoker {s['ips']:.0f} img/s, worker {s['worker_ms']:.3f} "
+                      f"+ client {s['client_ms']:.3f} = {s['total_ms']:.3f} CPU ms/image; "
+                      f"torchvision {t['ips']:.1f} img/s, {t['total_ms']:.2f} CPU ms/image",
+                      flush=True)
+        finally:
+            for p in procs:
+                p.terminate()
+            for p in procs:
+                p.wait(timeout=30)
+
+    def med(side, key):
+        return statistics.median(row[key] for row in rows[side])
+
+    ratios = [t["total_ms"] / s["total_ms"] for s, t in zip(rows["stoker"], rows["torchvision"])]
+    print(f"RESULT name=e2e workload=blur dtype=float32 workers={args.workers} "
+          f"stoker_ips={med('stoker', 'ips'):.1f} "
+          f"stoker_worker_cpu_ms_per_image={med('stoker', 'worker_ms'):.4f} "
+          f"stoker_client_cpu_ms_per_image={med('stoker', 'client_ms'):.4f} "
+          f"stoker_cpu_ms_per_image={med('stoker', 'total_ms'):.4f} "
+          f"torchvision_ips={med('torchvision', 'ips'):.2f} "
+          f"torchvision_cpu_ms_per_image={med('torchvision', 'total_ms'):.3f} "
+          f"vs_torchvision={statistics.median(ratios):.2f}")
+
+
+if __name__ == "__main__":
+    main()
