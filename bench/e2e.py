@@ -1,14 +1,17 @@
 #!/usr/bin/python3
-"""`scripts/bench.sh e2e` (issue 13, item 1, single host, blur workload): the figure users pay
-for, end to end between separate processes on loopback.
+"""`scripts/bench.sh e2e` (issue 13, item 1, single host): the figure users pay for, end to end
+between separate processes on loopback.
 
-    e2e.py BUILD_DIR [--workers W] [--batches N] [--rounds R]
+    e2e.py BUILD_DIR --workload blur|jpeg-float32|jpeg-uint8 [--manifest M --images DIR]
+           [--workers W] [--batches N] [--torchvision-batches N] [--rounds R]
 
 Stoker: a coordinator, W `stoker-worker --threads 1` processes and one `stoker-bench-client`
-process (no training step) streaming the blur workload (DESIGN.md §6: to_float and ten 11x11
-blurs of 224x224x3, batch 64, float32 HWC out). torchvision: a DataLoader with W worker
-processes and the same pipeline (bench/e2e_torchvision.py), at the same boundary (batches
-reaching the training loop). Alternating rounds; per round, delivered img/s and CPU seconds per
+process (no training step). Workloads (DESIGN.md §6): blur = to_float and ten 11x11 blurs of
+224x224x3, float32 HWC out; jpeg-float32 = the packed JPEGs of --manifest through decode,
+random_resized_crop(224) (bilinear), horizontal_flip, to_float, normalize, float32 CHW out;
+jpeg-uint8 = the same up to the flip, uint8 HWC out. torchvision: a DataLoader with W worker
+processes and the same pipeline and filter (bench/e2e_torchvision.py), at the same boundary
+(batches reaching the training loop). Alternating rounds; per round, delivered img/s and CPU seconds per
 image of the workers (from /proc/PID/stat, before and after the round) and of the client (wait4
 of its process); torchvision's CPU is its whole process tree (wait4). Medians of the rounds.
 Last line: RESULT name=e2e ... vs_torchvision = torchvision's total CPU per image / Stoker's.
@@ -22,7 +25,14 @@ import sys
 import tempfile
 import time
 
-PIPELINE = "to_float, gaussian_blur(ksize=11)*10"
+NORMALIZE = "normalize(mean=[0.485,0.456,0.406], std=[0.229,0.224,0.225])"
+JPEG = "decode, random_resized_crop(height=224, width=224), horizontal_flip"
+# Per workload: stoker-bench-client's pipeline and extra flags.
+WORKLOADS = {
+    "blur": ("to_float, gaussian_blur(ksize=11)*10", []),
+    "jpeg-float32": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw"]),
+    "jpeg-uint8": (JPEG, []),
+}
 BATCH = 64
 TICK = os.sysconf("SC_CLK_TCK")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -61,12 +71,24 @@ def wait_port(path, proc, what):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build_dir")
+    parser.add_argument("--workload", choices=sorted(WORKLOADS), default="blur")
+    parser.add_argument("--manifest", default="", help="jpeg: stoker-pack manifest")
+    parser.add_argument("--images", default="", help="jpeg: the same JPEGs, a folder per class")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batches", type=int, default=40)
     parser.add_argument("--torchvision-batches", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     b = args.build_dir
+    pipeline, extra = WORKLOADS[args.workload]
+    if args.workload == "blur":
+        source = ["--num-samples", str(args.batches * BATCH)]
+        tv_extra = []
+    else:
+        if not args.manifest or not args.images:
+            sys.exit("e2e: --manifest and --images are required for the jpeg workloads")
+        source = ["--manifest", args.manifest]
+        tv_extra = [args.images]
     with tempfile.TemporaryDirectory() as tmp:
         procs = []
         try:
@@ -91,9 +113,9 @@ def main():
                 report = f"{tmp}/report{r}.json"
                 _, client_cpu = run_child(
                     [f"{b}/tools/stoker-bench-client", "--coordinator", address,
-                     "--job", f"e2e-{r}", "--pipeline", PIPELINE,
-                     "--num-samples", str(args.batches * BATCH), "--batch-size", str(BATCH),
-                     "--max-batches", str(args.batches), "--report-json", report],
+                     "--job", f"e2e-{args.workload}-{r}", "--pipeline", pipeline, *source,
+                     *extra, "--batch-size", str(BATCH), "--max-batches", str(args.batches),
+                     "--report-json", report],
                     f"{tmp}/client{r}.log")
                 worker_cpu = sum(cpu_seconds(w.pid) for w in workers) - before
                 rep = json.load(open(report))
@@ -103,8 +125,9 @@ def main():
                 s["total_ms"] = s["worker_ms"] + s["client_ms"]
                 rows["stoker"].append(s)
                 out, tv_cpu = run_child(
-                    [sys.executable, f"{HERE}/e2e_torchvision.py", str(args.workers),
-                     str(args.torchvision_batches)], f"{tmp}/torchvision{r}.log")
+                    [sys.executable, f"{HERE}/e2e_torchvision.py", args.workload,
+                     str(args.workers), str(args.torchvision_batches), *tv_extra],
+                    f"{tmp}/torchvision{r}.log")
                 fields = dict(kv.split("=") for kv in out.split())
                 tv_images = int(fields["images"])
                 t = dict(ips=tv_images / float(fields["wall_seconds"]),
@@ -124,7 +147,7 @@ def main():
         return statistics.median(row[key] for row in rows[side])
 
     ratios = [t["total_ms"] / s["total_ms"] for s, t in zip(rows["stoker"], rows["torchvision"])]
-    print(f"RESULT name=e2e workload=blur dtype=float32 workers={args.workers} "
+    print(f"RESULT name=e2e workload={args.workload} workers={args.workers} "
           f"stoker_ips={med('stoker', 'ips'):.1f} "
           f"stoker_worker_cpu_ms_per_image={med('stoker', 'worker_ms'):.4f} "
           f"stoker_client_cpu_ms_per_image={med('stoker', 'client_ms'):.4f} "

@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
-# scripts/bench.sh e2e: the blur workload end to end between separate processes on loopback
-# (coordinator, 2 workers with 1 thread each, stoker-bench-client, no training step) against
-# torchvision's DataLoader with 2 worker processes; delivered img/s and CPU ms per image of the
-# workers and the client; alternating rounds, medians (bench/e2e.py). About 2 minutes.
-# Not yet: the JPEG workload, float16/uint8 outputs, the two-host variant.
+# scripts/bench.sh e2e: end to end between separate processes on loopback (coordinator, 2
+# workers with 1 thread each, stoker-bench-client, no training step) against torchvision's
+# DataLoader with 2 worker processes, same pipeline and resize filter; delivered img/s and CPU
+# ms per image of the workers and the client; 3 alternating rounds, medians (bench/e2e.py).
+# Workloads: blur (float32), JPEG float32 CHW and JPEG uint8 (the generated Caltech-256-like set
+# of bench/jpeg-pipeline.sh, cached in .cache/jpeg/). One RESULT line per workload; the last
+# line is the JPEG uint8 one. About 4 minutes (first run: +1 minute to generate the images).
+# Not yet: float16 output, the two-host variant.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --bench
-scripts/build.sh stoker-coordinator stoker-worker stoker-bench-client
-exec /usr/bin/python3 bench/e2e.py "${STOKER_BUILD_DIR:-build}" "$@"
+scripts/build.sh stoker-coordinator stoker-worker stoker-bench-client stoker-gen-images stoker-pack
+BIN=${STOKER_BUILD_DIR:-build}
+CACHE=${STOKER_CACHE_DIR:-.cache}/jpeg
+"$BIN/tools/stoker-gen-images" --output="$CACHE/images" --classes=10 --per-class=300
+"$BIN/tools/stoker-pack" --input="$CACHE/images" --output="$CACHE/shards" >/dev/null
+/usr/bin/python3 bench/e2e.py "$BIN" --workload blur "$@"
+for workload in jpeg-float32 jpeg-uint8; do
+  /usr/bin/python3 bench/e2e.py "$BIN" --workload "$workload" --batches 40 \
+    --torchvision-batches 10 --manifest "$CACHE/shards/manifest.json" --images "$CACHE/images" "$@"
+done

@@ -2,14 +2,21 @@
 """torchvision's side of `scripts/bench.sh e2e` (bench/e2e.py runs it as a child process and
 takes its CPU time from wait4, which includes the DataLoader's worker processes it joined).
 
-    e2e_torchvision.py WORKERS BATCHES
+    e2e_torchvision.py WORKLOAD WORKERS BATCHES [IMAGE_DIR]
 
-The blur workload (DESIGN.md §6): random 224x224x3 uint8 images through
-Compose([ToTensor()] + [GaussianBlur(11)] * 10) in a DataLoader with WORKERS worker processes
-(one torch thread each), batch 64, float32 out, until BATCHES batches reached this loop (the same
-boundary as stoker-bench-client: batches handed to the training loop, no training step).
+A DataLoader with WORKERS worker processes (one torch thread each), batch 64, until BATCHES
+batches reached this loop (the boundary of stoker-bench-client: batches handed to the training
+loop, no training step). WORKLOAD:
+  blur          random 224x224x3 uint8 images, Compose([ToTensor()] + [GaussianBlur(11)] * 10),
+                float32 out (DESIGN.md §6);
+  jpeg-float32  IMAGE_DIR's JPEGs (one folder per class): decode_jpeg (libjpeg), then on the
+                uint8 tensor RandomResizedCrop(224, antialias=False) (bilinear without
+                antialiasing, the filter of Stoker's random_resized_crop), RandomHorizontalFlip,
+                ConvertImageDtype(float32), Normalize(ImageNet): float32 CHW out;
+  jpeg-uint8    the same up to the flip: uint8 out.
 Prints `images=N wall_seconds=S`.
 """
+import os
 import sys
 import time
 
@@ -17,8 +24,10 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, Dataset
 from torchvision import transforms
+from torchvision.io import decode_jpeg, read_file
 
 BATCH = 64
+MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
 
 
 class RandomImages(Dataset):
@@ -36,19 +45,45 @@ class RandomImages(Dataset):
         return self.pipeline(image), index % 1000
 
 
+class Jpegs(Dataset):
+    def __init__(self, root, to_float):
+        classes = sorted(os.listdir(root))
+        self.files = [(os.path.join(root, c, f), label) for label, c in enumerate(classes)
+                      for f in sorted(os.listdir(os.path.join(root, c)))]
+        steps = [transforms.RandomResizedCrop(224, antialias=False),
+                 transforms.RandomHorizontalFlip()]
+        if to_float:
+            steps += [transforms.ConvertImageDtype(torch.float32),
+                      transforms.Normalize(MEAN, STD)]
+        self.pipeline = transforms.Compose(steps)
+
+    def __len__(self):
+        return len(self.files)
+
+    def __getitem__(self, index):
+        path, label = self.files[index]
+        return self.pipeline(decode_jpeg(read_file(path))), label
+
+
 def init_worker(_):
     torch.set_num_threads(1)
 
 
 def main():
-    workers, batches = int(sys.argv[1]), int(sys.argv[2])
+    workload, workers, batches = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     torch.set_num_threads(1)
-    loader = DataLoader(RandomImages(batches * BATCH), batch_size=BATCH, shuffle=True,
-                        num_workers=workers, worker_init_fn=init_worker)
+    if workload == "blur":
+        dataset = RandomImages(batches * BATCH)
+    else:
+        dataset = Jpegs(sys.argv[4], to_float=workload == "jpeg-float32")
+    loader = DataLoader(dataset, batch_size=BATCH, shuffle=True, num_workers=workers,
+                        worker_init_fn=init_worker)
     start = time.perf_counter()
     images = 0
-    for data, _ in loader:
+    for n, (data, _) in enumerate(loader):
         images += data.shape[0]
+        if n + 1 == batches:
+            break
     wall = time.perf_counter() - start
     del loader  # joins the worker processes, so that wait4 counts their CPU
     print(f"images={images} wall_seconds={wall:.3f}")
