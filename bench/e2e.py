@@ -13,7 +13,8 @@ jpeg-uint8 = the same up to the flip, uint8 HWC out. torchvision: a DataLoader w
 processes and the same pipeline and filter (bench/e2e_torchvision.py), at the same boundary
 (batches reaching the training loop). Alternating rounds; per round, delivered img/s and CPU seconds per
 image of the workers (from /proc/PID/stat, before and after the round) and of the client (wait4
-of its process); torchvision's CPU is its whole process tree (wait4). Medians of the rounds.
+of its process); torchvision's CPU is its process and its DataLoader workers' over the counted
+batches, after two warm-up batches (/proc, measured by e2e_torchvision.py). Medians.
 Last line: RESULT name=e2e ... vs_torchvision = torchvision's total CPU per image / Stoker's.
 """
 import argparse
@@ -124,14 +125,14 @@ def main():
                          client_ms=1e3 * client_cpu / images)
                 s["total_ms"] = s["worker_ms"] + s["client_ms"]
                 rows["stoker"].append(s)
-                out, tv_cpu = run_child(
+                out, _ = run_child(
                     [sys.executable, f"{HERE}/e2e_torchvision.py", args.workload,
                      str(args.workers), str(args.torchvision_batches), *tv_extra],
                     f"{tmp}/torchvision{r}.log")
                 fields = dict(kv.split("=") for kv in out.split())
                 tv_images = int(fields["images"])
                 t = dict(ips=tv_images / float(fields["wall_seconds"]),
-                         total_ms=1e3 * tv_cpu / tv_images)
+                         total_ms=1e3 * float(fields["cpu_seconds"]) / tv_images)
                 rows["torchvision"].append(t)
                 print(f"round {r + 1}: stoker {s['ips']:.0f} img/s, worker {s['worker_ms']:.3f} "
                       f"+ client {s['client_ms']:.3f} = {s['total_ms']:.3f} CPU ms/image; "

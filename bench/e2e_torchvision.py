@@ -1,6 +1,5 @@
 #!/usr/bin/python3
-"""torchvision's side of `scripts/bench.sh e2e` (bench/e2e.py runs it as a child process and
-takes its CPU time from wait4, which includes the DataLoader's worker processes it joined).
+"""torchvision's side of `scripts/bench.sh e2e` (bench/e2e.py runs it as a child process).
 
     e2e_torchvision.py WORKLOAD WORKERS BATCHES [IMAGE_DIR]
 
@@ -14,7 +13,10 @@ loop, no training step). WORKLOAD:
                 antialiasing, the filter of Stoker's random_resized_crop), RandomHorizontalFlip,
                 ConvertImageDtype(float32), Normalize(ImageNet): float32 CHW out;
   jpeg-uint8    the same up to the flip: uint8 out.
-Prints `images=N wall_seconds=S`.
+The DataLoader's workers are persistent; the first WARMUP batches (worker start-up, imports)
+are not counted, as Stoker's workers are running before its rounds start. Prints
+`images=N wall_seconds=S cpu_seconds=C`, C being the CPU time (utime + stime, /proc) of this
+process and its worker processes over the counted batches.
 """
 import os
 import sys
@@ -27,6 +29,8 @@ from torchvision import transforms
 from torchvision.io import decode_jpeg, read_file
 
 BATCH = 64
+WARMUP = 2
+TICK = os.sysconf("SC_CLK_TCK")
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
 
 
@@ -65,6 +69,23 @@ class Jpegs(Dataset):
         return self.pipeline(decode_jpeg(read_file(path))), label
 
 
+def tree_cpu_seconds():
+    """utime + stime of this process and its children (the DataLoader's workers), seconds."""
+    pids = [os.getpid()]
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/children") as f:
+            pids += [int(p) for p in f.read().split()]
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / TICK
+
+
 def init_worker(_):
     torch.set_num_threads(1)
 
@@ -73,20 +94,21 @@ def main():
     workload, workers, batches = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     torch.set_num_threads(1)
     if workload == "blur":
-        dataset = RandomImages(batches * BATCH)
+        dataset = RandomImages((batches + WARMUP) * BATCH)
     else:
         dataset = Jpegs(sys.argv[4], to_float=workload == "jpeg-float32")
     loader = DataLoader(dataset, batch_size=BATCH, shuffle=True, num_workers=workers,
-                        worker_init_fn=init_worker)
-    start = time.perf_counter()
+                        worker_init_fn=init_worker, persistent_workers=True)
     images = 0
     for n, (data, _) in enumerate(loader):
-        images += data.shape[0]
-        if n + 1 == batches:
+        if n + 1 == WARMUP:
+            start, cpu_start = time.perf_counter(), tree_cpu_seconds()
+        elif n + 1 > WARMUP:
+            images += data.shape[0]
+        if n + 1 == WARMUP + batches:
             break
-    wall = time.perf_counter() - start
-    del loader  # joins the worker processes, so that wait4 counts their CPU
-    print(f"images={images} wall_seconds={wall:.3f}")
+    wall, cpu = time.perf_counter() - start, tree_cpu_seconds() - cpu_start
+    print(f"images={images} wall_seconds={wall:.3f} cpu_seconds={cpu:.3f}")
 
 
 if __name__ == "__main__":
