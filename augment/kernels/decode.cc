@@ -8,39 +8,13 @@
 #include "absl/strings/str_cat.h"
 #include "common/bad_sample.h"
 #include "common/status_macros.h"
-#include "opencv2/core.hpp"
-#include "opencv2/imgcodecs.hpp"
-#include "opencv2/imgproc.hpp"
+#include "augment/kernels/decode_png_webp.h"
 
 namespace stoker {
 namespace {
 
 absl::Status DecodeError(const std::string& what) {
   return BadSampleError(BadSampleReason::kDecodeError, what);
-}
-
-// PNG and WebP through OpenCV, straight into `out` (imdecode keeps a destination of the right
-// size and type), then BGR → RGB in place.
-absl::Status DecodeWithOpenCv(absl::Span<const uint8_t> bytes, const ImageView& out) {
-  const bool color = out.shape.channels == 3;
-  const int flags = (color ? cv::IMREAD_COLOR : cv::IMREAD_GRAYSCALE) | cv::IMREAD_IGNORE_ORIENTATION;
-  const int type = color ? CV_8UC3 : CV_8UC1;
-  try {
-    cv::Mat dst(static_cast<int>(out.shape.height), static_cast<int>(out.shape.width), type,
-                out.data);
-    const cv::Mat src(1, static_cast<int>(bytes.size()), CV_8UC1,
-                      const_cast<uint8_t*>(bytes.data()));
-    cv::Mat decoded = cv::imdecode(src, flags, &dst);
-    if (decoded.empty()) return DecodeError("OpenCV could not decode the image");
-    if (decoded.rows != dst.rows || decoded.cols != dst.cols || decoded.type() != type) {
-      return DecodeError("decoded size differs from the header's");
-    }
-    if (decoded.data != out.data) decoded.copyTo(dst);
-    if (color) cv::cvtColor(dst, dst, cv::COLOR_BGR2RGB);
-  } catch (const cv::Exception& e) {
-    return DecodeError(absl::StrCat("OpenCV: ", e.what()));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -82,7 +56,8 @@ absl::StatusOr<EncodedHeader> ImageDecoder::ReadHeader(absl::Span<const uint8_t>
 
 absl::Status ImageDecoder::Decode(absl::Span<const uint8_t> bytes, const ImageView& out) {
   if (header_.format == EncodedFormat::kJpeg) return DecodeJpeg(bytes, out);
-  return DecodeWithOpenCv(bytes, out);
+  if (header_.format == EncodedFormat::kPng) return DecodePng(bytes, out);
+  return DecodeWebp(bytes, out, &scratch_);
 }
 
 absl::Status ImageDecoder::DecodeJpeg(absl::Span<const uint8_t> bytes, const ImageView& out) {

@@ -2,7 +2,7 @@
 #define STOKER_AUGMENT_KERNELS_DECODE_H_
 
 // Decoding of encoded images (DESIGN.md §7): JPEG through libjpeg-turbo's TurboJPEG API (the
-// tj* v2 API of libjpeg-turbo 2.1), PNG and WebP through OpenCV. Untrusted bytes go through
+// tj* v2 API of libjpeg-turbo 2.1), PNG and WebP through libpng and libwebp (decode_png_webp.h). Untrusted bytes go through
 // three gates before any pixel memory is touched:
 //
 //   1. the format is allow-listed by its magic bytes (JPEG FF D8 FF, PNG's 8-byte signature,
@@ -21,6 +21,7 @@
 // orientation is ignored. JPEGs can be decoded at 1/2, 1/4 or 1/8 scale in the DCT domain.
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -44,7 +45,7 @@ struct EncodedHeader {
 };
 
 // Decodes one image at a time. Holds a TurboJPEG handle, created on first use and reused, so a
-// warm decoder allocates nothing for JPEGs (OpenCV's PNG and WebP decoders allocate internally).
+// warm decoder allocates nothing for JPEGs (libpng and libwebp allocate internally).
 // Thread-compatible: one per thread.
 class ImageDecoder {
  public:
@@ -70,6 +71,7 @@ class ImageDecoder {
 
   void* jpeg_handle_ = nullptr;  // tjhandle
   EncodedHeader header_;         // From the last ReadHeader.
+  std::vector<uint8_t> scratch_;  // RGB of a WebP decoded to gray.
 };
 
 // The gates one by one (ReadHeader runs them all).

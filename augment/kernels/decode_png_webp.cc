@@ -1,0 +1,132 @@
+#include "augment/kernels/decode_png_webp.h"
+
+#include <png.h>
+#include <webp/decode.h>
+
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/bad_sample.h"
+
+namespace stoker {
+namespace {
+
+absl::Status DecodeError(const std::string& what) {
+  return BadSampleError(BadSampleReason::kDecodeError, what);
+}
+
+// libpng reads from memory through this cursor; errors longjmp back to DecodePng, so the
+// error handler keeps the message in the cursor first.
+struct PngSource {
+  const uint8_t* data;
+  size_t size;
+  size_t offset;
+  char message[160];
+};
+
+void ReadFromMemory(png_structp png, png_bytep into, png_size_t length) {
+  auto* source = static_cast<PngSource*>(png_get_io_ptr(png));
+  if (length > source->size - source->offset) png_error(png, "truncated PNG data");
+  std::memcpy(into, source->data + source->offset, length);
+  source->offset += length;
+}
+
+void OnPngError(png_structp png, png_const_charp message) {
+  auto* source = static_cast<PngSource*>(png_get_error_ptr(png));
+  std::snprintf(source->message, sizeof(source->message), "%s", message);
+  png_longjmp(png, 1);
+}
+
+void OnPngWarning(png_structp, png_const_charp) {}  // Benign; the image is still whole.
+
+// Sets the transforms that make libpng emit `channels` 8-bit samples per pixel; returns the
+// number of interlace passes. Called between png_read_info and the rows.
+int SetPngTransforms(png_structp png, png_infop info, uint32_t channels) {
+  const int color_type = png_get_color_type(png, info);
+  if (png_get_bit_depth(png, info) == 16) png_set_strip_16(png);
+  if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
+  if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA) {
+    png_set_expand_gray_1_2_4_to_8(png);
+  }
+  png_set_packing(png);
+  png_set_strip_alpha(png);
+  const bool color_in = (color_type & PNG_COLOR_MASK_COLOR) != 0;
+  if (channels == 3 && !color_in) png_set_gray_to_rgb(png);
+  if (channels == 1 && color_in) png_set_rgb_to_gray(png, 1, 0.299, 0.587);
+  const int passes = png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  return passes;
+}
+
+// The setjmp frame: no object with a destructor lives here, so longjmp skips nothing.
+bool ReadPngRows(png_structp png, png_infop info, const ImageView& out) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_read_info(png, info);
+  if (png_get_image_width(png, info) != out.shape.width ||
+      png_get_image_height(png, info) != out.shape.height) {
+    png_error(png, "decoded size differs from the header's");
+  }
+  const int passes = SetPngTransforms(png, info, out.shape.channels);
+  if (png_get_rowbytes(png, info) != out.shape.width * out.shape.channels) {
+    png_error(png, "unexpected row size after transforms");
+  }
+  uint8_t* pixels = out.pixels<uint8_t>();
+  const size_t stride = static_cast<size_t>(out.shape.width) * out.shape.channels;
+  for (int pass = 0; pass < passes; ++pass) {
+    for (uint32_t y = 0; y < out.shape.height; ++y) {
+      png_read_row(png, pixels + y * stride, nullptr);
+    }
+  }
+  png_read_end(png, nullptr);
+  return true;
+}
+
+}  // namespace
+
+absl::Status DecodePng(absl::Span<const uint8_t> bytes, const ImageView& out) {
+  PngSource source{bytes.data(), bytes.size(), 0, {}};
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, OnPngError,
+                                           OnPngWarning);
+  png_infop info = png == nullptr ? nullptr : png_create_info_struct(png);
+  if (info == nullptr) {
+    png_destroy_read_struct(&png, nullptr, nullptr);
+    return absl::ResourceExhaustedError("libpng: cannot allocate a decoder");
+  }
+  png_set_read_fn(png, &source, ReadFromMemory);
+  const bool ok = ReadPngRows(png, info, out);
+  png_destroy_read_struct(&png, &info, nullptr);
+  if (!ok) return DecodeError(absl::StrCat("libpng: ", source.message));
+  return absl::OkStatus();
+}
+
+absl::Status DecodeWebp(absl::Span<const uint8_t> bytes, const ImageView& out,
+                        std::vector<uint8_t>* scratch) {
+  const size_t pixels = static_cast<size_t>(out.shape.height) * out.shape.width;
+  const bool gray = out.shape.channels == 1;
+  if (gray) scratch->resize(pixels * 3);
+  uint8_t* rgb = gray ? scratch->data() : out.pixels<uint8_t>();
+  int width = 0, height = 0;
+  if (!WebPGetInfo(bytes.data(), bytes.size(), &width, &height) ||
+      static_cast<uint32_t>(width) != out.shape.width ||
+      static_cast<uint32_t>(height) != out.shape.height) {
+    return DecodeError("libwebp: bitstream size differs from the header's, or no bitstream");
+  }
+  if (WebPDecodeRGBInto(bytes.data(), bytes.size(), rgb, pixels * 3,
+                        static_cast<int>(out.shape.width) * 3) == nullptr) {
+    return DecodeError("libwebp could not decode the image");
+  }
+  if (gray) {
+    // OpenCV's BGR2GRAY in fixed point (14 bits), as imdecode(IMREAD_GRAYSCALE) did.
+    uint8_t* dst = out.pixels<uint8_t>();
+    for (size_t i = 0; i < pixels; ++i) {
+      const uint8_t* p = rgb + 3 * i;
+      dst[i] = static_cast<uint8_t>((p[0] * 4899 + p[1] * 9617 + p[2] * 1868 + 8192) >> 14);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace stoker
