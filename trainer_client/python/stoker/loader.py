@@ -27,6 +27,9 @@ _ARGS_DOC = """
     pipeline:     a str in the text syntax ("to_float, gaussian_blur(ksize=11)*10") or a list of
                   op strings (["to_float", "gaussian_blur(ksize=11)*10"]).
     batch_size, rank, world_size, epochs, seed, drop_last: as in JobSpec.
+    max_bad_sample_fraction: the largest fraction of a rank's samples of one epoch that may be
+                  unreadable (each replaced by the next good one) before the job fails with
+                  DATA_LOSS; in [0, 1]; None (default): the coordinator's default, 0.01.
     shuffle:      "global" (default), "block" (with shuffle_block) or "none".
     job_name:     the job's name; default derived from the spec (the same in every rank, plus
                   $TORCHELASTIC_RUN_ID under torchrun). A finished job's name cannot be reused:
@@ -92,7 +95,7 @@ class Loader:
 
     def __init__(self, coordinator, dataset, pipeline="to_float", batch_size=64, rank=0,
                  world_size=1, epochs=1, seed=0, shuffle="global", shuffle_block=1024,
-                 drop_last=False, job_name=None, prefetch_bytes=256 << 20, layout=None,
+                 drop_last=False, max_bad_sample_fraction=None, job_name=None, prefetch_bytes=256 << 20, layout=None,
                  dtype="auto", device="cpu", to_float=False, mean=None, std=None,
                  resident_batches=4, ordered=False, return_indices=False, local_threads=0):
         config = _stoker.LoaderConfig()
@@ -113,6 +116,7 @@ class Loader:
         config.shuffle = shuffle
         config.shuffle_block = shuffle_block
         config.drop_last = drop_last
+        config.max_bad_sample_fraction = max_bad_sample_fraction
         config.job_name = job_name or ""
         config.run_id = os.environ.get("TORCHELASTIC_RUN_ID", "")
         config.prefetch_bytes = prefetch_bytes
@@ -203,7 +207,9 @@ class Loader:
         self._config.resume_tokens = tokens
 
     def stats(self):
-        """The loader's counters (LoaderStats) as a dict."""
+        """The loader's counters, every LoaderStats field (trainer_client/loader.h) by its name,
+        plus data_wait_fraction; "workers" is a list of dicts, one per worker, with every
+        WorkerReceiveStats field."""
         return self._loader.stats()
 
     def stop(self):
