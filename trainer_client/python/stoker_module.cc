@@ -30,6 +30,7 @@
 #include "trainer_client/hybrid/local_producer.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/python/dlpack_abi.h"
+#include "trainer_client/python/pipeline_binding.h"
 #include "trainer_client/python/python_loader_config.h"
 
 #if STOKER_HAVE_CUDA
@@ -545,6 +546,7 @@ PYBIND11_MODULE(_stoker, m) {
   stoker::DefineConfig(m);
   stoker::DefineBatch(m);
   stoker::DefineLoader(m);
+  stoker::DefinePipelineFunctions(m, &stoker::ThrowStatus);
 #if STOKER_HAVE_CUDA
   m.attr("HAVE_CUDA") = true;
 #else

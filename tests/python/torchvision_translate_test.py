@@ -1,0 +1,134 @@
+"""stoker.from_torchvision against torchvision (Debian's python3-torchvision, run with
+/usr/bin/python3): the reference recipes translate, translated pipelines run here
+(stoker.run_pipeline, the workers' executor) give torchvision's output on a real photograph
+(skimage's chelsea.png) and on synthetic edge cases, unsupported transforms are ValueErrors
+naming the transform, its position and the closest supported one, and stoker.Loader takes a
+transform directly.
+
+    /usr/bin/python3 tests/python/torchvision_translate_test.py BUILD_DIR
+"""
+
+import os
+import sys
+import unittest
+
+BUILD_DIR = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else "build")
+sys.path.insert(0, os.path.join(BUILD_DIR, "trainer_client", "python"))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torchvision.transforms as T  # noqa: E402
+from PIL import Image  # noqa: E402
+from skimage import data  # noqa: E402
+
+import stoker  # noqa: E402
+
+MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+FLOAT = T.ConvertImageDtype(torch.float)
+
+
+def photo():
+    return Image.fromarray(data.chelsea())  # 451 x 300 RGB
+
+
+def reference_train(crop_size=224):
+    """torchvision's references/classification/presets.py ClassificationPresetTrain (defaults:
+    no auto_augment, no random erasing)."""
+    return T.Compose([T.RandomResizedCrop(crop_size), T.RandomHorizontalFlip(0.5),
+                      T.PILToTensor(), FLOAT, T.Normalize(MEAN, STD)])
+
+
+def reference_eval(crop_size=224, resize_size=256):
+    """presets.py ClassificationPresetEval."""
+    return T.Compose([T.Resize(resize_size), T.CenterCrop(crop_size), T.PILToTensor(), FLOAT,
+                      T.Normalize(MEAN, STD)])
+
+
+class TranslateTest(unittest.TestCase):
+    def test_reference_recipes_translate(self):
+        train = stoker.from_torchvision(reference_train())
+        self.assertEqual(train.ops, [
+            "random_resized_crop(height=224, width=224, scale_min=0.08, scale_max=1, "
+            "ratio_min=0.75, ratio_max=1.3333333333333333, interpolation=1)",
+            "horizontal_flip(p=0.5)", "to_float",
+            "normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])"])
+        evaluation = stoker.from_torchvision(reference_eval(), decode=True)
+        self.assertEqual(evaluation.ops[:3], ["decode", "resize(shorter=256, interpolation=1)",
+                                              "center_crop(height=224, width=224)"])
+        # Every source transform is listed, identities included.
+        described = evaluation.describe()
+        for name in ("Resize", "CenterCrop", "PILToTensor", "ConvertImageDtype", "Normalize"):
+            self.assertIn(name, described)
+        self.assertIn("(no op)", described)
+
+    def test_timm_style_train_transform(self):
+        timm_like = T.Compose([T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
+                               T.ColorJitter(0.4, 0.4, 0.4), T.ToTensor(), T.Normalize(MEAN, STD)])
+        self.assertIn("color_jitter(brightness=0.4, contrast=0.4, saturation=0.4)",
+                      stoker.from_torchvision(timm_like).ops)
+
+    def test_deterministic_transforms_equal_torchvision_on_a_photo(self):
+        image = photo()
+        exact = T.Compose([T.CenterCrop((223, 201)), T.RandomHorizontalFlip(p=1.0), T.ToTensor(),
+                           T.Normalize(MEAN, STD)])
+        ours = stoker.run_pipeline(stoker.from_torchvision(exact), image)
+        self.assertEqual(ours.shape, (3, 223, 201))
+        self.assertLessEqual((ours - exact(image)).abs().max().item(), 1e-4)
+        # Bilinear resizing of a tensor without antialiasing: uint8 within one level.
+        resized = T.Compose([T.PILToTensor(), T.Resize((200, 301), antialias=False)])
+        ours = stoker.run_pipeline(stoker.from_torchvision(resized), image)
+        self.assertEqual(ours.dtype, torch.uint8)
+        diff = (ours.int() - resized(image).int()).abs().max().item()
+        self.assertLessEqual(diff, 1)
+
+    def test_edge_cases(self):
+        rng = np.random.default_rng(5)
+        for shape in [(1, 1, 3), (7, 5, 3), (9, 4)]:
+            pixels = rng.integers(0, 256, size=shape, dtype=np.uint8)
+            transform = T.Compose([T.RandomHorizontalFlip(p=1.0), T.ToTensor()])
+            ours = stoker.run_pipeline(stoker.from_torchvision(transform), pixels)
+            self.assertLessEqual((ours - transform(Image.fromarray(pixels))).abs().max().item(),
+                                 1e-6, shape)
+
+    def test_random_transforms_are_per_sample_deterministic(self):
+        pipeline = stoker.from_torchvision(reference_train(64))
+        image = photo()
+        a = stoker.run_pipeline(pipeline, image, seed=3, index=17)
+        self.assertTrue(torch.equal(a, stoker.run_pipeline(pipeline, image, seed=3, index=17)))
+        self.assertFalse(torch.equal(a, stoker.run_pipeline(pipeline, image, seed=3, index=18)))
+
+    def test_unsupported_transforms_name_position_and_closest(self):
+        cases = [
+            (T.Compose([T.ToTensor(), T.Lambda(lambda x: x)]), "Lambda at position 1",
+             "arbitrary Python"),
+            (T.Compose([T.Resize(8), T.Compose([T.RandomRotation(10)])]),
+             "RandomRotation at position 1.0", "closest supported: RandomResizedCrop"),
+            (T.Compose([T.RandomVerticalFlip()]), "RandomVerticalFlip at position 0",
+             "closest supported: RandomHorizontalFlip"),
+            (T.Compose([T.Resize(8, interpolation=T.InterpolationMode.NEAREST)]),
+             "Resize at position 0", "interpolation=nearest"),
+            (T.Compose([T.ColorJitter(hue=0.1)]), "ColorJitter at position 0", "hue"),
+            (T.Compose([T.Normalize(MEAN, STD)]), "Normalize at position 0", "ToTensor"),
+            (T.Compose([T.RandomErasing()]), "RandomErasing at position 0", "closest supported"),
+        ]
+        for transform, where, why in cases:
+            with self.assertRaises(ValueError) as raised:
+                stoker.from_torchvision(transform)
+            self.assertIn(where, str(raised.exception))
+            self.assertIn(why, str(raised.exception))
+
+    def test_loader_takes_a_transform(self):
+        transform = reference_eval()
+        loader = stoker.Loader(coordinator="127.0.0.1:1", dataset="/data/train.manifest",
+                               transform=transform)
+        self.assertEqual(loader._config.pipeline,
+                         stoker.from_torchvision(transform, decode=True).text)
+        loader = stoker.Loader(coordinator="127.0.0.1:1", dataset=16, transform=transform)
+        self.assertEqual(loader._config.pipeline, stoker.from_torchvision(transform).text)
+        with self.assertRaisesRegex(ValueError, "pipeline, transform"):
+            stoker.Loader(coordinator="127.0.0.1:1", dataset=16, pipeline="to_float",
+                          transform=transform)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
