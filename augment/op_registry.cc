@@ -34,7 +34,8 @@ const std::vector<OpSchema>& OpSchemas() {
       DecodeOpSchema(),    ResizeOpSchema(),         CenterCropOpSchema(),
       RandomResizedCropOpSchema(), ToFloatOpSchema(), GaussianBlurOpSchema(),
       RandomCropOpSchema(), HorizontalFlipOpSchema(), NormalizeOpSchema(),
-      ColorJitterOpSchema(), GrayscaleOpSchema(),
+      ColorJitterOpSchema(), GrayscaleOpSchema(), VerticalFlipOpSchema(), InvertOpSchema(),
+      PosterizeOpSchema(),  SolarizeOpSchema(),     AutocontrastOpSchema(),
   };
   return *kSchemas;
 }

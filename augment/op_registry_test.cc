@@ -62,8 +62,9 @@ TEST(OpRegistryTest, FindsByNameAndCase) {
   EXPECT_EQ(FindOpSchema("blur"), nullptr);
   EXPECT_EQ(FindOpSchema(stoker::v1::Op::OP_NOT_SET), nullptr);
   EXPECT_EQ(KnownOpNames(),
-            "decode, resize, center_crop, random_resized_crop, to_float, gaussian_blur, random_crop, horizontal_flip, normalize, "
-            "color_jitter, grayscale");
+            "decode, resize, center_crop, random_resized_crop, to_float, gaussian_blur, "
+            "random_crop, horizontal_flip, normalize, color_jitter, grayscale, vertical_flip, "
+            "invert, posterize, solarize, autocontrast");
 }
 
 TEST(OpRegistryTest, CreatesOpsWithOutputShapes) {

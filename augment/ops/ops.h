@@ -28,6 +28,11 @@ OpSchema ToFloatOpSchema();
 OpSchema GaussianBlurOpSchema();
 OpSchema RandomCropOpSchema();
 OpSchema HorizontalFlipOpSchema();
+OpSchema VerticalFlipOpSchema();
+OpSchema InvertOpSchema();
+OpSchema PosterizeOpSchema();
+OpSchema SolarizeOpSchema();
+OpSchema AutocontrastOpSchema();
 OpSchema NormalizeOpSchema();
 
 // OK when `input` has pixels of `type`; otherwise INVALID_ARGUMENT

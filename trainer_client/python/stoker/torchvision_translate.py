@@ -159,6 +159,30 @@ def _horizontal_flip(t, is_float):
     return [f"horizontal_flip(p={_num(t.p)})"], is_float
 
 
+def _vertical_flip(t, is_float):
+    return [f"vertical_flip(p={_num(t.p)})"], is_float
+
+
+def _invert(t, is_float):
+    return [f"invert(p={_num(t.p)})"], is_float
+
+
+def _posterize(t, is_float):
+    if is_float:
+        raise _Unsupported("posterize needs a uint8 image (as torchvision): put it before "
+                           "ToTensor")
+    return [f"posterize(bits={int(t.bits)}, p={_num(t.p)})"], is_float
+
+
+def _solarize(t, is_float):
+    # The threshold is in the range of the image at that point (0..255 before ToTensor, as PIL).
+    return [f"solarize(threshold={_num(t.threshold)}, p={_num(t.p)})"], is_float
+
+
+def _autocontrast(t, is_float):
+    return [f"autocontrast(p={_num(t.p)})"], is_float
+
+
 def _gaussian_blur(t, is_float):
     if not is_float:
         raise _Unsupported("Stoker's gaussian_blur runs on float32: put ToTensor before it")
@@ -214,6 +238,11 @@ _TRANSLATIONS = {
     "CenterCrop": _center_crop,
     "RandomCrop": _random_crop,
     "RandomHorizontalFlip": _horizontal_flip,
+    "RandomVerticalFlip": _vertical_flip,
+    "RandomInvert": _invert,
+    "RandomPosterize": _posterize,
+    "RandomSolarize": _solarize,
+    "RandomAutocontrast": _autocontrast,
     "GaussianBlur": _gaussian_blur,
     "Grayscale": _grayscale,
     "ColorJitter": _color_jitter,
@@ -223,7 +252,8 @@ _TRANSLATIONS = {
 _CLOSEST = {
     "Lambda": "none: arbitrary Python cannot run on the workers; write it as supported transforms",
     "RandomGrayscale": "Grayscale",
-    "RandomVerticalFlip": "RandomHorizontalFlip",
+    "RandomEqualize": "RandomAutocontrast",
+    "RandomAdjustSharpness": "GaussianBlur",
     "RandomRotation": "RandomResizedCrop",
     "RandomAffine": "RandomResizedCrop",
     "RandomPerspective": "RandomResizedCrop",

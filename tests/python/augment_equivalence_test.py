@@ -1,0 +1,120 @@
+"""Stoker's ops against torchvision.transforms.functional on the same input (Debian's
+python3-torchvision and python3-skimage, run with /usr/bin/python3): each op with p=1 through
+stoker.run_pipeline (the workers' executor) gives torchvision's output, uint8 within one level
+and float32 within 1e-4, on a real photograph (skimage's chelsea.png), through both of
+torchvision's paths (PIL images and tensors), and on synthetic edge cases (1x1, odd sizes,
+gray, RGBA).
+
+    /usr/bin/python3 tests/python/augment_equivalence_test.py BUILD_DIR
+"""
+
+import os
+import sys
+import unittest
+
+BUILD_DIR = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else "build")
+sys.path.insert(0, os.path.join(BUILD_DIR, "trainer_client", "python"))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torchvision.transforms.functional as F  # noqa: E402
+from PIL import Image  # noqa: E402
+from skimage import data  # noqa: E402
+
+import stoker  # noqa: E402
+
+# (Stoker op with p=1, torchvision functional, whether PIL images take it).
+UINT8_OPS = [
+    ("vertical_flip(p=1)", F.vflip),
+    ("horizontal_flip(p=1)", F.hflip),
+    ("invert(p=1)", F.invert),
+    ("posterize(bits=3, p=1)", lambda x: F.posterize(x, 3)),
+    ("posterize(bits=0, p=1)", lambda x: F.posterize(x, 0)),
+    ("posterize(bits=8, p=1)", lambda x: F.posterize(x, 8)),
+    ("solarize(threshold=128, p=1)", lambda x: F.solarize(x, 128)),
+    ("solarize(threshold=0, p=1)", lambda x: F.solarize(x, 0)),
+    ("autocontrast(p=1)", F.autocontrast),
+]
+FLOAT_OPS = [
+    ("vertical_flip(p=1)", F.vflip),
+    ("invert(p=1)", F.invert),
+    ("solarize(threshold=0.5, p=1)", lambda x: F.solarize(x, 0.5)),
+    ("autocontrast(p=1)", F.autocontrast),
+]
+
+
+def edge_cases():
+    rng = np.random.default_rng(11)
+    yield "1x1", rng.integers(0, 256, (1, 1, 3), dtype=np.uint8)
+    yield "odd 7x5", rng.integers(0, 256, (7, 5, 3), dtype=np.uint8)
+    yield "gray 9x4", rng.integers(0, 256, (9, 4, 1), dtype=np.uint8)
+    yield "rgba 6x3", rng.integers(0, 256, (6, 3, 4), dtype=np.uint8)
+    yield "constant", np.full((4, 4, 3), 77, dtype=np.uint8)
+    yield "narrow range", rng.integers(100, 104, (5, 8, 3), dtype=np.uint8)
+
+
+def per_channel_group(functional, tensor):
+    """torchvision's tone functionals take 1 or 3 channels: RGBA as RGB, then alpha alone."""
+    if tensor.shape[0] != 4:
+        return functional(tensor)
+    return torch.cat([functional(tensor[:3]), functional(tensor[3:])])
+
+
+class EquivalenceTest(unittest.TestCase):
+    def check_uint8(self, pixels, label):
+        tensor = torch.from_numpy(pixels).permute(2, 0, 1).contiguous()
+        for op, functional in UINT8_OPS:
+            ours = stoker.run_pipeline(op, pixels)
+            expected = per_channel_group(functional, tensor)
+            self.assertEqual(ours.shape, expected.shape, (label, op))
+            diff = (ours.int() - expected.int()).abs().max().item()
+            self.assertLessEqual(diff, 1, (label, op, "tensor path"))
+
+    def check_float(self, pixels, label):
+        tensor = torch.from_numpy(pixels).permute(2, 0, 1).float() / 255
+        for op, functional in FLOAT_OPS:
+            ours = stoker.run_pipeline("to_float, " + op, pixels)
+            diff = (ours - per_channel_group(functional, tensor)).abs().max().item()
+            self.assertLessEqual(diff, 1e-4, (label, op))
+
+    def test_photo_tensor_path(self):
+        photo = np.ascontiguousarray(data.chelsea())
+        self.check_uint8(photo, "chelsea")
+        self.check_float(photo, "chelsea")
+
+    def test_photo_pil_path(self):
+        photo = data.chelsea()
+        image = Image.fromarray(photo)
+        for op, functional in UINT8_OPS:
+            ours = stoker.run_pipeline(op, photo)
+            expected = torch.from_numpy(np.asarray(functional(image))).permute(2, 0, 1)
+            diff = (ours.int() - expected.int()).abs().max().item()
+            self.assertLessEqual(diff, 1, (op, "PIL path"))
+
+    def test_edge_cases(self):
+        for label, pixels in edge_cases():
+            self.check_uint8(pixels, label)
+            self.check_float(pixels, label)
+
+    def test_probability_draws_per_sample(self):
+        photo = data.chelsea()
+        flipped = [not torch.equal(stoker.run_pipeline("invert(p=0.5)", photo, index=i),
+                                   torch.from_numpy(photo).permute(2, 0, 1))
+                   for i in range(200)]
+        self.assertTrue(60 < sum(flipped) < 140, sum(flipped))
+        self.assertTrue(torch.equal(stoker.run_pipeline("invert", photo, seed=1, index=5),
+                                    stoker.run_pipeline("invert", photo, seed=1, index=5)))
+
+    def test_bad_arguments_name_the_field(self):
+        for text, message in [("posterize(bits=9)", "bits must be <= 8, got 9"),
+                              ("to_float, posterize(bits=2)", "requires uint8 input"),
+                              ("solarize(threshold=300)", "threshold must be in [0, 255]"),
+                              ("to_float, solarize(threshold=2)", "threshold must be in [0, 1]"),
+                              ("invert(p=1.5)", "p must be in [0, 1], got 1.5")]:
+            with self.assertRaises(stoker.InvalidArgumentError) as raised:
+                stoker.run_pipeline(text, np.zeros((4, 4, 3), dtype=np.uint8))
+            self.assertIn(message, str(raised.exception), text)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
