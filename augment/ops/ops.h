@@ -44,8 +44,9 @@ inline absl::Status RequirePixelType(const ImageShape& input, PixelType type,
                                                  PixelTypeName(input.type), hint));
 }
 
-// The `interpolation` argument of resize and random_resized_crop: 0 bilinear, 1 area.
-// Errors: INVALID_ARGUMENT "interpolation must be 0 (bilinear) or 1 (area), got 7".
+// The `interpolation` argument of resize and random_resized_crop: 0 bilinear, 1 area,
+// 2 antialias (PIL's bilinear). Errors: INVALID_ARGUMENT "interpolation must be 0 (bilinear),
+// 1 (area) or 2 (antialias, PIL's), got 7".
 absl::StatusOr<Interpolation> ParseInterpolation(uint32_t value);
 
 // For ops that produce a fixed `field` extent (height or width) from an input extent

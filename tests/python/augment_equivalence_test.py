@@ -91,6 +91,33 @@ class EquivalenceTest(unittest.TestCase):
             diff = (ours.int() - expected.int()).abs().max().item()
             self.assertLessEqual(diff, 1, (op, "PIL path"))
 
+    def test_antialiased_resize_equals_pil(self):
+        # torchvision resizes PIL images with PIL's bilinear filter: resize(interpolation=2)
+        # is PIL's fixed-point arithmetic, so the bytes are equal.
+        photo = data.chelsea()  # 300 x 451
+        for label, pixels in [("chelsea", photo)] + list(edge_cases()):
+            if pixels.shape[2] == 4:
+                continue  # PIL resizes RGBA premultiplied; Stoker has no alpha semantics
+            image = Image.fromarray(pixels[..., 0] if pixels.shape[2] == 1 else pixels)
+            h, w = pixels.shape[:2]
+            for size in [(max(1, h // 3), max(1, w // 2 + 1)), (2 * h + 1, w + 3), (1, 1),
+                         (h, max(1, w - 1))]:
+                text = f"resize(height={size[0]}, width={size[1]}, interpolation=2)"
+                ours = stoker.run_pipeline(text, pixels)
+                expected = np.asarray(F.resize(image, list(size)))
+                expected = torch.from_numpy(expected.reshape(size[0], size[1], -1)).permute(2, 0, 1)
+                diff = (ours.int() - expected.int()).abs().max().item()
+                self.assertEqual(diff, 0, (label, size))  # PIL's arithmetic, exactly
+
+    def test_antialiased_resize_float_equals_torchvision_tensor_path(self):
+        photo = np.ascontiguousarray(data.chelsea())
+        tensor = torch.from_numpy(photo).permute(2, 0, 1).float() / 255
+        for size in [(100, 151), (37, 64), (450, 600)]:
+            ours = stoker.run_pipeline(
+                f"to_float, resize(height={size[0]}, width={size[1]}, interpolation=2)", photo)
+            expected = F.resize(tensor, list(size), antialias=True)
+            self.assertLessEqual((ours - expected).abs().max().item(), 1e-4, size)
+
     def test_edge_cases(self):
         for label, pixels in edge_cases():
             self.check_uint8(pixels, label)

@@ -49,11 +49,11 @@ class TranslateTest(unittest.TestCase):
         train = stoker.from_torchvision(reference_train())
         self.assertEqual(train.ops, [
             "random_resized_crop(height=224, width=224, scale_min=0.08, scale_max=1, "
-            "ratio_min=0.75, ratio_max=1.3333333333333333, interpolation=1)",
+            "ratio_min=0.75, ratio_max=1.3333333333333333, interpolation=2)",
             "horizontal_flip(p=0.5)", "to_float",
             "normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])"])
         evaluation = stoker.from_torchvision(reference_eval(), decode=True)
-        self.assertEqual(evaluation.ops[:3], ["decode", "resize(shorter=256, interpolation=1)",
+        self.assertEqual(evaluation.ops[:3], ["decode", "resize(shorter=256, interpolation=2)",
                                               "center_crop(height=224, width=224)"])
         # Every source transform is listed, identities included.
         described = evaluation.describe()
@@ -80,6 +80,14 @@ class TranslateTest(unittest.TestCase):
         self.assertEqual(ours.dtype, torch.uint8)
         diff = (ours.int() - resized(image).int()).abs().max().item()
         self.assertLessEqual(diff, 1)
+
+    def test_reference_eval_equals_torchvision_on_a_photo(self):
+        # PIL's antialiased resize, then crop, convert and normalize: the whole eval recipe.
+        image = photo()
+        evaluation = reference_eval()
+        ours = stoker.run_pipeline(stoker.from_torchvision(evaluation), image)
+        self.assertEqual(ours.shape, (3, 224, 224))
+        self.assertLessEqual((ours - evaluation(image)).abs().max().item(), 1e-4)
 
     def test_tone_transforms_before_to_tensor_equal_torchvision(self):
         image = photo()

@@ -88,11 +88,11 @@ def _require_bilinear(t):
 
 
 def _resize_interpolation(t):
-    # PIL images (what the transform saw) are always resized with an antialiasing filter, and
-    # so are tensors with antialias=True (v2's default); Stoker's antialiased resampler is area
-    # averaging (a box filter, not PIL's triangle): close, not equal (docs/decisions.md).
+    # PIL images (what the transform saw) are always resized with PIL's antialiased bilinear
+    # filter, and so are tensors with antialias=True (v2's default): Stoker's interpolation=2.
+    # Only antialias=False (tensors) is plain bilinear.
     _require_bilinear(t)
-    return 1 if getattr(t, "antialias", None) is not False else 0
+    return 2 if getattr(t, "antialias", None) is not False else 0
 
 
 def _to_float(t, is_float):
