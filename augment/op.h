@@ -35,8 +35,8 @@
 //   random_crop      two draws: top = rng->UniformInt(H - h + 1), then
 //                    left = rng->UniformInt(W - w + 1) (UniformInt(1) still draws, returning 0).
 //   horizontal_flip  one draw: flip when rng->UniformFloat() < p (also drawn when p is 0 or 1).
-//   vertical_flip, invert, posterize, solarize, autocontrast: the same single draw,
-//                    applying the op when rng->UniformFloat() < p.
+//   vertical_flip, invert, posterize, solarize, autocontrast, random_grayscale, equalize,
+//   adjust_sharpness: the same single draw, applying the op when rng->UniformFloat() < p.
 //   normalize        no draw.
 //
 // Changing the order or number of draws changes every augmented sample of every job: don't,

@@ -36,6 +36,7 @@ const std::vector<OpSchema>& OpSchemas() {
       RandomCropOpSchema(), HorizontalFlipOpSchema(), NormalizeOpSchema(),
       ColorJitterOpSchema(), GrayscaleOpSchema(), VerticalFlipOpSchema(), InvertOpSchema(),
       PosterizeOpSchema(),  SolarizeOpSchema(),     AutocontrastOpSchema(),
+      RandomGrayscaleOpSchema(), EqualizeOpSchema(), AdjustSharpnessOpSchema(),
   };
   return *kSchemas;
 }

@@ -64,7 +64,8 @@ TEST(OpRegistryTest, FindsByNameAndCase) {
   EXPECT_EQ(KnownOpNames(),
             "decode, resize, center_crop, random_resized_crop, to_float, gaussian_blur, "
             "random_crop, horizontal_flip, normalize, color_jitter, grayscale, vertical_flip, "
-            "invert, posterize, solarize, autocontrast");
+            "invert, posterize, solarize, autocontrast, random_grayscale, equalize, "
+            "adjust_sharpness");
 }
 
 TEST(OpRegistryTest, CreatesOpsWithOutputShapes) {

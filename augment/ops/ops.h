@@ -33,6 +33,9 @@ OpSchema InvertOpSchema();
 OpSchema PosterizeOpSchema();
 OpSchema SolarizeOpSchema();
 OpSchema AutocontrastOpSchema();
+OpSchema RandomGrayscaleOpSchema();
+OpSchema EqualizeOpSchema();
+OpSchema AdjustSharpnessOpSchema();
 OpSchema NormalizeOpSchema();
 
 // OK when `input` has pixels of `type`; otherwise INVALID_ARGUMENT

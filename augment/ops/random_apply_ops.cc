@@ -1,6 +1,7 @@
 // The ops that apply one kernel with probability p (torchvision's RandomHorizontalFlip,
-// RandomVerticalFlip, RandomInvert, RandomPosterize, RandomSolarize, RandomAutocontrast):
-// horizontal_flip, vertical_flip, invert, posterize, solarize, autocontrast. p = 1 gives the deterministic functional
+// RandomVerticalFlip, RandomInvert, RandomPosterize, RandomSolarize, RandomAutocontrast,
+// RandomGrayscale, RandomEqualize, RandomAdjustSharpness): horizontal_flip, vertical_flip,
+// invert, posterize, solarize, autocontrast, random_grayscale, equalize, adjust_sharpness. p = 1 gives the deterministic functional
 // (torchvision.transforms.functional.vflip, invert, ...).
 
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "augment/kernels/color.h"
 #include "augment/kernels/geometry.h"
 #include "augment/kernels/tone.h"
 #include "augment/ops/ops.h"
@@ -18,17 +20,21 @@ namespace stoker {
 namespace {
 
 constexpr float kDefaultProbability = 0.5f;
+constexpr float kDefaultGrayscaleProbability = 0.1f;  // torchvision's RandomGrayscale
 
 using Kernel = std::function<void(const ImageView& in, const ImageView& out)>;
 
 // One draw, whatever p is (op.h): the kernel when rng->UniformFloat() < p, else a copy.
 class RandomApplyOp final : public Op {
  public:
-  // REQUIRES: p in [0, 1]; `kernel` keeps the shape and works in place.
-  RandomApplyOp(std::string name, const ImageShape& input, float p, Kernel kernel)
-      : Op(std::move(name), input, input), p_(p), kernel_(std::move(kernel)) {}
+  // REQUIRES: p in [0, 1]; `kernel` keeps the shape, and works in place when `in_place`.
+  RandomApplyOp(std::string name, const ImageShape& input, float p, Kernel kernel, bool in_place)
+      : Op(std::move(name), input, input),
+        p_(p),
+        kernel_(std::move(kernel)),
+        in_place_(in_place) {}
 
-  bool SupportsInPlace() const override { return true; }
+  bool SupportsInPlace() const override { return in_place_; }
 
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
@@ -43,11 +49,13 @@ class RandomApplyOp final : public Op {
  private:
   const float p_;
   const Kernel kernel_;
+  const bool in_place_;
 };
 
-// p from an optional proto field: 0.5 when unset. Errors: INVALID_ARGUMENT outside [0, 1].
-absl::StatusOr<float> Probability(bool has_p, float p) {
-  if (!has_p) return kDefaultProbability;
+// p from an optional proto field: `unset` (0.5 unless said) when unset. Errors:
+// INVALID_ARGUMENT outside [0, 1].
+absl::StatusOr<float> Probability(bool has_p, float p, float unset = kDefaultProbability) {
+  if (!has_p) return unset;
   if (!(p >= 0.0f && p <= 1.0f)) {
     return absl::InvalidArgumentError(absl::StrCat("p must be in [0, 1], got ", p));
   }
@@ -55,9 +63,10 @@ absl::StatusOr<float> Probability(bool has_p, float p) {
 }
 
 absl::StatusOr<std::unique_ptr<Op>> MakeOp(const char* name, const ImageShape& input,
-                                           absl::StatusOr<float> p, Kernel kernel) {
+                                           absl::StatusOr<float> p, Kernel kernel,
+                                           bool in_place = true) {
   if (!p.ok()) return p.status();
-  return std::make_unique<RandomApplyOp>(name, input, *p, std::move(kernel));
+  return std::make_unique<RandomApplyOp>(name, input, *p, std::move(kernel), in_place);
 }
 
 absl::StatusOr<std::unique_ptr<Op>> CreateHorizontalFlipOp(const v1::Op& op,
@@ -108,8 +117,39 @@ absl::StatusOr<std::unique_ptr<Op>> CreateAutocontrastOp(const v1::Op& op,
   return MakeOp("autocontrast", input, Probability(args.has_p(), args.p()), Autocontrast);
 }
 
-ArgSchema ProbabilityArg() {
-  return {"p", ArgType::kFloat, "0.5", "Probability in [0, 1] (1: always, the functional)."};
+absl::StatusOr<std::unique_ptr<Op>> CreateRandomGrayscaleOp(const v1::Op& op,
+                                                            const ImageShape& input) {
+  const v1::RandomGrayscaleOp& args = op.random_grayscale();
+  if (input.channels != 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("requires 3-channel (RGB) input, got ", input.channels));
+  }
+  return MakeOp("random_grayscale", input,
+                Probability(args.has_p(), args.p(), kDefaultGrayscaleProbability), Grayscale);
+}
+
+absl::StatusOr<std::unique_ptr<Op>> CreateEqualizeOp(const v1::Op& op, const ImageShape& input) {
+  const v1::EqualizeOp& args = op.equalize();
+  RETURN_IF_ERROR(RequirePixelType(input, PixelType::kUint8, " (torchvision equalizes uint8)"));
+  return MakeOp("equalize", input, Probability(args.has_p(), args.p()), Equalize);
+}
+
+absl::StatusOr<std::unique_ptr<Op>> CreateAdjustSharpnessOp(const v1::Op& op,
+                                                            const ImageShape& input) {
+  const v1::AdjustSharpnessOp& args = op.adjust_sharpness();
+  const float factor = args.sharpness_factor();
+  if (!(factor >= 0.0f)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sharpness_factor must be >= 0, got ", factor));
+  }
+  return MakeOp(
+      "adjust_sharpness", input, Probability(args.has_p(), args.p()),
+      [factor](const ImageView& in, const ImageView& out) { AdjustSharpness(in, factor, out); },
+      /*in_place=*/false);
+}
+
+ArgSchema ProbabilityArg(const char* unset = "0.5") {
+  return {"p", ArgType::kFloat, unset, "Probability in [0, 1] (1: always, the functional)."};
 }
 
 }  // namespace
@@ -159,6 +199,29 @@ OpSchema AutocontrastOpSchema() {
                   "to the full range (uint8 truncated, as torchvision) with probability p; a "
                   "constant channel is left as it is.",
                   {ProbabilityArg()}, &CreateAutocontrastOp};
+}
+
+OpSchema RandomGrayscaleOpSchema() {
+  return OpSchema{"random_grayscale", v1::Op::kRandomGrayscale,
+                  "torchvision RandomGrayscale: RGB to gray as the grayscale op (0.2989 R + "
+                  "0.587 G + 0.114 B, uint8 truncated), kept as 3 channels, with probability p.",
+                  {ProbabilityArg("0.1")}, &CreateRandomGrayscaleOp};
+}
+
+OpSchema EqualizeOpSchema() {
+  return OpSchema{"equalize", v1::Op::kEqualize,
+                  "torchvision RandomEqualize: per-channel histogram equalization with "
+                  "probability p. uint8 only (as torchvision).",
+                  {ProbabilityArg()}, &CreateEqualizeOp};
+}
+
+OpSchema AdjustSharpnessOpSchema() {
+  return OpSchema{"adjust_sharpness", v1::Op::kAdjustSharpness,
+                  "torchvision RandomAdjustSharpness: blends with a 3x3-smoothed copy, "
+                  "factor * x + (1 - factor) * smooth, with probability p.",
+                  {{"sharpness_factor", ArgType::kFloat, "", "Factor >= 0 (1: unchanged)."},
+                   ProbabilityArg()},
+                  &CreateAdjustSharpnessOp};
 }
 
 }  // namespace stoker

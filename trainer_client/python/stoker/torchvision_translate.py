@@ -183,6 +183,21 @@ def _autocontrast(t, is_float):
     return [f"autocontrast(p={_num(t.p)})"], is_float
 
 
+def _random_grayscale(t, is_float):
+    return [f"random_grayscale(p={_num(t.p)})"], is_float
+
+
+def _equalize(t, is_float):
+    if is_float:
+        raise _Unsupported("equalize needs a uint8 image (as torchvision): put it before ToTensor")
+    return [f"equalize(p={_num(t.p)})"], is_float
+
+
+def _adjust_sharpness(t, is_float):
+    return [f"adjust_sharpness(sharpness_factor={_num(t.sharpness_factor)}, p={_num(t.p)})"], \
+        is_float
+
+
 def _gaussian_blur(t, is_float):
     if not is_float:
         raise _Unsupported("Stoker's gaussian_blur runs on float32: put ToTensor before it")
@@ -243,6 +258,9 @@ _TRANSLATIONS = {
     "RandomPosterize": _posterize,
     "RandomSolarize": _solarize,
     "RandomAutocontrast": _autocontrast,
+    "RandomGrayscale": _random_grayscale,
+    "RandomEqualize": _equalize,
+    "RandomAdjustSharpness": _adjust_sharpness,
     "GaussianBlur": _gaussian_blur,
     "Grayscale": _grayscale,
     "ColorJitter": _color_jitter,
@@ -251,9 +269,6 @@ _TRANSLATIONS = {
 # Transforms whose nearest Stoker equivalent is not evident from the name.
 _CLOSEST = {
     "Lambda": "none: arbitrary Python cannot run on the workers; write it as supported transforms",
-    "RandomGrayscale": "Grayscale",
-    "RandomEqualize": "RandomAutocontrast",
-    "RandomAdjustSharpness": "GaussianBlur",
     "RandomRotation": "RandomResizedCrop",
     "RandomAffine": "RandomResizedCrop",
     "RandomPerspective": "RandomResizedCrop",
