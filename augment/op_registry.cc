@@ -37,6 +37,7 @@ const std::vector<OpSchema>& OpSchemas() {
       ColorJitterOpSchema(), GrayscaleOpSchema(), VerticalFlipOpSchema(), InvertOpSchema(),
       PosterizeOpSchema(),  SolarizeOpSchema(),     AutocontrastOpSchema(),
       RandomGrayscaleOpSchema(), EqualizeOpSchema(), AdjustSharpnessOpSchema(),
+      PadOpSchema(),
   };
   return *kSchemas;
 }

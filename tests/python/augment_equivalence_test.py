@@ -129,6 +129,30 @@ class EquivalenceTest(unittest.TestCase):
             expected = F.resize(tensor, list(size), antialias=True)
             self.assertLessEqual((ours - expected).abs().max().item(), 1e-4, size)
 
+    def test_pad_modes(self):
+        for label, pixels in [("chelsea", np.ascontiguousarray(data.chelsea()[:40, :33]))] + \
+                list(edge_cases()):
+            tensor = torch.from_numpy(pixels).permute(2, 0, 1).contiguous()
+            h, w = pixels.shape[:2]
+            for mode, code in [("constant", 0), ("edge", 1), ("reflect", 2), ("symmetric", 3)]:
+                limit = min(h, w) - (1 if mode == "reflect" else 0)  # torchvision's limits
+                for padding in ([1], [2, 1], [0, 3, 2, 1]):
+                    if max(padding) > limit:
+                        continue
+                    text = f"pad(padding={padding}, fill=[17], padding_mode={code})"
+                    ours = stoker.run_pipeline(text, pixels)
+                    expected = F.pad(tensor, padding, fill=17, padding_mode=mode)
+                    self.assertTrue(torch.equal(ours, expected), (label, mode, padding))
+                    ours = stoker.run_pipeline("to_float, " + text.replace("[17]", "[0.25]"),
+                                               pixels)
+                    expected = F.pad(tensor.float() / 255, padding, fill=0.25, padding_mode=mode)
+                    self.assertLessEqual((ours - expected).abs().max().item(), 1e-6)
+        # Per-channel fill, as torchvision's PIL path takes it.
+        photo = data.chelsea()
+        ours = stoker.run_pipeline("pad(padding=[3, 1, 4, 2], fill=[9, 8, 7])", photo)
+        expected = np.asarray(F.pad(Image.fromarray(photo), [3, 1, 4, 2], fill=(9, 8, 7)))
+        self.assertTrue(torch.equal(ours, torch.from_numpy(expected.copy()).permute(2, 0, 1)))
+
     def test_edge_cases(self):
         for label, pixels in edge_cases():
             self.check_uint8(pixels, label)

@@ -24,6 +24,11 @@ from skimage import data  # noqa: E402
 import stoker  # noqa: E402
 
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+
+
+def F_pad(image, padding, mode):
+    import torchvision.transforms.functional as F
+    return F.pad(image, padding, padding_mode=mode)
 FLOAT = T.ConvertImageDtype(torch.float)
 
 
@@ -100,6 +105,28 @@ class TranslateTest(unittest.TestCase):
         ours = stoker.run_pipeline(stoker.from_torchvision(tones), image)
         self.assertLessEqual((ours - tones(image)).abs().max().item() * 255, 1.0001)
 
+    def test_pad_and_padded_random_crop(self):
+        transform = T.Compose([T.Pad([1, 2], fill=(9, 8, 7)),
+                               T.RandomCrop(40, padding=4, padding_mode="reflect",
+                                            pad_if_needed=True)])
+        self.assertEqual(stoker.from_torchvision(transform).ops, [
+            "pad(padding=[1, 2], fill=[9, 8, 7], padding_mode=0)",
+            "random_crop(height=40, width=40, padding=[4], fill=[0], padding_mode=2, "
+            "pad_if_needed=1)"])
+        pixels = np.ascontiguousarray(data.chelsea()[:30, :25])
+        padded = torch.from_numpy(np.asarray(T.Pad([1, 2], fill=(9, 8, 7))(
+            Image.fromarray(pixels)))).permute(2, 0, 1)
+        padded = torch.nn.functional.pad(padded[None].float(), [4, 4, 4, 4], mode="reflect")[0]
+        # pad_if_needed: a side under 40 grows by the difference on both ends, as torchvision.
+        grow_w, grow_h = max(0, 40 - padded.shape[2]), max(0, 40 - padded.shape[1])
+        self.assertGreater(grow_w, 0)
+        padded = F_pad(padded, [grow_w, grow_h], "reflect")
+        ours = stoker.run_pipeline(stoker.from_torchvision(transform), pixels, index=3).float()
+        self.assertEqual(ours.shape, (3, 40, 40))
+        windows = [(t, l) for t in range(padded.shape[1] - 39) for l in range(padded.shape[2] - 39)
+                   if torch.equal(padded[:, t:t + 40, l:l + 40], ours)]
+        self.assertTrue(windows)
+
     def test_edge_cases(self):
         rng = np.random.default_rng(5)
         for shape in [(1, 1, 3), (7, 5, 3), (9, 4)]:
@@ -122,7 +149,7 @@ class TranslateTest(unittest.TestCase):
              "arbitrary Python"),
             (T.Compose([T.Resize(8), T.Compose([T.RandomRotation(10)])]),
              "RandomRotation at position 1.0", "closest supported: RandomResizedCrop"),
-            (T.Compose([T.Pad(2)]), "Pad at position 0", "closest supported: RandomCrop"),
+            (T.Compose([T.FiveCrop(8)]), "FiveCrop at position 0", "closest supported: CenterCrop"),
             (T.Compose([T.Resize(8, interpolation=T.InterpolationMode.NEAREST)]),
              "Resize at position 0", "interpolation=nearest"),
             (T.Compose([T.ColorJitter(hue=0.1)]), "ColorJitter at position 0", "hue"),

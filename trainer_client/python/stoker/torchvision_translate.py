@@ -148,11 +148,34 @@ def _center_crop(t, is_float):
     return [f"center_crop(height={height}, width={width})"], is_float
 
 
+_PADDING_MODES = {"constant": 0, "edge": 1, "reflect": 2, "symmetric": 3}
+
+
+def _pad_args(padding, fill, padding_mode):
+    """pad's arguments in the text syntax: padding, fill and padding_mode as torchvision's."""
+    if isinstance(padding, numbers.Integral):
+        padding = [padding]
+    if isinstance(fill, dict):  # v2: {type: fill}
+        fill = next(iter(fill.values()))
+    fill = [0] if fill is None else [fill] if isinstance(fill, numbers.Number) else list(fill)
+    if padding_mode not in _PADDING_MODES:
+        raise _Unsupported(f"padding_mode={padding_mode!r}: one of {sorted(_PADDING_MODES)}")
+    return (f"padding=[{', '.join(_num(p) for p in padding)}], "
+            f"fill=[{', '.join(_num(f) for f in fill)}], "
+            f"padding_mode={_PADDING_MODES[padding_mode]}")
+
+
+def _pad(t, is_float):
+    return [f"pad({_pad_args(t.padding, t.fill, t.padding_mode)})"], is_float
+
+
 def _random_crop(t, is_float):
-    if t.padding is not None or t.pad_if_needed:
-        raise _Unsupported("padding and pad_if_needed are not supported yet")
     height, width = _hw(t.size, "size")
-    return [f"random_crop(height={height}, width={width})"], is_float
+    args = f"height={height}, width={width}"
+    if t.padding is not None or t.pad_if_needed:
+        args += f", {_pad_args(t.padding or [], t.fill, t.padding_mode)}"
+        args += f", pad_if_needed={int(bool(t.pad_if_needed))}"
+    return [f"random_crop({args})"], is_float
 
 
 def _horizontal_flip(t, is_float):
@@ -252,6 +275,7 @@ _TRANSLATIONS = {
     "Resize": _resize,
     "CenterCrop": _center_crop,
     "RandomCrop": _random_crop,
+    "Pad": _pad,
     "RandomHorizontalFlip": _horizontal_flip,
     "RandomVerticalFlip": _vertical_flip,
     "RandomInvert": _invert,
@@ -272,7 +296,6 @@ _CLOSEST = {
     "RandomRotation": "RandomResizedCrop",
     "RandomAffine": "RandomResizedCrop",
     "RandomPerspective": "RandomResizedCrop",
-    "Pad": "RandomCrop (without padding)",
     "FiveCrop": "CenterCrop",
     "TenCrop": "CenterCrop",
 }
