@@ -37,6 +37,12 @@
 //   horizontal_flip  one draw: flip when rng->UniformFloat() < p (also drawn when p is 0 or 1).
 //   vertical_flip, invert, posterize, solarize, autocontrast, random_grayscale, equalize,
 //   adjust_sharpness: the same single draw, applying the op when rng->UniformFloat() < p.
+//   random_erasing   one draw (apply when rng->UniformFloat() < p); if applied, up to 10
+//                    attempts of two draws (area fraction UniformFloat(scale_min, scale_max),
+//                    log ratio UniformFloat(log ratio_min, log ratio_max)), stopping at the first
+//                    that fits; then top = UniformInt(H - h + 1), left = UniformInt(W - w + 1);
+//                    with value_random, two UniformFloat per pair of noise values (Box-Muller),
+//                    row-major HWC.
 //   normalize        no draw.
 //
 // Changing the order or number of draws changes every augmented sample of every job: don't,

@@ -39,6 +39,7 @@ OpSchema RandomGrayscaleOpSchema();
 OpSchema EqualizeOpSchema();
 OpSchema AdjustSharpnessOpSchema();
 OpSchema PadOpSchema();
+OpSchema RandomErasingOpSchema();
 OpSchema NormalizeOpSchema();
 
 // OK when `input` has pixels of `type`; otherwise INVALID_ARGUMENT

@@ -153,6 +153,38 @@ class EquivalenceTest(unittest.TestCase):
         expected = np.asarray(F.pad(Image.fromarray(photo), [3, 1, 4, 2], fill=(9, 8, 7)))
         self.assertTrue(torch.equal(ours, torch.from_numpy(expected.copy()).permute(2, 0, 1)))
 
+    def test_random_erasing_equals_erase_with_its_rectangle(self):
+        photo = np.ascontiguousarray(data.chelsea())
+        tensor = torch.from_numpy(photo).permute(2, 0, 1).float() / 255
+        for index in range(20):
+            ours = stoker.run_pipeline("to_float, random_erasing(p=1, value=[0.5, 2, -1])",
+                                       photo, index=index)
+            changed = (ours != tensor).any(0).nonzero()
+            if len(changed) == 0:
+                continue  # no rectangle fitted in 10 tries
+            (top, left), (bottom, right) = changed.min(0).values, changed.max(0).values
+            expected = F.erase(tensor, top, left, bottom - top + 1, right - left + 1,
+                               torch.tensor([0.5, 2.0, -1.0])[:, None, None])
+            self.assertTrue(torch.equal(ours, expected), index)
+
+    def test_random_erasing_area_distribution_matches_torchvision(self):
+        # Kolmogorov-Smirnov on the erased area fraction: Stoker's draws against torchvision's
+        # get_params, 2,000 each at fixed seeds.
+        from scipy.stats import ks_2samp
+        import torchvision.transforms as T
+        pixels = np.zeros((60, 80, 3), dtype=np.uint8)
+        ours = []
+        for index in range(2000):
+            out = stoker.run_pipeline("random_erasing(p=1, value=[255])", pixels, index=index)
+            ours.append((out[0] == 255).float().mean().item())
+        torch.manual_seed(0)
+        theirs = []
+        for _ in range(2000):
+            _, _, h, w, _ = T.RandomErasing.get_params(torch.zeros(3, 60, 80), (0.02, 0.33),
+                                                       (0.3, 3.3), [255])
+            theirs.append(0.0 if (h, w) == (60, 80) else h * w / (60 * 80))
+        self.assertGreater(ks_2samp(ours, theirs).pvalue, 0.001)
+
     def test_edge_cases(self):
         for label, pixels in edge_cases():
             self.check_uint8(pixels, label)

@@ -68,9 +68,12 @@ class TranslateTest(unittest.TestCase):
 
     def test_timm_style_train_transform(self):
         timm_like = T.Compose([T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
-                               T.ColorJitter(0.4, 0.4, 0.4), T.ToTensor(), T.Normalize(MEAN, STD)])
-        self.assertIn("color_jitter(brightness=0.4, contrast=0.4, saturation=0.4)",
-                      stoker.from_torchvision(timm_like).ops)
+                               T.ColorJitter(0.4, 0.4, 0.4), T.ToTensor(), T.Normalize(MEAN, STD),
+                               T.RandomErasing(0.25, value="random")])
+        ops = stoker.from_torchvision(timm_like).ops
+        self.assertIn("color_jitter(brightness=0.4, contrast=0.4, saturation=0.4)", ops)
+        self.assertEqual(ops[-1], "random_erasing(p=0.25, scale_min=0.02, scale_max=0.33, "
+                                  "ratio_min=0.3, ratio_max=3.3, value_random=1)")
 
     def test_deterministic_transforms_equal_torchvision_on_a_photo(self):
         image = photo()
@@ -154,7 +157,8 @@ class TranslateTest(unittest.TestCase):
              "Resize at position 0", "interpolation=nearest"),
             (T.Compose([T.ColorJitter(hue=0.1)]), "ColorJitter at position 0", "hue"),
             (T.Compose([T.Normalize(MEAN, STD)]), "Normalize at position 0", "ToTensor"),
-            (T.Compose([T.RandomErasing()]), "RandomErasing at position 0", "closest supported"),
+            (T.Compose([T.RandomPerspective()]), "RandomPerspective at position 0",
+             "closest supported: RandomResizedCrop"),
         ]
         for transform, where, why in cases:
             with self.assertRaises(ValueError) as raised:

@@ -221,6 +221,17 @@ def _adjust_sharpness(t, is_float):
         is_float
 
 
+def _random_erasing(t, is_float):
+    args = (f"p={_num(t.p)}, scale_min={_num(t.scale[0])}, scale_max={_num(t.scale[1])}, "
+            f"ratio_min={_num(t.ratio[0])}, ratio_max={_num(t.ratio[1])}")
+    if t.value == "random":
+        if not is_float:
+            raise _Unsupported("value='random' needs a float image: put ToTensor before it")
+        return [f"random_erasing({args}, value_random=1)"], is_float
+    values = [t.value] if isinstance(t.value, numbers.Number) else list(t.value)
+    return [f"random_erasing({args}, value=[{', '.join(_num(v) for v in values)}])"], is_float
+
+
 def _gaussian_blur(t, is_float):
     if not is_float:
         raise _Unsupported("Stoker's gaussian_blur runs on float32: put ToTensor before it")
@@ -276,6 +287,7 @@ _TRANSLATIONS = {
     "CenterCrop": _center_crop,
     "RandomCrop": _random_crop,
     "Pad": _pad,
+    "RandomErasing": _random_erasing,
     "RandomHorizontalFlip": _horizontal_flip,
     "RandomVerticalFlip": _vertical_flip,
     "RandomInvert": _invert,
