@@ -37,7 +37,7 @@ const std::vector<OpSchema>& OpSchemas() {
       ColorJitterOpSchema(), GrayscaleOpSchema(), VerticalFlipOpSchema(), InvertOpSchema(),
       PosterizeOpSchema(),  SolarizeOpSchema(),     AutocontrastOpSchema(),
       RandomGrayscaleOpSchema(), EqualizeOpSchema(), AdjustSharpnessOpSchema(),
-      PadOpSchema(), RandomErasingOpSchema(),
+      PadOpSchema(), RandomErasingOpSchema(), AdjustHueOpSchema(),
   };
   return *kSchemas;
 }

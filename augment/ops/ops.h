@@ -40,6 +40,7 @@ OpSchema EqualizeOpSchema();
 OpSchema AdjustSharpnessOpSchema();
 OpSchema PadOpSchema();
 OpSchema RandomErasingOpSchema();
+OpSchema AdjustHueOpSchema();
 OpSchema NormalizeOpSchema();
 
 // OK when `input` has pixels of `type`; otherwise INVALID_ARGUMENT

@@ -148,6 +148,21 @@ absl::StatusOr<std::unique_ptr<Op>> CreateAdjustSharpnessOp(const v1::Op& op,
       /*in_place=*/false);
 }
 
+absl::StatusOr<std::unique_ptr<Op>> CreateAdjustHueOp(const v1::Op& op,
+                                                      const ImageShape& input) {
+  const float factor = op.adjust_hue().hue_factor();
+  if (!(factor >= -0.5f && factor <= 0.5f)) {
+    return absl::InvalidArgumentError(absl::StrCat("hue_factor must be in [-0.5, 0.5], got ",
+                                                   factor));
+  }
+  if (input.channels != 1 && input.channels != 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("requires 1 or 3 channels, got ", input.channels));
+  }
+  return MakeOp("adjust_hue", input, 1.0f,
+                [factor](const ImageView& in, const ImageView& out) { AdjustHue(in, factor, out); });
+}
+
 ArgSchema ProbabilityArg(const char* unset = "0.5") {
   return {"p", ArgType::kFloat, unset, "Probability in [0, 1] (1: always, the functional)."};
 }
@@ -213,6 +228,14 @@ OpSchema EqualizeOpSchema() {
                   "torchvision RandomEqualize: per-channel histogram equalization with "
                   "probability p. uint8 only (as torchvision).",
                   {ProbabilityArg()}, &CreateEqualizeOp};
+}
+
+OpSchema AdjustHueOpSchema() {
+  return OpSchema{"adjust_hue", v1::Op::kAdjustHue,
+                  "torchvision F.adjust_hue: shifts the hue by hue_factor (HSV in float32, as "
+                  "torchvision's tensor path); gray is unchanged. color_jitter(hue=...) draws "
+                  "the factor per sample.",
+                  {{"hue_factor", ArgType::kFloat, "", "In [-0.5, 0.5]."}}, &CreateAdjustHueOp};
 }
 
 OpSchema AdjustSharpnessOpSchema() {

@@ -185,6 +185,18 @@ class EquivalenceTest(unittest.TestCase):
             theirs.append(0.0 if (h, w) == (60, 80) else h * w / (60 * 80))
         self.assertGreater(ks_2samp(ours, theirs).pvalue, 0.001)
 
+    def test_adjust_hue_equals_torchvision(self):
+        for label, pixels in [("chelsea", np.ascontiguousarray(data.chelsea()))] + \
+                [(l, p) for l, p in edge_cases() if p.shape[2] in (1, 3)]:
+            tensor = torch.from_numpy(pixels).permute(2, 0, 1).contiguous()
+            for factor in (-0.5, -0.2, 0.05, 0.3, 0.5):
+                ours = stoker.run_pipeline(f"adjust_hue(hue_factor={factor})", pixels)
+                diff = (ours.int() - F.adjust_hue(tensor, factor).int()).abs().max().item()
+                self.assertLessEqual(diff, 1, (label, factor))
+                ours = stoker.run_pipeline(f"to_float, adjust_hue(hue_factor={factor})", pixels)
+                expected = F.adjust_hue(tensor.float() / 255, factor)
+                self.assertLessEqual((ours - expected).abs().max().item(), 1e-4, (label, factor))
+
     def test_edge_cases(self):
         for label, pixels in edge_cases():
             self.check_uint8(pixels, label)

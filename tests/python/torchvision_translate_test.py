@@ -75,6 +75,10 @@ class TranslateTest(unittest.TestCase):
         self.assertEqual(ops[-1], "random_erasing(p=0.25, scale_min=0.02, scale_max=0.33, "
                                   "ratio_min=0.3, ratio_max=3.3, value_random=1)")
 
+    def test_color_jitter_with_hue(self):
+        self.assertEqual(stoker.from_torchvision(T.ColorJitter(0.2, hue=0.1)).ops,
+                         ["color_jitter(brightness=0.2, hue=0.1)"])
+
     def test_deterministic_transforms_equal_torchvision_on_a_photo(self):
         image = photo()
         exact = T.Compose([T.CenterCrop((223, 201)), T.RandomHorizontalFlip(p=1.0), T.ToTensor(),
@@ -155,7 +159,8 @@ class TranslateTest(unittest.TestCase):
             (T.Compose([T.FiveCrop(8)]), "FiveCrop at position 0", "closest supported: CenterCrop"),
             (T.Compose([T.Resize(8, interpolation=T.InterpolationMode.NEAREST)]),
              "Resize at position 0", "interpolation=nearest"),
-            (T.Compose([T.ColorJitter(hue=0.1)]), "ColorJitter at position 0", "hue"),
+            (T.Compose([T.ColorJitter(hue=(0.0, 0.2))]), "ColorJitter at position 0",
+             "symmetric range"),
             (T.Compose([T.Normalize(MEAN, STD)]), "Normalize at position 0", "ToTensor"),
             (T.Compose([T.RandomPerspective()]), "RandomPerspective at position 0",
              "closest supported: RandomResizedCrop"),

@@ -254,16 +254,16 @@ def _jitter_amount(value, name, center=1.0):
         return 0.0
     low, high = (float(v) for v in value)
     amount = round(high - center, 12)  # 1.4 - 1 is 0.3999999999999999
-    if abs(low - max(0.0, center - amount)) > 1e-9:
+    expected_low = -amount if center == 0.0 else max(0.0, center - amount)
+    if abs(low - expected_low) > 1e-9:
         raise _Unsupported(f"{name}={value}: Stoker takes a symmetric range [max(0, 1-x), 1+x]")
     return amount
 
 
 def _color_jitter(t, is_float):
-    if t.hue is not None and any(float(h) != 0 for h in t.hue):
-        raise _Unsupported("hue is not supported yet")
     amounts = {name: _jitter_amount(getattr(t, name), name)
                for name in ("brightness", "contrast", "saturation")}
+    amounts["hue"] = _jitter_amount(t.hue, "hue", center=0.0)
     args = ", ".join(f"{name}={_num(x)}" for name, x in amounts.items() if x)
     return [f"color_jitter({args})" if args else "color_jitter"], is_float
 
