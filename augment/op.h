@@ -40,6 +40,8 @@
 //   vertical_flip, invert, posterize, solarize, autocontrast, random_grayscale, equalize,
 //   adjust_sharpness, adjust_hue: the same single draw, applying the op when
 //                    rng->UniformFloat() < p (adjust_hue: p = 1).
+//   affine           no draw.
+//   random_rotation  one draw: angle = rng->UniformFloat(degrees_min, degrees_max).
 //   random_erasing   one draw (apply when rng->UniformFloat() < p); if applied, up to 10
 //                    attempts of two draws (area fraction UniformFloat(scale_min, scale_max),
 //                    log ratio UniformFloat(log ratio_min, log ratio_max)), stopping at the first

@@ -37,7 +37,8 @@ const std::vector<OpSchema>& OpSchemas() {
       ColorJitterOpSchema(), GrayscaleOpSchema(), VerticalFlipOpSchema(), InvertOpSchema(),
       PosterizeOpSchema(),  SolarizeOpSchema(),     AutocontrastOpSchema(),
       RandomGrayscaleOpSchema(), EqualizeOpSchema(), AdjustSharpnessOpSchema(),
-      PadOpSchema(), RandomErasingOpSchema(), AdjustHueOpSchema(),
+      PadOpSchema(), RandomErasingOpSchema(), AdjustHueOpSchema(), AffineOpSchema(),
+      RandomRotationOpSchema(),
   };
   return *kSchemas;
 }

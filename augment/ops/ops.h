@@ -41,6 +41,8 @@ OpSchema AdjustSharpnessOpSchema();
 OpSchema PadOpSchema();
 OpSchema RandomErasingOpSchema();
 OpSchema AdjustHueOpSchema();
+OpSchema AffineOpSchema();
+OpSchema RandomRotationOpSchema();
 OpSchema NormalizeOpSchema();
 
 // OK when `input` has pixels of `type`; otherwise INVALID_ARGUMENT

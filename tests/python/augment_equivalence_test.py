@@ -197,6 +197,39 @@ class EquivalenceTest(unittest.TestCase):
                 expected = F.adjust_hue(tensor.float() / 255, factor)
                 self.assertLessEqual((ours - expected).abs().max().item(), 1e-4, (label, factor))
 
+    def test_affine_and_rotate_equal_torchvision_tensor_path(self):
+        nearest, bilinear = F.InterpolationMode.NEAREST, F.InterpolationMode.BILINEAR
+        cases = [  # (Stoker args, F.affine args)
+            ("angle=30", dict(angle=30, translate=[0, 0], scale=1, shear=[0, 0])),
+            ("angle=-12.5, translate=[5, -3], scale=0.8, shear=[10, 4]",
+             dict(angle=-12.5, translate=[5, -3], scale=0.8, shear=[10, 4])),
+            ("angle=90, scale=1.3", dict(angle=90, translate=[0, 0], scale=1.3, shear=[0, 0])),
+        ]
+        for label, pixels in [("chelsea", np.ascontiguousarray(data.chelsea()[:120, :97]))] + \
+                list(edge_cases()):
+            tensor = torch.from_numpy(pixels).permute(2, 0, 1).contiguous()
+            for args, kwargs in cases:
+                for flag, mode in ((0, nearest), (1, bilinear)):
+                    for fill_text, fill in (("", None), (", fill=[40]", [40.0] * pixels.shape[2])):
+                        text = f"affine({args}, bilinear={flag}{fill_text})"
+                        ours = stoker.run_pipeline(text, pixels)
+                        expected = F.affine(tensor, interpolation=mode, fill=fill, **kwargs)
+                        diff = (ours.int() - expected.int()).abs().max().item()
+                        self.assertLessEqual(diff, 1, (label, text))
+                        ours = stoker.run_pipeline("to_float, " + text.replace("[40]", "[0.25]"),
+                                                   pixels)
+                        expected = F.affine(tensor.float() / 255, interpolation=mode,
+                                            fill=None if fill is None else [0.25] * len(fill),
+                                            **kwargs)
+                        self.assertLessEqual((ours - expected).abs().max().item(), 1e-4,
+                                             (label, text))
+        # F.rotate(angle) turns the other way: affine(angle=-angle).
+        photo = np.ascontiguousarray(data.chelsea())
+        tensor = torch.from_numpy(photo).permute(2, 0, 1).contiguous()
+        ours = stoker.run_pipeline("affine(angle=-20, bilinear=1)", photo)
+        expected = F.rotate(tensor, 20, interpolation=bilinear)
+        self.assertLessEqual((ours.int() - expected.int()).abs().max().item(), 1)
+
     def test_edge_cases(self):
         for label, pixels in edge_cases():
             self.check_uint8(pixels, label)

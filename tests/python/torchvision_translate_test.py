@@ -75,6 +75,11 @@ class TranslateTest(unittest.TestCase):
         self.assertEqual(ops[-1], "random_erasing(p=0.25, scale_min=0.02, scale_max=0.33, "
                                   "ratio_min=0.3, ratio_max=3.3, value_random=1)")
 
+    def test_random_rotation(self):
+        self.assertEqual(
+            stoker.from_torchvision(T.RandomRotation((-15, 30), fill=7)).ops,
+            ["random_rotation(degrees_min=-15, degrees_max=30, bilinear=0, fill=[7])"])
+
     def test_color_jitter_with_hue(self):
         self.assertEqual(stoker.from_torchvision(T.ColorJitter(0.2, hue=0.1)).ops,
                          ["color_jitter(brightness=0.2, hue=0.1)"])
@@ -154,8 +159,10 @@ class TranslateTest(unittest.TestCase):
         cases = [
             (T.Compose([T.ToTensor(), T.Lambda(lambda x: x)]), "Lambda at position 1",
              "arbitrary Python"),
-            (T.Compose([T.Resize(8), T.Compose([T.RandomRotation(10)])]),
-             "RandomRotation at position 1.0", "closest supported: RandomResizedCrop"),
+            (T.Compose([T.Resize(8), T.Compose([T.RandomAffine(10)])]),
+             "RandomAffine at position 1.0", "closest supported: RandomRotation"),
+            (T.Compose([T.RandomRotation(10, expand=True)]), "RandomRotation at position 0",
+             "expand"),
             (T.Compose([T.FiveCrop(8)]), "FiveCrop at position 0", "closest supported: CenterCrop"),
             (T.Compose([T.Resize(8, interpolation=T.InterpolationMode.NEAREST)]),
              "Resize at position 0", "interpolation=nearest"),

@@ -232,6 +232,20 @@ def _random_erasing(t, is_float):
     return [f"random_erasing({args}, value=[{', '.join(_num(v) for v in values)}])"], is_float
 
 
+def _random_rotation(t, is_float):
+    if t.expand or t.center is not None:
+        raise _Unsupported("expand and center are not supported: Stoker rotates about the "
+                           "centre, same size out")
+    mode = _interpolation_name(t.interpolation)
+    if mode not in ("nearest", "bilinear"):
+        raise _Unsupported(f"interpolation={mode}: nearest or bilinear")
+    fill = [t.fill] if isinstance(t.fill, numbers.Number) else list(t.fill or [])
+    low, high = (float(d) for d in t.degrees)
+    return [f"random_rotation(degrees_min={_num(low)}, degrees_max={_num(high)}, "
+            f"bilinear={int(mode == 'bilinear')}, fill=[{', '.join(_num(f) for f in fill)}])"], \
+        is_float
+
+
 def _gaussian_blur(t, is_float):
     if not is_float:
         raise _Unsupported("Stoker's gaussian_blur runs on float32: put ToTensor before it")
@@ -288,6 +302,7 @@ _TRANSLATIONS = {
     "RandomCrop": _random_crop,
     "Pad": _pad,
     "RandomErasing": _random_erasing,
+    "RandomRotation": _random_rotation,
     "RandomHorizontalFlip": _horizontal_flip,
     "RandomVerticalFlip": _vertical_flip,
     "RandomInvert": _invert,
@@ -305,8 +320,7 @@ _TRANSLATIONS = {
 # Transforms whose nearest Stoker equivalent is not evident from the name.
 _CLOSEST = {
     "Lambda": "none: arbitrary Python cannot run on the workers; write it as supported transforms",
-    "RandomRotation": "RandomResizedCrop",
-    "RandomAffine": "RandomResizedCrop",
+    "RandomAffine": "RandomRotation",
     "RandomPerspective": "RandomResizedCrop",
     "FiveCrop": "CenterCrop",
     "TenCrop": "CenterCrop",
