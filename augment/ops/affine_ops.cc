@@ -55,12 +55,7 @@ absl::StatusOr<WarpArgs> ParseWarpArgs(uint32_t bilinear,
   }
   WarpArgs args;
   args.bilinear = bilinear == 1;
-  if (fill.size() > 1 && static_cast<uint32_t>(fill.size()) != input.channels) {
-    return absl::InvalidArgumentError(absl::StrCat("fill takes 1 value or one per channel (",
-                                                   input.channels, "), got ", fill.size()));
-  }
-  if (fill.size() == 1) args.fill.assign(input.channels, fill[0]);
-  if (fill.size() > 1) args.fill.assign(fill.begin(), fill.end());
+  ASSIGN_OR_RETURN(args.fill, PerChannelValues("fill", fill, input.channels));
   return args;
 }
 

@@ -77,6 +77,13 @@ inline absl::Status CheckWindow(uint32_t height, uint32_t width, const ImageShap
   return CheckExtent("width", width, input.width);
 }
 
+// A per-channel list argument (fill, value): empty stays empty, one value is repeated for every
+// channel, else it must have one value per channel. Errors: INVALID_ARGUMENT
+// "<name> takes 1 value or one per channel (3), got 2".
+absl::StatusOr<std::vector<float>> PerChannelValues(
+    absl::string_view name, const google::protobuf::RepeatedField<float>& values,
+    uint32_t channels);
+
 // The padding arguments of pad and random_crop, torchvision's: `padding` 1 value (all sides),
 // 2 (left/right, top/bottom) or 4 (left, top, right, bottom), or none; `fill` empty (0), one
 // value or one per channel; padding_mode 0..3 (PadMode).

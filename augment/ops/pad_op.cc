@@ -74,13 +74,20 @@ absl::StatusOr<PadArgs> ParsePadArgs(const google::protobuf::RepeatedField<float
   }
   args.mode = static_cast<PadMode>(padding_mode);
   if (input.channels > 16) return absl::InvalidArgumentError("pad takes at most 16 channels");
-  if (fill.size() > 1 && static_cast<uint32_t>(fill.size()) != input.channels) {
-    return absl::InvalidArgumentError(absl::StrCat("fill takes 1 value or one per channel (",
-                                                   input.channels, "), got ", fill.size()));
-  }
-  args.fill.assign(input.channels, fill.empty() ? 0.0f : fill[0]);
-  if (fill.size() > 1) args.fill.assign(fill.begin(), fill.end());
+  ASSIGN_OR_RETURN(args.fill, PerChannelValues("fill", fill, input.channels));
+  if (args.fill.empty()) args.fill.assign(input.channels, 0.0f);
   return args;
+}
+
+absl::StatusOr<std::vector<float>> PerChannelValues(
+    absl::string_view name, const google::protobuf::RepeatedField<float>& values,
+    uint32_t channels) {
+  if (values.size() > 1 && static_cast<uint32_t>(values.size()) != channels) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " takes 1 value or one per channel (", channels, "), got ", values.size()));
+  }
+  if (values.size() == 1) return std::vector<float>(channels, values[0]);
+  return std::vector<float>(values.begin(), values.end());
 }
 
 OpSchema PadOpSchema() {

@@ -102,12 +102,8 @@ absl::StatusOr<std::unique_ptr<Op>> CreateRandomErasingOp(const v1::Op& op,
   RETURN_IF_ERROR(CheckRangeArgs("ratio", ratio_min, ratio_max, 1e6f));
   args.log_ratio_min = std::log(ratio_min);
   args.log_ratio_max = std::log(ratio_max);
-  if (a.value_size() > 1 && static_cast<uint32_t>(a.value_size()) != input.channels) {
-    return absl::InvalidArgumentError(absl::StrCat("value takes 1 value or one per channel (",
-                                                   input.channels, "), got ", a.value_size()));
-  }
-  args.value.assign(input.channels, a.value_size() == 0 ? 0.0f : a.value(0));
-  if (a.value_size() > 1) args.value.assign(a.value().begin(), a.value().end());
+  ASSIGN_OR_RETURN(args.value, PerChannelValues("value", a.value(), input.channels));
+  if (args.value.empty()) args.value.assign(input.channels, 0.0f);
   if (a.value_random() > 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("value_random must be 0 or 1, got ", a.value_random()));

@@ -249,7 +249,14 @@ class EquivalenceTest(unittest.TestCase):
                               ("to_float, posterize(bits=2)", "requires uint8 input"),
                               ("solarize(threshold=300)", "threshold must be in [0, 255]"),
                               ("to_float, solarize(threshold=2)", "threshold must be in [0, 1]"),
-                              ("invert(p=1.5)", "p must be in [0, 1], got 1.5")]:
+                              ("invert(p=1.5)", "p must be in [0, 1], got 1.5"),
+                              ("pad(padding=[1], fill=[1, 2])",
+                               "fill takes 1 value or one per channel (3), got 2"),
+                              ("pad(padding=[1, 2, 3])", "padding takes 1, 2 or 4 values"),
+                              ("affine(bilinear=2)", "bilinear must be 0 or 1"),
+                              ("random_erasing(value=[1, 2])", "value takes 1 value or one"),
+                              ("adjust_hue(hue_factor=0.7)", "hue_factor must be in [-0.5, 0.5]"),
+                              ("color_jitter(hue=0.6)", "hue must be in [0, 0.5]")]:
             with self.assertRaises(stoker.InvalidArgumentError) as raised:
                 stoker.run_pipeline(text, np.zeros((4, 4, 3), dtype=np.uint8))
             self.assertIn(message, str(raised.exception), text)
