@@ -16,8 +16,8 @@ PACKAGES=(
   # The Python module (trainer_client/python) and its tests, run with /usr/bin/python3.
   pybind11-dev python3-dev python3-torch python3-numpy
   # Equivalence tests against PIL and torchvision (augment/, the Python module's from_torchvision)
-  # and their real photographs (skimage's sample images).
-  python3-pil python3-torchvision python3-skimage
+  # and their real photographs (skimage's sample images); scipy for the distribution tests.
+  python3-pil python3-torchvision python3-skimage python3-scipy
 )
 # Competitors in bench/: tjbench (decode), iperf3 (wire: single-stream loopback TCP);
 # torchvision (augment; run with /usr/bin/python3) is in the test set above.
