@@ -106,6 +106,24 @@ class TranslateTest(unittest.TestCase):
         self.assertEqual(ours.shape, (3, 224, 224))
         self.assertLessEqual((ours - evaluation(image)).abs().max().item(), 1e-4)
 
+    def test_encoded_samples_decode_like_pil(self):
+        # The eval recipe on encoded bytes (decode first) against torchvision on what PIL opens:
+        # a plain JPEG of the photo, and the CMYK JPEG fixture of the decoder's PIL test.
+        import io
+        fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "augment", "kernels", "testdata", "pil")
+        encoded = io.BytesIO()
+        photo().save(encoded, "JPEG", quality=90)
+        with open(os.path.join(fixtures, "cmyk_adobe.jpg"), "rb") as f:
+            cmyk = f.read()
+        for name, data_bytes, size in (("photo.jpg", encoded.getvalue(), 224),
+                                       ("cmyk_adobe.jpg", cmyk, 24)):
+            evaluation = reference_eval(crop_size=size, resize_size=size + 4)
+            pipeline = stoker.from_torchvision(evaluation, decode=True)
+            ours = stoker.run_pipeline(pipeline, data_bytes)
+            expected = evaluation(Image.open(io.BytesIO(data_bytes)).convert("RGB"))
+            self.assertLessEqual((ours - expected).abs().max().item(), 1e-4, name)
+
     def test_tone_transforms_before_to_tensor_equal_torchvision(self):
         image = photo()
         # Exact ops first: a one-level difference (allowed for autocontrast and sharpness)
