@@ -42,6 +42,9 @@
 //                    rng->UniformFloat() < p (adjust_hue: p = 1).
 //   affine           no draw.
 //   random_rotation  one draw: angle = rng->UniformFloat(degrees_min, degrees_max).
+//   random_affine    angle = UniformFloat(degrees_min, degrees_max); with translate, tx then ty
+//                    = UniformFloat(-f * size, f * size) rounded half to even; with a scale
+//                    range, UniformFloat(scale_min, scale_max); with shear, x then (4 values) y.
 //   random_erasing   one draw (apply when rng->UniformFloat() < p); if applied, up to 10
 //                    attempts of two draws (area fraction UniformFloat(scale_min, scale_max),
 //                    log ratio UniformFloat(log ratio_min, log ratio_max)), stopping at the first

@@ -38,7 +38,7 @@ const std::vector<OpSchema>& OpSchemas() {
       PosterizeOpSchema(),  SolarizeOpSchema(),     AutocontrastOpSchema(),
       RandomGrayscaleOpSchema(), EqualizeOpSchema(), AdjustSharpnessOpSchema(),
       PadOpSchema(), RandomErasingOpSchema(), AdjustHueOpSchema(), AffineOpSchema(),
-      RandomRotationOpSchema(),
+      RandomRotationOpSchema(), RandomAffineOpSchema(),
   };
   return *kSchemas;
 }

@@ -65,7 +65,8 @@ TEST(OpRegistryTest, FindsByNameAndCase) {
             "decode, resize, center_crop, random_resized_crop, to_float, gaussian_blur, "
             "random_crop, horizontal_flip, normalize, color_jitter, grayscale, vertical_flip, "
             "invert, posterize, solarize, autocontrast, random_grayscale, equalize, "
-            "adjust_sharpness, pad, random_erasing, adjust_hue, affine, random_rotation");
+            "adjust_sharpness, pad, random_erasing, adjust_hue, affine, random_rotation, "
+            "random_affine");
 }
 
 TEST(OpRegistryTest, CreatesOpsWithOutputShapes) {

@@ -43,6 +43,7 @@ OpSchema RandomErasingOpSchema();
 OpSchema AdjustHueOpSchema();
 OpSchema AffineOpSchema();
 OpSchema RandomRotationOpSchema();
+OpSchema RandomAffineOpSchema();
 OpSchema NormalizeOpSchema();
 
 // OK when `input` has pixels of `type`; otherwise INVALID_ARGUMENT

@@ -80,6 +80,20 @@ class TranslateTest(unittest.TestCase):
             stoker.from_torchvision(T.RandomRotation((-15, 30), fill=7)).ops,
             ["random_rotation(degrees_min=-15, degrees_max=30, bilinear=0, fill=[7])"])
 
+    def test_random_affine(self):
+        self.assertEqual(
+            stoker.from_torchvision(T.RandomAffine(10, translate=(0.1, 0.2), scale=(0.9, 1.1),
+                                                   shear=5)).ops,
+            ["random_affine(degrees_min=-10, degrees_max=10, translate=[0.1, 0.2], "
+             "scale_min=0.9, scale_max=1.1, shear=[-5, 5], bilinear=0, fill=[0])"])
+        # Ranges of one value: the warp equals F.affine with those parameters.
+        pixels = np.ascontiguousarray(data.chelsea()[:90, :121])
+        fixed = T.RandomAffine((12, 12), scale=(0.9, 0.9), shear=(5, 5, 2, 2), fill=3)
+        ours = stoker.run_pipeline(stoker.from_torchvision(fixed), pixels)
+        tensor = torch.from_numpy(pixels).permute(2, 0, 1).contiguous()
+        expected = fixed(tensor)
+        self.assertLessEqual((ours.int() - expected.int()).abs().max().item(), 1)
+
     def test_color_jitter_with_hue(self):
         self.assertEqual(stoker.from_torchvision(T.ColorJitter(0.2, hue=0.1)).ops,
                          ["color_jitter(brightness=0.2, hue=0.1)"])
@@ -177,8 +191,8 @@ class TranslateTest(unittest.TestCase):
         cases = [
             (T.Compose([T.ToTensor(), T.Lambda(lambda x: x)]), "Lambda at position 1",
              "arbitrary Python"),
-            (T.Compose([T.Resize(8), T.Compose([T.RandomAffine(10)])]),
-             "RandomAffine at position 1.0", "closest supported: RandomRotation"),
+            (T.Compose([T.Resize(8), T.Compose([T.RandomPerspective()])]),
+             "RandomPerspective at position 1.0", "closest supported: RandomResizedCrop"),
             (T.Compose([T.RandomRotation(10, expand=True)]), "RandomRotation at position 0",
              "expand"),
             (T.Compose([T.FiveCrop(8)]), "FiveCrop at position 0", "closest supported: CenterCrop"),

@@ -232,18 +232,35 @@ def _random_erasing(t, is_float):
     return [f"random_erasing({args}, value=[{', '.join(_num(v) for v in values)}])"], is_float
 
 
-def _random_rotation(t, is_float):
-    if t.expand or t.center is not None:
-        raise _Unsupported("expand and center are not supported: Stoker rotates about the "
+def _warp_args(t):
+    """degrees_min, degrees_max, bilinear and fill of RandomRotation / RandomAffine."""
+    if getattr(t, "expand", False) or t.center is not None:
+        raise _Unsupported("expand and center are not supported: Stoker warps about the "
                            "centre, same size out")
     mode = _interpolation_name(t.interpolation)
     if mode not in ("nearest", "bilinear"):
         raise _Unsupported(f"interpolation={mode}: nearest or bilinear")
     fill = [t.fill] if isinstance(t.fill, numbers.Number) else list(t.fill or [])
     low, high = (float(d) for d in t.degrees)
-    return [f"random_rotation(degrees_min={_num(low)}, degrees_max={_num(high)}, "
-            f"bilinear={int(mode == 'bilinear')}, fill=[{', '.join(_num(f) for f in fill)}])"], \
-        is_float
+    return (f"degrees_min={_num(low)}, degrees_max={_num(high)}",
+            f"bilinear={int(mode == 'bilinear')}, fill=[{', '.join(_num(f) for f in fill)}]")
+
+
+def _random_rotation(t, is_float):
+    degrees, warp = _warp_args(t)
+    return [f"random_rotation({degrees}, {warp})"], is_float
+
+
+def _random_affine(t, is_float):
+    degrees, warp = _warp_args(t)
+    args = [degrees]
+    if t.translate is not None:
+        args.append(f"translate=[{', '.join(_num(v) for v in t.translate)}]")
+    if t.scale is not None:
+        args.append(f"scale_min={_num(t.scale[0])}, scale_max={_num(t.scale[1])}")
+    if t.shear is not None:
+        args.append(f"shear=[{', '.join(_num(v) for v in t.shear)}]")
+    return [f"random_affine({', '.join(args + [warp])})"], is_float
 
 
 def _gaussian_blur(t, is_float):
@@ -303,6 +320,7 @@ _TRANSLATIONS = {
     "Pad": _pad,
     "RandomErasing": _random_erasing,
     "RandomRotation": _random_rotation,
+    "RandomAffine": _random_affine,
     "RandomHorizontalFlip": _horizontal_flip,
     "RandomVerticalFlip": _vertical_flip,
     "RandomInvert": _invert,
@@ -320,7 +338,6 @@ _TRANSLATIONS = {
 # Transforms whose nearest Stoker equivalent is not evident from the name.
 _CLOSEST = {
     "Lambda": "none: arbitrary Python cannot run on the workers; write it as supported transforms",
-    "RandomAffine": "RandomRotation",
     "RandomPerspective": "RandomResizedCrop",
     "FiveCrop": "CenterCrop",
     "TenCrop": "CenterCrop",
