@@ -109,17 +109,23 @@ absl::StatusOr<std::unique_ptr<Op>> CreateAffineOp(const v1::Op& op, const Image
   return std::make_unique<AffineOp>("affine", input, std::move(warp), matrix, std::nullopt);
 }
 
+// Ranges with only the angle's set. Errors: INVALID_ARGUMENT when min > max.
+absl::StatusOr<AffineRanges> DegreeRanges(float degrees_min, float degrees_max) {
+  if (!(degrees_min <= degrees_max)) {
+    return absl::InvalidArgumentError(absl::StrCat("degrees_min must be <= degrees_max, got ",
+                                                   degrees_min, " and ", degrees_max));
+  }
+  AffineRanges ranges;
+  ranges.degrees[0] = degrees_min;
+  ranges.degrees[1] = degrees_max;
+  return ranges;
+}
+
 absl::StatusOr<std::unique_ptr<Op>> CreateRandomRotationOp(const v1::Op& op,
                                                            const ImageShape& input) {
   const v1::RandomRotationOp& a = op.random_rotation();
   ASSIGN_OR_RETURN(WarpArgs warp, ParseWarpArgs(a.bilinear(), a.fill(), input));
-  if (!(a.degrees_min() <= a.degrees_max())) {
-    return absl::InvalidArgumentError(absl::StrCat("degrees_min must be <= degrees_max, got ",
-                                                   a.degrees_min(), " and ", a.degrees_max()));
-  }
-  AffineRanges ranges;
-  ranges.degrees[0] = a.degrees_min();
-  ranges.degrees[1] = a.degrees_max();
+  ASSIGN_OR_RETURN(AffineRanges ranges, DegreeRanges(a.degrees_min(), a.degrees_max()));
   ranges.rotation = true;
   return std::make_unique<AffineOp>("random_rotation", input, std::move(warp),
                                     std::array<double, 6>{}, ranges);
@@ -129,12 +135,7 @@ absl::StatusOr<std::unique_ptr<Op>> CreateRandomAffineOp(const v1::Op& op,
                                                          const ImageShape& input) {
   const v1::RandomAffineOp& a = op.random_affine();
   ASSIGN_OR_RETURN(WarpArgs warp, ParseWarpArgs(a.bilinear(), a.fill(), input));
-  AffineRanges r;
-  r.degrees[0] = a.degrees_min();
-  r.degrees[1] = a.degrees_max();
-  if (!(r.degrees[0] <= r.degrees[1])) {
-    return absl::InvalidArgumentError("degrees_min must be <= degrees_max");
-  }
+  ASSIGN_OR_RETURN(AffineRanges r, DegreeRanges(a.degrees_min(), a.degrees_max()));
   if (a.translate_size() != 0) {
     if (a.translate_size() != 2 || !(a.translate(0) >= 0 && a.translate(0) <= 1) ||
         !(a.translate(1) >= 0 && a.translate(1) <= 1)) {
@@ -160,6 +161,13 @@ absl::StatusOr<std::unique_ptr<Op>> CreateRandomAffineOp(const v1::Op& op,
                                     std::array<double, 6>{}, r);
 }
 
+// The schema's args followed by the warp's (bilinear, fill), shared by the three ops.
+std::vector<ArgSchema> WithWarpArgs(std::vector<ArgSchema> args) {
+  args.push_back({"bilinear", ArgType::kInt, "0", "0 nearest, 1 bilinear."});
+  args.push_back({"fill", ArgType::kFloatList, "[]", "Empty (zeros), 1 value or one per channel."});
+  return args;
+}
+
 }  // namespace
 
 OpSchema AffineOpSchema() {
@@ -169,12 +177,10 @@ OpSchema AffineOpSchema() {
       "translation in pixels, scale and shear (degrees) about the centre; same size out; "
       "nearest (default, as torchvision) or bilinear=1; outside pixels are fill (blended by "
       "coverage when bilinear) or 0 when fill is empty.",
-      {{"angle", ArgType::kFloat, "0", "Degrees."},
-       {"translate", ArgType::kFloatList, "[]", "(x, y) pixels."},
-       {"scale", ArgType::kFloat, "1", "> 0."},
-       {"shear", ArgType::kFloatList, "[]", "(x, y) degrees; one value is x."},
-       {"bilinear", ArgType::kInt, "0", "0 nearest, 1 bilinear."},
-       {"fill", ArgType::kFloatList, "[]", "Empty (zeros), 1 value or one per channel."}},
+      WithWarpArgs({{"angle", ArgType::kFloat, "0", "Degrees."},
+                    {"translate", ArgType::kFloatList, "[]", "(x, y) pixels."},
+                    {"scale", ArgType::kFloat, "1", "> 0."},
+                    {"shear", ArgType::kFloatList, "[]", "(x, y) degrees; one value is x."}}),
       &CreateAffineOp};
 }
 
@@ -185,14 +191,13 @@ OpSchema RandomAffineOpSchema() {
       "up to translate = [fx, fy] of the width and height (rounded to pixels); scale from "
       "[scale_min, scale_max]; shear x from [shear0, shear1] (and y from [shear2, shear3]); "
       "then as affine.",
-      {{"degrees_min", ArgType::kFloat, "0", "Smallest angle, degrees."},
-       {"degrees_max", ArgType::kFloat, "0", "Largest angle, degrees."},
-       {"translate", ArgType::kFloatList, "[]", "Empty (none) or [fx, fy] in [0, 1]."},
-       {"scale_min", ArgType::kFloat, "0", "0: no scaling; else > 0."},
-       {"scale_max", ArgType::kFloat, "0", ">= scale_min."},
-       {"shear", ArgType::kFloatList, "[]", "Empty, [x0, x1] or [x0, x1, y0, y1] degrees."},
-       {"bilinear", ArgType::kInt, "0", "0 nearest, 1 bilinear."},
-       {"fill", ArgType::kFloatList, "[]", "Empty (zeros), 1 value or one per channel."}},
+      WithWarpArgs(
+          {{"degrees_min", ArgType::kFloat, "0", "Smallest angle, degrees."},
+           {"degrees_max", ArgType::kFloat, "0", "Largest angle, degrees."},
+           {"translate", ArgType::kFloatList, "[]", "Empty (none) or [fx, fy] in [0, 1]."},
+           {"scale_min", ArgType::kFloat, "0", "0: no scaling; else > 0."},
+           {"scale_max", ArgType::kFloat, "0", ">= scale_min."},
+           {"shear", ArgType::kFloatList, "[]", "Empty, [x0, x1] or [x0, x1, y0, y1] degrees."}}),
       &CreateRandomAffineOp};
 }
 
@@ -201,10 +206,8 @@ OpSchema RandomRotationOpSchema() {
       "random_rotation", v1::Op::kRandomRotation,
       "torchvision RandomRotation on tensors (expand=False, centre): an angle drawn from "
       "[degrees_min, degrees_max] per sample, then as affine.",
-      {{"degrees_min", ArgType::kFloat, "", "Smallest angle, degrees."},
-       {"degrees_max", ArgType::kFloat, "", "Largest angle, degrees."},
-       {"bilinear", ArgType::kInt, "0", "0 nearest, 1 bilinear."},
-       {"fill", ArgType::kFloatList, "[]", "Empty (zeros), 1 value or one per channel."}},
+      WithWarpArgs({{"degrees_min", ArgType::kFloat, "", "Smallest angle, degrees."},
+                    {"degrees_max", ArgType::kFloat, "", "Largest angle, degrees."}}),
       &CreateRandomRotationOp};
 }
 
