@@ -27,7 +27,9 @@
 //   color_jitter     five draws: the order of the three adjustments, rng->UniformInt(3) then
 //                    rng->UniformInt(2) (Fisher-Yates from the back of {brightness, contrast,
 //                    saturation}); then rng->UniformFloat(max(0, 1 - x), 1 + x) for brightness,
-//                    contrast and saturation in that order, drawn even when x is 0.
+//                    contrast and saturation in that order, drawn even when x is 0. With hue > 0
+//                    seven: UniformInt(4), UniformInt(3), UniformInt(2) (order of the four, hue
+//                    last in the set), the three factors, then UniformFloat(-hue, hue).
 //   grayscale        no draw.
 //   to_float         no draw.
 //   gaussian_blur    fixed sigma: no draw. Range: one rng->UniformFloat(sigma_min, sigma_max);
@@ -35,6 +37,20 @@
 //   random_crop      two draws: top = rng->UniformInt(H - h + 1), then
 //                    left = rng->UniformInt(W - w + 1) (UniformInt(1) still draws, returning 0).
 //   horizontal_flip  one draw: flip when rng->UniformFloat() < p (also drawn when p is 0 or 1).
+//   vertical_flip, invert, posterize, solarize, autocontrast, random_grayscale, equalize,
+//   adjust_sharpness, adjust_hue: the same single draw, applying the op when
+//                    rng->UniformFloat() < p (adjust_hue: p = 1).
+//   affine           no draw.
+//   random_rotation  one draw: angle = rng->UniformFloat(degrees_min, degrees_max).
+//   random_affine    angle = UniformFloat(degrees_min, degrees_max); with translate, tx then ty
+//                    = UniformFloat(-f * size, f * size) rounded half to even; with a scale
+//                    range, UniformFloat(scale_min, scale_max); with shear, x then (4 values) y.
+//   random_erasing   one draw (apply when rng->UniformFloat() < p); if applied, up to 10
+//                    attempts of two draws (area fraction UniformFloat(scale_min, scale_max),
+//                    log ratio UniformFloat(log ratio_min, log ratio_max)), stopping at the first
+//                    that fits; then top = UniformInt(H - h + 1), left = UniformInt(W - w + 1);
+//                    with value_random, two UniformFloat per pair of noise values (Box-Muller),
+//                    row-major HWC.
 //   normalize        no draw.
 //
 // Changing the order or number of draws changes every augmented sample of every job: don't,

@@ -34,7 +34,11 @@ const std::vector<OpSchema>& OpSchemas() {
       DecodeOpSchema(),    ResizeOpSchema(),         CenterCropOpSchema(),
       RandomResizedCropOpSchema(), ToFloatOpSchema(), GaussianBlurOpSchema(),
       RandomCropOpSchema(), HorizontalFlipOpSchema(), NormalizeOpSchema(),
-      ColorJitterOpSchema(), GrayscaleOpSchema(),
+      ColorJitterOpSchema(), GrayscaleOpSchema(), VerticalFlipOpSchema(), InvertOpSchema(),
+      PosterizeOpSchema(),  SolarizeOpSchema(),     AutocontrastOpSchema(),
+      RandomGrayscaleOpSchema(), EqualizeOpSchema(), AdjustSharpnessOpSchema(),
+      PadOpSchema(), RandomErasingOpSchema(), AdjustHueOpSchema(), AffineOpSchema(),
+      RandomRotationOpSchema(), RandomAffineOpSchema(),
   };
   return *kSchemas;
 }

@@ -62,8 +62,11 @@ TEST(OpRegistryTest, FindsByNameAndCase) {
   EXPECT_EQ(FindOpSchema("blur"), nullptr);
   EXPECT_EQ(FindOpSchema(stoker::v1::Op::OP_NOT_SET), nullptr);
   EXPECT_EQ(KnownOpNames(),
-            "decode, resize, center_crop, random_resized_crop, to_float, gaussian_blur, random_crop, horizontal_flip, normalize, "
-            "color_jitter, grayscale");
+            "decode, resize, center_crop, random_resized_crop, to_float, gaussian_blur, "
+            "random_crop, horizontal_flip, normalize, color_jitter, grayscale, vertical_flip, "
+            "invert, posterize, solarize, autocontrast, random_grayscale, equalize, "
+            "adjust_sharpness, pad, random_erasing, adjust_hue, affine, random_rotation, "
+            "random_affine");
 }
 
 TEST(OpRegistryTest, CreatesOpsWithOutputShapes) {

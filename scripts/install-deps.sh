@@ -28,10 +28,13 @@ PACKAGES=(
   libcurl4-openssl-dev libssl-dev nginx
   # The Python module (trainer_client/python) and its tests, run with /usr/bin/python3.
   pybind11-dev python3-dev python3-torch python3-numpy
+  # Equivalence tests against PIL and torchvision (augment/, the Python module's from_torchvision)
+  # and their real photographs (skimage's sample images); scipy for the distribution tests.
+  python3-pil python3-torchvision python3-skimage python3-scipy
 )
-# Competitors in bench/: tjbench (decode), torchvision (augment; run with /usr/bin/python3),
-# iperf3 (wire: single-stream loopback TCP).
-BENCH_PACKAGES=(libjpeg-turbo-progs python3-torchvision iperf3)
+# Competitors in bench/: tjbench (decode), iperf3 (wire: single-stream loopback TCP);
+# torchvision (augment; run with /usr/bin/python3) is in the test set above.
+BENCH_PACKAGES=(libjpeg-turbo-progs iperf3)
 # Images (docker/) and the container test: rootful podman with runc, netavark networks (which
 # program iptables), catatonit as the --init, debootstrap for the base image.
 CONTAINER_PACKAGES=(podman buildah runc netavark aardvark-dns iptables catatonit debootstrap

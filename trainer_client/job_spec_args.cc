@@ -72,6 +72,13 @@ absl::StatusOr<v1::JobSpec> JobSpecArgs::ToJobSpec(
   spec.set_world_size(world_size);
   spec.set_epochs(epochs);
   spec.set_drop_last(drop_last);
+  if (max_bad_sample_fraction.has_value()) {
+    const double fraction = *max_bad_sample_fraction;
+    if (!(fraction >= 0 && fraction <= 1)) {  // NaN fails too
+      return invalid("max_bad_sample_fraction", absl::StrCat("must be in [0, 1], got ", fraction));
+    }
+    spec.set_max_bad_sample_fraction(fraction);
+  }
   return spec;
 }
 

@@ -8,6 +8,7 @@
 // Thread-compatible value type.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/functional/function_ref.h"
@@ -39,6 +40,8 @@ struct JobSpecArgs {
   std::string shuffle = "global";
   uint32_t shuffle_block = 1024;
   bool drop_last = false;
+  // JobSpec.max_bad_sample_fraction, in [0, 1]; unset: the coordinator's default (0.01).
+  std::optional<double> max_bad_sample_fraction;
 
   // The spec, or INVALID_ARGUMENT naming the argument as `name(field)` says (field is the
   // member's name, e.g. "batch_size"; a command line answers "--batch-size").

@@ -17,8 +17,14 @@
 // Decoder warnings that still yield a whole image (e.g. extraneous bytes before a marker) are
 // accepted; a JPEG that ends early ("Premature end of JPEG file") is kDecodeError.
 //
-// Pixels come out HWC uint8, RGB (3 channels) or gray (1), whatever the file stores; EXIF
-// orientation is ignored. JPEGs can be decoded at 1/2, 1/4 or 1/8 scale in the DCT domain.
+// Pixels come out HWC uint8, RGB (3 channels) or gray (1), whatever the file stores, converted
+// the way PIL's Image.convert("RGB") does (so a pipeline translated from torchvision sees the
+// pixels its PIL loader saw): a CMYK or YCCK JPEG is read with Adobe's inverted convention (as
+// PIL assumes for every 4-channel JPEG) and turned into RGB with PIL's cmyk2rgb; alpha is
+// dropped, never composited; palettes expand; 16-bit color keeps the high byte, 16-bit gray is
+// clipped to 255 (PIL's "I" to "RGB"). Gray output from a color source uses PIL's "L" weights
+// (ITU-R 601-2) except in the PNG and WebP paths (decode_png_webp.h). EXIF orientation is
+// ignored. JPEGs can be decoded at 1/2, 1/4 or 1/8 scale in the DCT domain.
 
 #include <cstdint>
 #include <vector>
@@ -46,6 +52,8 @@ struct EncodedHeader {
   EncodedFormat format = EncodedFormat::kJpeg;
   uint32_t height = 0;
   uint32_t width = 0;
+  // A JPEG with four components (CMYK, or YCCK that libjpeg turns into CMYK).
+  bool cmyk = false;
 };
 
 // Decodes one image at a time. Holds a TurboJPEG handle, created on first use and reused, so a
@@ -72,10 +80,14 @@ class ImageDecoder {
 
  private:
   absl::Status DecodeJpeg(absl::Span<const uint8_t> bytes, const ImageView& out);
+  // TurboJPEG into `out`'s pixels in `pixel_format` (a TJPF_*); accepts benign warnings.
+  absl::Status DecompressJpeg(absl::Span<const uint8_t> bytes, const ImageShape& size,
+                              int pixel_format, uint8_t* pixels);
 
   void* jpeg_handle_ = nullptr;  // tjhandle
   EncodedHeader header_;         // From the last ReadHeader.
-  std::vector<uint8_t> scratch_;  // RGB of a WebP decoded to gray.
+  // RGB of a WebP decoded to gray; CMYK of a 4-channel JPEG; samples of a 16-bit gray PNG.
+  std::vector<uint8_t> scratch_;
 };
 
 // The gates one by one (ReadHeader runs them all).
@@ -93,6 +105,12 @@ inline ImageShape ScaledSize(const EncodedHeader& header, uint32_t denominator, 
   return ImageShape{(header.height + denominator - 1) / denominator,
                     (header.width + denominator - 1) / denominator, channels, PixelType::kUint8};
 }
+
+// PIL's conversion of the CMYK pixels a 4-component JPEG decodes to (Adobe-inverted, as PIL
+// reads them: "CMYK;I") into RGB (3 channels) or gray (1, PIL's "L" from that RGB).
+// REQUIRES: `cmyk` holds out.shape.height × out.shape.width × 4 bytes; out is uint8, 1 or 3
+//   channels.
+void InvertedCmykToRgb(const uint8_t* cmyk, const ImageView& out);
 
 // The number of start-of-scan (SOS) markers in the JPEG `bytes`, stopping once `cap` is passed
 // (one linear walk over the segments; a malformed or truncated segment ends the count).

@@ -42,10 +42,22 @@ void OnPngError(png_structp png, png_const_charp message) {
 
 void OnPngWarning(png_structp, png_const_charp) {}  // Benign; the image is still whole.
 
-// Sets the transforms that make libpng emit `channels` 8-bit samples per pixel; returns the
-// number of interlace passes. Called between png_read_info and the rows.
+// A 16-bit gray PNG without alpha is PIL's mode "I", whose conversion to RGB or L clips each
+// sample to 255 (instead of keeping the high byte, as for every other 16-bit PNG).
+bool IsClippedGray16(png_structp png, png_infop info) {
+  return png_get_bit_depth(png, info) == 16 && png_get_color_type(png, info) == PNG_COLOR_TYPE_GRAY;
+}
+
+// Sets the transforms that make libpng emit `channels` 8-bit samples per pixel (16-bit
+// big-endian gray samples for IsClippedGray16); returns the number of interlace passes. Called
+// between png_read_info and the rows.
 int SetPngTransforms(png_structp png, png_infop info, uint32_t channels) {
   const int color_type = png_get_color_type(png, info);
+  if (IsClippedGray16(png, info)) {
+    const int passes = png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    return passes;
+  }
   if (png_get_bit_depth(png, info) == 16) png_set_strip_16(png);
   if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
   if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA) {
@@ -61,42 +73,58 @@ int SetPngTransforms(png_structp png, png_infop info, uint32_t channels) {
   return passes;
 }
 
-// The setjmp frame: no object with a destructor lives here, so longjmp skips nothing.
-bool ReadPngRows(png_structp png, png_infop info, const ImageView& out) {
+// Each big-endian 16-bit gray sample of `wide`, clipped to 255, into every channel of `out`.
+void ClipGray16(const uint8_t* wide, const ImageView& out) {
+  const size_t pixels = static_cast<size_t>(out.shape.height) * out.shape.width;
+  uint8_t* dst = out.pixels<uint8_t>();
+  for (size_t i = 0; i < pixels; ++i) {
+    const uint8_t value = wide[2 * i] != 0 ? 255 : wide[2 * i + 1];
+    for (uint32_t c = 0; c < out.shape.channels; ++c) *dst++ = value;
+  }
+}
+
+// The setjmp frame: no object with a destructor lives here (`wide` is the caller's), so longjmp
+// skips nothing.
+bool ReadPngRows(png_structp png, png_infop info, const ImageView& out,
+                 std::vector<uint8_t>* wide) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_read_info(png, info);
   if (png_get_image_width(png, info) != out.shape.width ||
       png_get_image_height(png, info) != out.shape.height) {
     png_error(png, "decoded size differs from the header's");
   }
+  const bool gray16 = IsClippedGray16(png, info);
   const int passes = SetPngTransforms(png, info, out.shape.channels);
-  if (png_get_rowbytes(png, info) != out.shape.width * out.shape.channels) {
+  const size_t stride = static_cast<size_t>(out.shape.width) * (gray16 ? 2 : out.shape.channels);
+  if (png_get_rowbytes(png, info) != stride) {
     png_error(png, "unexpected row size after transforms");
   }
-  uint8_t* pixels = out.pixels<uint8_t>();
-  const size_t stride = static_cast<size_t>(out.shape.width) * out.shape.channels;
+  if (gray16) wide->resize(stride * out.shape.height);
+  uint8_t* pixels = gray16 ? wide->data() : out.pixels<uint8_t>();
   for (int pass = 0; pass < passes; ++pass) {
     for (uint32_t y = 0; y < out.shape.height; ++y) {
       png_read_row(png, pixels + y * stride, nullptr);
     }
   }
   png_read_end(png, nullptr);
+  if (gray16) ClipGray16(pixels, out);
   return true;
 }
 
 }  // namespace
 
-absl::Status DecodePng(absl::Span<const uint8_t> bytes, const ImageView& out) {
+absl::Status DecodePng(absl::Span<const uint8_t> bytes, const ImageView& out,
+                       std::vector<uint8_t>* scratch) {
   PngSource source{bytes.data(), bytes.size(), 0, {}};
-  png_structp png =
-      png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, OnPngError, OnPngWarning);
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, OnPngError,
+                                           OnPngWarning);
   png_infop info = png == nullptr ? nullptr : png_create_info_struct(png);
   if (info == nullptr) {
     png_destroy_read_struct(&png, nullptr, nullptr);
     return absl::ResourceExhaustedError("libpng: cannot allocate a decoder");
   }
   png_set_read_fn(png, &source, ReadFromMemory);
-  const bool ok = ReadPngRows(png, info, out);
+  const bool ok = ReadPngRows(png, info, out, scratch);
   png_destroy_read_struct(&png, &info, nullptr);
   if (!ok) return DecodeError(absl::StrCat("libpng: ", source.message));
   return absl::OkStatus();

@@ -2,10 +2,11 @@
 #define STOKER_AUGMENT_KERNELS_DECODE_PNG_WEBP_H_
 
 // PNG (libpng) and WebP (libwebp) decoding for ImageDecoder (decode.h), straight into the
-// caller's pixels, with the conversions OpenCV's imdecode made before (so results did not change
-// when OpenCV's imgcodecs, and the ~400 MB it pulls in, left the worker): 16-bit samples keep
-// their high byte, palettes and low bit depths expand to 8 bits, alpha is dropped, gray becomes
-// RGB by copying; a color image asked for as gray uses 0.299 r + 0.587 g + 0.114 b (libpng's
+// caller's pixels, converted as PIL's Image.convert("RGB") does (the conversions OpenCV's
+// imdecode made before, but for 16-bit gray): 16-bit samples keep their high byte, except
+// 16-bit gray without alpha, which PIL opens as mode "I" and clips to 255; palettes and low bit
+// depths expand to 8 bits, alpha (and tRNS) is dropped, never composited, gray becomes RGB by
+// copying; a color image asked for as gray uses 0.299 r + 0.587 g + 0.114 b (libpng's
 // rgb_to_gray for PNG, identical to before; for WebP the 14-bit fixed-point formula of OpenCV's
 // BGR2GRAY, whose vectorized code rounds some pixels one level differently).
 
@@ -19,8 +20,10 @@
 namespace stoker {
 
 // REQUIRES: out is uint8 HWC with 1 or 3 channels and the image's height and width.
+// `scratch` holds the 16-bit samples of a 16-bit gray PNG (reused across calls).
 // Errors: kDecodeError bad-sample errors (common/bad_sample.h) naming the library.
-absl::Status DecodePng(absl::Span<const uint8_t> bytes, const ImageView& out);
+absl::Status DecodePng(absl::Span<const uint8_t> bytes, const ImageView& out,
+                       std::vector<uint8_t>* scratch);
 
 // `scratch` holds the RGB image when `out` is gray (reused across calls).
 absl::Status DecodeWebp(absl::Span<const uint8_t> bytes, const ImageView& out,

@@ -1,5 +1,6 @@
 #include "augment/kernels/geometry.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <utility>
@@ -83,6 +84,27 @@ void HorizontalFlip(const ImageView& in, const ImageView& out) {
       return FlipRowsFixed<12>(src, dst, rows, width);
     default:
       return FlipRowsGeneric(src, dst, rows, width, pixel_bytes);
+  }
+}
+
+void VerticalFlip(const ImageView& in, const ImageView& out) {
+  const size_t row_bytes = size_t{in.shape.width} * in.shape.channels * PixelTypeSize(in.shape.type);
+  const uint8_t* src = in.pixels<const uint8_t>();
+  uint8_t* dst = out.pixels<uint8_t>();
+  const size_t rows = in.shape.height;
+  for (size_t y = 0; y < rows / 2; ++y) {  // Swap pairs, so that in place works too.
+    uint8_t* top = dst + y * row_bytes;
+    uint8_t* bottom = dst + (rows - 1 - y) * row_bytes;
+    if (src == dst) {
+      std::swap_ranges(top, top + row_bytes, bottom);
+    } else {
+      std::memcpy(top, src + (rows - 1 - y) * row_bytes, row_bytes);
+      std::memcpy(bottom, src + y * row_bytes, row_bytes);
+    }
+  }
+  if (rows % 2 == 1 && src != dst) {
+    const size_t middle = rows / 2 * row_bytes;
+    std::memcpy(dst + middle, src + middle, row_bytes);
   }
 }
 

@@ -21,6 +21,10 @@ void Crop(const ImageView& in, uint32_t top, uint32_t left, const ImageView& out
 // REQUIRES: out.shape == in.shape; `out` is either exactly `in` (in place) or does not overlap it.
 void HorizontalFlip(const ImageView& in, const ImageView& out);
 
+// Mirrors `in` top-bottom into `out`: out(y, x) = in(H-1-y, x) (torchvision vflip).
+// REQUIRES: out.shape == in.shape; `out` is either exactly `in` (in place) or does not overlap it.
+void VerticalFlip(const ImageView& in, const ImageView& out);
+
 }  // namespace stoker
 
 #endif  // STOKER_AUGMENT_KERNELS_GEOMETRY_H_

@@ -82,6 +82,20 @@ TEST(HorizontalFlipTest, MirrorsInPlaceForSeveralPixelSizes) {
   }
 }
 
+TEST(VerticalFlipTest, MirrorsRowsOutOfPlaceAndInPlaceForOddAndEvenHeights) {
+  for (uint32_t height : {1u, 2u, 3u, 6u}) {
+    std::vector<uint8_t> image(size_t{height} * 2 * 3);  // height x 2, 3 channels.
+    for (size_t i = 0; i < image.size(); ++i) image[i] = static_cast<uint8_t>(i);
+    std::vector<uint8_t> flipped(image.size());
+    VerticalFlip(View(image, height, 2, 3), View(flipped, height, 2, 3));
+    for (uint32_t y = 0; y < height; ++y) {
+      for (size_t i = 0; i < 6; ++i) ASSERT_EQ(flipped[y * 6 + i], image[(height - 1 - y) * 6 + i]);
+    }
+    VerticalFlip(View(image, height, 2, 3), View(image, height, 2, 3));
+    EXPECT_EQ(image, flipped) << "height " << height;
+  }
+}
+
 TEST(NormalizeTest, PerChannelOutOfPlaceAndInPlace) {
   std::vector<float> in = {1, 2, 3, 4, 5, 6};  // 1x2, 3 channels.
   const float mean[3] = {1, 2, 3};

@@ -1,6 +1,7 @@
 #include "augment/kernels/resize.h"
 
 #include "absl/strings/str_cat.h"
+#include "augment/kernels/resize_antialias.h"
 #include "opencv2/core.hpp"
 #include "opencv2/imgproc.hpp"
 
@@ -21,6 +22,10 @@ cv::Mat MatOf(const ImageView& view) {
 
 absl::Status Resize(const ImageView& in, const PixelRect& region, Interpolation interpolation,
                     const ImageView& out) {
+  if (interpolation == Interpolation::kAntialias) {
+    ResizeAntialiased(in, region, out);
+    return absl::OkStatus();
+  }
   try {
     const cv::Mat src = MatOf(in)(cv::Rect(static_cast<int>(region.left),
                                            static_cast<int>(region.top),

@@ -8,6 +8,10 @@
 //              Resize(antialias=False) on tensors, up to rounding of uint8 results).
 //   kArea      OpenCV INTER_AREA: each output pixel averages the input area it covers; the
 //              right filter for shrinking (bilinear when enlarging).
+//   kAntialias PIL's bilinear resampling (resize_antialias.h): a triangle filter widened by the
+//              shrink factor; equal to PIL's Image.resize(BILINEAR) for uint8, hence to
+//              torchvision's Resize / RandomResizedCrop on PIL images (antialias=True on
+//              tensors, float32).
 //
 // Thread-safe on distinct outputs. cv::resize may allocate small internal buffers.
 
@@ -18,7 +22,7 @@
 
 namespace stoker {
 
-enum class Interpolation { kBilinear = 0, kArea = 1 };
+enum class Interpolation { kBilinear = 0, kArea = 1, kAntialias = 2 };
 
 // A window of an image, in pixels.
 struct PixelRect {

@@ -1,4 +1,4 @@
-// color_jitter: torchvision's ColorJitter(brightness, contrast, saturation), hue excluded.
+// color_jitter: torchvision's ColorJitter(brightness, contrast, saturation, hue).
 
 #include <algorithm>
 #include <cmath>
@@ -14,35 +14,39 @@ namespace stoker {
 namespace {
 
 using AdjustFn = void (*)(const ImageView&, float, const ImageView&);
-constexpr AdjustFn kAdjust[3] = {&AdjustBrightness, &AdjustContrast, &AdjustSaturation};
-constexpr const char* kArgNames[3] = {"brightness", "contrast", "saturation"};
+constexpr AdjustFn kAdjust[4] = {&AdjustBrightness, &AdjustContrast, &AdjustSaturation,
+                                 &AdjustHue};
+constexpr const char* kArgNames[4] = {"brightness", "contrast", "saturation", "hue"};
 
 class ColorJitterOp final : public Op {
  public:
-  // REQUIRES: jitter[i] >= 0; input has 1 or 3 channels.
-  ColorJitterOp(const ImageShape& input, const float (&jitter)[3])
-      : Op("color_jitter", input, input) {
-    std::copy(jitter, jitter + 3, jitter_);
+  // REQUIRES: jitter[i] >= 0, jitter[3] (hue) <= 0.5; input has 1 or 3 channels.
+  ColorJitterOp(const ImageShape& input, const float (&jitter)[4])
+      : Op("color_jitter", input, input), adjustments_(jitter[3] > 0 ? 4 : 3) {
+    std::copy(jitter, jitter + 4, jitter_);
   }
 
   bool SupportsInPlace() const override { return true; }
 
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
-    // Draws (op.h): the order (a permutation of the three adjustments, Fisher-Yates from the
-    // back: UniformInt(3), then UniformInt(2)), then one factor per adjustment in the order
-    // brightness, contrast, saturation, from [max(0, 1 - j), 1 + j], all drawn even when j is 0.
-    int order[3] = {0, 1, 2};
-    for (int i = 2; i > 0; --i) {
+    // Draws (op.h): the order (a permutation of the adjustments, Fisher-Yates from the back:
+    // UniformInt(n), ..., UniformInt(2), n = 3, or 4 with hue), then one factor per adjustment
+    // in the order brightness, contrast, saturation, from [max(0, 1 - j), 1 + j], all drawn
+    // even when j is 0, then with hue its factor from [-hue, hue].
+    int order[4] = {0, 1, 2, 3};
+    for (int i = adjustments_ - 1; i > 0; --i) {
       std::swap(order[i], order[rng->UniformInt(static_cast<uint64_t>(i) + 1)]);
     }
-    float factor[3];
+    float factor[4];
     for (int i = 0; i < 3; ++i) {
       factor[i] = rng->UniformFloat(std::max(0.0f, 1.0f - jitter_[i]), 1.0f + jitter_[i]);
     }
+    if (adjustments_ == 4) factor[3] = rng->UniformFloat(-jitter_[3], jitter_[3]);
     ImageView current = in;
     bool written = false;
-    for (const int adjustment : order) {
+    for (int k = 0; k < adjustments_; ++k) {
+      const int adjustment = order[k];
       if (jitter_[adjustment] == 0) continue;
       kAdjust[adjustment](current, factor[adjustment], out);
       current = out;
@@ -53,14 +57,18 @@ class ColorJitterOp final : public Op {
   }
 
  private:
-  float jitter_[3];
+  const int adjustments_;  // 3, or 4 with hue (so pipelines without hue keep their draws)
+  float jitter_[4];
 };
 
 absl::StatusOr<std::unique_ptr<Op>> CreateColorJitterOp(const stoker::v1::Op& op,
                                                         const ImageShape& input) {
   const stoker::v1::ColorJitterOp& args = op.color_jitter();
-  const float jitter[3] = {args.brightness(), args.contrast(), args.saturation()};
-  for (int i = 0; i < 3; ++i) {
+  const float jitter[4] = {args.brightness(), args.contrast(), args.saturation(), args.hue()};
+  if (!(jitter[3] <= 0.5f)) {
+    return absl::InvalidArgumentError(absl::StrCat("hue must be in [0, 0.5], got ", jitter[3]));
+  }
+  for (int i = 0; i < 4; ++i) {
     if (!(jitter[i] >= 0) || !std::isfinite(jitter[i])) {
       return absl::InvalidArgumentError(
           absl::StrCat(kArgNames[i], " must be >= 0, got ", jitter[i]));
@@ -79,13 +87,15 @@ OpSchema ColorJitterOpSchema() {
   return OpSchema{
       "color_jitter",
       stoker::v1::Op::kColorJitter,
-      "torchvision ColorJitter without hue: brightness, contrast and saturation factors drawn "
-      "from [max(0, 1 - x), 1 + x] and applied in a random order (0 disables one). uint8 or "
-      "float32, 1 or 3 channels.",
+      "torchvision ColorJitter: brightness, contrast and saturation factors drawn from "
+      "[max(0, 1 - x), 1 + x] and a hue shift from [-hue, hue], applied in a random order (0 "
+      "disables one). Hue follows torchvision's tensor path (HSV in float32). uint8 or float32, "
+      "1 or 3 channels.",
       {
           {"brightness", ArgType::kFloat, "0", "Brightness jitter, >= 0."},
           {"contrast", ArgType::kFloat, "0", "Contrast jitter, >= 0."},
           {"saturation", ArgType::kFloat, "0", "Saturation jitter, >= 0."},
+          {"hue", ArgType::kFloat, "0", "Hue jitter in [0, 0.5]."},
       },
       &CreateColorJitterOp};
 }

@@ -7,12 +7,14 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/status/statusor.h"
 #include "image/image.h"
+#include "augment/kernels/pad.h"
 #include "augment/kernels/resize.h"
 #include "augment/op_registry.h"
 
@@ -28,6 +30,20 @@ OpSchema ToFloatOpSchema();
 OpSchema GaussianBlurOpSchema();
 OpSchema RandomCropOpSchema();
 OpSchema HorizontalFlipOpSchema();
+OpSchema VerticalFlipOpSchema();
+OpSchema InvertOpSchema();
+OpSchema PosterizeOpSchema();
+OpSchema SolarizeOpSchema();
+OpSchema AutocontrastOpSchema();
+OpSchema RandomGrayscaleOpSchema();
+OpSchema EqualizeOpSchema();
+OpSchema AdjustSharpnessOpSchema();
+OpSchema PadOpSchema();
+OpSchema RandomErasingOpSchema();
+OpSchema AdjustHueOpSchema();
+OpSchema AffineOpSchema();
+OpSchema RandomRotationOpSchema();
+OpSchema RandomAffineOpSchema();
 OpSchema NormalizeOpSchema();
 
 // OK when `input` has pixels of `type`; otherwise INVALID_ARGUMENT
@@ -39,8 +55,9 @@ inline absl::Status RequirePixelType(const ImageShape& input, PixelType type,
                                                  PixelTypeName(input.type), hint));
 }
 
-// The `interpolation` argument of resize and random_resized_crop: 0 bilinear, 1 area.
-// Errors: INVALID_ARGUMENT "interpolation must be 0 (bilinear) or 1 (area), got 7".
+// The `interpolation` argument of resize and random_resized_crop: 0 bilinear, 1 area,
+// 2 antialias (PIL's bilinear). Errors: INVALID_ARGUMENT "interpolation must be 0 (bilinear),
+// 1 (area) or 2 (antialias, PIL's), got 7".
 absl::StatusOr<Interpolation> ParseInterpolation(uint32_t value);
 
 // For ops that produce a fixed `field` extent (height or width) from an input extent
@@ -60,6 +77,33 @@ inline absl::Status CheckWindow(uint32_t height, uint32_t width, const ImageShap
   if (absl::Status s = CheckExtent("height", height, input.height); !s.ok()) return s;
   return CheckExtent("width", width, input.width);
 }
+
+// A per-channel list argument (fill, value): empty stays empty, one value is repeated for every
+// channel, else it must have one value per channel. Errors: INVALID_ARGUMENT
+// "<name> takes 1 value or one per channel (3), got 2".
+absl::StatusOr<std::vector<float>> PerChannelValues(
+    absl::string_view name, const google::protobuf::RepeatedField<float>& values,
+    uint32_t channels);
+
+// The padding arguments of pad and random_crop, torchvision's: `padding` 1 value (all sides),
+// 2 (left/right, top/bottom) or 4 (left, top, right, bottom), or none; `fill` empty (0), one
+// value or one per channel; padding_mode 0..3 (PadMode).
+struct PadArgs {
+  Padding padding;
+  PadMode mode = PadMode::kConstant;
+  std::vector<float> fill;  // One per channel.
+};
+// The padded shape, or "varies" (0) where the input's extent varies.
+inline ImageShape PaddedOrVarying(const ImageShape& input, const Padding& p) {
+  ImageShape out = PaddedShape(input, p);
+  if (input.height == 0) out.height = 0;
+  if (input.width == 0) out.width = 0;
+  return out;
+}
+// Errors: INVALID_ARGUMENT naming the field ("padding values must be integers ...").
+absl::StatusOr<PadArgs> ParsePadArgs(const google::protobuf::RepeatedField<float>& padding,
+                                     const google::protobuf::RepeatedField<float>& fill,
+                                     uint32_t padding_mode, const ImageShape& input);
 
 // Base of the ops that cut a fixed height × width window (center_crop, random_crop): the
 // window must fit each input, which after decode is checked per sample.

@@ -1,48 +1,107 @@
-// random_crop: a height × width window at a position drawn from the sample's RNG.
+// random_crop: torchvision RandomCrop: optional padding (fixed, and pad_if_needed), then a
+// height × width window at a position drawn from the sample's RNG.
 
 #include <memory>
+#include <utility>
 
 #include "augment/kernels/geometry.h"
+#include "augment/kernels/pad.h"
 #include "augment/ops/ops.h"
 #include "common/status_macros.h"
 
 namespace stoker {
 namespace {
 
-class RandomCropOp final : public WindowOp {
+class RandomCropOp final : public Op {
  public:
-  RandomCropOp(const ImageShape& input, uint32_t height, uint32_t width)
-      : WindowOp("random_crop", input, height, width) {}
+  // REQUIRES: the window fits the padded input where its size is known.
+  RandomCropOp(const ImageShape& input, uint32_t height, uint32_t width, PadArgs pad,
+               bool pad_if_needed)
+      : Op("random_crop", input, ImageShape{height, width, input.channels, input.type}),
+        pad_(std::move(pad)),
+        pad_if_needed_(pad_if_needed) {}
+
+  absl::StatusOr<ImageShape> OutputShapeFor(const ImageShape& in) const override {
+    const ImageShape padded = PaddedShape(PaddedShape(in, pad_.padding), PaddingIfNeeded(in));
+    RETURN_IF_ERROR(CheckWindow(output_shape().height, output_shape().width, padded));
+    return output_shape();
+  }
 
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
+    // torchvision pads twice: `padding`, then pad_if_needed's on the padded image.
+    const Padding then = PaddingIfNeeded(in.shape);
+    const ImageShape padded = PaddedShape(PaddedShape(in.shape, pad_.padding), then);
+    ImageView source = in;
+    if (padded != in.shape) {
+      scratch->Reshape(padded);
+      Pad(in, pad_.padding, pad_.mode, pad_.fill.data(), scratch->view(), then);
+      source = scratch->view();
+    }
     // Draw order (op.h): top, then left.
-    const uint64_t top = rng->UniformInt(uint64_t{in.shape.height} - out.shape.height + 1);
-    const uint64_t left = rng->UniformInt(uint64_t{in.shape.width} - out.shape.width + 1);
-    Crop(in, static_cast<uint32_t>(top), static_cast<uint32_t>(left), out);
+    const uint64_t top = rng->UniformInt(uint64_t{source.shape.height} - out.shape.height + 1);
+    const uint64_t left = rng->UniformInt(uint64_t{source.shape.width} - out.shape.width + 1);
+    Crop(source, static_cast<uint32_t>(top), static_cast<uint32_t>(left), out);
     return absl::OkStatus();
   }
+
+ private:
+  // pad_if_needed's padding of the padded image: both sides of a dimension still smaller than
+  // the window grow by the difference (torchvision pads [size - extent, 0]).
+  Padding PaddingIfNeeded(const ImageShape& in) const {
+    Padding p;
+    if (!pad_if_needed_) return p;
+    const ImageShape padded = PaddedShape(in, pad_.padding);
+    if (padded.width < output_shape().width) {
+      p.left = p.right = output_shape().width - padded.width;
+    }
+    if (padded.height < output_shape().height) {
+      p.top = p.bottom = output_shape().height - padded.height;
+    }
+    return p;
+  }
+
+  const PadArgs pad_;
+  const bool pad_if_needed_;
 };
 
-absl::StatusOr<std::unique_ptr<Op>> CreateRandomCropOp(const stoker::v1::Op& op,
+absl::StatusOr<std::unique_ptr<Op>> CreateRandomCropOp(const v1::Op& op,
                                                        const ImageShape& input) {
-  const stoker::v1::RandomCropOp& args = op.random_crop();
-  RETURN_IF_ERROR(CheckWindow(args.height(), args.width(), input));
-  return std::make_unique<RandomCropOp>(input, args.height(), args.width());
+  const v1::RandomCropOp& args = op.random_crop();
+  ASSIGN_OR_RETURN(PadArgs pad,
+                   ParsePadArgs(args.padding(), args.fill(), args.padding_mode(), input));
+  if (args.pad_if_needed() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("pad_if_needed must be 0 or 1, got ", args.pad_if_needed()));
+  }
+  auto crop = std::make_unique<RandomCropOp>(input, args.height(), args.width(), std::move(pad),
+                                             args.pad_if_needed() == 1);
+  const ImageShape varying{};
+  if (input.height == 0 || input.width == 0) {
+    RETURN_IF_ERROR(CheckWindow(args.height(), args.width(), varying));
+  } else {
+    RETURN_IF_ERROR(crop->OutputShapeFor(input).status());
+  }
+  return crop;
 }
 
 }  // namespace
 
 OpSchema RandomCropOpSchema() {
-  return OpSchema{"random_crop",
-                  stoker::v1::Op::kRandomCrop,
-                  "Crops a height x width window at a uniformly drawn position (top, then left). "
-                  "Any pixel type.",
-                  {
-                      {"height", ArgType::kInt, "", "Output height, > 0 and <= input height."},
-                      {"width", ArgType::kInt, "", "Output width, > 0 and <= input width."},
-                  },
-                  &CreateRandomCropOp};
+  return OpSchema{
+      "random_crop", v1::Op::kRandomCrop,
+      "torchvision RandomCrop: pads (padding, fill, padding_mode as pad; pad_if_needed=1 pads "
+      "both sides of a dimension smaller than the window by the difference), then crops a "
+      "height x width window at a uniformly drawn position (top, then left). Any pixel type.",
+      {
+          {"height", ArgType::kInt, "", "Output height, > 0 and <= the padded input height."},
+          {"width", ArgType::kInt, "", "Output width, > 0 and <= the padded input width."},
+          {"padding", ArgType::kFloatList, "[]", "As pad's; empty: no fixed padding."},
+          {"fill", ArgType::kFloatList, "[0]", "As pad's."},
+          {"padding_mode", ArgType::kInt, "0", "As pad's."},
+          {"pad_if_needed", ArgType::kInt, "0", "1: pad what is smaller than the window."},
+      },
+      &CreateRandomCropOp};
 }
 
 }  // namespace stoker

@@ -102,7 +102,7 @@ OpSchema RandomResizedCropOpSchema() {
       "torchvision RandomResizedCrop: up to 10 tries of a window with area fraction in "
       "[scale_min, scale_max] and aspect ratio (log-uniform) in [ratio_min, ratio_max] that "
       "fits, else the central crop clamped to the ratio range; then resized to height x width "
-      "(0 = bilinear, 1 = area). uint8 or float32, 1 to 4 channels.",
+      "(0 = bilinear, 1 = area, 2 = antialias as PIL). uint8 or float32, 1 to 4 channels.",
       {
           {"height", ArgType::kInt, "", "Output height, > 0."},
           {"width", ArgType::kInt, "", "Output width, > 0."},
@@ -110,7 +110,8 @@ OpSchema RandomResizedCropOpSchema() {
           {"scale_max", ArgType::kFloat, "1.0", "Largest area fraction, <= 1."},
           {"ratio_min", ArgType::kFloat, "0.75", "Smallest width/height ratio, > 0."},
           {"ratio_max", ArgType::kFloat, "1.3333", "Largest width/height ratio."},
-          {"interpolation", ArgType::kInt, "0", "0 = bilinear, 1 = area."},
+          {"interpolation", ArgType::kInt, "0",
+           "0 = bilinear, 1 = area, 2 = antialias (PIL's bilinear, torchvision on PIL images)."},
       },
       &CreateRandomResizedCropOp};
 }

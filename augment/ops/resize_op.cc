@@ -31,7 +31,10 @@ class ResizeOp final : public Op {
            Interpolation interpolation)
       : Op("resize", input, output), shorter_(shorter), interpolation_(interpolation) {}
 
-  bool ResamplesWholeImage() const override { return true; }
+  // Not for kAntialias: equal to PIL means resampling the full decoded image, as PIL does.
+  bool ResamplesWholeImage() const override {
+    return interpolation_ != Interpolation::kAntialias;
+  }
 
   absl::StatusOr<ImageShape> OutputShapeFor(const ImageShape& in) const override {
     if (shorter_ == 0) return output_shape();
@@ -72,8 +75,9 @@ absl::StatusOr<std::unique_ptr<Op>> CreateResizeOp(const stoker::v1::Op& op,
 absl::StatusOr<Interpolation> ParseInterpolation(uint32_t value) {
   if (value == 0) return Interpolation::kBilinear;
   if (value == 1) return Interpolation::kArea;
-  return absl::InvalidArgumentError(
-      absl::StrCat("interpolation must be 0 (bilinear) or 1 (area), got ", value));
+  if (value == 2) return Interpolation::kAntialias;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "interpolation must be 0 (bilinear), 1 (area) or 2 (antialias, PIL's), got ", value));
 }
 
 OpSchema ResizeOpSchema() {
@@ -82,12 +86,14 @@ OpSchema ResizeOpSchema() {
       stoker::v1::Op::kResize,
       "Resizes to height x width, or so that the shorter side is `shorter` (longer side scaled "
       "and truncated, like torchvision Resize(int)). Bilinear without antialiasing (0) or area "
-      "averaging (1, for shrinking), through OpenCV. uint8 or float32, 1 to 4 channels.",
+      "averaging (1, for shrinking), through OpenCV, or PIL's antialiased bilinear (2, equal to "
+      "torchvision on PIL images). uint8 or float32, 1 to 4 channels.",
       {
           {"height", ArgType::kInt, "0", "Exact output height (with width)."},
           {"width", ArgType::kInt, "0", "Exact output width (with height)."},
           {"shorter", ArgType::kInt, "0", "Shorter side length, instead of height and width."},
-          {"interpolation", ArgType::kInt, "0", "0 = bilinear, 1 = area."},
+          {"interpolation", ArgType::kInt, "0",
+           "0 = bilinear, 1 = area, 2 = antialias (PIL's bilinear, torchvision on PIL images)."},
       },
       &CreateResizeOp};
 }

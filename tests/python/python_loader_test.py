@@ -12,13 +12,16 @@ loader resumed from state_dict() continues exactly where an uninterrupted run wo
 """
 
 import gc
+import inspect
 import os
+import re
 import signal
 import sys
 import time
 import unittest
 
 BUILD_DIR = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else "build")
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(BUILD_DIR, "trainer_client", "python"))
 
 import torch  # noqa: E402
@@ -158,6 +161,44 @@ class PythonLoaderTest(unittest.TestCase):
             self.loader(device="tpu")
         with self.assertRaisesRegex(ValueError, "dataset"):
             self.loader(dataset={"num_samples": 8, "colors": 3})
+
+    def test_loader_takes_every_job_spec_field(self):
+        # Every field of JobSpec (proto/stoker/v1/pipeline.proto) is a Loader argument.
+        with open(os.path.join(SOURCE_DIR, "proto", "stoker", "v1", "pipeline.proto")) as f:
+            body = re.search(r"message JobSpec \{(.*?)\n\}", f.read(), re.S).group(1)
+        fields = re.findall(r"^\s+(?:optional\s+)?\w+\s+(\w+)\s*=\s*\d+;", body, re.M)
+        self.assertIn("max_bad_sample_fraction", fields)
+        parameters = inspect.signature(stoker.Loader.__init__).parameters
+        self.assertEqual([f for f in fields if f not in parameters], [])
+
+        spec = self.loader(max_bad_sample_fraction=0.25)._config.job_spec_text()
+        self.assertIn("max_bad_sample_fraction: 0.25", spec)
+        self.assertNotIn("max_bad_sample_fraction", self.loader()._config.job_spec_text())
+        with self.assertRaisesRegex(ValueError, r"max_bad_sample_fraction: must be in \[0, 1\]"):
+            self.loader(max_bad_sample_fraction=1.5)
+
+    def test_stats_carry_every_loader_stats_field(self):
+        # Every member of LoaderStats and WorkerReceiveStats (trainer_client/loader.h).
+        with open(os.path.join(SOURCE_DIR, "trainer_client", "loader.h")) as f:
+            header = f.read()
+
+        def members(struct):
+            body = re.search(r"struct " + struct + r" \{(.*?)\n\};", header, re.S).group(1)
+            return re.findall(r"^  [\w:<>]+ (\w+)(?: = [^;]+)?;", body, re.M)
+
+        loader_fields, worker_fields = members("LoaderStats"), members("WorkerReceiveStats")
+        self.assertIn("overdue_reported", loader_fields)
+        self.assertIn("share", worker_fields)
+        with self.loader(epochs=1) as loader:
+            self.assertEqual(sum(1 for _ in loader), NUM_SAMPLES // BATCH)
+            stats = loader.stats()
+        self.assertEqual([f for f in loader_fields if f not in stats], [])
+        self.assertGreater(stats["budget_bytes"], 0)
+        self.assertGreater(stats["max_committed_bytes"], 0)
+        self.assertGreaterEqual(stats["max_streams"], 1)
+        self.assertTrue(stats["workers"])
+        for worker in stats["workers"]:
+            self.assertEqual([f for f in worker_fields if f not in worker], [])
 
     def test_cuda_without_gpu_is_failed_precondition(self):
         try:

@@ -46,6 +46,18 @@ TEST(PythonLoaderConfigTest, BuildsTheJobSpec) {
   EXPECT_THAT(options->job_name, StartsWith("py-"));
 }
 
+TEST(PythonLoaderConfigTest, MaxBadSampleFractionIsSetOnlyWhenGiven) {
+  PythonLoaderConfig config = ValidConfig();
+  EXPECT_FALSE(config.ToJobSpec()->has_max_bad_sample_fraction());
+  config.max_bad_sample_fraction = 0.25;
+  const absl::StatusOr<v1::JobSpec> spec = config.ToJobSpec();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_TRUE(spec->has_max_bad_sample_fraction());
+  EXPECT_EQ(spec->max_bad_sample_fraction(), 0.25);
+  config.max_bad_sample_fraction = 0;
+  EXPECT_EQ(config.ToJobSpec()->max_bad_sample_fraction(), 0);
+}
+
 TEST(PythonLoaderConfigTest, ManifestDataset) {
   PythonLoaderConfig config = ValidConfig();
   config.manifest = "http://data/train.manifest";
@@ -71,6 +83,11 @@ TEST(PythonLoaderConfigTest, NamesTheBadArgument) {
   config = ValidConfig();
   config.layout = "nhwc";
   ExpectInvalid(config, "layout: ");
+  config = ValidConfig();
+  config.max_bad_sample_fraction = 1.5;
+  ExpectInvalid(config, "max_bad_sample_fraction: must be in [0, 1], got 1.5");
+  config.max_bad_sample_fraction = -0.1;
+  ExpectInvalid(config, "max_bad_sample_fraction: ");
   config = ValidConfig();
   config.coordinator.clear();
   ExpectInvalid(config, "coordinator: must not be empty");

@@ -30,6 +30,7 @@
 #include "trainer_client/hybrid/local_producer.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/python/dlpack_abi.h"
+#include "trainer_client/python/pipeline_binding.h"
 #include "trainer_client/python/python_loader_config.h"
 
 #if STOKER_HAVE_CUDA
@@ -314,6 +315,11 @@ class PyLoader {
     d["wait_seconds"] = stats.wait_seconds;
     d["step_seconds"] = stats.step_seconds;
     d["data_wait_fraction"] = stats.data_wait_fraction();
+    d["budget_bytes"] = stats.budget_bytes;
+    d["max_committed_bytes"] = stats.max_committed_bytes;
+    d["max_stall_extra"] = stats.max_stall_extra;
+    d["max_streams"] = stats.max_streams;
+    d["overdue_reported"] = stats.overdue_reported;
     py::list workers;
     for (const WorkerReceiveStats& w : stats.workers) {
       py::dict wd;
@@ -323,6 +329,7 @@ class PyLoader {
       wd["samples"] = w.samples;
       wd["bytes"] = w.bytes;
       wd["produce_seconds"] = w.produce_seconds;
+      wd["share"] = w.share;
       workers.append(wd);
     }
     d["workers"] = workers;
@@ -407,6 +414,7 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("shuffle", &PythonLoaderConfig::shuffle)
       .def_readwrite("shuffle_block", &PythonLoaderConfig::shuffle_block)
       .def_readwrite("drop_last", &PythonLoaderConfig::drop_last)
+      .def_readwrite("max_bad_sample_fraction", &PythonLoaderConfig::max_bad_sample_fraction)
       .def_readwrite("job_name", &PythonLoaderConfig::job_name)
       .def_readwrite("run_id", &PythonLoaderConfig::run_id)
       .def_readwrite("prefetch_bytes", &PythonLoaderConfig::prefetch_bytes)
@@ -538,6 +546,7 @@ PYBIND11_MODULE(_stoker, m) {
   stoker::DefineConfig(m);
   stoker::DefineBatch(m);
   stoker::DefineLoader(m);
+  stoker::DefinePipelineFunctions(m, &stoker::ThrowStatus);
 #if STOKER_HAVE_CUDA
   m.attr("HAVE_CUDA") = true;
 #else

@@ -18,15 +18,23 @@ import torch
 import torch.utils.dlpack
 
 from . import _stoker
+from .torchvision_translate import from_torchvision
 
 _ARGS_DOC = """
     coordinator:  "host:port" of the coordinator.
     dataset:      int N (synthetic images 0..N-1), a dict of SyntheticSource fields
                   ({"num_samples", "height", "width", "channels", "num_classes"}; defaults
                   224, 224, 3, 1000), or a str: a shards manifest path or URL (stoker-pack).
-    pipeline:     a str in the text syntax ("to_float, gaussian_blur(ksize=11)*10") or a list of
-                  op strings (["to_float", "gaussian_blur(ksize=11)*10"]).
+    pipeline:     a str in the text syntax ("to_float, gaussian_blur(ksize=11)*10"), a list of
+                  op strings (["to_float", "gaussian_blur(ksize=11)*10"]) or a stoker.Pipeline
+                  (stoker.from_torchvision); default "to_float".
+    transform:    instead of pipeline: a torchvision transform (Compose of supported transforms),
+                  translated by stoker.from_torchvision, with decode first when the dataset is a
+                  manifest (encoded images, as a PIL loader would open them).
     batch_size, rank, world_size, epochs, seed, drop_last: as in JobSpec.
+    max_bad_sample_fraction: the largest fraction of a rank's samples of one epoch that may be
+                  unreadable (each replaced by the next good one) before the job fails with
+                  DATA_LOSS; in [0, 1]; None (default): the coordinator's default, 0.01.
     shuffle:      "global" (default), "block" (with shuffle_block) or "none".
     job_name:     the job's name; default derived from the spec (the same in every rank, plus
                   $TORCHELASTIC_RUN_ID under torchrun). A finished job's name cannot be reused:
@@ -87,21 +95,32 @@ def _dataset_fields(dataset):
     raise TypeError(f"dataset: expected int, dict or str, got {type(dataset).__name__}")
 
 
+def _pipeline_text(pipeline, transform, encoded):
+    if transform is not None:
+        if pipeline is not None:
+            raise ValueError("pipeline, transform: give one of them, not both")
+        return from_torchvision(transform, decode=encoded).text
+    if pipeline is None:
+        return "to_float"
+    if isinstance(pipeline, (list, tuple)):
+        return ", ".join(pipeline)
+    return str(pipeline)
+
+
 class Loader:
     __doc__ = "Streams one rank's batches of a Stoker job.\n\nArguments:" + _ARGS_DOC
 
-    def __init__(self, coordinator, dataset, pipeline="to_float", batch_size=64, rank=0,
+    def __init__(self, coordinator, dataset, pipeline=None, batch_size=64, rank=0,
                  world_size=1, epochs=1, seed=0, shuffle="global", shuffle_block=1024,
-                 drop_last=False, job_name=None, prefetch_bytes=256 << 20, layout=None,
+                 drop_last=False, max_bad_sample_fraction=None, job_name=None, prefetch_bytes=256 << 20, layout=None,
                  dtype="auto", device="cpu", to_float=False, mean=None, std=None,
-                 resident_batches=4, ordered=False, return_indices=False, local_threads=0):
+                 resident_batches=4, ordered=False, return_indices=False, local_threads=0,
+                 transform=None):
         config = _stoker.LoaderConfig()
         config.coordinator = coordinator
         for key, value in _dataset_fields(dataset).items():
             setattr(config, key, value)
-        if isinstance(pipeline, (list, tuple)):
-            pipeline = ", ".join(pipeline)
-        config.pipeline = pipeline
+        config.pipeline = _pipeline_text(pipeline, transform, isinstance(dataset, str))
         converts = to_float or device != "cpu"
         config.layout = layout if layout is not None else ("hwc" if converts else "chw")
         config.dtype = dtype
@@ -113,6 +132,7 @@ class Loader:
         config.shuffle = shuffle
         config.shuffle_block = shuffle_block
         config.drop_last = drop_last
+        config.max_bad_sample_fraction = max_bad_sample_fraction
         config.job_name = job_name or ""
         config.run_id = os.environ.get("TORCHELASTIC_RUN_ID", "")
         config.prefetch_bytes = prefetch_bytes
@@ -203,7 +223,9 @@ class Loader:
         self._config.resume_tokens = tokens
 
     def stats(self):
-        """The loader's counters (LoaderStats) as a dict."""
+        """The loader's counters, every LoaderStats field (trainer_client/loader.h) by its name,
+        plus data_wait_fraction; "workers" is a list of dicts, one per worker, with every
+        WorkerReceiveStats field."""
         return self._loader.stats()
 
     def stop(self):

@@ -1,0 +1,32 @@
+#ifndef STOKER_AUGMENT_KERNELS_WARP_H_
+#define STOKER_AUGMENT_KERNELS_WARP_H_
+
+// Affine warps as torchvision's tensor path does them (F.affine / F.rotate on tensors:
+// _get_inverse_affine_matrix, _gen_affine_grid, grid_sample with align_corners=False and zero
+// padding, then the fill blended through a mask): same size out as in, nearest or bilinear.
+// Pure functions: no allocation; thread-safe on distinct outputs.
+
+#include <array>
+
+#include "image/image.h"
+
+namespace stoker {
+
+// torchvision's _get_inverse_affine_matrix(center=(0, 0), angle, translate, scale, shear), in
+// degrees and pixels: maps output pixel coordinates (relative to the image centre) to input
+// ones. F.rotate(angle) is InverseAffineMatrix(-angle, 0, 0, 1, 0, 0).
+std::array<double, 6> InverseAffineMatrix(double angle, double translate_x, double translate_y,
+                                          double scale, double shear_x, double shear_y);
+
+// Samples `in` through `matrix` into `out`: bilinear (else nearest, rounding half to even);
+// where the sample falls outside the image the value is `fill` per channel (bilinear: blended
+// by the inside weight, as torchvision's mask), or 0 when `fill` is null. uint8 results are
+// rounded half to even.
+// REQUIRES: out.shape == in.shape; `in` and `out` do not overlap; fill null or one value per
+//   channel.
+void AffineWarp(const ImageView& in, const std::array<double, 6>& matrix, bool bilinear,
+                const float* fill, const ImageView& out);
+
+}  // namespace stoker
+
+#endif  // STOKER_AUGMENT_KERNELS_WARP_H_

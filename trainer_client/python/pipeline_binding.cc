@@ -1,0 +1,87 @@
+#include "trainer_client/python/pipeline_binding.h"
+
+#include <pybind11/numpy.h>
+
+#include <string>
+#include <vector>
+
+#include "augment/pipeline.h"
+#include "augment/pipeline_text.h"
+#include "common/counter_rng.h"
+
+namespace stoker {
+namespace {
+
+namespace py = pybind11;
+
+using Uint8Array = py::array_t<uint8_t, py::array::c_style | py::array::forcecast>;
+
+// The pipeline of `text` with HWC output of the pipeline's own dtype.
+absl::StatusOr<Pipeline> CompileText(const std::string& text, const InputFormat& input) {
+  absl::StatusOr<v1::PipelineSpec> spec = ParsePipelineText(text);
+  if (!spec.ok()) return spec.status();
+  spec->set_output_layout(v1::LAYOUT_HWC);
+  return Pipeline::Compile(*spec, input);
+}
+
+// An HWC array of the pipeline's result shape and output dtype.
+py::array OutputArray(const Pipeline& pipeline) {
+  const ImageShape& shape = pipeline.result_shape();
+  const std::vector<py::ssize_t> dims = {shape.height, shape.width, shape.channels};
+  if (pipeline.output_dtype() == v1::DTYPE_FLOAT32) return py::array_t<float>(dims);
+  return py::array_t<uint8_t>(dims);
+}
+
+py::array RunPipeline(const std::string& text, const py::object& sample, uint64_t seed,
+                      uint32_t epoch, uint64_t index,
+                      void (*throw_status)(const absl::Status&)) {
+  const bool encoded = py::isinstance<py::bytes>(sample);
+  std::string bytes;
+  Uint8Array image;
+  ImageView view;
+  if (encoded) {
+    bytes = sample.cast<std::string>();
+  } else {
+    image = sample.cast<Uint8Array>();
+    if (image.ndim() != 2 && image.ndim() != 3) {
+      throw_status(absl::InvalidArgumentError("image: expected a uint8 array H x W [x C]"));
+    }
+    const uint32_t channels = image.ndim() == 3 ? static_cast<uint32_t>(image.shape(2)) : 1;
+    // The pipeline only reads its input (pipeline.h), so a read-only array is fine.
+    view = ImageView{const_cast<uint8_t*>(image.data()),
+                     ImageShape{static_cast<uint32_t>(image.shape(0)),
+                                static_cast<uint32_t>(image.shape(1)), channels,
+                                PixelType::kUint8}};
+  }
+  absl::StatusOr<Pipeline> pipeline =
+      CompileText(text, encoded ? InputFormat::Encoded() : InputFormat::Decoded(view.shape));
+  if (!pipeline.ok()) throw_status(pipeline.status());
+  py::array out = OutputArray(*pipeline);
+  PipelineWorkspace workspace;
+  CounterRng rng = SampleRng(seed, epoch, index);
+  const absl::Span<const uint8_t> span(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                       bytes.size());
+  const absl::Status status =
+      pipeline->Run(encoded ? SampleInput::Encoded(span) : SampleInput::Decoded(view), &rng,
+                    &workspace, static_cast<uint8_t*>(out.mutable_data()));
+  if (!status.ok()) throw_status(status);
+  return out;
+}
+
+}  // namespace
+
+void DefinePipelineFunctions(py::module_& m, void (*throw_status)(const absl::Status& status)) {
+  m.def(
+      "run_pipeline",
+      [throw_status](const std::string& text, const py::object& sample, uint64_t seed,
+                     uint32_t epoch, uint64_t index) {
+        return RunPipeline(text, sample, seed, epoch, index, throw_status);
+      },
+      py::arg("pipeline"), py::arg("sample"), py::arg("seed") = 0, py::arg("epoch") = 0,
+      py::arg("index") = 0,
+      "Runs one sample through `pipeline` (text syntax) here, with the RNG of sample `index` of "
+      "`epoch` of a job with `seed`: `sample` is a uint8 array H x W [x C] or, for a pipeline "
+      "starting with decode, the encoded bytes. Returns the result, H x W x C, uint8 or float32.");
+}
+
+}  // namespace stoker

@@ -1,0 +1,404 @@
+"""stoker.from_torchvision: a torchvision.transforms pipeline (v1 classes, or v2 classes of the
+same name) as a Stoker pipeline, op by op, so that the workers run what the training script ran.
+
+    train = T.Compose([T.RandomResizedCrop(224), T.RandomHorizontalFlip(), T.ToTensor(),
+                       T.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])])
+    pipeline = stoker.from_torchvision(train)     # stoker.Pipeline
+    print(pipeline.describe())                     # each transform and the op it became
+    loader = stoker.Loader(..., transform=train)   # the same, done by the Loader
+
+The input is what torchvision's transform gets from a PIL loader: an RGB (or gray) uint8 image;
+with decode=True the pipeline starts by decoding the sample (Stoker's decode gives the pixels
+PIL's Image.open(...).convert("RGB") gives). A transform Stoker cannot run is a ValueError that
+names it, its position in the Compose, and the closest supported transform; nothing is dropped.
+Transforms that are identities for Stoker (PILToTensor, ToImage: Stoker images are tensors
+already) appear in describe() with no op. Random transforms draw from Stoker's per-sample RNG:
+the same distributions as torchvision, not the same draws as torch's generator.
+"""
+
+import difflib
+import numbers
+
+import torch
+
+# A translation step: the transform, the ops it became (maybe none), and whether the image is
+# float32 afterwards.
+
+
+class Pipeline:
+    """A Stoker pipeline made from a torchvision transform: `text` (the text syntax) and, per
+    source transform, the ops it became."""
+
+    def __init__(self, steps, decode):
+        self.steps = steps  # [(position, transform repr, [op text, ...])]
+        self.decode = decode
+
+    @property
+    def ops(self):
+        return (["decode"] if self.decode else []) + [op for _, _, ops in self.steps for op in ops]
+
+    @property
+    def text(self):
+        return ", ".join(self.ops)
+
+    def __str__(self):
+        return self.text
+
+    def __repr__(self):
+        return f"stoker.Pipeline({self.text!r})"
+
+    def describe(self):
+        """One line per torchvision transform: its position, itself, and the Stoker ops."""
+        lines = ["decode                          <- (the sample's bytes, as PIL would)"] \
+            if self.decode else []
+        for position, source, ops in self.steps:
+            lines.append(f"[{position}] {source}\n      -> {', '.join(ops) or '(no op)'}")
+        return "\n".join(lines)
+
+
+def _num(x):
+    """A number in the text syntax (shortest round-tripping form)."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
+
+
+def _hw(size, what):
+    if isinstance(size, numbers.Integral):
+        return int(size), int(size)
+    size = list(size)
+    if len(size) == 1:
+        return int(size[0]), int(size[0])
+    if len(size) == 2:
+        return int(size[0]), int(size[1])
+    raise _Unsupported(f"{what} must be an int or (height, width), got {size!r}")
+
+
+class _Unsupported(Exception):
+    """A supported transform with arguments Stoker cannot honour (the message says which)."""
+
+
+def _interpolation_name(mode):
+    return getattr(mode, "value", str(mode)).lower()
+
+
+def _require_bilinear(t):
+    mode = getattr(t, "interpolation", None)
+    if mode is not None and _interpolation_name(mode) != "bilinear":
+        raise _Unsupported(f"interpolation={_interpolation_name(mode)}: Stoker resamples bilinear")
+
+
+def _resize_interpolation(t):
+    # PIL images (what the transform saw) are always resized with PIL's antialiased bilinear
+    # filter, and so are tensors with antialias=True (v2's default): Stoker's interpolation=2.
+    # Only antialias=False (tensors) is plain bilinear.
+    _require_bilinear(t)
+    return 2 if getattr(t, "antialias", None) is not False else 0
+
+
+def _to_float(t, is_float):
+    if is_float:
+        raise _Unsupported("the image is float32 already")
+    return ["to_float"], True
+
+
+def _convert_dtype(t, is_float):
+    dtype = getattr(t, "dtype", None)
+    if isinstance(dtype, dict):  # v2 ToDtype({Image: torch.float32, ...})
+        dtype = next(iter(dtype.values()))
+    if dtype == torch.float32 and getattr(t, "scale", True):
+        return ([], True) if is_float else (["to_float"], True)
+    if dtype == torch.uint8 and not is_float:
+        return [], False
+    raise _Unsupported(f"dtype={dtype} (scale={getattr(t, 'scale', True)}): Stoker converts "
+                       "uint8 to float32 in [0, 1] only")
+
+
+def _normalize(t, is_float):
+    if not is_float:
+        raise _Unsupported("Normalize needs a float image: put ToTensor (or ConvertImageDtype) "
+                           "before it")
+    mean = ", ".join(_num(m) for m in t.mean)
+    std = ", ".join(_num(s) for s in t.std)
+    return [f"normalize(mean=[{mean}], std=[{std}])"], True
+
+
+def _random_resized_crop(t, is_float):
+    height, width = _hw(t.size, "size")
+    scale_min, scale_max = t.scale
+    ratio_min, ratio_max = t.ratio
+    return [f"random_resized_crop(height={height}, width={width}, scale_min={_num(scale_min)}, "
+            f"scale_max={_num(scale_max)}, ratio_min={_num(ratio_min)}, "
+            f"ratio_max={_num(ratio_max)}, interpolation={_resize_interpolation(t)})"], is_float
+
+
+def _resize(t, is_float):
+    if getattr(t, "max_size", None) is not None:
+        raise _Unsupported("max_size is not supported")
+    interpolation = _resize_interpolation(t)
+    size = t.size
+    if isinstance(size, numbers.Integral) or len(size) == 1:
+        shorter = int(size) if isinstance(size, numbers.Integral) else int(size[0])
+        return [f"resize(shorter={shorter}, interpolation={interpolation})"], is_float
+    height, width = _hw(size, "size")
+    return [f"resize(height={height}, width={width}, interpolation={interpolation})"], is_float
+
+
+def _center_crop(t, is_float):
+    height, width = _hw(t.size, "size")
+    return [f"center_crop(height={height}, width={width})"], is_float
+
+
+_PADDING_MODES = {"constant": 0, "edge": 1, "reflect": 2, "symmetric": 3}
+
+
+def _pad_args(padding, fill, padding_mode):
+    """pad's arguments in the text syntax: padding, fill and padding_mode as torchvision's."""
+    if isinstance(padding, numbers.Integral):
+        padding = [padding]
+    if isinstance(fill, dict):  # v2: {type: fill}
+        fill = next(iter(fill.values()))
+    fill = [0] if fill is None else [fill] if isinstance(fill, numbers.Number) else list(fill)
+    if padding_mode not in _PADDING_MODES:
+        raise _Unsupported(f"padding_mode={padding_mode!r}: one of {sorted(_PADDING_MODES)}")
+    return (f"padding=[{', '.join(_num(p) for p in padding)}], "
+            f"fill=[{', '.join(_num(f) for f in fill)}], "
+            f"padding_mode={_PADDING_MODES[padding_mode]}")
+
+
+def _pad(t, is_float):
+    return [f"pad({_pad_args(t.padding, t.fill, t.padding_mode)})"], is_float
+
+
+def _random_crop(t, is_float):
+    height, width = _hw(t.size, "size")
+    args = f"height={height}, width={width}"
+    if t.padding is not None or t.pad_if_needed:
+        args += f", {_pad_args(t.padding or [], t.fill, t.padding_mode)}"
+        args += f", pad_if_needed={int(bool(t.pad_if_needed))}"
+    return [f"random_crop({args})"], is_float
+
+
+def _horizontal_flip(t, is_float):
+    return [f"horizontal_flip(p={_num(t.p)})"], is_float
+
+
+def _vertical_flip(t, is_float):
+    return [f"vertical_flip(p={_num(t.p)})"], is_float
+
+
+def _invert(t, is_float):
+    return [f"invert(p={_num(t.p)})"], is_float
+
+
+def _posterize(t, is_float):
+    if is_float:
+        raise _Unsupported("posterize needs a uint8 image (as torchvision): put it before "
+                           "ToTensor")
+    return [f"posterize(bits={int(t.bits)}, p={_num(t.p)})"], is_float
+
+
+def _solarize(t, is_float):
+    # The threshold is in the range of the image at that point (0..255 before ToTensor, as PIL).
+    return [f"solarize(threshold={_num(t.threshold)}, p={_num(t.p)})"], is_float
+
+
+def _autocontrast(t, is_float):
+    return [f"autocontrast(p={_num(t.p)})"], is_float
+
+
+def _random_grayscale(t, is_float):
+    return [f"random_grayscale(p={_num(t.p)})"], is_float
+
+
+def _equalize(t, is_float):
+    if is_float:
+        raise _Unsupported("equalize needs a uint8 image (as torchvision): put it before ToTensor")
+    return [f"equalize(p={_num(t.p)})"], is_float
+
+
+def _adjust_sharpness(t, is_float):
+    return [f"adjust_sharpness(sharpness_factor={_num(t.sharpness_factor)}, p={_num(t.p)})"], \
+        is_float
+
+
+def _random_erasing(t, is_float):
+    args = (f"p={_num(t.p)}, scale_min={_num(t.scale[0])}, scale_max={_num(t.scale[1])}, "
+            f"ratio_min={_num(t.ratio[0])}, ratio_max={_num(t.ratio[1])}")
+    if t.value == "random":
+        if not is_float:
+            raise _Unsupported("value='random' needs a float image: put ToTensor before it")
+        return [f"random_erasing({args}, value_random=1)"], is_float
+    values = [t.value] if isinstance(t.value, numbers.Number) else list(t.value)
+    return [f"random_erasing({args}, value=[{', '.join(_num(v) for v in values)}])"], is_float
+
+
+def _warp_args(t):
+    """degrees_min, degrees_max, bilinear and fill of RandomRotation / RandomAffine."""
+    if getattr(t, "expand", False) or t.center is not None:
+        raise _Unsupported("expand and center are not supported: Stoker warps about the "
+                           "centre, same size out")
+    mode = _interpolation_name(t.interpolation)
+    if mode not in ("nearest", "bilinear"):
+        raise _Unsupported(f"interpolation={mode}: nearest or bilinear")
+    fill = [t.fill] if isinstance(t.fill, numbers.Number) else list(t.fill or [])
+    low, high = (float(d) for d in t.degrees)
+    return (f"degrees_min={_num(low)}, degrees_max={_num(high)}",
+            f"bilinear={int(mode == 'bilinear')}, fill=[{', '.join(_num(f) for f in fill)}]")
+
+
+def _random_rotation(t, is_float):
+    degrees, warp = _warp_args(t)
+    return [f"random_rotation({degrees}, {warp})"], is_float
+
+
+def _random_affine(t, is_float):
+    degrees, warp = _warp_args(t)
+    args = [degrees]
+    if t.translate is not None:
+        args.append(f"translate=[{', '.join(_num(v) for v in t.translate)}]")
+    if t.scale is not None:
+        args.append(f"scale_min={_num(t.scale[0])}, scale_max={_num(t.scale[1])}")
+    if t.shear is not None:
+        args.append(f"shear=[{', '.join(_num(v) for v in t.shear)}]")
+    return [f"random_affine({', '.join(args + [warp])})"], is_float
+
+
+def _gaussian_blur(t, is_float):
+    if not is_float:
+        raise _Unsupported("Stoker's gaussian_blur runs on float32: put ToTensor before it")
+    kx, ky = _hw(t.kernel_size, "kernel_size")
+    if kx != ky:
+        raise _Unsupported(f"kernel_size {t.kernel_size}: Stoker blurs with a square kernel")
+    low, high = (float(s) for s in t.sigma)
+    if low == high:
+        return [f"gaussian_blur(ksize={kx}, sigma={_num(low)})"], True
+    return [f"gaussian_blur(ksize={kx}, sigma_min={_num(low)}, sigma_max={_num(high)})"], True
+
+
+def _grayscale(t, is_float):
+    return [f"grayscale(channels={int(t.num_output_channels)})"], is_float
+
+
+def _jitter_amount(value, name, center=1.0):
+    """ColorJitter keeps (1 - x, 1 + x) clamped at 0; Stoker takes x."""
+    if value is None:
+        return 0.0
+    low, high = (float(v) for v in value)
+    amount = round(high - center, 12)  # 1.4 - 1 is 0.3999999999999999
+    expected_low = -amount if center == 0.0 else max(0.0, center - amount)
+    if abs(low - expected_low) > 1e-9:
+        raise _Unsupported(f"{name}={value}: Stoker takes a symmetric range [max(0, 1-x), 1+x]")
+    return amount
+
+
+def _color_jitter(t, is_float):
+    amounts = {name: _jitter_amount(getattr(t, name), name)
+               for name in ("brightness", "contrast", "saturation")}
+    amounts["hue"] = _jitter_amount(t.hue, "hue", center=0.0)
+    args = ", ".join(f"{name}={_num(x)}" for name, x in amounts.items() if x)
+    return [f"color_jitter({args})" if args else "color_jitter"], is_float
+
+
+def _identity(t, is_float):
+    return [], is_float
+
+
+# torchvision class name (v1 and v2 share them) -> translation.
+_TRANSLATIONS = {
+    "ToTensor": _to_float,
+    "PILToTensor": _identity,
+    "ToImage": _identity,
+    "ToImageTensor": _identity,
+    "ConvertImageDtype": _convert_dtype,
+    "ConvertDtype": _convert_dtype,
+    "ToDtype": _convert_dtype,
+    "Normalize": _normalize,
+    "RandomResizedCrop": _random_resized_crop,
+    "Resize": _resize,
+    "CenterCrop": _center_crop,
+    "RandomCrop": _random_crop,
+    "Pad": _pad,
+    "RandomErasing": _random_erasing,
+    "RandomRotation": _random_rotation,
+    "RandomAffine": _random_affine,
+    "RandomHorizontalFlip": _horizontal_flip,
+    "RandomVerticalFlip": _vertical_flip,
+    "RandomInvert": _invert,
+    "RandomPosterize": _posterize,
+    "RandomSolarize": _solarize,
+    "RandomAutocontrast": _autocontrast,
+    "RandomGrayscale": _random_grayscale,
+    "RandomEqualize": _equalize,
+    "RandomAdjustSharpness": _adjust_sharpness,
+    "GaussianBlur": _gaussian_blur,
+    "Grayscale": _grayscale,
+    "ColorJitter": _color_jitter,
+}
+
+# Transforms whose nearest Stoker equivalent is not evident from the name.
+_CLOSEST = {
+    "Lambda": "none: arbitrary Python cannot run on the workers; write it as supported transforms",
+    "RandomPerspective": "RandomResizedCrop",
+    "FiveCrop": "CenterCrop",
+    "TenCrop": "CenterCrop",
+}
+
+
+def _closest(name):
+    if name in _CLOSEST:
+        return _CLOSEST[name]
+    match = difflib.get_close_matches(name, list(_TRANSLATIONS), n=1, cutoff=0.0)
+    return match[0] if match else "none"
+
+
+def _flatten(transform, prefix=""):
+    """(position, transform) of every transform, nested Composes opened ("2.1" = the second
+    transform of the Compose at position 2)."""
+    inner = getattr(transform, "transforms", None)
+    if type(transform).__name__ == "Compose" and inner is not None:
+        for i, t in enumerate(inner):
+            yield from _flatten(t, f"{prefix}{i}" if not prefix else f"{prefix}.{i}")
+    else:
+        yield prefix or "0", transform
+
+
+def from_torchvision(transform, decode=False):
+    """The Stoker pipeline doing what `transform` (a torchvision transform or Compose of them)
+    does to a PIL RGB image, as a stoker.Pipeline (str() is the text syntax). decode=True
+    starts it with decode, for datasets of encoded images. Raises ValueError for a transform
+    (or argument) Stoker cannot run, naming it, its position and the closest supported one."""
+    steps = []
+    is_float = False
+    for position, t in _flatten(transform):
+        name = type(t).__name__
+        translate = _TRANSLATIONS.get(name)
+        if translate is None:
+            raise ValueError(
+                f"from_torchvision: transform {name} at position {position} ({t!r}) is not "
+                f"supported by Stoker; closest supported: {_closest(name)}. Supported: "
+                f"{', '.join(sorted(_TRANSLATIONS))}")
+        try:
+            ops, is_float = translate(t, is_float)
+        except _Unsupported as why:
+            raise ValueError(f"from_torchvision: transform {name} at position {position} "
+                             f"({t!r}): {why}") from None
+        steps.append((position, repr(t).replace("\n", " "), ops))
+    return Pipeline(steps, decode)
+
+
+def run_pipeline(pipeline, sample, seed=0, epoch=0, index=0):
+    """Runs one sample through `pipeline` (text, list of op strings or stoker.Pipeline) in this
+    process, as a worker would for sample `index` of `epoch` of a job with `seed`. `sample`: a
+    uint8 image (numpy array or tensor H x W [x C], or a PIL image) or, for a pipeline starting
+    with decode, the encoded bytes. Returns a C x H x W tensor (uint8 or float32), laid out like
+    torchvision's tensors, for comparing with the original transform."""
+    import numpy as np
+
+    from . import _stoker
+
+    if isinstance(pipeline, (list, tuple)):
+        pipeline = ", ".join(pipeline)
+    if not isinstance(sample, bytes):
+        sample = np.ascontiguousarray(np.asarray(sample), dtype=np.uint8)
+    out = _stoker.run_pipeline(str(pipeline), sample, seed, epoch, index)
+    return torch.from_numpy(out).permute(2, 0, 1)
