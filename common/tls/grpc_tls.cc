@@ -110,12 +110,14 @@ absl::StatusOr<std::optional<Role>> RoleGate::Check(const grpc::ServerContextBas
       auth == nullptr ? absl::UnauthenticatedError("no verified client certificate")
                       : PeerRole(*auth);
   if (!role.ok()) {
+    CountRpcDenial(role.status().code());
     return absl::Status(role.status().code(),
                         absl::StrCat(method, ": ", role.status().message()));
   }
   for (Role ok : allowed) {
     if (*role == ok) return std::optional<Role>(*role);
   }
+  CountRpcDenial(absl::StatusCode::kPermissionDenied);
   return absl::PermissionDeniedError(absl::StrCat(method, ": role ", RoleName(*role),
                                                   " may not call it (allowed: ",
                                                   RoleNames(allowed), ")"));

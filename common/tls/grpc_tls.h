@@ -38,7 +38,8 @@ absl::StatusOr<Role> PeerRole(const grpc::AuthContext& auth);
 
 // Decides whether a call may proceed: OK when `insecure` or the caller's role is one of
 // `allowed`; otherwise PERMISSION_DENIED naming the caller's role, `method` and the roles
-// allowed, or UNAUTHENTICATED naming what was missing. Thread-safe.
+// allowed, or UNAUTHENTICATED naming what was missing; each denial is counted (CountRpcDenial).
+// Thread-safe.
 class RoleGate {
  public:
   explicit RoleGate(bool insecure) : insecure_(insecure) {}

@@ -2,16 +2,22 @@
 
 #include <unistd.h>
 
+#include <atomic>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/flags.h"
 #include "common/logging.h"
+#include "common/metric_family_builder.h"
 
 namespace stoker {
 namespace {
 
 constexpr absl::string_view kRoleUriPrefix = "spiffe://stoker/role/";
 constexpr Role kRoles[] = {Role::kCoordinator, Role::kWorker, Role::kTrainer, Role::kOperator};
+
+std::atomic<uint64_t> unauthenticated_calls{0};
+std::atomic<uint64_t> permission_denied_calls{0};
 
 absl::Status CheckReadable(absl::string_view field, const std::string& path) {
   if (path.empty()) {
@@ -82,6 +88,32 @@ absl::Status TlsConfig::Validate() const {
   if (absl::Status status = CheckReadable("cert_file", cert_file); !status.ok()) return status;
   if (absl::Status status = CheckReadable("key_file", key_file); !status.ok()) return status;
   return CheckReadable("ca_file", ca_file);
+}
+
+RpcDenials RpcDenialCounts() {
+  RpcDenials counts;
+  counts.unauthenticated = unauthenticated_calls.load(std::memory_order_relaxed);
+  counts.permission_denied = permission_denied_calls.load(std::memory_order_relaxed);
+  return counts;
+}
+
+void CountRpcDenial(absl::StatusCode code) {
+  if (code == absl::StatusCode::kUnauthenticated) {
+    unauthenticated_calls.fetch_add(1, std::memory_order_relaxed);
+  } else if (code == absl::StatusCode::kPermissionDenied) {
+    permission_denied_calls.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void AddRpcDenialMetrics(MetricFamilyBuilder* m) {
+  const RpcDenials counts = RpcDenialCounts();
+  const std::string help =
+      "Calls refused: no verified identity (unauthenticated) or the wrong role "
+      "(permission_denied).";
+  m->Counter("stoker_rpc_denied_total", help, static_cast<double>(counts.unauthenticated),
+             {{"code", "unauthenticated"}});
+  m->Counter("stoker_rpc_denied_total", help, static_cast<double>(counts.permission_denied),
+             {{"code", "permission_denied"}});
 }
 
 void WarnIfInsecure(const TlsConfig& config, absl::string_view what) {

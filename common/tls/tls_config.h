@@ -26,6 +26,7 @@
 namespace stoker {
 
 class FlagSet;
+class MetricFamilyBuilder;
 
 enum class Role { kCoordinator, kWorker, kTrainer, kOperator };
 
@@ -67,6 +68,18 @@ struct TlsConfig {
     return config;
   }
 };
+
+// Calls this process refused for want of identity (UNAUTHENTICATED) or of the right role
+// (PERMISSION_DENIED), counted by common/tls/grpc_tls.h's RoleGate. Thread-safe.
+struct RpcDenials {
+  uint64_t unauthenticated = 0;
+  uint64_t permission_denied = 0;
+};
+RpcDenials RpcDenialCounts();
+// Counts one refused call with `code` (UNAUTHENTICATED or PERMISSION_DENIED; others ignored).
+void CountRpcDenial(absl::StatusCode code);
+// stoker_rpc_denied_total{code} (docs/metrics.md).
+void AddRpcDenialMetrics(MetricFamilyBuilder* m);
 
 // Logs a WARNING that says `what` (e.g. "stoker-worker") runs without TLS, when it does.
 void WarnIfInsecure(const TlsConfig& config, absl::string_view what);

@@ -280,6 +280,8 @@ TEST(TlsTest, EveryRpcTimesEveryCallerGetsTheExactCode) {
       {"GetStatus", {{Caller::kCoordinator, kDenied}, {Caller::kWorker, kDenied},
                      {Caller::kTrainer, C::OK}, {Caller::kOperator, C::OK}}},
   };
+  const RpcDenials before = RpcDenialCounts();
+  uint64_t denials_expected = 0;
   for (const auto& [method, expected] : table) {
     for (Caller caller : {Caller::kNone, Caller::kOtherCa, Caller::kCoordinator, Caller::kWorker,
                           Caller::kTrainer, Caller::kOperator}) {
@@ -289,6 +291,7 @@ TEST(TlsTest, EveryRpcTimesEveryCallerGetsTheExactCode) {
       const C want = it == expected.end() ? C::UNAVAILABLE : it->second;
       EXPECT_EQ(CallCoordinator(stub.get(), method), want)
           << method << " as caller " << static_cast<int>(caller);
+      if (want == kDenied) ++denials_expected;
     }
   }
   // The worker streams only to trainers.
@@ -314,8 +317,12 @@ TEST(TlsTest, EveryRpcTimesEveryCallerGetsTheExactCode) {
       EXPECT_NE(code, C::UNAVAILABLE);
     } else {
       EXPECT_EQ(code, C::PERMISSION_DENIED) << static_cast<int>(caller);
+      ++denials_expected;
     }
   }
+  // Every denial was counted (stoker_rpc_denied_total); a failed handshake reaches no handler.
+  EXPECT_EQ(RpcDenialCounts().permission_denied - before.permission_denied, denials_expected);
+  EXPECT_EQ(RpcDenialCounts().unauthenticated, before.unauthenticated);
 }
 
 }  // namespace
