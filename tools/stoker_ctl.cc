@@ -142,6 +142,7 @@ int Run(int argc, char** argv) {
   absl::StatusOr<TlsConfig> tls = tls_flags.Build();
   if (!tls.ok()) return flags.Fail(tls.status());
   options.tls = *std::move(tls);
+  WarnIfInsecure(options.tls, "stoker-ctl");
   if (options.timeout_ms <= 0) {
     return flags.Fail(absl::InvalidArgumentError("--timeout-ms: must be > 0"));
   }

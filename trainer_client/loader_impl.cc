@@ -11,6 +11,7 @@
 #include "common/logging.h"
 #include "common/retry.h"
 #include "common/status_macros.h"
+#include "common/tls/tls_config.h"
 #include "plan/rank_sequence.h"
 #include "plan/resume_token.h"
 #include "stoker/v1/resume.pb.h"
@@ -65,6 +66,7 @@ absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions optio
   if (options.client_id.empty()) options.client_id = RandomClientId();
   if (env.clock == nullptr) env.clock = Clock::Real();
   if (env.coordinator == nullptr) {
+    WarnIfInsecure(options.tls, "trainer client");
     env.coordinator = NewGrpcCoordinatorClient(options.coordinator_address, options.rpc_timeout,
                                                  options.tls);
   }

@@ -14,6 +14,7 @@
 
 #include "absl/time/clock.h"
 #include "common/tls/grpc_tls.h"
+#include "coordinator/coordinator_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "stoker/v1/coordinator.grpc.pb.h"
@@ -153,6 +154,59 @@ TEST(TlsTest, WholeJobOverMutualTlsSurvivesWorkerCertificateRotation) {
   }
   EXPECT_EQ(batches.size(), 16u);
   EXPECT_EQ(std::set<uint64_t>(batches.begin(), batches.end()).size(), 16u);
+}
+
+// Another trainer (a valid trainer certificate) reporting the tasks of a job and rank that a
+// live client holds is refused each time, and that job still delivers every batch.
+TEST(TlsTest, ForgedConsumedReportsAreRefusedAndTheJobDeliversEveryBatch) {
+  Certs certs;
+  ASSERT_TRUE(certs.ok());
+  auto cluster = StartTlsCluster(certs, 2);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  LoaderOptions options;
+  options.coordinator_address = (*cluster)->coordinator_address();
+  options.job_name = "victim";
+  options.spec = SmallJob(64);
+  options.tls = certs.For("trainer");
+  options.heartbeat_interval = absl::Milliseconds(50);
+  options.prefetch_bytes = 2 * 4 * 8 * 8 * 3 * sizeof(float);  // Two batches: the job lasts.
+  auto loader = Loader::Open(options);
+  ASSERT_TRUE(loader.ok()) << loader.status();
+  std::set<uint64_t> batches;
+  absl::StatusOr<Batch> batch = (*loader)->Next();
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  batches.insert(batch->batch_index());
+
+  // The forger learns the job id the way any trainer can: OpenJob with the same name and spec.
+  std::unique_ptr<CoordinatorClient> forger = NewGrpcCoordinatorClient(
+      (*cluster)->coordinator_address(), absl::Seconds(10), certs.For("trainer"));
+  pb::OpenJobRequest open;
+  open.set_name("victim");
+  *open.mutable_spec() = options.spec;
+  absl::StatusOr<pb::OpenJobResponse> opened = forger->OpenJob(open);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  pb::ClientHeartbeatRequest forged;
+  forged.set_job_id(opened->job_id());
+  forged.set_rank(0);
+  forged.set_client_id("forger");
+  for (uint64_t g = 0; g < 16; ++g) {
+    pb::TaskId* task = forged.add_consumed();
+    task->set_job_id(opened->job_id());
+    task->set_epoch(0);
+    task->set_batch_index(g);
+  }
+  int refused = 0;
+  while (true) {
+    absl::Status status = forger->ClientHeartbeat(forged).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
+    refused += status.code() == absl::StatusCode::kUnavailable;
+    batch = (*loader)->Next();
+    if (batch.status().code() == absl::StatusCode::kOutOfRange) break;
+    ASSERT_TRUE(batch.ok()) << batch.status();
+    EXPECT_TRUE(batches.insert(batch->batch_index()).second) << batch->batch_index();
+  }
+  EXPECT_EQ(batches.size(), 16u);
+  EXPECT_EQ(refused, 16);
 }
 
 // A "worker" registering with a trainer certificate is refused, and so is one whose server
