@@ -53,8 +53,7 @@ class GrpcCoordinatorClient : public CoordinatorClient {
       const pb::WorkerHeartbeatRequest& request) override {
     return Call(&Stub::WorkerHeartbeat, request);
   }
-  absl::StatusOr<pb::LeaseTasksResponse> LeaseTasks(
-      const pb::LeaseTasksRequest& request) override {
+  absl::StatusOr<pb::LeaseTasksResponse> LeaseTasks(const pb::LeaseTasksRequest& request) override {
     return Call(&Stub::LeaseTasks, request);
   }
   absl::StatusOr<pb::GetJobResponse> GetJob(const pb::GetJobRequest& request) override {
@@ -72,8 +71,8 @@ class GrpcCoordinatorClient : public CoordinatorClient {
   }
 
   template <typename Request, typename Response>
-  absl::StatusOr<Response> Call(grpc::Status (Stub::*method)(grpc::ClientContext*,
-                                                             const Request&, Response*),
+  absl::StatusOr<Response> Call(grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
+                                                             Response*),
                                 const Request& request) {
     std::shared_ptr<Stub> stub;
     {

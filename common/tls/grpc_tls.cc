@@ -39,7 +39,8 @@ class RoleVerifier : public gx::ExternalCertificateVerifier {
   bool Verify(gx::TlsCustomVerificationCheckRequest* request,
               std::function<void(grpc::Status)> callback, grpc::Status* sync_status) override {
     std::vector<std::string> uris;
-    for (const grpc::string_ref& uri : request->uri_names()) uris.emplace_back(uri.data(), uri.size());
+    for (const grpc::string_ref& uri : request->uri_names())
+      uris.emplace_back(uri.data(), uri.size());
     absl::StatusOr<Role> role = RoleFromUris(uris);
     if (!role.ok()) {
       *sync_status = grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
@@ -88,7 +89,8 @@ std::shared_ptr<grpc::ChannelCredentials> ChannelCredentials(const TlsConfig& co
   options.watch_identity_key_cert_pairs();
   options.set_verify_server_certs(true);
   options.set_check_call_host(false);
-  options.set_certificate_verifier(gx::ExternalCertificateVerifier::Create<RoleVerifier>(std::move(peer_roles)));
+  options.set_certificate_verifier(
+      gx::ExternalCertificateVerifier::Create<RoleVerifier>(std::move(peer_roles)));
   return gx::TlsCredentials(options);
 }
 
@@ -106,21 +108,19 @@ absl::StatusOr<std::optional<Role>> RoleGate::Check(const grpc::ServerContextBas
                                                     std::initializer_list<Role> allowed) const {
   if (insecure_) return std::optional<Role>();
   std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
-  absl::StatusOr<Role> role =
-      auth == nullptr ? absl::UnauthenticatedError("no verified client certificate")
-                      : PeerRole(*auth);
+  absl::StatusOr<Role> role = auth == nullptr
+                                  ? absl::UnauthenticatedError("no verified client certificate")
+                                  : PeerRole(*auth);
   if (!role.ok()) {
     CountRpcDenial(role.status().code());
-    return absl::Status(role.status().code(),
-                        absl::StrCat(method, ": ", role.status().message()));
+    return absl::Status(role.status().code(), absl::StrCat(method, ": ", role.status().message()));
   }
   for (Role ok : allowed) {
     if (*role == ok) return std::optional<Role>(*role);
   }
   CountRpcDenial(absl::StatusCode::kPermissionDenied);
-  return absl::PermissionDeniedError(absl::StrCat(method, ": role ", RoleName(*role),
-                                                  " may not call it (allowed: ",
-                                                  RoleNames(allowed), ")"));
+  return absl::PermissionDeniedError(absl::StrCat(
+      method, ": role ", RoleName(*role), " may not call it (allowed: ", RoleNames(allowed), ")"));
 }
 
 }  // namespace stoker

@@ -12,12 +12,12 @@
 // not check the host name, so workers need no certificate per address (the role is the
 // identity; docs/security.md).
 
+#include <grpcpp/grpcpp.h>
+
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <grpcpp/grpcpp.h>
 
 #include "absl/status/statusor.h"
 #include "common/tls/tls_config.h"

@@ -61,9 +61,9 @@ absl::StatusOr<Role> RoleFromUris(const std::vector<std::string>& uris) {
     std::optional<Role> role = RoleFromUri(uri);
     if (!role.has_value()) continue;
     if (found.has_value() && *found != *role) {
-      return absl::PermissionDeniedError(
-          absl::StrCat("peer certificate names more than one role (", RoleName(*found), ", ",
-                       RoleName(*role), ")"));
+      return absl::PermissionDeniedError(absl::StrCat("peer certificate names more than one role (",
+                                                      RoleName(*found), ", ", RoleName(*role),
+                                                      ")"));
     }
     found = role;
   }

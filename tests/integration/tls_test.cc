@@ -33,8 +33,7 @@ class Certs {
   Certs() {
     char tmpl[] = "/tmp/stoker-tls-test-XXXXXX";
     dir_ = mkdtemp(tmpl);
-    const std::string command =
-        std::string(STOKER_SOURCE_DIR) + "/scripts/dev-certs.sh " + dir_;
+    const std::string command = std::string(STOKER_SOURCE_DIR) + "/scripts/dev-certs.sh " + dir_;
     ok_ = std::system(command.c_str()) == 0;
   }
   ~Certs() { std::system(("rm -rf " + dir_).c_str()); }
@@ -99,8 +98,8 @@ std::string ReadFile(const std::string& path) {
 
 // The certificate (PEM) the worker at `address` presents to a new connection now.
 std::string ServedCertificate(const Certs& certs, const std::string& address) {
-  auto stub = pb::Worker::NewStub(grpc::CreateChannel(
-      address, ChannelCredentials(certs.For("trainer"), {Role::kWorker})));
+  auto stub = pb::Worker::NewStub(
+      grpc::CreateChannel(address, ChannelCredentials(certs.For("trainer"), {Role::kWorker})));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
   auto stream = stub->StreamBatches(&context);
@@ -225,8 +224,9 @@ TEST(TlsTest, RogueWorkerIsRefused) {
   rogue.tls = TlsConfig::Plaintext();  // No certificate at all: the handshake fails.
   EXPECT_EQ(WorkerServer::Start(rogue).status().code(), absl::StatusCode::kUnavailable);
   // A trainer dialling a server whose certificate says trainer: the handshake fails.
-  auto stub = pb::Worker::NewStub(grpc::CreateChannel(
-      (*cluster)->coordinator_address(), ChannelCredentials(certs.For("trainer"), {Role::kWorker})));
+  auto stub = pb::Worker::NewStub(
+      grpc::CreateChannel((*cluster)->coordinator_address(),
+                          ChannelCredentials(certs.For("trainer"), {Role::kWorker})));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
   auto stream = stub->StreamBatches(&context);
@@ -319,20 +319,41 @@ TEST(TlsTest, EveryRpcTimesEveryCallerGetsTheExactCode) {
   // An allowed role reaches the logic, which rejects the empty request (INVALID_ARGUMENT, or
   // FAILED_PRECONDITION for the id 0) or answers (OK for GetStatus).
   const std::map<std::string, std::map<Caller, C>> table = {
-      {"OpenJob", {{Caller::kCoordinator, kDenied}, {Caller::kWorker, kDenied},
-                   {Caller::kTrainer, C::INVALID_ARGUMENT}, {Caller::kOperator, kDenied}}},
-      {"GetJob", {{Caller::kCoordinator, kDenied}, {Caller::kWorker, kStale},
-                  {Caller::kTrainer, kStale}, {Caller::kOperator, kDenied}}},
-      {"RegisterWorker", {{Caller::kCoordinator, kDenied}, {Caller::kWorker, C::INVALID_ARGUMENT},
-                          {Caller::kTrainer, kDenied}, {Caller::kOperator, kDenied}}},
-      {"WorkerHeartbeat", {{Caller::kCoordinator, kDenied}, {Caller::kWorker, kStale},
-                           {Caller::kTrainer, kDenied}, {Caller::kOperator, kDenied}}},
-      {"LeaseTasks", {{Caller::kCoordinator, kDenied}, {Caller::kWorker, C::INVALID_ARGUMENT},
-                      {Caller::kTrainer, kDenied}, {Caller::kOperator, kDenied}}},
-      {"ClientHeartbeat", {{Caller::kCoordinator, kDenied}, {Caller::kWorker, kDenied},
-                           {Caller::kTrainer, kStale}, {Caller::kOperator, kDenied}}},
-      {"GetStatus", {{Caller::kCoordinator, kDenied}, {Caller::kWorker, kDenied},
-                     {Caller::kTrainer, C::OK}, {Caller::kOperator, C::OK}}},
+      {"OpenJob",
+       {{Caller::kCoordinator, kDenied},
+        {Caller::kWorker, kDenied},
+        {Caller::kTrainer, C::INVALID_ARGUMENT},
+        {Caller::kOperator, kDenied}}},
+      {"GetJob",
+       {{Caller::kCoordinator, kDenied},
+        {Caller::kWorker, kStale},
+        {Caller::kTrainer, kStale},
+        {Caller::kOperator, kDenied}}},
+      {"RegisterWorker",
+       {{Caller::kCoordinator, kDenied},
+        {Caller::kWorker, C::INVALID_ARGUMENT},
+        {Caller::kTrainer, kDenied},
+        {Caller::kOperator, kDenied}}},
+      {"WorkerHeartbeat",
+       {{Caller::kCoordinator, kDenied},
+        {Caller::kWorker, kStale},
+        {Caller::kTrainer, kDenied},
+        {Caller::kOperator, kDenied}}},
+      {"LeaseTasks",
+       {{Caller::kCoordinator, kDenied},
+        {Caller::kWorker, C::INVALID_ARGUMENT},
+        {Caller::kTrainer, kDenied},
+        {Caller::kOperator, kDenied}}},
+      {"ClientHeartbeat",
+       {{Caller::kCoordinator, kDenied},
+        {Caller::kWorker, kDenied},
+        {Caller::kTrainer, kStale},
+        {Caller::kOperator, kDenied}}},
+      {"GetStatus",
+       {{Caller::kCoordinator, kDenied},
+        {Caller::kWorker, kDenied},
+        {Caller::kTrainer, C::OK},
+        {Caller::kOperator, C::OK}}},
   };
   const RpcDenials before = RpcDenialCounts();
   uint64_t denials_expected = 0;
