@@ -150,8 +150,8 @@ void HeartbeatLoop(const Options& o, CoordinatorClient& client, Workers& workers
 }
 
 int Run(const Options& o) {
-  std::unique_ptr<CoordinatorClient> client = NewGrpcCoordinatorClient(o.coordinator,
-                                                                       absl::Seconds(30));
+  std::unique_ptr<CoordinatorClient> client = NewGrpcCoordinatorClient(
+      o.coordinator, absl::Seconds(30), TlsConfig::Plaintext());
   pb::OpenJobRequest open;
   open.set_name(o.job);
   *open.mutable_spec() = Spec(o.world_size);

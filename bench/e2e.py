@@ -95,7 +95,7 @@ def main():
         try:
             log = open(os.path.join(tmp, "coordinator.log"), "w")
             coordinator = subprocess.Popen(
-                [f"{b}/coordinator/stoker-coordinator", "--listen", "127.0.0.1:0",
+                [f"{b}/coordinator/stoker-coordinator", "--insecure", "--listen", "127.0.0.1:0",
                  "--port-file", f"{tmp}/coordinator.port"], stdout=log, stderr=log)
             procs.append(coordinator)
             address = f"127.0.0.1:{wait_port(f'{tmp}/coordinator.port', coordinator, 'coordinator')}"
@@ -103,7 +103,7 @@ def main():
             for i in range(args.workers):
                 log = open(os.path.join(tmp, f"worker{i}.log"), "w")
                 w = subprocess.Popen(
-                    [f"{b}/worker/stoker-worker", "--coordinator", address, "--threads", "1",
+                    [f"{b}/worker/stoker-worker", "--insecure", "--coordinator", address, "--threads", "1",
                      "--port-file", f"{tmp}/worker{i}.port"], stdout=log, stderr=log)
                 procs.append(w)
                 workers.append(w)
@@ -113,7 +113,7 @@ def main():
                 before = sum(cpu_seconds(w.pid) for w in workers)
                 report = f"{tmp}/report{r}.json"
                 _, client_cpu = run_child(
-                    [f"{b}/tools/stoker-bench-client", "--coordinator", address,
+                    [f"{b}/tools/stoker-bench-client", "--insecure", "--coordinator", address,
                      "--job", f"e2e-{args.workload}-{r}", "--pipeline", pipeline, *source,
                      *extra, "--batch-size", str(BATCH), "--max-batches", str(args.batches),
                      "--report-json", report],

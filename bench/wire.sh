@@ -32,12 +32,12 @@ free_port() {
   $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-"$BIN/coordinator/stoker-coordinator" --listen 127.0.0.1:0 --port-file "$dir/coordinator.port" \
+"$BIN/coordinator/stoker-coordinator" --insecure --listen 127.0.0.1:0 --port-file "$dir/coordinator.port" \
   >"$dir/coordinator.log" 2>&1 &
 pids+=($!)
 wait_file "$dir/coordinator.port"
 coordinator=127.0.0.1:$(cat "$dir/coordinator.port")
-"$BIN/worker/stoker-worker" --coordinator "$coordinator" --threads 1 --simulate-batch-ms 0 \
+"$BIN/worker/stoker-worker" --insecure --coordinator "$coordinator" --threads 1 --simulate-batch-ms 0 \
   --port-file "$dir/worker.port" >"$dir/worker.log" 2>&1 &
 pids+=($!)
 wait_file "$dir/worker.port"
@@ -65,7 +65,7 @@ stoker_gbps() {
   local round=$1 batches
   # About SECONDS_EACH at ~10 Gbit/s; the client's own wall time is what counts.
   batches=$((SECONDS_EACH * 130))
-  "$BIN/tools/stoker-bench-client" --coordinator "$coordinator" --job "wire-$round" \
+  "$BIN/tools/stoker-bench-client" --insecure --coordinator "$coordinator" --job "wire-$round" \
     --pipeline "" --num-samples $((batches * 64 + 64)) --max-batches "$batches" \
     --prefetch-mb 80 --report-json "$dir/report-$round.json" >"$dir/client-$round.log" 2>&1 \
     || { cat "$dir/client-$round.log" >&2; exit 1; }

@@ -27,13 +27,16 @@ set(STOKER_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/stoker)
 set_target_properties(stoker_proto PROPERTIES EXPORT_NAME proto)
 set_target_properties(stoker_common PROPERTIES EXPORT_NAME common)
 set_target_properties(stoker_plan PROPERTIES EXPORT_NAME plan)
+set_target_properties(stoker_tls PROPERTIES EXPORT_NAME tls)
+set_target_properties(stoker_grpc_tls PROPERTIES EXPORT_NAME grpc_tls)
 set_target_properties(stoker_coordinator_client PROPERTIES EXPORT_NAME coordinator_client)
 # stoker_cc_library only sets build-tree include directories; stoker_proto sets include/ itself.
-foreach(target stoker_common stoker_coordinator_client stoker_client)
+foreach(target stoker_common stoker_tls stoker_grpc_tls stoker_coordinator_client stoker_client)
   target_include_directories(${target} PUBLIC $<INSTALL_INTERFACE:${STOKER_INSTALL_INCLUDEDIR}>)
 endforeach()
 
-install(TARGETS stoker_proto stoker_common stoker_plan stoker_coordinator_client stoker_client
+install(TARGETS stoker_proto stoker_common stoker_tls stoker_grpc_tls stoker_plan
+  stoker_coordinator_client stoker_client
   EXPORT stokerTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client)

@@ -36,6 +36,14 @@ void FlagSet::Add(const std::string& name, std::string* target, const std::strin
            }});
 }
 
+void FlagSet::Add(const std::string& name, std::vector<std::string>* target,
+                  const std::string& help) {
+  AddFlag({name, help + " (repeatable)", "none", false, [target](const std::string& value) {
+             target->push_back(value);
+             return absl::OkStatus();
+           }});
+}
+
 void FlagSet::Add(const std::string& name, int64_t* target, const std::string& help) {
   AddFlag({name, help, absl::StrCat(*target), false, NumberSetter(name, target)});
 }

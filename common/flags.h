@@ -29,6 +29,8 @@ class FlagSet {
   FlagSet(std::string program, std::string summary);
 
   void Add(const std::string& name, std::string* target, const std::string& help);
+  // Repeatable: every occurrence appends its value.
+  void Add(const std::string& name, std::vector<std::string>* target, const std::string& help);
   void Add(const std::string& name, int64_t* target, const std::string& help);
   void Add(const std::string& name, uint32_t* target, const std::string& help);
   void Add(const std::string& name, uint64_t* target, const std::string& help);

@@ -403,12 +403,25 @@ absl::Status Coordinator::CheckTaskOfRankLocked(const TaskId& task, const JobRec
   return absl::OkStatus();
 }
 
+absl::Status Coordinator::CheckRankHolderLocked(const stoker::v1::ClientHeartbeatRequest& request,
+                                                const JobRecord& job) const {
+  const auto holder = board_.LastClient(job.id, request.rank());
+  if (!holder.has_value() || holder->first == request.client_id()) return absl::OkStatus();
+  const absl::Duration silent = clock_->Now() - holder->second;
+  if (silent >= config_.worker_timeout) return absl::OkStatus();  // Taken over (a restart).
+  return absl::UnavailableError(absl::StrCat(
+      "rank ", request.rank(), " of job '", job.name, "' is held by another client, heard ",
+      absl::FormatDuration(silent), " ago: this client's reports are refused until that one has "
+      "been silent for ", absl::FormatDuration(config_.worker_timeout), "; retry"));
+}
+
 absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeatLocked(
     const stoker::v1::ClientHeartbeatRequest& request) {
   CheckLivenessLocked();
   const JobRecord* job = state_.FindJob(request.job_id());
   if (job == nullptr) return UnknownJob(request.job_id(), state_.incarnation());
   RETURN_IF_ERROR(CheckRank(request.rank(), *job));
+  RETURN_IF_ERROR(CheckRankHolderLocked(request, *job));
   stoker::v1::CompleteTasksUpdate complete;
   for (int i = 0; i < request.consumed_size(); ++i) {
     const TaskId& task = request.consumed(i);

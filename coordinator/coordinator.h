@@ -223,6 +223,12 @@ class Coordinator {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::ClientHeartbeatResponse> ClientHeartbeatLocked(
       const stoker::v1::ClientHeartbeatRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A rank's reports count only from the client that holds it: the one that last reported for
+  // it, while heard within worker_timeout (then another client takes over: a restarted
+  // trainer). UNAVAILABLE (retry) for a heartbeat of another client meanwhile, so a trainer
+  // cannot complete or hedge the tasks of a job and rank another live trainer consumes.
+  absl::Status CheckRankHolderLocked(const stoker::v1::ClientHeartbeatRequest& request,
+                                     const JobRecord& job) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Validates request.overdue (INVALID_ARGUMENT naming overdue[i]) and queues backup leases of
   // the leased ones; forgets hedges of done tasks.
   absl::Status HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request,

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/tls/tls_config.h"
 #include "stoker/v1/coordinator.pb.h"
 
 namespace stoker {
@@ -70,10 +71,12 @@ class CoordinatorClient {
   }
 };
 
-// A gRPC client of `address` (insecure channel, client keepalive); every call has deadline
-// `rpc_timeout`.
+// A gRPC client of `address` (client keepalive) secured by `tls` (the coordinator's certificate
+// must name role coordinator; common/tls/grpc_tls.h); every call has deadline `rpc_timeout`.
+// REQUIRES: tls.Validate() is OK.
 std::unique_ptr<CoordinatorClient> NewGrpcCoordinatorClient(const std::string& address,
-                                                            absl::Duration rpc_timeout);
+                                                            absl::Duration rpc_timeout,
+                                                            const TlsConfig& tls);
 
 }  // namespace stoker
 

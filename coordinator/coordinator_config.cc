@@ -6,6 +6,7 @@
 namespace stoker {
 
 absl::Status CoordinatorConfig::Validate() const {
+  if (absl::Status status = tls.Validate(); !status.ok()) return status;
   const size_t colon = listen_address.rfind(':');
   uint32_t port = 0;
   if (colon == std::string::npos || !absl::SimpleAtoi(listen_address.substr(colon + 1), &port) ||

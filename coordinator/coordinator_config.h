@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "common/tls/tls_config.h"
 
 namespace stoker {
 
@@ -29,6 +30,9 @@ struct CoordinatorConfig {
   // File journal (coordinator/journal.h) of the state that survives a restart; empty = none
   // (state lives in memory only).
   std::string journal_path;
+  // Its port's TLS (common/tls/tls_config.h). Plaintext unless set: the binary demands TLS
+  // files or an explicit --insecure.
+  TlsConfig tls = TlsConfig::Plaintext();
 
   // INVALID_ARGUMENT naming the field ("worker_timeout: ...") when a setting is unusable:
   // an address without a port, a duration <= 0, a worker_timeout not above

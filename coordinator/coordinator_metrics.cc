@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/metric_family_builder.h"
+#include "common/tls/tls_config.h"
 
 namespace stoker {
 namespace {
@@ -87,6 +88,7 @@ std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
                 "Seconds one group commit took (write and fdatasync).", journal->sync_seconds);
   }
   for (const stoker::v1::JobStatus& job : status.jobs()) AddJobFigures(job, &m);
+  AddRpcDenialMetrics(&m);
   return m.Take();
 }
 

@@ -12,6 +12,7 @@
 #include "common/grpc_settings.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "common/tls/grpc_tls.h"
 #include "coordinator/coordinator_service.h"
 #include "coordinator/journal.h"
 
@@ -35,7 +36,7 @@ struct CoordinatorServer::Impl {
       : store(config.journal_path.empty() ? nullptr
                                           : std::make_unique<FileJournal>(config.journal_path)),
         coordinator(config, clock, store.get()),
-        service(&coordinator) {}
+        service(&coordinator, config.tls.insecure) {}
 
   // Wakes every heartbeat_interval (real time) until Stop: liveness, and the dataset probes of
   // recovered jobs.
@@ -75,7 +76,8 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   // Without this gRPC sets SO_REUSEPORT, and a second coordinator on a busy port would start
   // and split the traffic instead of failing.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.AddListeningPort(config.listen_address, grpc::InsecureServerCredentials(), &impl->port);
+  WarnIfInsecure(config.tls, "coordinator");
+  builder.AddListeningPort(config.listen_address, ServerCredentials(config.tls), &impl->port);
   ApplyServerKeepalive(&builder);
   builder.RegisterService(&impl->service);
   impl->server = builder.BuildAndStart();

@@ -73,7 +73,7 @@ TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
                             release.WaitForNotification();
                             return CreateSource(spec, seed);
                           });
-  CoordinatorService service(&coordinator);
+  CoordinatorService service(&coordinator, /*insecure=*/true);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);

@@ -13,6 +13,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "common/tls/grpc_tls.h"
 #include "coordinator/call_executor.h"
 #include "coordinator/coordinator.h"
 #include "stoker/v1/coordinator.grpc.pb.h"
@@ -24,12 +25,18 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
  public:
   // Threads running the calls other than LeaseTasks and OpenJob, LeaseTasks, and OpenJob; most
   // calls waiting in each.
+//
+// Every handler first checks the caller's role (common/tls/grpc_tls.h; skipped with insecure):
+// RegisterWorker, WorkerHeartbeat and LeaseTasks from workers; OpenJob and ClientHeartbeat from
+// trainers; GetJob from workers and trainers; GetStatus from operators and trainers. A refused
+// call is answered PERMISSION_DENIED or UNAUTHENTICATED naming the method and what was missing.
   static constexpr int kCallThreads = 8;
   static constexpr int kLeaseThreads = 4;
   static constexpr int kOpenJobThreads = 2;
   static constexpr size_t kMaxQueuedCalls = 4096;
 
-  explicit CoordinatorService(Coordinator* coordinator);
+  // `insecure`: no peer identity, every role check passes.
+  CoordinatorService(Coordinator* coordinator, bool insecure);
   ~CoordinatorService() override;
   // Finishes the queued calls and joins the threads; call after the server's Shutdown. Idempotent.
   void Stop();
@@ -58,6 +65,7 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
 
  private:
   Coordinator* const coordinator_;
+  const RoleGate gate_;
   CallExecutor calls_;
   CallExecutor leases_;
   CallExecutor opens_;

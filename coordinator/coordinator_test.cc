@@ -106,6 +106,11 @@ class CoordinatorTest : public ::testing::Test {
         [&](const ClusterState& state) { return state.RankSummary(job, rank); });
   }
 
+  uint64_t Done(uint64_t job, uint32_t rank) {
+    const RankProgressSummary summary = Summary(job, rank);
+    return summary.done_watermark + summary.done_above_watermark;
+  }
+
   FakeClock clock_;
   Coordinator coordinator_{TestCoordinatorConfig(), &clock_};
 };
@@ -526,6 +531,29 @@ TEST_F(CoordinatorTest, EveryBatchOncePerEpochToItsRank) {
   auto client = ClientHeartbeat(job, 0);
   ASSERT_THAT(client, IsOk());
   EXPECT_EQ(client->state(), stoker::v1::JOB_STATE_FINISHED);
+}
+
+// A second client cannot report consumed tasks of a rank another live client holds (a forged
+// report would make that client skip batches); once the holder is silent for worker_timeout, a
+// new client (a restarted trainer) takes the rank over.
+TEST_F(CoordinatorTest, OnlyTheClientHoldingARankReportsForIt) {
+  const uint64_t job = OpenJob("held", SmallJobSpec());
+  const uint64_t worker = Register("w:1");
+  auto lease = Lease(worker, job, 0, 2);
+  ASSERT_THAT(lease, IsOk());
+  ASSERT_EQ(lease->leases_size(), 2);
+  const TaskId first = lease->leases(0).task();
+  ASSERT_THAT(ClientHeartbeat(job, 0, {}, "trainer"), IsOk());
+  EXPECT_THAT(ClientHeartbeat(job, 0, {first}, "forger"),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("held by another client")));
+  EXPECT_EQ(Done(job, 0), 0u);
+  EXPECT_THAT(ClientHeartbeat(job, 0, {first}, "trainer"), IsOk());
+  EXPECT_EQ(Done(job, 0), 1u);
+  AdvanceKeepingAlive(absl::Seconds(5), {worker});  // The trainer falls silent.
+  EXPECT_THAT(ClientHeartbeat(job, 0, {lease->leases(1).task()}, "restarted"), IsOk());
+  EXPECT_EQ(Done(job, 0), 2u);
+  EXPECT_THAT(ClientHeartbeat(job, 0, {}, "trainer"),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("held by another client")));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "common/logging.h"
 #include "common/metrics.h"
 #include "common/process.h"
+#include "common/tls/tls_config.h"
 #include "coordinator/coordinator_config.h"
 #include "coordinator/coordinator_metrics.h"
 #include "coordinator/coordinator_server.h"
@@ -54,6 +55,8 @@ int Run(int argc, char** argv) {
   storage_flags.AddTo(&flags, /*with_cache=*/false);
   LogFlags log_flags;
   log_flags.AddTo(&flags);
+  TlsFlags tls_flags;  // Its certificate names role coordinator (or --insecure).
+  tls_flags.AddTo(&flags);
   flags.MapField("listen_address", "listen");
   flags.MapField("heartbeat_interval", "heartbeat-interval-ms");
   flags.MapField("worker_timeout", "worker-timeout-ms");
@@ -72,6 +75,9 @@ int Run(int argc, char** argv) {
   config.max_tasks_per_lease = max_tasks_per_lease;
   config.job_idle_timeout = absl::Milliseconds(job_idle_timeout_ms);
   config.journal_path = journal;
+  absl::StatusOr<TlsConfig> tls = tls_flags.Build();
+  if (!tls.ok()) return flags.Fail(tls.status());
+  config.tls = *std::move(tls);
   if (absl::Status status = config.Validate(); !status.ok()) {
     return flags.Fail(status);
   }

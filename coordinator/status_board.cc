@@ -17,6 +17,13 @@ void StatusBoard::RecordClient(uint64_t job_id, uint32_t rank, const std::string
   clients_[{job_id, rank}] = ClientReport{client_id, stats, now};
 }
 
+std::optional<std::pair<std::string, absl::Time>> StatusBoard::LastClient(uint64_t job_id,
+                                                                         uint32_t rank) const {
+  const auto it = clients_.find({job_id, rank});
+  if (it == clients_.end()) return std::nullopt;
+  return std::make_pair(it->second.client_id, it->second.at);
+}
+
 void StatusBoard::RecordWorker(uint64_t worker_id, const stoker::v1::WorkerStats& stats,
                                absl::Time now) {
   workers_[worker_id] = WorkerReport{stats, now};

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,9 @@ class StatusBoard {
   void RecordClient(uint64_t job_id, uint32_t rank, const std::string& client_id,
                     const stoker::v1::ClientStats& stats, absl::Time now);
   void RecordWorker(uint64_t worker_id, const stoker::v1::WorkerStats& stats, absl::Time now);
+  // The client that last reported for (job, rank) and when; nullopt when none has.
+  std::optional<std::pair<std::string, absl::Time>> LastClient(uint64_t job_id,
+                                                               uint32_t rank) const;
   // Drops a removed worker's figures.
   void ForgetWorker(uint64_t worker_id);
   // Drops a retired job's client reports.

@@ -16,8 +16,11 @@ absl::StatusOr<stoker::v1::ShardManifest> ReadManifest(const std::string& locati
   stoker::v1::ShardManifest manifest;
   const auto parsed = google::protobuf::util::JsonStringToMessage(text, &manifest);
   if (!parsed.ok()) {
+    // The parser's message may quote the text: never echo a file's contents (it may be any
+    // readable file, docs/security.md).
     return absl::InvalidArgumentError(
-        absl::StrCat("manifest ", location, " does not parse: ", parsed.ToString()));
+        absl::StrCat("manifest ", location, " is not a JSON ShardManifest (", text.size(),
+                     " bytes)"));
   }
   for (int i = 0; i < manifest.shards_size(); ++i) {
     const std::string& path = manifest.shards(i).path();
@@ -79,6 +82,8 @@ absl::StatusOr<std::vector<std::string>> ExpandShardPaths(const std::vector<std:
       RETURN_IF_ERROR(ExpandS3Glob(path, &out));
       continue;
     }
+    // The glob's folder must lie under a data root before anything is listed.
+    RETURN_IF_ERROR(CheckDataLocation(path.substr(0, path.find_first_of("*?["))));
     glob_t matches;
     const int rc = ::glob(path.c_str(), 0, nullptr, &matches);  // Sorted by glob(3).
     if (rc == 0) {

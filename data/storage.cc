@@ -91,6 +91,10 @@ absl::StatusOr<StorageScheme> SchemeOf(const std::string& location) {
 
 bool IsUrl(const std::string& location) { return location.find("://") != std::string::npos; }
 
+absl::Status CheckDataLocation(const std::string& location) {
+  return Storage::Default()->CheckLocation(location);
+}
+
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenStorage(const std::string& location) {
   return Storage::Default()->Open(location);
 }

@@ -58,6 +58,9 @@ class Storage;  // data/storage_backend.h: the process's storage configuration.
 // data/s3_client.h; messages name the location.
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenStorage(const std::string& location);
 
+// OK when `location` lies under the process's data roots (data/data_roots.h); its errors.
+absl::Status CheckDataLocation(const std::string& location);
+
 // Reads the whole (small) file at `location`: manifests. Errors as OpenStorage and ReadAt.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& location);
 

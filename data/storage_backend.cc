@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/flags.h"
+#include "common/logging.h"
 #include "common/metric_family_builder.h"
 #include "common/status_macros.h"
 #include "data/http_file.h"
@@ -24,6 +25,7 @@ absl::Status StorageOptions::Validate() const {
 absl::StatusOr<std::shared_ptr<Storage>> Storage::Create(const StorageOptions& options,
                                                          AwsEnvironment env) {
   RETURN_IF_ERROR(options.Validate());
+  ASSIGN_OR_RETURN(DataRoots roots, DataRoots::Create(options.data_roots));
   std::unique_ptr<ShardCache> cache;
   if (!options.cache.dir.empty()) {
     ASSIGN_OR_RETURN(cache, ShardCache::Open(options.cache));
@@ -32,7 +34,7 @@ absl::StatusOr<std::shared_ptr<Storage>> Storage::Create(const StorageOptions& o
   HttpTransport* http = env.http;
   auto s3 = std::make_shared<S3Client>(
       options.s3, std::make_shared<AwsCredentialChain>(std::move(env)), http, clock);
-  return std::shared_ptr<Storage>(new Storage(std::move(s3), std::move(cache)));
+  return std::shared_ptr<Storage>(new Storage(std::move(s3), std::move(cache), std::move(roots)));
 }
 
 std::shared_ptr<Storage> Storage::Default() {
@@ -60,6 +62,7 @@ void Storage::SetDefault(std::shared_ptr<Storage> storage) {
 
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> Storage::Open(
     const std::string& location) const {
+  RETURN_IF_ERROR(CheckLocation(location));
   ASSIGN_OR_RETURN(StorageScheme scheme, SchemeOf(location));
   if (scheme == StorageScheme::kLocal) return OpenLocalFile(location);
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
@@ -70,6 +73,7 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> Storage::Open(
 }
 
 absl::StatusOr<std::string> Storage::ReadAll(const std::string& location) const {
+  RETURN_IF_ERROR(CheckLocation(location));
   ASSIGN_OR_RETURN(StorageScheme scheme, SchemeOf(location));
   if (scheme == StorageScheme::kS3) {  // One GET: its error names a missing bucket.
     ASSIGN_OR_RETURN(S3Location object, ParseS3Url(location));
@@ -94,6 +98,7 @@ absl::Status Storage::Write(const std::string& location, absl::Span<const uint8_
 }
 
 absl::StatusOr<std::vector<StorageEntry>> Storage::List(const std::string& prefix) const {
+  RETURN_IF_ERROR(CheckLocation(prefix));
   ASSIGN_OR_RETURN(StorageScheme scheme, SchemeOf(prefix));
   if (scheme == StorageScheme::kLocal) return ListLocalFolder(prefix);
   if (scheme == StorageScheme::kHttp) {
@@ -115,6 +120,9 @@ void StorageFlags::AddTo(FlagSet* flags, bool with_cache) {
   flags->Add("s3-region", &s3_region, "S3 region (default: AWS_REGION, else us-east-1)");
   flags->Add("s3-addressing", &s3_addressing,
              "auto (virtual-hosted on AWS, path-style elsewhere), path or virtual");
+  flags->Add("data-root", &data_roots,
+             "read datasets only under this folder or URL prefix (s3://bucket/prefix/, "
+             "https://host/path/); none: anywhere");
   if (!with_cache) return;
   flags->Add("cache-dir", &cache_dir,
              "worker-local shard cache folder for s3:// and http(s):// shards (empty = none)");
@@ -137,13 +145,19 @@ absl::Status StorageFlags::Apply() const {
   }
   options.cache.dir = cache_dir;
   options.cache.max_bytes = cache_bytes;
+  options.data_roots = data_roots;
+  if (data_roots.empty()) {
+    STOKER_LOG(WARNING) << "no --data-root: jobs may read datasets from any path or URL this "
+                           "process can reach";
+  }
   absl::StatusOr<std::shared_ptr<Storage>> storage = Storage::Create(options, std::move(env));
   if (!storage.ok()) {
     // Field names to flag names: "s3.endpoint" -> --s3-endpoint, "cache_bytes" -> --cache-bytes.
     std::string message(storage.status().message());
     for (const auto& [field, flag] : {std::pair<std::string, std::string>{"s3.endpoint", "--s3-endpoint"},
                                       {"cache_dir", "--cache-dir"},
-                                      {"cache_bytes", "--cache-bytes"}}) {
+                                      {"cache_bytes", "--cache-bytes"},
+                                      {"data_roots", "--data-root"}}) {
       if (message.rfind(field, 0) == 0) message = flag + message.substr(field.size());
     }
     return absl::Status(storage.status().code(), message);

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "data/aws_credentials.h"
+#include "data/data_roots.h"
 #include "data/s3_client.h"
 #include "data/s3_config.h"
 #include "data/shard_cache.h"
@@ -26,6 +27,8 @@ namespace stoker {
 struct StorageOptions {
   S3Config s3;
   ShardCacheOptions cache;  // cache.dir empty: no cache.
+  // Where datasets may be read from (data/data_roots.h); empty: anywhere.
+  std::vector<std::string> data_roots;
 
   // Errors of S3Config::Validate and, with a cache dir, ShardCacheOptions::Validate.
   absl::Status Validate() const;
@@ -42,7 +45,9 @@ class Storage {
   // Installs `storage`; nullptr goes back to the environment's.
   static void SetDefault(std::shared_ptr<Storage> storage);
 
-  // See data/storage.h.
+  // See data/storage.h. Open, ReadAll and List first check the location against the data roots
+  // (DataRoots::Check's errors), before any I/O; Write does not (stoker-pack's output).
+  absl::Status CheckLocation(const std::string& location) const { return roots_.Check(location); }
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> Open(const std::string& location) const;
   absl::StatusOr<std::string> ReadAll(const std::string& location) const;
   absl::Status Write(const std::string& location, absl::Span<const uint8_t> data) const;
@@ -52,11 +57,12 @@ class Storage {
   ShardCache* cache() const { return cache_.get(); }
 
  private:
-  Storage(std::shared_ptr<S3Client> s3, std::unique_ptr<ShardCache> cache)
-      : s3_(std::move(s3)), cache_(std::move(cache)) {}
+  Storage(std::shared_ptr<S3Client> s3, std::unique_ptr<ShardCache> cache, DataRoots roots)
+      : s3_(std::move(s3)), cache_(std::move(cache)), roots_(std::move(roots)) {}
 
   const std::shared_ptr<S3Client> s3_;
   const std::unique_ptr<ShardCache> cache_;
+  const DataRoots roots_;
 };
 
 class FlagSet;  // common/flags.h
@@ -69,6 +75,7 @@ struct StorageFlags {
   std::string s3_addressing = "auto";  // --s3-addressing: auto, path or virtual.
   std::string cache_dir;      // --cache-dir (with_cache only).
   uint64_t cache_bytes = uint64_t{10} << 30;  // --cache-bytes.
+  std::vector<std::string> data_roots;  // --data-root, repeatable.
 
   void AddTo(FlagSet* flags, bool with_cache);
   // Builds the storage and installs it as the default. INVALID_ARGUMENT naming the flag.

@@ -71,15 +71,21 @@ wait_for_port() {
   return 1
 }
 
+# Mutual TLS with throwaway certificates (scripts/dev-certs.sh; docs/security.md).
+scripts/dev-certs.sh "$RUN_DIR/certs"
+tls() { echo "--tls-cert=$RUN_DIR/certs/$1.pem --tls-key=$RUN_DIR/certs/$1.key --tls-ca=$RUN_DIR/certs/ca.pem"; }
+
+# shellcheck disable=SC2046  # tls prints flags without spaces inside them.
 "$BIN/coordinator/stoker-coordinator" --listen=127.0.0.1:0 --port-file="$RUN_DIR/coordinator.port" \
-  >"$RUN_DIR/coordinator.log" 2>&1 &
+  $(tls coordinator) >"$RUN_DIR/coordinator.log" 2>&1 &
 PIDS+=($!)
 COORDINATOR=127.0.0.1:$(wait_for_port "$RUN_DIR/coordinator.port" "${PIDS[-1]}" \
   || { cat "$RUN_DIR/coordinator.log" >&2; exit 1; })
 
 for i in $(seq "$WORKERS"); do
+  # shellcheck disable=SC2046
   "$BIN/worker/stoker-worker" --coordinator="$COORDINATOR" --listen=127.0.0.1:0 --threads=1 \
-    --port-file="$RUN_DIR/worker$i.port" >"$RUN_DIR/worker$i.log" 2>&1 &
+    $(tls worker) --port-file="$RUN_DIR/worker$i.port" >"$RUN_DIR/worker$i.log" 2>&1 &
   PIDS+=($!)
   wait_for_port "$RUN_DIR/worker$i.port" "${PIDS[-1]}" >/dev/null \
     || { cat "$RUN_DIR/worker$i.log" >&2; exit 1; }
@@ -89,11 +95,13 @@ echo "Stoker demo: coordinator $COORDINATOR, $WORKERS workers (1 thread each),"
 echo "  $WORKLOAD,"
 echo "  $BATCHES batches, consumer with a simulated training step of $STEP_MS ms per batch"
 # In the background with `wait`, so that Ctrl-C runs the cleanup at once.
-"$BIN/tools/stoker-bench-client" --coordinator="$COORDINATOR" --job="demo-$$" \
+# shellcheck disable=SC2046
+"$BIN/tools/stoker-bench-client" --coordinator="$COORDINATOR" --job="demo-$$" $(tls trainer) \
   --batch-size=64 --epochs=1 --max-batches="$BATCHES" --step-ms="$STEP_MS" "${DATASET_FLAGS[@]}" &
 PIDS+=($!)
 wait "${PIDS[-1]}"
 
 # The coordinator's view, ending with how many workers this workload needs.
 echo
-"$BIN/tools/stoker-ctl" status --coordinator="$COORDINATOR"
+# shellcheck disable=SC2046
+"$BIN/tools/stoker-ctl" status --coordinator="$COORDINATOR" $(tls operator)

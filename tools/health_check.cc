@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "common/grpc_status.h"
+#include "common/tls/grpc_tls.h"
 
 namespace stoker {
 namespace {
@@ -70,8 +71,9 @@ absl::StatusOr<ServingStatus> ParseHealthCheckResponse(const std::string& bytes)
 }
 
 absl::StatusOr<ServingStatus> CheckHealth(const std::string& address, const std::string& service,
-                                          absl::Duration timeout) {
-  grpc::GenericStub stub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+                                          absl::Duration timeout, const TlsConfig& tls) {
+  grpc::GenericStub stub(
+      grpc::CreateChannel(address, ChannelCredentials(tls, {Role::kCoordinator, Role::kWorker})));
   const std::string request_bytes = EncodeHealthCheckRequest(service);
   grpc::Slice slice(request_bytes);
   grpc::ByteBuffer request(&slice, 1);

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/tls/tls_config.h"
 
 namespace stoker {
 
@@ -22,9 +23,10 @@ const char* ServingStatusName(ServingStatus status);
 // The serving status of `service` ("" = the whole server) at `address` (host:port), within
 // `timeout`. Errors: the call's own (UNAVAILABLE when nothing answers, DEADLINE_EXCEEDED,
 // NOT_FOUND for a service the server does not know) with the address in the message; INTERNAL
-// when the reply does not parse.
+// when the reply does not parse. With TLS (`tls`), the server must present a coordinator or
+// worker certificate of the CA.
 absl::StatusOr<ServingStatus> CheckHealth(const std::string& address, const std::string& service,
-                                          absl::Duration timeout);
+                                          absl::Duration timeout, const TlsConfig& tls);
 
 // The response bytes → status (exposed for the unit test). INTERNAL if malformed.
 absl::StatusOr<ServingStatus> ParseHealthCheckResponse(const std::string& bytes);

@@ -32,6 +32,7 @@
 #include "common/logging.h"
 #include "common/metrics.h"
 #include "common/status_macros.h"
+#include "common/tls/tls_config.h"
 #include "tools/bench_report.h"
 #include "trainer_client/job_spec_args.h"
 #include "trainer_client/loader.h"
@@ -63,6 +64,7 @@ struct BenchConfig : JobSpecArgs {
   std::string resume_from;
   MetricsFlags metrics;
   LogFlags log;
+  TlsFlags tls;  // A trainer certificate (or --insecure).
 
   // INVALID_ARGUMENT naming the flag.
   absl::Status Validate() const;
@@ -133,6 +135,7 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
   options.rank = rank;
   options.prefetch_bytes = prefetch_mb << 20;
   options.ordered = ordered;
+  ASSIGN_OR_RETURN(options.tls, tls.Build());
   for (absl::string_view file : absl::StrSplit(resume_from, ',', absl::SkipWhitespace())) {
     ASSIGN_OR_RETURN(std::string token, ReadTokenFile(std::string(file)));
     options.resume_tokens.push_back(std::move(token));
@@ -150,6 +153,7 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
 
 void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("coordinator", &c.coordinator, "host:port of the coordinator");
+  c.tls.AddTo(&flags);
   flags.Add("job", &c.job, "job name (every rank uses the same); empty = a random bench-* name");
   flags.Add("manifest", &c.manifest,
             "shards manifest (stoker-pack) to read instead of synthetic images");

@@ -21,6 +21,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/flags.h"
+#include "common/tls/tls_config.h"
 #include "coordinator/coordinator_client.h"
 #include "tools/health_check.h"
 #include "tools/status_text.h"
@@ -46,10 +47,12 @@ struct CtlOptions {
   int64_t iterations = 0;
   std::string address;
   std::string service;
+  TlsConfig tls;
 };
 
 absl::StatusOr<stoker::v1::GetStatusResponse> FetchStatus(const CtlOptions& options) {
-  return NewGrpcCoordinatorClient(options.coordinator, absl::Milliseconds(options.timeout_ms))
+  return NewGrpcCoordinatorClient(options.coordinator, absl::Milliseconds(options.timeout_ms),
+                                  options.tls)
       ->GetStatus(stoker::v1::GetStatusRequest());
 }
 
@@ -91,7 +94,8 @@ int Top(const CtlOptions& options) {
 // Prints the server's status; the exit code says SERVING (0), not (1) or no answer (3).
 int Health(const CtlOptions& options) {
   absl::StatusOr<ServingStatus> status =
-      CheckHealth(options.address, options.service, absl::Milliseconds(options.timeout_ms));
+      CheckHealth(options.address, options.service, absl::Milliseconds(options.timeout_ms),
+                  options.tls);
   if (!status.ok()) {
     std::fprintf(stderr, "stoker-ctl: %s\n", status.status().ToString().c_str());
     return kExitUnreachable;
@@ -132,7 +136,13 @@ int Run(int argc, char** argv) {
     flags.Add("interval-ms", &options.interval_ms, "Time between redraws");
     flags.Add("iterations", &options.iterations, "Redraws before exiting (0 = until interrupted)");
   }
+  TlsFlags tls_flags;  // An operator certificate (or --insecure).
+  tls_flags.AddTo(&flags);
   if (auto exit_code = flags.Parse(argc - 1, argv + 1)) return *exit_code;
+  absl::StatusOr<TlsConfig> tls = tls_flags.Build();
+  if (!tls.ok()) return flags.Fail(tls.status());
+  options.tls = *std::move(tls);
+  WarnIfInsecure(options.tls, "stoker-ctl");
   if (options.timeout_ms <= 0) {
     return flags.Fail(absl::InvalidArgumentError("--timeout-ms: must be > 0"));
   }

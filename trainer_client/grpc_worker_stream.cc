@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/grpc_status.h"
 #include "common/grpc_settings.h"
+#include "common/tls/grpc_tls.h"
 #include "stoker/v1/worker.grpc.pb.h"
 #include "trainer_client/worker_stream.h"
 
@@ -27,7 +28,8 @@ namespace {
 // Thread-safe.
 class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::BatchMessage> {
  public:
-  StreamReactor(const std::string& address, WorkerStreamHooks hooks, int max_message_bytes)
+  StreamReactor(const std::string& address, WorkerStreamHooks hooks, int max_message_bytes,
+                const std::shared_ptr<grpc::ChannelCredentials>& credentials)
       : address_(address), hooks_(std::move(hooks)) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(max_message_bytes);
@@ -36,7 +38,7 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::Batc
     // subchannel shared with an earlier, failed stream.
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     stub_ = v1::Worker::NewStub(
-        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+        grpc::CreateCustomChannel(address, credentials, args));
   }
 
   // Starts the call: Open is the first write, the first read is posted. Never blocks.
@@ -194,25 +196,31 @@ class GrpcWorkerStream : public WorkerStream {
 
 class GrpcWorkerStreamFactory : public WorkerStreamFactory {
  public:
-  explicit GrpcWorkerStreamFactory(int max_message_bytes)
-      : max_message_bytes_(max_message_bytes) {}
+  // One credentials object (and so one certificate watcher) for every stream.
+  GrpcWorkerStreamFactory(int max_message_bytes, const TlsConfig& tls)
+      : max_message_bytes_(max_message_bytes),
+        credentials_(ChannelCredentials(tls, {Role::kWorker})) {}
 
   std::unique_ptr<WorkerStream> Open(const std::string& address, const v1::OpenStream& open,
                                      WorkerStreamHooks hooks) override {
-    auto reactor = std::make_shared<StreamReactor>(address, std::move(hooks), max_message_bytes_);
+    auto reactor = std::make_shared<StreamReactor>(address, std::move(hooks), max_message_bytes_,
+                                                   credentials_);
     reactor->Start(open);
     return std::make_unique<GrpcWorkerStream>(std::move(reactor));
   }
 
  private:
   const int max_message_bytes_;
+  const std::shared_ptr<grpc::ChannelCredentials> credentials_;
 };
 
 }  // namespace
 
 std::shared_ptr<WorkerStreamFactory> NewGrpcWorkerStreamFactory(uint64_t batch_bytes,
-                                                                uint32_t batch_size) {
-  return std::make_shared<GrpcWorkerStreamFactory>(MaxBatchMessageBytes(batch_bytes, batch_size));
+                                                                uint32_t batch_size,
+                                                                const TlsConfig& tls) {
+  return std::make_shared<GrpcWorkerStreamFactory>(MaxBatchMessageBytes(batch_bytes, batch_size),
+                                                   tls);
 }
 
 }  // namespace stoker

@@ -11,6 +11,7 @@
 #include "common/logging.h"
 #include "common/retry.h"
 #include "common/status_macros.h"
+#include "common/tls/tls_config.h"
 #include "plan/rank_sequence.h"
 #include "plan/resume_token.h"
 #include "stoker/v1/resume.pb.h"
@@ -65,7 +66,9 @@ absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions optio
   if (options.client_id.empty()) options.client_id = RandomClientId();
   if (env.clock == nullptr) env.clock = Clock::Real();
   if (env.coordinator == nullptr) {
-    env.coordinator = NewGrpcCoordinatorClient(options.coordinator_address, options.rpc_timeout);
+    WarnIfInsecure(options.tls, "trainer client");
+    env.coordinator = NewGrpcCoordinatorClient(options.coordinator_address, options.rpc_timeout,
+                                                 options.tls);
   }
   v1::OpenJobRequest request;
   request.set_name(options.job_name);
@@ -80,7 +83,7 @@ absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions optio
   RETURN_IF_ERROR(CheckStart(options, *response));
   if (env.worker_streams == nullptr) {
     env.worker_streams =
-        NewGrpcWorkerStreamFactory(response->batch_bytes(), options.spec.batch_size());
+        NewGrpcWorkerStreamFactory(response->batch_bytes(), options.spec.batch_size(), options.tls);
   }
   std::unique_ptr<LoaderImpl> impl(
       new LoaderImpl(std::move(options), std::move(env), *std::move(response)));

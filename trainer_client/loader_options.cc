@@ -5,6 +5,7 @@
 namespace stoker {
 
 absl::Status LoaderOptions::Validate() const {
+  if (absl::Status status = tls.Validate(); !status.ok()) return status;
   if (coordinator_address.empty()) {
     return absl::InvalidArgumentError("coordinator_address: must not be empty");
   }

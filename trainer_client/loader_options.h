@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "common/retry.h"
+#include "common/tls/tls_config.h"
 #include "stoker/v1/pipeline.pb.h"
 
 namespace stoker {
@@ -62,6 +63,10 @@ struct LoaderOptions {
   // heap_tuning.h (measured: 2.5–3× less client CPU on float32 reference batches). Set false
   // if the process must return freed memory to the kernel promptly.
   bool retain_heap_memory = true;
+  // TLS of the calls to the coordinator and the worker streams (common/tls/tls_config.h): this
+  // trainer's certificate (role trainer), key and CA. Plaintext unless set (binaries and the
+  // Python Loader demand TLS files or an explicit insecure).
+  TlsConfig tls = TlsConfig::Plaintext();
 
   // OK, or INVALID_ARGUMENT naming the first bad field, e.g.
   // "rank: must be < spec.world_size (2), got 2".

@@ -25,6 +25,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "common/tls/tls_config.h"
 #include "stoker/v1/worker.pb.h"
 
 namespace stoker {
@@ -69,12 +70,15 @@ class WorkerStreamFactory {
                                              WorkerStreamHooks hooks) = 0;
 };
 
-// Streams over insecure gRPC channels, one fresh channel per stream (so a restarted worker is
+// Streams over gRPC channels secured by `tls` (the worker's certificate must name role worker,
+// so a rogue registration feeds nobody; common/tls/grpc_tls.h), one fresh channel per stream (so a restarted worker is
 // redialled at once rather than after a shared channel's reconnect backoff), with
 // common/grpc_settings.h keepalive, receiving messages of at most MaxBatchMessageBytes(
 // batch_bytes, batch_size) (the job's; a larger one ends its stream with RESOURCE_EXHAUSTED).
+// REQUIRES: tls.Validate() is OK.
 std::shared_ptr<WorkerStreamFactory> NewGrpcWorkerStreamFactory(uint64_t batch_bytes,
-                                                                uint32_t batch_size);
+                                                                uint32_t batch_size,
+                                                                const TlsConfig& tls);
 
 }  // namespace stoker
 

@@ -7,6 +7,7 @@
 #include "common/logging.h"
 #include "common/metrics.h"
 #include "common/process.h"
+#include "common/tls/tls_config.h"
 #include "data/storage_backend.h"
 #include "worker/worker_metrics.h"
 #include "worker/worker_server.h"
@@ -87,6 +88,8 @@ int main(int argc, char** argv) {
   storage_flags.AddTo(&flags, /*with_cache=*/true);
   stoker::LogFlags log_flags;
   log_flags.AddTo(&flags);
+  stoker::TlsFlags tls_flags;  // Its certificate names role worker (or --insecure).
+  tls_flags.AddTo(&flags);
   flags.MapField("coordinator_address", "coordinator");
   flags.MapField("listen_address", "listen");
   flags.MapField("advertise_address", "advertise-address");
@@ -102,6 +105,9 @@ int main(int argc, char** argv) {
   config.max_lease_poll = absl::Milliseconds(lease_poll_ms);
   config.drain_deadline = absl::Milliseconds(drain_deadline_ms);
   config.register_backoff.max_attempts = static_cast<int>(register_attempts);
+  absl::StatusOr<stoker::TlsConfig> tls = tls_flags.Build();
+  if (!tls.ok()) return flags.Fail(tls.status());
+  config.tls = *std::move(tls);
   if (simulate_batch_ms >= 0) {
     config.simulate_batch_period = absl::Microseconds(static_cast<int64_t>(simulate_batch_ms * 1000));
   }

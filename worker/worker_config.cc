@@ -13,6 +13,7 @@ constexpr uint32_t kMaxThreads = 1024;
 }  // namespace
 
 absl::Status WorkerConfig::Validate() const {
+  RETURN_IF_ERROR(tls.Validate());
   if (coordinator_address.empty()) {
     return absl::InvalidArgumentError("coordinator_address: must not be empty");
   }

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "common/retry.h"
+#include "common/tls/tls_config.h"
 #include "worker/advertise_address.h"
 
 namespace stoker {
@@ -41,6 +42,9 @@ struct WorkerConfig {
   // pipeline and emit a batch of the job's shape `simulate_batch_period` after taking its task
   // (zero: at once), i.e. at a fixed rate per producer thread. >= 0. Unset: real production.
   std::optional<absl::Duration> simulate_batch_period;
+  // TLS of its port and of its calls to the coordinator (common/tls/tls_config.h). Plaintext
+  // unless set: the binary demands TLS files or an explicit --insecure.
+  TlsConfig tls = TlsConfig::Plaintext();
 
   // INVALID_ARGUMENT naming the field.
   absl::Status Validate() const;

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/metric_family_builder.h"
+#include "common/tls/tls_config.h"
 
 namespace stoker {
 
@@ -39,6 +40,7 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
     m.Histogram("stoker_worker_op_seconds", "Seconds one pipeline op took on one sample.",
                 series.seconds, {{"op", series.op}, {"position", absl::StrCat(series.position)}});
   }
+  AddRpcDenialMetrics(&m);
   return m.Take();
 }
 

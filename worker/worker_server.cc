@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/grpc_settings.h"
+#include "common/grpc_status.h"
+#include "common/tls/grpc_tls.h"
 #include "absl/synchronization/mutex.h"
 #include "stoker/v1/worker.grpc.pb.h"
 #include "worker/advertise_address.h"
@@ -18,17 +20,31 @@ namespace {
 
 constexpr absl::Duration kShutdownDeadline = absl::Seconds(3);
 
+// Answers a refused stream with `status` at once and deletes itself when gRPC is done with it.
+class DeniedStream
+    : public grpc::ServerBidiReactor<stoker::v1::ClientMessage, stoker::v1::BatchMessage> {
+ public:
+  explicit DeniedStream(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
+  void OnDone() override { delete this; }
+};
+
+// Streams only to trainers (with TLS; common/tls/grpc_tls.h).
 class WorkerService : public stoker::v1::Worker::CallbackService {
  public:
-  explicit WorkerService(Worker* worker) : worker_(worker) {}
+  WorkerService(Worker* worker, bool insecure) : worker_(worker), gate_(insecure) {}
 
   grpc::ServerBidiReactor<stoker::v1::ClientMessage, stoker::v1::BatchMessage>* StreamBatches(
       grpc::CallbackServerContext* context) override {
+    if (absl::Status denied = gate_.Check(*context, "StreamBatches", {Role::kTrainer}).status();
+        !denied.ok()) {
+      return new DeniedStream(denied);
+    }
     return new StreamReactor(worker_);
   }
 
  private:
   Worker* const worker_;
+  const RoleGate gate_;
 };
 
 }  // namespace
@@ -50,12 +66,13 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
   auto impl = std::make_unique<Impl>();
   impl->drain_deadline = config.drain_deadline;
   impl->worker = std::make_unique<Worker>(
-      config, NewGrpcCoordinatorClient(config.coordinator_address, config.rpc_timeout), clock);
-  impl->service = std::make_unique<WorkerService>(impl->worker.get());
+      config, NewGrpcCoordinatorClient(config.coordinator_address, config.rpc_timeout, config.tls), clock);
+  impl->service = std::make_unique<WorkerService>(impl->worker.get(), config.tls.insecure);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(config.listen_address, grpc::InsecureServerCredentials(), &impl->port);
+  WarnIfInsecure(config.tls, "worker");
+  builder.AddListeningPort(config.listen_address, ServerCredentials(config.tls), &impl->port);
   ApplyServerKeepalive(&builder);
   builder.RegisterService(impl->service.get());
   impl->server = builder.BuildAndStart();

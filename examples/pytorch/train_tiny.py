@@ -53,9 +53,9 @@ def main():
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
 
-    def train(coordinator):
+    def train(coordinator, tls):
         loader = stoker.Loader(
-            coordinator=coordinator,
+            coordinator=coordinator, **tls,
             dataset={"num_samples": args.num_samples, "height": args.image_size,
                      "width": args.image_size, "channels": 3, "num_classes": 10},
             pipeline=["to_float", "gaussian_blur(ksize=5)*2"],   # float32, NCHW by default
@@ -85,12 +85,12 @@ def main():
                   f"{stats['batches_delivered']} batches from {len(stats['workers'])} workers")
 
     if args.coordinator:
-        train(args.coordinator)
+        train(args.coordinator, {"insecure": True})
     else:
         with stoker.LocalCluster(os.path.abspath(args.build_dir), workers=args.workers) as cluster:
             print(f"local cluster: coordinator {cluster.address}, workers "
                   f"{', '.join(cluster.worker_addresses)}")
-            train(cluster.address)
+            train(cluster.address, cluster.loader_tls)
     return 0
 
 

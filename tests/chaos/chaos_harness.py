@@ -19,6 +19,8 @@ import time
 
 
 NGINX = "/usr/sbin/nginx"
+DEV_CERTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__)))), "scripts", "dev-certs.sh")
 NGINX_CONF = """daemon off;
 master_process off;
 pid {dir}/nginx.pid;
@@ -88,6 +90,9 @@ class Cluster:
         self.coordinator = None
         self.coordinator_port = 0
         self.journal = os.path.join(self.dir, "coordinator.journal")
+        # Every process runs mutual TLS with throwaway certificates (the default path).
+        self.certs = os.path.join(self.dir, "certs")
+        subprocess.run([DEV_CERTS, self.certs], check=True)
         self.workers = {}
         self.clients = {}
 
@@ -114,6 +119,10 @@ class Cluster:
                 with open(os.path.join(self.dir, name), errors="replace") as f:
                     tail = f.read()[-3000:]
                 print(f"===== {name} (tail) =====\n{tail}")
+
+    def tls_flags(self, role):
+        c = self.certs
+        return [f"--tls-cert={c}/{role}.pem", f"--tls-key={c}/{role}.key", f"--tls-ca={c}/ca.pem"]
 
     def _spawn(self, name, argv):
         log = open(os.path.join(self.dir, name + ".log"), "ab")
@@ -142,7 +151,7 @@ class Cluster:
                 f"--worker-timeout-ms={self.worker_timeout_ms}", "--lease-duration-ms=5000"]
         if journal:
             argv.append(f"--journal={self.journal}")
-        argv += list(extra)
+        argv += self.tls_flags("coordinator") + list(extra)
         self.coordinator = self._spawn("coordinator", argv)
         if expect_fail:
             try:
@@ -171,7 +180,7 @@ class Cluster:
                 "--register-attempts=100"]
         if drain_deadline_ms is not None:
             argv.append(f"--drain-deadline-ms={drain_deadline_ms}")
-        proc = self._spawn(name, argv + list(extra))
+        proc = self._spawn(name, argv + self.tls_flags("worker") + list(extra))
         self._wait_port(port_file, proc, name)
         self.workers[name] = proc
         return proc
@@ -211,7 +220,7 @@ class Cluster:
         dump = os.path.join(self.dir, f"{tag}.jsonl")
         argv = [os.path.join(self.bin_dir, "tools/stoker-bench-client"),
                 f"--coordinator={self.coordinator_address}", f"--rank={rank}",
-                f"--dump-indices={dump}"] + job.flags() + list(extra)
+                f"--dump-indices={dump}"] + job.flags() + self.tls_flags("trainer") + list(extra)
         proc = self._spawn(tag, argv)
         self.clients[tag] = (proc, dump)
         return proc

@@ -54,7 +54,7 @@ def require_images(cluster, specs):
 
 def coordinator_status(cluster, port):
     out = cluster.exec("coordinator", "stoker-ctl", "status", "--json",
-                       f"--coordinator=127.0.0.1:{port}").stdout
+                       f"--coordinator=127.0.0.1:{port}", "--insecure").stdout
     return json.loads(out)
 
 
@@ -135,7 +135,8 @@ def start_servers(cluster, chart):
     wait_until(lambda: worker_addresses(cluster, chart.coordinator_port) == want, 60,
                f"workers registered at their container IPs {want}")
     for ip in ips.values():  # Each answers health across the network.
-        cluster.exec("coordinator", "stoker-ctl", "health", f"--address={ip}:{chart.worker_port}")
+        cluster.exec("coordinator", "stoker-ctl", "health", f"--address={ip}:{chart.worker_port}",
+                     "--insecure")
     print(f"workers registered at {want}")
     return ips
 

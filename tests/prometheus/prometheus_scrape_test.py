@@ -92,7 +92,7 @@ def check_ctl(build, coordinator, deadline):
     saying what it waits for: this light job barely keeps a worker busy); --json parses."""
     def ctl(*args):
         return subprocess.run([f"{build}/tools/stoker-ctl", "status",
-                               f"--coordinator={coordinator}", *args],
+                               f"--coordinator={coordinator}", "--insecure", *args],
                               capture_output=True, text=True, timeout=10, check=True).stdout
     text = wait_until("stoker-ctl to show the rank's report",
                       lambda: (lambda t: t if "  rank " in t else None)(ctl()), deadline)
@@ -112,20 +112,20 @@ def run(build, source, tmp):
         cluster.start("coordinator", [
             f"{build}/coordinator/stoker-coordinator", "--listen=127.0.0.1:0",
             f"--port-file={tmp}/coordinator.port", f"--metrics-port={ports['coordinator']}",
-            f"--journal={tmp}/coordinator.journal"])
+            f"--journal={tmp}/coordinator.journal", "--insecure"])
         coordinator = f"127.0.0.1:{cluster.port_file('coordinator', deadline)}"
         for worker in ("worker1", "worker2"):
             cluster.start(worker, [
                 f"{build}/worker/stoker-worker", f"--coordinator={coordinator}",
                 "--listen=127.0.0.1:0", "--threads=1", f"--port-file={tmp}/{worker}.port",
-                f"--metrics-port={ports[worker]}"])
+                f"--metrics-port={ports[worker]}", "--insecure"])
             cluster.port_file(worker, deadline)
         # A job far longer than the test: it runs until stopped.
         cluster.start("client", [
             f"{build}/tools/stoker-bench-client", f"--coordinator={coordinator}",
             "--num-samples=1000000", "--height=32", "--width=32", "--batch-size=16",
             "--epochs=1", "--pipeline=to_float", "--step-ms=5",
-            f"--metrics-port={ports['client']}"])
+            f"--metrics-port={ports['client']}", "--insecure"])
 
         targets = [f"127.0.0.1:{ports[n]}" for n in ("coordinator", "worker1", "worker2", "client")]
         config = os.path.join(tmp, "prometheus.yml")

@@ -15,7 +15,10 @@ import gc
 import inspect
 import os
 import re
+import shutil
 import signal
+import subprocess
+import tempfile
 import sys
 import time
 import unittest
@@ -47,15 +50,21 @@ class PythonLoaderTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.cluster = stoker.LocalCluster(BUILD_DIR, workers=2).__enter__()
+        # Mutual TLS with throwaway certificates (the default path); the hybrid test below runs
+        # plaintext (--insecure).
+        cls.certs = tempfile.mkdtemp(prefix="stoker-certs-")
+        repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        subprocess.run([os.path.join(repo, "scripts", "dev-certs.sh"), cls.certs], check=True)
+        cls.cluster = stoker.LocalCluster(BUILD_DIR, workers=2, tls_dir=cls.certs).__enter__()
 
     @classmethod
     def tearDownClass(cls):
         cls.cluster.stop()
+        shutil.rmtree(cls.certs, ignore_errors=True)
 
     def loader(self, **kwargs):
         args = dict(coordinator=self.cluster.address, dataset=DATASET, pipeline="to_float",
-                    batch_size=BATCH, epochs=2, seed=unique_seed())
+                    batch_size=BATCH, epochs=2, seed=unique_seed(), **self.cluster.loader_tls)
         args.update(kwargs)
         return stoker.Loader(**args)
 
@@ -215,7 +224,8 @@ class PythonLoaderTest(unittest.TestCase):
         with stoker.LocalCluster(BUILD_DIR, workers=0) as empty:
             loader = stoker.Loader(coordinator=empty.address, dataset=DATASET,
                                    pipeline="to_float", batch_size=BATCH, epochs=1,
-                                   seed=unique_seed(), local_threads=2, return_indices=True)
+                                   seed=unique_seed(), local_threads=2, return_indices=True,
+                                   **empty.loader_tls)
             indices = []
             for _, _, batch_indices in loader:
                 indices.extend(batch_indices.tolist())

@@ -35,6 +35,10 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
   }
   LoaderOptions options;
   options.coordinator_address = coordinator;
+  options.tls.cert_file = tls_cert;
+  options.tls.key_file = tls_key;
+  options.tls.ca_file = tls_ca;
+  options.tls.insecure = insecure;
   ASSIGN_OR_RETURN(options.spec, ToJobSpec());
   options.job_name = job_name.empty() ? DefaultJobName(options.spec, run_id) : job_name;
   options.rank = rank;

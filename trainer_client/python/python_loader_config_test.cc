@@ -14,6 +14,7 @@ using ::testing::StartsWith;
 PythonLoaderConfig ValidConfig() {
   PythonLoaderConfig config;
   config.coordinator = "127.0.0.1:7070";
+  config.insecure = true;
   config.num_samples = 1000;
   config.pipeline = "to_float, gaussian_blur(ksize=11)*10";
   config.batch_size = 64;

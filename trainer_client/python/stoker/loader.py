@@ -112,10 +112,11 @@ class Loader:
 
     def __init__(self, coordinator, dataset, pipeline=None, batch_size=64, rank=0,
                  world_size=1, epochs=1, seed=0, shuffle="global", shuffle_block=1024,
-                 drop_last=False, max_bad_sample_fraction=None, job_name=None, prefetch_bytes=256 << 20, layout=None,
+                 drop_last=False, max_bad_sample_fraction=None, job_name=None,
+                 prefetch_bytes=256 << 20, layout=None,
                  dtype="auto", device="cpu", to_float=False, mean=None, std=None,
                  resident_batches=4, ordered=False, return_indices=False, local_threads=0,
-                 transform=None):
+                 transform=None, tls_cert=None, tls_key=None, tls_ca=None, insecure=False):
         config = _stoker.LoaderConfig()
         config.coordinator = coordinator
         for key, value in _dataset_fields(dataset).items():
@@ -143,6 +144,10 @@ class Loader:
         config.resident_batches = resident_batches
         config.ordered = ordered
         config.local_threads = local_threads
+        config.tls_cert = tls_cert or ""
+        config.tls_key = tls_key or ""
+        config.tls_ca = tls_ca or ""
+        config.insecure = insecure
         self._return_indices = return_indices
         config.validate()  # bad arguments and unusable devices raise here
         self._config = config

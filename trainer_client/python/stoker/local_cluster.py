@@ -27,7 +27,9 @@ def _find_binary(build_dir, subdir, name):
 
 
 class LocalCluster:
-    def __init__(self, build_dir, workers=1, worker_threads=1, start_timeout_s=30):
+    def __init__(self, build_dir, workers=1, worker_threads=1, start_timeout_s=30, tls_dir=None):
+        # tls_dir: certificates laid out as scripts/dev-certs.sh makes them (mutual TLS);
+        # None: plaintext (--insecure). loader_tls holds the matching Loader arguments.
         self.coordinator_binary = _find_binary(build_dir, "coordinator", "stoker-coordinator")
         self.worker_binary = _find_binary(build_dir, "worker", "stoker-worker")
         self.num_workers = workers
@@ -37,16 +39,26 @@ class LocalCluster:
         self.address = None
         self.worker_addresses = []
         self._procs = []
+        if tls_dir is None:
+            self._tls_flags = lambda role: ["--insecure"]
+            self.loader_tls = {"insecure": True}
+        else:
+            self._tls_flags = lambda role: [f"--tls-cert={tls_dir}/{role}.pem",
+                                            f"--tls-key={tls_dir}/{role}.key",
+                                            f"--tls-ca={tls_dir}/ca.pem"]
+            self.loader_tls = {"tls_cert": f"{tls_dir}/trainer.pem",
+                               "tls_key": f"{tls_dir}/trainer.key", "tls_ca": f"{tls_dir}/ca.pem"}
 
     def __enter__(self):
         self.dir = tempfile.mkdtemp(prefix="stoker-local-")
         try:
-            port = self._start("coordinator", [self.coordinator_binary, "--listen=127.0.0.1:0"])
+            port = self._start("coordinator", [self.coordinator_binary, "--listen=127.0.0.1:0"]
+                                + self._tls_flags("coordinator"))
             self.address = f"127.0.0.1:{port}"
             for i in range(self.num_workers):
                 port = self._start(f"worker{i}", [
                     self.worker_binary, f"--coordinator={self.address}", "--listen=127.0.0.1:0",
-                    f"--threads={self.worker_threads}"])
+                    f"--threads={self.worker_threads}"] + self._tls_flags("worker"))
                 self.worker_addresses.append(f"127.0.0.1:{port}")
         except BaseException:
             self.stop()

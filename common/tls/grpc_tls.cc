@@ -1,0 +1,126 @@
+#include "common/tls/grpc_tls.h"
+
+#include <grpc/grpc_security_constants.h>
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_certificate_verifier.h>
+#include <grpcpp/security/tls_credentials_options.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace stoker {
+namespace {
+
+namespace gx = ::grpc::experimental;
+
+// "worker, trainer".
+template <typename Roles>
+std::string RoleNames(const Roles& roles) {
+  std::vector<absl::string_view> names;
+  for (Role role : roles) names.push_back(RoleName(role));
+  return absl::StrJoin(names, ", ");
+}
+
+std::shared_ptr<gx::FileWatcherCertificateProvider> FileProvider(const TlsConfig& config) {
+  return std::make_shared<gx::FileWatcherCertificateProvider>(
+      config.key_file, config.cert_file, config.ca_file,
+      static_cast<unsigned int>(absl::ToInt64Seconds(config.reload_interval)));
+}
+
+// Accepts a server whose (already chain-verified) certificate names one of the expected roles.
+class RoleVerifier : public gx::ExternalCertificateVerifier {
+ public:
+  explicit RoleVerifier(std::vector<Role> expected) : expected_(std::move(expected)) {}
+
+  bool Verify(gx::TlsCustomVerificationCheckRequest* request,
+              std::function<void(grpc::Status)> callback, grpc::Status* sync_status) override {
+    std::vector<std::string> uris;
+    for (const grpc::string_ref& uri : request->uri_names())
+      uris.emplace_back(uri.data(), uri.size());
+    absl::StatusOr<Role> role = RoleFromUris(uris);
+    if (!role.ok()) {
+      *sync_status = grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                                  absl::StrCat("server ", role.status().message()));
+    } else if (std::find(expected_.begin(), expected_.end(), *role) == expected_.end()) {
+      *sync_status = grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                                  absl::StrCat("server certificate says role ", RoleName(*role),
+                                               ", expected ", RoleNames(expected_)));
+    } else {
+      *sync_status = grpc::Status::OK;
+    }
+    return true;  // Decided synchronously.
+  }
+
+  void Cancel(gx::TlsCustomVerificationCheckRequest*) override {}
+
+ private:
+  const std::vector<Role> expected_;
+};
+
+std::vector<std::string> PropertyValues(const grpc::AuthContext& auth, const char* name) {
+  std::vector<std::string> values;
+  for (const grpc::string_ref& value : auth.FindPropertyValues(name)) {
+    values.emplace_back(value.data(), value.size());
+  }
+  return values;
+}
+
+}  // namespace
+
+std::shared_ptr<grpc::ServerCredentials> ServerCredentials(const TlsConfig& config) {
+  if (config.insecure) return grpc::InsecureServerCredentials();
+  gx::TlsServerCredentialsOptions options(FileProvider(config));
+  options.watch_root_certs();
+  options.watch_identity_key_cert_pairs();
+  options.set_cert_request_type(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  return gx::TlsServerCredentials(options);
+}
+
+std::shared_ptr<grpc::ChannelCredentials> ChannelCredentials(const TlsConfig& config,
+                                                             std::vector<Role> peer_roles) {
+  if (config.insecure) return grpc::InsecureChannelCredentials();
+  gx::TlsChannelCredentialsOptions options;
+  options.set_certificate_provider(FileProvider(config));
+  options.watch_root_certs();
+  options.watch_identity_key_cert_pairs();
+  options.set_verify_server_certs(true);
+  options.set_check_call_host(false);
+  options.set_certificate_verifier(
+      gx::ExternalCertificateVerifier::Create<RoleVerifier>(std::move(peer_roles)));
+  return gx::TlsCredentials(options);
+}
+
+absl::StatusOr<Role> PeerRole(const grpc::AuthContext& auth) {
+  if (!auth.IsPeerAuthenticated()) {
+    return absl::UnauthenticatedError("no verified client certificate");
+  }
+  std::vector<std::string> uris = PropertyValues(auth, GRPC_PEER_URI_PROPERTY_NAME);
+  if (uris.empty()) uris = PropertyValues(auth, GRPC_X509_SAN_PROPERTY_NAME);
+  return RoleFromUris(uris);
+}
+
+absl::StatusOr<std::optional<Role>> RoleGate::Check(const grpc::ServerContextBase& context,
+                                                    const char* method,
+                                                    std::initializer_list<Role> allowed) const {
+  if (insecure_) return std::optional<Role>();
+  std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  absl::StatusOr<Role> role = auth == nullptr
+                                  ? absl::UnauthenticatedError("no verified client certificate")
+                                  : PeerRole(*auth);
+  if (!role.ok()) {
+    CountRpcDenial(role.status().code());
+    return absl::Status(role.status().code(), absl::StrCat(method, ": ", role.status().message()));
+  }
+  for (Role ok : allowed) {
+    if (*role == ok) return std::optional<Role>(*role);
+  }
+  CountRpcDenial(absl::StatusCode::kPermissionDenied);
+  return absl::PermissionDeniedError(absl::StrCat(
+      method, ": role ", RoleName(*role), " may not call it (allowed: ", RoleNames(allowed), ")"));
+}
+
+}  // namespace stoker

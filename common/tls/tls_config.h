@@ -1,0 +1,100 @@
+#ifndef STOKER_COMMON_TLS_TLS_CONFIG_H_
+#define STOKER_COMMON_TLS_TLS_CONFIG_H_
+
+// How a Stoker process secures its gRPC ports and calls, and who its peers are (docs/security.md).
+//
+// Every process (coordinator, worker, trainer client, stoker-ctl) holds one TlsConfig: its own
+// certificate and key and the CA bundle it trusts, all PEM files, re-read when they change on
+// disk (rotation without a restart; common/tls/grpc_tls.h). Connections are mutual TLS: both
+// ends present a certificate signed by the CA. Plaintext only when `insecure` is set explicitly.
+//
+// A peer's role is the SAN URI spiffe://stoker/role/<role> of its certificate
+// (scripts/dev-certs.sh makes such certificates).
+//
+// No gRPC here: the credentials are built in common/tls/grpc_tls.h.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace stoker {
+
+class FlagSet;
+class MetricFamilyBuilder;
+
+enum class Role { kCoordinator, kWorker, kTrainer, kOperator };
+
+// "coordinator", "worker", "trainer", "operator".
+absl::string_view RoleName(Role role);
+
+// The SAN URI that gives a certificate `role`: "spiffe://stoker/role/<role>".
+std::string RoleUri(Role role);
+
+// The role named by SAN URI `uri`; nullopt when `uri` is not a Stoker role URI.
+std::optional<Role> RoleFromUri(absl::string_view uri);
+
+// The roles named by `uris` (a certificate's SAN URIs). A certificate must name exactly one role.
+// UNAUTHENTICATED when none does, PERMISSION_DENIED when it names several.
+absl::StatusOr<Role> RoleFromUris(const std::vector<std::string>& uris);
+
+// Plain data; thread-compatible.
+struct TlsConfig {
+  // PEM certificate (chain) of this process; its SAN URI gives its role.
+  std::string cert_file;
+  // PEM private key of cert_file.
+  std::string key_file;
+  // PEM bundle of the CAs whose certificates this process trusts (peers must present one).
+  std::string ca_file;
+  // Plaintext, no peer identity, every role check passes. Only when asked for explicitly.
+  bool insecure = false;
+  // How often the files are checked for a new version (rotation).
+  absl::Duration reload_interval = absl::Seconds(60);
+
+  // INVALID_ARGUMENT naming the field (cert_file, key_file, ca_file, insecure,
+  // reload_interval): with TLS all three files must be given and readable; `insecure` excludes
+  // them; reload_interval >= 1s.
+  absl::Status Validate() const;
+
+  // A config with insecure set.
+  static TlsConfig Plaintext() {
+    TlsConfig config;
+    config.insecure = true;
+    return config;
+  }
+};
+
+// Calls this process refused for want of identity (UNAUTHENTICATED) or of the right role
+// (PERMISSION_DENIED), counted by common/tls/grpc_tls.h's RoleGate. Thread-safe.
+struct RpcDenials {
+  uint64_t unauthenticated = 0;
+  uint64_t permission_denied = 0;
+};
+RpcDenials RpcDenialCounts();
+// Counts one refused call with `code` (UNAUTHENTICATED or PERMISSION_DENIED; others ignored).
+void CountRpcDenial(absl::StatusCode code);
+// stoker_rpc_denied_total{code} (docs/metrics.md).
+void AddRpcDenialMetrics(MetricFamilyBuilder* m);
+
+// Logs a WARNING that says `what` (e.g. "stoker-worker") runs without TLS, when it does.
+void WarnIfInsecure(const TlsConfig& config, absl::string_view what);
+
+// The flags every binary has for its TlsConfig: --tls-cert, --tls-key, --tls-ca, --insecure,
+// --tls-reload-interval-s. Maps the config fields to them for FlagSet::Fail.
+struct TlsFlags {
+  TlsConfig config;
+  int64_t reload_interval_s = 60;
+
+  void AddTo(FlagSet* flags);
+  // The config, validated (INVALID_ARGUMENT naming the field).
+  absl::StatusOr<TlsConfig> Build() const;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_COMMON_TLS_TLS_CONFIG_H_

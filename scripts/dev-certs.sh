@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Makes throwaway certificates for trying Stoker with mutual TLS (and for its tests):
+#
+#   scripts/dev-certs.sh DIR          a new CA and every certificate
+#   scripts/dev-certs.sh DIR ROLE     re-issues ROLE's certificate and key from the CA already in
+#                                     DIR (rotation: the new files replace the old by rename)
+#
+# DIR/ca.pem, ca.key                 the CA every Stoker process trusts (--tls-ca)
+# DIR/{coordinator,worker,trainer,operator}.pem/.key
+#                                    one certificate per role, signed by the CA. The role is the
+#                                    SAN URI spiffe://stoker/role/<role> (docs/security.md);
+#                                    every certificate also names localhost and 127.0.0.1, and
+#                                    the DNS names in $STOKER_CERT_DNS (space separated), so a
+#                                    server certificate also passes a hostname check.
+# DIR/other-ca.pem, other-ca.key, other-trainer.pem/.key
+#                                    a second, untrusted CA and a trainer certificate it signed:
+#                                    for negative tests.
+#
+# Keys are EC P-256, valid for 30 days. Not for production: the CA key lies next to the rest.
+# Quiet on success. Existing files in DIR are overwritten.
+set -euo pipefail
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+  echo "usage: $0 DIR [coordinator|worker|trainer|operator]" >&2
+  exit 2
+fi
+command -v openssl >/dev/null || { echo "$0: openssl is not installed" >&2; exit 1; }
+dir=$1
+renew=${2:-}
+mkdir -p "$dir"
+cd "$dir"
+umask 077
+
+make_ca() {  # NAME SUBJECT
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
+    -keyout "$1.key" -out "$1.pem" -subj "$2" \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+    2>/dev/null
+}
+
+make_leaf() {  # NAME ROLE CA
+  local name=$1 role=$2 ca=$3 san="URI:spiffe://stoker/role/$2,DNS:localhost,IP:127.0.0.1"
+  for dns in ${STOKER_CERT_DNS:-}; do san="$san,DNS:$dns"; done
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$name.key" \
+    -out "$name.csr" -subj "/O=stoker/OU=$role/CN=stoker-$role" 2>/dev/null
+  printf '%s\n' "subjectAltName=$san" "basicConstraints=critical,CA:FALSE" \
+    "keyUsage=critical,digitalSignature,keyEncipherment" \
+    "extendedKeyUsage=serverAuth,clientAuth" >"$name.ext"
+  openssl x509 -req -in "$name.csr" -CA "$ca.pem" -CAkey "$ca.key" -CAcreateserial -days 30 \
+    -extfile "$name.ext" -out "$name.pem" 2>/dev/null
+  rm -f "$name.csr" "$name.ext"
+}
+
+if [ -n "$renew" ]; then
+  case $renew in coordinator | worker | trainer | operator) ;; *)
+    echo "$0: unknown role $renew" >&2; exit 2 ;;
+  esac
+  [ -f ca.key ] || { echo "$0: no CA in $dir (run $0 $dir first)" >&2; exit 1; }
+  make_leaf "new-$renew" "$renew" ca
+  chmod 644 "new-$renew.pem"
+  mv -f "new-$renew.key" "$renew.key"
+  mv -f "new-$renew.pem" "$renew.pem"
+  rm -f ./*.srl
+  exit 0
+fi
+
+make_ca ca "/O=stoker/CN=stoker dev CA"
+for role in coordinator worker trainer operator; do make_leaf "$role" "$role" ca; done
+make_ca other-ca "/O=elsewhere/CN=another CA"
+make_leaf other-trainer trainer other-ca
+rm -f ./*.srl
+chmod 644 ./*.pem
