@@ -61,9 +61,9 @@ def main():
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
 
-    def train(coordinator):
+    def train(coordinator, tls):
         loader = stoker.Loader(
-            coordinator=coordinator,
+            coordinator=coordinator, **tls,
             dataset={"num_samples": args.num_samples, "height": 64, "width": 64,
                      "channels": 3, "num_classes": 10},
             transform=transform,                  # instead of pipeline=...
@@ -86,10 +86,10 @@ def main():
             print(f"{stats['batches_delivered']} batches from {len(stats['workers'])} workers")
 
     if args.coordinator:
-        train(args.coordinator)
+        train(args.coordinator, {"insecure": True})
     else:
         with stoker.LocalCluster(os.path.abspath(args.build_dir), workers=args.workers) as cluster:
-            train(cluster.address)
+            train(cluster.address, cluster.loader_tls)
     return 0
 
 

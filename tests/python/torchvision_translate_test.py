@@ -212,14 +212,14 @@ class TranslateTest(unittest.TestCase):
 
     def test_loader_takes_a_transform(self):
         transform = reference_eval()
-        loader = stoker.Loader(coordinator="127.0.0.1:1", dataset="/data/train.manifest",
+        loader = stoker.Loader(coordinator="127.0.0.1:1", insecure=True, dataset="/data/train.manifest",
                                transform=transform)
         self.assertEqual(loader._config.pipeline,
                          stoker.from_torchvision(transform, decode=True).text)
-        loader = stoker.Loader(coordinator="127.0.0.1:1", dataset=16, transform=transform)
+        loader = stoker.Loader(coordinator="127.0.0.1:1", insecure=True, dataset=16, transform=transform)
         self.assertEqual(loader._config.pipeline, stoker.from_torchvision(transform).text)
         with self.assertRaisesRegex(ValueError, "pipeline, transform"):
-            stoker.Loader(coordinator="127.0.0.1:1", dataset=16, pipeline="to_float",
+            stoker.Loader(coordinator="127.0.0.1:1", insecure=True, dataset=16, pipeline="to_float",
                           transform=transform)
 
 
