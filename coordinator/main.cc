@@ -102,7 +102,11 @@ int Run(int argc, char** argv) {
     std::fprintf(stderr, "stoker-coordinator: %s\n", metrics_server.status().ToString().c_str());
     return 1;
   }
-  std::printf("stoker-coordinator listening on %s\n", (*server)->address().c_str());
+  // The listen host as given (0.0.0.0 stays 0.0.0.0) with the bound port, and the address a
+  // client on this host dials.
+  const std::string listen_host = listen.substr(0, listen.rfind(':'));
+  std::printf("stoker-coordinator listening on %s:%d (dial %s on this host)\n",
+              listen_host.c_str(), (*server)->port(), (*server)->address().c_str());
   std::fflush(stdout);
 
   const int signal_number = WaitForTerminationSignal();
