@@ -62,9 +62,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "image/image.h"
 #include "augment/kernels/decode.h"
 #include "common/counter_rng.h"
+#include "image/image.h"
 
 namespace stoker {
 

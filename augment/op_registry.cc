@@ -4,9 +4,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/status_macros.h"
 #include "absl/strings/str_join.h"
 #include "augment/ops/ops.h"
+#include "common/status_macros.h"
 
 namespace stoker {
 
@@ -31,14 +31,19 @@ const ArgSchema* OpSchema::FindArg(std::string_view arg_name) const {
 
 const std::vector<OpSchema>& OpSchemas() {
   static const auto* const kSchemas = new std::vector<OpSchema>{
-      DecodeOpSchema(),    ResizeOpSchema(),         CenterCropOpSchema(),
-      RandomResizedCropOpSchema(), ToFloatOpSchema(), GaussianBlurOpSchema(),
-      RandomCropOpSchema(), HorizontalFlipOpSchema(), NormalizeOpSchema(),
-      ColorJitterOpSchema(), GrayscaleOpSchema(), VerticalFlipOpSchema(), InvertOpSchema(),
-      PosterizeOpSchema(),  SolarizeOpSchema(),     AutocontrastOpSchema(),
-      RandomGrayscaleOpSchema(), EqualizeOpSchema(), AdjustSharpnessOpSchema(),
-      PadOpSchema(), RandomErasingOpSchema(), AdjustHueOpSchema(), AffineOpSchema(),
-      RandomRotationOpSchema(), RandomAffineOpSchema(),
+      DecodeOpSchema(),          ResizeOpSchema(),
+      CenterCropOpSchema(),      RandomResizedCropOpSchema(),
+      ToFloatOpSchema(),         GaussianBlurOpSchema(),
+      RandomCropOpSchema(),      HorizontalFlipOpSchema(),
+      NormalizeOpSchema(),       ColorJitterOpSchema(),
+      GrayscaleOpSchema(),       VerticalFlipOpSchema(),
+      InvertOpSchema(),          PosterizeOpSchema(),
+      SolarizeOpSchema(),        AutocontrastOpSchema(),
+      RandomGrayscaleOpSchema(), EqualizeOpSchema(),
+      AdjustSharpnessOpSchema(), PadOpSchema(),
+      RandomErasingOpSchema(),   AdjustHueOpSchema(),
+      AffineOpSchema(),          RandomRotationOpSchema(),
+      RandomAffineOpSchema(),
   };
   return *kSchemas;
 }

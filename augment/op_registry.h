@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "image/image.h"
 #include "augment/op.h"
+#include "image/image.h"
 #include "stoker/v1/pipeline.pb.h"
 
 namespace stoker {

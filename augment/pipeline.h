@@ -23,10 +23,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "image/image.h"
 #include "augment/kernels/decode.h"
-#include "image/sample_input.h"
 #include "common/counter_rng.h"
+#include "image/image.h"
+#include "image/sample_input.h"
 #include "stoker/v1/pipeline.pb.h"
 
 namespace stoker {

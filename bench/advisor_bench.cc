@@ -35,10 +35,11 @@ absl::StatusOr<Outcome> Run(int workers, absl::Duration step, const std::string&
   const double demand = kAdvisorBatchSize / status.ranks(0).stats().step_seconds();
   Outcome outcome{static_cast<double>(status.advice().workers_desired()),
                   std::max(1.0, std::ceil(demand * 1.1 / capacity))};
-  std::printf("%s: %d workers, step %s: capacity %.0f samples/s per thread, demand %.0f/s; "
-              "advice %s (ideal %.0f)\n",
-              name.c_str(), workers, absl::FormatDuration(step).c_str(), capacity, demand,
-              status.advice().explanation().c_str(), outcome.ideal);
+  std::printf(
+      "%s: %d workers, step %s: capacity %.0f samples/s per thread, demand %.0f/s; "
+      "advice %s (ideal %.0f)\n",
+      name.c_str(), workers, absl::FormatDuration(step).c_str(), capacity, demand,
+      status.advice().explanation().c_str(), outcome.ideal);
   return outcome;
 }
 

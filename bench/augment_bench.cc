@@ -118,7 +118,8 @@ FloorModel BlurFloor(double clock_hz) {
   constexpr double kMulPipes = 2;
   constexpr double R = kKsize / 2;
   const double blur_mul = 2 * (R + 1), blur_add = 2 * R + 1;
-  const double cycles_per_blur = std::max(blur_mul / kMulPipes, (blur_mul + blur_add) / model.fp_pipes);
+  const double cycles_per_blur =
+      std::max(blur_mul / kMulPipes, (blur_mul + blur_add) / model.fp_pipes);
   const double cycles_to_float = std::max(1 / kMulPipes, 2 / model.fp_pipes);
   const double vectors = double{kSide} * kSide * kChannels / model.lanes;
   model.cycles_per_image = vectors * (kBlurs * cycles_per_blur + cycles_to_float);
@@ -130,7 +131,8 @@ int Main(int argc, char** argv) {
   Config config;
   FlagSet flags("augment_bench", "Blur reference workload: Stoker vs OpenCV (and torchvision).");
   flags.Add("seconds", &config.seconds, "Seconds per measurement");
-  flags.Add("rounds", &config.rounds, "Alternating rounds (each measures both sides); medians count");
+  flags.Add("rounds", &config.rounds,
+            "Alternating rounds (each measures both sides); medians count");
   flags.Add("images", &config.images, "Distinct source images");
   flags.Add("torchvision_ips", &config.torchvision_ips,
             "torchvision's images/s from bench/augment_torchvision.py (0: not measured)");
@@ -138,8 +140,7 @@ int Main(int argc, char** argv) {
 
   cv::setNumThreads(1);
   auto spec = ParsePipelineText("to_float, gaussian_blur(ksize=11)*10");
-  auto pipeline =
-      Pipeline::Compile(*spec, ImageShape{kSide, kSide, kChannels, PixelType::kUint8});
+  auto pipeline = Pipeline::Compile(*spec, ImageShape{kSide, kSide, kChannels, PixelType::kUint8});
   if (!pipeline.ok()) {
     std::fprintf(stderr, "augment_bench: %s\n", pipeline.status().ToString().c_str());
     return 1;

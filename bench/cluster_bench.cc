@@ -271,8 +271,8 @@ absl::StatusOr<Measured> MeasureDataWait(double step_ms, double capacity, double
 int DataWaitMode(double step_ms, double capacity, double seconds) {
   constexpr double kShortCapacity = 0.9;
   const double demand = 1000.0 / step_ms;
-  std::printf("data-wait: consumer step %.1f ms (demand %.1f batches/s); %.1f s windows\n",
-              step_ms, demand, seconds);
+  std::printf("data-wait: consumer step %.1f ms (demand %.1f batches/s); %.1f s windows\n", step_ms,
+              demand, seconds);
   std::vector<double> enough, short_of;
   for (int round = 0; round < kRounds; ++round) {
     for (double c : {capacity, kShortCapacity}) {

@@ -130,8 +130,8 @@ void LeaseLoop(const Options& o, CoordinatorClient& client, uint64_t job, Worker
   totals.lease_us.insert(totals.lease_us.end(), latencies.begin(), latencies.end());
 }
 
-void HeartbeatLoop(const Options& o, CoordinatorClient& client, Workers& workers,
-                   uint32_t thread, absl::Time until, Totals& totals) {
+void HeartbeatLoop(const Options& o, CoordinatorClient& client, Workers& workers, uint32_t thread,
+                   absl::Time until, Totals& totals) {
   while (absl::Now() < until) {
     const absl::Time next = absl::Now() + absl::Milliseconds(o.heartbeat_ms);
     for (size_t w = thread; w < workers.ids.size() && absl::Now() < until;
@@ -150,8 +150,8 @@ void HeartbeatLoop(const Options& o, CoordinatorClient& client, Workers& workers
 }
 
 int Run(const Options& o) {
-  std::unique_ptr<CoordinatorClient> client = NewGrpcCoordinatorClient(
-      o.coordinator, absl::Seconds(30), TlsConfig::Plaintext());
+  std::unique_ptr<CoordinatorClient> client =
+      NewGrpcCoordinatorClient(o.coordinator, absl::Seconds(30), TlsConfig::Plaintext());
   pb::OpenJobRequest open;
   open.set_name(o.job);
   *open.mutable_spec() = Spec(o.world_size);
@@ -177,7 +177,8 @@ int Run(const Options& o) {
   const absl::Time until = start + absl::Seconds(o.seconds);
   std::vector<std::thread> threads;
   for (uint32_t t = 0; t < o.lease_threads; ++t) {
-    threads.emplace_back([&, t] { LeaseLoop(o, *client, job->job_id(), workers, t, until, totals); });
+    threads.emplace_back(
+        [&, t] { LeaseLoop(o, *client, job->job_id(), workers, t, until, totals); });
   }
   for (uint32_t t = 0; t < o.heartbeat_threads; ++t) {
     threads.emplace_back([&, t] { HeartbeatLoop(o, *client, workers, t, until, totals); });
@@ -213,10 +214,11 @@ int main(int argc, char** argv) {
   flags.Add("name", &o.name, "distinguishes this driver's workers and clients");
   flags.Add("tasks-per-s", &o.tasks_per_s, "paced load of this driver (0 = saturate)");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
-  if (o.coordinator.empty() || o.lease_threads == 0 || o.heartbeat_threads == 0 ||
-      o.ranks == 0 || o.workers == 0 || o.first_rank + o.ranks > o.world_size) {
-    std::fprintf(stderr, "control_plane_bench: --coordinator must be set; threads, ranks and "
-                         "workers > 0; first-rank + ranks <= world-size\n");
+  if (o.coordinator.empty() || o.lease_threads == 0 || o.heartbeat_threads == 0 || o.ranks == 0 ||
+      o.workers == 0 || o.first_rank + o.ranks > o.world_size) {
+    std::fprintf(stderr,
+                 "control_plane_bench: --coordinator must be set; threads, ranks and "
+                 "workers > 0; first-rank + ranks <= world-size\n");
     return 2;
   }
   return stoker::Run(o);

@@ -92,13 +92,14 @@ int Run(int argc, char** argv) {
     }
   }
   OpenAll(**cached, urls);  // Fills the cache: the cache rounds measure hits.
-  const std::string curl = absl::StrCat(
-      "curl -sf --aws-sigv4 aws:amz:us-east-1:s3 -u ", keys.access_key_id, ":",
-      keys.secret_access_key,
-      " -H 'x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' ",
-      absl::StrJoin(curl_urls, " ", [](std::string* out, const std::string& url) {
-        absl::StrAppend(out, "-o /dev/null ", url);
-      }));
+  const std::string curl =
+      absl::StrCat("curl -sf --aws-sigv4 aws:amz:us-east-1:s3 -u ", keys.access_key_id, ":",
+                   keys.secret_access_key,
+                   " -H 'x-amz-content-sha256: "
+                   "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' ",
+                   absl::StrJoin(curl_urls, " ", [](std::string* out, const std::string& url) {
+                     absl::StrAppend(out, "-o /dev/null ", url);
+                   }));
   const double total_mb = objects * (static_cast<double>(mib) * 1048576) / 1e6;
   double s3 = 0, via_curl = 0, local = 0, cache = 0;
   for (uint32_t round = 0; round < rounds; ++round) {
@@ -118,9 +119,10 @@ int Run(int argc, char** argv) {
     local = std::max(local, local_round);
     cache = std::max(cache, cache_round);
   }
-  std::printf("RESULT name=s3 objects=%u mib=%u s3_mb_s=%.1f curl_mb_s=%.1f local_mb_s=%.1f "
-              "cache_mb_s=%.1f vs_curl=%.3f s3_vs_local=%.3f cache_vs_local=%.3f\n",
-              objects, mib, s3, via_curl, local, cache, s3 / via_curl, s3 / local, cache / local);
+  std::printf(
+      "RESULT name=s3 objects=%u mib=%u s3_mb_s=%.1f curl_mb_s=%.1f local_mb_s=%.1f "
+      "cache_mb_s=%.1f vs_curl=%.3f s3_vs_local=%.3f cache_vs_local=%.3f\n",
+      objects, mib, s3, via_curl, local, cache, s3 / via_curl, s3 / local, cache / local);
   return 0;
 }
 

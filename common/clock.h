@@ -25,8 +25,8 @@ class Clock {
   // absl::Mutex::AwaitWithDeadline on this clock's time: releases `mu` until `cond` holds or
   // the clock reaches `deadline`, then holds it again; returns whether `cond` holds. Code that
   // waits this way follows a FakeClock in tests (no real sleeps). REQUIRES: `mu` is held.
-  virtual bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
-                                 absl::Time deadline) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) = 0;
+  virtual bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond, absl::Time deadline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) = 0;
   bool AwaitWithTimeout(absl::Mutex* mu, const absl::Condition& cond, absl::Duration timeout)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     return AwaitWithDeadline(mu, cond, Now() + timeout);

@@ -116,8 +116,7 @@ absl::Status ClusterState::ApplyCompleteTasks(const stoker::v1::CompleteTasksUpd
   return absl::OkStatus();
 }
 
-absl::Status ClusterState::ApplyStartIncarnation(
-    const stoker::v1::StartIncarnationUpdate& update) {
+absl::Status ClusterState::ApplyStartIncarnation(const stoker::v1::StartIncarnationUpdate& update) {
   if (update.incarnation() == 0) {
     return absl::InvalidArgumentError("start_incarnation.incarnation: must be > 0");
   }

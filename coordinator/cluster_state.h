@@ -237,8 +237,7 @@ class ClusterState {
   bool IsDone(const stoker::v1::TaskId& task) const;
   // The rank's sequence. `progress` may be null (a rank without progress follows the normal
   // plan).
-  static RankSequence SequenceOf(const JobRecord& job, uint32_t rank,
-                                 const RankProgress* progress);
+  static RankSequence SequenceOf(const JobRecord& job, uint32_t rank, const RankProgress* progress);
   static stoker::v1::TaskId MakeTask(const JobRecord& job, uint32_t rank,
                                      const RankProgress* progress, uint64_t seq);
   static uint64_t TotalTasks(const JobRecord& job, const RankProgress* progress);

@@ -90,8 +90,8 @@ absl::Status ClusterState::ApplyRemoveWorker(const stoker::v1::RemoveWorkerUpdat
 }
 
 absl::Status ClusterState::ApplyExpireLeases(const stoker::v1::ExpireLeasesUpdate& update) {
-  while (!leases_by_expiry_.empty() && std::get<0>(*leases_by_expiry_.begin()) <=
-                                           update.now_unix_ms()) {
+  while (!leases_by_expiry_.empty() &&
+         std::get<0>(*leases_by_expiry_.begin()) <= update.now_unix_ms()) {
     const auto [expiry, job_id, rank, seq] = *leases_by_expiry_.begin();
     Job& job = jobs_.at(job_id);
     RankProgress& progress = job.ranks.at(rank);
@@ -129,12 +129,12 @@ absl::Status ClusterState::ApplyReturnLeases(const stoker::v1::ReturnLeasesUpdat
 }
 
 absl::Status ClusterState::ApplyReleaseLeases(const stoker::v1::ReleaseLeasesUpdate& update) {
-  return ForEachLeaseOf(update.worker_id(), update.tasks(),
-                        [this](Job& job, uint32_t rank, RankProgress&, auto lease) {
-                          UnindexWorkerLease(lease->second.worker_id,
-                                             {job.record.id, rank, lease->first});
-                          lease->second.worker_id = kReleased;
-                        });
+  return ForEachLeaseOf(
+      update.worker_id(), update.tasks(),
+      [this](Job& job, uint32_t rank, RankProgress&, auto lease) {
+        UnindexWorkerLease(lease->second.worker_id, {job.record.id, rank, lease->first});
+        lease->second.worker_id = kReleased;
+      });
 }
 
 absl::Status ClusterState::ApplyRetireJob(const stoker::v1::RetireJobUpdate& update) {

@@ -10,8 +10,8 @@
 #include "common/ids.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
-#include "plan/resume_plan.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "plan/resume_plan.h"
 
 namespace stoker {
 namespace {
@@ -275,8 +275,7 @@ absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorkerLo
   reg->set_private_to_client(request.private_to_client());
   RETURN_IF_ERROR(ApplyUpdate(update));
   STOKER_LOG(INFO) << "worker " << ShortId(reg->worker_id()) << " registered at "
-                   << request.address()
-                   << " with " << request.cores() << " cores"
+                   << request.address() << " with " << request.cores() << " cores"
                    << (request.private_to_client().empty()
                            ? ""
                            : " for client " + request.private_to_client() + " only");
@@ -409,10 +408,12 @@ absl::Status Coordinator::CheckRankHolderLocked(const stoker::v1::ClientHeartbea
   if (!holder.has_value() || holder->first == request.client_id()) return absl::OkStatus();
   const absl::Duration silent = clock_->Now() - holder->second;
   if (silent >= config_.worker_timeout) return absl::OkStatus();  // Taken over (a restart).
-  return absl::UnavailableError(absl::StrCat(
-      "rank ", request.rank(), " of job '", job.name, "' is held by another client, heard ",
-      absl::FormatDuration(silent), " ago: this client's reports are refused until that one has "
-      "been silent for ", absl::FormatDuration(config_.worker_timeout), "; retry"));
+  return absl::UnavailableError(
+      absl::StrCat("rank ", request.rank(), " of job '", job.name,
+                   "' is held by another client, heard ", absl::FormatDuration(silent),
+                   " ago: this client's reports are refused until that one has "
+                   "been silent for ",
+                   absl::FormatDuration(config_.worker_timeout), "; retry"));
 }
 
 absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeatLocked(
@@ -431,8 +432,7 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
   }
   RETURN_IF_ERROR(CompleteTasksLocked(complete));
   RETURN_IF_ERROR(HedgeOverdueLocked(request, *job));
-  board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(),
-                      clock_->Now());
+  board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(), clock_->Now());
   job_heard_[job->id] = clock_->Now();
   stoker::v1::ClientHeartbeatResponse response;
   for (const WorkerRecord* worker : state_.Workers()) {

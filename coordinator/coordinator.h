@@ -37,10 +37,11 @@
 // remove_worker, complete_tasks) are added to the store as they are applied, and every RPC
 // method returns only once everything it saw is durable (group commit: concurrent RPCs share an
 // fsync), except LeaseTasks, which waits only when it answers rank_finished (a lease reveals no
-// completion a crash could take back). Leases, heartbeats and liveness are soft state: after a restart every task that was
-// leased is pending again (its batch may be produced twice; clients drop the duplicate by task
-// id), and recovered workers get a full worker_timeout to heartbeat before they are removed.
-// When the store grows past kCompactBytes it is replaced by a snapshot of the state.
+// completion a crash could take back). Leases, heartbeats and liveness are soft state: after a
+// restart every task that was leased is pending again (its batch may be produced twice; clients
+// drop the duplicate by task id), and recovered workers get a full worker_timeout to heartbeat
+// before they are removed. When the store grows past kCompactBytes it is replaced by a snapshot of
+// the state.
 
 #include <cstdint>
 #include <map>
@@ -185,9 +186,8 @@ class Coordinator {
   // Runs `method` under the lock, then waits until what it saw is durable (and compacts the
   // store when it is due).
   template <typename Response, typename Request>
-  absl::StatusOr<Response> Durably(
-      absl::StatusOr<Response> (Coordinator::*method)(const Request&), const Request& request)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<Response> Durably(absl::StatusOr<Response> (Coordinator::*method)(const Request&),
+                                   const Request& request) ABSL_LOCKS_EXCLUDED(mu_);
   // Waits for the store through everything added so far, then compacts it when due.
   absl::Status SyncStore(uint64_t seq) ABSL_LOCKS_EXCLUDED(mu_);
   // OpenJob's request, the job's geometry (computed outside the lock) and, with tokens, the
@@ -208,8 +208,8 @@ class Coordinator {
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<stoker::v1::OpenJobResponse> OpenJobLocked(const OpenJobArgs& args)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<stoker::v1::GetJobResponse> GetJobLocked(
-      const stoker::v1::GetJobRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<stoker::v1::GetJobResponse> GetJobLocked(const stoker::v1::GetJobRequest& request)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::RegisterWorkerResponse> RegisterWorkerLocked(
       const stoker::v1::RegisterWorkerRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> WorkerHeartbeatLocked(
@@ -239,8 +239,7 @@ class Coordinator {
   // Retires (journaled) every job none of whose clients was heard from for job_idle_timeout.
   void RetireIdleJobsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A backup lease is no longer wanted: its task is done or its job is gone.
-  bool HedgeIsStaleLocked(const stoker::v1::TaskId& task) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool HedgeIsStaleLocked(const stoker::v1::TaskId& task) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Picks a random incarnation (common/ids.h) when the state has none; durable.
   void StartIncarnationLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RemoveWorkerLocked(uint64_t worker_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -81,16 +81,15 @@ namespace {
 std::string ProbeError(const JobRecord& job, const SourceFactory& open_source) {
   absl::StatusOr<stoker::v1::JobGeometry> found = ComputeJobGeometry(job.spec, open_source);
   if (!found.ok()) {
-    return absl::StrCat("job ", job.id, " '", job.name, "': its dataset cannot be opened: ",
-                        found.status().ToString());
+    return absl::StrCat("job ", job.id, " '", job.name,
+                        "': its dataset cannot be opened: ", found.status().ToString());
   }
   absl::StatusOr<JobGeometry> now = CheckJobGeometry(job.spec, *found, "spec");
   if (!now.ok() || *now != job.geometry) {
-    return absl::StrCat("job ", job.id, " '", job.name,
-                        "': its dataset changed since the job was opened (", job.geometry.num_samples,
-                        " samples, ", job.geometry.batch_bytes, " bytes per batch then; ",
-                        found->num_samples(), " samples, ", found->batch_bytes(),
-                        " now): open a new job");
+    return absl::StrCat(
+        "job ", job.id, " '", job.name, "': its dataset changed since the job was opened (",
+        job.geometry.num_samples, " samples, ", job.geometry.batch_bytes, " bytes per batch then; ",
+        found->num_samples(), " samples, ", found->batch_bytes(), " now): open a new job");
   }
   return std::string();
 }

@@ -211,8 +211,8 @@ TEST_F(CoordinatorLifecycleTest, Format1JournalWithItsDatasetGoneIsAClearError) 
 TEST_F(CoordinatorLifecycleTest, AJournalOfANewerFormatIsRefusedNamingTheVersion) {
   testing::WriteFile(path_, "STKJRNL7");
   FileJournal journal(path_);
-  EXPECT_THAT(journal.Load(), StatusIs(absl::StatusCode::kFailedPrecondition,
-                                       HasSubstr("format version '7'")));
+  EXPECT_THAT(journal.Load(),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("format version '7'")));
 }
 
 TEST_F(CoordinatorLifecycleTest, AJournaledRestartKeepsTheIncarnation) {
@@ -283,7 +283,8 @@ TEST(CoordinatorIncarnationTest, AStaleWorkersReportsToARestartedCoordinatorAreR
   });
   // An unknown id of this incarnation is plain NOT_FOUND.
   get.set_job_id(job->job_id() + 1);
-  EXPECT_THAT(restarted.GetJob(get), StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
+  EXPECT_THAT(restarted.GetJob(get),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
 }
 
 TEST_F(CoordinatorLifecycleTest, AnIdleJobIsRetiredDurablyAndWorkersAreTold) {

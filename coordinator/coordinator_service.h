@@ -25,11 +25,11 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
  public:
   // Threads running the calls other than LeaseTasks and OpenJob, LeaseTasks, and OpenJob; most
   // calls waiting in each.
-//
-// Every handler first checks the caller's role (common/tls/grpc_tls.h; skipped with insecure):
-// RegisterWorker, WorkerHeartbeat and LeaseTasks from workers; OpenJob and ClientHeartbeat from
-// trainers; GetJob from workers and trainers; GetStatus from operators and trainers. A refused
-// call is answered PERMISSION_DENIED or UNAUTHENTICATED naming the method and what was missing.
+  //
+  // Every handler first checks the caller's role (common/tls/grpc_tls.h; skipped with insecure):
+  // RegisterWorker, WorkerHeartbeat and LeaseTasks from workers; OpenJob and ClientHeartbeat from
+  // trainers; GetJob from workers and trainers; GetStatus from operators and trainers. A refused
+  // call is answered PERMISSION_DENIED or UNAUTHENTICATED naming the method and what was missing.
   static constexpr int kCallThreads = 8;
   static constexpr int kLeaseThreads = 4;
   static constexpr int kOpenJobThreads = 2;

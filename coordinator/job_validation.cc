@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "augment/pipeline.h"
 #include "common/status_macros.h"
-#include "plan/epoch_plan.h"
 #include "data/source.h"
+#include "plan/epoch_plan.h"
 
 namespace stoker {
 namespace {
@@ -42,15 +42,14 @@ absl::Status ValidateScalars(const JobSpec& spec) {
 }  // namespace
 
 SourceFactory DefaultSourceFactory() {
-  return [](const stoker::v1::DatasetSpec& spec, uint64_t seed) {
-    return CreateSource(spec, seed);
-  };
+  return
+      [](const stoker::v1::DatasetSpec& spec, uint64_t seed) { return CreateSource(spec, seed); };
 }
 
 absl::Status ValidateJobSpec(const JobSpec& spec) { return ComputeJobGeometry(spec).status(); }
 
 absl::StatusOr<stoker::v1::JobGeometry> ComputeJobGeometry(const JobSpec& spec,
-                                                          const SourceFactory& open_source) {
+                                                           const SourceFactory& open_source) {
   RETURN_IF_ERROR(ValidateScalars(spec));
   RETURN_IF_ERROR(UnderSpec(ValidateDatasetSpec(spec.dataset())));
   auto source = open_source(spec.dataset(), spec.seed());

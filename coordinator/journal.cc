@@ -4,11 +4,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/logging.h"
-#include "common/status_macros.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/crc32c.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
 
 namespace stoker {
 namespace {
@@ -41,9 +41,9 @@ absl::Status Corrupt(const std::string& path, size_t offset, absl::string_view w
 
 // What every Sync answers once a write failed: the coordinator must not reply as if durable.
 absl::Status Latched(const absl::Status& first) {
-  return absl::Status(first.code(),
-                      absl::StrCat(first.message(), " (the journal failed and takes no more "
-                                                    "writes: restart the coordinator)"));
+  return absl::Status(first.code(), absl::StrCat(first.message(),
+                                                 " (the journal failed and takes no more "
+                                                 "writes: restart the coordinator)"));
 }
 
 // OK for a (maybe torn) magic of a version this coordinator reads.
@@ -114,8 +114,8 @@ absl::StatusOr<std::vector<StateUpdate>> FileJournal::Load() {
     pos = kMagicBytes;
   } else if (pos < data.size()) {
     STOKER_LOG(WARNING) << "journal " << path_ << ": torn record at offset " << pos << " ("
-                        << data.size() - pos << " bytes dropped); recovered "
-                        << updates.size() << " whole records";
+                        << data.size() - pos << " bytes dropped); recovered " << updates.size()
+                        << " whole records";
     RETURN_IF_ERROR(env_->Truncate(path_, pos));
   }
   ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, env_->OpenForAppend(path_));
@@ -172,9 +172,10 @@ absl::Status FileJournal::Sync(uint64_t seq) {
   WritableFile* const file = file_.get();  // replaced only by Compact, which waits for !syncing_
   mu_.Unlock();
   const absl::Time start = absl::Now();
-  absl::Status status = file == nullptr ? absl::FailedPreconditionError(absl::StrCat(
-                                              "journal ", path_, ": Sync before Load"))
-                                        : file->Append(batch);
+  absl::Status status =
+      file == nullptr
+          ? absl::FailedPreconditionError(absl::StrCat("journal ", path_, ": Sync before Load"))
+          : file->Append(batch);
   if (status.ok()) status = file->Sync();
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
   mu_.Lock();

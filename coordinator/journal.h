@@ -27,9 +27,9 @@
 // error: INTERNAL; a full disk: RESOURCE_EXHAUSTED, both naming the file) latches: every later
 // Sync and Compact fails with that error too, so the coordinator never replies as if a change
 // were durable after the file may have lost it; it must be restarted (replay then recovers to
-// the last whole record). All file access goes through a JournalEnv (journal_env.h). Compact writes a one-record journal (the
-// snapshot) to "<path>.tmp", fsyncs it, renames it over <path> and fsyncs the directory, so a
-// crash leaves either the old journal or the new one.
+// the last whole record). All file access goes through a JournalEnv (journal_env.h). Compact writes
+// a one-record journal (the snapshot) to "<path>.tmp", fsyncs it, renames it over <path> and fsyncs
+// the directory, so a crash leaves either the old journal or the new one.
 //
 // Thread-safe.
 
@@ -89,11 +89,11 @@ class FileJournal : public StateStore {
   JournalEnv* const env_;
   mutable absl::Mutex mu_;
   std::unique_ptr<WritableFile> file_ ABSL_GUARDED_BY(mu_);  // set by Load, replaced by Compact
-  std::string pending_ ABSL_GUARDED_BY(mu_);  // framed records not yet written
+  std::string pending_ ABSL_GUARDED_BY(mu_);                 // framed records not yet written
   uint64_t added_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t durable_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
-  Stats stats_ ABSL_GUARDED_BY(mu_);  // bytes_written_total and sync_seconds
+  Stats stats_ ABSL_GUARDED_BY(mu_);           // bytes_written_total and sync_seconds
   bool syncing_ ABSL_GUARDED_BY(mu_) = false;  // a Sync is writing outside the lock
   absl::Status failed_ ABSL_GUARDED_BY(mu_);
 };

@@ -51,8 +51,8 @@ TEST_F(JournalFaultTest, FsyncFailureLatchesTheCoordinatorIntoAClearError) {
   EXPECT_THAT(coordinator.RegisterWorker(worker),
               StatusIs(absl::StatusCode::kInternal,
                        HasSubstr("the journal failed and takes no more writes: restart")));
-  EXPECT_THAT(coordinator.OpenJob(Open("c")), StatusIs(absl::StatusCode::kInternal,
-                                                       HasSubstr("fdatasync")));
+  EXPECT_THAT(coordinator.OpenJob(Open("c")),
+              StatusIs(absl::StatusCode::kInternal, HasSubstr("fdatasync")));
 }
 
 TEST_F(JournalFaultTest, AShortWriteIsRecoveredAtReplay) {
@@ -94,8 +94,8 @@ TEST_F(JournalFaultTest, AFullDiskAtRecoveryIsReported) {
   env_.SetDiskBytes(4);  // not even the magic fits
   FileJournal journal(kPath, &env_);
   Coordinator coordinator(config_, &clock_, &journal);
-  EXPECT_THAT(coordinator.Recover(), StatusIs(absl::StatusCode::kResourceExhausted,
-                                              HasSubstr("No space left on device")));
+  EXPECT_THAT(coordinator.Recover(),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("No space left on device")));
 }
 
 }  // namespace

@@ -80,7 +80,6 @@ std::string WriteRecords(const std::string& path, int n) {
   return ReadAll(path);
 }
 
-
 TEST(FileJournalTest, RoundTrip) {
   const std::string path = TempPath("roundtrip");
   WriteRecords(path, 5);
@@ -113,18 +112,18 @@ TEST(FileJournalTest, FlippedByteMidFileIsDataLossNamingTheOffset) {
   data[second + FileJournal::kHeaderBytes + 1] ^= 0x40;  // payload of the second record
   WriteAll(path, data);
   FileJournal journal(path);
-  EXPECT_THAT(journal.Load(),
-              StatusIs(absl::StatusCode::kDataLoss,
-                       HasSubstr(absl::StrCat("journal ", path, ": corrupt record at offset ",
-                                              second))));
+  EXPECT_THAT(
+      journal.Load(),
+      StatusIs(absl::StatusCode::kDataLoss,
+               HasSubstr(absl::StrCat("journal ", path, ": corrupt record at offset ", second))));
 }
 
 TEST(FileJournalTest, GarbageIsDataLoss) {
   const std::string path = TempPath("garbage");
   WriteAll(path, "this is not a journal at all, just some text");
   FileJournal journal(path);
-  EXPECT_THAT(journal.Load(), StatusIs(absl::StatusCode::kDataLoss,
-                                       HasSubstr("corrupt record at offset 0")));
+  EXPECT_THAT(journal.Load(),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("corrupt record at offset 0")));
 }
 
 TEST(FileJournalTest, CompactReplacesTheRecordsAndLaterAppendsFollow) {

@@ -24,7 +24,6 @@
 namespace stoker {
 namespace {
 
-
 int Run(int argc, char** argv) {
   std::string listen = "127.0.0.1:7070";
   int64_t heartbeat_interval_ms = 500;
@@ -105,8 +104,8 @@ int Run(int argc, char** argv) {
   // The listen host as given (0.0.0.0 stays 0.0.0.0) with the bound port, and the address a
   // client on this host dials.
   const std::string listen_host = listen.substr(0, listen.rfind(':'));
-  std::printf("stoker-coordinator listening on %s:%d (dial %s on this host)\n",
-              listen_host.c_str(), (*server)->port(), (*server)->address().c_str());
+  std::printf("stoker-coordinator listening on %s:%d (dial %s on this host)\n", listen_host.c_str(),
+              (*server)->port(), (*server)->address().c_str());
   std::fflush(stdout);
 
   const int signal_number = WaitForTerminationSignal();

@@ -18,7 +18,7 @@ void StatusBoard::RecordClient(uint64_t job_id, uint32_t rank, const std::string
 }
 
 std::optional<std::pair<std::string, absl::Time>> StatusBoard::LastClient(uint64_t job_id,
-                                                                         uint32_t rank) const {
+                                                                          uint32_t rank) const {
   const auto it = clients_.find({job_id, rank});
   if (it == clients_.end()) return std::nullopt;
   return std::make_pair(it->second.client_id, it->second.at);

@@ -107,8 +107,7 @@ absl::StatusOr<AwsCredentials> FromMetadataJson(const std::string& json, const s
 
 // GET (or PUT) on a metadata endpoint; the body of a 200 answer.
 absl::StatusOr<std::string> FetchMetadata(const AwsEnvironment& env, const std::string& method,
-                                          const std::string& url,
-                                          std::vector<std::string> headers,
+                                          const std::string& url, std::vector<std::string> headers,
                                           const std::string& where) {
   HttpRequest request;
   request.method = method;
@@ -118,8 +117,8 @@ absl::StatusOr<std::string> FetchMetadata(const AwsEnvironment& env, const std::
   request.connect_timeout = kMetadataTimeout;
   ASSIGN_OR_RETURN(HttpResponse response, env.http->Send(request));
   if (response.status == 200) return response.body;
-  const std::string message = absl::StrCat(where, ": ", UrlForMessages(url), " answered HTTP ",
-                                           response.status);
+  const std::string message =
+      absl::StrCat(where, ": ", UrlForMessages(url), " answered HTTP ", response.status);
   if (response.status == 401 || response.status == 403) {
     return absl::PermissionDeniedError(message);
   }
@@ -228,14 +227,14 @@ Found CredentialsFromWebIdentity(const AwsEnvironment& env) {
   }
   const std::string form = absl::StrCat(
       "Action=AssumeRoleWithWebIdentity&Version=2011-06-15&RoleArn=", AwsUriEncode(role, false),
-      "&RoleSessionName=", AwsUriEncode(session, false), "&WebIdentityToken=",
-      AwsUriEncode(absl::StripAsciiWhitespace(*token), false));
+      "&RoleSessionName=", AwsUriEncode(session, false),
+      "&WebIdentityToken=", AwsUriEncode(absl::StripAsciiWhitespace(*token), false));
   HttpRequest request;
   request.method = "POST";
   request.url = absl::StrCat(absl::StripSuffix(endpoint, "/"), "/");
   request.headers = {"Content-Type: application/x-www-form-urlencoded"};
-  request.body = absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(form.data()),
-                                           form.size());
+  request.body =
+      absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(form.data()), form.size());
   ASSIGN_OR_RETURN(HttpResponse response, env.http->Send(request));
   if (response.status != 200) {
     const std::string message =
@@ -245,7 +244,7 @@ Found CredentialsFromWebIdentity(const AwsEnvironment& env) {
       return absl::PermissionDeniedError(message);
     }
     return response.status >= 500 ? absl::UnavailableError(message)
-                                   : absl::FailedPreconditionError(message);
+                                  : absl::FailedPreconditionError(message);
   }
   AwsCredentials credentials;
   credentials.access_key_id = XmlValue(response.body, "AccessKeyId").value_or("");

@@ -87,8 +87,7 @@ class AwsCredentialChain {
 // configured in `env`, and errors as AwsCredentialChain::Get when it is but fails.
 absl::StatusOr<std::optional<AwsCredentials>> CredentialsFromEnvironment(const AwsEnvironment& env);
 absl::StatusOr<std::optional<AwsCredentials>> CredentialsFromProfile(const AwsEnvironment& env);
-absl::StatusOr<std::optional<AwsCredentials>> CredentialsFromWebIdentity(
-    const AwsEnvironment& env);
+absl::StatusOr<std::optional<AwsCredentials>> CredentialsFromWebIdentity(const AwsEnvironment& env);
 absl::StatusOr<std::optional<AwsCredentials>> CredentialsFromContainer(const AwsEnvironment& env);
 absl::StatusOr<std::optional<AwsCredentials>> CredentialsFromInstanceMetadata(
     const AwsEnvironment& env);

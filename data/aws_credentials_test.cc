@@ -59,8 +59,8 @@ class CredentialsTest : public ::testing::Test {
   std::string StsAnswer(const std::string& id, absl::Time expires) {
     return "<AssumeRoleWithWebIdentityResponse><Credentials><AccessKeyId>" + id +
            "</AccessKeyId><SecretAccessKey>s&amp;cret</SecretAccessKey><SessionToken>tok" +
-           "</SessionToken><Expiration>" + absl::FormatTime(absl::RFC3339_sec, expires,
-                                                           absl::UTCTimeZone()) +
+           "</SessionToken><Expiration>" +
+           absl::FormatTime(absl::RFC3339_sec, expires, absl::UTCTimeZone()) +
            "</Expiration></Credentials></AssumeRoleWithWebIdentityResponse>";
   }
 
@@ -71,10 +71,13 @@ class CredentialsTest : public ::testing::Test {
 };
 
 TEST_F(CredentialsTest, EnvironmentComesFirst) {
-  vars_ = {{"AWS_ACCESS_KEY_ID", "AKIAENV"}, {"AWS_SECRET_ACCESS_KEY", "s"},
-           {"AWS_SESSION_TOKEN", "t"}, {"HOME", "/home/u"}};
-  files_["/home/u/.aws/credentials"] = "[default]\naws_access_key_id=AKIAFILE\n"
-                                       "aws_secret_access_key=f\n";
+  vars_ = {{"AWS_ACCESS_KEY_ID", "AKIAENV"},
+           {"AWS_SECRET_ACCESS_KEY", "s"},
+           {"AWS_SESSION_TOKEN", "t"},
+           {"HOME", "/home/u"}};
+  files_["/home/u/.aws/credentials"] =
+      "[default]\naws_access_key_id=AKIAFILE\n"
+      "aws_secret_access_key=f\n";
   AwsCredentialChain chain(Env());
   auto got = chain.Get();
   ASSERT_TRUE(got.ok()) << got.status();
@@ -92,10 +95,12 @@ TEST_F(CredentialsTest, AnIdWithoutSecretNamesTheVariableNotASecret) {
 
 TEST_F(CredentialsTest, ProfilesFromCredentialsThenConfigFile) {
   vars_ = {{"HOME", "/home/u"}, {"AWS_PROFILE", "team"}};
-  files_["/home/u/.aws/credentials"] = "[default]\naws_access_key_id = AKIADEF\n"
-                                       "aws_secret_access_key = d\n";
-  files_["/home/u/.aws/config"] = "# comment\n[profile team]\nregion = eu-west-1\n"
-                                  "aws_access_key_id = AKIATEAM\naws_secret_access_key = t\n";
+  files_["/home/u/.aws/credentials"] =
+      "[default]\naws_access_key_id = AKIADEF\n"
+      "aws_secret_access_key = d\n";
+  files_["/home/u/.aws/config"] =
+      "# comment\n[profile team]\nregion = eu-west-1\n"
+      "aws_access_key_id = AKIATEAM\naws_secret_access_key = t\n";
   auto got = AwsCredentialChain(Env()).Get();
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(got->access_key_id, "AKIATEAM");
@@ -133,11 +138,11 @@ TEST_F(CredentialsTest, WebIdentityThroughStsIsRefreshedBeforeExpiry) {
 TEST_F(CredentialsTest, ShortLivedTokensRefreshAtAQuarterOfTheirLifetime) {
   vars_ = {{"AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://ecs/creds"},
            {"AWS_CONTAINER_AUTHORIZATION_TOKEN", "auth"}};
-  const std::string expires = absl::FormatTime(absl::RFC3339_sec, clock_.Now() + absl::Seconds(40),
-                                               absl::UTCTimeZone());
-  http_.answers["http://ecs/creds"] = Answer(
-      200, R"({"AccessKeyId":"ASIAC","SecretAccessKey":"x","Token":"t","Expiration":")" +
-               expires + "\"}");
+  const std::string expires =
+      absl::FormatTime(absl::RFC3339_sec, clock_.Now() + absl::Seconds(40), absl::UTCTimeZone());
+  http_.answers["http://ecs/creds"] =
+      Answer(200, R"({"AccessKeyId":"ASIAC","SecretAccessKey":"x","Token":"t","Expiration":")" +
+                      expires + "\"}");
   AwsCredentialChain chain(Env());
   EXPECT_EQ(chain.Get()->access_key_id, "ASIAC");
   clock_.Advance(absl::Seconds(29));
@@ -149,7 +154,8 @@ TEST_F(CredentialsTest, ShortLivedTokensRefreshAtAQuarterOfTheirLifetime) {
 }
 
 TEST_F(CredentialsTest, StsRefusalIsPermissionDenied) {
-  vars_ = {{"AWS_WEB_IDENTITY_TOKEN_FILE", "/t"}, {"AWS_ROLE_ARN", "arn:r"},
+  vars_ = {{"AWS_WEB_IDENTITY_TOKEN_FILE", "/t"},
+           {"AWS_ROLE_ARN", "arn:r"},
            {"AWS_ENDPOINT_URL", "http://sts"}};
   files_["/t"] = "jwt";
   http_.answers["http://sts/"] = Answer(403, "<Error><Code>AccessDenied</Code></Error>");

@@ -19,8 +19,7 @@ absl::Status ResponseStatus(long http, long expected, const std::string& url) {
   return absl::FailedPreconditionError(absl::StrCat(message, " (expected ", expected, ")"));
 }
 
-HttpRequest Request(const std::string& method, const std::string& url,
-                    const HttpOptions& options) {
+HttpRequest Request(const std::string& method, const std::string& url, const HttpOptions& options) {
   HttpRequest request;
   request.method = method;
   request.url = url;

@@ -95,8 +95,7 @@ void SetMethod(CURL* curl, const HttpRequest& request) {
     curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
   } else if (request.method == "PUT") {
     curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE,
-                     static_cast<curl_off_t>(request.body.size()));
+    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
   } else if (request.method == "POST") {
     curl_easy_setopt(curl, CURLOPT_POST, 1L);
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,

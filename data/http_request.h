@@ -41,8 +41,8 @@ struct HttpRequest {
 
 struct HttpResponse {
   long status = 0;
-  std::string body;       // When HttpRequest::out was null.
-  size_t written = 0;     // Body bytes received.
+  std::string body;    // When HttpRequest::out was null.
+  size_t written = 0;  // Body bytes received.
   int64_t content_length = -1;
   std::map<std::string, std::string> headers;  // Names lower-case; last value wins.
 };

@@ -18,9 +18,8 @@ absl::StatusOr<stoker::v1::ShardManifest> ReadManifest(const std::string& locati
   if (!parsed.ok()) {
     // The parser's message may quote the text: never echo a file's contents (it may be any
     // readable file, docs/security.md).
-    return absl::InvalidArgumentError(
-        absl::StrCat("manifest ", location, " is not a JSON ShardManifest (", text.size(),
-                     " bytes)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "manifest ", location, " is not a JSON ShardManifest (", text.size(), " bytes)"));
   }
   for (int i = 0; i < manifest.shards_size(); ++i) {
     const std::string& path = manifest.shards(i).path();

@@ -10,8 +10,7 @@
 namespace stoker {
 namespace {
 
-constexpr char kEmptySha256[] =
-    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+constexpr char kEmptySha256[] = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 absl::Span<const uint8_t> AsBytes(const std::string& text) {
   return absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size());
@@ -27,21 +26,22 @@ absl::Status S3ErrorStatus(const HttpResponse& response, const S3Location& locat
                                           : absl::StrCat(code, ", HTTP ", response.status);
   if (code == "RequestTimeTooSkewed") {
     return absl::FailedPreconditionError(absl::StrCat(
-        where, ": this machine's clock differs from the server's by more than 15 minutes (",
-        detail, "); correct the clock (NTP)"));
+        where, ": this machine's clock differs from the server's by more than 15 minutes (", detail,
+        "); correct the clock (NTP)"));
   }
   if (code == "ExpiredToken" || code == "TokenRefreshRequired") {
-    return absl::UnauthenticatedError(absl::StrCat(
-        where, ": the session token of access key id ", key_id, " has expired (", detail, ")"));
+    return absl::UnauthenticatedError(absl::StrCat(where, ": the session token of access key id ",
+                                                   key_id, " has expired (", detail, ")"));
   }
   if (response.status == 401 || response.status == 403) {
-    return absl::PermissionDeniedError(absl::StrCat(where, ": access denied (", detail,
-                                                    ") for access key id ", key_id));
+    return absl::PermissionDeniedError(
+        absl::StrCat(where, ": access denied (", detail, ") for access key id ", key_id));
   }
   if (response.status == 404) {
-    const std::string what = code == "NoSuchBucket" ? absl::StrCat("no such bucket ", location.bucket)
-                             : code == "NoSuchKey"  ? "no such key"
-                                                    : "no such bucket or key";
+    const std::string what = code == "NoSuchBucket"
+                                 ? absl::StrCat("no such bucket ", location.bucket)
+                             : code == "NoSuchKey" ? "no such key"
+                                                   : "no such bucket or key";
     return absl::NotFoundError(absl::StrCat(where, ": ", what, " (", detail, ")"));
   }
   if (response.status == 416) return absl::OutOfRangeError(absl::StrCat(where, ": ", detail));
@@ -113,8 +113,8 @@ absl::StatusOr<HttpResponse> S3Client::CallOnce(const S3Location& location, Http
 absl::StatusOr<HttpResponse> S3Client::Call(const S3Location& location, HttpRequest request,
                                             absl::Span<const uint8_t> body) {
   request.body = body;
-  request.headers.push_back(absl::StrCat(
-      "x-amz-content-sha256: ", body.empty() ? kEmptySha256 : Sha256Hex(body)));
+  request.headers.push_back(
+      absl::StrCat("x-amz-content-sha256: ", body.empty() ? kEmptySha256 : Sha256Hex(body)));
   absl::StatusOr<HttpResponse> result;
   const absl::Status status = RetryUnavailable(config_.backoff, clock_, [&]() -> absl::Status {
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -187,8 +187,8 @@ absl::Status S3Client::PutMultipart(const S3Location& location, absl::Span<const
        offset += config_.part_bytes, ++part) {
     HttpRequest upload;
     upload.method = "PUT";
-    upload.url = config_.ObjectUrl(
-        location, {{"partNumber", absl::StrCat(part)}, {"uploadId", *upload_id}});
+    upload.url =
+        config_.ObjectUrl(location, {{"partNumber", absl::StrCat(part)}, {"uploadId", *upload_id}});
     absl::StatusOr<HttpResponse> uploaded =
         Call(location, upload, data.subspan(offset, config_.part_bytes));
     status = uploaded.status();
@@ -208,8 +208,8 @@ absl::Status S3Client::PutMultipart(const S3Location& location, absl::Span<const
   finish.headers.push_back("Content-Type: application/xml");
   ASSIGN_OR_RETURN(HttpResponse done, Call(location, finish, AsBytes(complete)));
   if (XmlValue(done.body, "Code").has_value()) {  // S3 may answer 200 with an error body.
-    return absl::UnavailableError(absl::StrCat(location.ToUrl(), ": CompleteMultipartUpload: ",
-                                               *XmlValue(done.body, "Code")));
+    return absl::UnavailableError(absl::StrCat(
+        location.ToUrl(), ": CompleteMultipartUpload: ", *XmlValue(done.body, "Code")));
   }
   return absl::OkStatus();
 }

@@ -39,8 +39,8 @@ struct S3Object {
 // Thread-safe.
 class S3Client {
  public:
-  S3Client(S3Config config, std::shared_ptr<AwsCredentialChain> credentials,
-           HttpTransport* http, Clock* clock);
+  S3Client(S3Config config, std::shared_ptr<AwsCredentialChain> credentials, HttpTransport* http,
+           Clock* clock);
 
   // Size of the object.
   absl::StatusOr<uint64_t> Head(const S3Location& location);

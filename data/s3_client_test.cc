@@ -228,8 +228,7 @@ TEST_F(S3ClientTest, ManifestsAndGlobsThroughTheDefaultStorage) {
   auto expanded = ExpandShardPaths({"s3://data/g/a-*.tar"});
   ASSERT_TRUE(expanded.ok()) << expanded.status();
   EXPECT_THAT(*expanded, ::testing::ElementsAre("s3://data/g/a-1.tar", "s3://data/g/a-2.tar"));
-  EXPECT_EQ(ExpandShardPaths({"s3://data/g/z-*.tar"}).status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(ExpandShardPaths({"s3://data/g/z-*.tar"}).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(ReadManifest("s3://nobucket/ds/manifest.json").status().code(),
             absl::StatusCode::kNotFound);
   Storage::SetDefault(nullptr);

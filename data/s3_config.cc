@@ -44,9 +44,9 @@ absl::StatusOr<S3Location> ParseS3Url(absl::string_view url) {
   location.bucket = std::string(rest.substr(0, slash));
   if (slash != absl::string_view::npos) location.key = std::string(rest.substr(slash + 1));
   if (!ValidBucket(location.bucket)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        url, ": \"", location.bucket,
-        "\" is not a bucket name (3 to 63 characters of a-z, 0-9, '.' and '-')"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(url, ": \"", location.bucket,
+                     "\" is not a bucket name (3 to 63 characters of a-z, 0-9, '.' and '-')"));
   }
   return location;
 }
@@ -77,8 +77,8 @@ S3Config S3Config::FromEnvironment(const std::function<std::string(const std::st
 absl::Status S3Config::Validate() const {
   if (!endpoint.empty()) {
     if (!absl::StartsWith(endpoint, "http://") && !absl::StartsWith(endpoint, "https://")) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "s3.endpoint: must start with http:// or https://, got \"", endpoint, "\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat("s3.endpoint: must start with http:// or https://, got \"", endpoint, "\""));
     }
     const std::string host = SplitEndpoint(endpoint).second;
     if (host.empty() || absl::StrContains(host, "/") || absl::StrContains(host, "?")) {
@@ -99,19 +99,16 @@ std::string S3Config::ObjectUrl(const S3Location& location,
                                 std::vector<std::pair<std::string, std::string>> query) const {
   const auto [scheme, host] =
       endpoint.empty()
-          ? std::pair<std::string, std::string>{"https",
-                                                absl::StrCat("s3.", ResolvedRegion(),
-                                                             ".amazonaws.com")}
+          ? std::pair<std::string, std::string>{"https", absl::StrCat("s3.", ResolvedRegion(),
+                                                                      ".amazonaws.com")}
           : SplitEndpoint(endpoint);
-  const bool virtual_hosted =
-      addressing == Addressing::kVirtualHosted ||
-      (addressing == Addressing::kAuto && endpoint.empty() &&
-       !absl::StrContains(location.bucket, "."));
-  std::string url =
-      virtual_hosted
-          ? absl::StrCat(scheme, "://", location.bucket, ".", host, "/")
-          : absl::StrCat(scheme, "://", host, "/", location.bucket,
-                         location.key.empty() && !query.empty() ? "" : "/");
+  const bool virtual_hosted = addressing == Addressing::kVirtualHosted ||
+                              (addressing == Addressing::kAuto && endpoint.empty() &&
+                               !absl::StrContains(location.bucket, "."));
+  std::string url = virtual_hosted
+                        ? absl::StrCat(scheme, "://", location.bucket, ".", host, "/")
+                        : absl::StrCat(scheme, "://", host, "/", location.bucket,
+                                       location.key.empty() && !query.empty() ? "" : "/");
   absl::StrAppend(&url, AwsUriEncode(location.key, /*keep_slash=*/true));
   if (!query.empty()) {
     std::sort(query.begin(), query.end());

@@ -26,7 +26,8 @@ TEST(S3UrlTest, ParsesBucketAndKey) {
 TEST(S3UrlTest, PathStyleOnCustomEndpointsVirtualHostedOnAws) {
   S3Config config;
   config.endpoint = "http://127.0.0.1:9000/";
-  EXPECT_EQ(config.ObjectUrl({"data", "a b/c+d.jpg"}), "http://127.0.0.1:9000/data/a%20b/c%2Bd.jpg");
+  EXPECT_EQ(config.ObjectUrl({"data", "a b/c+d.jpg"}),
+            "http://127.0.0.1:9000/data/a%20b/c%2Bd.jpg");
   EXPECT_EQ(config.ObjectUrl({"data", ""}, {{"prefix", "x/"}, {"list-type", "2"}}),
             "http://127.0.0.1:9000/data?list-type=2&prefix=x%2F");
   config.addressing = S3Config::Addressing::kVirtualHosted;

@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <ctime>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <vector>
 
@@ -36,8 +36,8 @@ struct Footer {
 static_assert(sizeof(Footer) == kFooterBytes);
 
 absl::Status IoError(const std::string& what, const std::string& path) {
-  return absl::UnavailableError(absl::StrCat("shard cache: cannot ", what, " ", path, ": ",
-                                             std::strerror(errno)));
+  return absl::UnavailableError(
+      absl::StrCat("shard cache: cannot ", what, " ", path, ": ", std::strerror(errno)));
 }
 
 // A cache entry seen through its content (the footer hidden). Immutable; thread-safe.

@@ -46,8 +46,8 @@ struct ShardCacheStats {
   uint64_t misses = 0;       // Opens that copied the shard in.
   uint64_t uncacheable = 0;  // Opens of a shard larger than the whole cache.
   uint64_t evictions = 0;
-  uint64_t corrupt = 0;      // Entries whose CRC or footer was wrong (deleted).
-  uint64_t bytes_filled = 0; // Bytes copied from sources.
+  uint64_t corrupt = 0;       // Entries whose CRC or footer was wrong (deleted).
+  uint64_t bytes_filled = 0;  // Bytes copied from sources.
 };
 
 // Thread-safe, and safe with other processes using the same folder.

@@ -4,10 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-
-#include <algorithm>
 #include <filesystem>
 
 #include "absl/strings/ascii.h"
@@ -84,9 +83,9 @@ absl::StatusOr<StorageScheme> SchemeOf(const std::string& location) {
   const std::string scheme = absl::AsciiStrToLower(location.substr(0, sep));
   if (scheme == "http" || scheme == "https") return StorageScheme::kHttp;
   if (scheme == "s3") return StorageScheme::kS3;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unsupported URL scheme \"", location.substr(0, sep), "\" in ", location,
-      " (Stoker reads local paths, http://, https:// and s3://)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unsupported URL scheme \"", location.substr(0, sep), "\" in ", location,
+                   " (Stoker reads local paths, http://, https:// and s3://)"));
 }
 
 bool IsUrl(const std::string& location) { return location.find("://") != std::string::npos; }

@@ -60,8 +60,7 @@ void Storage::SetDefault(std::shared_ptr<Storage> storage) {
   *default_storage = std::move(storage);
 }
 
-absl::StatusOr<std::unique_ptr<RandomAccessFile>> Storage::Open(
-    const std::string& location) const {
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> Storage::Open(const std::string& location) const {
   RETURN_IF_ERROR(CheckLocation(location));
   ASSIGN_OR_RETURN(StorageScheme scheme, SchemeOf(location));
   if (scheme == StorageScheme::kLocal) return OpenLocalFile(location);
@@ -108,15 +107,16 @@ absl::StatusOr<std::vector<StorageEntry>> Storage::List(const std::string& prefi
   ASSIGN_OR_RETURN(std::vector<S3Object> objects, s3_->List(location));
   std::vector<StorageEntry> entries;
   for (S3Object& object : objects) {
-    entries.push_back(StorageEntry{absl::StrCat("s3://", location.bucket, "/", object.key),
-                                   object.size});
+    entries.push_back(
+        StorageEntry{absl::StrCat("s3://", location.bucket, "/", object.key), object.size});
   }
   return entries;
 }
 
 void StorageFlags::AddTo(FlagSet* flags, bool with_cache) {
-  flags->Add("s3-endpoint", &s3_endpoint,
-             "S3-compatible endpoint, e.g. http://minio:9000 (default: AWS_ENDPOINT_URL, else AWS)");
+  flags->Add(
+      "s3-endpoint", &s3_endpoint,
+      "S3-compatible endpoint, e.g. http://minio:9000 (default: AWS_ENDPOINT_URL, else AWS)");
   flags->Add("s3-region", &s3_region, "S3 region (default: AWS_REGION, else us-east-1)");
   flags->Add("s3-addressing", &s3_addressing,
              "auto (virtual-hosted on AWS, path-style elsewhere), path or virtual");
@@ -154,10 +154,11 @@ absl::Status StorageFlags::Apply() const {
   if (!storage.ok()) {
     // Field names to flag names: "s3.endpoint" -> --s3-endpoint, "cache_bytes" -> --cache-bytes.
     std::string message(storage.status().message());
-    for (const auto& [field, flag] : {std::pair<std::string, std::string>{"s3.endpoint", "--s3-endpoint"},
-                                      {"cache_dir", "--cache-dir"},
-                                      {"cache_bytes", "--cache-bytes"},
-                                      {"data_roots", "--data-root"}}) {
+    for (const auto& [field, flag] :
+         {std::pair<std::string, std::string>{"s3.endpoint", "--s3-endpoint"},
+          {"cache_dir", "--cache-dir"},
+          {"cache_bytes", "--cache-bytes"},
+          {"data_roots", "--data-root"}}) {
       if (message.rfind(field, 0) == 0) message = flag + message.substr(field.size());
     }
     return absl::Status(storage.status().code(), message);

@@ -70,12 +70,12 @@ class FlagSet;  // common/flags.h
 // The storage flags of a binary (worker, coordinator, stoker-pack), over the environment.
 // Thread-compatible.
 struct StorageFlags {
-  std::string s3_endpoint;    // --s3-endpoint; empty: AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL.
-  std::string s3_region;      // --s3-region; empty: AWS_REGION / AWS_DEFAULT_REGION.
-  std::string s3_addressing = "auto";  // --s3-addressing: auto, path or virtual.
-  std::string cache_dir;      // --cache-dir (with_cache only).
+  std::string s3_endpoint;  // --s3-endpoint; empty: AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL.
+  std::string s3_region;    // --s3-region; empty: AWS_REGION / AWS_DEFAULT_REGION.
+  std::string s3_addressing = "auto";         // --s3-addressing: auto, path or virtual.
+  std::string cache_dir;                      // --cache-dir (with_cache only).
   uint64_t cache_bytes = uint64_t{10} << 30;  // --cache-bytes.
-  std::vector<std::string> data_roots;  // --data-root, repeatable.
+  std::vector<std::string> data_roots;        // --data-root, repeatable.
 
   void AddTo(FlagSet* flags, bool with_cache);
   // Builds the storage and installs it as the default. INVALID_ARGUMENT naming the flag.

@@ -37,7 +37,9 @@ struct ImageView {
   ImageShape shape;
 
   template <typename T>
-  T* pixels() const { return static_cast<T*>(data); }
+  T* pixels() const {
+    return static_cast<T*>(data);
+  }
 };
 
 // Owns pixel storage, 64-byte aligned. Reshape() keeps the allocation when it is large enough.

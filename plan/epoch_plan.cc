@@ -58,8 +58,8 @@ std::vector<uint64_t> PermuteSamples(uint64_t num_samples, uint64_t seed, uint32
   return order;
 }
 
-absl::StatusOr<EpochPlan> EpochPlan::Create(const stoker::v1::JobSpec& spec,
-                                            uint64_t num_samples, uint32_t epoch) {
+absl::StatusOr<EpochPlan> EpochPlan::Create(const stoker::v1::JobSpec& spec, uint64_t num_samples,
+                                            uint32_t epoch) {
   if (num_samples == 0) return absl::InvalidArgumentError("num_samples: must be > 0");
   if (spec.batch_size() == 0) return absl::InvalidArgumentError("spec.batch_size: must be > 0");
   if (spec.world_size() == 0) return absl::InvalidArgumentError("spec.world_size: must be > 0");
@@ -67,8 +67,8 @@ absl::StatusOr<EpochPlan> EpochPlan::Create(const stoker::v1::JobSpec& spec,
     return absl::InvalidArgumentError("spec.shuffle_block: must be > 0 with SHUFFLE_MODE_BLOCK");
   }
   return EpochPlan(
-      PermuteSamples(num_samples, spec.seed(), epoch, spec.shuffle(), spec.shuffle_block()),
-      epoch, spec.batch_size(), spec.world_size(),
+      PermuteSamples(num_samples, spec.seed(), epoch, spec.shuffle(), spec.shuffle_block()), epoch,
+      spec.batch_size(), spec.world_size(),
       BatchesPerRank(num_samples, spec.batch_size(), spec.world_size(), spec.drop_last()));
 }
 

@@ -80,8 +80,8 @@ class EpochPlan {
   absl::Status BatchSamples(uint64_t g, absl::Span<uint64_t> out) const;
 
  private:
-  EpochPlan(std::vector<uint64_t> order, uint32_t epoch, uint32_t batch_size,
-            uint32_t world_size, uint64_t batches_per_rank);
+  EpochPlan(std::vector<uint64_t> order, uint32_t epoch, uint32_t batch_size, uint32_t world_size,
+            uint64_t batches_per_rank);
 
   std::vector<uint64_t> order_;
   uint32_t epoch_;

@@ -11,9 +11,9 @@
 namespace stoker {
 namespace {
 
+using stoker::v1::JobSpec;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using stoker::v1::JobSpec;
 
 JobSpec Spec(uint32_t batch, uint32_t world, bool drop_last,
              stoker::v1::ShuffleMode mode = stoker::v1::SHUFFLE_MODE_GLOBAL, uint32_t block = 0) {
@@ -119,9 +119,11 @@ TEST(EpochPlanTest, RejectsBadInput) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(EpochPlan::Create(Spec(1, 0, true), 10, 0).status().message()),
               HasSubstr("world_size"));
-  EXPECT_THAT(std::string(EpochPlan::Create(Spec(1, 1, true, stoker::v1::SHUFFLE_MODE_BLOCK, 0),
-                                            10, 0).status().message()),
-              HasSubstr("shuffle_block"));
+  EXPECT_THAT(
+      std::string(EpochPlan::Create(Spec(1, 1, true, stoker::v1::SHUFFLE_MODE_BLOCK, 0), 10, 0)
+                      .status()
+                      .message()),
+      HasSubstr("shuffle_block"));
   auto plan = EpochPlan::Create(Spec(2, 1, true), 10, 0);
   std::vector<uint64_t> samples(2), wrong(3);
   // 5 batches of 1 rank: the limit, counting a resumed epoch's pad batches, is 2 * 5 + 2.

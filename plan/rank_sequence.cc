@@ -18,7 +18,8 @@ RankSequence RankSequence::Resumed(uint32_t rank, uint32_t world_size, uint64_t 
   auto first = std::make_shared<FirstEpoch>();
   first->batches = std::move(first_batches);
   first->positions.reserve(first->batches.size());
-  for (uint64_t i = 0; i < first->batches.size(); ++i) first->positions.emplace(first->batches[i], i);
+  for (uint64_t i = 0; i < first->batches.size(); ++i)
+    first->positions.emplace(first->batches[i], i);
   sequence.first_epoch_ = first_epoch;
   sequence.first_ = std::move(first);
   return sequence;

@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "plan/epoch_plan.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "plan/epoch_plan.h"
 
 namespace stoker {
 namespace {
@@ -123,8 +123,8 @@ absl::Status CheckToken(size_t i, const ResumeToken& token, const stoker::v1::Jo
                                       "); only world_size may change when resuming"));
   }
   if (token.epoch() > spec.epochs()) {
-    return TokenError(i, absl::StrCat("epoch ", token.epoch(), " is past the job's ",
-                                      spec.epochs(), " epochs"));
+    return TokenError(
+        i, absl::StrCat("epoch ", token.epoch(), " is past the job's ", spec.epochs(), " epochs"));
   }
   RETURN_IF_ERROR(CheckRanges(i, "done_before", token.done_before(), token.universe()));
   return CheckRanges(i, "consumed_other", token.consumed_other(), ~uint64_t{0});
@@ -155,9 +155,8 @@ absl::Status ResumeSameWorld(const ParsedTokens& parsed, const stoker::v1::JobSp
                              uint32_t rank, uint64_t limit, ResumePoint& point) {
   auto own = parsed.by_rank.find(rank);
   if (own == parsed.by_rank.end()) {
-    return absl::InvalidArgumentError(absl::StrCat("resume_tokens: none of the ",
-                                                   parsed.tokens.size(), " tokens is of rank ",
-                                                   rank));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "resume_tokens: none of the ", parsed.tokens.size(), " tokens is of rank ", rank));
   }
   const ResumeToken& token = parsed.tokens[own->second];
   if (token.universe() > limit) {

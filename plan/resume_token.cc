@@ -99,9 +99,8 @@ absl::StatusOr<ResumeToken> DecodeResumeToken(absl::string_view bytes) {
     return absl::InvalidArgumentError("not a serialized ResumeToken (it does not parse)");
   }
   if (token.version() != kResumeTokenVersion) {
-    return absl::InvalidArgumentError(absl::StrCat("version ", token.version(),
-                                                   " is not supported (want ",
-                                                   kResumeTokenVersion, ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "version ", token.version(), " is not supported (want ", kResumeTokenVersion, ")"));
   }
   return token;
 }

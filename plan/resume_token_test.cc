@@ -86,11 +86,13 @@ TEST(ResumeTokenTest, KeepsTheResumedEpochsUniverseOnlyInThatEpoch) {
   pb::IndexRange* done = start.add_done_before();
   done->set_begin(0);
   done->set_end(3);
-  absl::StatusOr<pb::ResumeToken> same = DecodeResumeToken(EncodeResumeToken(start, Position(1, 0, {})));
+  absl::StatusOr<pb::ResumeToken> same =
+      DecodeResumeToken(EncodeResumeToken(start, Position(1, 0, {})));
   ASSERT_TRUE(same.ok()) << same.status();
   EXPECT_EQ(same->universe(), 12u);
   EXPECT_THAT(FromRanges(same->done_before()), ElementsAre(0, 1, 2));
-  absl::StatusOr<pb::ResumeToken> later = DecodeResumeToken(EncodeResumeToken(start, Position(2, 0, {})));
+  absl::StatusOr<pb::ResumeToken> later =
+      DecodeResumeToken(EncodeResumeToken(start, Position(2, 0, {})));
   ASSERT_TRUE(later.ok()) << later.status();
   EXPECT_EQ(later->universe(), 10u);
   EXPECT_EQ(later->done_before_size(), 0);

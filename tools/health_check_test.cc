@@ -48,7 +48,8 @@ TEST(HealthCheckTest, AsksARealServer) {
       CoordinatorServer::Start(CoordinatorConfig());  // 127.0.0.1:0
   ASSERT_THAT(server, IsOk());
   const std::string address = (*server)->address();
-  EXPECT_THAT(CheckHealth(address, "", absl::Seconds(10), TlsConfig::Plaintext()), IsOkAndHolds(ServingStatus::kServing));
+  EXPECT_THAT(CheckHealth(address, "", absl::Seconds(10), TlsConfig::Plaintext()),
+              IsOkAndHolds(ServingStatus::kServing));
   EXPECT_THAT(CheckHealth(address, "no.such.Service", absl::Seconds(10), TlsConfig::Plaintext()),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr(address)));
   (*server)->Stop();

@@ -38,10 +38,10 @@ double WorkerRate(const stoker::v1::WorkerStatus& worker) {
 }
 
 void AppendJob(const stoker::v1::JobStatus& job, std::string* out) {
-  absl::StrAppend(out, "job ", job.name(), " (id ", ShortId(job.job_id()), "): ",
-                  StateName(job.state()),
-                  ", batch ", job.batch_size(), ", ", job.batches_per_epoch_per_rank(),
-                  " batches/epoch/rank, ", job.epochs(), " epochs\n");
+  absl::StrAppend(out, "job ", job.name(), " (id ", ShortId(job.job_id()),
+                  "): ", StateName(job.state()), ", batch ", job.batch_size(), ", ",
+                  job.batches_per_epoch_per_rank(), " batches/epoch/rank, ", job.epochs(),
+                  " epochs\n");
   if (job.ranks_size() > 0) {
     absl::StrAppend(out, absl::StrFormat("  %-5s %5s %9s %8s %9s  %s\n", "rank", "wait", "step",
                                          "batch/s", "consumed", "reported"));
@@ -98,11 +98,11 @@ std::string FormatStatus(const stoker::v1::GetStatusResponse& status,
   }
   for (const stoker::v1::WorkerStatus& worker : status.workers()) {
     absl::StrAppend(
-        &out, absl::StrFormat("%-6s %-21s %5d %5s %9.0f %6d  %s ago\n",
-                              ShortId(worker.info().worker_id()),
-                              worker.info().address(), worker.info().cores(),
-                              Percent(worker.busy_fraction()), WorkerRate(worker),
-                              worker.leases_held(), Millis(worker.last_heartbeat_age_ms())));
+        &out,
+        absl::StrFormat("%-6s %-21s %5d %5s %9.0f %6d  %s ago\n",
+                        ShortId(worker.info().worker_id()), worker.info().address(),
+                        worker.info().cores(), Percent(worker.busy_fraction()), WorkerRate(worker),
+                        worker.leases_held(), Millis(worker.last_heartbeat_age_ms())));
   }
   return out;
 }

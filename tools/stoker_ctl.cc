@@ -93,9 +93,8 @@ int Top(const CtlOptions& options) {
 
 // Prints the server's status; the exit code says SERVING (0), not (1) or no answer (3).
 int Health(const CtlOptions& options) {
-  absl::StatusOr<ServingStatus> status =
-      CheckHealth(options.address, options.service, absl::Milliseconds(options.timeout_ms),
-                  options.tls);
+  absl::StatusOr<ServingStatus> status = CheckHealth(
+      options.address, options.service, absl::Milliseconds(options.timeout_ms), options.tls);
   if (!status.ok()) {
     std::fprintf(stderr, "stoker-ctl: %s\n", status.status().ToString().c_str());
     return kExitUnreachable;

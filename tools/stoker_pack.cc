@@ -2,7 +2,8 @@
 // line) into stoker shards of a target size and a manifest (docs/shard_format.md).
 //
 //   stoker-pack --input=/data/caltech256 --output=/data/caltech-shards [--resize-shorter=256]
-//   stoker-pack --input=s3://raw/caltech256/ --output=s3://train/caltech-shards --report=skipped.tsv
+//   stoker-pack --input=s3://raw/caltech256/ --output=s3://train/caltech-shards
+//   --report=skipped.tsv
 //
 // Checks every input with the worker's decode gates first and skips what a worker would reject
 // (--keep-unverified packs as is); credentials and endpoint as for the worker (docs/storage.md).

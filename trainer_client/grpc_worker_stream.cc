@@ -1,16 +1,16 @@
 // gRPC glue for WorkerStream: one callback-API bidi call per worker, no thread of its own (the
 // protocol walk-through is in worker_stream.h).
 
+#include <grpcpp/grpcpp.h>
+
 #include <memory>
 #include <string>
 #include <utility>
 
-#include <grpcpp/grpcpp.h>
-
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "common/grpc_status.h"
 #include "common/grpc_settings.h"
+#include "common/grpc_status.h"
 #include "common/tls/grpc_tls.h"
 #include "stoker/v1/worker.grpc.pb.h"
 #include "trainer_client/worker_stream.h"
@@ -22,8 +22,9 @@ namespace {
 // (OnDone has run), on the Loader's thread, never from a reaction: the reactor's ClientContext
 // holds the channel, and a channel released on gRPC's callback thread may drop the last
 // reference to gRPC's process-wide callback completion queue, which then shuts down under the
-// thread running it (an abort in grpc_cq_internal_unref, seen in the chaos suite). Start* calls are never made while holding mu_ (gRPC may run a
-// reaction inline), and only while the application hold is in place (see ReleaseHoldLocked).
+// thread running it (an abort in grpc_cq_internal_unref, seen in the chaos suite). Start* calls are
+// never made while holding mu_ (gRPC may run a reaction inline), and only while the application
+// hold is in place (see ReleaseHoldLocked).
 //
 // Thread-safe.
 class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::BatchMessage> {
@@ -37,8 +38,7 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::Batc
     // A private subchannel: a restarted worker is dialled at once, not after the backoff of a
     // subchannel shared with an earlier, failed stream.
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    stub_ = v1::Worker::NewStub(
-        grpc::CreateCustomChannel(address, credentials, args));
+    stub_ = v1::Worker::NewStub(grpc::CreateCustomChannel(address, credentials, args));
   }
 
   // Starts the call: Open is the first write, the first read is posted. Never blocks.

@@ -59,16 +59,15 @@ absl::Status CheckStart(const LoaderOptions& options, const v1::OpenJobResponse&
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions options,
-                                                             LoaderEnv env) {
+absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions options, LoaderEnv env) {
   RETURN_IF_ERROR(options.Validate());
   if (options.retain_heap_memory) RetainFreedHeapMemory();
   if (options.client_id.empty()) options.client_id = RandomClientId();
   if (env.clock == nullptr) env.clock = Clock::Real();
   if (env.coordinator == nullptr) {
     WarnIfInsecure(options.tls, "trainer client");
-    env.coordinator = NewGrpcCoordinatorClient(options.coordinator_address, options.rpc_timeout,
-                                                 options.tls);
+    env.coordinator =
+        NewGrpcCoordinatorClient(options.coordinator_address, options.rpc_timeout, options.tls);
   }
   v1::OpenJobRequest request;
   request.set_name(options.job_name);
@@ -111,8 +110,8 @@ LoaderImpl::~LoaderImpl() { Stop(); }
 absl::Status LoaderImpl::Start() {
   // The first heartbeat is synchronous so that Open fails fast when the job can't be served, and
   // the streams start before Open returns.
-  RETURN_IF_ERROR(RetryUnavailable(options_.connect_backoff, env_.clock,
-                                   [this] { return HeartbeatOnce(); }));
+  RETURN_IF_ERROR(
+      RetryUnavailable(options_.connect_backoff, env_.clock, [this] { return HeartbeatOnce(); }));
   heartbeat_thread_ = std::thread([this] { HeartbeatLoop(); });
   return absl::OkStatus();
 }
@@ -129,16 +128,15 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
     stats_.step_seconds += absl::ToDoubleSeconds(entered - *last_return_);
     consumption_.RecordStep(entered, entered - *last_return_);
   }
-  auto finish = [&](absl::StatusOr<std::optional<Batch>> result)
-                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-                      const absl::Time now = env_.clock->Now();
-                      stats_.wait_seconds += absl::ToDoubleSeconds(now - entered);
-                      consumption_.RecordWait(now, now - entered,
-                                              result.ok() && result->has_value());
-                      last_return_ = now;
-                      starved_since_.reset();
-                      return result;
-                    };
+  auto finish =
+      [&](absl::StatusOr<std::optional<Batch>> result) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        const absl::Time now = env_.clock->Now();
+        stats_.wait_seconds += absl::ToDoubleSeconds(now - entered);
+        consumption_.RecordWait(now, now - entered, result.ok() && result->has_value());
+        last_return_ = now;
+        starved_since_.reset();
+        return result;
+      };
   struct WaitArgs {
     const LoaderImpl* self;
     std::optional<uint32_t> epoch;

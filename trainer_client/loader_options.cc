@@ -14,8 +14,8 @@ absl::Status LoaderOptions::Validate() const {
     return absl::InvalidArgumentError("spec.world_size: must be > 0, got 0");
   }
   if (rank >= spec.world_size()) {
-    return absl::InvalidArgumentError(absl::StrCat("rank: must be < spec.world_size (",
-                                                   spec.world_size(), "), got ", rank));
+    return absl::InvalidArgumentError(
+        absl::StrCat("rank: must be < spec.world_size (", spec.world_size(), "), got ", rank));
   }
   if (prefetch_bytes == 0) return absl::InvalidArgumentError("prefetch_bytes: must be > 0, got 0");
   for (size_t i = 0; i < only_workers.size(); ++i) {
@@ -42,8 +42,7 @@ absl::Status LoaderOptions::Validate() const {
   }
   if (connect_backoff.initial < absl::ZeroDuration() ||
       connect_backoff.max < connect_backoff.initial) {
-    return absl::InvalidArgumentError(
-        "connect_backoff: must have 0 <= initial <= max");
+    return absl::InvalidArgumentError("connect_backoff: must have 0 <= initial <= max");
   }
   return absl::OkStatus();
 }

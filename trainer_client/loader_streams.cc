@@ -79,8 +79,7 @@ absl::Status LoaderImpl::HeartbeatOnce() {
   }
   request.mutable_consumed()->Reserve(static_cast<int>(reported.size()));
   for (const v1::TaskId& task : reported) *request.add_consumed() = task;
-  absl::StatusOr<v1::ClientHeartbeatResponse> response =
-      env_.coordinator->ClientHeartbeat(request);
+  absl::StatusOr<v1::ClientHeartbeatResponse> response = env_.coordinator->ClientHeartbeat(request);
   if (!response.ok()) {
     absl::MutexLock lock(&mu_);
     // Report them again next time, before what arrived meanwhile.
@@ -104,8 +103,8 @@ void LoaderImpl::Reconcile(const v1::ClientHeartbeatResponse& response) {
   std::set<std::string> targets;
   for (const v1::WorkerInfo& worker : response.workers()) {
     if (options_.only_workers.empty() ||
-        std::find(options_.only_workers.begin(), options_.only_workers.end(),
-                  worker.address()) != options_.only_workers.end()) {
+        std::find(options_.only_workers.begin(), options_.only_workers.end(), worker.address()) !=
+            options_.only_workers.end()) {
       targets.insert(worker.address());
     }
   }

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "stoker/v1/resume.pb.h"
-#include "common/clock.h"
 #include "trainer_client/loader_env.h"
 #include "trainer_client/testing/fake_env.h"
 

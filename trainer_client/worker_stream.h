@@ -65,15 +65,14 @@ class WorkerStreamFactory {
   // threads, possibly before Open returns, so callers may hold their own lock around Open and
   // the hooks wait for it); connection errors arrive later through hooks.on_done. `allocate`
   // may be called before Open returns.
-  virtual std::unique_ptr<WorkerStream> Open(const std::string& address,
-                                             const v1::OpenStream& open,
+  virtual std::unique_ptr<WorkerStream> Open(const std::string& address, const v1::OpenStream& open,
                                              WorkerStreamHooks hooks) = 0;
 };
 
 // Streams over gRPC channels secured by `tls` (the worker's certificate must name role worker,
-// so a rogue registration feeds nobody; common/tls/grpc_tls.h), one fresh channel per stream (so a restarted worker is
-// redialled at once rather than after a shared channel's reconnect backoff), with
-// common/grpc_settings.h keepalive, receiving messages of at most MaxBatchMessageBytes(
+// so a rogue registration feeds nobody; common/tls/grpc_tls.h), one fresh channel per stream (so a
+// restarted worker is redialled at once rather than after a shared channel's reconnect backoff),
+// with common/grpc_settings.h keepalive, receiving messages of at most MaxBatchMessageBytes(
 // batch_bytes, batch_size) (the job's; a larger one ends its stream with RESOURCE_EXHAUSTED).
 // REQUIRES: tls.Validate() is OK.
 std::shared_ptr<WorkerStreamFactory> NewGrpcWorkerStreamFactory(uint64_t batch_bytes,

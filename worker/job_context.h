@@ -4,8 +4,8 @@
 // What a worker needs to produce any batch of one job: the spec, the opened source, the compiled
 // pipeline and the epoch plans (computed on first use, the two most recent kept).
 
-#include <cstdint>
 #include <atomic>
+#include <cstdint>
 #include <deque>
 #include <memory>
 
@@ -14,8 +14,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "augment/pipeline.h"
-#include "plan/epoch_plan.h"
 #include "data/source.h"
+#include "plan/epoch_plan.h"
 #include "stoker/v1/pipeline.pb.h"
 
 namespace stoker {

@@ -109,7 +109,8 @@ int main(int argc, char** argv) {
   if (!tls.ok()) return flags.Fail(tls.status());
   config.tls = *std::move(tls);
   if (simulate_batch_ms >= 0) {
-    config.simulate_batch_period = absl::Microseconds(static_cast<int64_t>(simulate_batch_ms * 1000));
+    config.simulate_batch_period =
+        absl::Microseconds(static_cast<int64_t>(simulate_batch_ms * 1000));
   }
   if (absl::Status status = config.Validate(); !status.ok()) return flags.Fail(status);
   if (absl::Status status = storage_flags.Apply(); !status.ok()) return flags.Fail(status);

@@ -36,9 +36,8 @@ absl::Status Worker::Start(const std::string& advertise_address) {
     absl::MutexLock lock(&mu_);
     advertise_address_ = advertise_address;
   }
-  absl::Status status = RetryUnavailable(config_.register_backoff, clock_, [this] {
-    return Register();
-  });
+  absl::Status status =
+      RetryUnavailable(config_.register_backoff, clock_, [this] { return Register(); });
   if (!status.ok()) return status;
   heartbeat_thread_ = std::thread([this] { HeartbeatLoop(); });
   lease_thread_ = std::thread([this] { LeaseLoop(); });
@@ -58,7 +57,8 @@ absl::Status Worker::Register() {
   {
     absl::MutexLock lock(&mu_);
     worker_id_ = response->worker_id();
-    heartbeat_interval_ = absl::Milliseconds(std::max<uint32_t>(1, response->heartbeat_interval_ms()));
+    heartbeat_interval_ =
+        absl::Milliseconds(std::max<uint32_t>(1, response->heartbeat_interval_ms()));
   }
   producer_.set_worker_id(response->worker_id());
   STOKER_LOG(INFO) << "registered as worker " << ShortId(response->worker_id()) << " at "
@@ -100,8 +100,8 @@ void Worker::Drain(absl::Duration deadline) {
     auto closed = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return sessions_.empty(); };
     clock_->AwaitWithTimeout(&mu_, absl::Condition(&closed),
                              std::max(absl::Seconds(1), until - clock_->Now()));
-    STOKER_LOG(INFO) << "drained: handing back " << returned_.size() << " tasks, "
-                     << held_.size() << " still held by unclosed streams";
+    STOKER_LOG(INFO) << "drained: handing back " << returned_.size() << " tasks, " << held_.size()
+                     << " still held by unclosed streams";
   }
   Heartbeat();
 }
@@ -160,11 +160,11 @@ absl::StatusOr<std::shared_ptr<StreamSession>> Worker::OpenSession(const pb::Ope
   if (!job.ok()) return job.status();
   const uint32_t world_size = (*job)->spec().world_size();
   if (open.rank() >= world_size) {
-    return absl::InvalidArgumentError(absl::StrCat("rank: must be < world_size (", world_size,
-                                                   "), got ", open.rank()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("rank: must be < world_size (", world_size, "), got ", open.rank()));
   }
-  auto session = std::make_shared<StreamSession>(*job, open.rank(), open.client_id(), sink,
-                                                 &pool_, [this] { Wake(); });
+  auto session = std::make_shared<StreamSession>(*job, open.rank(), open.client_id(), sink, &pool_,
+                                                 [this] { Wake(); });
   absl::MutexLock lock(&mu_);
   sessions_.push_back(session);
   return session;
@@ -189,9 +189,8 @@ void Worker::CloseSession(const std::shared_ptr<StreamSession>& session) {
     ++handed_back;
   }
   if (handed_back > 0) {
-    STOKER_LOG(INFO) << "stream of job " << session->job()->job_id() << " rank "
-                     << session->rank() << " ended; handing back " << handed_back
-                     << " unacknowledged tasks";
+    STOKER_LOG(INFO) << "stream of job " << session->job()->job_id() << " rank " << session->rank()
+                     << " ended; handing back " << handed_back << " unacknowledged tasks";
   }
 }
 

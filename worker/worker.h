@@ -45,10 +45,10 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
+#include "coordinator/coordinator_client.h"
 #include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/worker.pb.h"
 #include "worker/batch_producer.h"
-#include "coordinator/coordinator_client.h"
 #include "worker/stream_session.h"
 #include "worker/worker_config.h"
 

@@ -1,15 +1,15 @@
 #include "worker/worker_server.h"
 
-#include <utility>
-
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "common/grpc_settings.h"
 #include "common/grpc_status.h"
 #include "common/tls/grpc_tls.h"
-#include "absl/synchronization/mutex.h"
 #include "stoker/v1/worker.grpc.pb.h"
 #include "worker/advertise_address.h"
 #include "worker/stream_reactor.h"
@@ -66,7 +66,8 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
   auto impl = std::make_unique<Impl>();
   impl->drain_deadline = config.drain_deadline;
   impl->worker = std::make_unique<Worker>(
-      config, NewGrpcCoordinatorClient(config.coordinator_address, config.rpc_timeout, config.tls), clock);
+      config, NewGrpcCoordinatorClient(config.coordinator_address, config.rpc_timeout, config.tls),
+      clock);
   impl->service = std::make_unique<WorkerService>(impl->worker.get(), config.tls.insecure);
 
   grpc::EnableDefaultHealthCheckService(true);

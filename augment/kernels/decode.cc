@@ -6,9 +6,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "augment/kernels/decode_png_webp.h"
 #include "common/bad_sample.h"
 #include "common/status_macros.h"
-#include "augment/kernels/decode_png_webp.h"
 
 namespace stoker {
 namespace {
@@ -33,8 +33,8 @@ absl::StatusOr<EncodedHeader> ImageDecoder::ReadHeader(absl::Span<const uint8_t>
     if (jpeg_handle_ == nullptr) jpeg_handle_ = tjInitDecompress();
     if (jpeg_handle_ == nullptr) return absl::InternalError("tjInitDecompress failed");
     int width = 0, height = 0, subsampling = 0, colorspace = 0;
-    if (tjDecompressHeader3(static_cast<tjhandle>(jpeg_handle_), bytes.data(), bytes.size(),
-                            &width, &height, &subsampling, &colorspace) != 0) {
+    if (tjDecompressHeader3(static_cast<tjhandle>(jpeg_handle_), bytes.data(), bytes.size(), &width,
+                            &height, &subsampling, &colorspace) != 0) {
       return DecodeError(
           absl::StrCat("JPEG header: ", tjGetErrorStr2(static_cast<tjhandle>(jpeg_handle_))));
     }
@@ -46,9 +46,9 @@ absl::StatusOr<EncodedHeader> ImageDecoder::ReadHeader(absl::Span<const uint8_t>
   if (format == EncodedFormat::kJpeg) {
     const int scans = CountJpegScans(bytes, limits.max_jpeg_scans);
     if (scans > limits.max_jpeg_scans) {
-      return BadSampleError(BadSampleReason::kTooLarge,
-                            absl::StrCat("progressive JPEG has more than ", limits.max_jpeg_scans,
-                                         " scans"));
+      return BadSampleError(
+          BadSampleReason::kTooLarge,
+          absl::StrCat("progressive JPEG has more than ", limits.max_jpeg_scans, " scans"));
     }
   }
   header_ = header;
@@ -107,7 +107,8 @@ void InvertedCmykToRgb(const uint8_t* cmyk, const ImageView& out) {
       dst[3 * i + 1] = rgb[1];
       dst[3 * i + 2] = rgb[2];
     } else {  // PIL's L24: ITU-R 601-2 weights in 16-bit fixed point.
-      dst[i] = static_cast<uint8_t>((rgb[0] * 19595 + rgb[1] * 38470 + rgb[2] * 7471 + 0x8000) >> 16);
+      dst[i] =
+          static_cast<uint8_t>((rgb[0] * 19595 + rgb[1] * 38470 + rgb[2] * 7471 + 0x8000) >> 16);
     }
   }
 }

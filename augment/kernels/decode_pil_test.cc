@@ -38,16 +38,17 @@ TEST_P(DecodeLikePilTest, RgbEqualsPilConvertRgb) {
   EXPECT_EQ(differing, 0) << name << ": bytes differing from PIL's";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Fixtures, DecodeLikePilTest,
-    ::testing::Values("ycbcr.jpg", "cmyk_adobe.jpg", "cmyk_no_adobe.jpg", "ycck.jpg", "rgb16.png",
-                      "gray16.png", "rgba16.png", "palette.png", "palette4.png", "gray1.png",
-                      "gray_alpha.png", "rgba.png", "rgba_lossy.webp", "rgba_lossless.webp"),
-    [](const ::testing::TestParamInfo<const char*>& info) {
-      std::string name = info.param;
-      for (char& c : name) c = (c == '.') ? '_' : c;
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Fixtures, DecodeLikePilTest,
+                         ::testing::Values("ycbcr.jpg", "cmyk_adobe.jpg", "cmyk_no_adobe.jpg",
+                                           "ycck.jpg", "rgb16.png", "gray16.png", "rgba16.png",
+                                           "palette.png", "palette4.png", "gray1.png",
+                                           "gray_alpha.png", "rgba.png", "rgba_lossy.webp",
+                                           "rgba_lossless.webp"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string name = info.param;
+                           for (char& c : name) c = (c == '.') ? '_' : c;
+                           return name;
+                         });
 
 TEST(DecodeLikePilTest, FourChannelJpegsAreSeenAsCmyk) {
   for (const char* name : {"cmyk_adobe.jpg", "cmyk_no_adobe.jpg", "ycck.jpg"}) {
@@ -69,8 +70,8 @@ TEST(DecodeLikePilTest, CmykToGrayUsesPilLuma) {
   std::vector<uint8_t> gray(shape.elements());
   ASSERT_TRUE(decoder.Decode(encoded, ImageView{gray.data(), shape}).ok());
   for (size_t i = 0; i < gray.size(); ++i) {
-    const int luma = (rgb[3 * i] * 19595 + rgb[3 * i + 1] * 38470 + rgb[3 * i + 2] * 7471 +
-                      0x8000) >> 16;
+    const int luma =
+        (rgb[3 * i] * 19595 + rgb[3 * i + 1] * 38470 + rgb[3 * i + 2] * 7471 + 0x8000) >> 16;
     ASSERT_EQ(gray[i], luma) << "pixel " << i;
   }
 }

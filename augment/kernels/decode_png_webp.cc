@@ -116,8 +116,8 @@ bool ReadPngRows(png_structp png, png_infop info, const ImageView& out,
 absl::Status DecodePng(absl::Span<const uint8_t> bytes, const ImageView& out,
                        std::vector<uint8_t>* scratch) {
   PngSource source{bytes.data(), bytes.size(), 0, {}};
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, OnPngError,
-                                           OnPngWarning);
+  png_structp png =
+      png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, OnPngError, OnPngWarning);
   png_infop info = png == nullptr ? nullptr : png_create_info_struct(png);
   if (info == nullptr) {
     png_destroy_read_struct(&png, nullptr, nullptr);

@@ -111,9 +111,9 @@ TEST_F(DecodeTest, PngAndWebpMatchOpenCvInEveryConversion) {
   cv::cvtColor(bgr, gray, cv::COLOR_BGR2GRAY);
   bgr.convertTo(bgr16, CV_16UC3, 257.0);
   cv::cvtColor(bgr, bgra, cv::COLOR_BGR2BGRA);
-  const std::vector<std::vector<uint8_t>> files = {
-      Encode(bgr, ".png"), Encode(gray, ".png"), Encode(bgr16, ".png"), Encode(bgra, ".png"),
-      Encode(bgr, ".webp"), Encode(gray, ".webp")};
+  const std::vector<std::vector<uint8_t>> files = {Encode(bgr, ".png"),   Encode(gray, ".png"),
+                                                   Encode(bgr16, ".png"), Encode(bgra, ".png"),
+                                                   Encode(bgr, ".webp"),  Encode(gray, ".webp")};
   for (size_t i = 0; i < files.size(); ++i) {
     for (uint32_t channels : {1u, 3u}) {
       Decoded decoded = DecodeBytes(files[i], channels);
@@ -135,8 +135,8 @@ TEST_F(DecodeTest, UnknownMagicIsUnsupportedFormat) {
 
 TEST_F(DecodeTest, OverPixelBudgetIsTooLargeForEveryFormat) {
   const DecodeLimits small{7499, 100};  // 75 × 100 = 7500 pixels.
-  for (const std::vector<uint8_t>& bytes : {EncodeJpeg(view_, 90), EncodePng(view_),
-                                            EncodeWebp(view_)}) {
+  for (const std::vector<uint8_t>& bytes :
+       {EncodeJpeg(view_, 90), EncodePng(view_), EncodeWebp(view_)}) {
     ExpectBadSample(DecodeBytes(bytes, 3, small).status, BadSampleReason::kTooLarge,
                     "100x75 = 7500 pixels, over the budget of 7499");
   }
@@ -163,8 +163,7 @@ TEST_F(DecodeTest, TruncatedOrCorruptIsDecodeError) {
   webp.resize(webp.size() / 2);
   ExpectBadSample(DecodeBytes(webp, 3).status, BadSampleReason::kDecodeError, "libwebp");
   const std::vector<uint8_t> header_only = {0xFF, 0xD8, 0xFF, 0xE0, 0, 16};
-  ExpectBadSample(DecodeBytes(header_only, 3).status, BadSampleReason::kDecodeError,
-                  "empty image");
+  ExpectBadSample(DecodeBytes(header_only, 3).status, BadSampleReason::kDecodeError, "empty image");
 }
 
 // Writes a 16-bit big-endian value at `offset`.

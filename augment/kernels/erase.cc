@@ -26,7 +26,8 @@ void EraseTyped(const ImageView& image, const PixelRect& rect, const float* valu
   for (uint32_t y = 0; y < rect.height; ++y) {
     T* row = pixels + (size_t{rect.top} + y) * image.shape.width * channels + rect.left * channels;
     for (size_t i = 0; i < size_t{rect.width} * channels; ++i) {
-      const float v = per_pixel ? values[y * size_t{rect.width} * channels + i] : values[i % channels];
+      const float v =
+          per_pixel ? values[y * size_t{rect.width} * channels + i] : values[i % channels];
       row[i] = Cast<T>(v);
     }
   }

@@ -46,12 +46,12 @@ TEST(GaussianBlurAvx512Test, EqualsAvx2ExactlyAndBaselineWithinRounding) {
         std::vector<float> in(shape.elements());
         for (float& x : in) x = rng.UniformFloat();
         const float sigma = 0.3f + 0.1f * static_cast<float>(ksize);
-        const std::vector<float> wide = Blur(&blur_internal::GaussianBlurAvx512, in, shape,
-                                             ksize, sigma);
-        const std::vector<float> avx2 = Blur(&blur_internal::GaussianBlurAvx2, in, shape,
-                                             ksize, sigma);
-        const std::vector<float> base = Blur(&blur_internal::GaussianBlurPortable, in, shape,
-                                             ksize, sigma);
+        const std::vector<float> wide =
+            Blur(&blur_internal::GaussianBlurAvx512, in, shape, ksize, sigma);
+        const std::vector<float> avx2 =
+            Blur(&blur_internal::GaussianBlurAvx2, in, shape, ksize, sigma);
+        const std::vector<float> base =
+            Blur(&blur_internal::GaussianBlurPortable, in, shape, ksize, sigma);
         const std::vector<float> dispatched = Blur(&GaussianBlur, in, shape, ksize, sigma);
         EXPECT_EQ(std::memcmp(wide.data(), avx2.data(), wide.size() * sizeof(float)), 0)
             << "ksize " << ksize << " width " << shape.width << " channels " << channels;

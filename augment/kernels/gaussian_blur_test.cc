@@ -5,11 +5,11 @@
 #include <utility>
 #include <vector>
 
-#include "image/image.h"
 #include "augment/kernels/gaussian_blur_variants.h"
 #include "common/counter_rng.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "image/image.h"
 
 namespace stoker {
 namespace {

@@ -88,7 +88,8 @@ void HorizontalFlip(const ImageView& in, const ImageView& out) {
 }
 
 void VerticalFlip(const ImageView& in, const ImageView& out) {
-  const size_t row_bytes = size_t{in.shape.width} * in.shape.channels * PixelTypeSize(in.shape.type);
+  const size_t row_bytes =
+      size_t{in.shape.width} * in.shape.channels * PixelTypeSize(in.shape.type);
   const uint8_t* src = in.pixels<const uint8_t>();
   uint8_t* dst = out.pixels<uint8_t>();
   const size_t rows = in.shape.height;

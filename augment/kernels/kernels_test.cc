@@ -5,13 +5,13 @@
 #include <limits>
 #include <vector>
 
-#include "image/image.h"
 #include "augment/kernels/convert.h"
 #include "augment/kernels/geometry.h"
 #include "augment/kernels/normalize.h"
 #include "augment/kernels/to_float.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "image/image.h"
 
 namespace stoker {
 namespace {

@@ -62,8 +62,7 @@ void Pad(const ImageView& in, const Padding& padding, PadMode mode, const float*
     const int64_t sy = TwiceSourceIndex(y, then.top, padding.top, in_h, once.height, mode);
     for (uint32_t x = 0; x < out.shape.width; ++x) {
       const int64_t sx = TwiceSourceIndex(x, then.left, padding.left, in_w, once.width, mode);
-      const uint8_t* from = (sy < 0 || sx < 0) ? fill_pixel
-                                               : src + sy * in_row + sx * pixel_bytes;
+      const uint8_t* from = (sy < 0 || sx < 0) ? fill_pixel : src + sy * in_row + sx * pixel_bytes;
       std::memcpy(dst, from, pixel_bytes);
       dst += pixel_bytes;
     }

@@ -27,10 +27,9 @@ absl::Status Resize(const ImageView& in, const PixelRect& region, Interpolation 
     return absl::OkStatus();
   }
   try {
-    const cv::Mat src = MatOf(in)(cv::Rect(static_cast<int>(region.left),
-                                           static_cast<int>(region.top),
-                                           static_cast<int>(region.width),
-                                           static_cast<int>(region.height)));
+    const cv::Mat src =
+        MatOf(in)(cv::Rect(static_cast<int>(region.left), static_cast<int>(region.top),
+                           static_cast<int>(region.width), static_cast<int>(region.height)));
     cv::Mat dst = MatOf(out);
     cv::resize(src, dst, dst.size(), 0, 0,
                interpolation == Interpolation::kArea ? cv::INTER_AREA : cv::INTER_LINEAR);

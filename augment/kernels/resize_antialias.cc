@@ -46,8 +46,9 @@ void ComputeAxisWeights(int in_size, int out_size, AxisWeights* w) {
     for (int x = 0; x < xmax; ++x) {
       const double weight = total != 0.0 ? k[x] / total : k[x];
       w->weights[xx * w->ksize + x] = static_cast<float>(weight);
-      w->fixed[xx * w->ksize + x] = static_cast<int32_t>(
-          weight < 0 ? -0.5 + weight * (1 << kPrecisionBits) : 0.5 + weight * (1 << kPrecisionBits));
+      w->fixed[xx * w->ksize + x] =
+          static_cast<int32_t>(weight < 0 ? -0.5 + weight * (1 << kPrecisionBits)
+                                          : 0.5 + weight * (1 << kPrecisionBits));
     }
     w->first[xx] = xmin;
     w->count[xx] = xmax;

@@ -12,8 +12,8 @@
 // Buffers (weights, the intermediate image) are thread-local and only grow, so steady state
 // does not allocate. Thread-safe on distinct outputs.
 
-#include "image/image.h"
 #include "augment/kernels/resize.h"
+#include "image/image.h"
 
 namespace stoker {
 

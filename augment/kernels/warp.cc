@@ -66,9 +66,9 @@ void Warp(const ImageView& in, const float (&r)[6], bool bilinear, const float* 
         const int ny = static_cast<int>(std::nearbyint(iy));
         const bool in_bounds = nx >= 0 && nx < w && ny >= 0 && ny < h;
         for (size_t c = 0; c < channels; ++c) {
-          const float v = in_bounds ? static_cast<float>(src[(static_cast<size_t>(ny) * w + nx) *
-                                                             channels + c])
-                                    : (fill != nullptr ? fill[c] : 0.0f);
+          const float v =
+              in_bounds ? static_cast<float>(src[(static_cast<size_t>(ny) * w + nx) * channels + c])
+                        : (fill != nullptr ? fill[c] : 0.0f);
           pixel[c] = Store<T>(v);
         }
         continue;

@@ -25,7 +25,7 @@ struct WarpArgs {
 // the degrees, with the angle negated as F.rotate does).
 struct AffineRanges {
   float degrees[2] = {0, 0};
-  bool rotation = false;   // F.rotate's sign
+  bool rotation = false;          // F.rotate's sign
   float translate[2] = {-1, -1};  // fractions of width and height; < 0: no draw
   float scale[2] = {0, 0};        // 0: no draw (scale 1)
   int shears = 0;                 // 0, 2 (x) or 4 (x, y) values in `shear`
@@ -35,8 +35,8 @@ struct AffineRanges {
 class AffineOp final : public Op {
  public:
   // A fixed matrix (affine), or parameters drawn per sample from `ranges` (random_*).
-  AffineOp(std::string name, const ImageShape& input, WarpArgs warp,
-           std::array<double, 6> matrix, std::optional<AffineRanges> ranges)
+  AffineOp(std::string name, const ImageShape& input, WarpArgs warp, std::array<double, 6> matrix,
+           std::optional<AffineRanges> ranges)
       : Op(std::move(name), input, input),
         warp_(std::move(warp)),
         matrix_(matrix),
@@ -66,8 +66,7 @@ class AffineOp final : public Op {
     double shear[2] = {0, 0};
     if (r.shears >= 2) shear[0] = rng->UniformFloat(r.shear[0], r.shear[1]);
     if (r.shears == 4) shear[1] = rng->UniformFloat(r.shear[2], r.shear[3]);
-    return InverseAffineMatrix(r.rotation ? -angle : angle, t[0], t[1], scale, shear[0],
-                               shear[1]);
+    return InverseAffineMatrix(r.rotation ? -angle : angle, t[0], t[1], scale, shear[0], shear[1]);
   }
 
   const WarpArgs warp_;
@@ -103,7 +102,8 @@ absl::StatusOr<std::unique_ptr<Op>> CreateAffineOp(const v1::Op& op, const Image
   ASSIGN_OR_RETURN(const auto translate, Pair("translate", a.translate()));
   ASSIGN_OR_RETURN(const auto shear, Pair("shear", a.shear()));
   const double scale = a.has_scale() ? a.scale() : 1.0;
-  if (!(scale > 0)) return absl::InvalidArgumentError(absl::StrCat("scale must be > 0, got ", scale));
+  if (!(scale > 0))
+    return absl::InvalidArgumentError(absl::StrCat("scale must be > 0, got ", scale));
   const std::array<double, 6> matrix =
       InverseAffineMatrix(a.angle(), translate[0], translate[1], scale, shear[0], shear[1]);
   return std::make_unique<AffineOp>("affine", input, std::move(warp), matrix, std::nullopt);

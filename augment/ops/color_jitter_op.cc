@@ -14,8 +14,7 @@ namespace stoker {
 namespace {
 
 using AdjustFn = void (*)(const ImageView&, float, const ImageView&);
-constexpr AdjustFn kAdjust[4] = {&AdjustBrightness, &AdjustContrast, &AdjustSaturation,
-                                 &AdjustHue};
+constexpr AdjustFn kAdjust[4] = {&AdjustBrightness, &AdjustContrast, &AdjustSaturation, &AdjustHue};
 constexpr const char* kArgNames[4] = {"brightness", "contrast", "saturation", "hue"};
 
 class ColorJitterOp final : public Op {

@@ -77,7 +77,8 @@ OpSchema DecodeOpSchema() {
       stoker::v1::Op::kDecode,
       "Decodes a JPEG (libjpeg-turbo), PNG (libpng) or WebP (libwebp) sample into a uint8 image, "
       "RGB or gray, converted as PIL's convert(\"RGB\") does (CMYK/YCCK JPEGs, 16-bit, palette "
-      "and alpha PNGs, alpha dropped). Must be the first op, and only for datasets of encoded images. Other formats, images "
+      "and alpha PNGs, alpha dropped). Must be the first op, and only for datasets of encoded "
+      "images. Other formats, images "
       "over max_pixels and JPEGs with more than max_scans scans are bad samples (replaced). "
       "Before a resize that shrinks at least 2x, JPEGs are decoded at 1/2, 1/4 or 1/8 scale in "
       "the DCT domain (never below the resize's output size).",

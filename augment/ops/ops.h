@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "absl/status/statusor.h"
-#include "image/image.h"
 #include "augment/kernels/pad.h"
 #include "augment/kernels/resize.h"
 #include "augment/op_registry.h"
+#include "image/image.h"
 
 namespace stoker {
 

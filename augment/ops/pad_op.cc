@@ -12,7 +12,8 @@ namespace stoker {
 namespace {
 
 absl::StatusOr<uint32_t> PadAmount(float value) {
-  if (!(value >= 0.0f && value <= 65536.0f) || value != static_cast<float>(static_cast<int>(value))) {
+  if (!(value >= 0.0f && value <= 65536.0f) ||
+      value != static_cast<float>(static_cast<int>(value))) {
     return absl::InvalidArgumentError(
         absl::StrCat("padding values must be integers in [0, 65536], got ", value));
   }
@@ -83,8 +84,8 @@ absl::StatusOr<std::vector<float>> PerChannelValues(
     absl::string_view name, const google::protobuf::RepeatedField<float>& values,
     uint32_t channels) {
   if (values.size() > 1 && static_cast<uint32_t>(values.size()) != channels) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, " takes 1 value or one per channel (", channels, "), got ", values.size()));
+    return absl::InvalidArgumentError(absl::StrCat(name, " takes 1 value or one per channel (",
+                                                   channels, "), got ", values.size()));
   }
   if (values.size() == 1) return std::vector<float>(channels, values[0]);
   return std::vector<float>(values.begin(), values.end());
@@ -92,7 +93,8 @@ absl::StatusOr<std::vector<float>> PerChannelValues(
 
 OpSchema PadOpSchema() {
   return OpSchema{
-      "pad", v1::Op::kPad,
+      "pad",
+      v1::Op::kPad,
       "torchvision Pad: pads the four sides. padding: 1 value (all sides), 2 (left/right, "
       "top/bottom) or 4 (left, top, right, bottom); padding_mode 0 constant (fill), 1 edge, "
       "2 reflect, 3 symmetric. Any pixel type.",

@@ -1,8 +1,8 @@
 // The ops that apply one kernel with probability p (torchvision's RandomHorizontalFlip,
 // RandomVerticalFlip, RandomInvert, RandomPosterize, RandomSolarize, RandomAutocontrast,
 // RandomGrayscale, RandomEqualize, RandomAdjustSharpness): horizontal_flip, vertical_flip,
-// invert, posterize, solarize, autocontrast, random_grayscale, equalize, adjust_sharpness. p = 1 gives the deterministic functional
-// (torchvision.transforms.functional.vflip, invert, ...).
+// invert, posterize, solarize, autocontrast, random_grayscale, equalize, adjust_sharpness. p = 1
+// gives the deterministic functional (torchvision.transforms.functional.vflip, invert, ...).
 
 #include <cstring>
 #include <functional>
@@ -29,10 +29,7 @@ class RandomApplyOp final : public Op {
  public:
   // REQUIRES: p in [0, 1]; `kernel` keeps the shape, and works in place when `in_place`.
   RandomApplyOp(std::string name, const ImageShape& input, float p, Kernel kernel, bool in_place)
-      : Op(std::move(name), input, input),
-        p_(p),
-        kernel_(std::move(kernel)),
-        in_place_(in_place) {}
+      : Op(std::move(name), input, input), p_(p), kernel_(std::move(kernel)), in_place_(in_place) {}
 
   bool SupportsInPlace() const override { return in_place_; }
 
@@ -86,8 +83,7 @@ absl::StatusOr<std::unique_ptr<Op>> CreateInvertOp(const v1::Op& op, const Image
   return MakeOp("invert", input, Probability(args.has_p(), args.p()), Invert);
 }
 
-absl::StatusOr<std::unique_ptr<Op>> CreatePosterizeOp(const v1::Op& op,
-                                                      const ImageShape& input) {
+absl::StatusOr<std::unique_ptr<Op>> CreatePosterizeOp(const v1::Op& op, const ImageShape& input) {
   const v1::PosterizeOp& args = op.posterize();
   RETURN_IF_ERROR(RequirePixelType(input, PixelType::kUint8, " (torchvision posterizes uint8)"));
   const uint32_t bits = args.bits();
@@ -101,14 +97,13 @@ absl::StatusOr<std::unique_ptr<Op>> CreateSolarizeOp(const v1::Op& op, const Ima
   const float threshold = args.threshold();
   const float bound = input.type == PixelType::kUint8 ? 255.0f : 1.0f;
   if (!(threshold >= 0.0f && threshold <= bound)) {
-    return absl::InvalidArgumentError(absl::StrCat("threshold must be in [0, ", bound,
-                                                   "] for ", PixelTypeName(input.type),
-                                                   " input, got ", threshold));
+    return absl::InvalidArgumentError(absl::StrCat("threshold must be in [0, ", bound, "] for ",
+                                                   PixelTypeName(input.type), " input, got ",
+                                                   threshold));
   }
-  return MakeOp("solarize", input, Probability(args.has_p(), args.p()),
-                [threshold](const ImageView& in, const ImageView& out) {
-                  Solarize(in, threshold, out);
-                });
+  return MakeOp(
+      "solarize", input, Probability(args.has_p(), args.p()),
+      [threshold](const ImageView& in, const ImageView& out) { Solarize(in, threshold, out); });
 }
 
 absl::StatusOr<std::unique_ptr<Op>> CreateAutocontrastOp(const v1::Op& op,
@@ -139,8 +134,7 @@ absl::StatusOr<std::unique_ptr<Op>> CreateAdjustSharpnessOp(const v1::Op& op,
   const v1::AdjustSharpnessOp& args = op.adjust_sharpness();
   const float factor = args.sharpness_factor();
   if (!(factor >= 0.0f)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("sharpness_factor must be >= 0, got ", factor));
+    return absl::InvalidArgumentError(absl::StrCat("sharpness_factor must be >= 0, got ", factor));
   }
   return MakeOp(
       "adjust_sharpness", input, Probability(args.has_p(), args.p()),
@@ -148,19 +142,19 @@ absl::StatusOr<std::unique_ptr<Op>> CreateAdjustSharpnessOp(const v1::Op& op,
       /*in_place=*/false);
 }
 
-absl::StatusOr<std::unique_ptr<Op>> CreateAdjustHueOp(const v1::Op& op,
-                                                      const ImageShape& input) {
+absl::StatusOr<std::unique_ptr<Op>> CreateAdjustHueOp(const v1::Op& op, const ImageShape& input) {
   const float factor = op.adjust_hue().hue_factor();
   if (!(factor >= -0.5f && factor <= 0.5f)) {
-    return absl::InvalidArgumentError(absl::StrCat("hue_factor must be in [-0.5, 0.5], got ",
-                                                   factor));
+    return absl::InvalidArgumentError(
+        absl::StrCat("hue_factor must be in [-0.5, 0.5], got ", factor));
   }
   if (input.channels != 1 && input.channels != 3) {
     return absl::InvalidArgumentError(
         absl::StrCat("requires 1 or 3 channels, got ", input.channels));
   }
-  return MakeOp("adjust_hue", input, 1.0f,
-                [factor](const ImageView& in, const ImageView& out) { AdjustHue(in, factor, out); });
+  return MakeOp("adjust_hue", input, 1.0f, [factor](const ImageView& in, const ImageView& out) {
+    AdjustHue(in, factor, out);
+  });
 }
 
 ArgSchema ProbabilityArg(const char* unset = "0.5") {
@@ -170,28 +164,35 @@ ArgSchema ProbabilityArg(const char* unset = "0.5") {
 }  // namespace
 
 OpSchema HorizontalFlipOpSchema() {
-  return OpSchema{"horizontal_flip", v1::Op::kHorizontalFlip,
+  return OpSchema{"horizontal_flip",
+                  v1::Op::kHorizontalFlip,
                   "torchvision RandomHorizontalFlip: mirrors the image left-right with "
                   "probability p. Any pixel type.",
-                  {ProbabilityArg()}, &CreateHorizontalFlipOp};
+                  {ProbabilityArg()},
+                  &CreateHorizontalFlipOp};
 }
 
 OpSchema VerticalFlipOpSchema() {
-  return OpSchema{"vertical_flip", v1::Op::kVerticalFlip,
+  return OpSchema{"vertical_flip",
+                  v1::Op::kVerticalFlip,
                   "torchvision RandomVerticalFlip: mirrors the image top-bottom with "
                   "probability p. Any pixel type.",
-                  {ProbabilityArg()}, &CreateVerticalFlipOp};
+                  {ProbabilityArg()},
+                  &CreateVerticalFlipOp};
 }
 
 OpSchema InvertOpSchema() {
-  return OpSchema{"invert", v1::Op::kInvert,
+  return OpSchema{"invert",
+                  v1::Op::kInvert,
                   "torchvision RandomInvert: 255 - x (uint8) or 1 - x (float32) with "
                   "probability p.",
-                  {ProbabilityArg()}, &CreateInvertOp};
+                  {ProbabilityArg()},
+                  &CreateInvertOp};
 }
 
 OpSchema PosterizeOpSchema() {
-  return OpSchema{"posterize", v1::Op::kPosterize,
+  return OpSchema{"posterize",
+                  v1::Op::kPosterize,
                   "torchvision RandomPosterize: keeps the top `bits` bits of each value with "
                   "probability p. uint8 only (as torchvision).",
                   {{"bits", ArgType::kInt, "", "Bits kept, 0..8."}, ProbabilityArg()},
@@ -199,52 +200,62 @@ OpSchema PosterizeOpSchema() {
 }
 
 OpSchema SolarizeOpSchema() {
-  return OpSchema{"solarize", v1::Op::kSolarize,
-                  "torchvision RandomSolarize: inverts every value >= threshold with "
-                  "probability p.",
-                  {{"threshold", ArgType::kFloat, "",
-                    "In the image's range: 0..255 (uint8), 0..1 (float32)."},
-                   ProbabilityArg()},
-                  &CreateSolarizeOp};
+  return OpSchema{
+      "solarize",
+      v1::Op::kSolarize,
+      "torchvision RandomSolarize: inverts every value >= threshold with "
+      "probability p.",
+      {{"threshold", ArgType::kFloat, "", "In the image's range: 0..255 (uint8), 0..1 (float32)."},
+       ProbabilityArg()},
+      &CreateSolarizeOp};
 }
 
 OpSchema AutocontrastOpSchema() {
-  return OpSchema{"autocontrast", v1::Op::kAutocontrast,
+  return OpSchema{"autocontrast",
+                  v1::Op::kAutocontrast,
                   "torchvision RandomAutocontrast: stretches each channel from its [min, max] "
                   "to the full range (uint8 truncated, as torchvision) with probability p; a "
                   "constant channel is left as it is.",
-                  {ProbabilityArg()}, &CreateAutocontrastOp};
+                  {ProbabilityArg()},
+                  &CreateAutocontrastOp};
 }
 
 OpSchema RandomGrayscaleOpSchema() {
-  return OpSchema{"random_grayscale", v1::Op::kRandomGrayscale,
+  return OpSchema{"random_grayscale",
+                  v1::Op::kRandomGrayscale,
                   "torchvision RandomGrayscale: RGB to gray as the grayscale op (0.2989 R + "
                   "0.587 G + 0.114 B, uint8 truncated), kept as 3 channels, with probability p.",
-                  {ProbabilityArg("0.1")}, &CreateRandomGrayscaleOp};
+                  {ProbabilityArg("0.1")},
+                  &CreateRandomGrayscaleOp};
 }
 
 OpSchema EqualizeOpSchema() {
-  return OpSchema{"equalize", v1::Op::kEqualize,
+  return OpSchema{"equalize",
+                  v1::Op::kEqualize,
                   "torchvision RandomEqualize: per-channel histogram equalization with "
                   "probability p. uint8 only (as torchvision).",
-                  {ProbabilityArg()}, &CreateEqualizeOp};
+                  {ProbabilityArg()},
+                  &CreateEqualizeOp};
 }
 
 OpSchema AdjustHueOpSchema() {
-  return OpSchema{"adjust_hue", v1::Op::kAdjustHue,
+  return OpSchema{"adjust_hue",
+                  v1::Op::kAdjustHue,
                   "torchvision F.adjust_hue: shifts the hue by hue_factor (HSV in float32, as "
                   "torchvision's tensor path); gray is unchanged. color_jitter(hue=...) draws "
                   "the factor per sample.",
-                  {{"hue_factor", ArgType::kFloat, "", "In [-0.5, 0.5]."}}, &CreateAdjustHueOp};
+                  {{"hue_factor", ArgType::kFloat, "", "In [-0.5, 0.5]."}},
+                  &CreateAdjustHueOp};
 }
 
 OpSchema AdjustSharpnessOpSchema() {
-  return OpSchema{"adjust_sharpness", v1::Op::kAdjustSharpness,
-                  "torchvision RandomAdjustSharpness: blends with a 3x3-smoothed copy, "
-                  "factor * x + (1 - factor) * smooth, with probability p.",
-                  {{"sharpness_factor", ArgType::kFloat, "", "Factor >= 0 (1: unchanged)."},
-                   ProbabilityArg()},
-                  &CreateAdjustSharpnessOp};
+  return OpSchema{
+      "adjust_sharpness",
+      v1::Op::kAdjustSharpness,
+      "torchvision RandomAdjustSharpness: blends with a 3x3-smoothed copy, "
+      "factor * x + (1 - factor) * smooth, with probability p.",
+      {{"sharpness_factor", ArgType::kFloat, "", "Factor >= 0 (1: unchanged)."}, ProbabilityArg()},
+      &CreateAdjustSharpnessOp};
 }
 
 }  // namespace stoker

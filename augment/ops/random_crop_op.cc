@@ -65,8 +65,7 @@ class RandomCropOp final : public Op {
   const bool pad_if_needed_;
 };
 
-absl::StatusOr<std::unique_ptr<Op>> CreateRandomCropOp(const v1::Op& op,
-                                                       const ImageShape& input) {
+absl::StatusOr<std::unique_ptr<Op>> CreateRandomCropOp(const v1::Op& op, const ImageShape& input) {
   const v1::RandomCropOp& args = op.random_crop();
   ASSIGN_OR_RETURN(PadArgs pad,
                    ParsePadArgs(args.padding(), args.fill(), args.padding_mode(), input));
@@ -89,7 +88,8 @@ absl::StatusOr<std::unique_ptr<Op>> CreateRandomCropOp(const v1::Op& op,
 
 OpSchema RandomCropOpSchema() {
   return OpSchema{
-      "random_crop", v1::Op::kRandomCrop,
+      "random_crop",
+      v1::Op::kRandomCrop,
       "torchvision RandomCrop: pads (padding, fill, padding_mode as pad; pad_if_needed=1 pads "
       "both sides of a dimension smaller than the window by the difference), then crops a "
       "height x width window at a uniformly drawn position (top, then left). Any pixel type.",

@@ -38,8 +38,7 @@ class RandomErasingOp final : public Op {
     const double area = static_cast<double>(in.shape.height) * in.shape.width;
     for (int attempt = 0; attempt < 10; ++attempt) {
       const double erase_area = area * rng->UniformFloat(args_.scale_min, args_.scale_max);
-      const double aspect =
-          std::exp(rng->UniformFloat(args_.log_ratio_min, args_.log_ratio_max));
+      const double aspect = std::exp(rng->UniformFloat(args_.log_ratio_min, args_.log_ratio_max));
       // Python's round: half to even, as std::nearbyint in the default rounding mode.
       const double h = std::nearbyint(std::sqrt(erase_area * aspect));
       const double w = std::nearbyint(std::sqrt(erase_area / aspect));
@@ -119,7 +118,8 @@ absl::StatusOr<std::unique_ptr<Op>> CreateRandomErasingOp(const v1::Op& op,
 
 OpSchema RandomErasingOpSchema() {
   return OpSchema{
-      "random_erasing", v1::Op::kRandomErasing,
+      "random_erasing",
+      v1::Op::kRandomErasing,
       "torchvision RandomErasing: with probability p, up to 10 tries of a rectangle with area "
       "fraction in [scale_min, scale_max] and log-uniform aspect ratio in [ratio_min, "
       "ratio_max] that fits; it is overwritten with value (per channel) or, with "

@@ -68,9 +68,9 @@ class RandomResizedCropOp final : public Op {
 
 absl::Status CheckRange(absl::string_view name, float lo, float hi, float max) {
   if (!(lo > 0) || !(hi >= lo) || !(hi <= max)) {
-    return absl::InvalidArgumentError(absl::StrCat(name, "_min and ", name, "_max must satisfy 0 < ",
-                                                   name, "_min <= ", name, "_max <= ", max,
-                                                   ", got ", lo, " and ", hi));
+    return absl::InvalidArgumentError(absl::StrCat(name, "_min and ", name,
+                                                   "_max must satisfy 0 < ", name, "_min <= ", name,
+                                                   "_max <= ", max, ", got ", lo, " and ", hi));
   }
   return absl::OkStatus();
 }

@@ -32,9 +32,7 @@ class ResizeOp final : public Op {
       : Op("resize", input, output), shorter_(shorter), interpolation_(interpolation) {}
 
   // Not for kAntialias: equal to PIL means resampling the full decoded image, as PIL does.
-  bool ResamplesWholeImage() const override {
-    return interpolation_ != Interpolation::kAntialias;
-  }
+  bool ResamplesWholeImage() const override { return interpolation_ != Interpolation::kAntialias; }
 
   absl::StatusOr<ImageShape> OutputShapeFor(const ImageShape& in) const override {
     if (shorter_ == 0) return output_shape();

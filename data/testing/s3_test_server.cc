@@ -1,11 +1,10 @@
 #include "data/testing/s3_test_server.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <fcntl.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -49,15 +48,24 @@ absl::Status S3TestServer::Launch() {
   std::vector<std::string> args = {FindNode(),
                                    "--openssl-legacy-provider",  // s3rver's listing tokens use DES.
                                    kScript,
-                                   "--dir", dir_.File("objects"),
-                                   "--port", absl::StrCat(port_),
-                                   "--port-file", port_file,
-                                   "--log", dir_.File("requests.log"),
-                                   "--key", options_.access_key_id + ":" + options_.secret_access_key,
-                                   "--sts-ttl", absl::StrCat(options_.sts_ttl_seconds),
-                                   "--web-identity-token", options_.web_identity_token,
-                                   "--role-arn", options_.role_arn,
-                                   "--container-token", options_.container_token};
+                                   "--dir",
+                                   dir_.File("objects"),
+                                   "--port",
+                                   absl::StrCat(port_),
+                                   "--port-file",
+                                   port_file,
+                                   "--log",
+                                   dir_.File("requests.log"),
+                                   "--key",
+                                   options_.access_key_id + ":" + options_.secret_access_key,
+                                   "--sts-ttl",
+                                   absl::StrCat(options_.sts_ttl_seconds),
+                                   "--web-identity-token",
+                                   options_.web_identity_token,
+                                   "--role-arn",
+                                   options_.role_arn,
+                                   "--container-token",
+                                   options_.container_token};
   for (const std::string& bucket : options_.buckets) {
     args.push_back("--bucket");
     args.push_back(bucket);
@@ -68,7 +76,8 @@ absl::Status S3TestServer::Launch() {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   const std::string output = dir_.File("output.log");
-  posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                   0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -77,8 +86,7 @@ absl::Status S3TestServer::Launch() {
     return absl::UnavailableError("cannot start node");
   }
   const absl::Time deadline = absl::Now() + absl::Seconds(20);
-  while (!absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(port_file)), &port_) ||
-         port_ == 0) {
+  while (!absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(port_file)), &port_) || port_ == 0) {
     const bool exited = ::waitpid(pid_, nullptr, WNOHANG) != 0;
     if (exited) pid_ = -1;
     if (exited || absl::Now() > deadline) {

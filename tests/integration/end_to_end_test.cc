@@ -74,11 +74,10 @@ absl::StatusOr<std::vector<Delivered>> ConsumeAll(LoaderOptions options) {
     if (!batch.ok()) return batch.status();
     auto samples = batch->sample_indices();
     auto bytes = batch->bytes();
-    delivered.push_back(Delivered{
-        rank, batch->epoch(), batch->batch_index(), batch->worker_id(),
-        std::vector<uint64_t>(samples.begin(), samples.end()),
-        std::hash<std::string_view>()(std::string_view(
-            reinterpret_cast<const char*>(bytes.data()), bytes.size()))});
+    delivered.push_back(Delivered{rank, batch->epoch(), batch->batch_index(), batch->worker_id(),
+                                  std::vector<uint64_t>(samples.begin(), samples.end()),
+                                  std::hash<std::string_view>()(std::string_view(
+                                      reinterpret_cast<const char*>(bytes.data()), bytes.size()))});
   }
   return delivered;
 }
@@ -92,9 +91,8 @@ TEST(EndToEndTest, TwoRanksThreeWorkersTwoEpochsDeliverEverySampleOnce) {
   absl::StatusOr<std::vector<Delivered>> results[2];
   std::vector<std::thread> ranks;
   for (uint32_t rank = 0; rank < 2; ++rank) {
-    ranks.emplace_back([&, rank] {
-      results[rank] = ConsumeAll(Options(**cluster, "e2e", spec, rank));
-    });
+    ranks.emplace_back(
+        [&, rank] { results[rank] = ConsumeAll(Options(**cluster, "e2e", spec, rank)); });
   }
   for (std::thread& t : ranks) t.join();
   ASSERT_TRUE(results[0].ok()) << results[0].status();

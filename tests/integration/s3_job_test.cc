@@ -103,8 +103,8 @@ class S3JobTest : public ::testing::Test {
   pb::JobSpec Spec() const {
     pb::JobSpec spec;
     spec.mutable_dataset()->mutable_shards()->set_manifest(kManifest);
-    *spec.mutable_pipeline() = *ParsePipelineText(
-        "decode, random_resized_crop(height=32, width=32), horizontal_flip");
+    *spec.mutable_pipeline() =
+        *ParsePipelineText("decode, random_resized_crop(height=32, width=32), horizontal_flip");
     spec.set_batch_size(kBatch);
     spec.set_seed(11);
     spec.set_world_size(1);
@@ -158,7 +158,8 @@ class S3JobTest : public ::testing::Test {
     std::map<uint32_t, std::map<uint64_t, int>> seen;
     int gets_after_epoch_0 = -1;
     ASSERT_TRUE(Run(job, &seen, pause, [&](int n) {
-                  if (n == static_cast<int>(kSamples / kBatch) - 1) gets_after_epoch_0 = ShardGets();
+                  if (n == static_cast<int>(kSamples / kBatch) - 1)
+                    gets_after_epoch_0 = ShardGets();
                 }).ok());
     ExpectExactlyOnce(seen);
     EXPECT_EQ(ShardGets() - before, static_cast<int>(shards_));
@@ -199,8 +200,8 @@ TEST_F(S3JobTest, ProfileInACredentialsFile) {
   WriteFile(dir_.File("credentials"),
             absl::StrCat("[default]\naws_access_key_id = AKIAOTHER\naws_secret_access_key = x\n"
                          "[training]\naws_access_key_id = ",
-                         server_->options().access_key_id, "\naws_secret_access_key = ",
-                         server_->options().secret_access_key, "\n"));
+                         server_->options().access_key_id,
+                         "\naws_secret_access_key = ", server_->options().secret_access_key, "\n"));
   RunCachedJob("profile",
                {{"AWS_SHARED_CREDENTIALS_FILE", dir_.File("credentials")},
                 {"AWS_PROFILE", "training"},
@@ -211,11 +212,12 @@ TEST_F(S3JobTest, ProfileInACredentialsFile) {
 TEST_F(S3JobTest, ExpiringSessionTokensAreRefreshedMidJob) {
   // The container endpoint hands out keys that the server refuses after 1 s; the job, paced by
   // its consumer, opens shards for about 2.5 s.
-  RunCachedJob("session",
-               {{"AWS_CONTAINER_CREDENTIALS_FULL_URI", server_->endpoint() + "/container-credentials"},
-                {"AWS_CONTAINER_AUTHORIZATION_TOKEN", server_->options().container_token},
-                {"AWS_EC2_METADATA_DISABLED", "true"}},
-               absl::Milliseconds(200));
+  RunCachedJob(
+      "session",
+      {{"AWS_CONTAINER_CREDENTIALS_FULL_URI", server_->endpoint() + "/container-credentials"},
+       {"AWS_CONTAINER_AUTHORIZATION_TOKEN", server_->options().container_token},
+       {"AWS_EC2_METADATA_DISABLED", "true"}},
+      absl::Milliseconds(200));
   EXPECT_GE(server_->CountRequests("GET", "/container-credentials 200"), 2);
 }
 
@@ -249,7 +251,8 @@ TEST_F(S3JobTest, AMissingBucketIsNotFound) {
   options.coordinator_address = cluster_->coordinator_address();
   options.job_name = "no-bucket";
   options.spec = Spec();
-  options.spec.mutable_dataset()->mutable_shards()->set_manifest("s3://no-such-bucket/ds/manifest.json");
+  options.spec.mutable_dataset()->mutable_shards()->set_manifest(
+      "s3://no-such-bucket/ds/manifest.json");
   auto loader = Loader::Open(std::move(options));
   ASSERT_FALSE(loader.ok());
   EXPECT_EQ(loader.status().code(), absl::StatusCode::kNotFound) << loader.status();

@@ -53,8 +53,7 @@ absl::StatusOr<double> MeasureProducerCapacity(const pb::JobSpec& spec) {
   return samples / absl::ToDoubleSeconds(ThreadCpuTime() - start);
 }
 
-absl::StatusOr<pb::JobStatus> ConsumeUntilAdvised(TestCluster& cluster,
-                                                  const std::string& job_name,
+absl::StatusOr<pb::JobStatus> ConsumeUntilAdvised(TestCluster& cluster, const std::string& job_name,
                                                   absl::Duration step) {
   LoaderOptions options;
   options.coordinator_address = cluster.coordinator_address();

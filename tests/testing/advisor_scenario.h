@@ -28,8 +28,7 @@ absl::StatusOr<double> MeasureProducerCapacity(const v1::JobSpec& spec);
 // Consumes AdvisorBlurJob() as job `job_name` with a fixed `step` per batch until the
 // coordinator's advice for it is measured (at least 3 s, at most 30 s); returns the job's status
 // (advice().measured() false when time ran out), or the loader's first error.
-absl::StatusOr<v1::JobStatus> ConsumeUntilAdvised(TestCluster& cluster,
-                                                  const std::string& job_name,
+absl::StatusOr<v1::JobStatus> ConsumeUntilAdvised(TestCluster& cluster, const std::string& job_name,
                                                   absl::Duration step);
 
 }  // namespace stoker

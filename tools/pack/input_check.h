@@ -15,8 +15,8 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "image/image.h"
 #include "augment/kernels/decode.h"
+#include "image/image.h"
 
 namespace stoker {
 

@@ -6,10 +6,10 @@
 #include <map>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/match.h"
 #include "common/status_macros.h"
 #include "data/s3_config.h"
 #include "data/storage.h"
@@ -87,7 +87,8 @@ absl::Status PackOptions::Validate() const {
                                         {"output_dir", &output_dir},
                                         {"report", &report}}) {
     absl::StatusOr<StorageScheme> scheme = SchemeOf(*location);
-    if (!scheme.ok()) return absl::InvalidArgumentError(absl::StrCat(field, ": ", scheme.status().message()));
+    if (!scheme.ok())
+      return absl::InvalidArgumentError(absl::StrCat(field, ": ", scheme.status().message()));
     if (*scheme == StorageScheme::kHttp) {
       return absl::InvalidArgumentError(
           absl::StrCat(field, ": must be a local path or an s3:// URL, got ", *location));

@@ -13,8 +13,8 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "data/manifest.h"
-#include "data/shard_reader.h"
 #include "data/s3_config.h"
+#include "data/shard_reader.h"
 #include "data/shard_writer.h"
 #include "data/storage.h"
 #include "opencv2/imgcodecs.hpp"
@@ -47,8 +47,7 @@ bool Reencode(const PackOptions& options, std::vector<uint8_t>* bytes) {
 }
 
 // The input's bytes (a local file or an s3:// object); a skip reason when they are unusable.
-absl::Status ReadInput(const std::string& location, std::vector<uint8_t>* out,
-                       SkippedInput* skip) {
+absl::Status ReadInput(const std::string& location, std::vector<uint8_t>* out, SkippedInput* skip) {
   absl::StatusOr<std::string> bytes = ReadWholeFile(location);
   if (absl::IsNotFound(bytes.status()) || absl::IsPermissionDenied(bytes.status()) ||
       absl::IsOutOfRange(bytes.status())) {

@@ -20,7 +20,6 @@
 
 #include <atomic>
 #include <cstdint>
-
 #include <vector>
 
 #include "absl/status/statusor.h"

@@ -156,7 +156,8 @@ TEST_F(PackerTest, InputsAWorkerWouldRejectAreSkippedByReason) {
 
 TEST_F(PackerTest, UnknownSchemesAreRefusedNamingTheScheme) {
   options_.output_dir = "gs://bucket/ds";
-  EXPECT_THAT(options_.Validate().message(), HasSubstr("output_dir: unsupported URL scheme \"gs\""));
+  EXPECT_THAT(options_.Validate().message(),
+              HasSubstr("output_dir: unsupported URL scheme \"gs\""));
   options_.output_dir = "http://host/ds";
   EXPECT_EQ(options_.Validate().code(), absl::StatusCode::kInvalidArgument);
 }

@@ -33,8 +33,7 @@ py::array OutputArray(const Pipeline& pipeline) {
 }
 
 py::array RunPipeline(const std::string& text, const py::object& sample, uint64_t seed,
-                      uint32_t epoch, uint64_t index,
-                      void (*throw_status)(const absl::Status&)) {
+                      uint32_t epoch, uint64_t index, void (*throw_status)(const absl::Status&)) {
   const bool encoded = py::isinstance<py::bytes>(sample);
   std::string bytes;
   Uint8Array image;
@@ -48,10 +47,10 @@ py::array RunPipeline(const std::string& text, const py::object& sample, uint64_
     }
     const uint32_t channels = image.ndim() == 3 ? static_cast<uint32_t>(image.shape(2)) : 1;
     // The pipeline only reads its input (pipeline.h), so a read-only array is fine.
-    view = ImageView{const_cast<uint8_t*>(image.data()),
-                     ImageShape{static_cast<uint32_t>(image.shape(0)),
-                                static_cast<uint32_t>(image.shape(1)), channels,
-                                PixelType::kUint8}};
+    view =
+        ImageView{const_cast<uint8_t*>(image.data()),
+                  ImageShape{static_cast<uint32_t>(image.shape(0)),
+                             static_cast<uint32_t>(image.shape(1)), channels, PixelType::kUint8}};
   }
   absl::StatusOr<Pipeline> pipeline =
       CompileText(text, encoded ? InputFormat::Encoded() : InputFormat::Decoded(view.shape));

@@ -245,8 +245,8 @@ class PyLoader {
       if (config.local_threads == 0 || local != nullptr) loader = Loader::Open(*options);
     }
     if (!loader.ok()) ThrowStatus(loader.status());
-    return std::shared_ptr<PyLoader>(new PyLoader(std::move(local), std::move(*loader),
-                                                  std::move(feeder), options->job_name));
+    return std::shared_ptr<PyLoader>(
+        new PyLoader(std::move(local), std::move(*loader), std::move(feeder), options->job_name));
   }
 
   // REQUIRES: the GIL is released. The batch, converted when the loader converts.

@@ -15,9 +15,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "coordinator/coordinator_client.h"
 #include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/worker.pb.h"
-#include "coordinator/coordinator_client.h"
 #include "trainer_client/worker_stream.h"
 
 namespace stoker::testing {
