@@ -19,6 +19,7 @@ struct AxisWeights {
   std::vector<int> count;
   std::vector<float> weights;
   std::vector<int32_t> fixed;
+  std::vector<double> taps;  // scratch: one row's unnormalized taps (reused, no allocation)
 };
 
 void ComputeAxisWeights(int in_size, int out_size, AxisWeights* w) {
@@ -30,7 +31,8 @@ void ComputeAxisWeights(int in_size, int out_size, AxisWeights* w) {
   w->count.resize(out_size);
   w->weights.assign(static_cast<size_t>(out_size) * w->ksize, 0.0f);
   w->fixed.assign(static_cast<size_t>(out_size) * w->ksize, 0);
-  std::vector<double> k(w->ksize);
+  w->taps.resize(w->ksize);
+  double* k = w->taps.data();
   for (int xx = 0; xx < out_size; ++xx) {
     const double center = (xx + 0.5) * scale;
     const double ss = 1.0 / filterscale;

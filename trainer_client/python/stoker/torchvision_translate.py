@@ -178,22 +178,18 @@ def _random_crop(t, is_float):
     return [f"random_crop({args})"], is_float
 
 
-def _horizontal_flip(t, is_float):
-    return [f"horizontal_flip(p={_num(t.p)})"], is_float
+def _with_p(op):
+    """The translator of a transform whose only argument is its probability p."""
+    return lambda t, is_float: ([f"{op}(p={_num(t.p)})"], is_float)
 
 
-def _vertical_flip(t, is_float):
-    return [f"vertical_flip(p={_num(t.p)})"], is_float
-
-
-def _invert(t, is_float):
-    return [f"invert(p={_num(t.p)})"], is_float
+def _require_uint8(is_float, name):
+    if is_float:
+        raise _Unsupported(f"{name} needs a uint8 image (as torchvision): put it before ToTensor")
 
 
 def _posterize(t, is_float):
-    if is_float:
-        raise _Unsupported("posterize needs a uint8 image (as torchvision): put it before "
-                           "ToTensor")
+    _require_uint8(is_float, "posterize")
     return [f"posterize(bits={int(t.bits)}, p={_num(t.p)})"], is_float
 
 
@@ -202,17 +198,8 @@ def _solarize(t, is_float):
     return [f"solarize(threshold={_num(t.threshold)}, p={_num(t.p)})"], is_float
 
 
-def _autocontrast(t, is_float):
-    return [f"autocontrast(p={_num(t.p)})"], is_float
-
-
-def _random_grayscale(t, is_float):
-    return [f"random_grayscale(p={_num(t.p)})"], is_float
-
-
 def _equalize(t, is_float):
-    if is_float:
-        raise _Unsupported("equalize needs a uint8 image (as torchvision): put it before ToTensor")
+    _require_uint8(is_float, "equalize")
     return [f"equalize(p={_num(t.p)})"], is_float
 
 
@@ -321,13 +308,13 @@ _TRANSLATIONS = {
     "RandomErasing": _random_erasing,
     "RandomRotation": _random_rotation,
     "RandomAffine": _random_affine,
-    "RandomHorizontalFlip": _horizontal_flip,
-    "RandomVerticalFlip": _vertical_flip,
-    "RandomInvert": _invert,
+    "RandomHorizontalFlip": _with_p("horizontal_flip"),
+    "RandomVerticalFlip": _with_p("vertical_flip"),
+    "RandomInvert": _with_p("invert"),
     "RandomPosterize": _posterize,
     "RandomSolarize": _solarize,
-    "RandomAutocontrast": _autocontrast,
-    "RandomGrayscale": _random_grayscale,
+    "RandomAutocontrast": _with_p("autocontrast"),
+    "RandomGrayscale": _with_p("random_grayscale"),
     "RandomEqualize": _equalize,
     "RandomAdjustSharpness": _adjust_sharpness,
     "GaussianBlur": _gaussian_blur,
