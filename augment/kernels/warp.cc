@@ -53,15 +53,18 @@ template <typename T, typename Grid>
 void Warp(const ImageView& in, Grid grid, bool bilinear, const float* fill, const ImageView& out) {
   const int w = static_cast<int>(in.shape.width), h = static_cast<int>(in.shape.height);
   const size_t channels = in.shape.channels;
+  const float half_w = static_cast<float>(w) / 2, half_h = static_cast<float>(h) / 2;
   const T* src = in.pixels<const T>();
   T* dst = out.pixels<T>();
   for (int i = 0; i < h; ++i) {
     for (int j = 0; j < w; ++j) {
       float gx, gy;
       grid(static_cast<float>(j) + 0.5f, static_cast<float>(i) + 0.5f, &gx, &gy);
-      // grid_sample's unnormalization (align_corners=False).
-      const float ix = ((gx + 1.0f) * static_cast<float>(w) - 1.0f) / 2.0f;
-      const float iy = ((gy + 1.0f) * static_cast<float>(h) - 1.0f) / 2.0f;
+      // grid_sample's unnormalization (align_corners=False), as ATen's AVX2 kernel computes it:
+      // (g + 1) * (size / 2) - 0.5 in float32, the multiply-subtract fused. Nearest sampling
+      // sees the difference at exact ties (a 90-degree rotation).
+      const float ix = std::fma(gx + 1.0f, half_w, -0.5f);
+      const float iy = std::fma(gy + 1.0f, half_h, -0.5f);
       T* pixel = dst + (static_cast<size_t>(i) * w + j) * channels;
       if (!bilinear) {
         const int nx = static_cast<int>(std::nearbyint(ix));

@@ -169,7 +169,7 @@ class AugMixOp final : public PolicyOpBase {
 
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
-    Weights w = DrawWeights(rng);
+    const Weights w = DrawWeights(rng);
     NestedScratch images;
     ImageBuffer& mix = images.image(2);
     ImageBuffer& chain = images.image(3);
@@ -181,25 +181,26 @@ class AugMixOp final : public PolicyOpBase {
     const uint8_t* src = in.pixels<const uint8_t>();
     for (size_t i = 0; i < n; ++i) acc[i] = w.m[0] * static_cast<float>(src[i]);
     for (int c = 0; c < args_.width; ++c) {
+      const float weight = w.dirichlet[c] * w.m[1];  // combined_weights, float32
       const int depth = DrawDepth(rng);
       RETURN_IF_ERROR(
           RunSteps(depth, in, chain.view(), [&](int, const ImageView& from, const ImageView& to) {
             return ApplyStep(space_, DrawStep(in.shape, rng), from, to);
           }));
       const uint8_t* aug = chain.view().pixels<const uint8_t>();
-      for (size_t i = 0; i < n; ++i) acc[i] += w.chain[c] * static_cast<float>(aug[i]);
+      for (size_t i = 0; i < n; ++i) acc[i] += weight * static_cast<float>(aug[i]);
     }
     uint8_t* dst = out.pixels<uint8_t>();
     for (size_t i = 0; i < n; ++i) dst[i] = static_cast<uint8_t>(acc[i]);  // .to(uint8)
     return absl::OkStatus();
   }
 
-  // m[0], m[1], the width chain weights; then per chain its depth and (index, bin, magnitude)
-  // per step.
+  // m[0], m[1], the chains' Dirichlet sample (a chain's weight is it × m[1] in float32); then
+  // per chain its depth and (index, bin, magnitude) per step.
   std::vector<double> DrawParams(const ImageShape& in, CounterRng* rng) const override {
     const Weights w = DrawWeights(rng);
     std::vector<double> params = {w.m[0], w.m[1]};
-    params.insert(params.end(), w.chain.begin(), w.chain.begin() + args_.width);
+    params.insert(params.end(), w.dirichlet.begin(), w.dirichlet.begin() + args_.width);
     for (int c = 0; c < args_.width; ++c) {
       const int depth = DrawDepth(rng);
       params.push_back(depth);
@@ -211,11 +212,10 @@ class AugMixOp final : public PolicyOpBase {
  private:
   struct Weights {
     float m[2];
-    std::array<float, kMaxMixtureWidth> chain;
+    std::array<float, kMaxMixtureWidth> dirichlet;
   };
   // Two Gamma(alpha) for m, then `width` Gamma(alpha) for the chains (SampleGamma's draws),
-  // each Dirichlet normalized in double and kept as float32 as torch's; chain weights are then
-  // multiplied by m[1] in float32.
+  // each Dirichlet normalized in double and kept as float32 as torch's.
   Weights DrawWeights(CounterRng* rng) const {
     Weights w;
     const double g0 = SampleGamma(args_.alpha, rng), g1 = SampleGamma(args_.alpha, rng);
@@ -224,7 +224,7 @@ class AugMixOp final : public PolicyOpBase {
     std::array<double, kMaxMixtureWidth> g;
     double total = 0;
     for (int c = 0; c < args_.width; ++c) total += g[c] = SampleGamma(args_.alpha, rng);
-    for (int c = 0; c < args_.width; ++c) w.chain[c] = static_cast<float>(g[c] / total) * w.m[1];
+    for (int c = 0; c < args_.width; ++c) w.dirichlet[c] = static_cast<float>(g[c] / total);
     return w;
   }
   // chain_depth, or 1 + rng->UniformInt(3) (torch.randint(1, 4)).
