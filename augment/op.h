@@ -52,6 +52,23 @@
 //                    with value_random, two UniformFloat per pair of noise values (Box-Muller),
 //                    row-major HWC.
 //   normalize        no draw.
+//   random_perspective  one draw (apply when rng->UniformFloat() < p); if applied, eight
+//                    randint draws lo + rng->UniformInt(hi - lo), in RandomPerspective.get_params'
+//                    order (top-left x, y, top-right x, y, bottom-right x, y, bottom-left x, y).
+//   random_apply     one rng->UniformFloat(); when < p the nested ops run in order, each with
+//                    its own draws. random_choice: one rng->UniformDouble() (times the sum of the
+//                    weights), then the chosen op's draws. random_order: Fisher-Yates from the
+//                    back (rng->UniformInt(n), ..., UniformInt(2)), then each op's draws in the
+//                    drawn order.
+//   rand_augment     per operation (num_ops): rng->UniformInt(14), then for a signed operation
+//                    rng->UniformInt(2) (1: negated). trivial_augment_wide: one operation, with
+//                    rng->UniformInt(num_magnitude_bins) between the two for an operation that
+//                    has magnitudes.
+//   auto_augment     rng->UniformInt(25), two UniformFloat, two UniformInt(2) (get_params).
+//   aug_mix          Gamma(alpha) variates (SampleGamma, augment/ops/policy_space.h): two, then
+//                    mixture_width; then per chain: its depth (1 + rng->UniformInt(3), unless
+//                    chain_depth > 0), and per operation UniformInt(9 or 13), for one with
+//                    magnitudes UniformInt(severity), for a signed one UniformInt(2).
 //
 // Changing the order or number of draws changes every augmented sample of every job: don't,
 // except in a new op.

@@ -320,7 +320,9 @@ std::string PipelineOpsHelp() {
       "Pipeline ops, comma-separated, each name(arg=value, ...) with an optional *N repeat;\n"
       "list values in brackets. Example:\n"
       "  to_float, gaussian_blur(ksize=11)*10, random_crop(height=200, width=200),\n"
-      "  horizontal_flip(p=0.5), normalize(mean=[0.485,0.456,0.406], std=[0.229,0.224,0.225])\n";
+      "  horizontal_flip(p=0.5), normalize(mean=[0.485,0.456,0.406], std=[0.229,0.224,0.225])\n"
+      "The combinators take their ops as a bracketed op list:\n"
+      "  random_apply(ops=[color_jitter(brightness=0.4), grayscale(channels=3)], p=0.8)\n";
   for (const OpSchema& schema : OpSchemas()) {
     help.append("\n");
     help.append(schema.name);

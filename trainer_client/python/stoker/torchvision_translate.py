@@ -12,8 +12,12 @@ with decode=True the pipeline starts by decoding the sample (Stoker's decode giv
 PIL's Image.open(...).convert("RGB") gives). A transform Stoker cannot run is a ValueError that
 names it, its position in the Compose, and the closest supported transform; nothing is dropped.
 Transforms that are identities for Stoker (PILToTensor, ToImage: Stoker images are tensors
-already) appear in describe() with no op. Random transforms draw from Stoker's per-sample RNG:
-the same distributions as torchvision, not the same draws as torch's generator.
+already) appear in describe() with no op. RandomApply, RandomChoice and RandomOrder become the
+combinators (random_apply(ops=[...]), ...); the policies (RandAugment, TrivialAugmentWide,
+AutoAugment(IMAGENET), AugMix) take uint8, as torchvision's. An object holding a Compose in
+`.transforms` (torchvision's classification presets) is opened like a Compose. Random
+transforms draw from Stoker's per-sample RNG: the same distributions as torchvision, not the
+same draws as torch's generator.
 """
 
 import difflib
