@@ -51,16 +51,16 @@ class PolicyOpBase : public Op, public DrawsParams {
   const WarpArgs warp_;
 };
 
-// A step of a table: the operation uniformly (rng->UniformInt(table size)), then its bin (a
-// fixed one, or rng->UniformInt(bins) when `fixed_bin` < 0; none for a single-magnitude
-// operation), then the sign (SignedMagnitude).
-PolicyStep DrawTableStep(absl::Span<const PolicyOpSpec> space, int fixed_bin, int bins,
-                         const ImageShape& shape, CounterRng* rng) {
+// A step of a table of `bins` magnitude bins: the operation uniformly (rng->UniformInt(table
+// size)), then its bin (a fixed one, or rng->UniformInt(bin_bound) when `fixed_bin` < 0; none
+// for a single-magnitude operation), then the sign (SignedMagnitude).
+PolicyStep DrawTableStep(absl::Span<const PolicyOpSpec> space, int fixed_bin, int bin_bound,
+                         int bins, const ImageShape& shape, CounterRng* rng) {
   PolicyStep step;
   step.index = static_cast<int>(rng->UniformInt(space.size()));
   const PolicyOpSpec& spec = space[step.index];
   if (spec.scale != PolicyOpSpec::Scale::kNone) {
-    step.bin = fixed_bin >= 0 ? fixed_bin : static_cast<int>(rng->UniformInt(bins));
+    step.bin = fixed_bin >= 0 ? fixed_bin : static_cast<int>(rng->UniformInt(bin_bound));
   }
   step.magnitude = SignedMagnitude(spec, step.bin, bins, shape.height, shape.width, rng);
   return step;
@@ -80,7 +80,8 @@ class TableAugmentOp final : public PolicyOpBase {
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
     return RunSteps(num_ops_, in, out, [&](int, const ImageView& from, const ImageView& to) {
-      return ApplyStep(space_, DrawTableStep(space_, fixed_bin_, bins_, in.shape, rng), from, to);
+      return ApplyStep(space_, DrawTableStep(space_, fixed_bin_, bins_, bins_, in.shape, rng), from,
+                       to);
     });
   }
 
@@ -88,7 +89,7 @@ class TableAugmentOp final : public PolicyOpBase {
   std::vector<double> DrawParams(const ImageShape& in, CounterRng* rng) const override {
     std::vector<double> params;
     for (int i = 0; i < num_ops_; ++i) {
-      Append(DrawTableStep(space_, fixed_bin_, bins_, in, rng), &params);
+      Append(DrawTableStep(space_, fixed_bin_, bins_, bins_, in, rng), &params);
     }
     return params;
   }
@@ -231,17 +232,9 @@ class AugMixOp final : public PolicyOpBase {
   int DrawDepth(CounterRng* rng) const {
     return args_.depth > 0 ? args_.depth : 1 + static_cast<int>(rng->UniformInt(3));
   }
-  // The operation, then its bin from rng->UniformInt(severity), then the sign.
+  // The operation, then its bin from rng->UniformInt(severity) of 10, then the sign.
   PolicyStep DrawStep(const ImageShape& shape, CounterRng* rng) const {
-    PolicyStep step;
-    step.index = static_cast<int>(rng->UniformInt(space_.size()));
-    const PolicyOpSpec& spec = space_[step.index];
-    if (spec.scale != PolicyOpSpec::Scale::kNone) {
-      step.bin = static_cast<int>(rng->UniformInt(args_.severity));
-    }
-    step.magnitude =
-        SignedMagnitude(spec, step.bin, kAutoAugmentBins, shape.height, shape.width, rng);
-    return step;
+    return DrawTableStep(space_, -1, args_.severity, kAutoAugmentBins, shape, rng);
   }
 
   const Args args_;
