@@ -167,7 +167,8 @@ def perspective_coefficients(start, end):
 class PerspectiveTest(unittest.TestCase):
     def test_equals_torchvision_perspective_given_the_end_points(self):
         from torchvision.transforms import functional_tensor as FT
-        for label, pixels in images():
+        rgba = np.random.default_rng(8).integers(0, 256, (11, 6, 4), dtype=np.uint8)
+        for label, pixels in list(images()) + [("rgba 11x6", rgba)]:
             tensor = chw(pixels)
             h, w = pixels.shape[:2]
             start = [[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]
