@@ -2,6 +2,7 @@
 // height × width window at a position drawn from the sample's RNG.
 
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "augment/kernels/geometry.h"
@@ -27,6 +28,23 @@ class RandomCropOp final : public Op {
     return output_shape();
   }
 
+  // Without fixed padding, an input pad_if_needed leaves alone is read as one window.
+  bool ReadsWindow() const override {
+    const Padding& p = pad_.padding;
+    return p.left == 0 && p.top == 0 && p.right == 0 && p.bottom == 0;
+  }
+
+  std::optional<PixelRect> DrawWindow(const ImageShape& in, CounterRng* rng) const override {
+    if (PaddedShape(PaddedShape(in, pad_.padding), PaddingIfNeeded(in)) != in) return std::nullopt;
+    return DrawPosition(in, rng);
+  }
+
+  absl::Status ApplyToWindow(const ImageView& in, const PixelRect& window,
+                             const ImageView& out) const override {
+    Crop(in, window.top, window.left, out);
+    return absl::OkStatus();
+  }
+
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
     // torchvision pads twice: `padding`, then pad_if_needed's on the padded image.
@@ -38,14 +56,19 @@ class RandomCropOp final : public Op {
       Pad(in, pad_.padding, pad_.mode, pad_.fill.data(), scratch->view(), then);
       source = scratch->view();
     }
-    // Draw order (op.h): top, then left.
-    const uint64_t top = rng->UniformInt(uint64_t{source.shape.height} - out.shape.height + 1);
-    const uint64_t left = rng->UniformInt(uint64_t{source.shape.width} - out.shape.width + 1);
-    Crop(source, static_cast<uint32_t>(top), static_cast<uint32_t>(left), out);
-    return absl::OkStatus();
+    return ApplyToWindow(source, DrawPosition(source.shape, rng), out);
   }
 
  private:
+  // The window's position in `source` (the padded input). Draw order (op.h): top, then left.
+  PixelRect DrawPosition(const ImageShape& source, CounterRng* rng) const {
+    const ImageShape& out = output_shape();
+    const uint64_t top = rng->UniformInt(uint64_t{source.height} - out.height + 1);
+    const uint64_t left = rng->UniformInt(uint64_t{source.width} - out.width + 1);
+    return PixelRect{static_cast<uint32_t>(top), static_cast<uint32_t>(left), out.height,
+                     out.width};
+  }
+
   // pad_if_needed's padding of the padded image: both sides of a dimension still smaller than
   // the window grow by the difference (torchvision pads [size - extent, 0]).
   Padding PaddingIfNeeded(const ImageShape& in) const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "augment/kernels/resize.h"
 #include "augment/ops/ops.h"
@@ -55,10 +56,25 @@ class RandomResizedCropOp final : public Op {
         range_(range),
         interpolation_(interpolation) {}
 
+  bool ReadsWindow() const override { return true; }
+
+  std::optional<PixelRect> DrawWindow(const ImageShape& in, CounterRng* rng) const override {
+    return CropWindow(in.height, in.width, range_, rng);
+  }
+
+  absl::Status ApplyToWindow(const ImageView& in, const PixelRect& window,
+                             const ImageView& out) const override {
+    return Resize(in, window, interpolation_, out);
+  }
+
+  // Not for kAntialias, whose point is equality with PIL on the full-resolution pixels.
+  bool WindowMayBeDownscaled() const override {
+    return interpolation_ != Interpolation::kAntialias;
+  }
+
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
-    const PixelRect window = CropWindow(in.shape.height, in.shape.width, range_, rng);
-    return Resize(in, window, interpolation_, out);
+    return ApplyToWindow(in, *DrawWindow(in.shape, rng), out);
   }
 
  private:
