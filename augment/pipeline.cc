@@ -178,10 +178,10 @@ bool Pipeline::DecodeWindow(const SampleInput& sample, const ImageShape& shape, 
   const uint32_t denominator = WindowDenominator(op, *drawn);
   const PixelRect region =
       ScaledWindow(*drawn, denominator, ScaledSize(decoder.header(), denominator, 1));
-  ImageBuffer& buffer = workspace->buffer(0);
-  buffer.Reshape(ImageShape{region.height, region.width, shape.channels, PixelType::kUint8});
-  *status = decoder.DecodeJpegRegion(sample.encoded, region, denominator, buffer.view());
-  *window = PixelRect{0, 0, region.height, region.width};
+  PixelRect in_buffer;
+  *status = decoder.DecodeJpegRegion(sample.encoded, region, denominator, shape.channels,
+                                     &workspace->buffer(0), &in_buffer);
+  *window = in_buffer;
   return true;
 }
 

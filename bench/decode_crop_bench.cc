@@ -18,19 +18,24 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "augment/kernels/decode.h"
 #include "augment/kernels/resize.h"
+#include "augment/op.h"
+#include "augment/op_registry.h"
 #include "augment/pipeline.h"
 #include "augment/pipeline_text.h"
 #include "augment/testing/test_images.h"
 #include "bench/bench_util.h"
 #include "common/counter_rng.h"
 #include "common/flags.h"
+#include "common/status_macros.h"
 
 namespace stoker {
 namespace {
@@ -48,6 +53,8 @@ constexpr PhotoSource kPhotos[] = {{"retina.jpg", 1.2},
                                    {"chelsea.png", 4.0},
                                    {"astronaut.png", 3.0}};
 
+constexpr DecodeLimits kLimits{50'000'000, 100};
+
 struct Photo {
   std::string name;
   ImageShape shape;
@@ -61,7 +68,7 @@ bool MakePhoto(const PhotoSource& source, Photo* photo) {
   const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)),
                                    std::istreambuf_iterator<char>());
   ImageDecoder decoder;
-  absl::StatusOr<EncodedHeader> header = decoder.ReadHeader(bytes, {50'000'000, 100});
+  absl::StatusOr<EncodedHeader> header = decoder.ReadHeader(bytes, kLimits);
   if (!header.ok()) {
     std::fprintf(stderr, "decode_crop_bench: %s: %s\n", path.c_str(),
                  std::string(header.status().message()).c_str());
@@ -114,16 +121,17 @@ struct Round {
   double wall_ips;
 };
 
-// Runs `samples` samples of every photo through `pipeline`.
-Round RunRound(const Pipeline& pipeline, const std::vector<Photo>& photos, uint32_t samples,
-               uint64_t first_index, PipelineWorkspace* workspace, std::vector<uint8_t>* out) {
+// Processes one sample (`index`) of `photo`.
+using Item = std::function<absl::Status(const Photo& photo, uint64_t index)>;
+
+// Runs `samples` samples of every photo through `item`.
+Round RunRound(const Item& item, const std::vector<Photo>& photos, uint32_t samples,
+               uint64_t first_index) {
   const auto start = std::chrono::steady_clock::now();
   const double cpu_start = ThreadCpuSeconds();
   for (uint32_t i = 0; i < samples; ++i) {
     for (const Photo& photo : photos) {
-      CounterRng rng = SampleRng(2026, 0, first_index + i);
-      const absl::Status status =
-          pipeline.Run(SampleInput::Encoded(photo.jpeg), &rng, workspace, out->data());
+      const absl::Status status = item(photo, first_index + i);
       if (!status.ok()) {
         std::fprintf(stderr, "decode_crop_bench: %s\n", std::string(status.message()).c_str());
         std::exit(1);
@@ -142,22 +150,18 @@ struct Figures {
   double wall_speedup;
 };
 
-// Alternating rounds of the fused and unfused pipeline `text`; medians.
-Figures Compare(const std::string& text, const std::vector<Photo>& photos, uint32_t rounds,
-                uint32_t samples) {
-  const Pipeline fused = Compile(text, true), unfused = Compile(text, false);
-  PipelineWorkspace workspaces[2];
-  std::vector<uint8_t> out(fused.output_bytes_per_sample());
-  RunRound(fused, photos, 1, 0, &workspaces[0], &out);  // Warm-up: buffers, pages.
-  RunRound(unfused, photos, 1, 0, &workspaces[1], &out);
+// Alternating rounds of `fused` and `unfused` over the same samples; medians.
+Figures Compare(const Item& fused, const Item& unfused, const std::vector<Photo>& photos,
+                uint32_t rounds, uint32_t samples) {
+  RunRound(fused, photos, 1, 0);  // Warm-up: buffers, pages.
+  RunRound(unfused, photos, 1, 0);
   std::vector<double> ips[2], ratios, wall_ratios;  // [0] fused, [1] unfused.
   for (uint32_t round = 0; round < rounds; ++round) {
-    const uint64_t first = uint64_t{round} * samples;  // The same samples on both sides.
+    const uint64_t first = uint64_t{round} * samples;
     Round r[2];
     for (int side = 0; side < 2; ++side) {
       const int which = (side + round) % 2;
-      r[which] =
-          RunRound(which == 0 ? fused : unfused, photos, samples, first, &workspaces[which], &out);
+      r[which] = RunRound(which == 0 ? fused : unfused, photos, samples, first);
       ips[which].push_back(r[which].cpu_ips);
     }
     ratios.push_back(r[0].cpu_ips / r[1].cpu_ips);
@@ -167,6 +171,48 @@ Figures Compare(const std::string& text, const std::vector<Photo>& photos, uint3
   }
   return Figures{bench::Median(ips[0]), bench::Median(ips[1]), bench::Median(ratios),
                  bench::Median(wall_ratios)};
+}
+
+// The pipeline `text`, compiled with and without fusion.
+Figures ComparePipeline(const std::string& text, const std::vector<Photo>& photos, uint32_t rounds,
+                        uint32_t samples) {
+  std::printf("%s\n", text.c_str());
+  const Pipeline fused = Compile(text, true), unfused = Compile(text, false);
+  PipelineWorkspace workspaces[2];
+  std::vector<uint8_t> out(fused.output_bytes_per_sample());
+  const auto item = [&](const Pipeline& pipeline, PipelineWorkspace* workspace) {
+    return [&pipeline, workspace, &out](const Photo& photo, uint64_t index) {
+      CounterRng rng = SampleRng(2026, 0, index);
+      return pipeline.Run(SampleInput::Encoded(photo.jpeg), &rng, workspace, out.data());
+    };
+  };
+  return Compare(item(fused, &workspaces[0]), item(unfused, &workspaces[1]), photos, rounds,
+                 samples);
+}
+
+// The decode stage alone, on the windows random_resized_crop(224) draws for the same samples:
+// the window decoded alone (DecodeJpegRegion) against the whole image (Decode).
+Figures CompareDecodeStage(const std::vector<Photo>& photos, uint32_t rounds, uint32_t samples) {
+  std::printf("decode stage only, random_resized_crop(224) windows\n");
+  const std::unique_ptr<Op> crop =
+      *CreateOp(ParsePipelineText("random_resized_crop(height=224, width=224)")->ops(0), 1,
+                ImageShape{0, 0, 3, PixelType::kUint8});
+  ImageDecoder decoder;
+  ImageBuffer buffer;
+  const auto item = [&](bool fused) {
+    return [&, fused](const Photo& photo, uint64_t index) -> absl::Status {
+      ASSIGN_OR_RETURN(const EncodedHeader header, decoder.ReadHeader(photo.jpeg, kLimits));
+      CounterRng rng = SampleRng(2026, 0, index);
+      const PixelRect window = *crop->DrawWindow(ScaledSize(header, 1, 3), &rng);
+      if (!fused) {
+        buffer.Reshape(ScaledSize(header, 1, 3));
+        return decoder.Decode(photo.jpeg, buffer.view());
+      }
+      PixelRect in_buffer;
+      return decoder.DecodeJpegRegion(photo.jpeg, window, 1, 3, &buffer, &in_buffer);
+    };
+  };
+  return Compare(item(true), item(false), photos, rounds, samples);
 }
 
 int Main(int argc, char** argv) {
@@ -190,18 +236,19 @@ int Main(int argc, char** argv) {
       "decode, random_resized_crop(height=224, width=224, scale_min=0.08, scale_max=1, "
       "interpolation=%d), horizontal_flip";
   char text[256];
-  std::snprintf(text, sizeof(text), kPipeline, 2);
-  std::printf("%s (exact: crop only)\n", text);
-  const Figures exact = Compare(text, photos, rounds, samples);
-  std::snprintf(text, sizeof(text), kPipeline, 0);
-  std::printf("%s (crop + DCT scaling)\n", text);
-  const Figures scaled = Compare(text, photos, rounds, samples);
+  std::snprintf(text, sizeof(text), kPipeline, 2);  // Antialias: exact, crop only.
+  const Figures exact = ComparePipeline(text, photos, rounds, samples);
+  std::snprintf(text, sizeof(text), kPipeline, 0);  // Bilinear: crop and DCT scaling.
+  const Figures scaled = ComparePipeline(text, photos, rounds, samples);
+  const Figures stage = CompareDecodeStage(photos, rounds, samples);
   std::printf(
       "RESULT name=decode-crop megapixels=%.2f fused_ips=%.1f unfused_ips=%.1f speedup=%.3f "
       "wall_speedup=%.3f fused_bilinear_ips=%.1f unfused_bilinear_ips=%.1f "
-      "speedup_bilinear=%.3f wall_speedup_bilinear=%.3f\n",
+      "speedup_bilinear=%.3f wall_speedup_bilinear=%.3f decode_stage_fused_ips=%.1f "
+      "decode_stage_unfused_ips=%.1f decode_stage_speedup=%.3f\n",
       megapixels, exact.fused_ips, exact.unfused_ips, exact.speedup, exact.wall_speedup,
-      scaled.fused_ips, scaled.unfused_ips, scaled.speedup, scaled.wall_speedup);
+      scaled.fused_ips, scaled.unfused_ips, scaled.speedup, scaled.wall_speedup, stage.fused_ips,
+      stage.unfused_ips, stage.speedup);
   return 0;
 }
 

@@ -66,9 +66,10 @@ absl::Status ImageDecoder::Decode(absl::Span<const uint8_t> bytes, const ImageVi
 
 absl::Status ImageDecoder::DecodeJpegRegion(absl::Span<const uint8_t> bytes,
                                             const PixelRect& region, uint32_t denominator,
-                                            const ImageView& out) {
+                                            uint32_t channels, ImageBuffer* out,
+                                            PixelRect* window) {
   if (region_decoder_ == nullptr) region_decoder_ = std::make_unique<JpegRegionDecoder>();
-  return region_decoder_->Decode(bytes, header_, region, denominator, out);
+  return region_decoder_->Decode(bytes, header_, region, denominator, channels, out, window);
 }
 
 absl::Status ImageDecoder::DecodeJpeg(absl::Span<const uint8_t> bytes, const ImageView& out) {

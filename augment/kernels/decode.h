@@ -82,16 +82,18 @@ class ImageDecoder {
   // Errors: kDecodeError bad-sample errors.
   absl::Status Decode(absl::Span<const uint8_t> bytes, const ImageView& out);
 
-  // Decodes only `region` of a JPEG, as decoded at 1/denominator scale: exactly the pixels of
-  // Decode into ScaledSize(header, denominator, channels) cut to `region`, without decoding the
-  // rest (decode_jpeg_region.h says how, and what is still read).
+  // Decodes only `region` of a JPEG as decoded at 1/denominator scale, without decoding the rest
+  // (decode_jpeg_region.h says how, and what is still read): *out is Reshaped to the region's
+  // rows of a span of columns containing it, and *window set to the region's place in *out.
+  // Cut to *window, exactly the pixels of Decode into ScaledSize(header, denominator, channels)
+  // cut to `region`.
   // REQUIRES: the last call on this decoder was a successful ReadHeader(bytes) that returned a
   //   JPEG header; denominator is 1, 2, 4 or 8; region is non-empty and inside
-  //   ScaledSize(header, denominator, 1); out is uint8 region.height × region.width with 1 or 3
-  //   channels.
+  //   ScaledSize(header, denominator, 1); channels is 1 or 3.
   // Errors: kDecodeError bad-sample errors; INTERNAL when libjpeg cannot be set up.
   absl::Status DecodeJpegRegion(absl::Span<const uint8_t> bytes, const PixelRect& region,
-                                uint32_t denominator, const ImageView& out);
+                                uint32_t denominator, uint32_t channels, ImageBuffer* out,
+                                PixelRect* window);
 
   // The header the last successful ReadHeader returned.
   const EncodedHeader& header() const { return header_; }

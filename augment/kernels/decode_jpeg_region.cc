@@ -67,6 +67,9 @@ void LimitScans(j_common_ptr cinfo) {
   }
 }
 
+// Rows handed to one jpeg_read_scanlines call (it returns at most a row group, often fewer).
+constexpr uint32_t kRowsPerRead = 16;
+
 // One decode's parameters. Trivially destructible: RunDecode longjmps over it.
 struct DecodeJob {
   const uint8_t* bytes;
@@ -74,19 +77,30 @@ struct DecodeJob {
   J_COLOR_SPACE color_space;
   uint32_t denominator;
   PixelRect region;
-  uint8_t* row;  // Room for one row of the whole (scaled) image in color_space.
-  ImageView out;
+  uint32_t channels;  // Of *out: 1 or 3.
+  uint8_t* row;       // CMYK only: room for one row of the whole (scaled) image, 4 bytes a pixel.
+  ImageBuffer* out;
+  PixelRect* window;
 };
 
-// Copies (or, for CMYK, converts) the window's part of one decoded row into row y of job.out.
-void EmitRow(const DecodeJob& job, const uint8_t* window_row, uint32_t y) {
-  const uint32_t channels = job.out.shape.channels;
-  uint8_t* dst = job.out.pixels<uint8_t>() + size_t{y} * job.region.width * channels;
-  if (job.color_space == JCS_CMYK) {
-    InvertedCmykToRgb(window_row,
-                      ImageView{dst, ImageShape{1, job.region.width, channels, PixelType::kUint8}});
-  } else {
-    std::memcpy(dst, window_row, size_t{job.region.width} * channels);
+// Reads the window's rows of the span, `span_width` pixels wide, into *job.out: straight into
+// its rows, or for CMYK through job.row and PIL's conversion.
+void ReadRows(j_decompress_ptr cinfo, const DecodeJob& job, JDIMENSION span_width) {
+  const size_t stride = size_t{span_width} * job.channels;
+  uint8_t* pixels = job.out->view().pixels<uint8_t>();
+  JSAMPROW rows[kRowsPerRead];
+  for (uint32_t y = 0; y < job.region.height;) {
+    const bool cmyk = job.color_space == JCS_CMYK;
+    const uint32_t wanted = cmyk ? 1 : std::min(kRowsPerRead, job.region.height - y);
+    for (uint32_t k = 0; k < wanted; ++k) rows[k] = cmyk ? job.row : pixels + (y + k) * stride;
+    const JDIMENSION got = jpeg_read_scanlines(cinfo, rows, wanted);
+    if (got == 0) ERREXIT(cinfo, JERR_INPUT_EMPTY);
+    if (cmyk) {
+      InvertedCmykToRgb(job.row,
+                        ImageView{pixels + y * stride,
+                                  ImageShape{1, span_width, job.channels, PixelType::kUint8}});
+    }
+    y += got;
   }
 }
 
@@ -111,15 +125,13 @@ bool RunDecode(Session* session, const DecodeJob& job) {
       std::min<JDIMENSION>(cinfo->output_width, job.region.left + job.region.width + margin);
   JDIMENSION span_width = span_right - span_left;
   if (span_width < cinfo->output_width) jpeg_crop_scanline(cinfo, &span_left, &span_width);
-  const uint8_t* window_row =
-      job.row + size_t{job.region.left - span_left} * cinfo->output_components;
+  // Completes before libjpeg runs again, so no longjmp crosses it.
+  job.out->Reshape(ImageShape{job.region.height, span_width, job.channels, PixelType::kUint8});
+  *job.window = PixelRect{0, job.region.left - span_left, job.region.height, job.region.width};
 
   if (job.region.top > 0) jpeg_skip_scanlines(cinfo, job.region.top);
-  JSAMPROW row = job.row;
-  for (uint32_t y = 0; y < job.region.height; ++y) {
-    jpeg_read_scanlines(cinfo, &row, 1);
-    EmitRow(job, window_row, y);
-  }
+  ReadRows(cinfo, job, span_width);
+  JSAMPROW row = job.row;  // Room for a row of the span in any color space.
   // Entropy-decode the rest, so a truncated file is noticed: skip to the last row, read it.
   const JDIMENSION rest = cinfo->output_height - cinfo->output_scanline;
   if (rest > 1) jpeg_skip_scanlines(cinfo, rest - 1);
@@ -151,7 +163,7 @@ JpegRegionDecoder::~JpegRegionDecoder() {
 
 absl::Status JpegRegionDecoder::Decode(absl::Span<const uint8_t> bytes, const EncodedHeader& header,
                                        const PixelRect& region, uint32_t denominator,
-                                       const ImageView& out) {
+                                       uint32_t channels, ImageBuffer* out, PixelRect* window) {
   if (session_ == nullptr) {
     auto session = std::make_unique<Session>();
     if (!CreateDecompressor(session.get())) {
@@ -161,13 +173,12 @@ absl::Status JpegRegionDecoder::Decode(absl::Span<const uint8_t> bytes, const En
   }
   session_->errors.num_warnings = 0;
   session_->first_warning = -1;
-  const J_COLOR_SPACE color_space = header.cmyk               ? JCS_CMYK
-                                    : out.shape.channels == 3 ? JCS_EXT_RGB
-                                                              : JCS_GRAYSCALE;
-  const uint32_t row_components = header.cmyk ? 4 : out.shape.channels;
-  row_.resize(size_t{ScaledSize(header, denominator, 1).width} * row_components);
-  const DecodeJob job{bytes.data(), bytes.size(), color_space, denominator,
-                      region,       row_.data(),  out};
+  const J_COLOR_SPACE color_space = header.cmyk     ? JCS_CMYK
+                                    : channels == 3 ? JCS_EXT_RGB
+                                                    : JCS_GRAYSCALE;
+  row_.resize(size_t{ScaledSize(header, denominator, 1).width} * (header.cmyk ? 4 : channels));
+  const DecodeJob job{bytes.data(), bytes.size(), color_space, denominator, region,
+                      channels,     row_.data(),  out,         window};
   if (!RunDecode(session_.get(), job)) {
     jpeg_abort_decompress(&session_->cinfo);
     return BadSampleError(BadSampleReason::kDecodeError, absl::StrCat("JPEG: ", session_->message));

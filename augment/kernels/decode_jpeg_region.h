@@ -7,7 +7,8 @@
 //   - rows above the window are skipped with jpeg_skip_scanlines (entropy-decoded, since a
 //     sequential JPEG cannot be entered in the middle, but not transformed or upsampled);
 //   - columns outside it are left out with jpeg_crop_scanline, which aligns the span's left end
-//     down to an iMCU boundary; the rest is cut in memory, row by row;
+//     down to an iMCU boundary; the caller gets the span and the window's place in it (ops read
+//     a window of their input, so nothing is copied);
 //   - rows below are skipped too, but the file is still entropy-decoded to its end, so that a
 //     truncated file is refused exactly when ImageDecoder::Decode refuses it (its first warning
 //     is "Premature end of JPEG file"), whatever part of the image the window covers.
@@ -46,17 +47,20 @@ class JpegRegionDecoder {
   JpegRegionDecoder& operator=(const JpegRegionDecoder&) = delete;
 
   // Decodes `region` of the JPEG `bytes`, whose header is `header`, as decoded at
-  // 1/denominator scale, into `out`.
+  // 1/denominator scale: *out is Reshaped to the region's rows of a span of whole columns that
+  // contains the region (its margins included, so no copy is needed), and *window is set to
+  // the region's place in *out. Cut to *window, the pixels equal the whole decode's.
   // REQUIRES: header.format is kJpeg; denominator is 1, 2, 4 or 8; region is non-empty and lies
-  //   inside ScaledSize(header, denominator); out is uint8 region.height × region.width with 1
-  //   or 3 channels.
-  // Errors: kDecodeError bad-sample errors (common/bad_sample.h).
+  //   inside ScaledSize(header, denominator); channels is 1 or 3.
+  // Errors: kDecodeError bad-sample errors (common/bad_sample.h); INTERNAL when libjpeg cannot
+  //   be set up.
   absl::Status Decode(absl::Span<const uint8_t> bytes, const EncodedHeader& header,
-                      const PixelRect& region, uint32_t denominator, const ImageView& out);
+                      const PixelRect& region, uint32_t denominator, uint32_t channels,
+                      ImageBuffer* out, PixelRect* window);
 
  private:
   std::unique_ptr<JpegSession> session_;
-  std::vector<uint8_t> row_;  // One decoded row of the span.
+  std::vector<uint8_t> row_;  // One decoded row: CMYK rows, and the rows below the region.
 };
 
 }  // namespace stoker

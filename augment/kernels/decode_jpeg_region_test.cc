@@ -117,10 +117,18 @@ void ExpectRegionsEqualWholeDecode(const std::vector<uint8_t>& jpeg) {
         Pixels expected{ImageShape{window.height, window.width, channels, PixelType::kUint8}, {}};
         expected.data.resize(expected.shape.elements());
         Crop(whole.view(), window.top, window.left, expected.view());
-        Pixels got{expected.shape, std::vector<uint8_t>(expected.data.size(), 0xA5)};
         ASSERT_TRUE(decoder.ReadHeader(jpeg, kLimits).ok());
-        const absl::Status status = decoder.DecodeJpegRegion(jpeg, window, denominator, got.view());
+        ImageBuffer span;
+        PixelRect in_span;
+        const absl::Status status =
+            decoder.DecodeJpegRegion(jpeg, window, denominator, channels, &span, &in_span);
         ASSERT_TRUE(status.ok()) << status << " " << Describe(window);
+        ASSERT_EQ(span.shape().height, window.height);
+        ASSERT_LE(in_span.left + window.width, span.shape().width);
+        ASSERT_EQ(in_span.height, window.height);
+        ASSERT_EQ(in_span.width, window.width);
+        Pixels got{expected.shape, std::vector<uint8_t>(expected.data.size())};
+        Crop(span.view(), in_span.top, in_span.left, got.view());
         size_t differing = 0, first = 0;
         for (size_t i = got.data.size(); i-- > 0;) {
           if (got.data[i] != expected.data[i]) ++differing, first = i;
@@ -205,11 +213,11 @@ TEST(DecodeJpegRegionTest, TruncatedFileIsRefusedWhereverTheWindowIs) {
   const absl::Status whole_status = decoder.Decode(jpeg, whole.view());
   ASSERT_EQ(BadSampleReasonOf(whole_status), BadSampleReason::kDecodeError) << whole_status;
 
-  Pixels top{ImageShape{16, 32, 3, PixelType::kUint8}, {}};
-  top.data.resize(top.shape.elements());
+  ImageBuffer top;
+  PixelRect in_top;
   ASSERT_TRUE(decoder.ReadHeader(jpeg, kLimits).ok());
   const absl::Status status =
-      decoder.DecodeJpegRegion(jpeg, PixelRect{0, 8, 16, 32}, 1, top.view());
+      decoder.DecodeJpegRegion(jpeg, PixelRect{0, 8, 16, 32}, 1, 3, &top, &in_top);
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
   EXPECT_EQ(BadSampleReasonOf(status), BadSampleReason::kDecodeError);
   EXPECT_EQ(status.message(), whole_status.message());
