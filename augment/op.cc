@@ -19,4 +19,13 @@ absl::Status Op::DecodeInto(absl::Span<const uint8_t> bytes, ImageDecoder* decod
   return absl::InternalError(name_ + " does not take encoded input");
 }
 
+std::optional<PixelRect> Op::DrawWindow(const ImageShape& in, CounterRng* rng) const {
+  return std::nullopt;
+}
+
+absl::Status Op::ApplyToWindow(const ImageView& in, const PixelRect& window,
+                               const ImageView& out) const {
+  return absl::InternalError(name_ + " does not read a window");
+}
+
 }  // namespace stoker

@@ -73,6 +73,7 @@
 // Changing the order or number of draws changes every augmented sample of every job: don't,
 // except in a new op.
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -111,6 +112,30 @@ class Op {
   // resolution beyond its aspect ratio (resize), so that decode may hand it a copy downscaled
   // in the DCT domain as long as that is at least OutputShapeFor's size in both dimensions.
   virtual bool ResamplesWholeImage() const { return false; }
+
+  // Fused decode-and-crop (augment/pipeline.h). An op that reads one window of its input and
+  // nothing else (center_crop, random_crop without fixed padding, random_resized_crop) returns
+  // true and implements the three calls below, with Apply(in, rng) exactly
+  // ApplyToWindow(in, *DrawWindow(in.shape, rng)) whenever DrawWindow gives a window; the
+  // executor may then decode only that window of a JPEG and hand it over as a whole image.
+  virtual bool ReadsWindow() const { return false; }
+  // Makes the draws Apply would make (the same, in the same order; op.h's list) and returns the
+  // window of an input of `in`'s size that Apply would read; nullopt, drawing nothing, where this
+  // input is not read as one window (random_crop's pad_if_needed must pad it): the executor
+  // then runs Apply.
+  // REQUIRES: ReadsWindow(); OutputShapeFor(in) is OK.
+  virtual std::optional<PixelRect> DrawWindow(const ImageShape& in, CounterRng* rng) const;
+  // Writes the op's output from `window` of `in` (no draw).
+  // REQUIRES: ReadsWindow(); window is non-empty and inside `in`; for the crops window's size is
+  //   the output's; out.shape == output_shape(); `in` and `out` do not overlap.
+  // Errors: INTERNAL when a kernel fails.
+  virtual absl::Status ApplyToWindow(const ImageView& in, const PixelRect& window,
+                                     const ImageView& out) const;
+  // True when ApplyToWindow resamples the window with a filter (bilinear, area) that may be fed
+  // the window decoded at 1/2, 1/4 or 1/8 scale in the DCT domain when it is at least that many
+  // times the output's size (within the tolerance docs/augmentations.md states); false for
+  // copies and for PIL-exact resampling.
+  virtual bool WindowMayBeDownscaled() const { return false; }
 
   // True when Apply accepts out.data == in.data (an in-place run).
   virtual bool SupportsInPlace() const { return false; }

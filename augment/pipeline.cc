@@ -1,5 +1,6 @@
 #include "augment/pipeline.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -37,6 +38,31 @@ absl::Status OpError(size_t index, const Op& op, const absl::Status& status) {
   return PrefixStatus(absl::StrCat("pipeline.ops[", index, "] (", op.name(), "): "), status);
 }
 
+// DCT scales a window may be decoded at, largest first.
+constexpr uint32_t kWindowDenominators[] = {8, 4, 2};
+
+// The scale (1/d) at which `op` may get `window`: the largest d leaving the window at least d
+// times the op's output size, or 1.
+uint32_t WindowDenominator(const Op& op, const PixelRect& window) {
+  if (!op.WindowMayBeDownscaled()) return 1;
+  const ImageShape& out = op.output_shape();
+  for (const uint32_t d : kWindowDenominators) {
+    if (window.height / d >= out.height && window.width / d >= out.width) return d;
+  }
+  return 1;
+}
+
+// `window` in the pixels of the image's 1/d-scale decode, of size `scaled`: each edge moves to
+// the nearest scaled pixel boundary (halves up), clamped, at least one pixel. Identity for d 1.
+PixelRect ScaledWindow(const PixelRect& window, uint32_t d, const ImageShape& scaled) {
+  const auto edge = [d](uint32_t x) { return (x + d / 2) / d; };
+  const uint32_t top = std::min(edge(window.top), scaled.height - 1);
+  const uint32_t left = std::min(edge(window.left), scaled.width - 1);
+  const uint32_t bottom = std::clamp(edge(window.top + window.height), top + 1, scaled.height);
+  const uint32_t right = std::clamp(edge(window.left + window.width), left + 1, scaled.width);
+  return PixelRect{top, left, bottom - top, right - left};
+}
+
 }  // namespace
 
 Pipeline::Pipeline() = default;
@@ -45,7 +71,8 @@ Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
 Pipeline::~Pipeline() = default;
 
 absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
-                                           const InputFormat& input) {
+                                           const InputFormat& input,
+                                           const PipelineOptions& options) {
   if (!input.encoded && input.shape.elements() == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("pipeline input shape ", ShapeString(input.shape), " is empty"));
@@ -75,6 +102,8 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
         "resize(height, width), center_crop, random_crop or random_resized_crop");
   }
   pipeline.result_shape_ = shape;
+  pipeline.fuse_decode_crop_ = options.fuse_decode_crop && input.encoded &&
+                               pipeline.ops_.size() > 1 && pipeline.ops_[1]->ReadsWindow();
 
   switch (spec.output_layout()) {
     case stoker::v1::LAYOUT_UNSPECIFIED:
@@ -115,24 +144,49 @@ std::vector<int64_t> Pipeline::BatchShape(int64_t batch_size) const {
   return {batch_size, h, w, c};
 }
 
-absl::Status Pipeline::Decode(const SampleInput& sample, PipelineWorkspace* workspace,
-                              ImageView* decoded) const {
+absl::Status Pipeline::Decode(const SampleInput& sample, CounterRng* rng,
+                              PipelineWorkspace* workspace, ImageView* decoded,
+                              std::optional<PixelRect>* window) const {
   const Op& decode = *ops_[0];
   const Op* next = ops_.size() > 1 ? ops_[1].get() : nullptr;
-  absl::StatusOr<ImageShape> shape = decode.ReadEncoded(sample.encoded, next, &workspace->decoder());
+  absl::StatusOr<ImageShape> shape =
+      decode.ReadEncoded(sample.encoded, next, &workspace->decoder());
   if (!shape.ok()) return OpError(0, decode, shape.status());
   ImageBuffer& buffer = workspace->buffer(0);
-  buffer.Reshape(*shape);
-  if (absl::Status status = decode.DecodeInto(sample.encoded, &workspace->decoder(), buffer.view());
-      !status.ok()) {
-    return OpError(0, decode, status);
+  absl::Status status;
+  window->reset();
+  if (!fuse_decode_crop_ || !DecodeWindow(sample, *shape, rng, workspace, &status, window)) {
+    buffer.Reshape(*shape);
+    status = decode.DecodeInto(sample.encoded, &workspace->decoder(), buffer.view());
   }
+  if (!status.ok()) return OpError(0, decode, status);
   *decoded = buffer.view();
   return absl::OkStatus();
 }
 
-absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng,
-                           PipelineWorkspace* workspace, uint8_t* out) const {
+bool Pipeline::DecodeWindow(const SampleInput& sample, const ImageShape& shape, CounterRng* rng,
+                            PipelineWorkspace* workspace, absl::Status* status,
+                            std::optional<PixelRect>* window) const {
+  ImageDecoder& decoder = workspace->decoder();
+  const Op& op = *ops_[1];
+  // An image too small for the op fails on the unfused path, in the same order as unfused.
+  if (decoder.header().format != EncodedFormat::kJpeg || !op.OutputShapeFor(shape).ok()) {
+    return false;
+  }
+  const std::optional<PixelRect> drawn = op.DrawWindow(shape, rng);
+  if (!drawn.has_value()) return false;
+  const uint32_t denominator = WindowDenominator(op, *drawn);
+  const PixelRect region =
+      ScaledWindow(*drawn, denominator, ScaledSize(decoder.header(), denominator, 1));
+  PixelRect in_buffer;
+  *status = decoder.DecodeJpegRegion(sample.encoded, region, denominator, shape.channels,
+                                     &workspace->buffer(0), &in_buffer);
+  *window = in_buffer;
+  return true;
+}
+
+absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineWorkspace* workspace,
+                           uint8_t* out) const {
   const ImageView& input = sample.image;
   ImageView current = input;
   size_t first_op = 0;
@@ -141,8 +195,9 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng,
   std::vector<double>& op_seconds = workspace->mutable_op_seconds();
   if (timed) op_seconds.assign(ops_.size(), 0.0);
   absl::Time op_start = timed ? absl::Now() : absl::InfinitePast();
+  std::optional<PixelRect> window;  // Set when ops_[1] gets a window decoded alone.
   if (encoded_input_) {
-    RETURN_IF_ERROR(Decode(sample, workspace, &current));
+    RETURN_IF_ERROR(Decode(sample, rng, workspace, &current, &window));
     if (timed) op_seconds[0] = absl::ToDoubleSeconds(absl::Now() - op_start);
     first_op = 1;
     next_buffer = 1;
@@ -173,9 +228,10 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng,
       target = buffer.view();
     }
     if (timed) op_start = absl::Now();
-    if (absl::Status status = op.Apply(current, rng, &workspace->scratch(), target); !status.ok()) {
-      return OpError(i, op, status);
-    }
+    const absl::Status status = i == 1 && window.has_value()
+                                    ? op.ApplyToWindow(current, *window, target)
+                                    : op.Apply(current, rng, &workspace->scratch(), target);
+    if (!status.ok()) return OpError(i, op, status);
     if (timed) op_seconds[i] = absl::ToDoubleSeconds(absl::Now() - op_start);
     current = target;
   }

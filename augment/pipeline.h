@@ -14,11 +14,24 @@
 // and Compile refuses a pipeline that does not end at a fixed size, since a batch has one shape.
 // Per-sample size checks (e.g. a crop larger than the decoded image) happen in Run.
 //
+// Fused decode-and-crop. When the op right after decode reads one window of its image
+// (center_crop, random_crop without fixed padding, random_resized_crop: Op::ReadsWindow), Run
+// reads the JPEG's header, draws the op's window from the header's size (the same draws, so the
+// same window, as after a whole decode) and decodes that window alone
+// (ImageDecoder::DecodeJpegRegion); the output is byte-equal to the unfused path's. When the op
+// resamples the window by 2x or more with a filter that allows it (random_resized_crop,
+// bilinear or area: Op::WindowMayBeDownscaled), the window is also decoded at 1/2, 1/4 or 1/8
+// scale in the DCT domain (never below the output size), with its edges rounded to that scale's
+// pixels; outputs then differ from the unfused path within the tolerance docs/augmentations.md
+// states. PNG, WebP, and inputs a window op declines (e.g. random_crop that must pad) take the
+// unfused path. PipelineOptions::fuse_decode_crop turns it off (tests and benchmarks compare).
+//
 // Errors from Compile are INVALID_ARGUMENT and name the op and field, e.g.
 // "pipeline.ops[3] (gaussian_blur): ksize must be odd and > 0, got 4".
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -58,6 +71,12 @@ class PipelineWorkspace {
   std::vector<double> op_seconds_;
 };
 
+// How Compile may rewrite a pipeline; the defaults are what workers run.
+struct PipelineOptions {
+  // Fused decode-and-crop (above). Off: decode the whole image, then run the crop op on it.
+  bool fuse_decode_crop = true;
+};
+
 // Immutable after Compile: Run may be called from many threads, each with its own workspace.
 class Pipeline {
  public:
@@ -65,7 +84,8 @@ class Pipeline {
   // decode ("pipeline.ops[0]: ..."), when decode appears elsewhere, and when the final image
   // size is not fixed.
   static absl::StatusOr<Pipeline> Compile(const stoker::v1::PipelineSpec& spec,
-                                          const InputFormat& input);
+                                          const InputFormat& input,
+                                          const PipelineOptions& options = PipelineOptions());
   static absl::StatusOr<Pipeline> Compile(const stoker::v1::PipelineSpec& spec,
                                           const ImageShape& input_shape) {
     return Compile(spec, InputFormat::Decoded(input_shape));
@@ -78,6 +98,8 @@ class Pipeline {
   // The decoded input's shape; all zero for encoded input.
   const ImageShape& input_shape() const { return input_shape_; }
   bool encoded_input() const { return encoded_input_; }
+  // True when Run decodes JPEGs window by window for ops[1] (fused decode-and-crop, above).
+  bool fuses_decode_crop() const { return fuse_decode_crop_; }
   // Shape after the last op, before the output conversion.
   const ImageShape& result_shape() const { return result_shape_; }
   stoker::v1::DType output_dtype() const { return output_dtype_; }
@@ -113,12 +135,20 @@ class Pipeline {
  private:
   Pipeline();
 
-  // Runs ops_[0] (decode) on sample.encoded into workspace buffer 0; sets *decoded to it.
-  absl::Status Decode(const SampleInput& sample, PipelineWorkspace* workspace,
-                      ImageView* decoded) const;
+  // Runs ops_[0] (decode) on sample.encoded into workspace buffer 0; sets *decoded to it. When
+  // fused, decodes only the window ops_[1] draws from `rng` where it can, and sets *window to
+  // the part of *decoded that ops_[1] must get through ApplyToWindow (nullopt: run its Apply).
+  absl::Status Decode(const SampleInput& sample, CounterRng* rng, PipelineWorkspace* workspace,
+                      ImageView* decoded, std::optional<PixelRect>* window) const;
+  // The fused branch of Decode for a JPEG whose full size is `shape`: false when ops_[1]
+  // declines this input (nothing decoded, nothing drawn).
+  bool DecodeWindow(const SampleInput& sample, const ImageShape& shape, CounterRng* rng,
+                    PipelineWorkspace* workspace, absl::Status* status,
+                    std::optional<PixelRect>* window) const;
 
   std::vector<std::unique_ptr<Op>> ops_;
   bool encoded_input_ = false;
+  bool fuse_decode_crop_ = false;
   ImageShape input_shape_;
   ImageShape result_shape_;
   stoker::v1::DType output_dtype_ = stoker::v1::DTYPE_UNSPECIFIED;

@@ -31,6 +31,14 @@ struct ImageShape {
   bool operator!=(const ImageShape& o) const { return !(*this == o); }
 };
 
+// A window of an image, in pixels.
+struct PixelRect {
+  uint32_t top = 0;
+  uint32_t left = 0;
+  uint32_t height = 0;
+  uint32_t width = 0;
+};
+
 // Non-owning view. Thread-compatible.
 struct ImageView {
   void* data = nullptr;

@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   cmake ninja-build ccache g++ pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-  libopencv-dev libturbojpeg0-dev libpng-dev libwebp-dev libgtest-dev libgmock-dev
+  libopencv-dev libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libgtest-dev libgmock-dev
   prometheus-cpp-dev prometheus
   libcurl4-openssl-dev libssl-dev nginx
   # The Python module (trainer_client/python) and its tests, run with /usr/bin/python3.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "augment/kernels/decode_jpeg_region.h"
 #include "augment/kernels/decode_png_webp.h"
 #include "common/bad_sample.h"
 #include "common/status_macros.h"
@@ -18,6 +19,8 @@ absl::Status DecodeError(const std::string& what) {
 }
 
 }  // namespace
+
+ImageDecoder::ImageDecoder() = default;
 
 ImageDecoder::~ImageDecoder() {
   if (jpeg_handle_ != nullptr) tjDestroy(static_cast<tjhandle>(jpeg_handle_));
@@ -59,6 +62,14 @@ absl::Status ImageDecoder::Decode(absl::Span<const uint8_t> bytes, const ImageVi
   if (header_.format == EncodedFormat::kJpeg) return DecodeJpeg(bytes, out);
   if (header_.format == EncodedFormat::kPng) return DecodePng(bytes, out, &scratch_);
   return DecodeWebp(bytes, out, &scratch_);
+}
+
+absl::Status ImageDecoder::DecodeJpegRegion(absl::Span<const uint8_t> bytes,
+                                            const PixelRect& region, uint32_t denominator,
+                                            uint32_t channels, ImageBuffer* out,
+                                            PixelRect* window) {
+  if (region_decoder_ == nullptr) region_decoder_ = std::make_unique<JpegRegionDecoder>();
+  return region_decoder_->Decode(bytes, header_, region, denominator, channels, out, window);
 }
 
 absl::Status ImageDecoder::DecodeJpeg(absl::Span<const uint8_t> bytes, const ImageView& out) {

@@ -24,9 +24,11 @@
 // dropped, never composited; palettes expand; 16-bit color keeps the high byte, 16-bit gray is
 // clipped to 255 (PIL's "I" to "RGB"). Gray output from a color source uses PIL's "L" weights
 // (ITU-R 601-2) except in the PNG and WebP paths (decode_png_webp.h). EXIF orientation is
-// ignored. JPEGs can be decoded at 1/2, 1/4 or 1/8 scale in the DCT domain.
+// ignored. JPEGs can be decoded at 1/2, 1/4 or 1/8 scale in the DCT domain, and a JPEG's window
+// alone (DecodeJpegRegion).
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -35,6 +37,8 @@
 #include "image/image.h"
 
 namespace stoker {
+
+class JpegRegionDecoder;  // decode_jpeg_region.h
 
 enum class EncodedFormat { kJpeg, kPng, kWebp };
 
@@ -61,7 +65,7 @@ struct EncodedHeader {
 // Thread-compatible: one per thread.
 class ImageDecoder {
  public:
-  ImageDecoder() = default;
+  ImageDecoder();
   ~ImageDecoder();
   ImageDecoder(const ImageDecoder&) = delete;
   ImageDecoder& operator=(const ImageDecoder&) = delete;
@@ -78,6 +82,22 @@ class ImageDecoder {
   // Errors: kDecodeError bad-sample errors.
   absl::Status Decode(absl::Span<const uint8_t> bytes, const ImageView& out);
 
+  // Decodes only `region` of a JPEG as decoded at 1/denominator scale, without decoding the rest
+  // (decode_jpeg_region.h says how, and what is still read): *out is Reshaped to the region's
+  // rows of a span of columns containing it, and *window set to the region's place in *out.
+  // Cut to *window, exactly the pixels of Decode into ScaledSize(header, denominator, channels)
+  // cut to `region`.
+  // REQUIRES: the last call on this decoder was a successful ReadHeader(bytes) that returned a
+  //   JPEG header; denominator is 1, 2, 4 or 8; region is non-empty and inside
+  //   ScaledSize(header, denominator, 1); channels is 1 or 3.
+  // Errors: kDecodeError bad-sample errors; INTERNAL when libjpeg cannot be set up.
+  absl::Status DecodeJpegRegion(absl::Span<const uint8_t> bytes, const PixelRect& region,
+                                uint32_t denominator, uint32_t channels, ImageBuffer* out,
+                                PixelRect* window);
+
+  // The header the last successful ReadHeader returned.
+  const EncodedHeader& header() const { return header_; }
+
  private:
   absl::Status DecodeJpeg(absl::Span<const uint8_t> bytes, const ImageView& out);
   // TurboJPEG into `out`'s pixels in `pixel_format` (a TJPF_*); accepts benign warnings.
@@ -88,6 +108,8 @@ class ImageDecoder {
   EncodedHeader header_;         // From the last ReadHeader.
   // RGB of a WebP decoded to gray; CMYK of a 4-channel JPEG; samples of a 16-bit gray PNG.
   std::vector<uint8_t> scratch_;
+  // For DecodeJpegRegion, created on first use.
+  std::unique_ptr<JpegRegionDecoder> region_decoder_;
 };
 
 // The gates one by one (ReadHeader runs them all).

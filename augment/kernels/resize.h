@@ -24,14 +24,6 @@ namespace stoker {
 
 enum class Interpolation { kBilinear = 0, kArea = 1, kAntialias = 2 };
 
-// A window of an image, in pixels.
-struct PixelRect {
-  uint32_t top = 0;
-  uint32_t left = 0;
-  uint32_t height = 0;
-  uint32_t width = 0;
-};
-
 // Resamples `region` of `in` to the whole of `out`.
 // REQUIRES: out has in's type and channels (1 to 4); region is non-empty and inside `in`;
 //   `in` and `out` do not overlap.

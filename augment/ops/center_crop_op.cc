@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "augment/kernels/geometry.h"
 #include "augment/ops/ops.h"
@@ -20,11 +21,23 @@ class CenterCropOp final : public WindowOp {
   CenterCropOp(const ImageShape& input, uint32_t height, uint32_t width)
       : WindowOp("center_crop", input, height, width) {}
 
+  bool ReadsWindow() const override { return true; }
+
+  std::optional<PixelRect> DrawWindow(const ImageShape& in, CounterRng* rng) const override {
+    const ImageShape& out = output_shape();
+    return PixelRect{CenteredOffset(in.height, out.height), CenteredOffset(in.width, out.width),
+                     out.height, out.width};
+  }
+
+  absl::Status ApplyToWindow(const ImageView& in, const PixelRect& window,
+                             const ImageView& out) const override {
+    Crop(in, window.top, window.left, out);
+    return absl::OkStatus();
+  }
+
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
-    Crop(in, CenteredOffset(in.shape.height, out.shape.height),
-         CenteredOffset(in.shape.width, out.shape.width), out);
-    return absl::OkStatus();
+    return ApplyToWindow(in, *DrawWindow(in.shape, rng), out);
   }
 };
 

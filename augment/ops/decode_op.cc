@@ -81,7 +81,10 @@ OpSchema DecodeOpSchema() {
       "images. Other formats, images "
       "over max_pixels and JPEGs with more than max_scans scans are bad samples (replaced). "
       "Before a resize that shrinks at least 2x, JPEGs are decoded at 1/2, 1/4 or 1/8 scale in "
-      "the DCT domain (never below the resize's output size).",
+      "the DCT domain (never below the resize's output size). Before center_crop, random_crop "
+      "or random_resized_crop only the crop's window of a JPEG is decoded (same bytes; a "
+      "bilinear or area random_resized_crop window of 2x the output or more also at a DCT "
+      "scale).",
       {
           {"channels", ArgType::kInt, "3", "1 (gray) or 3 (RGB)."},
           {"max_pixels", ArgType::kInt, "50000000", "Width x height budget, from the header."},

@@ -2,6 +2,7 @@
 // height × width window at a position drawn from the sample's RNG.
 
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,23 @@ class RandomCropOp final : public Op, public DrawsParams {
     return output_shape();
   }
 
+  // Without fixed padding, an input pad_if_needed leaves alone is read as one window.
+  bool ReadsWindow() const override {
+    const Padding& p = pad_.padding;
+    return p.left == 0 && p.top == 0 && p.right == 0 && p.bottom == 0;
+  }
+
+  std::optional<PixelRect> DrawWindow(const ImageShape& in, CounterRng* rng) const override {
+    if (PaddedShape(PaddedShape(in, pad_.padding), PaddingIfNeeded(in)) != in) return std::nullopt;
+    return DrawPosition(in, rng);
+  }
+
+  absl::Status ApplyToWindow(const ImageView& in, const PixelRect& window,
+                             const ImageView& out) const override {
+    Crop(in, window.top, window.left, out);
+    return absl::OkStatus();
+  }
+
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
     // torchvision pads twice: `padding`, then pad_if_needed's on the padded image.
@@ -40,26 +58,24 @@ class RandomCropOp final : public Op, public DrawsParams {
       Pad(in, pad_.padding, pad_.mode, pad_.fill.data(), scratch->view(), then);
       source = scratch->view();
     }
-    const Corner corner = Draw(padded, rng);
-    Crop(source, corner.top, corner.left, out);
-    return absl::OkStatus();
+    return ApplyToWindow(source, DrawPosition(source.shape, rng), out);
   }
 
   // [top, left] in the padded image.
   std::vector<double> DrawParams(const ImageShape& in, CounterRng* rng) const override {
-    const Corner c = Draw(PaddedShape(PaddedShape(in, pad_.padding), PaddingIfNeeded(in)), rng);
-    return {static_cast<double>(c.top), static_cast<double>(c.left)};
+    const PixelRect w =
+        DrawPosition(PaddedShape(PaddedShape(in, pad_.padding), PaddingIfNeeded(in)), rng);
+    return {static_cast<double>(w.top), static_cast<double>(w.left)};
   }
 
  private:
-  struct Corner {
-    uint32_t top, left;
-  };
-  // Draw order (op.h): top, then left, in the padded image.
-  Corner Draw(const ImageShape& padded, CounterRng* rng) const {
-    const uint64_t top = rng->UniformInt(uint64_t{padded.height} - output_shape().height + 1);
-    const uint64_t left = rng->UniformInt(uint64_t{padded.width} - output_shape().width + 1);
-    return Corner{static_cast<uint32_t>(top), static_cast<uint32_t>(left)};
+  // The window's position in `source` (the padded input). Draw order (op.h): top, then left.
+  PixelRect DrawPosition(const ImageShape& source, CounterRng* rng) const {
+    const ImageShape& out = output_shape();
+    const uint64_t top = rng->UniformInt(uint64_t{source.height} - out.height + 1);
+    const uint64_t left = rng->UniformInt(uint64_t{source.width} - out.width + 1);
+    return PixelRect{static_cast<uint32_t>(top), static_cast<uint32_t>(left), out.height,
+                     out.width};
   }
 
   // pad_if_needed's padding of the padded image: both sides of a dimension still smaller than

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "augment/kernels/resize.h"
@@ -57,15 +58,30 @@ class RandomResizedCropOp final : public Op, public DrawsParams {
         range_(range),
         interpolation_(interpolation) {}
 
+  bool ReadsWindow() const override { return true; }
+
+  std::optional<PixelRect> DrawWindow(const ImageShape& in, CounterRng* rng) const override {
+    return CropWindow(in.height, in.width, range_, rng);
+  }
+
+  absl::Status ApplyToWindow(const ImageView& in, const PixelRect& window,
+                             const ImageView& out) const override {
+    return Resize(in, window, interpolation_, out);
+  }
+
+  // Not for kAntialias, whose point is equality with PIL on the full-resolution pixels.
+  bool WindowMayBeDownscaled() const override {
+    return interpolation_ != Interpolation::kAntialias;
+  }
+
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
-    const PixelRect window = CropWindow(in.shape.height, in.shape.width, range_, rng);
-    return Resize(in, window, interpolation_, out);
+    return ApplyToWindow(in, *DrawWindow(in.shape, rng), out);
   }
 
   // [top, left, height, width] of the crop.
   std::vector<double> DrawParams(const ImageShape& in, CounterRng* rng) const override {
-    const PixelRect w = CropWindow(in.height, in.width, range_, rng);
+    const PixelRect w = *DrawWindow(in, rng);
     return {static_cast<double>(w.top), static_cast<double>(w.left), static_cast<double>(w.height),
             static_cast<double>(w.width)};
   }

@@ -75,17 +75,19 @@ std::vector<uint8_t> NaturalImage(uint32_t height, uint32_t width, uint32_t chan
   return pixels;
 }
 
-std::vector<uint8_t> EncodeJpeg(const ImageView& image, int quality, bool progressive) {
+std::vector<uint8_t> EncodeJpeg(const ImageView& image, int quality, bool progressive,
+                                ChromaSubsampling subsampling) {
   tjhandle handle = tjInitCompress();
   if (handle == nullptr) return {};
   const bool color = image.shape.channels == 3;
+  constexpr int kTjSubsampling[] = {TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_440, TJSAMP_411};
   unsigned char* jpeg = nullptr;
   unsigned long size = 0;  // NOLINT(runtime/int): TurboJPEG's type.
   const int flags = progressive ? TJFLAG_PROGRESSIVE : 0;
-  const int rc = tjCompress2(handle, image.pixels<const unsigned char>(),
-                             static_cast<int>(image.shape.width), 0,
-                             static_cast<int>(image.shape.height), color ? TJPF_RGB : TJPF_GRAY,
-                             &jpeg, &size, color ? TJSAMP_420 : TJSAMP_GRAY, quality, flags);
+  const int rc = tjCompress2(
+      handle, image.pixels<const unsigned char>(), static_cast<int>(image.shape.width), 0,
+      static_cast<int>(image.shape.height), color ? TJPF_RGB : TJPF_GRAY, &jpeg, &size,
+      color ? kTjSubsampling[static_cast<int>(subsampling)] : TJSAMP_GRAY, quality, flags);
   std::vector<uint8_t> bytes;
   if (rc == 0) bytes.assign(jpeg, jpeg + size);
   tjFree(jpeg);
@@ -93,7 +95,9 @@ std::vector<uint8_t> EncodeJpeg(const ImageView& image, int quality, bool progre
   return bytes;
 }
 
-std::vector<uint8_t> EncodePng(const ImageView& image) { return EncodeWithOpenCv(image, ".png", {}); }
+std::vector<uint8_t> EncodePng(const ImageView& image) {
+  return EncodeWithOpenCv(image, ".png", {});
+}
 
 std::vector<uint8_t> EncodeWebp(const ImageView& image) {
   return EncodeWithOpenCv(image, ".webp", {cv::IMWRITE_WEBP_QUALITY, 101});  // > 100: lossless.

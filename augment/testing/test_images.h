@@ -16,9 +16,14 @@ namespace stoker {
 std::vector<uint8_t> NaturalImage(uint32_t height, uint32_t width, uint32_t channels,
                                   uint64_t seed);
 
-// Encodes uint8 `image` (1 or 3 channels) with libjpeg-turbo at `quality`, 4:2:0 chroma
-// subsampling for color, baseline or progressive. Empty on failure.
-std::vector<uint8_t> EncodeJpeg(const ImageView& image, int quality, bool progressive = false);
+// Chroma subsampling of a color JPEG (horizontal x vertical): 4:4:4 none, 4:2:2 2x1, 4:2:0 2x2,
+// 4:4:0 1x2, 4:1:1 4x1.
+enum class ChromaSubsampling { k444, k422, k420, k440, k411 };
+
+// Encodes uint8 `image` (1 or 3 channels) with libjpeg-turbo at `quality`, with `subsampling`
+// for color, baseline or progressive. Empty on failure.
+std::vector<uint8_t> EncodeJpeg(const ImageView& image, int quality, bool progressive = false,
+                                ChromaSubsampling subsampling = ChromaSubsampling::k420);
 
 // Encodes uint8 `image` losslessly (PNG; WebP lossless) through OpenCV. Empty on failure.
 std::vector<uint8_t> EncodePng(const ImageView& image);

@@ -1,0 +1,242 @@
+// DecodeJpegRegion against Decode-then-crop, byte for byte, on photographs (skimage's sample
+// images, Debian's python3-skimage): real camera JPEGs as they are, and photos re-encoded with
+// every chroma subsampling, baseline and progressive, color and gray, at odd sizes; at every DCT
+// scale; windows touching each edge and corner, whole rows and columns, single pixels, and random
+// ones.
+
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "augment/kernels/decode.h"
+#include "augment/kernels/geometry.h"
+#include "augment/testing/test_images.h"
+#include "common/bad_sample.h"
+#include "common/counter_rng.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace stoker {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr DecodeLimits kLimits{50'000'000, 100};
+
+std::vector<uint8_t> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot open " << path
+                         << " (python3-skimage, installed by scripts/install-deps.sh)";
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string SkimagePath(const std::string& name) {
+  return std::string(STOKER_SKIMAGE_DATA_DIR) + "/" + name;
+}
+
+// A decoded image with its own pixels.
+struct Pixels {
+  ImageShape shape;
+  std::vector<uint8_t> data;
+  ImageView view() { return ImageView{data.data(), shape}; }
+};
+
+// Decodes (any format) at 1/denominator scale; fails the test on error.
+Pixels DecodeWhole(const std::vector<uint8_t>& bytes, uint32_t channels, uint32_t denominator) {
+  ImageDecoder decoder;
+  absl::StatusOr<EncodedHeader> header = decoder.ReadHeader(bytes, kLimits);
+  EXPECT_TRUE(header.ok()) << header.status();
+  if (!header.ok()) return {};
+  Pixels out{ScaledSize(*header, denominator, channels), {}};
+  out.data.resize(out.shape.elements());
+  const absl::Status status = decoder.Decode(bytes, out.view());
+  EXPECT_TRUE(status.ok()) << status;
+  return out;
+}
+
+// The top-left `height` × `width` of a photo, encoded as JPEG.
+std::vector<uint8_t> ReencodedPhoto(const std::string& png, uint32_t channels, uint32_t height,
+                                    uint32_t width, bool progressive,
+                                    ChromaSubsampling subsampling) {
+  Pixels photo = DecodeWhole(ReadFile(SkimagePath(png)), channels, 1);
+  Pixels part{ImageShape{height, width, channels, PixelType::kUint8}, {}};
+  part.data.resize(part.shape.elements());
+  Crop(photo.view(), 0, 0, part.view());
+  return EncodeJpeg(part.view(), 90, progressive, subsampling);
+}
+
+// Windows of an height × width image: the whole, each corner, bands reaching two opposite
+// edges, last row and column, single pixels at the corners and center, and random ones.
+std::vector<PixelRect> Windows(uint32_t height, uint32_t width, uint64_t seed) {
+  const uint32_t h = height / 2 + 1, w = width / 3 + 1;
+  std::vector<PixelRect> windows = {
+      {0, 0, height, width},
+      {0, 0, h, w},
+      {0, width - w, h, w},
+      {height - h, 0, h, w},
+      {height - h, width - w, h, w},
+      {height / 3, 0, height / 4 + 1, width},
+      {0, width / 3, height, width / 5 + 1},
+      {height - 1, 0, 1, width},
+      {0, width - 1, height, 1},
+      {0, 0, 1, 1},
+      {height - 1, width - 1, 1, 1},
+      {0, width - 1, 1, 1},
+      {height - 1, 0, 1, 1},
+      {height / 2, width / 2, 1, 1},
+      {height / 2 - 1, width / 2 - 1, std::min(height / 2 + 1, 3u), std::min(width / 2 + 1, 2u)},
+  };
+  CounterRng rng(seed);
+  for (int i = 0; i < 8; ++i) {
+    const auto top = static_cast<uint32_t>(rng.UniformInt(height));
+    const auto left = static_cast<uint32_t>(rng.UniformInt(width));
+    const auto rows = static_cast<uint32_t>(1 + rng.UniformInt(height - top));
+    const auto cols = static_cast<uint32_t>(1 + rng.UniformInt(width - left));
+    windows.push_back(PixelRect{top, left, rows, cols});
+  }
+  return windows;
+}
+
+std::string Describe(const PixelRect& r) {
+  return absl::StrCat("window top=", r.top, " left=", r.left, " ", r.height, "x", r.width);
+}
+
+// For each DCT scale and output channel count: every window decoded alone equals the whole
+// decode cut to it.
+void ExpectRegionsEqualWholeDecode(const std::vector<uint8_t>& jpeg) {
+  ASSERT_FALSE(jpeg.empty());
+  ImageDecoder decoder;
+  for (const uint32_t channels : {3u, 1u}) {
+    for (const uint32_t denominator : {1u, 2u, 4u, 8u}) {
+      SCOPED_TRACE(absl::StrCat(channels, " channels, scale 1/", denominator));
+      Pixels whole = DecodeWhole(jpeg, channels, denominator);
+      for (const PixelRect& window : Windows(whole.shape.height, whole.shape.width, denominator)) {
+        Pixels expected{ImageShape{window.height, window.width, channels, PixelType::kUint8}, {}};
+        expected.data.resize(expected.shape.elements());
+        Crop(whole.view(), window.top, window.left, expected.view());
+        ASSERT_TRUE(decoder.ReadHeader(jpeg, kLimits).ok());
+        ImageBuffer span;
+        PixelRect in_span;
+        const absl::Status status =
+            decoder.DecodeJpegRegion(jpeg, window, denominator, channels, &span, &in_span);
+        ASSERT_TRUE(status.ok()) << status << " " << Describe(window);
+        ASSERT_EQ(span.shape().height, window.height);
+        ASSERT_LE(in_span.left + window.width, span.shape().width);
+        ASSERT_EQ(in_span.height, window.height);
+        ASSERT_EQ(in_span.width, window.width);
+        Pixels got{expected.shape, std::vector<uint8_t>(expected.data.size())};
+        Crop(span.view(), in_span.top, in_span.left, got.view());
+        size_t differing = 0, first = 0;
+        for (size_t i = got.data.size(); i-- > 0;) {
+          if (got.data[i] != expected.data[i]) ++differing, first = i;
+        }
+        const size_t pixel = first / channels;
+        EXPECT_EQ(differing, 0u) << Describe(window) << ": first at y=" << pixel / window.width
+                                 << " x=" << pixel % window.width;
+      }
+    }
+  }
+}
+
+TEST(DecodeJpegRegionTest, CameraJpegsAsTheyAre) {
+  // rocket and hubble are 4:4:4, retina (1411 x 1411) 4:2:0.
+  for (const char* name : {"rocket.jpg", "hubble_deep_field.jpg", "retina.jpg"}) {
+    SCOPED_TRACE(name);
+    ExpectRegionsEqualWholeDecode(ReadFile(SkimagePath(name)));
+  }
+}
+
+TEST(DecodeJpegRegionTest, EverySubsamplingBaselineAndProgressive) {
+  for (const ChromaSubsampling subsampling :
+       {ChromaSubsampling::k444, ChromaSubsampling::k422, ChromaSubsampling::k420,
+        ChromaSubsampling::k440, ChromaSubsampling::k411}) {
+    for (const bool progressive : {false, true}) {
+      SCOPED_TRACE(absl::StrCat("subsampling ", static_cast<int>(subsampling),
+                                progressive ? " progressive" : " baseline"));
+      // Odd sizes: neither a multiple of the iMCU nor even.
+      ExpectRegionsEqualWholeDecode(
+          ReencodedPhoto("chelsea.png", 3, 299, 451, progressive, subsampling));
+      ExpectRegionsEqualWholeDecode(
+          ReencodedPhoto("motorcycle_left.png", 3, 500, 741, progressive, subsampling));
+    }
+  }
+}
+
+// A progressive file cut after its first scans (then EOI): libjpeg smooths the blocks whose AC
+// coefficients are still unknown, from the DC values of their neighbours.
+TEST(DecodeJpegRegionTest, ProgressiveFileWithOnlyItsFirstScans) {
+  for (const int scans : {1, 2, 4}) {
+    SCOPED_TRACE(absl::StrCat(scans, " scans"));
+    std::vector<uint8_t> jpeg =
+        ReencodedPhoto("motorcycle_left.png", 3, 500, 741, true, ChromaSubsampling::k420);
+    int seen = 0;
+    for (size_t i = 2; i + 1 < jpeg.size(); ++i) {
+      if (jpeg[i] == 0xFF && jpeg[i + 1] == 0xDA && ++seen == scans + 1) {
+        jpeg.resize(i);
+        jpeg.insert(jpeg.end(), {0xFF, 0xD9});
+        break;
+      }
+    }
+    ASSERT_EQ(seen, scans + 1);
+    ExpectRegionsEqualWholeDecode(jpeg);
+  }
+}
+
+TEST(DecodeJpegRegionTest, GrayJpegs) {
+  for (const bool progressive : {false, true}) {
+    SCOPED_TRACE(progressive ? "progressive" : "baseline");
+    ExpectRegionsEqualWholeDecode(
+        ReencodedPhoto("camera.png", 1, 509, 383, progressive, ChromaSubsampling::k444));
+    ExpectRegionsEqualWholeDecode(
+        ReencodedPhoto("coffee.png", 1, 400, 599, progressive, ChromaSubsampling::k444));
+  }
+}
+
+TEST(DecodeJpegRegionTest, CmykAndYcckJpegsConvertLikePil) {
+  for (const char* name : {"cmyk_adobe.jpg", "cmyk_no_adobe.jpg", "ycck.jpg"}) {
+    SCOPED_TRACE(name);
+    ExpectRegionsEqualWholeDecode(ReadFile(std::string(STOKER_PIL_FIXTURES_DIR) + "/" + name));
+  }
+}
+
+TEST(DecodeJpegRegionTest, TruncatedFileIsRefusedWhereverTheWindowIs) {
+  std::vector<uint8_t> jpeg =
+      ReencodedPhoto("chelsea.png", 3, 300, 451, false, ChromaSubsampling::k420);
+  jpeg.resize(jpeg.size() * 3 / 5);  // The bottom rows are missing; the top ones are whole.
+  ImageDecoder decoder;
+  ASSERT_TRUE(decoder.ReadHeader(jpeg, kLimits).ok());
+  Pixels whole{ImageShape{300, 451, 3, PixelType::kUint8}, {}};
+  whole.data.resize(whole.shape.elements());
+  const absl::Status whole_status = decoder.Decode(jpeg, whole.view());
+  ASSERT_EQ(BadSampleReasonOf(whole_status), BadSampleReason::kDecodeError) << whole_status;
+
+  ImageBuffer top;
+  PixelRect in_top;
+  ASSERT_TRUE(decoder.ReadHeader(jpeg, kLimits).ok());
+  const absl::Status status =
+      decoder.DecodeJpegRegion(jpeg, PixelRect{0, 8, 16, 32}, 1, 3, &top, &in_top);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_EQ(BadSampleReasonOf(status), BadSampleReason::kDecodeError);
+  EXPECT_EQ(status.message(), whole_status.message());
+  EXPECT_THAT(std::string(status.message()), HasSubstr("Premature end of JPEG file"));
+
+  // The decoder is still usable after the error.
+  ExpectRegionsEqualWholeDecode(
+      ReencodedPhoto("chelsea.png", 3, 300, 451, false, ChromaSubsampling::k420));
+}
+
+TEST(DecodeJpegRegionTest, CorruptEntropyDataDecodesAsInTheWholeDecode) {
+  // Bytes overwritten in the middle of the scan: libjpeg warns ("Corrupt JPEG data") and
+  // resynchronizes; a window must show the same damaged pixels the whole decode shows.
+  std::vector<uint8_t> jpeg =
+      ReencodedPhoto("motorcycle_left.png", 3, 500, 741, false, ChromaSubsampling::k420);
+  ASSERT_GT(jpeg.size(), 4000u);
+  for (size_t i = jpeg.size() / 2; i < jpeg.size() / 2 + 40; i += 3) jpeg[i] ^= 0x5A;
+  ExpectRegionsEqualWholeDecode(jpeg);
+}
+
+}  // namespace
+}  // namespace stoker
