@@ -10,17 +10,20 @@
 // may read a dataset (a slow manifest server must not hold up heartbeats), and LeaseTasks to
 // its own because it does not wait for the journal (coordinator.h) and must not queue behind
 // calls that do. A call that finds kMaxQueuedCalls waiting is answered UNAVAILABLE (retry).
+// Every call's time from handler entry to Finish goes into CallLatencies (call_latencies.h).
 
 #include <grpcpp/grpcpp.h>
 
 #include "common/tls/grpc_tls.h"
 #include "coordinator/call_executor.h"
+#include "coordinator/call_latencies.h"
 #include "coordinator/coordinator.h"
 #include "stoker/v1/coordinator.grpc.pb.h"
 
 namespace stoker {
 
-// Thread-safe (as Coordinator is). Does not own the coordinator, which must outlive it.
+// Thread-safe (as Coordinator is). Does not own the coordinator or the latencies, which must
+// outlive it.
 class CoordinatorService final : public stoker::v1::Coordinator::CallbackService {
  public:
   // Threads running the calls other than LeaseTasks and OpenJob, LeaseTasks, and OpenJob; most
@@ -35,8 +38,9 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   static constexpr int kOpenJobThreads = 2;
   static constexpr size_t kMaxQueuedCalls = 4096;
 
-  // `insecure`: no peer identity, every role check passes.
-  CoordinatorService(Coordinator* coordinator, bool insecure);
+  // `insecure`: no peer identity, every role check passes. Each call's latency is observed in
+  // `latencies`.
+  CoordinatorService(Coordinator* coordinator, CallLatencies* latencies, bool insecure);
   ~CoordinatorService() override;
   // Finishes the queued calls and joins the threads; call after the server's Shutdown. Idempotent.
   void Stop();
@@ -64,7 +68,16 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
                                       stoker::v1::GetStatusResponse* response) override;
 
  private:
+  // Checks the caller's role, then runs `call` (which blocks: the coordinator's mutex, the
+  // journal's sync, dataset I/O) on `executor` and finishes the gRPC call from there with its
+  // result; on success its value becomes the response. The callback thread returns at once.
+  template <typename Response, typename Call>
+  grpc::ServerUnaryReactor* Reply(const char* method, std::initializer_list<Role> allowed,
+                                  CallExecutor* executor, grpc::CallbackServerContext* context,
+                                  Response* response, Call call);
+
   Coordinator* const coordinator_;
+  CallLatencies* const latencies_;
   const RoleGate gate_;
   CallExecutor calls_;
   CallExecutor leases_;

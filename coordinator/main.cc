@@ -95,7 +95,8 @@ int Run(int argc, char** argv) {
       return 1;
     }
   }
-  const auto metrics = std::make_shared<CoordinatorMetrics>((*server)->coordinator());
+  const auto metrics = std::make_shared<CoordinatorMetrics>((*server)->coordinator(),
+                                                            (*server)->call_latencies());
   absl::StatusOr<std::unique_ptr<MetricsServer>> metrics_server = metrics_flags.Serve(metrics);
   if (!metrics_server.ok()) {
     std::fprintf(stderr, "stoker-coordinator: %s\n", metrics_server.status().ToString().c_str());
