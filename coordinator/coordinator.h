@@ -45,6 +45,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -221,7 +222,17 @@ class Coordinator {
   absl::Status CheckTaskOfRankLocked(const stoker::v1::TaskId& task, const JobRecord& job,
                                      uint32_t rank, const std::string& field) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<stoker::v1::ClientHeartbeatResponse> ClientHeartbeatLocked(
+  // The registered workers as ClientHeartbeat lists them: shared and immutable, rebuilt only
+  // after a worker registered or was removed, so that a heartbeat copies it into its response
+  // outside the lock.
+  using WorkerList = std::shared_ptr<const std::vector<WorkerRecord>>;
+  WorkerList WorkerListLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // ClientHeartbeat's response, less its workers, and the worker list to add to it.
+  struct ClientHeartbeatReply {
+    stoker::v1::ClientHeartbeatResponse response;
+    WorkerList workers;
+  };
+  absl::StatusOr<ClientHeartbeatReply> ClientHeartbeatLocked(
       const stoker::v1::ClientHeartbeatRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A rank's reports count only from the client that holds it: the one that last reported for
   // it, while heard within worker_timeout (then another client takes over: a restarted
@@ -261,6 +272,7 @@ class Coordinator {
   ClusterState state_ ABSL_GUARDED_BY(mu_);
   StatusBoard board_ ABSL_GUARDED_BY(mu_);
   HedgeBook hedges_ ABSL_GUARDED_BY(mu_);  // backup leases of overdue tasks (soft state)
+  WorkerList worker_list_ ABSL_GUARDED_BY(mu_);  // null: rebuild (WorkerListLocked)
 };
 
 }  // namespace stoker

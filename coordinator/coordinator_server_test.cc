@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -23,7 +24,9 @@
 namespace stoker {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Pair;
 
 std::unique_ptr<CoordinatorServer> StartServer() {
   CoordinatorConfig config;  // 127.0.0.1:0
@@ -73,7 +76,8 @@ TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
                             release.WaitForNotification();
                             return CreateSource(spec, seed);
                           });
-  CoordinatorService service(&coordinator, /*insecure=*/true);
+  CallLatencies latencies;
+  CoordinatorService service(&coordinator, &latencies, /*insecure=*/true);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -115,6 +119,11 @@ TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
   for (const grpc::Status& open : open_status) EXPECT_TRUE(open.ok()) << open.error_message();
   server->Shutdown();
   service.Stop();
+  // Every answered call's latency was observed, by method.
+  std::map<std::string, uint64_t> observed;
+  for (const auto& [method, histogram] : latencies.Snapshot()) observed[method] = histogram.count();
+  EXPECT_THAT(observed, ElementsAre(Pair("GetStatus", 1), Pair("OpenJob", kOpens),
+                                    Pair("RegisterWorker", 20)));
 }
 
 // grpc.health.v1.Health/Check with a hand-encoded request: Debian ships no generated health
