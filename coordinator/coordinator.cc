@@ -180,15 +180,31 @@ absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasks(
   // task whose completion is lost is pending again, as its lease said it was): only a reply
   // saying rank_finished waits for the journal. So LeaseTasks does not queue behind the group
   // commit of other calls' completions.
-  uint64_t seq = 0;
-  absl::StatusOr<stoker::v1::LeaseTasksResponse> result;
+  LeaseReply reply;
   {
     absl::MutexLock lock(&mu_);
-    result = LeaseTasksLocked(request);
-    if (store_ != nullptr && result.ok() && result->rank_finished()) seq = store_->last_added();
+    reply = LeaseReplyLocked(request);
   }
-  RETURN_IF_ERROR(SyncStore(seq));
-  return result;
+  RETURN_IF_ERROR(SyncStore(reply.sync_seq));
+  return std::move(reply.result);
+}
+
+std::optional<Coordinator::LeaseReply> Coordinator::TryLeaseTasks(
+    const stoker::v1::LeaseTasksRequest& request) {
+  if (!mu_.TryLock()) return std::nullopt;
+  LeaseReply reply = LeaseReplyLocked(request);
+  mu_.Unlock();
+  return reply;
+}
+
+Coordinator::LeaseReply Coordinator::LeaseReplyLocked(
+    const stoker::v1::LeaseTasksRequest& request) {
+  LeaseReply reply;
+  reply.result = LeaseTasksLocked(request);
+  if (store_ != nullptr && reply.result.ok() && reply.result->rank_finished()) {
+    reply.sync_seq = store_->last_added();
+  }
+  return reply;
 }
 
 absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat(

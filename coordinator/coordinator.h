@@ -147,6 +147,18 @@ class Coordinator {
   //   NOT_FOUND         unknown job, or unknown worker (register again).
   absl::StatusOr<stoker::v1::LeaseTasksResponse> LeaseTasks(
       const stoker::v1::LeaseTasksRequest& request);
+  // LeaseTasks for a caller that must not block (a gRPC callback thread): nullopt, having done
+  // nothing, when the lock is held; otherwise LeaseTasks' result and the journal sequence the
+  // reply must wait for (0: none; else pass it to SyncStore, which blocks, before replying).
+  struct LeaseReply {
+    absl::StatusOr<stoker::v1::LeaseTasksResponse> result;
+    uint64_t sync_seq = 0;
+  };
+  std::optional<LeaseReply> TryLeaseTasks(const stoker::v1::LeaseTasksRequest& request)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits until the store holds everything up to `seq` durably (0, or no store: at once), then
+  // compacts it when due. The journal's error when it cannot.
+  absl::Status SyncStore(uint64_t seq) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Completes the `consumed` tasks and returns the live workers and the job's state. Errors:
   //   NOT_FOUND         unknown job.
@@ -189,8 +201,6 @@ class Coordinator {
   template <typename Response, typename Request>
   absl::StatusOr<Response> Durably(absl::StatusOr<Response> (Coordinator::*method)(const Request&),
                                    const Request& request) ABSL_LOCKS_EXCLUDED(mu_);
-  // Waits for the store through everything added so far, then compacts it when due.
-  absl::Status SyncStore(uint64_t seq) ABSL_LOCKS_EXCLUDED(mu_);
   // OpenJob's request, the job's geometry (computed outside the lock) and, with tokens, the
   // resume point computed from them.
   struct OpenJobArgs {
@@ -217,6 +227,9 @@ class Coordinator {
       const stoker::v1::WorkerHeartbeatRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::LeaseTasksResponse> LeaseTasksLocked(
       const stoker::v1::LeaseTasksRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // LeaseTasksLocked, and the sequence its reply waits for (only a rank_finished one waits).
+  LeaseReply LeaseReplyLocked(const stoker::v1::LeaseTasksRequest& request)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // OK when `task` is a task of `job` and of `rank`; otherwise INVALID_ARGUMENT starting with
   // `field` ("consumed[3]: ").
   absl::Status CheckTaskOfRankLocked(const stoker::v1::TaskId& task, const JobRecord& job,

@@ -1,13 +1,53 @@
 #include "coordinator/coordinator_service.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/grpc_status.h"
+#include "common/status_macros.h"
 
 namespace stoker {
+
+// Finishes one call with a status, observing its latency since the handler was entered.
+struct CoordinatorService::Finisher {
+  CallLatencies* latencies;
+  grpc::ServerUnaryReactor* reactor;
+  const char* method;
+  absl::Time start;
+
+  void operator()(const absl::Status& status) const {
+    latencies->Observe(method, absl::Now() - start);
+    reactor->Finish(ToGrpcStatus(status));
+  }
+};
+
+std::optional<CoordinatorService::Finisher> CoordinatorService::Admit(
+    const char* method, std::initializer_list<Role> allowed,
+    const grpc::CallbackServerContext& context, grpc::ServerUnaryReactor* reactor) {
+  const Finisher finish{latencies_, reactor, method, absl::Now()};
+  if (absl::Status denied = gate_.Check(context, method, allowed).status(); !denied.ok()) {
+    finish(denied);
+    return std::nullopt;
+  }
+  return finish;
+}
+
+template <typename Response, typename Call>
+void CoordinatorService::Schedule(CallExecutor* executor, const Finisher& finish,
+                                  Response* response, Call call) {
+  const bool queued = executor->Schedule([response, finish, call = std::move(call)]() mutable {
+    absl::StatusOr<Response> result = call();
+    if (result.ok()) *response = std::move(result).value();
+    finish(result.status());
+  });
+  if (!queued) {
+    finish(absl::UnavailableError(absl::StrCat(
+        "coordinator overloaded: too many calls waiting (", executor->name(), "); retry")));
+  }
+}
 
 template <typename Response, typename Call>
 grpc::ServerUnaryReactor* CoordinatorService::Reply(const char* method,
@@ -15,27 +55,9 @@ grpc::ServerUnaryReactor* CoordinatorService::Reply(const char* method,
                                                     CallExecutor* executor,
                                                     grpc::CallbackServerContext* context,
                                                     Response* response, Call call) {
-  const absl::Time start = absl::Now();
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  auto finish = [this, reactor, method, start](const absl::Status& status) {
-    latencies_->Observe(method, absl::Now() - start);
-    reactor->Finish(ToGrpcStatus(status));
-  };
-  if (absl::Status denied = gate_.Check(*context, method, allowed).status(); !denied.ok()) {
-    finish(denied);
-    return reactor;
-  }
-  const bool queued =
-      executor->Schedule([response, finish, call = std::move(call)]() mutable {
-        absl::StatusOr<Response> result = call();
-        if (result.ok()) *response = std::move(result).value();
-        finish(result.status());
-      });
-  if (!queued) {
-    finish(absl::UnavailableError(
-        absl::StrCat("coordinator overloaded: too many calls waiting (", executor->name(),
-                     "); retry")));
-  }
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();  // once: it resets the reactor
+  const std::optional<Finisher> finish = Admit(method, allowed, *context, reactor);
+  if (finish.has_value()) Schedule(executor, *finish, response, std::move(call));
   return reactor;
 }
 
@@ -87,8 +109,25 @@ grpc::ServerUnaryReactor* CoordinatorService::WorkerHeartbeat(
 grpc::ServerUnaryReactor* CoordinatorService::LeaseTasks(
     grpc::CallbackServerContext* context, const stoker::v1::LeaseTasksRequest* request,
     stoker::v1::LeaseTasksResponse* response) {
-  return Reply("LeaseTasks", {Role::kWorker}, &leases_, context, response,
-               [this, request] { return coordinator_->LeaseTasks(*request); });
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();  // once: it resets the reactor
+  const std::optional<Finisher> finish = Admit("LeaseTasks", {Role::kWorker}, *context, reactor);
+  if (!finish.has_value()) return reactor;
+  std::optional<Coordinator::LeaseReply> now = coordinator_->TryLeaseTasks(*request);
+  if (!now.has_value()) {  // the lock is held: wait for it on the lease pool
+    Schedule(&leases_, *finish, response, [this, request] {
+      return coordinator_->LeaseTasks(*request);
+    });
+  } else if (now->sync_seq == 0) {  // answered here, no wait
+    if (now->result.ok()) *response = *std::move(now->result);
+    (*finish)(now->result.status());
+  } else {  // a rank_finished reply waits for the journal on the lease pool
+    Schedule(&leases_, *finish, response,
+             [this, reply = *std::move(now)]() mutable -> absl::StatusOr<LeaseTasksResponse> {
+               RETURN_IF_ERROR(coordinator_->SyncStore(reply.sync_seq));
+               return std::move(reply.result);
+             });
+  }
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::ClientHeartbeat(
