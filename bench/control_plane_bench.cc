@@ -170,10 +170,9 @@ class Driver {
     call->request.set_max_tasks(kTasksPerLease);
     Begin(call);
     call->start = absl::Now();
-    stub_->async()->LeaseTasks(&call->context, &call->request, &call->response,
-                               [this, call, r, w](grpc::Status status) {
-                                 OnLeased(call, r, w, status);
-                               });
+    stub_->async()->LeaseTasks(
+        &call->context, &call->request, &call->response,
+        [this, call, r, w](grpc::Status status) { OnLeased(call, r, w, status); });
   }
 
   void OnLeased(LeaseCall* call, uint32_t r, size_t w, const grpc::Status& status) {
@@ -293,10 +292,11 @@ int Run(const Options& o) {
   }
   grpc::ChannelArguments args;
   ApplyClientKeepalive(&args);
-  Driver driver(o,
-                grpc::CreateCustomChannel(o.coordinator,
-                                          ChannelCredentials(TlsConfig::Plaintext(), {Role::kCoordinator}), args),
-                job->job_id(), std::move(worker_ids));
+  Driver driver(
+      o,
+      grpc::CreateCustomChannel(
+          o.coordinator, ChannelCredentials(TlsConfig::Plaintext(), {Role::kCoordinator}), args),
+      job->job_id(), std::move(worker_ids));
   driver.Run(absl::Now() + absl::Seconds(o.seconds));
   return 0;
 }

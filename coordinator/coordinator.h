@@ -284,7 +284,7 @@ class Coordinator {
   std::map<uint64_t, absl::Time> job_heard_ ABSL_GUARDED_BY(mu_);
   ClusterState state_ ABSL_GUARDED_BY(mu_);
   StatusBoard board_ ABSL_GUARDED_BY(mu_);
-  HedgeBook hedges_ ABSL_GUARDED_BY(mu_);  // backup leases of overdue tasks (soft state)
+  HedgeBook hedges_ ABSL_GUARDED_BY(mu_);        // backup leases of overdue tasks (soft state)
   WorkerList worker_list_ ABSL_GUARDED_BY(mu_);  // null: rebuild (WorkerListLocked)
 };
 

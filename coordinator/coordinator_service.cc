@@ -44,8 +44,8 @@ void CoordinatorService::Schedule(CallExecutor* executor, const Finisher& finish
     finish(result.status());
   });
   if (!queued) {
-    finish(absl::UnavailableError(absl::StrCat(
-        "coordinator overloaded: too many calls waiting (", executor->name(), "); retry")));
+    finish(absl::UnavailableError(absl::StrCat("coordinator overloaded: too many calls waiting (",
+                                               executor->name(), "); retry")));
   }
 }
 
@@ -114,9 +114,8 @@ grpc::ServerUnaryReactor* CoordinatorService::LeaseTasks(
   if (!finish.has_value()) return reactor;
   std::optional<Coordinator::LeaseReply> now = coordinator_->TryLeaseTasks(*request);
   if (!now.has_value()) {  // the lock is held: wait for it on the lease pool
-    Schedule(&leases_, *finish, response, [this, request] {
-      return coordinator_->LeaseTasks(*request);
-    });
+    Schedule(&leases_, *finish, response,
+             [this, request] { return coordinator_->LeaseTasks(*request); });
   } else if (now->sync_seq == 0) {  // answered here, no wait
     if (now->result.ok()) *response = *std::move(now->result);
     (*finish)(now->result.status());
@@ -140,8 +139,9 @@ grpc::ServerUnaryReactor* CoordinatorService::ClientHeartbeat(
 grpc::ServerUnaryReactor* CoordinatorService::GetStatus(grpc::CallbackServerContext* context,
                                                         const stoker::v1::GetStatusRequest* request,
                                                         stoker::v1::GetStatusResponse* response) {
-  return Reply("GetStatus", {Role::kOperator, Role::kTrainer}, &calls_, context, response,
-      [this] { return absl::StatusOr<stoker::v1::GetStatusResponse>(coordinator_->GetStatus()); });
+  return Reply("GetStatus", {Role::kOperator, Role::kTrainer}, &calls_, context, response, [this] {
+    return absl::StatusOr<stoker::v1::GetStatusResponse>(coordinator_->GetStatus());
+  });
 }
 
 }  // namespace stoker

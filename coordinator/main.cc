@@ -39,8 +39,8 @@ int Serve(const CoordinatorConfig& config, const std::string& port_file,
       return 1;
     }
   }
-  const auto metrics = std::make_shared<CoordinatorMetrics>((*server)->coordinator(),
-                                                            (*server)->call_latencies());
+  const auto metrics =
+      std::make_shared<CoordinatorMetrics>((*server)->coordinator(), (*server)->call_latencies());
   absl::StatusOr<std::unique_ptr<MetricsServer>> metrics_server = metrics_flags.Serve(metrics);
   if (!metrics_server.ok()) {
     std::fprintf(stderr, "stoker-coordinator: %s\n", metrics_server.status().ToString().c_str());
@@ -48,8 +48,7 @@ int Serve(const CoordinatorConfig& config, const std::string& port_file,
   }
   // The listen host as given (0.0.0.0 stays 0.0.0.0) with the bound port, and the address a
   // client on this host dials.
-  const std::string listen_host =
-      config.listen_address.substr(0, config.listen_address.rfind(':'));
+  const std::string listen_host = config.listen_address.substr(0, config.listen_address.rfind(':'));
   std::printf("stoker-coordinator listening on %s:%d (dial %s on this host)\n", listen_host.c_str(),
               (*server)->port(), (*server)->address().c_str());
   std::fflush(stdout);
