@@ -90,6 +90,7 @@ absl::Status ClusterState::ApplyRegisterWorker(const stoker::v1::RegisterWorkerU
   record.cores = update.cores();
   record.last_heartbeat_unix_ms = update.now_unix_ms();
   record.private_to_client = update.private_to_client();
+  workers_by_heartbeat_.emplace(record.last_heartbeat_unix_ms, record.id);
   next_worker_id_ = std::max(next_worker_id_, update.worker_id() + 1);
   return absl::OkStatus();
 }
@@ -99,8 +100,12 @@ absl::Status ClusterState::ApplyWorkerHeartbeat(const stoker::v1::WorkerHeartbea
   if (it == workers_.end()) {
     return absl::NotFoundError(absl::StrCat("worker ", update.worker_id(), " is not registered"));
   }
-  it->second.record.last_heartbeat_unix_ms =
-      std::max(it->second.record.last_heartbeat_unix_ms, update.now_unix_ms());
+  int64_t& last = it->second.record.last_heartbeat_unix_ms;
+  if (update.now_unix_ms() > last) {
+    workers_by_heartbeat_.erase({last, update.worker_id()});
+    last = update.now_unix_ms();
+    workers_by_heartbeat_.emplace(last, update.worker_id());
+  }
   it->second.revoked.clear();
   return absl::OkStatus();
 }
@@ -173,6 +178,7 @@ absl::Status ClusterState::ApplyRestore(const stoker::v1::Snapshot& snapshot) {
   jobs_ = std::move(scratch.jobs_);
   job_ids_by_name_ = std::move(scratch.job_ids_by_name_);
   workers_ = std::move(scratch.workers_);
+  workers_by_heartbeat_ = std::move(scratch.workers_by_heartbeat_);
   next_job_id_ = scratch.next_job_id_;
   next_worker_id_ = scratch.next_worker_id_;
   incarnation_ = snapshot.incarnation();
@@ -249,9 +255,12 @@ bool ClusterState::IsDone(const TaskId& task) const {
   auto ref = Locate(task);
   if (!ref.ok()) return false;
   if (ref->obsolete) return true;
-  const RankProgress* progress = FindProgress(ref->job_id, ref->rank);
+  return IsDoneAt(FindProgress(ref->job_id, ref->rank), ref->seq);
+}
+
+bool ClusterState::IsDoneAt(const RankProgress* progress, uint64_t seq) {
   if (progress == nullptr) return false;
-  return ref->seq < progress->done_watermark || progress->done.count(ref->seq) > 0;
+  return seq < progress->done_watermark || progress->done.count(seq) > 0;
 }
 
 // --- Queries ---
@@ -294,9 +303,11 @@ std::vector<const WorkerRecord*> ClusterState::Workers() const {
 
 std::vector<uint64_t> ClusterState::WorkersSilentSince(int64_t cutoff_unix_ms) const {
   std::vector<uint64_t> out;
-  for (const auto& [id, worker] : workers_) {
-    if (worker.record.last_heartbeat_unix_ms < cutoff_unix_ms) out.push_back(id);
+  for (auto it = workers_by_heartbeat_.begin();
+       it != workers_by_heartbeat_.end() && it->first < cutoff_unix_ms; ++it) {
+    out.push_back(it->second);
   }
+  std::sort(out.begin(), out.end());
   return out;
 }
 

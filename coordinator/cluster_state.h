@@ -156,7 +156,7 @@ class ClusterState {
   const WorkerRecord* FindWorkerByAddress(absl::string_view address) const;
   // Every registered worker, by id.
   std::vector<const WorkerRecord*> Workers() const;
-  // Workers whose last heartbeat is before `cutoff_unix_ms`.
+  // Workers whose last heartbeat is before `cutoff_unix_ms`, by id (from an index: no scan).
   std::vector<uint64_t> WorkersSilentSince(int64_t cutoff_unix_ms) const;
 
   // The rank a task belongs to. NOT_FOUND for an unknown job; INVALID_ARGUMENT when the task is
@@ -204,6 +204,8 @@ class ClusterState {
   struct Job {
     JobRecord record;
     std::map<uint32_t, RankProgress> ranks;  // created on first use
+    // The ranks whose progress is resumed (a rank's tasks are found without a scan of them all).
+    std::set<uint32_t> resumed_ranks;
   };
   struct Worker {
     WorkerRecord record;
@@ -235,6 +237,8 @@ class ClusterState {
   // INVALID_ARGUMENT when the task is outside its job's plan; NOT_FOUND for an unknown job.
   absl::StatusOr<TaskRef> Locate(const stoker::v1::TaskId& task) const;
   bool IsDone(const stoker::v1::TaskId& task) const;
+  // Whether sequence `seq` of a rank with `progress` (null: none yet) is done.
+  static bool IsDoneAt(const RankProgress* progress, uint64_t seq);
   // The rank's sequence. `progress` may be null (a rank without progress follows the normal
   // plan).
   static RankSequence SequenceOf(const JobRecord& job, uint32_t rank, const RankProgress* progress);
@@ -266,6 +270,8 @@ class ClusterState {
   std::map<uint64_t, Job> jobs_;
   absl::flat_hash_map<std::string, uint64_t> job_ids_by_name_;
   std::map<uint64_t, Worker> workers_;
+  // Every worker by (last heartbeat, id), so that silent workers are found without a scan.
+  std::set<std::pair<int64_t, uint64_t>> workers_by_heartbeat_;
   // Every lease by expiry, to find expired ones without a scan.
   std::set<std::tuple<int64_t, uint64_t, uint32_t, uint64_t>> leases_by_expiry_;
   // The leases each worker holds (released ones are in no worker's set), so that a lost worker's

@@ -43,7 +43,7 @@ absl::Status ClusterState::ApplyLeaseTasks(const stoker::v1::LeaseTasksUpdate& u
                                                         " is leased to worker ",
                                                         progress->leased.at(ref.seq).worker_id));
     }
-    if (IsDone(task)) {
+    if (IsDoneAt(progress, ref.seq)) {
       return absl::FailedPreconditionError(
           absl::StrCat("lease_tasks: ", DescribeTask(task), " is done"));
     }
@@ -85,6 +85,7 @@ absl::Status ClusterState::ApplyRemoveWorker(const stoker::v1::RemoveWorkerUpdat
       RequeueLease(job.record, rank, progress, progress.leased.find(seq), /*revoke=*/false);
     }
   }
+  workers_by_heartbeat_.erase({worker->second.record.last_heartbeat_unix_ms, worker->first});
   workers_.erase(worker);
   return absl::OkStatus();
 }

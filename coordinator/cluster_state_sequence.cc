@@ -44,6 +44,7 @@ absl::Status ClusterState::ApplyResumeRank(const stoker::v1::ResumeRankUpdate& u
   }
   progress = RankProgress();
   progress.resumed = std::move(resumed);
+  job.resumed_ranks.insert(update.rank());
   return absl::OkStatus();
 }
 
@@ -70,8 +71,9 @@ absl::StatusOr<ClusterState::TaskRef> ClusterState::Locate(const TaskId& task) c
   ref.job_id = task.job_id();
   // A resumed rank's list of its resume epoch holds any batch of that epoch (pads included).
   bool resumed_at_or_after = false;
-  for (const auto& [rank, progress] : job.ranks) {
-    if (!progress.resumed || progress.resumed->first_epoch() < task.epoch()) continue;
+  for (uint32_t rank : job.resumed_ranks) {
+    const RankProgress& progress = job.ranks.at(rank);
+    if (progress.resumed->first_epoch() < task.epoch()) continue;
     resumed_at_or_after = true;
     if (std::optional<uint64_t> seq = progress.resumed->SeqOf(task.epoch(), g)) {
       ref.rank = rank;

@@ -122,6 +122,26 @@ TEST_F(ClusterStateTest, WorkerHeartbeatUpdatesLiveness) {
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("worker 42")));
 }
 
+// WorkersSilentSince reads an index by last heartbeat: it follows heartbeats (never back in
+// time), removals and restores, and lists ids in order.
+TEST_F(ClusterStateTest, SilentWorkersFollowHeartbeatsRemovalsAndRestores) {
+  ASSERT_THAT(state_.Apply(Register(9, "c:1", 1, 3000)), IsOk());
+  ASSERT_THAT(state_.Apply(Heartbeat(kWorkerB, 4000)), IsOk());
+  ASSERT_THAT(state_.Apply(Heartbeat(kWorkerB, 2000)), IsOk());  // late: keeps 4000
+  EXPECT_EQ(state_.FindWorker(kWorkerB)->last_heartbeat_unix_ms, 4000);
+  EXPECT_THAT(state_.WorkersSilentSince(3500), ElementsAre(kWorkerA, 9));
+  EXPECT_THAT(state_.WorkersSilentSince(4001), ElementsAre(kWorkerA, kWorkerB, 9));
+  ASSERT_THAT(state_.Apply(Remove(kWorkerA)), IsOk());
+  EXPECT_THAT(state_.WorkersSilentSince(3500), ElementsAre(9));
+  StateUpdate restore;
+  *restore.mutable_restore() = state_.MakeSnapshot();
+  ClusterState copy;
+  ASSERT_THAT(copy.Apply(restore), IsOk());
+  EXPECT_THAT(copy.WorkersSilentSince(3500), ElementsAre(9));
+  EXPECT_THAT(copy.WorkersSilentSince(4001), ElementsAre(kWorkerB, 9));
+  EXPECT_THAT(copy.WorkersSilentSince(3000), IsEmpty());
+}
+
 TEST_F(ClusterStateTest, PendingTasksFollowPlanOrderOfTheRank) {
   // Rank 1 of 2: global batches 1, 3, 5, 7, 9 of epoch 0, then of epoch 1.
   EXPECT_THAT(Pairs(state_.PendingTasks(kJob, 1, 7)),

@@ -89,6 +89,9 @@ void Coordinator::StartIncarnationLocked() {
 
 absl::Status Coordinator::ApplyUpdate(const StateUpdate& update) {
   RETURN_IF_ERROR(state_.Apply(update));
+  if (update.has_register_worker() || update.has_remove_worker() || update.has_restore()) {
+    worker_list_ = nullptr;
+  }
   if (store_ != nullptr && IsDurable(update)) store_->Add(update);
   return absl::OkStatus();
 }
@@ -177,20 +180,57 @@ absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasks(
   // task whose completion is lost is pending again, as its lease said it was): only a reply
   // saying rank_finished waits for the journal. So LeaseTasks does not queue behind the group
   // commit of other calls' completions.
-  uint64_t seq = 0;
-  absl::StatusOr<stoker::v1::LeaseTasksResponse> result;
+  LeaseReply reply;
   {
     absl::MutexLock lock(&mu_);
-    result = LeaseTasksLocked(request);
-    if (store_ != nullptr && result.ok() && result->rank_finished()) seq = store_->last_added();
+    reply = LeaseReplyLocked(request);
   }
-  RETURN_IF_ERROR(SyncStore(seq));
-  return result;
+  RETURN_IF_ERROR(SyncStore(reply.sync_seq));
+  return std::move(reply.result);
+}
+
+std::optional<Coordinator::LeaseReply> Coordinator::TryLeaseTasks(
+    const stoker::v1::LeaseTasksRequest& request) {
+  if (!mu_.TryLock()) return std::nullopt;
+  LeaseReply reply = LeaseReplyLocked(request);
+  mu_.Unlock();
+  return reply;
+}
+
+Coordinator::LeaseReply Coordinator::LeaseReplyLocked(
+    const stoker::v1::LeaseTasksRequest& request) {
+  LeaseReply reply;
+  reply.result = LeaseTasksLocked(request);
+  if (store_ != nullptr && reply.result.ok() && reply.result->rank_finished()) {
+    reply.sync_seq = store_->last_added();
+  }
+  return reply;
 }
 
 absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat(
     const stoker::v1::ClientHeartbeatRequest& request) {
-  return Durably(&Coordinator::ClientHeartbeatLocked, request);
+  ASSIGN_OR_RETURN(ClientHeartbeatReply reply,
+                   Durably(&Coordinator::ClientHeartbeatLocked, request));
+  // Outside the lock: a thousand workers make this the largest part of the call.
+  for (const WorkerRecord& worker : *reply.workers) {
+    if (!worker.private_to_client.empty() && worker.private_to_client != request.client_id()) {
+      continue;  // Another trainer's own threads (hybrid mode).
+    }
+    stoker::v1::WorkerInfo* info = reply.response.add_workers();
+    info->set_worker_id(worker.id);
+    info->set_address(worker.address);
+    info->set_cores(worker.cores);
+  }
+  return std::move(reply.response);
+}
+
+Coordinator::WorkerList Coordinator::WorkerListLocked() {
+  if (worker_list_ == nullptr) {
+    auto workers = std::make_shared<std::vector<WorkerRecord>>();
+    for (const WorkerRecord* worker : state_.Workers()) workers->push_back(*worker);
+    worker_list_ = std::move(workers);
+  }
+  return worker_list_;
 }
 
 absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const OpenJobArgs& args) {
@@ -416,7 +456,7 @@ absl::Status Coordinator::CheckRankHolderLocked(const stoker::v1::ClientHeartbea
                    absl::FormatDuration(config_.worker_timeout), "; retry"));
 }
 
-absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeatLocked(
+absl::StatusOr<Coordinator::ClientHeartbeatReply> Coordinator::ClientHeartbeatLocked(
     const stoker::v1::ClientHeartbeatRequest& request) {
   CheckLivenessLocked();
   const JobRecord* job = state_.FindJob(request.job_id());
@@ -434,22 +474,15 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
   RETURN_IF_ERROR(HedgeOverdueLocked(request, *job));
   board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(), clock_->Now());
   job_heard_[job->id] = clock_->Now();
-  stoker::v1::ClientHeartbeatResponse response;
-  for (const WorkerRecord* worker : state_.Workers()) {
-    if (!worker->private_to_client.empty() && worker->private_to_client != request.client_id()) {
-      continue;  // Another trainer's own threads (hybrid mode).
-    }
-    stoker::v1::WorkerInfo* info = response.add_workers();
-    info->set_worker_id(worker->id);
-    info->set_address(worker->address);
-    info->set_cores(worker->cores);
-  }
+  ClientHeartbeatReply reply;
+  reply.workers = WorkerListLocked();
+  stoker::v1::ClientHeartbeatResponse& response = reply.response;
   response.set_state(state_.JobFinished(job->id) ? stoker::v1::JOB_STATE_FINISHED
                                                  : stoker::v1::JOB_STATE_RUNNING);
   if (auto error = data_errors_.find(job->id); error != data_errors_.end()) {
     response.set_data_error(error->second);
   }
-  return response;
+  return reply;
 }
 
 stoker::v1::GetStatusResponse Coordinator::GetStatus() {

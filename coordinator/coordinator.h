@@ -45,6 +45,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -146,6 +147,18 @@ class Coordinator {
   //   NOT_FOUND         unknown job, or unknown worker (register again).
   absl::StatusOr<stoker::v1::LeaseTasksResponse> LeaseTasks(
       const stoker::v1::LeaseTasksRequest& request);
+  // LeaseTasks for a caller that must not block (a gRPC callback thread): nullopt, having done
+  // nothing, when the lock is held; otherwise LeaseTasks' result and the journal sequence the
+  // reply must wait for (0: none; else pass it to SyncStore, which blocks, before replying).
+  struct LeaseReply {
+    absl::StatusOr<stoker::v1::LeaseTasksResponse> result;
+    uint64_t sync_seq = 0;
+  };
+  std::optional<LeaseReply> TryLeaseTasks(const stoker::v1::LeaseTasksRequest& request)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits until the store holds everything up to `seq` durably (0, or no store: at once), then
+  // compacts it when due. The journal's error when it cannot.
+  absl::Status SyncStore(uint64_t seq) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Completes the `consumed` tasks and returns the live workers and the job's state. Errors:
   //   NOT_FOUND         unknown job.
@@ -188,8 +201,6 @@ class Coordinator {
   template <typename Response, typename Request>
   absl::StatusOr<Response> Durably(absl::StatusOr<Response> (Coordinator::*method)(const Request&),
                                    const Request& request) ABSL_LOCKS_EXCLUDED(mu_);
-  // Waits for the store through everything added so far, then compacts it when due.
-  absl::Status SyncStore(uint64_t seq) ABSL_LOCKS_EXCLUDED(mu_);
   // OpenJob's request, the job's geometry (computed outside the lock) and, with tokens, the
   // resume point computed from them.
   struct OpenJobArgs {
@@ -216,12 +227,25 @@ class Coordinator {
       const stoker::v1::WorkerHeartbeatRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<stoker::v1::LeaseTasksResponse> LeaseTasksLocked(
       const stoker::v1::LeaseTasksRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // LeaseTasksLocked, and the sequence its reply waits for (only a rank_finished one waits).
+  LeaseReply LeaseReplyLocked(const stoker::v1::LeaseTasksRequest& request)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // OK when `task` is a task of `job` and of `rank`; otherwise INVALID_ARGUMENT starting with
   // `field` ("consumed[3]: ").
   absl::Status CheckTaskOfRankLocked(const stoker::v1::TaskId& task, const JobRecord& job,
                                      uint32_t rank, const std::string& field) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<stoker::v1::ClientHeartbeatResponse> ClientHeartbeatLocked(
+  // The registered workers as ClientHeartbeat lists them: shared and immutable, rebuilt only
+  // after a worker registered or was removed, so that a heartbeat copies it into its response
+  // outside the lock.
+  using WorkerList = std::shared_ptr<const std::vector<WorkerRecord>>;
+  WorkerList WorkerListLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // ClientHeartbeat's response, less its workers, and the worker list to add to it.
+  struct ClientHeartbeatReply {
+    stoker::v1::ClientHeartbeatResponse response;
+    WorkerList workers;
+  };
+  absl::StatusOr<ClientHeartbeatReply> ClientHeartbeatLocked(
       const stoker::v1::ClientHeartbeatRequest& request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A rank's reports count only from the client that holds it: the one that last reported for
   // it, while heard within worker_timeout (then another client takes over: a restarted
@@ -260,7 +284,8 @@ class Coordinator {
   std::map<uint64_t, absl::Time> job_heard_ ABSL_GUARDED_BY(mu_);
   ClusterState state_ ABSL_GUARDED_BY(mu_);
   StatusBoard board_ ABSL_GUARDED_BY(mu_);
-  HedgeBook hedges_ ABSL_GUARDED_BY(mu_);  // backup leases of overdue tasks (soft state)
+  HedgeBook hedges_ ABSL_GUARDED_BY(mu_);        // backup leases of overdue tasks (soft state)
+  WorkerList worker_list_ ABSL_GUARDED_BY(mu_);  // null: rebuild (WorkerListLocked)
 };
 
 }  // namespace stoker

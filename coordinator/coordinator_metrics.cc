@@ -87,6 +87,12 @@ std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
     m.Histogram("stoker_coordinator_journal_sync_seconds",
                 "Seconds one group commit took (write and fdatasync).", journal->sync_seconds);
   }
+  for (const auto& [method, histogram] : latencies_->Snapshot()) {
+    m.Histogram("stoker_coordinator_rpc_seconds",
+                "Seconds from a call's arrival at its handler to its reply (queueing for a thread "
+                "and the lock, the work, the journal wait), by RPC method.",
+                histogram, {{"method", method}});
+  }
   for (const stoker::v1::JobStatus& job : status.jobs()) AddJobFigures(job, &m);
   AddRpcDenialMetrics(&m);
   return m.Take();

@@ -36,7 +36,7 @@ struct CoordinatorServer::Impl {
       : store(config.journal_path.empty() ? nullptr
                                           : std::make_unique<FileJournal>(config.journal_path)),
         coordinator(config, clock, store.get()),
-        service(&coordinator, config.tls.insecure) {}
+        service(&coordinator, &latencies, config.tls.insecure) {}
 
   // Wakes every heartbeat_interval (real time) until Stop: liveness, and the dataset probes of
   // recovered jobs.
@@ -55,6 +55,7 @@ struct CoordinatorServer::Impl {
 
   std::unique_ptr<StateStore> store;
   Coordinator coordinator;
+  CallLatencies latencies;
   CoordinatorService service;
   std::unique_ptr<grpc::Server> server;
   std::thread liveness_thread;
@@ -107,6 +108,8 @@ std::string CoordinatorServer::address() const {
 }
 
 Coordinator* CoordinatorServer::coordinator() { return &impl_->coordinator; }
+
+const CallLatencies* CoordinatorServer::call_latencies() const { return &impl_->latencies; }
 
 void CoordinatorServer::Stop() {
   {

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/clock.h"
+#include "coordinator/call_latencies.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_config.h"
 
@@ -40,6 +41,8 @@ class CoordinatorServer {
   // bound port.
   std::string address() const;
   Coordinator* coordinator();
+  // Per-method time from handler entry to reply (call_latencies.h).
+  const CallLatencies* call_latencies() const;
 
   // Stops serving (in-flight calls get a few seconds) and joins the liveness thread.
   // Idempotent; also called by the destructor.

@@ -4,9 +4,12 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -23,7 +26,9 @@
 namespace stoker {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Pair;
 
 std::unique_ptr<CoordinatorServer> StartServer() {
   CoordinatorConfig config;  // 127.0.0.1:0
@@ -73,7 +78,8 @@ TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
                             release.WaitForNotification();
                             return CreateSource(spec, seed);
                           });
-  CoordinatorService service(&coordinator, /*insecure=*/true);
+  CallLatencies latencies;
+  CoordinatorService service(&coordinator, &latencies, /*insecure=*/true);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -115,6 +121,79 @@ TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
   for (const grpc::Status& open : open_status) EXPECT_TRUE(open.ok()) << open.error_message();
   server->Shutdown();
   service.Stop();
+  // Every answered call's latency was observed, by method.
+  std::map<std::string, uint64_t> observed;
+  for (const auto& [method, histogram] : latencies.Snapshot()) observed[method] = histogram.count();
+  EXPECT_THAT(observed, ElementsAre(Pair("GetStatus", 1), Pair("OpenJob", kOpens),
+                                    Pair("RegisterWorker", 20)));
+}
+
+// LeaseTasks runs on the callback thread when the coordinator's lock is free and on the lease
+// pool when it is held or the reply must wait for the journal (rank_finished): every way ends in
+// the right answer.
+TEST(CoordinatorServerTest, LeaseTasksIsAnsweredWhetherTheLockIsFreeOrHeld) {
+  CoordinatorConfig config;
+  config.journal_path = ::testing::TempDir() + "/lease_paths_" + std::to_string(getpid());
+  std::remove(config.journal_path.c_str());
+  auto started = CoordinatorServer::Start(config);
+  ASSERT_THAT(started, IsOk());
+  std::unique_ptr<CoordinatorServer> server = *std::move(started);
+  Coordinator& coordinator = *server->coordinator();
+  stoker::v1::OpenJobRequest open;
+  open.set_name("train");
+  *open.mutable_spec() = SmallJobSpec(/*world_size=*/1, /*epochs=*/1);  // 10 batches
+  auto job = coordinator.OpenJob(open);
+  ASSERT_THAT(job, IsOk());
+  stoker::v1::RegisterWorkerRequest reg;
+  reg.set_address("w:1");
+  reg.set_cores(1);
+  auto worker = coordinator.RegisterWorker(reg);
+  ASSERT_THAT(worker, IsOk());
+  auto stub = stoker::v1::Coordinator::NewStub(
+      grpc::CreateChannel(server->address(), grpc::InsecureChannelCredentials()));
+  stoker::v1::LeaseTasksRequest lease;
+  lease.set_worker_id(worker->worker_id());
+  lease.set_job_id(job->job_id());
+  lease.set_max_tasks(10);
+  stoker::v1::LeaseTasksResponse leased;
+  grpc::ClientContext first;
+  ASSERT_TRUE(stub->LeaseTasks(&first, lease, &leased).ok());
+  ASSERT_EQ(leased.leases_size(), 10);
+  EXPECT_FALSE(leased.rank_finished());
+  stoker::v1::ClientHeartbeatRequest beat;
+  beat.set_job_id(job->job_id());
+  beat.set_client_id("c");
+  for (const stoker::v1::Lease& l : leased.leases()) *beat.add_consumed() = l.task();
+  ASSERT_THAT(coordinator.ClientHeartbeat(beat), IsOk());
+
+  // Held lock: the call cannot be answered until it is released, then says rank_finished.
+  stoker::v1::LeaseTasksResponse held_response;
+  grpc::ClientContext held;
+  grpc::Status held_status;
+  absl::Notification held_done;
+  coordinator.InspectState([&](const ClusterState&) {
+    stub->async()->LeaseTasks(&held, &lease, &held_response, [&](grpc::Status status) {
+      held_status = status;
+      held_done.Notify();
+    });
+    EXPECT_FALSE(held_done.WaitForNotificationWithTimeout(absl::Milliseconds(200)));
+    return 0;
+  });
+  ASSERT_TRUE(held_done.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  ASSERT_TRUE(held_status.ok()) << held_status.error_message();
+  EXPECT_EQ(held_response.leases_size(), 0);
+  EXPECT_TRUE(held_response.rank_finished());
+  // Free lock, rank_finished: the journal wait goes to the pool.
+  grpc::ClientContext last;
+  ASSERT_TRUE(stub->LeaseTasks(&last, lease, &leased).ok());
+  EXPECT_TRUE(leased.rank_finished());
+  std::map<std::string, uint64_t> observed;
+  for (const auto& [method, histogram] : server->call_latencies()->Snapshot()) {
+    observed[method] = histogram.count();
+  }
+  EXPECT_EQ(observed["LeaseTasks"], 3u);
+  server->Stop();
+  std::remove(config.journal_path.c_str());
 }
 
 // grpc.health.v1.Health/Check with a hand-encoded request: Debian ships no generated health

@@ -1,43 +1,70 @@
 #include "coordinator/coordinator_service.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/grpc_status.h"
+#include "common/status_macros.h"
 
 namespace stoker {
-namespace {
 
-// Runs `call` (which blocks: the coordinator's mutex, the journal's sync, dataset I/O) on
-// `executor` and finishes the gRPC call from there with its result; on success its value
-// becomes the response. The callback thread returns at once.
-// A caller whose role is not in `allowed` is answered at once with the gate's denial.
-template <typename Response, typename Call>
-grpc::ServerUnaryReactor* Reply(const RoleGate& gate, const char* method,
-                                std::initializer_list<Role> allowed, CallExecutor* executor,
-                                grpc::CallbackServerContext* context, Response* response,
-                                Call call) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (absl::Status denied = gate.Check(*context, method, allowed).status(); !denied.ok()) {
-    reactor->Finish(ToGrpcStatus(denied));
-    return reactor;
+// Finishes one call with a status, observing its latency since the handler was entered.
+struct CoordinatorService::Finisher {
+  CallLatencies* latencies;
+  grpc::ServerUnaryReactor* reactor;
+  const char* method;
+  absl::Time start;
+
+  void operator()(const absl::Status& status) const {
+    latencies->Observe(method, absl::Now() - start);
+    reactor->Finish(ToGrpcStatus(status));
   }
-  const bool queued = executor->Schedule([reactor, response, call = std::move(call)]() mutable {
+};
+
+std::optional<CoordinatorService::Finisher> CoordinatorService::Admit(
+    const char* method, std::initializer_list<Role> allowed,
+    const grpc::CallbackServerContext& context, grpc::ServerUnaryReactor* reactor) {
+  const Finisher finish{latencies_, reactor, method, absl::Now()};
+  if (absl::Status denied = gate_.Check(context, method, allowed).status(); !denied.ok()) {
+    finish(denied);
+    return std::nullopt;
+  }
+  return finish;
+}
+
+template <typename Response, typename Call>
+void CoordinatorService::Schedule(CallExecutor* executor, const Finisher& finish,
+                                  Response* response, Call call) {
+  const bool queued = executor->Schedule([response, finish, call = std::move(call)]() mutable {
     absl::StatusOr<Response> result = call();
     if (result.ok()) *response = std::move(result).value();
-    reactor->Finish(ToGrpcStatus(result.status()));
+    finish(result.status());
   });
   if (!queued) {
-    reactor->Finish(ToGrpcStatus(absl::UnavailableError(
-        "coordinator overloaded: too many calls waiting (" + executor->name() + "); retry")));
+    finish(absl::UnavailableError(absl::StrCat("coordinator overloaded: too many calls waiting (",
+                                               executor->name(), "); retry")));
   }
+}
+
+template <typename Response, typename Call>
+grpc::ServerUnaryReactor* CoordinatorService::Reply(const char* method,
+                                                    std::initializer_list<Role> allowed,
+                                                    CallExecutor* executor,
+                                                    grpc::CallbackServerContext* context,
+                                                    Response* response, Call call) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();  // once: it resets the reactor
+  const std::optional<Finisher> finish = Admit(method, allowed, *context, reactor);
+  if (finish.has_value()) Schedule(executor, *finish, response, std::move(call));
   return reactor;
 }
 
-}  // namespace
-
-CoordinatorService::CoordinatorService(Coordinator* coordinator, bool insecure)
+CoordinatorService::CoordinatorService(Coordinator* coordinator, CallLatencies* latencies,
+                                       bool insecure)
     : coordinator_(coordinator),
+      latencies_(latencies),
       gate_(insecure),
       calls_("calls", kCallThreads, kMaxQueuedCalls),
       leases_("LeaseTasks calls", kLeaseThreads, kMaxQueuedCalls),
@@ -54,51 +81,67 @@ void CoordinatorService::Stop() {
 grpc::ServerUnaryReactor* CoordinatorService::OpenJob(grpc::CallbackServerContext* context,
                                                       const stoker::v1::OpenJobRequest* request,
                                                       stoker::v1::OpenJobResponse* response) {
-  return Reply(gate_, "OpenJob", {Role::kTrainer}, &opens_, context, response,
+  return Reply("OpenJob", {Role::kTrainer}, &opens_, context, response,
                [this, request] { return coordinator_->OpenJob(*request); });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::GetJob(grpc::CallbackServerContext* context,
                                                      const stoker::v1::GetJobRequest* request,
                                                      stoker::v1::GetJobResponse* response) {
-  return Reply(gate_, "GetJob", {Role::kWorker, Role::kTrainer}, &calls_, context, response,
+  return Reply("GetJob", {Role::kWorker, Role::kTrainer}, &calls_, context, response,
                [this, request] { return coordinator_->GetJob(*request); });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::RegisterWorker(
     grpc::CallbackServerContext* context, const stoker::v1::RegisterWorkerRequest* request,
     stoker::v1::RegisterWorkerResponse* response) {
-  return Reply(gate_, "RegisterWorker", {Role::kWorker}, &calls_, context, response,
+  return Reply("RegisterWorker", {Role::kWorker}, &calls_, context, response,
                [this, request] { return coordinator_->RegisterWorker(*request); });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::WorkerHeartbeat(
     grpc::CallbackServerContext* context, const stoker::v1::WorkerHeartbeatRequest* request,
     stoker::v1::WorkerHeartbeatResponse* response) {
-  return Reply(gate_, "WorkerHeartbeat", {Role::kWorker}, &calls_, context, response,
+  return Reply("WorkerHeartbeat", {Role::kWorker}, &calls_, context, response,
                [this, request] { return coordinator_->WorkerHeartbeat(*request); });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::LeaseTasks(
     grpc::CallbackServerContext* context, const stoker::v1::LeaseTasksRequest* request,
     stoker::v1::LeaseTasksResponse* response) {
-  return Reply(gate_, "LeaseTasks", {Role::kWorker}, &leases_, context, response,
-               [this, request] { return coordinator_->LeaseTasks(*request); });
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();  // once: it resets the reactor
+  const std::optional<Finisher> finish = Admit("LeaseTasks", {Role::kWorker}, *context, reactor);
+  if (!finish.has_value()) return reactor;
+  std::optional<Coordinator::LeaseReply> now = coordinator_->TryLeaseTasks(*request);
+  if (!now.has_value()) {  // the lock is held: wait for it on the lease pool
+    Schedule(&leases_, *finish, response,
+             [this, request] { return coordinator_->LeaseTasks(*request); });
+  } else if (now->sync_seq == 0) {  // answered here, no wait
+    if (now->result.ok()) *response = *std::move(now->result);
+    (*finish)(now->result.status());
+  } else {  // a rank_finished reply waits for the journal on the lease pool
+    Schedule(&leases_, *finish, response,
+             [this, reply = *std::move(now)]() mutable -> absl::StatusOr<LeaseTasksResponse> {
+               RETURN_IF_ERROR(coordinator_->SyncStore(reply.sync_seq));
+               return std::move(reply.result);
+             });
+  }
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::ClientHeartbeat(
     grpc::CallbackServerContext* context, const stoker::v1::ClientHeartbeatRequest* request,
     stoker::v1::ClientHeartbeatResponse* response) {
-  return Reply(gate_, "ClientHeartbeat", {Role::kTrainer}, &calls_, context, response,
+  return Reply("ClientHeartbeat", {Role::kTrainer}, &calls_, context, response,
                [this, request] { return coordinator_->ClientHeartbeat(*request); });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::GetStatus(grpc::CallbackServerContext* context,
                                                         const stoker::v1::GetStatusRequest* request,
                                                         stoker::v1::GetStatusResponse* response) {
-  return Reply(
-      gate_, "GetStatus", {Role::kOperator, Role::kTrainer}, &calls_, context, response,
-      [this] { return absl::StatusOr<stoker::v1::GetStatusResponse>(coordinator_->GetStatus()); });
+  return Reply("GetStatus", {Role::kOperator, Role::kTrainer}, &calls_, context, response, [this] {
+    return absl::StatusOr<stoker::v1::GetStatusResponse>(coordinator_->GetStatus());
+  });
 }
 
 }  // namespace stoker

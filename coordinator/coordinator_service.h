@@ -7,20 +7,28 @@
 //
 // Handlers never block a gRPC callback thread: each hands its call to a CallExecutor (the
 // coordinator's mutex and the journal's fdatasync block), OpenJob to its own pool because it
-// may read a dataset (a slow manifest server must not hold up heartbeats), and LeaseTasks to
-// its own because it does not wait for the journal (coordinator.h) and must not queue behind
-// calls that do. A call that finds kMaxQueuedCalls waiting is answered UNAVAILABLE (retry).
+// may read a dataset (a slow manifest server must not hold up heartbeats). LeaseTasks does not
+// wait for the journal (coordinator.h), so it runs on the callback thread itself when the
+// coordinator's mutex is free (TryLock: no wait, and no hand-off to another thread, the common
+// case); when the mutex is held, or its reply must wait for the journal (rank_finished), it
+// goes to its own pool, where it does not queue behind calls that wait for the journal. A call
+// that finds kMaxQueuedCalls waiting is answered UNAVAILABLE (retry).
+// Every call's time from handler entry to Finish goes into CallLatencies (call_latencies.h).
 
 #include <grpcpp/grpcpp.h>
 
+#include <optional>
+
 #include "common/tls/grpc_tls.h"
 #include "coordinator/call_executor.h"
+#include "coordinator/call_latencies.h"
 #include "coordinator/coordinator.h"
 #include "stoker/v1/coordinator.grpc.pb.h"
 
 namespace stoker {
 
-// Thread-safe (as Coordinator is). Does not own the coordinator, which must outlive it.
+// Thread-safe (as Coordinator is). Does not own the coordinator or the latencies, which must
+// outlive it.
 class CoordinatorService final : public stoker::v1::Coordinator::CallbackService {
  public:
   // Threads running the calls other than LeaseTasks and OpenJob, LeaseTasks, and OpenJob; most
@@ -35,8 +43,9 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   static constexpr int kOpenJobThreads = 2;
   static constexpr size_t kMaxQueuedCalls = 4096;
 
-  // `insecure`: no peer identity, every role check passes.
-  CoordinatorService(Coordinator* coordinator, bool insecure);
+  // `insecure`: no peer identity, every role check passes. Each call's latency is observed in
+  // `latencies`.
+  CoordinatorService(Coordinator* coordinator, CallLatencies* latencies, bool insecure);
   ~CoordinatorService() override;
   // Finishes the queued calls and joins the threads; call after the server's Shutdown. Idempotent.
   void Stop();
@@ -64,7 +73,27 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
                                       stoker::v1::GetStatusResponse* response) override;
 
  private:
+  using LeaseTasksResponse = stoker::v1::LeaseTasksResponse;
+  struct Finisher;
+  // Starts the clock of a call and checks the caller's role: the call's finisher, or nullopt
+  // when the call was refused (and finished). `reactor` is the context's DefaultReactor(),
+  // which a handler must get once only (each call of it resets the reactor).
+  std::optional<Finisher> Admit(const char* method, std::initializer_list<Role> allowed,
+                                const grpc::CallbackServerContext& context,
+                                grpc::ServerUnaryReactor* reactor);
+  // Runs `call` (which blocks: the coordinator's mutex, the journal's sync, dataset I/O) on
+  // `executor` and finishes the gRPC call from there with its result; on success its value
+  // becomes the response. UNAVAILABLE at once when the executor has too many calls waiting.
+  template <typename Response, typename Call>
+  void Schedule(CallExecutor* executor, const Finisher& finish, Response* response, Call call);
+  // Admit, then Schedule. The callback thread returns at once.
+  template <typename Response, typename Call>
+  grpc::ServerUnaryReactor* Reply(const char* method, std::initializer_list<Role> allowed,
+                                  CallExecutor* executor, grpc::CallbackServerContext* context,
+                                  Response* response, Call call);
+
   Coordinator* const coordinator_;
+  CallLatencies* const latencies_;
   const RoleGate gate_;
   CallExecutor calls_;
   CallExecutor leases_;

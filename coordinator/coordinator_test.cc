@@ -449,6 +449,22 @@ std::vector<std::string> Addresses(const stoker::v1::ClientHeartbeatResponse& re
   return addresses;
 }
 
+// The worker list a heartbeat carries is built once per change of the workers: it follows
+// registrations and removals.
+TEST_F(CoordinatorTest, ClientHeartbeatListsTheWorkersOfTheMoment) {
+  const uint64_t job = OpenJob("train", SmallJobSpec());
+  const uint64_t first = Register("a:1");
+  EXPECT_THAT(Addresses(*ClientHeartbeat(job, 0, {})), ElementsAre("a:1"));
+  Register("b:1");
+  EXPECT_THAT(Addresses(*ClientHeartbeat(job, 0, {})), ElementsAre("a:1", "b:1"));
+  const uint64_t again = Register("a:1");  // a restart: the old entry is removed
+  auto response = ClientHeartbeat(job, 0, {});
+  ASSERT_THAT(response, IsOk());
+  ASSERT_THAT(Addresses(*response), ElementsAre("b:1", "a:1"));
+  EXPECT_NE(again, first);
+  EXPECT_EQ(response->workers(1).worker_id(), again);
+}
+
 TEST_F(CoordinatorTest, APrivateWorkerIsListedOnlyToItsClient) {
   const uint64_t job = OpenJob("train", SmallJobSpec());
   Register("shared:1");

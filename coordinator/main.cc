@@ -24,6 +24,42 @@
 namespace stoker {
 namespace {
 
+// Serves `config` (validated) until SIGINT or SIGTERM; writes the bound port to `port_file`
+// (unless empty) and serves metrics as `metrics_flags` say. The exit code.
+int Serve(const CoordinatorConfig& config, const std::string& port_file,
+          const MetricsFlags& metrics_flags) {
+  auto server = CoordinatorServer::Start(config);
+  if (!server.ok()) {
+    std::fprintf(stderr, "stoker-coordinator: %s\n", server.status().ToString().c_str());
+    return 1;
+  }
+  if (!port_file.empty()) {
+    if (absl::Status status = WritePortFile(port_file, (*server)->port()); !status.ok()) {
+      std::fprintf(stderr, "stoker-coordinator: %s\n", status.ToString().c_str());
+      return 1;
+    }
+  }
+  const auto metrics =
+      std::make_shared<CoordinatorMetrics>((*server)->coordinator(), (*server)->call_latencies());
+  absl::StatusOr<std::unique_ptr<MetricsServer>> metrics_server = metrics_flags.Serve(metrics);
+  if (!metrics_server.ok()) {
+    std::fprintf(stderr, "stoker-coordinator: %s\n", metrics_server.status().ToString().c_str());
+    return 1;
+  }
+  // The listen host as given (0.0.0.0 stays 0.0.0.0) with the bound port, and the address a
+  // client on this host dials.
+  const std::string listen_host = config.listen_address.substr(0, config.listen_address.rfind(':'));
+  std::printf("stoker-coordinator listening on %s:%d (dial %s on this host)\n", listen_host.c_str(),
+              (*server)->port(), (*server)->address().c_str());
+  std::fflush(stdout);
+
+  const int signal_number = WaitForTerminationSignal();
+  STOKER_LOG(INFO) << "received signal " << signal_number << "; stopping";
+  metrics_server->reset();  // Stop scraping before the coordinator goes.
+  (*server)->Stop();
+  return 0;
+}
+
 int Run(int argc, char** argv) {
   std::string listen = "127.0.0.1:7070";
   int64_t heartbeat_interval_ms = 500;
@@ -83,36 +119,7 @@ int Run(int argc, char** argv) {
   if (absl::Status status = storage_flags.Apply(); !status.ok()) return flags.Fail(status);
 
   BlockTerminationSignals();  // Before any thread starts, so every thread inherits the mask.
-
-  auto server = CoordinatorServer::Start(config);
-  if (!server.ok()) {
-    std::fprintf(stderr, "stoker-coordinator: %s\n", server.status().ToString().c_str());
-    return 1;
-  }
-  if (!port_file.empty()) {
-    if (absl::Status status = WritePortFile(port_file, (*server)->port()); !status.ok()) {
-      std::fprintf(stderr, "stoker-coordinator: %s\n", status.ToString().c_str());
-      return 1;
-    }
-  }
-  const auto metrics = std::make_shared<CoordinatorMetrics>((*server)->coordinator());
-  absl::StatusOr<std::unique_ptr<MetricsServer>> metrics_server = metrics_flags.Serve(metrics);
-  if (!metrics_server.ok()) {
-    std::fprintf(stderr, "stoker-coordinator: %s\n", metrics_server.status().ToString().c_str());
-    return 1;
-  }
-  // The listen host as given (0.0.0.0 stays 0.0.0.0) with the bound port, and the address a
-  // client on this host dials.
-  const std::string listen_host = listen.substr(0, listen.rfind(':'));
-  std::printf("stoker-coordinator listening on %s:%d (dial %s on this host)\n", listen_host.c_str(),
-              (*server)->port(), (*server)->address().c_str());
-  std::fflush(stdout);
-
-  const int signal_number = WaitForTerminationSignal();
-  STOKER_LOG(INFO) << "received signal " << signal_number << "; stopping";
-  metrics_server->reset();  // Stop scraping before the coordinator goes.
-  (*server)->Stop();
-  return 0;
+  return Serve(config, port_file, metrics_flags);
 }
 
 }  // namespace
