@@ -62,13 +62,16 @@ iperf_gbps() {
   local server=$!
   json=
   for _ in $(seq 1 25); do  # the server needs a moment to listen
+    # A loaded machine may answer before the server listens with an error report (no
+    # sum_received): retry then too.
     if json=$(timeout 60 iperf3 --client 127.0.0.1 --port "$port" --time "$SECONDS_EACH" \
-        --length 1M --zerocopy --json 2>/dev/null); then
+        --length 1M --zerocopy --json 2>/dev/null) && grep -q sum_received <<<"$json"; then
       break
     fi
     json=
     sleep 0.2
   done
+  [ -n "$json" ] || kill "$server" 2>/dev/null || true
   wait "$server" 2>/dev/null || true
   [ -n "$json" ] || { echo "bench/wire.sh: iperf3 did not run" >&2; exit 1; }
   $PY -c 'import json, sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e9)' <<<"$json"
