@@ -88,12 +88,17 @@ def iperf_gbps(link, seconds, tmp):
                 ["ip", "netns", "exec", link.workers_ns, "iperf3", "--client", link.trainer_ip,
                  "--port", "5201", "--time", str(seconds), "--length", "1M", "--zerocopy",
                  "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-            if out.returncode == 0:
+            # Before the server listens the client may report an error (no sum_received).
+            if out.returncode == 0 and "sum_received" in out.stdout:
                 return json.loads(out.stdout)["end"]["sum_received"]["bits_per_second"] / 1e9
-            time.sleep(0.1)
+            time.sleep(0.2)
         sys.exit("e2e-two-host: iperf3 did not run")
     finally:
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.terminate()
+            server.wait(timeout=10)
 
 
 def client_run(link, b, coordinator, job, args, tmp, log):
