@@ -44,8 +44,8 @@ void ConvertToHalf(const ImageView& image, OutputLayout layout, stoker::v1::DTyp
     floats = image.pixels<const float>();
   } else {
     ImageBuffer& staging = workspace->scratch();
-    staging.Reshape(
-        ImageShape{image.shape.height, image.shape.width, image.shape.channels, PixelType::kFloat32});
+    staging.Reshape(ImageShape{image.shape.height, image.shape.width, image.shape.channels,
+                               PixelType::kFloat32});
     ConvertImage(image, layout, PixelType::kFloat32, staging.view().data);
     floats = staging.view().pixels<const float>();
   }

@@ -14,9 +14,9 @@ namespace stoker {
 absl::StatusOr<std::unique_ptr<ClientTail>> ClientTail::Create(
     const v1::PipelineSpec& tail, absl::Span<const int64_t> worker_batch_shape) {
   if (worker_batch_shape.size() != 4) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tail_on_client: the workers' batch shape must be [N, H, W, C], got [",
-        absl::StrJoin(worker_batch_shape, ", "), "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tail_on_client: the workers' batch shape must be [N, H, W, C], got [",
+                     absl::StrJoin(worker_batch_shape, ", "), "]"));
   }
   const ImageShape image{static_cast<uint32_t>(worker_batch_shape[1]),
                          static_cast<uint32_t>(worker_batch_shape[2]),
@@ -26,9 +26,9 @@ absl::StatusOr<std::unique_ptr<ClientTail>> ClientTail::Create(
     return absl::InvalidArgumentError(
         absl::StrCat("tail_on_client: ", pipeline.status().message()));
   }
-  return std::unique_ptr<ClientTail>(new ClientTail(
-      *std::move(pipeline),
-      std::vector<int64_t>(worker_batch_shape.begin(), worker_batch_shape.end())));
+  return std::unique_ptr<ClientTail>(
+      new ClientTail(*std::move(pipeline),
+                     std::vector<int64_t>(worker_batch_shape.begin(), worker_batch_shape.end())));
 }
 
 ClientTail::ClientTail(Pipeline pipeline, std::vector<int64_t> input_shape)
@@ -43,9 +43,9 @@ absl::StatusOr<Batch> ClientTail::Apply(const Batch& batch) {
   if (batch.dtype() != v1::DTYPE_UINT8 || batch.layout() != v1::LAYOUT_HWC ||
       !std::equal(shape.begin(), shape.end(), input_shape_.begin(), input_shape_.end()) ||
       batch.size_bytes() != pipeline_.input_shape().bytes() * input_shape_[0]) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tail_on_client: batch ", batch.batch_index(), " is not the uint8 HWC batch [",
-        absl::StrJoin(input_shape_, ", "), "] the client's tail was compiled for"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tail_on_client: batch ", batch.batch_index(), " is not the uint8 HWC batch [",
+                     absl::StrJoin(input_shape_, ", "), "] the client's tail was compiled for"));
   }
   std::shared_ptr<v1::BatchMessage> out = pool_->Acquire();
   *out->mutable_header() = batch.message().header();

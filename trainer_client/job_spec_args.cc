@@ -10,8 +10,10 @@ namespace stoker {
 namespace {
 
 constexpr std::pair<absl::string_view, v1::DType> kDTypeNames[] = {
-    {"auto", v1::DTYPE_UNSPECIFIED}, {"uint8", v1::DTYPE_UINT8},
-    {"float32", v1::DTYPE_FLOAT32},  {"float16", v1::DTYPE_FLOAT16},
+    {"auto", v1::DTYPE_UNSPECIFIED},
+    {"uint8", v1::DTYPE_UINT8},
+    {"float32", v1::DTYPE_FLOAT32},
+    {"float16", v1::DTYPE_FLOAT16},
     {"bfloat16", v1::DTYPE_BFLOAT16}};
 
 }  // namespace

@@ -5,10 +5,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "trainer_client/tail_split.h"
 #include "trainer_client/loader_env.h"
 #include "trainer_client/loader_impl.h"
 #include "trainer_client/loader_metrics.h"
+#include "trainer_client/tail_split.h"
 
 namespace stoker {
 

@@ -1,9 +1,9 @@
 #include "worker/batch_wire.h"
 
+#include <grpcpp/support/slice.h>
+
 #include <string>
 #include <utility>
-
-#include <grpcpp/support/slice.h>
 
 namespace stoker {
 namespace {

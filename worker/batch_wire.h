@@ -14,9 +14,9 @@
 // new. Stoker's own client parses with protobuf straight from the received slices into a pooled
 // message (trainer_client/worker_stream.h): one copy there, none here.
 
-#include <memory>
-
 #include <grpcpp/support/byte_buffer.h>
+
+#include <memory>
 
 #include "stoker/v1/worker.pb.h"
 #include "worker/batch_producer.h"

@@ -4,12 +4,12 @@
 
 #include "worker/batch_wire.h"
 
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/impl/codegen/proto_utils.h>
+
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <grpcpp/grpcpp.h>
-#include <grpcpp/impl/codegen/proto_utils.h>
 
 #include "gtest/gtest.h"
 

@@ -1,8 +1,8 @@
 #include "worker/stream_reactor.h"
 
-#include <utility>
-
 #include <grpcpp/impl/codegen/proto_utils.h>
+
+#include <utility>
 
 #include "common/grpc_status.h"
 #include "common/logging.h"

@@ -49,8 +49,8 @@ class StreamReactor : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::Byt
   grpc::ByteBuffer* NextWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Worker* const worker_;
-  grpc::ByteBuffer read_buffer_;       // Owned by the read in flight.
-  stoker::v1::ClientMessage request_;  // The last message read.
+  grpc::ByteBuffer read_buffer_;            // Owned by the read in flight.
+  stoker::v1::ClientMessage request_;       // The last message read.
   std::shared_ptr<StreamSession> session_;  // Set once by the first read; reads are sequential.
 
   absl::Mutex mu_;

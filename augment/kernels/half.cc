@@ -63,8 +63,8 @@ __attribute__((target("avx512f"))) void Float16Avx512(const float* src, size_t n
 __attribute__((target("avx2"))) __m256i Bfloat16Lanes(__m256i x) {
   const __m256i one = _mm256_set1_epi32(1);
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), one);
-  const __m256i rounded = _mm256_srli_epi32(
-      _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7FFF)), lsb), 16);
+  const __m256i rounded =
+      _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7FFF)), lsb), 16);
   const __m256i magnitude = _mm256_and_si256(x, _mm256_set1_epi32(0x7FFFFFFF));
   const __m256i is_nan = _mm256_cmpgt_epi32(magnitude, _mm256_set1_epi32(0x7F800000));
   const __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x0040));
@@ -114,7 +114,8 @@ uint16_t Float16Bits(float value) {
   if (magnitude > 0x7F800000) {  // NaN: quiet, top payload bits kept (as F16C does)
     return static_cast<uint16_t>(sign | 0x7E00 | ((magnitude >> 13) & 0x3FF));
   }
-  if (magnitude >= 0x47800000) return static_cast<uint16_t>(sign | 0x7C00);  // ≥ 2^16 (and inf): inf
+  if (magnitude >= 0x47800000)
+    return static_cast<uint16_t>(sign | 0x7C00);  // ≥ 2^16 (and inf): inf
   if (magnitude < 0x38800000) {
     // Below 2^-14: a subnormal half (or 0). Adding 0.5 aligns the half's 10 mantissa bits at the
     // bottom of the float's mantissa, rounding to nearest even (the default FP mode).

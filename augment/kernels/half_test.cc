@@ -13,9 +13,9 @@
 #include <random>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "augment/pipeline.h"
 #include "common/counter_rng.h"
+#include "gtest/gtest.h"
 #include "image/image.h"
 
 namespace stoker {
@@ -93,23 +93,33 @@ uint16_t ReferenceBfloat16(float f) {
 // Special values, every float16 value, the midpoints between neighbours (ties) and one float
 // ulp either side, float subnormals, bfloat16 ties, and random bit patterns over every exponent.
 std::vector<float> TestInputs() {
-  std::vector<float> in = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
-                           -std::numeric_limits<float>::infinity(), 65504.0f, 65519.996f,
-                           65520.0f, -65520.0f, 65536.0f, std::numeric_limits<float>::max(),
+  std::vector<float> in = {0.0f,
+                           -0.0f,
+                           std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity(),
+                           65504.0f,
+                           65519.996f,
+                           65520.0f,
+                           -65520.0f,
+                           65536.0f,
+                           std::numeric_limits<float>::max(),
                            std::numeric_limits<float>::denorm_min(),
                            -std::numeric_limits<float>::denorm_min(),
-                           std::numeric_limits<float>::min(), 5.9604645e-08f, 2.9802322e-08f,
-                           2.9802326e-08f, 6.1035156e-05f};
-  for (uint32_t nan : {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFF800001u, 0x7FA5A5A5u,
-                       0x7F802000u, 0xFFFFFFFFu, 0x7F810000u, 0x7F800040u}) {
+                           std::numeric_limits<float>::min(),
+                           5.9604645e-08f,
+                           2.9802322e-08f,
+                           2.9802326e-08f,
+                           6.1035156e-05f};
+  for (uint32_t nan : {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFF800001u, 0x7FA5A5A5u, 0x7F802000u,
+                       0xFFFFFFFFu, 0x7F810000u, 0x7F800040u}) {
     in.push_back(FromBits(nan));
   }
   for (uint32_t h = 0; h < 0x7C00; ++h) {
     const double value = Float16Value(static_cast<uint16_t>(h));
     const double next = h == 0x7BFF ? 65536.0 : Float16Value(static_cast<uint16_t>(h + 1));
     const float mid = static_cast<float>((value + next) / 2);  // exact: a tie
-    for (float f : {static_cast<float>(value), mid, std::nextafter(mid, 0.0f),
-                    std::nextafter(mid, 1e30f)}) {
+    for (float f :
+         {static_cast<float>(value), mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e30f)}) {
       in.push_back(f);
       in.push_back(-f);
     }
@@ -177,12 +187,12 @@ TEST(HalfTest, NamedCases) {
   EXPECT_EQ(Float16Bits(1.0f), 0x3C00);
   EXPECT_EQ(Float16Bits(-2.0f), 0xC000);
   EXPECT_EQ(Float16Bits(65504.0f), 0x7BFF);
-  EXPECT_EQ(Float16Bits(65520.0f), 0x7C00);               // the tie above the largest: inf
-  EXPECT_EQ(Float16Bits(5.9604645e-08f), 0x0001);         // 2^-24, the smallest subnormal
-  EXPECT_EQ(Float16Bits(2.9802322e-08f), 0x0000);         // 2^-25: a tie, to even (0)
-  EXPECT_EQ(Float16Bits(1.0f + 1.0f / 2048), 0x3C00);     // tie between 0x3C00 and 0x3C01
-  EXPECT_EQ(Float16Bits(1.0f + 3.0f / 2048), 0x3C02);     // tie between 0x3C01 and 0x3C02
-  EXPECT_EQ(Float16Bits(FromBits(0x7F800001)), 0x7E00);   // signalling NaN: quieted
+  EXPECT_EQ(Float16Bits(65520.0f), 0x7C00);              // the tie above the largest: inf
+  EXPECT_EQ(Float16Bits(5.9604645e-08f), 0x0001);        // 2^-24, the smallest subnormal
+  EXPECT_EQ(Float16Bits(2.9802322e-08f), 0x0000);        // 2^-25: a tie, to even (0)
+  EXPECT_EQ(Float16Bits(1.0f + 1.0f / 2048), 0x3C00);    // tie between 0x3C00 and 0x3C01
+  EXPECT_EQ(Float16Bits(1.0f + 3.0f / 2048), 0x3C02);    // tie between 0x3C01 and 0x3C02
+  EXPECT_EQ(Float16Bits(FromBits(0x7F800001)), 0x7E00);  // signalling NaN: quieted
   EXPECT_EQ(Bfloat16Bits(1.0f), 0x3F80);
   EXPECT_EQ(Bfloat16Bits(FromBits(0x3F808000)), 0x3F80);  // tie, to even
   EXPECT_EQ(Bfloat16Bits(FromBits(0x3F818000)), 0x3F82);  // tie, to even
@@ -212,8 +222,9 @@ TEST(HalfTest, PipelineOutputIsTheConvertedFloat32Output) {
     std::vector<float> reference(f32->output_bytes_per_sample() / 4);
     PipelineWorkspace workspace;
     CounterRng rng(1);
-    ASSERT_TRUE(f32->Run(image.view(), &rng, &workspace,
-                         reinterpret_cast<uint8_t*>(reference.data())).ok());
+    ASSERT_TRUE(
+        f32->Run(image.view(), &rng, &workspace, reinterpret_cast<uint8_t*>(reference.data()))
+            .ok());
     for (auto dtype : {stoker::v1::DTYPE_FLOAT16, stoker::v1::DTYPE_BFLOAT16}) {
       spec.set_output_dtype(dtype);
       absl::StatusOr<Pipeline> half = Pipeline::Compile(spec, image.view().shape);

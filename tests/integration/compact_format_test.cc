@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "absl/strings/str_cat.h"
 #include "augment/kernels/half.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/client_tail.h"
 #include "trainer_client/loader.h"
@@ -57,7 +57,7 @@ struct Delivery {
 };
 
 absl::StatusOr<Delivery> ConsumeJob(const TestCluster& cluster, const std::string& name,
-                               const pb::JobSpec& spec, bool tail_on_client) {
+                                    const pb::JobSpec& spec, bool tail_on_client) {
   LoaderOptions options;
   options.coordinator_address = cluster.coordinator_address();
   options.job_name = name;
@@ -113,12 +113,11 @@ class CompactFormatTest : public ::testing::Test {
 };
 
 TEST_F(CompactFormatTest, HalfJobsDeliverTheRoundedFloat32Tensors) {
-  for (const auto& [dtype, convert] :
-       {std::pair<pb::DType, void (*)(const float*, size_t, void*)>{pb::DTYPE_FLOAT16,
-                                                                    &FloatToFloat16},
-        {pb::DTYPE_BFLOAT16, &FloatToBfloat16}}) {
+  for (const auto& [dtype, convert] : {std::pair<pb::DType, void (*)(const float*, size_t, void*)>{
+                                           pb::DTYPE_FLOAT16, &FloatToFloat16},
+                                       {pb::DTYPE_BFLOAT16, &FloatToBfloat16}}) {
     absl::StatusOr<Delivery> run = ConsumeJob(*cluster_, absl::StrCat("half-", dtype),
-                                         NormalizeJob(dtype, pb::LAYOUT_CHW), false);
+                                              NormalizeJob(dtype, pb::LAYOUT_CHW), false);
     ASSERT_TRUE(run.ok()) << run.status();
     EXPECT_EQ(run->dtype, dtype);
     EXPECT_EQ(run->shape, reference_.shape);
@@ -156,7 +155,8 @@ TEST_F(CompactFormatTest, TailOnClientNeedsAToFloatTail) {
   spec.mutable_pipeline()->add_ops()->mutable_horizontal_flip();  // the pipeline ends in a flip
   absl::StatusOr<Delivery> run = ConsumeJob(*cluster_, "no-tail", spec, /*tail=*/true);
   EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(run.status().message(), HasSubstr("tail_on_client: the pipeline must end in to_float"));
+  EXPECT_THAT(run.status().message(),
+              HasSubstr("tail_on_client: the pipeline must end in to_float"));
 }
 
 }  // namespace

@@ -214,7 +214,6 @@ struct PyBatch {
   }
 };
 
-
 // ---- Loader ---------------------------------------------------------------------------------
 
 // Thread-safe (as Loader and DeviceFeeder are).
@@ -481,7 +480,8 @@ void DefineBatch(py::module_& m) {
                                const absl::Span<const int64_t> s = b.batch.shape();
                                return std::vector<int64_t>(s.begin(), s.end());
                              })
-      .def_property_readonly("dtype", [](const PyBatch& b) { return std::string(DTypeName(b.batch.dtype())); })
+      .def_property_readonly(
+          "dtype", [](const PyBatch& b) { return std::string(DTypeName(b.batch.dtype())); })
       .def_property_readonly(
           "layout",
           [](const PyBatch& b) { return b.batch.layout() == v1::LAYOUT_CHW ? "chw" : "hwc"; })
