@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "augment/kernels/convert.h"
+#include "augment/kernels/half.h"
 #include "augment/op.h"
 #include "augment/op_registry.h"
 #include "common/status_macros.h"
@@ -20,8 +21,40 @@ std::string ShapeString(const ImageShape& shape) {
                       PixelTypeName(shape.type));
 }
 
+// The element type ConvertImage writes for `dtype`: float32 for the 16-bit floats, which are
+// narrowed from it (ConvertToHalf).
 PixelType PixelTypeOf(stoker::v1::DType dtype) {
   return dtype == stoker::v1::DTYPE_UINT8 ? PixelType::kUint8 : PixelType::kFloat32;
+}
+
+bool IsHalf(stoker::v1::DType dtype) {
+  return dtype == stoker::v1::DTYPE_FLOAT16 || dtype == stoker::v1::DTYPE_BFLOAT16;
+}
+
+size_t DTypeBytes(stoker::v1::DType dtype) {
+  return IsHalf(dtype) ? 2 : PixelTypeSize(PixelTypeOf(dtype));
+}
+
+// Writes `image` to `out` as float16 or bfloat16 in `layout`: straight from a float32 HWC image,
+// else through float32 staging in the workspace's scratch (the layout change and any uint8 →
+// float32 cast happen there).
+void ConvertToHalf(const ImageView& image, OutputLayout layout, stoker::v1::DType dtype,
+                   PipelineWorkspace* workspace, uint8_t* out) {
+  const float* floats;
+  if (layout == OutputLayout::kHwc && image.shape.type == PixelType::kFloat32) {
+    floats = image.pixels<const float>();
+  } else {
+    ImageBuffer& staging = workspace->scratch();
+    staging.Reshape(ImageShape{image.shape.height, image.shape.width, image.shape.channels,
+                               PixelType::kFloat32});
+    ConvertImage(image, layout, PixelType::kFloat32, staging.view().data);
+    floats = staging.view().pixels<const float>();
+  }
+  if (dtype == stoker::v1::DTYPE_FLOAT16) {
+    FloatToFloat16(floats, image.shape.elements(), out);
+  } else {
+    FloatToBfloat16(floats, image.shape.elements(), out);
+  }
 }
 
 stoker::v1::DType DTypeOf(PixelType type) {
@@ -123,14 +156,15 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
       break;
     case stoker::v1::DTYPE_UINT8:
     case stoker::v1::DTYPE_FLOAT32:
+    case stoker::v1::DTYPE_FLOAT16:
+    case stoker::v1::DTYPE_BFLOAT16:
       pipeline.output_dtype_ = spec.output_dtype();
       break;
     default:
       return absl::InvalidArgumentError(
           absl::StrCat("pipeline.output_dtype: unknown value ", spec.output_dtype()));
   }
-  pipeline.output_bytes_per_sample_ =
-      shape.elements() * PixelTypeSize(PixelTypeOf(pipeline.output_dtype_));
+  pipeline.output_bytes_per_sample_ = shape.elements() * DTypeBytes(pipeline.output_dtype_);
   return pipeline;
 }
 
@@ -206,9 +240,10 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
                                                    ", compiled for ", ShapeString(input_shape_)));
   }
   const PixelType out_type = PixelTypeOf(output_dtype_);
+  const bool half = IsHalf(output_dtype_);
   const bool out_aligned = IsAligned(out, PixelTypeSize(out_type));
   // When the output conversion is the identity, the last op writes straight into `out`.
-  const bool last_op_writes_out = ops_.size() > first_op &&
+  const bool last_op_writes_out = ops_.size() > first_op && !half &&
                                   output_layout_ == stoker::v1::LAYOUT_HWC &&
                                   out_type == result_shape_.type && out_aligned;
 
@@ -239,7 +274,9 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
 
   const OutputLayout layout =
       output_layout_ == stoker::v1::LAYOUT_CHW ? OutputLayout::kChw : OutputLayout::kHwc;
-  if (out_aligned) {
+  if (half) {
+    ConvertToHalf(current, layout, output_dtype_, workspace, out);  // unaligned stores: any `out`
+  } else if (out_aligned) {
     ConvertImage(current, layout, out_type, out);
   } else {
     // Convert into aligned staging memory, then copy the bytes.

@@ -2,14 +2,17 @@
 """`scripts/bench.sh e2e` (issue 13, item 1, single host): the figure users pay for, end to end
 between separate processes on loopback.
 
-    e2e.py BUILD_DIR --workload blur|jpeg-float32|jpeg-uint8 [--manifest M --images DIR]
+    e2e.py BUILD_DIR --workload blur|jpeg-float32|jpeg-float16|jpeg-float32-tail|jpeg-uint8
+           [--manifest M --images DIR]
            [--workers W] [--batches N] [--torchvision-batches N] [--rounds R]
 
 Stoker: a coordinator, W `stoker-worker --threads 1` processes and one `stoker-bench-client`
 process (no training step). Workloads (DESIGN.md §6): blur = to_float and ten 11x11 blurs of
 224x224x3, float32 HWC out; jpeg-float32 = the packed JPEGs of --manifest through decode,
 random_resized_crop(224) (bilinear), horizontal_flip, to_float, normalize, float32 CHW out;
-jpeg-uint8 = the same up to the flip, uint8 HWC out. torchvision: a DataLoader with W worker
+jpeg-float16 = jpeg-float32 rounded to float16 on the worker, float16 CHW out; jpeg-float32-tail
+= jpeg-float32 with the to_float/normalize tail run by the client (--tail-on-client: uint8 on the
+wire); jpeg-uint8 = the same up to the flip, uint8 HWC out. torchvision: a DataLoader with W worker
 processes and the same pipeline and filter (bench/e2e_torchvision.py), at the same boundary
 (batches reaching the training loop). Alternating rounds; per round, delivered img/s and CPU seconds per
 image of the workers (from /proc/PID/stat, before and after the round) and of the client (wait4
@@ -32,6 +35,8 @@ JPEG = "decode, random_resized_crop(height=224, width=224), horizontal_flip"
 WORKLOADS = {
     "blur": ("to_float, gaussian_blur(ksize=11)*10", []),
     "jpeg-float32": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw"]),
+    "jpeg-float16": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw", "--dtype", "float16"]),
+    "jpeg-float32-tail": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw", "--tail-on-client"]),
     "jpeg-uint8": (JPEG, []),
 }
 BATCH = 64

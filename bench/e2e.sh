@@ -3,10 +3,11 @@
 # workers with 1 thread each, stoker-bench-client, no training step) against torchvision's
 # DataLoader with 2 worker processes, same pipeline and resize filter; delivered img/s and CPU
 # ms per image of the workers and the client; 3 alternating rounds, medians (bench/e2e.py).
-# Workloads: blur (float32), JPEG float32 CHW and JPEG uint8 (the generated Caltech-256-like set
-# of bench/jpeg-pipeline.sh, cached in .cache/jpeg/). One RESULT line per workload; the last
-# line is the JPEG uint8 one. About 4 minutes (first run: +1 minute to generate the images).
-# Not yet: float16 output, the two-host variant.
+# Workloads: blur (float32), JPEG float32 CHW (workers, then with the tail on the client), JPEG
+# float16 CHW and JPEG uint8 (the generated Caltech-256-like set of bench/jpeg-pipeline.sh,
+# cached in .cache/jpeg/). One RESULT line per workload; the last line is the JPEG uint8 one.
+# About 6 minutes (first run: +1 minute to generate the images).
+# The two-host variant (network namespaces, rate-limited veth): bench/e2e-two-host.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --bench
@@ -16,7 +17,7 @@ CACHE=${STOKER_CACHE_DIR:-.cache}/jpeg
 "$BIN/tools/stoker-gen-images" --output="$CACHE/images" --classes=10 --per-class=300
 "$BIN/tools/stoker-pack" --input="$CACHE/images" --output="$CACHE/shards" >/dev/null
 /usr/bin/python3 bench/e2e.py "$BIN" --workload blur "$@"
-for workload in jpeg-float32 jpeg-uint8; do
+for workload in jpeg-float32 jpeg-float16 jpeg-float32-tail jpeg-uint8; do
   /usr/bin/python3 bench/e2e.py "$BIN" --workload "$workload" --batches 40 \
     --torchvision-batches 10 --manifest "$CACHE/shards/manifest.json" --images "$CACHE/images" "$@"
 done

@@ -12,6 +12,7 @@ loop, no training step). WORKLOAD:
                 uint8 tensor RandomResizedCrop(224, antialias=False) (bilinear without
                 antialiasing, the filter of Stoker's random_resized_crop), RandomHorizontalFlip,
                 ConvertImageDtype(float32), Normalize(ImageNet): float32 CHW out;
+  jpeg-float16  jpeg-float32, then ConvertImageDtype(float16): float16 CHW out;
   jpeg-uint8    the same up to the flip: uint8 out.
 The DataLoader's workers are persistent; the first WARMUP batches (worker start-up, imports)
 are not counted, as Stoker's workers are running before its rounds start. Prints
@@ -50,15 +51,17 @@ class RandomImages(Dataset):
 
 
 class Jpegs(Dataset):
-    def __init__(self, root, to_float):
+    def __init__(self, root, out):
         classes = sorted(os.listdir(root))
         self.files = [(os.path.join(root, c, f), label) for label, c in enumerate(classes)
                       for f in sorted(os.listdir(os.path.join(root, c)))]
         steps = [transforms.RandomResizedCrop(224, antialias=False),
                  transforms.RandomHorizontalFlip()]
-        if to_float:
+        if out != "uint8":
             steps += [transforms.ConvertImageDtype(torch.float32),
                       transforms.Normalize(MEAN, STD)]
+        if out == "float16":
+            steps.append(transforms.ConvertImageDtype(torch.float16))
         self.pipeline = transforms.Compose(steps)
 
     def __len__(self):
@@ -96,7 +99,7 @@ def main():
     if workload == "blur":
         dataset = RandomImages((batches + WARMUP) * BATCH)
     else:
-        dataset = Jpegs(sys.argv[4], to_float=workload == "jpeg-float32")
+        dataset = Jpegs(sys.argv[4], out=workload.split("-")[1])
     loader = DataLoader(dataset, batch_size=BATCH, shuffle=True, num_workers=workers,
                         worker_init_fn=init_worker, persistent_workers=True)
     images = 0

@@ -33,8 +33,9 @@ PACKAGES=(
   python3-pil python3-torchvision python3-skimage python3-scipy
 )
 # Competitors in bench/: tjbench (decode), iperf3 (wire: single-stream loopback TCP);
-# torchvision (augment; run with /usr/bin/python3) is in the test set above.
-BENCH_PACKAGES=(libjpeg-turbo-progs iperf3)
+# torchvision (augment; run with /usr/bin/python3) is in the test set above; iproute2 (ip netns,
+# tc tbf) makes the shaped two-host link of e2e-two-host.
+BENCH_PACKAGES=(libjpeg-turbo-progs iperf3 iproute2)
 # Images (docker/) and the container test: rootful podman with runc, netavark networks (which
 # program iptables), catatonit as the --init, debootstrap for the base image.
 CONTAINER_PACKAGES=(podman buildah runc netavark aardvark-dns iptables catatonit debootstrap

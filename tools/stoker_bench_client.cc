@@ -34,8 +34,10 @@
 #include "common/status_macros.h"
 #include "common/tls/tls_config.h"
 #include "tools/bench_report.h"
+#include "trainer_client/client_tail.h"
 #include "trainer_client/job_spec_args.h"
 #include "trainer_client/loader.h"
+#include "trainer_client/loader_env.h"
 
 namespace stoker {
 namespace {
@@ -60,6 +62,7 @@ struct BenchConfig : JobSpecArgs {
   std::string dump_indices;
   std::string report_json;
   bool ordered = false;
+  bool tail_on_client = false;
   std::string token_file;
   std::string resume_from;
   MetricsFlags metrics;
@@ -135,6 +138,7 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
   options.rank = rank;
   options.prefetch_bytes = prefetch_mb << 20;
   options.ordered = ordered;
+  options.tail_on_client = tail_on_client;
   ASSIGN_OR_RETURN(options.tls, tls.Build());
   for (absl::string_view file : absl::StrSplit(resume_from, ',', absl::SkipWhitespace())) {
     ASSIGN_OR_RETURN(std::string token, ReadTokenFile(std::string(file)));
@@ -172,7 +176,7 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("drop-last", &c.drop_last, "drop the tail instead of wrapping around");
   flags.Add("pipeline", &c.pipeline, "augmentation, e.g. 'to_float, gaussian_blur(ksize=11)*10'");
   flags.Add("layout", &c.layout, "hwc | chw");
-  flags.Add("dtype", &c.dtype, "auto | uint8 | float32");
+  flags.Add("dtype", &c.dtype, "auto | uint8 | float32 | float16 | bfloat16");
   flags.Add("step-ms", &c.step_ms, "simulated training step: sleep this long per batch");
   flags.Add("max-batches", &c.max_batches, "stop after this many batches (0 = all epochs)");
   flags.Add("prefetch-mb", &c.prefetch_mb, "client prefetch budget in MiB");
@@ -180,6 +184,8 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("dump-indices", &c.dump_indices, "write one JSON line per batch to this file");
   flags.Add("report-json", &c.report_json, "write the report as JSON to this file");
   flags.Add("ordered", &c.ordered, "yield batches in plan order (bounded reorder buffer)");
+  flags.Add("tail-on-client", &c.tail_on_client,
+            "workers send uint8; this client runs the pipeline's to_float/normalize tail");
   flags.Add("token-file", &c.token_file,
             "after each batch, write the batch count and the resume token here (atomically)");
   flags.Add("resume-from", &c.resume_from,
@@ -241,7 +247,9 @@ int Run(int argc, char** argv) {
           absl::StrCat("--dump-indices: cannot open ", config.dump_indices)));
     }
   }
-  absl::StatusOr<std::unique_ptr<Loader>> loader = Loader::Open(*options);
+  LoaderEnv env;
+  env.tail = ClientTailFactory();
+  absl::StatusOr<std::unique_ptr<Loader>> loader = Loader::Open(*options, std::move(env));
   if (!loader.ok()) return Fail(loader.status());
   absl::StatusOr<std::unique_ptr<MetricsServer>> metrics =
       config.metrics.Serve((*loader)->metrics());

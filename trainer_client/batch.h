@@ -21,6 +21,14 @@ namespace v1 {
 class BatchMessage;
 }  // namespace v1
 
+// The bit pattern of one 16-bit float element (IEEE binary16 or bfloat16).
+struct Float16 {
+  uint16_t bits;
+};
+struct Bfloat16 {
+  uint16_t bits;
+};
+
 class Batch {
  public:
   // An empty batch: no data, every span empty, every number 0.
@@ -35,14 +43,12 @@ class Batch {
   size_t size_bytes() const;
   absl::Span<const uint8_t> bytes() const;
 
-  // The tensor as elements of T: uint8_t for DTYPE_UINT8, float for DTYPE_FLOAT32. Returns an
-  // empty span when T does not match dtype().
+  // The tensor as elements of T: uint8_t for DTYPE_UINT8, float for DTYPE_FLOAT32, Float16 for
+  // DTYPE_FLOAT16, Bfloat16 for DTYPE_BFLOAT16. Returns an empty span when T does not match
+  // dtype().
   template <typename T>
   absl::Span<const T> elements() const {
-    static_assert(std::is_same_v<T, uint8_t> || std::is_same_v<T, float>,
-                  "elements<T>: T must be uint8_t or float");
-    const v1::DType expected = std::is_same_v<T, float> ? v1::DTYPE_FLOAT32 : v1::DTYPE_UINT8;
-    if (dtype() != expected) return {};
+    if (dtype() != DTypeOf<T>()) return {};
     return absl::Span<const T>(static_cast<const T*>(data()), size_bytes() / sizeof(T));
   }
 
@@ -68,6 +74,17 @@ class Batch {
   const v1::BatchMessage& message() const;
 
  private:
+  template <typename T>
+  static constexpr v1::DType DTypeOf() {
+    static_assert(std::is_same_v<T, uint8_t> || std::is_same_v<T, float> ||
+                      std::is_same_v<T, Float16> || std::is_same_v<T, Bfloat16>,
+                  "elements<T>: T must be uint8_t, float, Float16 or Bfloat16");
+    if constexpr (std::is_same_v<T, float>) return v1::DTYPE_FLOAT32;
+    if constexpr (std::is_same_v<T, Float16>) return v1::DTYPE_FLOAT16;
+    if constexpr (std::is_same_v<T, Bfloat16>) return v1::DTYPE_BFLOAT16;
+    return v1::DTYPE_UINT8;
+  }
+
   std::shared_ptr<const v1::BatchMessage> message_;
 };
 

@@ -7,6 +7,31 @@
 
 namespace stoker {
 
+namespace {
+
+constexpr std::pair<absl::string_view, v1::DType> kDTypeNames[] = {
+    {"auto", v1::DTYPE_UNSPECIFIED},
+    {"uint8", v1::DTYPE_UINT8},
+    {"float32", v1::DTYPE_FLOAT32},
+    {"float16", v1::DTYPE_FLOAT16},
+    {"bfloat16", v1::DTYPE_BFLOAT16}};
+
+}  // namespace
+
+std::optional<v1::DType> DTypeFromName(absl::string_view name) {
+  for (const auto& [known, dtype] : kDTypeNames) {
+    if (known == name) return dtype;
+  }
+  return std::nullopt;
+}
+
+absl::string_view DTypeName(v1::DType dtype) {
+  for (const auto& [name, known] : kDTypeNames) {
+    if (known == dtype) return name == "auto" ? "unspecified" : name;
+  }
+  return "unspecified";
+}
+
 absl::StatusOr<v1::JobSpec> JobSpecArgs::ToJobSpec(
     absl::FunctionRef<std::string(absl::string_view field)> name) const {
   auto invalid = [&](absl::string_view field, absl::string_view what) {
@@ -43,13 +68,13 @@ absl::StatusOr<v1::JobSpec> JobSpecArgs::ToJobSpec(
     return invalid("layout", absl::StrCat("must be 'hwc' or 'chw', got '", layout, "'"));
   }
   spec.mutable_pipeline()->set_output_layout(layout == "chw" ? v1::LAYOUT_CHW : v1::LAYOUT_HWC);
-  if (dtype != "auto" && dtype != "uint8" && dtype != "float32") {
-    return invalid("dtype",
-                   absl::StrCat("must be 'auto', 'uint8' or 'float32', got '", dtype, "'"));
+  std::optional<v1::DType> output_dtype = DTypeFromName(dtype);
+  if (!output_dtype.has_value()) {
+    return invalid("dtype", absl::StrCat("must be 'auto', 'uint8', 'float32', 'float16' or "
+                                         "'bfloat16', got '",
+                                         dtype, "'"));
   }
-  spec.mutable_pipeline()->set_output_dtype(dtype == "uint8"     ? v1::DTYPE_UINT8
-                                            : dtype == "float32" ? v1::DTYPE_FLOAT32
-                                                                 : v1::DTYPE_UNSPECIFIED);
+  spec.mutable_pipeline()->set_output_dtype(*output_dtype);
   for (const auto& [field, value] :
        {std::pair<absl::string_view, uint64_t>{"batch_size", batch_size},
         {"world_size", world_size},

@@ -18,6 +18,12 @@
 
 namespace stoker {
 
+// The names of the batch element types: "uint8", "float32", "float16", "bfloat16", and "auto"
+// for DTYPE_UNSPECIFIED (the pipeline's own type). nullopt for another name.
+std::optional<v1::DType> DTypeFromName(absl::string_view name);
+// The name of `dtype` ("unspecified" for DTYPE_UNSPECIFIED and unknown values).
+absl::string_view DTypeName(v1::DType dtype);
+
 struct JobSpecArgs {
   // Set: the dataset is these shards (path or URL) and the synthetic fields are ignored.
   std::string manifest;
@@ -29,7 +35,7 @@ struct JobSpecArgs {
   uint32_t channels = 3;
   uint32_t num_classes = 1000;
   std::string pipeline;
-  // "hwc" or "chw"; "auto", "uint8" or "float32".
+  // "hwc" or "chw"; "auto", "uint8", "float32", "float16" or "bfloat16" (DTypeFromName).
   std::string layout = "chw";
   std::string dtype = "auto";
   uint32_t batch_size = 64;

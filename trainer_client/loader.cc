@@ -1,5 +1,6 @@
 #include "trainer_client/loader.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -7,6 +8,7 @@
 #include "trainer_client/loader_env.h"
 #include "trainer_client/loader_impl.h"
 #include "trainer_client/loader_metrics.h"
+#include "trainer_client/tail_split.h"
 
 namespace stoker {
 
@@ -15,13 +17,38 @@ absl::StatusOr<std::unique_ptr<Loader>> Loader::Open(LoaderOptions options) {
 }
 
 absl::StatusOr<std::unique_ptr<Loader>> Loader::Open(LoaderOptions options, LoaderEnv env) {
+  std::optional<v1::PipelineSpec> tail_spec;
+  const BatchTailFactory tail_factory = env.tail;
+  if (options.tail_on_client) {
+    if (!tail_factory) {
+      return absl::FailedPreconditionError(
+          "tail_on_client: this program opened the Loader without a tail implementation; pass "
+          "LoaderEnv::tail = ClientTailFactory() (trainer_client/client_tail.h, library "
+          "stoker_client_tail)");
+    }
+    ASSIGN_OR_RETURN(TailSplit split, SplitTail(options.spec));
+    options.spec = std::move(split.worker_spec);
+    tail_spec = std::move(split.tail);
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<LoaderImpl> impl,
                    LoaderImpl::Open(std::move(options), std::move(env)));
-  return std::unique_ptr<Loader>(new Loader(std::move(impl)));
+  std::unique_ptr<BatchTail> tail;
+  if (tail_spec.has_value()) {
+    const auto& shape = impl->job().batch_shape();
+    absl::StatusOr<std::unique_ptr<BatchTail>> created =
+        tail_factory(*tail_spec, absl::Span<const int64_t>(shape.data(), shape.size()));
+    if (!created.ok()) {
+      impl->Stop();
+      return created.status();
+    }
+    tail = *std::move(created);
+  }
+  return std::unique_ptr<Loader>(new Loader(std::move(impl), std::move(tail)));
 }
 
-Loader::Loader(std::unique_ptr<LoaderImpl> impl)
+Loader::Loader(std::unique_ptr<LoaderImpl> impl, std::unique_ptr<BatchTail> tail)
     : impl_(std::move(impl)),
+      tail_(std::move(tail)),
       metrics_(std::make_shared<LoaderMetrics>(impl_.get(), impl_->options().job_name,
                                                impl_->options().rank)) {}
 
@@ -39,11 +66,18 @@ absl::StatusOr<Batch> Loader::Next() {
         "end of data: all ", epochs(), " epochs of job ", job_id(), " (rank ",
         impl_->options().rank, ") were delivered"));
   }
-  return *std::move(batch);
+  return Finish(*std::move(batch));
 }
 
 absl::StatusOr<std::optional<Batch>> Loader::NextInEpoch(uint32_t epoch) {
-  return impl_->Next(epoch);
+  ASSIGN_OR_RETURN(std::optional<Batch> batch, impl_->Next(epoch));
+  if (!batch.has_value()) return batch;
+  return Finish(*std::move(batch));
+}
+
+absl::StatusOr<Batch> Loader::Finish(Batch batch) {
+  if (tail_ == nullptr) return batch;
+  return tail_->Apply(batch);
 }
 
 EpochRange Loader::Epoch() { return EpochRange(this, current_epoch()); }
@@ -57,11 +91,14 @@ uint64_t Loader::batches_per_epoch() const { return impl_->job().batches_per_epo
 uint32_t Loader::epochs() const { return impl_->options().spec.epochs(); }
 
 absl::Span<const int64_t> Loader::batch_shape() const {
+  if (tail_ != nullptr) return tail_->batch_shape();
   const auto& shape = impl_->job().batch_shape();
   return absl::Span<const int64_t>(shape.data(), shape.size());
 }
 
-uint64_t Loader::batch_bytes() const { return impl_->job().batch_bytes(); }
+uint64_t Loader::batch_bytes() const {
+  return tail_ != nullptr ? tail_->batch_bytes() : impl_->job().batch_bytes();
+}
 
 uint64_t Loader::job_id() const { return impl_->job().job_id(); }
 

@@ -62,6 +62,7 @@ namespace stoker {
 struct LoaderEnv;  // trainer_client/loader_env.h
 class LoaderImpl;
 class LoaderMetrics;
+class BatchTail;  // trainer_client/loader_env.h
 class Loader;
 
 // Per-worker receive counters.
@@ -212,11 +213,14 @@ class Loader {
 
  private:
   friend class EpochRange;
-  explicit Loader(std::unique_ptr<LoaderImpl> impl);
+  Loader(std::unique_ptr<LoaderImpl> impl, std::unique_ptr<BatchTail> tail);
+  // `batch` through the client tail, when there is one.
+  absl::StatusOr<Batch> Finish(Batch batch);
   // The next batch of `epoch`, or nullopt once `epoch` is over (or the job is).
   absl::StatusOr<std::optional<Batch>> NextInEpoch(uint32_t epoch);
 
   std::unique_ptr<LoaderImpl> impl_;
+  std::unique_ptr<BatchTail> tail_;  // set with LoaderOptions::tail_on_client
   std::shared_ptr<LoaderMetrics> metrics_;
 };
 

@@ -4,13 +4,38 @@
 // The Loader's environment, injectable for tests (DESIGN §8.4). Every null member gets the real
 // implementation: gRPC to LoaderOptions::coordinator_address, gRPC worker streams, the wall clock.
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "common/clock.h"
 #include "coordinator/coordinator_client.h"
+#include "stoker/v1/pipeline.pb.h"
+#include "trainer_client/batch.h"
 #include "trainer_client/worker_stream.h"
 
 namespace stoker {
+
+// Runs the to_float / normalize tail of a pipeline on each received batch
+// (LoaderOptions::tail_on_client). The implementation, ClientTail (trainer_client/client_tail.h,
+// library stoker_client_tail), runs augment's pipeline, which the installed client package does
+// not ship. Thread-safe.
+class BatchTail {
+ public:
+  virtual ~BatchTail() = default;
+  // The batch as the workers would have sent it. INVALID_ARGUMENT when `batch` is not the
+  // workers' uint8 HWC batch.
+  virtual absl::StatusOr<Batch> Apply(const Batch& batch) = 0;
+  // The converted batch's shape and payload bytes.
+  virtual absl::Span<const int64_t> batch_shape() const = 0;
+  virtual uint64_t batch_bytes() const = 0;
+};
+
+// Creates the tail `tail` for the workers' batches of `worker_batch_shape` ([N, H, W, C] uint8).
+using BatchTailFactory = std::function<absl::StatusOr<std::unique_ptr<BatchTail>>(
+    const v1::PipelineSpec& tail, absl::Span<const int64_t> worker_batch_shape)>;
 
 struct LoaderEnv {
   std::shared_ptr<CoordinatorClient> coordinator;
@@ -18,6 +43,9 @@ struct LoaderEnv {
   // Used for backoff sleeps, reconnect delays, stall escalation and the wait/step statistics.
   // Waits that Stop() must interrupt (the heartbeat period) use real time.
   Clock* clock = nullptr;
+  // Needed for LoaderOptions::tail_on_client (ClientTailFactory()); null: such options fail
+  // with FAILED_PRECONDITION.
+  BatchTailFactory tail;
 };
 
 }  // namespace stoker

@@ -67,6 +67,13 @@ struct LoaderOptions {
   // trainer's certificate (role trainer), key and CA. Plaintext unless set (binaries and the
   // Python Loader demand TLS files or an explicit insecure).
   TlsConfig tls = TlsConfig::Plaintext();
+  // "Tail to the trainer" (client_tail.h; Loader::Open needs LoaderEnv::tail, else
+  // FAILED_PRECONDITION): the job's pipeline must end in to_float followed only
+  // by normalize ops; the workers run the ops before that tail with uint8 HWC output (4× fewer
+  // bytes than float32 on the wire) and this client runs the tail on each batch in Next(), on
+  // the calling thread, giving exactly the batch the workers would have sent. The job the
+  // coordinator sees is the workers' part, so every rank of a job must choose the same.
+  bool tail_on_client = false;
 
   // OK, or INVALID_ARGUMENT naming the first bad field, e.g.
   // "rank: must be < spec.world_size (2), got 2".

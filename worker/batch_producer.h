@@ -62,14 +62,24 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
 // A free list of batch messages whose payload strings keep their capacity. Thread-safe.
 class BatchMessagePool {
  public:
-  explicit BatchMessagePool(size_t max_pooled) : max_pooled_(max_pooled) {}
+  using Recycler = std::function<void(std::unique_ptr<stoker::v1::BatchMessage>)>;
+
+  explicit BatchMessagePool(size_t max_pooled);
   std::unique_ptr<stoker::v1::BatchMessage> Get();
   void Put(std::unique_ptr<stoker::v1::BatchMessage> message);
+  // Put for owners that may outlive the pool (a gRPC slice holding a payload the transport still
+  // writes): the free list lives as long as the pool or any recycler, whichever is last.
+  Recycler recycler() const;
 
  private:
-  const size_t max_pooled_;
-  absl::Mutex mu_;
-  std::vector<std::unique_ptr<stoker::v1::BatchMessage>> free_ ABSL_GUARDED_BY(mu_);
+  struct FreeList {
+    explicit FreeList(size_t max) : max_pooled(max) {}
+    void Put(std::unique_ptr<stoker::v1::BatchMessage> message);
+    const size_t max_pooled;
+    absl::Mutex mu;
+    std::vector<std::unique_ptr<stoker::v1::BatchMessage>> free ABSL_GUARDED_BY(mu);
+  };
+  const std::shared_ptr<FreeList> free_;
 };
 
 // Thread-safe. Stop() (or the destructor) finishes queued work it has started and drops the rest,

@@ -1,18 +1,31 @@
 #include "worker/stream_reactor.h"
 
+#include <grpcpp/impl/codegen/proto_utils.h>
+
 #include <utility>
 
 #include "common/grpc_status.h"
 #include "common/logging.h"
+#include "worker/batch_wire.h"
 
 namespace stoker {
 
 namespace pb = ::stoker::v1;
 
-StreamReactor::StreamReactor(Worker* worker) : worker_(worker) { StartRead(&request_); }
+StreamReactor::StreamReactor(Worker* worker) : worker_(worker) { StartRead(&read_buffer_); }
+
+grpc::ByteBuffer* StreamReactor::NextWriteLocked() {
+  if (queue_.empty()) return nullptr;
+  std::unique_ptr<pb::BatchMessage> batch = std::move(queue_.front());
+  queue_.pop_front();
+  writing_bytes_ = batch->data().size();
+  writing_ = BatchToByteBuffer(std::move(batch), worker_->message_pool()->recycler());
+  write_in_flight_ = true;
+  return &writing_;
+}
 
 void StreamReactor::Send(std::unique_ptr<pb::BatchMessage> batch) {
-  pb::BatchMessage* to_write = nullptr;
+  grpc::ByteBuffer* to_write = nullptr;
   {
     absl::MutexLock lock(&mu_);
     if (finished_) {
@@ -20,10 +33,8 @@ void StreamReactor::Send(std::unique_ptr<pb::BatchMessage> batch) {
       return;
     }
     queue_.push_back(std::move(batch));
-    if (writing_ != nullptr) return;
-    writing_ = std::move(queue_.front());
-    queue_.pop_front();
-    to_write = writing_.get();
+    if (write_in_flight_) return;
+    to_write = NextWriteLocked();
   }
   StartWrite(to_write);
 }
@@ -46,7 +57,15 @@ void StreamReactor::OnReadDone(bool ok) {
   if (!ok) {  // The client half-closed (or went away).
     absl::MutexLock lock(&mu_);
     reads_done_ = true;
-    if (writing_ == nullptr) FinishLocked(grpc::Status::OK);
+    if (!write_in_flight_) FinishLocked(grpc::Status::OK);
+    return;
+  }
+  const grpc::Status parsed =
+      grpc::SerializationTraits<pb::ClientMessage>::Deserialize(&read_buffer_, &request_);
+  if (!parsed.ok()) {
+    absl::MutexLock lock(&mu_);
+    FinishLocked(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                              "cannot parse a stoker.v1.ClientMessage: " + parsed.error_message()));
     return;
   }
   HandleMessage();
@@ -68,7 +87,7 @@ void StreamReactor::HandleMessage() {
             return;
           }
           session_ = *std::move(session);
-          StartRead(&request_);
+          StartRead(&read_buffer_);
         });
     return;  // The next read starts once the session exists.
   } else if (request_.has_credit()) {
@@ -76,27 +95,27 @@ void StreamReactor::HandleMessage() {
   } else if (request_.has_ack()) {
     worker_->RecordDelivered(request_.ack());
   }
-  StartRead(&request_);
+  StartRead(&read_buffer_);
 }
 
 void StreamReactor::OnWriteDone(bool ok) {
-  std::unique_ptr<pb::BatchMessage> written;
-  pb::BatchMessage* next = nullptr;
+  uint64_t written_bytes;
+  grpc::ByteBuffer* next = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    written = std::move(writing_);
+    written_bytes = writing_bytes_;
+    writing_.Clear();  // our reference; the payload returns to the pool once gRPC drops its own
+    write_in_flight_ = false;
     if (!ok) {
       FinishLocked(grpc::Status(grpc::StatusCode::UNAVAILABLE, "client stream broke"));
-    } else if (!finished_ && !queue_.empty() && !reads_done_) {
-      writing_ = std::move(queue_.front());
-      queue_.pop_front();
-      next = writing_.get();
+    } else if (!finished_ && !reads_done_) {
+      next = NextWriteLocked();
     } else if (reads_done_) {
       FinishLocked(grpc::Status::OK);
     }
   }
   // Outside mu_: the session's lock comes before ours.
-  if (session_ != nullptr) session_->OnSent(std::move(written));
+  if (session_ != nullptr) session_->OnSent(written_bytes);
   if (next != nullptr) StartWrite(next);
 }
 

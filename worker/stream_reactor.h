@@ -5,7 +5,10 @@
 //
 // Reads: the first message must be Open (else FAILED_PRECONDITION); it creates the session.
 // Then Credit goes to the session and Ack to the worker, until the client half-closes.
-// Writes: batches queue in order with one write outstanding (OnWriteDone starts the next).
+// Writes: batches queue in order with one write outstanding (OnWriteDone starts the next). The
+// method is registered raw (ByteBuffer in and out): requests are parsed here, and each batch is
+// written by BatchToByteBuffer (worker/batch_wire.h) without copying its payload; the message
+// returns to the worker's pool when gRPC releases the payload slice.
 // The stream finishes OK once the client has half-closed and no write is in flight (batches
 // still queued then are dropped: their leases expire at the coordinator), or with the error of
 // Open or of a failed batch.
@@ -24,8 +27,7 @@
 namespace stoker {
 
 // Deletes itself in OnDone. Thread-safe (reactions and producer callbacks race).
-class StreamReactor : public grpc::ServerBidiReactor<stoker::v1::ClientMessage,
-                                                     stoker::v1::BatchMessage>,
+class StreamReactor : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>,
                       public BatchSink {
  public:
   explicit StreamReactor(Worker* worker);
@@ -43,14 +45,20 @@ class StreamReactor : public grpc::ServerBidiReactor<stoker::v1::ClientMessage,
   void HandleMessage();
   // Finishes with `status` unless already finished. REQUIRES: mu_ held.
   void FinishLocked(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves the next queued batch into writing_ and returns it, or null when the queue is empty.
+  grpc::ByteBuffer* NextWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Worker* const worker_;
-  stoker::v1::ClientMessage request_;  // Owned by the read in flight.
+  grpc::ByteBuffer read_buffer_;            // Owned by the read in flight.
+  stoker::v1::ClientMessage request_;       // The last message read.
   std::shared_ptr<StreamSession> session_;  // Set once by the first read; reads are sequential.
 
   absl::Mutex mu_;
   std::deque<std::unique_ptr<stoker::v1::BatchMessage>> queue_ ABSL_GUARDED_BY(mu_);
-  std::unique_ptr<stoker::v1::BatchMessage> writing_ ABSL_GUARDED_BY(mu_);
+  // The write in flight (its payload bytes), or none.
+  grpc::ByteBuffer writing_ ABSL_GUARDED_BY(mu_);
+  bool write_in_flight_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t writing_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
 };

@@ -65,9 +65,7 @@ void StreamSession::OnProduced(absl::Status status,
   sink_->Send(std::move(batch));
 }
 
-void StreamSession::OnSent(std::unique_ptr<stoker::v1::BatchMessage> batch) {
-  const uint64_t bytes = batch->data().size();
-  pool_->Put(std::move(batch));
+void StreamSession::OnSent(uint64_t bytes) {
   {
     absl::MutexLock lock(&mu_);
     queued_bytes_ -= std::min(queued_bytes_, bytes);

@@ -54,8 +54,9 @@ class StreamSession {
   void OnLeased(uint32_t n, absl::Time now, absl::Duration max_poll);
   // A producer finished one of this session's tasks.
   void OnProduced(absl::Status status, std::unique_ptr<stoker::v1::BatchMessage> batch);
-  // The sink finished writing `batch` (ok = it reached the transport).
-  void OnSent(std::unique_ptr<stoker::v1::BatchMessage> batch);
+  // The sink finished writing a batch of `payload_bytes` (it reached the transport; the sink
+  // returns the message to the pool once the transport is done with its bytes).
+  void OnSent(uint64_t payload_bytes);
   // Ends the stream with `status` (the sink finishes it; the worker closes the session when the
   // stream is done). No-op once detached.
   void End(const absl::Status& status);

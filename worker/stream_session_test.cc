@@ -41,7 +41,7 @@ TEST_F(StreamSessionTest, WantsCreditMinusOutstanding) {
   EXPECT_EQ(Wanted(t0_), 5u);
   session_.OnLeased(3, t0_, absl::Seconds(1));
   EXPECT_EQ(Wanted(t0_), 2u);
-  session_.OnSent(std::make_unique<pb::BatchMessage>());  // Consumes a credit and a lease.
+  session_.OnSent(0);  // Consumes a credit and a lease.
   EXPECT_EQ(Wanted(t0_), 2u);
   EXPECT_EQ(wakes_, 2);
 }
@@ -83,7 +83,7 @@ TEST_F(StreamSessionTest, CountsQueuedAndSentBytes) {
   session_.OnProduced(absl::OkStatus(), std::move(batch));
   EXPECT_EQ(session_.queued_bytes(), 1000u);
   EXPECT_EQ(session_.sent_bytes(), 0u);
-  session_.OnSent(std::move(sink_.sent.back()));
+  session_.OnSent(sink_.sent.back()->data().size());
   EXPECT_EQ(session_.queued_bytes(), 0u);
   EXPECT_EQ(session_.sent_bytes(), 1000u);
 }

@@ -21,19 +21,21 @@ namespace {
 constexpr absl::Duration kShutdownDeadline = absl::Seconds(3);
 
 // Answers a refused stream with `status` at once and deletes itself when gRPC is done with it.
-class DeniedStream
-    : public grpc::ServerBidiReactor<stoker::v1::ClientMessage, stoker::v1::BatchMessage> {
+class DeniedStream : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   explicit DeniedStream(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
   void OnDone() override { delete this; }
 };
 
-// Streams only to trainers (with TLS; common/tls/grpc_tls.h).
-class WorkerService : public stoker::v1::Worker::CallbackService {
+// Streams only to trainers (with TLS; common/tls/grpc_tls.h). StreamBatches is registered raw
+// (ByteBuffer in and out) so that batches go out without a serialization copy
+// (worker/batch_wire.h); the wire format is stoker.v1's.
+class WorkerService
+    : public stoker::v1::Worker::WithRawCallbackMethod_StreamBatches<stoker::v1::Worker::Service> {
  public:
   WorkerService(Worker* worker, bool insecure) : worker_(worker), gate_(insecure) {}
 
-  grpc::ServerBidiReactor<stoker::v1::ClientMessage, stoker::v1::BatchMessage>* StreamBatches(
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* StreamBatches(
       grpc::CallbackServerContext* context) override {
     if (absl::Status denied = gate_.Check(*context, "StreamBatches", {Role::kTrainer}).status();
         !denied.ok()) {

@@ -30,6 +30,7 @@ enum DLDataTypeCode : uint8_t {
   kDLInt = 0,
   kDLUInt = 1,
   kDLFloat = 2,
+  kDLBfloat = 4,
 };
 
 struct DLDataType {

@@ -40,7 +40,17 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
   options.tls.ca_file = tls_ca;
   options.tls.insecure = insecure;
   ASSIGN_OR_RETURN(options.spec, ToJobSpec());
-  options.job_name = job_name.empty() ? DefaultJobName(options.spec, run_id) : job_name;
+  if (tail_on_client && NeedsFeeder()) {
+    return absl::InvalidArgumentError(
+        "tail_on_client: not with to_float=True or a CUDA device (the feeder converts uint8 "
+        "batches itself)");
+  }
+  options.tail_on_client = tail_on_client;
+  options.job_name = job_name;
+  if (job_name.empty()) {
+    options.job_name = DefaultJobName(options.spec, run_id);
+    if (tail_on_client) absl::StrAppend(&options.job_name, "-tail");
+  }
   options.rank = rank;
   options.prefetch_bytes = prefetch_bytes;
   options.ordered = ordered;
@@ -62,7 +72,7 @@ absl::StatusOr<DeviceOptions> PythonLoaderConfig::ToDeviceOptions() const {
   options.mean = mean;
   options.std = std;
   if (absl::Status status = options.Validate(); !status.ok()) return status;
-  if (NeedsFeeder() && (dtype == "float32" || layout == "chw")) {
+  if (NeedsFeeder() && ((dtype != "uint8" && dtype != "auto") || layout == "chw")) {
     return absl::InvalidArgumentError(absl::StrCat(
         "device: converting on ", device == "cpu" ? "the host (to_float=True)" : device,
         " takes uint8 HWC batches: use layout='hwc' and a uint8 pipeline output (dtype='uint8' "

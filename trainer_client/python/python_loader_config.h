@@ -41,6 +41,9 @@ struct PythonLoaderConfig : JobSpecArgs {
   // Hybrid mode: producer threads of this process (LocalProducer) private to this loader;
   // 0 = none. With > 0 the loader gets a random client id for them.
   uint32_t local_threads = 0;
+  // Run the pipeline's to_float / normalize tail here (LoaderOptions::tail_on_client); not with
+  // a DeviceFeeder. The default job name gets "-tail" (the workers' job differs).
+  bool tail_on_client = false;
   // Yield batches in plan order (LoaderOptions::ordered).
   bool ordered = false;
   // Tokens of a checkpoint to resume from (LoaderOptions::resume_tokens): this rank's own, or

@@ -26,8 +26,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "trainer_client/batch.h"
+#include "trainer_client/client_tail.h"
 #include "trainer_client/device/device_feeder.h"
 #include "trainer_client/hybrid/local_producer.h"
+#include "trainer_client/job_spec_args.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/python/dlpack_abi.h"
 #include "trainer_client/python/pipeline_binding.h"
@@ -162,6 +164,19 @@ py::capsule MakeCapsule(const void* data, dlpack::DLDevice device, dlpack::DLDat
 
 // ---- Batch ----------------------------------------------------------------------------------
 
+dlpack::DLDataType DlpackTypeOf(v1::DType dtype) {
+  switch (dtype) {
+    case v1::DTYPE_FLOAT32:
+      return {dlpack::kDLFloat, 32, 1};
+    case v1::DTYPE_FLOAT16:
+      return {dlpack::kDLFloat, 16, 1};
+    case v1::DTYPE_BFLOAT16:
+      return {dlpack::kDLBfloat, 16, 1};
+    default:
+      return {dlpack::kDLUInt, 8, 1};
+  }
+}
+
 // A DeviceFeeder output with the feeder it came from (destroyed after the tensor).
 struct ConvertedTensor {
   std::shared_ptr<DeviceFeeder> feeder;
@@ -186,11 +201,8 @@ struct PyBatch {
       return MakeCapsule(converted->tensor.data(), dl_device, {dlpack::kDLFloat, 32, 1},
                          std::vector<int64_t>(shape.begin(), shape.end()), converted);
     }
-    const dlpack::DLDataType dtype = batch.dtype() == v1::DTYPE_FLOAT32
-                                         ? dlpack::DLDataType{dlpack::kDLFloat, 32, 1}
-                                         : dlpack::DLDataType{dlpack::kDLUInt, 8, 1};
     const absl::Span<const int64_t> shape = batch.shape();
-    return MakeCapsule(batch.data(), {dlpack::kDLCPU, 0}, dtype,
+    return MakeCapsule(batch.data(), {dlpack::kDLCPU, 0}, DlpackTypeOf(batch.dtype()),
                        std::vector<int64_t>(shape.begin(), shape.end()),
                        std::make_shared<const Batch>(batch));
   }
@@ -201,17 +213,6 @@ struct PyBatch {
                        {static_cast<int64_t>(labels.size())}, std::make_shared<const Batch>(batch));
   }
 };
-
-const char* DTypeName(v1::DType dtype) {
-  switch (dtype) {
-    case v1::DTYPE_UINT8:
-      return "uint8";
-    case v1::DTYPE_FLOAT32:
-      return "float32";
-    default:
-      return "unspecified";
-  }
-}
 
 // ---- Loader ---------------------------------------------------------------------------------
 
@@ -242,7 +243,11 @@ class PyLoader {
           loader = started.status();
         }
       }
-      if (config.local_threads == 0 || local != nullptr) loader = Loader::Open(*options);
+      if (config.local_threads == 0 || local != nullptr) {
+        LoaderEnv env;
+        env.tail = ClientTailFactory();
+        loader = Loader::Open(*options, std::move(env));
+      }
     }
     if (!loader.ok()) ThrowStatus(loader.status());
     return std::shared_ptr<PyLoader>(
@@ -428,6 +433,7 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("std", &PythonLoaderConfig::std)
       .def_readwrite("resident_batches", &PythonLoaderConfig::resident_batches)
       .def_readwrite("ordered", &PythonLoaderConfig::ordered)
+      .def_readwrite("tail_on_client", &PythonLoaderConfig::tail_on_client)
       .def_readwrite("local_threads", &PythonLoaderConfig::local_threads)
       .def_readwrite("resume_tokens", &PythonLoaderConfig::resume_tokens)
       .def(
@@ -474,7 +480,8 @@ void DefineBatch(py::module_& m) {
                                const absl::Span<const int64_t> s = b.batch.shape();
                                return std::vector<int64_t>(s.begin(), s.end());
                              })
-      .def_property_readonly("dtype", [](const PyBatch& b) { return DTypeName(b.batch.dtype()); })
+      .def_property_readonly(
+          "dtype", [](const PyBatch& b) { return std::string(DTypeName(b.batch.dtype())); })
       .def_property_readonly(
           "layout",
           [](const PyBatch& b) { return b.batch.layout() == v1::LAYOUT_CHW ? "chw" : "hwc"; })

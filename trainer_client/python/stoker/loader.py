@@ -41,13 +41,18 @@ _ARGS_DOC = """
                   pass a new job_name (or seed) to run the same spec again.
     prefetch_bytes: the client's prefetch budget in bytes (default 256 MiB).
     layout:       "chw" or "hwc" of the worker's output; default "chw", or "hwc" when converting.
-    dtype:        "auto" (what the pipeline produces), "uint8" or "float32".
+    dtype:        "auto" (what the pipeline produces), "uint8", "float32", "float16" or
+                  "bfloat16" (the 16-bit floats are rounded to nearest even from float32 on the
+                  worker; images arrive as torch.float16 / torch.bfloat16, zero copy).
     device:       "cpu" (default; batches as received, zero copy) or "cuda[:N]" (uint8 HWC
                   batches converted to float32 NCHW on that GPU by the CUDA feeder; needs a CUDA
                   build and a GPU, else FailedPreconditionError).
     to_float:     on "cpu", convert uint8 HWC batches to float32 NCHW ((x/255 - mean)/std).
     mean, std:    per-channel normalization of the conversion (both or neither).
     resident_batches: converted batches alive at once (holding more blocks the next one).
+    tail_on_client: the pipeline ends in to_float (and normalize): the workers send uint8 HWC
+                  (4x fewer bytes than float32) and this process runs that tail on each batch,
+                  giving exactly the tensors the workers would have sent (LoaderOptions).
     ordered:      yield batches in the rank's plan order (a resumed ordered run continues exactly
                   where an uninterrupted one would be); default: as they arrive.
     return_indices: yield (images, labels, sample_indices) instead of (images, labels).
@@ -115,7 +120,8 @@ class Loader:
                  drop_last=False, max_bad_sample_fraction=None, job_name=None,
                  prefetch_bytes=256 << 20, layout=None,
                  dtype="auto", device="cpu", to_float=False, mean=None, std=None,
-                 resident_batches=4, ordered=False, return_indices=False, local_threads=0,
+                 resident_batches=4, tail_on_client=False, ordered=False, return_indices=False,
+                 local_threads=0,
                  transform=None, tls_cert=None, tls_key=None, tls_ca=None, insecure=False):
         config = _stoker.LoaderConfig()
         config.coordinator = coordinator
@@ -142,6 +148,7 @@ class Loader:
         config.mean = list(mean or [])
         config.std = list(std or [])
         config.resident_batches = resident_batches
+        config.tail_on_client = tail_on_client
         config.ordered = ordered
         config.local_threads = local_threads
         config.tls_cert = tls_cert or ""

@@ -1,0 +1,33 @@
+#ifndef STOKER_WORKER_BATCH_WIRE_H_
+#define STOKER_WORKER_BATCH_WIRE_H_
+
+// gRPC glue: a BatchMessage's wire form without the serialization copy of its payload
+// (DESIGN.md §4: the payload is not copied more than once on either side).
+//
+// Protobuf's own serializer copies the whole message, payload included, into gRPC slices. Here
+// every field but `data` is serialized by protobuf (the header, and any field added later) into
+// one small slice, followed by field 2's tag and length, and then one slice that points at the
+// payload string where the producer wrote it and owns the message: when gRPC drops its last
+// reference to that slice (the transport has written the bytes to the socket), the message goes
+// back to the pool. The bytes are those of message.SerializeAsString() with `data` moved last,
+// which every protobuf parser accepts (fields may come in any order), so clients need nothing
+// new. Stoker's own client parses with protobuf straight from the received slices into a pooled
+// message (trainer_client/worker_stream.h): one copy there, none here.
+
+#include <grpcpp/support/byte_buffer.h>
+
+#include <memory>
+
+#include "stoker/v1/worker.pb.h"
+#include "worker/batch_producer.h"
+
+namespace stoker {
+
+// The serialized `message`; `recycle` receives the message once gRPC is done with the buffer
+// and every copy of it (on whichever thread drops the last reference).
+grpc::ByteBuffer BatchToByteBuffer(std::unique_ptr<stoker::v1::BatchMessage> message,
+                                   BatchMessagePool::Recycler recycle);
+
+}  // namespace stoker
+
+#endif  // STOKER_WORKER_BATCH_WIRE_H_
