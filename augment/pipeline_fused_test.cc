@@ -208,5 +208,37 @@ TEST(FusedDecodeCropTest, BadSamplesFailAsUnfused) {
               HasSubstr("pipeline.ops[0] (decode): JPEG: Premature end of JPEG file"));
 }
 
+TEST(FusedDecodeCropTest, DamagedFilesGiveTheUnfusedResult) {
+  // Bytes overwritten anywhere (markers, tables, scan data): the fused pipeline accepts or
+  // refuses each file as the unfused one does, with the same message, and the same pixels.
+  const std::vector<uint8_t> original =
+      Reencoded("chelsea.png", 3, 299, 451, false, ChromaSubsampling::k420);
+  ASSERT_GT(original.size(), 10'000u);
+  const Pipeline fused = Compiled("decode, random_crop(height=64, width=80)", true);
+  const Pipeline unfused = Compiled("decode, random_crop(height=64, width=80)", false);
+  PipelineWorkspace fused_workspace, unfused_workspace;
+  CounterRng damage(2026);
+  int accepted = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    std::vector<uint8_t> bytes = original;
+    // 1 to 4 bytes of the scan data (after the first 700 bytes: markers and tables), and in a
+    // quarter of the trials one of those first bytes too.
+    const int edits = 1 + static_cast<int>(damage.UniformInt(4));
+    for (int e = 0; e < edits; ++e) {
+      bytes[700 + damage.UniformInt(bytes.size() - 702)] =
+          static_cast<uint8_t>(damage.UniformInt(256));
+    }
+    if (damage.UniformInt(4) == 0) {
+      bytes[damage.UniformInt(700)] = static_cast<uint8_t>(damage.UniformInt(256));
+    }
+    const Output a = RunSample(fused, bytes, trial, &fused_workspace);
+    const Output b = RunSample(unfused, bytes, trial, &unfused_workspace);
+    EXPECT_EQ(a.status, b.status) << "trial " << trial;
+    EXPECT_TRUE(a.bytes == b.bytes) << "trial " << trial;
+    accepted += a.status.ok();
+  }
+  EXPECT_GT(accepted, 50);
+}
+
 }  // namespace
 }  // namespace stoker

@@ -38,8 +38,13 @@ absl::StatusOr<EncodedHeader> ImageDecoder::ReadHeader(absl::Span<const uint8_t>
     int width = 0, height = 0, subsampling = 0, colorspace = 0;
     if (tjDecompressHeader3(static_cast<tjhandle>(jpeg_handle_), bytes.data(), bytes.size(), &width,
                             &height, &subsampling, &colorspace) != 0) {
-      return DecodeError(
+      const absl::Status error = DecodeError(
           absl::StrCat("JPEG header: ", tjGetErrorStr2(static_cast<tjhandle>(jpeg_handle_))));
+      // TurboJPEG 2.1 leaves the decompressor inside the failed header (it does not abort it),
+      // and the next header read would resume there: every later JPEG failed the same way.
+      tjDestroy(static_cast<tjhandle>(jpeg_handle_));
+      jpeg_handle_ = nullptr;
+      return error;
     }
     header = EncodedHeader{EncodedFormat::kJpeg, static_cast<uint32_t>(height),
                            static_cast<uint32_t>(width),

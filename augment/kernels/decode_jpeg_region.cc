@@ -132,11 +132,21 @@ bool RunDecode(Session* session, const DecodeJob& job) {
   if (job.region.top > 0) jpeg_skip_scanlines(cinfo, job.region.top);
   ReadRows(cinfo, job, span_width);
   JSAMPROW row = job.row;  // Room for a row of the span in any color space.
-  // Entropy-decode the rest, so a truncated file is noticed: skip to the last row, read it.
-  const JDIMENSION rest = cinfo->output_height - cinfo->output_scanline;
-  if (rest > 1) jpeg_skip_scanlines(cinfo, rest - 1);
-  if (rest > 0) jpeg_read_scanlines(cinfo, &row, 1);
-  jpeg_finish_decompress(cinfo);
+  // Entropy-decode the rest of the scan, so a truncated or damaged file is noticed as in a whole
+  // decode: skip all but the last two iMCU rows, then read those.
+  const JDIMENSION imcu_rows = static_cast<JDIMENSION>(cinfo->min_DCT_scaled_size) *
+                               static_cast<JDIMENSION>(cinfo->max_v_samp_factor);
+  const JDIMENSION read_from =
+      cinfo->output_height > 2 * imcu_rows ? cinfo->output_height - 2 * imcu_rows : 0;
+  if (cinfo->output_scanline < read_from) {
+    jpeg_skip_scanlines(cinfo, read_from - cinfo->output_scanline);
+  }
+  while (cinfo->output_scanline < cinfo->output_height) {
+    if (jpeg_read_scanlines(cinfo, &row, 1) == 0) ERREXIT(cinfo, JERR_INPUT_EMPTY);
+  }
+  // Like tjDecompress2, no jpeg_finish_decompress: the markers after the scan (a stray one left
+  // by damaged scan data, trailing bytes) are not read, so they refuse no file here either.
+  jpeg_abort_decompress(cinfo);
   return true;
 }
 

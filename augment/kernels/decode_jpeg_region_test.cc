@@ -238,5 +238,31 @@ TEST(DecodeJpegRegionTest, CorruptEntropyDataDecodesAsInTheWholeDecode) {
   ExpectRegionsEqualWholeDecode(jpeg);
 }
 
+TEST(DecodeJpegRegionTest, DecoderRecoversAfterABadHeader) {
+  // A Huffman table definition whose code counts add up to more than 256 symbols.
+  const std::vector<uint8_t> good =
+      ReencodedPhoto("chelsea.png", 3, 299, 451, false, ChromaSubsampling::k420);
+  std::vector<uint8_t> bad = good;
+  size_t dht = 0;
+  for (size_t i = 2; i + 1 < bad.size() && dht == 0; ++i) {
+    if (bad[i] == 0xFF && bad[i + 1] == 0xC4) dht = i;
+  }
+  ASSERT_GT(dht, 0u);
+  for (size_t i = dht + 5; i < dht + 5 + 16; ++i) bad[i] = 0xFF;  // The 16 code counts.
+  ImageDecoder decoder;
+  const absl::StatusOr<EncodedHeader> refused = decoder.ReadHeader(bad, kLimits);
+  EXPECT_EQ(BadSampleReasonOf(refused.status()), BadSampleReason::kDecodeError) << refused.status();
+  // The same decoder then reads, decodes whole and decodes a window of a good file.
+  ASSERT_TRUE(decoder.ReadHeader(good, kLimits).ok());
+  Pixels whole{ImageShape{299, 451, 3, PixelType::kUint8}, {}};
+  whole.data.resize(whole.shape.elements());
+  EXPECT_TRUE(decoder.Decode(good, whole.view()).ok());
+  ASSERT_TRUE(decoder.ReadHeader(good, kLimits).ok());
+  ImageBuffer span;
+  PixelRect in_span;
+  EXPECT_TRUE(
+      decoder.DecodeJpegRegion(good, PixelRect{10, 20, 30, 40}, 1, 3, &span, &in_span).ok());
+}
+
 }  // namespace
 }  // namespace stoker
