@@ -36,9 +36,9 @@ grpc::ServerUnaryReactor* Reply(const RoleGate& gate, const char* method,
 
 }  // namespace
 
-CoordinatorService::CoordinatorService(Coordinator* coordinator, bool insecure)
+CoordinatorService::CoordinatorService(Coordinator* coordinator, const TlsConfig& tls)
     : coordinator_(coordinator),
-      gate_(insecure),
+      gate_(tls),
       calls_("calls", kCallThreads, kMaxQueuedCalls),
       leases_("LeaseTasks calls", kLeaseThreads, kMaxQueuedCalls),
       opens_("OpenJob calls", kOpenJobThreads, kMaxQueuedCalls) {}

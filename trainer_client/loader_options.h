@@ -64,9 +64,10 @@ struct LoaderOptions {
   // if the process must return freed memory to the kernel promptly.
   bool retain_heap_memory = true;
   // TLS of the calls to the coordinator and the worker streams (common/tls/tls_config.h): this
-  // trainer's certificate (role trainer), key and CA. Plaintext unless set (binaries and the
-  // Python Loader demand TLS files or an explicit insecure).
-  TlsConfig tls = TlsConfig::Plaintext();
+  // trainer's certificate (role trainer) and key, or its bearer token (token_file), and the CA.
+  // Required: the files, or tls.insecure set explicitly; left empty, Validate() fails naming
+  // tls.cert_file.
+  TlsConfig tls;
 
   // OK, or INVALID_ARGUMENT naming the first bad field, e.g.
   // "rank: must be < spec.world_size (2), got 2".

@@ -102,6 +102,7 @@ void StreamReactor::OnWriteDone(bool ok) {
 
 void StreamReactor::OnDone() {
   if (session_ != nullptr) worker_->CloseSession(session_);
+  worker_->ReleaseStream();
   delete this;
 }
 

@@ -23,7 +23,8 @@
 
 namespace stoker {
 
-// Deletes itself in OnDone. Thread-safe (reactions and producer callbacks race).
+// Made for a stream the worker admitted (Worker::AdmitStream); releases the admission and
+// deletes itself in OnDone. Thread-safe (reactions and producer callbacks race).
 class StreamReactor : public grpc::ServerBidiReactor<stoker::v1::ClientMessage,
                                                      stoker::v1::BatchMessage>,
                       public BatchSink {

@@ -8,6 +8,7 @@
 #include "common/ids.h"
 #include "common/logging.h"
 #include "common/retry.h"
+#include "common/status_macros.h"
 
 namespace stoker {
 namespace {
@@ -158,6 +159,7 @@ absl::StatusOr<std::shared_ptr<StreamSession>> Worker::OpenSession(const pb::Ope
   }
   absl::StatusOr<std::shared_ptr<JobContext>> job = FindOrLoadJob(open.job_id());
   if (!job.ok()) return job.status();
+  RETURN_IF_ERROR(CheckBatchFitsMemory(**job));
   const uint32_t world_size = (*job)->spec().world_size();
   if (open.rank() >= world_size) {
     return absl::InvalidArgumentError(
@@ -169,6 +171,31 @@ absl::StatusOr<std::shared_ptr<StreamSession>> Worker::OpenSession(const pb::Ope
   sessions_.push_back(session);
   return session;
 }
+
+absl::Status Worker::CheckBatchFitsMemory(const JobContext& job) const {
+  // Batches of one job the worker may hold at once: the producer's queue and one per thread.
+  const uint64_t held = producer_.capacity() + config_.ResolvedThreads();
+  const uint64_t budget = config_.ResolvedMemoryBytes();
+  if (job.batch_bytes() == 0 || job.batch_bytes() <= budget / held) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "job ", job.job_id(), ": ", held, " batches of ", job.batch_bytes(),
+      " bytes (the producer queue and threads) exceed this worker's memory budget of ", budget,
+      " bytes (--memory-bytes)"));
+}
+
+absl::Status Worker::AdmitStream() {
+  uint32_t open = open_streams_.load(std::memory_order_relaxed);
+  do {
+    if (open >= config_.max_streams) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "worker serves ", open, " streams, its limit (--max-streams=", config_.max_streams,
+          "); retry later or use another worker"));
+    }
+  } while (!open_streams_.compare_exchange_weak(open, open + 1, std::memory_order_relaxed));
+  return absl::OkStatus();
+}
+
+void Worker::ReleaseStream() { open_streams_.fetch_sub(1, std::memory_order_relaxed); }
 
 void Worker::CloseSession(const std::shared_ptr<StreamSession>& session) {
   session->Detach();

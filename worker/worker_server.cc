@@ -31,7 +31,7 @@ class DeniedStream
 // Streams only to trainers (with TLS; common/tls/grpc_tls.h).
 class WorkerService : public stoker::v1::Worker::CallbackService {
  public:
-  WorkerService(Worker* worker, bool insecure) : worker_(worker), gate_(insecure) {}
+  WorkerService(Worker* worker, const TlsConfig& tls) : worker_(worker), gate_(tls) {}
 
   grpc::ServerBidiReactor<stoker::v1::ClientMessage, stoker::v1::BatchMessage>* StreamBatches(
       grpc::CallbackServerContext* context) override {
@@ -39,7 +39,8 @@ class WorkerService : public stoker::v1::Worker::CallbackService {
         !denied.ok()) {
       return new DeniedStream(denied);
     }
-    return new StreamReactor(worker_);
+    if (absl::Status full = worker_->AdmitStream(); !full.ok()) return new DeniedStream(full);
+    return new StreamReactor(worker_);  // Releases its admission when done.
   }
 
  private:
@@ -68,13 +69,16 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
   impl->worker = std::make_unique<Worker>(
       config, NewGrpcCoordinatorClient(config.coordinator_address, config.rpc_timeout, config.tls),
       clock);
-  impl->service = std::make_unique<WorkerService>(impl->worker.get(), config.tls.insecure);
+  impl->service = std::make_unique<WorkerService>(impl->worker.get(), config.tls);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   WarnIfInsecure(config.tls, "worker");
   builder.AddListeningPort(config.listen_address, ServerCredentials(config.tls), &impl->port);
   ApplyServerKeepalive(&builder);
+  // Batches go out, requests are small: no resource quota, which would also bound the sends.
+  ApplyServerLimits(&builder, static_cast<int>(config.max_request_bytes),
+                    static_cast<int>(config.max_streams), /*memory_bytes=*/0);
   builder.RegisterService(impl->service.get());
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || impl->port == 0) {

@@ -87,7 +87,8 @@ class GrpcWorkerStreamTest : public ::testing::Test {
     ASSERT_TRUE(job.ok()) << job.status();
     job_ = *job;
     factory_ =
-        NewGrpcWorkerStreamFactory(job_.batch_bytes(), /*batch_size=*/2, TlsConfig::Plaintext());
+        NewGrpcWorkerStreamFactory(job_.batch_bytes(), /*batch_size=*/2,
+                                   cluster_->tls_for(Role::kTrainer));
   }
 
   std::unique_ptr<WorkerStream> Open(const std::string& address, Recorder& recorder) {

@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "common/tls/grpc_tls.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "stoker/v1/coordinator.pb.h"
@@ -21,7 +22,8 @@ class WorkerStreamTest : public ::testing::Test {
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = *std::move(cluster);
     stub_ = pb::Worker::NewStub(
-        grpc::CreateChannel(cluster_->worker(0)->address(), grpc::InsecureChannelCredentials()));
+        grpc::CreateChannel(cluster_->worker(0)->address(),
+                            ChannelCredentials(cluster_->tls_for(Role::kTrainer), {Role::kWorker})));
   }
 
   // Sends `first` on a new stream, half-closes, drains and returns the stream's status.
