@@ -127,9 +127,9 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
                      config_.max_job_name_bytes, " (--max-job-name-bytes)"));
   }
   if (static_cast<uint32_t>(request.spec().pipeline().ops_size()) > config_.max_pipeline_ops) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("spec.pipeline.ops: ", request.spec().pipeline().ops_size(),
-                     " ops, over the limit of ", config_.max_pipeline_ops, " (--max-pipeline-ops)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "spec.pipeline.ops: ", request.spec().pipeline().ops_size(), " ops, over the limit of ",
+        config_.max_pipeline_ops, " (--max-pipeline-ops)"));
   }
   OpenJobArgs args;
   args.request = &request;
@@ -208,9 +208,9 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
   const JobRecord* job = state_.FindJobByName(request.name());
   if (job == nullptr) {
     if (state_.num_jobs() >= config_.max_jobs) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "the coordinator holds ", state_.num_jobs(), " jobs, its limit (--max-jobs=",
-          config_.max_jobs, "); finished jobs leave after --job-idle-timeout-ms"));
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the coordinator holds ", state_.num_jobs(), " jobs, its limit (--max-jobs=",
+                       config_.max_jobs, "); finished jobs leave after --job-idle-timeout-ms"));
     }
     StateUpdate update;
     stoker::v1::CreateJobUpdate* create = update.mutable_create_job();

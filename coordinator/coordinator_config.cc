@@ -47,13 +47,12 @@ absl::Status CoordinatorConfig::ValidateLimits() const {
     if (value == 0) return absl::InvalidArgumentError(absl::StrCat(field, ": must be > 0"));
   }
   if (max_request_bytes < kMinRequestBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("max_request_bytes: must be >= ",
-                                                   kMinRequestBytes, ", got ", max_request_bytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_request_bytes: must be >= ", kMinRequestBytes, ", got ", max_request_bytes));
   }
   if (grpc_memory_bytes < kMinGrpcMemoryBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("grpc_memory_bytes: must be >= ",
-                                                   kMinGrpcMemoryBytes, ", got ",
-                                                   grpc_memory_bytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "grpc_memory_bytes: must be >= ", kMinGrpcMemoryBytes, ", got ", grpc_memory_bytes));
   }
   return absl::OkStatus();
 }

@@ -24,6 +24,26 @@
 namespace stoker {
 namespace {
 
+// The flags of the limits (docs/security.md, "Limits") into `limits`, mapped to their fields.
+void AddLimitFlags(FlagSet* flags, CoordinatorConfig* limits) {
+  flags->Add("max-jobs", &limits->max_jobs,
+             "Most jobs held; OpenJob of a new one beyond it is RESOURCE_EXHAUSTED");
+  flags->Add("max-job-name-bytes", &limits->max_job_name_bytes, "Longest job name, bytes");
+  flags->Add("max-pipeline-ops", &limits->max_pipeline_ops, "Most ops in a job's pipeline");
+  flags->Add("max-request-bytes", &limits->max_request_bytes,
+             "Largest request message read, bytes (larger: RESOURCE_EXHAUSTED)");
+  flags->Add("max-calls-per-connection", &limits->max_calls_per_connection,
+             "Most calls in flight on one client connection");
+  flags->Add("grpc-memory-bytes", &limits->grpc_memory_bytes,
+             "Memory gRPC may use for connections and messages, bytes");
+  flags->MapField("max_jobs", "max-jobs");
+  flags->MapField("max_job_name_bytes", "max-job-name-bytes");
+  flags->MapField("max_pipeline_ops", "max-pipeline-ops");
+  flags->MapField("max_request_bytes", "max-request-bytes");
+  flags->MapField("max_calls_per_connection", "max-calls-per-connection");
+  flags->MapField("grpc_memory_bytes", "grpc-memory-bytes");
+}
+
 int Run(int argc, char** argv) {
   std::string listen = "127.0.0.1:7070";
   int64_t heartbeat_interval_ms = 500;
@@ -46,16 +66,7 @@ int Run(int argc, char** argv) {
   flags.Add("job-idle-timeout-ms", &job_idle_timeout_ms,
             "A job none of whose clients heartbeated for this long (finished or abandoned) is "
             "retired and workers drop it");
-  flags.Add("max-jobs", &limits.max_jobs,
-            "Most jobs held; OpenJob of a new one beyond it is RESOURCE_EXHAUSTED");
-  flags.Add("max-job-name-bytes", &limits.max_job_name_bytes, "Longest job name, bytes");
-  flags.Add("max-pipeline-ops", &limits.max_pipeline_ops, "Most ops in a job's pipeline");
-  flags.Add("max-request-bytes", &limits.max_request_bytes,
-            "Largest request message read, bytes (larger: RESOURCE_EXHAUSTED)");
-  flags.Add("max-calls-per-connection", &limits.max_calls_per_connection,
-            "Most calls in flight on one client connection");
-  flags.Add("grpc-memory-bytes", &limits.grpc_memory_bytes,
-            "Memory gRPC may use for connections and messages, bytes");
+  AddLimitFlags(&flags, &limits);
   flags.Add("port-file", &port_file, "Write the bound port to this file once serving");
   flags.Add("journal", &journal,
             "Journal file of the state that survives a restart (empty = memory only)");
@@ -74,12 +85,6 @@ int Run(int argc, char** argv) {
   flags.MapField("max_tasks_per_lease", "max-tasks-per-lease");
   flags.MapField("job_idle_timeout", "job-idle-timeout-ms");
   flags.MapField("journal_path", "journal");
-  flags.MapField("max_jobs", "max-jobs");
-  flags.MapField("max_job_name_bytes", "max-job-name-bytes");
-  flags.MapField("max_pipeline_ops", "max-pipeline-ops");
-  flags.MapField("max_request_bytes", "max-request-bytes");
-  flags.MapField("max_calls_per_connection", "max-calls-per-connection");
-  flags.MapField("grpc_memory_bytes", "grpc-memory-bytes");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
 

@@ -173,13 +173,15 @@ absl::StatusOr<std::shared_ptr<StreamSession>> Worker::OpenSession(const pb::Ope
 }
 
 absl::Status Worker::CheckBatchFitsMemory(const JobContext& job) const {
-  // Batches of one job the worker may hold at once: the producer's queue and one per thread.
-  const uint64_t held = producer_.capacity() + config_.ResolvedThreads();
+  // The fewest batches of a job the worker holds at once to keep its threads busy: one in
+  // production and one being sent per thread, and one more. (Queued tasks hold no batch; what
+  // waits in a stream's send queue is bounded by its client's credit.)
+  const uint64_t held = 2 * uint64_t{config_.ResolvedThreads()} + 1;
   const uint64_t budget = config_.ResolvedMemoryBytes();
   if (job.batch_bytes() == 0 || job.batch_bytes() <= budget / held) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrCat(
       "job ", job.job_id(), ": ", held, " batches of ", job.batch_bytes(),
-      " bytes (the producer queue and threads) exceed this worker's memory budget of ", budget,
+      " bytes (two per producer thread, and one) exceed this worker's memory budget of ", budget,
       " bytes (--memory-bytes)"));
 }
 

@@ -43,8 +43,8 @@ absl::Status WorkerConfig::Validate() const {
   }
   if (max_streams == 0) return absl::InvalidArgumentError("max_streams: must be > 0");
   if (max_request_bytes < kMinRequestBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("max_request_bytes: must be >= ",
-                                                   kMinRequestBytes, ", got ", max_request_bytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_request_bytes: must be >= ", kMinRequestBytes, ", got ", max_request_bytes));
   }
   if (simulate_batch_period.has_value() && *simulate_batch_period < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("simulate_batch_period: must be >= 0");

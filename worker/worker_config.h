@@ -46,8 +46,8 @@ struct WorkerConfig {
   // Most streams open at once; StreamBatches beyond it is RESOURCE_EXHAUSTED (--max-streams).
   uint32_t max_streams = 256;
   // Memory for batches, bytes; 0 = half the machine's memory. A stream of a job whose batch,
-  // times the batches the worker holds at once (producer queue and threads), exceeds it is
-  // RESOURCE_EXHAUSTED (--memory-bytes).
+  // times the batches the worker holds at once to keep its threads busy (2 x threads + 1),
+  // exceeds it is RESOURCE_EXHAUSTED (--memory-bytes).
   uint64_t memory_bytes = 0;
   // Largest client message read, bytes (Open, Credit, Ack are small; larger is
   // RESOURCE_EXHAUSTED before parsing) (--max-request-bytes).

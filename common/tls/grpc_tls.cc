@@ -155,8 +155,8 @@ absl::StatusOr<Role> RoleGate::CallerRole(const grpc::ServerContextBase& context
   const auto header = metadata.find("authorization");
   if (header == metadata.end()) {
     if (cert_role.ok() || tokens_ == nullptr) return cert_role;
-    return absl::UnauthenticatedError(absl::StrCat(cert_role.status().message(),
-                                                   ", and no bearer token (authorization header)"));
+    return absl::UnauthenticatedError(
+        absl::StrCat(cert_role.status().message(), ", and no bearer token (authorization header)"));
   }
   if (tokens_ == nullptr) {
     return absl::UnauthenticatedError(
@@ -171,9 +171,8 @@ absl::StatusOr<Role> RoleGate::CallerRole(const grpc::ServerContextBase& context
     return absl::UnauthenticatedError("bearer token not recognised (--accept-tokens-file)");
   }
   if (cert_role.ok() && *cert_role != *token_role) {
-    return absl::PermissionDeniedError(absl::StrCat("certificate says role ",
-                                                    RoleName(*cert_role), ", bearer token says ",
-                                                    RoleName(*token_role)));
+    return absl::PermissionDeniedError(absl::StrCat("certificate says role ", RoleName(*cert_role),
+                                                    ", bearer token says ", RoleName(*token_role)));
   }
   return *token_role;
 }

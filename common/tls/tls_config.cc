@@ -114,8 +114,8 @@ absl::Status TlsConfig::Validate() const {
   if (!token_file.empty()) {
     ASSIGN_OR_RETURN(std::vector<BearerToken> own, ReadBearerTokens("tls.token_file", token_file));
     if (own.size() != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tls.token_file: holds ", own.size(), " tokens; a client's file holds exactly one"));
+      return absl::InvalidArgumentError(absl::StrCat("tls.token_file: holds ", own.size(),
+                                                     " tokens; a client's file holds exactly one"));
     }
   }
   if (!accept_tokens_file.empty()) {

@@ -66,8 +66,8 @@ std::chrono::system_clock::time_point Deadline() {
 pb::OpenJobRequest FloodJob(uint32_t i) {
   pb::OpenJobRequest request;
   request.set_name(absl::StrCat("flood-", i));
-  if (i % 10 == 3) request.set_name(std::string(300, 'n'));        // Over --max-job-name-bytes.
-  if (i % 100 == 7) request.set_name(std::string(5 << 20, 'n'));   // Over --max-request-bytes.
+  if (i % 10 == 3) request.set_name(std::string(300, 'n'));       // Over --max-job-name-bytes.
+  if (i % 100 == 7) request.set_name(std::string(5 << 20, 'n'));  // Over --max-request-bytes.
   auto* synthetic = request.mutable_spec()->mutable_dataset()->mutable_synthetic();
   synthetic->set_num_samples(16);
   synthetic->set_height(4);
@@ -102,8 +102,8 @@ absl::StatusOr<uint64_t> FindJob(const std::shared_ptr<grpc::Channel>& channel,
   grpc::ClientContext context;
   context.set_deadline(Deadline());
   pb::GetStatusResponse status;
-  grpc::Status result = pb::Coordinator::NewStub(channel)->GetStatus(
-      &context, pb::GetStatusRequest(), &status);
+  grpc::Status result =
+      pb::Coordinator::NewStub(channel)->GetStatus(&context, pb::GetStatusRequest(), &status);
   if (!result.ok()) return FromGrpcStatus(result);
   for (const pb::JobStatus& job : status.jobs()) {
     if (job.name() == name) return job.job_id();
@@ -128,8 +128,7 @@ void FloodStreams(const FloodConfig& config, const std::shared_ptr<grpc::Channel
     if (i % config.streams_per_connection == 0) {
       grpc::ChannelArguments args;
       args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // A connection of its own.
-      stubs.push_back(
-          pb::Worker::NewStub(grpc::CreateCustomChannel(config.worker, creds, args)));
+      stubs.push_back(pb::Worker::NewStub(grpc::CreateCustomChannel(config.worker, creds, args)));
     }
     Stream& stream = streams.emplace_back();
     stream.context = std::make_unique<grpc::ClientContext>();

@@ -121,7 +121,6 @@ class S3JobTest : public ::testing::Test {
                    const std::function<void(int)>& on_batch = nullptr) {
     LoaderOptions options;
     options.coordinator_address = cluster_->coordinator_address();
-  options.tls = cluster_->tls_for(Role::kTrainer);
     options.tls = cluster_->tls_for(Role::kTrainer);
     options.job_name = job;
     options.spec = Spec();

@@ -21,9 +21,9 @@ class WorkerStreamTest : public ::testing::Test {
     auto cluster = TestCluster::Start(1);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = *std::move(cluster);
-    stub_ = pb::Worker::NewStub(
-        grpc::CreateChannel(cluster_->worker(0)->address(),
-                            ChannelCredentials(cluster_->tls_for(Role::kTrainer), {Role::kWorker})));
+    stub_ = pb::Worker::NewStub(grpc::CreateChannel(
+        cluster_->worker(0)->address(),
+        ChannelCredentials(cluster_->tls_for(Role::kTrainer), {Role::kWorker})));
   }
 
   // Sends `first` on a new stream, half-closes, drains and returns the stream's status.

@@ -28,8 +28,8 @@ grpc::StatusCode Call(pb::Coordinator::Stub* stub, Method method) {
 
 const std::vector<std::string>& CoordinatorMethods() {
   static const auto* methods = new std::vector<std::string>{
-      "OpenJob",         "GetJob",          "RegisterWorker", "WorkerHeartbeat",
-      "LeaseTasks",      "ClientHeartbeat", "GetStatus"};
+      "OpenJob",    "GetJob",          "RegisterWorker", "WorkerHeartbeat",
+      "LeaseTasks", "ClientHeartbeat", "GetStatus"};
   return *methods;
 }
 

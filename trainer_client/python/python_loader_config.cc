@@ -17,9 +17,8 @@ namespace {
 // LoaderOptions' TLS fields as the Python arguments that set them.
 absl::Status WithPythonTlsNames(const absl::Status& status) {
   constexpr std::pair<absl::string_view, absl::string_view> kNames[] = {
-      {"tls.cert_file", "tls_cert"},     {"tls.key_file", "tls_key"},
-      {"tls.ca_file", "tls_ca"},         {"tls.token_file", "token_file"},
-      {"tls.insecure", "insecure"},
+      {"tls.cert_file", "tls_cert"},    {"tls.key_file", "tls_key"},  {"tls.ca_file", "tls_ca"},
+      {"tls.token_file", "token_file"}, {"tls.insecure", "insecure"},
   };
   absl::string_view message = status.message();
   for (const auto& [field, argument] : kNames) {
