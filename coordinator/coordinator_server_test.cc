@@ -80,7 +80,7 @@ TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
                             release.WaitForNotification();
                             return CreateSource(spec, seed);
                           });
-  CoordinatorService service(&coordinator, /*insecure=*/true);
+  CoordinatorService service(&coordinator, TlsConfig::Plaintext());
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
