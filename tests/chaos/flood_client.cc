@@ -104,7 +104,7 @@ absl::StatusOr<uint64_t> FindJob(const std::shared_ptr<grpc::Channel>& channel,
   pb::GetStatusResponse status;
   grpc::Status result =
       pb::Coordinator::NewStub(channel)->GetStatus(&context, pb::GetStatusRequest(), &status);
-  if (!result.ok()) return FromGrpcStatus(result);
+  if (!result.ok()) return FromGrpcStatus(result, "GetStatus");
   for (const pb::JobStatus& job : status.jobs()) {
     if (job.name() == name) return job.job_id();
   }
