@@ -3,6 +3,8 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -77,8 +79,12 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
   builder.AddListeningPort(config.listen_address, ServerCredentials(config.tls), &impl->port);
   ApplyServerKeepalive(&builder);
   // Batches go out, requests are small: no resource quota, which would also bound the sends.
+  // Calls per connection above max_streams, so that a stream beyond it reaches the handler and
+  // is refused (RESOURCE_EXHAUSTED naming --max-streams) instead of waiting for a slot.
   ApplyServerLimits(&builder, static_cast<int>(config.max_request_bytes),
-                    static_cast<int>(config.max_streams), /*memory_bytes=*/0);
+                    static_cast<int>(std::min<uint64_t>(2 * uint64_t{config.max_streams},
+                                                        std::numeric_limits<int>::max())),
+                    /*memory_bytes=*/0);
   builder.RegisterService(impl->service.get());
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || impl->port == 0) {

@@ -106,6 +106,7 @@ TEST(WorkerServerTest, UnreachableCoordinatorIsUnavailableNamingIt) {
   // Nothing listens on port 1 of loopback.
   WorkerConfig config;
   config.coordinator_address = "127.0.0.1:1";
+  config.tls = TlsConfig::Plaintext();  // Unreachable either way.
   config.register_backoff = BackoffPolicy{absl::Milliseconds(1), absl::Milliseconds(5), 2.0, 3};
   absl::StatusOr<std::unique_ptr<WorkerServer>> server = WorkerServer::Start(config);
   EXPECT_EQ(server.status().code(), absl::StatusCode::kUnavailable);
@@ -115,6 +116,7 @@ TEST(WorkerServerTest, UnreachableCoordinatorIsUnavailableNamingIt) {
 TEST(WorkerServerTest, BadConfigIsInvalidArgument) {
   WorkerConfig config;
   config.coordinator_address = "127.0.0.1:1";
+  config.tls = TlsConfig::Plaintext();
   config.listen_address = "no-port";
   EXPECT_EQ(WorkerServer::Start(config).status().code(), absl::StatusCode::kInvalidArgument);
 }
