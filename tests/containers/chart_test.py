@@ -182,8 +182,25 @@ def check_pools(objects):
     assert claim["spec"]["storageClassName"] == "fast-ssd"
 
 
+def check_insecure(objects):
+    """insecure: true (explicit): --insecure, no tls volume, native gRPC probes."""
+    pods = {"worker": ("Deployment", "-worker"), "coordinator": ("StatefulSet", "-coordinator"),
+            "trainer": ("Job", "-trainer")}
+    for role, (kind, suffix) in pods.items():
+        spec = dt.find(objects, kind, suffix)["spec"]["template"]["spec"]
+        c = container(spec, role)
+        assert "--insecure" in c["args"] and flag(c["args"], "tls-cert") is None, c["args"]
+        assert all(v["name"] != "tls" for v in spec.get("volumes", [])), spec.get("volumes")
+        if role != "trainer":
+            assert "grpc" in c["readinessProbe"], c["readinessProbe"]
+    test = dt.find(objects, "Pod", "-test-coordinator-serving")["spec"]
+    assert "--insecure" in test["containers"][0]["args"][0]
+    assert "volumes" not in test
+
+
 CHECKS = {
     "default": check_default,
+    "insecure": check_insecure,
     "autoscaling-keda": check_autoscaling_keda,
     "autoscaling-hpa": check_autoscaling_hpa,
     "monitoring": check_monitoring,
