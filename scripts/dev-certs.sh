@@ -17,9 +17,9 @@
 #                                    for negative tests.
 # DIR/tokens, DIR/{coordinator,worker,trainer,operator}.token
 #                                    bearer tokens (docs/security.md): `tokens` lists one
-#                                    random token per role (a server's --accept-tokens-file),
+#                                    random token per role (a server's --accept-bearer-tokens-file),
 #                                    <role>.token holds that role's line alone (a client's
-#                                    --token-file).
+#                                    --bearer-token-file).
 #
 # Keys are EC P-256, valid for 30 days. Not for production: the CA key lies next to the rest.
 # Quiet on success. Existing files in DIR are overwritten.

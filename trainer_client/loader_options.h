@@ -64,8 +64,8 @@ struct LoaderOptions {
   // if the process must return freed memory to the kernel promptly.
   bool retain_heap_memory = true;
   // TLS of the calls to the coordinator and the worker streams (common/tls/tls_config.h): this
-  // trainer's certificate (role trainer) and key, or its bearer token (token_file), and the CA.
-  // Required: the files, or tls.insecure set explicitly; left empty, Validate() fails naming
+  // trainer's certificate (role trainer) and key, or its bearer token (bearer_token_file), and the
+  // CA. Required: the files, or tls.insecure set explicitly; left empty, Validate() fails naming
   // tls.cert_file.
   TlsConfig tls;
 

@@ -43,11 +43,11 @@ std::shared_ptr<gx::FileWatcherCertificateProvider> FileProvider(const TlsConfig
 }
 
 // Adds "authorization: Bearer <token>" to every call, the token read from the config's
-// token_file (re-read when it changes).
+// bearer_token_file (re-read when it changes).
 class BearerTokenPlugin : public grpc::MetadataCredentialsPlugin {
  public:
   explicit BearerTokenPlugin(const TlsConfig& config)
-      : file_("tls.token_file", config.token_file, config.reload_interval) {}
+      : file_("tls.bearer_token_file", config.bearer_token_file, config.reload_interval) {}
 
   grpc::Status GetMetadata(grpc::string_ref, grpc::string_ref, const grpc::AuthContext&,
                            std::multimap<std::string, std::string>* metadata) override {
@@ -106,7 +106,7 @@ std::shared_ptr<grpc::ServerCredentials> ServerCredentials(const TlsConfig& conf
   options.watch_identity_key_cert_pairs();
   // With bearer tokens a caller may come without a certificate (RoleGate then wants a token);
   // a certificate it does present must still verify.
-  options.set_cert_request_type(config.accept_tokens_file.empty()
+  options.set_cert_request_type(config.accept_bearer_tokens_file.empty()
                                     ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
                                     : GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY);
   return gx::TlsServerCredentials(options);
@@ -124,7 +124,7 @@ std::shared_ptr<grpc::ChannelCredentials> ChannelCredentials(const TlsConfig& co
   options.set_certificate_verifier(
       gx::ExternalCertificateVerifier::Create<RoleVerifier>(std::move(peer_roles)));
   std::shared_ptr<grpc::ChannelCredentials> tls = gx::TlsCredentials(options);
-  if (config.token_file.empty()) return tls;
+  if (config.bearer_token_file.empty()) return tls;
   return grpc::CompositeChannelCredentials(
       tls, grpc::MetadataCredentialsFromPlugin(std::make_unique<BearerTokenPlugin>(config)));
 }
@@ -140,10 +140,10 @@ absl::StatusOr<Role> PeerRole(const grpc::AuthContext& auth) {
 
 RoleGate::RoleGate(const TlsConfig& config)
     : insecure_(config.insecure),
-      tokens_(config.accept_tokens_file.empty()
+      tokens_(config.accept_bearer_tokens_file.empty()
                   ? nullptr
-                  : std::make_shared<BearerTokenFile>("tls.accept_tokens_file",
-                                                      config.accept_tokens_file,
+                  : std::make_shared<BearerTokenFile>("tls.accept_bearer_tokens_file",
+                                                      config.accept_bearer_tokens_file,
                                                       config.reload_interval)) {}
 
 absl::StatusOr<Role> RoleGate::CallerRole(const grpc::ServerContextBase& context) const {
@@ -160,7 +160,7 @@ absl::StatusOr<Role> RoleGate::CallerRole(const grpc::ServerContextBase& context
   }
   if (tokens_ == nullptr) {
     return absl::UnauthenticatedError(
-        "a bearer token was sent, but this server accepts none (no --accept-tokens-file)");
+        "a bearer token was sent, but this server accepts none (no --accept-bearer-tokens-file)");
   }
   absl::string_view value(header->second.data(), header->second.size());
   if (!absl::ConsumePrefix(&value, kBearerPrefix)) {
@@ -168,7 +168,7 @@ absl::StatusOr<Role> RoleGate::CallerRole(const grpc::ServerContextBase& context
   }
   std::optional<Role> token_role = tokens_->RoleOf(value);
   if (!token_role.has_value()) {
-    return absl::UnauthenticatedError("bearer token not recognised (--accept-tokens-file)");
+    return absl::UnauthenticatedError("bearer token not recognised (--accept-bearer-tokens-file)");
   }
   if (cert_role.ok() && *cert_role != *token_role) {
     return absl::PermissionDeniedError(absl::StrCat("certificate says role ", RoleName(*cert_role),

@@ -10,7 +10,7 @@
 // without a restart. Servers require and verify a client certificate signed by the CA (mutual
 // TLS). Channels verify the server's chain and that its certificate names `peer_role`; they do
 // not check the host name, so workers need no certificate per address (the role is the
-// identity; docs/security.md). With a token_file, channels also send the bearer token with
+// identity; docs/security.md). With a bearer_token_file, channels also send the bearer token with
 // every call (call credentials: only over TLS, which gRPC enforces too).
 
 #include <grpcpp/grpcpp.h>
@@ -44,7 +44,7 @@ absl::StatusOr<Role> PeerRole(const grpc::AuthContext& auth);
 // allowed, or UNAUTHENTICATED naming what was missing; each denial is counted (CountRpcDenial).
 //
 // The caller's role comes from its verified certificate or, when the server accepts bearer
-// tokens (TlsConfig::accept_tokens_file), from an "authorization: Bearer <token>" header: an
+// tokens (TlsConfig::accept_bearer_tokens_file), from an "authorization: Bearer <token>" header: an
 // unknown token is UNAUTHENTICATED, a token of another role than the certificate presented
 // PERMISSION_DENIED. Thread-safe.
 class RoleGate {

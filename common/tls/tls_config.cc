@@ -92,34 +92,36 @@ absl::Status TlsConfig::Validate() const {
       return absl::InvalidArgumentError(
           "tls.insecure: plaintext was asked for together with TLS files; choose one");
     }
-    if (!token_file.empty() || !accept_tokens_file.empty()) {
+    if (!bearer_token_file.empty() || !accept_bearer_tokens_file.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          token_file.empty() ? "tls.accept_tokens_file" : "tls.token_file",
+          bearer_token_file.empty() ? "tls.accept_bearer_tokens_file" : "tls.bearer_token_file",
           ": bearer tokens travel only over TLS (a plaintext token is as good as published); "
           "drop insecure and give tls.ca_file"));
     }
     return absl::OkStatus();
   }
-  if (cert_file.empty() && key_file.empty() && ca_file.empty() && token_file.empty() &&
-      accept_tokens_file.empty()) {
+  if (cert_file.empty() && key_file.empty() && ca_file.empty() && bearer_token_file.empty() &&
+      accept_bearer_tokens_file.empty()) {
     return absl::InvalidArgumentError(
         "tls.cert_file: no TLS settings: give tls.cert_file, tls.key_file and tls.ca_file (or "
-        "tls.token_file and tls.ca_file), or set tls.insecure for plaintext explicitly");
+        "tls.bearer_token_file and tls.ca_file), or set tls.insecure for plaintext explicitly");
   }
-  if (token_file.empty() || !cert_file.empty() || !key_file.empty()) {
+  if (bearer_token_file.empty() || !cert_file.empty() || !key_file.empty()) {
     RETURN_IF_ERROR(CheckReadable("tls.cert_file", cert_file));
     RETURN_IF_ERROR(CheckReadable("tls.key_file", key_file));
   }
   RETURN_IF_ERROR(CheckReadable("tls.ca_file", ca_file));
-  if (!token_file.empty()) {
-    ASSIGN_OR_RETURN(std::vector<BearerToken> own, ReadBearerTokens("tls.token_file", token_file));
+  if (!bearer_token_file.empty()) {
+    ASSIGN_OR_RETURN(std::vector<BearerToken> own,
+                     ReadBearerTokens("tls.bearer_token_file", bearer_token_file));
     if (own.size() != 1) {
-      return absl::InvalidArgumentError(absl::StrCat("tls.token_file: holds ", own.size(),
+      return absl::InvalidArgumentError(absl::StrCat("tls.bearer_token_file: holds ", own.size(),
                                                      " tokens; a client's file holds exactly one"));
     }
   }
-  if (!accept_tokens_file.empty()) {
-    RETURN_IF_ERROR(ReadBearerTokens("tls.accept_tokens_file", accept_tokens_file).status());
+  if (!accept_bearer_tokens_file.empty()) {
+    RETURN_IF_ERROR(
+        ReadBearerTokens("tls.accept_bearer_tokens_file", accept_bearer_tokens_file).status());
   }
   return absl::OkStatus();
 }
@@ -178,16 +180,16 @@ void TlsFlags::AddTo(FlagSet* flags, bool calls, bool serves) {
   flags->MapField("tls.key_file", "tls-key");
   flags->MapField("tls.ca_file", "tls-ca");
   if (calls) {
-    flags->Add("token-file", &config.token_file,
+    flags->Add("bearer-token-file", &config.bearer_token_file,
                "File with this process's bearer token, one role:token line, sent with every "
                "call (over TLS; instead of or beside --tls-cert/--tls-key)");
-    flags->MapField("tls.token_file", "token-file");
+    flags->MapField("tls.bearer_token_file", "bearer-token-file");
   }
   if (serves) {
-    flags->Add("accept-tokens-file", &config.accept_tokens_file,
+    flags->Add("accept-bearer-tokens-file", &config.accept_bearer_tokens_file,
                "File of the bearer tokens this server accepts, role:token lines (a caller's role "
                "comes from its certificate or its token; re-read when the file changes)");
-    flags->MapField("tls.accept_tokens_file", "accept-tokens-file");
+    flags->MapField("tls.accept_bearer_tokens_file", "accept-bearer-tokens-file");
   }
   flags->Add("insecure", &config.insecure,
              "Plaintext gRPC without authentication (instead of the --tls-* files)");

@@ -50,7 +50,7 @@ absl::StatusOr<Role> RoleFromUris(const std::vector<std::string>& uris);
 // until the files or `insecure` are set (no silent plaintext).
 struct TlsConfig {
   // PEM certificate (chain) of this process; its SAN URI gives its role. A client that sends a
-  // bearer token (token_file) may go without one.
+  // bearer token (bearer_token_file) may go without one.
   std::string cert_file;
   // PEM private key of cert_file.
   std::string key_file;
@@ -58,20 +58,20 @@ struct TlsConfig {
   std::string ca_file;
   // Client side: a file with this process's bearer token, one "role:token" line
   // (common/tls/bearer_tokens.h), sent with every call as "authorization: Bearer <token>".
-  std::string token_file;
+  std::string bearer_token_file;
   // Server side: a file of the bearer tokens this server accepts, "role:token" lines. With it,
   // a client certificate is optional: a caller's role comes from its certificate or its token.
-  std::string accept_tokens_file;
+  std::string accept_bearer_tokens_file;
   // Plaintext, no peer identity, every role check passes. Only when asked for explicitly.
   bool insecure = false;
   // How often the files are checked for a new version (rotation).
   absl::Duration reload_interval = absl::Seconds(60);
 
   // INVALID_ARGUMENT naming the field (tls.cert_file, tls.key_file, tls.ca_file,
-  // tls.token_file, tls.accept_tokens_file, tls.insecure, tls.reload_interval): nothing set at
-  // all names tls.cert_file (give the files, or insecure); with TLS ca_file and either
-  // cert_file + key_file or token_file must be given and readable, token files must parse;
-  // `insecure` excludes every file (tokens travel only over TLS); reload_interval >= 1s.
+  // tls.bearer_token_file, tls.accept_bearer_tokens_file, tls.insecure, tls.reload_interval):
+  // nothing set at all names tls.cert_file (give the files, or insecure); with TLS ca_file and
+  // either cert_file + key_file or bearer_token_file must be given and readable, token files must
+  // parse; `insecure` excludes every file (tokens travel only over TLS); reload_interval >= 1s.
   absl::Status Validate() const;
   // Validate(), and with TLS a server's own certificate and key (tls.cert_file).
   absl::Status ValidateServing() const;
@@ -99,15 +99,16 @@ void AddRpcDenialMetrics(MetricFamilyBuilder* m);
 // Logs a WARNING that says `what` (e.g. "stoker-worker") runs without TLS, when it does.
 void WarnIfInsecure(const TlsConfig& config, absl::string_view what);
 
-// The flags every binary has for its TlsConfig: --tls-cert, --tls-key, --tls-ca, --token-file,
-// --accept-tokens-file, --insecure, --tls-reload-interval-s. Maps the config fields to them for
-// FlagSet::Fail.
+// The flags every binary has for its TlsConfig: --tls-cert, --tls-key, --tls-ca,
+// --bearer-token-file,
+// --accept-bearer-tokens-file, --insecure, --tls-reload-interval-s. Maps the config fields to them
+// for FlagSet::Fail.
 struct TlsFlags {
   TlsConfig config;
   int64_t reload_interval_s = 60;
 
-  // `calls`: the process calls servers (--token-file); `serves`: it has a port
-  // (--accept-tokens-file, and Build() demands its certificate).
+  // `calls`: the process calls servers (--bearer-token-file); `serves`: it has a port
+  // (--accept-bearer-tokens-file, and Build() demands its certificate).
   void AddTo(FlagSet* flags, bool calls, bool serves);
   // The config, validated (INVALID_ARGUMENT naming the field).
   absl::StatusOr<TlsConfig> Build() const;

@@ -61,15 +61,16 @@ TEST_F(TlsConfigTest, NamesTheMissingOrContradictingField) {
 TEST_F(TlsConfigTest, ATokenClientNeedsNoCertificateButAServerDoes) {
   TlsConfig config;
   config.ca_file = Write("ca.pem", "x");
-  config.token_file = Write("trainer.token", std::string("trainer:") + kToken + "\n");
+  config.bearer_token_file = Write("trainer.token", std::string("trainer:") + kToken + "\n");
   EXPECT_TRUE(config.Validate().ok()) << config.Validate();
   EXPECT_THAT(config.ValidateServing().message(), HasSubstr("tls.cert_file: a server"));
-  config.token_file = Write("two.token", std::string("trainer:") + kToken + "\nworker:" + kToken);
-  EXPECT_THAT(config.Validate().message(), HasSubstr("tls.token_file: holds 2 tokens"));
+  config.bearer_token_file =
+      Write("two.token", std::string("trainer:") + kToken + "\nworker:" + kToken);
+  EXPECT_THAT(config.Validate().message(), HasSubstr("tls.bearer_token_file: holds 2 tokens"));
   TlsConfig plaintext = TlsConfig::Plaintext();
-  plaintext.accept_tokens_file = config.token_file;
+  plaintext.accept_bearer_tokens_file = config.bearer_token_file;
   EXPECT_THAT(plaintext.Validate().message(),
-              HasSubstr("tls.accept_tokens_file: bearer tokens travel only over TLS"));
+              HasSubstr("tls.accept_bearer_tokens_file: bearer tokens travel only over TLS"));
 }
 
 TEST_F(TlsConfigTest, ParsesTokenFilesAndNeverQuotesALine) {

@@ -34,9 +34,9 @@ absl::StatusOr<std::unique_ptr<TestCluster>> StartTokenCluster(
   options.workers = 1;
   options.certs = certs;
   options.coordinator.tls = certs->For(Role::kCoordinator);
-  options.coordinator.tls.accept_tokens_file = certs->tokens_file();
+  options.coordinator.tls.accept_bearer_tokens_file = certs->tokens_file();
   options.configure_worker = [certs](size_t, WorkerConfig* config) {
-    config->tls.accept_tokens_file = certs->tokens_file();
+    config->tls.accept_bearer_tokens_file = certs->tokens_file();
   };
   return TestCluster::Start(options);
 }
@@ -47,7 +47,7 @@ TlsConfig TokenConfig(const TestCerts& certs, const std::string& name, const std
   std::ofstream(path) << line << "\n";
   TlsConfig config;
   config.ca_file = certs.ca();
-  config.token_file = path;
+  config.bearer_token_file = path;
   return config;
 }
 
@@ -84,7 +84,7 @@ TEST(TokenAuthTest, EveryRpcTimesEveryTokenGetsTheExactCode) {
   std::ifstream in((*certs)->ca());
   ca_only.pem_root_certs.assign(std::istreambuf_iterator<char>(in), {});
   TlsConfig contradicting = (*certs)->For(Role::kOperator);
-  contradicting.token_file = (*certs)->TokenOnly(Role::kTrainer).token_file;
+  contradicting.bearer_token_file = (*certs)->TokenOnly(Role::kTrainer).bearer_token_file;
   const struct {
     const char* name;
     std::shared_ptr<grpc::ChannelCredentials> to_coordinator, to_worker;
@@ -154,10 +154,11 @@ TEST(TokenAuthTest, ConfigRefusesTokensWithoutTlsAndSeveralClientTokens) {
   absl::StatusOr<std::shared_ptr<TestCerts>> certs = TestCerts::Make();
   ASSERT_TRUE(certs.ok()) << certs.status();
   TlsConfig plaintext = TlsConfig::Plaintext();
-  plaintext.token_file = (*certs)->TokenOnly(Role::kTrainer).token_file;
-  EXPECT_THAT(plaintext.Validate().message(), ::testing::HasSubstr("tls.token_file: bearer"));
+  plaintext.bearer_token_file = (*certs)->TokenOnly(Role::kTrainer).bearer_token_file;
+  EXPECT_THAT(plaintext.Validate().message(),
+              ::testing::HasSubstr("tls.bearer_token_file: bearer"));
   TlsConfig several = (*certs)->TokenOnly(Role::kTrainer);
-  several.token_file = (*certs)->tokens_file();
+  several.bearer_token_file = (*certs)->tokens_file();
   EXPECT_EQ(several.Validate().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(several.Validate().message(), ::testing::HasSubstr("holds 4 tokens"));
   // A server needs its own certificate, tokens or not.

@@ -45,7 +45,7 @@ TlsConfig TestCerts::For(const std::string& name) const {
 TlsConfig TestCerts::TokenOnly(Role role) const {
   TlsConfig config;
   config.ca_file = ca();
-  config.token_file = absl::StrCat(dir_, "/", RoleName(role), ".token");
+  config.bearer_token_file = absl::StrCat(dir_, "/", RoleName(role), ".token");
   return config;
 }
 

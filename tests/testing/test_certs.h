@@ -30,7 +30,7 @@ class TestCerts {
   TlsConfig For(Role role) const { return For(std::string(RoleName(role))); }
   // The CA and `role`'s bearer token file, no certificate.
   TlsConfig TokenOnly(Role role) const;
-  // The file of every role's token (a server's accept_tokens_file).
+  // The file of every role's token (a server's accept_bearer_tokens_file).
   std::string tokens_file() const { return dir_ + "/tokens"; }
   std::string ca() const { return dir_ + "/ca.pem"; }
   const std::string& dir() const { return dir_; }

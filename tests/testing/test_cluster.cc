@@ -8,7 +8,7 @@ namespace {
 
 bool IsUnset(const TlsConfig& tls) {
   return !tls.insecure && tls.cert_file.empty() && tls.key_file.empty() && tls.ca_file.empty() &&
-         tls.token_file.empty() && tls.accept_tokens_file.empty();
+         tls.bearer_token_file.empty() && tls.accept_bearer_tokens_file.empty();
 }
 
 }  // namespace

@@ -17,8 +17,9 @@ namespace {
 // LoaderOptions' TLS fields as the Python arguments that set them.
 absl::Status WithPythonTlsNames(const absl::Status& status) {
   constexpr std::pair<absl::string_view, absl::string_view> kNames[] = {
-      {"tls.cert_file", "tls_cert"},    {"tls.key_file", "tls_key"},  {"tls.ca_file", "tls_ca"},
-      {"tls.token_file", "token_file"}, {"tls.insecure", "insecure"},
+      {"tls.cert_file", "tls_cert"}, {"tls.key_file", "tls_key"},
+      {"tls.ca_file", "tls_ca"},     {"tls.bearer_token_file", "bearer_token_file"},
+      {"tls.insecure", "insecure"},
   };
   absl::string_view message = status.message();
   for (const auto& [field, argument] : kNames) {
@@ -55,7 +56,7 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
   options.tls.cert_file = tls_cert;
   options.tls.key_file = tls_key;
   options.tls.ca_file = tls_ca;
-  options.tls.token_file = token_file;
+  options.tls.bearer_token_file = bearer_token_file;
   options.tls.insecure = insecure;
   ASSIGN_OR_RETURN(options.spec, ToJobSpec());
   options.job_name = job_name.empty() ? DefaultJobName(options.spec, run_id) : job_name;

@@ -51,7 +51,7 @@ struct PythonLoaderConfig : JobSpecArgs {
   std::string tls_cert;
   std::string tls_key;
   std::string tls_ca;
-  std::string token_file;
+  std::string bearer_token_file;
   bool insecure = false;
 
   // The JobSpec these arguments describe. INVALID_ARGUMENT naming the Python argument.

@@ -35,11 +35,11 @@ TEST(PythonLoaderConfigTest, TlsErrorsNameThePythonArguments) {
   config.insecure = false;  // Nothing at all: no silent plaintext.
   ExpectInvalid(config, "tls_cert: no TLS settings");
   config.tls_ca = "/nonexistent/ca.pem";
-  config.token_file = "/nonexistent/trainer.token";
+  config.bearer_token_file = "/nonexistent/trainer.token";
   ExpectInvalid(config, "tls_ca: cannot read /nonexistent/ca.pem");
   config = ValidConfig();
-  config.token_file = "/nonexistent/trainer.token";
-  ExpectInvalid(config, "token_file: bearer tokens travel only over TLS");
+  config.bearer_token_file = "/nonexistent/trainer.token";
+  ExpectInvalid(config, "bearer_token_file: bearer tokens travel only over TLS");
 }
 
 TEST(PythonLoaderConfigTest, BuildsTheJobSpec) {
