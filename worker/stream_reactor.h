@@ -42,8 +42,15 @@ class StreamReactor : public grpc::ServerBidiReactor<stoker::v1::ClientMessage,
 
  private:
   void HandleMessage();
-  // Finishes with `status` unless already finished. REQUIRES: mu_ held.
+  // Marks the stream finished (dropping queued batches); false when it already was.
+  bool MarkFinishedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Finishes with `status` unless already finished. Only inside a reaction (OnReadDone,
+  // OnWriteDone), which keeps gRPC from running OnDone meanwhile. REQUIRES: mu_ held.
   void FinishLocked(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Finishes with `status` unless already finished, from a thread that is no reaction (the
+  // opener, a producer): takes mu_ itself and calls Finish after releasing it; `this` may be
+  // gone when it returns.
+  void FinishFromOutside(const grpc::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
 
   Worker* const worker_;
   stoker::v1::ClientMessage request_;  // Owned by the read in flight.
