@@ -88,6 +88,7 @@ absl::StatusOr<Measured> Measure(const Run& run, const std::string& job_name) {
   TestClusterOptions options;
   options.workers = static_cast<int>(run.periods.size());
   options.threads_per_worker = 1;
+  options.insecure = true;  // Plaintext loopback, as the other benches.
   options.coordinator.lease_duration = absl::Minutes(10);
   options.configure_worker = [&run](size_t index, WorkerConfig* config) {
     config->simulate_batch_period = run.periods[index];
@@ -100,6 +101,7 @@ absl::StatusOr<Measured> Measure(const Run& run, const std::string& job_name) {
       uint64_t{run.spec.batch_size()} * source.height() * source.width() * source.channels();
   LoaderOptions loader_options;
   loader_options.coordinator_address = (*cluster)->coordinator_address();
+  loader_options.tls = (*cluster)->tls_for(Role::kTrainer);
   loader_options.job_name = job_name;
   loader_options.spec = run.spec;
   loader_options.prefetch_bytes = run.prefetch_batches * batch_bytes;

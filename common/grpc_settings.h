@@ -44,6 +44,21 @@ inline void ApplyServerKeepalive(grpc::ServerBuilder* builder) {
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
 }
 
+// A server's bounds on what its clients may make it hold (docs/security.md, "Limits"): the
+// largest request message it reads (larger ones fail RESOURCE_EXHAUSTED before parsing), the
+// calls in flight per connection (HTTP/2 max concurrent streams), and, when `memory_bytes` > 0,
+// the memory gRPC may use for connections and buffers (a resource quota).
+inline void ApplyServerLimits(grpc::ServerBuilder* builder, int max_request_bytes,
+                              int max_calls_per_connection, uint64_t memory_bytes) {
+  builder->SetMaxReceiveMessageSize(max_request_bytes);
+  builder->AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, max_calls_per_connection);
+  if (memory_bytes > 0) {
+    grpc::ResourceQuota quota("stoker-server");
+    quota.Resize(static_cast<size_t>(memory_bytes));
+    builder->SetResourceQuota(quota);
+  }
+}
+
 // Largest BatchMessage of a job whose tensor is `batch_bytes` for `batch_size` samples, as a
 // gRPC size limit (capped at INT_MAX).
 inline int MaxBatchMessageBytes(uint64_t batch_bytes, uint64_t batch_size) {

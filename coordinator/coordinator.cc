@@ -124,6 +124,16 @@ absl::Status Coordinator::SyncStore(uint64_t seq) {
 absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
     const stoker::v1::OpenJobRequest& request) {
   if (request.name().empty()) return absl::InvalidArgumentError("name: must be set");
+  if (request.name().size() > config_.max_job_name_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("name: ", request.name().size(), " bytes, over the limit of ",
+                     config_.max_job_name_bytes, " (--max-job-name-bytes)"));
+  }
+  if (static_cast<uint32_t>(request.spec().pipeline().ops_size()) > config_.max_pipeline_ops) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "spec.pipeline.ops: ", request.spec().pipeline().ops_size(), " ops, over the limit of ",
+        config_.max_pipeline_ops, " (--max-pipeline-ops)"));
+  }
   OpenJobArgs args;
   args.request = &request;
   // Outside the lock: computing a geometry opens the dataset and compiles the pipeline, and the
@@ -237,9 +247,10 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
   const stoker::v1::OpenJobRequest& request = *args.request;
   const JobRecord* job = state_.FindJobByName(request.name());
   if (job == nullptr) {
-    if (state_.num_jobs() >= kMaxJobs) {
+    if (state_.num_jobs() >= config_.max_jobs) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("the coordinator holds ", kMaxJobs, " jobs, the most it may"));
+          absl::StrCat("the coordinator holds ", state_.num_jobs(), " jobs, its limit (--max-jobs=",
+                       config_.max_jobs, "); finished jobs leave after --job-idle-timeout-ms"));
     }
     StateUpdate update;
     stoker::v1::CreateJobUpdate* create = update.mutable_create_job();

@@ -70,9 +70,6 @@ namespace stoker {
 // Thread-safe: every method may be called concurrently.
 class Coordinator {
  public:
-  // Most jobs a coordinator holds; OpenJob beyond it is RESOURCE_EXHAUSTED.
-  static constexpr size_t kMaxJobs = 4096;
-
   // The journal is compacted once it holds this many bytes.
   static constexpr uint64_t kCompactBytes = 1 << 20;
 
@@ -109,11 +106,13 @@ class Coordinator {
   // rank's leases and gives it the rest of its batches of the token's epoch, then the normal
   // plan; the response's `start` says where the rank starts. A different world size than the
   // tokens' is a different spec, so it needs a job name not in use (else ALREADY_EXISTS). Errors:
-  //   INVALID_ARGUMENT  empty name ("name: ..."), an invalid spec ("spec.<field>: ..."), a rank
+  //   INVALID_ARGUMENT  empty name ("name: ..."), a name over config.max_job_name_bytes or a
+  //                     pipeline over config.max_pipeline_ops (the message names the flag),
+  //                     an invalid spec ("spec.<field>: ..."), a rank
   //                     outside the world size with tokens ("rank: ..."), or tokens that do not
   //                     resume this spec ("resume_tokens[i]: ...", see PlanResume).
   //   ALREADY_EXISTS    a job of that name exists with a different spec (message names it).
-  //   RESOURCE_EXHAUSTED kMaxJobs jobs exist.
+  //   RESOURCE_EXHAUSTED config.max_jobs jobs exist (the message names --max-jobs).
   absl::StatusOr<stoker::v1::OpenJobResponse> OpenJob(const stoker::v1::OpenJobRequest& request);
 
   // NOT_FOUND for an unknown job id.

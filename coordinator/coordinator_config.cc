@@ -1,12 +1,14 @@
 #include "coordinator/coordinator_config.h"
 
+#include <utility>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace stoker {
 
 absl::Status CoordinatorConfig::Validate() const {
-  if (absl::Status status = tls.Validate(); !status.ok()) return status;
+  if (absl::Status status = tls.ValidateServing(); !status.ok()) return status;
   const size_t colon = listen_address.rfind(':');
   uint32_t port = 0;
   if (colon == std::string::npos || !absl::SimpleAtoi(listen_address.substr(colon + 1), &port) ||
@@ -31,6 +33,26 @@ absl::Status CoordinatorConfig::Validate() const {
   if (job_idle_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(absl::StrCat("job_idle_timeout: must be > 0, got ",
                                                    absl::FormatDuration(job_idle_timeout)));
+  }
+  return ValidateLimits();
+}
+
+absl::Status CoordinatorConfig::ValidateLimits() const {
+  const std::pair<const char*, uint64_t> positive[] = {
+      {"max_jobs", max_jobs},
+      {"max_job_name_bytes", max_job_name_bytes},
+      {"max_pipeline_ops", max_pipeline_ops},
+      {"max_calls_per_connection", max_calls_per_connection}};
+  for (const auto& [field, value] : positive) {
+    if (value == 0) return absl::InvalidArgumentError(absl::StrCat(field, ": must be > 0"));
+  }
+  if (max_request_bytes < kMinRequestBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_request_bytes: must be >= ", kMinRequestBytes, ", got ", max_request_bytes));
+  }
+  if (grpc_memory_bytes < kMinGrpcMemoryBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "grpc_memory_bytes: must be >= ", kMinGrpcMemoryBytes, ", got ", grpc_memory_bytes));
   }
   return absl::OkStatus();
 }

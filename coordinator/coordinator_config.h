@@ -30,14 +30,38 @@ struct CoordinatorConfig {
   // File journal (coordinator/journal.h) of the state that survives a restart; empty = none
   // (state lives in memory only).
   std::string journal_path;
-  // Its port's TLS (common/tls/tls_config.h). Plaintext unless set: the binary demands TLS
-  // files or an explicit --insecure.
-  TlsConfig tls = TlsConfig::Plaintext();
+  // Limits (docs/security.md, "Limits"), each refused with an error naming its flag:
+  // Most jobs held; OpenJob of a new job beyond it is RESOURCE_EXHAUSTED (--max-jobs). Jobs
+  // leave by retirement (job_idle_timeout).
+  uint32_t max_jobs = 4096;
+  // Longest job name, bytes; longer is INVALID_ARGUMENT (--max-job-name-bytes).
+  uint32_t max_job_name_bytes = 256;
+  // Most ops in a job's pipeline; more is INVALID_ARGUMENT (--max-pipeline-ops).
+  uint32_t max_pipeline_ops = 64;
+  // Largest request message read, bytes: gRPC's max receive size, a larger one is
+  // RESOURCE_EXHAUSTED before it is parsed (--max-request-bytes).
+  uint32_t max_request_bytes = 4 << 20;
+  // Most calls in flight on one client connection (HTTP/2 max concurrent streams); a client
+  // opening more waits for one to end (--max-calls-per-connection).
+  uint32_t max_calls_per_connection = 256;
+  // Memory gRPC may use for connections and messages (its resource quota), bytes; past it new
+  // connections and reads are refused or wait (--grpc-memory-bytes).
+  uint64_t grpc_memory_bytes = 256ull << 20;
+  // Its port's TLS (common/tls/tls_config.h). Required: the TLS files, or tls.insecure set
+  // explicitly; left empty, Validate() fails naming tls.cert_file.
+  TlsConfig tls;
 
   // INVALID_ARGUMENT naming the field ("worker_timeout: ...") when a setting is unusable:
   // an address without a port, a duration <= 0, a worker_timeout not above
-  // heartbeat_interval, max_tasks_per_lease 0, a job_idle_timeout <= 0.
+  // heartbeat_interval, max_tasks_per_lease 0, a job_idle_timeout <= 0, a limit of 0 (or a
+  // max_request_bytes under 64 KiB, a grpc_memory_bytes under 16 MiB).
   absl::Status Validate() const;
+
+  static constexpr uint32_t kMinRequestBytes = 64 << 10;
+  static constexpr uint64_t kMinGrpcMemoryBytes = 16ull << 20;
+
+ private:
+  absl::Status ValidateLimits() const;
 };
 
 }  // namespace stoker

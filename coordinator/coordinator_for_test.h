@@ -14,13 +14,15 @@
 
 namespace stoker {
 
-// Heartbeats every 500 ms, workers lost after 5 s, leases of 30 s, at most 8 tasks a lease.
+// Heartbeats every 500 ms, workers lost after 5 s, leases of 30 s, at most 8 tasks a lease;
+// plaintext (logic tests).
 inline CoordinatorConfig TestCoordinatorConfig() {
   CoordinatorConfig config;
   config.heartbeat_interval = absl::Milliseconds(500);
   config.worker_timeout = absl::Seconds(5);
   config.lease_duration = absl::Seconds(30);
   config.max_tasks_per_lease = 8;
+  config.tls = TlsConfig::Plaintext();
   return config;
 }
 

@@ -36,7 +36,7 @@ struct CoordinatorServer::Impl {
       : store(config.journal_path.empty() ? nullptr
                                           : std::make_unique<FileJournal>(config.journal_path)),
         coordinator(config, clock, store.get()),
-        service(&coordinator, &latencies, config.tls.insecure) {}
+        service(&coordinator, &latencies, config.tls) {}
 
   // Wakes every heartbeat_interval (real time) until Stop: liveness, and the dataset probes of
   // recovered jobs.
@@ -80,6 +80,8 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   WarnIfInsecure(config.tls, "coordinator");
   builder.AddListeningPort(config.listen_address, ServerCredentials(config.tls), &impl->port);
   ApplyServerKeepalive(&builder);
+  ApplyServerLimits(&builder, static_cast<int>(config.max_request_bytes),
+                    static_cast<int>(config.max_calls_per_connection), config.grpc_memory_bytes);
   builder.RegisterService(&impl->service);
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || impl->port == 0) {

@@ -30,8 +30,15 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
 
+// 127.0.0.1:0, plaintext (these tests are about the server, not TLS: tests/integration/tls_test).
+CoordinatorConfig PlainConfig() {
+  CoordinatorConfig config;
+  config.tls = TlsConfig::Plaintext();
+  return config;
+}
+
 std::unique_ptr<CoordinatorServer> StartServer() {
-  CoordinatorConfig config;  // 127.0.0.1:0
+  CoordinatorConfig config = PlainConfig();
   auto server = CoordinatorServer::Start(config);
   EXPECT_THAT(server, IsOk());
   return server.ok() ? std::move(server).value() : nullptr;
@@ -79,7 +86,7 @@ TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
                             return CreateSource(spec, seed);
                           });
   CallLatencies latencies;
-  CoordinatorService service(&coordinator, &latencies, /*insecure=*/true);
+  CoordinatorService service(&coordinator, &latencies, TlsConfig::Plaintext());
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -227,13 +234,13 @@ TEST(CoordinatorServerTest, ServesHealthCheck) {
 }
 
 TEST(CoordinatorServerTest, StartErrors) {
-  CoordinatorConfig config;
+  CoordinatorConfig config = PlainConfig();
   config.max_tasks_per_lease = 0;
   EXPECT_THAT(CoordinatorServer::Start(config),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("max_tasks_per_lease")));
   std::unique_ptr<CoordinatorServer> first = StartServer();
   ASSERT_NE(first, nullptr);
-  config = CoordinatorConfig();
+  config = PlainConfig();
   config.listen_address = first->address();  // in use
   EXPECT_THAT(CoordinatorServer::Start(config),
               StatusIs(absl::StatusCode::kUnavailable, HasSubstr(first->address())));
@@ -242,21 +249,41 @@ TEST(CoordinatorServerTest, StartErrors) {
               StatusIs(absl::StatusCode::kUnavailable, HasSubstr("192.0.2.1:0")));
 }
 
+TEST(CoordinatorConfigTest, NoTlsSettingsIsAnErrorNamingTheField) {
+  EXPECT_THAT(CoordinatorConfig().Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("tls.cert_file")));
+}
+
+TEST(CoordinatorConfigTest, LimitsMustBeUsable) {
+  CoordinatorConfig config = PlainConfig();
+  config.max_jobs = 0;
+  EXPECT_THAT(config.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("max_jobs: must be > 0")));
+  config = PlainConfig();
+  config.max_request_bytes = 1024;
+  EXPECT_THAT(config.Validate(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                          HasSubstr("max_request_bytes: must be >= 65536")));
+  config = PlainConfig();
+  config.grpc_memory_bytes = 1;
+  EXPECT_THAT(config.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("grpc_memory_bytes")));
+}
+
 TEST(CoordinatorConfigTest, ValidateNamesTheField) {
-  CoordinatorConfig config;
+  CoordinatorConfig config = PlainConfig();
   EXPECT_THAT(config.Validate(), IsOk());
   config.listen_address = "localhost";
   EXPECT_THAT(config.Validate(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("listen_address")));
-  config = CoordinatorConfig();
+  config = PlainConfig();
   config.heartbeat_interval = absl::ZeroDuration();
   EXPECT_THAT(config.Validate(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("heartbeat_interval")));
-  config = CoordinatorConfig();
+  config = PlainConfig();
   config.worker_timeout = config.heartbeat_interval;
   EXPECT_THAT(config.Validate(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("worker_timeout")));
-  config = CoordinatorConfig();
+  config = PlainConfig();
   config.lease_duration = -absl::Seconds(1);
   EXPECT_THAT(config.Validate(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("lease_duration")));

@@ -62,10 +62,10 @@ grpc::ServerUnaryReactor* CoordinatorService::Reply(const char* method,
 }
 
 CoordinatorService::CoordinatorService(Coordinator* coordinator, CallLatencies* latencies,
-                                       bool insecure)
+                                       const TlsConfig& tls)
     : coordinator_(coordinator),
       latencies_(latencies),
-      gate_(insecure),
+      gate_(tls),
       calls_("calls", kCallThreads, kMaxQueuedCalls),
       leases_("LeaseTasks calls", kLeaseThreads, kMaxQueuedCalls),
       opens_("OpenJob calls", kOpenJobThreads, kMaxQueuedCalls) {}

@@ -43,9 +43,9 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   static constexpr int kOpenJobThreads = 2;
   static constexpr size_t kMaxQueuedCalls = 4096;
 
-  // `insecure`: no peer identity, every role check passes. Each call's latency is observed in
-  // `latencies`.
-  CoordinatorService(Coordinator* coordinator, CallLatencies* latencies, bool insecure);
+  // `tls`: who may call (RoleGate; with insecure every role check passes). Each call's latency is
+  // observed in `latencies`.
+  CoordinatorService(Coordinator* coordinator, CallLatencies* latencies, const TlsConfig& tls);
   ~CoordinatorService() override;
   // Finishes the queued calls and joins the threads; call after the server's Shutdown. Idempotent.
   void Stop();

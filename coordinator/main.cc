@@ -60,6 +60,26 @@ int Serve(const CoordinatorConfig& config, const std::string& port_file,
   return 0;
 }
 
+// The flags of the limits (docs/security.md, "Limits") into `limits`, mapped to their fields.
+void AddLimitFlags(FlagSet* flags, CoordinatorConfig* limits) {
+  flags->Add("max-jobs", &limits->max_jobs,
+             "Most jobs held; OpenJob of a new one beyond it is RESOURCE_EXHAUSTED");
+  flags->Add("max-job-name-bytes", &limits->max_job_name_bytes, "Longest job name, bytes");
+  flags->Add("max-pipeline-ops", &limits->max_pipeline_ops, "Most ops in a job's pipeline");
+  flags->Add("max-request-bytes", &limits->max_request_bytes,
+             "Largest request message read, bytes (larger: RESOURCE_EXHAUSTED)");
+  flags->Add("max-calls-per-connection", &limits->max_calls_per_connection,
+             "Most calls in flight on one client connection");
+  flags->Add("grpc-memory-bytes", &limits->grpc_memory_bytes,
+             "Memory gRPC may use for connections and messages, bytes");
+  flags->MapField("max_jobs", "max-jobs");
+  flags->MapField("max_job_name_bytes", "max-job-name-bytes");
+  flags->MapField("max_pipeline_ops", "max-pipeline-ops");
+  flags->MapField("max_request_bytes", "max-request-bytes");
+  flags->MapField("max_calls_per_connection", "max-calls-per-connection");
+  flags->MapField("grpc_memory_bytes", "grpc-memory-bytes");
+}
+
 int Run(int argc, char** argv) {
   std::string listen = "127.0.0.1:7070";
   int64_t heartbeat_interval_ms = 500;
@@ -69,6 +89,7 @@ int Run(int argc, char** argv) {
   int64_t job_idle_timeout_ms = 600000;
   std::string port_file;
   std::string journal;
+  CoordinatorConfig limits;  // Defaults of the limit flags.
 
   FlagSet flags("stoker-coordinator",
                 "Hands out Stoker jobs' tasks to workers and tracks their progress.");
@@ -81,6 +102,7 @@ int Run(int argc, char** argv) {
   flags.Add("job-idle-timeout-ms", &job_idle_timeout_ms,
             "A job none of whose clients heartbeated for this long (finished or abandoned) is "
             "retired and workers drop it");
+  AddLimitFlags(&flags, &limits);
   flags.Add("port-file", &port_file, "Write the bound port to this file once serving");
   flags.Add("journal", &journal,
             "Journal file of the state that survives a restart (empty = memory only)");
@@ -91,7 +113,7 @@ int Run(int argc, char** argv) {
   LogFlags log_flags;
   log_flags.AddTo(&flags);
   TlsFlags tls_flags;  // Its certificate names role coordinator (or --insecure).
-  tls_flags.AddTo(&flags);
+  tls_flags.AddTo(&flags, /*calls=*/false, /*serves=*/true);
   flags.MapField("listen_address", "listen");
   flags.MapField("heartbeat_interval", "heartbeat-interval-ms");
   flags.MapField("worker_timeout", "worker-timeout-ms");
@@ -102,7 +124,7 @@ int Run(int argc, char** argv) {
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
 
-  CoordinatorConfig config;
+  CoordinatorConfig config = limits;
   config.listen_address = listen;
   config.heartbeat_interval = absl::Milliseconds(heartbeat_interval_ms);
   config.worker_timeout = absl::Milliseconds(worker_timeout_ms);

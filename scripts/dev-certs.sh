@@ -15,6 +15,11 @@
 # DIR/other-ca.pem, other-ca.key, other-trainer.pem/.key
 #                                    a second, untrusted CA and a trainer certificate it signed:
 #                                    for negative tests.
+# DIR/tokens, DIR/{coordinator,worker,trainer,operator}.token
+#                                    bearer tokens (docs/security.md): `tokens` lists one
+#                                    random token per role (a server's --accept-bearer-tokens-file),
+#                                    <role>.token holds that role's line alone (a client's
+#                                    --bearer-token-file).
 #
 # Keys are EC P-256, valid for 30 days. Not for production: the CA key lies next to the rest.
 # Quiet on success. Existing files in DIR are overwritten.
@@ -68,4 +73,9 @@ for role in coordinator worker trainer operator; do make_leaf "$role" "$role" ca
 make_ca other-ca "/O=elsewhere/CN=another CA"
 make_leaf other-trainer trainer other-ca
 rm -f ./*.srl
+: >tokens
+for role in coordinator worker trainer operator; do
+  echo "$role:$(openssl rand -hex 24)" >"$role.token"
+  cat "$role.token" >>tokens
+done
 chmod 644 ./*.pem

@@ -44,8 +44,11 @@ TEST(HealthCheckTest, RejectsMalformedResponses) {
 }
 
 TEST(HealthCheckTest, AsksARealServer) {
-  absl::StatusOr<std::unique_ptr<CoordinatorServer>> server =
-      CoordinatorServer::Start(CoordinatorConfig());  // 127.0.0.1:0
+  absl::StatusOr<std::unique_ptr<CoordinatorServer>> server = CoordinatorServer::Start([] {
+    CoordinatorConfig config;  // 127.0.0.1:0
+    config.tls = TlsConfig::Plaintext();
+    return config;
+  }());
   ASSERT_THAT(server, IsOk());
   const std::string address = (*server)->address();
   EXPECT_THAT(CheckHealth(address, "", absl::Seconds(10), TlsConfig::Plaintext()),

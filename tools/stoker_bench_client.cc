@@ -157,7 +157,7 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
 
 void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("coordinator", &c.coordinator, "host:port of the coordinator");
-  c.tls.AddTo(&flags);
+  c.tls.AddTo(&flags, /*calls=*/true, /*serves=*/false);
   flags.Add("job", &c.job, "job name (every rank uses the same); empty = a random bench-* name");
   flags.Add("manifest", &c.manifest,
             "shards manifest (stoker-pack) to read instead of synthetic images");

@@ -136,7 +136,7 @@ int Run(int argc, char** argv) {
     flags.Add("iterations", &options.iterations, "Redraws before exiting (0 = until interrupted)");
   }
   TlsFlags tls_flags;  // An operator certificate (or --insecure).
-  tls_flags.AddTo(&flags);
+  tls_flags.AddTo(&flags, /*calls=*/true, /*serves=*/false);
   if (auto exit_code = flags.Parse(argc - 1, argv + 1)) return *exit_code;
   absl::StatusOr<TlsConfig> tls = tls_flags.Build();
   if (!tls.ok()) return flags.Fail(tls.status());

@@ -64,9 +64,10 @@ struct LoaderOptions {
   // if the process must return freed memory to the kernel promptly.
   bool retain_heap_memory = true;
   // TLS of the calls to the coordinator and the worker streams (common/tls/tls_config.h): this
-  // trainer's certificate (role trainer), key and CA. Plaintext unless set (binaries and the
-  // Python Loader demand TLS files or an explicit insecure).
-  TlsConfig tls = TlsConfig::Plaintext();
+  // trainer's certificate (role trainer) and key, or its bearer token (bearer_token_file), and the
+  // CA. Required: the files, or tls.insecure set explicitly; left empty, Validate() fails naming
+  // tls.cert_file.
+  TlsConfig tls;
   // "Tail to the trainer" (client_tail.h; Loader::Open needs LoaderEnv::tail, else
   // FAILED_PRECONDITION): the job's pipeline must end in to_float followed only
   // by normalize ops; the workers run the ops before that tail with uint8 HWC output (4× fewer

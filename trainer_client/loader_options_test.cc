@@ -12,6 +12,7 @@ LoaderOptions ValidOptions() {
   options.job_name = "job";
   options.spec.set_world_size(2);
   options.rank = 1;
+  options.tls = TlsConfig::Plaintext();
   return options;
 }
 
@@ -22,6 +23,14 @@ void ExpectInvalid(const LoaderOptions& options, const std::string& message) {
 }
 
 TEST(LoaderOptionsTest, ValidOptionsPass) { EXPECT_TRUE(ValidOptions().Validate().ok()); }
+
+TEST(LoaderOptionsTest, NoTlsSettingsIsAnErrorNotPlaintext) {
+  LoaderOptions options = ValidOptions();
+  options.tls = TlsConfig();
+  const absl::Status status = options.Validate();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), ::testing::StartsWith("tls.cert_file: no TLS settings"));
+}
 
 TEST(LoaderOptionsTest, NamesTheBadField) {
   LoaderOptions options = ValidOptions();

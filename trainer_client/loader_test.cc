@@ -40,6 +40,7 @@ class LoaderTest : public ::testing::Test {
     options_.spec.set_world_size(1);
     options_.spec.set_epochs(2);
     options_.client_id = "client-a";
+    options_.tls = TlsConfig::Plaintext();
     options_.prefetch_bytes = 6 * 8;  // 8 batches
     options_.heartbeat_interval = absl::Milliseconds(2);
     options_.connect_backoff.initial = absl::Milliseconds(1);
@@ -384,6 +385,7 @@ int UnusedPort() {
 TEST(LoaderGrpcTest, UnreachableCoordinatorIsUnavailableNamingTheAddress) {
   LoaderOptions options;
   options.coordinator_address = absl::StrCat("127.0.0.1:", UnusedPort());
+  options.tls = TlsConfig::Plaintext();
   options.job_name = "job";
   options.spec.set_world_size(1);
   options.spec.set_epochs(1);

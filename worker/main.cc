@@ -82,6 +82,12 @@ int main(int argc, char** argv) {
             "task is taken, per producer thread (negative = real production)");
   flags.Add("drain-deadline-ms", &drain_deadline_ms,
             "on SIGTERM/SIGINT, deliver held tasks for at most this long, then hand the rest back");
+  flags.Add("max-streams", &config.max_streams,
+            "most streams open at once (beyond: RESOURCE_EXHAUSTED)");
+  flags.Add("memory-bytes", &config.memory_bytes,
+            "memory for batches, bytes (0 = half the machine's); a job whose batches the worker "
+            "cannot hold is refused");
+  flags.Add("max-request-bytes", &config.max_request_bytes, "largest client message read, bytes");
   stoker::MetricsFlags metrics_flags;
   metrics_flags.AddTo(&flags);
   stoker::StorageFlags storage_flags;  // --s3-endpoint, --cache-dir, --cache-bytes, ...
@@ -89,7 +95,7 @@ int main(int argc, char** argv) {
   stoker::LogFlags log_flags;
   log_flags.AddTo(&flags);
   stoker::TlsFlags tls_flags;  // Its certificate names role worker (or --insecure).
-  tls_flags.AddTo(&flags);
+  tls_flags.AddTo(&flags, /*calls=*/true, /*serves=*/true);
   flags.MapField("coordinator_address", "coordinator");
   flags.MapField("listen_address", "listen");
   flags.MapField("advertise_address", "advertise-address");
@@ -99,6 +105,9 @@ int main(int argc, char** argv) {
   flags.MapField("max_lease_poll", "max-lease-poll-ms");
   flags.MapField("drain_deadline", "drain-deadline-ms");
   flags.MapField("simulate_batch_period", "simulate-batch-ms");
+  flags.MapField("max_streams", "max-streams");
+  flags.MapField("memory_bytes", "memory-bytes");
+  flags.MapField("max_request_bytes", "max-request-bytes");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
   config.rpc_timeout = absl::Milliseconds(rpc_timeout_ms);

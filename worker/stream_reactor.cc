@@ -41,16 +41,30 @@ void StreamReactor::Send(std::unique_ptr<pb::BatchMessage> batch) {
 
 void StreamReactor::Fail(const absl::Status& status) {
   STOKER_LOG(WARNING) << "stream failed: " << status;
-  absl::MutexLock lock(&mu_);
-  FinishLocked(ToGrpcStatus(status));
+  FinishFromOutside(ToGrpcStatus(status));
 }
 
-void StreamReactor::FinishLocked(const grpc::Status& status) {
-  if (finished_) return;
+bool StreamReactor::MarkFinishedLocked() {
+  if (finished_) return false;
   finished_ = true;
   for (auto& batch : queue_) worker_->message_pool()->Put(std::move(batch));
   queue_.clear();
-  Finish(status);
+  return true;
+}
+
+void StreamReactor::FinishLocked(const grpc::Status& status) {
+  if (MarkFinishedLocked()) Finish(status);
+}
+
+void StreamReactor::FinishFromOutside(const grpc::Status& status) {
+  bool finish;
+  {
+    absl::MutexLock lock(&mu_);
+    finish = MarkFinishedLocked();
+  }
+  // Not under mu_: outside a reaction, gRPC may run OnDone (which deletes this) before Finish
+  // returns, and a lock held here would then be released on a destroyed mutex.
+  if (finish) Finish(status);
 }
 
 void StreamReactor::OnReadDone(bool ok) {
@@ -82,8 +96,7 @@ void StreamReactor::HandleMessage() {
     worker_->OpenSessionAsync(
         request_.open(), this, [this](absl::StatusOr<std::shared_ptr<StreamSession>> session) {
           if (!session.ok()) {
-            absl::MutexLock lock(&mu_);
-            FinishLocked(ToGrpcStatus(session.status()));
+            FinishFromOutside(ToGrpcStatus(session.status()));
             return;
           }
           session_ = *std::move(session);
@@ -121,6 +134,7 @@ void StreamReactor::OnWriteDone(bool ok) {
 
 void StreamReactor::OnDone() {
   if (session_ != nullptr) worker_->CloseSession(session_);
+  worker_->ReleaseStream();
   delete this;
 }
 

@@ -26,7 +26,8 @@
 
 namespace stoker {
 
-// Deletes itself in OnDone. Thread-safe (reactions and producer callbacks race).
+// Made for a stream the worker admitted (Worker::AdmitStream); releases the admission and
+// deletes itself in OnDone. Thread-safe (reactions and producer callbacks race).
 class StreamReactor : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>,
                       public BatchSink {
  public:
@@ -43,10 +44,17 @@ class StreamReactor : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::Byt
 
  private:
   void HandleMessage();
-  // Finishes with `status` unless already finished. REQUIRES: mu_ held.
+  // Marks the stream finished (dropping queued batches); false when it already was.
+  bool MarkFinishedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Finishes with `status` unless already finished. Only inside a reaction (OnReadDone,
+  // OnWriteDone), which keeps gRPC from running OnDone meanwhile. REQUIRES: mu_ held.
   void FinishLocked(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves the next queued batch into writing_ and returns it, or null when the queue is empty.
   grpc::ByteBuffer* NextWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Finishes with `status` unless already finished, from a thread that is no reaction (the
+  // opener, a producer): takes mu_ itself and calls Finish after releasing it; `this` may be
+  // gone when it returns.
+  void FinishFromOutside(const grpc::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
 
   Worker* const worker_;
   grpc::ByteBuffer read_buffer_;            // Owned by the read in flight.

@@ -8,6 +8,7 @@
 #include "common/ids.h"
 #include "common/logging.h"
 #include "common/retry.h"
+#include "common/status_macros.h"
 
 namespace stoker {
 namespace {
@@ -158,6 +159,7 @@ absl::StatusOr<std::shared_ptr<StreamSession>> Worker::OpenSession(const pb::Ope
   }
   absl::StatusOr<std::shared_ptr<JobContext>> job = FindOrLoadJob(open.job_id());
   if (!job.ok()) return job.status();
+  RETURN_IF_ERROR(CheckBatchFitsMemory(**job));
   const uint32_t world_size = (*job)->spec().world_size();
   if (open.rank() >= world_size) {
     return absl::InvalidArgumentError(
@@ -169,6 +171,33 @@ absl::StatusOr<std::shared_ptr<StreamSession>> Worker::OpenSession(const pb::Ope
   sessions_.push_back(session);
   return session;
 }
+
+absl::Status Worker::CheckBatchFitsMemory(const JobContext& job) const {
+  // The fewest batches of a job the worker holds at once to keep its threads busy: one in
+  // production and one being sent per thread, and one more. (Queued tasks hold no batch; what
+  // waits in a stream's send queue is bounded by its client's credit.)
+  const uint64_t held = 2 * uint64_t{config_.ResolvedThreads()} + 1;
+  const uint64_t budget = config_.ResolvedMemoryBytes();
+  if (job.batch_bytes() == 0 || job.batch_bytes() <= budget / held) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "job ", job.job_id(), ": ", held, " batches of ", job.batch_bytes(),
+      " bytes (two per producer thread, and one) exceed this worker's memory budget of ", budget,
+      " bytes (--memory-bytes)"));
+}
+
+absl::Status Worker::AdmitStream() {
+  uint32_t open = open_streams_.load(std::memory_order_relaxed);
+  do {
+    if (open >= config_.max_streams) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "worker serves ", open, " streams, its limit (--max-streams=", config_.max_streams,
+          "); retry later or use another worker"));
+    }
+  } while (!open_streams_.compare_exchange_weak(open, open + 1, std::memory_order_relaxed));
+  return absl::OkStatus();
+}
+
+void Worker::ReleaseStream() { open_streams_.fetch_sub(1, std::memory_order_relaxed); }
 
 void Worker::CloseSession(const std::shared_ptr<StreamSession>& session) {
   session->Detach();

@@ -29,6 +29,7 @@
 // never handed back; a batch already in production may still be sent, which the client drops
 // as a duplicate if the other copy came first.
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -76,8 +77,13 @@ class Worker {
   // Called by a stream on its Open message; `done` runs later on the worker's opener thread,
   // because opening may ask the coordinator for the job and gRPC callbacks must not block.
   // Errors: NOT_FOUND for an unknown job (message from the coordinator), INVALID_ARGUMENT for a
-  // rank outside the job's world size, UNAVAILABLE while stopping.
+  // rank outside the job's world size, RESOURCE_EXHAUSTED for a job whose batches the worker's
+  // memory budget cannot hold (--memory-bytes), UNAVAILABLE while stopping.
   void OpenSessionAsync(stoker::v1::OpenStream open, BatchSink* sink, OpenDone done);
+  // Admits a new stream: RESOURCE_EXHAUSTED naming --max-streams when config.max_streams are
+  // open. Every admitted stream calls ReleaseStream once when it is done.
+  absl::Status AdmitStream();
+  void ReleaseStream();
   // Called when the stream is done; the session is detached and forgotten.
   void CloseSession(const std::shared_ptr<StreamSession>& session);
   // The client has these batches.
@@ -108,6 +114,9 @@ class Worker {
   void OpenLoop();
   absl::Status Register();
   absl::StatusOr<std::shared_ptr<JobContext>> FindOrLoadJob(uint64_t job_id);
+  // RESOURCE_EXHAUSTED naming --memory-bytes when the batches of `job` the worker may hold at
+  // once exceed its memory budget.
+  absl::Status CheckBatchFitsMemory(const JobContext& job) const;
   void HeartbeatLoop();
   void Heartbeat();
   void LeaseLoop();
@@ -144,6 +153,7 @@ class Worker {
   // The last heartbeat succeeded (hand-backs are sent at once only then).
   bool coordinator_reachable_ ABSL_GUARDED_BY(mu_) = true;
   std::deque<PendingOpen> pending_opens_ ABSL_GUARDED_BY(mu_);
+  std::atomic<uint32_t> open_streams_{0};  // Admitted and not yet released.
   std::thread open_thread_;
   std::thread heartbeat_thread_;
   std::thread lease_thread_;

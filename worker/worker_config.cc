@@ -1,5 +1,7 @@
 #include "worker/worker_config.h"
 
+#include <unistd.h>
+
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -9,11 +11,12 @@ namespace stoker {
 namespace {
 
 constexpr uint32_t kMaxThreads = 1024;
+constexpr uint32_t kMinRequestBytes = 4 << 10;
 
 }  // namespace
 
 absl::Status WorkerConfig::Validate() const {
-  RETURN_IF_ERROR(tls.Validate());
+  RETURN_IF_ERROR(tls.ValidateServing());
   if (coordinator_address.empty()) {
     return absl::InvalidArgumentError("coordinator_address: must not be empty");
   }
@@ -38,6 +41,11 @@ absl::Status WorkerConfig::Validate() const {
   if (drain_deadline <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("drain_deadline: must be > 0");
   }
+  if (max_streams == 0) return absl::InvalidArgumentError("max_streams: must be > 0");
+  if (max_request_bytes < kMinRequestBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_request_bytes: must be >= ", kMinRequestBytes, ", got ", max_request_bytes));
+  }
   if (simulate_batch_period.has_value() && *simulate_batch_period < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("simulate_batch_period: must be >= 0");
   }
@@ -48,6 +56,14 @@ uint32_t WorkerConfig::ResolvedThreads() const {
   if (threads > 0) return threads;
   const unsigned cores = std::thread::hardware_concurrency();
   return cores > 0 ? cores : 1;
+}
+
+uint64_t WorkerConfig::ResolvedMemoryBytes() const {
+  if (memory_bytes > 0) return memory_bytes;
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return uint64_t{1} << 30;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) / 2;
 }
 
 }  // namespace stoker

@@ -42,9 +42,20 @@ struct WorkerConfig {
   // pipeline and emit a batch of the job's shape `simulate_batch_period` after taking its task
   // (zero: at once), i.e. at a fixed rate per producer thread. >= 0. Unset: real production.
   std::optional<absl::Duration> simulate_batch_period;
-  // TLS of its port and of its calls to the coordinator (common/tls/tls_config.h). Plaintext
-  // unless set: the binary demands TLS files or an explicit --insecure.
-  TlsConfig tls = TlsConfig::Plaintext();
+  // Limits (docs/security.md, "Limits"), each refused with an error naming its flag:
+  // Most streams open at once; StreamBatches beyond it is RESOURCE_EXHAUSTED (--max-streams).
+  uint32_t max_streams = 256;
+  // Memory for batches, bytes; 0 = half the machine's memory. A stream of a job whose batch,
+  // times the batches the worker holds at once to keep its threads busy (2 x threads + 1),
+  // exceeds it is RESOURCE_EXHAUSTED (--memory-bytes).
+  uint64_t memory_bytes = 0;
+  // Largest client message read, bytes (Open, Credit, Ack are small; larger is
+  // RESOURCE_EXHAUSTED before parsing) (--max-request-bytes).
+  uint32_t max_request_bytes = 1 << 20;
+  // TLS of its port and of its calls to the coordinator (common/tls/tls_config.h). Required:
+  // the TLS files, or tls.insecure set explicitly; left empty, Validate() fails naming
+  // tls.cert_file.
+  TlsConfig tls;
 
   // INVALID_ARGUMENT naming the field.
   absl::Status Validate() const;
@@ -54,6 +65,8 @@ struct WorkerConfig {
   }
   // threads, with 0 resolved to the number of cores.
   uint32_t ResolvedThreads() const;
+  // memory_bytes, with 0 resolved to half the machine's physical memory.
+  uint64_t ResolvedMemoryBytes() const;
 };
 
 }  // namespace stoker

@@ -17,12 +17,15 @@ void ExpectInvalid(const WorkerConfig& config, const std::string& field) {
 TEST(WorkerConfigTest, DefaultsWithCoordinatorAreValid) {
   WorkerConfig config;
   config.coordinator_address = "127.0.0.1:7070";
+  config.tls = TlsConfig::Plaintext();
   EXPECT_TRUE(config.Validate().ok());
   EXPECT_GE(config.ResolvedThreads(), 1u);
 }
 
 TEST(WorkerConfigTest, NamesTheBadField) {
   WorkerConfig config;
+  ExpectInvalid(config, "tls.cert_file: no TLS settings");  // Never silently plaintext.
+  config.tls = TlsConfig::Plaintext();
   ExpectInvalid(config, "coordinator_address");
   config.coordinator_address = "127.0.0.1:7070";
   config.listen_address = "nohost";
@@ -39,6 +42,12 @@ TEST(WorkerConfigTest, NamesTheBadField) {
   config.register_backoff.max_attempts = 1;
   config.advertise_address = "0.0.0.0";
   ExpectInvalid(config, "advertise_address");
+  config.advertise_address.clear();
+  config.max_streams = 0;
+  ExpectInvalid(config, "max_streams");
+  config.max_streams = 1;
+  config.max_request_bytes = 10;
+  ExpectInvalid(config, "max_request_bytes");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -33,7 +35,7 @@ class DeniedStream : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::Byte
 class WorkerService
     : public stoker::v1::Worker::WithRawCallbackMethod_StreamBatches<stoker::v1::Worker::Service> {
  public:
-  WorkerService(Worker* worker, bool insecure) : worker_(worker), gate_(insecure) {}
+  WorkerService(Worker* worker, const TlsConfig& tls) : worker_(worker), gate_(tls) {}
 
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* StreamBatches(
       grpc::CallbackServerContext* context) override {
@@ -41,7 +43,8 @@ class WorkerService
         !denied.ok()) {
       return new DeniedStream(denied);
     }
-    return new StreamReactor(worker_);
+    if (absl::Status full = worker_->AdmitStream(); !full.ok()) return new DeniedStream(full);
+    return new StreamReactor(worker_);  // Releases its admission when done.
   }
 
  private:
@@ -70,13 +73,20 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
   impl->worker = std::make_unique<Worker>(
       config, NewGrpcCoordinatorClient(config.coordinator_address, config.rpc_timeout, config.tls),
       clock);
-  impl->service = std::make_unique<WorkerService>(impl->worker.get(), config.tls.insecure);
+  impl->service = std::make_unique<WorkerService>(impl->worker.get(), config.tls);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   WarnIfInsecure(config.tls, "worker");
   builder.AddListeningPort(config.listen_address, ServerCredentials(config.tls), &impl->port);
   ApplyServerKeepalive(&builder);
+  // Batches go out, requests are small: no resource quota, which would also bound the sends.
+  // Calls per connection above max_streams, so that a stream beyond it reaches the handler and
+  // is refused (RESOURCE_EXHAUSTED naming --max-streams) instead of waiting for a slot.
+  ApplyServerLimits(&builder, static_cast<int>(config.max_request_bytes),
+                    static_cast<int>(std::min<uint64_t>(2 * uint64_t{config.max_streams},
+                                                        std::numeric_limits<int>::max())),
+                    /*memory_bytes=*/0);
   builder.RegisterService(impl->service.get());
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || impl->port == 0) {

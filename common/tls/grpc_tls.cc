@@ -6,11 +6,15 @@
 #include <grpcpp/security/tls_credentials_options.h>
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "common/tls/bearer_tokens.h"
 
 namespace stoker {
 namespace {
@@ -25,11 +29,35 @@ std::string RoleNames(const Roles& roles) {
   return absl::StrJoin(names, ", ");
 }
 
+constexpr absl::string_view kBearerPrefix = "Bearer ";
+
+// Watches the CA bundle, and the certificate and key when the config has them (a client with a
+// bearer token may have none).
 std::shared_ptr<gx::FileWatcherCertificateProvider> FileProvider(const TlsConfig& config) {
-  return std::make_shared<gx::FileWatcherCertificateProvider>(
-      config.key_file, config.cert_file, config.ca_file,
-      static_cast<unsigned int>(absl::ToInt64Seconds(config.reload_interval)));
+  const auto interval = static_cast<unsigned int>(absl::ToInt64Seconds(config.reload_interval));
+  if (config.cert_file.empty()) {
+    return std::make_shared<gx::FileWatcherCertificateProvider>(config.ca_file, interval);
+  }
+  return std::make_shared<gx::FileWatcherCertificateProvider>(config.key_file, config.cert_file,
+                                                              config.ca_file, interval);
 }
+
+// Adds "authorization: Bearer <token>" to every call, the token read from the config's
+// bearer_token_file (re-read when it changes).
+class BearerTokenPlugin : public grpc::MetadataCredentialsPlugin {
+ public:
+  explicit BearerTokenPlugin(const TlsConfig& config)
+      : file_("tls.bearer_token_file", config.bearer_token_file, config.reload_interval) {}
+
+  grpc::Status GetMetadata(grpc::string_ref, grpc::string_ref, const grpc::AuthContext&,
+                           std::multimap<std::string, std::string>* metadata) override {
+    metadata->emplace("authorization", absl::StrCat(kBearerPrefix, file_.OwnToken()));
+    return grpc::Status::OK;
+  }
+
+ private:
+  BearerTokenFile file_;
+};
 
 // Accepts a server whose (already chain-verified) certificate names one of the expected roles.
 class RoleVerifier : public gx::ExternalCertificateVerifier {
@@ -76,7 +104,11 @@ std::shared_ptr<grpc::ServerCredentials> ServerCredentials(const TlsConfig& conf
   gx::TlsServerCredentialsOptions options(FileProvider(config));
   options.watch_root_certs();
   options.watch_identity_key_cert_pairs();
-  options.set_cert_request_type(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  // With bearer tokens a caller may come without a certificate (RoleGate then wants a token);
+  // a certificate it does present must still verify.
+  options.set_cert_request_type(config.accept_bearer_tokens_file.empty()
+                                    ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+                                    : GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY);
   return gx::TlsServerCredentials(options);
 }
 
@@ -86,12 +118,15 @@ std::shared_ptr<grpc::ChannelCredentials> ChannelCredentials(const TlsConfig& co
   gx::TlsChannelCredentialsOptions options;
   options.set_certificate_provider(FileProvider(config));
   options.watch_root_certs();
-  options.watch_identity_key_cert_pairs();
+  if (!config.cert_file.empty()) options.watch_identity_key_cert_pairs();
   options.set_verify_server_certs(true);
   options.set_check_call_host(false);
   options.set_certificate_verifier(
       gx::ExternalCertificateVerifier::Create<RoleVerifier>(std::move(peer_roles)));
-  return gx::TlsCredentials(options);
+  std::shared_ptr<grpc::ChannelCredentials> tls = gx::TlsCredentials(options);
+  if (config.bearer_token_file.empty()) return tls;
+  return grpc::CompositeChannelCredentials(
+      tls, grpc::MetadataCredentialsFromPlugin(std::make_unique<BearerTokenPlugin>(config)));
 }
 
 absl::StatusOr<Role> PeerRole(const grpc::AuthContext& auth) {
@@ -103,14 +138,50 @@ absl::StatusOr<Role> PeerRole(const grpc::AuthContext& auth) {
   return RoleFromUris(uris);
 }
 
+RoleGate::RoleGate(const TlsConfig& config)
+    : insecure_(config.insecure),
+      tokens_(config.accept_bearer_tokens_file.empty()
+                  ? nullptr
+                  : std::make_shared<BearerTokenFile>("tls.accept_bearer_tokens_file",
+                                                      config.accept_bearer_tokens_file,
+                                                      config.reload_interval)) {}
+
+absl::StatusOr<Role> RoleGate::CallerRole(const grpc::ServerContextBase& context) const {
+  std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+  absl::StatusOr<Role> cert_role =
+      auth == nullptr ? absl::UnauthenticatedError("no verified client certificate")
+                      : PeerRole(*auth);
+  const auto& metadata = context.client_metadata();
+  const auto header = metadata.find("authorization");
+  if (header == metadata.end()) {
+    if (cert_role.ok() || tokens_ == nullptr) return cert_role;
+    return absl::UnauthenticatedError(
+        absl::StrCat(cert_role.status().message(), ", and no bearer token (authorization header)"));
+  }
+  if (tokens_ == nullptr) {
+    return absl::UnauthenticatedError(
+        "a bearer token was sent, but this server accepts none (no --accept-bearer-tokens-file)");
+  }
+  absl::string_view value(header->second.data(), header->second.size());
+  if (!absl::ConsumePrefix(&value, kBearerPrefix)) {
+    return absl::UnauthenticatedError("authorization header is not 'Bearer <token>'");
+  }
+  std::optional<Role> token_role = tokens_->RoleOf(value);
+  if (!token_role.has_value()) {
+    return absl::UnauthenticatedError("bearer token not recognised (--accept-bearer-tokens-file)");
+  }
+  if (cert_role.ok() && *cert_role != *token_role) {
+    return absl::PermissionDeniedError(absl::StrCat("certificate says role ", RoleName(*cert_role),
+                                                    ", bearer token says ", RoleName(*token_role)));
+  }
+  return *token_role;
+}
+
 absl::StatusOr<std::optional<Role>> RoleGate::Check(const grpc::ServerContextBase& context,
                                                     const char* method,
                                                     std::initializer_list<Role> allowed) const {
   if (insecure_) return std::optional<Role>();
-  std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
-  absl::StatusOr<Role> role = auth == nullptr
-                                  ? absl::UnauthenticatedError("no verified client certificate")
-                                  : PeerRole(*auth);
+  absl::StatusOr<Role> role = CallerRole(context);
   if (!role.ok()) {
     CountRpcDenial(role.status().code());
     return absl::Status(role.status().code(), absl::StrCat(method, ": ", role.status().message()));

@@ -10,7 +10,8 @@
 // without a restart. Servers require and verify a client certificate signed by the CA (mutual
 // TLS). Channels verify the server's chain and that its certificate names `peer_role`; they do
 // not check the host name, so workers need no certificate per address (the role is the
-// identity; docs/security.md).
+// identity; docs/security.md). With a bearer_token_file, channels also send the bearer token with
+// every call (call credentials: only over TLS, which gRPC enforces too).
 
 #include <grpcpp/grpcpp.h>
 
@@ -23,6 +24,8 @@
 #include "common/tls/tls_config.h"
 
 namespace stoker {
+
+class BearerTokenFile;
 
 // REQUIRES: config.Validate() is OK.
 std::shared_ptr<grpc::ServerCredentials> ServerCredentials(const TlsConfig& config);
@@ -39,17 +42,25 @@ absl::StatusOr<Role> PeerRole(const grpc::AuthContext& auth);
 // Decides whether a call may proceed: OK when `insecure` or the caller's role is one of
 // `allowed`; otherwise PERMISSION_DENIED naming the caller's role, `method` and the roles
 // allowed, or UNAUTHENTICATED naming what was missing; each denial is counted (CountRpcDenial).
-// Thread-safe.
+//
+// The caller's role comes from its verified certificate or, when the server accepts bearer
+// tokens (TlsConfig::accept_bearer_tokens_file), from an "authorization: Bearer <token>" header: an
+// unknown token is UNAUTHENTICATED, a token of another role than the certificate presented
+// PERMISSION_DENIED. Thread-safe.
 class RoleGate {
  public:
-  explicit RoleGate(bool insecure) : insecure_(insecure) {}
+  // REQUIRES: config.Validate() is OK.
+  explicit RoleGate(const TlsConfig& config);
 
   absl::StatusOr<std::optional<Role>> Check(const grpc::ServerContextBase& context,
                                             const char* method,
                                             std::initializer_list<Role> allowed) const;
 
  private:
+  absl::StatusOr<Role> CallerRole(const grpc::ServerContextBase& context) const;
+
   const bool insecure_;
+  const std::shared_ptr<BearerTokenFile> tokens_;  // Null: no tokens accepted.
 };
 
 }  // namespace stoker

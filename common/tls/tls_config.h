@@ -33,6 +33,9 @@ enum class Role { kCoordinator, kWorker, kTrainer, kOperator };
 // "coordinator", "worker", "trainer", "operator".
 absl::string_view RoleName(Role role);
 
+// The role named `name` ("worker"); nullopt when it names none.
+std::optional<Role> RoleFromName(absl::string_view name);
+
 // The SAN URI that gives a certificate `role`: "spiffe://stoker/role/<role>".
 std::string RoleUri(Role role);
 
@@ -43,23 +46,35 @@ std::optional<Role> RoleFromUri(absl::string_view uri);
 // UNAUTHENTICATED when none does, PERMISSION_DENIED when it names several.
 absl::StatusOr<Role> RoleFromUris(const std::vector<std::string>& uris);
 
-// Plain data; thread-compatible.
+// Plain data; thread-compatible. The default is neither TLS nor plaintext: Validate() fails
+// until the files or `insecure` are set (no silent plaintext).
 struct TlsConfig {
-  // PEM certificate (chain) of this process; its SAN URI gives its role.
+  // PEM certificate (chain) of this process; its SAN URI gives its role. A client that sends a
+  // bearer token (bearer_token_file) may go without one.
   std::string cert_file;
   // PEM private key of cert_file.
   std::string key_file;
   // PEM bundle of the CAs whose certificates this process trusts (peers must present one).
   std::string ca_file;
+  // Client side: a file with this process's bearer token, one "role:token" line
+  // (common/tls/bearer_tokens.h), sent with every call as "authorization: Bearer <token>".
+  std::string bearer_token_file;
+  // Server side: a file of the bearer tokens this server accepts, "role:token" lines. With it,
+  // a client certificate is optional: a caller's role comes from its certificate or its token.
+  std::string accept_bearer_tokens_file;
   // Plaintext, no peer identity, every role check passes. Only when asked for explicitly.
   bool insecure = false;
   // How often the files are checked for a new version (rotation).
   absl::Duration reload_interval = absl::Seconds(60);
 
-  // INVALID_ARGUMENT naming the field (cert_file, key_file, ca_file, insecure,
-  // reload_interval): with TLS all three files must be given and readable; `insecure` excludes
-  // them; reload_interval >= 1s.
+  // INVALID_ARGUMENT naming the field (tls.cert_file, tls.key_file, tls.ca_file,
+  // tls.bearer_token_file, tls.accept_bearer_tokens_file, tls.insecure, tls.reload_interval):
+  // nothing set at all names tls.cert_file (give the files, or insecure); with TLS ca_file and
+  // either cert_file + key_file or bearer_token_file must be given and readable, token files must
+  // parse; `insecure` excludes every file (tokens travel only over TLS); reload_interval >= 1s.
   absl::Status Validate() const;
+  // Validate(), and with TLS a server's own certificate and key (tls.cert_file).
+  absl::Status ValidateServing() const;
 
   // A config with insecure set.
   static TlsConfig Plaintext() {
@@ -84,15 +99,22 @@ void AddRpcDenialMetrics(MetricFamilyBuilder* m);
 // Logs a WARNING that says `what` (e.g. "stoker-worker") runs without TLS, when it does.
 void WarnIfInsecure(const TlsConfig& config, absl::string_view what);
 
-// The flags every binary has for its TlsConfig: --tls-cert, --tls-key, --tls-ca, --insecure,
-// --tls-reload-interval-s. Maps the config fields to them for FlagSet::Fail.
+// The flags every binary has for its TlsConfig: --tls-cert, --tls-key, --tls-ca,
+// --bearer-token-file,
+// --accept-bearer-tokens-file, --insecure, --tls-reload-interval-s. Maps the config fields to them
+// for FlagSet::Fail.
 struct TlsFlags {
   TlsConfig config;
   int64_t reload_interval_s = 60;
 
-  void AddTo(FlagSet* flags);
+  // `calls`: the process calls servers (--bearer-token-file); `serves`: it has a port
+  // (--accept-bearer-tokens-file, and Build() demands its certificate).
+  void AddTo(FlagSet* flags, bool calls, bool serves);
   // The config, validated (INVALID_ARGUMENT naming the field).
   absl::StatusOr<TlsConfig> Build() const;
+
+ private:
+  bool serves_ = false;
 };
 
 }  // namespace stoker

@@ -3,6 +3,7 @@
 //
 //   stoker_cpp_trainer --coordinator=127.0.0.1:7070 [--job=NAME] [--epochs=2] [--rank=0
 //                      --world-size=1] [--num-samples=1024]
+//                      (--tls-cert=F --tls-key=F --tls-ca=F | --insecure)
 //
 // Without --job, a per-process job name is used (fine for one rank; ranks of one job must share
 // a name). Only the public client API is used: trainer_client/loader.h (target stoker::client).
@@ -26,11 +27,13 @@ struct Args {
   unsigned long rank = 0;
   unsigned long world_size = 1;
   unsigned long num_samples = 1024;
+  stoker::TlsConfig tls;  // The files, or insecure: one of them is required.
 };
 
 constexpr char kUsage[] =
     "usage: stoker_cpp_trainer [--coordinator=HOST:PORT] [--job=NAME] [--epochs=N]\n"
-    "                          [--rank=R] [--world-size=W] [--num-samples=N]\n";
+    "                          [--rank=R] [--world-size=W] [--num-samples=N]\n"
+    "                          (--tls-cert=F --tls-key=F --tls-ca=F | --insecure)\n";
 
 // Returns false (after printing why) on a bad argument.
 bool ParseArgs(int argc, char** argv, Args* args, bool* help) {
@@ -56,6 +59,14 @@ bool ParseArgs(int argc, char** argv, Args* args, bool* help) {
       args->world_size = number;
     } else if (name == "--num-samples" && is_number) {
       args->num_samples = number;
+    } else if (name == "--tls-cert" && !value.empty()) {
+      args->tls.cert_file = value;
+    } else if (name == "--tls-key" && !value.empty()) {
+      args->tls.key_file = value;
+    } else if (name == "--tls-ca" && !value.empty()) {
+      args->tls.ca_file = value;
+    } else if (name == "--insecure" && value.empty()) {
+      args->tls.insecure = true;
     } else {
       std::fprintf(stderr, "stoker_cpp_trainer: bad argument '%s'\n%s", arg.c_str(), kUsage);
       return false;
@@ -113,6 +124,7 @@ int main(int argc, char** argv) {
   options.job_name = args.job.empty() ? "cpp-trainer-" + std::to_string(getpid()) : args.job;
   options.spec = MakeSpec(args);
   options.rank = static_cast<uint32_t>(args.rank);
+  options.tls = args.tls;
   if (absl::Status status = options.Validate(); !status.ok()) {
     std::fprintf(stderr, "stoker_cpp_trainer: %s\n", status.ToString().c_str());
     return 2;

@@ -225,9 +225,14 @@ class Cluster:
         self.clients[tag] = (proc, dump)
         return proc
 
+    def worker_address(self, name):
+        with open(os.path.join(self.dir, f"{name}.port")) as f:
+            return f"127.0.0.1:{int(f.read().strip())}"
+
     def rss_kib(self, name):
-        """Resident memory of a started process (VmRSS, KiB)."""
-        with open(f"/proc/{self.workers[name].pid}/status") as f:
+        """Resident memory of a started worker or the coordinator (VmRSS, KiB)."""
+        proc = self.coordinator if name == "coordinator" else self.workers[name]
+        with open(f"/proc/{proc.pid}/status") as f:
             for line in f:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1])

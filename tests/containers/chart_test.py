@@ -73,6 +73,32 @@ def flag(args, name):
     return values[-1] if values else None
 
 
+def check_tls(objects):
+    """Mutual TLS by default: each pod mounts the CA and its own role's pair from the Secret
+    and passes them; probes exec `stoker-ctl health` over mutual TLS (the kubelet's gRPC probe
+    cannot present a client certificate); nothing runs --insecure."""
+    pods = {"worker": ("Deployment", "-worker"), "coordinator": ("StatefulSet", "-coordinator")}
+    for role, (kind, suffix) in pods.items():
+        spec = dt.find(objects, kind, suffix)["spec"]["template"]["spec"]
+        c = container(spec, role)
+        assert "--insecure" not in c["args"], c["args"]
+        assert flag(c["args"], "tls-cert") == f"/etc/stoker/tls/{role}.pem", c["args"]
+        assert flag(c["args"], "tls-key") == f"/etc/stoker/tls/{role}.key", c["args"]
+        assert flag(c["args"], "tls-ca") == "/etc/stoker/tls/ca.pem", c["args"]
+        secret = next(v for v in spec["volumes"] if v["name"] == "tls")["secret"]
+        assert secret["secretName"] == "stoker-tls", secret
+        assert sorted(i["key"] for i in secret["items"]) == \
+            sorted(["ca.pem", f"{role}.pem", f"{role}.key"]), secret
+        assert {"name": "tls", "mountPath": "/etc/stoker/tls", "readOnly": True} in \
+            c["volumeMounts"], c["volumeMounts"]
+        for probe in ("readinessProbe", "livenessProbe"):
+            command = c[probe]["exec"]["command"]
+            assert command[:2] == ["stoker-ctl", "health"], command
+            assert flag(command, "tls-cert") == f"/etc/stoker/tls/{role}.pem", command
+    test = dt.find(objects, "Pod", "-test-coordinator-serving")["spec"]
+    assert "--tls-cert=/etc/stoker/tls/operator.pem" in test["containers"][0]["args"][0]
+
+
 def check_default(objects):
     worker = dt.find(objects, "Deployment", "-worker")
     spec = worker["spec"]["template"]["spec"]
@@ -84,8 +110,7 @@ def check_default(objects):
     assert any(e["name"] == "POD_IP" and
                e["valueFrom"]["fieldRef"]["fieldPath"] == "status.podIP" for e in env), env
     assert worker["spec"]["replicas"] == 3
-    for probe in ("readinessProbe", "livenessProbe"):
-        assert container(spec, "worker")[probe]["grpc"]["port"] == 7071, probe
+    check_tls(objects)
     coordinator = dt.find(objects, "StatefulSet", "-coordinator")
     assert coordinator["spec"]["replicas"] == 1
     claim = coordinator["spec"]["volumeClaimTemplates"][0]
@@ -157,8 +182,25 @@ def check_pools(objects):
     assert claim["spec"]["storageClassName"] == "fast-ssd"
 
 
+def check_insecure(objects):
+    """insecure: true (explicit): --insecure, no tls volume, native gRPC probes."""
+    pods = {"worker": ("Deployment", "-worker"), "coordinator": ("StatefulSet", "-coordinator"),
+            "trainer": ("Job", "-trainer")}
+    for role, (kind, suffix) in pods.items():
+        spec = dt.find(objects, kind, suffix)["spec"]["template"]["spec"]
+        c = container(spec, role)
+        assert "--insecure" in c["args"] and flag(c["args"], "tls-cert") is None, c["args"]
+        assert all(v["name"] != "tls" for v in spec.get("volumes", [])), spec.get("volumes")
+        if role != "trainer":
+            assert "grpc" in c["readinessProbe"], c["readinessProbe"]
+    test = dt.find(objects, "Pod", "-test-coordinator-serving")["spec"]
+    assert "--insecure" in test["containers"][0]["args"][0]
+    assert "volumes" not in test
+
+
 CHECKS = {
     "default": check_default,
+    "insecure": check_insecure,
     "autoscaling-keda": check_autoscaling_keda,
     "autoscaling-hpa": check_autoscaling_hpa,
     "monitoring": check_monitoring,

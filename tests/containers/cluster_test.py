@@ -10,7 +10,8 @@ before the kill. The helm test hook's pod checks the coordinator is SERVING; eve
 have registered its own container IP (--advertise-address=$(POD_IP)); the metrics the monitors
 and the autoscaler read are served on the chart's metrics ports. Delivery is checked from
 the trainers' dumps: every (epoch, rank) got each of its batches exactly once
-(tests/chaos/chaos_harness.py's check_delivery).
+(tests/chaos/chaos_harness.py's check_delivery). Everything runs mutual TLS, the chart's
+default: the Secret it mounts holds certificates from scripts/dev-certs.sh, made by the test.
 
   cluster_test.py            skips (77) when podman cannot run containers here, naming why
 """
@@ -52,9 +53,31 @@ def require_images(cluster, specs):
                 raise AssertionError(f"image {image} is missing: run scripts/images.sh")
 
 
+# Where the coordinator's container gets an operator certificate (for stoker-ctl status), and
+# the flags of stoker-ctl with it and with the container's own (coordinator) certificate.
+OPERATOR_DIR = "/etc/stoker/operator"
+OPERATOR_TLS = [f"--tls-cert={OPERATOR_DIR}/operator.pem", f"--tls-key={OPERATOR_DIR}/operator.key",
+                f"--tls-ca={OPERATOR_DIR}/ca.pem"]
+OWN_TLS = ["--tls-cert=/etc/stoker/tls/coordinator.pem",
+           "--tls-key=/etc/stoker/tls/coordinator.key", "--tls-ca=/etc/stoker/tls/ca.pem"]
+
+
+def make_certs(cluster):
+    """dev-certs.sh's files as the chart's Secret; an operator's copy for stoker-ctl status."""
+    certs = os.path.join(cluster.dir, "certs")
+    subprocess.run([os.path.join(dt.SOURCE_DIR, "scripts", "dev-certs.sh"), certs], check=True)
+    cluster.secrets["stoker-tls"] = certs
+    operator = os.path.join(cluster.dir, "operator")
+    os.mkdir(operator)
+    cluster.project_secret({"secretName": "stoker-tls", "items": [
+        {"key": k, "path": k} for k in ("ca.pem", "operator.pem", "operator.key")]},
+        operator, {"runAsUser": 10001, "fsGroup": 10001})
+    return operator
+
+
 def coordinator_status(cluster, port):
     out = cluster.exec("coordinator", "stoker-ctl", "status", "--json",
-                       f"--coordinator=127.0.0.1:{port}", "--insecure").stdout
+                       f"--coordinator=127.0.0.1:{port}", *OPERATOR_TLS).stdout
     return json.loads(out)
 
 
@@ -124,7 +147,9 @@ class Chart:
 def start_servers(cluster, chart):
     """Coordinator (checked by the helm test hook's pod) and three workers; their IPs."""
     require_images(cluster, [chart.coordinator, chart.worker, chart.trainer])
-    cluster.start("coordinator", chart.coordinator, "coordinator", aliases=[chart.service])
+    operator = make_certs(cluster)
+    cluster.start("coordinator", chart.coordinator, "coordinator", aliases=[chart.service],
+                  mounts=[(operator, OPERATOR_DIR)])
     cluster.start("helm-test", chart.hook, "health")
     rc = cluster.wait("helm-test", timeout_s=90)
     if rc != 0:
@@ -136,7 +161,7 @@ def start_servers(cluster, chart):
                f"workers registered at their container IPs {want}")
     for ip in ips.values():  # Each answers health across the network.
         cluster.exec("coordinator", "stoker-ctl", "health", f"--address={ip}:{chart.worker_port}",
-                     "--insecure")
+                     *OWN_TLS)
     print(f"workers registered at {want}")
     return ips
 

@@ -2,7 +2,8 @@
 chart renders: command, args ($(VAR) expanded), environment (downward API fields resolved to
 the container's own IP or the Job's completion index), user, read-only root, dropped
 capabilities, and volumes (emptyDir: a tmpfs; the journal claim: a host directory owned by the
-pod's fsGroup). Every container has its own network namespace on one podman network, so
+pod's fsGroup; a Secret: its items copied from the host directory given for it in `secrets`,
+owned by the pod's user, mounted read-only). Every container has its own network namespace on one podman network, so
 addresses are real cross-host ones; names resolve through the network's DNS as Service names do.
 
 PodmanCluster removes every container, the network and its temporary directory when the `with`
@@ -44,8 +45,9 @@ def security_flags(pod_spec, container):
 
 
 class PodmanCluster:
-    def __init__(self, podman, prefix):
+    def __init__(self, podman, prefix, secrets=None):
         self.podman = podman
+        self.secrets = dict(secrets or {})  # Secret name -> host directory of its keys
         self.prefix = f"{prefix}-{os.getpid()}"
         self.network = self.prefix
         self.dir = tempfile.mkdtemp(prefix=f"{self.prefix}-")
@@ -137,9 +139,23 @@ class PodmanCluster:
                 continue
             host = os.path.join(self.dir, f"{short_name}-{mount['name']}")
             os.makedirs(host, exist_ok=True)
+            if volume is not None and "secret" in volume:
+                self.project_secret(volume["secret"], host, owner)
+                argv += ["--volume", f"{host}:{mount['mountPath']}:ro"]
+                continue
             os.chown(host, owner.get("runAsUser", 0), owner.get("fsGroup", 0))
             argv += ["--volume", f"{host}:{mount['mountPath']}"]
         return argv
+
+    def project_secret(self, secret, host, owner):
+        """The Secret's items (all its keys without items) into `host`, as the kubelet would."""
+        source = self.secrets[secret["secretName"]]
+        items = secret.get("items") or [{"key": k, "path": k} for k in os.listdir(source)]
+        for item in items:
+            target = os.path.join(host, item["path"])
+            shutil.copyfile(os.path.join(source, item["key"]), target)
+            os.chown(target, owner.get("runAsUser", 0), owner.get("fsGroup", 0))
+            os.chmod(target, 0o400)
 
     # --- what the test does to them ---
     def exec(self, short_name, *argv, check=True):

@@ -58,6 +58,7 @@ LoaderOptions Options(const TestCluster& cluster, const std::string& job, pb::Jo
                       uint64_t prefetch_batches) {
   LoaderOptions options;
   options.coordinator_address = cluster.coordinator_address();
+  options.tls = cluster.tls_for(Role::kTrainer);
   options.job_name = job;
   options.spec = std::move(spec);
   options.heartbeat_interval = absl::Milliseconds(50);

@@ -61,6 +61,7 @@ TEST(ClientThreadsTest, ThirtyTwoWorkerStreamsAddAFixedNumberOfThreads) {
 
   LoaderOptions options;
   options.coordinator_address = (*cluster)->coordinator_address();
+  options.tls = (*cluster)->tls_for(Role::kTrainer);
   options.job_name = "client-threads";
   options.spec = TinyJob();
   options.heartbeat_interval = absl::Milliseconds(50);

@@ -53,6 +53,7 @@ LoaderOptions Options(const TestCluster& cluster, const std::string& job, const 
                       uint32_t rank) {
   LoaderOptions options;
   options.coordinator_address = cluster.coordinator_address();
+  options.tls = cluster.tls_for(Role::kTrainer);
   options.job_name = job;
   options.spec = spec;
   options.rank = rank;

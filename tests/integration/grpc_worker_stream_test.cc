@@ -86,8 +86,8 @@ class GrpcWorkerStreamTest : public ::testing::Test {
     auto job = cluster_->coordinator()->coordinator()->OpenJob(request);
     ASSERT_TRUE(job.ok()) << job.status();
     job_ = *job;
-    factory_ =
-        NewGrpcWorkerStreamFactory(job_.batch_bytes(), /*batch_size=*/2, TlsConfig::Plaintext());
+    factory_ = NewGrpcWorkerStreamFactory(job_.batch_bytes(), /*batch_size=*/2,
+                                          cluster_->tls_for(Role::kTrainer));
   }
 
   std::unique_ptr<WorkerStream> Open(const std::string& address, Recorder& recorder) {

@@ -56,6 +56,7 @@ RankResult RunRank(const std::string& coordinator, const pb::JobSpec& spec, uint
   options.spec = spec;
   options.rank = rank;
   options.client_id = "trainer-" + std::to_string(rank);
+  options.tls = TlsConfig::Plaintext();
   options.heartbeat_interval = absl::Milliseconds(50);
   absl::StatusOr<std::unique_ptr<LocalProducer>> local =
       LocalProducer::Start(coordinator, options.client_id, 2);
@@ -89,6 +90,7 @@ RankResult RunRank(const std::string& coordinator, const pb::JobSpec& spec, uint
 TEST(HybridTest, TrainersWithOnlyTheirOwnThreadsGetEverySampleOnceFromTheirOwnProducer) {
   TestClusterOptions cluster_options;
   cluster_options.workers = 0;
+  cluster_options.insecure = true;  // Hybrid mode runs only without TLS (docs/security.md).
   absl::StatusOr<std::unique_ptr<TestCluster>> cluster = TestCluster::Start(cluster_options);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   const pb::JobSpec spec = SmallJob(2);

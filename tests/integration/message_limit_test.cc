@@ -36,7 +36,8 @@ pb::JobSpec FloatJob() {
 // Opens a stream with the limit that `batch_bytes` implies; returns how the first batch (or
 // the stream's end) went.
 absl::Status FirstBatch(TestCluster& cluster, uint64_t job_id, uint64_t batch_bytes) {
-  auto factory = NewGrpcWorkerStreamFactory(batch_bytes, /*batch_size=*/8, TlsConfig::Plaintext());
+  auto factory =
+      NewGrpcWorkerStreamFactory(batch_bytes, /*batch_size=*/8, cluster.tls_for(Role::kTrainer));
   absl::Notification got;
   absl::Status result;
   WorkerStreamHooks hooks;

@@ -61,6 +61,7 @@ class ResumeTest : public ::testing::Test {
                         std::vector<std::string> tokens = {}) {
     LoaderOptions options;
     options.coordinator_address = cluster_->coordinator_address();
+    options.tls = cluster_->tls_for(Role::kTrainer);
     options.job_name = job;
     options.spec = Spec(world_size);
     options.rank = rank;

@@ -121,6 +121,7 @@ class S3JobTest : public ::testing::Test {
                    const std::function<void(int)>& on_batch = nullptr) {
     LoaderOptions options;
     options.coordinator_address = cluster_->coordinator_address();
+    options.tls = cluster_->tls_for(Role::kTrainer);
     options.job_name = job;
     options.spec = Spec();
     options.heartbeat_interval = absl::Milliseconds(50);
@@ -249,6 +250,7 @@ TEST_F(S3JobTest, AMissingBucketIsNotFound) {
   UseStorage(EnvKeys(), /*cache=*/true);
   LoaderOptions options;
   options.coordinator_address = cluster_->coordinator_address();
+  options.tls = cluster_->tls_for(Role::kTrainer);
   options.job_name = "no-bucket";
   options.spec = Spec();
   options.spec.mutable_dataset()->mutable_shards()->set_manifest(

@@ -73,6 +73,7 @@ class ShardJobTest : public ::testing::Test {
   LoaderOptions Options(const std::string& job, const pb::JobSpec& spec, uint32_t rank) const {
     LoaderOptions options;
     options.coordinator_address = cluster_->coordinator_address();
+    options.tls = cluster_->tls_for(Role::kTrainer);
     options.job_name = job;
     options.spec = spec;
     options.rank = rank;

@@ -1,6 +1,7 @@
 // Mutual TLS and roles end to end (docs/security.md): a whole job over mutual TLS with
-// certificates made in the test (scripts/dev-certs.sh), and a table over every Coordinator RPC
-// and the worker's StreamBatches × {no certificate, another CA, each role} with exact codes.
+// certificates made in the test (scripts/dev-certs.sh via tests/testing/test_certs.h), and a
+// table over every Coordinator RPC and the worker's StreamBatches × {no certificate, another CA,
+// each role} with exact codes.
 
 #include <grpcpp/grpcpp.h>
 
@@ -19,6 +20,8 @@
 #include "gtest/gtest.h"
 #include "stoker/v1/coordinator.grpc.pb.h"
 #include "stoker/v1/worker.grpc.pb.h"
+#include "tests/testing/rpc_probe.h"
+#include "tests/testing/test_certs.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/loader.h"
 
@@ -26,40 +29,6 @@ namespace stoker {
 namespace {
 
 namespace pb = ::stoker::v1;
-
-// Certificates of scripts/dev-certs.sh in a fresh directory, removed at the end.
-class Certs {
- public:
-  Certs() {
-    char tmpl[] = "/tmp/stoker-tls-test-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    const std::string command = std::string(STOKER_SOURCE_DIR) + "/scripts/dev-certs.sh " + dir_;
-    ok_ = std::system(command.c_str()) == 0;
-  }
-  ~Certs() { std::system(("rm -rf " + dir_).c_str()); }
-  bool ok() const { return ok_; }
-
-  // `name` is a role ("worker") or "other-trainer" (signed by the other CA).
-  TlsConfig For(const std::string& name) const {
-    TlsConfig config;
-    config.cert_file = dir_ + "/" + name + ".pem";
-    config.key_file = dir_ + "/" + name + ".key";
-    config.ca_file = dir_ + "/ca.pem";
-    return config;
-  }
-  std::string ca() const { return dir_ + "/ca.pem"; }
-  std::string dir() const { return dir_; }
-  // Re-issues `role`'s certificate and key from the same CA (new files renamed over the old).
-  bool Renew(const std::string& role) const {
-    const std::string command =
-        std::string(STOKER_SOURCE_DIR) + "/scripts/dev-certs.sh " + dir_ + " " + role;
-    return std::system(command.c_str()) == 0;
-  }
-
- private:
-  std::string dir_;
-  bool ok_ = false;
-};
 
 pb::JobSpec SmallJob(uint64_t num_samples) {
   pb::JobSpec spec;
@@ -79,16 +48,22 @@ pb::JobSpec SmallJob(uint64_t num_samples) {
   return spec;
 }
 
-absl::StatusOr<std::unique_ptr<TestCluster>> StartTlsCluster(const Certs& certs, int workers) {
+// A cluster over mutual TLS with `certs`; the workers re-read their files every second.
+absl::StatusOr<std::unique_ptr<TestCluster>> StartTlsCluster(
+    const std::shared_ptr<TestCerts>& certs, int workers) {
   TestClusterOptions options;
   options.workers = workers;
-  options.coordinator.tls = certs.For("coordinator");
-  TlsConfig worker_tls = certs.For("worker");
-  worker_tls.reload_interval = absl::Seconds(1);  // The rotation test waits for a reload.
-  options.configure_worker = [worker_tls](size_t, WorkerConfig* config) {
-    config->tls = worker_tls;
+  options.certs = certs;
+  options.configure_worker = [](size_t, WorkerConfig* config) {
+    config->tls.reload_interval = absl::Seconds(1);  // The rotation test waits for a reload.
   };
   return TestCluster::Start(options);
+}
+
+std::shared_ptr<TestCerts> MakeCerts() {
+  absl::StatusOr<std::shared_ptr<TestCerts>> certs = TestCerts::Make();
+  EXPECT_TRUE(certs.ok()) << certs.status();
+  return certs.ok() ? *certs : nullptr;
 }
 
 std::string ReadFile(const std::string& path) {
@@ -97,7 +72,7 @@ std::string ReadFile(const std::string& path) {
 }
 
 // The certificate (PEM) the worker at `address` presents to a new connection now.
-std::string ServedCertificate(const Certs& certs, const std::string& address) {
+std::string ServedCertificate(const TestCerts& certs, const std::string& address) {
   auto stub = pb::Worker::NewStub(
       grpc::CreateChannel(address, ChannelCredentials(certs.For("trainer"), {Role::kWorker})));
   grpc::ClientContext context;
@@ -119,17 +94,17 @@ std::string ServedCertificate(const Certs& certs, const std::string& address) {
 // A whole job over mutual TLS; halfway through the epoch the worker's certificate is replaced on
 // disk, the worker serves the new one without a restart, and every batch arrives exactly once.
 TEST(TlsTest, WholeJobOverMutualTlsSurvivesWorkerCertificateRotation) {
-  Certs certs;
-  ASSERT_TRUE(certs.ok());
+  std::shared_ptr<TestCerts> certs = MakeCerts();
+  ASSERT_NE(certs, nullptr);
   auto cluster = StartTlsCluster(certs, 2);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
-  const std::string old_pem = ReadFile(certs.dir() + "/worker.pem");
-  ASSERT_EQ(ServedCertificate(certs, (*cluster)->worker(0)->address()), old_pem);
+  const std::string old_pem = ReadFile(certs->dir() + "/worker.pem");
+  ASSERT_EQ(ServedCertificate(*certs, (*cluster)->worker(0)->address()), old_pem);
   LoaderOptions options;
   options.coordinator_address = (*cluster)->coordinator_address();
   options.job_name = "tls-job";
   options.spec = SmallJob(64);
-  options.tls = certs.For("trainer");
+  options.tls = certs->For("trainer");
   options.heartbeat_interval = absl::Milliseconds(50);
   auto loader = Loader::Open(options);
   ASSERT_TRUE(loader.ok()) << loader.status();
@@ -140,13 +115,13 @@ TEST(TlsTest, WholeJobOverMutualTlsSurvivesWorkerCertificateRotation) {
     ASSERT_TRUE(batch.ok()) << batch.status();
     batches.insert(batch->batch_index());
     if (batches.size() == 8) {  // Mid-epoch: rotate, and wait (bounded) for the reload.
-      ASSERT_TRUE(certs.Renew("worker"));
-      const std::string new_pem = ReadFile(certs.dir() + "/worker.pem");
+      ASSERT_TRUE(certs->Renew("worker").ok());
+      const std::string new_pem = ReadFile(certs->dir() + "/worker.pem");
       ASSERT_NE(new_pem, old_pem);
       std::string served;
       for (int i = 0; i < 100 && served != new_pem; ++i) {
         absl::SleepFor(absl::Milliseconds(100));
-        served = ServedCertificate(certs, (*cluster)->worker(0)->address());
+        served = ServedCertificate(*certs, (*cluster)->worker(0)->address());
       }
       EXPECT_EQ(served, new_pem);
     }
@@ -158,15 +133,15 @@ TEST(TlsTest, WholeJobOverMutualTlsSurvivesWorkerCertificateRotation) {
 // Another trainer (a valid trainer certificate) reporting the tasks of a job and rank that a
 // live client holds is refused each time, and that job still delivers every batch.
 TEST(TlsTest, ForgedConsumedReportsAreRefusedAndTheJobDeliversEveryBatch) {
-  Certs certs;
-  ASSERT_TRUE(certs.ok());
+  std::shared_ptr<TestCerts> certs = MakeCerts();
+  ASSERT_NE(certs, nullptr);
   auto cluster = StartTlsCluster(certs, 2);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   LoaderOptions options;
   options.coordinator_address = (*cluster)->coordinator_address();
   options.job_name = "victim";
   options.spec = SmallJob(64);
-  options.tls = certs.For("trainer");
+  options.tls = certs->For("trainer");
   options.heartbeat_interval = absl::Milliseconds(50);
   options.prefetch_bytes = 2 * 4 * 8 * 8 * 3 * sizeof(float);  // Two batches: the job lasts.
   auto loader = Loader::Open(options);
@@ -178,7 +153,7 @@ TEST(TlsTest, ForgedConsumedReportsAreRefusedAndTheJobDeliversEveryBatch) {
 
   // The forger learns the job id the way any trainer can: OpenJob with the same name and spec.
   std::unique_ptr<CoordinatorClient> forger = NewGrpcCoordinatorClient(
-      (*cluster)->coordinator_address(), absl::Seconds(10), certs.For("trainer"));
+      (*cluster)->coordinator_address(), absl::Seconds(10), certs->For("trainer"));
   pb::OpenJobRequest open;
   open.set_name("victim");
   *open.mutable_spec() = options.spec;
@@ -211,22 +186,22 @@ TEST(TlsTest, ForgedConsumedReportsAreRefusedAndTheJobDeliversEveryBatch) {
 // A "worker" registering with a trainer certificate is refused, and so is one whose server
 // certificate is not a worker's: trainers would not stream from it.
 TEST(TlsTest, RogueWorkerIsRefused) {
-  Certs certs;
-  ASSERT_TRUE(certs.ok());
+  std::shared_ptr<TestCerts> certs = MakeCerts();
+  ASSERT_NE(certs, nullptr);
   auto cluster = StartTlsCluster(certs, 0);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   WorkerConfig rogue;
   rogue.coordinator_address = (*cluster)->coordinator_address();
   rogue.threads = 1;
   rogue.register_backoff.max_attempts = 1;
-  rogue.tls = certs.For("trainer");
+  rogue.tls = certs->For("trainer");
   EXPECT_EQ(WorkerServer::Start(rogue).status().code(), absl::StatusCode::kPermissionDenied);
   rogue.tls = TlsConfig::Plaintext();  // No certificate at all: the handshake fails.
   EXPECT_EQ(WorkerServer::Start(rogue).status().code(), absl::StatusCode::kUnavailable);
   // A trainer dialling a server whose certificate says trainer: the handshake fails.
   auto stub = pb::Worker::NewStub(
       grpc::CreateChannel((*cluster)->coordinator_address(),
-                          ChannelCredentials(certs.For("trainer"), {Role::kWorker})));
+                          ChannelCredentials(certs->For("trainer"), {Role::kWorker})));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
   auto stream = stub->StreamBatches(&context);
@@ -235,16 +210,16 @@ TEST(TlsTest, RogueWorkerIsRefused) {
 }
 
 TEST(TlsTest, TrainerWithCertificateOfAnotherCaCannotOpenAJob) {
-  Certs certs;
-  ASSERT_TRUE(certs.ok());
+  std::shared_ptr<TestCerts> certs = MakeCerts();
+  ASSERT_NE(certs, nullptr);
   auto cluster = StartTlsCluster(certs, 0);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   LoaderOptions options;
   options.coordinator_address = (*cluster)->coordinator_address();
   options.job_name = "rogue";
   options.spec = SmallJob(16);
-  TlsConfig other = certs.For("other-trainer");
-  other.ca_file = certs.ca();
+  TlsConfig other = certs->For("other-trainer");
+  other.ca_file = certs->ca();
   options.tls = other;
   options.connect_backoff.max_attempts = 1;
   // The handshake fails: the call never reaches the coordinator.
@@ -253,8 +228,10 @@ TEST(TlsTest, TrainerWithCertificateOfAnotherCaCannotOpenAJob) {
 
 // The identity a caller presents.
 enum class Caller { kNone, kOtherCa, kCoordinator, kWorker, kTrainer, kOperator };
+constexpr Caller kCallers[] = {Caller::kNone,   Caller::kOtherCa, Caller::kCoordinator,
+                               Caller::kWorker, Caller::kTrainer, Caller::kOperator};
 
-std::shared_ptr<grpc::ChannelCredentials> CredentialsOf(const Certs& certs, Caller caller,
+std::shared_ptr<grpc::ChannelCredentials> CredentialsOf(const TestCerts& certs, Caller caller,
                                                         Role server_role) {
   switch (caller) {
     case Caller::kNone: {  // TLS that trusts the CA but presents no certificate.
@@ -269,127 +246,53 @@ std::shared_ptr<grpc::ChannelCredentials> CredentialsOf(const Certs& certs, Call
       return ChannelCredentials(other, {server_role});
     }
     case Caller::kCoordinator:
-      return ChannelCredentials(certs.For("coordinator"), {server_role});
+      return ChannelCredentials(certs.For(Role::kCoordinator), {server_role});
     case Caller::kWorker:
-      return ChannelCredentials(certs.For("worker"), {server_role});
+      return ChannelCredentials(certs.For(Role::kWorker), {server_role});
     case Caller::kTrainer:
-      return ChannelCredentials(certs.For("trainer"), {server_role});
+      return ChannelCredentials(certs.For(Role::kTrainer), {server_role});
     case Caller::kOperator:
-      return ChannelCredentials(certs.For("operator"), {server_role});
+      return ChannelCredentials(certs.For(Role::kOperator), {server_role});
   }
   return nullptr;
 }
 
-// Calls `method` of the coordinator as `caller`; returns the status code.
-grpc::StatusCode CallCoordinator(pb::Coordinator::Stub* stub, const std::string& method) {
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  if (method == "OpenJob") {
-    pb::OpenJobResponse response;
-    return stub->OpenJob(&context, pb::OpenJobRequest(), &response).error_code();
-  } else if (method == "GetJob") {
-    pb::GetJobResponse response;
-    return stub->GetJob(&context, pb::GetJobRequest(), &response).error_code();
-  } else if (method == "RegisterWorker") {
-    pb::RegisterWorkerResponse response;
-    return stub->RegisterWorker(&context, pb::RegisterWorkerRequest(), &response).error_code();
-  } else if (method == "WorkerHeartbeat") {
-    pb::WorkerHeartbeatResponse response;
-    return stub->WorkerHeartbeat(&context, pb::WorkerHeartbeatRequest(), &response).error_code();
-  } else if (method == "LeaseTasks") {
-    pb::LeaseTasksResponse response;
-    return stub->LeaseTasks(&context, pb::LeaseTasksRequest(), &response).error_code();
-  } else if (method == "ClientHeartbeat") {
-    pb::ClientHeartbeatResponse response;
-    return stub->ClientHeartbeat(&context, pb::ClientHeartbeatRequest(), &response).error_code();
-  }
-  pb::GetStatusResponse response;
-  return stub->GetStatus(&context, pb::GetStatusRequest(), &response).error_code();
-}
-
+// Every Coordinator RPC and the worker's StreamBatches × {no certificate, another CA, each
+// role}: no certificate or another CA fails the TLS handshake (UNAVAILABLE, nothing is called);
+// a role the method does not allow gets PERMISSION_DENIED; an allowed role reaches the logic,
+// which rejects the empty request or answers (ExpectedCoordinatorCode).
 TEST(TlsTest, EveryRpcTimesEveryCallerGetsTheExactCode) {
-  Certs certs;
-  ASSERT_TRUE(certs.ok());
+  std::shared_ptr<TestCerts> certs = MakeCerts();
+  ASSERT_NE(certs, nullptr);
   auto cluster = StartTlsCluster(certs, 1);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   using C = grpc::StatusCode;
-  constexpr C kDenied = C::PERMISSION_DENIED;
-  constexpr C kStale = C::FAILED_PRECONDITION;  // Id 0 is of no incarnation (common/ids.h).
-  // No certificate / another CA: the TLS handshake fails (UNAVAILABLE), nothing is called.
-  // An allowed role reaches the logic, which rejects the empty request (INVALID_ARGUMENT, or
-  // FAILED_PRECONDITION for the id 0) or answers (OK for GetStatus).
-  const std::map<std::string, std::map<Caller, C>> table = {
-      {"OpenJob",
-       {{Caller::kCoordinator, kDenied},
-        {Caller::kWorker, kDenied},
-        {Caller::kTrainer, C::INVALID_ARGUMENT},
-        {Caller::kOperator, kDenied}}},
-      {"GetJob",
-       {{Caller::kCoordinator, kDenied},
-        {Caller::kWorker, kStale},
-        {Caller::kTrainer, kStale},
-        {Caller::kOperator, kDenied}}},
-      {"RegisterWorker",
-       {{Caller::kCoordinator, kDenied},
-        {Caller::kWorker, C::INVALID_ARGUMENT},
-        {Caller::kTrainer, kDenied},
-        {Caller::kOperator, kDenied}}},
-      {"WorkerHeartbeat",
-       {{Caller::kCoordinator, kDenied},
-        {Caller::kWorker, kStale},
-        {Caller::kTrainer, kDenied},
-        {Caller::kOperator, kDenied}}},
-      {"LeaseTasks",
-       {{Caller::kCoordinator, kDenied},
-        {Caller::kWorker, C::INVALID_ARGUMENT},
-        {Caller::kTrainer, kDenied},
-        {Caller::kOperator, kDenied}}},
-      {"ClientHeartbeat",
-       {{Caller::kCoordinator, kDenied},
-        {Caller::kWorker, kDenied},
-        {Caller::kTrainer, kStale},
-        {Caller::kOperator, kDenied}}},
-      {"GetStatus",
-       {{Caller::kCoordinator, kDenied},
-        {Caller::kWorker, kDenied},
-        {Caller::kTrainer, C::OK},
-        {Caller::kOperator, C::OK}}},
-  };
+  const std::map<Caller, Role> roles = {{Caller::kCoordinator, Role::kCoordinator},
+                                        {Caller::kWorker, Role::kWorker},
+                                        {Caller::kTrainer, Role::kTrainer},
+                                        {Caller::kOperator, Role::kOperator}};
   const RpcDenials before = RpcDenialCounts();
   uint64_t denials_expected = 0;
-  for (const auto& [method, expected] : table) {
-    for (Caller caller : {Caller::kNone, Caller::kOtherCa, Caller::kCoordinator, Caller::kWorker,
-                          Caller::kTrainer, Caller::kOperator}) {
-      auto stub = pb::Coordinator::NewStub(grpc::CreateChannel(
-          (*cluster)->coordinator_address(), CredentialsOf(certs, caller, Role::kCoordinator)));
-      const auto it = expected.find(caller);
-      const C want = it == expected.end() ? C::UNAVAILABLE : it->second;
-      EXPECT_EQ(CallCoordinator(stub.get(), method), want)
+  for (const std::string& method : CoordinatorMethods()) {
+    for (Caller caller : kCallers) {
+      const auto role = roles.find(caller);
+      const C want =
+          role == roles.end() ? C::UNAVAILABLE : ExpectedCoordinatorCode(method, role->second);
+      EXPECT_EQ(CallCoordinator((*cluster)->coordinator_address(),
+                                CredentialsOf(*certs, caller, Role::kCoordinator), method),
+                want)
           << method << " as caller " << static_cast<int>(caller);
-      if (want == kDenied) ++denials_expected;
+      if (want == C::PERMISSION_DENIED) ++denials_expected;
     }
   }
   // The worker streams only to trainers.
-  for (Caller caller : {Caller::kNone, Caller::kOtherCa, Caller::kCoordinator, Caller::kWorker,
-                        Caller::kTrainer, Caller::kOperator}) {
-    auto stub = pb::Worker::NewStub(grpc::CreateChannel(
-        (*cluster)->worker(0)->address(), CredentialsOf(certs, caller, Role::kWorker)));
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    auto stream = stub->StreamBatches(&context);
-    pb::ClientMessage open;
-    open.mutable_open()->set_job_id(999999);
-    stream->Write(open);
-    stream->WritesDone();
-    pb::BatchMessage message;
-    while (stream->Read(&message)) {
-    }
-    const C code = stream->Finish().error_code();
+  for (Caller caller : kCallers) {
+    const C code = CallStreamBatches((*cluster)->worker(0)->address(),
+                                     CredentialsOf(*certs, caller, Role::kWorker));
     if (caller == Caller::kNone || caller == Caller::kOtherCa) {
       EXPECT_EQ(code, C::UNAVAILABLE) << static_cast<int>(caller);
     } else if (caller == Caller::kTrainer) {
-      EXPECT_NE(code, C::PERMISSION_DENIED);
-      EXPECT_NE(code, C::UNAVAILABLE);
+      EXPECT_EQ(code, C::FAILED_PRECONDITION);  // Reached the logic: job id of no incarnation.
     } else {
       EXPECT_EQ(code, C::PERMISSION_DENIED) << static_cast<int>(caller);
       ++denials_expected;

@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "common/tls/grpc_tls.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "stoker/v1/coordinator.pb.h"
@@ -20,8 +21,9 @@ class WorkerStreamTest : public ::testing::Test {
     auto cluster = TestCluster::Start(1);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = *std::move(cluster);
-    stub_ = pb::Worker::NewStub(
-        grpc::CreateChannel(cluster_->worker(0)->address(), grpc::InsecureChannelCredentials()));
+    stub_ = pb::Worker::NewStub(grpc::CreateChannel(
+        cluster_->worker(0)->address(),
+        ChannelCredentials(cluster_->tls_for(Role::kTrainer), {Role::kWorker})));
   }
 
   // Sends `first` on a new stream, half-closes, drains and returns the stream's status.
@@ -104,6 +106,7 @@ TEST(WorkerServerTest, UnreachableCoordinatorIsUnavailableNamingIt) {
   // Nothing listens on port 1 of loopback.
   WorkerConfig config;
   config.coordinator_address = "127.0.0.1:1";
+  config.tls = TlsConfig::Plaintext();  // Unreachable either way.
   config.register_backoff = BackoffPolicy{absl::Milliseconds(1), absl::Milliseconds(5), 2.0, 3};
   absl::StatusOr<std::unique_ptr<WorkerServer>> server = WorkerServer::Start(config);
   EXPECT_EQ(server.status().code(), absl::StatusCode::kUnavailable);
@@ -113,6 +116,7 @@ TEST(WorkerServerTest, UnreachableCoordinatorIsUnavailableNamingIt) {
 TEST(WorkerServerTest, BadConfigIsInvalidArgument) {
   WorkerConfig config;
   config.coordinator_address = "127.0.0.1:1";
+  config.tls = TlsConfig::Plaintext();
   config.listen_address = "no-port";
   EXPECT_EQ(WorkerServer::Start(config).status().code(), absl::StatusCode::kInvalidArgument);
 }

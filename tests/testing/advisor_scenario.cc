@@ -57,6 +57,7 @@ absl::StatusOr<pb::JobStatus> ConsumeUntilAdvised(TestCluster& cluster, const st
                                                   absl::Duration step) {
   LoaderOptions options;
   options.coordinator_address = cluster.coordinator_address();
+  options.tls = cluster.tls_for(Role::kTrainer);
   options.job_name = job_name;
   options.spec = AdvisorBlurJob();
   options.heartbeat_interval = absl::Milliseconds(100);

@@ -1,16 +1,34 @@
 #include "trainer_client/python/python_loader_config.h"
 
 #include <string>
+#include <utility>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "augment/pipeline_text.h"
 #include "common/status_macros.h"
 #include "plan/resume_token.h"
 
 namespace stoker {
 namespace {
+
+// LoaderOptions' TLS fields as the Python arguments that set them.
+absl::Status WithPythonTlsNames(const absl::Status& status) {
+  constexpr std::pair<absl::string_view, absl::string_view> kNames[] = {
+      {"tls.cert_file", "tls_cert"}, {"tls.key_file", "tls_key"},
+      {"tls.ca_file", "tls_ca"},     {"tls.bearer_token_file", "bearer_token_file"},
+      {"tls.insecure", "insecure"},
+  };
+  absl::string_view message = status.message();
+  for (const auto& [field, argument] : kNames) {
+    if (absl::ConsumePrefix(&message, field)) {
+      return absl::Status(status.code(), absl::StrCat(argument, message));
+    }
+  }
+  return status;
+}
 
 absl::Status Positive(const char* name, uint64_t value) {
   if (value > 0) return absl::OkStatus();
@@ -38,6 +56,7 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
   options.tls.cert_file = tls_cert;
   options.tls.key_file = tls_key;
   options.tls.ca_file = tls_ca;
+  options.tls.bearer_token_file = bearer_token_file;
   options.tls.insecure = insecure;
   ASSIGN_OR_RETURN(options.spec, ToJobSpec());
   if (tail_on_client && NeedsFeeder()) {
@@ -59,7 +78,7 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
     absl::BitGen random;
     options.client_id = absl::StrCat("py-local-", absl::Hex(absl::Uniform<uint64_t>(random)));
   }
-  RETURN_IF_ERROR(options.Validate());
+  RETURN_IF_ERROR(WithPythonTlsNames(options.Validate()));
   return options;
 }
 

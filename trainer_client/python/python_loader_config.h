@@ -49,11 +49,12 @@ struct PythonLoaderConfig : JobSpecArgs {
   // Tokens of a checkpoint to resume from (LoaderOptions::resume_tokens): this rank's own, or
   // every old rank's when the world size changed.
   std::vector<std::string> resume_tokens;
-  // TLS (LoaderOptions::tls): this trainer's certificate and key and the CA bundle, PEM files;
-  // or insecure for plaintext.
+  // TLS (LoaderOptions::tls): this trainer's certificate and key and the CA bundle, PEM files,
+  // or the CA and a bearer token file; or insecure for plaintext.
   std::string tls_cert;
   std::string tls_key;
   std::string tls_ca;
+  std::string bearer_token_file;
   bool insecure = false;
 
   // The JobSpec these arguments describe. INVALID_ARGUMENT naming the Python argument.

@@ -30,6 +30,18 @@ void ExpectInvalid(const PythonLoaderConfig& config, const std::string& substrin
   EXPECT_THAT(options.status().message(), HasSubstr(substring));
 }
 
+TEST(PythonLoaderConfigTest, TlsErrorsNameThePythonArguments) {
+  PythonLoaderConfig config = ValidConfig();
+  config.insecure = false;  // Nothing at all: no silent plaintext.
+  ExpectInvalid(config, "tls_cert: no TLS settings");
+  config.tls_ca = "/nonexistent/ca.pem";
+  config.bearer_token_file = "/nonexistent/trainer.token";
+  ExpectInvalid(config, "tls_ca: cannot read /nonexistent/ca.pem");
+  config = ValidConfig();
+  config.bearer_token_file = "/nonexistent/trainer.token";
+  ExpectInvalid(config, "bearer_token_file: bearer tokens travel only over TLS");
+}
+
 TEST(PythonLoaderConfigTest, BuildsTheJobSpec) {
   const absl::StatusOr<LoaderOptions> options = ValidConfig().ToLoaderOptions();
   ASSERT_TRUE(options.ok()) << options.status();

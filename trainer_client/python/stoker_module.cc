@@ -405,6 +405,7 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("tls_cert", &PythonLoaderConfig::tls_cert)
       .def_readwrite("tls_key", &PythonLoaderConfig::tls_key)
       .def_readwrite("tls_ca", &PythonLoaderConfig::tls_ca)
+      .def_readwrite("bearer_token_file", &PythonLoaderConfig::bearer_token_file)
       .def_readwrite("insecure", &PythonLoaderConfig::insecure)
       .def_readwrite("manifest", &PythonLoaderConfig::manifest)
       .def_readwrite("num_samples", &PythonLoaderConfig::num_samples)

@@ -100,3 +100,69 @@ imagePullSecrets:
 securityContext:
   {{- toYaml .Values.podSecurityContext | nindent 2 }}
 {{- end }}
+
+{{- /*
+TLS (docs/security.md, "Helm"): each pod mounts only its role's certificate and key and the CA
+from the Secret tls.secretName (scripts/dev-certs.sh's file names), at /etc/stoker/tls; the
+kubelet's Secret updates swap the files, which the processes re-read (rotation). insecure: true
+(explicitly) turns all of it off. Called with (dict "ctx" $ "role" "worker").
+*/ -}}
+{{- define "stoker.tlsDir" -}}/etc/stoker/tls{{- end }}
+
+{{- define "stoker.tlsFlags" -}}
+{{- if .ctx.Values.insecure -}}
+- --insecure
+{{- else -}}
+- --tls-cert={{ include "stoker.tlsDir" . }}/{{ .role }}.pem
+- --tls-key={{ include "stoker.tlsDir" . }}/{{ .role }}.key
+- --tls-ca={{ include "stoker.tlsDir" . }}/ca.pem
+- --tls-reload-interval-s={{ .ctx.Values.tls.reloadIntervalSeconds }}
+{{- end }}
+{{- end }}
+
+{{- define "stoker.tlsVolumeMount" -}}
+{{- if not .ctx.Values.insecure -}}
+- name: tls
+  mountPath: {{ include "stoker.tlsDir" . }}
+  readOnly: true
+{{- end }}
+{{- end }}
+
+{{- define "stoker.tlsVolume" -}}
+{{- if not .ctx.Values.insecure -}}
+{{- if not .ctx.Values.tls.secretName -}}
+{{- fail "tls.secretName: name the Secret with the certificates (or set insecure: true explicitly)" -}}
+{{- end -}}
+- name: tls
+  secret:
+    secretName: {{ .ctx.Values.tls.secretName }}
+    items:
+      - key: ca.pem
+        path: ca.pem
+      - key: {{ .role }}.pem
+        path: {{ .role }}.pem
+      - key: {{ .role }}.key
+        path: {{ .role }}.key
+{{- end }}
+{{- end }}
+
+{{- /*
+A health probe of a server on `port`: the kubelet's native gRPC probe with insecure; with TLS an
+exec probe, `stoker-ctl health` over mutual TLS with the pod's own certificate (the kubelet
+cannot present a client certificate). Called with (dict "ctx" $ "role" ... "port" ...).
+*/ -}}
+{{- define "stoker.healthProbe" -}}
+{{- if .ctx.Values.insecure -}}
+grpc:
+  port: {{ .port }}
+{{- else -}}
+exec:
+  command:
+    - stoker-ctl
+    - health
+    - --address=127.0.0.1:{{ .port }}
+    - --timeout-ms=2000
+    {{- include "stoker.tlsFlags" . | nindent 4 }}
+timeoutSeconds: 3
+{{- end }}
+{{- end }}

@@ -59,6 +59,12 @@ _ARGS_DOC = """
     local_threads: hybrid mode: this many producer threads in this process, private to this
                   loader, besides the remote workers (0 = none); a job can run with no remote
                   worker at all.
+    tls_cert, tls_key, tls_ca: this trainer's certificate and key and the CA bundle (PEM files;
+                  docs/security.md). Required: these, or tls_ca with bearer_token_file, or
+                  insecure.
+    bearer_token_file: a file with this trainer's bearer token ("trainer:<token>"), sent over
+                  TLS instead of (or beside) a client certificate.
+    insecure:     plaintext without authentication: only when asked for explicitly.
 """
 
 
@@ -122,7 +128,8 @@ class Loader:
                  dtype="auto", device="cpu", to_float=False, mean=None, std=None,
                  resident_batches=4, tail_on_client=False, ordered=False, return_indices=False,
                  local_threads=0,
-                 transform=None, tls_cert=None, tls_key=None, tls_ca=None, insecure=False):
+                 transform=None, tls_cert=None, tls_key=None, tls_ca=None,
+                 bearer_token_file=None, insecure=False):
         config = _stoker.LoaderConfig()
         config.coordinator = coordinator
         for key, value in _dataset_fields(dataset).items():
@@ -154,6 +161,7 @@ class Loader:
         config.tls_cert = tls_cert or ""
         config.tls_key = tls_key or ""
         config.tls_ca = tls_ca or ""
+        config.bearer_token_file = bearer_token_file or ""
         config.insecure = insecure
         self._return_indices = return_indices
         config.validate()  # bad arguments and unusable devices raise here

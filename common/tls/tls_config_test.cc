@@ -1,0 +1,130 @@
+#include "common/tls/tls_config.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include "common/tls/bearer_tokens.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace stoker {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kToken[] = "0123456789abcdef0123";
+
+// A scratch directory removed at the end.
+class TlsConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/stoker-tls-config-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { ASSERT_EQ(std::system(("rm -rf " + dir_).c_str()), 0); }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(TlsConfigTest, NothingSetIsAnErrorNamingTheField) {
+  const absl::Status status = TlsConfig().Validate();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("tls.cert_file: no TLS settings"));
+  EXPECT_TRUE(TlsConfig::Plaintext().Validate().ok());
+  EXPECT_TRUE(TlsConfig::Plaintext().ValidateServing().ok());
+}
+
+TEST_F(TlsConfigTest, NamesTheMissingOrContradictingField) {
+  TlsConfig config;
+  config.cert_file = Write("c.pem", "x");
+  config.key_file = Write("c.key", "x");
+  EXPECT_THAT(config.Validate().message(), HasSubstr("tls.ca_file: required with TLS"));
+  config.ca_file = dir_ + "/missing.pem";
+  EXPECT_THAT(config.Validate().message(), HasSubstr("tls.ca_file: cannot read"));
+  config.ca_file = Write("ca.pem", "x");
+  EXPECT_TRUE(config.Validate().ok());
+  config.insecure = true;
+  EXPECT_THAT(config.Validate().message(), HasSubstr("tls.insecure: plaintext was asked for"));
+}
+
+TEST_F(TlsConfigTest, ATokenClientNeedsNoCertificateButAServerDoes) {
+  TlsConfig config;
+  config.ca_file = Write("ca.pem", "x");
+  config.bearer_token_file = Write("trainer.token", std::string("trainer:") + kToken + "\n");
+  EXPECT_TRUE(config.Validate().ok()) << config.Validate();
+  EXPECT_THAT(config.ValidateServing().message(), HasSubstr("tls.cert_file: a server"));
+  config.bearer_token_file =
+      Write("two.token", std::string("trainer:") + kToken + "\nworker:" + kToken);
+  EXPECT_THAT(config.Validate().message(), HasSubstr("tls.bearer_token_file: holds 2 tokens"));
+  TlsConfig plaintext = TlsConfig::Plaintext();
+  plaintext.accept_bearer_tokens_file = config.bearer_token_file;
+  EXPECT_THAT(plaintext.Validate().message(),
+              HasSubstr("tls.accept_bearer_tokens_file: bearer tokens travel only over TLS"));
+}
+
+TEST_F(TlsConfigTest, ParsesTokenFilesAndNeverQuotesALine) {
+  absl::StatusOr<std::vector<BearerToken>> tokens = ParseBearerTokens(
+      "f", std::string("# comment\n\n worker:") + kToken + " \noperator:" + kToken + "9\n");
+  ASSERT_TRUE(tokens.ok()) << tokens.status();
+  ASSERT_EQ(tokens->size(), 2u);
+  EXPECT_EQ((*tokens)[0].role, Role::kWorker);
+  EXPECT_EQ((*tokens)[0].token, kToken);
+  EXPECT_EQ((*tokens)[1].role, Role::kOperator);
+  const struct {
+    std::string text;
+    std::string message;
+  } bad[] = {
+      {std::string("wizard:") + kToken, "f: line 1: unknown role"},
+      {"trainer:short-secret", "f: line 1: token shorter than 16"},
+      {std::string("# x\n") + kToken, "f: line 2: expected role:token"},
+      {std::string("trainer:") + kToken + " more", "f: line 1: token has a space"},
+      {"# only a comment\n", "f: no role:token line"},
+  };
+  for (const auto& [text, message] : bad) {
+    const absl::Status status = ParseBearerTokens("f", text).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << text;
+    EXPECT_THAT(status.message(), HasSubstr(message)) << text;
+    EXPECT_THAT(status.message(), Not(HasSubstr("short-secret")));
+    EXPECT_THAT(status.message(), Not(HasSubstr(kToken)));
+  }
+}
+
+TEST_F(TlsConfigTest, ComparesTokensExactly) {
+  EXPECT_TRUE(ConstantTimeEquals(kToken, kToken));
+  EXPECT_FALSE(ConstantTimeEquals(kToken, std::string(kToken) + "x"));
+  EXPECT_FALSE(ConstantTimeEquals(std::string(kToken) + "x", kToken));
+  EXPECT_FALSE(ConstantTimeEquals("", kToken));
+  EXPECT_FALSE(ConstantTimeEquals("0123456789abcdef0124", kToken));
+  EXPECT_TRUE(ConstantTimeEquals("", ""));
+}
+
+TEST_F(TlsConfigTest, TokenFileIsReReadWhenItChanges) {
+  const std::string path = Write("tokens", std::string("trainer:") + kToken + "\n");
+  BearerTokenFile file("f", path, absl::ZeroDuration());
+  EXPECT_EQ(file.RoleOf(kToken), Role::kTrainer);
+  EXPECT_EQ(file.RoleOf("0123456789abcdef0124"), std::nullopt);
+  EXPECT_EQ(file.OwnToken(), kToken);
+  // Replaced by rename, as Kubernetes Secrets and cert-manager do.
+  const std::string next = Write("next", "worker:0123456789abcdef0124\n");
+  ASSERT_EQ(rename(next.c_str(), path.c_str()), 0);
+  EXPECT_EQ(file.RoleOf(kToken), std::nullopt);
+  EXPECT_EQ(file.RoleOf("0123456789abcdef0124"), Role::kWorker);
+  // A version that does not parse keeps the last good tokens.
+  const std::string broken = Write("broken", "nonsense\n");
+  ASSERT_EQ(rename(broken.c_str(), path.c_str()), 0);
+  EXPECT_EQ(file.RoleOf("0123456789abcdef0124"), Role::kWorker);
+}
+
+}  // namespace
+}  // namespace stoker
