@@ -27,3 +27,20 @@ if(STOKER_FUZZ)
   endif()
   add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
+
+# With STOKER_SANITIZE: the target `sanitized_tests` builds the test binaries of the labels
+# scripts/test-sanitized.sh runs (unit, integration, fuzz), and nothing else. Called at the end
+# of the top-level CMakeLists.txt, once every test is defined.
+function(stoker_add_sanitized_tests_target)
+  if(NOT STOKER_SANITIZE OR NOT STOKER_BUILD_TESTS)
+    return()
+  endif()
+  set(targets)
+  foreach(label unit integration fuzz)
+    get_property(label_targets GLOBAL PROPERTY STOKER_TEST_TARGETS_${label})
+    list(APPEND targets ${label_targets})
+  endforeach()
+  list(REMOVE_DUPLICATES targets)
+  add_custom_target(sanitized_tests)
+  add_dependencies(sanitized_tests ${targets})
+endfunction()

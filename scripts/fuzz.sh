@@ -38,7 +38,8 @@ if [ ! -f "$build/build.ninja" ]; then
     -DSTOKER_BUILD_PYTHON=OFF -DSTOKER_CUDA=OFF >"$build/configure.log" 2>&1 \
     || { cat "$build/configure.log" >&2; exit 1; }
 fi
-ninja -C "$build" -j2 --quiet "fuzz_$name"
+output=$(ninja -C "$build" -j2 --quiet "fuzz_$name" 2>&1) || { echo "$output" >&2; exit 1; }
+[ "$output" = "ninja: no work to do." ] || [ -z "$output" ] || echo "$output"
 
 work="$build/corpus/$name"
 artifacts="$build/artifacts/$name"
