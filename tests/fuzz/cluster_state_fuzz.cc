@@ -89,6 +89,7 @@ void Query(const ClusterState& state) {
 }  // namespace stoker
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  stoker::fuzz::QuietProtobufLogs();
   stoker::ClusterState state;
   const absl::string_view input(reinterpret_cast<const char*>(data), size);
   for (absl::string_view chunk : stoker::fuzz::SplitChunks(input, stoker::kMaxUpdates)) {

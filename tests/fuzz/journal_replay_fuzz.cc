@@ -15,6 +15,7 @@
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  stoker::fuzz::QuietProtobufLogs();
   const std::string path = "/fuzz/journal";
   stoker::FakeJournalEnv env;
   FUZZ_CHECK(env.ReplaceFile(path, absl::string_view(reinterpret_cast<const char*>(data), size))

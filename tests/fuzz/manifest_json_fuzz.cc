@@ -8,6 +8,7 @@
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  stoker::fuzz::QuietProtobufLogs();
   const std::string text(reinterpret_cast<const char*>(data), size);
   absl::StatusOr<stoker::v1::ShardManifest> manifest =
       stoker::ParseManifest(text, "/data/manifest.json");

@@ -14,6 +14,7 @@
 #include "tests/fuzz/fuzz_specs.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  stoker::fuzz::QuietProtobufLogs();
   if (size < 1) return 0;
   const uint32_t world_size = 1 + data[0] % 4;
   const uint32_t rank = (data[0] / 4) % world_size;
