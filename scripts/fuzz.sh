@@ -49,6 +49,6 @@ status=0
 "$build/tests/fuzz/fuzz_$name" -max_total_time="$seconds" -print_final_stats=1 \
   -timeout=30 -rss_limit_mb=2048 -artifact_prefix="$artifacts/" "$@" \
   "$work" "$corpus_root/$name" >"$log" 2>&1 || status=$?
-grep -E '^(#[0-9]+ +DONE|stat::|Done )|ERROR|SUMMARY|Test unit written' "$log" || true
+grep -E '^(stat::|Done )|^==[0-9]+== ERROR|^SUMMARY|Test unit written|FUZZ_CHECK failed' "$log" || true
 echo "fuzz.sh: $name ran ${seconds}s, exit $status, log $log"
 exit "$status"
