@@ -14,6 +14,7 @@
 
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "data/http_file.h"
@@ -92,6 +93,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<absl::string_view> chunks = stoker::fuzz::SplitChunks(
       absl::string_view(reinterpret_cast<const char*>(data), size), 3);
   if (chunks.size() < 2) return 0;
+  // Debian 12's libcurl 7.88.1 has a use-after-free in its header store when a reply folds a
+  // header line (a line starting with a space or tab): unfold_value reallocates the header but
+  // keeps its name pointer into the freed block. That is libcurl's bug, found by this target and
+  // listed in docs/security.md; such replies are skipped so the rest stays fuzzed.
+  for (absl::string_view reply : {chunks[0], chunks[1]}) {
+    if (absl::StrContains(reply, "\n ") || absl::StrContains(reply, "\n\t")) return 0;
+  }
   server->Script(std::string(chunks[0]), std::string(chunks[1]));
   stoker::HttpOptions options;
   options.backoff = stoker::BackoffPolicy{absl::ZeroDuration(), absl::ZeroDuration(), 1.0, 1};
