@@ -254,8 +254,8 @@ absl::StatusOr<ResumePoint> PlanResume(absl::Span<const std::string> tokens,
   // Before anything is sized by it: the deals and the remaining batches are O(universe).
   // Every token has the same universe (CheckSameRun).
   if (first.universe() > limit) {
-    return TokenError(0, absl::StrCat("universe ", first.universe(),
-                                      " is past the epoch's limit of ", limit));
+    return TokenError(
+        0, absl::StrCat("universe ", first.universe(), " is past the epoch's limit of ", limit));
   }
   if (world_size == first.world_size()) {
     RETURN_IF_ERROR(ResumeSameWorld(parsed, spec, rank, point));

@@ -187,8 +187,9 @@ TEST(PlanResumeTest, HugeUniverseOrRangeIsRefusedBeforeAnythingIsSized) {
   pb::ResumeToken huge1 = Token(spec, 1, 0, 0);
   huge0.set_universe(uint64_t{1} << 62);
   huge1.set_universe(uint64_t{1} << 62);
-  const std::string limit = "resume_tokens[0]: universe 4611686018427387904 is past the epoch's "
-                            "limit of ";
+  const std::string limit =
+      "resume_tokens[0]: universe 4611686018427387904 is past the epoch's "
+      "limit of ";
   ExpectInvalid(PlanResume(Serialize({huge0, huge1}), spec, kSamples, 0), limit);
   ExpectInvalid(PlanResume(Serialize({huge0, huge1}), Spec(3), kSamples, 0), limit);
   pb::ResumeToken wide = Token(spec, 0, 0, 0);

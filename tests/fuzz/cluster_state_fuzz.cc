@@ -12,10 +12,10 @@
 // Datasets are synthetic only (the factory refuses shard datasets): replay does no I/O.
 
 #include "coordinator/cluster_state.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "coordinator/job_validation.h"
 #include "data/source.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace stoker {
@@ -43,8 +43,7 @@ std::string SnapshotBytes(const ClusterState& state) {
 
 bool DocumentedApplyError(absl::StatusCode code) {
   return code == absl::StatusCode::kInvalidArgument || code == absl::StatusCode::kNotFound ||
-         code == absl::StatusCode::kAlreadyExists ||
-         code == absl::StatusCode::kFailedPrecondition;
+         code == absl::StatusCode::kAlreadyExists || code == absl::StatusCode::kFailedPrecondition;
 }
 
 void ApplyChecked(ClusterState& state, StateUpdate& update) {

@@ -90,8 +90,8 @@ bool DocumentedHttpError(absl::StatusCode code) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static ScriptedServer* server = new ScriptedServer();
-  const std::vector<absl::string_view> chunks = stoker::fuzz::SplitChunks(
-      absl::string_view(reinterpret_cast<const char*>(data), size), 3);
+  const std::vector<absl::string_view> chunks =
+      stoker::fuzz::SplitChunks(absl::string_view(reinterpret_cast<const char*>(data), size), 3);
   if (chunks.size() < 2) return 0;
   // Debian 12's libcurl 7.88.1 has a use-after-free in its header store when a reply folds a
   // header line (a line starting with a space or tab): unfold_value reallocates the header but

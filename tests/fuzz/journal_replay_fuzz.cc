@@ -18,8 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   stoker::fuzz::QuietProtobufLogs();
   const std::string path = "/fuzz/journal";
   stoker::FakeJournalEnv env;
-  FUZZ_CHECK(env.ReplaceFile(path, absl::string_view(reinterpret_cast<const char*>(data), size))
-                 .ok());
+  FUZZ_CHECK(
+      env.ReplaceFile(path, absl::string_view(reinterpret_cast<const char*>(data), size)).ok());
   std::vector<stoker::v1::StateUpdate> updates;
   {
     stoker::FileJournal journal(path, &env);
