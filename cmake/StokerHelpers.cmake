@@ -53,4 +53,13 @@ function(stoker_cc_test)
   add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
   set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
     SKIP_RETURN_CODE 77)
+  stoker_register_test_target(${ARG_NAME} ${ARG_LABELS})
+endfunction()
+
+# Remembers that test binary `target` runs tests with the given labels (the sanitizer build
+# builds only the binaries of its labels: cmake/StokerSanitizers.cmake).
+function(stoker_register_test_target target)
+  foreach(label ${ARGN})
+    set_property(GLOBAL APPEND PROPERTY STOKER_TEST_TARGETS_${label} ${target})
+  endforeach()
 endfunction()

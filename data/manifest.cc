@@ -13,6 +13,11 @@ namespace stoker {
 
 absl::StatusOr<stoker::v1::ShardManifest> ReadManifest(const std::string& location) {
   ASSIGN_OR_RETURN(std::string text, ReadWholeFile(location));
+  return ParseManifest(text, location);
+}
+
+absl::StatusOr<stoker::v1::ShardManifest> ParseManifest(const std::string& text,
+                                                        const std::string& location) {
   stoker::v1::ShardManifest manifest;
   const auto parsed = google::protobuf::util::JsonStringToMessage(text, &manifest);
   if (!parsed.ok()) {

@@ -19,6 +19,11 @@ namespace stoker {
 // absolute or contains "..".
 absl::StatusOr<stoker::v1::ShardManifest> ReadManifest(const std::string& location);
 
+// The manifest in `text` (the JSON of a file at `location`, which messages name). Errors:
+// INVALID_ARGUMENT as ReadManifest's, never quoting the text.
+absl::StatusOr<stoker::v1::ShardManifest> ParseManifest(const std::string& text,
+                                                        const std::string& location);
+
 // Writes `manifest` as JSON to `path` (a local path or s3:// URL) atomically (WriteWholeFile),
 // so a reader sees the old manifest or the new one, never a part. UNAVAILABLE on an I/O error.
 absl::Status WriteManifest(const stoker::v1::ShardManifest& manifest, const std::string& path);

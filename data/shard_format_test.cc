@@ -29,14 +29,16 @@ ShardIndex LoadIndex(const std::string& path) {
   return *index;
 }
 
+// Reads the record into *bytes and parses it; *view points into *bytes (so the caller keeps
+// them for as long as it reads the view).
 std::string ReadRecordData(const std::string& path, const SampleLocation& location,
-                           RecordView* view, absl::Status* status) {
+                           std::vector<uint8_t>* bytes, RecordView* view, absl::Status* status) {
   auto file = OpenLocalFile(path);
-  std::vector<uint8_t> bytes(location.length);
-  EXPECT_TRUE((*file)->ReadAt(location.offset, location.length, bytes.data()).ok());
-  *status = ParseRecord(bytes, view);
+  bytes->resize(location.length);
+  EXPECT_TRUE((*file)->ReadAt(location.offset, location.length, bytes->data()).ok());
+  *status = ParseRecord(*bytes, view);
   if (!status->ok()) return "";
-  return std::string(reinterpret_cast<const char*>(bytes.data()) + view->data_offset,
+  return std::string(reinterpret_cast<const char*>(bytes->data()) + view->data_offset,
                      view->data_size);
 }
 
@@ -58,14 +60,15 @@ TEST(ShardFormatTest, WriteThenReadEveryRecord) {
   EXPECT_EQ(index.damage, "");
   ASSERT_EQ(index.samples.size(), 2u);
   EXPECT_EQ(index.samples[0].offset, shard_format::kFileHeaderSize);
+  std::vector<uint8_t> bytes;
   RecordView view;
   absl::Status status;
-  EXPECT_EQ(ReadRecordData(path, index.samples[0], &view, &status), data);
+  EXPECT_EQ(ReadRecordData(path, index.samples[0], &bytes, &view, &status), data);
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(view.key, "cat/001");
   EXPECT_EQ(view.metadata, "{\"w\":500}");
   EXPECT_EQ(view.label, -3);
-  EXPECT_EQ(ReadRecordData(path, index.samples[1], &view, &status), "");
+  EXPECT_EQ(ReadRecordData(path, index.samples[1], &bytes, &view, &status), "");
   EXPECT_TRUE(status.ok());
   EXPECT_EQ(view.label, 7);
 }
@@ -76,13 +79,14 @@ TEST(ShardFormatTest, CrcMismatchIsACorruptRecord) {
   WriteTestShard(path, 0, 3);
   const ShardIndex index = LoadIndex(path);
   CorruptShardRecord(path, 1);
+  std::vector<uint8_t> bytes;
   RecordView view;
   absl::Status status;
-  ReadRecordData(path, index.samples[1], &view, &status);
+  ReadRecordData(path, index.samples[1], &bytes, &view, &status);
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(std::string(status.message()), HasSubstr("CRC"));
   EXPECT_EQ(BadSampleReasonOf(status), BadSampleReason::kCorruptRecord);
-  ReadRecordData(path, index.samples[2], &view, &status);
+  ReadRecordData(path, index.samples[2], &bytes, &view, &status);
   EXPECT_TRUE(status.ok());
 }
 

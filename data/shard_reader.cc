@@ -25,7 +25,8 @@ absl::StatusOr<bool> TryTrailerIndex(const RandomAccessFile& file, ShardIndex* i
   const uint64_t count = Get64(trailer + 8);
   const uint64_t index_end = size - kTrailerSize;
   if (Get32(trailer + 20) != kVersion || index_offset < kFileHeaderSize ||
-      index_offset > index_end || (index_end - index_offset - 4) / kIndexEntrySize != count ||
+      index_offset > index_end || index_end - index_offset < 4 ||
+      (index_end - index_offset - 4) / kIndexEntrySize != count ||
       (index_end - index_offset - 4) % kIndexEntrySize != 0) {
     return false;
   }
@@ -41,7 +42,7 @@ absl::StatusOr<bool> TryTrailerIndex(const RandomAccessFile& file, ShardIndex* i
     location.offset = Get64(bytes.data() + 4 + i * kIndexEntrySize);
     location.length = Get32(bytes.data() + 12 + i * kIndexEntrySize);
     if (location.offset < kFileHeaderSize || location.length < kRecordHeaderSize ||
-        location.offset + location.length > index_offset) {
+        location.offset > index_offset || location.length > index_offset - location.offset) {
       index->samples.clear();
       return false;
     }

@@ -41,7 +41,9 @@ std::string Field(const uint8_t* p, size_t n) {
   return std::string(text, strnlen(text, n));
 }
 
-// The "path" value of a pax extended header, or empty.
+// The "path" value of a pax extended header, or empty. Each record is "LEN key=value\n", LEN
+// counting the whole record; a record whose LEN does not cover its own "LEN " and newline, or
+// runs past the header, ends the parse.
 std::string PaxPath(const std::string& pax) {
   size_t pos = 0;
   while (pos < pax.size()) {
@@ -49,7 +51,7 @@ std::string PaxPath(const std::string& pax) {
     uint64_t length;
     if (space == std::string::npos ||
         !absl::SimpleAtoi(absl::string_view(pax).substr(pos, space - pos), &length) ||
-        length == 0 || pos + length > pax.size()) {
+        length > pax.size() - pos || pos + length < space + 2) {
       break;
     }
     absl::string_view record(pax.data() + space + 1, pos + length - space - 2);

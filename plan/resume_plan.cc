@@ -127,7 +127,10 @@ absl::Status CheckToken(size_t i, const ResumeToken& token, const stoker::v1::Jo
         i, absl::StrCat("epoch ", token.epoch(), " is past the job's ", spec.epochs(), " epochs"));
   }
   RETURN_IF_ERROR(CheckRanges(i, "done_before", token.done_before(), token.universe()));
-  return CheckRanges(i, "consumed_other", token.consumed_other(), ~uint64_t{0});
+  // Consumed batches lie in the deal, whose pad batches (drop_last false) end below
+  // universe + world_size; a range past that would only make FromRanges allocate.
+  return CheckRanges(i, "consumed_other", token.consumed_other(),
+                     token.universe() + token.world_size());
 }
 
 absl::StatusOr<ParsedTokens> ParseTokens(absl::Span<const std::string> tokens,
@@ -152,17 +155,13 @@ absl::StatusOr<ParsedTokens> ParseTokens(absl::Span<const std::string> tokens,
 
 // Same world size as the tokens: the caller's own token's deal stays.
 absl::Status ResumeSameWorld(const ParsedTokens& parsed, const stoker::v1::JobSpec& spec,
-                             uint32_t rank, uint64_t limit, ResumePoint& point) {
+                             uint32_t rank, ResumePoint& point) {
   auto own = parsed.by_rank.find(rank);
   if (own == parsed.by_rank.end()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "resume_tokens: none of the ", parsed.tokens.size(), " tokens is of rank ", rank));
   }
   const ResumeToken& token = parsed.tokens[own->second];
-  if (token.universe() > limit) {
-    return TokenError(own->second, absl::StrCat("universe ", token.universe(),
-                                                " is past the epoch's limit of ", limit));
-  }
   std::vector<uint64_t> deal = TokenDeal(token, spec.drop_last());
   RETURN_IF_ERROR(TokenConsumed(own->second, token, deal).status());
   point.set_universe(token.universe());
@@ -252,8 +251,14 @@ absl::StatusOr<ResumePoint> PlanResume(absl::Span<const std::string> tokens,
   const uint64_t limit = BatchIndexLimit(
       BatchesPerRank(num_samples, spec.batch_size(), world_size, spec.drop_last()) * world_size,
       world_size);
+  // Before anything is sized by it: the deals and the remaining batches are O(universe).
+  // Every token has the same universe (CheckSameRun).
+  if (first.universe() > limit) {
+    return TokenError(
+        0, absl::StrCat("universe ", first.universe(), " is past the epoch's limit of ", limit));
+  }
   if (world_size == first.world_size()) {
-    RETURN_IF_ERROR(ResumeSameWorld(parsed, spec, rank, limit, point));
+    RETURN_IF_ERROR(ResumeSameWorld(parsed, spec, rank, point));
   } else {
     RETURN_IF_ERROR(ResumeNewWorld(parsed, spec, rank, limit, point));
   }

@@ -179,5 +179,27 @@ TEST(PlanResumeTest, Errors) {
   ExpectInvalid(PlanResume({}, spec, kSamples, 0), "resume_tokens: none given");
 }
 
+// Found by fuzz_resume_token: a universe or consumed range from a crafted token sized vectors
+// (a 2^62-entry reserve) before any limit was checked, crashing the coordinator.
+TEST(PlanResumeTest, HugeUniverseOrRangeIsRefusedBeforeAnythingIsSized) {
+  const pb::JobSpec spec = Spec(2);
+  pb::ResumeToken huge0 = Token(spec, 0, 0, 0);
+  pb::ResumeToken huge1 = Token(spec, 1, 0, 0);
+  huge0.set_universe(uint64_t{1} << 62);
+  huge1.set_universe(uint64_t{1} << 62);
+  const std::string limit =
+      "resume_tokens[0]: universe 4611686018427387904 is past the epoch's "
+      "limit of ";
+  ExpectInvalid(PlanResume(Serialize({huge0, huge1}), spec, kSamples, 0), limit);
+  ExpectInvalid(PlanResume(Serialize({huge0, huge1}), Spec(3), kSamples, 0), limit);
+  pb::ResumeToken wide = Token(spec, 0, 0, 0);
+  pb::IndexRange* range = wide.add_consumed_other();
+  range->set_begin(0);
+  range->set_end(uint64_t{1} << 62);
+  ExpectInvalid(PlanResume(Serialize({wide}), spec, kSamples, 0),
+                "consumed_other[0]: [0, 4611686018427387904) is empty, unsorted, overlapping or "
+                "past the universe 12");
+}
+
 }  // namespace
 }  // namespace stoker

