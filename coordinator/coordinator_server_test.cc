@@ -139,7 +139,7 @@ TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
 // pool when it is held or the reply must wait for the journal (rank_finished): every way ends in
 // the right answer.
 TEST(CoordinatorServerTest, LeaseTasksIsAnsweredWhetherTheLockIsFreeOrHeld) {
-  CoordinatorConfig config;
+  CoordinatorConfig config = PlainConfig();
   config.journal_path = ::testing::TempDir() + "/lease_paths_" + std::to_string(getpid());
   std::remove(config.journal_path.c_str());
   auto started = CoordinatorServer::Start(config);

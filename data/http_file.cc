@@ -15,6 +15,10 @@ absl::Status ResponseStatus(long http, long expected, const std::string& url) {
   if (http == 404 || http == 410) return absl::NotFoundError(message);
   if (http == 401 || http == 403) return absl::PermissionDeniedError(message);
   if (http == 416) return absl::OutOfRangeError(message);
+  if (http >= 300 && http < 400) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(message, " (a redirect; not followed while --data-root limits URLs)"));
+  }
   if (http >= 500) return absl::UnavailableError(message);
   return absl::FailedPreconditionError(absl::StrCat(message, " (expected ", expected, ")"));
 }
@@ -25,6 +29,7 @@ HttpRequest Request(const std::string& method, const std::string& url, const Htt
   request.url = url;
   request.timeout = options.request_timeout;
   request.connect_timeout = options.connect_timeout;
+  request.follow_redirects = options.follow_redirects;
   return request;
 }
 

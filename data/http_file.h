@@ -27,6 +27,9 @@ struct HttpOptions {
   // Limit for one request, connection included.
   absl::Duration request_timeout = absl::Seconds(60);
   absl::Duration connect_timeout = absl::Seconds(10);
+  // False where --data-root limits the URLs a process may read (a redirect could lead out of
+  // them): a 3xx answer is then PERMISSION_DENIED instead of being followed.
+  bool follow_redirects = true;
 };
 
 // Sends HEAD to learn the size. Errors as above.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "data/shard_source.h"
+#include "data/storage_backend.h"
 #include "data/testing/nginx_server.h"
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
@@ -71,6 +72,30 @@ TEST_F(HttpFileTest, ErrorsNameTheUrl) {
   EXPECT_EQ(unavailable.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(std::string(unavailable.status().message()), HasSubstr("3 attempts"));
   EXPECT_THAT(std::string(unavailable.status().message()), HasSubstr(failing));
+}
+
+// A redirect is followed by default, and refused where data roots limit URLs: a server inside a
+// root must not lead a worker out of it (here from .../moved/ to the server's top).
+TEST_F(HttpFileTest, RedirectsAreFollowedOnlyWithoutDataRoots) {
+  WriteFile(root_.File("blob.bin"), "0123456789");
+  const std::string moved = server_->url() + "moved/blob.bin";
+  auto followed = OpenHttpFile(moved, HttpOptions());
+  ASSERT_TRUE(followed.ok()) << followed.status();
+  EXPECT_EQ((*followed)->size(), 10u);
+
+  HttpOptions no_redirects = FastRetries();
+  no_redirects.follow_redirects = false;
+  auto refused = OpenHttpFile(moved, no_redirects);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("HTTP 302"));
+
+  StorageOptions options;
+  options.data_roots = {server_->url() + "moved/"};
+  absl::StatusOr<std::shared_ptr<Storage>> storage =
+      Storage::Create(options, AwsEnvironment::Real());
+  ASSERT_TRUE(storage.ok()) << storage.status();
+  EXPECT_EQ((*storage)->Open(moved).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ((*storage)->ReadAll(moved).status().code(), absl::StatusCode::kPermissionDenied);
 }
 
 TEST_F(HttpFileTest, ShardSourceOverHttp) {

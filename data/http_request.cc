@@ -116,7 +116,8 @@ class CurlHttpTransport : public HttpTransport {
     Transfer transfer{&request, &response};
     curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, request.aws_sigv4.empty() ? 1L : 0L);
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION,
+                     request.follow_redirects && request.aws_sigv4.empty() ? 1L : 0L);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
                      static_cast<long>(absl::ToInt64Milliseconds(request.timeout)));
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,

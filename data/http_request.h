@@ -37,6 +37,8 @@ struct HttpRequest {
   size_t out_capacity = 0;
   absl::Duration timeout = absl::Seconds(60);
   absl::Duration connect_timeout = absl::Seconds(10);
+  // Follow 3xx redirects (never for signed requests). False: a 3xx comes back as the answer.
+  bool follow_redirects = true;
 };
 
 struct HttpResponse {

@@ -66,7 +66,7 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> Storage::Open(const std::strin
   if (scheme == StorageScheme::kLocal) return OpenLocalFile(location);
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
                    scheme == StorageScheme::kS3 ? OpenS3File(s3_, location)
-                                                : OpenHttpFile(location, HttpOptions()));
+                                                : OpenHttpFile(location, HttpOptionsForRoots()));
   if (cache_ == nullptr) return file;
   return cache_->Get(std::move(file));
 }
@@ -80,7 +80,7 @@ absl::StatusOr<std::string> Storage::ReadAll(const std::string& location) const 
   }
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
                    scheme == StorageScheme::kLocal ? OpenLocalFile(location)
-                                                   : OpenHttpFile(location, HttpOptions()));
+                                                   : OpenHttpFile(location, HttpOptionsForRoots()));
   std::string text(file->size(), '\0');
   RETURN_IF_ERROR(file->ReadAt(0, text.size(), reinterpret_cast<uint8_t*>(text.data())));
   return text;

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "data/aws_credentials.h"
 #include "data/data_roots.h"
+#include "data/http_file.h"
 #include "data/s3_client.h"
 #include "data/s3_config.h"
 #include "data/shard_cache.h"
@@ -59,6 +60,13 @@ class Storage {
  private:
   Storage(std::shared_ptr<S3Client> s3, std::unique_ptr<ShardCache> cache, DataRoots roots)
       : s3_(std::move(s3)), cache_(std::move(cache)), roots_(std::move(roots)) {}
+
+  // Redirects are followed only when no data root limits where data may come from.
+  HttpOptions HttpOptionsForRoots() const {
+    HttpOptions options;
+    options.follow_redirects = roots_.unrestricted();
+    return options;
+  }
 
   const std::shared_ptr<S3Client> s3_;
   const std::unique_ptr<ShardCache> cache_;

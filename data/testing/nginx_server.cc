@@ -65,6 +65,7 @@ http {
     listen 127.0.0.1:%2$d;
     root %3$s;
     location /status/503 { return 503; }
+    location ~ ^/moved/(.*)$ { return 302 /$1; }
   }
 }
 )",

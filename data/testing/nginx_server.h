@@ -4,7 +4,8 @@
 // Starts /usr/sbin/nginx on a free loopback port, serving a directory, for tests of HTTP range
 // reads. The config, pid, logs and temp paths live in a private temporary directory; nginx runs
 // in the foreground as the current user (daemon off, master_process off). "/status/503" always
-// answers 503 (for retry tests). The destructor stops it.
+// answers 503 (for retry tests); "/moved/<path>" redirects (302) to "/<path>". The destructor
+// stops it.
 
 #include <sys/types.h>
 

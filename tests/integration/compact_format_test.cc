@@ -60,6 +60,7 @@ absl::StatusOr<Delivery> ConsumeJob(const TestCluster& cluster, const std::strin
                                     const pb::JobSpec& spec, bool tail_on_client) {
   LoaderOptions options;
   options.coordinator_address = cluster.coordinator_address();
+  options.tls = cluster.tls_for(Role::kTrainer);
   options.job_name = name;
   options.spec = spec;
   options.heartbeat_interval = absl::Milliseconds(50);

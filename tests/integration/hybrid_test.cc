@@ -59,7 +59,7 @@ RankResult RunRank(const std::string& coordinator, const pb::JobSpec& spec, uint
   options.tls = TlsConfig::Plaintext();
   options.heartbeat_interval = absl::Milliseconds(50);
   absl::StatusOr<std::unique_ptr<LocalProducer>> local =
-      LocalProducer::Start(coordinator, options.client_id, 2);
+      LocalProducer::Start(coordinator, options.client_id, 2, TlsConfig::Plaintext());
   if (!local.ok()) {
     result.status = local.status();
     return result;
@@ -120,11 +120,11 @@ TEST(HybridTest, TrainersWithOnlyTheirOwnThreadsGetEverySampleOnceFromTheirOwnPr
 }
 
 TEST(HybridTest, StartRejectsBadArguments) {
-  EXPECT_THAT(LocalProducer::Start("127.0.0.1:1", "", 1).status().message(),
+  EXPECT_THAT(LocalProducer::Start("127.0.0.1:1", "", 1, TlsConfig::Plaintext()).status().message(),
               HasSubstr("client_id"));
-  EXPECT_EQ(LocalProducer::Start("127.0.0.1:1", "", 1).status().code(),
+  EXPECT_EQ(LocalProducer::Start("127.0.0.1:1", "", 1, TlsConfig::Plaintext()).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(LocalProducer::Start("127.0.0.1:1", "c", 0).status().code(),
+  EXPECT_EQ(LocalProducer::Start("127.0.0.1:1", "c", 0, TlsConfig::Plaintext()).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 

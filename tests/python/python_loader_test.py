@@ -251,6 +251,32 @@ class PythonLoaderTest(unittest.TestCase):
         self.assertTrue(stoker.HAVE_CUDA)
         loader.stop()
 
+    def test_hybrid_under_tls_with_the_producers_worker_certificate(self):
+        with stoker.LocalCluster(BUILD_DIR, workers=0, tls_dir=self.certs) as empty:
+            args = dict(coordinator=empty.address, dataset=DATASET, pipeline="to_float",
+                        batch_size=BATCH, epochs=1, seed=unique_seed(), local_threads=2,
+                        return_indices=True, **empty.loader_tls)
+            with self.assertRaisesRegex(ValueError, "INVALID_ARGUMENT: local_tls_cert: hybrid mode"):
+                stoker.Loader(**args)
+            loader = stoker.Loader(local_tls_cert=os.path.join(self.certs, "worker.pem"),
+                                   local_tls_key=os.path.join(self.certs, "worker.key"), **args)
+            indices = []
+            for _, _, batch_indices in loader:
+                indices.extend(batch_indices.tolist())
+            self.assertEqual(sorted(indices), list(range(NUM_SAMPLES)))
+            loader.stop()
+        with stoker.LocalCluster(BUILD_DIR, workers=0, tls_dir=self.certs) as empty:
+            # A trainer certificate as the producer's: the coordinator refuses its registration.
+            rogue = stoker.Loader(coordinator=empty.address, dataset=DATASET,
+                                  pipeline="to_float", batch_size=BATCH, epochs=1,
+                                  seed=unique_seed(), local_threads=1,
+                                  local_tls_cert=os.path.join(self.certs, "trainer.pem"),
+                                  local_tls_key=os.path.join(self.certs, "trainer.key"),
+                                  **empty.loader_tls)
+            with self.assertRaises(stoker.StokerError) as refused:
+                next(iter(rogue))
+            self.assertEqual(refused.exception.code, "PERMISSION_DENIED")
+
     def test_hybrid_local_threads_without_remote_workers(self):
         with stoker.LocalCluster(BUILD_DIR, workers=0) as empty:
             loader = stoker.Loader(coordinator=empty.address, dataset=DATASET,

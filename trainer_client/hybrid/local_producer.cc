@@ -9,7 +9,8 @@
 namespace stoker {
 
 absl::StatusOr<std::unique_ptr<LocalProducer>> LocalProducer::Start(
-    const std::string& coordinator_address, const std::string& client_id, uint32_t threads) {
+    const std::string& coordinator_address, const std::string& client_id, uint32_t threads,
+    const TlsConfig& tls) {
   if (client_id.empty()) {
     return absl::InvalidArgumentError("client_id: must be set (the Loader's client id)");
   }
@@ -19,9 +20,7 @@ absl::StatusOr<std::unique_ptr<LocalProducer>> LocalProducer::Start(
   config.listen_address = "127.0.0.1:0";
   config.threads = threads;
   config.private_to_client = client_id;
-  // Hybrid mode runs only without TLS for now (docs/security.md): the producer would need a
-  // worker identity on the trainer's host.
-  config.tls = TlsConfig::Plaintext();
+  config.tls = tls;
   absl::StatusOr<std::unique_ptr<WorkerServer>> server = WorkerServer::Start(config);
   if (!server.ok()) return server.status();
   return std::unique_ptr<LocalProducer>(new LocalProducer(*std::move(server)));

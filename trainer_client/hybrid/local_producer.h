@@ -23,6 +23,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/tls/tls_config.h"
 
 namespace stoker {
 
@@ -32,10 +33,14 @@ class WorkerServer;
 class LocalProducer {
  public:
   // Starts `threads` producer threads (> 0) serving on 127.0.0.1 and registers them with the
-  // coordinator as private to `client_id` (non-empty). INVALID_ARGUMENT naming the bad argument;
-  // UNAVAILABLE naming the coordinator when it cannot be reached.
+  // coordinator as private to `client_id` (non-empty). `tls`: the producer's own identity, a
+  // certificate of role worker (the coordinator takes RegisterWorker only from workers, and the
+  // Loader streams only from servers whose certificate is a worker's), or insecure.
+  // INVALID_ARGUMENT naming the bad argument (TLS fields as "tls.cert_file" ...); UNAVAILABLE
+  // naming the coordinator when it cannot be reached.
   static absl::StatusOr<std::unique_ptr<LocalProducer>> Start(
-      const std::string& coordinator_address, const std::string& client_id, uint32_t threads);
+      const std::string& coordinator_address, const std::string& client_id, uint32_t threads,
+      const TlsConfig& tls);
   ~LocalProducer();  // Stop()s.
   LocalProducer(const LocalProducer&) = delete;
   LocalProducer& operator=(const LocalProducer&) = delete;

@@ -14,20 +14,27 @@
 namespace stoker {
 namespace {
 
-// LoaderOptions' TLS fields as the Python arguments that set them.
-absl::Status WithPythonTlsNames(const absl::Status& status) {
-  constexpr std::pair<absl::string_view, absl::string_view> kNames[] = {
-      {"tls.cert_file", "tls_cert"}, {"tls.key_file", "tls_key"},
-      {"tls.ca_file", "tls_ca"},     {"tls.bearer_token_file", "bearer_token_file"},
-      {"tls.insecure", "insecure"},
-  };
+using TlsNames = std::pair<absl::string_view, absl::string_view>;
+
+// `status` with a TlsConfig field that starts its message renamed as `names` say.
+absl::Status WithNames(const absl::Status& status, absl::Span<const TlsNames> names) {
   absl::string_view message = status.message();
-  for (const auto& [field, argument] : kNames) {
+  for (const auto& [field, argument] : names) {
     if (absl::ConsumePrefix(&message, field)) {
       return absl::Status(status.code(), absl::StrCat(argument, message));
     }
   }
   return status;
+}
+
+// LoaderOptions' TLS fields as the Python arguments that set them.
+absl::Status WithPythonTlsNames(const absl::Status& status) {
+  constexpr TlsNames kNames[] = {
+      {"tls.cert_file", "tls_cert"}, {"tls.key_file", "tls_key"},
+      {"tls.ca_file", "tls_ca"},     {"tls.bearer_token_file", "bearer_token_file"},
+      {"tls.insecure", "insecure"},
+  };
+  return WithNames(status, kNames);
 }
 
 absl::Status Positive(const char* name, uint64_t value) {
@@ -80,6 +87,24 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
   }
   RETURN_IF_ERROR(WithPythonTlsNames(options.Validate()));
   return options;
+}
+
+absl::StatusOr<TlsConfig> PythonLoaderConfig::LocalProducerTls() const {
+  if (insecure) return TlsConfig::Plaintext();
+  TlsConfig tls;
+  tls.cert_file = local_tls_cert;
+  tls.key_file = local_tls_key;
+  tls.ca_file = tls_ca;
+  if (local_tls_cert.empty()) {
+    return absl::InvalidArgumentError(
+        "local_tls_cert: hybrid mode (local_threads) under TLS needs the in-process producer's "
+        "worker certificate (and local_tls_key)");
+  }
+  constexpr TlsNames kNames[] = {
+      {"tls.cert_file", "local_tls_cert"}, {"tls.key_file", "local_tls_key"},
+      {"tls.ca_file", "tls_ca"}};
+  RETURN_IF_ERROR(WithNames(tls.ValidateServing(), kNames));
+  return tls;
 }
 
 bool PythonLoaderConfig::NeedsFeeder() const { return to_float || device != "cpu"; }

@@ -56,6 +56,10 @@ struct PythonLoaderConfig : JobSpecArgs {
   std::string tls_ca;
   std::string bearer_token_file;
   bool insecure = false;
+  // Hybrid mode under TLS: the in-process producer's certificate (role worker) and key; it
+  // trusts tls_ca.
+  std::string local_tls_cert;
+  std::string local_tls_key;
 
   // The JobSpec these arguments describe. INVALID_ARGUMENT naming the Python argument.
   absl::StatusOr<v1::JobSpec> ToJobSpec() const;
@@ -64,6 +68,9 @@ struct PythonLoaderConfig : JobSpecArgs {
   absl::StatusOr<LoaderOptions> ToLoaderOptions() const;
   // Whether batches go through a DeviceFeeder, and its options.
   bool NeedsFeeder() const;
+  // The in-process producer's TLS (hybrid mode): plaintext with insecure, else local_tls_cert
+  // and local_tls_key with tls_ca. INVALID_ARGUMENT naming the Python argument.
+  absl::StatusOr<TlsConfig> LocalProducerTls() const;
   absl::StatusOr<DeviceOptions> ToDeviceOptions() const;
 };
 

@@ -25,6 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "trainer_client/batch.h"
 #include "trainer_client/client_tail.h"
 #include "trainer_client/device/device_feeder.h"
@@ -216,6 +217,14 @@ struct PyBatch {
 
 // ---- Loader ---------------------------------------------------------------------------------
 
+// Hybrid mode's in-process producer for the loader `options` (their client id).
+absl::StatusOr<std::unique_ptr<LocalProducer>> StartLocalProducer(const PythonLoaderConfig& config,
+                                                                  const LoaderOptions& options) {
+  ASSIGN_OR_RETURN(TlsConfig tls, config.LocalProducerTls());
+  return LocalProducer::Start(options.coordinator_address, options.client_id,
+                              config.local_threads, tls);
+}
+
 // Thread-safe (as Loader and DeviceFeeder are).
 class PyLoader {
  public:
@@ -235,8 +244,8 @@ class PyLoader {
     {
       py::gil_scoped_release release;
       if (config.local_threads > 0) {
-        absl::StatusOr<std::unique_ptr<LocalProducer>> started = LocalProducer::Start(
-            options->coordinator_address, options->client_id, config.local_threads);
+        absl::StatusOr<std::unique_ptr<LocalProducer>> started =
+            StartLocalProducer(config, *options);
         if (started.ok()) {
           local = *std::move(started);
         } else {
@@ -405,6 +414,8 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("tls_cert", &PythonLoaderConfig::tls_cert)
       .def_readwrite("tls_key", &PythonLoaderConfig::tls_key)
       .def_readwrite("tls_ca", &PythonLoaderConfig::tls_ca)
+      .def_readwrite("local_tls_cert", &PythonLoaderConfig::local_tls_cert)
+      .def_readwrite("local_tls_key", &PythonLoaderConfig::local_tls_key)
       .def_readwrite("bearer_token_file", &PythonLoaderConfig::bearer_token_file)
       .def_readwrite("insecure", &PythonLoaderConfig::insecure)
       .def_readwrite("manifest", &PythonLoaderConfig::manifest)
@@ -442,6 +453,10 @@ void DefineConfig(py::module_& m) {
           [](const PythonLoaderConfig& config) {
             absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
             if (!options.ok()) ThrowStatus(options.status());
+            if (config.local_threads > 0) {
+              absl::StatusOr<TlsConfig> local_tls = config.LocalProducerTls();
+              if (!local_tls.ok()) ThrowStatus(local_tls.status());
+            }
             if (!config.NeedsFeeder()) return;
             absl::StatusOr<DeviceOptions> device = config.ToDeviceOptions();
             if (!device.ok()) ThrowStatus(device.status());

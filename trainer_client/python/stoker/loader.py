@@ -59,6 +59,8 @@ _ARGS_DOC = """
     local_threads: hybrid mode: this many producer threads in this process, private to this
                   loader, besides the remote workers (0 = none); a job can run with no remote
                   worker at all.
+    local_tls_cert, local_tls_key: hybrid mode under TLS: the in-process producer's
+                  certificate (role worker) and key; it trusts tls_ca.
     tls_cert, tls_key, tls_ca: this trainer's certificate and key and the CA bundle (PEM files;
                   docs/security.md). Required: these, or tls_ca with bearer_token_file, or
                   insecure.
@@ -129,7 +131,8 @@ class Loader:
                  resident_batches=4, tail_on_client=False, ordered=False, return_indices=False,
                  local_threads=0,
                  transform=None, tls_cert=None, tls_key=None, tls_ca=None,
-                 bearer_token_file=None, insecure=False):
+                 bearer_token_file=None, insecure=False, local_tls_cert=None,
+                 local_tls_key=None):
         config = _stoker.LoaderConfig()
         config.coordinator = coordinator
         for key, value in _dataset_fields(dataset).items():
@@ -163,6 +166,8 @@ class Loader:
         config.tls_ca = tls_ca or ""
         config.bearer_token_file = bearer_token_file or ""
         config.insecure = insecure
+        config.local_tls_cert = local_tls_cert or ""
+        config.local_tls_key = local_tls_key or ""
         self._return_indices = return_indices
         config.validate()  # bad arguments and unusable devices raise here
         self._config = config
