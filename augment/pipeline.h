@@ -90,6 +90,8 @@ class Pipeline {
   // The ops in order, by registry name ("decode", "gaussian_blur", ...).
   size_t num_ops() const { return ops_.size(); }
   const std::string& op_name(size_t i) const;
+  // Op i, for tools that inspect a pipeline (shapes, timings). REQUIRES: i < num_ops().
+  const Op& op(size_t i) const { return *ops_[i]; }
   // The batch-level stage (spec.batch_mix: MixUp/CutMix), run by the batch's producer after
   // every sample (augment/batch_mix.h); nullptr when the spec has none.
   const BatchMix* batch_mix() const { return batch_mix_ ? &*batch_mix_ : nullptr; }
