@@ -105,6 +105,15 @@ class BatchMixTest(unittest.TestCase):
             again = torch.utils.dlpack.from_dlpack(batch.raw.soft_labels_dlpack())
             self.assertEqual(soft.data_ptr(), again.data_ptr())  # a view, not a copy
 
+    def test_explain_pipeline_shares_stoker_ctl_table(self):
+        text = stoker.explain_pipeline("to_float, mixup(alpha=0.2, num_classes=6)",
+                                       input="12x10x3", layout="chw", runs=0)
+        self.assertIn("  0  to_float               12x10x3 float32", text)
+        self.assertIn("batch_mix: mixup(alpha=0.2) per batch", text)
+        self.assertIn("output per sample: 3x12x10 float32 CHW, 1440 bytes", text)
+        with self.assertRaisesRegex(stoker.InvalidArgumentError, "input: expected HxWxC"):
+            stoker.explain_pipeline("to_float", input="12x10")
+
     def test_bad_arguments(self):
         common = dict(coordinator=self.cluster.address, dataset=DATASET, **self.cluster.loader_tls)
         with self.assertRaisesRegex(ValueError, "mixup: num_classes is required"):
