@@ -220,6 +220,8 @@ TEST(BatchMixTextTest, TextErrors) {
   EXPECT_THAT(error("cutmix(beta=1, num_classes=3)").message(),
               HasSubstr("cutmix has no argument 'beta'; its arguments: alpha, num_classes"));
   EXPECT_EQ(error("mixup(num_classes=3)*2").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(error("to_float, random_apply(ops=[mixup(num_classes=3)])").message(),
+              HasSubstr("mixup is batch-level: it cannot be in an op list"));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "augment/op_params.h"
 #include "augment/ops/ops.h"
 #include "common/status_macros.h"
 
@@ -18,6 +19,8 @@ const char* ArgTypeName(ArgType type) {
       return "float";
     case ArgType::kFloatList:
       return "float list";
+    case ArgType::kOpList:
+      return "op list";
   }
   return "?";
 }
@@ -31,19 +34,39 @@ const ArgSchema* OpSchema::FindArg(std::string_view arg_name) const {
 
 const std::vector<OpSchema>& OpSchemas() {
   static const auto* const kSchemas = new std::vector<OpSchema>{
-      DecodeOpSchema(),          ResizeOpSchema(),
-      CenterCropOpSchema(),      RandomResizedCropOpSchema(),
-      ToFloatOpSchema(),         GaussianBlurOpSchema(),
-      RandomCropOpSchema(),      HorizontalFlipOpSchema(),
-      NormalizeOpSchema(),       ColorJitterOpSchema(),
-      GrayscaleOpSchema(),       VerticalFlipOpSchema(),
-      InvertOpSchema(),          PosterizeOpSchema(),
-      SolarizeOpSchema(),        AutocontrastOpSchema(),
-      RandomGrayscaleOpSchema(), EqualizeOpSchema(),
-      AdjustSharpnessOpSchema(), PadOpSchema(),
-      RandomErasingOpSchema(),   AdjustHueOpSchema(),
-      AffineOpSchema(),          RandomRotationOpSchema(),
+      DecodeOpSchema(),
+      ResizeOpSchema(),
+      CenterCropOpSchema(),
+      RandomResizedCropOpSchema(),
+      ToFloatOpSchema(),
+      GaussianBlurOpSchema(),
+      RandomCropOpSchema(),
+      HorizontalFlipOpSchema(),
+      NormalizeOpSchema(),
+      ColorJitterOpSchema(),
+      GrayscaleOpSchema(),
+      VerticalFlipOpSchema(),
+      InvertOpSchema(),
+      PosterizeOpSchema(),
+      SolarizeOpSchema(),
+      AutocontrastOpSchema(),
+      RandomGrayscaleOpSchema(),
+      EqualizeOpSchema(),
+      AdjustSharpnessOpSchema(),
+      PadOpSchema(),
+      RandomErasingOpSchema(),
+      AdjustHueOpSchema(),
+      AffineOpSchema(),
+      RandomRotationOpSchema(),
       RandomAffineOpSchema(),
+      RandomPerspectiveOpSchema(),
+      RandomApplyOpSchema(),
+      RandomChoiceOpSchema(),
+      RandomOrderOpSchema(),
+      RandAugmentOpSchema(),
+      TrivialAugmentWideOpSchema(),
+      AutoAugmentOpSchema(),
+      AugMixOpSchema(),
   };
   return *kSchemas;
 }
@@ -80,6 +103,15 @@ absl::StatusOr<std::unique_ptr<Op>> CreateOp(const stoker::v1::Op& op, int index
                         created.status());
   }
   return created;
+}
+
+absl::StatusOr<std::vector<double>> DrawOpParams(const Op& op, const ImageShape& in,
+                                                 CounterRng* rng) {
+  const auto* draws = dynamic_cast<const DrawsParams*>(&op);
+  if (draws == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(op.name(), " draws no parameters"));
+  }
+  return draws->DrawParams(in, rng);
 }
 
 }  // namespace stoker

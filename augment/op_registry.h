@@ -28,8 +28,9 @@ enum class ArgType {
   kInt,        // An integer (int32 or uint32 proto field).
   kFloat,      // A float.
   kFloatList,  // A list of floats (repeated float).
+  kOpList,     // A list of ops (repeated stoker.v1.Op), for the combinators.
 };
-const char* ArgTypeName(ArgType type);  // "int", "float", "float list"
+const char* ArgTypeName(ArgType type);  // "int", "float", "float list", "op list"
 
 struct ArgSchema {
   std::string name;

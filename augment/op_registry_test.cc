@@ -48,6 +48,10 @@ TEST(OpRegistryTest, SchemaMatchesProto) {
           EXPECT_EQ(arg_field->cpp_type(), FieldDescriptor::CPPTYPE_FLOAT);
           EXPECT_TRUE(arg_field->is_repeated());
           break;
+        case ArgType::kOpList:
+          EXPECT_EQ(arg_field->message_type(), op_descriptor);
+          EXPECT_TRUE(arg_field->is_repeated());
+          break;
       }
     }
   }
@@ -66,7 +70,8 @@ TEST(OpRegistryTest, FindsByNameAndCase) {
             "random_crop, horizontal_flip, normalize, color_jitter, grayscale, vertical_flip, "
             "invert, posterize, solarize, autocontrast, random_grayscale, equalize, "
             "adjust_sharpness, pad, random_erasing, adjust_hue, affine, random_rotation, "
-            "random_affine");
+            "random_affine, random_perspective, random_apply, random_choice, random_order, "
+            "rand_augment, trivial_augment_wide, auto_augment, aug_mix");
 }
 
 TEST(OpRegistryTest, CreatesOpsWithOutputShapes) {

@@ -26,6 +26,7 @@ using google::protobuf::Message;
 using google::protobuf::Reflection;
 
 constexpr int kMaxRepeat = 1000;
+constexpr int kMaxNesting = 8;  // Combinators inside combinators.
 
 bool IsNameStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool IsNameChar(char c) { return IsNameStart(c) || (c >= '0' && c <= '9'); }
@@ -41,10 +42,14 @@ class PipelineTextParser {
 
   absl::StatusOr<stoker::v1::PipelineSpec> Parse() {
     stoker::v1::PipelineSpec spec;
+    spec_ = &spec;
     SkipSpace();
     if (AtEnd()) return spec;
     while (true) {
-      RETURN_IF_ERROR(ParseOp(&spec));
+      stoker::v1::Op op;
+      int repeat = 1;
+      RETURN_IF_ERROR(ParseOp(&op, &repeat));
+      for (int i = 0; i < repeat; ++i) *spec.add_ops() = op;
       SkipSpace();
       if (AtEnd()) return spec;
       RETURN_IF_ERROR(Expect(','));
@@ -52,12 +57,18 @@ class PipelineTextParser {
   }
 
  private:
-  absl::Status ParseOp(stoker::v1::PipelineSpec* spec) {
+  // One op into *op, with its repeat count (0 for a batch-level op, which goes to
+  // spec_->batch_mix instead).
+  absl::Status ParseOp(stoker::v1::Op* op_out, int* repeat_out) {
     SkipSpace();
     const size_t column = pos_;
     ASSIGN_OR_RETURN(std::string name, ParseName("an op name"));
     if (const OpSchema* batch = FindBatchOpSchema(name); batch != nullptr) {
-      return ParseBatchOp(*batch, column, spec);
+      if (depth_ > 0) {
+        return Error(column, absl::StrCat(name, " is batch-level: it cannot be in an op list"));
+      }
+      *repeat_out = 0;
+      return ParseBatchOp(*batch, column, spec_);
     }
     const OpSchema* schema = FindOpSchema(name);
     if (schema == nullptr) {
@@ -89,7 +100,8 @@ class PipelineTextParser {
                                   kMaxRepeat, ", got ", Shown(word)));
       }
     }
-    for (int i = 0; i < repeat; ++i) *spec->add_ops() = op;
+    *op_out = std::move(op);
+    *repeat_out = repeat;
     return absl::OkStatus();
   }
 
@@ -178,6 +190,7 @@ class PipelineTextParser {
     RETURN_IF_ERROR(Expect('='));
     SkipSpace();
     if (arg->type == ArgType::kFloatList) return ParseList(qualified, args, field);
+    if (arg->type == ArgType::kOpList) return ParseOpList(qualified, args, field);
     if (Peek() == '[') {
       return Error(pos_, absl::StrCat(qualified, ": expected a single ", ArgTypeName(arg->type),
                                       ", not a list"));
@@ -208,6 +221,37 @@ class PipelineTextParser {
       }
       RETURN_IF_ERROR(Expect(','));
     }
+  }
+
+  // "[" [op ("," op)*] "]", the ops of a combinator.
+  absl::Status ParseOpList(const std::string& qualified, Message* args,
+                           const FieldDescriptor* field) {
+    if (Peek() != '[') {
+      return Error(pos_, absl::StrCat(qualified,
+                                      ": expected a list of ops like [invert, "
+                                      "solarize(threshold=128)], got ",
+                                      Shown(std::string(Rest(1)))));
+    }
+    if (++depth_ > kMaxNesting) {
+      return Error(pos_, absl::StrCat(qualified, ": ops nested more than ", kMaxNesting, " deep"));
+    }
+    ++pos_;
+    SkipSpace();
+    if (Peek() != ']') {
+      while (true) {
+        stoker::v1::Op op;
+        int repeat = 1;
+        RETURN_IF_ERROR(ParseOp(&op, &repeat));
+        for (int i = 0; i < repeat; ++i)
+          args->GetReflection()->AddMessage(args, field)->CopyFrom(op);
+        SkipSpace();
+        if (Peek() == ']') break;
+        RETURN_IF_ERROR(Expect(','));
+      }
+    }
+    ++pos_;
+    --depth_;
+    return absl::OkStatus();
   }
 
   absl::Status ParseScalar(const std::string& qualified, ArgType type, Message* args,
@@ -294,9 +338,11 @@ class PipelineTextParser {
 
   std::string_view text_;
   size_t pos_ = 0;
+  stoker::v1::PipelineSpec* spec_ = nullptr;  // The spec Parse() fills.
   // Batch-level ops parsed so far, and which of them set each BatchMixOp field.
   std::vector<std::string> batch_ops_;
   std::map<std::string, std::string> batch_fields_;
+  int depth_ = 0;  // Open op lists.
 };
 
 // Appends `text` word-wrapped to lines of at most `width` characters, each indented by `indent`.

@@ -14,6 +14,12 @@
 //   op       := NAME ["(" [arg ("," arg)*] ")"] ["*" N]     N: repeat count, 1..1000
 //   arg      := NAME "=" value
 //   value    := NUMBER | "[" [NUMBER ("," NUMBER)*] "]"     lists only for list arguments
+//             | "[" [op ("," op)*] "]"                      op lists: the combinators' ops
+//
+// Combinators take their ops as an op list, nested at most 8 deep, e.g.
+//   random_apply(ops=[color_jitter(brightness=0.4), grayscale(channels=3)], p=0.8),
+//   random_choice(ops=[invert, solarize(threshold=128)], p=[0.3, 0.7]),
+//   random_order(ops=[vertical_flip(p=1), rand_augment(num_ops=1)])
 //
 // Op and argument names and types come from the op registry (augment/op_registry.h); this only
 // fills the proto, and Pipeline::Compile validates the values against the image. The output

@@ -54,6 +54,37 @@ TEST(ParsePipelineTextTest, WhitespaceEmptyParenthesesAndDefaults) {
   EXPECT_EQ(spec->ops(4).normalize().mean_size(), 0);
 }
 
+TEST(ParsePipelineTextTest, CombinatorsTakeNestedOpLists) {
+  auto spec = ParsePipelineText(
+      "random_apply(ops=[color_jitter(brightness=0.4), invert*2], p=0.8), "
+      "random_choice(ops=[random_order(ops=[vertical_flip, rand_augment(num_ops=1)])], p=[2]), "
+      "random_order(ops=[])");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->ops_size(), 3);
+  const auto& apply = spec->ops(0).random_apply();
+  ASSERT_EQ(apply.ops_size(), 3);
+  EXPECT_EQ(apply.ops(0).color_jitter().brightness(), 0.4f);
+  EXPECT_TRUE(apply.ops(1).has_invert());
+  EXPECT_TRUE(apply.ops(2).has_invert());
+  EXPECT_EQ(apply.p(), 0.8f);
+  const auto& choice = spec->ops(1).random_choice();
+  EXPECT_THAT(choice.p(), ElementsAre(2.0f));
+  const auto& order = choice.ops(0).random_order();
+  ASSERT_EQ(order.ops_size(), 2);
+  EXPECT_EQ(order.ops(1).rand_augment().num_ops(), 1u);
+  EXPECT_EQ(spec->ops(2).random_order().ops_size(), 0);
+}
+
+TEST(ParsePipelineTextTest, OpListErrorsNameTheArgument) {
+  ExpectInvalid("random_apply(ops=invert)", "random_apply.ops: expected a list of ops");
+  ExpectInvalid("random_apply(ops=[blur])", "column 19: unknown op 'blur'");
+  ExpectInvalid("random_apply(ops=[invert(q=1)])", "invert has no argument 'q'");
+  ExpectInvalid("random_apply(ops=[invert", "expected ','");
+  std::string deep = "invert";
+  for (int i = 0; i < 9; ++i) deep = "random_apply(ops=[" + deep + "])";
+  ExpectInvalid(deep, "nested more than 8 deep");
+}
+
 TEST(ParsePipelineTextTest, EmptyTextHasNoOps) {
   auto spec = ParsePipelineText("");
   ASSERT_TRUE(spec.ok());

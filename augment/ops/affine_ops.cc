@@ -10,16 +10,12 @@
 #include <vector>
 
 #include "augment/kernels/warp.h"
+#include "augment/op_params.h"
 #include "augment/ops/ops.h"
 #include "common/status_macros.h"
 
 namespace stoker {
 namespace {
-
-struct WarpArgs {
-  bool bilinear = false;
-  std::vector<float> fill;  // Empty: none (zeros, no mask); else one per channel.
-};
 
 // The parameter ranges of a random warp (RandomAffine's get_params; RandomRotation uses only
 // the degrees, with the angle negated as F.rotate does).
@@ -32,7 +28,7 @@ struct AffineRanges {
   float shear[4] = {0, 0, 0, 0};
 };
 
-class AffineOp final : public Op {
+class AffineOp final : public Op, public DrawsParams {
  public:
   // A fixed matrix (affine), or parameters drawn per sample from `ranges` (random_*).
   AffineOp(std::string name, const ImageShape& input, WarpArgs warp, std::array<double, 6> matrix,
@@ -44,14 +40,28 @@ class AffineOp final : public Op {
 
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
-    const std::array<double, 6> matrix = ranges_ ? Draw(*ranges_, in.shape, rng) : matrix_;
+    std::array<double, 6> matrix = matrix_;
+    if (ranges_) {
+      const std::array<double, 6> p = Draw(*ranges_, in.shape, rng);
+      matrix = InverseAffineMatrix(ranges_->rotation ? -p[0] : p[0], p[1], p[2], p[3], p[4], p[5]);
+    }
     AffineWarp(in, matrix, warp_.bilinear, warp_.fill.empty() ? nullptr : warp_.fill.data(), out);
     return absl::OkStatus();
   }
 
+  // random_rotation: [angle]; random_affine: [angle, tx, ty, scale, shear x, shear y]; affine
+  // draws none (empty).
+  std::vector<double> DrawParams(const ImageShape& in, CounterRng* rng) const override {
+    if (!ranges_) return {};
+    const std::array<double, 6> p = Draw(*ranges_, in, rng);
+    if (ranges_->rotation) return {p[0]};
+    return std::vector<double>(p.begin(), p.end());
+  }
+
  private:
   // Draws (op.h) in torchvision's order: angle; tx, ty (rounded half to even); scale; shear x,
-  // then y; each only when its range is set.
+  // then y; each only when its range is set. Returns them in that order (angle as drawn, not
+  // yet negated for a rotation).
   static std::array<double, 6> Draw(const AffineRanges& r, const ImageShape& shape,
                                     CounterRng* rng) {
     const double angle = rng->UniformFloat(r.degrees[0], r.degrees[1]);
@@ -66,25 +76,13 @@ class AffineOp final : public Op {
     double shear[2] = {0, 0};
     if (r.shears >= 2) shear[0] = rng->UniformFloat(r.shear[0], r.shear[1]);
     if (r.shears == 4) shear[1] = rng->UniformFloat(r.shear[2], r.shear[3]);
-    return InverseAffineMatrix(r.rotation ? -angle : angle, t[0], t[1], scale, shear[0], shear[1]);
+    return {angle, t[0], t[1], scale, shear[0], shear[1]};
   }
 
   const WarpArgs warp_;
   const std::array<double, 6> matrix_;
   const std::optional<AffineRanges> ranges_;
 };
-
-absl::StatusOr<WarpArgs> ParseWarpArgs(uint32_t bilinear,
-                                       const google::protobuf::RepeatedField<float>& fill,
-                                       const ImageShape& input) {
-  if (bilinear > 1) {
-    return absl::InvalidArgumentError(absl::StrCat("bilinear must be 0 or 1, got ", bilinear));
-  }
-  WarpArgs args;
-  args.bilinear = bilinear == 1;
-  ASSIGN_OR_RETURN(args.fill, PerChannelValues("fill", fill, input.channels));
-  return args;
-}
 
 // A pair argument (translate, shear): empty is (0, 0), one value is (v, 0) as torchvision's
 // shear, two are (x, y).
@@ -169,6 +167,18 @@ std::vector<ArgSchema> WithWarpArgs(std::vector<ArgSchema> args) {
 }
 
 }  // namespace
+
+absl::StatusOr<WarpArgs> ParseWarpArgs(uint32_t bilinear,
+                                       const google::protobuf::RepeatedField<float>& fill,
+                                       const ImageShape& input) {
+  if (bilinear > 1) {
+    return absl::InvalidArgumentError(absl::StrCat("bilinear must be 0 or 1, got ", bilinear));
+  }
+  WarpArgs args;
+  args.bilinear = bilinear == 1;
+  ASSIGN_OR_RETURN(args.fill, PerChannelValues("fill", fill, input.channels));
+  return args;
+}
 
 OpSchema AffineOpSchema() {
   return OpSchema{

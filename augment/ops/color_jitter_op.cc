@@ -5,8 +5,11 @@
 #include <cstring>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "augment/kernels/color.h"
+#include "augment/op_params.h"
+#include "augment/ops/nested.h"
 #include "augment/ops/ops.h"
 #include "common/status_macros.h"
 
@@ -17,7 +20,7 @@ using AdjustFn = void (*)(const ImageView&, float, const ImageView&);
 constexpr AdjustFn kAdjust[4] = {&AdjustBrightness, &AdjustContrast, &AdjustSaturation, &AdjustHue};
 constexpr const char* kArgNames[4] = {"brightness", "contrast", "saturation", "hue"};
 
-class ColorJitterOp final : public Op {
+class ColorJitterOp final : public Op, public DrawsParams {
  public:
   // REQUIRES: jitter[i] >= 0, jitter[3] (hue) <= 0.5; input has 1 or 3 channels.
   ColorJitterOp(const ImageShape& input, const float (&jitter)[4])
@@ -29,19 +32,9 @@ class ColorJitterOp final : public Op {
 
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
-    // Draws (op.h): the order (a permutation of the adjustments, Fisher-Yates from the back:
-    // UniformInt(n), ..., UniformInt(2), n = 3, or 4 with hue), then one factor per adjustment
-    // in the order brightness, contrast, saturation, from [max(0, 1 - j), 1 + j], all drawn
-    // even when j is 0, then with hue its factor from [-hue, hue].
-    int order[4] = {0, 1, 2, 3};
-    for (int i = adjustments_ - 1; i > 0; --i) {
-      std::swap(order[i], order[rng->UniformInt(static_cast<uint64_t>(i) + 1)]);
-    }
+    int order[4];
     float factor[4];
-    for (int i = 0; i < 3; ++i) {
-      factor[i] = rng->UniformFloat(std::max(0.0f, 1.0f - jitter_[i]), 1.0f + jitter_[i]);
-    }
-    if (adjustments_ == 4) factor[3] = rng->UniformFloat(-jitter_[3], jitter_[3]);
+    Draw(rng, order, factor);
     ImageView current = in;
     bool written = false;
     for (int k = 0; k < adjustments_; ++k) {
@@ -55,7 +48,31 @@ class ColorJitterOp final : public Op {
     return absl::OkStatus();
   }
 
+  // [order (3 or 4 indices: 0 brightness, 1 contrast, 2 saturation, 3 hue), brightness,
+  // contrast and saturation factors (, hue factor)].
+  std::vector<double> DrawParams(const ImageShape& in, CounterRng* rng) const override {
+    int order[4];
+    float factor[4];
+    Draw(rng, order, factor);
+    std::vector<double> params(order, order + adjustments_);
+    params.insert(params.end(), factor, factor + adjustments_);
+    return params;
+  }
+
  private:
+  // Draws (op.h): the order (a permutation of the adjustments, Fisher-Yates from the back:
+  // UniformInt(n), ..., UniformInt(2), n = 3, or 4 with hue), then one factor per adjustment
+  // in the order brightness, contrast, saturation, from [max(0, 1 - j), 1 + j], all drawn
+  // even when j is 0, then with hue its factor from [-hue, hue].
+  void Draw(CounterRng* rng, int (&order)[4], float (&factor)[4]) const {
+    for (int i = 0; i < 4; ++i) order[i] = i;
+    ShuffleFromBack(order, adjustments_, rng);
+    for (int i = 0; i < 3; ++i) {
+      factor[i] = rng->UniformFloat(std::max(0.0f, 1.0f - jitter_[i]), 1.0f + jitter_[i]);
+    }
+    factor[3] = adjustments_ == 4 ? rng->UniformFloat(-jitter_[3], jitter_[3]) : 0.0f;
+  }
+
   const int adjustments_;  // 3, or 4 with hue (so pipelines without hue keep their draws)
   float jitter_[4];
 };

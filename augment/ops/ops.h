@@ -45,6 +45,14 @@ OpSchema AffineOpSchema();
 OpSchema RandomRotationOpSchema();
 OpSchema RandomAffineOpSchema();
 OpSchema NormalizeOpSchema();
+OpSchema RandomPerspectiveOpSchema();
+OpSchema RandomApplyOpSchema();
+OpSchema RandomChoiceOpSchema();
+OpSchema RandomOrderOpSchema();
+OpSchema RandAugmentOpSchema();
+OpSchema TrivialAugmentWideOpSchema();
+OpSchema AutoAugmentOpSchema();
+OpSchema AugMixOpSchema();
 
 // OK when `input` has pixels of `type`; otherwise INVALID_ARGUMENT
 // "requires <type> input, got <other><hint>".
@@ -104,6 +112,17 @@ inline ImageShape PaddedOrVarying(const ImageShape& input, const Padding& p) {
 absl::StatusOr<PadArgs> ParsePadArgs(const google::protobuf::RepeatedField<float>& padding,
                                      const google::protobuf::RepeatedField<float>& fill,
                                      uint32_t padding_mode, const ImageShape& input);
+
+// The interpolation and fill of the warping ops (affine, random_rotation, random_affine,
+// random_perspective, and the policies' geometric operations).
+struct WarpArgs {
+  bool bilinear = false;
+  std::vector<float> fill;  // Empty: none (zeros, no mask); else one per channel.
+};
+// Errors: INVALID_ARGUMENT "bilinear must be 0 or 1, got 2", or PerChannelValues' for fill.
+absl::StatusOr<WarpArgs> ParseWarpArgs(uint32_t bilinear,
+                                       const google::protobuf::RepeatedField<float>& fill,
+                                       const ImageShape& input);
 
 // Base of the ops that cut a fixed height × width window (center_crop, random_crop): the
 // window must fit each input, which after decode is checked per sample.

@@ -9,10 +9,12 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "augment/kernels/color.h"
 #include "augment/kernels/geometry.h"
 #include "augment/kernels/tone.h"
+#include "augment/op_params.h"
 #include "augment/ops/ops.h"
 #include "common/status_macros.h"
 
@@ -25,7 +27,7 @@ constexpr float kDefaultGrayscaleProbability = 0.1f;  // torchvision's RandomGra
 using Kernel = std::function<void(const ImageView& in, const ImageView& out)>;
 
 // One draw, whatever p is (op.h): the kernel when rng->UniformFloat() < p, else a copy.
-class RandomApplyOp final : public Op {
+class RandomApplyOp final : public Op, public DrawsParams {
  public:
   // REQUIRES: p in [0, 1]; `kernel` keeps the shape, and works in place when `in_place`.
   RandomApplyOp(std::string name, const ImageShape& input, float p, Kernel kernel, bool in_place)
@@ -41,6 +43,11 @@ class RandomApplyOp final : public Op {
       std::memcpy(out.data, in.data, in.shape.bytes());
     }
     return absl::OkStatus();
+  }
+
+  // [u]: applied when u < p.
+  std::vector<double> DrawParams(const ImageShape& in, CounterRng* rng) const override {
+    return {rng->UniformFloat()};
   }
 
  private:

@@ -3,16 +3,18 @@
 
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "augment/kernels/geometry.h"
 #include "augment/kernels/pad.h"
+#include "augment/op_params.h"
 #include "augment/ops/ops.h"
 #include "common/status_macros.h"
 
 namespace stoker {
 namespace {
 
-class RandomCropOp final : public Op {
+class RandomCropOp final : public Op, public DrawsParams {
  public:
   // REQUIRES: the window fits the padded input where its size is known.
   RandomCropOp(const ImageShape& input, uint32_t height, uint32_t width, PadArgs pad,
@@ -38,14 +40,28 @@ class RandomCropOp final : public Op {
       Pad(in, pad_.padding, pad_.mode, pad_.fill.data(), scratch->view(), then);
       source = scratch->view();
     }
-    // Draw order (op.h): top, then left.
-    const uint64_t top = rng->UniformInt(uint64_t{source.shape.height} - out.shape.height + 1);
-    const uint64_t left = rng->UniformInt(uint64_t{source.shape.width} - out.shape.width + 1);
-    Crop(source, static_cast<uint32_t>(top), static_cast<uint32_t>(left), out);
+    const Corner corner = Draw(padded, rng);
+    Crop(source, corner.top, corner.left, out);
     return absl::OkStatus();
   }
 
+  // [top, left] in the padded image.
+  std::vector<double> DrawParams(const ImageShape& in, CounterRng* rng) const override {
+    const Corner c = Draw(PaddedShape(PaddedShape(in, pad_.padding), PaddingIfNeeded(in)), rng);
+    return {static_cast<double>(c.top), static_cast<double>(c.left)};
+  }
+
  private:
+  struct Corner {
+    uint32_t top, left;
+  };
+  // Draw order (op.h): top, then left, in the padded image.
+  Corner Draw(const ImageShape& padded, CounterRng* rng) const {
+    const uint64_t top = rng->UniformInt(uint64_t{padded.height} - output_shape().height + 1);
+    const uint64_t left = rng->UniformInt(uint64_t{padded.width} - output_shape().width + 1);
+    return Corner{static_cast<uint32_t>(top), static_cast<uint32_t>(left)};
+  }
+
   // pad_if_needed's padding of the padded image: both sides of a dimension still smaller than
   // the window grow by the difference (torchvision pads [size - extent, 0]).
   Padding PaddingIfNeeded(const ImageShape& in) const {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "augment/kernels/erase.h"
+#include "augment/op_params.h"
 #include "augment/ops/ops.h"
 #include "common/status_macros.h"
 
@@ -24,7 +25,7 @@ struct EraseArgs {
   bool random = false;
 };
 
-class RandomErasingOp final : public Op {
+class RandomErasingOp final : public Op, public DrawsParams {
  public:
   RandomErasingOp(const ImageShape& input, EraseArgs args)
       : Op("random_erasing", input, input), args_(std::move(args)) {}
@@ -34,32 +35,49 @@ class RandomErasingOp final : public Op {
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
     if (in.data != out.data) std::memcpy(out.data, in.data, in.shape.bytes());
-    if (rng->UniformFloat() >= args_.p) return absl::OkStatus();
-    const double area = static_cast<double>(in.shape.height) * in.shape.width;
+    PixelRect rect;
+    // Not applied, or no fitting rectangle in 10 tries: unchanged, as torchvision.
+    if (!Draw(in.shape, rng, &rect)) return absl::OkStatus();
+    if (!args_.random) {
+      EraseRect(out, rect, args_.value.data(), /*per_pixel=*/false);
+      return absl::OkStatus();
+    }
+    scratch->Reshape(ImageShape{rect.height, rect.width, in.shape.channels, PixelType::kFloat32});
+    FillNormal(rng, scratch->view());
+    EraseRect(out, rect, scratch->view().pixels<const float>(), /*per_pixel=*/true);
+    return absl::OkStatus();
+  }
+
+  // [0] when nothing is erased, else [1, top, left, height, width] (the noise values are not
+  // drawn here).
+  std::vector<double> DrawParams(const ImageShape& in, CounterRng* rng) const override {
+    PixelRect r;
+    if (!Draw(in, rng, &r)) return {0.0};
+    return {1.0, static_cast<double>(r.top), static_cast<double>(r.left),
+            static_cast<double>(r.height), static_cast<double>(r.width)};
+  }
+
+ private:
+  // The draws of op.h up to the rectangle; false when not applied or nothing fits.
+  bool Draw(const ImageShape& shape, CounterRng* rng, PixelRect* rect) const {
+    if (rng->UniformFloat() >= args_.p) return false;
+    const double area = static_cast<double>(shape.height) * shape.width;
     for (int attempt = 0; attempt < 10; ++attempt) {
       const double erase_area = area * rng->UniformFloat(args_.scale_min, args_.scale_max);
       const double aspect = std::exp(rng->UniformFloat(args_.log_ratio_min, args_.log_ratio_max));
       // Python's round: half to even, as std::nearbyint in the default rounding mode.
       const double h = std::nearbyint(std::sqrt(erase_area * aspect));
       const double w = std::nearbyint(std::sqrt(erase_area / aspect));
-      if (!(h < in.shape.height && w < in.shape.width)) continue;
-      const PixelRect rect{
-          static_cast<uint32_t>(rng->UniformInt(in.shape.height - static_cast<uint64_t>(h) + 1)),
-          static_cast<uint32_t>(rng->UniformInt(in.shape.width - static_cast<uint64_t>(w) + 1)),
+      if (!(h < shape.height && w < shape.width)) continue;
+      *rect = PixelRect{
+          static_cast<uint32_t>(rng->UniformInt(shape.height - static_cast<uint64_t>(h) + 1)),
+          static_cast<uint32_t>(rng->UniformInt(shape.width - static_cast<uint64_t>(w) + 1)),
           static_cast<uint32_t>(h), static_cast<uint32_t>(w)};
-      if (!args_.random) {
-        EraseRect(out, rect, args_.value.data(), /*per_pixel=*/false);
-        return absl::OkStatus();
-      }
-      scratch->Reshape(ImageShape{rect.height, rect.width, in.shape.channels, PixelType::kFloat32});
-      FillNormal(rng, scratch->view());
-      EraseRect(out, rect, scratch->view().pixels<const float>(), /*per_pixel=*/true);
-      return absl::OkStatus();
+      return true;
     }
-    return absl::OkStatus();  // No fitting rectangle in 10 tries: unchanged, as torchvision.
+    return false;
   }
 
- private:
   // Standard normal values (Box-Muller on two UniformFloat draws per pair, op.h).
   static void FillNormal(CounterRng* rng, const ImageView& values) {
     float* v = values.pixels<float>();

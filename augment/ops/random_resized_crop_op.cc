@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <vector>
 
 #include "augment/kernels/resize.h"
+#include "augment/op_params.h"
 #include "augment/ops/ops.h"
 #include "common/status_macros.h"
 
@@ -47,7 +49,7 @@ PixelRect CropWindow(uint32_t height, uint32_t width, const CropRange& range, Co
   return PixelRect{(height - h) / 2, (width - w) / 2, h, w};
 }
 
-class RandomResizedCropOp final : public Op {
+class RandomResizedCropOp final : public Op, public DrawsParams {
  public:
   RandomResizedCropOp(const ImageShape& input, uint32_t height, uint32_t width,
                       const CropRange& range, Interpolation interpolation)
@@ -59,6 +61,13 @@ class RandomResizedCropOp final : public Op {
                      const ImageView& out) const override {
     const PixelRect window = CropWindow(in.shape.height, in.shape.width, range_, rng);
     return Resize(in, window, interpolation_, out);
+  }
+
+  // [top, left, height, width] of the crop.
+  std::vector<double> DrawParams(const ImageShape& in, CounterRng* rng) const override {
+    const PixelRect w = CropWindow(in.height, in.width, range_, rng);
+    return {static_cast<double>(w.top), static_cast<double>(w.left), static_cast<double>(w.height),
+            static_cast<double>(w.width)};
   }
 
  private:

@@ -191,8 +191,16 @@ class TranslateTest(unittest.TestCase):
         cases = [
             (T.Compose([T.ToTensor(), T.Lambda(lambda x: x)]), "Lambda at position 1",
              "arbitrary Python"),
-            (T.Compose([T.Resize(8), T.Compose([T.RandomPerspective()])]),
-             "RandomPerspective at position 1.0", "closest supported: RandomResizedCrop"),
+            (T.Compose([T.Resize(8), T.Compose([T.ElasticTransform()])]),
+             "ElasticTransform at position 1.0", "closest supported: "),
+            (T.Compose([T.RandomApply([T.Lambda(lambda x: x)])]), "Lambda at position 0.0",
+             "arbitrary Python"),
+            (T.Compose([T.AutoAugment(T.AutoAugmentPolicy.CIFAR10)]), "AutoAugment at position 0",
+             "ImageNet policy only"),
+            (T.Compose([T.ToTensor(), T.RandAugment()]), "RandAugment at position 1",
+             "needs a uint8 image"),
+            (T.Compose([T.RandomApply([T.ToTensor()])]), "RandomApply at position 0",
+             "changes the image's type"),
             (T.Compose([T.RandomRotation(10, expand=True)]), "RandomRotation at position 0",
              "expand"),
             (T.Compose([T.FiveCrop(8)]), "FiveCrop at position 0", "closest supported: CenterCrop"),
@@ -201,8 +209,6 @@ class TranslateTest(unittest.TestCase):
             (T.Compose([T.ColorJitter(hue=(0.0, 0.2))]), "ColorJitter at position 0",
              "symmetric range"),
             (T.Compose([T.Normalize(MEAN, STD)]), "Normalize at position 0", "ToTensor"),
-            (T.Compose([T.RandomPerspective()]), "RandomPerspective at position 0",
-             "closest supported: RandomResizedCrop"),
         ]
         for transform, where, why in cases:
             with self.assertRaises(ValueError) as raised:

@@ -2,9 +2,14 @@
 
 #include <pybind11/numpy.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "augment/op.h"
+#include "augment/op_params.h"
+#include "augment/op_registry.h"
 #include "augment/pipeline.h"
 #include "augment/pipeline_text.h"
 #include "common/counter_rng.h"
@@ -93,6 +98,31 @@ std::string ExplainText(const std::string& text, const std::string& input,
   return FormatExplanation(*explanation);
 }
 
+// The parameters op `text` (one op) draws for samples first_index .. first_index + count - 1
+// of an image of `shape` (augment/op_params.h): a list of lists of floats.
+py::list DrawParams(const std::string& text, const ImageShape& shape, uint64_t seed, uint32_t epoch,
+                    uint64_t first_index, uint64_t count,
+                    void (*throw_status)(const absl::Status&)) {
+  absl::StatusOr<v1::PipelineSpec> spec = ParsePipelineText(text);
+  if (!spec.ok()) throw_status(spec.status());
+  if (spec->ops_size() != 1) {
+    throw_status(absl::InvalidArgumentError(
+        absl::StrCat("draw_params takes one op, got ", spec->ops_size())));
+  }
+  absl::StatusOr<std::unique_ptr<Op>> op = CreateOp(spec->ops(0), 0, shape);
+  if (!op.ok()) throw_status(op.status());
+  py::list all;
+  for (uint64_t i = 0; i < count; ++i) {
+    CounterRng rng = SampleRng(seed, epoch, first_index + i);
+    absl::StatusOr<std::vector<double>> params = DrawOpParams(**op, shape, &rng);
+    if (!params.ok()) throw_status(params.status());
+    py::list values;
+    for (double v : *params) values.append(v);
+    all.append(values);
+  }
+  return all;
+}
+
 }  // namespace
 
 void DefinePipelineFunctions(py::module_& m, void (*throw_status)(const absl::Status& status)) {
@@ -117,6 +147,22 @@ void DefinePipelineFunctions(py::module_& m, void (*throw_status)(const absl::St
       py::arg("dtype") = "auto", py::arg("runs") = 15,
       "stoker-ctl pipeline explain as a str: each op's output shape and dtype and its cost per "
       "image measured here on a synthetic `input` (HxWxC) image.");
+  m.def(
+      "draw_params",
+      [throw_status](const std::string& text, uint32_t height, uint32_t width, uint32_t channels,
+                     bool is_float, uint64_t seed, uint32_t epoch, uint64_t first_index,
+                     uint64_t count) {
+        const ImageShape shape{height, width, channels,
+                               is_float ? PixelType::kFloat32 : PixelType::kUint8};
+        return DrawParams(text, shape, seed, epoch, first_index, count, throw_status);
+      },
+      py::arg("op"), py::arg("height"), py::arg("width"), py::arg("channels") = 3,
+      py::arg("is_float") = false, py::arg("seed") = 0, py::arg("epoch") = 0,
+      py::arg("first_index") = 0, py::arg("count") = 1,
+      "Test and debug hook: the parameters one random op (text syntax) draws for `count` "
+      "samples from `first_index`, for an image of height x width x channels (float32 when "
+      "is_float), with the same draw code its run uses. A list of lists of floats; what each op "
+      "returns is in docs/augmentations.md.");
 }
 
 }  // namespace stoker

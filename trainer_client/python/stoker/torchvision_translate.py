@@ -290,6 +290,99 @@ def _identity(t, is_float):
     return [], is_float
 
 
+def _fill_list(fill):
+    """A fill argument (None, a number or one per channel) as a text-syntax list."""
+    if isinstance(fill, dict):  # v2: {type: fill}
+        fill = next(iter(fill.values()))
+    values = [] if fill is None else [fill] if isinstance(fill, numbers.Number) else list(fill)
+    return f"[{', '.join(_num(v) for v in values)}]"
+
+
+def _warp_mode(t):
+    mode = _interpolation_name(t.interpolation)
+    if mode not in ("nearest", "bilinear"):
+        raise _Unsupported(f"interpolation={mode}: nearest or bilinear")
+    return int(mode == "bilinear")
+
+
+def _random_perspective(t, is_float):
+    return [f"random_perspective(distortion_scale={_num(t.distortion_scale)}, p={_num(t.p)}, "
+            f"bilinear={_warp_mode(t)}, fill={_fill_list(t.fill)})"], is_float
+
+
+def _policy(t, is_float, name, args):
+    """A policy op: uint8 only (torchvision's policies take uint8 tensors), warp arguments."""
+    _require_uint8(is_float, name)
+    args = args + [f"bilinear={_warp_mode(t)}", f"fill={_fill_list(t.fill)}"]
+    return [f"{name}({', '.join(args)})"], is_float
+
+
+def _rand_augment(t, is_float):
+    return _policy(t, is_float, "rand_augment", [
+        f"num_ops={int(t.num_ops)}", f"magnitude={int(t.magnitude)}",
+        f"num_magnitude_bins={int(t.num_magnitude_bins)}"])
+
+
+def _trivial_augment_wide(t, is_float):
+    return _policy(t, is_float, "trivial_augment_wide",
+                   [f"num_magnitude_bins={int(t.num_magnitude_bins)}"])
+
+
+def _auto_augment(t, is_float):
+    policy = getattr(t.policy, "value", str(t.policy))
+    if policy != "imagenet":
+        raise _Unsupported(f"policy={policy}: Stoker has the ImageNet policy only")
+    return _policy(t, is_float, "auto_augment", ["policy=0"])
+
+
+def _aug_mix(t, is_float):
+    return _policy(t, is_float, "aug_mix", [
+        f"severity={int(t.severity)}", f"mixture_width={int(t.mixture_width)}",
+        f"chain_depth={int(t.chain_depth)}", f"alpha={_num(t.alpha)}",
+        f"all_ops={int(bool(t.all_ops))}"])
+
+
+def _nested(t, is_float, position, sequence):
+    """The ops of a combinator's transforms, as an op list; they must keep the image's type.
+    For RandomChoice and RandomOrder (sequence=False) each of its transforms must stay one op:
+    a Compose inside becomes random_apply(ops=[...], p=1)."""
+    ops = []
+    for i, unit in enumerate(t.transforms):
+        unit_ops = []
+        for inner_position, inner in _flatten(unit, f"{position}.{i}"):
+            inner_ops, inner_float = _translate_one(inner, inner_position, is_float)
+            if inner_float != is_float:
+                raise _Unsupported(f"the transform at position {inner_position} changes the "
+                                   "image's type; a combinator's transforms must keep it")
+            unit_ops.extend(inner_ops)
+        if sequence or len(unit_ops) == 1:
+            ops.extend(unit_ops)
+        elif unit_ops:
+            ops.append(f"random_apply(ops=[{', '.join(unit_ops)}], p=1)")
+        else:
+            raise _Unsupported(f"the transform at position {position}.{i} is no op for Stoker; "
+                               "leave it out of the combinator")
+    if not ops:
+        raise _Unsupported("no transform inside that Stoker runs")
+    return f"ops=[{', '.join(ops)}]"
+
+
+def _random_apply(t, is_float, position):
+    return [f"random_apply({_nested(t, is_float, position, True)}, p={_num(t.p)})"], is_float
+
+
+def _random_choice(t, is_float, position):
+    weights = getattr(t, "p", None)
+    if weights is None:
+        return [f"random_choice({_nested(t, is_float, position, False)})"], is_float
+    return [f"random_choice({_nested(t, is_float, position, False)}, "
+            f"p=[{', '.join(_num(w) for w in weights)}])"], is_float
+
+
+def _random_order(t, is_float, position):
+    return [f"random_order({_nested(t, is_float, position, False)})"], is_float
+
+
 # torchvision class name (v1 and v2 share them) -> translation.
 _TRANSLATIONS = {
     "ToTensor": _to_float,
@@ -320,12 +413,23 @@ _TRANSLATIONS = {
     "GaussianBlur": _gaussian_blur,
     "Grayscale": _grayscale,
     "ColorJitter": _color_jitter,
+    "RandomPerspective": _random_perspective,
+    "RandAugment": _rand_augment,
+    "TrivialAugmentWide": _trivial_augment_wide,
+    "AutoAugment": _auto_augment,
+    "AugMix": _aug_mix,
+}
+
+# Combinators: translated with their position, for the positions of their transforms.
+_COMBINATORS = {
+    "RandomApply": _random_apply,
+    "RandomChoice": _random_choice,
+    "RandomOrder": _random_order,
 }
 
 # Transforms whose nearest Stoker equivalent is not evident from the name.
 _CLOSEST = {
     "Lambda": "none: arbitrary Python cannot run on the workers; write it as supported transforms",
-    "RandomPerspective": "RandomResizedCrop",
     "FiveCrop": "CenterCrop",
     "TenCrop": "CenterCrop",
 }
@@ -334,19 +438,55 @@ _CLOSEST = {
 def _closest(name):
     if name in _CLOSEST:
         return _CLOSEST[name]
-    match = difflib.get_close_matches(name, list(_TRANSLATIONS), n=1, cutoff=0.0)
+    match = difflib.get_close_matches(name, list(_TRANSLATIONS) + list(_COMBINATORS), n=1,
+                                      cutoff=0.0)
     return match[0] if match else "none"
+
+
+def _inner_compose(transform):
+    """The Compose a transform wraps: itself, or the `transforms` attribute of a preset class
+    (torchvision's references/classification/presets.py ClassificationPresetTrain/Eval)."""
+    if type(transform).__name__ == "Compose":
+        return transform
+    inner = getattr(transform, "transforms", None)
+    if type(inner).__name__ == "Compose" and not isinstance(transform, torch.nn.Module):
+        return inner
+    return None
 
 
 def _flatten(transform, prefix=""):
     """(position, transform) of every transform, nested Composes opened ("2.1" = the second
     transform of the Compose at position 2)."""
-    inner = getattr(transform, "transforms", None)
-    if type(transform).__name__ == "Compose" and inner is not None:
-        for i, t in enumerate(inner):
-            yield from _flatten(t, f"{prefix}{i}" if not prefix else f"{prefix}.{i}")
-    else:
+    compose = _inner_compose(transform)
+    if compose is None:
         yield prefix or "0", transform
+        return
+    yield from _flatten_list(compose.transforms, prefix)
+
+
+def _flatten_list(transforms, prefix):
+    for i, t in enumerate(transforms):
+        yield from _flatten(t, f"{prefix}.{i}" if prefix else f"{i}")
+
+
+def _translate_one(t, position, is_float):
+    """(ops, is_float after) of one transform; ValueError when Stoker cannot run it."""
+    name = type(t).__name__
+    translate = _TRANSLATIONS.get(name)
+    combinator = _COMBINATORS.get(name)
+    if translate is None and combinator is None:
+        supported = sorted(list(_TRANSLATIONS) + list(_COMBINATORS))
+        raise ValueError(
+            f"from_torchvision: transform {name} at position {position} ({t!r}) is not "
+            f"supported by Stoker; closest supported: {_closest(name)}. Supported: "
+            f"{', '.join(supported)}")
+    try:
+        if combinator is not None:
+            return combinator(t, is_float, position)
+        return translate(t, is_float)
+    except _Unsupported as why:
+        raise ValueError(f"from_torchvision: transform {name} at position {position} "
+                         f"({t!r}): {why}") from None
 
 
 def from_torchvision(transform, decode=False):
@@ -357,18 +497,7 @@ def from_torchvision(transform, decode=False):
     steps = []
     is_float = False
     for position, t in _flatten(transform):
-        name = type(t).__name__
-        translate = _TRANSLATIONS.get(name)
-        if translate is None:
-            raise ValueError(
-                f"from_torchvision: transform {name} at position {position} ({t!r}) is not "
-                f"supported by Stoker; closest supported: {_closest(name)}. Supported: "
-                f"{', '.join(sorted(_TRANSLATIONS))}")
-        try:
-            ops, is_float = translate(t, is_float)
-        except _Unsupported as why:
-            raise ValueError(f"from_torchvision: transform {name} at position {position} "
-                             f"({t!r}): {why}") from None
+        ops, is_float = _translate_one(t, position, is_float)
         steps.append((position, repr(t).replace("\n", " "), ops))
     return Pipeline(steps, decode)
 
