@@ -154,8 +154,9 @@ absl::StatusOr<BatchMix> BatchMix::Create(const stoker::v1::BatchMixOp& spec,
   mix.cutmix_alpha_ = spec.cutmix_alpha();
   mix.switch_prob_ = spec.has_switch_prob() ? spec.switch_prob() : 0.5;
   mix.p_ = spec.has_p() ? spec.p() : 1.0;
-  mix.image_ = ImageShape{image.height, image.width, image.channels,
-                          dtype == stoker::v1::DTYPE_UINT8 ? PixelType::kUint8 : PixelType::kFloat32};
+  mix.image_ =
+      ImageShape{image.height, image.width, image.channels,
+                 dtype == stoker::v1::DTYPE_UINT8 ? PixelType::kUint8 : PixelType::kFloat32};
   mix.chw_ = layout == stoker::v1::LAYOUT_CHW;
   return mix;
 }
@@ -182,9 +183,9 @@ absl::Status BatchMix::Apply(const BatchMixParams& params, uint8_t* batch,
                              float* soft_labels) const {
   for (size_t i = 0; i < labels.size(); ++i) {
     if (labels[i] < 0 || labels[i] >= num_classes_) {
-      return FieldError("num_classes", absl::StrCat("sample ", i, " of the batch has label ",
-                                                    labels[i], ", outside [0, ", num_classes_,
-                                                    ")"));
+      return FieldError("num_classes",
+                        absl::StrCat("sample ", i, " of the batch has label ", labels[i],
+                                     ", outside [0, ", num_classes_, ")"));
     }
   }
   const BatchTensorView view{batch, labels.size(), image_, chw_};

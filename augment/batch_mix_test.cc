@@ -60,7 +60,8 @@ double BetaCdf(double x, double a, double b) {
   if (x >= 1) return 1;
   if (x > (a + 1) / (a + b + 2)) return 1 - BetaCdf(1 - x, b, a);
   const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
-                                a * std::log(x) + b * std::log(1 - x)) / a;
+                                a * std::log(x) + b * std::log(1 - x)) /
+                       a;
   double c = 1, d = 1 - (a + b) * x / (a + 1);
   d = 1 / (std::abs(d) < 1e-300 ? 1e-300 : d);
   double f = d;
@@ -172,9 +173,9 @@ TEST(BatchMixApplyTest, SoftLabelsSumToOneAndBadLabelsAreRefused) {
     }
   }
   const BatchMixParams none;  // kind none: one-hot
-  ASSERT_TRUE(mix.Apply(none, reinterpret_cast<uint8_t*>(batch.data()), labels, &scratch,
-                        soft.data())
-                  .ok());
+  ASSERT_TRUE(
+      mix.Apply(none, reinterpret_cast<uint8_t*>(batch.data()), labels, &scratch, soft.data())
+          .ok());
   EXPECT_EQ(soft[1 * 5 + 4], 1.0f);
   const std::vector<int64_t> bad = {0, 5};
   const absl::Status status =
@@ -184,8 +185,8 @@ TEST(BatchMixApplyTest, SoftLabelsSumToOneAndBadLabelsAreRefused) {
 }
 
 TEST(BatchMixTextTest, TextFormsFillBatchMix) {
-  auto spec = ParsePipelineText(
-      "to_float, mixup(alpha=0.2, num_classes=10), cutmix(num_classes=10)");
+  auto spec =
+      ParsePipelineText("to_float, mixup(alpha=0.2, num_classes=10), cutmix(num_classes=10)");
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->ops_size(), 1);
   EXPECT_EQ(spec->batch_mix().num_classes(), 10u);
@@ -215,8 +216,9 @@ TEST(BatchMixTextTest, TextErrors) {
                         "(mixup, cutmix) come last"));
   EXPECT_THAT(error("mixup(num_classes=3), cutmix(num_classes=4)").message(),
               HasSubstr("cutmix.num_classes: batch_mix.num_classes was already set by mixup"));
-  EXPECT_THAT(error("mixup(num_classes=3), mixup_cutmix(num_classes=3)").message(),
-              HasSubstr("mixup_cutmix.mixup_alpha: batch_mix.mixup_alpha was already set by mixup"));
+  EXPECT_THAT(
+      error("mixup(num_classes=3), mixup_cutmix(num_classes=3)").message(),
+      HasSubstr("mixup_cutmix.mixup_alpha: batch_mix.mixup_alpha was already set by mixup"));
   EXPECT_THAT(error("cutmix(beta=1, num_classes=3)").message(),
               HasSubstr("cutmix has no argument 'beta'; its arguments: alpha, num_classes"));
   EXPECT_EQ(error("mixup(num_classes=3)*2").code(), absl::StatusCode::kInvalidArgument);

@@ -103,9 +103,9 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
   pipeline.output_bytes_per_sample_ =
       shape.elements() * PixelTypeSize(PixelTypeOf(pipeline.output_dtype_));
   if (spec.has_batch_mix()) {
-    ASSIGN_OR_RETURN(pipeline.batch_mix_,
-                     BatchMix::Create(spec.batch_mix(), shape, pipeline.output_dtype_,
-                                      pipeline.output_layout_));
+    ASSIGN_OR_RETURN(
+        pipeline.batch_mix_,
+        BatchMix::Create(spec.batch_mix(), shape, pipeline.output_dtype_, pipeline.output_layout_));
   }
   return pipeline;
 }
@@ -124,7 +124,8 @@ absl::Status Pipeline::Decode(const SampleInput& sample, PipelineWorkspace* work
                               ImageView* decoded) const {
   const Op& decode = *ops_[0];
   const Op* next = ops_.size() > 1 ? ops_[1].get() : nullptr;
-  absl::StatusOr<ImageShape> shape = decode.ReadEncoded(sample.encoded, next, &workspace->decoder());
+  absl::StatusOr<ImageShape> shape =
+      decode.ReadEncoded(sample.encoded, next, &workspace->decoder());
   if (!shape.ok()) return OpError(0, decode, shape.status());
   ImageBuffer& buffer = workspace->buffer(0);
   buffer.Reshape(*shape);
@@ -136,8 +137,8 @@ absl::Status Pipeline::Decode(const SampleInput& sample, PipelineWorkspace* work
   return absl::OkStatus();
 }
 
-absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng,
-                           PipelineWorkspace* workspace, uint8_t* out) const {
+absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineWorkspace* workspace,
+                           uint8_t* out) const {
   const ImageView& input = sample.image;
   ImageView current = input;
   size_t first_op = 0;

@@ -5,8 +5,8 @@
 #include <limits>
 #include <map>
 #include <set>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
@@ -108,8 +108,7 @@ class PipelineTextParser {
   // A batch-level op (augment/batch_mix.h) fills spec->batch_mix: its arguments, then the
   // defaults of those not given; a field set by two batch ops is an error (num_classes only
   // when the two values differ).
-  absl::Status ParseBatchOp(const OpSchema& schema, size_t column,
-                            stoker::v1::PipelineSpec* spec) {
+  absl::Status ParseBatchOp(const OpSchema& schema, size_t column, stoker::v1::PipelineSpec* spec) {
     stoker::v1::BatchMixOp parsed;
     std::set<std::string> seen;
     RETURN_IF_ERROR(ParseArgs(schema, &parsed, &seen));
@@ -128,12 +127,11 @@ class PipelineTextParser {
         reflection->SetFloat(&parsed, field, value);
       }
       stoker::v1::BatchMixOp* merged = spec->mutable_batch_mix();
-      const bool same_classes = field->name() == "num_classes" &&
-                                merged->num_classes() == parsed.num_classes();
+      const bool same_classes =
+          field->name() == "num_classes" && merged->num_classes() == parsed.num_classes();
       if (batch_fields_.count(field->name()) > 0 && !same_classes) {
-        return Error(column, absl::StrCat(schema.name, ".", arg.name, ": batch_mix.",
-                                          field->name(), " was already set by ",
-                                          batch_fields_[field->name()]));
+        return Error(column, absl::StrCat(schema.name, ".", arg.name, ": batch_mix.", field->name(),
+                                          " was already set by ", batch_fields_[field->name()]));
       }
       batch_fields_.emplace(field->name(), schema.name);
     }

@@ -42,7 +42,8 @@ int WriteInputs(const Config& config) {
   std::ofstream out(config.write_inputs, std::ios::binary);
   for (uint32_t i = 0; i < config.images; ++i) {
     const std::vector<uint8_t> image = NaturalImage(config.height, config.width, 3, 1000 + i);
-    out.write(reinterpret_cast<const char*>(image.data()), static_cast<std::streamsize>(image.size()));
+    out.write(reinterpret_cast<const char*>(image.data()),
+              static_cast<std::streamsize>(image.size()));
   }
   return out.good() ? 0 : 1;
 }
@@ -76,8 +77,8 @@ int Round(const Config& config) {
       CounterRng rng = SampleRng(1, 0, index);
       const uint8_t* image = inputs.data() + (index % config.images) * shape.bytes();
       labels[i] = static_cast<int64_t>(index % 1000);
-      absl::Status status = pipeline->Run(
-          ImageView{const_cast<uint8_t*>(image), shape}, &rng, &workspace, slot);
+      absl::Status status =
+          pipeline->Run(ImageView{const_cast<uint8_t*>(image), shape}, &rng, &workspace, slot);
       if (!status.ok()) return status;
     }
     if (mix == nullptr) return absl::OkStatus();

@@ -46,8 +46,9 @@ int RunPipelineCommand(int argc, char** argv) {
   FlagSet flags("stoker-ctl pipeline explain",
                 "Prints a pipeline's ops, their output shapes and dtypes and their cost per image "
                 "measured on this machine.");
-  flags.Add("input", &input, "Input image HxWxC (for a pipeline starting with decode: the size "
-                             "of the decoded image)");
+  flags.Add("input", &input,
+            "Input image HxWxC (for a pipeline starting with decode: the size "
+            "of the decoded image)");
   flags.Add("layout", &args.layout, "Output layout: hwc or chw");
   flags.Add("dtype", &args.dtype, "Output dtype: auto, uint8 or float32");
   flags.Add("runs", &runs, "Timed runs per op (0: shapes only)");
@@ -67,10 +68,9 @@ int RunPipelineCommand(int argc, char** argv) {
   options.input = *shape;
   options.runs = static_cast<int>(runs);
   args.pipeline = text;
-  absl::StatusOr<v1::JobSpec> spec =
-      args.ToJobSpec([](absl::string_view field) {
-        return field == "pipeline" ? std::string("pipeline") : absl::StrCat("--", field);
-      });
+  absl::StatusOr<v1::JobSpec> spec = args.ToJobSpec([](absl::string_view field) {
+    return field == "pipeline" ? std::string("pipeline") : absl::StrCat("--", field);
+  });
   if (!spec.ok()) return flags.Fail(spec.status());
   absl::StatusOr<PipelineExplanation> explanation = ExplainPipeline(spec->pipeline(), options);
   if (!explanation.ok()) {

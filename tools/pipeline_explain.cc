@@ -40,8 +40,8 @@ absl::Status FillShapes(const Pipeline& pipeline, const SampleInput& sample,
     const Op& op = pipeline.op(i);
     absl::StatusOr<ImageShape> shape =
         op.TakesEncodedInput()
-            ? op.ReadEncoded(sample.encoded, i + 1 < pipeline.num_ops() ? &pipeline.op(i + 1) : nullptr,
-                             &decoder)
+            ? op.ReadEncoded(sample.encoded,
+                             i + 1 < pipeline.num_ops() ? &pipeline.op(i + 1) : nullptr, &decoder)
             : op.OutputShapeFor(current);
     if (!shape.ok()) {
       return PrefixStatus(absl::StrCat("pipeline.ops[", i, "] (", op.name(), "): "),
@@ -129,14 +129,14 @@ absl::StatusOr<PipelineExplanation> ExplainPipeline(const stoker::v1::PipelineSp
   ASSIGN_OR_RETURN(Pipeline pipeline,
                    Pipeline::Compile(spec, out.encoded ? InputFormat::Encoded()
                                                        : InputFormat::Decoded(options.input)));
-  const std::vector<uint8_t> pixels = NaturalImage(options.input.height, options.input.width,
-                                                   options.input.channels, /*seed=*/1);
+  const std::vector<uint8_t> pixels =
+      NaturalImage(options.input.height, options.input.width, options.input.channels, /*seed=*/1);
   const ImageView image{const_cast<uint8_t*>(pixels.data()), options.input};
   const std::vector<uint8_t> jpeg = out.encoded ? EncodeJpeg(image, 90) : std::vector<uint8_t>();
   const SampleInput sample = out.encoded ? SampleInput::Encoded(jpeg) : SampleInput::Decoded(image);
-  const std::string context = absl::StrCat("running on a ", options.input.height, "x",
-                                           options.input.width, "x", options.input.channels,
-                                           " image: ");
+  const std::string context =
+      absl::StrCat("running on a ", options.input.height, "x", options.input.width, "x",
+                   options.input.channels, " image: ");
   if (absl::Status status = FillShapes(pipeline, sample, &out); !status.ok()) {
     return PrefixStatus(context, status);
   }
@@ -166,10 +166,10 @@ std::string FormatExplanation(const PipelineExplanation& e) {
                ? std::string("-")
                : absl::StrFormat("%.2f", seconds * 1e9 / shape.elements());
   };
-  std::string text = absl::StrFormat(
-      "input: %s%s\n%3s  %-22s %-22s %12s %14s\n", ShapeText(e.input),
-      e.encoded ? " (encoded: a JPEG of that size, quality 90)" : "", "#", "op", "output",
-      "us/image", "ns/out elem");
+  std::string text =
+      absl::StrFormat("input: %s%s\n%3s  %-22s %-22s %12s %14s\n", ShapeText(e.input),
+                      e.encoded ? " (encoded: a JPEG of that size, quality 90)" : "", "#", "op",
+                      "output", "us/image", "ns/out elem");
   for (size_t i = 0; i < e.ops.size(); ++i) {
     const ExplainedOp& op = e.ops[i];
     absl::StrAppendFormat(&text, "%3d  %-22s %-22s %12s %14s\n", i, op.name, ShapeText(op.output),

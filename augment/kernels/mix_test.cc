@@ -100,9 +100,9 @@ TEST(CutmixBatchTest, PastesThePreviousSampleInBothLayouts) {
 TEST(MixLabelsTest, WeightsOwnAndPreviousLabel) {
   std::vector<float> out(3 * 4);
   MixLabels({2, 0, 0}, 4, 0.75, out.data());
-  EXPECT_THAT(out, ElementsAre(0.25f, 0.0f, 0.75f, 0.0f,    // own 2, previous (last) 0
-                               0.75f, 0.0f, 0.25f, 0.0f,    // own 0, previous 2
-                               1.0f, 0.0f, 0.0f, 0.0f));    // own 0, previous 0
+  EXPECT_THAT(out, ElementsAre(0.25f, 0.0f, 0.75f, 0.0f,  // own 2, previous (last) 0
+                               0.75f, 0.0f, 0.25f, 0.0f,  // own 0, previous 2
+                               1.0f, 0.0f, 0.0f, 0.0f));  // own 0, previous 0
 }
 
 }  // namespace

@@ -198,10 +198,10 @@ struct PyBatch {
   // [N, num_classes] float32 soft labels (MixUp/CutMix). REQUIRES: batch.num_classes() > 0.
   py::capsule SoftLabelsDlpack() const {
     const absl::Span<const float> soft = batch.soft_labels();
-    return MakeCapsule(soft.data(), {dlpack::kDLCPU, 0}, {dlpack::kDLFloat, 32, 1},
-                       {static_cast<int64_t>(batch.num_samples()),
-                        static_cast<int64_t>(batch.num_classes())},
-                       std::make_shared<const Batch>(batch));
+    return MakeCapsule(
+        soft.data(), {dlpack::kDLCPU, 0}, {dlpack::kDLFloat, 32, 1},
+        {static_cast<int64_t>(batch.num_samples()), static_cast<int64_t>(batch.num_classes())},
+        std::make_shared<const Batch>(batch));
   }
 
   py::capsule LabelsDlpack() const {
