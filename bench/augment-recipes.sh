@@ -4,13 +4,13 @@
 # Stoker (bench/augment_recipes_bench.cc) against torchvision (bench/augment_recipes_torchvision.py),
 # both from decoded uint8 HWC to float32 normalized CHW in a batch of 32, in alternating rounds
 # (Stoker, torchvision, per recipe, per round); the best round of each side counts. About 2
-# minutes with the defaults (3 rounds of 4 s).
+# minutes with the defaults (6 rounds of 2 s; a shared machine needs many short rounds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --bench
 scripts/build.sh augment_recipes_bench
-ROUNDS=${1:-3}
-SECONDS_PER_ROUND=${2:-4}
+ROUNDS=${1:-6}
+SECONDS_PER_ROUND=${2:-2}
 IMAGES=48 HEIGHT=375 WIDTH=500 BATCH=32
 BIN="${STOKER_BUILD_DIR:-build}/bench/augment_recipes_bench"
 inputs=$(mktemp /tmp/stoker-recipes-XXXXXX)
