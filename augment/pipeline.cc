@@ -165,6 +165,11 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
           absl::StrCat("pipeline.output_dtype: unknown value ", spec.output_dtype()));
   }
   pipeline.output_bytes_per_sample_ = shape.elements() * DTypeBytes(pipeline.output_dtype_);
+  if (spec.has_batch_mix()) {
+    ASSIGN_OR_RETURN(
+        pipeline.batch_mix_,
+        BatchMix::Create(spec.batch_mix(), shape, pipeline.output_dtype_, pipeline.output_layout_));
+  }
   return pipeline;
 }
 

@@ -36,6 +36,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "augment/batch_mix.h"
 #include "augment/kernels/decode.h"
 #include "common/counter_rng.h"
 #include "image/image.h"
@@ -110,6 +111,11 @@ class Pipeline {
   // The ops in order, by registry name ("decode", "gaussian_blur", ...).
   size_t num_ops() const { return ops_.size(); }
   const std::string& op_name(size_t i) const;
+  // Op i, for tools that inspect a pipeline (shapes, timings). REQUIRES: i < num_ops().
+  const Op& op(size_t i) const { return *ops_[i]; }
+  // The batch-level stage (spec.batch_mix: MixUp/CutMix), run by the batch's producer after
+  // every sample (augment/batch_mix.h); nullptr when the spec has none.
+  const BatchMix* batch_mix() const { return batch_mix_ ? &*batch_mix_ : nullptr; }
 
   // Runs every op on `input` (REQUIRES: input.image is set, with input.image.shape ==
   // input_shape(), for decoded input; input.encoded for encoded input; neither is modified),
@@ -154,6 +160,7 @@ class Pipeline {
   stoker::v1::DType output_dtype_ = stoker::v1::DTYPE_UNSPECIFIED;
   stoker::v1::Layout output_layout_ = stoker::v1::LAYOUT_HWC;
   size_t output_bytes_per_sample_ = 0;
+  std::optional<BatchMix> batch_mix_;
 };
 
 }  // namespace stoker

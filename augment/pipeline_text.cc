@@ -3,13 +3,16 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "augment/batch_mix.h"
 #include "augment/op_registry.h"
 #include "common/status_macros.h"
 #include "google/protobuf/descriptor.h"
@@ -39,6 +42,7 @@ class PipelineTextParser {
 
   absl::StatusOr<stoker::v1::PipelineSpec> Parse() {
     stoker::v1::PipelineSpec spec;
+    spec_ = &spec;
     SkipSpace();
     if (AtEnd()) return spec;
     while (true) {
@@ -53,14 +57,27 @@ class PipelineTextParser {
   }
 
  private:
-  // One op into *op, with its repeat count.
+  // One op into *op, with its repeat count (0 for a batch-level op, which goes to
+  // spec_->batch_mix instead).
   absl::Status ParseOp(stoker::v1::Op* op_out, int* repeat_out) {
     SkipSpace();
     const size_t column = pos_;
     ASSIGN_OR_RETURN(std::string name, ParseName("an op name"));
+    if (const OpSchema* batch = FindBatchOpSchema(name); batch != nullptr) {
+      if (depth_ > 0) {
+        return Error(column, absl::StrCat(name, " is batch-level: it cannot be in an op list"));
+      }
+      *repeat_out = 0;
+      return ParseBatchOp(*batch, column, spec_);
+    }
     const OpSchema* schema = FindOpSchema(name);
     if (schema == nullptr) {
-      return Error(column, absl::StrCat("unknown op '", name, "'; known ops: ", KnownOpNames()));
+      return Error(column, absl::StrCat("unknown op '", name, "'; known ops: ", KnownOpNames(),
+                                        ", and batch-level: ", KnownBatchOpNames()));
+    }
+    if (!batch_ops_.empty()) {
+      return Error(column, absl::StrCat(name, " follows the batch-level op ", batch_ops_.back(),
+                                        "; batch-level ops (mixup, cutmix) come last"));
     }
     stoker::v1::Op op;
     const FieldDescriptor* op_field = op.GetDescriptor()->FindFieldByName(schema->name);
@@ -68,26 +85,8 @@ class PipelineTextParser {
       return absl::InternalError(absl::StrCat("op '", name, "' has no field in stoker.v1.Op"));
     }
     Message* args = op.GetReflection()->MutableMessage(&op, op_field);  // Sets the oneof.
-
-    SkipSpace();
-    if (Peek() == '(') {
-      ++pos_;
-      SkipSpace();
-      if (Peek() == ')') {
-        ++pos_;
-      } else {
-        std::set<std::string> seen;
-        while (true) {
-          RETURN_IF_ERROR(ParseArg(*schema, args, &seen));
-          SkipSpace();
-          if (Peek() == ')') {
-            ++pos_;
-            break;
-          }
-          RETURN_IF_ERROR(Expect(','));
-        }
-      }
-    }
+    std::set<std::string> seen;
+    RETURN_IF_ERROR(ParseArgs(*schema, args, &seen));
     int repeat = 1;
     SkipSpace();
     if (Peek() == '*') {
@@ -104,6 +103,62 @@ class PipelineTextParser {
     *op_out = std::move(op);
     *repeat_out = repeat;
     return absl::OkStatus();
+  }
+
+  // A batch-level op (augment/batch_mix.h) fills spec->batch_mix: its arguments, then the
+  // defaults of those not given; a field set by two batch ops is an error (num_classes only
+  // when the two values differ).
+  absl::Status ParseBatchOp(const OpSchema& schema, size_t column, stoker::v1::PipelineSpec* spec) {
+    stoker::v1::BatchMixOp parsed;
+    std::set<std::string> seen;
+    RETURN_IF_ERROR(ParseArgs(schema, &parsed, &seen));
+    const Reflection* reflection = parsed.GetReflection();
+    for (const ArgSchema& arg : schema.args) {
+      const FieldDescriptor* field =
+          parsed.GetDescriptor()->FindFieldByName(BatchMixField(schema.name, arg.name));
+      if (seen.count(arg.name) == 0) {
+        if (arg.default_value.empty()) {
+          return Error(column, absl::StrCat(schema.name, ".", arg.name, " is required"));
+        }
+        float value = 0;
+        if (!absl::SimpleAtof(arg.default_value, &value)) {
+          return absl::InternalError(absl::StrCat("bad default of ", schema.name, ".", arg.name));
+        }
+        reflection->SetFloat(&parsed, field, value);
+      }
+      stoker::v1::BatchMixOp* merged = spec->mutable_batch_mix();
+      const bool same_classes =
+          field->name() == "num_classes" && merged->num_classes() == parsed.num_classes();
+      if (batch_fields_.count(field->name()) > 0 && !same_classes) {
+        return Error(column, absl::StrCat(schema.name, ".", arg.name, ": batch_mix.", field->name(),
+                                          " was already set by ", batch_fields_[field->name()]));
+      }
+      batch_fields_.emplace(field->name(), schema.name);
+    }
+    spec->mutable_batch_mix()->MergeFrom(parsed);
+    batch_ops_.push_back(schema.name);
+    return absl::OkStatus();
+  }
+
+  // The optional "(" [arg ("," arg)*] ")" after an op's name.
+  absl::Status ParseArgs(const OpSchema& schema, Message* args, std::set<std::string>* seen) {
+    SkipSpace();
+    if (Peek() != '(') return absl::OkStatus();
+    ++pos_;
+    SkipSpace();
+    if (Peek() == ')') {
+      ++pos_;
+      return absl::OkStatus();
+    }
+    while (true) {
+      RETURN_IF_ERROR(ParseArg(schema, args, seen));
+      SkipSpace();
+      if (Peek() == ')') {
+        ++pos_;
+        return absl::OkStatus();
+      }
+      RETURN_IF_ERROR(Expect(','));
+    }
   }
 
   absl::Status ParseArg(const OpSchema& schema, Message* args, std::set<std::string>* seen) {
@@ -124,7 +179,8 @@ class PipelineTextParser {
     }
     const std::string qualified = absl::StrCat(schema.name, ".", name);
     if (!seen->insert(name).second) return Error(column, absl::StrCat(qualified, " given twice"));
-    const FieldDescriptor* field = args->GetDescriptor()->FindFieldByName(name);
+    const FieldDescriptor* field = args->GetDescriptor()->FindFieldByName(
+        schema.op_case == stoker::v1::Op::OP_NOT_SET ? BatchMixField(schema.name, name) : name);
     if (field == nullptr) {
       return absl::InternalError(absl::StrCat(qualified, " has no field in the op's message"));
     }
@@ -280,6 +336,10 @@ class PipelineTextParser {
 
   std::string_view text_;
   size_t pos_ = 0;
+  stoker::v1::PipelineSpec* spec_ = nullptr;  // The spec Parse() fills.
+  // Batch-level ops parsed so far, and which of them set each BatchMixOp field.
+  std::vector<std::string> batch_ops_;
+  std::map<std::string, std::string> batch_fields_;
   int depth_ = 0;  // Open op lists.
 };
 
@@ -323,7 +383,11 @@ std::string PipelineOpsHelp() {
       "  horizontal_flip(p=0.5), normalize(mean=[0.485,0.456,0.406], std=[0.229,0.224,0.225])\n"
       "The combinators take their ops as a bracketed op list:\n"
       "  random_apply(ops=[color_jitter(brightness=0.4), grayscale(channels=3)], p=0.8)\n";
-  for (const OpSchema& schema : OpSchemas()) {
+  std::vector<const OpSchema*> schemas;
+  for (const OpSchema& schema : OpSchemas()) schemas.push_back(&schema);
+  for (const OpSchema& schema : BatchOpSchemas()) schemas.push_back(&schema);
+  for (const OpSchema* schema_ptr : schemas) {
+    const OpSchema& schema = *schema_ptr;
     help.append("\n");
     help.append(schema.name);
     if (!schema.args.empty()) {

@@ -3,6 +3,7 @@
 //   stoker-ctl status [--coordinator=127.0.0.1:7070] [--json]
 //   stoker-ctl top    [--coordinator=127.0.0.1:7070] [--interval-ms=1000] [--iterations=0]
 //   stoker-ctl health --address=HOST:PORT [--service=NAME] [--timeout-ms=5000]
+//   stoker-ctl pipeline explain "<pipeline text>" [--input=HxWxC]   (tools/pipeline_ctl.h)
 //
 // `status` prints jobs, ranks (data wait, step time), workers (busy, rates) and how many workers
 // each job needs; `top` redraws it every interval until interrupted; `health` asks any Stoker
@@ -24,16 +25,19 @@
 #include "common/tls/tls_config.h"
 #include "coordinator/coordinator_client.h"
 #include "tools/health_check.h"
+#include "tools/pipeline_ctl.h"
 #include "tools/status_text.h"
 
 namespace stoker {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: stoker-ctl status|top|health [flags]   (stoker-ctl COMMAND --help for the flags)\n"
+    "usage: stoker-ctl status|top|health|pipeline [flags]   (stoker-ctl COMMAND --help for the "
+    "flags)\n"
     "  status  jobs, ranks, workers and the workers each job needs\n"
     "  top     the status, redrawn every interval\n"
-    "  health  exit 0 when a coordinator or worker answers SERVING (a health check/probe)\n";
+    "  health  exit 0 when a coordinator or worker answers SERVING (a health check/probe)\n"
+    "  pipeline explain \"<text>\"  a pipeline's ops, shapes and measured costs (no cluster)\n";
 
 // Exit codes of `health`: 0 SERVING; 1 reachable but not SERVING; 3 not reachable or no answer.
 constexpr int kExitNotServing = 1;
@@ -116,6 +120,7 @@ int Run(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
+  if (command == "pipeline") return RunPipelineCommand(argc, argv);
   if (command != "status" && command != "top" && command != "health") {
     std::fputs(kUsage, stderr);
     return kExitBadFlags;

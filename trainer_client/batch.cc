@@ -40,6 +40,15 @@ absl::Span<const uint64_t> Batch::sample_indices() const {
   return absl::Span<const uint64_t>(field.data(), field.size());
 }
 
+absl::Span<const float> Batch::soft_labels() const {
+  const auto& field = message().header().soft_labels();
+  return absl::Span<const float>(field.data(), field.size());
+}
+
+size_t Batch::num_classes() const {
+  return num_samples() == 0 ? 0 : soft_labels().size() / num_samples();
+}
+
 uint64_t Batch::job_id() const { return message().header().task().job_id(); }
 
 uint32_t Batch::epoch() const { return message().header().task().epoch(); }

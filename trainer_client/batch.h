@@ -59,6 +59,11 @@ class Batch {
   // One label and one dataset index per sample, in batch order.
   absl::Span<const int64_t> labels() const;
   absl::Span<const uint64_t> sample_indices() const;
+  // With the pipeline's batch_mix (MixUp/CutMix): the soft labels, [num_samples(), num_classes()]
+  // row-major float32, each row summing to 1; empty (and num_classes() 0) otherwise. A view over
+  // the message, like the tensor.
+  absl::Span<const float> soft_labels() const;
+  size_t num_classes() const;
   size_t num_samples() const { return sample_indices().size(); }
 
   // The task: (job, epoch, global batch index). A rank r receives the global batches

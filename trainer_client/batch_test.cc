@@ -56,6 +56,19 @@ TEST(BatchTest, ElementsMatchTheDtype) {
   EXPECT_TRUE(float_batch.elements<uint8_t>().empty());
 }
 
+TEST(BatchTest, SoftLabelsAreAViewWithTheirClassCount) {
+  auto message = MakeBatchMessage(7, 0, 1);  // two samples
+  EXPECT_TRUE(Batch(message).soft_labels().empty());
+  EXPECT_EQ(Batch(message).num_classes(), 0u);
+  for (float v : {0.75f, 0.25f, 0.0f, 0.0f, 0.25f, 0.75f}) {
+    message->mutable_header()->add_soft_labels(v);
+  }
+  Batch batch(message);
+  EXPECT_EQ(batch.num_classes(), 3u);
+  EXPECT_EQ(batch.soft_labels().data(), message->header().soft_labels().data());
+  EXPECT_THAT(batch.soft_labels(), ElementsAre(0.75f, 0.25f, 0.0f, 0.0f, 0.25f, 0.75f));
+}
+
 TEST(BatchTest, EmptyBatchHasEmptyViews) {
   Batch batch;
   EXPECT_TRUE(batch.empty());

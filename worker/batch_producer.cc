@@ -80,6 +80,7 @@ void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uin
   header->mutable_sample_indices()->Resize(static_cast<int>(batch_size), 0);
   header->mutable_labels()->Resize(static_cast<int>(batch_size), 0);
   header->clear_bad_samples();
+  header->clear_soft_labels();
   header->clear_shape();
   for (int64_t dim : pipeline.BatchShape(batch_size)) header->add_shape(dim);
   header->set_dtype(pipeline.output_dtype());
@@ -111,6 +112,15 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
                                                 header, bad_sample_counters));
     header->set_sample_indices(static_cast<int>(i), index);
     header->set_labels(static_cast<int>(i), scratch->sample.label);
+  }
+  if (const BatchMix* mix = pipeline.batch_mix(); mix != nullptr) {
+    CounterRng rng = BatchRng(job.spec().seed(), task.epoch(), task.batch_index());
+    header->mutable_soft_labels()->Resize(static_cast<int>(batch_size * mix->num_classes()), 0.0f);
+    const auto& labels = header->labels();
+    RETURN_IF_ERROR(mix->Apply(mix->Draw(&rng), reinterpret_cast<uint8_t*>(data->data()),
+                               absl::MakeConstSpan(labels.data(), labels.size()),
+                               &scratch->workspace.scratch(),
+                               header->mutable_soft_labels()->mutable_data()));
   }
   header->set_produce_seconds(absl::ToDoubleSeconds(absl::Now() - start));
   return absl::OkStatus();

@@ -53,8 +53,12 @@ void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uin
 // header.bad_samples, from which the client enforces
 // the job's error-rate limit.
 //
+// With the pipeline's batch_mix (MixUp/CutMix), the batch is mixed after its last sample, drawing
+// from BatchRng(seed, epoch, batch index) (augment/batch_mix.h), and header.soft_labels is set.
+//
 // Errors: OUT_OF_RANGE for a task past the plan; DATA_LOSS when kMaxReplacementAttempts samples
-// in a row after a bad one are bad too; other errors of the source or the pipeline.
+// in a row after a bad one are bad too; INVALID_ARGUMENT when batch_mix meets a label outside
+// [0, num_classes); other errors of the source or the pipeline.
 absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
                           ProducerScratch* scratch, stoker::v1::BatchMessage* out,
                           BadSampleCounters* bad_sample_counters = nullptr);

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace stoker {
 namespace {
@@ -33,13 +34,67 @@ float GrayOf(const T* p, size_t channels) {
   return static_cast<float>(Pixel<T>::Store(gray));
 }
 
+// Clamps to [0, kMax] and stores. For uint8 the truncation comes first and the clamp is on the
+// integer: the same value as clamping the float then truncating, for every finite v, without
+// the float compare branches (which mispredict on images).
+template <typename T>
+T ClampStore(float v) {
+  return Pixel<T>::Store(std::clamp(v, 0.0f, Pixel<T>::kMax));
+}
+template <>
+uint8_t ClampStore<uint8_t>(float v) {
+  return static_cast<uint8_t>(std::min(std::max(static_cast<int32_t>(v), 0), 255));
+}
+
 template <typename T>
 T Blend(T a, float b, float factor) {
-  const float v = factor * static_cast<float>(a) + (1.0f - factor) * b;
-  return Pixel<T>::Store(std::clamp(v, 0.0f, Pixel<T>::kMax));
+  return ClampStore<T>(factor * static_cast<float>(a) + (1.0f - factor) * b);
+}
+
+// Saturation of RGB: each pixel blended with its own gray, the channel count known (unrolled).
+template <typename T>
+void BlendGrayRgb(const T* src, size_t pixels, float factor, T* dst) {
+  for (size_t i = 0; i < pixels; ++i) {
+    const T* p = src + i * 3;
+    const float other = GrayOf(p, 3);
+    dst[i * 3] = Blend(p[0], other, factor);
+    dst[i * 3 + 1] = Blend(p[1], other, factor);
+    dst[i * 3 + 2] = Blend(p[2], other, factor);
+  }
+}
+
+// uint8: the same arithmetic on chunks split into planes, so that the float work vectorizes
+// (each chunk is read whole before it is written: in place is fine).
+template <>
+void BlendGrayRgb<uint8_t>(const uint8_t* src, size_t pixels, float factor, uint8_t* dst) {
+  constexpr size_t kChunk = 64;
+  float plane[3][kChunk];
+  int32_t result[3][kChunk];
+  const float keep = 1.0f - factor;
+  for (size_t start = 0; start < pixels; start += kChunk) {
+    const size_t n = std::min(kChunk, pixels - start);
+    const uint8_t* p = src + start * 3;
+    for (size_t i = 0; i < n; ++i) {
+      for (int c = 0; c < 3; ++c) plane[c][i] = static_cast<float>(p[i * 3 + c]);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      // GrayOf: the weighted sum truncated to uint8 (it is in [0, 255)).
+      const float gray = static_cast<float>(static_cast<int32_t>(
+          kRed * plane[0][i] + kGreen * plane[1][i] + kBlue * plane[2][i]));
+      for (int c = 0; c < 3; ++c) {
+        const int32_t v = static_cast<int32_t>(factor * plane[c][i] + keep * gray);
+        result[c][i] = std::min(std::max(v, 0), 255);  // ClampStore<uint8_t>
+      }
+    }
+    uint8_t* q = dst + start * 3;
+    for (size_t i = 0; i < n; ++i) {
+      for (int c = 0; c < 3; ++c) q[i * 3 + c] = static_cast<uint8_t>(result[c][i]);
+    }
+  }
 }
 
 // out = blend(in, other, factor) where other is `constant`, or gray(pixel) when per_pixel_gray.
+// uint8 with a constant: a table of the 256 results of the same Blend, looked up per value.
 template <typename T>
 void BlendImage(const ImageView& in, float constant, bool per_pixel_gray, float factor,
                 const ImageView& out) {
@@ -47,6 +102,15 @@ void BlendImage(const ImageView& in, float constant, bool per_pixel_gray, float 
   T* dst = out.pixels<T>();
   const size_t channels = in.shape.channels;
   const size_t pixels = size_t{in.shape.height} * in.shape.width;
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    if (!per_pixel_gray) {
+      uint8_t table[256];
+      for (int v = 0; v < 256; ++v) table[v] = Blend(static_cast<uint8_t>(v), constant, factor);
+      for (size_t i = 0; i < pixels * channels; ++i) dst[i] = table[src[i]];
+      return;
+    }
+  }
+  if (per_pixel_gray && channels == 3) return BlendGrayRgb(src, pixels, factor, dst);
   for (size_t i = 0; i < pixels; ++i) {
     const T* p = src + i * channels;
     const float other = per_pixel_gray ? GrayOf(p, channels) : constant;
@@ -60,7 +124,20 @@ float MeanGray(const ImageView& in) {
   const size_t channels = in.shape.channels;
   const size_t pixels = size_t{in.shape.height} * in.shape.width;
   double sum = 0;
-  for (size_t i = 0; i < pixels; ++i) sum += GrayOf(src + i * channels, channels);
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    // uint8 grays are integers: an integer sum is exact, as the double one was.
+    uint64_t total = 0;
+    if (channels == 3) {
+      for (size_t i = 0; i < pixels; ++i) total += static_cast<uint32_t>(GrayOf(src + i * 3, 3));
+    } else {
+      for (size_t i = 0; i < pixels; ++i) {
+        total += static_cast<uint32_t>(GrayOf(src + i * channels, channels));
+      }
+    }
+    sum = static_cast<double>(total);
+  } else {
+    for (size_t i = 0; i < pixels; ++i) sum += GrayOf(src + i * channels, channels);
+  }
   return pixels == 0 ? 0.0f : static_cast<float>(sum / static_cast<double>(pixels));
 }
 

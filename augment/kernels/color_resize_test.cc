@@ -1,5 +1,6 @@
 // Colour and resize kernels on known inputs.
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -57,6 +58,33 @@ TEST(ColorAdjustTest, SaturationZeroIsGrayOneIsIdentity) {
   for (float v : out) EXPECT_FLOAT_EQ(v, 0.2989f);
   AdjustSaturation(view, 1.0f, ImageView{out.data(), view.shape});
   EXPECT_EQ(out, f);
+}
+
+// The uint8 fast paths (table for brightness/contrast, planes for saturation) against
+// torchvision's formula written out per value: _blend(img, other, f) =
+// (f * img + (1 - f) * other).clamp(0, 255).to(uint8), other = the pixel's truncated gray.
+TEST(ColorAdjustTest, Uint8FastPathsEqualTheFormula) {
+  const ImageShape shape{7, 41, 3, PixelType::kUint8};  // 287 pixels: chunks and a tail
+  std::vector<uint8_t> image(shape.elements());
+  uint32_t state = 12345;
+  for (uint8_t& v : image) v = static_cast<uint8_t>((state = state * 1103515245u + 12345u) >> 24);
+  auto blend = [](uint8_t x, float other, float f) {
+    const float v = f * static_cast<float>(x) + (1.0f - f) * other;
+    return static_cast<uint8_t>(std::clamp(v, 0.0f, 255.0f));
+  };
+  for (float factor : {0.0f, 0.37f, 1.0f, 1.4f, 3.0f}) {
+    std::vector<uint8_t> out(image.size());
+    AdjustSaturation(ImageView{image.data(), shape}, factor, ImageView{out.data(), shape});
+    for (size_t i = 0; i < image.size() / 3; ++i) {
+      const uint8_t* p = &image[i * 3];
+      const float gray = static_cast<float>(static_cast<uint8_t>(
+          0.2989f * p[0] + 0.587f * p[1] + 0.114f * p[2]));
+      for (int c = 0; c < 3; ++c) ASSERT_EQ(out[i * 3 + c], blend(p[c], gray, factor)) << i;
+    }
+    std::vector<uint8_t> bright(image.size());
+    AdjustBrightness(ImageView{image.data(), shape}, factor, ImageView{bright.data(), shape});
+    for (size_t i = 0; i < image.size(); ++i) ASSERT_EQ(bright[i], blend(image[i], 0.0f, factor));
+  }
 }
 
 TEST(ResizeTest, AreaHalvesByAveragingAndBilinearKeepsConstants) {

@@ -13,6 +13,8 @@
 #include "augment/pipeline.h"
 #include "augment/pipeline_text.h"
 #include "common/counter_rng.h"
+#include "tools/pipeline_explain.h"
+#include "trainer_client/job_spec_args.h"
 
 namespace stoker {
 namespace {
@@ -72,6 +74,30 @@ py::array RunPipeline(const std::string& text, const py::object& sample, uint64_
   return out;
 }
 
+// stoker-ctl pipeline explain's table (tools/pipeline_explain.h) for `text`.
+std::string ExplainText(const std::string& text, const std::string& input,
+                        const std::string& layout, const std::string& dtype, int runs,
+                        void (*throw_status)(const absl::Status&)) {
+  JobSpecArgs args;
+  args.num_samples = 1;
+  args.pipeline = text;
+  args.layout = layout;
+  args.dtype = dtype;
+  absl::StatusOr<v1::JobSpec> spec = args.ToJobSpec([](absl::string_view field) {
+    return std::string(field);  // The Python argument names are the fields'.
+  });
+  if (!spec.ok()) throw_status(spec.status());
+  ExplainOptions options;
+  absl::StatusOr<ImageShape> shape = ParseInputShape(input, "input");
+  if (!shape.ok()) throw_status(shape.status());
+  if (runs < 0) throw_status(absl::InvalidArgumentError("runs: must be >= 0"));
+  options.input = *shape;
+  options.runs = runs;
+  absl::StatusOr<PipelineExplanation> explanation = ExplainPipeline(spec->pipeline(), options);
+  if (!explanation.ok()) throw_status(explanation.status());
+  return FormatExplanation(*explanation);
+}
+
 // The parameters op `text` (one op) draws for samples first_index .. first_index + count - 1
 // of an image of `shape` (augment/op_params.h): a list of lists of floats.
 py::list DrawParams(const std::string& text, const ImageShape& shape, uint64_t seed, uint32_t epoch,
@@ -111,6 +137,16 @@ void DefinePipelineFunctions(py::module_& m, void (*throw_status)(const absl::St
       "Runs one sample through `pipeline` (text syntax) here, with the RNG of sample `index` of "
       "`epoch` of a job with `seed`: `sample` is a uint8 array H x W [x C] or, for a pipeline "
       "starting with decode, the encoded bytes. Returns the result, H x W x C, uint8 or float32.");
+  m.def(
+      "explain_pipeline",
+      [throw_status](const std::string& text, const std::string& input, const std::string& layout,
+                     const std::string& dtype, int runs) {
+        return ExplainText(text, input, layout, dtype, runs, throw_status);
+      },
+      py::arg("pipeline"), py::arg("input") = "375x500x3", py::arg("layout") = "hwc",
+      py::arg("dtype") = "auto", py::arg("runs") = 15,
+      "stoker-ctl pipeline explain as a str: each op's output shape and dtype and its cost per "
+      "image measured here on a synthetic `input` (HxWxC) image.");
   m.def(
       "draw_params",
       [throw_status](const std::string& text, uint32_t height, uint32_t width, uint32_t channels,

@@ -208,6 +208,15 @@ struct PyBatch {
                        std::make_shared<const Batch>(batch));
   }
 
+  // [N, num_classes] float32 soft labels (MixUp/CutMix). REQUIRES: batch.num_classes() > 0.
+  py::capsule SoftLabelsDlpack() const {
+    const absl::Span<const float> soft = batch.soft_labels();
+    return MakeCapsule(
+        soft.data(), {dlpack::kDLCPU, 0}, {dlpack::kDLFloat, 32, 1},
+        {static_cast<int64_t>(batch.num_samples()), static_cast<int64_t>(batch.num_classes())},
+        std::make_shared<const Batch>(batch));
+  }
+
   py::capsule LabelsDlpack() const {
     const absl::Span<const int64_t> labels = batch.labels();
     return MakeCapsule(labels.data(), {dlpack::kDLCPU, 0}, {dlpack::kDLInt, 64, 1},
@@ -484,6 +493,10 @@ void DefineBatch(py::module_& m) {
       .def("images_dlpack", &PyBatch::ImagesDlpack,
            "A DLPack capsule over the images (the payload itself, or the converted tensor).")
       .def("labels_dlpack", &PyBatch::LabelsDlpack, "A DLPack capsule over the int64 labels.")
+      .def("soft_labels_dlpack", &PyBatch::SoftLabelsDlpack,
+           "A DLPack capsule over the float32 [N, num_classes] soft labels (MixUp/CutMix; only "
+           "when num_classes > 0).")
+      .def_property_readonly("num_classes", [](const PyBatch& b) { return b.batch.num_classes(); })
       .def_property_readonly(
           "_payload_address",
           [](const PyBatch& b) { return reinterpret_cast<uintptr_t>(b.batch.data()); })

@@ -56,6 +56,14 @@ _ARGS_DOC = """
     ordered:      yield batches in the rank's plan order (a resumed ordered run continues exactly
                   where an uninterrupted one would be); default: as they arrive.
     return_indices: yield (images, labels, sample_indices) instead of (images, labels).
+    mixup, cutmix: batch-level MixUp / CutMix after the per-sample ops (torchvision v2's
+                  MixUp(alpha, num_classes) / CutMix(alpha, num_classes)): a dict
+                  {"alpha": 1.0, "num_classes": K} or an object with .alpha and .num_classes (a
+                  torchvision.transforms.v2.MixUp / CutMix). With both, each batch uses one of
+                  them (timm's switch, probability 0.5). Labels are then float32 [N, K] soft
+                  labels instead of int64 [N]. The pipeline text may say the same itself
+                  ("..., mixup(alpha=0.2, num_classes=1000)"); a torchvision Compose cannot hold
+                  them (they transform batches), hence these arguments.
     local_threads: hybrid mode: this many producer threads in this process, private to this
                   loader, besides the remote workers (0 = none); a job can run with no remote
                   worker at all.
@@ -76,7 +84,10 @@ class Batch:
     def __init__(self, raw):
         self.raw = raw  # stoker._stoker.Batch: shape, dtype, layout, epoch, _payload_address ...
         self.images = torch.utils.dlpack.from_dlpack(raw.images_dlpack())
-        self.labels = torch.utils.dlpack.from_dlpack(raw.labels_dlpack())
+        # int64 [N]; with MixUp/CutMix the soft labels, float32 [N, num_classes].
+        self.hard_labels = torch.utils.dlpack.from_dlpack(raw.labels_dlpack())
+        self.labels = (torch.utils.dlpack.from_dlpack(raw.soft_labels_dlpack())
+                       if raw.num_classes > 0 else self.hard_labels)
 
     @property
     def sample_indices(self):
@@ -120,6 +131,30 @@ def _pipeline_text(pipeline, transform, encoded):
     return str(pipeline)
 
 
+def _batch_mix_text(name, spec):
+    """The text form of the Loader's mixup= / cutmix= argument (None: "")."""
+    if spec is None:
+        return ""
+    if isinstance(spec, dict):
+        unknown = set(spec) - {"alpha", "num_classes"}
+        if unknown:
+            raise ValueError(f"{name}: unknown keys {sorted(unknown)}; known: alpha, num_classes")
+        alpha, num_classes = spec.get("alpha", 1.0), spec.get("num_classes")
+    elif hasattr(spec, "alpha") and hasattr(spec, "num_classes"):
+        alpha, num_classes = spec.alpha, spec.num_classes
+    else:
+        raise TypeError(f"{name}: expected a dict {{'alpha', 'num_classes'}} or an object with "
+                        f".alpha and .num_classes (torchvision.transforms.v2.{_class_name(name)}), "
+                        f"got {type(spec).__name__}")
+    if num_classes is None:
+        raise ValueError(f"{name}: num_classes is required")
+    return f"{name}(alpha={float(alpha)!r}, num_classes={int(num_classes)})"
+
+
+def _class_name(name):
+    return {"mixup": "MixUp", "cutmix": "CutMix"}[name]
+
+
 class Loader:
     __doc__ = "Streams one rank's batches of a Stoker job.\n\nArguments:" + _ARGS_DOC
 
@@ -132,12 +167,15 @@ class Loader:
                  local_threads=0,
                  transform=None, tls_cert=None, tls_key=None, tls_ca=None,
                  bearer_token_file=None, insecure=False, local_tls_cert=None,
-                 local_tls_key=None):
+                 local_tls_key=None, mixup=None, cutmix=None):
         config = _stoker.LoaderConfig()
         config.coordinator = coordinator
         for key, value in _dataset_fields(dataset).items():
             setattr(config, key, value)
-        config.pipeline = _pipeline_text(pipeline, transform, isinstance(dataset, str))
+        config.pipeline = ", ".join(
+            part for part in (_pipeline_text(pipeline, transform, isinstance(dataset, str)),
+                              _batch_mix_text("mixup", mixup), _batch_mix_text("cutmix", cutmix))
+            if part)
         converts = to_float or device != "cpu"
         config.layout = layout if layout is not None else ("hwc" if converts else "chw")
         config.dtype = dtype

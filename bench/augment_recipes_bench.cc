@@ -1,0 +1,126 @@
+// bench augment-recipes, Stoker's side (bench/augment-recipes.sh drives it and torchvision's
+// side, bench/augment_recipes_torchvision.py, in alternating rounds).
+//
+//   augment_recipes_bench --write_inputs=PATH --images=N --height=H --width=W
+//     writes N natural-looking uint8 HWC images (augment/testing/test_images.h), back to back,
+//     the decoded inputs both sides read;
+//   augment_recipes_bench --inputs=PATH --images=N --height=H --width=W --pipeline=TEXT
+//                         --batch=B --seconds=S
+//     one round, one thread: batches of B images through the compiled pipeline (decoded uint8 in,
+//     float32 normalized CHW out, each image written into its slot of the batch tensor, as a
+//     worker does), then the batch stage (MixUp/CutMix) when the pipeline has one; prints
+//     `stoker_ips=<images per second>`.
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "augment/pipeline.h"
+#include "augment/pipeline_text.h"
+#include "augment/testing/test_images.h"
+#include "common/counter_rng.h"
+#include "common/flags.h"
+
+namespace stoker {
+namespace {
+
+struct Config {
+  std::string write_inputs;
+  std::string inputs;
+  std::string pipeline;
+  uint32_t images = 64;
+  uint32_t height = 375;
+  uint32_t width = 500;
+  uint32_t batch = 32;
+  double seconds = 3;
+};
+
+int WriteInputs(const Config& config) {
+  std::ofstream out(config.write_inputs, std::ios::binary);
+  for (uint32_t i = 0; i < config.images; ++i) {
+    const std::vector<uint8_t> image = NaturalImage(config.height, config.width, 3, 1000 + i);
+    out.write(reinterpret_cast<const char*>(image.data()),
+              static_cast<std::streamsize>(image.size()));
+  }
+  return out.good() ? 0 : 1;
+}
+
+int Round(const Config& config) {
+  const ImageShape shape{config.height, config.width, 3, PixelType::kUint8};
+  std::vector<uint8_t> inputs(shape.bytes() * config.images);
+  std::ifstream in(config.inputs, std::ios::binary);
+  in.read(reinterpret_cast<char*>(inputs.data()), static_cast<std::streamsize>(inputs.size()));
+  if (!in.good()) {
+    std::fprintf(stderr, "augment_recipes_bench: cannot read %s\n", config.inputs.c_str());
+    return 1;
+  }
+  absl::StatusOr<stoker::v1::PipelineSpec> spec = ParsePipelineText(config.pipeline);
+  if (!spec.ok()) return std::fprintf(stderr, "%s\n", spec.status().ToString().c_str()), 1;
+  spec->set_output_layout(stoker::v1::LAYOUT_CHW);
+  absl::StatusOr<Pipeline> pipeline = Pipeline::Compile(*spec, shape);
+  if (!pipeline.ok()) return std::fprintf(stderr, "%s\n", pipeline.status().ToString().c_str()), 1;
+  const size_t sample_bytes = pipeline->output_bytes_per_sample();
+  std::vector<float> batch(sample_bytes * config.batch / sizeof(float));
+  std::vector<int64_t> labels(config.batch);
+  std::vector<float> soft;
+  const BatchMix* mix = pipeline->batch_mix();
+  if (mix != nullptr) soft.resize(size_t{config.batch} * mix->num_classes());
+  PipelineWorkspace workspace;
+  ImageBuffer mix_scratch;
+  uint64_t index = 0, batches = 0;
+  auto one_batch = [&]() -> absl::Status {
+    uint8_t* slot = reinterpret_cast<uint8_t*>(batch.data());
+    for (uint32_t i = 0; i < config.batch; ++i, ++index, slot += sample_bytes) {
+      CounterRng rng = SampleRng(1, 0, index);
+      const uint8_t* image = inputs.data() + (index % config.images) * shape.bytes();
+      labels[i] = static_cast<int64_t>(index % 1000);
+      absl::Status status =
+          pipeline->Run(ImageView{const_cast<uint8_t*>(image), shape}, &rng, &workspace, slot);
+      if (!status.ok()) return status;
+    }
+    if (mix == nullptr) return absl::OkStatus();
+    CounterRng rng = BatchRng(1, 0, batches++);
+    return mix->Apply(mix->Draw(&rng), reinterpret_cast<uint8_t*>(batch.data()), labels,
+                      &mix_scratch, soft.data());
+  };
+  if (absl::Status status = one_batch(); !status.ok()) {  // warm-up: buffers sized
+    return std::fprintf(stderr, "%s\n", status.ToString().c_str()), 1;
+  }
+  index = 0;
+  batches = 0;
+  const absl::Time start = absl::Now();
+  double elapsed = 0;
+  while (elapsed < config.seconds) {
+    if (absl::Status status = one_batch(); !status.ok()) {
+      return std::fprintf(stderr, "%s\n", status.ToString().c_str()), 1;
+    }
+    elapsed = absl::ToDoubleSeconds(absl::Now() - start);
+  }
+  std::printf("stoker_ips=%.2f\n", static_cast<double>(index) / elapsed);
+  return 0;
+}
+
+}  // namespace
+}  // namespace stoker
+
+int main(int argc, char** argv) {
+  stoker::Config config;
+  stoker::FlagSet flags("augment_recipes_bench",
+                        "One round of an augmentation recipe on decoded images (Stoker's side).");
+  flags.Add("write_inputs", &config.write_inputs, "Write the input images here and exit");
+  flags.Add("inputs", &config.inputs, "Input images written by --write_inputs");
+  flags.Add("pipeline", &config.pipeline, "Pipeline text");
+  flags.Add("images", &config.images, "Number of input images");
+  flags.Add("height", &config.height, "Input height");
+  flags.Add("width", &config.width, "Input width");
+  flags.Add("batch", &config.batch, "Images per batch");
+  flags.Add("seconds", &config.seconds, "Seconds of the round");
+  if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
+  if (config.images == 0 || config.batch == 0 || config.height == 0 || config.width == 0) {
+    return flags.Fail(absl::InvalidArgumentError("--images, --batch, --height, --width: > 0"));
+  }
+  return config.write_inputs.empty() ? stoker::Round(config) : stoker::WriteInputs(config);
+}
