@@ -69,10 +69,10 @@ struct LoaderOptions {
   // tls.cert_file.
   TlsConfig tls;
   // "Tail to the trainer" (client_tail.h; Loader::Open needs LoaderEnv::tail, else
-  // FAILED_PRECONDITION): the job's pipeline must end in to_float followed only
-  // by normalize ops; the workers run the ops before that tail with uint8 HWC output (4× fewer
-  // bytes than float32 on the wire) and this client runs the tail on each batch in Next(), on
-  // the calling thread, giving exactly the batch the workers would have sent. The job the
+  // FAILED_PRECONDITION): the job's pipeline must end in to_float followed only by normalize
+  // ops, with no batch_mix; the workers run the ops before that tail with uint8 HWC output (4×
+  // fewer bytes than float32 on the wire) and this client runs the tail on each batch in Next(),
+  // on the calling thread, giving exactly the batch the workers would have sent. The job the
   // coordinator sees is the workers' part, so every rank of a job must choose the same.
   bool tail_on_client = false;
 

@@ -11,6 +11,12 @@ absl::StatusOr<TailSplit> SplitTail(const v1::JobSpec& spec) {
         "tail_on_client: the pipeline must end in to_float, optionally followed by normalize "
         "ops, for the client to run that tail");
   }
+  if (spec.pipeline().has_batch_mix()) {
+    // The workers would mix the uint8 images before the tail: not the batch they would send.
+    return absl::InvalidArgumentError(
+        "tail_on_client: not with a batch-level mixup/cutmix (pipeline.batch_mix), which mixes "
+        "after the tail");
+  }
   --start;  // the to_float
   TailSplit split;
   split.worker_spec = spec;

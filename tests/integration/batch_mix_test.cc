@@ -48,6 +48,7 @@ TEST(BatchMixIntegrationTest, AJobYieldsSoftLabelsIdenticalToLocalProduction) {
   const pb::JobSpec spec = MixJob();
   LoaderOptions options;
   options.coordinator_address = (*cluster)->coordinator_address();
+  options.tls = (*cluster)->tls_for(Role::kTrainer);
   options.job_name = "mix";
   options.spec = spec;
   options.heartbeat_interval = absl::Milliseconds(50);

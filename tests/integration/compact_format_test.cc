@@ -158,6 +158,13 @@ TEST_F(CompactFormatTest, TailOnClientNeedsAToFloatTail) {
   EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(run.status().message(),
               HasSubstr("tail_on_client: the pipeline must end in to_float"));
+
+  pb::JobSpec mixed = NormalizeJob(pb::DTYPE_FLOAT32, pb::LAYOUT_CHW);
+  mixed.mutable_pipeline()->mutable_batch_mix()->set_num_classes(10);
+  mixed.mutable_pipeline()->mutable_batch_mix()->set_mixup_alpha(0.8f);
+  run = ConsumeJob(*cluster_, "mixed-tail", mixed, /*tail=*/true);
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(run.status().message(), HasSubstr("tail_on_client: not with a batch-level mixup"));
 }
 
 }  // namespace
