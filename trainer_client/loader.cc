@@ -62,9 +62,9 @@ std::shared_ptr<prometheus::Collectable> Loader::metrics() const { return metric
 absl::StatusOr<Batch> Loader::Next() {
   ASSIGN_OR_RETURN(std::optional<Batch> batch, impl_->Next(std::nullopt));
   if (!batch.has_value()) {
-    return absl::OutOfRangeError(absl::StrCat(
-        "end of data: all ", epochs(), " epochs of job ", job_id(), " (rank ",
-        impl_->options().rank, ") were delivered"));
+    return absl::OutOfRangeError(absl::StrCat("end of data: all ", epochs(), " epochs of job ",
+                                              job_id(), " (rank ", impl_->options().rank,
+                                              ") were delivered"));
   }
   return Finish(*std::move(batch));
 }

@@ -73,7 +73,7 @@ struct WorkerReceiveStats {
   uint64_t samples = 0;
   uint64_t bytes = 0;
   double produce_seconds = 0;  // the workers' own production time for these batches
-  uint32_t share = 0;  // credit share of its open stream now (credit_balancer.h); 0 if none
+  uint32_t share = 0;          // credit share of its open stream now (credit_balancer.h); 0 if none
 };
 
 struct LoaderStats {

@@ -29,7 +29,8 @@ TEST(LoaderOptionsTest, NoTlsSettingsIsAnErrorNotPlaintext) {
   options.tls = TlsConfig();
   const absl::Status status = options.Validate();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(status.message()), ::testing::StartsWith("tls.cert_file: no TLS settings"));
+  EXPECT_THAT(std::string(status.message()),
+              ::testing::StartsWith("tls.cert_file: no TLS settings"));
 }
 
 TEST(LoaderOptionsTest, NamesTheBadField) {

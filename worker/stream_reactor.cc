@@ -93,15 +93,15 @@ void StreamReactor::HandleMessage() {
                                 "the first message of a stream must be open"));
       return;
     }
-    worker_->OpenSessionAsync(
-        request_.open(), this, [this](absl::StatusOr<std::shared_ptr<StreamSession>> session) {
-          if (!session.ok()) {
-            FinishFromOutside(ToGrpcStatus(session.status()));
-            return;
-          }
-          session_ = *std::move(session);
-          StartRead(&read_buffer_);
-        });
+    worker_->OpenSessionAsync(request_.open(), this,
+                              [this](absl::StatusOr<std::shared_ptr<StreamSession>> session) {
+                                if (!session.ok()) {
+                                  FinishFromOutside(ToGrpcStatus(session.status()));
+                                  return;
+                                }
+                                session_ = *std::move(session);
+                                StartRead(&read_buffer_);
+                              });
     return;  // The next read starts once the session exists.
   } else if (request_.has_credit()) {
     session_->AddCredit(request_.credit().n());

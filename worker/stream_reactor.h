@@ -13,10 +13,10 @@
 // still queued then are dropped: their leases expire at the coordinator), or with the error of
 // Open or of a failed batch.
 
+#include <grpcpp/grpcpp.h>
+
 #include <deque>
 #include <memory>
-
-#include <grpcpp/grpcpp.h>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"

@@ -10,8 +10,8 @@ constexpr absl::Duration kFirstPollDelay = absl::Milliseconds(5);
 
 }  // namespace
 
-StreamSession::StreamSession(std::shared_ptr<JobContext> job, uint32_t rank,
-                             std::string client_id, BatchSink* sink, BatchMessagePool* pool,
+StreamSession::StreamSession(std::shared_ptr<JobContext> job, uint32_t rank, std::string client_id,
+                             BatchSink* sink, BatchMessagePool* pool,
                              std::function<void()> on_capacity)
     : job_(std::move(job)),
       rank_(rank),

@@ -79,8 +79,8 @@ void BlendGrayRgb<uint8_t>(const uint8_t* src, size_t pixels, float factor, uint
     }
     for (size_t i = 0; i < n; ++i) {
       // GrayOf: the weighted sum truncated to uint8 (it is in [0, 255)).
-      const float gray = static_cast<float>(static_cast<int32_t>(
-          kRed * plane[0][i] + kGreen * plane[1][i] + kBlue * plane[2][i]));
+      const float gray = static_cast<float>(
+          static_cast<int32_t>(kRed * plane[0][i] + kGreen * plane[1][i] + kBlue * plane[2][i]));
       for (int c = 0; c < 3; ++c) {
         const int32_t v = static_cast<int32_t>(factor * plane[c][i] + keep * gray);
         result[c][i] = std::min(std::max(v, 0), 255);  // ClampStore<uint8_t>

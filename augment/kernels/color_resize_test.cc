@@ -77,8 +77,8 @@ TEST(ColorAdjustTest, Uint8FastPathsEqualTheFormula) {
     AdjustSaturation(ImageView{image.data(), shape}, factor, ImageView{out.data(), shape});
     for (size_t i = 0; i < image.size() / 3; ++i) {
       const uint8_t* p = &image[i * 3];
-      const float gray = static_cast<float>(static_cast<uint8_t>(
-          0.2989f * p[0] + 0.587f * p[1] + 0.114f * p[2]));
+      const float gray =
+          static_cast<float>(static_cast<uint8_t>(0.2989f * p[0] + 0.587f * p[1] + 0.114f * p[2]));
       for (int c = 0; c < 3; ++c) ASSERT_EQ(out[i * 3 + c], blend(p[c], gray, factor)) << i;
     }
     std::vector<uint8_t> bright(image.size());

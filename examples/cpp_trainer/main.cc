@@ -8,13 +8,13 @@
 // Without --job, a per-process job name is used (fine for one rank; ranks of one job must share
 // a name). Only the public client API is used: trainer_client/loader.h (target stoker::client).
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
-
-#include <unistd.h>
 
 #include "trainer_client/loader.h"
 
@@ -136,8 +136,7 @@ int main(int argc, char** argv) {
   }
   std::printf("job %llu: %llu batches per epoch, %u epochs\n",
               static_cast<unsigned long long>((*loader)->job_id()),
-              static_cast<unsigned long long>((*loader)->batches_per_epoch()),
-              (*loader)->epochs());
+              static_cast<unsigned long long>((*loader)->batches_per_epoch()), (*loader)->epochs());
 
   for (uint32_t e = 0; e < (*loader)->epochs(); ++e) {
     stoker::EpochRange epoch = (*loader)->Epoch();

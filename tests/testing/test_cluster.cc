@@ -13,8 +13,7 @@ bool IsUnset(const TlsConfig& tls) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<TestCluster>> TestCluster::Start(
-    const TestClusterOptions& options) {
+absl::StatusOr<std::unique_ptr<TestCluster>> TestCluster::Start(const TestClusterOptions& options) {
   std::unique_ptr<TestCluster> cluster(new TestCluster(options));
   if (!options.insecure && options.certs == nullptr) {
     ASSIGN_OR_RETURN(cluster->options_.certs, TestCerts::Make());

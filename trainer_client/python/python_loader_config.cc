@@ -100,9 +100,9 @@ absl::StatusOr<TlsConfig> PythonLoaderConfig::LocalProducerTls() const {
         "local_tls_cert: hybrid mode (local_threads) under TLS needs the in-process producer's "
         "worker certificate (and local_tls_key)");
   }
-  constexpr TlsNames kNames[] = {
-      {"tls.cert_file", "local_tls_cert"}, {"tls.key_file", "local_tls_key"},
-      {"tls.ca_file", "tls_ca"}};
+  constexpr TlsNames kNames[] = {{"tls.cert_file", "local_tls_cert"},
+                                 {"tls.key_file", "local_tls_key"},
+                                 {"tls.ca_file", "tls_ca"}};
   RETURN_IF_ERROR(WithNames(tls.ValidateServing(), kNames));
   return tls;
 }

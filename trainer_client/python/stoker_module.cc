@@ -230,8 +230,8 @@ struct PyBatch {
 absl::StatusOr<std::unique_ptr<LocalProducer>> StartLocalProducer(const PythonLoaderConfig& config,
                                                                   const LoaderOptions& options) {
   ASSIGN_OR_RETURN(TlsConfig tls, config.LocalProducerTls());
-  return LocalProducer::Start(options.coordinator_address, options.client_id,
-                              config.local_threads, tls);
+  return LocalProducer::Start(options.coordinator_address, options.client_id, config.local_threads,
+                              tls);
 }
 
 // Thread-safe (as Loader and DeviceFeeder are).
