@@ -12,7 +12,11 @@ namespace stoker {
 
 namespace pb = ::stoker::v1;
 
-StreamReactor::StreamReactor(Worker* worker) : worker_(worker) { StartRead(&read_buffer_); }
+StreamReactor::StreamReactor(Worker* worker) : worker_(worker) {
+  // At once, so a client knows its stream was admitted (a refused one ends RESOURCE_EXHAUSTED).
+  StartSendInitialMetadata();
+  StartRead(&read_buffer_);
+}
 
 grpc::ByteBuffer* StreamReactor::NextWriteLocked() {
   if (queue_.empty()) return nullptr;

@@ -111,8 +111,11 @@ absl::StatusOr<uint64_t> FindJob(const std::shared_ptr<grpc::Channel>& channel,
   return absl::NotFoundError(absl::StrCat("no job named ", name));
 }
 
-// Opens every stream (on connections of streams_per_connection each), then half-closes each
-// and counts how it ended: OK for an admitted stream, RESOURCE_EXHAUSTED beyond --max-streams.
+// Opens every stream (on connections of streams_per_connection each), waits until the worker
+// has decided on each (an admitted stream gets its initial metadata, a refused one ends), so
+// that no admitted stream is closed while others still wait for admission, then half-closes
+// each and counts how it ended: OK for an admitted stream, RESOURCE_EXHAUSTED beyond
+// --max-streams.
 void FloodStreams(const FloodConfig& config, const std::shared_ptr<grpc::ChannelCredentials>& creds,
                   uint64_t job_id, Tally* tally) {
   struct Stream {
@@ -136,6 +139,7 @@ void FloodStreams(const FloodConfig& config, const std::shared_ptr<grpc::Channel
     stream.rw = stubs.back()->StreamBatches(stream.context.get());
     stream.rw->Write(open);
   }
+  for (Stream& stream : streams) stream.rw->WaitForInitialMetadata();
   for (Stream& stream : streams) {
     stream.rw->WritesDone();
     pb::BatchMessage ignored;
