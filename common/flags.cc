@@ -27,7 +27,12 @@ std::function<absl::Status(const std::string&)> NumberSetter(const std::string& 
 FlagSet::FlagSet(std::string program, std::string summary)
     : program_(std::move(program)), summary_(std::move(summary)) {}
 
-void FlagSet::AddFlag(Flag flag) { flags_.push_back(std::move(flag)); }
+void FlagSet::AddFlag(Flag flag) {
+  // Two flags of one name would silently share it (the second one never set): a bug of the
+  // program, reported by every Parse, --help included, so that any run of the binary shows it.
+  if (Find(flag.name) != nullptr && duplicate_.empty()) duplicate_ = flag.name;
+  flags_.push_back(std::move(flag));
+}
 
 void FlagSet::Add(const std::string& name, std::string* target, const std::string& help) {
   AddFlag({name, help, "\"" + *target + "\"", false, [target](const std::string& value) {
@@ -129,6 +134,10 @@ absl::Status FlagSet::ParseArgs(const std::vector<std::string>& args, bool* help
 }
 
 std::optional<int> FlagSet::Parse(int argc, char** argv) {
+  if (!duplicate_.empty()) {
+    return Fail(absl::InternalError(
+        absl::StrCat("--", duplicate_, " is defined twice (a bug of this program)")));
+  }
   std::vector<std::string> args(argv + 1, argv + argc);
   bool help = false;
   absl::Status status = ParseArgs(args, &help);

@@ -38,7 +38,8 @@ class FlagSet {
   void Add(const std::string& name, bool* target, const std::string& help);
 
   // nullopt: carry on. Otherwise the process should exit with the returned code (0 after
-  // --help, kExitBadFlags after an error, both already printed). Positional arguments are errors.
+  // --help, kExitBadFlags after an error, both already printed). Positional arguments are errors;
+  // so is a flag name added twice (kExitBadFlags even for --help: a bug of the program).
   std::optional<int> Parse(int argc, char** argv);
 
   std::string Usage() const;
@@ -66,6 +67,7 @@ class FlagSet {
   std::string program_;
   std::string summary_;
   std::vector<Flag> flags_;
+  std::string duplicate_;  // The first flag name added twice, if any.
   std::vector<std::pair<std::string, std::string>> field_to_flag_;
 };
 

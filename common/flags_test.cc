@@ -53,6 +53,18 @@ TEST_F(FlagsTest, UnknownFlagExitsTwo) {
   EXPECT_EQ(flags_.Parse(args.argc(), args.argv()), std::optional<int>(kExitBadFlags));
 }
 
+// A name added twice is the program's bug: refused on every run, --help included, before the
+// second flag could silently never be set.
+TEST_F(FlagsTest, AFlagAddedTwiceFailsEveryParse) {
+  std::string other;
+  flags_.Add("name", &other, "the same name again");
+  Args help({"prog", "--help"});
+  EXPECT_EQ(flags_.Parse(help.argc(), help.argv()), std::optional<int>(kExitBadFlags));
+  Args plain({"prog", "--name=y"});
+  EXPECT_EQ(flags_.Parse(plain.argc(), plain.argv()), std::optional<int>(kExitBadFlags));
+  EXPECT_EQ(name_, "x");
+}
+
 TEST_F(FlagsTest, BadNumberExitsTwo) {
   Args args({"prog", "--count=-3"});
   EXPECT_EQ(flags_.Parse(args.argc(), args.argv()), std::optional<int>(kExitBadFlags));
