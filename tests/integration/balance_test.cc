@@ -10,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/drain_loader.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/loader.h"
 
@@ -70,12 +71,10 @@ LoaderOptions Options(const TestCluster& cluster, const std::string& job, pb::Jo
 using Counts = std::map<std::pair<uint32_t, uint64_t>, int>;
 
 absl::Status ConsumeRest(Loader& loader, Counts* counts) {
-  while (true) {
-    absl::StatusOr<Batch> batch = loader.Next();
-    if (batch.status().code() == absl::StatusCode::kOutOfRange) return absl::OkStatus();
-    if (!batch.ok()) return batch.status();
-    ++(*counts)[{batch->epoch(), batch->batch_index()}];
-  }
+  return DrainLoader(loader, [&](Batch& batch) {
+    ++(*counts)[{batch.epoch(), batch.batch_index()}];
+    return absl::OkStatus();
+  });
 }
 
 void ExpectEachBatchOnce(const Counts& counts, uint32_t epochs, uint64_t batches) {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "gtest/gtest.h"
+#include "tests/testing/drain_loader.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/loader.h"
 
@@ -85,12 +86,11 @@ TEST(ClientThreadsTest, ThirtyTwoWorkerStreamsAddAFixedNumberOfThreads) {
       << before << " threads before the loader, " << during << " with 32 streams open";
 
   // The rest of the job still arrives, each batch once.
-  while (true) {
-    absl::StatusOr<Batch> batch = (*loader)->Next();
-    if (batch.status().code() == absl::StatusCode::kOutOfRange) break;
-    ASSERT_TRUE(batch.ok()) << batch.status();
+  absl::Status drained = DrainLoader(**loader, [&](Batch&) {
     ++consumed;
-  }
+    return absl::OkStatus();
+  });
+  ASSERT_TRUE(drained.ok()) << drained;
   EXPECT_EQ(consumed, kBatches);
 }
 

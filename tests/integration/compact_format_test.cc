@@ -13,6 +13,7 @@
 #include "augment/kernels/half.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/drain_loader.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/client_tail.h"
 #include "trainer_client/loader.h"
@@ -70,18 +71,17 @@ absl::StatusOr<Delivery> ConsumeJob(const TestCluster& cluster, const std::strin
   absl::StatusOr<std::unique_ptr<Loader>> loader = Loader::Open(std::move(options), std::move(env));
   if (!loader.ok()) return loader.status();
   Delivery run;
-  while (true) {
-    absl::StatusOr<Batch> batch = (*loader)->Next();
-    if (batch.status().code() == absl::StatusCode::kOutOfRange) break;
-    if (!batch.ok()) return batch.status();
-    run.dtype = batch->dtype();
-    run.shape.assign(batch->shape().begin(), batch->shape().end());
-    EXPECT_EQ(batch->size_bytes(), (*loader)->batch_bytes());
+  absl::Status drained = DrainLoader(**loader, [&](Batch& batch) {
+    run.dtype = batch.dtype();
+    run.shape.assign(batch.shape().begin(), batch.shape().end());
+    EXPECT_EQ(batch.size_bytes(), (*loader)->batch_bytes());
     EXPECT_THAT(run.shape, ::testing::ElementsAreArray((*loader)->batch_shape()));
-    auto bytes = batch->bytes();
-    run.payloads[batch->batch_index()] =
+    auto bytes = batch.bytes();
+    run.payloads[batch.batch_index()] =
         std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  }
+    return absl::OkStatus();
+  });
+  if (!drained.ok()) return drained;
   run.bytes_received = (*loader)->stats().bytes_received;
   return run;
 }

@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/drain_loader.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/loader.h"
 
@@ -69,17 +70,16 @@ absl::StatusOr<std::vector<Delivered>> ConsumeAll(LoaderOptions options) {
   absl::StatusOr<std::unique_ptr<Loader>> loader = Loader::Open(std::move(options));
   if (!loader.ok()) return loader.status();
   std::vector<Delivered> delivered;
-  while (true) {
-    absl::StatusOr<Batch> batch = (*loader)->Next();
-    if (batch.status().code() == absl::StatusCode::kOutOfRange) break;
-    if (!batch.ok()) return batch.status();
-    auto samples = batch->sample_indices();
-    auto bytes = batch->bytes();
-    delivered.push_back(Delivered{rank, batch->epoch(), batch->batch_index(), batch->worker_id(),
+  absl::Status drained = DrainLoader(**loader, [&](Batch& batch) {
+    auto samples = batch.sample_indices();
+    auto bytes = batch.bytes();
+    delivered.push_back(Delivered{rank, batch.epoch(), batch.batch_index(), batch.worker_id(),
                                   std::vector<uint64_t>(samples.begin(), samples.end()),
                                   std::hash<std::string_view>()(std::string_view(
                                       reinterpret_cast<const char*>(bytes.data()), bytes.size()))});
-  }
+    return absl::OkStatus();
+  });
+  if (!drained.ok()) return drained;
   return delivered;
 }
 

@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/drain_loader.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/hybrid/local_producer.h"
 #include "trainer_client/loader.h"
@@ -70,17 +71,13 @@ RankResult RunRank(const std::string& coordinator, const pb::JobSpec& spec, uint
     result.status = loader.status();
     return result;
   }
-  while (true) {
-    absl::StatusOr<Batch> batch = (*loader)->Next();
-    if (batch.status().code() == absl::StatusCode::kOutOfRange) break;
-    if (!batch.ok()) {
-      result.status = batch.status();
-      return result;
-    }
-    auto samples = batch->sample_indices();
-    auto& epoch = result.samples_by_epoch[batch->epoch()];
+  result.status = DrainLoader(**loader, [&](Batch& batch) {
+    auto samples = batch.sample_indices();
+    auto& epoch = result.samples_by_epoch[batch.epoch()];
     epoch.insert(epoch.end(), samples.begin(), samples.end());
-  }
+    return absl::OkStatus();
+  });
+  if (!result.status.ok()) return result;
   for (const WorkerReceiveStats& worker : (*loader)->stats().workers) {
     if (worker.batches > 0) result.worker_addresses.insert(worker.address);
   }

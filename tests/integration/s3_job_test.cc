@@ -19,6 +19,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "prometheus/metric_family.h"
+#include "tests/testing/drain_loader.h"
 #include "tests/testing/test_cluster.h"
 #include "tools/pack/image_generator.h"
 #include "tools/pack/packer.h"
@@ -128,17 +129,16 @@ class S3JobTest : public ::testing::Test {
     options.prefetch_bytes = 2 * kBatch * 3 * 32 * 32;
     auto loader = Loader::Open(std::move(options));
     if (!loader.ok()) return loader.status();
-    for (int n = 0;; ++n) {
-      absl::StatusOr<Batch> batch = (*loader)->Next();
-      if (batch.status().code() == absl::StatusCode::kOutOfRange) return absl::OkStatus();
-      if (!batch.ok()) return batch.status();
-      for (size_t i = 0; i < batch->num_samples(); ++i) {
-        EXPECT_EQ(batch->labels()[i], static_cast<int64_t>(batch->sample_indices()[i] / kPerClass));
-        ++(*seen)[batch->epoch()][batch->sample_indices()[i]];
+    int n = 0;
+    return DrainLoader(**loader, [&](Batch& batch) {
+      for (size_t i = 0; i < batch.num_samples(); ++i) {
+        EXPECT_EQ(batch.labels()[i], static_cast<int64_t>(batch.sample_indices()[i] / kPerClass));
+        ++(*seen)[batch.epoch()][batch.sample_indices()[i]];
       }
-      if (on_batch) on_batch(n);
+      if (on_batch) on_batch(n++);
       absl::SleepFor(pause);
-    }
+      return absl::OkStatus();
+    });
   }
 
   static void ExpectExactlyOnce(const std::map<uint32_t, std::map<uint64_t, int>>& seen) {

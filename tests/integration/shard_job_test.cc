@@ -11,6 +11,7 @@
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/drain_loader.h"
 #include "tests/testing/test_cluster.h"
 #include "tools/pack/image_generator.h"
 #include "tools/pack/packer.h"
@@ -97,17 +98,15 @@ absl::Status Consume(LoaderOptions options, std::map<uint32_t, std::map<uint64_t
                      uint64_t* batches) {
   auto loader = Loader::Open(std::move(options));
   if (!loader.ok()) return loader.status();
-  while (true) {
-    absl::StatusOr<Batch> batch = (*loader)->Next();
-    if (batch.status().code() == absl::StatusCode::kOutOfRange) return absl::OkStatus();
-    if (!batch.ok()) return batch.status();
+  return DrainLoader(**loader, [&](Batch& batch) {
     ++*batches;
-    for (size_t i = 0; i < batch->num_samples(); ++i) {
-      const uint64_t sample = batch->sample_indices()[i];
-      EXPECT_EQ(batch->labels()[i], static_cast<int64_t>(sample / kPerClass)) << sample;
-      ++(*seen)[batch->epoch()][sample];
+    for (size_t i = 0; i < batch.num_samples(); ++i) {
+      const uint64_t sample = batch.sample_indices()[i];
+      EXPECT_EQ(batch.labels()[i], static_cast<int64_t>(sample / kPerClass)) << sample;
+      ++(*seen)[batch.epoch()][sample];
     }
-  }
+    return absl::OkStatus();
+  });
 }
 
 TEST_F(ShardJobTest, TwoRanksGetEverySampleOnceWithItsLabel) {

@@ -14,6 +14,7 @@
 #include "common/tls/grpc_tls.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/drain_loader.h"
 #include "tests/testing/rpc_probe.h"
 #include "tests/testing/test_certs.h"
 #include "tests/testing/test_cluster.h"
@@ -139,12 +140,11 @@ TEST(TokenAuthTest, WholeJobWithATrainerToken) {
   auto loader = Loader::Open(options);
   ASSERT_TRUE(loader.ok()) << loader.status();
   std::multiset<uint64_t> batches;
-  while (true) {
-    absl::StatusOr<Batch> batch = (*loader)->Next();
-    if (batch.status().code() == absl::StatusCode::kOutOfRange) break;
-    ASSERT_TRUE(batch.ok()) << batch.status();
-    batches.insert(batch->batch_index());
-  }
+  absl::Status drained = DrainLoader(**loader, [&](Batch& batch) {
+    batches.insert(batch.batch_index());
+    return absl::OkStatus();
+  });
+  ASSERT_TRUE(drained.ok()) << drained;
   EXPECT_EQ(batches.size(), 16u);
   EXPECT_EQ(std::set<uint64_t>(batches.begin(), batches.end()).size(), 16u);
 }
