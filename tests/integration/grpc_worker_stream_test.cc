@@ -30,10 +30,10 @@ class Recorder {
   WorkerStreamHooks Hooks() {
     WorkerStreamHooks hooks;
     hooks.allocate = [] { return std::make_shared<pb::BatchMessage>(); };
-    hooks.on_batch = [this](std::shared_ptr<pb::BatchMessage> message) {
+    hooks.on_batch = [this](Batch batch) {
       absl::MutexLock lock(&mu_);
       if (done_calls_ > 0) ++batches_after_done_;
-      tasks_.push_back(message->header().task());
+      tasks_.push_back(batch.header().task());
     };
     hooks.on_done = [this](const absl::Status& status) {
       absl::MutexLock lock(&mu_);
