@@ -36,8 +36,7 @@ TEST(BatchPayloadTest, SeveralChunksAreGatheredOnceIntoAPooledBuffer) {
   auto pool = BufferPool::Create(2);
   const uint8_t* gathered_at = nullptr;
   {
-    BatchPayload payload({View(*owner, 0, 3), View(*owner, 5, 2), View(*owner, 9, 1)}, owner,
-                         pool);
+    BatchPayload payload({View(*owner, 0, 3), View(*owner, 5, 2), View(*owner, 9, 1)}, owner, pool);
     EXPECT_EQ(payload.size(), 6u);
     EXPECT_THAT(payload.chunks(), ::testing::SizeIs(3));
     const absl::Span<const uint8_t> first = payload.contiguous();

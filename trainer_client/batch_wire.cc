@@ -144,9 +144,8 @@ absl::StatusOr<BatchWireParts> SplitBatchWire(absl::Span<const Bytes> slices) {
       continue;
     }
     if (wire_type != kLengthDelimited) {
-      return Malformed(field_offset,
-                       absl::StrCat("field 2 (data) has wire type ", wire_type,
-                                    ", not length-delimited"));
+      return Malformed(field_offset, absl::StrCat("field 2 (data) has wire type ", wire_type,
+                                                  ", not length-delimited"));
     }
     uint64_t length = 0;
     RETURN_IF_ERROR(ReadVarint(in, "field 2 length", &length, nullptr));

@@ -109,8 +109,8 @@ TEST(SplitBatchWireTest, FieldsInAnyOrderLastDataWinsHeadersMergeUnknownFieldsKe
   second.set_data("new payload");
   // data, header, [unknown varint 99, fixed32 100, fixed64 101], data, header.
   std::string unknown;
-  unknown += "\x98\x06\x05";                  // field 99, varint 5
-  unknown += std::string("\xa5\x06\x01\x02\x03\x04", 6);  // field 100, fixed32
+  unknown += "\x98\x06\x05";                                       // field 99, varint 5
+  unknown += std::string("\xa5\x06\x01\x02\x03\x04", 6);           // field 100, fixed32
   unknown += std::string("\xa9\x06", 2) + std::string(8, '\x07');  // field 101, fixed64
   const std::string wire = first.SerializeAsString() + unknown + second.SerializeAsString();
   absl::StatusOr<BatchWireParts> parts = SplitBatchWire(Cut(wire, {5, 5, 5}));
@@ -134,17 +134,20 @@ TEST(SplitBatchWireTest, NothingIsAnEmptyMessage) {
 }
 
 TEST(SplitBatchWireTest, MalformedBytesAreDataLossNamingTheOffset) {
-  EXPECT_THAT(SplitError(std::string("\x08", 1)),
-              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("truncated field 1 varint at byte 1")));
+  EXPECT_THAT(
+      SplitError(std::string("\x08", 1)),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("truncated field 1 varint at byte 1")));
   EXPECT_THAT(SplitError(std::string("\x08\x01\x80", 3)),
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("truncated tag at byte 2")));
-  EXPECT_THAT(SplitError(std::string(10, '\xff') + "\x01"),
-              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("tag longer than 10 bytes at byte 0")));
+  EXPECT_THAT(
+      SplitError(std::string(10, '\xff') + "\x01"),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("tag longer than 10 bytes at byte 0")));
   EXPECT_THAT(SplitError(std::string("\x00\x01", 2)),
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("field number 0 at byte 0")));
-  EXPECT_THAT(SplitError(std::string("\x10\x05", 2)),
-              StatusIs(absl::StatusCode::kDataLoss,
-                       HasSubstr("field 2 (data) has wire type 0, not length-delimited at byte 0")));
+  EXPECT_THAT(
+      SplitError(std::string("\x10\x05", 2)),
+      StatusIs(absl::StatusCode::kDataLoss,
+               HasSubstr("field 2 (data) has wire type 0, not length-delimited at byte 0")));
   EXPECT_THAT(SplitError(std::string("\x12\x64xyz", 5)),
               StatusIs(absl::StatusCode::kDataLoss,
                        HasSubstr("field 2 truncated (100 bytes announced, 3 left) at byte 0")));
@@ -157,8 +160,9 @@ TEST(SplitBatchWireTest, MalformedBytesAreDataLossNamingTheOffset) {
   EXPECT_THAT(SplitError(std::string("\x29\x01\x02", 3)),
               StatusIs(absl::StatusCode::kDataLoss,
                        HasSubstr("field 5 truncated (8 bytes announced, 2 left) at byte 0")));
-  EXPECT_THAT(SplitError(std::string("\x12\xff", 2)),
-              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("truncated field 2 length at byte 1")));
+  EXPECT_THAT(
+      SplitError(std::string("\x12\xff", 2)),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("truncated field 2 length at byte 1")));
 }
 
 TEST(SplitBatchWireTest, EveryTruncationIsRefusedOrEndsOnAFieldBoundary) {

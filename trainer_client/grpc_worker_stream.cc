@@ -134,8 +134,8 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, grpc::By
       absl::MutexLock lock(&mu_);
       malformed = malformed_;
     }
-    hooks_.on_done(FromGrpcStatus(malformed.ok() ? status : ToGrpcStatus(malformed),
-                                  "worker " + address_));
+    hooks_.on_done(
+        FromGrpcStatus(malformed.ok() ? status : ToGrpcStatus(malformed), "worker " + address_));
     absl::MutexLock lock(&mu_);
     done_ = true;
   }

@@ -191,8 +191,8 @@ TEST(GrpcWorkerStreamWireTest, MalformedBatchEndsTheStreamDataLossNamingTheWorke
   batch.set_data(std::string(100, 'x'));
   const std::string wire = batch.SerializeAsString();
   RawReplyWorker worker(wire.substr(0, wire.size() - 10));  // the payload cut short
-  auto factory = NewGrpcWorkerStreamFactory(/*batch_bytes=*/1 << 20, /*batch_size=*/1,
-                                            TlsConfig::Plaintext());
+  auto factory =
+      NewGrpcWorkerStreamFactory(/*batch_bytes=*/1 << 20, /*batch_size=*/1, TlsConfig::Plaintext());
   Recorder recorder;
   pb::OpenStream open;
   open.set_client_id("malformed-test");
