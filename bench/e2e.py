@@ -5,6 +5,7 @@ between separate processes on loopback.
     e2e.py BUILD_DIR --workload blur|jpeg-float32|jpeg-float16|jpeg-float32-tail|jpeg-uint8
            [--manifest M --images DIR]
            [--workers W] [--batches N] [--torchvision-batches N] [--rounds R]
+           [--client-flag FLAG]... [--compare-client 'BINARY [FLAG...]']...
 
 Stoker: a coordinator, W `stoker-worker --threads 1` processes and one `stoker-bench-client`
 process (no training step). Workloads (DESIGN.md §6): blur = to_float and ten 11x11 blurs of
@@ -19,10 +20,16 @@ image of the workers (from /proc/PID/stat, before and after the round) and of th
 of its process); torchvision's CPU is its process and its DataLoader workers' over the counted
 batches, after two warm-up batches (/proc, measured by e2e_torchvision.py). Medians.
 Last line: RESULT name=e2e ... vs_torchvision = torchvision's total CPU per image / Stoker's.
+
+A/B of trainer clients: --client-flag adds a flag to stoker-bench-client (e.g. --contiguous);
+each --compare-client (another stoker-bench-client binary, e.g. an older build, with its own
+flags) also streams the same workload from the same workers in every round, right after Stoker's
+client, and its client CPU per image is reported as compare<i>_client_cpu_ms_per_image.
 """
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -84,6 +91,8 @@ def main():
     parser.add_argument("--batches", type=int, default=40)
     parser.add_argument("--torchvision-batches", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--client-flag", action="append", default=[])
+    parser.add_argument("--compare-client", action="append", default=[])
     args = parser.parse_args()
     b = args.build_dir
     pipeline, extra = WORKLOADS[args.workload]
@@ -113,23 +122,31 @@ def main():
                 procs.append(w)
                 workers.append(w)
                 wait_port(f"{tmp}/worker{i}.port", w, f"worker {i}")
+            clients = [[f"{b}/tools/stoker-bench-client", *args.client_flag]]
+            clients += [shlex.split(c) for c in args.compare_client]
             rows = {"stoker": [], "torchvision": []}
+            rows.update({f"compare{i}": [] for i in range(1, len(clients))})
             for r in range(args.rounds):
-                before = sum(cpu_seconds(w.pid) for w in workers)
-                report = f"{tmp}/report{r}.json"
-                _, client_cpu = run_child(
-                    [f"{b}/tools/stoker-bench-client", "--insecure", "--coordinator", address,
-                     "--job", f"e2e-{args.workload}-{r}", "--pipeline", pipeline, *source,
-                     *extra, "--batch-size", str(BATCH), "--max-batches", str(args.batches),
-                     "--report-json", report],
-                    f"{tmp}/client{r}.log")
-                worker_cpu = sum(cpu_seconds(w.pid) for w in workers) - before
-                rep = json.load(open(report))
-                images = rep["images"]
-                s = dict(ips=images / rep["wall_seconds"], worker_ms=1e3 * worker_cpu / images,
-                         client_ms=1e3 * client_cpu / images)
-                s["total_ms"] = s["worker_ms"] + s["client_ms"]
-                rows["stoker"].append(s)
+                for i, client in enumerate(clients):
+                    before = sum(cpu_seconds(w.pid) for w in workers)
+                    report = f"{tmp}/report{r}.json"
+                    _, client_cpu = run_child(
+                        [client[0], "--insecure", "--coordinator", address,
+                         "--job", f"e2e-{args.workload}-{r}-{i}", "--pipeline", pipeline, *source,
+                         *extra, "--batch-size", str(BATCH), "--max-batches", str(args.batches),
+                         "--report-json", report, *client[1:]],
+                        f"{tmp}/client{r}.log")
+                    worker_cpu = sum(cpu_seconds(w.pid) for w in workers) - before
+                    rep = json.load(open(report))
+                    images = rep["images"]
+                    c = dict(ips=images / rep["wall_seconds"], worker_ms=1e3 * worker_cpu / images,
+                             client_ms=1e3 * client_cpu / images)
+                    c["total_ms"] = c["worker_ms"] + c["client_ms"]
+                    rows[f"compare{i}" if i else "stoker"].append(c)
+                    if i:
+                        print(f"round {r + 1}: compare{i} ({' '.join(client)}) {c['ips']:.0f} img/s, "
+                              f"client {c['client_ms']:.4f} CPU ms/image", flush=True)
+                s = rows["stoker"][-1]
                 out, _ = run_child(
                     [sys.executable, f"{HERE}/e2e_torchvision.py", args.workload,
                      str(args.workers), str(args.torchvision_batches), *tv_extra],
@@ -160,7 +177,9 @@ def main():
           f"stoker_cpu_ms_per_image={med('stoker', 'total_ms'):.4f} "
           f"torchvision_ips={med('torchvision', 'ips'):.2f} "
           f"torchvision_cpu_ms_per_image={med('torchvision', 'total_ms'):.3f} "
-          f"vs_torchvision={statistics.median(ratios):.2f}")
+          f"vs_torchvision={statistics.median(ratios):.2f}"
+          + "".join(f" compare{i}_client_cpu_ms_per_image={med(f'compare{i}', 'client_ms'):.4f}"
+                    for i in range(1, len(clients))))
 
 
 if __name__ == "__main__":

@@ -48,9 +48,12 @@ install(EXPORT stokerTargets
 # Public headers of the client (none includes grpcpp) and the common ones they build on.
 install(FILES
     trainer_client/batch.h
+    trainer_client/batch_payload.h
     trainer_client/loader.h
     trainer_client/loader_env.h
     trainer_client/loader_options.h
+    trainer_client/message_pool.h
+    trainer_client/object_pool.h
     trainer_client/worker_stream.h
   DESTINATION ${STOKER_INSTALL_INCLUDEDIR}/trainer_client
   COMPONENT client)

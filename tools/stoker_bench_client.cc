@@ -63,6 +63,7 @@ struct BenchConfig : JobSpecArgs {
   std::string report_json;
   bool ordered = false;
   bool tail_on_client = false;
+  bool contiguous = false;
   std::string token_file;
   std::string resume_from;
   MetricsFlags metrics;
@@ -186,6 +187,9 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("ordered", &c.ordered, "yield batches in plan order (bounded reorder buffer)");
   flags.Add("tail-on-client", &c.tail_on_client,
             "workers send uint8; this client runs the pipeline's to_float/normalize tail");
+  flags.Add("contiguous", &c.contiguous,
+            "ask each batch for its tensor at one address (Batch::data(): gathers the received "
+            "pieces once, as a consumer that wraps it in a CPU tensor does)");
   flags.Add("token-file", &c.token_file,
             "after each batch, write the batch count and the resume token here (atomically)");
   flags.Add("resume-from", &c.resume_from,
@@ -213,6 +217,7 @@ absl::Status Consume(Loader& loader, const BenchConfig& config, std::ofstream* d
     }
     // Flushed per line: chaos tests read it while the client runs, and after killing it.
     if (dump != nullptr) *dump << FormatIndicesLine(*batch, config.rank) << "\n" << std::flush;
+    if (config.contiguous) batch->data();  // the one copy a CPU tensor's consumer pays
     if (step > absl::ZeroDuration()) absl::SleepFor(step);
     ++run->batches;
     // The "checkpoint" after the step that used the batch.

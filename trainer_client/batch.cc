@@ -6,42 +6,62 @@
 
 namespace stoker {
 
-Batch::Batch(std::shared_ptr<const v1::BatchMessage> message) : message_(std::move(message)) {}
+namespace {
 
-const v1::BatchMessage& Batch::message() const {
-  return message_ != nullptr ? *message_ : v1::BatchMessage::default_instance();
+const BatchPayload& EmptyPayload() {
+  static const BatchPayload* const empty = new BatchPayload(BatchPayload::Chunk(), nullptr);
+  return *empty;
 }
 
-const void* Batch::data() const { return message().data().data(); }
+}  // namespace
 
-size_t Batch::size_bytes() const { return message().data().size(); }
-
-absl::Span<const uint8_t> Batch::bytes() const {
-  const std::string& data = message().data();
-  return absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(data.data()), data.size());
+Batch::Batch(std::shared_ptr<const v1::BatchMessage> message) {
+  if (message == nullptr) return;
+  const std::string& data = message->data();
+  payload_ = std::make_shared<const BatchPayload>(
+      BatchPayload::Chunk(reinterpret_cast<const uint8_t*>(data.data()), data.size()), message);
+  message_ = std::move(message);
 }
+
+Batch::Batch(std::shared_ptr<const v1::BatchMessage> header,
+             std::shared_ptr<const BatchPayload> payload)
+    : message_(std::move(header)), payload_(std::move(payload)) {}
+
+const v1::BatchHeader& Batch::header() const {
+  return message_ != nullptr ? message_->header() : v1::BatchHeader::default_instance();
+}
+
+const BatchPayload& Batch::payload() const {
+  return payload_ != nullptr ? *payload_ : EmptyPayload();
+}
+
+const void* Batch::data() const { return payload().contiguous().data(); }
+
+size_t Batch::size_bytes() const { return payload().size(); }
+
+absl::Span<const uint8_t> Batch::bytes() const { return payload().contiguous(); }
 
 absl::Span<const int64_t> Batch::shape() const {
-  const auto& field = message().header().shape();
+  const auto& field = header().shape();
   return absl::Span<const int64_t>(field.data(), field.size());
 }
 
-v1::DType Batch::dtype() const { return message().header().dtype(); }
+v1::DType Batch::dtype() const { return header().dtype(); }
 
-v1::Layout Batch::layout() const { return message().header().layout(); }
+v1::Layout Batch::layout() const { return header().layout(); }
 
 absl::Span<const int64_t> Batch::labels() const {
-  const auto& field = message().header().labels();
+  const auto& field = header().labels();
   return absl::Span<const int64_t>(field.data(), field.size());
 }
 
 absl::Span<const uint64_t> Batch::sample_indices() const {
-  const auto& field = message().header().sample_indices();
+  const auto& field = header().sample_indices();
   return absl::Span<const uint64_t>(field.data(), field.size());
 }
 
 absl::Span<const float> Batch::soft_labels() const {
-  const auto& field = message().header().soft_labels();
+  const auto& field = header().soft_labels();
   return absl::Span<const float>(field.data(), field.size());
 }
 
@@ -49,14 +69,14 @@ size_t Batch::num_classes() const {
   return num_samples() == 0 ? 0 : soft_labels().size() / num_samples();
 }
 
-uint64_t Batch::job_id() const { return message().header().task().job_id(); }
+uint64_t Batch::job_id() const { return header().task().job_id(); }
 
-uint32_t Batch::epoch() const { return message().header().task().epoch(); }
+uint32_t Batch::epoch() const { return header().task().epoch(); }
 
-uint64_t Batch::batch_index() const { return message().header().task().batch_index(); }
+uint64_t Batch::batch_index() const { return header().task().batch_index(); }
 
-uint64_t Batch::worker_id() const { return message().header().worker_id(); }
+uint64_t Batch::worker_id() const { return header().worker_id(); }
 
-double Batch::produce_seconds() const { return message().header().produce_seconds(); }
+double Batch::produce_seconds() const { return header().produce_seconds(); }
 
 }  // namespace stoker

@@ -1,10 +1,13 @@
 #ifndef STOKER_TRAINER_CLIENT_BATCH_H_
 #define STOKER_TRAINER_CLIENT_BATCH_H_
 
-// A received batch: a read-only view over the BatchMessage that gRPC parsed. The message is
-// shared (std::shared_ptr), so copying a Batch is cheap and never copies the payload; the bytes
-// stay valid as long as any copy of the Batch lives. Parsing the wire message into the `data`
-// field is the only copy of the tensor on the client side.
+// A received batch: a read-only view over its header (the BatchMessage fields but the payload,
+// parsed into a pooled message) and its payload (trainer_client/batch_payload.h: the received
+// bytes, kept as they arrived). Both are shared (std::shared_ptr), so copying a Batch is cheap and
+// never copies the payload; the bytes stay valid as long as any copy of the Batch lives.
+// Receiving copies nothing; data() gathers the payload once when it arrived in several chunks
+// (the only copy of the tensor on the client side), and a consumer that copies it elsewhere
+// anyway reads payload() instead (the CUDA feeder gathers into its pinned buffer).
 //
 // Thread-compatible: a Batch is immutable, so const methods may be called from any thread.
 
@@ -15,12 +18,9 @@
 
 #include "absl/types/span.h"
 #include "stoker/v1/common.pb.h"
+#include "trainer_client/batch_payload.h"
 
 namespace stoker {
-namespace v1 {
-class BatchMessage;
-}  // namespace v1
-
 // The bit pattern of one 16-bit float element (IEEE binary16 or bfloat16).
 struct Float16 {
   uint16_t bits;
@@ -33,15 +33,23 @@ class Batch {
  public:
   // An empty batch: no data, every span empty, every number 0.
   Batch() = default;
+  // A whole message: the payload is message->data(), not copied.
   // REQUIRES: `message` is not modified while this Batch (or a copy) lives.
   explicit Batch(std::shared_ptr<const v1::BatchMessage> message);
+  // A received batch: `header` holds every field but the payload (its `data` is not read).
+  // REQUIRES: `header` is not modified while this Batch (or a copy) lives; payload != nullptr.
+  Batch(std::shared_ptr<const v1::BatchMessage> header,
+        std::shared_ptr<const BatchPayload> payload);
 
   bool empty() const { return message_ == nullptr; }
 
-  // The tensor bytes, densely packed in layout() order.
+  // The tensor bytes, densely packed in layout() order, at one address (the first call may
+  // gather the received chunks: BatchPayload::contiguous()).
   const void* data() const;
   size_t size_bytes() const;
   absl::Span<const uint8_t> bytes() const;
+  // The tensor bytes as received, for consumers that copy them elsewhere anyway (CopyTo).
+  const BatchPayload& payload() const;
 
   // The tensor as elements of T: uint8_t for DTYPE_UINT8, float for DTYPE_FLOAT32, Float16 for
   // DTYPE_FLOAT16, Bfloat16 for DTYPE_BFLOAT16. Returns an empty span when T does not match
@@ -75,8 +83,8 @@ class Batch {
   uint64_t worker_id() const;
   double produce_seconds() const;
 
-  // The whole message (the default instance for an empty batch).
-  const v1::BatchMessage& message() const;
+  // The header (the default instance for an empty batch).
+  const v1::BatchHeader& header() const;
 
  private:
   template <typename T>
@@ -90,7 +98,8 @@ class Batch {
     return v1::DTYPE_UINT8;
   }
 
-  std::shared_ptr<const v1::BatchMessage> message_;
+  std::shared_ptr<const v1::BatchMessage> message_;  // the header; null when empty()
+  std::shared_ptr<const BatchPayload> payload_;      // null when empty()
 };
 
 }  // namespace stoker

@@ -48,7 +48,7 @@ absl::StatusOr<Batch> ClientTail::Apply(const Batch& batch) {
                      absl::StrJoin(input_shape_, ", "), "] the client's tail was compiled for"));
   }
   std::shared_ptr<v1::BatchMessage> out = pool_->Acquire();
-  *out->mutable_header() = batch.message().header();
+  *out->mutable_header() = batch.header();
   v1::BatchHeader* header = out->mutable_header();
   header->set_dtype(pipeline_.output_dtype());
   header->set_layout(pipeline_.output_layout());

@@ -1,6 +1,7 @@
 // gRPC glue for WorkerStream: one callback-API bidi call per worker, no thread of its own (the
 // protocol walk-through is in worker_stream.h).
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <memory>
@@ -8,11 +9,13 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/grpc_settings.h"
 #include "common/grpc_status.h"
 #include "common/tls/grpc_tls.h"
 #include "stoker/v1/worker.grpc.pb.h"
+#include "trainer_client/grpc_batch_reader.h"
 #include "trainer_client/worker_stream.h"
 
 namespace stoker {
@@ -27,7 +30,11 @@ namespace {
 // hold is in place (see ReleaseHoldLocked).
 //
 // Thread-safe.
-class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::BatchMessage> {
+// The stub is generic on the read side: batches arrive as grpc::ByteBuffer (ReadBatch keeps their
+// slices) instead of being parsed, payload included, into a BatchMessage by gRPC.
+using BatchStub = grpc::TemplatedGenericStub<v1::ClientMessage, grpc::ByteBuffer>;
+
+class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, grpc::ByteBuffer> {
  public:
   StreamReactor(const std::string& address, WorkerStreamHooks hooks, int max_message_bytes,
                 const std::shared_ptr<grpc::ChannelCredentials>& credentials)
@@ -38,7 +45,7 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::Batc
     // A private subchannel: a restarted worker is dialled at once, not after the backoff of a
     // subchannel shared with an earlier, failed stream.
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    stub_ = v1::Worker::NewStub(grpc::CreateCustomChannel(address, credentials, args));
+    stub_ = std::make_unique<BatchStub>(grpc::CreateCustomChannel(address, credentials, args));
   }
 
   // Starts the call: Open is the first write, the first read is posted. Never blocks.
@@ -48,11 +55,12 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::Batc
       absl::MutexLock lock(&mu_);
       writing_ = true;
     }
-    stub_->async()->StreamBatches(&context_, this);
+    stub_->PrepareBidiStreamingCall(
+        &context_, absl::StrCat("/", v1::Worker::service_full_name(), "/StreamBatches"),
+        grpc::StubOptions(), this);
     AddHold();  // released once no more writes will be started from outside a reaction
     StartWrite(&outgoing_);
-    incoming_ = hooks_.allocate();
-    StartRead(incoming_.get());
+    StartRead(&incoming_);
     StartCall();
   }
 
@@ -99,21 +107,35 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::Batc
   }
 
   void OnReadDone(bool ok) override {
-    if (!ok) {
-      incoming_.reset();
+    absl::Status malformed;
+    if (ok) {
+      absl::StatusOr<Batch> batch = ReadBatch(&incoming_, hooks_.allocate(), hooks_.gather_buffers);
+      if (batch.ok()) {
+        hooks_.on_batch(*std::move(batch));
+        StartRead(&incoming_);
+        return;
+      }
+      malformed = std::move(batch).status();
+    }
+    incoming_.Clear();
+    {
       absl::MutexLock lock(&mu_);
       read_done_ = true;
+      if (!malformed.ok()) malformed_ = malformed;
       StartNextWriteLocked();  // releases the hold once no write is in flight
-      return;
     }
-    hooks_.on_batch(std::move(incoming_));
-    incoming_ = hooks_.allocate();
-    StartRead(incoming_.get());
+    if (!malformed.ok()) context_.TryCancel();  // OnDone reports `malformed`
   }
 
   void OnDone(const grpc::Status& status) override {
     // The last reaction: after done_ is set only Join's caller touches the reactor.
-    hooks_.on_done(FromGrpcStatus(status, "worker " + address_));
+    absl::Status malformed;
+    {
+      absl::MutexLock lock(&mu_);
+      malformed = malformed_;
+    }
+    hooks_.on_done(
+        FromGrpcStatus(malformed.ok() ? status : ToGrpcStatus(malformed), "worker " + address_));
     absl::MutexLock lock(&mu_);
     done_ = true;
   }
@@ -155,10 +177,10 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::Batc
 
   const std::string address_;
   const WorkerStreamHooks hooks_;
-  std::unique_ptr<v1::Worker::Stub> stub_;
+  std::unique_ptr<BatchStub> stub_;
   grpc::ClientContext context_;
   // The message being read into; touched only by Start and the read reactions, one at a time.
-  std::shared_ptr<v1::BatchMessage> incoming_;
+  grpc::ByteBuffer incoming_;
   // The message being written; owned by whoever set writing_ until its OnWriteDone.
   v1::ClientMessage outgoing_;
 
@@ -170,6 +192,7 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, v1::Batc
   bool writes_done_ ABSL_GUARDED_BY(mu_) = false;  // the half-close was started
   bool write_failed_ ABSL_GUARDED_BY(mu_) = false;
   bool read_done_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status malformed_ ABSL_GUARDED_BY(mu_);  // why a received message was refused
   bool hold_released_ ABSL_GUARDED_BY(mu_) = false;
   bool done_ ABSL_GUARDED_BY(mu_) = false;  // OnDone has called on_done
 };

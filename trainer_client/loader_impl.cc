@@ -95,6 +95,7 @@ LoaderImpl::LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse
       env_(std::move(env)),
       job_(std::move(job)),
       pool_(MessagePool::Create(/*max_free=*/4)),
+      gather_buffers_(BufferPool::Create(/*max_free=*/4)),
       buffer_(BufferConfig(options_, job_)),
       bad_samples_(options_.spec.has_max_bad_sample_fraction()
                        ? options_.spec.max_bad_sample_fraction()

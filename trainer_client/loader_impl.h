@@ -99,7 +99,7 @@ class LoaderImpl {
   // Records the budget high-water mark after grants.
   void NoteCommittedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  void OnBatch(StreamId id, std::shared_ptr<v1::BatchMessage> message) ABSL_LOCKS_EXCLUDED(mu_);
+  void OnBatch(StreamId id, Batch batch) ABSL_LOCKS_EXCLUDED(mu_);
   void OnStreamDone(StreamId id, const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
   // Sends the credit the buffer says is owed.
   void GrantCreditsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -109,7 +109,9 @@ class LoaderImpl {
   const LoaderOptions options_;
   const LoaderEnv env_;
   const v1::OpenJobResponse job_;
+  // Received batches' headers, and the buffers their payloads are gathered into on demand.
   const std::shared_ptr<MessagePool> pool_;
+  const std::shared_ptr<BufferPool> gather_buffers_;
 
   mutable absl::Mutex mu_;
   EpochBuffer buffer_ ABSL_GUARDED_BY(mu_);

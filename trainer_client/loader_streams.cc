@@ -139,7 +139,9 @@ void LoaderImpl::Reconcile(const v1::ClientHeartbeatResponse& response) {
     if (!state.done) addresses.insert(state.address);
   }
   const uint32_t share = ShareFor(addresses.size());
-  pool_->set_max_free(static_cast<size_t>(share) * addresses.size() + addresses.size() + 2);
+  const size_t in_flight = static_cast<size_t>(share) * addresses.size() + addresses.size() + 2;
+  pool_->set_max_free(in_flight);
+  gather_buffers_->set_max_free(in_flight);
   RebalanceLocked();  // per-stream shares from the CreditBalancer (loader_balance.cc)
   if (!all_received) {
     const absl::Time now = env_.clock->Now();
@@ -163,9 +165,8 @@ void LoaderImpl::OpenStreamLocked(const std::string& address, uint32_t share) {
   open.set_client_id(options_.client_id);
   WorkerStreamHooks hooks;
   hooks.allocate = [pool = pool_] { return pool->Acquire(); };
-  hooks.on_batch = [this, id](std::shared_ptr<v1::BatchMessage> message) {
-    OnBatch(id, std::move(message));
-  };
+  hooks.gather_buffers = gather_buffers_;
+  hooks.on_batch = [this, id](Batch batch) { OnBatch(id, std::move(batch)); };
   hooks.on_done = [this, id](const absl::Status& status) { OnStreamDone(id, status); };
   // The factory never calls a hook before returning, so holding mu_ here is safe.
   state.stream = env_.worker_streams->Open(address, open, std::move(hooks));
@@ -174,10 +175,9 @@ void LoaderImpl::OpenStreamLocked(const std::string& address, uint32_t share) {
                     << " from worker " << address << " (credit " << share << ")";
 }
 
-void LoaderImpl::OnBatch(StreamId id, std::shared_ptr<v1::BatchMessage> message) {
-  const std::shared_ptr<const v1::BatchMessage> keep = message;  // `batch` moves below.
-  const v1::BatchHeader& header = keep->header();
-  Batch batch(std::move(message));
+void LoaderImpl::OnBatch(StreamId id, Batch batch) {
+  const Batch keep = batch;  // `batch` moves below; its header is read after.
+  const v1::BatchHeader& header = keep.header();
   v1::TaskId task = header.task();
   const uint64_t worker_id = batch.worker_id();
   const uint64_t samples = batch.num_samples();

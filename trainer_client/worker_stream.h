@@ -6,10 +6,12 @@
 // (grpc::ClientBidiReactor) per worker and owns no thread: its reactions run on gRPC's own
 // callback threads, a fixed pool shared by every stream of the process, so the client's thread
 // count does not grow with the number of workers.
-//   - reading: one read is always posted, into a message from `hooks.allocate` (parsing the wire
-//     bytes into it is the payload's only copy); OnReadDone passes it to `hooks.on_batch` and
-//     posts the next read. When a read fails the stream stops writing, and once gRPC has the
-//     final status it is reported once through `hooks.on_done`.
+//   - reading: one read is always posted, into a grpc::ByteBuffer (no parsing by gRPC);
+//     OnReadDone makes it a Batch (trainer_client/grpc_batch_reader.h: the header parsed into a
+//     message from `hooks.allocate`, the payload kept as the received slices, not copied), passes
+//     it to `hooks.on_batch` and posts the next read. When a read fails the stream stops writing,
+//     and once gRPC has the final status it is reported once through `hooks.on_done`; a message
+//     that is not a well-formed BatchMessage cancels the stream, and on_done gets its DATA_LOSS.
 //   - writing: Open goes first; then at most one write is outstanding, and each OnWriteDone
 //     starts the next from an outbox of credit (coalesced into one Credit{n}) and acks (batched
 //     into one Ack) — gRPC allows one write at a time. Close() flushes the outbox and half-closes
@@ -27,14 +29,19 @@
 #include "absl/status/status.h"
 #include "common/tls/tls_config.h"
 #include "stoker/v1/worker.pb.h"
+#include "trainer_client/batch.h"
+#include "trainer_client/message_pool.h"
 
 namespace stoker {
 
 struct WorkerStreamHooks {
-  // Returns the message to parse the next batch into (e.g. from a MessagePool).
+  // Returns the message to parse the next batch's header into (e.g. from a MessagePool).
   std::function<std::shared_ptr<v1::BatchMessage>()> allocate;
+  // Where a payload that arrived in several pieces is gathered when a consumer asks for it at
+  // one address (BatchPayload::contiguous()); null: fresh buffers.
+  std::shared_ptr<BufferPool> gather_buffers;
   // Called for every batch received, in order, one call at a time.
-  std::function<void(std::shared_ptr<v1::BatchMessage>)> on_batch;
+  std::function<void(Batch)> on_batch;
   // Called exactly once, last, with how the stream ended (OK when the
   // worker ended it normally; errors prefixed with "worker <address>: ").
   std::function<void(const absl::Status&)> on_done;

@@ -82,7 +82,8 @@ TEST(BatchMixIntegrationTest, AJobYieldsSoftLabelsIdenticalToLocalProduction) {
     task.set_batch_index(batch->batch_index());
     pb::BatchMessage expected;
     ASSERT_TRUE(ProduceBatch(**local, task, 0, &scratch, &expected).ok());
-    EXPECT_EQ(batch->message().data(), expected.data()) << "batch " << batch->batch_index();
+    EXPECT_EQ(std::string(batch->bytes().begin(), batch->bytes().end()), expected.data())
+        << "batch " << batch->batch_index();
     EXPECT_EQ(std::vector<float>(soft.begin(), soft.end()),
               std::vector<float>(expected.header().soft_labels().begin(),
                                  expected.header().soft_labels().end()));

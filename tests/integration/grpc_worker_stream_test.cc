@@ -1,7 +1,11 @@
 // The trainer client's gRPC worker stream (trainer_client/grpc_worker_stream.cc, a callback-API
 // reactor) against a real worker: credit and acks flow through its one-write-at-a-time outbox,
 // Close half-closes and the worker ends the stream OK, Cancel ends it CANCELLED, an unreachable
-// worker ends it UNAVAILABLE naming the address; on_done comes exactly once, and last.
+// worker ends it UNAVAILABLE naming the address, a message that is no BatchMessage ends it
+// DATA_LOSS naming the worker and delivers nothing; on_done comes exactly once, and last.
+
+#include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/grpcpp.h>
 
 #include <memory>
 #include <set>
@@ -30,10 +34,10 @@ class Recorder {
   WorkerStreamHooks Hooks() {
     WorkerStreamHooks hooks;
     hooks.allocate = [] { return std::make_shared<pb::BatchMessage>(); };
-    hooks.on_batch = [this](std::shared_ptr<pb::BatchMessage> message) {
+    hooks.on_batch = [this](Batch batch) {
       absl::MutexLock lock(&mu_);
       if (done_calls_ > 0) ++batches_after_done_;
-      tasks_.push_back(message->header().task());
+      tasks_.push_back(batch.header().task());
     };
     hooks.on_done = [this](const absl::Status& status) {
       absl::MutexLock lock(&mu_);
@@ -142,6 +146,65 @@ TEST_F(GrpcWorkerStreamTest, UnreachableWorkerEndsUnavailableNamingIt) {
   const absl::Status status = recorder.Ended();
   EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
   EXPECT_THAT(std::string(status.message()), HasSubstr("worker " + address));
+}
+
+// A "worker" that answers every StreamBatches with `reply` and ends the stream OK (plaintext).
+class RawReplyWorker : public grpc::CallbackGenericService {
+ public:
+  explicit RawReplyWorker(std::string reply) : reply_(std::move(reply)) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterCallbackGenericService(this);
+    server_ = builder.BuildAndStart();
+  }
+  ~RawReplyWorker() override { server_->Shutdown(); }
+
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+  grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext*) override {
+    return new Reply(reply_);
+  }
+
+ private:
+  class Reply : public grpc::ServerGenericBidiReactor {
+   public:
+    explicit Reply(const std::string& bytes) {
+      grpc::Slice slice(bytes);
+      bytes_ = grpc::ByteBuffer(&slice, 1);
+      StartWrite(&bytes_);
+    }
+    void OnWriteDone(bool) override { Finish(grpc::Status::OK); }
+    void OnDone() override { delete this; }
+
+   private:
+    grpc::ByteBuffer bytes_;
+  };
+
+  const std::string reply_;
+  int port_ = 0;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+TEST(GrpcWorkerStreamWireTest, MalformedBatchEndsTheStreamDataLossNamingTheWorker) {
+  pb::BatchMessage batch;
+  batch.mutable_header()->mutable_task()->set_batch_index(1);
+  batch.set_data(std::string(100, 'x'));
+  const std::string wire = batch.SerializeAsString();
+  RawReplyWorker worker(wire.substr(0, wire.size() - 10));  // the payload cut short
+  auto factory =
+      NewGrpcWorkerStreamFactory(/*batch_bytes=*/1 << 20, /*batch_size=*/1, TlsConfig::Plaintext());
+  Recorder recorder;
+  pb::OpenStream open;
+  open.set_client_id("malformed-test");
+  std::unique_ptr<WorkerStream> stream = factory->Open(worker.address(), open, recorder.Hooks());
+  stream->GrantCredit(1);
+  stream->Join();
+  const absl::Status status = recorder.Ended();
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("worker " + worker.address() + ": "));
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("field 2 truncated (100 bytes announced, 90 left)"));
+  EXPECT_TRUE(recorder.AwaitBatches(0).empty());
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ absl::Status FirstBatch(TestCluster& cluster, uint64_t job_id, uint64_t batch_by
   absl::Status result;
   WorkerStreamHooks hooks;
   hooks.allocate = [] { return std::make_shared<pb::BatchMessage>(); };
-  hooks.on_batch = [&](std::shared_ptr<pb::BatchMessage>) {
+  hooks.on_batch = [&](Batch) {
     if (!got.HasBeenNotified()) got.Notify();
   };
   hooks.on_done = [&](const absl::Status& status) {

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "trainer_client/device/host_feeder.h"
 #if STOKER_HAVE_CUDA
@@ -68,6 +69,11 @@ absl::StatusOr<DeviceTensor> DeviceFeeder::Convert(const Batch& batch) {
     return absl::InvalidArgumentError(
         absl::StrCat("batch: ", geometry.c, " channels, but the feeder normalizes ",
                      options_.mean.size(), " (at most ", ChannelAffine::kMaxChannels, ")"));
+  }
+  if (batch.size_bytes() != geometry.input_bytes()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch: ", batch.size_bytes(), " payload bytes, but its shape [",
+                     absl::StrJoin(batch.shape(), ", "), "] needs ", geometry.input_bytes()));
   }
   int slot;
   {

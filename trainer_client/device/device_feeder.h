@@ -81,8 +81,9 @@ class DeviceFeeder {
   virtual ~DeviceFeeder() = default;
 
   // Converts `batch` (uint8 [N, H, W, C], C <= 4) into a free slot, waiting for one while
-  // resident_batches tensors are held. Errors: INVALID_ARGUMENT for another dtype, layout or
-  // channel count; CANCELLED after Stop(); INTERNAL naming the CUDA call that failed.
+  // resident_batches tensors are held. Errors: INVALID_ARGUMENT for another dtype, layout,
+  // channel count or a payload size other than N*H*W*C; CANCELLED after Stop(); INTERNAL naming
+  // the CUDA call that failed.
   absl::StatusOr<DeviceTensor> Convert(const Batch& batch);
 
   // Wakes and fails every waiting and later Convert with CANCELLED. Tensors already returned

@@ -1,7 +1,9 @@
 #include "trainer_client/device/device_feeder.h"
 
 #include <memory>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
@@ -78,6 +80,38 @@ TEST(HostFeederTest, RefusesWhatIsNotUint8Hwc) {
   ASSERT_TRUE(strict.ok());
   EXPECT_THAT(std::string((*strict)->Convert(MakeHwcBatch(1, 2, 2, 1)).status().message()),
               HasSubstr("normalizes 3"));
+}
+
+TEST(HostFeederTest, RefusesAPayloadOfAnotherSizeThanItsShape) {
+  auto message = std::make_shared<v1::BatchMessage>();
+  for (int dim : {1, 2, 2, 3}) message->mutable_header()->add_shape(dim);
+  message->mutable_header()->set_dtype(v1::DTYPE_UINT8);
+  message->mutable_header()->set_layout(v1::LAYOUT_HWC);
+  message->set_data("12345");  // 12 bytes expected
+  auto feeder = DeviceFeeder::Create(DeviceOptions());
+  ASSERT_TRUE(feeder.ok());
+  const absl::Status status = (*feeder)->Convert(Batch(message)).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("batch: 5 payload bytes, but its shape [1, 2, 2, 3] needs 12"));
+}
+
+TEST(HostFeederTest, ConvertsAPayloadReceivedInPieces) {
+  const Batch whole = MakeHwcBatch(2, 3, 4, 3);
+  // The same bytes as a received payload in three pieces (trainer_client/batch_payload.h).
+  auto bytes = std::make_shared<std::string>(whole.bytes().begin(), whole.bytes().end());
+  const auto* at = reinterpret_cast<const uint8_t*>(bytes->data());
+  std::vector<BatchPayload::Chunk> chunks = {{at, 10}, {at + 10, 30}, {at + 40, 32}};
+  auto header = std::make_shared<v1::BatchMessage>();
+  *header->mutable_header() = whole.header();
+  const Batch pieces(header, std::make_shared<BatchPayload>(chunks, bytes, nullptr));
+  auto feeder = DeviceFeeder::Create(DeviceOptions());
+  ASSERT_TRUE(feeder.ok());
+  absl::StatusOr<DeviceTensor> expected = (*feeder)->Convert(whole);
+  absl::StatusOr<DeviceTensor> got = (*feeder)->Convert(pieces);
+  ASSERT_TRUE(expected.ok() && got.ok());
+  EXPECT_EQ(std::vector<float>(got->data(), got->data() + 72),
+            std::vector<float>(expected->data(), expected->data() + 72));
 }
 
 TEST(HostFeederTest, HoldsAtMostResidentBatches) {

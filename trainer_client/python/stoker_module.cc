@@ -3,7 +3,8 @@
 // capsules into torch tensors.
 //
 // Zero copy: Batch.images_dlpack() hands out a DLManagedTensor (dlpack_abi.h) whose data is the
-// received message's payload (or the DeviceFeeder's output when converting); its manager context
+// received payload (Batch::data(): gathered once into one buffer when it arrived in pieces,
+// trainer_client/batch_payload.h) or the DeviceFeeder's output when converting; its manager context
 // holds a reference to the Batch (or the converted tensor and its feeder), dropped by the
 // deleter when the consumer frees the tensor.
 //

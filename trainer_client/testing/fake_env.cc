@@ -149,7 +149,7 @@ void FakeStream::Deliver(std::shared_ptr<v1::BatchMessage> message) {
     absl::MutexLock lock(&mu_);
     if (ended_) return;
   }
-  hooks_.on_batch(std::move(message));
+  hooks_.on_batch(Batch(std::move(message)));
 }
 
 void FakeStream::End(const absl::Status& status) {
