@@ -143,6 +143,24 @@ struct Measured {
   LoaderStats stats;  // at the end of the window
 };
 
+// The consumer's training step: a sleep of `step`, less what the earlier ones overslept (a
+// loaded machine wakes a sleeper late), so that over a run the steps average `step` and the
+// consumer's demand stays 1 / step. Thread-compatible.
+class ConsumerStep {
+ public:
+  explicit ConsumerStep(absl::Duration step) : step_(step) {}
+  void Take() {
+    const absl::Duration target = step_ - overslept_;  // <= 0: still paying off a late wake-up
+    const absl::Time start = absl::Now();
+    if (target > absl::ZeroDuration()) absl::SleepFor(target);
+    overslept_ = (absl::Now() - start) - target;
+  }
+
+ private:
+  const absl::Duration step_;
+  absl::Duration overslept_;
+};
+
 absl::StatusOr<Measured> Measure(const Run& run, const std::string& job_name) {
   TestClusterOptions options;
   options.workers = static_cast<int>(run.periods.size());
@@ -182,6 +200,7 @@ absl::StatusOr<Measured> Measure(const Run& run, const std::string& job_name) {
   std::optional<LoaderStats> first;
   absl::Time first_at;
   double first_cpu = 0;
+  ConsumerStep step(run.step);
   Measured result;
   result.batch_bytes = batch_bytes;
   while (true) {
@@ -210,7 +229,7 @@ absl::StatusOr<Measured> Measure(const Run& run, const std::string& job_name) {
       result.stats = last;
       break;
     }
-    if (run.step > absl::ZeroDuration()) absl::SleepFor(run.step);
+    if (run.step > absl::ZeroDuration()) step.Take();
   }
   (*loader)->Stop();
   (*cluster)->Stop();
@@ -404,9 +423,10 @@ absl::StatusOr<Measured> MeasureDataWait(double step_ms, double capacity, const 
   if (!measured.ok()) return measured.status();
   std::printf(
       "  capacity %.2fx demand (4 workers at %.1f ms per batch): delivered %.1f batches/s; "
-      "data wait %.4f of the consumer's time; process %.2f cores\n",
+      "data wait %.4f of the consumer's time (1 - delivered / demand = %.4f); process %.2f "
+      "cores\n",
       capacity, worker_period_ms, measured->batches_per_second, measured->data_wait_fraction,
-      measured->process_cores);
+      std::max(0.0, 1 - measured->batches_per_second / demand), measured->process_cores);
   PrintWorkers(*measured);
   std::fflush(stdout);
   return measured;
