@@ -302,7 +302,7 @@ int ClusterMode(const std::vector<int>& ks, double period_ms, const Common& comm
       period_ms, producers.Describe().c_str(), seconds, rounds, cores,
       bench::LoadAverage().c_str());
   if (control) {
-    std::printf("  control: K=%d with %s (efficiency at most ~%.2f expected)\n", k_max,
+    std::printf("  control: K=%d, where %s (efficiency at most ~%.2f expected)\n", k_max,
                 overloaded.Describe().c_str(), cores / overloaded.cores);
   } else {
     std::printf(
