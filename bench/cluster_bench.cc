@@ -36,10 +36,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <thread>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -104,7 +104,7 @@ struct Producers {
 // What every mode is run with.
 struct Common {
   Producers producers;
-  double seconds = 4;  // the measured window (per run)
+  double seconds = 4;   // the measured window (per run)
   uint32_t rounds = 3;  // alternating rounds; medians count
 };
 
@@ -325,18 +325,17 @@ int ClusterMode(const std::vector<int>& ks, double period_ms, const Common& comm
       other_us[k].push_back(figures.other_cpu_us_per_batch);
     }
     if (!control) continue;
-    absl::StatusOr<Measured> measured = MeasureCluster(
-        k_max, overloaded, period_ms, seconds, absl::StrCat("cluster-overloaded-", round));
+    absl::StatusOr<Measured> measured = MeasureCluster(k_max, overloaded, period_ms, seconds,
+                                                       absl::StrCat("cluster-overloaded-", round));
     if (!measured.ok()) return Fail(measured.status());
     const double burn_ms = period_ms * std::min(1.0, overloaded.BurnFraction(k_max));
     overloaded_efficiency.push_back(
-        PrintCluster("control ", k_max, *measured, k_max * 1000.0 / period_ms, burn_ms)
-            .efficiency);
+        PrintCluster("control ", k_max, *measured, k_max * 1000.0 / period_ms, burn_ms).efficiency);
   }
   std::printf("load average at the end %s\n", bench::LoadAverage().c_str());
-  std::string result = absl::StrCat("RESULT name=cluster producers=",
-                                    SimulatedBatchModeName(producers.mode),
-                                    ProducerCoresKey(producers));
+  std::string result =
+      absl::StrCat("RESULT name=cluster producers=", SimulatedBatchModeName(producers.mode),
+                   ProducerCoresKey(producers));
   for (int k : ks) {
     absl::StrAppend(&result, " batches_per_s_", k, "=", absl::SixDigits(bench::Median(rate[k])),
                     " scaling_efficiency_", k, "=", absl::SixDigits(bench::Median(efficiency[k])),
@@ -344,8 +343,8 @@ int ClusterMode(const std::vector<int>& ks, double period_ms, const Common& comm
                     absl::SixDigits(bench::Median(other_us[k])));
   }
   if (control) {
-    absl::StrAppend(&result, " scaling_efficiency_", k_max, "_overloaded=",
-                    absl::SixDigits(bench::Median(overloaded_efficiency)));
+    absl::StrAppend(&result, " scaling_efficiency_", k_max,
+                    "_overloaded=", absl::SixDigits(bench::Median(overloaded_efficiency)));
   }
   std::printf("%s\n", result.c_str());
   return 0;
@@ -500,8 +499,8 @@ int main(int argc, char** argv) {
   if (!parsed.ok()) return flags.Fail(parsed.status());
   common.producers.mode = *parsed;
   if (common.rounds < 1) {
-    return flags.Fail(absl::InvalidArgumentError(
-        absl::StrCat("--rounds: must be >= 1, got ", common.rounds)));
+    return flags.Fail(
+        absl::InvalidArgumentError(absl::StrCat("--rounds: must be >= 1, got ", common.rounds)));
   }
   std::vector<int> ks = {4};  // straggler and data-wait run 4 workers
   if (mode == "cluster") {
@@ -517,10 +516,9 @@ int main(int argc, char** argv) {
   }
   const int fewest = *std::min_element(ks.begin(), ks.end());
   if (!(common.producers.cores > 0) || common.producers.cores > fewest) {
-    return flags.Fail(absl::InvalidArgumentError(
-        absl::StrCat("--producer-cores: must be in (0, ", fewest,
-                     "] (a producer burns at most its whole period), got ",
-                     common.producers.cores)));
+    return flags.Fail(absl::InvalidArgumentError(absl::StrCat(
+        "--producer-cores: must be in (0, ", fewest,
+        "] (a producer burns at most its whole period), got ", common.producers.cores)));
   }
   if (mode == "cluster") return stoker::ClusterMode(ks, period_ms, common);
   if (mode == "straggler") return stoker::StragglerMode(period_ms, slow_factor, common);

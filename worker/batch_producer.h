@@ -130,8 +130,8 @@ class BatchProducer {
   void Loop();
   // SimulateBatch for `work`, then the simulation's CPU burn and its wait until one period after
   // the later of now and *last_ready (which it advances); Stop() cuts the wait short.
-  absl::Status Simulate(const SimulatedProduction& simulation, const Work& work,
-                        uint64_t worker_id, absl::Duration cpu_start, absl::Time* last_ready,
+  absl::Status Simulate(const SimulatedProduction& simulation, const Work& work, uint64_t worker_id,
+                        absl::Duration cpu_start, absl::Time* last_ready,
                         stoker::v1::BatchMessage* out);
 
   BatchMessagePool* const pool_;

@@ -77,7 +77,8 @@ TEST(SimulateBatchTest, StopWakesAProducerHoldingABatchForALongPeriod) {
   ASSERT_TRUE(job.ok()) << job.status();
   BatchMessagePool pool(4);
   BatchProducer producer(1, 9, &pool);
-  producer.set_simulation(SimulatedProduction{absl::Hours(1), SimulatedBatchMode::kSleep, absl::ZeroDuration()});
+  producer.set_simulation(
+      SimulatedProduction{absl::Hours(1), SimulatedBatchMode::kSleep, absl::ZeroDuration()});
   absl::Notification done;
   absl::Status result;
   producer.Submit(*job, Task(0, 0),
@@ -161,10 +162,10 @@ std::pair<absl::Duration, std::string> RunSimulated(const SimulatedProduction& s
 }
 
 TEST(BurningProducerTest, ItsThreadSpendsTheBatchCpuTimeOfEveryBatch) {
-  const auto [cpu, payload] = RunSimulated(
-      SimulatedProduction{absl::Milliseconds(40), SimulatedBatchMode::kBurn,
-                          absl::Milliseconds(20)},
-      3);
+  const auto [cpu, payload] =
+      RunSimulated(SimulatedProduction{absl::Milliseconds(40), SimulatedBatchMode::kBurn,
+                                       absl::Milliseconds(20)},
+                   3);
   EXPECT_GE(cpu, 3 * absl::Milliseconds(20));
   EXPECT_EQ(payload.size(), size_t{4 * 16 * 12 * 3 * sizeof(float)});
   EXPECT_FALSE(AllZero(payload));
@@ -172,9 +173,9 @@ TEST(BurningProducerTest, ItsThreadSpendsTheBatchCpuTimeOfEveryBatch) {
 
 TEST(BurningProducerTest, ASleepingProducerLeavesThePayloadAlone) {
   // The control of the test above: the same run asleep writes nothing into the payload.
-  const auto [cpu, payload] =
-      RunSimulated(
-          SimulatedProduction{absl::Milliseconds(5), SimulatedBatchMode::kSleep, absl::ZeroDuration()}, 3);
+  const auto [cpu, payload] = RunSimulated(
+      SimulatedProduction{absl::Milliseconds(5), SimulatedBatchMode::kSleep, absl::ZeroDuration()},
+      3);
   EXPECT_EQ(payload.size(), size_t{4 * 16 * 12 * 3 * sizeof(float)});
   EXPECT_TRUE(AllZero(payload));
 }
