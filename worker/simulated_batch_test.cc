@@ -136,15 +136,19 @@ TEST(BurnThreadCpuTest, BurnsWithAPayloadTooSmallToWrite) {
 // thread's CPU time when it finished the last one, and that batch's payload.
 std::pair<absl::Duration, std::string> RunSimulated(const SimulatedProduction& simulation,
                                                     int batches) {
-  auto job = JobContext::Create(1, SmallJob());
-  EXPECT_TRUE(job.ok()) << job.status();
-  BatchMessagePool pool(4);
-  BatchProducer producer(1, 9, &pool);
-  producer.set_simulation(simulation);
+  // Declared before the producer, so that they outlive its thread (joined by its destructor).
   absl::Mutex mu;
   int finished = 0;  // guarded by mu, as the two below
   absl::Duration thread_cpu;
   std::string payload;
+  auto job = JobContext::Create(1, SmallJob());
+  if (!job.ok()) {
+    ADD_FAILURE() << job.status();
+    return {};
+  }
+  BatchMessagePool pool(4);
+  BatchProducer producer(1, 9, &pool);
+  producer.set_simulation(simulation);
   for (int i = 0; i < batches; ++i) {
     producer.Submit(*job, Task(0, static_cast<uint64_t>(i)),
                     [&](absl::Status status, std::unique_ptr<pb::BatchMessage> batch) {
@@ -158,7 +162,7 @@ std::pair<absl::Duration, std::string> RunSimulated(const SimulatedProduction& s
   absl::MutexLock lock(&mu);
   auto all_finished = [&] { return finished == batches; };
   mu.Await(absl::Condition(&all_finished));
-  return {thread_cpu, payload};
+  return {thread_cpu, payload};  // copied before the lock, the producer and mu go
 }
 
 TEST(BurningProducerTest, ItsThreadSpendsTheBatchCpuTimeOfEveryBatch) {
