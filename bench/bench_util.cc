@@ -68,6 +68,13 @@ double ReportedClockHz() {
   return 0;
 }
 
+std::string LoadAverage() {
+  std::ifstream loadavg("/proc/loadavg");
+  std::string one, five, fifteen;
+  if (!(loadavg >> one >> five >> fifteen)) return "?";
+  return one + " " + five + " " + fifteen;
+}
+
 double Median(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());

@@ -5,6 +5,7 @@
 // Not thread-safe beyond what each function says; benchmarks are single-threaded mains.
 
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace stoker {
@@ -24,6 +25,10 @@ double MeasuredClockHz();
 // else the first "cpu MHz" of /proc/cpuinfo; 0 when neither is there. For printing beside the
 // measured one (VMs often report the nominal clock).
 double ReportedClockHz();
+
+// The first three fields of /proc/loadavg ("1.20 0.80 0.50"), "?" where it cannot be read: the
+// benches on shared machines print it at their start and end.
+std::string LoadAverage();
 
 // Median of `values` (the mean of the middle two for an even count); 0 when empty.
 double Median(std::vector<double> values);

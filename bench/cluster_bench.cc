@@ -1,11 +1,25 @@
 // Protocol benchmarks (DESIGN.md §9; scripts/bench.sh cluster | straggler | data-wait):
 // a real coordinator, real workers and a real trainer client over gRPC on loopback in one
 // process (TestCluster), with simulated production (worker/simulated_batch.h): each worker's
-// single producer thread emits a ready batch of the job's shape every `period`, so the
-// figures measure leasing, credit, balancing and streaming, not the blur.
+// single producer thread emits a batch of the job's shape every `period` at most.
 //
-//   --mode=cluster    K workers for K in --workers: delivered batches/s vs K x the K=1 rate
-//                     measured in the same run (scaling_efficiency_K).
+// How the producers spend that period (--simulate-batch-mode):
+//   burn   (the default) each producer thread spends part of every period as its own CPU time
+//          writing the payload, then waits out the rest; the parts add up to --producer-cores
+//          cores when every producer runs at its nominal rate (one batch per period). So the
+//          producers compete with the coordinator, the workers' gRPC and the client for the
+//          machine's cores as real producers would, while their total demand stays below the
+//          cores (a 2-core machine cannot host 32 CPU-bound producers: each stands for a worker
+//          machine of which only this part of the CPU lands here).
+//   sleep  the producer threads wait: no CPU, so the figures isolate the protocol.
+//
+//   --mode=cluster    K workers for K in --workers: delivered batches/s vs the sum of the
+//                     producers' nominal rates (K / period; scaling_efficiency_K), the process's
+//                     cores in use and its CPU per batch beside the producers' burn; --rounds
+//                     alternating rounds, medians. Negative control (burn mode), in each round:
+//                     the largest K with the producers asking for 1.5x the machine's cores: the
+//                     efficiency must read at most ~0.67 (cores / demand), which it could not if
+//                     the burn did not compete for cores.
 //   --mode=straggler  4 workers, one at 1/--slow-factor speed: delivered / sum of the workers'
 //                     rates (straggler_efficiency), over several epoch boundaries; and, in
 //                     alternating rounds, the same with credit balancing off (the negative
@@ -13,15 +27,19 @@
 //   --mode=data-wait  a consumer with a fixed step time; the workers' capacity is --capacity x
 //                     its demand: the consumer's data-wait fraction (data_wait_fraction); and,
 //                     in alternating rounds, at 0.9x demand (the negative control: about 0.10).
-// The producers sleep for their batch time (simulated_batch.h): they measure the protocol, not
-// a CPU-bound worker sharing the client's cores.
-// Each mode ends with its RESULT line.
+// Each mode prints the producers' mode and the load average at its start and end, and ends with
+// its RESULT line.
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -36,6 +54,7 @@
 #include "common/logging.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/loader.h"
+#include "worker/simulated_batch.h"
 
 namespace stoker {
 namespace {
@@ -66,8 +85,47 @@ pb::JobSpec SimulatedJob(const Shape& shape, uint64_t batches_per_epoch, uint32_
   return spec;
 }
 
+// How the simulated producers spend their batch time (--simulate-batch-mode, --producer-cores).
+struct Producers {
+  SimulatedBatchMode mode = SimulatedBatchMode::kBurn;
+  double cores = 0.5;  // burn: the CPU all producers burn together at their nominal rates
+
+  // The fraction of its period that each of `workers` producers burns.
+  double BurnFraction(size_t workers) const {
+    return mode == SimulatedBatchMode::kBurn ? cores / static_cast<double>(workers) : 0;
+  }
+  std::string Describe() const {
+    if (mode == SimulatedBatchMode::kSleep) return "producers sleep for their batch time (no CPU)";
+    return absl::StrCat("producers burn CPU for ", absl::SixDigits(cores),
+                        " cores in all at their nominal rates (writing the payload)");
+  }
+};
+
+// What every mode is run with.
+struct Common {
+  Producers producers;
+  double seconds = 4;   // the measured window (per run)
+  uint32_t rounds = 3;  // alternating rounds; medians count
+};
+
+// " producer_cores=X" for burning producers, "" for sleeping ones: for the RESULT lines.
+std::string ProducerCoresKey(const Producers& producers) {
+  if (producers.mode != SimulatedBatchMode::kBurn) return "";
+  return absl::StrCat(" producer_cores=", absl::SixDigits(producers.cores));
+}
+
+// CPU seconds (user + system) of this process so far.
+double ProcessCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 struct Run {
   std::vector<absl::Duration> periods;  // one per worker
+  SimulatedBatchMode mode = SimulatedBatchMode::kSleep;
+  double burn_fraction = 0;  // burn: of each worker's period, as its producer's CPU time
   pb::JobSpec spec;
   uint64_t prefetch_batches = 64;
   absl::Duration warmup = absl::Seconds(1.5);
@@ -80,8 +138,27 @@ struct Measured {
   double batches_per_second = 0;
   double bytes_per_second = 0;
   double data_wait_fraction = 0;
+  double process_cores = 0;  // this process's CPU seconds per second over the window
   uint64_t batch_bytes = 0;
   LoaderStats stats;  // at the end of the window
+};
+
+// The consumer's training step: a sleep of `step`, less what the earlier ones overslept (a
+// loaded machine wakes a sleeper late), so that over a run the steps average `step` and the
+// consumer's demand stays 1 / step. Thread-compatible.
+class ConsumerStep {
+ public:
+  explicit ConsumerStep(absl::Duration step) : step_(step) {}
+  void Take() {
+    const absl::Duration target = step_ - overslept_;  // <= 0: still paying off a late wake-up
+    const absl::Time start = absl::Now();
+    if (target > absl::ZeroDuration()) absl::SleepFor(target);
+    overslept_ = (absl::Now() - start) - target;
+  }
+
+ private:
+  const absl::Duration step_;
+  absl::Duration overslept_;
 };
 
 absl::StatusOr<Measured> Measure(const Run& run, const std::string& job_name) {
@@ -92,6 +169,10 @@ absl::StatusOr<Measured> Measure(const Run& run, const std::string& job_name) {
   options.coordinator.lease_duration = absl::Minutes(10);
   options.configure_worker = [&run](size_t index, WorkerConfig* config) {
     config->simulate_batch_period = run.periods[index];
+    config->simulate_batch_mode = run.mode;
+    if (run.mode == SimulatedBatchMode::kBurn) {
+      config->simulate_batch_cpu = run.periods[index] * run.burn_fraction;
+    }
   };
   absl::StatusOr<std::unique_ptr<TestCluster>> cluster = TestCluster::Start(options);
   if (!cluster.ok()) return cluster.status();
@@ -118,6 +199,8 @@ absl::StatusOr<Measured> Measure(const Run& run, const std::string& job_name) {
   const absl::Time window_end = window_start + run.measure;
   std::optional<LoaderStats> first;
   absl::Time first_at;
+  double first_cpu = 0;
+  ConsumerStep step(run.step);
   Measured result;
   result.batch_bytes = batch_bytes;
   while (true) {
@@ -131,6 +214,7 @@ absl::StatusOr<Measured> Measure(const Run& run, const std::string& job_name) {
     if (!first.has_value() && now >= window_start) {
       first = (*loader)->stats();
       first_at = now;
+      first_cpu = ProcessCpuSeconds();
     }
     if (now >= window_end) {
       const LoaderStats last = (*loader)->stats();
@@ -141,10 +225,11 @@ absl::StatusOr<Measured> Measure(const Run& run, const std::string& job_name) {
       const double wait = last.wait_seconds - first->wait_seconds;
       const double step = last.step_seconds - first->step_seconds;
       result.data_wait_fraction = wait + step > 0 ? wait / (wait + step) : 0;
+      result.process_cores = (ProcessCpuSeconds() - first_cpu) / seconds;
       result.stats = last;
       break;
     }
-    if (run.step > absl::ZeroDuration()) absl::SleepFor(run.step);
+    if (run.step > absl::ZeroDuration()) step.Take();
   }
   (*loader)->Stop();
   (*cluster)->Stop();
@@ -159,51 +244,119 @@ void PrintWorkers(const Measured& measured) {
   }
 }
 
-// Rounds of the modes with a negative control (straggler, data-wait); medians count.
-constexpr int kRounds = 3;
-
 int Fail(const absl::Status& status) {
   std::fprintf(stderr, "cluster_bench: %s\n", status.ToString().c_str());
   return 1;
 }
 
-int ClusterMode(const std::vector<int>& ks, double period_ms, double seconds) {
-  const absl::Duration period = absl::Microseconds(static_cast<int64_t>(period_ms * 1000));
+// One K of the cluster mode: K workers at one batch per `period_ms` each.
+absl::StatusOr<Measured> MeasureCluster(int k, const Producers& producers, double period_ms,
+                                        double seconds, const std::string& job_name) {
+  Run run;
+  run.periods.assign(k, absl::Microseconds(static_cast<int64_t>(period_ms * 1000)));
+  run.mode = producers.mode;
+  run.burn_fraction = std::min(1.0, producers.BurnFraction(k));
+  const double nominal = k * 1000.0 / period_ms;
+  const uint64_t batches = static_cast<uint64_t>(nominal * (seconds + 4)) + 200;
+  run.spec = SimulatedJob(Shape{}, batches, 1);
+  run.prefetch_batches = 4 * static_cast<uint64_t>(k) + 16;
+  run.measure = absl::Seconds(seconds);
+  return Measure(run, job_name);
+}
+
+// The figures of one cluster run; returns the efficiency (delivered / nominal).
+struct ClusterFigures {
+  double efficiency = 0;
+  double other_cpu_us_per_batch = 0;  // process CPU per batch beyond the producers' burn
+};
+
+ClusterFigures PrintCluster(const char* label, int k, const Measured& measured, double nominal,
+                            double burn_ms_per_batch) {
+  ClusterFigures figures;
+  figures.efficiency = measured.batches_per_second / nominal;
+  const double burn_cores = measured.batches_per_second * burn_ms_per_batch / 1000;
+  figures.other_cpu_us_per_batch =
+      (measured.process_cores - burn_cores) / measured.batches_per_second * 1e6;
   std::printf(
-      "cluster: simulated workers, one batch per %.1f ms each (16 x 16x16x3 uint8 = "
-      "12 KB batches); %.1f s window after 1.5 s warm-up\n",
-      period_ms, seconds);
-  double single = 0;
-  std::string result = "RESULT name=cluster";
-  for (int k : ks) {
-    Run run;
-    run.periods.assign(k, period);
-    const double ideal = k * 1000.0 / period_ms;
-    const uint64_t batches = static_cast<uint64_t>(ideal * (seconds + 4)) + 200;
-    run.spec = SimulatedJob(Shape{}, batches, 1);
-    run.prefetch_batches = 4 * static_cast<uint64_t>(k) + 16;
-    run.measure = absl::Seconds(seconds);
-    absl::StatusOr<Measured> measured = Measure(run, absl::StrCat("cluster-", k));
-    if (!measured.ok()) return Fail(measured.status());
-    if (k == ks.front()) single = measured->batches_per_second / k;
-    const double efficiency = measured->batches_per_second / (k * single);
+      "  %sK=%2d: %7.1f batches/s of %7.1f nominal: efficiency %.3f; process %.2f cores, of "
+      "which producers' burn %.2f; the rest %.0f us CPU per batch\n",
+      label, k, measured.batches_per_second, nominal, figures.efficiency, measured.process_cores,
+      burn_cores, figures.other_cpu_us_per_batch);
+  std::fflush(stdout);
+  return figures;
+}
+
+int ClusterMode(const std::vector<int>& ks, double period_ms, const Common& common) {
+  const Producers& producers = common.producers;
+  const double seconds = common.seconds;
+  const int rounds = static_cast<int>(common.rounds);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const int k_max = *std::max_element(ks.begin(), ks.end());
+  // The negative control: the producers ask for 1.5x the machine's cores.
+  const Producers overloaded{SimulatedBatchMode::kBurn, 1.5 * cores};
+  const bool control = producers.mode == SimulatedBatchMode::kBurn;
+  std::printf(
+      "cluster: simulated workers, one batch per %.1f ms each at most (16 x 16x16x3 uint8 = "
+      "12 KB batches); %s; %.1f s window after 1.5 s warm-up; %d alternating rounds; %u cores; "
+      "load average %s\n",
+      period_ms, producers.Describe().c_str(), seconds, rounds, cores,
+      bench::LoadAverage().c_str());
+  if (control) {
+    std::printf("  control: K=%d, where %s (efficiency at most ~%.2f expected)\n", k_max,
+                overloaded.Describe().c_str(), cores / overloaded.cores);
+  } else {
     std::printf(
-        "  K=%2d: %8.1f batches/s delivered (nominal %7.1f); K x single-worker rate "
-        "%8.1f; efficiency %.3f\n",
-        k, measured->batches_per_second, ideal, k * single, efficiency);
-    std::fflush(stdout);
-    absl::StrAppend(&result, " batches_per_s_", k, "=",
-                    absl::SixDigits(measured->batches_per_second), " scaling_efficiency_", k, "=",
-                    absl::SixDigits(efficiency));
+        "  no negative control: sleeping producers use no CPU, so the figure isolates the "
+        "protocol and reads ~1 unless the protocol itself falls behind\n");
+  }
+  std::map<int, std::vector<double>> efficiency, rate, other_us;
+  std::vector<double> overloaded_efficiency;
+  for (int round = 1; round <= rounds; ++round) {
+    std::printf(" round %d\n", round);
+    for (int k : ks) {
+      absl::StatusOr<Measured> measured =
+          MeasureCluster(k, producers, period_ms, seconds, absl::StrCat("cluster-", round, "-", k));
+      if (!measured.ok()) return Fail(measured.status());
+      const double burn_ms = period_ms * std::min(1.0, producers.BurnFraction(k));
+      const ClusterFigures figures =
+          PrintCluster("", k, *measured, k * 1000.0 / period_ms, burn_ms);
+      efficiency[k].push_back(figures.efficiency);
+      rate[k].push_back(measured->batches_per_second);
+      other_us[k].push_back(figures.other_cpu_us_per_batch);
+    }
+    if (!control) continue;
+    absl::StatusOr<Measured> measured = MeasureCluster(k_max, overloaded, period_ms, seconds,
+                                                       absl::StrCat("cluster-overloaded-", round));
+    if (!measured.ok()) return Fail(measured.status());
+    const double burn_ms = period_ms * std::min(1.0, overloaded.BurnFraction(k_max));
+    overloaded_efficiency.push_back(
+        PrintCluster("control ", k_max, *measured, k_max * 1000.0 / period_ms, burn_ms).efficiency);
+  }
+  std::printf("load average at the end %s\n", bench::LoadAverage().c_str());
+  std::string result =
+      absl::StrCat("RESULT name=cluster producers=", SimulatedBatchModeName(producers.mode),
+                   ProducerCoresKey(producers));
+  for (int k : ks) {
+    absl::StrAppend(&result, " batches_per_s_", k, "=", absl::SixDigits(bench::Median(rate[k])),
+                    " scaling_efficiency_", k, "=", absl::SixDigits(bench::Median(efficiency[k])),
+                    " other_cpu_us_per_batch_", k, "=",
+                    absl::SixDigits(bench::Median(other_us[k])));
+  }
+  if (control) {
+    absl::StrAppend(&result, " scaling_efficiency_", k_max,
+                    "_overloaded=", absl::SixDigits(bench::Median(overloaded_efficiency)));
   }
   std::printf("%s\n", result.c_str());
   return 0;
 }
 
-int StragglerMode(double period_ms, double slow_factor, double seconds) {
+int StragglerMode(double period_ms, double slow_factor, const Common& common) {
+  const double seconds = common.seconds;
   const absl::Duration period = absl::Microseconds(static_cast<int64_t>(period_ms * 1000));
   Run run;
   run.periods = {period, period, period, period * slow_factor};
+  run.mode = common.producers.mode;
+  run.burn_fraction = common.producers.BurnFraction(run.periods.size());
   const double sum_rates = (3 + 1 / slow_factor) * 1000.0 / period_ms;
   // Epochs of ~4 s, so that the window crosses several epoch boundaries.
   const uint64_t per_epoch = static_cast<uint64_t>(sum_rates * 4);
@@ -214,13 +367,15 @@ int StragglerMode(double period_ms, double slow_factor, double seconds) {
   run.warmup = absl::Seconds(2);
   run.measure = absl::Seconds(seconds);
   std::printf(
-      "straggler: 4 simulated workers at %.1f ms per batch, one at %.1fx that; epochs "
-      "of %llu batches; %.1f s window\n",
-      period_ms, slow_factor, static_cast<unsigned long long>(per_epoch), seconds);
+      "straggler: 4 simulated workers at %.1f ms per batch, one at %.1fx that; %s; epochs "
+      "of %llu batches; %.1f s window; %u alternating rounds; load average %s\n",
+      period_ms, slow_factor, common.producers.Describe().c_str(),
+      static_cast<unsigned long long>(per_epoch), seconds, common.rounds,
+      bench::LoadAverage().c_str());
   // Alternating rounds, balancing on and off (the negative control: even shares leave the slow
   // worker a full share of the credit); medians count.
   std::vector<double> on, off;
-  for (int round = 0; round < kRounds; ++round) {
+  for (uint32_t round = 0; round < common.rounds; ++round) {
     for (bool balance : {true, false}) {
       run.balance = balance;
       absl::StatusOr<Measured> measured = Measure(run, absl::StrCat("straggler-", round, balance));
@@ -228,24 +383,30 @@ int StragglerMode(double period_ms, double slow_factor, double seconds) {
       const double efficiency = measured->batches_per_second / sum_rates;
       (balance ? on : off).push_back(efficiency);
       std::printf(
-          "  round %d, balancing %s: delivered %.1f batches/s; sum of worker rates %.1f; "
-          "efficiency %.3f; overdue reported %llu\n",
+          "  round %u, balancing %s: delivered %.1f batches/s; sum of worker rates %.1f; "
+          "efficiency %.3f; overdue reported %llu; process %.2f cores\n",
           round + 1, balance ? "on " : "off", measured->batches_per_second, sum_rates, efficiency,
-          static_cast<unsigned long long>(measured->stats.overdue_reported));
+          static_cast<unsigned long long>(measured->stats.overdue_reported),
+          measured->process_cores);
       PrintWorkers(*measured);
       std::fflush(stdout);
     }
   }
   const double efficiency = bench::Median(on), unbalanced = bench::Median(off);
+  std::printf("load average at the end %s\n", bench::LoadAverage().c_str());
   std::printf(
-      "RESULT name=straggler sum_of_rates=%.1f straggler_efficiency=%.4f "
+      "RESULT name=straggler producers=%s%s sum_of_rates=%.1f straggler_efficiency=%.4f "
       "straggler_efficiency_balancing_off=%.4f\n",
-      sum_rates, efficiency, unbalanced);
+      std::string(SimulatedBatchModeName(common.producers.mode)).c_str(),
+      ProducerCoresKey(common.producers).c_str(), sum_rates, efficiency, unbalanced);
   return 0;
 }
 
-absl::StatusOr<Measured> MeasureDataWait(double step_ms, double capacity, double seconds) {
+absl::StatusOr<Measured> MeasureDataWait(double step_ms, double capacity, const Common& common) {
+  const double seconds = common.seconds;
   Run run;
+  run.mode = common.producers.mode;
+  run.burn_fraction = common.producers.BurnFraction(4);
   run.step = absl::Microseconds(static_cast<int64_t>(step_ms * 1000));
   // 4 workers whose rates sum to capacity x the consumer's demand (1 / step).
   const double worker_period_ms = 4 * step_ms / capacity;
@@ -261,8 +422,10 @@ absl::StatusOr<Measured> MeasureDataWait(double step_ms, double capacity, double
   if (!measured.ok()) return measured.status();
   std::printf(
       "  capacity %.2fx demand (4 workers at %.1f ms per batch): delivered %.1f batches/s; "
-      "data wait %.4f of the consumer's time\n",
-      capacity, worker_period_ms, measured->batches_per_second, measured->data_wait_fraction);
+      "data wait %.4f of the consumer's time (1 - delivered / demand = %.4f); process %.2f "
+      "cores\n",
+      capacity, worker_period_ms, measured->batches_per_second, measured->data_wait_fraction,
+      std::max(0.0, 1 - measured->batches_per_second / demand), measured->process_cores);
   PrintWorkers(*measured);
   std::fflush(stdout);
   return measured;
@@ -270,23 +433,29 @@ absl::StatusOr<Measured> MeasureDataWait(double step_ms, double capacity, double
 
 // The consumer's data wait with the workers' capacity at --capacity x its demand, and, in
 // alternating rounds of the same run, the negative control at 0.9x (wait ~ 1 - 0.9 = 10%).
-int DataWaitMode(double step_ms, double capacity, double seconds) {
+int DataWaitMode(double step_ms, double capacity, const Common& common) {
   constexpr double kShortCapacity = 0.9;
   const double demand = 1000.0 / step_ms;
-  std::printf("data-wait: consumer step %.1f ms (demand %.1f batches/s); %.1f s windows\n", step_ms,
-              demand, seconds);
+  std::printf(
+      "data-wait: consumer step %.1f ms (demand %.1f batches/s); %s; %.1f s windows; %u "
+      "alternating rounds; load average %s\n",
+      step_ms, demand, common.producers.Describe().c_str(), common.seconds, common.rounds,
+      bench::LoadAverage().c_str());
   std::vector<double> enough, short_of;
-  for (int round = 0; round < kRounds; ++round) {
+  for (uint32_t round = 0; round < common.rounds; ++round) {
     for (double c : {capacity, kShortCapacity}) {
-      absl::StatusOr<Measured> measured = MeasureDataWait(step_ms, c, seconds);
+      absl::StatusOr<Measured> measured = MeasureDataWait(step_ms, c, common);
       if (!measured.ok()) return Fail(measured.status());
       (c == capacity ? enough : short_of).push_back(measured->data_wait_fraction);
     }
   }
+  std::printf("load average at the end %s\n", bench::LoadAverage().c_str());
   std::printf(
-      "RESULT name=data-wait demand_batches_per_s=%.1f capacity=%.2f data_wait_fraction=%.4f "
-      "data_wait_fraction_capacity_0_9=%.4f\n",
-      demand, capacity, bench::Median(enough), bench::Median(short_of));
+      "RESULT name=data-wait producers=%s%s demand_batches_per_s=%.1f capacity=%.2f "
+      "data_wait_fraction=%.4f data_wait_fraction_capacity_0_9=%.4f\n",
+      std::string(SimulatedBatchModeName(common.producers.mode)).c_str(),
+      ProducerCoresKey(common.producers).c_str(), demand, capacity, bench::Median(enough),
+      bench::Median(short_of));
   return 0;
 }
 
@@ -297,18 +466,27 @@ int main(int argc, char** argv) {
   std::string mode = "cluster";
   std::string workers = "1,2,4,8,16,32";
   double period_ms = 40;
-  double seconds = 4;
   double slow_factor = 4;
   double step_ms = 20;
   double capacity = 1.1;
+  std::string producers = "burn";
+  stoker::Common common;
   stoker::FlagSet flags("cluster_bench", "Stoker protocol benchmarks on simulated workers.");
   flags.Add("mode", &mode, "cluster | straggler | data-wait");
   flags.Add("workers", &workers, "cluster: comma-separated worker counts");
   flags.Add("period-ms", &period_ms, "cluster, straggler: ms per batch of a (fast) worker");
-  flags.Add("seconds", &seconds, "length of the measured window (per K for cluster)");
+  flags.Add("seconds", &common.seconds, "length of the measured window of each run");
+  flags.Add("rounds", &common.rounds, "alternating rounds (medians count)");
+  flags.Add("simulate-batch-mode", &producers,
+            "burn (the producers burn CPU for part of each batch's time) or sleep (no CPU: "
+            "the protocol alone)");
+  flags.Add("producer-cores", &common.producers.cores,
+            "burn: the CPU all producers burn together at their nominal rates, in cores (at "
+            "most the smallest worker count)");
   flags.Add("slow-factor", &slow_factor, "straggler: the slow worker takes this many periods");
   flags.Add("step-ms", &step_ms, "data-wait: the consumer's step time");
   flags.Add("capacity", &capacity, "data-wait: the workers' capacity / the consumer's demand");
+  flags.MapField("simulate_batch_mode", "simulate-batch-mode");
   stoker::LogFlags log_flags;
   log_flags.AddTo(&flags);
   // Quiet unless STOKER_LOG_LEVEL says otherwise: the coordinator logs backup leases at INFO.
@@ -317,20 +495,34 @@ int main(int argc, char** argv) {
   }
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
+  absl::StatusOr<stoker::SimulatedBatchMode> parsed = stoker::ParseSimulatedBatchMode(producers);
+  if (!parsed.ok()) return flags.Fail(parsed.status());
+  common.producers.mode = *parsed;
+  if (common.rounds < 1) {
+    return flags.Fail(
+        absl::InvalidArgumentError(absl::StrCat("--rounds: must be >= 1, got ", common.rounds)));
+  }
+  std::vector<int> ks = {4};  // straggler and data-wait run 4 workers
   if (mode == "cluster") {
-    std::vector<int> ks;
+    ks.clear();
     for (absl::string_view part : absl::StrSplit(workers, ',')) {
       int k = 0;
       if (!absl::SimpleAtoi(part, &k) || k < 1 || k > 256) {
         return flags.Fail(absl::InvalidArgumentError(
-            absl::StrCat("workers: expected counts in 1..256, got '", part, "'")));
+            absl::StrCat("--workers: expected counts in 1..256, got '", part, "'")));
       }
       ks.push_back(k);
     }
-    return stoker::ClusterMode(ks, period_ms, seconds);
   }
-  if (mode == "straggler") return stoker::StragglerMode(period_ms, slow_factor, seconds);
-  if (mode == "data-wait") return stoker::DataWaitMode(step_ms, capacity, seconds);
+  const int fewest = *std::min_element(ks.begin(), ks.end());
+  if (!(common.producers.cores > 0) || common.producers.cores > fewest) {
+    return flags.Fail(absl::InvalidArgumentError(absl::StrCat(
+        "--producer-cores: must be in (0, ", fewest,
+        "] (a producer burns at most its whole period), got ", common.producers.cores)));
+  }
+  if (mode == "cluster") return stoker::ClusterMode(ks, period_ms, common);
+  if (mode == "straggler") return stoker::StragglerMode(period_ms, slow_factor, common);
+  if (mode == "data-wait") return stoker::DataWaitMode(step_ms, capacity, common);
   return flags.Fail(absl::InvalidArgumentError(
-      absl::StrCat("mode: expected cluster, straggler or data-wait, got '", mode, "'")));
+      absl::StrCat("--mode: expected cluster, straggler or data-wait, got '", mode, "'")));
 }

@@ -93,6 +93,7 @@ print(r['batches_per_second'] * $BATCH_BYTES * 8 / 1e9, \
       1e3 * ($(cpu_ticks "$pid") - $before) / os.sysconf('SC_CLK_TCK') / r['batches'])"
 }
 
+echo "wire: $ROUNDS alternating rounds of ${SECONDS_EACH} s; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 iperf=() stoker=() cpu=() base=() base_cpu=()
 for round in $(seq 1 "$ROUNDS"); do
   i=$(iperf_gbps)
@@ -107,6 +108,7 @@ for round in $(seq 1 "$ROUNDS"); do
   fi
   echo "$line"
 done
+echo "load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 $PY - "${iperf[*]}" "${stoker[*]}" "${cpu[*]}" "${base[*]}" "${base_cpu[*]}" "$BATCH_BYTES" <<'PYEOF'
 import statistics, sys
 iperf, stoker, cpu, base, base_cpu = ([float(x) for x in a.split()] for a in sys.argv[1:6])

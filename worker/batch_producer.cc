@@ -167,9 +167,9 @@ void BatchProducer::set_worker_id(uint64_t worker_id) {
   worker_id_ = worker_id;
 }
 
-void BatchProducer::set_simulated_period(std::optional<absl::Duration> period) {
+void BatchProducer::set_simulation(std::optional<SimulatedProduction> simulation) {
   absl::MutexLock lock(&mu_);
-  simulated_period_ = period;
+  simulation_ = simulation;
 }
 
 void BatchProducer::Submit(std::shared_ptr<JobContext> job, stoker::v1::TaskId task, Done done) {
@@ -212,7 +212,7 @@ void BatchProducer::Loop() {
   while (true) {
     Work work;
     uint64_t worker_id;
-    std::optional<absl::Duration> simulated;
+    std::optional<SimulatedProduction> simulated;
     {
       absl::MutexLock lock(&mu_);
       auto ready = [this]()
@@ -222,7 +222,7 @@ void BatchProducer::Loop() {
       work = std::move(queue_.front());
       queue_.pop_front();
       worker_id = worker_id_;
-      simulated = simulated_period_;
+      simulated = simulation_;
     }
     if (work.job->retired()) {
       work.done(absl::CancelledError("the job was retired"), nullptr);
@@ -232,13 +232,7 @@ void BatchProducer::Loop() {
     const absl::Duration cpu_start = ThreadCpuTime();
     absl::Status status;
     if (simulated.has_value()) {
-      // A fixed rate while busy: each batch is ready one period after the later of the last
-      // one's ready time and the moment this task was taken.
-      const absl::Time ready = std::max(absl::Now(), simulated_ready) + *simulated;
-      simulated_ready = ready;
-      status = SimulateBatch(*work.job, work.task, worker_id, message.get());
-      absl::MutexLock lock(&mu_);  // sleeps until `ready`; Stop() wakes it
-      mu_.AwaitWithDeadline(absl::Condition(&stopping_), ready);
+      status = Simulate(*simulated, work, worker_id, cpu_start, &simulated_ready, message.get());
     } else {
       status =
           ProduceBatch(*work.job, work.task, worker_id, &scratch, message.get(), &bad_samples_);
@@ -255,6 +249,22 @@ void BatchProducer::Loop() {
     }
     work.done(status, status.ok() ? std::move(message) : nullptr);
   }
+}
+
+absl::Status BatchProducer::Simulate(const SimulatedProduction& simulation, const Work& work,
+                                     uint64_t worker_id, absl::Duration cpu_start,
+                                     absl::Time* last_ready, stoker::v1::BatchMessage* out) {
+  // A fixed rate while busy: each batch is ready one period after the later of the last one's
+  // ready time and the moment this task was taken (or when its CPU burn ends, if later).
+  const absl::Time ready = std::max(absl::Now(), *last_ready) + simulation.period;
+  RETURN_IF_ERROR(SimulateBatch(*work.job, work.task, worker_id, out));
+  *last_ready = ready;
+  if (simulation.mode == SimulatedBatchMode::kBurn) {
+    BurnThreadCpu(simulation.cpu, cpu_start, out->mutable_data());
+  }
+  absl::MutexLock lock(&mu_);  // sleeps until `ready`; Stop() wakes it
+  mu_.AwaitWithDeadline(absl::Condition(&stopping_), ready);
+  return absl::OkStatus();
 }
 
 OpTimeHistograms BatchProducer::op_times() const {

@@ -22,6 +22,7 @@
 #include "worker/job_context.h"
 #include "worker/op_time_histograms.h"
 #include "worker/production_window.h"
+#include "worker/simulated_batch.h"
 
 namespace stoker {
 
@@ -99,8 +100,9 @@ class BatchProducer {
 
   void set_worker_id(uint64_t worker_id);
   // Bench/test facility (worker/simulated_batch.h): simulate production, each batch ready
-  // `period` after its thread took the task. nullopt: real production (the default).
-  void set_simulated_period(std::optional<absl::Duration> period);
+  // `period` after its thread took the task, its thread sleeping or burning CPU meanwhile.
+  // nullopt: real production (the default).
+  void set_simulation(std::optional<SimulatedProduction> simulation);
   // Queues a task; `done` runs on a producer thread with the finished message (or an error).
   void Submit(std::shared_ptr<JobContext> job, stoker::v1::TaskId task, Done done);
   // Most tasks queued at once: kQueuedPerThread per producer thread.
@@ -126,6 +128,11 @@ class BatchProducer {
     Done done;
   };
   void Loop();
+  // SimulateBatch for `work`, then the simulation's CPU burn and its wait until one period after
+  // the later of now and *last_ready (which it advances); Stop() cuts the wait short.
+  absl::Status Simulate(const SimulatedProduction& simulation, const Work& work, uint64_t worker_id,
+                        absl::Duration cpu_start, absl::Time* last_ready,
+                        stoker::v1::BatchMessage* out);
 
   BatchMessagePool* const pool_;
   const size_t capacity_;
@@ -134,7 +141,7 @@ class BatchProducer {
   std::deque<Work> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t worker_id_ ABSL_GUARDED_BY(mu_);
-  std::optional<absl::Duration> simulated_period_ ABSL_GUARDED_BY(mu_);
+  std::optional<SimulatedProduction> simulation_ ABSL_GUARDED_BY(mu_);
   uint64_t batches_produced_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t samples_produced_ ABSL_GUARDED_BY(mu_) = 0;
   ProductionWindow recent_ ABSL_GUARDED_BY(mu_);

@@ -9,6 +9,7 @@
 #include "common/process.h"
 #include "common/tls/tls_config.h"
 #include "data/storage_backend.h"
+#include "worker/simulated_batch.h"
 #include "worker/worker_metrics.h"
 #include "worker/worker_server.h"
 
@@ -62,6 +63,8 @@ int main(int argc, char** argv) {
   uint32_t register_attempts = static_cast<uint32_t>(config.register_backoff.max_attempts);
   std::string port_file;
   double simulate_batch_ms = -1;
+  std::string simulate_batch_mode = "sleep";
+  double simulate_batch_cpu_ms = -1;
   stoker::FlagSet flags("stoker-worker",
                         "Runs a Stoker worker: leases tasks from the coordinator, produces "
                         "batches on a thread pool and streams them to trainer clients.");
@@ -80,6 +83,13 @@ int main(int argc, char** argv) {
   flags.Add("simulate-batch-ms", &simulate_batch_ms,
             "bench/test facility: skip the pipeline and emit each batch this many ms after its "
             "task is taken, per producer thread (negative = real production)");
+  flags.Add("simulate-batch-mode", &simulate_batch_mode,
+            "with --simulate-batch-ms: sleep (the producer thread waits out each batch's time) "
+            "or burn (it spends --simulate-batch-cpu-ms of its own CPU time writing the payload "
+            "first, competing for cores like a real producer)");
+  flags.Add("simulate-batch-cpu-ms", &simulate_batch_cpu_ms,
+            "with --simulate-batch-mode burn: thread CPU ms per batch, at most "
+            "--simulate-batch-ms (negative = all of it)");
   flags.Add("drain-deadline-ms", &drain_deadline_ms,
             "on SIGTERM/SIGINT, deliver held tasks for at most this long, then hand the rest back");
   flags.Add("max-streams", &config.max_streams,
@@ -105,6 +115,8 @@ int main(int argc, char** argv) {
   flags.MapField("max_lease_poll", "max-lease-poll-ms");
   flags.MapField("drain_deadline", "drain-deadline-ms");
   flags.MapField("simulate_batch_period", "simulate-batch-ms");
+  flags.MapField("simulate_batch_mode", "simulate-batch-mode");
+  flags.MapField("simulate_batch_cpu", "simulate-batch-cpu-ms");
   flags.MapField("max_streams", "max-streams");
   flags.MapField("memory_bytes", "memory-bytes");
   flags.MapField("max_request_bytes", "max-request-bytes");
@@ -120,6 +132,14 @@ int main(int argc, char** argv) {
   if (simulate_batch_ms >= 0) {
     config.simulate_batch_period =
         absl::Microseconds(static_cast<int64_t>(simulate_batch_ms * 1000));
+  }
+  absl::StatusOr<stoker::SimulatedBatchMode> mode =
+      stoker::ParseSimulatedBatchMode(simulate_batch_mode);
+  if (!mode.ok()) return flags.Fail(mode.status());
+  config.simulate_batch_mode = *mode;
+  if (simulate_batch_cpu_ms >= 0) {
+    config.simulate_batch_cpu =
+        absl::Microseconds(static_cast<int64_t>(simulate_batch_cpu_ms * 1000));
   }
   if (absl::Status status = config.Validate(); !status.ok()) return flags.Fail(status);
   if (absl::Status status = storage_flags.Apply(); !status.ok()) return flags.Fail(status);

@@ -1,12 +1,27 @@
 #include "worker/simulated_batch.h"
 
+#include <cstring>
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "common/status_macros.h"
 #include "worker/batch_producer.h"
 
 namespace stoker {
+
+absl::string_view SimulatedBatchModeName(SimulatedBatchMode mode) {
+  return mode == SimulatedBatchMode::kBurn ? "burn" : "sleep";
+}
+
+absl::StatusOr<SimulatedBatchMode> ParseSimulatedBatchMode(absl::string_view name) {
+  for (SimulatedBatchMode mode : {SimulatedBatchMode::kSleep, SimulatedBatchMode::kBurn}) {
+    if (name == SimulatedBatchModeName(mode)) return mode;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("simulate_batch_mode: expected sleep or burn, got '", name, "'"));
+}
 
 absl::Status SimulateBatch(JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
                            stoker::v1::BatchMessage* out) {
@@ -22,6 +37,29 @@ absl::Status SimulateBatch(JobContext& job, const stoker::v1::TaskId& task, uint
   header->set_produce_seconds(0);
   out->mutable_data()->resize(job.batch_bytes());  // keeps the pooled capacity
   return absl::OkStatus();
+}
+
+absl::Duration BurnThreadCpu(absl::Duration cpu, absl::Duration since, std::string* payload) {
+  constexpr size_t kBytesPerClockRead = 64 << 10;
+  std::string scratch;
+  std::string* target = payload;
+  if (payload->size() < sizeof(uint64_t)) {
+    scratch.resize(4096);
+    target = &scratch;
+  }
+  char* const data = target->data();
+  const size_t words = target->size() / sizeof(uint64_t);
+  uint64_t state = static_cast<uint64_t>(absl::ToInt64Nanoseconds(since)) | 1;
+  size_t word = 0;
+  while (true) {
+    const absl::Duration spent = ThreadCpuTime() - since;
+    if (spent >= cpu) return spent;
+    for (size_t i = 0; i < kBytesPerClockRead / sizeof(uint64_t); ++i) {
+      state = state * 6364136223846793005u + 1442695040888963407u;  // Knuth's MMIX LCG
+      std::memcpy(data + word * sizeof(uint64_t), &state, sizeof(state));
+      if (++word == words) word = 0;
+    }
+  }
 }
 
 }  // namespace stoker

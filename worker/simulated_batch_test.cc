@@ -1,9 +1,14 @@
 #include "worker/simulated_batch.h"
 
+#include <algorithm>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "common/clock.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "worker/batch_producer.h"
 
@@ -11,6 +16,8 @@ namespace stoker {
 namespace {
 
 namespace pb = ::stoker::v1;
+
+using ::testing::HasSubstr;
 
 pb::JobSpec SmallJob() {
   pb::JobSpec spec;
@@ -70,7 +77,8 @@ TEST(SimulateBatchTest, StopWakesAProducerHoldingABatchForALongPeriod) {
   ASSERT_TRUE(job.ok()) << job.status();
   BatchMessagePool pool(4);
   BatchProducer producer(1, 9, &pool);
-  producer.set_simulated_period(absl::Hours(1));
+  producer.set_simulation(
+      SimulatedProduction{absl::Hours(1), SimulatedBatchMode::kSleep, absl::ZeroDuration()});
   absl::Notification done;
   absl::Status result;
   producer.Submit(*job, Task(0, 0),
@@ -83,6 +91,97 @@ TEST(SimulateBatchTest, StopWakesAProducerHoldingABatchForALongPeriod) {
   // OK when the thread had taken the task (its batch is finished early), CANCELLED when Stop
   // dropped it from the queue first.
   EXPECT_TRUE(result.ok() || result.code() == absl::StatusCode::kCancelled) << result;
+}
+
+bool AllZero(const std::string& bytes) {
+  return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
+}
+
+TEST(SimulatedBatchModeTest, ParsesItsNamesAndNamesTheFieldOtherwise) {
+  for (SimulatedBatchMode mode : {SimulatedBatchMode::kSleep, SimulatedBatchMode::kBurn}) {
+    absl::StatusOr<SimulatedBatchMode> parsed =
+        ParseSimulatedBatchMode(SimulatedBatchModeName(mode));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, mode);
+  }
+  absl::StatusOr<SimulatedBatchMode> bad = ParseSimulatedBatchMode("spin");
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("simulate_batch_mode: expected sleep or burn, got 'spin'"));
+}
+
+// The thread CPU clock, not the wall clock, is what the burn is checked against: a loaded
+// machine makes it slower, never shorter.
+TEST(BurnThreadCpuTest, SpendsAtLeastTheAskedThreadCpuTimeWritingThePayload) {
+  std::string payload(12 << 10, '\0');
+  const absl::Duration before = ThreadCpuTime();
+  const absl::Duration spent = BurnThreadCpu(absl::Milliseconds(30), before, &payload);
+  const absl::Duration after = ThreadCpuTime();
+  EXPECT_GE(spent, absl::Milliseconds(30));
+  EXPECT_GE(after - before, absl::Milliseconds(30));
+  EXPECT_GE(after - before, spent);
+  EXPECT_EQ(payload.size(), size_t{12 << 10});  // written over, never resized
+  EXPECT_FALSE(AllZero(payload));
+}
+
+TEST(BurnThreadCpuTest, BurnsWithAPayloadTooSmallToWrite) {
+  std::string payload = "abc";
+  const absl::Duration before = ThreadCpuTime();
+  EXPECT_GE(BurnThreadCpu(absl::Milliseconds(5), before, &payload), absl::Milliseconds(5));
+  EXPECT_GE(ThreadCpuTime() - before, absl::Milliseconds(5));
+  EXPECT_EQ(payload, "abc");
+}
+
+// Runs `batches` tasks through a one-thread producer with `simulation`; returns the producer
+// thread's CPU time when it finished the last one, and that batch's payload.
+std::pair<absl::Duration, std::string> RunSimulated(const SimulatedProduction& simulation,
+                                                    int batches) {
+  // Declared before the producer, so that they outlive its thread (joined by its destructor).
+  absl::Mutex mu;
+  int finished = 0;  // guarded by mu, as the two below
+  absl::Duration thread_cpu;
+  std::string payload;
+  auto job = JobContext::Create(1, SmallJob());
+  if (!job.ok()) {
+    ADD_FAILURE() << job.status();
+    return {};
+  }
+  BatchMessagePool pool(4);
+  BatchProducer producer(1, 9, &pool);
+  producer.set_simulation(simulation);
+  for (int i = 0; i < batches; ++i) {
+    producer.Submit(*job, Task(0, static_cast<uint64_t>(i)),
+                    [&](absl::Status status, std::unique_ptr<pb::BatchMessage> batch) {
+                      EXPECT_TRUE(status.ok()) << status;
+                      absl::MutexLock lock(&mu);
+                      thread_cpu = ThreadCpuTime();  // the producer thread's, since its start
+                      if (batch != nullptr) payload = batch->data();
+                      ++finished;
+                    });
+  }
+  absl::MutexLock lock(&mu);
+  auto all_finished = [&] { return finished == batches; };
+  mu.Await(absl::Condition(&all_finished));
+  return {thread_cpu, payload};  // copied before the lock, the producer and mu go
+}
+
+TEST(BurningProducerTest, ItsThreadSpendsTheBatchCpuTimeOfEveryBatch) {
+  const auto [cpu, payload] =
+      RunSimulated(SimulatedProduction{absl::Milliseconds(40), SimulatedBatchMode::kBurn,
+                                       absl::Milliseconds(20)},
+                   3);
+  EXPECT_GE(cpu, 3 * absl::Milliseconds(20));
+  EXPECT_EQ(payload.size(), size_t{4 * 16 * 12 * 3 * sizeof(float)});
+  EXPECT_FALSE(AllZero(payload));
+}
+
+TEST(BurningProducerTest, ASleepingProducerLeavesThePayloadAlone) {
+  // The control of the test above: the same run asleep writes nothing into the payload.
+  const auto [cpu, payload] = RunSimulated(
+      SimulatedProduction{absl::Milliseconds(5), SimulatedBatchMode::kSleep, absl::ZeroDuration()},
+      3);
+  EXPECT_EQ(payload.size(), size_t{4 * 16 * 12 * 3 * sizeof(float)});
+  EXPECT_TRUE(AllZero(payload));
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinat
       pool_(PoolSize(config_.ResolvedThreads())),
       producer_(config_.ResolvedThreads(), 0, &pool_),
       open_thread_([this] { OpenLoop(); }) {
-  producer_.set_simulated_period(config_.simulate_batch_period);
+  producer_.set_simulation(config_.Simulation());
 }
 
 Worker::~Worker() { Stop(); }

@@ -13,6 +13,31 @@ namespace {
 constexpr uint32_t kMaxThreads = 1024;
 constexpr uint32_t kMinRequestBytes = 4 << 10;
 
+// The simulate_batch_* part of WorkerConfig::Validate().
+absl::Status ValidateSimulation(const WorkerConfig& c) {
+  if (c.simulate_batch_period.has_value() && *c.simulate_batch_period < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("simulate_batch_period: must be >= 0");
+  }
+  const bool burn = c.simulate_batch_mode == SimulatedBatchMode::kBurn;
+  if (burn && !c.simulate_batch_period.has_value()) {
+    return absl::InvalidArgumentError(
+        "simulate_batch_mode: burn simulates production, which needs simulate_batch_period set");
+  }
+  if (!c.simulate_batch_cpu.has_value()) return absl::OkStatus();
+  if (!burn) {
+    return absl::InvalidArgumentError(
+        "simulate_batch_cpu: only with simulate_batch_mode burn (sleeping producers use none)");
+  }
+  if (*c.simulate_batch_cpu < absl::ZeroDuration() ||
+      *c.simulate_batch_cpu > *c.simulate_batch_period) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("simulate_batch_cpu: must be in [0, simulate_batch_period = ",
+                     absl::FormatDuration(*c.simulate_batch_period), "], got ",
+                     absl::FormatDuration(*c.simulate_batch_cpu)));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status WorkerConfig::Validate() const {
@@ -46,10 +71,13 @@ absl::Status WorkerConfig::Validate() const {
     return absl::InvalidArgumentError(absl::StrCat(
         "max_request_bytes: must be >= ", kMinRequestBytes, ", got ", max_request_bytes));
   }
-  if (simulate_batch_period.has_value() && *simulate_batch_period < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError("simulate_batch_period: must be >= 0");
-  }
-  return absl::OkStatus();
+  return ValidateSimulation(*this);
+}
+
+std::optional<SimulatedProduction> WorkerConfig::Simulation() const {
+  if (!simulate_batch_period.has_value()) return std::nullopt;
+  return SimulatedProduction{*simulate_batch_period, simulate_batch_mode,
+                             simulate_batch_cpu.value_or(*simulate_batch_period)};
 }
 
 uint32_t WorkerConfig::ResolvedThreads() const {

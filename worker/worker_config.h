@@ -10,6 +10,7 @@
 #include "common/retry.h"
 #include "common/tls/tls_config.h"
 #include "worker/advertise_address.h"
+#include "worker/simulated_batch.h"
 
 namespace stoker {
 
@@ -42,6 +43,13 @@ struct WorkerConfig {
   // pipeline and emit a batch of the job's shape `simulate_batch_period` after taking its task
   // (zero: at once), i.e. at a fixed rate per producer thread. >= 0. Unset: real production.
   std::optional<absl::Duration> simulate_batch_period;
+  // How a simulated batch spends its period: kSleep (no CPU) or kBurn (the producer thread
+  // spends simulate_batch_cpu of its own CPU time writing the payload, then waits out the
+  // rest). kBurn needs simulate_batch_period.
+  SimulatedBatchMode simulate_batch_mode = SimulatedBatchMode::kSleep;
+  // kBurn only: thread CPU time per batch, in [0, simulate_batch_period]. Unset: the whole
+  // period (a CPU-bound producer).
+  std::optional<absl::Duration> simulate_batch_cpu;
   // Limits (docs/security.md, "Limits"), each refused with an error naming its flag:
   // Most streams open at once; StreamBatches beyond it is RESOURCE_EXHAUSTED (--max-streams).
   uint32_t max_streams = 256;
@@ -67,6 +75,8 @@ struct WorkerConfig {
   uint32_t ResolvedThreads() const;
   // memory_bytes, with 0 resolved to half the machine's physical memory.
   uint64_t ResolvedMemoryBytes() const;
+  // The producers' simulation from the simulate_batch_* fields; nullopt: real production.
+  std::optional<SimulatedProduction> Simulation() const;
 };
 
 }  // namespace stoker

@@ -50,5 +50,36 @@ TEST(WorkerConfigTest, NamesTheBadField) {
   ExpectInvalid(config, "max_request_bytes");
 }
 
+TEST(WorkerConfigTest, SimulatedProductionNamesTheBadField) {
+  WorkerConfig config;
+  config.coordinator_address = "127.0.0.1:7070";
+  config.tls = TlsConfig::Plaintext();
+  EXPECT_EQ(config.Simulation(), std::nullopt);
+  config.simulate_batch_mode = SimulatedBatchMode::kBurn;
+  ExpectInvalid(config, "simulate_batch_mode: burn simulates production");  // no period
+  config.simulate_batch_period = absl::Milliseconds(40);
+  EXPECT_TRUE(config.Validate().ok());
+  config.simulate_batch_cpu = absl::Milliseconds(41);
+  ExpectInvalid(config, "simulate_batch_cpu: must be in [0, simulate_batch_period");
+  config.simulate_batch_cpu = absl::Milliseconds(-1);
+  ExpectInvalid(config, "simulate_batch_cpu: must be in");
+  config.simulate_batch_cpu = absl::Milliseconds(10);
+  config.simulate_batch_mode = SimulatedBatchMode::kSleep;
+  ExpectInvalid(config, "simulate_batch_cpu: only with simulate_batch_mode burn");
+}
+
+TEST(WorkerConfigTest, ABurningSimulationSpendsTheWholePeriodUnlessToldLess) {
+  WorkerConfig config;
+  config.simulate_batch_period = absl::Milliseconds(40);
+  config.simulate_batch_mode = SimulatedBatchMode::kBurn;
+  std::optional<SimulatedProduction> simulation = config.Simulation();
+  ASSERT_TRUE(simulation.has_value());
+  EXPECT_EQ(simulation->period, absl::Milliseconds(40));
+  EXPECT_EQ(simulation->mode, SimulatedBatchMode::kBurn);
+  EXPECT_EQ(simulation->cpu, absl::Milliseconds(40));
+  config.simulate_batch_cpu = absl::Milliseconds(10);
+  EXPECT_EQ(config.Simulation()->cpu, absl::Milliseconds(10));
+}
+
 }  // namespace
 }  // namespace stoker
