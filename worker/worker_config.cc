@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 
 namespace stoker {
@@ -49,7 +51,26 @@ absl::Status WorkerConfig::Validate() const {
   if (simulate_batch_period.has_value() && *simulate_batch_period < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("simulate_batch_period: must be >= 0");
   }
-  return absl::OkStatus();
+  return OfferedCodecs().status();
+}
+
+absl::StatusOr<std::vector<stoker::v1::Compression>> WorkerConfig::OfferedCodecs() const {
+  std::vector<stoker::v1::Compression> codecs;
+  if (offered_compression == "none") return codecs;
+  for (absl::string_view name : absl::StrSplit(offered_compression, ',')) {
+    stoker::v1::Compression codec;
+    if (name == "lz4") {
+      codec = stoker::v1::COMPRESSION_LZ4;
+    } else if (name == "zstd") {
+      codec = stoker::v1::COMPRESSION_ZSTD;
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("offered_compression (--compression-codecs): unknown codec '", name,
+                       "' (want a comma-separated list of lz4 and zstd, or none)"));
+    }
+    if (std::find(codecs.begin(), codecs.end(), codec) == codecs.end()) codecs.push_back(codec);
+  }
+  return codecs;
 }
 
 uint32_t WorkerConfig::ResolvedThreads() const {

@@ -4,11 +4,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/retry.h"
 #include "common/tls/tls_config.h"
+#include "stoker/v1/common.pb.h"
 #include "worker/advertise_address.h"
 
 namespace stoker {
@@ -52,6 +55,9 @@ struct WorkerConfig {
   // Largest client message read, bytes (Open, Credit, Ack are small; larger is
   // RESOURCE_EXHAUSTED before parsing) (--max-request-bytes).
   uint32_t max_request_bytes = 1 << 20;
+  // Payload codecs offered to clients (--compression-codecs): a comma-separated list of "lz4"
+  // and "zstd", or "none" to offer none (clients then get raw payloads whatever they ask).
+  std::string offered_compression = "lz4,zstd";
   // TLS of its port and of its calls to the coordinator (common/tls/tls_config.h). Required:
   // the TLS files, or tls.insecure set explicitly; left empty, Validate() fails naming
   // tls.cert_file.
@@ -67,6 +73,8 @@ struct WorkerConfig {
   uint32_t ResolvedThreads() const;
   // memory_bytes, with 0 resolved to half the machine's physical memory.
   uint64_t ResolvedMemoryBytes() const;
+  // offered_compression parsed, or INVALID_ARGUMENT naming offered_compression.
+  absl::StatusOr<std::vector<stoker::v1::Compression>> OfferedCodecs() const;
 };
 
 }  // namespace stoker

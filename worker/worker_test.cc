@@ -80,7 +80,7 @@ class FakeCoordinator : public CoordinatorClient {
 
 class RecordingSink : public BatchSink {
  public:
-  void Send(std::unique_ptr<pb::BatchMessage>) override {}
+  void Send(OutgoingBatch) override {}
   void Fail(const absl::Status& status) override {
     absl::MutexLock lock(&mu_);
     failure_ = status;
