@@ -9,6 +9,7 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "common/payload_codec.h"
 #include "common/retry.h"
 #include "common/status_macros.h"
 #include "common/tls/tls_config.h"
@@ -95,6 +96,7 @@ LoaderImpl::LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse
       env_(std::move(env)),
       job_(std::move(job)),
       pool_(MessagePool::Create(/*max_free=*/4)),
+      decoded_pool_(MessagePool::Create(/*max_free=*/4)),
       buffer_(BufferConfig(options_, job_)),
       bad_samples_(options_.spec.has_max_bad_sample_fraction()
                        ? options_.spec.max_bad_sample_fraction()
@@ -103,6 +105,12 @@ LoaderImpl::LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse
       consumption_(env_.clock->Now()),
       balancer_(BalancerConfig(options_, job_)) {
   if (job_.batch_bytes() > 0) buffer_.SetBudget(BalancerConfig(options_, job_).budget_batches);
+  if (options_.compression != "auto") {
+    // Validated by LoaderOptions::Validate.
+    absl::StatusOr<v1::CompressionChoice> choice =
+        ParseCompressionChoice(options_.compression, "compression");
+    if (choice.ok() && !IsRaw(choice->codec())) open_compression_ = *choice;
+  }
 }
 
 LoaderImpl::~LoaderImpl() { Stop(); }

@@ -2,12 +2,14 @@
 // and the stream callbacks (see loader_impl.h for the threads and locking).
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <utility>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "common/payload_codec.h"
 #include "common/retry.h"
 #include "trainer_client/loader_impl.h"
 
@@ -140,6 +142,7 @@ void LoaderImpl::Reconcile(const v1::ClientHeartbeatResponse& response) {
   }
   const uint32_t share = ShareFor(addresses.size());
   pool_->set_max_free(static_cast<size_t>(share) * addresses.size() + addresses.size() + 2);
+  decoded_pool_->set_max_free(static_cast<size_t>(share) * addresses.size() + addresses.size() + 2);
   RebalanceLocked();  // per-stream shares from the CreditBalancer (loader_balance.cc)
   if (!all_received) {
     const absl::Time now = env_.clock->Now();
@@ -161,6 +164,8 @@ void LoaderImpl::OpenStreamLocked(const std::string& address, uint32_t share) {
   open.set_job_id(job_.job_id());
   open.set_rank(options_.rank);
   open.set_client_id(options_.client_id);
+  if (open_compression_.has_value()) *open.mutable_compression() = *open_compression_;
+  if (options_.compression == "auto") state.auto_compression = std::make_unique<AutoCompression>();
   WorkerStreamHooks hooks;
   hooks.allocate = [pool = pool_] { return pool->Acquire(); };
   hooks.on_batch = [this, id](std::shared_ptr<v1::BatchMessage> message) {
@@ -174,10 +179,51 @@ void LoaderImpl::OpenStreamLocked(const std::string& address, uint32_t share) {
                     << " from worker " << address << " (credit " << share << ")";
 }
 
+void LoaderImpl::FailStreamLocked(StreamId id, const absl::Status& status) {
+  ++stats_.corrupt_payloads;
+  auto it = streams_.find(id);
+  if (it == streams_.end() || !it->second.failure.ok()) return;
+  it->second.failure = status;
+  STOKER_LOG(WARNING) << "ending the stream from worker " << it->second.address
+                      << "; its unacknowledged batches will be fetched again: " << status;
+}
+
+void LoaderImpl::ObserveCompressionLocked(StreamState* state, const DecodedBatch& decoded) {
+  const v1::BatchHeader& header = decoded.message->header();
+  BatchObservation seen;
+  seen.codec = decoded.codec;
+  seen.raw_bytes = decoded.raw_bytes;
+  seen.wire_bytes = decoded.wire_bytes;
+  seen.produce_seconds = header.produce_seconds();
+  seen.compress_seconds = header.compress_seconds();
+  seen.decompress_seconds = decoded.decode_seconds;
+  seen.producer_threads = header.producer_threads();
+  seen.sent_back_to_back = header.sent_back_to_back();
+  seen.arrival = env_.clock->Now();
+  for (int codec : header.offered_compression()) {
+    seen.offered.push_back(static_cast<v1::Compression>(codec));
+  }
+  std::optional<v1::CompressionChoice> ask = state->auto_compression->OnBatch(seen);
+  if (ask.has_value() && !state->done) {
+    STOKER_LOG(DEBUG) << "auto compression: asking worker " << state->address << " for "
+                      << CompressionChoiceName(*ask);
+    state->stream->SetCompression(*ask);
+  }
+}
+
 void LoaderImpl::OnBatch(StreamId id, std::shared_ptr<v1::BatchMessage> message) {
-  const std::shared_ptr<const v1::BatchMessage> keep = message;  // `batch` moves below.
+  absl::StatusOr<DecodedBatch> decoded = DecodeReceivedBatch(
+      std::move(message),
+      job_.batch_bytes() > 0 ? job_.batch_bytes() : std::numeric_limits<int>::max(),
+      decoded_pool_.get());
+  if (!decoded.ok()) {
+    absl::MutexLock lock(&mu_);
+    FailStreamLocked(id, decoded.status());
+    return;
+  }
+  const std::shared_ptr<const v1::BatchMessage> keep = decoded->message;  // `batch` moves below.
   const v1::BatchHeader& header = keep->header();
-  Batch batch(std::move(message));
+  Batch batch(decoded->message);
   v1::TaskId task = header.task();
   const uint64_t worker_id = batch.worker_id();
   const uint64_t samples = batch.num_samples();
@@ -186,6 +232,11 @@ void LoaderImpl::OnBatch(StreamId id, std::shared_ptr<v1::BatchMessage> message)
   absl::MutexLock lock(&mu_);
   auto stream_it = streams_.find(id);
   StreamState* state = stream_it == streams_.end() ? nullptr : &stream_it->second;
+  if (state != nullptr && !state->failure.ok()) return;  // ending: handed back, fetched again
+  stats_.decode_seconds += decoded->decode_seconds;
+  if (state != nullptr && state->auto_compression != nullptr) {
+    ObserveCompressionLocked(state, *decoded);
+  }
   balancer_.OnBatch(id, env_.clock->Now());
   switch (buffer_.Add(id, std::move(batch))) {
     case EpochBuffer::AddResult::kAccepted: {
@@ -199,6 +250,7 @@ void LoaderImpl::OnBatch(StreamId id, std::shared_ptr<v1::BatchMessage> message)
       ++worker.batches;
       worker.samples += samples;
       worker.bytes += bytes;
+      worker.wire_bytes += decoded->wire_bytes;
       worker.produce_seconds += produce_seconds;
       if (state != nullptr) addresses_[state->address].failures = 0;
       consumed_.push_back(task);
@@ -253,9 +305,13 @@ void LoaderImpl::OnStreamDone(StreamId id, const absl::Status& status) {
 
 void LoaderImpl::ReapEndedStreams() {
   std::vector<std::unique_ptr<WorkerStream>> ended;
+  std::vector<WorkerStream*> failed;
   {
     absl::MutexLock lock(&mu_);
     for (auto it = streams_.begin(); it != streams_.end();) {
+      if (!it->second.done && !it->second.failure.ok() && it->second.stream != nullptr) {
+        failed.push_back(it->second.stream.get());
+      }
       if (it->second.done) {
         ended.push_back(std::move(it->second.stream));
         it = streams_.erase(it);
@@ -264,6 +320,8 @@ void LoaderImpl::ReapEndedStreams() {
       }
     }
   }
+  // Only this thread erases streams, so the pointers stay valid; Cancel may run on_done inline.
+  for (WorkerStream* stream : failed) stream->Cancel();
   for (auto& stream : ended) {
     if (stream != nullptr) stream->Join();
   }
