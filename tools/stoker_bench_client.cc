@@ -63,6 +63,7 @@ struct BenchConfig : JobSpecArgs {
   std::string report_json;
   bool ordered = false;
   bool tail_on_client = false;
+  std::string compression = "none";
   std::string token_file;
   std::string resume_from;
   MetricsFlags metrics;
@@ -139,6 +140,7 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
   options.prefetch_bytes = prefetch_mb << 20;
   options.ordered = ordered;
   options.tail_on_client = tail_on_client;
+  options.compression = compression;
   ASSIGN_OR_RETURN(options.tls, tls.Build());
   for (absl::string_view file : absl::StrSplit(resume_from, ',', absl::SkipWhitespace())) {
     ASSIGN_OR_RETURN(std::string token, ReadTokenFile(std::string(file)));
@@ -186,6 +188,8 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("ordered", &c.ordered, "yield batches in plan order (bounded reorder buffer)");
   flags.Add("tail-on-client", &c.tail_on_client,
             "workers send uint8; this client runs the pipeline's to_float/normalize tail");
+  flags.Add("compression", &c.compression,
+            "payload compression of the worker streams: none, lz4, zstd, zstd:LEVEL or auto");
   flags.Add("token-file", &c.token_file,
             "after each batch, write the batch count and the resume token here (atomically)");
   flags.Add("resume-from", &c.resume_from,

@@ -455,6 +455,7 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("resident_batches", &PythonLoaderConfig::resident_batches)
       .def_readwrite("ordered", &PythonLoaderConfig::ordered)
       .def_readwrite("tail_on_client", &PythonLoaderConfig::tail_on_client)
+      .def_readwrite("compression", &PythonLoaderConfig::compression)
       .def_readwrite("local_threads", &PythonLoaderConfig::local_threads)
       .def_readwrite("resume_tokens", &PythonLoaderConfig::resume_tokens)
       .def(
