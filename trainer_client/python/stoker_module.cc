@@ -334,6 +334,8 @@ class PyLoader {
     d["invalid_dropped"] = stats.invalid_dropped;
     d["streams_opened"] = stats.streams_opened;
     d["stream_failures"] = stats.stream_failures;
+    d["corrupt_payloads"] = stats.corrupt_payloads;
+    d["decode_seconds"] = stats.decode_seconds;
     d["failed"] = stats.failed;
     d["wait_seconds"] = stats.wait_seconds;
     d["step_seconds"] = stats.step_seconds;
@@ -351,6 +353,7 @@ class PyLoader {
       wd["batches"] = w.batches;
       wd["samples"] = w.samples;
       wd["bytes"] = w.bytes;
+      wd["wire_bytes"] = w.wire_bytes;
       wd["produce_seconds"] = w.produce_seconds;
       wd["share"] = w.share;
       workers.append(wd);
