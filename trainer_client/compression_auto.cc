@@ -34,6 +34,9 @@ double EstimatedBatchesPerSecond(const StreamFigures& figures, v1::Compression c
     rate = std::min(rate, std::max<uint32_t>(figures.producer_threads, 1) / worker_seconds);
   }
   if (cost.decompress_seconds > 0) rate = std::min(rate, 1 / cost.decompress_seconds);
+  if (auto it = figures.delivered_per_second.find(codec); it != figures.delivered_per_second.end()) {
+    rate = std::min(rate, it->second);
+  }
   return rate;
 }
 
@@ -76,13 +79,23 @@ void AutoCompression::Record(const BatchObservation& batch) {
     Blend(batch.compress_seconds, first_of_codec, &cost.compress_seconds);
     Blend(batch.decompress_seconds, first_of_codec, &cost.decompress_seconds);
   }
+  if (last_arrival_.has_value() && batch.arrival > *last_arrival_) {
+    const double gap = absl::ToDoubleSeconds(batch.arrival - *last_arrival_);
+    const bool first_gap = mean_gap_seconds_.count(batch.codec) == 0;
+    double& mean_gap = mean_gap_seconds_[batch.codec];
+    Blend(gap, first_gap, &mean_gap);
+    figures_.delivered_per_second[batch.codec] = 1 / mean_gap;
+  }
   if (batch.sent_back_to_back && last_arrival_.has_value() && batch.arrival > *last_arrival_) {
     const double link =
         static_cast<double>(batch.wire_bytes) / absl::ToDoubleSeconds(batch.arrival - *last_arrival_);
-    const bool first_link = !figures_.link_bytes_per_second.has_value();
-    double average = figures_.link_bytes_per_second.value_or(0);
-    Blend(link, first_link, &average);
-    figures_.link_bytes_per_second = average;
+    const bool first_link = link_by_codec_.count(batch.codec) == 0;
+    Blend(link, first_link, &link_by_codec_[batch.codec]);
+    // The link carried at least what any codec's batches got through it (a sender short of CPU
+    // gets less through, never more).
+    double best = 0;
+    for (const auto& [codec, rate] : link_by_codec_) best = std::max(best, rate);
+    figures_.link_bytes_per_second = best;
   }
   last_arrival_ = batch.arrival;
   ++seen_[batch.codec];

@@ -12,10 +12,17 @@
 //
 //   rate(c) = min( L / (S * r_c),       the link
 //                  T / (P + K_c),       the worker's threads (compression runs on them)
-//                  1 / D_c )            the client (a stream decodes on one thread at a time)
+//                  1 / D_c,             the client (a stream decodes on one thread at a time)
+//                  R_c )                what the stream delivered while using c, once measured
+//
+// R_c (1 / the mean gap between arrivals of c's batches) keeps the model honest where its terms
+// are not independent: on a machine whose cores the producers, gRPC's send path and the codec
+// share, a slow send path looks like a slow link, and compressing then delivers less, not more;
+// measuring the outcome catches that.
 //
 // L is measured only from batches the worker sent back to back (header.sent_back_to_back): the
-// gap between their arrivals is their time on the link. With no such batch the link has not been
+// gap between their arrivals is their time on the link; L is the highest such rate of any codec
+// (the link carried at least that). With no such batch the link has not been
 // the bottleneck, L is taken as unlimited, and the choice is raw (compression can only cost).
 // The choice switches only when the best codec's rate beats the current one's by kSwitchMargin,
 // so measurement noise does not make it flap; ties go to the codec that costs less CPU.
@@ -52,6 +59,8 @@ struct StreamFigures {
   std::optional<double> link_bytes_per_second;  // nullopt: never link-bound so far
   // The costs measured so far, by codec (COMPRESSION_NONE has ratio 1 and no costs).
   std::map<v1::Compression, CodecCost> codecs;
+  // Batches per second the stream delivered while using each codec (COMPRESSION_NONE included).
+  std::map<v1::Compression, double> delivered_per_second;
 };
 
 // A codec's switch must promise this much more throughput (0.1 = 10%).
@@ -105,6 +114,8 @@ class AutoCompression {
   StreamFigures figures_;
   std::map<v1::Compression, int> seen_;  // batches measured per codec
   std::optional<absl::Time> last_arrival_;
+  std::map<v1::Compression, double> mean_gap_seconds_;  // between arrivals, by codec
+  std::map<v1::Compression, double> link_by_codec_;     // wire bytes/s back to back, by codec
   v1::Compression requested_ = v1::COMPRESSION_NONE;
   int waited_ = 0;    // batches since the last request
   int measured_ = 0;  // of which in the codec requested

@@ -53,6 +53,21 @@ TEST(DecideCompressionTest, TheClientsDecodeTimeBoundsACodec) {
   EXPECT_EQ(DecideCompression(figures, v1::COMPRESSION_NONE), v1::COMPRESSION_NONE);
 }
 
+TEST(DecideCompressionTest, WhatACodecDeliveredBoundsIt) {
+  // The model favours lz4 on this link, but while lz4 was in use the stream delivered fewer
+  // batches than raw did (the cores the codec ran on were the send path's): raw.
+  StreamFigures figures = Figures(kGigabitBytes);
+  figures.codecs.erase(v1::COMPRESSION_ZSTD);
+  figures.delivered_per_second[v1::COMPRESSION_NONE] = 13;
+  figures.delivered_per_second[v1::COMPRESSION_LZ4] = 9;
+  EXPECT_DOUBLE_EQ(EstimatedBatchesPerSecond(figures, v1::COMPRESSION_LZ4), 9);
+  EXPECT_EQ(DecideCompression(figures, v1::COMPRESSION_NONE), v1::COMPRESSION_NONE);
+  EXPECT_EQ(DecideCompression(figures, v1::COMPRESSION_LZ4), v1::COMPRESSION_NONE);
+  // When it delivered what the model said, lz4 stays.
+  figures.delivered_per_second[v1::COMPRESSION_LZ4] = 21.7;
+  EXPECT_EQ(DecideCompression(figures, v1::COMPRESSION_NONE), v1::COMPRESSION_LZ4);
+}
+
 TEST(DecideCompressionTest, SwitchesOnlyBeyondTheMarginAndTiesGoToLessCpu) {
   StreamFigures figures = Figures(kGigabitBytes);
   figures.codecs.erase(v1::COMPRESSION_ZSTD);
@@ -117,6 +132,21 @@ TEST_F(AutoCompressionTest, ProbesEachOfferedCodecThenPicksByTheModel) {
   EXPECT_EQ(auto_.requested(), v1::COMPRESSION_ZSTD);
   EXPECT_NEAR(auto_.figures().codecs.at(v1::COMPRESSION_LZ4).wire_ratio, 0.6, 1e-6);
   EXPECT_FALSE(Feed(v1::COMPRESSION_ZSTD));  // stays
+}
+
+TEST_F(AutoCompressionTest, GoesBackToRawWhenCompressingDeliveredLess) {
+  for (int i = 0; i < kProbeBatches; ++i) Feed(v1::COMPRESSION_NONE);  // asks lz4
+  // lz4's batches arrive no faster than raw ones did (a CPU-bound sender): 3x the raw gap.
+  for (int i = 0; i < kProbeBatches; ++i) {
+    now_ += absl::Seconds(3 * kBatchBytes / kGigabitBytes);
+    Feed(v1::COMPRESSION_LZ4);
+  }
+  for (int i = 0; i < kProbeBatches; ++i) {
+    now_ += absl::Seconds(3 * kBatchBytes / kGigabitBytes);
+    Feed(v1::COMPRESSION_ZSTD);
+  }
+  EXPECT_TRUE(auto_.decided());
+  EXPECT_EQ(auto_.requested(), v1::COMPRESSION_NONE);
 }
 
 TEST_F(AutoCompressionTest, NeverProbesWhileTheLinkIsNotTheBottleneck) {
