@@ -69,8 +69,8 @@ absl::Status CompressLz4(absl::Span<const uint8_t> raw, PayloadBuffer* out) {
   const size_t capacity = out->capacity();
   size_t written = LZ4F_compressBegin(ctx, dst, capacity, &prefs);
   if (!LZ4F_isError(written)) {
-    const size_t body =
-        LZ4F_compressUpdate(ctx, dst + written, capacity - written, raw.data(), raw.size(), nullptr);
+    const size_t body = LZ4F_compressUpdate(ctx, dst + written, capacity - written, raw.data(),
+                                            raw.size(), nullptr);
     written = LZ4F_isError(body) ? body : written + body;
   }
   if (!LZ4F_isError(written)) {
@@ -192,8 +192,8 @@ absl::StatusOr<v1::CompressionChoice> ParseCompressionChoice(absl::string_view t
     if (colon != absl::string_view::npos &&
         (!absl::SimpleAtoi(text.substr(colon + 1), &level) || level == 0)) {
       return absl::InvalidArgumentError(absl::StrCat(field, ": bad zstd level in '", text,
-                                                     "' (want ", kMinZstdLevel, "..",
-                                                     kMaxZstdLevel, ", not 0)"));
+                                                     "' (want ", kMinZstdLevel, "..", kMaxZstdLevel,
+                                                     ", not 0)"));
     }
     choice.set_level(level);
   } else {

@@ -53,8 +53,7 @@ TEST_P(CodecTest, RoundTripsIncompressibleAndEmptyPayloads) {
     const absl::Span<const uint8_t> input(raw.data(), size);
     ASSERT_THAT(CompressPayload(GetParam(), input, &wire), IsOk());
     std::vector<uint8_t> out(size);
-    ASSERT_THAT(DecompressPayload(GetParam().codec(),
-                                  absl::MakeConstSpan(wire.data(), wire.size()),
+    ASSERT_THAT(DecompressPayload(GetParam().codec(), absl::MakeConstSpan(wire.data(), wire.size()),
                                   absl::MakeSpan(out)),
                 IsOk());
     EXPECT_TRUE(std::equal(out.begin(), out.end(), input.begin()));
@@ -137,8 +136,9 @@ TEST(PayloadCodecTest, ParsesNamesAndRefusesOthersNamingTheField) {
 }
 
 TEST(PayloadCodecTest, ValidateNamesCodecAndLevel) {
-  EXPECT_THAT(ValidateCompressionChoice(Choice(static_cast<v1::Compression>(9)), "open.compression"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("open.compression.codec")));
+  EXPECT_THAT(
+      ValidateCompressionChoice(Choice(static_cast<v1::Compression>(9)), "open.compression"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("open.compression.codec")));
   EXPECT_THAT(ValidateCompressionChoice(Choice(v1::COMPRESSION_LZ4, 2), "open.compression"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("open.compression.level")));
   EXPECT_THAT(ValidateCompressionChoice(Choice(v1::COMPRESSION_ZSTD, -8), "c"),

@@ -67,13 +67,13 @@ std::string FormatBenchReportJson(const BenchRun& run) {
       stats.decode_seconds);
   for (size_t i = 0; i < stats.workers.size(); ++i) {
     const WorkerReceiveStats& worker = stats.workers[i];
-    absl::StrAppendFormat(
-        &out,
-        "%s{\"worker_id\":%d,\"address\":%s,\"batches\":%d,\"images\":%d,"
-        "\"images_per_second\":%.3f,\"bytes\":%d,\"wire_bytes\":%d}",
-        i == 0 ? "" : ",", worker.worker_id, JsonString(worker.address), worker.batches,
-        worker.samples, PerSecond(worker.samples, run.wall_seconds), worker.bytes,
-        worker.wire_bytes);
+    absl::StrAppendFormat(&out,
+                          "%s{\"worker_id\":%d,\"address\":%s,\"batches\":%d,\"images\":%d,"
+                          "\"images_per_second\":%.3f,\"bytes\":%d,\"wire_bytes\":%d}",
+                          i == 0 ? "" : ",", worker.worker_id, JsonString(worker.address),
+                          worker.batches, worker.samples,
+                          PerSecond(worker.samples, run.wall_seconds), worker.bytes,
+                          worker.wire_bytes);
   }
   return out + "]}";
 }

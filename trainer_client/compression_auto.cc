@@ -34,7 +34,8 @@ double EstimatedBatchesPerSecond(const StreamFigures& figures, v1::Compression c
     rate = std::min(rate, std::max<uint32_t>(figures.producer_threads, 1) / worker_seconds);
   }
   if (cost.decompress_seconds > 0) rate = std::min(rate, 1 / cost.decompress_seconds);
-  if (auto it = figures.delivered_per_second.find(codec); it != figures.delivered_per_second.end()) {
+  if (auto it = figures.delivered_per_second.find(codec);
+      it != figures.delivered_per_second.end()) {
     rate = std::min(rate, it->second);
   }
   return rate;
@@ -87,8 +88,8 @@ void AutoCompression::Record(const BatchObservation& batch) {
     figures_.delivered_per_second[batch.codec] = 1 / mean_gap;
   }
   if (batch.sent_back_to_back && last_arrival_.has_value() && batch.arrival > *last_arrival_) {
-    const double link =
-        static_cast<double>(batch.wire_bytes) / absl::ToDoubleSeconds(batch.arrival - *last_arrival_);
+    const double link = static_cast<double>(batch.wire_bytes) /
+                        absl::ToDoubleSeconds(batch.arrival - *last_arrival_);
     const bool first_link = link_by_codec_.count(batch.codec) == 0;
     Blend(link, first_link, &link_by_codec_[batch.codec]);
     // The link carried at least what any codec's batches got through it (a sender short of CPU

@@ -46,15 +46,15 @@ namespace stoker {
 
 // What one codec costs and saves, per batch. Thread-compatible value.
 struct CodecCost {
-  double wire_ratio = 1;               // wire bytes / raw bytes
-  double compress_seconds = 0;         // worker CPU per batch
-  double decompress_seconds = 0;       // client CPU per batch
+  double wire_ratio = 1;          // wire bytes / raw bytes
+  double compress_seconds = 0;    // worker CPU per batch
+  double decompress_seconds = 0;  // client CPU per batch
 };
 
 // A stream's measured figures. Thread-compatible value.
 struct StreamFigures {
-  double raw_bytes = 0;                // per batch
-  double produce_seconds = 0;          // worker seconds per batch, one thread
+  double raw_bytes = 0;        // per batch
+  double produce_seconds = 0;  // worker seconds per batch, one thread
   uint32_t producer_threads = 1;
   std::optional<double> link_bytes_per_second;  // nullopt: never link-bound so far
   // The costs measured so far, by codec (COMPRESSION_NONE has ratio 1 and no costs).

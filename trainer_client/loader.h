@@ -71,8 +71,8 @@ struct WorkerReceiveStats {
   std::string address;
   uint64_t batches = 0;  // accepted (not duplicates)
   uint64_t samples = 0;
-  uint64_t bytes = 0;       // tensor bytes (decoded)
-  uint64_t wire_bytes = 0;  // payload bytes as received (compressed, when the stream compresses)
+  uint64_t bytes = 0;          // tensor bytes (decoded)
+  uint64_t wire_bytes = 0;     // payload bytes as received (compressed, when the stream compresses)
   double produce_seconds = 0;  // the workers' own production time for these batches
   uint32_t share = 0;          // credit share of its open stream now (credit_balancer.h); 0 if none
 };

@@ -109,8 +109,7 @@ class LoaderImpl {
   void OnBatch(StreamId id, std::shared_ptr<v1::BatchMessage> message) ABSL_LOCKS_EXCLUDED(mu_);
   // A payload of stream `id` did not decode: the stream ends (cancelled by the heartbeat thread,
   // not from gRPC's callback) and the batch is not acknowledged, so its worker hands it back.
-  void FailStreamLocked(StreamId id, const absl::Status& status)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FailStreamLocked(StreamId id, const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Feeds `decoded` to the stream's auto compression and sends the worker what it asks for.
   void ObserveCompressionLocked(StreamState* state, const DecodedBatch& decoded)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

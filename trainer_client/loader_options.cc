@@ -48,8 +48,7 @@ absl::Status LoaderOptions::Validate() const {
   if (compression != "auto") {
     if (absl::Status status = ParseCompressionChoice(compression, "compression").status();
         !status.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(status.message(), " or auto"));
+      return absl::InvalidArgumentError(absl::StrCat(status.message(), " or auto"));
     }
   }
   return absl::OkStatus();

@@ -21,10 +21,9 @@ absl::StatusOr<DecodedBatch> DecodeReceivedBatch(std::shared_ptr<v1::BatchMessag
   decoded.codec = header.compression();
   const uint64_t raw_bytes = header.uncompressed_bytes();
   if (raw_bytes > max_raw_bytes) {
-    return absl::DataLossError(absl::StrCat("a ", CodecName(header.compression()),
-                                            " payload announces ", raw_bytes,
-                                            " bytes, more than a batch of the job (",
-                                            max_raw_bytes, ")"));
+    return absl::DataLossError(
+        absl::StrCat("a ", CodecName(header.compression()), " payload announces ", raw_bytes,
+                     " bytes, more than a batch of the job (", max_raw_bytes, ")"));
   }
   const absl::Duration cpu_start = ThreadCpuTime();
   std::shared_ptr<v1::BatchMessage> out = pool->Acquire();

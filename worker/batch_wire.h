@@ -9,10 +9,11 @@
 // one small slice, followed by field 2's tag and length, and then one slice that points at the
 // payload string where the producer wrote it (or at the compressed payload, outgoing_batch.h) and
 // owns the message (and the compressed buffer): when gRPC drops its last reference to that slice
-// (the transport has written the bytes to the socket), they go back to their pools. The bytes are those of message.SerializeAsString() with `data` moved last,
-// which every protobuf parser accepts (fields may come in any order), so clients need nothing
-// new. Stoker's own client parses with protobuf straight from the received slices into a pooled
-// message (trainer_client/worker_stream.h): one copy there, none here.
+// (the transport has written the bytes to the socket), they go back to their pools. The bytes are
+// those of message.SerializeAsString() with `data` moved last, which every protobuf parser accepts
+// (fields may come in any order), so clients need nothing new. Stoker's own client parses with
+// protobuf straight from the received slices into a pooled message
+// (trainer_client/worker_stream.h): one copy there, none here.
 
 #include <grpcpp/support/byte_buffer.h>
 

@@ -101,8 +101,8 @@ TEST(BatchWireTest, SendsTheEncodedPayloadFromItsBufferAndRecyclesBoth) {
   const std::string raw = batch->message->data();
   const PayloadBuffer* encoded = batch->encoded.get();
   const size_t wire = batch->wire_bytes();
-  grpc::ByteBuffer buffer = BatchToByteBuffer(*std::move(batch), pool.recycler(),
-                                              buffers.recycler());
+  grpc::ByteBuffer buffer =
+      BatchToByteBuffer(*std::move(batch), pool.recycler(), buffers.recycler());
   {
     const std::vector<grpc::Slice> slices = SlicesOf(buffer);
     ASSERT_EQ(slices.size(), 2u);
@@ -114,13 +114,12 @@ TEST(BatchWireTest, SendsTheEncodedPayloadFromItsBufferAndRecyclesBoth) {
   EXPECT_EQ(parsed.header().compression(), pb::COMPRESSION_LZ4);
   EXPECT_EQ(parsed.header().uncompressed_bytes(), raw.size());
   std::string decoded(raw.size(), '\0');
-  ASSERT_TRUE(DecompressPayload(pb::COMPRESSION_LZ4,
-                                absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(
-                                                        parsed.data().data()),
-                                                    parsed.data().size()),
-                                absl::MakeSpan(reinterpret_cast<uint8_t*>(decoded.data()),
-                                               decoded.size()))
-                  .ok());
+  ASSERT_TRUE(
+      DecompressPayload(pb::COMPRESSION_LZ4,
+                        absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(parsed.data().data()),
+                                            parsed.data().size()),
+                        absl::MakeSpan(reinterpret_cast<uint8_t*>(decoded.data()), decoded.size()))
+          .ok());
   EXPECT_EQ(decoded, raw);
   buffer.Clear();
   EXPECT_EQ(buffers.Get().get(), encoded) << "the encoded buffer returned to its pool";

@@ -109,8 +109,8 @@ class StreamSessionEncodingTest : public ::testing::Test {
   std::unique_ptr<StreamSession> Session(std::vector<pb::Compression> offered,
                                          pb::CompressionChoice requested) {
     SessionEncoding encoding{std::move(offered), std::move(requested), 3, &buffers_};
-    return std::make_unique<StreamSession>(nullptr, 0, "client", &sink_, &pool_, [] {},
-                                           std::move(encoding));
+    return std::make_unique<StreamSession>(
+        nullptr, 0, "client", &sink_, &pool_, [] {}, std::move(encoding));
   }
   RecordingSink sink_;
   BatchMessagePool pool_{4};
@@ -131,11 +131,11 @@ TEST_F(StreamSessionEncodingTest, EncodesWithTheRequestedOfferedCodecAndCountsBy
   ASSERT_NE(sent.encoded, nullptr);
   EXPECT_LT(sent.wire_bytes(), 100000u);
   std::string decoded(100000, '\0');
-  ASSERT_THAT(DecompressPayload(pb::COMPRESSION_ZSTD,
-                                absl::MakeConstSpan(sent.encoded->data(), sent.encoded->size()),
-                                absl::MakeSpan(reinterpret_cast<uint8_t*>(decoded.data()),
-                                               decoded.size())),
-              IsOk());
+  ASSERT_THAT(
+      DecompressPayload(pb::COMPRESSION_ZSTD,
+                        absl::MakeConstSpan(sent.encoded->data(), sent.encoded->size()),
+                        absl::MakeSpan(reinterpret_cast<uint8_t*>(decoded.data()), decoded.size())),
+      IsOk());
   EXPECT_EQ(decoded, sent.message->data()) << "the raw payload stays in the message";
   EXPECT_EQ(session->queued_bytes(), sent.wire_bytes());
   const std::map<std::string, PayloadBytes> bytes = session->payload_bytes();
@@ -159,10 +159,12 @@ TEST_F(StreamSessionEncodingTest, SendsRawWhenTheCodecIsNotOfferedAndFollowsSetC
   EXPECT_EQ(sink_.sent[1].message->header().compression(), pb::COMPRESSION_LZ4);
   EXPECT_EQ(session->payload_bytes().at("none").raw, 5000u);
 
-  EXPECT_THAT(session->SetCompression(Choice(pb::COMPRESSION_ZSTD, 40)),
-              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("set_compression.level")));
-  EXPECT_THAT(session->SetCompression(Choice(static_cast<pb::Compression>(7))),
-              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("set_compression.codec")));
+  EXPECT_THAT(
+      session->SetCompression(Choice(pb::COMPRESSION_ZSTD, 40)),
+      StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("set_compression.level")));
+  EXPECT_THAT(
+      session->SetCompression(Choice(static_cast<pb::Compression>(7))),
+      StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("set_compression.codec")));
   EXPECT_EQ(session->compression().codec(), pb::COMPRESSION_LZ4);
 }
 

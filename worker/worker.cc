@@ -173,8 +173,8 @@ absl::StatusOr<std::shared_ptr<StreamSession>> Worker::OpenSession(const pb::Ope
   encoding.requested = open.compression();
   encoding.producer_threads = config_.ResolvedThreads();
   encoding.buffers = &payload_buffers_;
-  auto session = std::make_shared<StreamSession>(*job, open.rank(), open.client_id(), sink, &pool_,
-                                                 [this] { Wake(); }, std::move(encoding));
+  auto session = std::make_shared<StreamSession>(
+      *job, open.rank(), open.client_id(), sink, &pool_, [this] { Wake(); }, std::move(encoding));
   absl::MutexLock lock(&mu_);
   sessions_.push_back(session);
   return session;

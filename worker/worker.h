@@ -77,8 +77,8 @@ class Worker {
   // Called by a stream on its Open message; `done` runs later on the worker's opener thread,
   // because opening may ask the coordinator for the job and gRPC callbacks must not block.
   // Errors: NOT_FOUND for an unknown job (message from the coordinator), INVALID_ARGUMENT for a
-  // rank outside the job's world size or a bad open.compression, RESOURCE_EXHAUSTED for a job whose batches the worker's
-  // memory budget cannot hold (--memory-bytes), UNAVAILABLE while stopping.
+  // rank outside the job's world size or a bad open.compression, RESOURCE_EXHAUSTED for a job whose
+  // batches the worker's memory budget cannot hold (--memory-bytes), UNAVAILABLE while stopping.
   void OpenSessionAsync(stoker::v1::OpenStream open, BatchSink* sink, OpenDone done);
   // Admits a new stream: RESOURCE_EXHAUSTED naming --max-streams when config.max_streams are
   // open. Every admitted stream calls ReleaseStream once when it is done.
