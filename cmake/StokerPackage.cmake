@@ -26,6 +26,7 @@ set(STOKER_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/stoker)
 
 set_target_properties(stoker_proto PROPERTIES EXPORT_NAME proto)
 set_target_properties(stoker_common PROPERTIES EXPORT_NAME common)
+set_target_properties(stoker_payload_codec PROPERTIES EXPORT_NAME payload_codec)
 set_target_properties(stoker_plan PROPERTIES EXPORT_NAME plan)
 set_target_properties(stoker_tls PROPERTIES EXPORT_NAME tls)
 set_target_properties(stoker_grpc_tls PROPERTIES EXPORT_NAME grpc_tls)
@@ -35,8 +36,8 @@ foreach(target stoker_common stoker_tls stoker_grpc_tls stoker_coordinator_clien
   target_include_directories(${target} PUBLIC $<INSTALL_INTERFACE:${STOKER_INSTALL_INCLUDEDIR}>)
 endforeach()
 
-install(TARGETS stoker_proto stoker_common stoker_tls stoker_grpc_tls stoker_plan
-  stoker_coordinator_client stoker_client
+install(TARGETS stoker_proto stoker_common stoker_payload_codec stoker_tls stoker_grpc_tls
+  stoker_plan stoker_coordinator_client stoker_client
   EXPORT stokerTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client)

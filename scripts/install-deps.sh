@@ -28,6 +28,7 @@ PACKAGES=(
   libopencv-dev libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libgtest-dev libgmock-dev
   prometheus-cpp-dev prometheus
   libcurl4-openssl-dev libssl-dev nginx
+  liblz4-dev libzstd-dev
   # The Python module (trainer_client/python) and its tests, run with /usr/bin/python3.
   pybind11-dev python3-dev python3-torch python3-numpy
   # Equivalence tests against PIL and torchvision (augment/, the Python module's from_torchvision)

@@ -56,21 +56,24 @@ std::string FormatBenchReportJson(const BenchRun& run) {
       "{\"job\":%s,\"job_id\":%d,\"rank\":%d,\"world_size\":%d,\"batches\":%d,\"images\":%d,"
       "\"wall_seconds\":%.6f,\"images_per_second\":%.3f,\"batches_per_second\":%.4f,"
       "\"data_wait_fraction\":%.6f,\"wait_seconds\":%.6f,\"mean_step_ms\":%.4f,"
-      "\"step_ms\":%.4f,\"duplicates_dropped\":%d,\"stream_failures\":%d,\"workers\":[",
+      "\"step_ms\":%.4f,\"duplicates_dropped\":%d,\"stream_failures\":%d,"
+      "\"corrupt_payloads\":%d,\"decode_seconds\":%.6f,\"workers\":[",
       JsonString(run.job_name), run.job_id, run.rank, run.world_size, run.batches, run.images,
       run.wall_seconds, PerSecond(run.images, run.wall_seconds),
       PerSecond(run.batches, run.wall_seconds),
       run.wall_seconds > 0 ? stats.wait_seconds / run.wall_seconds : 0, stats.wait_seconds,
       run.batches > 0 ? 1000.0 * stats.step_seconds / run.batches : 0, run.step_ms,
-      stats.duplicates_dropped, stats.stream_failures);
+      stats.duplicates_dropped, stats.stream_failures, stats.corrupt_payloads,
+      stats.decode_seconds);
   for (size_t i = 0; i < stats.workers.size(); ++i) {
     const WorkerReceiveStats& worker = stats.workers[i];
-    absl::StrAppendFormat(
-        &out,
-        "%s{\"worker_id\":%d,\"address\":%s,\"batches\":%d,\"images\":%d,"
-        "\"images_per_second\":%.3f}",
-        i == 0 ? "" : ",", worker.worker_id, JsonString(worker.address), worker.batches,
-        worker.samples, PerSecond(worker.samples, run.wall_seconds));
+    absl::StrAppendFormat(&out,
+                          "%s{\"worker_id\":%d,\"address\":%s,\"batches\":%d,\"images\":%d,"
+                          "\"images_per_second\":%.3f,\"bytes\":%d,\"wire_bytes\":%d}",
+                          i == 0 ? "" : ",", worker.worker_id, JsonString(worker.address),
+                          worker.batches, worker.samples,
+                          PerSecond(worker.samples, run.wall_seconds), worker.bytes,
+                          worker.wire_bytes);
   }
   return out + "]}";
 }

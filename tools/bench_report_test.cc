@@ -25,7 +25,10 @@ BenchRun SampleRun() {
   worker.address = "127.0.0.1:9000";
   worker.batches = 10;
   worker.samples = 640;
+  worker.bytes = 9000;
+  worker.wire_bytes = 4000;
   run.stats.workers.push_back(worker);
+  run.stats.corrupt_payloads = 2;
   return run;
 }
 
@@ -44,6 +47,8 @@ TEST(BenchReportTest, JsonReportHasTheFigures) {
   EXPECT_THAT(json, HasSubstr("\"images_per_second\":320.000"));
   EXPECT_THAT(json, HasSubstr("\"data_wait_fraction\":0.250000"));
   EXPECT_THAT(json, HasSubstr("\"workers\":[{\"worker_id\":4,\"address\":\"127.0.0.1:9000\""));
+  EXPECT_THAT(json, HasSubstr("\"corrupt_payloads\":2,"));
+  EXPECT_THAT(json, HasSubstr("\"bytes\":9000,\"wire_bytes\":4000}"));
 }
 
 TEST(BenchReportTest, IndicesLineNamesEpochRankBatchAndSamples) {

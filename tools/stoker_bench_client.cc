@@ -64,6 +64,7 @@ struct BenchConfig : JobSpecArgs {
   bool ordered = false;
   bool tail_on_client = false;
   bool contiguous = false;
+  std::string compression = "none";
   std::string token_file;
   std::string resume_from;
   MetricsFlags metrics;
@@ -140,6 +141,7 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
   options.prefetch_bytes = prefetch_mb << 20;
   options.ordered = ordered;
   options.tail_on_client = tail_on_client;
+  options.compression = compression;
   ASSIGN_OR_RETURN(options.tls, tls.Build());
   for (absl::string_view file : absl::StrSplit(resume_from, ',', absl::SkipWhitespace())) {
     ASSIGN_OR_RETURN(std::string token, ReadTokenFile(std::string(file)));
@@ -190,6 +192,8 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("contiguous", &c.contiguous,
             "ask each batch for its tensor at one address (Batch::data(): gathers the received "
             "pieces once, as a consumer that wraps it in a CPU tensor does)");
+  flags.Add("compression", &c.compression,
+            "payload compression of the worker streams: none, lz4, zstd, zstd:LEVEL or auto");
   flags.Add("token-file", &c.token_file,
             "after each batch, write the batch count and the resume token here (atomically)");
   flags.Add("resume-from", &c.resume_from,

@@ -5,6 +5,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -75,6 +76,13 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, grpc::By
     absl::MutexLock lock(&mu_);
     if (closing_ || hold_released_) return;
     *pending_acks_.add_tasks() = task;
+    StartNextWriteLocked();
+  }
+
+  void SetCompression(const v1::CompressionChoice& choice) {
+    absl::MutexLock lock(&mu_);
+    if (closing_ || hold_released_) return;
+    pending_compression_ = choice;
     StartNextWriteLocked();
   }
 
@@ -159,6 +167,9 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, grpc::By
       pending_credit_ = 0;
     } else if (pending_acks_.tasks_size() > 0) {
       outgoing_.mutable_ack()->Swap(&pending_acks_);
+    } else if (pending_compression_.has_value()) {
+      *outgoing_.mutable_set_compression() = *pending_compression_;
+      pending_compression_.reset();
     } else if (closing_) {
       writes_done_ = true;
       writing_ = true;
@@ -187,6 +198,7 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, grpc::By
   absl::Mutex mu_;
   uint32_t pending_credit_ ABSL_GUARDED_BY(mu_) = 0;
   v1::Ack pending_acks_ ABSL_GUARDED_BY(mu_);
+  std::optional<v1::CompressionChoice> pending_compression_ ABSL_GUARDED_BY(mu_);
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;      // one write (or the half-close) in flight
   bool writes_done_ ABSL_GUARDED_BY(mu_) = false;  // the half-close was started
@@ -209,6 +221,9 @@ class GrpcWorkerStream : public WorkerStream {
 
   void GrantCredit(uint32_t n) override { reactor_->GrantCredit(n); }
   void Ack(const v1::TaskId& task) override { reactor_->Ack(task); }
+  void SetCompression(const v1::CompressionChoice& choice) override {
+    reactor_->SetCompression(choice);
+  }
   void Close() override { reactor_->Close(); }
   void Cancel() override { reactor_->Cancel(); }
   void Join() override { reactor_->Join(); }

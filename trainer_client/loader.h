@@ -71,7 +71,8 @@ struct WorkerReceiveStats {
   std::string address;
   uint64_t batches = 0;  // accepted (not duplicates)
   uint64_t samples = 0;
-  uint64_t bytes = 0;
+  uint64_t bytes = 0;          // tensor bytes (decoded)
+  uint64_t wire_bytes = 0;     // payload bytes as received (compressed, when the stream compresses)
   double produce_seconds = 0;  // the workers' own production time for these batches
   uint32_t share = 0;          // credit share of its open stream now (credit_balancer.h); 0 if none
 };
@@ -85,6 +86,11 @@ struct LoaderStats {
   uint64_t invalid_dropped = 0;  // batches that were not tasks of this job and rank
   uint64_t streams_opened = 0;
   uint64_t stream_failures = 0;
+  // Compressed payloads that failed to decode (DATA_LOSS): each ended its stream unacknowledged,
+  // so the worker handed the batch back and it was fetched again.
+  uint64_t corrupt_payloads = 0;
+  // CPU seconds spent decompressing payloads (gRPC's callback threads).
+  double decode_seconds = 0;
   bool failed = false;  // the loader stopped on an error, which Next() returns
   // Seconds the training loop spent blocked inside Next (data wait), and between returning from
   // one Next and calling the next (its step). Meaningful with a single consuming thread.

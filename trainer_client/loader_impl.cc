@@ -9,6 +9,7 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "common/payload_codec.h"
 #include "common/retry.h"
 #include "common/status_macros.h"
 #include "common/tls/tls_config.h"
@@ -104,6 +105,12 @@ LoaderImpl::LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse
       consumption_(env_.clock->Now()),
       balancer_(BalancerConfig(options_, job_)) {
   if (job_.batch_bytes() > 0) buffer_.SetBudget(BalancerConfig(options_, job_).budget_batches);
+  if (options_.compression != "auto") {
+    // Validated by LoaderOptions::Validate.
+    absl::StatusOr<v1::CompressionChoice> choice =
+        ParseCompressionChoice(options_.compression, "compression");
+    if (choice.ok() && !IsRaw(choice->codec())) open_compression_ = *choice;
+  }
 }
 
 LoaderImpl::~LoaderImpl() { Stop(); }

@@ -33,6 +33,7 @@
 #include "stoker/v1/coordinator.pb.h"
 #include "trainer_client/bad_sample_budget.h"
 #include "trainer_client/batch.h"
+#include "trainer_client/compression_auto.h"
 #include "trainer_client/consumption_window.h"
 #include "trainer_client/credit_balancer.h"
 #include "trainer_client/epoch_buffer.h"
@@ -40,6 +41,7 @@
 #include "trainer_client/loader_env.h"
 #include "trainer_client/loader_options.h"
 #include "trainer_client/message_pool.h"
+#include "trainer_client/payload_decode.h"
 
 namespace stoker {
 
@@ -63,6 +65,11 @@ class LoaderImpl {
     std::string address;
     std::unique_ptr<WorkerStream> stream;  // set right after the factory returns
     bool done = false;
+    // With compression "auto": this stream's probing and decision (compression_auto.h).
+    std::unique_ptr<AutoCompression> auto_compression;
+    // Why the Loader ends the stream (a payload that did not decode); the heartbeat thread
+    // cancels it, and its batches are dropped unacknowledged meanwhile.
+    absl::Status failure;
   };
   struct AddressState {
     StreamId open_stream = 0;  // 0: none
@@ -100,6 +107,12 @@ class LoaderImpl {
   void NoteCommittedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   void OnBatch(StreamId id, Batch batch) ABSL_LOCKS_EXCLUDED(mu_);
+  // A payload of stream `id` did not decode: the stream ends (cancelled by the heartbeat thread,
+  // not from gRPC's callback) and the batch is not acknowledged, so its worker hands it back.
+  void FailStreamLocked(StreamId id, const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Feeds `decoded` to the stream's auto compression and sends the worker what it asks for.
+  void ObserveCompressionLocked(StreamState* state, const DecodedBatch& decoded)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnStreamDone(StreamId id, const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
   // Sends the credit the buffer says is owed.
   void GrantCreditsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -111,7 +124,11 @@ class LoaderImpl {
   const v1::OpenJobResponse job_;
   // Received batches' headers, and the buffers their payloads are gathered into on demand.
   const std::shared_ptr<MessagePool> pool_;
+  // Buffers of a batch's size: received pieces gathered (BatchPayload::contiguous()) and
+  // compressed payloads decoded (payload_decode.h).
   const std::shared_ptr<BufferPool> gather_buffers_;
+  // What OpenStream.compression asks for (unset for none and auto).
+  std::optional<v1::CompressionChoice> open_compression_;
 
   mutable absl::Mutex mu_;
   EpochBuffer buffer_ ABSL_GUARDED_BY(mu_);

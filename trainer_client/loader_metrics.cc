@@ -26,7 +26,16 @@ std::vector<prometheus::MetricFamily> LoaderMetrics::Collect() const {
               static_cast<double>(worker.batches), by_worker);
     m.Counter("stoker_client_received_bytes_total", "Tensor bytes received from a worker.",
               static_cast<double>(worker.bytes), by_worker);
+    m.Counter("stoker_client_received_wire_bytes_total",
+              "Payload bytes received from a worker as sent (compressed when the stream "
+              "compresses; equal to the tensor bytes when raw).",
+              static_cast<double>(worker.wire_bytes), by_worker);
   }
+  m.Counter("stoker_client_corrupt_payloads_total",
+            "Compressed payloads that did not decode (each ended its stream; refetched).",
+            static_cast<double>(stats.corrupt_payloads), labels);
+  m.Counter("stoker_client_decode_seconds_total", "CPU seconds spent decompressing payloads.",
+            stats.decode_seconds, labels);
   m.Counter("stoker_client_batches_consumed_total", "Batches returned by Next().",
             static_cast<double>(stats.batches_delivered), labels);
   m.Counter("stoker_client_data_wait_seconds_total",

@@ -1,6 +1,7 @@
 #include "trainer_client/loader_options.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/payload_codec.h"
 
 namespace stoker {
 
@@ -43,6 +44,12 @@ absl::Status LoaderOptions::Validate() const {
   if (connect_backoff.initial < absl::ZeroDuration() ||
       connect_backoff.max < connect_backoff.initial) {
     return absl::InvalidArgumentError("connect_backoff: must have 0 <= initial <= max");
+  }
+  if (compression != "auto") {
+    if (absl::Status status = ParseCompressionChoice(compression, "compression").status();
+        !status.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(status.message(), " or auto"));
+    }
   }
   return absl::OkStatus();
 }

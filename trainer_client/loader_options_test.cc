@@ -69,6 +69,24 @@ TEST(LoaderOptionsTest, NamesTheBadField) {
   options = ValidOptions();
   options.connect_backoff.max_attempts = 0;
   ExpectInvalid(options, "connect_backoff.max_attempts: must be >= 1, got 0");
+
+  options = ValidOptions();
+  options.compression = "gzip";
+  ExpectInvalid(options,
+                "compression: unknown compression 'gzip' (want one of none, lz4, zstd, "
+                "zstd:LEVEL) or auto");
+
+  options = ValidOptions();
+  options.compression = "zstd:30";
+  ExpectInvalid(options, "compression.level: zstd level 30 is outside -7..19 or auto");
+}
+
+TEST(LoaderOptionsTest, AcceptsEveryCompressionName) {
+  for (const char* name : {"none", "lz4", "zstd", "zstd:-3", "zstd:19", "auto"}) {
+    LoaderOptions options = ValidOptions();
+    options.compression = name;
+    EXPECT_TRUE(options.Validate().ok()) << name << ": " << options.Validate();
+  }
 }
 
 }  // namespace

@@ -2,12 +2,14 @@
 // and the stream callbacks (see loader_impl.h for the threads and locking).
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <utility>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "common/payload_codec.h"
 #include "common/retry.h"
 #include "trainer_client/loader_impl.h"
 
@@ -163,6 +165,8 @@ void LoaderImpl::OpenStreamLocked(const std::string& address, uint32_t share) {
   open.set_job_id(job_.job_id());
   open.set_rank(options_.rank);
   open.set_client_id(options_.client_id);
+  if (open_compression_.has_value()) *open.mutable_compression() = *open_compression_;
+  if (options_.compression == "auto") state.auto_compression = std::make_unique<AutoCompression>();
   WorkerStreamHooks hooks;
   hooks.allocate = [pool = pool_] { return pool->Acquire(); };
   hooks.gather_buffers = gather_buffers_;
@@ -175,9 +179,50 @@ void LoaderImpl::OpenStreamLocked(const std::string& address, uint32_t share) {
                     << " from worker " << address << " (credit " << share << ")";
 }
 
-void LoaderImpl::OnBatch(StreamId id, Batch batch) {
-  const Batch keep = batch;  // `batch` moves below; its header is read after.
-  const v1::BatchHeader& header = keep.header();
+void LoaderImpl::FailStreamLocked(StreamId id, const absl::Status& status) {
+  ++stats_.corrupt_payloads;
+  auto it = streams_.find(id);
+  if (it == streams_.end() || !it->second.failure.ok()) return;
+  it->second.failure = status;
+  STOKER_LOG(WARNING) << "ending the stream from worker " << it->second.address
+                      << "; its unacknowledged batches will be fetched again: " << status;
+}
+
+void LoaderImpl::ObserveCompressionLocked(StreamState* state, const DecodedBatch& decoded) {
+  const v1::BatchHeader& header = decoded.batch.header();
+  BatchObservation seen;
+  seen.codec = decoded.codec;
+  seen.raw_bytes = decoded.raw_bytes;
+  seen.wire_bytes = decoded.wire_bytes;
+  seen.produce_seconds = header.produce_seconds();
+  seen.compress_seconds = header.compress_seconds();
+  seen.decompress_seconds = decoded.decode_seconds;
+  seen.producer_threads = header.producer_threads();
+  seen.sent_back_to_back = header.sent_back_to_back();
+  seen.arrival = env_.clock->Now();
+  for (int codec : header.offered_compression()) {
+    seen.offered.push_back(static_cast<v1::Compression>(codec));
+  }
+  std::optional<v1::CompressionChoice> ask = state->auto_compression->OnBatch(seen);
+  if (ask.has_value() && !state->done) {
+    STOKER_LOG(DEBUG) << "auto compression: asking worker " << state->address << " for "
+                      << CompressionChoiceName(*ask);
+    state->stream->SetCompression(*ask);
+  }
+}
+
+void LoaderImpl::OnBatch(StreamId id, Batch received) {
+  absl::StatusOr<DecodedBatch> decoded = DecodeReceivedBatch(
+      std::move(received),
+      job_.batch_bytes() > 0 ? job_.batch_bytes() : std::numeric_limits<int>::max(), pool_.get(),
+      gather_buffers_.get());
+  if (!decoded.ok()) {
+    absl::MutexLock lock(&mu_);
+    FailStreamLocked(id, decoded.status());
+    return;
+  }
+  Batch batch = decoded->batch;  // moves into the buffer below; `decoded` keeps `header` alive.
+  const v1::BatchHeader& header = batch.header();
   v1::TaskId task = header.task();
   const uint64_t worker_id = batch.worker_id();
   const uint64_t samples = batch.num_samples();
@@ -186,6 +231,11 @@ void LoaderImpl::OnBatch(StreamId id, Batch batch) {
   absl::MutexLock lock(&mu_);
   auto stream_it = streams_.find(id);
   StreamState* state = stream_it == streams_.end() ? nullptr : &stream_it->second;
+  if (state != nullptr && !state->failure.ok()) return;  // ending: handed back, fetched again
+  stats_.decode_seconds += decoded->decode_seconds;
+  if (state != nullptr && state->auto_compression != nullptr) {
+    ObserveCompressionLocked(state, *decoded);
+  }
   balancer_.OnBatch(id, env_.clock->Now());
   switch (buffer_.Add(id, std::move(batch))) {
     case EpochBuffer::AddResult::kAccepted: {
@@ -199,6 +249,7 @@ void LoaderImpl::OnBatch(StreamId id, Batch batch) {
       ++worker.batches;
       worker.samples += samples;
       worker.bytes += bytes;
+      worker.wire_bytes += decoded->wire_bytes;
       worker.produce_seconds += produce_seconds;
       if (state != nullptr) addresses_[state->address].failures = 0;
       consumed_.push_back(task);
@@ -253,9 +304,13 @@ void LoaderImpl::OnStreamDone(StreamId id, const absl::Status& status) {
 
 void LoaderImpl::ReapEndedStreams() {
   std::vector<std::unique_ptr<WorkerStream>> ended;
+  std::vector<WorkerStream*> failed;
   {
     absl::MutexLock lock(&mu_);
     for (auto it = streams_.begin(); it != streams_.end();) {
+      if (!it->second.done && !it->second.failure.ok() && it->second.stream != nullptr) {
+        failed.push_back(it->second.stream.get());
+      }
       if (it->second.done) {
         ended.push_back(std::move(it->second.stream));
         it = streams_.erase(it);
@@ -264,6 +319,8 @@ void LoaderImpl::ReapEndedStreams() {
       }
     }
   }
+  // Only this thread erases streams, so the pointers stay valid; Cancel may run on_done inline.
+  for (WorkerStream* stream : failed) stream->Cancel();
   for (auto& stream : ended) {
     if (stream != nullptr) stream->Join();
   }

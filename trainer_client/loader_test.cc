@@ -16,6 +16,7 @@
 #include "stoker/v1/resume.pb.h"
 #include "trainer_client/loader_env.h"
 #include "trainer_client/testing/fake_env.h"
+#include "trainer_client/testing/loader_test_fixture.h"
 
 namespace stoker {
 namespace {
@@ -28,65 +29,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
 
-constexpr uint64_t kJob = 7;  // FakeCoordinator's job id; batch_bytes 6, 2 batches per epoch
-
-class LoaderTest : public ::testing::Test {
- protected:
-  LoaderTest()
-      : coordinator_(std::make_shared<FakeCoordinator>()),
-        streams_(std::make_shared<FakeWorkerStreamFactory>()) {
-    options_.coordinator_address = "fake:1";
-    options_.job_name = "job";
-    options_.spec.set_world_size(1);
-    options_.spec.set_epochs(2);
-    options_.client_id = "client-a";
-    options_.tls = TlsConfig::Plaintext();
-    options_.prefetch_bytes = 6 * 8;  // 8 batches
-    options_.heartbeat_interval = absl::Milliseconds(2);
-    options_.connect_backoff.initial = absl::Milliseconds(1);
-    options_.connect_backoff.max = absl::Milliseconds(2);
-    options_.connect_backoff.max_attempts = 3;
-  }
-
-  absl::StatusOr<std::unique_ptr<Loader>> Open() {
-    LoaderEnv env;
-    env.coordinator = coordinator_;
-    env.worker_streams = streams_;
-    env.clock = &clock_;
-    return Loader::Open(options_, env);
-  }
-
-  // Runs `n` more heartbeats on the fake clock, each to its end: waits until the heartbeat
-  // thread waits for its interval, moves the clock past it, waits for the heartbeat to reach the
-  // coordinator and for the thread to wait again (so the heartbeat's effects are applied).
-  bool Heartbeats(int n) {
-    for (int i = 0; i < n; ++i) {
-      clock_.AwaitSleepers(1);
-      const int before = coordinator_->heartbeats();
-      clock_.Advance(options_.heartbeat_interval);
-      if (!coordinator_->AwaitHeartbeatCount(before + 1)) return false;
-      clock_.AwaitSleepers(1);
-    }
-    return true;
-  }
-
-  std::unique_ptr<Loader> OpenOrDie() {
-    auto loader = Open();
-    EXPECT_TRUE(loader.ok()) << loader.status();
-    return loader.ok() ? *std::move(loader) : nullptr;
-  }
-
-  static std::vector<uint64_t> Indices(const std::vector<Batch>& batches) {
-    std::vector<uint64_t> indices;
-    for (const Batch& b : batches) indices.push_back(b.batch_index());
-    return indices;
-  }
-
-  LoaderOptions options_;
-  FakeClock clock_;  // the loader's time: heartbeats, backoff, stalls
-  std::shared_ptr<FakeCoordinator> coordinator_;
-  std::shared_ptr<FakeWorkerStreamFactory> streams_;
-};
+using ::stoker::testing::kJob;
+using ::stoker::testing::LoaderTest;
 
 TEST_F(LoaderTest, OpensOneStreamPerWorkerWithItsShareOfTheBudget) {
   coordinator_->AddWorker(1, "w1:1");

@@ -55,6 +55,9 @@ class WorkerStream {
   virtual void GrantCredit(uint32_t n) = 0;
   // Queues an acknowledgement of a received batch. Ignored after Close or once the stream ended.
   virtual void Ack(const v1::TaskId& task) = 0;
+  // Queues a set_compression message (the last one queued wins). Ignored after Close or once
+  // the stream ended.
+  virtual void SetCompression(const v1::CompressionChoice& choice) = 0;
   // Flushes what is queued and half-closes. The stream ends when the worker finishes it.
   virtual void Close() = 0;
   // Aborts the stream now (on_done gets CANCELLED unless it already ended).

@@ -13,13 +13,17 @@ constexpr char kDataTag = 0x12;
 
 // What the payload slice owns.
 struct PayloadOwner {
-  std::unique_ptr<stoker::v1::BatchMessage> message;
+  OutgoingBatch batch;
   BatchMessagePool::Recycler recycle;
+  PayloadBufferPool::Recycler recycle_encoded;
 };
 
 void ReleasePayload(void* owner) {
   std::unique_ptr<PayloadOwner> released(static_cast<PayloadOwner*>(owner));
-  released->recycle(std::move(released->message));
+  if (released->batch.encoded != nullptr) {
+    released->recycle_encoded(std::move(released->batch.encoded));
+  }
+  released->recycle(std::move(released->batch.message));
 }
 
 void AppendVarint(uint64_t value, std::string* out) {
@@ -32,25 +36,27 @@ void AppendVarint(uint64_t value, std::string* out) {
 
 }  // namespace
 
-grpc::ByteBuffer BatchToByteBuffer(std::unique_ptr<stoker::v1::BatchMessage> message,
-                                   BatchMessagePool::Recycler recycle) {
+grpc::ByteBuffer BatchToByteBuffer(OutgoingBatch batch, BatchMessagePool::Recycler recycle,
+                                   PayloadBufferPool::Recycler recycle_encoded) {
   // Everything but the payload, serialized by protobuf (the payload is swapped out meanwhile,
   // keeping its capacity with the message).
+  stoker::v1::BatchMessage* message = batch.message.get();
   std::string payload;
   message->mutable_data()->swap(payload);
   std::string prefix = message->SerializeAsString();
   message->mutable_data()->swap(payload);
-  const std::string& data = message->data();
-  if (data.empty()) {
+  const size_t size = batch.wire_bytes();
+  if (size == 0) {
     grpc::Slice head(prefix);
-    recycle(std::move(message));
+    if (batch.encoded != nullptr) recycle_encoded(std::move(batch.encoded));
+    recycle(std::move(batch.message));
     return grpc::ByteBuffer(&head, 1);
   }
   prefix.push_back(kDataTag);
-  AppendVarint(data.size(), &prefix);
-  void* bytes = const_cast<char*>(data.data());
-  const size_t size = data.size();
-  auto* owner = new PayloadOwner{std::move(message), std::move(recycle)};
+  AppendVarint(size, &prefix);
+  void* bytes = batch.encoded != nullptr ? static_cast<void*>(batch.encoded->data())
+                                         : const_cast<char*>(message->data().data());
+  auto* owner = new PayloadOwner{std::move(batch), std::move(recycle), std::move(recycle_encoded)};
   const grpc::Slice slices[2] = {grpc::Slice(prefix),
                                  grpc::Slice(bytes, size, &ReleasePayload, owner)};
   return grpc::ByteBuffer(slices, 2);

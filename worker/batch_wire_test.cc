@@ -50,11 +50,13 @@ TEST(BatchWireTest, ParsesBackToTheSameMessageWithoutCopyingThePayload) {
     std::unique_ptr<pb::BatchMessage> recycled;
     int recycles = 0;
     {
-      grpc::ByteBuffer buffer =
-          BatchToByteBuffer(std::move(message), [&](std::unique_ptr<pb::BatchMessage> m) {
+      grpc::ByteBuffer buffer = BatchToByteBuffer(
+          OutgoingBatch{std::move(message), nullptr},
+          [&](std::unique_ptr<pb::BatchMessage> m) {
             recycled = std::move(m);
             ++recycles;
-          });
+          },
+          [](std::unique_ptr<PayloadBuffer>) { ADD_FAILURE() << "no encoded buffer to recycle"; });
       if (payload > 0) {
         const std::vector<grpc::Slice> slices = SlicesOf(buffer);
         ASSERT_EQ(slices.size(), 2u);
@@ -76,15 +78,51 @@ TEST(BatchWireTest, ParsesBackToTheSameMessageWithoutCopyingThePayload) {
 
 TEST(BatchWireTest, ReleasedPayloadGoesBackToThePool) {
   BatchMessagePool pool(2);
+  PayloadBufferPool buffers(2);
   std::unique_ptr<pb::BatchMessage> message = SampleBatch(1000);
   const pb::BatchMessage* address = message.get();
-  grpc::ByteBuffer buffer = BatchToByteBuffer(std::move(message), pool.recycler());
+  grpc::ByteBuffer buffer = BatchToByteBuffer(OutgoingBatch{std::move(message), nullptr},
+                                              pool.recycler(), buffers.recycler());
   std::unique_ptr<pb::BatchMessage> fresh = pool.Get();
   EXPECT_NE(fresh.get(), address) << "in the pool while gRPC still holds it";
   buffer.Clear();
   std::unique_ptr<pb::BatchMessage> reused = pool.Get();
   EXPECT_EQ(reused.get(), address);
   EXPECT_GE(reused->data().capacity(), 1000u);
+}
+
+TEST(BatchWireTest, SendsTheEncodedPayloadFromItsBufferAndRecyclesBoth) {
+  BatchMessagePool pool(2);
+  PayloadBufferPool buffers(2);
+  pb::CompressionChoice lz4;
+  lz4.set_codec(pb::COMPRESSION_LZ4);
+  absl::StatusOr<OutgoingBatch> batch = EncodeBatch(SampleBatch(300000), lz4, &buffers);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  const std::string raw = batch->message->data();
+  const PayloadBuffer* encoded = batch->encoded.get();
+  const size_t wire = batch->wire_bytes();
+  grpc::ByteBuffer buffer =
+      BatchToByteBuffer(*std::move(batch), pool.recycler(), buffers.recycler());
+  {
+    const std::vector<grpc::Slice> slices = SlicesOf(buffer);
+    ASSERT_EQ(slices.size(), 2u);
+    EXPECT_EQ(slices[1].begin(), encoded->data()) << "the payload slice must be the encoded buffer";
+    EXPECT_EQ(slices[1].size(), wire);
+  }
+  pb::BatchMessage parsed;
+  ASSERT_TRUE(grpc::SerializationTraits<pb::BatchMessage>::Deserialize(&buffer, &parsed).ok());
+  EXPECT_EQ(parsed.header().compression(), pb::COMPRESSION_LZ4);
+  EXPECT_EQ(parsed.header().uncompressed_bytes(), raw.size());
+  std::string decoded(raw.size(), '\0');
+  ASSERT_TRUE(
+      DecompressPayload(pb::COMPRESSION_LZ4,
+                        absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(parsed.data().data()),
+                                            parsed.data().size()),
+                        absl::MakeSpan(reinterpret_cast<uint8_t*>(decoded.data()), decoded.size()))
+          .ok());
+  EXPECT_EQ(decoded, raw);
+  buffer.Clear();
+  EXPECT_EQ(buffers.Get().get(), encoded) << "the encoded buffer returned to its pool";
 }
 
 }  // namespace

@@ -98,6 +98,8 @@ int main(int argc, char** argv) {
             "memory for batches, bytes (0 = half the machine's); a job whose batches the worker "
             "cannot hold is refused");
   flags.Add("max-request-bytes", &config.max_request_bytes, "largest client message read, bytes");
+  flags.Add("compression-codecs", &config.offered_compression,
+            "payload codecs offered to clients: lz4,zstd (comma-separated) or none");
   stoker::MetricsFlags metrics_flags;
   metrics_flags.AddTo(&flags);
   stoker::StorageFlags storage_flags;  // --s3-endpoint, --cache-dir, --cache-bytes, ...

@@ -18,27 +18,29 @@ StreamReactor::StreamReactor(Worker* worker) : worker_(worker) {
   StartRead(&read_buffer_);
 }
 
-grpc::ByteBuffer* StreamReactor::NextWriteLocked() {
+grpc::ByteBuffer* StreamReactor::NextWriteLocked(bool back_to_back) {
   if (queue_.empty()) return nullptr;
-  std::unique_ptr<pb::BatchMessage> batch = std::move(queue_.front());
+  OutgoingBatch batch = std::move(queue_.front());
   queue_.pop_front();
-  writing_bytes_ = batch->data().size();
-  writing_ = BatchToByteBuffer(std::move(batch), worker_->message_pool()->recycler());
+  writing_bytes_ = batch.wire_bytes();
+  batch.message->mutable_header()->set_sent_back_to_back(back_to_back);
+  writing_ = BatchToByteBuffer(std::move(batch), worker_->message_pool()->recycler(),
+                               worker_->payload_buffers()->recycler());
   write_in_flight_ = true;
   return &writing_;
 }
 
-void StreamReactor::Send(std::unique_ptr<pb::BatchMessage> batch) {
+void StreamReactor::Send(OutgoingBatch batch) {
   grpc::ByteBuffer* to_write = nullptr;
   {
     absl::MutexLock lock(&mu_);
     if (finished_) {
-      worker_->message_pool()->Put(std::move(batch));
+      worker_->message_pool()->Put(std::move(batch.message));
       return;
     }
     queue_.push_back(std::move(batch));
     if (write_in_flight_) return;
-    to_write = NextWriteLocked();
+    to_write = NextWriteLocked(/*back_to_back=*/false);
   }
   StartWrite(to_write);
 }
@@ -51,7 +53,7 @@ void StreamReactor::Fail(const absl::Status& status) {
 bool StreamReactor::MarkFinishedLocked() {
   if (finished_) return false;
   finished_ = true;
-  for (auto& batch : queue_) worker_->message_pool()->Put(std::move(batch));
+  for (OutgoingBatch& batch : queue_) worker_->message_pool()->Put(std::move(batch.message));
   queue_.clear();
   return true;
 }
@@ -111,6 +113,12 @@ void StreamReactor::HandleMessage() {
     session_->AddCredit(request_.credit().n());
   } else if (request_.has_ack()) {
     worker_->RecordDelivered(request_.ack());
+  } else if (request_.has_set_compression()) {
+    if (absl::Status set = session_->SetCompression(request_.set_compression()); !set.ok()) {
+      absl::MutexLock lock(&mu_);
+      FinishLocked(ToGrpcStatus(set));
+      return;
+    }
   }
   StartRead(&read_buffer_);
 }
@@ -126,7 +134,7 @@ void StreamReactor::OnWriteDone(bool ok) {
     if (!ok) {
       FinishLocked(grpc::Status(grpc::StatusCode::UNAVAILABLE, "client stream broke"));
     } else if (!finished_ && !reads_done_) {
-      next = NextWriteLocked();
+      next = NextWriteLocked(/*back_to_back=*/true);
     } else if (reads_done_) {
       FinishLocked(grpc::Status::OK);
     }

@@ -4,11 +4,13 @@
 // gRPC glue for Worker.StreamBatches: one reactor per client stream.
 //
 // Reads: the first message must be Open (else FAILED_PRECONDITION); it creates the session.
-// Then Credit goes to the session and Ack to the worker, until the client half-closes.
+// Then Credit goes to the session, Ack to the worker and set_compression to the session (an
+// invalid one finishes the stream INVALID_ARGUMENT), until the client half-closes.
 // Writes: batches queue in order with one write outstanding (OnWriteDone starts the next). The
 // method is registered raw (ByteBuffer in and out): requests are parsed here, and each batch is
 // written by BatchToByteBuffer (worker/batch_wire.h) without copying its payload; the message
-// returns to the worker's pool when gRPC releases the payload slice.
+// returns to the worker's pool when gRPC releases the payload slice. A batch written the moment
+// the previous one finished is marked sent_back_to_back (the client times the link by it).
 // The stream finishes OK once the client has half-closed and no write is in flight (batches
 // still queued then are dropped: their leases expire at the coordinator), or with the error of
 // Open or of a failed batch.
@@ -34,7 +36,7 @@ class StreamReactor : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::Byt
   explicit StreamReactor(Worker* worker);
 
   // BatchSink.
-  void Send(std::unique_ptr<stoker::v1::BatchMessage> batch) override;
+  void Send(OutgoingBatch batch) override;
   void Fail(const absl::Status& status) override;
 
   // grpc::ServerBidiReactor.
@@ -50,7 +52,8 @@ class StreamReactor : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::Byt
   // OnWriteDone), which keeps gRPC from running OnDone meanwhile. REQUIRES: mu_ held.
   void FinishLocked(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves the next queued batch into writing_ and returns it, or null when the queue is empty.
-  grpc::ByteBuffer* NextWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `back_to_back`: the previous write just finished and this batch was waiting for it.
+  grpc::ByteBuffer* NextWriteLocked(bool back_to_back) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Finishes with `status` unless already finished, from a thread that is no reaction (the
   // opener, a producer): takes mu_ itself and calls Finish after releasing it; `this` may be
   // gone when it returns.
@@ -62,7 +65,7 @@ class StreamReactor : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::Byt
   std::shared_ptr<StreamSession> session_;  // Set once by the first read; reads are sequential.
 
   absl::Mutex mu_;
-  std::deque<std::unique_ptr<stoker::v1::BatchMessage>> queue_ ABSL_GUARDED_BY(mu_);
+  std::deque<OutgoingBatch> queue_ ABSL_GUARDED_BY(mu_);
   // The write in flight (its payload bytes), or none.
   grpc::ByteBuffer writing_ ABSL_GUARDED_BY(mu_);
   bool write_in_flight_ ABSL_GUARDED_BY(mu_) = false;

@@ -8,17 +8,33 @@ namespace {
 
 constexpr absl::Duration kFirstPollDelay = absl::Milliseconds(5);
 
+// `requested` when this worker offers its codec, else raw.
+stoker::v1::CompressionChoice Effective(const std::vector<stoker::v1::Compression>& offered,
+                                        const stoker::v1::CompressionChoice& requested) {
+  if (std::find(offered.begin(), offered.end(), requested.codec()) != offered.end()) {
+    return requested;
+  }
+  stoker::v1::CompressionChoice raw;
+  raw.set_codec(stoker::v1::COMPRESSION_NONE);
+  return raw;
+}
+
 }  // namespace
 
 StreamSession::StreamSession(std::shared_ptr<JobContext> job, uint32_t rank, std::string client_id,
                              BatchSink* sink, BatchMessagePool* pool,
-                             std::function<void()> on_capacity)
+                             std::function<void()> on_capacity, SessionEncoding encoding)
     : job_(std::move(job)),
       rank_(rank),
       client_id_(std::move(client_id)),
       pool_(pool),
       on_capacity_(std::move(on_capacity)),
-      sink_(sink) {}
+      offered_(encoding.buffers != nullptr ? std::move(encoding.offered)
+                                           : std::vector<stoker::v1::Compression>{}),
+      producer_threads_(encoding.producer_threads),
+      buffers_(encoding.buffers),
+      sink_(sink),
+      compression_(Effective(offered_, encoding.requested)) {}
 
 void StreamSession::AddCredit(uint32_t n) {
   {
@@ -52,17 +68,58 @@ void StreamSession::OnLeased(uint32_t n, absl::Time now, absl::Duration max_poll
 
 void StreamSession::OnProduced(absl::Status status,
                                std::unique_ptr<stoker::v1::BatchMessage> batch) {
+  stoker::v1::CompressionChoice choice;
+  {
+    absl::MutexLock lock(&mu_);
+    if (sink_ == nullptr) {
+      if (batch != nullptr) pool_->Put(std::move(batch));
+      return;
+    }
+    if (!status.ok()) {
+      sink_->Fail(status);
+      return;
+    }
+    choice = compression_;
+  }
+  stoker::v1::BatchHeader* header = batch->mutable_header();
+  header->clear_offered_compression();
+  for (stoker::v1::Compression codec : offered_) header->add_offered_compression(codec);
+  header->set_producer_threads(producer_threads_);
+  // Outside the lock: compressing takes as long as a few images.
+  absl::StatusOr<OutgoingBatch> encoded = EncodeBatch(std::move(batch), choice, buffers_);
   absl::MutexLock lock(&mu_);
   if (sink_ == nullptr) {
-    if (batch != nullptr) pool_->Put(std::move(batch));
+    if (encoded.ok()) pool_->Put(std::move(encoded->message));
     return;
   }
-  if (!status.ok()) {
-    sink_->Fail(status);
+  if (!encoded.ok()) {
+    sink_->Fail(encoded.status());
     return;
   }
-  queued_bytes_ += batch->data().size();
-  sink_->Send(std::move(batch));
+  PayloadBytes& bytes = payload_bytes_[CodecName(choice.codec())];
+  bytes.raw += encoded->raw_bytes();
+  bytes.wire += encoded->wire_bytes();
+  queued_bytes_ += encoded->wire_bytes();
+  sink_->Send(*std::move(encoded));
+}
+
+absl::Status StreamSession::SetCompression(const stoker::v1::CompressionChoice& choice) {
+  if (absl::Status valid = ValidateCompressionChoice(choice, "set_compression"); !valid.ok()) {
+    return valid;
+  }
+  absl::MutexLock lock(&mu_);
+  compression_ = Effective(offered_, choice);
+  return absl::OkStatus();
+}
+
+stoker::v1::CompressionChoice StreamSession::compression() const {
+  absl::MutexLock lock(&mu_);
+  return compression_;
+}
+
+std::map<std::string, PayloadBytes> StreamSession::payload_bytes() const {
+  absl::MutexLock lock(&mu_);
+  return payload_bytes_;
 }
 
 void StreamSession::OnSent(uint64_t bytes) {

@@ -9,11 +9,18 @@
 // consumes one. The worker leases at most `credit - outstanding` more tasks, where outstanding
 // counts tasks leased for this stream and not yet written, so a stream never holds more leases
 // than its client can accept.
+//
+// Compression (docs/decisions.md, "Stream compression"): the session encodes each produced batch
+// on the producer's thread as the client chose (OpenStream.compression, then any
+// set_compression), with a codec this worker offers, else raw; every header lists the offered
+// codecs and the producer thread count, from which the client's `auto` mode decides.
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -22,6 +29,7 @@
 #include "stoker/v1/worker.pb.h"
 #include "worker/batch_producer.h"
 #include "worker/job_context.h"
+#include "worker/outgoing_batch.h"
 
 namespace stoker {
 
@@ -31,16 +39,35 @@ class BatchSink {
  public:
   virtual ~BatchSink() = default;
   // Queues `batch` for writing, in order.
-  virtual void Send(std::unique_ptr<stoker::v1::BatchMessage> batch) = 0;
+  virtual void Send(OutgoingBatch batch) = 0;
   // Ends the stream with `status`.
   virtual void Fail(const absl::Status& status) = 0;
+};
+
+// How a session encodes payloads. Thread-compatible value.
+struct SessionEncoding {
+  // The codecs this worker offers (WorkerConfig::offered_compression).
+  std::vector<stoker::v1::Compression> offered;
+  // The client's choice at open. REQUIRES: ValidateCompressionChoice is OK.
+  stoker::v1::CompressionChoice requested;
+  // The worker's producer threads (reported in every header).
+  uint32_t producer_threads = 1;
+  // Where compressed payloads go; may be null when nothing is offered.
+  PayloadBufferPool* buffers = nullptr;
+};
+
+// Payload bytes of the batches handed to streams, before and after compression.
+struct PayloadBytes {
+  uint64_t raw = 0;
+  uint64_t wire = 0;
 };
 
 // Thread-safe. Lock order: a session's mutex before its sink's.
 class StreamSession {
  public:
   StreamSession(std::shared_ptr<JobContext> job, uint32_t rank, std::string client_id,
-                BatchSink* sink, BatchMessagePool* pool, std::function<void()> on_capacity);
+                BatchSink* sink, BatchMessagePool* pool, std::function<void()> on_capacity,
+                SessionEncoding encoding = {});
 
   const std::shared_ptr<JobContext>& job() const { return job_; }
   uint32_t rank() const { return rank_; }
@@ -52,8 +79,14 @@ class StreamSession {
   uint32_t WantedTasks(absl::Time now, absl::Time* next_poll);
   // The coordinator granted `n` tasks (n may be 0: then back off, doubling up to `max_poll`).
   void OnLeased(uint32_t n, absl::Time now, absl::Duration max_poll);
-  // A producer finished one of this session's tasks.
+  // A producer finished one of this session's tasks: encodes it (on the calling thread) and
+  // queues it on the sink.
   void OnProduced(absl::Status status, std::unique_ptr<stoker::v1::BatchMessage> batch);
+  // The client's set_compression: batches encoded from now on use `choice` (raw when this
+  // worker does not offer its codec). INVALID_ARGUMENT naming set_compression.codec/.level.
+  absl::Status SetCompression(const stoker::v1::CompressionChoice& choice);
+  // The choice in effect.
+  stoker::v1::CompressionChoice compression() const;
   // The sink finished writing a batch of `payload_bytes` (it reached the transport; the sink
   // returns the message to the pool once the transport is done with its bytes).
   void OnSent(uint64_t payload_bytes);
@@ -67,6 +100,8 @@ class StreamSession {
   // Payload bytes handed to the sink and not yet written, and written so far.
   uint64_t queued_bytes() const;
   uint64_t sent_bytes() const;
+  // Payload bytes handed to the sink so far, by codec name ("none", "lz4", "zstd").
+  std::map<std::string, PayloadBytes> payload_bytes() const;
 
  private:
   const std::shared_ptr<JobContext> job_;
@@ -74,6 +109,9 @@ class StreamSession {
   const std::string client_id_;
   BatchMessagePool* const pool_;
   const std::function<void()> on_capacity_;
+  const std::vector<stoker::v1::Compression> offered_;
+  const uint32_t producer_threads_;
+  PayloadBufferPool* const buffers_;
 
   mutable absl::Mutex mu_;
   BatchSink* sink_ ABSL_GUARDED_BY(mu_);
@@ -83,6 +121,8 @@ class StreamSession {
   absl::Duration poll_delay_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();
   uint64_t queued_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t sent_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  stoker::v1::CompressionChoice compression_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, PayloadBytes> payload_bytes_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace stoker

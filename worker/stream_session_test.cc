@@ -2,6 +2,9 @@
 
 #include <vector>
 
+#include "common/payload_codec.h"
+#include "coordinator/status_matchers_for_test.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace stoker {
@@ -11,9 +14,9 @@ namespace pb = ::stoker::v1;
 
 class RecordingSink : public BatchSink {
  public:
-  void Send(std::unique_ptr<pb::BatchMessage> batch) override { sent.push_back(std::move(batch)); }
+  void Send(OutgoingBatch batch) override { sent.push_back(std::move(batch)); }
   void Fail(const absl::Status& status) override { failure = status; }
-  std::vector<std::unique_ptr<pb::BatchMessage>> sent;
+  std::vector<OutgoingBatch> sent;
   absl::Status failure;
 };
 
@@ -83,9 +86,95 @@ TEST_F(StreamSessionTest, CountsQueuedAndSentBytes) {
   session_.OnProduced(absl::OkStatus(), std::move(batch));
   EXPECT_EQ(session_.queued_bytes(), 1000u);
   EXPECT_EQ(session_.sent_bytes(), 0u);
-  session_.OnSent(sink_.sent.back()->data().size());
+  session_.OnSent(sink_.sent.back().wire_bytes());
   EXPECT_EQ(session_.queued_bytes(), 0u);
   EXPECT_EQ(session_.sent_bytes(), 1000u);
+}
+
+pb::CompressionChoice Choice(pb::Compression codec, int level = 0) {
+  pb::CompressionChoice choice;
+  choice.set_codec(codec);
+  choice.set_level(level);
+  return choice;
+}
+
+std::unique_ptr<pb::BatchMessage> Batch(size_t bytes) {
+  auto batch = std::make_unique<pb::BatchMessage>();
+  for (size_t i = 0; i < bytes; ++i) batch->mutable_data()->push_back(static_cast<char>(i / 64));
+  return batch;
+}
+
+class StreamSessionEncodingTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<StreamSession> Session(std::vector<pb::Compression> offered,
+                                         pb::CompressionChoice requested) {
+    SessionEncoding encoding{std::move(offered), std::move(requested), 3, &buffers_};
+    return std::make_unique<StreamSession>(
+        nullptr, 0, "client", &sink_, &pool_, [] {}, std::move(encoding));
+  }
+  RecordingSink sink_;
+  BatchMessagePool pool_{4};
+  PayloadBufferPool buffers_{4};
+};
+
+TEST_F(StreamSessionEncodingTest, EncodesWithTheRequestedOfferedCodecAndCountsBytes) {
+  auto session = Session({pb::COMPRESSION_LZ4, pb::COMPRESSION_ZSTD}, Choice(pb::COMPRESSION_ZSTD));
+  session->OnProduced(absl::OkStatus(), Batch(100000));
+  ASSERT_EQ(sink_.sent.size(), 1u);
+  const OutgoingBatch& sent = sink_.sent[0];
+  const pb::BatchHeader& header = sent.message->header();
+  EXPECT_EQ(header.compression(), pb::COMPRESSION_ZSTD);
+  EXPECT_EQ(header.uncompressed_bytes(), 100000u);
+  EXPECT_EQ(header.producer_threads(), 3u);
+  EXPECT_THAT(header.offered_compression(),
+              ::testing::ElementsAre(pb::COMPRESSION_LZ4, pb::COMPRESSION_ZSTD));
+  ASSERT_NE(sent.encoded, nullptr);
+  EXPECT_LT(sent.wire_bytes(), 100000u);
+  std::string decoded(100000, '\0');
+  ASSERT_THAT(
+      DecompressPayload(pb::COMPRESSION_ZSTD,
+                        absl::MakeConstSpan(sent.encoded->data(), sent.encoded->size()),
+                        absl::MakeSpan(reinterpret_cast<uint8_t*>(decoded.data()), decoded.size())),
+      IsOk());
+  EXPECT_EQ(decoded, sent.message->data()) << "the raw payload stays in the message";
+  EXPECT_EQ(session->queued_bytes(), sent.wire_bytes());
+  const std::map<std::string, PayloadBytes> bytes = session->payload_bytes();
+  ASSERT_EQ(bytes.count("zstd"), 1u);
+  EXPECT_EQ(bytes.at("zstd").raw, 100000u);
+  EXPECT_EQ(bytes.at("zstd").wire, sent.wire_bytes());
+}
+
+TEST_F(StreamSessionEncodingTest, SendsRawWhenTheCodecIsNotOfferedAndFollowsSetCompression) {
+  auto session = Session({pb::COMPRESSION_LZ4}, Choice(pb::COMPRESSION_ZSTD, 3));
+  EXPECT_EQ(session->compression().codec(), pb::COMPRESSION_NONE);
+  session->OnProduced(absl::OkStatus(), Batch(5000));
+  ASSERT_EQ(sink_.sent.size(), 1u);
+  EXPECT_EQ(sink_.sent[0].message->header().compression(), pb::COMPRESSION_NONE);
+  EXPECT_EQ(sink_.sent[0].encoded, nullptr);
+  EXPECT_EQ(sink_.sent[0].wire_bytes(), 5000u);
+
+  ASSERT_THAT(session->SetCompression(Choice(pb::COMPRESSION_LZ4)), IsOk());
+  session->OnProduced(absl::OkStatus(), Batch(5000));
+  ASSERT_EQ(sink_.sent.size(), 2u);
+  EXPECT_EQ(sink_.sent[1].message->header().compression(), pb::COMPRESSION_LZ4);
+  EXPECT_EQ(session->payload_bytes().at("none").raw, 5000u);
+
+  EXPECT_THAT(
+      session->SetCompression(Choice(pb::COMPRESSION_ZSTD, 40)),
+      StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("set_compression.level")));
+  EXPECT_THAT(
+      session->SetCompression(Choice(static_cast<pb::Compression>(7))),
+      StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("set_compression.codec")));
+  EXPECT_EQ(session->compression().codec(), pb::COMPRESSION_LZ4);
+}
+
+TEST_F(StreamSessionEncodingTest, AWorkerOfferingNothingSendsRawAndAnnouncesNothing) {
+  auto session = Session({}, Choice(pb::COMPRESSION_LZ4));
+  ASSERT_THAT(session->SetCompression(Choice(pb::COMPRESSION_ZSTD)), IsOk());
+  session->OnProduced(absl::OkStatus(), Batch(5000));
+  ASSERT_EQ(sink_.sent.size(), 1u);
+  EXPECT_EQ(sink_.sent[0].message->header().compression(), pb::COMPRESSION_NONE);
+  EXPECT_EQ(sink_.sent[0].message->header().offered_compression_size(), 0);
 }
 
 }  // namespace

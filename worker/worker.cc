@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/ids.h"
 #include "common/logging.h"
+#include "common/payload_codec.h"
 #include "common/retry.h"
 #include "common/status_macros.h"
 
@@ -25,6 +26,7 @@ Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinat
       coordinator_(std::move(coordinator)),
       clock_(clock),
       pool_(PoolSize(config_.ResolvedThreads())),
+      payload_buffers_(PoolSize(config_.ResolvedThreads())),
       producer_(config_.ResolvedThreads(), 0, &pool_),
       open_thread_([this] { OpenLoop(); }) {
   producer_.set_simulation(config_.Simulation());
@@ -165,8 +167,14 @@ absl::StatusOr<std::shared_ptr<StreamSession>> Worker::OpenSession(const pb::Ope
     return absl::InvalidArgumentError(
         absl::StrCat("rank: must be < world_size (", world_size, "), got ", open.rank()));
   }
-  auto session = std::make_shared<StreamSession>(*job, open.rank(), open.client_id(), sink, &pool_,
-                                                 [this] { Wake(); });
+  RETURN_IF_ERROR(ValidateCompressionChoice(open.compression(), "open.compression"));
+  SessionEncoding encoding;
+  encoding.offered = config_.OfferedCodecs().value_or(std::vector<pb::Compression>{});
+  encoding.requested = open.compression();
+  encoding.producer_threads = config_.ResolvedThreads();
+  encoding.buffers = &payload_buffers_;
+  auto session = std::make_shared<StreamSession>(
+      *job, open.rank(), open.client_id(), sink, &pool_, [this] { Wake(); }, std::move(encoding));
   absl::MutexLock lock(&mu_);
   sessions_.push_back(session);
   return session;
@@ -204,6 +212,10 @@ void Worker::CloseSession(const std::shared_ptr<StreamSession>& session) {
   absl::MutexLock lock(&mu_);
   sessions_.erase(std::remove(sessions_.begin(), sessions_.end(), session), sessions_.end());
   closed_sessions_sent_bytes_ += session->sent_bytes();
+  for (const auto& [codec, bytes] : session->payload_bytes()) {
+    closed_sessions_payload_bytes_[codec].raw += bytes.raw;
+    closed_sessions_payload_bytes_[codec].wire += bytes.wire;
+  }
   size_t handed_back = 0;
   for (auto it = held_.begin(); it != held_.end();) {
     if (it->second != session.get()) {
@@ -240,10 +252,14 @@ uint64_t Worker::worker_id() const {
 
 Worker::StreamTraffic Worker::traffic() const {
   absl::MutexLock lock(&mu_);
-  StreamTraffic traffic{0, closed_sessions_sent_bytes_};
+  StreamTraffic traffic{0, closed_sessions_sent_bytes_, closed_sessions_payload_bytes_};
   for (const auto& session : sessions_) {
     traffic.queued_bytes += session->queued_bytes();
     traffic.sent_bytes_total += session->sent_bytes();
+    for (const auto& [codec, bytes] : session->payload_bytes()) {
+      traffic.payload_bytes_total[codec].raw += bytes.raw;
+      traffic.payload_bytes_total[codec].wire += bytes.wire;
+    }
   }
   return traffic;
 }

@@ -77,8 +77,8 @@ class Worker {
   // Called by a stream on its Open message; `done` runs later on the worker's opener thread,
   // because opening may ask the coordinator for the job and gRPC callbacks must not block.
   // Errors: NOT_FOUND for an unknown job (message from the coordinator), INVALID_ARGUMENT for a
-  // rank outside the job's world size, RESOURCE_EXHAUSTED for a job whose batches the worker's
-  // memory budget cannot hold (--memory-bytes), UNAVAILABLE while stopping.
+  // rank outside the job's world size or a bad open.compression, RESOURCE_EXHAUSTED for a job whose
+  // batches the worker's memory budget cannot hold (--memory-bytes), UNAVAILABLE while stopping.
   void OpenSessionAsync(stoker::v1::OpenStream open, BatchSink* sink, OpenDone done);
   // Admits a new stream: RESOURCE_EXHAUSTED naming --max-streams when config.max_streams are
   // open. Every admitted stream calls ReleaseStream once when it is done.
@@ -95,6 +95,8 @@ class Worker {
   struct StreamTraffic {
     uint64_t queued_bytes = 0;
     uint64_t sent_bytes_total = 0;
+    // Payload bytes handed to streams, before and after compression, by codec name.
+    std::map<std::string, PayloadBytes> payload_bytes_total;
   };
   StreamTraffic traffic() const;
   // Seconds per op per sample, over everything produced (for metrics).
@@ -102,6 +104,7 @@ class Worker {
   // Samples replaced because they could not be read or decoded, by reason.
   const BadSampleCounters& bad_samples() const { return producer_.bad_samples(); }
   BatchMessagePool* message_pool() { return &pool_; }
+  PayloadBufferPool* payload_buffers() { return &payload_buffers_; }
 
  private:
   struct PendingOpen {
@@ -133,6 +136,7 @@ class Worker {
   const std::unique_ptr<CoordinatorClient> coordinator_;
   Clock* const clock_;
   BatchMessagePool pool_;
+  PayloadBufferPool payload_buffers_;
   BatchProducer producer_;
 
   mutable absl::Mutex mu_;
@@ -144,6 +148,7 @@ class Worker {
   bool wake_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::shared_ptr<StreamSession>> sessions_ ABSL_GUARDED_BY(mu_);
   uint64_t closed_sessions_sent_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, PayloadBytes> closed_sessions_payload_bytes_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, std::shared_ptr<JobContext>> jobs_ ABSL_GUARDED_BY(mu_);
   std::vector<stoker::v1::TaskId> delivered_ ABSL_GUARDED_BY(mu_);
   // Leased tasks not yet acknowledged, and the session each is for.

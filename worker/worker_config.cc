@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 
 namespace stoker {
@@ -71,13 +73,33 @@ absl::Status WorkerConfig::Validate() const {
     return absl::InvalidArgumentError(absl::StrCat(
         "max_request_bytes: must be >= ", kMinRequestBytes, ", got ", max_request_bytes));
   }
-  return ValidateSimulation(*this);
+  RETURN_IF_ERROR(ValidateSimulation(*this));
+  return OfferedCodecs().status();
 }
 
 std::optional<SimulatedProduction> WorkerConfig::Simulation() const {
   if (!simulate_batch_period.has_value()) return std::nullopt;
   return SimulatedProduction{*simulate_batch_period, simulate_batch_mode,
                              simulate_batch_cpu.value_or(*simulate_batch_period)};
+}
+
+absl::StatusOr<std::vector<stoker::v1::Compression>> WorkerConfig::OfferedCodecs() const {
+  std::vector<stoker::v1::Compression> codecs;
+  if (offered_compression == "none") return codecs;
+  for (absl::string_view name : absl::StrSplit(offered_compression, ',')) {
+    stoker::v1::Compression codec;
+    if (name == "lz4") {
+      codec = stoker::v1::COMPRESSION_LZ4;
+    } else if (name == "zstd") {
+      codec = stoker::v1::COMPRESSION_ZSTD;
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("offered_compression (--compression-codecs): unknown codec '", name,
+                       "' (want a comma-separated list of lz4 and zstd, or none)"));
+    }
+    if (std::find(codecs.begin(), codecs.end(), codec) == codecs.end()) codecs.push_back(codec);
+  }
+  return codecs;
 }
 
 uint32_t WorkerConfig::ResolvedThreads() const {

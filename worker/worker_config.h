@@ -4,11 +4,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/retry.h"
 #include "common/tls/tls_config.h"
+#include "stoker/v1/common.pb.h"
 #include "worker/advertise_address.h"
 #include "worker/simulated_batch.h"
 
@@ -60,6 +63,9 @@ struct WorkerConfig {
   // Largest client message read, bytes (Open, Credit, Ack are small; larger is
   // RESOURCE_EXHAUSTED before parsing) (--max-request-bytes).
   uint32_t max_request_bytes = 1 << 20;
+  // Payload codecs offered to clients (--compression-codecs): a comma-separated list of "lz4"
+  // and "zstd", or "none" to offer none (clients then get raw payloads whatever they ask).
+  std::string offered_compression = "lz4,zstd";
   // TLS of its port and of its calls to the coordinator (common/tls/tls_config.h). Required:
   // the TLS files, or tls.insecure set explicitly; left empty, Validate() fails naming
   // tls.cert_file.
@@ -77,6 +83,8 @@ struct WorkerConfig {
   uint64_t ResolvedMemoryBytes() const;
   // The producers' simulation from the simulate_batch_* fields; nullopt: real production.
   std::optional<SimulatedProduction> Simulation() const;
+  // offered_compression parsed, or INVALID_ARGUMENT naming offered_compression.
+  absl::StatusOr<std::vector<stoker::v1::Compression>> OfferedCodecs() const;
 };
 
 }  // namespace stoker

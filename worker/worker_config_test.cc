@@ -48,6 +48,19 @@ TEST(WorkerConfigTest, NamesTheBadField) {
   config.max_streams = 1;
   config.max_request_bytes = 10;
   ExpectInvalid(config, "max_request_bytes");
+  config.max_request_bytes = 1 << 20;
+  config.offered_compression = "lz4,gzip";
+  ExpectInvalid(config, "offered_compression (--compression-codecs): unknown codec 'gzip'");
+}
+
+TEST(WorkerConfigTest, ParsesOfferedCodecs) {
+  WorkerConfig config;
+  EXPECT_THAT(*config.OfferedCodecs(),
+              ::testing::ElementsAre(v1::COMPRESSION_LZ4, v1::COMPRESSION_ZSTD));
+  config.offered_compression = "zstd,zstd";
+  EXPECT_THAT(*config.OfferedCodecs(), ::testing::ElementsAre(v1::COMPRESSION_ZSTD));
+  config.offered_compression = "none";
+  EXPECT_TRUE(config.OfferedCodecs()->empty());
 }
 
 TEST(WorkerConfigTest, SimulatedProductionNamesTheBadField) {

@@ -28,6 +28,14 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
           static_cast<double>(traffic.queued_bytes));
   m.Counter("stoker_worker_sent_bytes_total", "Batch payload bytes written to client streams.",
             static_cast<double>(traffic.sent_bytes_total));
+  for (const auto& [codec, bytes] : traffic.payload_bytes_total) {
+    for (const auto& [form, value] : {std::pair{"raw", bytes.raw}, std::pair{"wire", bytes.wire}}) {
+      m.Counter("stoker_worker_payload_bytes_total",
+                "Batch payload bytes handed to client streams, by codec, before (raw) and after "
+                "(wire) compression.",
+                static_cast<double>(value), {{"codec", codec}, {"form", form}});
+    }
+  }
   for (size_t r = 0; r < BadSampleCounters::kReasons; ++r) {
     const auto reason = static_cast<BadSampleReason>(r);
     m.Counter("stoker_samples_skipped_total",

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -80,7 +81,7 @@ class FakeCoordinator : public CoordinatorClient {
 
 class RecordingSink : public BatchSink {
  public:
-  void Send(std::unique_ptr<pb::BatchMessage>) override {}
+  void Send(OutgoingBatch) override {}
   void Fail(const absl::Status& status) override {
     absl::MutexLock lock(&mu_);
     failure_ = status;
@@ -156,6 +157,29 @@ TEST_F(WorkerTest, AJobTheCoordinatorRetiredIsDroppedAndItsStreamsEnded) {
   clock_.Advance(absl::Seconds(1));
   beats = coordinator_->AwaitHeartbeats(3);
   EXPECT_THAT(beats[2].jobs(), IsEmpty());  // its context is gone
+}
+
+TEST_F(WorkerTest, AnOpenWithABadCompressionIsInvalidArgumentNamingTheField) {
+  ASSERT_TRUE(worker_->Start("127.0.0.1:1").ok());
+  RecordingSink sink;
+  for (const auto& [codec, level, field] :
+       {std::tuple{pb::COMPRESSION_ZSTD, 42, "open.compression.level"},
+        std::tuple{static_cast<pb::Compression>(9), 0, "open.compression.codec"}}) {
+    pb::OpenStream open;
+    open.set_job_id(kJob);
+    open.set_client_id("c");
+    open.mutable_compression()->set_codec(codec);
+    open.mutable_compression()->set_level(level);
+    absl::Notification opened;
+    absl::Status status;
+    worker_->OpenSessionAsync(open, &sink, [&](absl::StatusOr<std::shared_ptr<StreamSession>> s) {
+      status = s.status();
+      opened.Notify();
+    });
+    opened.WaitForNotification();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+    EXPECT_THAT(status.message(), HasSubstr(field));
+  }
 }
 
 }  // namespace

@@ -201,6 +201,33 @@ class PythonLoaderTest(unittest.TestCase):
             self.loader(device="tpu")
         with self.assertRaisesRegex(ValueError, "dataset"):
             self.loader(dataset={"num_samples": 8, "colors": 3})
+        with self.assertRaisesRegex(ValueError, "compression: unknown compression 'gzip'"):
+            self.loader(compression="gzip")
+
+    def test_compressed_streams_deliver_the_raw_bytes(self):
+        seed = unique_seed()
+
+        def run(compression):
+            out = {}
+            with self.loader(pipeline="", dtype="uint8", epochs=1, seed=seed, ordered=True,
+                             compression=compression,
+                             job_name=f"py-test-compression-{compression}-{seed}") as loader:
+                for batch in loader.batches():
+                    out[tuple(batch.raw.sample_indices)] = batch.images.clone()
+                stats = loader.stats()
+            self.assertEqual(len(out), NUM_SAMPLES // BATCH)
+            wire = sum(w["wire_bytes"] for w in stats["workers"])
+            raw = sum(w["bytes"] for w in stats["workers"])
+            return out, wire != raw
+
+        raw, raw_compressed = run("none")
+        self.assertFalse(raw_compressed)
+        for compression in ("lz4", "zstd:3"):
+            payloads, compressed = run(compression)
+            self.assertTrue(compressed, compression)
+            self.assertEqual(payloads.keys(), raw.keys())
+            for key, images in payloads.items():
+                self.assertTrue(torch.equal(images, raw[key]), compression)
 
     def test_loader_takes_every_job_spec_field(self):
         # Every field of JobSpec (proto/stoker/v1/pipeline.proto) is a Loader argument.

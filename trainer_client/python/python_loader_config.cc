@@ -72,6 +72,7 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
         "batches itself)");
   }
   options.tail_on_client = tail_on_client;
+  options.compression = compression;
   options.job_name = job_name;
   if (job_name.empty()) {
     options.job_name = DefaultJobName(options.spec, run_id);

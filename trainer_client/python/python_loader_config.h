@@ -44,6 +44,9 @@ struct PythonLoaderConfig : JobSpecArgs {
   // Run the pipeline's to_float / normalize tail here (LoaderOptions::tail_on_client); not with
   // a DeviceFeeder. The default job name gets "-tail" (the workers' job differs).
   bool tail_on_client = false;
+  // Payload compression of the worker streams (LoaderOptions::compression): "none", "lz4",
+  // "zstd", "zstd:LEVEL" or "auto".
+  std::string compression = "none";
   // Yield batches in plan order (LoaderOptions::ordered).
   bool ordered = false;
   // Tokens of a checkpoint to resume from (LoaderOptions::resume_tokens): this rank's own, or

@@ -104,6 +104,9 @@ TEST(PythonLoaderConfigTest, NamesTheBadArgument) {
   config = ValidConfig();
   config.coordinator.clear();
   ExpectInvalid(config, "coordinator: must not be empty");
+  config = ValidConfig();
+  config.compression = "brotli";
+  ExpectInvalid(config, "compression: unknown compression 'brotli'");
 }
 
 TEST(PythonLoaderConfigTest, ConversionNeedsUint8Hwc) {

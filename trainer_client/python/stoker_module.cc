@@ -335,6 +335,8 @@ class PyLoader {
     d["invalid_dropped"] = stats.invalid_dropped;
     d["streams_opened"] = stats.streams_opened;
     d["stream_failures"] = stats.stream_failures;
+    d["corrupt_payloads"] = stats.corrupt_payloads;
+    d["decode_seconds"] = stats.decode_seconds;
     d["failed"] = stats.failed;
     d["wait_seconds"] = stats.wait_seconds;
     d["step_seconds"] = stats.step_seconds;
@@ -352,6 +354,7 @@ class PyLoader {
       wd["batches"] = w.batches;
       wd["samples"] = w.samples;
       wd["bytes"] = w.bytes;
+      wd["wire_bytes"] = w.wire_bytes;
       wd["produce_seconds"] = w.produce_seconds;
       wd["share"] = w.share;
       workers.append(wd);
@@ -456,6 +459,7 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("resident_batches", &PythonLoaderConfig::resident_batches)
       .def_readwrite("ordered", &PythonLoaderConfig::ordered)
       .def_readwrite("tail_on_client", &PythonLoaderConfig::tail_on_client)
+      .def_readwrite("compression", &PythonLoaderConfig::compression)
       .def_readwrite("local_threads", &PythonLoaderConfig::local_threads)
       .def_readwrite("resume_tokens", &PythonLoaderConfig::resume_tokens)
       .def(

@@ -14,6 +14,9 @@ class FakeStreamHandle : public WorkerStream {
   explicit FakeStreamHandle(std::shared_ptr<FakeStream> stream) : stream_(std::move(stream)) {}
   void GrantCredit(uint32_t n) override { stream_->GrantCredit(n); }
   void Ack(const v1::TaskId& task) override { stream_->Ack(task); }
+  void SetCompression(const v1::CompressionChoice& choice) override {
+    stream_->SetCompression(choice);
+  }
   void Close() override {
     stream_->Close();
     stream_->End(absl::OkStatus());
@@ -202,6 +205,16 @@ void FakeStream::GrantCredit(uint32_t n) {
 void FakeStream::Ack(const v1::TaskId& task) {
   absl::MutexLock lock(&mu_);
   if (!closed_ && !ended_) acks_.push_back(task);
+}
+
+void FakeStream::SetCompression(const v1::CompressionChoice& choice) {
+  absl::MutexLock lock(&mu_);
+  if (!closed_ && !ended_) compression_requests_.push_back(choice);
+}
+
+std::vector<v1::CompressionChoice> FakeStream::compression_requests() const {
+  absl::MutexLock lock(&mu_);
+  return compression_requests_;
 }
 
 void FakeStream::Close() {

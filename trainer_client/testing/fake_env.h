@@ -84,10 +84,12 @@ class FakeStream {
   bool ended() const;
   bool AwaitCredits(uint64_t n);
   bool AwaitAcks(size_t n);
+  std::vector<v1::CompressionChoice> compression_requests() const;
 
   // WorkerStream side.
   void GrantCredit(uint32_t n);
   void Ack(const v1::TaskId& task);
+  void SetCompression(const v1::CompressionChoice& choice);
   void Close();
 
  private:
@@ -97,6 +99,7 @@ class FakeStream {
   mutable absl::Mutex mu_;
   uint64_t credits_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<v1::TaskId> acks_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::CompressionChoice> compression_requests_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   bool ended_ ABSL_GUARDED_BY(mu_) = false;
   absl::Mutex deliver_mu_;  // serializes Deliver/End: one reader thread per real stream

@@ -53,6 +53,10 @@ _ARGS_DOC = """
     tail_on_client: the pipeline ends in to_float (and normalize): the workers send uint8 HWC
                   (4x fewer bytes than float32) and this process runs that tail on each batch,
                   giving exactly the tensors the workers would have sent (LoaderOptions).
+    compression:  payload compression of the worker streams: "none" (default), "lz4", "zstd",
+                  "zstd:LEVEL" (-7..19) or "auto" (per stream, from the measured link rate and
+                  the CPU each side spends; see docs/decisions.md). A worker that does not offer
+                  the codec sends raw payloads. Anything else: ValueError naming compression.
     ordered:      yield batches in the rank's plan order (a resumed ordered run continues exactly
                   where an uninterrupted one would be); default: as they arrive.
     return_indices: yield (images, labels, sample_indices) instead of (images, labels).
@@ -163,7 +167,8 @@ class Loader:
                  drop_last=False, max_bad_sample_fraction=None, job_name=None,
                  prefetch_bytes=256 << 20, layout=None,
                  dtype="auto", device="cpu", to_float=False, mean=None, std=None,
-                 resident_batches=4, tail_on_client=False, ordered=False, return_indices=False,
+                 resident_batches=4, tail_on_client=False, compression="none", ordered=False,
+                 return_indices=False,
                  local_threads=0,
                  transform=None, tls_cert=None, tls_key=None, tls_ca=None,
                  bearer_token_file=None, insecure=False, local_tls_cert=None,
@@ -197,6 +202,7 @@ class Loader:
         config.std = list(std or [])
         config.resident_batches = resident_batches
         config.tail_on_client = tail_on_client
+        config.compression = compression
         config.ordered = ordered
         config.local_threads = local_threads
         config.tls_cert = tls_cert or ""

@@ -1,0 +1,48 @@
+#include "trainer_client/payload_decode.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/clock.h"
+#include "common/payload_codec.h"
+#include "common/status_macros.h"
+
+namespace stoker {
+
+absl::StatusOr<DecodedBatch> DecodeReceivedBatch(Batch received, uint64_t max_raw_bytes,
+                                                 MessagePool* headers, BufferPool* buffers) {
+  DecodedBatch decoded;
+  const v1::BatchHeader& header = received.header();
+  decoded.wire_bytes = received.size_bytes();
+  if (IsRaw(header.compression())) {
+    decoded.raw_bytes = decoded.wire_bytes;
+    decoded.batch = std::move(received);
+    return decoded;
+  }
+  decoded.codec = header.compression();
+  const uint64_t raw_bytes = header.uncompressed_bytes();
+  if (raw_bytes > max_raw_bytes) {
+    return absl::DataLossError(
+        absl::StrCat("a ", CodecName(header.compression()), " payload announces ", raw_bytes,
+                     " bytes, more than a batch of the job (", max_raw_bytes, ")"));
+  }
+  const absl::Duration cpu_start = ThreadCpuTime();
+  std::shared_ptr<std::string> raw = buffers->Acquire();
+  // A recycled buffer already has a batch's size: resize then writes nothing.
+  raw->resize(raw_bytes);
+  RETURN_IF_ERROR(
+      DecompressPayload(header.compression(), received.payload().contiguous(),
+                        absl::MakeSpan(reinterpret_cast<uint8_t*>(raw->data()), raw->size())));
+  std::shared_ptr<v1::BatchMessage> decoded_header = headers->Acquire();
+  decoded_header->clear_data();
+  *decoded_header->mutable_header() = header;
+  decoded_header->mutable_header()->set_compression(v1::COMPRESSION_NONE);
+  const BatchPayload::Chunk bytes(reinterpret_cast<const uint8_t*>(raw->data()), raw->size());
+  decoded.batch =
+      Batch(std::move(decoded_header), std::make_shared<const BatchPayload>(bytes, std::move(raw)));
+  decoded.raw_bytes = raw_bytes;
+  decoded.decode_seconds = absl::ToDoubleSeconds(ThreadCpuTime() - cpu_start);
+  return decoded;
+}
+
+}  // namespace stoker

@@ -1,0 +1,42 @@
+#ifndef STOKER_TRAINER_CLIENT_PAYLOAD_DECODE_H_
+#define STOKER_TRAINER_CLIENT_PAYLOAD_DECODE_H_
+
+// The client's side of stream compression (docs/decisions.md, "Stream compression"): a received
+// batch whose payload is compressed (header.compression) is decoded into a pooled buffer before
+// the Loader sees it, so a Batch is always a view over raw tensor bytes. The received payload
+// stays in gRPC's slices (trainer_client/batch_payload.h); a compressed one is gathered (a copy
+// of the compressed, smaller bytes, none when it arrived in one slice) and decompressed straight
+// into the pooled buffer: the raw bytes are written once.
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "stoker/v1/worker.pb.h"
+#include "trainer_client/batch.h"
+#include "trainer_client/message_pool.h"
+
+namespace stoker {
+
+struct DecodedBatch {
+  // The batch with a raw payload: the received one itself when it was raw; else a copy of its
+  // header that says COMPRESSION_NONE over the decoded bytes.
+  Batch batch;
+  // How the payload came (COMPRESSION_NONE when raw).
+  v1::Compression codec = v1::COMPRESSION_NONE;
+  // Payload bytes as received (compressed) and as decoded.
+  uint64_t wire_bytes = 0;
+  uint64_t raw_bytes = 0;
+  // CPU seconds this thread spent decompressing (0 when raw).
+  double decode_seconds = 0;
+};
+
+// Decodes `received`. DATA_LOSS when the payload is corrupt or truncated, or announces more than
+// `max_raw_bytes` (a batch of the job is never larger); INVALID_ARGUMENT for a codec this client
+// does not know. The decoded header comes from `headers`, the decoded bytes from `buffers`.
+// Thread-safe.
+absl::StatusOr<DecodedBatch> DecodeReceivedBatch(Batch received, uint64_t max_raw_bytes,
+                                                 MessagePool* headers, BufferPool* buffers);
+
+}  // namespace stoker
+
+#endif  // STOKER_TRAINER_CLIENT_PAYLOAD_DECODE_H_
