@@ -3,7 +3,9 @@
 // called after CpuHasAvx512Bw().
 
 // GCC 12's AVX-512 intrinsics (_mm512_undefined_epi32's self-initialization) trip
-// -Wmaybe-uninitialized when inlined (GCC bug 105593); nothing here is uninitialized.
+// -Wuninitialized and -Wmaybe-uninitialized when inlined (GCC bug 105593); nothing here is
+// uninitialized.
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 #include <immintrin.h>
