@@ -98,12 +98,13 @@ void ResampleFloat(const ImageView& in, const PixelRect& region, const AxisWeigh
   const size_t temp_stride = static_cast<size_t>(out_w) * channels;
   temp->resize(static_cast<size_t>(row_last - row_first) * temp_stride);
   const size_t in_stride = size_t{in.shape.width} * channels;
-  const float* src = in.pixels<const float>() + size_t{region.top} * in_stride +
-                     size_t{region.left} * channels;
+  const float* src =
+      in.pixels<const float>() + size_t{region.top} * in_stride + size_t{region.left} * channels;
   for (int y = row_first; y < row_last; ++y) {
     float* line = temp->data() + static_cast<size_t>(y - row_first) * temp_stride;
     for (int x = 0; x < out_w; ++x) {
-      const float* first = src + y * in_stride + static_cast<size_t>(horizontal.first[x]) * channels;
+      const float* first =
+          src + y * in_stride + static_cast<size_t>(horizontal.first[x]) * channels;
       for (size_t c = 0; c < channels; ++c) {
         line[x * channels + c] = Taps(first + c, channels, horizontal, x);
       }
@@ -133,8 +134,7 @@ void ResizeAntialiased(const ImageView& in, const PixelRect& region, const Image
   }
   thread_local std::vector<uint8_t> temp;
   thread_local std::vector<int32_t> acc;
-  const resize_internal::Uint8Resample job{&in,   &region, &horizontal, &vertical,
-                                           &temp, &acc,    &out};
+  const resize_internal::Uint8Resample job{&in, &region, &horizontal, &vertical, &temp, &acc, &out};
 #if defined(STOKER_HAVE_AVX2_RESIZE)
   if (resize_internal::CpuHasAvx512Bw()) return resize_internal::ResampleUint8Avx512(job);
   if (resize_internal::CpuHasAvx2()) return resize_internal::ResampleUint8Avx2(job);

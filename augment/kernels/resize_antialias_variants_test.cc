@@ -7,6 +7,8 @@
 // and the public entry point, resize_antialias_avx512_test (STOKER_TEST_AVX512) the AVX-512 build;
 // each is skipped (exit 77, shown as skipped) where the CPU lacks what its build needs.
 
+#include "augment/kernels/resize_antialias_variants.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,7 +20,6 @@
 #include "absl/strings/str_cat.h"
 #include "augment/kernels/decode.h"
 #include "augment/kernels/resize_antialias.h"
-#include "augment/kernels/resize_antialias_variants.h"
 #include "common/counter_rng.h"
 #include "gtest/gtest.h"
 
@@ -68,15 +69,16 @@ void ExpectSameAsPortable(const ImageView& in, const PixelRect& region, uint32_t
   EXPECT_TRUE(mismatch.first == got.end())
       << kTested.name << " differs from the portable build at byte "
       << (mismatch.first - got.begin()) << ": " << label << " (region " << region.top << ","
-      << region.left << " " << region.height << "x" << region.width << " of "
-      << in.shape.height << "x" << in.shape.width << "x" << in.shape.channels << " -> " << out_h
-      << "x" << out_w << ")";
+      << region.left << " " << region.height << "x" << region.width << " of " << in.shape.height
+      << "x" << in.shape.width << "x" << in.shape.channels << " -> " << out_h << "x" << out_w
+      << ")";
 }
 
 // torchvision's RandomResizedCrop window (scale 0.08..1, ratio 3/4..4/3), or the whole image.
 PixelRect RrcWindow(const ImageShape& shape, CounterRng* rng) {
   for (int attempt = 0; attempt < 10; ++attempt) {
-    const double area = static_cast<double>(shape.height) * shape.width * rng->UniformFloat(0.08f, 1.0f);
+    const double area =
+        static_cast<double>(shape.height) * shape.width * rng->UniformFloat(0.08f, 1.0f);
     const double ratio = std::exp(rng->UniformFloat(std::log(0.75f), std::log(4.0f / 3.0f)));
     const auto w = static_cast<uint32_t>(std::lround(std::sqrt(area * ratio)));
     const auto h = static_cast<uint32_t>(std::lround(std::sqrt(area / ratio)));
@@ -97,7 +99,8 @@ std::vector<uint8_t> Photo(const std::string& name, uint32_t channels, ImageShap
                            << " (python3-skimage, installed by scripts/install-deps.sh)";
   const std::vector<uint8_t> bytes(std::istreambuf_iterator<char>(file), {});
   ImageDecoder decoder;
-  const absl::StatusOr<EncodedHeader> header = decoder.ReadHeader(bytes, DecodeLimits{kDecodeDefaultMaxPixels, kDecodeDefaultMaxScans});
+  const absl::StatusOr<EncodedHeader> header =
+      decoder.ReadHeader(bytes, DecodeLimits{kDecodeDefaultMaxPixels, kDecodeDefaultMaxScans});
   EXPECT_TRUE(header.ok()) << path << ": " << header.status();
   if (!header.ok()) return {};
   *shape = ScaledSize(*header, 1, channels);
@@ -129,7 +132,10 @@ TEST_F(ResizeAntialiasVariantTest, PhotosUnderRandomResizedCropWindows) {
       const PixelRect corner{shape.height / 3, shape.width / 2, shape.height - shape.height / 3,
                              shape.width - shape.width / 2};
       for (const PixelRect& region : {PixelRect{0, 0, shape.height, shape.width}, corner}) {
-        for (const auto& [h, w] : {std::pair{224u, 224u}, {1u, 1u}, {7u, 5u}, {97u, 333u},
+        for (const auto& [h, w] : {std::pair{224u, 224u},
+                                   {1u, 1u},
+                                   {7u, 5u},
+                                   {97u, 333u},
                                    {shape.height * 2 + 1, shape.width + 3}}) {
           ExpectSameAsPortable(in, region, h, w, name);
         }
@@ -141,8 +147,8 @@ TEST_F(ResizeAntialiasVariantTest, PhotosUnderRandomResizedCropWindows) {
 TEST_F(ResizeAntialiasVariantTest, EveryChannelCountEdgeSizesAndSaturatedPixels) {
   CounterRng rng(7);
   for (uint32_t channels = 1; channels <= 4; ++channels) {
-    for (const auto& [height, width] : {std::pair{1u, 1u}, {2u, 9u}, {9u, 2u}, {5u, 17u},
-                                        {31u, 7u}, {64u, 64u}, {113u, 129u}}) {
+    for (const auto& [height, width] :
+         {std::pair{1u, 1u}, {2u, 9u}, {9u, 2u}, {5u, 17u}, {31u, 7u}, {64u, 64u}, {113u, 129u}}) {
       const ImageShape shape{height, width, channels, PixelType::kUint8};
       std::vector<uint8_t> pixels(shape.elements());
       for (bool saturated : {false, true}) {
@@ -159,10 +165,12 @@ TEST_F(ResizeAntialiasVariantTest, EveryChannelCountEdgeSizesAndSaturatedPixels)
               i % 2 ? PixelRect{height - h, width - w, h, w}
                     : PixelRect{static_cast<uint32_t>(rng.UniformInt(height - h + 1)),
                                 static_cast<uint32_t>(rng.UniformInt(width - w + 1)), h, w};
-          for (const auto& [out_h, out_w] :
-               {std::pair{h, w}, {1u, 1u}, {h * 3 + 1, w * 2 + 1}, {(h + 9) / 10, (w + 9) / 10},
-                {static_cast<uint32_t>(1 + rng.UniformInt(80)),
-                 static_cast<uint32_t>(1 + rng.UniformInt(80))}}) {
+          for (const auto& [out_h, out_w] : {std::pair{h, w},
+                                             {1u, 1u},
+                                             {h * 3 + 1, w * 2 + 1},
+                                             {(h + 9) / 10, (w + 9) / 10},
+                                             {static_cast<uint32_t>(1 + rng.UniformInt(80)),
+                                              static_cast<uint32_t>(1 + rng.UniformInt(80))}}) {
             ExpectSameAsPortable(in, region, out_h, out_w,
                                  absl::StrCat(channels, " channels, saturated ", saturated));
           }
