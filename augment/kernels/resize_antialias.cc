@@ -63,11 +63,11 @@ bool CpuHasAvx2() {
 #endif
 }
 
-bool CpuHasAvx512Bw() {
+bool CpuHasAvx512Vnni() {
 #if defined(__x86_64__) && defined(STOKER_HAVE_AVX2_RESIZE)
-  static const bool supported = __builtin_cpu_supports("avx512f") &&
-                                __builtin_cpu_supports("avx512bw") &&
-                                __builtin_cpu_supports("avx512vl");
+  static const bool supported =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
   return supported;
 #else
   return false;
@@ -136,7 +136,7 @@ void ResizeAntialiased(const ImageView& in, const PixelRect& region, const Image
   thread_local std::vector<int32_t> acc;
   const resize_internal::Uint8Resample job{&in, &region, &horizontal, &vertical, &temp, &acc, &out};
 #if defined(STOKER_HAVE_AVX2_RESIZE)
-  if (resize_internal::CpuHasAvx512Bw()) return resize_internal::ResampleUint8Avx512(job);
+  if (resize_internal::CpuHasAvx512Vnni()) return resize_internal::ResampleUint8Avx512(job);
   if (resize_internal::CpuHasAvx2()) return resize_internal::ResampleUint8Avx2(job);
 #endif
   resize_internal::ResampleUint8Portable(job);

@@ -1,6 +1,6 @@
-// The uint8 antialiased resize compiled with -mavx512f -mavx512bw -mavx512vl
+// The uint8 antialiased resize compiled with -mavx512f -mavx512bw -mavx512vl -mavx512vnni
 // -mprefer-vector-width=512 (see resize_antialias_variants.h and augment/CMakeLists.txt). Only
-// called after CpuHasAvx512Bw().
+// called after CpuHasAvx512Vnni().
 
 // GCC 12's AVX-512 intrinsics (_mm512_undefined_epi32's self-initialization) trip
 // -Wuninitialized and -Wmaybe-uninitialized when inlined (GCC bug 105593); nothing here is

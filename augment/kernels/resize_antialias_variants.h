@@ -3,8 +3,8 @@
 
 // The builds of the uint8 antialiased resize (resize_antialias.h) that ResizeAntialiased chooses
 // from at run time, best first: one source (resize_antialias_body.inc) compiled three times, with
-// AVX-512 BW (resize_antialias_avx512.cc: the horizontal pass filters 8 rows per step, 4 per
-// vector), with AVX2 (resize_antialias_avx2.cc: 4 rows per step, 2 per vector) and for the
+// AVX-512 BW + VNNI (resize_antialias_avx512.cc: the horizontal pass filters 8 rows per step, 4
+// per vector, with fused multiply-accumulates), with AVX2 (resize_antialias_avx2.cc: 4 rows per step, 2 per vector) and for the
 // baseline x86-64 target (resize_antialias_portable.cc: scalar horizontal pass). Every build does
 // Pillow's integer arithmetic exactly — only the order of exact int32 sums differs — so all three
 // give the same bytes as PIL (tested). Exposed so that tests can check each.
@@ -65,13 +65,13 @@ void ResampleUint8Portable(const Uint8Resample& job);
 // REQUIRES: CpuHasAvx2().
 void ResampleUint8Avx2(const Uint8Resample& job);
 
-// REQUIRES: CpuHasAvx512Bw().
+// REQUIRES: CpuHasAvx512Vnni().
 void ResampleUint8Avx512(const Uint8Resample& job);
 
 // True when the build has the AVX2 variant and this CPU supports AVX2.
 bool CpuHasAvx2();
-// True when the build has the AVX-512 variant and this CPU supports AVX-512 F, BW and VL.
-bool CpuHasAvx512Bw();
+// True when the build has the AVX-512 variant and this CPU supports AVX-512 F, BW, VL and VNNI.
+bool CpuHasAvx512Vnni();
 
 }  // namespace resize_internal
 }  // namespace stoker

@@ -36,8 +36,8 @@ struct Variant {
 };
 
 #if defined(STOKER_TEST_AVX512)
-const Variant kTested{"AVX-512", &resize_internal::ResampleUint8Avx512,
-                      &resize_internal::CpuHasAvx512Bw};
+const Variant kTested{"AVX-512 (BW, VNNI)", &resize_internal::ResampleUint8Avx512,
+                      &resize_internal::CpuHasAvx512Vnni};
 #else
 const Variant kTested{"AVX2", &resize_internal::ResampleUint8Avx2, &resize_internal::CpuHasAvx2};
 #endif
