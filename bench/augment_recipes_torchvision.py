@@ -11,7 +11,8 @@ HEIGHT x WIDTH x 3 back to back (written by augment_recipes_bench --write_inputs
 goes in as a uint8 CHW tensor view of the decoded image and comes out as float32 normalized CHW
 in its slot of a [BATCH, 3, 224, 224] batch tensor: the boundary Stoker's side has. Debian's
 torchvision 0.14 has no transforms.v2, so MixUp/CutMix are v2's own tensor code (roll, mul,
-add; the CutMix box formula) written out here. Prints `torchvision_ips=<images per second>`.
+add; the CutMix box formula) written out here. Prints `torchvision_ips=<images per wall-clock
+second> torchvision_cpu_ips=<images per CPU second of the process>`.
 Needs Debian's python3-torchvision (/usr/bin/python3).
 """
 import math
@@ -85,12 +86,13 @@ def main():
 
     one_batch()  # warm-up
     index = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     elapsed = 0.0
     while elapsed < seconds:
         one_batch()
         elapsed = time.perf_counter() - start
-    print("torchvision_ips=%.2f" % (index / elapsed))
+    cpu = time.process_time() - cpu_start
+    print("torchvision_ips=%.2f torchvision_cpu_ips=%.2f" % (index / elapsed, index / cpu))
 
 
 if __name__ == "__main__":

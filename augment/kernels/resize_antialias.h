@@ -7,7 +7,9 @@
 // it is PIL's arithmetic exactly — weights normalized in double, rounded to 22-bit fixed point,
 // the horizontal pass rounded and clipped to uint8 before the vertical one — so the output
 // equals PIL's Image.resize(..., BILINEAR) byte for byte. float32 uses the same weights without
-// rounding (torchvision's antialiased tensor path, up to float summation order).
+// rounding (torchvision's antialiased tensor path, up to float summation order). uint8 runs the
+// best build this CPU has (resize_antialias_variants.h: AVX-512, AVX2 or portable), all of them
+// giving the same bytes.
 //
 // Buffers (weights, the intermediate image) are thread-local and only grow, so steady state
 // does not allocate. Thread-safe on distinct outputs.

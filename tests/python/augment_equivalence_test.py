@@ -120,6 +120,22 @@ class EquivalenceTest(unittest.TestCase):
                 diff = (ours.int() - expected.int()).abs().max().item()
                 self.assertEqual(diff, 0, (label, size))  # PIL's arithmetic, exactly
 
+    def test_random_resized_crop_antialiased_equals_pil(self):
+        # The crop window is resized straight from the photo (no copy of the crop): the bytes
+        # equal torchvision's resized_crop on the PIL image, given the window Stoker drew.
+        op = "random_resized_crop(height=224, width=224, interpolation=2)"
+        for name in ["chelsea", "astronaut", "coffee"]:
+            photo = np.ascontiguousarray(getattr(data, name)())
+            image = Image.fromarray(photo)
+            h, w, c = photo.shape
+            windows = stoker._stoker.draw_params(op, h, w, c, False, 0, 0, 0, 12)
+            for index, (top, left, height, width) in enumerate(windows):
+                ours = stoker.run_pipeline(op, photo, index=index)
+                expected = F.resized_crop(image, int(top), int(left), int(height), int(width),
+                                          [224, 224])
+                expected = torch.from_numpy(np.asarray(expected)).permute(2, 0, 1)
+                self.assertTrue(torch.equal(ours, expected), (name, index))
+
     def test_antialiased_resize_float_equals_torchvision_tensor_path(self):
         photo = np.ascontiguousarray(data.chelsea())
         tensor = torch.from_numpy(photo).permute(2, 0, 1).float() / 255
