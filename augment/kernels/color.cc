@@ -7,10 +7,14 @@
 #include <cstring>
 #include <type_traits>
 
+#include "augment/kernels/pixel_loops.h"
+
 namespace stoker {
 namespace {
 
-constexpr float kRed = 0.2989f, kGreen = 0.587f, kBlue = 0.114f;
+using pixel_loops::kBlue;
+using pixel_loops::kGreen;
+using pixel_loops::kRed;
 
 // Float value ↔ pixel, with torchvision's bounds and uint8 truncation.
 template <typename T>
@@ -63,38 +67,9 @@ void BlendGrayRgb(const T* src, size_t pixels, float factor, T* dst) {
   }
 }
 
-// uint8: the same arithmetic on chunks split into planes, so that the float work vectorizes
-// (each chunk is read whole before it is written: in place is fine).
-template <>
-void BlendGrayRgb<uint8_t>(const uint8_t* src, size_t pixels, float factor, uint8_t* dst) {
-  constexpr size_t kChunk = 64;
-  float plane[3][kChunk];
-  int32_t result[3][kChunk];
-  const float keep = 1.0f - factor;
-  for (size_t start = 0; start < pixels; start += kChunk) {
-    const size_t n = std::min(kChunk, pixels - start);
-    const uint8_t* p = src + start * 3;
-    for (size_t i = 0; i < n; ++i) {
-      for (int c = 0; c < 3; ++c) plane[c][i] = static_cast<float>(p[i * 3 + c]);
-    }
-    for (size_t i = 0; i < n; ++i) {
-      // GrayOf: the weighted sum truncated to uint8 (it is in [0, 255)).
-      const float gray = static_cast<float>(
-          static_cast<int32_t>(kRed * plane[0][i] + kGreen * plane[1][i] + kBlue * plane[2][i]));
-      for (int c = 0; c < 3; ++c) {
-        const int32_t v = static_cast<int32_t>(factor * plane[c][i] + keep * gray);
-        result[c][i] = std::min(std::max(v, 0), 255);  // ClampStore<uint8_t>
-      }
-    }
-    uint8_t* q = dst + start * 3;
-    for (size_t i = 0; i < n; ++i) {
-      for (int c = 0; c < 3; ++c) q[i * 3 + c] = static_cast<uint8_t>(result[c][i]);
-    }
-  }
-}
-
 // out = blend(in, other, factor) where other is `constant`, or gray(pixel) when per_pixel_gray.
-// uint8 with a constant: a table of the 256 results of the same Blend, looked up per value.
+// uint8 with a constant, or RGB with its gray: the vectorized loops (pixel_loops.h), the same
+// arithmetic.
 template <typename T>
 void BlendImage(const ImageView& in, float constant, bool per_pixel_gray, float factor,
                 const ImageView& out) {
@@ -103,12 +78,12 @@ void BlendImage(const ImageView& in, float constant, bool per_pixel_gray, float 
   const size_t channels = in.shape.channels;
   const size_t pixels = size_t{in.shape.height} * in.shape.width;
   if constexpr (std::is_same_v<T, uint8_t>) {
+    const pixel_loops::PixelLoops& loops = pixel_loops::ActivePixelLoops();
     if (!per_pixel_gray) {
-      uint8_t table[256];
-      for (int v = 0; v < 256; ++v) table[v] = Blend(static_cast<uint8_t>(v), constant, factor);
-      for (size_t i = 0; i < pixels * channels; ++i) dst[i] = table[src[i]];
-      return;
+      return loops.blend_constant_u8(src, pixels * channels, factor, (1.0f - factor) * constant,
+                                     dst);
     }
+    if (channels == 3) return loops.blend_gray_rgb_u8(src, pixels, factor, dst);
   }
   if (per_pixel_gray && channels == 3) return BlendGrayRgb(src, pixels, factor, dst);
   for (size_t i = 0; i < pixels; ++i) {
@@ -128,7 +103,7 @@ float MeanGray(const ImageView& in) {
     // uint8 grays are integers: an integer sum is exact, as the double one was.
     uint64_t total = 0;
     if (channels == 3) {
-      for (size_t i = 0; i < pixels; ++i) total += static_cast<uint32_t>(GrayOf(src + i * 3, 3));
+      total = pixel_loops::ActivePixelLoops().gray_sum_rgb_u8(src, pixels);
     } else {
       for (size_t i = 0; i < pixels; ++i) {
         total += static_cast<uint32_t>(GrayOf(src + i * channels, channels));
