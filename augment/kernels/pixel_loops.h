@@ -44,6 +44,16 @@ struct PixelLoops {
   // x -> clamp(int32(factor * x + (1 - factor) * gray), 0, 255). In place allowed.
   void (*blend_gray_rgb_u8)(const uint8_t* in, size_t pixels, float factor, uint8_t* out);
 
+  // Per channel (`channels` 1 or 3, interleaved), the smallest and largest value over `pixels`
+  // pixels (pixels >= 1) into low[c], high[c].
+  void (*min_max_u8)(const uint8_t* in, size_t pixels, size_t channels, uint8_t* low,
+                     uint8_t* high);
+
+  // Per value of channel c (`channels` 1 or 3): x -> uint8(clamp((x - offset[c]) * scale[c],
+  // 0, 255)), truncated (autocontrast). In place allowed.
+  void (*scale_offset_u8)(const uint8_t* in, size_t pixels, size_t channels, const float* offset,
+                          const float* scale, uint8_t* out);
+
   // adjust_sharpness on values first..last-1 of an interior row (uint8, `channels` values per
   // pixel, `stride` values per row; `row` points at the row, the rows above and below are
   // row -/+ stride): smooth = the 3x3 sum of v * (1/13, centre 5/13) in row-major order from

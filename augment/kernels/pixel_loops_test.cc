@@ -112,6 +112,44 @@ TEST_F(PixelLoopsTest, BlendGrayEqualsTheFormulaOutOfPlaceAndInPlace) {
   }
 }
 
+TEST_F(PixelLoopsTest, MinMaxPerChannel) {
+  for (size_t channels : {size_t{1}, size_t{3}}) {
+    for (size_t pixels : {size_t{1}, size_t{2}, size_t{16}, size_t{17}, size_t{50}, size_t{1001}}) {
+      std::vector<uint8_t> in = RandomBytes(pixels * channels, pixels + channels);
+      for (uint8_t& v : in) v = static_cast<uint8_t>(20 + v / 2);  // neither 0 nor 255 present
+      in.back() = 3;  // the extreme in the tail, past the last whole block of lanes
+      uint8_t low[3], high[3];
+      loops_->min_max_u8(in.data(), pixels, channels, low, high);
+      for (size_t c = 0; c < channels; ++c) {
+        uint8_t want_low = 255, want_high = 0;
+        for (size_t i = c; i < in.size(); i += channels) {
+          want_low = std::min(want_low, in[i]);
+          want_high = std::max(want_high, in[i]);
+        }
+        EXPECT_EQ(low[c], want_low) << pixels << " pixels, channel " << c;
+        EXPECT_EQ(high[c], want_high) << pixels << " pixels, channel " << c;
+      }
+    }
+  }
+}
+
+TEST_F(PixelLoopsTest, ScaleOffsetEqualsTheFormulaOutOfPlaceAndInPlace) {
+  const float offset[3] = {0.0f, 17.0f, 200.0f}, scale[3] = {1.0f, 255.0f / 221.0f, 3.7f};
+  for (size_t channels : {size_t{1}, size_t{3}}) {
+    for (size_t pixels : kLengths) {
+      const std::vector<uint8_t> in = RandomBytes(pixels * channels, 300 + pixels);
+      std::vector<uint8_t> out(in.size(), 1), same = in;
+      loops_->scale_offset_u8(in.data(), pixels, channels, offset, scale, out.data());
+      loops_->scale_offset_u8(same.data(), pixels, channels, offset, scale, same.data());
+      for (size_t i = 0; i < in.size(); ++i) {
+        const float v = (static_cast<float>(in[i]) - offset[i % channels]) * scale[i % channels];
+        ASSERT_EQ(out[i], static_cast<uint8_t>(std::clamp(v, 0.0f, 255.0f))) << i;
+      }
+      EXPECT_EQ(same, out);
+    }
+  }
+}
+
 TEST_F(PixelLoopsTest, SharpenRowEqualsTheFormula) {
   constexpr float kSide = 1.0f / 13.0f, kCentre = 5.0f / 13.0f;
   for (size_t channels : {size_t{1}, size_t{3}}) {

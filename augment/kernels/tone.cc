@@ -20,6 +20,7 @@ void Remap(const ImageView& in, const ImageView& out, F f) {
   for (size_t i = 0; i < n; ++i) dst[i] = f(src[i]);
 }
 
+// Any type and channel count (uint8 with 1 or 3 channels has the vectorized loops).
 template <typename T>
 void AutocontrastTyped(const ImageView& in, const ImageView& out, float bound) {
   const uint32_t channels = in.shape.channels;
@@ -99,8 +100,22 @@ void Solarize(const ImageView& in, float threshold, const ImageView& out) {
 }
 
 void Autocontrast(const ImageView& in, const ImageView& out) {
-  if (in.shape.type == PixelType::kUint8) return AutocontrastTyped<uint8_t>(in, out, 255.0f);
-  AutocontrastTyped<float>(in, out, 1.0f);
+  const size_t channels = in.shape.channels;
+  if (in.shape.type == PixelType::kFloat32) return AutocontrastTyped<float>(in, out, 1.0f);
+  if (channels != 1 && channels != 3) return AutocontrastTyped<uint8_t>(in, out, 255.0f);
+  // 1 or 3 channels of uint8: the vectorized loops (pixel_loops.h), the same arithmetic.
+  const pixel_loops::PixelLoops& loops = pixel_loops::ActivePixelLoops();
+  const size_t pixels = size_t{in.shape.height} * in.shape.width;
+  uint8_t low[3], high[3];
+  loops.min_max_u8(in.pixels<const uint8_t>(), pixels, channels, low, high);
+  float offset[3], scale[3];
+  for (size_t c = 0; c < channels; ++c) {
+    const float minimum = static_cast<float>(low[c]);
+    scale[c] = high[c] == low[c] ? 1.0f : 255.0f / (static_cast<float>(high[c]) - minimum);
+    offset[c] = high[c] == low[c] ? 0.0f : minimum;
+  }
+  loops.scale_offset_u8(in.pixels<const uint8_t>(), pixels, channels, offset, scale,
+                        out.pixels<uint8_t>());
 }
 
 void Equalize(const ImageView& in, const ImageView& out) {

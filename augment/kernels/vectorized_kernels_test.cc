@@ -220,6 +220,37 @@ TEST(VectorizedKernelsTest, Uint8SharpnessEqualsTheScalarReference) {
   }
 }
 
+// torchvision's autocontrast on uint8 per channel: (x - min) * (255 / (max - min)) in float32,
+// clamped, truncated; a constant channel kept.
+TEST(VectorizedKernelsTest, Uint8AutocontrastEqualsTheScalarReference) {
+  for (ImageShape shape : kShapes) {
+    shape.type = PixelType::kUint8;
+    std::vector<uint8_t> in = RandomImage<uint8_t>(shape, 5 + shape.width);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(30 + in[i] / 3);
+    if (shape.channels > 1) {
+      for (size_t i = 1; i < in.size(); i += shape.channels) in[i] = 40;  // a constant channel
+    }
+    std::vector<uint8_t> out(in.size()), same = in;
+    Autocontrast(ImageView{in.data(), shape}, ImageView{out.data(), shape});
+    Autocontrast(ImageView{same.data(), shape}, ImageView{same.data(), shape});
+    for (size_t c = 0; c < shape.channels; ++c) {
+      uint8_t low = 255, high = 0;
+      for (size_t i = c; i < in.size(); i += shape.channels) {
+        low = std::min(low, in[i]);
+        high = std::max(high, in[i]);
+      }
+      const float scale = high == low ? 1.0f : 255.0f / (static_cast<float>(high) - low);
+      const float offset = high == low ? 0.0f : static_cast<float>(low);
+      for (size_t i = c; i < in.size(); i += shape.channels) {
+        const float v = (static_cast<float>(in[i]) - offset) * scale;
+        ASSERT_EQ(out[i], static_cast<uint8_t>(std::clamp(v, 0.0f, 255.0f)))
+            << shape.height << "x" << shape.width << "x" << shape.channels << " at " << i;
+      }
+    }
+    EXPECT_EQ(same, out);
+  }
+}
+
 // torchvision's _blend of uint8 with the mean gray (contrast), its own gray (saturation) or 0
 // (brightness), per value; gray images are their own gray.
 TEST(VectorizedKernelsTest, Uint8BlendsEqualTheScalarReference) {
