@@ -76,6 +76,19 @@ void SharpnessFloat(const ImageView& in, float factor, const ImageView& out) {
   }
 }
 
+// torchvision's equalize lookup table of one channel from its histogram (tone.h).
+void EqualizeTable(const uint64_t (&histogram)[256], size_t pixels, uint8_t (&lut)[256]) {
+  int highest = 255;
+  while (histogram[highest] == 0) --highest;
+  const uint64_t step = (pixels - histogram[highest]) / 255;
+  uint64_t below = 0;
+  for (int v = 0; v < 256; ++v) {
+    lut[v] = step == 0 ? static_cast<uint8_t>(v)
+                       : static_cast<uint8_t>(std::min<uint64_t>(255, (below + step / 2) / step));
+    below += histogram[v];
+  }
+}
+
 }  // namespace
 
 void Invert(const ImageView& in, const ImageView& out) {
@@ -123,20 +136,22 @@ void Equalize(const ImageView& in, const ImageView& out) {
   const size_t pixels = size_t{in.shape.height} * in.shape.width;
   const uint8_t* src = in.pixels<const uint8_t>();
   uint8_t* dst = out.pixels<uint8_t>();
-  for (size_t c = 0; c < channels; ++c) {
-    uint64_t histogram[256] = {};
-    for (size_t i = 0; i < pixels; ++i) ++histogram[src[i * channels + c]];
-    int highest = 255;
-    while (histogram[highest] == 0) --highest;
-    const uint64_t step = (pixels - histogram[highest]) / 255;
-    uint8_t lut[256];
-    uint64_t below = 0;
-    for (int v = 0; v < 256; ++v) {
-      lut[v] = step == 0 ? static_cast<uint8_t>(v)
-                         : static_cast<uint8_t>(std::min<uint64_t>(255, (below + step / 2) / step));
-      below += histogram[v];
+  // Up to four channels per pass over the pixels (histograms, then lookups), not one.
+  constexpr size_t kGroup = 4;
+  for (size_t first = 0; first < channels; first += kGroup) {
+    const size_t group = std::min(kGroup, channels - first);
+    uint64_t histogram[kGroup][256] = {};
+    for (size_t i = 0; i < pixels; ++i) {
+      const uint8_t* p = src + i * channels + first;
+      for (size_t k = 0; k < group; ++k) ++histogram[k][p[k]];
     }
-    for (size_t i = 0; i < pixels; ++i) dst[i * channels + c] = lut[src[i * channels + c]];
+    uint8_t lut[kGroup][256];
+    for (size_t k = 0; k < group; ++k) EqualizeTable(histogram[k], pixels, lut[k]);
+    for (size_t i = 0; i < pixels; ++i) {
+      const uint8_t* p = src + i * channels + first;
+      uint8_t* q = dst + i * channels + first;
+      for (size_t k = 0; k < group; ++k) q[k] = lut[k][p[k]];
+    }
   }
 }
 

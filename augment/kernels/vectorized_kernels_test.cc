@@ -251,6 +251,36 @@ TEST(VectorizedKernelsTest, Uint8AutocontrastEqualsTheScalarReference) {
   }
 }
 
+// torchvision's (and PIL's) equalize per channel, written out; 5 channels: two groups of the
+// kernel's passes.
+TEST(VectorizedKernelsTest, EqualizeEqualsTheScalarReference) {
+  for (ImageShape shape : {ImageShape{1, 1, 1}, ImageShape{7, 5, 1}, ImageShape{37, 41, 3},
+                           ImageShape{9, 11, 5}}) {
+    std::vector<uint8_t> in = RandomImage<uint8_t>(shape, 11 + shape.width);
+    for (size_t i = 0; i < in.size(); i += 2) in[i] = static_cast<uint8_t>(in[i] / 4 + 100);
+    std::vector<uint8_t> out(in.size()), same = in;
+    Equalize(ImageView{in.data(), shape}, ImageView{out.data(), shape});
+    Equalize(ImageView{same.data(), shape}, ImageView{same.data(), shape});
+    const size_t pixels = size_t{shape.height} * shape.width;
+    for (size_t c = 0; c < shape.channels; ++c) {
+      uint64_t histogram[256] = {};
+      for (size_t i = 0; i < pixels; ++i) ++histogram[in[i * shape.channels + c]];
+      int highest = 255;
+      while (histogram[highest] == 0) --highest;
+      const uint64_t step = (pixels - histogram[highest]) / 255;
+      for (size_t i = 0; i < pixels; ++i) {
+        const uint8_t v = in[i * shape.channels + c];
+        uint64_t below = 0;
+        for (int u = 0; u < v; ++u) below += histogram[u];
+        const uint8_t want =
+            step == 0 ? v : static_cast<uint8_t>(std::min<uint64_t>(255, (below + step / 2) / step));
+        ASSERT_EQ(out[i * shape.channels + c], want) << "channel " << c << " pixel " << i;
+      }
+    }
+    EXPECT_EQ(same, out);
+  }
+}
+
 // torchvision's _blend of uint8 with the mean gray (contrast), its own gray (saturation) or 0
 // (brightness), per value; gray images are their own gray.
 TEST(VectorizedKernelsTest, Uint8BlendsEqualTheScalarReference) {
