@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -44,6 +45,26 @@ void NearestChunk(const T* src, const int32_t* offsets, int n, size_t channels, 
       dst[2] = from[2];
     } else {
       std::copy(src + offsets[j], src + offsets[j] + channels, dst);
+    }
+  }
+}
+
+// NearestChunk for uint8 RGB: each pixel copied as four bytes (one load, one store; the fourth
+// byte is the next pixel's first, which that pixel rewrites), three where the fourth would be
+// read past the source or written past the chunk.
+void NearestChunkRgb8(const uint8_t* src, size_t src_size, const int32_t* offsets, int n,
+                      const float* fill, uint8_t* dst) {
+  uint8_t fill_pixel[4] = {0, 0, 0, 0};
+  for (int c = 0; c < 3; ++c) fill_pixel[c] = Store<uint8_t>(fill != nullptr ? fill[c] : 0.0f);
+  for (int j = 0; j < n; ++j, dst += 3) {
+    const int32_t offset = offsets[j];
+    const uint8_t* from = offset < 0 ? fill_pixel : src + offset;
+    if (j + 1 < n && (offset < 0 || static_cast<size_t>(offset) + 4 <= src_size)) {
+      std::memcpy(dst, from, 4);
+    } else {
+      dst[0] = from[0];
+      dst[1] = from[1];
+      dst[2] = from[2];
     }
   }
 }
@@ -97,6 +118,12 @@ void Warp(const ImageView& in, Coords coords, bool bilinear, const float* fill,
       T* pixel = dst + (static_cast<size_t>(i) * w + first) * channels;
       if (!bilinear) {
         loops.nearest_offsets_row(ix, iy, n, w, h, static_cast<int>(channels), offsets);
+        if constexpr (std::is_same_v<T, uint8_t>) {
+          if (channels == 3) {
+            NearestChunkRgb8(src, in.shape.elements(), offsets, n, fill, pixel);
+            continue;
+          }
+        }
         NearestChunk(src, offsets, n, channels, fill, pixel);
         continue;
       }
