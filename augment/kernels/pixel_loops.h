@@ -34,8 +34,7 @@ struct PixelLoops {
 
   // out[i] = clamp(int32(factor * in[i] + offset), 0, 255) (truncation toward zero: torchvision's
   // _blend with a constant `other`, offset = (1 - factor) * other). In place allowed.
-  void (*blend_constant_u8)(const uint8_t* in, size_t n, float factor, float offset,
-                            uint8_t* out);
+  void (*blend_constant_u8)(const uint8_t* in, size_t n, float factor, float offset, uint8_t* out);
 
   // Sum over RGB pixels of int32(kRed r + kGreen g + kBlue b) (the uint8 gray, truncated).
   uint64_t (*gray_sum_rgb_u8)(const uint8_t* in, size_t pixels);
@@ -73,8 +72,8 @@ struct PixelLoops {
 
   // The same for a perspective warp (t = theta1 rescaled, c6, c7): with x = j + 0.5,
   // y = row + 0.5, d = (x c6 + y c7) + 1, g = ((x t0 + y t1) + t2) / d - 1 (t3..t5 for y).
-  void (*perspective_coords_row)(const float* t, float c6, float c7, int width, int height,
-                                 int row, int first, int n, float* ix, float* iy);
+  void (*perspective_coords_row)(const float* t, float c6, float c7, int width, int height, int row,
+                                 int first, int n, float* ix, float* iy);
 
   // Nearest sampling: offsets[j] = (ny * width + nx) * channels for (nx, ny) = the coordinates
   // rounded half to even when inside the image, else -1.

@@ -1,5 +1,5 @@
-// pixel_loops_body.inc compiled for -mavx512f -mavx512vl -mavx512bw, with -ffp-contract=off (see pixel_loops.h and
-// augment/CMakeLists.txt).
+// pixel_loops_body.inc compiled for -mavx512f -mavx512vl -mavx512bw, with -ffp-contract=off (see
+// pixel_loops.h and augment/CMakeLists.txt).
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
-// pixel_loops_body.inc compiled for the baseline target (SSE2 on x86-64), with -ffp-contract=off (see pixel_loops.h and
-// augment/CMakeLists.txt).
+// pixel_loops_body.inc compiled for the baseline target (SSE2 on x86-64), with -ffp-contract=off
+// (see pixel_loops.h and augment/CMakeLists.txt).
 
 #include <algorithm>
 #include <cmath>

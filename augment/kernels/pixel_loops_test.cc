@@ -4,6 +4,8 @@
 // vector remainder, 1 value, empty, in place, rounding ties, coordinates outside the image and
 // beyond the clamp. Skipped (exit 77, shown as skipped) where this CPU or build lacks the build.
 
+#include "augment/kernels/pixel_loops.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "augment/kernels/pixel_loops.h"
 #include "common/counter_rng.h"
 #include "gtest/gtest.h"
 
@@ -86,7 +87,8 @@ TEST_F(PixelLoopsTest, GraySumEqualsTheFormulaAcrossItsBlocks) {
   for (size_t pixels : {size_t{0}, size_t{1}, size_t{5}, size_t{33}, size_t{65536 + 37}}) {
     const std::vector<uint8_t> in = RandomBytes(pixels * 3, 100 + pixels);
     uint64_t expected = 0;
-    for (size_t i = 0; i < pixels; ++i) expected += static_cast<uint64_t>(GrayTruncated(&in[i * 3]));
+    for (size_t i = 0; i < pixels; ++i)
+      expected += static_cast<uint64_t>(GrayTruncated(&in[i * 3]));
     EXPECT_EQ(loops_->gray_sum_rgb_u8(in.data(), pixels), expected) << pixels;
   }
   const std::vector<uint8_t> white(3 * 70000, 255);  // every block at its largest
@@ -154,8 +156,8 @@ TEST_F(PixelLoopsTest, SharpenRowEqualsTheFormula) {
   constexpr float kSide = 1.0f / 13.0f, kCentre = 5.0f / 13.0f;
   // 5 channels: wider than the float rows' halo, the bytes are read directly.
   for (size_t channels : {size_t{1}, size_t{3}, size_t{4}, size_t{5}}) {
-    for (size_t width : {size_t{3}, size_t{4}, size_t{5}, size_t{17}, size_t{38}, size_t{224},
-                         size_t{700}}) {
+    for (size_t width :
+         {size_t{3}, size_t{4}, size_t{5}, size_t{17}, size_t{38}, size_t{224}, size_t{700}}) {
       const size_t stride = width * channels;
       const std::vector<uint8_t> rows = RandomBytes(3 * stride, width * 10 + channels);
       const uint8_t* row = rows.data() + stride;
@@ -172,8 +174,8 @@ TEST_F(PixelLoopsTest, SharpenRowEqualsTheFormula) {
           float sum = 0.0f;
           for (int dy = -1; dy <= 1; ++dy) {
             for (int dx = -1; dx <= 1; ++dx) {
-              const float v = static_cast<float>(
-                  row[i + dy * static_cast<ptrdiff_t>(stride) + dx * static_cast<ptrdiff_t>(channels)]);
+              const float v = static_cast<float>(row[i + dy * static_cast<ptrdiff_t>(stride) +
+                                                     dx * static_cast<ptrdiff_t>(channels)]);
               sum += v * (dy == 0 && dx == 0 ? kCentre : kSide);
             }
           }
@@ -257,8 +259,7 @@ TEST_F(PixelLoopsTest, NearestOffsetsRoundHalfToEvenAndMarkOutside) {
       const int nx = static_cast<int>(std::nearbyint(values[j]));
       const int ny = static_cast<int>(std::nearbyint(ys[j]));
       const bool inside = nx >= 0 && nx < 9 && ny >= 0 && ny < 4;
-      ASSERT_EQ(offsets[j], inside ? (ny * 9 + nx) * channels : -1)
-          << values[j] << ", " << ys[j];
+      ASSERT_EQ(offsets[j], inside ? (ny * 9 + nx) * channels : -1) << values[j] << ", " << ys[j];
     }
   }
 }

@@ -52,8 +52,7 @@ float Smoothed(const float* p, size_t row, size_t channels) {
   float sum = 0.0f;
   for (int dy = -1; dy <= 1; ++dy) {
     for (int dx = -1; dx <= 1; ++dx) {
-      const float v =
-          p[dy * static_cast<ptrdiff_t>(row) + dx * static_cast<ptrdiff_t>(channels)];
+      const float v = p[dy * static_cast<ptrdiff_t>(row) + dx * static_cast<ptrdiff_t>(channels)];
       sum += v * (dy == 0 && dx == 0 ? kCentre : kSide);
     }
   }

@@ -129,7 +129,7 @@ std::vector<T> RandomImage(const ImageShape& shape, uint64_t seed) {
   return v;
 }
 
-constexpr ImageShape kShapes[] = {{1, 1, 1}, {1, 1, 3}, {2, 3, 3},    {7, 5, 1},
+constexpr ImageShape kShapes[] = {{1, 1, 1}, {1, 1, 3},   {2, 3, 3},   {7, 5, 1},
                                   {5, 8, 4}, {37, 41, 3}, {64, 301, 3}};
 
 // The transforms of RandAugment's warps (shears about the corner, integer translations,
@@ -181,7 +181,9 @@ TEST(VectorizedKernelsTest, WarpsEqualTheScalarReferenceUint8) {
   ExpectWarpsEqualReference<uint8_t>();
 }
 
-TEST(VectorizedKernelsTest, WarpsEqualTheScalarReferenceFloat) { ExpectWarpsEqualReference<float>(); }
+TEST(VectorizedKernelsTest, WarpsEqualTheScalarReferenceFloat) {
+  ExpectWarpsEqualReference<float>();
+}
 
 // torchvision's adjust_sharpness on uint8, per value (border rows and columns kept).
 std::vector<uint8_t> ReferenceSharpness(const std::vector<uint8_t>& in, const ImageShape& shape,
@@ -254,8 +256,8 @@ TEST(VectorizedKernelsTest, Uint8AutocontrastEqualsTheScalarReference) {
 // torchvision's (and PIL's) equalize per channel, written out; 5 channels: two groups of the
 // kernel's passes.
 TEST(VectorizedKernelsTest, EqualizeEqualsTheScalarReference) {
-  for (ImageShape shape : {ImageShape{1, 1, 1}, ImageShape{7, 5, 1}, ImageShape{37, 41, 3},
-                           ImageShape{9, 11, 5}}) {
+  for (ImageShape shape :
+       {ImageShape{1, 1, 1}, ImageShape{7, 5, 1}, ImageShape{37, 41, 3}, ImageShape{9, 11, 5}}) {
     std::vector<uint8_t> in = RandomImage<uint8_t>(shape, 11 + shape.width);
     for (size_t i = 0; i < in.size(); i += 2) in[i] = static_cast<uint8_t>(in[i] / 4 + 100);
     std::vector<uint8_t> out(in.size()), same = in;
@@ -273,7 +275,8 @@ TEST(VectorizedKernelsTest, EqualizeEqualsTheScalarReference) {
         uint64_t below = 0;
         for (int u = 0; u < v; ++u) below += histogram[u];
         const uint8_t want =
-            step == 0 ? v : static_cast<uint8_t>(std::min<uint64_t>(255, (below + step / 2) / step));
+            step == 0 ? v
+                      : static_cast<uint8_t>(std::min<uint64_t>(255, (below + step / 2) / step));
         ASSERT_EQ(out[i * shape.channels + c], want) << "channel " << c << " pixel " << i;
       }
     }

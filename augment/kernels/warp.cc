@@ -81,9 +81,8 @@ void BilinearPixel(const T* src, int w, int h, size_t channels, int32_t x0, int3
   float inside = 0.0f;
   for (int t = 0; t < 4; ++t) {
     const int32_t x = x0 + (t & 1), y = y0 + (t >> 1);
-    const bool in_bounds =
-        static_cast<uint32_t>(x) < static_cast<uint32_t>(w) &&
-        static_cast<uint32_t>(y) < static_cast<uint32_t>(h);
+    const bool in_bounds = static_cast<uint32_t>(x) < static_cast<uint32_t>(w) &&
+                           static_cast<uint32_t>(y) < static_cast<uint32_t>(h);
     k[t] = wx[t & 1] * wy[t >> 1];
     tap[t] = in_bounds ? src + (static_cast<size_t>(y) * w + x) * channels : nullptr;
     if (in_bounds) inside += k[t];
