@@ -198,6 +198,11 @@ void AdjustHue(const ImageView& in, float hue_factor, const ImageView& out) {
     if (in.data != out.data) std::memcpy(out.data, in.data, in.shape.bytes());
     return;
   }
+  if (in.shape.type == PixelType::kUint8 && in.shape.channels == 3) {
+    // The vectorized loop (pixel_loops.h): the same operations, bit for bit.
+    return pixel_loops::ActivePixelLoops().shift_hue_rgb_u8(in.pixels<const uint8_t>(), pixels,
+                                                            hue_factor, out.pixels<uint8_t>());
+  }
   const size_t channels = in.shape.channels;
   for (size_t i = 0; i < pixels; ++i) {
     float rgb[3], shifted[3];

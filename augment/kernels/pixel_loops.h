@@ -43,6 +43,10 @@ struct PixelLoops {
   // x -> clamp(int32(factor * x + (1 - factor) * gray), 0, 255). In place allowed.
   void (*blend_gray_rgb_u8)(const uint8_t* in, size_t pixels, float factor, uint8_t* out);
 
+  // torchvision's adjust_hue on uint8 RGB pixels (color.h AdjustHue): x / 255, RGB -> HSV, hue
+  // + hue_factor modulo 1, HSV -> RGB, x * 255.999 truncated. In place allowed.
+  void (*shift_hue_rgb_u8)(const uint8_t* in, size_t pixels, float hue_factor, uint8_t* out);
+
   // Per channel (`channels` 1 or 3, interleaved), the smallest and largest value over `pixels`
   // pixels (pixels >= 1) into low[c], high[c].
   void (*min_max_u8)(const uint8_t* in, size_t pixels, size_t channels, uint8_t* low,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "augment/kernels/pixel_loops.h"
 #include "augment/kernels/pixel_loops_builds.h"

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "augment/kernels/color.h"
 #include "common/counter_rng.h"
 #include "gtest/gtest.h"
 
@@ -112,6 +113,37 @@ TEST_F(PixelLoopsTest, BlendGrayEqualsTheFormulaOutOfPlaceAndInPlace) {
       EXPECT_EQ(same, out);
     }
   }
+}
+
+// Every RGB colour (every third one for most factors), against AdjustHue's scalar float32 path
+// given x / 255 and truncated back as convert_image_dtype does.
+TEST_F(PixelLoopsTest, ShiftHueEqualsTheScalarFloatPathOnEveryColour) {
+  constexpr size_t kSlice = 256 * 256;  // one red value, every green and blue
+  std::vector<uint8_t> in(kSlice * 3), out(kSlice * 3);
+  std::vector<float> reference(kSlice * 3);
+  const ImageShape shape{256, 256, 3, PixelType::kFloat32};
+  for (float hue : {0.1f, -0.37f, 0.0f, 0.5f, -0.5f, 0.013f}) {
+    const int step = hue == 0.1f || hue == -0.37f ? 1 : 3;
+    for (int red = 0; red < 256; red += step) {
+      for (size_t i = 0; i < kSlice; ++i) {
+        in[i * 3] = static_cast<uint8_t>(red);
+        in[i * 3 + 1] = static_cast<uint8_t>(i >> 8);
+        in[i * 3 + 2] = static_cast<uint8_t>(i & 255);
+      }
+      for (size_t i = 0; i < in.size(); ++i) reference[i] = static_cast<float>(in[i]) / 255.0f;
+      AdjustHue(ImageView{reference.data(), shape}, hue, ImageView{reference.data(), shape});
+      loops_->shift_hue_rgb_u8(in.data(), kSlice, hue, out.data());
+      for (size_t i = 0; i < in.size(); ++i) {
+        ASSERT_EQ(out[i], static_cast<uint8_t>(reference[i] * 255.999f))
+            << "hue " << hue << " rgb " << red << "," << (i / 3 >> 8) << "," << (i / 3 & 255);
+      }
+    }
+  }
+  std::vector<uint8_t> same(in.begin(), in.begin() + 3 * 301);  // in place, an odd count
+  std::vector<uint8_t> separate(same.size());
+  loops_->shift_hue_rgb_u8(same.data(), 301, 0.2f, separate.data());
+  loops_->shift_hue_rgb_u8(same.data(), 301, 0.2f, same.data());
+  EXPECT_EQ(same, separate);
 }
 
 TEST_F(PixelLoopsTest, MinMaxPerChannel) {
