@@ -162,62 +162,19 @@ void AdjustSaturation(const ImageView& in, float factor, const ImageView& out) {
   BlendAny(in, 0.0f, true, factor, out);
 }
 
-namespace {
-
-// torchvision's _rgb2hsv, shift, _hsv2rgb for one pixel of float32 values in [0, 1].
-void ShiftHue(const float* rgb, float hue_factor, float* out) {
-  const float r = rgb[0], g = rgb[1], b = rgb[2];
-  const float maxc = std::max({r, g, b}), minc = std::min({r, g, b});
-  const bool eqc = maxc == minc;
-  const float cr = maxc - minc;
-  const float s = cr / (eqc ? 1.0f : maxc);
-  const float divisor = eqc ? 1.0f : cr;
-  const float rc = (maxc - r) / divisor, gc = (maxc - g) / divisor, bc = (maxc - b) / divisor;
-  float h = maxc == r ? bc - gc : maxc == g ? 2.0f + rc - bc : 4.0f + gc - rc;
-  h = std::fmod(h / 6.0f + 1.0f, 1.0f);
-  h = h + hue_factor;
-  h = h - std::floor(h);  // Python's % 1.0 on a tensor: the remainder takes the divisor's sign
-  const float v = maxc;
-  const float sector = std::floor(h * 6.0f);
-  const float f = h * 6.0f - sector;
-  const float p = std::clamp(v * (1.0f - s), 0.0f, 1.0f);
-  const float q = std::clamp(v * (1.0f - s * f), 0.0f, 1.0f);
-  const float t = std::clamp(v * (1.0f - s * (1.0f - f)), 0.0f, 1.0f);
-  const int i = ((static_cast<int>(sector) % 6) + 6) % 6;
-  const float table[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
-  out[0] = table[i][0];
-  out[1] = table[i][1];
-  out[2] = table[i][2];
-}
-
-}  // namespace
-
 void AdjustHue(const ImageView& in, float hue_factor, const ImageView& out) {
   const size_t pixels = size_t{in.shape.height} * in.shape.width;
   if (in.shape.channels == 1) {  // torchvision leaves gray images as they are
     if (in.data != out.data) std::memcpy(out.data, in.data, in.shape.bytes());
     return;
   }
-  if (in.shape.type == PixelType::kUint8 && in.shape.channels == 3) {
-    // The vectorized loop (pixel_loops.h): the same operations, bit for bit.
-    return pixel_loops::ActivePixelLoops().shift_hue_rgb_u8(in.pixels<const uint8_t>(), pixels,
-                                                            hue_factor, out.pixels<uint8_t>());
+  // 3 channels: the vectorized loops (pixel_loops.h), torchvision's float32 formulas.
+  const pixel_loops::PixelLoops& loops = pixel_loops::ActivePixelLoops();
+  if (in.shape.type == PixelType::kUint8) {
+    return loops.shift_hue_rgb_u8(in.pixels<const uint8_t>(), pixels, hue_factor,
+                                  out.pixels<uint8_t>());
   }
-  const size_t channels = in.shape.channels;
-  for (size_t i = 0; i < pixels; ++i) {
-    float rgb[3], shifted[3];
-    if (in.shape.type == PixelType::kUint8) {
-      const uint8_t* p = in.pixels<const uint8_t>() + i * channels;
-      for (int c = 0; c < 3; ++c) rgb[c] = static_cast<float>(p[c]) / 255.0f;
-      ShiftHue(rgb, hue_factor, shifted);
-      uint8_t* q = out.pixels<uint8_t>() + i * channels;
-      // convert_image_dtype(float32 → uint8): x * (255 + 1 - 1e-3), truncated.
-      for (int c = 0; c < 3; ++c) q[c] = static_cast<uint8_t>(shifted[c] * 255.999f);
-    } else {
-      const float* p = in.pixels<const float>() + i * channels;
-      ShiftHue(p, hue_factor, out.pixels<float>() + i * channels);
-    }
-  }
+  loops.shift_hue_rgb_f32(in.pixels<const float>(), pixels, hue_factor, out.pixels<float>());
 }
 
 }  // namespace stoker

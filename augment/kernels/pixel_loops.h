@@ -47,6 +47,10 @@ struct PixelLoops {
   // + hue_factor modulo 1, HSV -> RGB, x * 255.999 truncated. In place allowed.
   void (*shift_hue_rgb_u8)(const uint8_t* in, size_t pixels, float hue_factor, uint8_t* out);
 
+  // The same on float32 RGB pixels (no conversion). Equal to the scalar formula for finite
+  // values whose differences are finite. In place allowed.
+  void (*shift_hue_rgb_f32)(const float* in, size_t pixels, float hue_factor, float* out);
+
   // Per channel (`channels` 1 or 3, interleaved), the smallest and largest value over `pixels`
   // pixels (pixels >= 1) into low[c], high[c].
   void (*min_max_u8)(const uint8_t* in, size_t pixels, size_t channels, uint8_t* low,

@@ -115,13 +115,36 @@ TEST_F(PixelLoopsTest, BlendGrayEqualsTheFormulaOutOfPlaceAndInPlace) {
   }
 }
 
-// Every RGB colour (every third one for most factors), against AdjustHue's scalar float32 path
-// given x / 255 and truncated back as convert_image_dtype does.
-TEST_F(PixelLoopsTest, ShiftHueEqualsTheScalarFloatPathOnEveryColour) {
+// torchvision's _rgb2hsv, hue shift and _hsv2rgb of one float32 pixel, as written in its
+// tensor code (the scalar code AdjustHue ran before it was vectorized).
+void ReferenceShiftHue(const float* rgb, float hue_factor, float* out) {
+  const float r = rgb[0], g = rgb[1], b = rgb[2];
+  const float maxc = std::max({r, g, b}), minc = std::min({r, g, b});
+  const bool eqc = maxc == minc;
+  const float cr = maxc - minc;
+  const float s = cr / (eqc ? 1.0f : maxc);
+  const float divisor = eqc ? 1.0f : cr;
+  const float rc = (maxc - r) / divisor, gc = (maxc - g) / divisor, bc = (maxc - b) / divisor;
+  float h = maxc == r ? bc - gc : maxc == g ? 2.0f + rc - bc : 4.0f + gc - rc;
+  h = std::fmod(h / 6.0f + 1.0f, 1.0f);
+  h = h + hue_factor;
+  h = h - std::floor(h);  // Python's % 1.0
+  const float v = maxc;
+  const float sector = std::floor(h * 6.0f);
+  const float f = h * 6.0f - sector;
+  const float p = std::clamp(v * (1.0f - s), 0.0f, 1.0f);
+  const float q = std::clamp(v * (1.0f - s * f), 0.0f, 1.0f);
+  const float t = std::clamp(v * (1.0f - s * (1.0f - f)), 0.0f, 1.0f);
+  const int i = ((static_cast<int>(sector) % 6) + 6) % 6;
+  const float table[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
+  std::copy(table[i], table[i] + 3, out);
+}
+
+// Every RGB colour (every third red value for most factors): x / 255, the reference, x * 255.999
+// truncated (convert_image_dtype).
+TEST_F(PixelLoopsTest, ShiftHueUint8EqualsTheReferenceOnEveryColour) {
   constexpr size_t kSlice = 256 * 256;  // one red value, every green and blue
   std::vector<uint8_t> in(kSlice * 3), out(kSlice * 3);
-  std::vector<float> reference(kSlice * 3);
-  const ImageShape shape{256, 256, 3, PixelType::kFloat32};
   for (float hue : {0.1f, -0.37f, 0.0f, 0.5f, -0.5f, 0.013f}) {
     const int step = hue == 0.1f || hue == -0.37f ? 1 : 3;
     for (int red = 0; red < 256; red += step) {
@@ -130,12 +153,15 @@ TEST_F(PixelLoopsTest, ShiftHueEqualsTheScalarFloatPathOnEveryColour) {
         in[i * 3 + 1] = static_cast<uint8_t>(i >> 8);
         in[i * 3 + 2] = static_cast<uint8_t>(i & 255);
       }
-      for (size_t i = 0; i < in.size(); ++i) reference[i] = static_cast<float>(in[i]) / 255.0f;
-      AdjustHue(ImageView{reference.data(), shape}, hue, ImageView{reference.data(), shape});
       loops_->shift_hue_rgb_u8(in.data(), kSlice, hue, out.data());
-      for (size_t i = 0; i < in.size(); ++i) {
-        ASSERT_EQ(out[i], static_cast<uint8_t>(reference[i] * 255.999f))
-            << "hue " << hue << " rgb " << red << "," << (i / 3 >> 8) << "," << (i / 3 & 255);
+      for (size_t i = 0; i < kSlice; ++i) {
+        float rgb[3], want[3];
+        for (int c = 0; c < 3; ++c) rgb[c] = static_cast<float>(in[i * 3 + c]) / 255.0f;
+        ReferenceShiftHue(rgb, hue, want);
+        for (int c = 0; c < 3; ++c) {
+          ASSERT_EQ(out[i * 3 + c], static_cast<uint8_t>(want[c] * 255.999f))
+              << "hue " << hue << " rgb " << red << "," << (i >> 8) << "," << (i & 255);
+        }
       }
     }
   }
@@ -144,6 +170,32 @@ TEST_F(PixelLoopsTest, ShiftHueEqualsTheScalarFloatPathOnEveryColour) {
   loops_->shift_hue_rgb_u8(same.data(), 301, 0.2f, separate.data());
   loops_->shift_hue_rgb_u8(same.data(), 301, 0.2f, same.data());
   EXPECT_EQ(same, separate);
+}
+
+// float32 pixels in [0, 1), gray ones, and values outside [0, 1] (a normalized image's).
+TEST_F(PixelLoopsTest, ShiftHueFloatEqualsTheReference) {
+  CounterRng rng(99);
+  for (size_t pixels : kLengths) {
+    std::vector<float> in(pixels * 3), out(in.size());
+    for (size_t i = 0; i < in.size(); ++i) {
+      in[i] = i % 7 == 0 ? rng.UniformFloat(-2.5f, 2.5f) : rng.UniformFloat();
+    }
+    if (pixels > 2) std::fill(in.begin() + 3, in.begin() + 6, 0.25f);  // gray: s = 0
+    for (float hue : {0.1f, -0.5f, 0.5f, 0.0f, -0.21f}) {
+      std::vector<float> same = in;
+      loops_->shift_hue_rgb_f32(in.data(), pixels, hue, out.data());
+      loops_->shift_hue_rgb_f32(same.data(), pixels, hue, same.data());
+      for (size_t i = 0; i < pixels; ++i) {
+        float want[3];
+        ReferenceShiftHue(&in[i * 3], hue, want);
+        for (int c = 0; c < 3; ++c) {
+          ASSERT_EQ(std::memcmp(&out[i * 3 + c], &want[c], sizeof(float)), 0)
+              << "pixel " << i << " hue " << hue << ": " << out[i * 3 + c] << " vs " << want[c];
+        }
+      }
+      EXPECT_EQ(std::memcmp(same.data(), out.data(), out.size() * sizeof(float)), 0);
+    }
+  }
 }
 
 TEST_F(PixelLoopsTest, MinMaxPerChannel) {
