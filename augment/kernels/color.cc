@@ -1,7 +1,6 @@
 #include "augment/kernels/color.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
