@@ -1,16 +1,19 @@
 #include "augment/kernels/color.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
+#include "augment/kernels/pixel_loops.h"
+
 namespace stoker {
 namespace {
 
-constexpr float kRed = 0.2989f, kGreen = 0.587f, kBlue = 0.114f;
+using pixel_loops::kBlue;
+using pixel_loops::kGreen;
+using pixel_loops::kRed;
 
 // Float value ↔ pixel, with torchvision's bounds and uint8 truncation.
 template <typename T>
@@ -63,38 +66,9 @@ void BlendGrayRgb(const T* src, size_t pixels, float factor, T* dst) {
   }
 }
 
-// uint8: the same arithmetic on chunks split into planes, so that the float work vectorizes
-// (each chunk is read whole before it is written: in place is fine).
-template <>
-void BlendGrayRgb<uint8_t>(const uint8_t* src, size_t pixels, float factor, uint8_t* dst) {
-  constexpr size_t kChunk = 64;
-  float plane[3][kChunk];
-  int32_t result[3][kChunk];
-  const float keep = 1.0f - factor;
-  for (size_t start = 0; start < pixels; start += kChunk) {
-    const size_t n = std::min(kChunk, pixels - start);
-    const uint8_t* p = src + start * 3;
-    for (size_t i = 0; i < n; ++i) {
-      for (int c = 0; c < 3; ++c) plane[c][i] = static_cast<float>(p[i * 3 + c]);
-    }
-    for (size_t i = 0; i < n; ++i) {
-      // GrayOf: the weighted sum truncated to uint8 (it is in [0, 255)).
-      const float gray = static_cast<float>(
-          static_cast<int32_t>(kRed * plane[0][i] + kGreen * plane[1][i] + kBlue * plane[2][i]));
-      for (int c = 0; c < 3; ++c) {
-        const int32_t v = static_cast<int32_t>(factor * plane[c][i] + keep * gray);
-        result[c][i] = std::min(std::max(v, 0), 255);  // ClampStore<uint8_t>
-      }
-    }
-    uint8_t* q = dst + start * 3;
-    for (size_t i = 0; i < n; ++i) {
-      for (int c = 0; c < 3; ++c) q[i * 3 + c] = static_cast<uint8_t>(result[c][i]);
-    }
-  }
-}
-
 // out = blend(in, other, factor) where other is `constant`, or gray(pixel) when per_pixel_gray.
-// uint8 with a constant: a table of the 256 results of the same Blend, looked up per value.
+// uint8 with a constant, or RGB with its gray: the vectorized loops (pixel_loops.h), the same
+// arithmetic.
 template <typename T>
 void BlendImage(const ImageView& in, float constant, bool per_pixel_gray, float factor,
                 const ImageView& out) {
@@ -103,12 +77,12 @@ void BlendImage(const ImageView& in, float constant, bool per_pixel_gray, float 
   const size_t channels = in.shape.channels;
   const size_t pixels = size_t{in.shape.height} * in.shape.width;
   if constexpr (std::is_same_v<T, uint8_t>) {
+    const pixel_loops::PixelLoops& loops = pixel_loops::ActivePixelLoops();
     if (!per_pixel_gray) {
-      uint8_t table[256];
-      for (int v = 0; v < 256; ++v) table[v] = Blend(static_cast<uint8_t>(v), constant, factor);
-      for (size_t i = 0; i < pixels * channels; ++i) dst[i] = table[src[i]];
-      return;
+      return loops.blend_constant_u8(src, pixels * channels, factor, (1.0f - factor) * constant,
+                                     dst);
     }
+    if (channels == 3) return loops.blend_gray_rgb_u8(src, pixels, factor, dst);
   }
   if (per_pixel_gray && channels == 3) return BlendGrayRgb(src, pixels, factor, dst);
   for (size_t i = 0; i < pixels; ++i) {
@@ -128,7 +102,7 @@ float MeanGray(const ImageView& in) {
     // uint8 grays are integers: an integer sum is exact, as the double one was.
     uint64_t total = 0;
     if (channels == 3) {
-      for (size_t i = 0; i < pixels; ++i) total += static_cast<uint32_t>(GrayOf(src + i * 3, 3));
+      total = pixel_loops::ActivePixelLoops().gray_sum_rgb_u8(src, pixels);
     } else {
       for (size_t i = 0; i < pixels; ++i) {
         total += static_cast<uint32_t>(GrayOf(src + i * channels, channels));
@@ -187,57 +161,19 @@ void AdjustSaturation(const ImageView& in, float factor, const ImageView& out) {
   BlendAny(in, 0.0f, true, factor, out);
 }
 
-namespace {
-
-// torchvision's _rgb2hsv, shift, _hsv2rgb for one pixel of float32 values in [0, 1].
-void ShiftHue(const float* rgb, float hue_factor, float* out) {
-  const float r = rgb[0], g = rgb[1], b = rgb[2];
-  const float maxc = std::max({r, g, b}), minc = std::min({r, g, b});
-  const bool eqc = maxc == minc;
-  const float cr = maxc - minc;
-  const float s = cr / (eqc ? 1.0f : maxc);
-  const float divisor = eqc ? 1.0f : cr;
-  const float rc = (maxc - r) / divisor, gc = (maxc - g) / divisor, bc = (maxc - b) / divisor;
-  float h = maxc == r ? bc - gc : maxc == g ? 2.0f + rc - bc : 4.0f + gc - rc;
-  h = std::fmod(h / 6.0f + 1.0f, 1.0f);
-  h = h + hue_factor;
-  h = h - std::floor(h);  // Python's % 1.0 on a tensor: the remainder takes the divisor's sign
-  const float v = maxc;
-  const float sector = std::floor(h * 6.0f);
-  const float f = h * 6.0f - sector;
-  const float p = std::clamp(v * (1.0f - s), 0.0f, 1.0f);
-  const float q = std::clamp(v * (1.0f - s * f), 0.0f, 1.0f);
-  const float t = std::clamp(v * (1.0f - s * (1.0f - f)), 0.0f, 1.0f);
-  const int i = ((static_cast<int>(sector) % 6) + 6) % 6;
-  const float table[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
-  out[0] = table[i][0];
-  out[1] = table[i][1];
-  out[2] = table[i][2];
-}
-
-}  // namespace
-
 void AdjustHue(const ImageView& in, float hue_factor, const ImageView& out) {
   const size_t pixels = size_t{in.shape.height} * in.shape.width;
   if (in.shape.channels == 1) {  // torchvision leaves gray images as they are
     if (in.data != out.data) std::memcpy(out.data, in.data, in.shape.bytes());
     return;
   }
-  const size_t channels = in.shape.channels;
-  for (size_t i = 0; i < pixels; ++i) {
-    float rgb[3], shifted[3];
-    if (in.shape.type == PixelType::kUint8) {
-      const uint8_t* p = in.pixels<const uint8_t>() + i * channels;
-      for (int c = 0; c < 3; ++c) rgb[c] = static_cast<float>(p[c]) / 255.0f;
-      ShiftHue(rgb, hue_factor, shifted);
-      uint8_t* q = out.pixels<uint8_t>() + i * channels;
-      // convert_image_dtype(float32 → uint8): x * (255 + 1 - 1e-3), truncated.
-      for (int c = 0; c < 3; ++c) q[c] = static_cast<uint8_t>(shifted[c] * 255.999f);
-    } else {
-      const float* p = in.pixels<const float>() + i * channels;
-      ShiftHue(p, hue_factor, out.pixels<float>() + i * channels);
-    }
+  // 3 channels: the vectorized loops (pixel_loops.h), torchvision's float32 formulas.
+  const pixel_loops::PixelLoops& loops = pixel_loops::ActivePixelLoops();
+  if (in.shape.type == PixelType::kUint8) {
+    return loops.shift_hue_rgb_u8(in.pixels<const uint8_t>(), pixels, hue_factor,
+                                  out.pixels<uint8_t>());
   }
+  loops.shift_hue_rgb_f32(in.pixels<const float>(), pixels, hue_factor, out.pixels<float>());
 }
 
 }  // namespace stoker

@@ -30,7 +30,7 @@ void AdjustContrast(const ImageView& in, float factor, const ImageView& out);
 // torchvision adjust_hue on tensors: RGB → HSV (torchvision's float32 formulas), hue shifted by
 // hue_factor (in [-0.5, 0.5]) modulo 1, back to RGB; uint8 goes through x / 255 and back as
 // convert_image_dtype does (x * 255.999, truncated). Gray (1 channel) is copied unchanged.
-// REQUIRES: 1 or 3 channels; out has in's shape; `out` may be `in`.
+// REQUIRES: 1 or 3 channels; out has in's shape; `out` may be `in`; float32 values finite.
 void AdjustHue(const ImageView& in, float hue_factor, const ImageView& out);
 
 void AdjustSaturation(const ImageView& in, float factor, const ImageView& out);

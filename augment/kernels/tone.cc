@@ -4,8 +4,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
-#include <type_traits>
 #include <vector>
+
+#include "augment/kernels/pixel_loops.h"
 
 namespace stoker {
 namespace {
@@ -19,6 +20,7 @@ void Remap(const ImageView& in, const ImageView& out, F f) {
   for (size_t i = 0; i < n; ++i) dst[i] = f(src[i]);
 }
 
+// Any type and channel count (uint8 with 1 or 3 channels has the vectorized loops).
 template <typename T>
 void AutocontrastTyped(const ImageView& in, const ImageView& out, float bound) {
   const uint32_t channels = in.shape.channels;
@@ -41,38 +43,48 @@ void AutocontrastTyped(const ImageView& in, const ImageView& out, float bound) {
   }
 }
 
-template <typename T>
-float Smoothed(const T* p, size_t row, size_t channels) {
+// The float32 path (uint8 has the vectorized loop, pixel_loops.h, with the same arithmetic and
+// the smoothed value rounded half to even, as torch.round).
+float Smoothed(const float* p, size_t row, size_t channels) {
   // Interior pixel p: the 3x3 neighbourhood, centre weight 5, others 1, over 13 (float32
   // weights, as torchvision's kernel tensor).
   constexpr float kSide = 1.0f / 13.0f, kCentre = 5.0f / 13.0f;
   float sum = 0.0f;
   for (int dy = -1; dy <= 1; ++dy) {
     for (int dx = -1; dx <= 1; ++dx) {
-      const float v = static_cast<float>(
-          p[dy * static_cast<ptrdiff_t>(row) + dx * static_cast<ptrdiff_t>(channels)]);
+      const float v = p[dy * static_cast<ptrdiff_t>(row) + dx * static_cast<ptrdiff_t>(channels)];
       sum += v * (dy == 0 && dx == 0 ? kCentre : kSide);
     }
   }
   return sum;
 }
 
-template <typename T>
-void SharpnessTyped(const ImageView& in, float factor, const ImageView& out, float bound) {
+void SharpnessFloat(const ImageView& in, float factor, const ImageView& out) {
   const size_t channels = in.shape.channels, width = in.shape.width;
   const size_t row = width * channels;
-  const T* src = in.pixels<const T>();
-  T* dst = out.pixels<T>();
+  const float* src = in.pixels<const float>();
+  float* dst = out.pixels<float>();
   std::copy(src, src + in.shape.elements(), dst);
   const float keep = factor, mix = static_cast<float>(1.0 - factor);
   for (size_t y = 1; y + 1 < in.shape.height; ++y) {
     for (size_t i = channels; i < row - channels; ++i) {
-      const T* p = src + y * row + i;
-      float smooth = Smoothed(p, row, channels);
-      if (std::is_integral_v<T>) smooth = std::nearbyint(smooth);  // torch.round: half to even
-      const float v = keep * static_cast<float>(*p) + mix * smooth;
-      dst[y * row + i] = static_cast<T>(std::clamp(v, 0.0f, bound));
+      const float* p = src + y * row + i;
+      const float v = keep * *p + mix * Smoothed(p, row, channels);
+      dst[y * row + i] = std::clamp(v, 0.0f, 1.0f);
     }
+  }
+}
+
+// torchvision's equalize lookup table of one channel from its histogram (tone.h).
+void EqualizeTable(const uint64_t (&histogram)[256], size_t pixels, uint8_t (&lut)[256]) {
+  int highest = 255;
+  while (histogram[highest] == 0) --highest;
+  const uint64_t step = (pixels - histogram[highest]) / 255;
+  uint64_t below = 0;
+  for (int v = 0; v < 256; ++v) {
+    lut[v] = step == 0 ? static_cast<uint8_t>(v)
+                       : static_cast<uint8_t>(std::min<uint64_t>(255, (below + step / 2) / step));
+    below += histogram[v];
   }
 }
 
@@ -100,8 +112,22 @@ void Solarize(const ImageView& in, float threshold, const ImageView& out) {
 }
 
 void Autocontrast(const ImageView& in, const ImageView& out) {
-  if (in.shape.type == PixelType::kUint8) return AutocontrastTyped<uint8_t>(in, out, 255.0f);
-  AutocontrastTyped<float>(in, out, 1.0f);
+  const size_t channels = in.shape.channels;
+  if (in.shape.type == PixelType::kFloat32) return AutocontrastTyped<float>(in, out, 1.0f);
+  if (channels != 1 && channels != 3) return AutocontrastTyped<uint8_t>(in, out, 255.0f);
+  // 1 or 3 channels of uint8: the vectorized loops (pixel_loops.h), the same arithmetic.
+  const pixel_loops::PixelLoops& loops = pixel_loops::ActivePixelLoops();
+  const size_t pixels = size_t{in.shape.height} * in.shape.width;
+  uint8_t low[3], high[3];
+  loops.min_max_u8(in.pixels<const uint8_t>(), pixels, channels, low, high);
+  float offset[3], scale[3];
+  for (size_t c = 0; c < channels; ++c) {
+    const float minimum = static_cast<float>(low[c]);
+    scale[c] = high[c] == low[c] ? 1.0f : 255.0f / (static_cast<float>(high[c]) - minimum);
+    offset[c] = high[c] == low[c] ? 0.0f : minimum;
+  }
+  loops.scale_offset_u8(in.pixels<const uint8_t>(), pixels, channels, offset, scale,
+                        out.pixels<uint8_t>());
 }
 
 void Equalize(const ImageView& in, const ImageView& out) {
@@ -109,20 +135,22 @@ void Equalize(const ImageView& in, const ImageView& out) {
   const size_t pixels = size_t{in.shape.height} * in.shape.width;
   const uint8_t* src = in.pixels<const uint8_t>();
   uint8_t* dst = out.pixels<uint8_t>();
-  for (size_t c = 0; c < channels; ++c) {
-    uint64_t histogram[256] = {};
-    for (size_t i = 0; i < pixels; ++i) ++histogram[src[i * channels + c]];
-    int highest = 255;
-    while (histogram[highest] == 0) --highest;
-    const uint64_t step = (pixels - histogram[highest]) / 255;
-    uint8_t lut[256];
-    uint64_t below = 0;
-    for (int v = 0; v < 256; ++v) {
-      lut[v] = step == 0 ? static_cast<uint8_t>(v)
-                         : static_cast<uint8_t>(std::min<uint64_t>(255, (below + step / 2) / step));
-      below += histogram[v];
+  // Up to four channels per pass over the pixels (histograms, then lookups), not one.
+  constexpr size_t kGroup = 4;
+  for (size_t first = 0; first < channels; first += kGroup) {
+    const size_t group = std::min(kGroup, channels - first);
+    uint64_t histogram[kGroup][256] = {};
+    for (size_t i = 0; i < pixels; ++i) {
+      const uint8_t* p = src + i * channels + first;
+      for (size_t k = 0; k < group; ++k) ++histogram[k][p[k]];
     }
-    for (size_t i = 0; i < pixels; ++i) dst[i * channels + c] = lut[src[i * channels + c]];
+    uint8_t lut[kGroup][256];
+    for (size_t k = 0; k < group; ++k) EqualizeTable(histogram[k], pixels, lut[k]);
+    for (size_t i = 0; i < pixels; ++i) {
+      const uint8_t* p = src + i * channels + first;
+      uint8_t* q = dst + i * channels + first;
+      for (size_t k = 0; k < group; ++k) q[k] = lut[k][p[k]];
+    }
   }
 }
 
@@ -131,8 +159,24 @@ void AdjustSharpness(const ImageView& in, float factor, const ImageView& out) {
     std::memcpy(out.data, in.data, in.shape.bytes());
     return;
   }
-  if (in.shape.type == PixelType::kUint8) return SharpnessTyped<uint8_t>(in, factor, out, 255.0f);
-  SharpnessTyped<float>(in, factor, out, 1.0f);
+  if (in.shape.type == PixelType::kFloat32) return SharpnessFloat(in, factor, out);
+  // uint8: the same arithmetic, vectorized (pixel_loops.h); the border rows and columns copied.
+  const size_t channels = in.shape.channels;
+  const size_t row = size_t{in.shape.width} * channels;
+  const uint8_t* src = in.pixels<const uint8_t>();
+  uint8_t* dst = out.pixels<uint8_t>();
+  const float keep = factor, mix = static_cast<float>(1.0 - factor);
+  const pixel_loops::PixelLoops& loops = pixel_loops::ActivePixelLoops();
+  std::memcpy(dst, src, row);
+  for (size_t y = 1; y + 1 < in.shape.height; ++y) {
+    const uint8_t* from = src + y * row;
+    uint8_t* to = dst + y * row;
+    std::memcpy(to, from, channels);
+    loops.sharpen_row_u8(from, row, channels, channels, row - channels, keep, mix, to);
+    std::memcpy(to + row - channels, from + row - channels, channels);
+  }
+  const size_t last = (size_t{in.shape.height} - 1) * row;
+  std::memcpy(dst + last, src + last, row);
 }
 
 }  // namespace stoker

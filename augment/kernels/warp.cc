@@ -4,8 +4,11 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
+
+#include "augment/kernels/pixel_loops.h"
 
 namespace stoker {
 namespace {
@@ -14,85 +17,128 @@ constexpr double kPi = 3.14159265358979323846;
 
 double Radians(double degrees) { return degrees * kPi / 180.0; }
 
-// Sum of weight × value over the in-bounds neighbours of one channel; `inside` gets the sum of
-// the in-bounds weights (torchvision's mask channel).
-template <typename T>
-float SampleBilinear(const T* src, int w, int h, size_t channels, size_t c, float ix, float iy,
-                     float* inside) {
-  const float x0 = std::floor(ix), y0 = std::floor(iy);
-  const float fx = ix - x0, fy = iy - y0;
-  const int xs[2] = {static_cast<int>(x0), static_cast<int>(x0) + 1};
-  const int ys[2] = {static_cast<int>(y0), static_cast<int>(y0) + 1};
-  const float wx[2] = {1.0f - fx, fx}, wy[2] = {1.0f - fy, fy};
-  float sum = 0.0f, weight = 0.0f;
-  for (int b = 0; b < 2; ++b) {
-    for (int a = 0; a < 2; ++a) {
-      if (xs[a] < 0 || xs[a] >= w || ys[b] < 0 || ys[b] >= h) continue;
-      const float k = wx[a] * wy[b];
-      sum += k * static_cast<float>(src[(static_cast<size_t>(ys[b]) * w + xs[a]) * channels + c]);
-      weight += k;
-    }
-  }
-  *inside = weight;
-  return sum;
-}
+// Output pixels per chunk of a row: the coordinate arrays live on the stack.
+constexpr int kChunk = 256;
 
 template <typename T>
 T Store(float v) {
   if constexpr (std::is_integral_v<T>) {
-    return static_cast<T>(std::nearbyint(v));  // torch.round: half to even
+    // torch.round: half to even (the vectorizable form where it is exact).
+    return static_cast<T>(std::fabs(v) <= 4194304.0f ? pixel_loops::RoundHalfEven(v)
+                                                     : std::nearbyint(v));
   } else {
     return v;
   }
 }
 
-// Samples `in` at grid_sample's input position of each output pixel: `grid(x, y, &gx, &gy)`
-// gives the normalized grid point ([-1, 1] across the image) of the output pixel centred at
-// (x, y) (pixel units from the top-left corner, centres at +0.5).
-template <typename T, typename Grid>
-void Warp(const ImageView& in, Grid grid, bool bilinear, const float* fill, const ImageView& out) {
+// Nearest: each output pixel copies its source pixel, or takes the fill (0 when null).
+template <typename T>
+void NearestChunk(const T* src, const int32_t* offsets, int n, size_t channels, const float* fill,
+                  T* dst) {
+  for (int j = 0; j < n; ++j, dst += channels) {
+    if (offsets[j] < 0) {
+      for (size_t c = 0; c < channels; ++c) dst[c] = Store<T>(fill != nullptr ? fill[c] : 0.0f);
+    } else if (channels == 3) {  // the common case, unrolled
+      const T* from = src + offsets[j];
+      dst[0] = from[0];
+      dst[1] = from[1];
+      dst[2] = from[2];
+    } else {
+      std::copy(src + offsets[j], src + offsets[j] + channels, dst);
+    }
+  }
+}
+
+// NearestChunk for uint8 RGB: each pixel copied as four bytes (one load, one store; the fourth
+// byte is the next pixel's first, which that pixel rewrites), three where the fourth would be
+// read past the source or written past the chunk.
+void NearestChunkRgb8(const uint8_t* src, size_t src_size, const int32_t* offsets, int n,
+                      const float* fill, uint8_t* dst) {
+  uint8_t fill_pixel[4] = {0, 0, 0, 0};
+  for (int c = 0; c < 3; ++c) fill_pixel[c] = Store<uint8_t>(fill != nullptr ? fill[c] : 0.0f);
+  for (int j = 0; j < n; ++j, dst += 3) {
+    const int32_t offset = offsets[j];
+    const uint8_t* from = offset < 0 ? fill_pixel : src + offset;
+    if (j + 1 < n && (offset < 0 || static_cast<size_t>(offset) + 4 <= src_size)) {
+      std::memcpy(dst, from, 4);
+    } else {
+      dst[0] = from[0];
+      dst[1] = from[1];
+      dst[2] = from[2];
+    }
+  }
+}
+
+// Bilinear: per channel, the sum of weight x value over the in-bounds neighbours (in the order
+// (x0, y0), (x0 + 1, y0), (x0, y0 + 1), (x0 + 1, y0 + 1)); with a fill, blended with it by the
+// in-bounds weight (torchvision's mask channel).
+template <typename T>
+void BilinearPixel(const T* src, int w, int h, size_t channels, int32_t x0, int32_t y0, float fx,
+                   float fy, const float* fill, T* dst) {
+  const float wx[2] = {1.0f - fx, fx}, wy[2] = {1.0f - fy, fy};
+  float k[4];
+  const T* tap[4];
+  float inside = 0.0f;
+  for (int t = 0; t < 4; ++t) {
+    const int32_t x = x0 + (t & 1), y = y0 + (t >> 1);
+    const bool in_bounds = static_cast<uint32_t>(x) < static_cast<uint32_t>(w) &&
+                           static_cast<uint32_t>(y) < static_cast<uint32_t>(h);
+    k[t] = wx[t & 1] * wy[t >> 1];
+    tap[t] = in_bounds ? src + (static_cast<size_t>(y) * w + x) * channels : nullptr;
+    if (in_bounds) inside += k[t];
+  }
+  for (size_t c = 0; c < channels; ++c) {
+    float sum = 0.0f;
+    for (int t = 0; t < 4; ++t) {
+      if (tap[t] != nullptr) sum += k[t] * static_cast<float>(tap[t][c]);
+    }
+    if (fill != nullptr) sum = sum * inside + (1.0f - inside) * fill[c];
+    dst[c] = Store<T>(sum);
+  }
+}
+
+// Samples `in` at grid_sample's input position of each output pixel: `coords(row, first, n, ix,
+// iy)` gives the input coordinates of output pixels first .. first + n - 1 of `row` (a
+// pixel_loops *_coords_row loop: the grid and its unnormalization, align_corners=False).
+template <typename T, typename Coords>
+void Warp(const ImageView& in, Coords coords, bool bilinear, const float* fill,
+          const ImageView& out) {
   const int w = static_cast<int>(in.shape.width), h = static_cast<int>(in.shape.height);
   const size_t channels = in.shape.channels;
-  const float half_w = static_cast<float>(w) / 2, half_h = static_cast<float>(h) / 2;
   const T* src = in.pixels<const T>();
   T* dst = out.pixels<T>();
+  const pixel_loops::PixelLoops& loops = pixel_loops::ActivePixelLoops();
+  float ix[kChunk], iy[kChunk], fx[kChunk], fy[kChunk];
+  int32_t offsets[kChunk], y0[kChunk];
   for (int i = 0; i < h; ++i) {
-    for (int j = 0; j < w; ++j) {
-      float gx, gy;
-      grid(static_cast<float>(j) + 0.5f, static_cast<float>(i) + 0.5f, &gx, &gy);
-      // grid_sample's unnormalization (align_corners=False), as ATen's AVX2 kernel computes it:
-      // (g + 1) * (size / 2) - 0.5 in float32, the multiply-subtract fused. Nearest sampling
-      // sees the difference at exact ties (a 90-degree rotation).
-      const float ix = std::fma(gx + 1.0f, half_w, -0.5f);
-      const float iy = std::fma(gy + 1.0f, half_h, -0.5f);
-      T* pixel = dst + (static_cast<size_t>(i) * w + j) * channels;
+    for (int first = 0; first < w; first += kChunk) {
+      const int n = std::min(kChunk, w - first);
+      coords(i, first, n, ix, iy);
+      T* pixel = dst + (static_cast<size_t>(i) * w + first) * channels;
       if (!bilinear) {
-        const int nx = static_cast<int>(std::nearbyint(ix));
-        const int ny = static_cast<int>(std::nearbyint(iy));
-        const bool in_bounds = nx >= 0 && nx < w && ny >= 0 && ny < h;
-        for (size_t c = 0; c < channels; ++c) {
-          const float v =
-              in_bounds ? static_cast<float>(src[(static_cast<size_t>(ny) * w + nx) * channels + c])
-                        : (fill != nullptr ? fill[c] : 0.0f);
-          pixel[c] = Store<T>(v);
+        loops.nearest_offsets_row(ix, iy, n, w, h, static_cast<int>(channels), offsets);
+        if constexpr (std::is_same_v<T, uint8_t>) {
+          if (channels == 3) {
+            NearestChunkRgb8(src, in.shape.elements(), offsets, n, fill, pixel);
+            continue;
+          }
         }
+        NearestChunk(src, offsets, n, channels, fill, pixel);
         continue;
       }
-      for (size_t c = 0; c < channels; ++c) {
-        float inside = 0.0f;
-        float v = SampleBilinear(src, w, h, channels, c, ix, iy, &inside);
-        if (fill != nullptr) v = v * inside + (1.0f - inside) * fill[c];
-        pixel[c] = Store<T>(v);
+      loops.floor_split_row(ix, iy, n, offsets, y0, fx, fy);
+      for (int j = 0; j < n; ++j, pixel += channels) {
+        BilinearPixel(src, w, h, channels, offsets[j], y0[j], fx[j], fy[j], fill, pixel);
       }
     }
   }
 }
 
-template <typename Grid>
-void WarpAny(const ImageView& in, Grid grid, bool bilinear, const float* fill,
+template <typename Coords>
+void WarpAny(const ImageView& in, Coords coords, bool bilinear, const float* fill,
              const ImageView& out) {
-  if (in.shape.type == PixelType::kUint8) return Warp<uint8_t>(in, grid, bilinear, fill, out);
-  Warp<float>(in, grid, bilinear, fill, out);
+  if (in.shape.type == PixelType::kUint8) return Warp<uint8_t>(in, coords, bilinear, fill, out);
+  Warp<float>(in, coords, bilinear, fill, out);
 }
 
 // Solves the 8 x 8 system a x = b by Gaussian elimination with partial pivoting (double).
@@ -148,12 +194,12 @@ void AffineWarp(const ImageView& in, const std::array<double, 6>& matrix, bool b
     r[k] = static_cast<float>(matrix[k]) / (0.5f * w);
     r[3 + k] = static_cast<float>(matrix[3 + k]) / (0.5f * h);
   }
+  const int width = static_cast<int>(in.shape.width), height = static_cast<int>(in.shape.height);
+  const pixel_loops::PixelLoops& loops = pixel_loops::ActivePixelLoops();
   WarpAny(
       in,
-      [&r, w, h](float px, float py, float* gx, float* gy) {
-        const float x = -w * 0.5f + px, y = -h * 0.5f + py;
-        *gx = x * r[0] + y * r[1] + r[2];
-        *gy = x * r[3] + y * r[4] + r[5];
+      [&](int row, int first, int n, float* ix, float* iy) {
+        loops.affine_coords_row(r, width, height, row, first, n, ix, iy);
       },
       bilinear, fill, out);
 }
@@ -187,12 +233,12 @@ void PerspectiveWarp(const ImageView& in, const std::array<double, 8>& c, bool b
       static_cast<float>(c[2]) / (0.5f * w), static_cast<float>(c[3]) / (0.5f * h),
       static_cast<float>(c[4]) / (0.5f * h), static_cast<float>(c[5]) / (0.5f * h)};
   const float c6 = static_cast<float>(c[6]), c7 = static_cast<float>(c[7]);
+  const int width = static_cast<int>(in.shape.width), height = static_cast<int>(in.shape.height);
+  const pixel_loops::PixelLoops& loops = pixel_loops::ActivePixelLoops();
   WarpAny(
       in,
-      [&t1, c6, c7](float x, float y, float* gx, float* gy) {
-        const float denominator = x * c6 + y * c7 + 1.0f;
-        *gx = (x * t1[0] + y * t1[1] + t1[2]) / denominator - 1.0f;
-        *gy = (x * t1[3] + y * t1[4] + t1[5]) / denominator - 1.0f;
+      [&](int row, int first, int n, float* ix, float* iy) {
+        loops.perspective_coords_row(t1, c6, c7, width, height, row, first, n, ix, iy);
       },
       bilinear, fill, out);
 }
