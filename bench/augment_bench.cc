@@ -33,6 +33,7 @@ constexpr float kSigmaMin = 0.1f, kSigmaMax = 2.0f;  // torchvision's GaussianBl
 
 struct Config {
   double seconds = 3;
+  bool wall_clock = false;  // Time by the wall clock instead of the thread's CPU time.
   uint32_t rounds = 3;
   uint32_t images = 16;
   double torchvision_ips = 0;
@@ -50,7 +51,7 @@ std::vector<std::vector<uint8_t>> SourceImages(uint32_t count) {
 
 // Stoker: the compiled pipeline, as a worker thread runs it.
 double StokerIps(const Pipeline& pipeline, std::vector<std::vector<uint8_t>>& images,
-                 double seconds) {
+                 double seconds, bench::TimeBase base) {
   PipelineWorkspace workspace;
   std::vector<float> out(pipeline.output_bytes_per_sample() / sizeof(float));
   uint64_t index = 0;
@@ -62,11 +63,11 @@ double StokerIps(const Pipeline& pipeline, std::vector<std::vector<uint8_t>>& im
         (void)pipeline.Run(ImageView{image.data(), shape}, &rng, &workspace,
                            reinterpret_cast<uint8_t*>(out.data()));
       },
-      seconds);
+      seconds, base);
 }
 
 // OpenCV: uint8 → float32 in [0, 1], then cv::GaussianBlur ×10 with a drawn sigma, reflect-101.
-double OpenCvIps(std::vector<std::vector<uint8_t>>& images, double seconds) {
+double OpenCvIps(std::vector<std::vector<uint8_t>>& images, double seconds, bench::TimeBase base) {
   cv::Mat a(kSide, kSide, CV_32FC3), b(kSide, kSide, CV_32FC3);
   CounterRng rng(42);
   uint64_t index = 0;
@@ -80,7 +81,7 @@ double OpenCvIps(std::vector<std::vector<uint8_t>>& images, double seconds) {
           std::swap(a, b);
         }
       },
-      seconds);
+      seconds, base);
 }
 
 // The floor: the operations the folded (symmetric-tap) kernel of
@@ -131,6 +132,8 @@ int Main(int argc, char** argv) {
   Config config;
   FlagSet flags("augment_bench", "Blur reference workload: Stoker vs OpenCV (and torchvision).");
   flags.Add("seconds", &config.seconds, "Seconds per measurement");
+  flags.Add("wall_clock", &config.wall_clock,
+            "Time by the wall clock (default: the benchmark thread's CPU time)");
   flags.Add("rounds", &config.rounds,
             "Alternating rounds (each measures both sides); medians count");
   flags.Add("images", &config.images, "Distinct source images");
@@ -140,21 +143,35 @@ int Main(int argc, char** argv) {
 
   cv::setNumThreads(1);
   auto spec = ParsePipelineText("to_float, gaussian_blur(ksize=11)*10");
-  auto pipeline = Pipeline::Compile(*spec, ImageShape{kSide, kSide, kChannels, PixelType::kUint8});
-  if (!pipeline.ok()) {
-    std::fprintf(stderr, "augment_bench: %s\n", pipeline.status().ToString().c_str());
+  const ImageShape input{kSide, kSide, kChannels, PixelType::kUint8};
+  PipelineOptions unfused_options;
+  unfused_options.fuse_blur_chains = false;
+  auto pipeline = Pipeline::Compile(*spec, input);
+  auto unfused = Pipeline::Compile(*spec, InputFormat::Decoded(input), unfused_options);
+  if (!pipeline.ok() || !unfused.ok()) {
+    std::fprintf(stderr, "augment_bench: %s\n",
+                 (pipeline.ok() ? unfused : pipeline).status().ToString().c_str());
     return 1;
   }
   std::vector<std::vector<uint8_t>> images = SourceImages(config.images);
   // vs_opencv is the median of the rounds' ratios: each round's two sides ran back to back, so
   // the ratio of a round is less exposed to the shared machine's load than either figure.
-  std::vector<double> stoker, opencv, ratios;
+  const bench::TimeBase base =
+      config.wall_clock ? bench::TimeBase::kWall : bench::TimeBase::kThreadCpu;
+  std::printf("img/s per second of %s\n",
+              config.wall_clock ? "wall-clock time" : "thread CPU time");
+  std::vector<double> stoker, opencv, ratios, unfused_ips, fusion_ratios;
   for (uint32_t round = 0; round < config.rounds; ++round) {
-    stoker.push_back(StokerIps(*pipeline, images, config.seconds));
-    opencv.push_back(OpenCvIps(images, config.seconds));
+    stoker.push_back(StokerIps(*pipeline, images, config.seconds, base));
+    opencv.push_back(OpenCvIps(images, config.seconds, base));
+    unfused_ips.push_back(StokerIps(*unfused, images, config.seconds, base));
     ratios.push_back(stoker.back() / opencv.back());
-    std::printf("round %u: stoker %.0f img/s, opencv %.0f img/s, ratio %.3f\n", round + 1,
-                stoker.back(), opencv.back(), ratios.back());
+    fusion_ratios.push_back(stoker.back() / unfused_ips.back());
+    std::printf(
+        "round %u: stoker %.0f img/s, opencv %.0f img/s, stoker unfused %.0f img/s; ratio %.3f, "
+        "fused/unfused %.3f\n",
+        round + 1, stoker.back(), opencv.back(), unfused_ips.back(), ratios.back(),
+        fusion_ratios.back());
   }
   const double stoker_ips = bench::Median(stoker), opencv_ips = bench::Median(opencv);
   const double clock_hz = bench::MeasuredClockHz();
@@ -168,10 +185,12 @@ int Main(int argc, char** argv) {
   // One thread each: every img/s figure is per core.
   std::printf(
       "RESULT name=augment kernel=%s stoker_ips_per_core=%.1f torchvision_ips_per_core=%.2f "
-      "opencv_ips_per_core=%.1f floor_ips_per_core=%.0f vs_torchvision=%.2f vs_opencv=%.3f "
-      "floor_fraction=%.3f clock_ghz=%.2f\n",
-      floor.kernel, stoker_ips, tv, opencv_ips, floor.ips, tv > 0 ? stoker_ips / tv : 0.0,
-      bench::Median(ratios), floor.ips > 0 ? stoker_ips / floor.ips : 0.0, clock_hz / 1e9);
+      "opencv_ips_per_core=%.1f unfused_ips_per_core=%.1f floor_ips_per_core=%.0f "
+      "vs_torchvision=%.2f vs_opencv=%.3f fused_vs_unfused=%.3f floor_fraction=%.3f "
+      "clock_ghz=%.2f\n",
+      floor.kernel, stoker_ips, tv, opencv_ips, bench::Median(unfused_ips), floor.ips,
+      tv > 0 ? stoker_ips / tv : 0.0, bench::Median(ratios), bench::Median(fusion_ratios),
+      floor.ips > 0 ? stoker_ips / floor.ips : 0.0, clock_hz / 1e9);
   return 0;
 }
 
