@@ -18,6 +18,11 @@ processes and the same pipeline and filter (bench/e2e_torchvision.py), at the sa
 image of the workers (from /proc/PID/stat, before and after the round) and of the client (wait4
 of its process); torchvision's CPU is its process and its DataLoader workers' over the counted
 batches, after two warm-up batches (/proc, measured by e2e_torchvision.py). Medians.
+blur also reports the wire overhead (issue 13): the workers' CPU per delivered image in steady
+state (between the client's batch --batches/8 and its batch --batches-2, read from its
+--token-file, so that neither start-up nor the batches made for prefetch credit after the last
+one count) against the CPU per image of the same pipeline in one thread
+(`augment_bench --stoker_only`, run after each round): worker_vs_augment.
 Last line: RESULT name=e2e ... vs_torchvision = torchvision's total CPU per image / Stoker's.
 """
 import argparse
@@ -51,17 +56,57 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def run_child(argv, log):
-    """Runs argv to completion; returns (stdout, CPU seconds of it and its waited-for children)."""
+def run_child(argv, log, poll=None):
+    """Runs argv to completion, calling poll() every 5 ms meanwhile if given; returns (stdout,
+    CPU seconds of it and its waited-for children)."""
     with open(log, "w") as err:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, text=True)
+        pid = 0
+        while poll is not None and pid == 0:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid == 0:
+                poll()
+                time.sleep(0.005)
         out = proc.stdout.read()
-        _, status, usage = os.wait4(proc.pid, 0)
+        if pid == 0:
+            _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         with open(log) as f:
             sys.exit(f"e2e: {argv[0]} exited with {proc.returncode}:\n{f.read()[-3000:]}")
     return out, usage.ru_utime + usage.ru_stime
+
+
+class SteadyWindow:
+    """The workers' CPU seconds between two batch counts of the client (read from its
+    --token-file), so that the batches the workers make for the client's prefetch credit after
+    its last batch, and the start-up, are not charged to the delivered images."""
+
+    def __init__(self, token_file, workers, first, last):
+        self.token_file, self.workers = token_file, workers
+        self.marks = {first: None, last: None}
+
+    def __call__(self):
+        try:
+            with open(self.token_file) as f:
+                batches = int(f.readline())
+        except (OSError, ValueError):
+            return
+        for mark, seen in self.marks.items():
+            if seen is None and batches >= mark:
+                self.marks[mark] = (batches, sum(cpu_seconds(w.pid) for w in self.workers))
+
+    def worker_ms_per_image(self):
+        (b0, c0), (b1, c1) = (self.marks[m] or (0, 0) for m in sorted(self.marks))
+        return 1e3 * (c1 - c0) / ((b1 - b0) * BATCH) if b1 > b0 else float("nan")
+
+
+def augment_ms_per_image(build_dir):
+    """CPU ms per image of the same blur pipeline run in one thread (augment_bench)."""
+    out = subprocess.run([f"{build_dir}/bench/augment_bench", "--stoker_only", "--seconds=2",
+                          "--rounds=1"], check=True, capture_output=True, text=True).stdout
+    fields = dict(kv.split("=") for kv in out.strip().splitlines()[-1].split()[1:])
+    return 1e3 / float(fields["stoker_ips_per_core"])
 
 
 def wait_port(path, proc, what):
@@ -117,18 +162,32 @@ def main():
             for r in range(args.rounds):
                 before = sum(cpu_seconds(w.pid) for w in workers)
                 report = f"{tmp}/report{r}.json"
+                # blur: the steady-state window (its --token-file costs the client a small file
+                # per batch, so only here, where the wire overhead is the question).
+                steady = blur = None
+                if args.workload == "blur":
+                    blur = ["--token-file", f"{tmp}/token{r}"]
+                    steady = SteadyWindow(f"{tmp}/token{r}", workers, args.batches // 8,
+                                          args.batches - 2)
                 _, client_cpu = run_child(
                     [f"{b}/tools/stoker-bench-client", "--insecure", "--coordinator", address,
                      "--job", f"e2e-{args.workload}-{r}", "--pipeline", pipeline, *source,
                      *extra, "--batch-size", str(BATCH), "--max-batches", str(args.batches),
-                     "--report-json", report],
-                    f"{tmp}/client{r}.log")
+                     "--report-json", report, *(blur or [])],
+                    f"{tmp}/client{r}.log", steady)
                 worker_cpu = sum(cpu_seconds(w.pid) for w in workers) - before
                 rep = json.load(open(report))
                 images = rep["images"]
                 s = dict(ips=images / rep["wall_seconds"], worker_ms=1e3 * worker_cpu / images,
                          client_ms=1e3 * client_cpu / images)
                 s["total_ms"] = s["worker_ms"] + s["client_ms"]
+                if steady:
+                    s["steady_ms"] = steady.worker_ms_per_image()
+                    s["augment_ms"] = augment_ms_per_image(b)
+                    s["wire"] = s["steady_ms"] / s["augment_ms"]
+                    print(f"round {r + 1}: workers {s['steady_ms']:.3f} CPU ms per delivered "
+                          f"image in steady state, augment {s['augment_ms']:.3f} ms per image: "
+                          f"{s['wire']:.3f}x", flush=True)
                 rows["stoker"].append(s)
                 out, _ = run_child(
                     [sys.executable, f"{HERE}/e2e_torchvision.py", args.workload,
@@ -160,7 +219,11 @@ def main():
           f"stoker_cpu_ms_per_image={med('stoker', 'total_ms'):.4f} "
           f"torchvision_ips={med('torchvision', 'ips'):.2f} "
           f"torchvision_cpu_ms_per_image={med('torchvision', 'total_ms'):.3f} "
-          f"vs_torchvision={statistics.median(ratios):.2f}")
+          f"vs_torchvision={statistics.median(ratios):.2f}"
+          + (f" stoker_worker_steady_cpu_ms_per_image={med('stoker', 'steady_ms'):.4f} "
+             f"augment_cpu_ms_per_image={med('stoker', 'augment_ms'):.4f} "
+             f"worker_vs_augment={med('stoker', 'wire'):.3f}"
+             if args.workload == "blur" else ""))
 
 
 if __name__ == "__main__":
