@@ -292,12 +292,7 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
   for (size_t i = first_op; i < ops_.size();) {
     const Op& op = *ops_[i];
     const size_t end = run_end_[i];  // ops_[i, end) run as one (a fused blur chain), or op i
-    ImageShape shape = current.shape;
-    for (size_t j = i; j < end; ++j) {
-      absl::StatusOr<ImageShape> next = ops_[j]->OutputShapeFor(shape);
-      if (!next.ok()) return OpError(j, *ops_[j], next.status());
-      shape = *next;
-    }
+    ASSIGN_OR_RETURN(const ImageShape shape, OutputShapeOf(i, end, current.shape));
     ImageView target;
     if (end == ops_.size() && last_op_writes_out) {
       target = ImageView{out, shape};
@@ -340,6 +335,17 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
     std::memcpy(out, staging.view().data, output_bytes_per_sample_);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<ImageShape> Pipeline::OutputShapeOf(size_t first, size_t end,
+                                                   const ImageShape& in) const {
+  ImageShape shape = in;
+  for (size_t j = first; j < end; ++j) {
+    absl::StatusOr<ImageShape> next = ops_[j]->OutputShapeFor(shape);
+    if (!next.ok()) return OpError(j, *ops_[j], next.status());
+    shape = *next;
+  }
+  return shape;
 }
 
 void Pipeline::RunBlurChain(size_t first, size_t end, const ImageView& in, CounterRng* rng,

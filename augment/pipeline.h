@@ -164,6 +164,9 @@ class Pipeline {
                     PipelineWorkspace* workspace, absl::Status* status,
                     std::optional<PixelRect>* window) const;
 
+  // The shape ops_[first, end) make of an image of `in`; errors are the first refusing op's
+  // (OpError).
+  absl::StatusOr<ImageShape> OutputShapeOf(size_t first, size_t end, const ImageShape& in) const;
   // Runs ops_[first, end) (a fused blur chain: to_float or a blur, then blurs) on `in` into
   // `out`, drawing each blur's sigma in order.
   void RunBlurChain(size_t first, size_t end, const ImageView& in, CounterRng* rng,

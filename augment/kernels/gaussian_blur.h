@@ -10,7 +10,7 @@
 //                BORDER_REFLECT_101 and torch.nn.functional.pad(mode="reflect")
 //
 // torchvision convolves the full ksize × ksize kernel; this kernel runs the equivalent separable
-// form (a vertical pass into padded rows, two rows at a time, then a horizontal pass from each),
+// form (a vertical pass into padded rows, four rows at a time, then a horizontal pass from each),
 // folding the kernel's symmetric tap pairs. Results match the 2-D convolution to float rounding
 // (~1e-7 on [0, 1) data). The code is compiled three times, for baseline x86-64, for AVX2 + FMA
 // and for AVX-512, and the best build the CPU runs is chosen at run time
