@@ -21,8 +21,9 @@ batches, after two warm-up batches (/proc, measured by e2e_torchvision.py). Medi
 blur also reports the wire overhead (issue 13): the workers' CPU per delivered image in steady
 state (between the client's batch --batches/8 and its batch --batches-2, read from its
 --token-file, so that neither start-up nor the batches made for prefetch credit after the last
-one count) against the CPU per image of the same pipeline in one thread
-(`augment_bench --stoker_only`, run after each round): worker_vs_augment.
+one count; only with --batches >= 16, as /proc counts in 10 ms ticks) against the CPU per
+image of the same pipeline in one thread (`augment_bench --stoker_only`, run after each round):
+worker_vs_augment.
 Last line: RESULT name=e2e ... vs_torchvision = torchvision's total CPU per image / Stoker's.
 """
 import argparse
@@ -165,7 +166,8 @@ def main():
                 # blur: the steady-state window (its --token-file costs the client a small file
                 # per batch, so only here, where the wire overhead is the question).
                 steady = blur = None
-                if args.workload == "blur":
+                # (At least 16 batches: /proc counts CPU in 10 ms ticks.)
+                if args.workload == "blur" and args.batches >= 16:
                     blur = ["--token-file", f"{tmp}/token{r}"]
                     steady = SteadyWindow(f"{tmp}/token{r}", workers, args.batches // 8,
                                           args.batches - 2)
@@ -223,7 +225,7 @@ def main():
           + (f" stoker_worker_steady_cpu_ms_per_image={med('stoker', 'steady_ms'):.4f} "
              f"augment_cpu_ms_per_image={med('stoker', 'augment_ms'):.4f} "
              f"worker_vs_augment={med('stoker', 'wire'):.3f}"
-             if args.workload == "blur" else ""))
+             if "steady_ms" in rows["stoker"][0] else ""))
 
 
 if __name__ == "__main__":
