@@ -28,4 +28,6 @@ absl::Status Op::ApplyToWindow(const ImageView& in, const PixelRect& window,
   return absl::InternalError(name_ + " does not read a window");
 }
 
+const float* Op::BlurWeights(CounterRng* rng, float* drawn) const { return nullptr; }
+
 }  // namespace stoker

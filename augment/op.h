@@ -137,6 +137,13 @@ class Op {
   // copies and for PIL-exact resampling.
   virtual bool WindowMayBeDownscaled() const { return false; }
 
+  // Fused blur chains (augment/pipeline.h). gaussian_blur returns its ksize; other ops 0.
+  virtual int BlurKsize() const { return 0; }
+  // Makes the draws Apply would make (op.h's list) and returns the BlurKsize() 1-D weights Apply
+  // would blur with: the op's fixed weights, or weights drawn into `drawn` (BlurKsize() floats).
+  // REQUIRES: BlurKsize() > 0.
+  virtual const float* BlurWeights(CounterRng* rng, float* drawn) const;
+
   // True when Apply accepts out.data == in.data (an in-place run).
   virtual bool SupportsInPlace() const { return false; }
 

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "augment/kernels/convert.h"
+#include "augment/kernels/gaussian_blur.h"
 #include "augment/kernels/half.h"
 #include "augment/op.h"
 #include "augment/op_registry.h"
@@ -96,6 +97,34 @@ PixelRect ScaledWindow(const PixelRect& window, uint32_t d, const ImageShape& sc
   return PixelRect{top, left, bottom - top, right - left};
 }
 
+// True when ops[i] may run in a fused blur chain (pipeline.h).
+bool ChainsBlur(const Op& op) {
+  const int ksize = op.BlurKsize();
+  return ksize >= 3 && ksize <= kMaxBlurChainKsize;
+}
+
+// Pipeline::run_end_ for `ops` (of `spec`): each run of chainable blurs, with the to_float right
+// before it, fused when it has two ops or more; each other op alone.
+std::vector<size_t> BlurChainRuns(const stoker::v1::PipelineSpec& spec,
+                                  const std::vector<std::unique_ptr<Op>>& ops, bool fuse) {
+  std::vector<size_t> run_end(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) run_end[i] = i + 1;
+  for (size_t i = 0; fuse && i < ops.size();) {
+    const bool to_float = spec.ops(static_cast<int>(i)).has_to_float() && i + 1 < ops.size() &&
+                          ChainsBlur(*ops[i + 1]);
+    if (!to_float && !ChainsBlur(*ops[i])) {
+      ++i;
+      continue;
+    }
+    size_t end = to_float ? i + 1 : i;
+    const size_t limit = end + kMaxBlurChain;
+    while (end < ops.size() && end < limit && ChainsBlur(*ops[end])) ++end;
+    if (end > i + 1) run_end[i] = end;
+    i = end;
+  }
+  return run_end;
+}
+
 }  // namespace
 
 Pipeline::Pipeline() = default;
@@ -135,6 +164,7 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
         "resize(height, width), center_crop, random_crop or random_resized_crop");
   }
   pipeline.result_shape_ = shape;
+  pipeline.run_end_ = BlurChainRuns(spec, pipeline.ops_, options.fuse_blur_chains);
   pipeline.fuse_decode_crop_ = options.fuse_decode_crop && input.encoded &&
                                pipeline.ops_.size() > 1 && pipeline.ops_[1]->ReadsWindow();
 
@@ -174,6 +204,13 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
 }
 
 const std::string& Pipeline::op_name(size_t i) const { return ops_[i]->name(); }
+
+bool Pipeline::fuses_blur_chains() const {
+  for (size_t i = 0; i < run_end_.size(); ++i) {
+    if (run_end_[i] > i + 1) return true;
+  }
+  return false;
+}
 
 std::vector<int64_t> Pipeline::BatchShape(int64_t batch_size) const {
   const int64_t h = result_shape_.height;
@@ -252,28 +289,34 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
                                   output_layout_ == stoker::v1::LAYOUT_HWC &&
                                   out_type == result_shape_.type && out_aligned;
 
-  for (size_t i = first_op; i < ops_.size(); ++i) {
+  for (size_t i = first_op; i < ops_.size();) {
     const Op& op = *ops_[i];
-    absl::StatusOr<ImageShape> shape = op.OutputShapeFor(current.shape);
-    if (!shape.ok()) return OpError(i, op, shape.status());
+    const size_t end = run_end_[i];  // ops_[i, end) run as one (a fused blur chain), or op i
+    ASSIGN_OR_RETURN(const ImageShape shape, OutputShapeOf(i, end, current.shape));
     ImageView target;
-    if (i + 1 == ops_.size() && last_op_writes_out) {
-      target = ImageView{out, *shape};
-    } else if (op.SupportsInPlace() && current.data != input.data) {
-      target = ImageView{current.data, *shape};  // A workspace buffer: reuse it.
+    if (end == ops_.size() && last_op_writes_out) {
+      target = ImageView{out, shape};
+    } else if (end == i + 1 && op.SupportsInPlace() && current.data != input.data) {
+      target = ImageView{current.data, shape};  // A workspace buffer: reuse it.
     } else {
       ImageBuffer& buffer = workspace->buffer(next_buffer);
       next_buffer ^= 1;
-      buffer.Reshape(*shape);
+      buffer.Reshape(shape);
       target = buffer.view();
     }
     if (timed) op_start = absl::Now();
-    const absl::Status status = i == 1 && window.has_value()
-                                    ? op.ApplyToWindow(current, *window, target)
-                                    : op.Apply(current, rng, &workspace->scratch(), target);
+    absl::Status status;
+    if (end > i + 1) {
+      RunBlurChain(i, end, current, rng, workspace, target);
+    } else if (i == 1 && window.has_value()) {
+      status = op.ApplyToWindow(current, *window, target);
+    } else {
+      status = op.Apply(current, rng, &workspace->scratch(), target);
+    }
     if (!status.ok()) return OpError(i, op, status);
     if (timed) op_seconds[i] = absl::ToDoubleSeconds(absl::Now() - op_start);
     current = target;
+    i = end;
   }
   if (last_op_writes_out) return absl::OkStatus();
 
@@ -292,6 +335,36 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
     std::memcpy(out, staging.view().data, output_bytes_per_sample_);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<ImageShape> Pipeline::OutputShapeOf(size_t first, size_t end,
+                                                   const ImageShape& in) const {
+  ImageShape shape = in;
+  for (size_t j = first; j < end; ++j) {
+    absl::StatusOr<ImageShape> next = ops_[j]->OutputShapeFor(shape);
+    if (!next.ok()) return OpError(j, *ops_[j], next.status());
+    shape = *next;
+  }
+  return shape;
+}
+
+void Pipeline::RunBlurChain(size_t first, size_t end, const ImageView& in, CounterRng* rng,
+                            PipelineWorkspace* workspace, const ImageView& out) const {
+  const size_t first_blur = ops_[first]->BlurKsize() > 0 ? first : first + 1;  // else to_float
+  const int count = static_cast<int>(end - first_blur);
+  int ksizes[kMaxBlurChain];
+  for (int k = 0; k < count; ++k) ksizes[k] = ops_[first_blur + k]->BlurKsize();
+  // Scratch: [drawn weights, kMaxBlurChainKsize floats per blur | the chain's rings and rows].
+  const size_t weight_floats = size_t{kMaxBlurChain} * kMaxBlurChainKsize;
+  const size_t floats = weight_floats + GaussianBlurChainScratchFloats(in.shape, ksizes, count);
+  ImageBuffer& scratch = workspace->scratch();
+  scratch.Reshape(ImageShape{1, static_cast<uint32_t>(floats), 1, PixelType::kFloat32});
+  float* drawn = scratch.view().pixels<float>();
+  const float* weights[kMaxBlurChain];
+  for (int k = 0; k < count; ++k) {
+    weights[k] = ops_[first_blur + k]->BlurWeights(rng, drawn + k * kMaxBlurChainKsize);
+  }
+  GaussianBlurChain(in, weights, ksizes, count, drawn + weight_floats, out);
 }
 
 }  // namespace stoker

@@ -26,6 +26,13 @@
 // states. PNG, WebP, and inputs a window op declines (e.g. random_crop that must pad) take the
 // unfused path. PipelineOptions::fuse_decode_crop turns it off (tests and benchmarks compare).
 //
+// Fused blur chains. A run of consecutive gaussian_blur ops (ksize 3 to 15, at most
+// kMaxBlurChain of them), with the to_float right before it if there is one, runs as one fused
+// chain (GaussianBlurChain, augment/kernels/gaussian_blur.h): row by row, each blur's output
+// rows feeding the next blur's vertical pass through a ring of a few rows, instead of one whole
+// image per op. Each blur draws its sigma as it would alone, in pipeline order, and the output is
+// bit-identical to running the ops one by one. PipelineOptions::fuse_blur_chains turns it off.
+//
 // Errors from Compile are INVALID_ARGUMENT and name the op and field, e.g.
 // "pipeline.ops[3] (gaussian_blur): ksize must be odd and > 0, got 4".
 
@@ -58,7 +65,8 @@ class PipelineWorkspace {
   ImageDecoder& decoder() { return decoder_; }
 
   // With timing on, Run records the seconds each op took (op_seconds()[i] for ops[i], the
-  // output conversion not included); off by default (two clock reads per op).
+  // output conversion not included; a fused blur chain's time is on its first op, its other ops
+  // read 0); off by default (two clock reads per op).
   void set_time_ops(bool on) { time_ops_ = on; }
   bool time_ops() const { return time_ops_; }
   const std::vector<double>& op_seconds() const { return op_seconds_; }
@@ -76,6 +84,8 @@ class PipelineWorkspace {
 struct PipelineOptions {
   // Fused decode-and-crop (above). Off: decode the whole image, then run the crop op on it.
   bool fuse_decode_crop = true;
+  // Fused blur chains (above). Off: every op runs alone on whole images.
+  bool fuse_blur_chains = true;
 };
 
 // Immutable after Compile: Run may be called from many threads, each with its own workspace.
@@ -101,6 +111,8 @@ class Pipeline {
   bool encoded_input() const { return encoded_input_; }
   // True when Run decodes JPEGs window by window for ops[1] (fused decode-and-crop, above).
   bool fuses_decode_crop() const { return fuse_decode_crop_; }
+  // True when at least one run of ops executes as a fused blur chain (above).
+  bool fuses_blur_chains() const;
   // Shape after the last op, before the output conversion.
   const ImageShape& result_shape() const { return result_shape_; }
   stoker::v1::DType output_dtype() const { return output_dtype_; }
@@ -152,7 +164,18 @@ class Pipeline {
                     PipelineWorkspace* workspace, absl::Status* status,
                     std::optional<PixelRect>* window) const;
 
+  // The shape ops_[first, end) make of an image of `in`; errors are the first refusing op's
+  // (OpError).
+  absl::StatusOr<ImageShape> OutputShapeOf(size_t first, size_t end, const ImageShape& in) const;
+  // Runs ops_[first, end) (a fused blur chain: to_float or a blur, then blurs) on `in` into
+  // `out`, drawing each blur's sigma in order.
+  void RunBlurChain(size_t first, size_t end, const ImageView& in, CounterRng* rng,
+                    PipelineWorkspace* workspace, const ImageView& out) const;
+
   std::vector<std::unique_ptr<Op>> ops_;
+  // run_end_[i]: ops_[i, run_end_[i]) run as one fused blur chain when run_end_[i] > i + 1;
+  // i + 1 for an op that runs alone (and for ops inside a chain, which Run never starts at).
+  std::vector<size_t> run_end_;
   bool encoded_input_ = false;
   bool fuse_decode_crop_ = false;
   ImageShape input_shape_;

@@ -5,6 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --bench
 scripts/build.sh augment_bench
-tv=$(/usr/bin/python3 bench/augment_torchvision.py "${TORCHVISION_SECONDS:-8}" | tail -n1)
+# Both sides per second of CPU time, or both of wall time with --wall_clock.
+clock=cpu
+for arg in "$@"; do [ "$arg" = --wall_clock ] && clock=wall; done
+tv=$(/usr/bin/python3 bench/augment_torchvision.py "${TORCHVISION_SECONDS:-8}" "$clock" | tail -n1)
 echo "$tv"
 exec "${STOKER_BUILD_DIR:-build}/bench/augment_bench" "--torchvision_ips=${tv#torchvision_ips=}" "$@"

@@ -11,12 +11,19 @@
 namespace stoker {
 namespace bench {
 
-// Calls `item` (which processes one image) repeatedly for about `seconds` after one warm-up
-// call; returns items per second.
-double ItemsPerSecond(const std::function<void()>& item, double seconds);
+// What ItemsPerSecond's seconds are: wall-clock time, or the calling thread's CPU time
+// (CLOCK_THREAD_CPUTIME_ID: what a core pays, less exposed to other processes on a shared
+// machine than wall time, though not to their use of shared caches and memory).
+enum class TimeBase { kWall, kThreadCpu };
+
+// Calls `item` (which processes one image) repeatedly for about `seconds` (of `base`) after one
+// warm-up call; returns items per second.
+double ItemsPerSecond(const std::function<void()>& item, double seconds,
+                      TimeBase base = TimeBase::kWall);
 
 // The core clock in Hz, measured with a chain of dependent 64-bit integer multiplies over about
-// 0.2 s. Each takes 3 cycles on every x86-64 core since Intel Core 2 and AMD Zen, and unlike a
+// 0.2 s of the thread's CPU time (wall time read the clock low whenever other processes took the
+// core, e.g. 1.7 GHz instead of 3.6 on a loaded 2-core machine). Each takes 3 cycles on every x86-64 core since Intel Core 2 and AMD Zen, and unlike a
 // chain of immediate adds (which newer Intel cores fold, reading 5-7x the clock) no core
 // shortens it. 0 where that cannot be measured (not x86-64).
 double MeasuredClockHz();

@@ -19,6 +19,12 @@ processes and the same pipeline and filter (bench/e2e_torchvision.py), at the sa
 image of the workers (from /proc/PID/stat, before and after the round) and of the client (wait4
 of its process); torchvision's CPU is its process and its DataLoader workers' over the counted
 batches, after two warm-up batches (/proc, measured by e2e_torchvision.py). Medians.
+blur also reports the wire overhead (issue 13): the workers' CPU per delivered image in steady
+state (between the client's batch --batches/8 and its batch --batches-2, read from its
+--token-file, so that neither start-up nor the batches made for prefetch credit after the last
+one count; only with --batches >= 16, as /proc counts in 10 ms ticks) against the CPU per
+image of the same pipeline in one thread (`augment_bench --stoker_only`, run after each round):
+worker_vs_augment.
 Last line: RESULT name=e2e ... vs_torchvision = torchvision's total CPU per image / Stoker's.
 
 A/B of trainer clients: --client-flag adds a flag to stoker-bench-client (e.g. --contiguous);
@@ -58,17 +64,57 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def run_child(argv, log):
-    """Runs argv to completion; returns (stdout, CPU seconds of it and its waited-for children)."""
+def run_child(argv, log, poll=None):
+    """Runs argv to completion, calling poll() every 5 ms meanwhile if given; returns (stdout,
+    CPU seconds of it and its waited-for children)."""
     with open(log, "w") as err:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, text=True)
+        pid = 0
+        while poll is not None and pid == 0:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid == 0:
+                poll()
+                time.sleep(0.005)
         out = proc.stdout.read()
-        _, status, usage = os.wait4(proc.pid, 0)
+        if pid == 0:
+            _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         with open(log) as f:
             sys.exit(f"e2e: {argv[0]} exited with {proc.returncode}:\n{f.read()[-3000:]}")
     return out, usage.ru_utime + usage.ru_stime
+
+
+class SteadyWindow:
+    """The workers' CPU seconds between two batch counts of the client (read from its
+    --token-file), so that the batches the workers make for the client's prefetch credit after
+    its last batch, and the start-up, are not charged to the delivered images."""
+
+    def __init__(self, token_file, workers, first, last):
+        self.token_file, self.workers = token_file, workers
+        self.marks = {first: None, last: None}
+
+    def __call__(self):
+        try:
+            with open(self.token_file) as f:
+                batches = int(f.readline())
+        except (OSError, ValueError):
+            return
+        for mark, seen in self.marks.items():
+            if seen is None and batches >= mark:
+                self.marks[mark] = (batches, sum(cpu_seconds(w.pid) for w in self.workers))
+
+    def worker_ms_per_image(self):
+        (b0, c0), (b1, c1) = (self.marks[m] or (0, 0) for m in sorted(self.marks))
+        return 1e3 * (c1 - c0) / ((b1 - b0) * BATCH) if b1 > b0 else float("nan")
+
+
+def augment_ms_per_image(build_dir):
+    """CPU ms per image of the same blur pipeline run in one thread (augment_bench)."""
+    out = subprocess.run([f"{build_dir}/bench/augment_bench", "--stoker_only", "--seconds=2",
+                          "--rounds=1"], check=True, capture_output=True, text=True).stdout
+    fields = dict(kv.split("=") for kv in out.strip().splitlines()[-1].split()[1:])
+    return 1e3 / float(fields["stoker_ips_per_core"])
 
 
 def wait_port(path, proc, what):
@@ -129,19 +175,35 @@ def main():
             for r in range(args.rounds):
                 for i, client in enumerate(clients):
                     before = sum(cpu_seconds(w.pid) for w in workers)
-                    report = f"{tmp}/report{r}.json"
+                    report = f"{tmp}/report{r}-{i}.json"
+                    # blur, the measured client only: the steady-state window (its --token-file
+                    # costs the client a small file per batch, so only here, where the wire
+                    # overhead is the question). (At least 16 batches: /proc counts CPU in 10 ms
+                    # ticks.)
+                    steady = window = None
+                    if i == 0 and args.workload == "blur" and args.batches >= 16:
+                        window = ["--token-file", f"{tmp}/token{r}"]
+                        steady = SteadyWindow(f"{tmp}/token{r}", workers, args.batches // 8,
+                                              args.batches - 2)
                     _, client_cpu = run_child(
                         [client[0], "--insecure", "--coordinator", address,
                          "--job", f"e2e-{args.workload}-{r}-{i}", "--pipeline", pipeline, *source,
                          *extra, "--batch-size", str(BATCH), "--max-batches", str(args.batches),
-                         "--report-json", report, *client[1:]],
-                        f"{tmp}/client{r}.log")
+                         "--report-json", report, *client[1:], *(window or [])],
+                        f"{tmp}/client{r}-{i}.log", steady)
                     worker_cpu = sum(cpu_seconds(w.pid) for w in workers) - before
                     rep = json.load(open(report))
                     images = rep["images"]
                     c = dict(ips=images / rep["wall_seconds"], worker_ms=1e3 * worker_cpu / images,
                              client_ms=1e3 * client_cpu / images)
                     c["total_ms"] = c["worker_ms"] + c["client_ms"]
+                    if steady:
+                        c["steady_ms"] = steady.worker_ms_per_image()
+                        c["augment_ms"] = augment_ms_per_image(b)
+                        c["wire"] = c["steady_ms"] / c["augment_ms"]
+                        print(f"round {r + 1}: workers {c['steady_ms']:.3f} CPU ms per delivered "
+                              f"image in steady state, augment {c['augment_ms']:.3f} ms per image: "
+                              f"{c['wire']:.3f}x", flush=True)
                     rows[f"compare{i}" if i else "stoker"].append(c)
                     if i:
                         print(f"round {r + 1}: compare{i} ({' '.join(client)}) {c['ips']:.0f} img/s, "
@@ -179,7 +241,11 @@ def main():
           f"torchvision_cpu_ms_per_image={med('torchvision', 'total_ms'):.3f} "
           f"vs_torchvision={statistics.median(ratios):.2f}"
           + "".join(f" compare{i}_client_cpu_ms_per_image={med(f'compare{i}', 'client_ms'):.4f}"
-                    for i in range(1, len(clients))))
+                    for i in range(1, len(clients)))
+          + (f" stoker_worker_steady_cpu_ms_per_image={med('stoker', 'steady_ms'):.4f} "
+             f"augment_cpu_ms_per_image={med('stoker', 'augment_ms'):.4f} "
+             f"worker_vs_augment={med('stoker', 'wire'):.3f}"
+             if "steady_ms" in rows["stoker"][0] else ""))
 
 
 if __name__ == "__main__":

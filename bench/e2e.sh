@@ -11,7 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --bench
-scripts/build.sh stoker-coordinator stoker-worker stoker-bench-client stoker-gen-images stoker-pack
+scripts/build.sh stoker-coordinator stoker-worker stoker-bench-client stoker-gen-images stoker-pack \
+  augment_bench
 BIN=${STOKER_BUILD_DIR:-build}
 CACHE=${STOKER_CACHE_DIR:-.cache}/jpeg
 "$BIN/tools/stoker-gen-images" --output="$CACHE/images" --classes=10 --per-class=300

@@ -1,5 +1,6 @@
 #include "augment/kernels/gaussian_blur.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "augment/kernels/gaussian_blur_variants.h"
@@ -45,7 +46,7 @@ void GaussianKernel1D(int ksize, float sigma, float* weights) {
 
 size_t GaussianBlurScratchFloats(const ImageShape& shape, int ksize) {
   const size_t radius = static_cast<size_t>(ksize / 2);
-  return 2 * (size_t{shape.width} + 2 * radius) * shape.channels;  // Two padded rows.
+  return 4 * (size_t{shape.width} + 2 * radius) * shape.channels;  // Four padded rows.
 }
 
 void GaussianBlur(const ImageView& in, const float* weights, int ksize, float* scratch,
@@ -61,6 +62,36 @@ void GaussianBlur(const ImageView& in, const float* weights, int ksize, float* s
   }
 #endif
   blur_internal::GaussianBlurPortable(in, weights, ksize, scratch, out);
+}
+
+size_t GaussianBlurChainScratchFloats(const ImageShape& in_shape, const int* ksizes, int count) {
+  const size_t row_elems = size_t{in_shape.width} * in_shape.channels;
+  int max_radius = 0;
+  size_t ring_rows = 0;
+  for (int k = 0; k < count; ++k) {
+    const int radius = ksizes[k] / 2;
+    max_radius = std::max(max_radius, radius);
+    // Blur k's input ring (gaussian_blur_chain.inc); the first blur of float32 input reads it.
+    if (k > 0 || in_shape.type != PixelType::kFloat32) ring_rows += 2 * radius + 7;
+  }
+  const size_t pad = static_cast<size_t>(max_radius) * in_shape.channels;
+  return blur_internal::kChainAlignFloats + 4 * blur_internal::ChainMidStride(row_elems, pad) +
+         ring_rows * blur_internal::ChainRingRowStride(row_elems);
+}
+
+void GaussianBlurChain(const ImageView& in, const float* const* weights, const int* ksizes,
+                       int count, float* scratch, const ImageView& out) {
+#if defined(STOKER_HAVE_AVX2_BLUR)
+  if (blur_internal::CpuHasAvx512()) {
+    blur_internal::GaussianBlurChainAvx512(in, weights, ksizes, count, scratch, out);
+    return;
+  }
+  if (blur_internal::CpuHasAvx2Fma()) {
+    blur_internal::GaussianBlurChainAvx2(in, weights, ksizes, count, scratch, out);
+    return;
+  }
+#endif
+  blur_internal::GaussianBlurChainPortable(in, weights, ksizes, count, scratch, out);
 }
 
 }  // namespace stoker

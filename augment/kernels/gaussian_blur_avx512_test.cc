@@ -1,4 +1,5 @@
-// The AVX-512 build of the blur kernel against the AVX2 build (equal bit for bit: the same fused
+// The AVX-512 build of the blur kernel (and of the fused chain, against its blurs one by one)
+// against the AVX2 build (equal bit for bit: the same fused
 // multiply-adds per output in the same order, only wider vectors) and the baseline build (within
 // 2e-6 of it on [0, 1) data: float rounding without FMA). Skipped, shown as skipped (exit 77),
 // where the CPU lacks AVX-512 or AVX2.
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "augment/kernels/gaussian_blur.h"
+#include "augment/kernels/gaussian_blur_chain_testing.h"
 #include "augment/kernels/gaussian_blur_variants.h"
 #include "common/counter_rng.h"
 #include "gtest/gtest.h"
@@ -65,6 +67,12 @@ TEST(GaussianBlurAvx512Test, EqualsAvx2ExactlyAndBaselineWithinRounding) {
       }
     }
   }
+}
+
+TEST(GaussianBlurAvx512Test, ChainEqualsBlursOneByOne) {
+  if (!blur_internal::CpuHasAvx512()) GTEST_SKIP() << "this CPU lacks AVX-512 F/VL";
+  blur_testing::ExpectChainEqualsOneByOne(&blur_internal::GaussianBlurChainAvx512,
+                                          &blur_internal::GaussianBlurAvx512);
 }
 
 }  // namespace

@@ -9,8 +9,7 @@ void ToFloat(const ImageView& in, const ImageView& out) {
   const uint8_t* __restrict src = in.pixels<const uint8_t>();
   float* __restrict dst = out.pixels<float>();
   const size_t n = in.shape.elements();
-  // A division, not a multiplication by 1/255, to match torchvision bit for bit.
-  for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(src[i]) / 255.0f;
+  for (size_t i = 0; i < n; ++i) dst[i] = ToFloatValue(src[i]);
 }
 
 }  // namespace stoker

@@ -19,7 +19,8 @@ constexpr float kDefaultSigmaMax = 2.0f;
 // and are checked then.
 absl::Status CheckBlurSize(int ksize, const ImageShape& input) {
   const uint32_t radius = static_cast<uint32_t>(ksize / 2);
-  if ((input.height != 0 && input.height <= radius) || (input.width != 0 && input.width <= radius)) {
+  if ((input.height != 0 && input.height <= radius) ||
+      (input.width != 0 && input.width <= radius)) {
     return absl::InvalidArgumentError(
         absl::StrCat("ksize ", ksize, " needs an image taller and wider than ksize/2 = ", radius,
                      " (reflect padding), got ", input.height, "x", input.width));
@@ -49,13 +50,17 @@ class GaussianBlurOp final : public Op {
     const size_t floats = weights_scratch_floats_ + GaussianBlurScratchFloats(in.shape, ksize_);
     scratch->Reshape(ImageShape{1, static_cast<uint32_t>(floats), 1, PixelType::kFloat32});
     float* weights_scratch = scratch->view().pixels<float>();
-    const float* weights = fixed_weights_.data();
-    if (fixed_weights_.empty()) {
-      GaussianKernel1D(ksize_, rng->UniformFloat(sigma_min_, sigma_max_), weights_scratch);
-      weights = weights_scratch;
-    }
+    const float* weights = BlurWeights(rng, weights_scratch);
     GaussianBlur(in, weights, ksize_, weights_scratch + weights_scratch_floats_, out);
     return absl::OkStatus();
+  }
+
+  int BlurKsize() const override { return ksize_; }
+
+  const float* BlurWeights(CounterRng* rng, float* drawn) const override {
+    if (!fixed_weights_.empty()) return fixed_weights_.data();
+    GaussianKernel1D(ksize_, rng->UniformFloat(sigma_min_, sigma_max_), drawn);
+    return drawn;
   }
 
   absl::StatusOr<ImageShape> OutputShapeFor(const ImageShape& in) const override {
