@@ -26,6 +26,14 @@
 // states. PNG, WebP, and inputs a window op declines (e.g. random_crop that must pad) take the
 // unfused path. PipelineOptions::fuse_decode_crop turns it off (tests and benchmarks compare).
 //
+// Fused tails. A pipeline that ends in ops mapping each element per channel (to_float, then
+// normalize: Op::MapsElementsPerChannel) on uint8 input, with float32 output, runs them as one
+// pass: a table of what they give each of the 256 values of each channel, computed at Compile by
+// the ops themselves, is read straight into `out` in its layout (HWC or CHW), equal bit for bit
+// to running them and converting. Ops that work in place and keep the final shape after the last
+// other op (horizontal_flip after random_resized_crop) run in place on `out` when the output
+// conversion is the identity (uint8 HWC), instead of being copied into it.
+//
 // Errors from Compile are INVALID_ARGUMENT and name the op and field, e.g.
 // "pipeline.ops[3] (gaussian_blur): ksize must be odd and > 0, got 4".
 
@@ -101,6 +109,8 @@ class Pipeline {
   bool encoded_input() const { return encoded_input_; }
   // True when Run decodes JPEGs window by window for ops[1] (fused decode-and-crop, above).
   bool fuses_decode_crop() const { return fuse_decode_crop_; }
+  // How many ops at the end Run replaces by a table (fused tails, above); 0 for none.
+  size_t table_tail_ops() const { return tail_table_.empty() ? 0 : ops_.size() - tail_start_; }
   // Shape after the last op, before the output conversion.
   const ImageShape& result_shape() const { return result_shape_; }
   stoker::v1::DType output_dtype() const { return output_dtype_; }
@@ -153,6 +163,12 @@ class Pipeline {
                     std::optional<PixelRect>* window) const;
 
   std::vector<std::unique_ptr<Op>> ops_;
+  // The op that writes `out` when the output conversion is the identity (Compile says which).
+  size_t out_writer_ = 0;
+  // The table tail (above): ops_[tail_start_..] are replaced by tail_table_ (empty: none, and
+  // tail_start_ is ops_.size()).
+  size_t tail_start_ = 0;
+  std::vector<float> tail_table_;
   bool encoded_input_ = false;
   bool fuse_decode_crop_ = false;
   ImageShape input_shape_;

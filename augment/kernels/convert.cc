@@ -51,7 +51,41 @@ void Convert(const ImageView& in, OutputLayout layout, void* out) {
   }
 }
 
+// HWC → CHW through the table, three channels at once (RGB, the common case): one pass over the
+// pixels writing three planes.
+void TableChw3(const uint8_t* __restrict src, size_t pixels, const float* __restrict table,
+               float* __restrict out) {
+  const float* t0 = table;
+  const float* t1 = table + kTableValues;
+  const float* t2 = table + 2 * kTableValues;
+  float* __restrict p0 = out;
+  float* __restrict p1 = out + pixels;
+  float* __restrict p2 = out + 2 * pixels;
+  for (size_t p = 0; p < pixels; ++p, src += 3) {
+    p0[p] = t0[src[0]];
+    p1[p] = t1[src[1]];
+    p2[p] = t2[src[2]];
+  }
+}
+
 }  // namespace
+
+void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout,
+                         float* out) {
+  const uint8_t* __restrict src = in.pixels<const uint8_t>();
+  const size_t channels = in.shape.channels;
+  const size_t pixels = size_t{in.shape.height} * in.shape.width;
+  if (layout == OutputLayout::kChw && channels == 3) return TableChw3(src, pixels, table, out);
+  for (size_t c = 0; c < channels; ++c) {
+    const float* __restrict t = table + c * kTableValues;
+    if (layout == OutputLayout::kChw) {
+      float* __restrict plane = out + c * pixels;
+      for (size_t p = 0; p < pixels; ++p) plane[p] = t[src[p * channels + c]];
+    } else {
+      for (size_t p = 0; p < pixels; ++p) out[p * channels + c] = t[src[p * channels + c]];
+    }
+  }
+}
 
 void ConvertImage(const ImageView& in, OutputLayout layout, PixelType out_type, void* out) {
   const bool in_u8 = in.shape.type == PixelType::kUint8;
