@@ -19,6 +19,10 @@ image of the workers (from /proc/PID/stat, before and after the round) and of th
 of its process); torchvision's CPU is its process and its DataLoader workers' over the counted
 batches, after two warm-up batches (/proc, measured by e2e_torchvision.py). Medians.
 Last line: RESULT name=e2e ... vs_torchvision = torchvision's total CPU per image / Stoker's.
+--baseline-worker PATH (A/B of worker changes): a second coordinator and workers running that
+binary take part in the same rounds, the two Stoker sides in alternating order; the RESULT line
+then adds the baseline's figures and worker_cpu_vs_baseline (baseline worker CPU per image /
+this build's, median of the rounds).
 """
 import argparse
 import json
@@ -74,6 +78,47 @@ def wait_port(path, proc, what):
     sys.exit(f"e2e: {what} did not write {path}")
 
 
+def start_cluster(b, worker_binary, workers, prefix, procs):
+    """A coordinator and `workers` workers of `worker_binary` on loopback; appends them to procs.
+    Returns (coordinator address, worker processes)."""
+    log = open(f"{prefix}-coordinator.log", "w")
+    coordinator = subprocess.Popen(
+        [f"{b}/coordinator/stoker-coordinator", "--insecure", "--listen", "127.0.0.1:0",
+         "--port-file", f"{prefix}-coordinator.port"], stdout=log, stderr=log)
+    procs.append(coordinator)
+    address = f"127.0.0.1:{wait_port(f'{prefix}-coordinator.port', coordinator, 'coordinator')}"
+    started = []
+    for i in range(workers):
+        log = open(f"{prefix}-worker{i}.log", "w")
+        w = subprocess.Popen(
+            [worker_binary, "--insecure", "--coordinator", address, "--threads", "1",
+             "--port-file", f"{prefix}-worker{i}.port"], stdout=log, stderr=log)
+        procs.append(w)
+        started.append(w)
+        wait_port(f"{prefix}-worker{i}.port", w, f"worker {i}")
+    return address, started
+
+
+def stoker_round(b, cluster, args, pipeline, source, extra, prefix, job):
+    """One stoker-bench-client run against `cluster`: img/s and CPU ms per image."""
+    address, workers = cluster
+    before = sum(cpu_seconds(w.pid) for w in workers)
+    report = f"{prefix}-report.json"
+    _, client_cpu = run_child(
+        [f"{b}/tools/stoker-bench-client", "--insecure", "--coordinator", address,
+         "--job", f"e2e-{args.workload}-{job}", "--pipeline", pipeline, *source,
+         *extra, "--batch-size", str(BATCH), "--max-batches", str(args.batches),
+         "--report-json", report],
+        f"{prefix}-client.log")
+    worker_cpu = sum(cpu_seconds(w.pid) for w in workers) - before
+    rep = json.load(open(report))
+    images = rep["images"]
+    s = dict(ips=images / rep["wall_seconds"], worker_ms=1e3 * worker_cpu / images,
+             client_ms=1e3 * client_cpu / images)
+    s["total_ms"] = s["worker_ms"] + s["client_ms"]
+    return s
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build_dir")
@@ -84,6 +129,9 @@ def main():
     parser.add_argument("--batches", type=int, default=40)
     parser.add_argument("--torchvision-batches", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--baseline-worker", default="",
+                        help="A/B: another stoker-worker binary, run as a second cluster in the "
+                             "same rounds (order alternating); adds baseline_* figures")
     args = parser.parse_args()
     b = args.build_dir
     pipeline, extra = WORKLOADS[args.workload]
@@ -98,38 +146,17 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         procs = []
         try:
-            log = open(os.path.join(tmp, "coordinator.log"), "w")
-            coordinator = subprocess.Popen(
-                [f"{b}/coordinator/stoker-coordinator", "--insecure", "--listen", "127.0.0.1:0",
-                 "--port-file", f"{tmp}/coordinator.port"], stdout=log, stderr=log)
-            procs.append(coordinator)
-            address = f"127.0.0.1:{wait_port(f'{tmp}/coordinator.port', coordinator, 'coordinator')}"
-            workers = []
-            for i in range(args.workers):
-                log = open(os.path.join(tmp, f"worker{i}.log"), "w")
-                w = subprocess.Popen(
-                    [f"{b}/worker/stoker-worker", "--insecure", "--coordinator", address, "--threads", "1",
-                     "--port-file", f"{tmp}/worker{i}.port"], stdout=log, stderr=log)
-                procs.append(w)
-                workers.append(w)
-                wait_port(f"{tmp}/worker{i}.port", w, f"worker {i}")
-            rows = {"stoker": [], "torchvision": []}
+            clusters = {"stoker": start_cluster(b, f"{b}/worker/stoker-worker", args.workers,
+                                                f"{tmp}/a", procs)}
+            if args.baseline_worker:
+                clusters["baseline"] = start_cluster(b, args.baseline_worker, args.workers,
+                                                     f"{tmp}/b", procs)
+            rows = {side: [] for side in [*clusters, "torchvision"]}
             for r in range(args.rounds):
-                before = sum(cpu_seconds(w.pid) for w in workers)
-                report = f"{tmp}/report{r}.json"
-                _, client_cpu = run_child(
-                    [f"{b}/tools/stoker-bench-client", "--insecure", "--coordinator", address,
-                     "--job", f"e2e-{args.workload}-{r}", "--pipeline", pipeline, *source,
-                     *extra, "--batch-size", str(BATCH), "--max-batches", str(args.batches),
-                     "--report-json", report],
-                    f"{tmp}/client{r}.log")
-                worker_cpu = sum(cpu_seconds(w.pid) for w in workers) - before
-                rep = json.load(open(report))
-                images = rep["images"]
-                s = dict(ips=images / rep["wall_seconds"], worker_ms=1e3 * worker_cpu / images,
-                         client_ms=1e3 * client_cpu / images)
-                s["total_ms"] = s["worker_ms"] + s["client_ms"]
-                rows["stoker"].append(s)
+                sides = list(clusters) if r % 2 == 0 else list(reversed(clusters))
+                for side in sides:
+                    rows[side].append(stoker_round(b, clusters[side], args, pipeline, source,
+                                                   extra, f"{tmp}/{side}{r}", f"{side}-{r}"))
                 out, _ = run_child(
                     [sys.executable, f"{HERE}/e2e_torchvision.py", args.workload,
                      str(args.workers), str(args.torchvision_batches), *tv_extra],
@@ -139,10 +166,13 @@ def main():
                 t = dict(ips=tv_images / float(fields["wall_seconds"]),
                          total_ms=1e3 * float(fields["cpu_seconds"]) / tv_images)
                 rows["torchvision"].append(t)
-                print(f"round {r + 1}: stoker {s['ips']:.0f} img/s, worker {s['worker_ms']:.3f} "
-                      f"+ client {s['client_ms']:.3f} = {s['total_ms']:.3f} CPU ms/image; "
-                      f"torchvision {t['ips']:.1f} img/s, {t['total_ms']:.2f} CPU ms/image",
-                      flush=True)
+                line = f"round {r + 1}: "
+                for side in clusters:
+                    s = rows[side][-1]
+                    line += (f"{side} {s['ips']:.0f} img/s, worker {s['worker_ms']:.3f} + client "
+                             f"{s['client_ms']:.3f} = {s['total_ms']:.3f} CPU ms/image; ")
+                print(line + f"torchvision {t['ips']:.1f} img/s, {t['total_ms']:.2f} CPU ms/image "
+                      f"(load average {os.getloadavg()[0]:.1f})", flush=True)
         finally:
             for p in procs:
                 p.terminate()
@@ -153,6 +183,13 @@ def main():
         return statistics.median(row[key] for row in rows[side])
 
     ratios = [t["total_ms"] / s["total_ms"] for s, t in zip(rows["stoker"], rows["torchvision"])]
+    baseline = ""
+    if "baseline" in rows:
+        # How many times the baseline worker's CPU per image this one's is, median of the rounds.
+        speedups = [a["worker_ms"] / s["worker_ms"] for s, a in zip(rows["stoker"], rows["baseline"])]
+        baseline = (f" baseline_worker_cpu_ms_per_image={med('baseline', 'worker_ms'):.4f}"
+                    f" baseline_cpu_ms_per_image={med('baseline', 'total_ms'):.4f}"
+                    f" worker_cpu_vs_baseline={statistics.median(speedups):.3f}")
     print(f"RESULT name=e2e workload={args.workload} workers={args.workers} "
           f"stoker_ips={med('stoker', 'ips'):.1f} "
           f"stoker_worker_cpu_ms_per_image={med('stoker', 'worker_ms'):.4f} "
@@ -160,7 +197,7 @@ def main():
           f"stoker_cpu_ms_per_image={med('stoker', 'total_ms'):.4f} "
           f"torchvision_ips={med('torchvision', 'ips'):.2f} "
           f"torchvision_cpu_ms_per_image={med('torchvision', 'total_ms'):.3f} "
-          f"vs_torchvision={statistics.median(ratios):.2f}")
+          f"vs_torchvision={statistics.median(ratios):.2f}{baseline}")
 
 
 if __name__ == "__main__":
