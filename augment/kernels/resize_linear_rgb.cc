@@ -52,24 +52,37 @@ Taps MakeTaps(uint32_t src, uint32_t dst, bool clamp) {
   return taps;
 }
 
+// Output column x of one source row: its three int32 sums (and a fourth lane to ignore).
+__attribute__((target("ssse3"))) inline __m128i Column(const uint8_t* row, const int* first,
+                                                       const int16_t* weights, uint32_t x) {
+  const __m128i pairs = _mm_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1);
+  const __m128i pixels =
+      _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + kChannels * first[x]));
+  int32_t w;
+  std::memcpy(&w, weights + 2 * x, sizeof(w));
+  return _mm_madd_epi16(_mm_shuffle_epi8(pixels, pairs), _mm_set1_epi32(w));
+}
+
 // One source row, horizontally: out[3x + c] = row[3s + c] * w0 + row[3s + 3 + c] * w1 for
 // s = taps.first[x]. Columns before `vector_end` load 8 bytes at pixel s (readable there).
 __attribute__((target("ssse3"))) void HorizontalPass(const uint8_t* row, const Taps& taps,
                                                      uint32_t vector_end, int32_t* out) {
-  const __m128i pairs = _mm_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1);
   const uint32_t width = static_cast<uint32_t>(taps.first.size());
+  const int* first = taps.first.data();  // Locals: the stores below cannot move them.
+  const int16_t* weights = taps.weights.data();
+  const auto column = [&](uint32_t x) { return Column(row, first, weights, x); };
   uint32_t x = 0;
+  for (; x + 2 <= vector_end; x += 2) {  // Two columns: both computed before either store.
+    const __m128i a = column(x), b = column(x + 1);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + kChannels * x), a);  // 4th lane: pad
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + kChannels * (x + 1)), b);
+  }
   for (; x < vector_end; ++x) {
-    const __m128i pixels =
-        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + kChannels * taps.first[x]));
-    int32_t w;
-    std::memcpy(&w, &taps.weights[2 * x], sizeof(w));
-    const __m128i sums = _mm_madd_epi16(_mm_shuffle_epi8(pixels, pairs), _mm_set1_epi32(w));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + kChannels * x), sums);  // 4th lane: pad
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + kChannels * x), column(x));
   }
   for (; x < width; ++x) {
-    const uint8_t* p = row + kChannels * taps.first[x];
-    const int w0 = taps.weights[2 * x], w1 = taps.weights[2 * x + 1];
+    const uint8_t* p = row + kChannels * first[x];
+    const int w0 = weights[2 * x], w1 = weights[2 * x + 1];
     for (int c = 0; c < kChannels; ++c) {
       out[kChannels * x + c] = p[c] * w0 + (w1 != 0 ? p[kChannels + c] * w1 : 0);
     }
