@@ -1,6 +1,8 @@
 #include "augment/kernels/geometry.h"
 
+#if defined(__x86_64__)
 #include <tmmintrin.h>
+#endif
 
 #include <algorithm>
 #include <cstddef>
@@ -10,6 +12,7 @@
 namespace stoker {
 namespace {
 
+#if defined(__x86_64__)
 // pshufb masks that mirror 16 three-byte pixels (48 bytes, three 16-byte registers): output
 // register r is the OR of input register i shuffled by masks[r][i] (-128 selects zero).
 struct MirrorMasks {
@@ -86,6 +89,7 @@ bool HasSsse3() {
   static const bool supported = __builtin_cpu_supports("ssse3");
   return supported;
 }
+#endif  // __x86_64__
 
 // Mirrors rows of `width` pixels of kBytes bytes each (fixed size: memcpy becomes plain moves).
 template <size_t kBytes>
@@ -156,7 +160,9 @@ void HorizontalFlip(const ImageView& in, const ImageView& out) {
     case 1:
       return FlipRowsFixed<1>(src, dst, rows, width);
     case 3:
+#if defined(__x86_64__)
       if (HasSsse3()) return FlipRows3Ssse3(src, dst, rows, width);
+#endif
       return FlipRowsFixed<3>(src, dst, rows, width);
     case 4:
       return FlipRowsFixed<4>(src, dst, rows, width);

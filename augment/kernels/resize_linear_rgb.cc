@@ -1,6 +1,8 @@
 #include "augment/kernels/resize_linear_rgb.h"
 
+#if defined(__x86_64__)
 #include <tmmintrin.h>
+#endif
 
 #include <cfloat>
 #include <cmath>
@@ -10,6 +12,7 @@
 #include <vector>
 
 namespace stoker {
+#if defined(__x86_64__)
 namespace {
 
 constexpr int kChannels = 3;
@@ -170,4 +173,10 @@ void ResizeLinearRgb(const ImageView& in, const PixelRect& region, const ImageVi
   }
 }
 
+#else  // !__x86_64__: no SSSE3, so cv::resize does every resize.
+
+bool ResizeLinearRgbApplies(const ImageShape&, const PixelRect&, const ImageShape&) { return false; }
+void ResizeLinearRgb(const ImageView&, const PixelRect&, const ImageView&) {}
+
+#endif  // __x86_64__
 }  // namespace stoker
