@@ -106,36 +106,35 @@ size_t TableTailStart(const std::vector<std::unique_ptr<Op>>& ops, size_t first)
 }
 
 // What ops[start..] give each uint8 value of each channel (ConvertThroughTable's table): the ops
-// themselves run on probe images whose pixels hold the values 0..255 in every channel, at the
-// first op's own input size where it is fixed, so the table equals their output bit for bit.
+// themselves run on a probe image whose pixels hold the values 0..255 in every channel, of the
+// first op's own width where it is fixed (normalize keeps per-row constants), as many rows as it
+// takes; so the table equals their output bit for bit.
 absl::StatusOr<std::vector<float>> TailTable(const std::vector<std::unique_ptr<Op>>& ops,
                                              size_t start) {
   const ImageShape& in = ops[start]->input_shape();
-  const ImageShape probe{in.height == 0 ? 1 : in.height, in.width == 0 ? 256 : in.width,
+  const uint32_t width = in.width == 0 ? kTableValues : in.width;
+  const ImageShape probe{static_cast<uint32_t>((kTableValues + width - 1) / width), width,
                          in.channels, PixelType::kUint8};
-  const size_t pixels = size_t{probe.height} * probe.width;
-  std::vector<float> table(size_t{in.channels} * kTableValues);
   ImageBuffer buffers[2], scratch;
+  buffers[0].Reshape(probe);
+  uint8_t* values = buffers[0].view().pixels<uint8_t>();
+  for (size_t p = 0; p < probe.elements(); ++p) {
+    values[p] = static_cast<uint8_t>(p / in.channels);  // Pixels past 255 wrap around.
+  }
   CounterRng no_draws = SampleRng(0, 0, 0);  // These ops draw nothing.
-  for (size_t base = 0; base < kTableValues; base += pixels) {
-    buffers[0].Reshape(probe);
-    uint8_t* values = buffers[0].view().pixels<uint8_t>();
-    for (size_t p = 0; p < pixels * in.channels; ++p) {
-      values[p] = static_cast<uint8_t>(base + p / in.channels);
-    }
-    ImageView current = buffers[0].view();
-    for (size_t i = start; i < ops.size(); ++i) {
-      ASSIGN_OR_RETURN(const ImageShape shape, ops[i]->OutputShapeFor(current.shape));
-      ImageBuffer& next = buffers[(i - start + 1) % 2];
-      next.Reshape(shape);
-      RETURN_IF_ERROR(ops[i]->Apply(current, &no_draws, &scratch, next.view()));
-      current = next.view();
-    }
-    const float* mapped = current.pixels<const float>();
-    for (size_t v = base; v < std::min(base + pixels, kTableValues); ++v) {
-      for (size_t c = 0; c < in.channels; ++c) {
-        table[c * kTableValues + v] = mapped[(v - base) * in.channels + c];
-      }
+  ImageView current = buffers[0].view();
+  for (size_t i = start; i < ops.size(); ++i) {
+    ASSIGN_OR_RETURN(const ImageShape shape, ops[i]->OutputShapeFor(current.shape));
+    ImageBuffer& next = buffers[(i - start + 1) % 2];
+    next.Reshape(shape);
+    RETURN_IF_ERROR(ops[i]->Apply(current, &no_draws, &scratch, next.view()));
+    current = next.view();
+  }
+  std::vector<float> table(size_t{in.channels} * kTableValues);
+  const float* mapped = current.pixels<const float>();
+  for (size_t v = 0; v < kTableValues; ++v) {
+    for (size_t c = 0; c < in.channels; ++c) {
+      table[c * kTableValues + v] = mapped[v * in.channels + c];
     }
   }
   return table;
