@@ -124,7 +124,9 @@ absl::StatusOr<std::vector<float>> TailTable(const std::vector<std::unique_ptr<O
   CounterRng no_draws = SampleRng(0, 0, 0);  // These ops draw nothing.
   ImageView current = buffers[0].view();
   for (size_t i = start; i < ops.size(); ++i) {
-    ASSIGN_OR_RETURN(const ImageShape shape, ops[i]->OutputShapeFor(current.shape));
+    // The probe's size (OutputShapeFor would give the op's own, fixed one); the op's type.
+    const ImageShape shape{current.shape.height, current.shape.width, current.shape.channels,
+                           ops[i]->output_shape().type};
     ImageBuffer& next = buffers[(i - start + 1) % 2];
     next.Reshape(shape);
     RETURN_IF_ERROR(ops[i]->Apply(current, &no_draws, &scratch, next.view()));
