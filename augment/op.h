@@ -147,6 +147,12 @@ class Op {
   // True when Apply accepts out.data == in.data (an in-place run).
   virtual bool SupportsInPlace() const { return false; }
 
+  // True when each output element is a fixed function of the input element and its channel
+  // alone, with no draw (to_float, normalize): the executor may then replace a run of such ops
+  // on uint8 input by a table of what they give each of the 256 values (augment/pipeline.h),
+  // which it makes by calling Apply on an image of the op's width (where fixed) and any height.
+  virtual bool MapsElementsPerChannel() const { return false; }
+
   // Transforms `in` into `out`, drawing randomness from `rng` as documented above. `scratch` is a
   // per-thread buffer the op may Reshape and overwrite (it never shrinks, so steady state does not
   // allocate).

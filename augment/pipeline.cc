@@ -125,6 +125,52 @@ std::vector<size_t> BlurChainRuns(const stoker::v1::PipelineSpec& spec,
   return run_end;
 }
 
+// The first op of the run at the end of `ops` (from `first` on) that a table can replace: ops
+// that map elements per channel, the first of them taking uint8; ops.size() when there is none.
+size_t TableTailStart(const std::vector<std::unique_ptr<Op>>& ops, size_t first) {
+  size_t start = ops.size();
+  while (start > first && ops[start - 1]->MapsElementsPerChannel()) --start;
+  while (start < ops.size() && ops[start]->input_shape().type != PixelType::kUint8) ++start;
+  return start;
+}
+
+// What ops[start..] give each uint8 value of each channel (ConvertThroughTable's table): the ops
+// themselves run on a probe image whose pixels hold the values 0..255 in every channel, of the
+// first op's own width where it is fixed (normalize keeps per-row constants), as many rows as it
+// takes; so the table equals their output bit for bit.
+absl::StatusOr<std::vector<float>> TailTable(const std::vector<std::unique_ptr<Op>>& ops,
+                                             size_t start) {
+  const ImageShape& in = ops[start]->input_shape();
+  const uint32_t width = in.width == 0 ? kTableValues : in.width;
+  const ImageShape probe{static_cast<uint32_t>((kTableValues + width - 1) / width), width,
+                         in.channels, PixelType::kUint8};
+  ImageBuffer buffers[2], scratch;
+  buffers[0].Reshape(probe);
+  uint8_t* values = buffers[0].view().pixels<uint8_t>();
+  for (size_t p = 0; p < probe.elements(); ++p) {
+    values[p] = static_cast<uint8_t>(p / in.channels);  // Pixels past 255 wrap around.
+  }
+  CounterRng no_draws = SampleRng(0, 0, 0);  // These ops draw nothing.
+  ImageView current = buffers[0].view();
+  for (size_t i = start; i < ops.size(); ++i) {
+    // The probe's size (OutputShapeFor would give the op's own, fixed one); the op's type.
+    const ImageShape shape{current.shape.height, current.shape.width, current.shape.channels,
+                           ops[i]->output_shape().type};
+    ImageBuffer& next = buffers[(i - start + 1) % 2];
+    next.Reshape(shape);
+    RETURN_IF_ERROR(ops[i]->Apply(current, &no_draws, &scratch, next.view()));
+    current = next.view();
+  }
+  std::vector<float> table(size_t{in.channels} * kTableValues);
+  const float* mapped = current.pixels<const float>();
+  for (size_t v = 0; v < kTableValues; ++v) {
+    for (size_t c = 0; c < in.channels; ++c) {
+      table[c * kTableValues + v] = mapped[v * in.channels + c];
+    }
+  }
+  return table;
+}
+
 }  // namespace
 
 Pipeline::Pipeline() = default;
@@ -165,6 +211,16 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
   }
   pipeline.result_shape_ = shape;
   pipeline.run_end_ = BlurChainRuns(spec, pipeline.ops_, options.fuse_blur_chains);
+  // The op that can write the final image: the last, or an earlier one when every op after it
+  // works in place and keeps the final shape (e.g. horizontal_flip after a crop), so that those
+  // run in place on `out` instead of copying into it.
+  pipeline.out_writer_ = pipeline.ops_.empty() ? 0 : pipeline.ops_.size() - 1;
+  const size_t first_transform = input.encoded ? 1 : 0;
+  while (pipeline.out_writer_ > first_transform) {
+    const Op& op = *pipeline.ops_[pipeline.out_writer_];
+    if (!op.SupportsInPlace() || op.input_shape() != shape || op.output_shape() != shape) break;
+    --pipeline.out_writer_;
+  }
   pipeline.fuse_decode_crop_ = options.fuse_decode_crop && input.encoded &&
                                pipeline.ops_.size() > 1 && pipeline.ops_[1]->ReadsWindow();
 
@@ -195,6 +251,13 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
           absl::StrCat("pipeline.output_dtype: unknown value ", spec.output_dtype()));
   }
   pipeline.output_bytes_per_sample_ = shape.elements() * DTypeBytes(pipeline.output_dtype_);
+  pipeline.tail_start_ = pipeline.ops_.size();
+  const size_t tail = TableTailStart(pipeline.ops_, first_transform);
+  if (tail < pipeline.ops_.size() && shape.type == PixelType::kFloat32 &&
+      pipeline.output_dtype_ == stoker::v1::DTYPE_FLOAT32) {
+    ASSIGN_OR_RETURN(pipeline.tail_table_, TailTable(pipeline.ops_, tail));
+    pipeline.tail_start_ = tail;
+  }
   if (spec.has_batch_mix()) {
     ASSIGN_OR_RETURN(
         pipeline.batch_mix_,
@@ -284,20 +347,26 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
   const PixelType out_type = PixelTypeOf(output_dtype_);
   const bool half = IsHalf(output_dtype_);
   const bool out_aligned = IsAligned(out, PixelTypeSize(out_type));
-  // When the output conversion is the identity, the last op writes straight into `out`.
-  const bool last_op_writes_out = ops_.size() > first_op && !half &&
+  const OutputLayout layout =
+      output_layout_ == stoker::v1::LAYOUT_CHW ? OutputLayout::kChw : OutputLayout::kHwc;
+  // With a table tail, the ops before it run, then the table writes `out` in its layout.
+  const bool tabled = !tail_table_.empty() && out_aligned;
+  const size_t end_op = tabled ? tail_start_ : ops_.size();
+  // When the output conversion is the identity, out_writer_ writes straight into `out` and the
+  // ops after it run there in place.
+  const bool last_op_writes_out = !tabled && ops_.size() > first_op && !half &&
                                   output_layout_ == stoker::v1::LAYOUT_HWC &&
                                   out_type == result_shape_.type && out_aligned;
 
-  for (size_t i = first_op; i < ops_.size();) {
+  for (size_t i = first_op; i < end_op;) {
     const Op& op = *ops_[i];
     const size_t end = run_end_[i];  // ops_[i, end) run as one (a fused blur chain), or op i
     ASSIGN_OR_RETURN(const ImageShape shape, OutputShapeOf(i, end, current.shape));
     ImageView target;
-    if (end == ops_.size() && last_op_writes_out) {
-      target = ImageView{out, shape};
+    if (last_op_writes_out && i <= out_writer_ && out_writer_ < end) {
+      target = ImageView{out, shape};  // the run that writes the final image
     } else if (end == i + 1 && op.SupportsInPlace() && current.data != input.data) {
-      target = ImageView{current.data, shape};  // A workspace buffer: reuse it.
+      target = ImageView{current.data, shape};  // A workspace buffer (or `out`): reuse it.
     } else {
       ImageBuffer& buffer = workspace->buffer(next_buffer);
       next_buffer ^= 1;
@@ -319,22 +388,33 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
     i = end;
   }
   if (last_op_writes_out) return absl::OkStatus();
+  if (tabled) {
+    if (timed) op_start = absl::Now();
+    ConvertThroughTable(current, tail_table_.data(), layout, reinterpret_cast<float*>(out));
+    if (timed) op_seconds[tail_start_] = absl::ToDoubleSeconds(absl::Now() - op_start);
+    return absl::OkStatus();
+  }
+  ConvertOutput(current, workspace, out);
+  return absl::OkStatus();
+}
 
+void Pipeline::ConvertOutput(const ImageView& image, PipelineWorkspace* workspace,
+                             uint8_t* out) const {
+  const PixelType out_type = PixelTypeOf(output_dtype_);
   const OutputLayout layout =
       output_layout_ == stoker::v1::LAYOUT_CHW ? OutputLayout::kChw : OutputLayout::kHwc;
-  if (half) {
-    ConvertToHalf(current, layout, output_dtype_, workspace, out);  // unaligned stores: any `out`
-  } else if (out_aligned) {
-    ConvertImage(current, layout, out_type, out);
+  if (IsHalf(output_dtype_)) {
+    ConvertToHalf(image, layout, output_dtype_, workspace, out);  // unaligned stores: any `out`
+  } else if (IsAligned(out, PixelTypeSize(out_type))) {
+    ConvertImage(image, layout, out_type, out);
   } else {
     // Convert into aligned staging memory, then copy the bytes.
     ImageBuffer& staging = workspace->scratch();
     staging.Reshape(
         ImageShape{result_shape_.height, result_shape_.width, result_shape_.channels, out_type});
-    ConvertImage(current, layout, out_type, staging.view().data);
+    ConvertImage(image, layout, out_type, staging.view().data);
     std::memcpy(out, staging.view().data, output_bytes_per_sample_);
   }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<ImageShape> Pipeline::OutputShapeOf(size_t first, size_t end,

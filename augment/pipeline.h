@@ -33,6 +33,14 @@
 // image per op. Each blur draws its sigma as it would alone, in pipeline order, and the output is
 // bit-identical to running the ops one by one. PipelineOptions::fuse_blur_chains turns it off.
 //
+// Fused tails. A pipeline that ends in ops mapping each element per channel (to_float, then
+// normalize: Op::MapsElementsPerChannel) on uint8 input, with float32 output, runs them as one
+// pass: a table of what they give each of the 256 values of each channel, computed at Compile by
+// the ops themselves, is read straight into `out` in its layout (HWC or CHW), equal bit for bit
+// to running them and converting. Ops that work in place and keep the final shape after the last
+// other op (horizontal_flip after random_resized_crop) run in place on `out` when the output
+// conversion is the identity (uint8 HWC), instead of being copied into it.
+//
 // Errors from Compile are INVALID_ARGUMENT and name the op and field, e.g.
 // "pipeline.ops[3] (gaussian_blur): ksize must be odd and > 0, got 4".
 
@@ -113,6 +121,8 @@ class Pipeline {
   bool fuses_decode_crop() const { return fuse_decode_crop_; }
   // True when at least one run of ops executes as a fused blur chain (above).
   bool fuses_blur_chains() const;
+  // How many ops at the end Run replaces by a table (fused tails, above); 0 for none.
+  size_t table_tail_ops() const { return tail_table_.empty() ? 0 : ops_.size() - tail_start_; }
   // Shape after the last op, before the output conversion.
   const ImageShape& result_shape() const { return result_shape_; }
   stoker::v1::DType output_dtype() const { return output_dtype_; }
@@ -164,6 +174,8 @@ class Pipeline {
                     PipelineWorkspace* workspace, absl::Status* status,
                     std::optional<PixelRect>* window) const;
 
+  // Writes the final image `image` to `out` in the output dtype and layout.
+  void ConvertOutput(const ImageView& image, PipelineWorkspace* workspace, uint8_t* out) const;
   // The shape ops_[first, end) make of an image of `in`; errors are the first refusing op's
   // (OpError).
   absl::StatusOr<ImageShape> OutputShapeOf(size_t first, size_t end, const ImageShape& in) const;
@@ -176,6 +188,12 @@ class Pipeline {
   // run_end_[i]: ops_[i, run_end_[i]) run as one fused blur chain when run_end_[i] > i + 1;
   // i + 1 for an op that runs alone (and for ops inside a chain, which Run never starts at).
   std::vector<size_t> run_end_;
+  // The op that writes `out` when the output conversion is the identity (Compile says which).
+  size_t out_writer_ = 0;
+  // The table tail (above): ops_[tail_start_..] are replaced by tail_table_ (empty: none, and
+  // tail_start_ is ops_.size()).
+  size_t tail_start_ = 0;
+  std::vector<float> tail_table_;
   bool encoded_input_ = false;
   bool fuse_decode_crop_ = false;
   ImageShape input_shape_;

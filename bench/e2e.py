@@ -31,6 +31,11 @@ A/B of trainer clients: --client-flag adds a flag to stoker-bench-client (e.g. -
 each --compare-client (another stoker-bench-client binary, e.g. an older build, with its own
 flags) also streams the same workload from the same workers in every round, right after Stoker's
 client, and its client CPU per image is reported as compare<i>_client_cpu_ms_per_image.
+
+--baseline-worker PATH (A/B of worker changes): a second coordinator and workers running that
+binary take part in the same rounds, the two Stoker sides in alternating order; the RESULT line
+then adds the baseline's figures and worker_cpu_vs_baseline (baseline worker CPU per image /
+this build's, median of the rounds).
 """
 import argparse
 import json
@@ -127,6 +132,62 @@ def wait_port(path, proc, what):
     sys.exit(f"e2e: {what} did not write {path}")
 
 
+def start_cluster(b, worker_binary, workers, prefix, procs):
+    """A coordinator and `workers` workers of `worker_binary` on loopback; appends them to procs.
+    Returns (coordinator address, worker processes)."""
+    log = open(f"{prefix}-coordinator.log", "w")
+    coordinator = subprocess.Popen(
+        [f"{b}/coordinator/stoker-coordinator", "--insecure", "--listen", "127.0.0.1:0",
+         "--port-file", f"{prefix}-coordinator.port"], stdout=log, stderr=log)
+    procs.append(coordinator)
+    address = f"127.0.0.1:{wait_port(f'{prefix}-coordinator.port', coordinator, 'coordinator')}"
+    started = []
+    for i in range(workers):
+        log = open(f"{prefix}-worker{i}.log", "w")
+        w = subprocess.Popen(
+            [worker_binary, "--insecure", "--coordinator", address, "--threads", "1",
+             "--port-file", f"{prefix}-worker{i}.port"], stdout=log, stderr=log)
+        procs.append(w)
+        started.append(w)
+        wait_port(f"{prefix}-worker{i}.port", w, f"worker {i}")
+    return address, started
+
+
+def stoker_round(b, cluster, client, args, pipeline, source, extra, prefix, job, steady):
+    """One run of `client` (stoker-bench-client argv: binary, flags) against `cluster`: img/s and
+    CPU ms per image. With `steady` and the blur workload, also the workers' CPU per delivered
+    image over a steady-state window and augment's CPU per image for the same pipeline."""
+    address, workers = cluster
+    before = sum(cpu_seconds(w.pid) for w in workers)
+    report = f"{prefix}-report.json"
+    # The steady-state window's --token-file costs the client a small file per batch, so only for
+    # blur, where the wire overhead is the question (at least 16 batches: /proc counts CPU in
+    # 10 ms ticks).
+    window = flags = None
+    if steady and args.workload == "blur" and args.batches >= 16:
+        flags = ["--token-file", f"{prefix}-token"]
+        window = SteadyWindow(f"{prefix}-token", workers, args.batches // 8, args.batches - 2)
+    _, client_cpu = run_child(
+        [client[0], "--insecure", "--coordinator", address,
+         "--job", f"e2e-{args.workload}-{job}", "--pipeline", pipeline, *source,
+         *extra, "--batch-size", str(BATCH), "--max-batches", str(args.batches),
+         "--report-json", report, *client[1:], *(flags or [])],
+        f"{prefix}-client.log", window)
+    worker_cpu = sum(cpu_seconds(w.pid) for w in workers) - before
+    rep = json.load(open(report))
+    images = rep["images"]
+    s = dict(ips=images / rep["wall_seconds"], worker_ms=1e3 * worker_cpu / images,
+             client_ms=1e3 * client_cpu / images)
+    s["total_ms"] = s["worker_ms"] + s["client_ms"]
+    if window:
+        s["steady_ms"] = window.worker_ms_per_image()
+        s["augment_ms"] = augment_ms_per_image(b)
+        s["wire"] = s["steady_ms"] / s["augment_ms"]
+        print(f"{job}: workers {s['steady_ms']:.3f} CPU ms per delivered image in steady state, "
+              f"augment {s['augment_ms']:.3f} ms per image: {s['wire']:.3f}x", flush=True)
+    return s
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build_dir")
@@ -139,6 +200,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--client-flag", action="append", default=[])
     parser.add_argument("--compare-client", action="append", default=[])
+    parser.add_argument("--baseline-worker", default="",
+                        help="A/B: another stoker-worker binary, run as a second cluster in the "
+                             "same rounds (order alternating); adds baseline_* figures")
     args = parser.parse_args()
     b = args.build_dir
     pipeline, extra = WORKLOADS[args.workload]
@@ -153,62 +217,28 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         procs = []
         try:
-            log = open(os.path.join(tmp, "coordinator.log"), "w")
-            coordinator = subprocess.Popen(
-                [f"{b}/coordinator/stoker-coordinator", "--insecure", "--listen", "127.0.0.1:0",
-                 "--port-file", f"{tmp}/coordinator.port"], stdout=log, stderr=log)
-            procs.append(coordinator)
-            address = f"127.0.0.1:{wait_port(f'{tmp}/coordinator.port', coordinator, 'coordinator')}"
-            workers = []
-            for i in range(args.workers):
-                log = open(os.path.join(tmp, f"worker{i}.log"), "w")
-                w = subprocess.Popen(
-                    [f"{b}/worker/stoker-worker", "--insecure", "--coordinator", address, "--threads", "1",
-                     "--port-file", f"{tmp}/worker{i}.port"], stdout=log, stderr=log)
-                procs.append(w)
-                workers.append(w)
-                wait_port(f"{tmp}/worker{i}.port", w, f"worker {i}")
+            clusters = {"stoker": start_cluster(b, f"{b}/worker/stoker-worker", args.workers,
+                                                f"{tmp}/a", procs)}
+            if args.baseline_worker:
+                clusters["baseline"] = start_cluster(b, args.baseline_worker, args.workers,
+                                                     f"{tmp}/b", procs)
             clients = [[f"{b}/tools/stoker-bench-client", *args.client_flag]]
-            clients += [shlex.split(c) for c in args.compare_client]
-            rows = {"stoker": [], "torchvision": []}
-            rows.update({f"compare{i}": [] for i in range(1, len(clients))})
+            compares = [shlex.split(c) for c in args.compare_client]
+            rows = {side: [] for side in [*clusters, "torchvision"]}
+            rows.update({f"compare{i}": [] for i in range(1, len(compares) + 1)})
             for r in range(args.rounds):
-                for i, client in enumerate(clients):
-                    before = sum(cpu_seconds(w.pid) for w in workers)
-                    report = f"{tmp}/report{r}-{i}.json"
-                    # blur, the measured client only: the steady-state window (its --token-file
-                    # costs the client a small file per batch, so only here, where the wire
-                    # overhead is the question). (At least 16 batches: /proc counts CPU in 10 ms
-                    # ticks.)
-                    steady = window = None
-                    if i == 0 and args.workload == "blur" and args.batches >= 16:
-                        window = ["--token-file", f"{tmp}/token{r}"]
-                        steady = SteadyWindow(f"{tmp}/token{r}", workers, args.batches // 8,
-                                              args.batches - 2)
-                    _, client_cpu = run_child(
-                        [client[0], "--insecure", "--coordinator", address,
-                         "--job", f"e2e-{args.workload}-{r}-{i}", "--pipeline", pipeline, *source,
-                         *extra, "--batch-size", str(BATCH), "--max-batches", str(args.batches),
-                         "--report-json", report, *client[1:], *(window or [])],
-                        f"{tmp}/client{r}-{i}.log", steady)
-                    worker_cpu = sum(cpu_seconds(w.pid) for w in workers) - before
-                    rep = json.load(open(report))
-                    images = rep["images"]
-                    c = dict(ips=images / rep["wall_seconds"], worker_ms=1e3 * worker_cpu / images,
-                             client_ms=1e3 * client_cpu / images)
-                    c["total_ms"] = c["worker_ms"] + c["client_ms"]
-                    if steady:
-                        c["steady_ms"] = steady.worker_ms_per_image()
-                        c["augment_ms"] = augment_ms_per_image(b)
-                        c["wire"] = c["steady_ms"] / c["augment_ms"]
-                        print(f"round {r + 1}: workers {c['steady_ms']:.3f} CPU ms per delivered "
-                              f"image in steady state, augment {c['augment_ms']:.3f} ms per image: "
-                              f"{c['wire']:.3f}x", flush=True)
-                    rows[f"compare{i}" if i else "stoker"].append(c)
-                    if i:
-                        print(f"round {r + 1}: compare{i} ({' '.join(client)}) {c['ips']:.0f} img/s, "
-                              f"client {c['client_ms']:.4f} CPU ms/image", flush=True)
-                s = rows["stoker"][-1]
+                sides = list(clusters) if r % 2 == 0 else list(reversed(clusters))
+                for side in sides:
+                    rows[side].append(stoker_round(
+                        b, clusters[side], clients[0], args, pipeline, source, extra,
+                        f"{tmp}/{side}{r}", f"{side}-{r}", steady=side == "stoker"))
+                # Other clients against this build's cluster, right after its own client.
+                for i, client in enumerate(compares, start=1):
+                    c = stoker_round(b, clusters["stoker"], client, args, pipeline, source, extra,
+                                     f"{tmp}/compare{i}-{r}", f"compare{i}-{r}", steady=False)
+                    rows[f"compare{i}"].append(c)
+                    print(f"round {r + 1}: compare{i} ({' '.join(client)}) {c['ips']:.0f} img/s, "
+                          f"client {c['client_ms']:.4f} CPU ms/image", flush=True)
                 out, _ = run_child(
                     [sys.executable, f"{HERE}/e2e_torchvision.py", args.workload,
                      str(args.workers), str(args.torchvision_batches), *tv_extra],
@@ -218,10 +248,13 @@ def main():
                 t = dict(ips=tv_images / float(fields["wall_seconds"]),
                          total_ms=1e3 * float(fields["cpu_seconds"]) / tv_images)
                 rows["torchvision"].append(t)
-                print(f"round {r + 1}: stoker {s['ips']:.0f} img/s, worker {s['worker_ms']:.3f} "
-                      f"+ client {s['client_ms']:.3f} = {s['total_ms']:.3f} CPU ms/image; "
-                      f"torchvision {t['ips']:.1f} img/s, {t['total_ms']:.2f} CPU ms/image",
-                      flush=True)
+                line = f"round {r + 1}: "
+                for side in clusters:
+                    s = rows[side][-1]
+                    line += (f"{side} {s['ips']:.0f} img/s, worker {s['worker_ms']:.3f} + client "
+                             f"{s['client_ms']:.3f} = {s['total_ms']:.3f} CPU ms/image; ")
+                print(line + f"torchvision {t['ips']:.1f} img/s, {t['total_ms']:.2f} CPU ms/image "
+                      f"(load average {os.getloadavg()[0]:.1f})", flush=True)
         finally:
             for p in procs:
                 p.terminate()
@@ -232,6 +265,13 @@ def main():
         return statistics.median(row[key] for row in rows[side])
 
     ratios = [t["total_ms"] / s["total_ms"] for s, t in zip(rows["stoker"], rows["torchvision"])]
+    baseline = ""
+    if "baseline" in rows:
+        # How many times the baseline worker's CPU per image this one's is, median of the rounds.
+        speedups = [a["worker_ms"] / s["worker_ms"] for s, a in zip(rows["stoker"], rows["baseline"])]
+        baseline = (f" baseline_worker_cpu_ms_per_image={med('baseline', 'worker_ms'):.4f}"
+                    f" baseline_cpu_ms_per_image={med('baseline', 'total_ms'):.4f}"
+                    f" worker_cpu_vs_baseline={statistics.median(speedups):.3f}")
     print(f"RESULT name=e2e workload={args.workload} workers={args.workers} "
           f"stoker_ips={med('stoker', 'ips'):.1f} "
           f"stoker_worker_cpu_ms_per_image={med('stoker', 'worker_ms'):.4f} "
@@ -239,9 +279,9 @@ def main():
           f"stoker_cpu_ms_per_image={med('stoker', 'total_ms'):.4f} "
           f"torchvision_ips={med('torchvision', 'ips'):.2f} "
           f"torchvision_cpu_ms_per_image={med('torchvision', 'total_ms'):.3f} "
-          f"vs_torchvision={statistics.median(ratios):.2f}"
+          f"vs_torchvision={statistics.median(ratios):.2f}{baseline}"
           + "".join(f" compare{i}_client_cpu_ms_per_image={med(f'compare{i}', 'client_ms'):.4f}"
-                    for i in range(1, len(clients)))
+                    for i in range(1, len(compares) + 1))
           + (f" stoker_worker_steady_cpu_ms_per_image={med('stoker', 'steady_ms'):.4f} "
              f"augment_cpu_ms_per_image={med('stoker', 'augment_ms'):.4f} "
              f"worker_vs_augment={med('stoker', 'wire'):.3f}"

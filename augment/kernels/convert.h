@@ -11,6 +11,8 @@
 //
 // Pure function: no allocation, thread-safe on distinct outputs.
 
+#include <cstddef>
+
 #include "image/image.h"
 
 namespace stoker {
@@ -20,6 +22,16 @@ enum class OutputLayout { kHwc, kChw };
 // Writes in.shape.elements() elements of `out_type` to `out` in `layout`.
 // REQUIRES: `out` is aligned to PixelTypeSize(out_type) and does not overlap `in`.
 void ConvertImage(const ImageView& in, OutputLayout layout, PixelType out_type, void* out);
+
+// Values a uint8 element maps to, per channel: table[c * kTableValues + v] for value v of
+// channel c (the fused to_float/normalize tail of augment/pipeline.h).
+inline constexpr size_t kTableValues = 256;
+
+// Writes in.shape.elements() float32 values to `out` in `layout`, each element looked up in
+// `table` by its value and channel.
+// REQUIRES: in.shape.type == kUint8; `table` holds in.shape.channels * kTableValues floats;
+//   `out` is float-aligned and does not overlap `in` or `table`.
+void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout, float* out);
 
 }  // namespace stoker
 

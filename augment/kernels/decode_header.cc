@@ -100,12 +100,17 @@ int CountJpegScans(absl::Span<const uint8_t> bytes, int cap) {
     pos += length;
     if (marker != 0xDA) continue;
     ++scans;
-    // Entropy-coded data runs to the next marker other than FF00 (stuffing) and RSTn.
+    // Entropy-coded data runs to the next marker other than FF00 (stuffing) and RSTn; memchr
+    // finds the FF bytes (this walk is over the whole file, for every sample a worker decodes).
     while (pos + 1 < n) {
-      if (bytes[pos] == 0xFF && bytes[pos + 1] != 0x00 &&
-          !(bytes[pos + 1] >= 0xD0 && bytes[pos + 1] <= 0xD7)) {
+      const void* ff = std::memchr(bytes.data() + pos, 0xFF, n - 1 - pos);
+      if (ff == nullptr) {
+        pos = n - 1;
         break;
       }
+      pos = static_cast<size_t>(static_cast<const uint8_t*>(ff) - bytes.data());
+      const uint8_t next = bytes[pos + 1];
+      if (next != 0x00 && !(next >= 0xD0 && next <= 0xD7)) break;
       ++pos;
     }
   }

@@ -152,6 +152,54 @@ TEST_F(DecodeTest, ProgressiveScansAreCountedAndCapped) {
                   BadSampleReason::kTooLarge, "more than");
 }
 
+// CountJpegScans as first written, one byte at a time: the reference its memchr walk must match.
+int CountScansBytewise(const std::vector<uint8_t>& bytes, int cap) {
+  const size_t n = bytes.size();
+  size_t pos = 2;
+  int scans = 0;
+  while (pos + 1 < n && scans <= cap) {
+    if (bytes[pos] != 0xFF) return scans;
+    while (pos < n && bytes[pos] == 0xFF) ++pos;
+    if (pos >= n) return scans;
+    const uint8_t marker = bytes[pos++];
+    if (marker == 0xD9) return scans;
+    if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) continue;
+    if (pos + 2 > n) return scans;
+    const size_t length = size_t{bytes[pos]} << 8 | bytes[pos + 1];
+    if (length < 2) return scans;
+    pos += length;
+    if (marker != 0xDA) continue;
+    ++scans;
+    for (; pos + 1 < n; ++pos) {
+      const uint8_t next = bytes[pos + 1];
+      if (bytes[pos] == 0xFF && next != 0x00 && !(next >= 0xD0 && next <= 0xD7)) break;
+    }
+  }
+  return scans;
+}
+
+TEST_F(DecodeTest, ScanCountMatchesBytewiseWalkOnDamagedFiles) {
+  const std::vector<uint8_t> sources[] = {EncodeJpeg(view_, 90, /*progressive=*/true),
+                                          EncodeJpeg(view_, 90)};
+  std::srand(13);
+  for (const std::vector<uint8_t>& source : sources) {
+    EXPECT_EQ(CountJpegScans(source, 1000), CountScansBytewise(source, 1000));
+    for (int trial = 0; trial < 400; ++trial) {
+      std::vector<uint8_t> bytes = source;
+      // Markers, stuffing and restart codes where the walk branches, and random truncation.
+      constexpr uint8_t kValues[] = {0xFF, 0x00, 0xD0, 0xD7, 0xD9, 0xDA, 0x01, 0x42};
+      for (int k = 0; k < 1 + trial % 4; ++k) {
+        bytes[2 + std::rand() % (bytes.size() - 2)] = kValues[std::rand() % 8];
+      }
+      if (trial % 3 == 0) bytes.resize(2 + std::rand() % (bytes.size() - 2));
+      for (const int cap : {1, 3, 1000}) {
+        ASSERT_EQ(CountJpegScans(bytes, cap), CountScansBytewise(bytes, cap))
+            << "trial " << trial << ", cap " << cap;
+      }
+    }
+  }
+}
+
 TEST_F(DecodeTest, TruncatedOrCorruptIsDecodeError) {
   std::vector<uint8_t> jpeg = EncodeJpeg(view_, 90);
   jpeg.resize(jpeg.size() / 2);

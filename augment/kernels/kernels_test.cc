@@ -61,9 +61,12 @@ TEST(HorizontalFlipTest, MirrorsRowsOutOfPlace) {
   EXPECT_THAT(out, ElementsAre(5, 6, 3, 4, 1, 2, 11, 12, 9, 10, 7, 8));
 }
 
+// Widths around the 16-pixel blocks of the SSSE3 flip of 3-byte pixels (pairs of blocks from
+// both ends, then a middle of up to 31 pixels), and the JPEG pipelines' 224.
 TEST(HorizontalFlipTest, MirrorsInPlaceForSeveralPixelSizes) {
   for (uint32_t channels : {1u, 2u, 3u, 4u, 5u}) {
-    for (uint32_t width : {1u, 2u, 5u, 6u}) {
+    for (uint32_t width : {1u, 2u, 5u, 6u, 15u, 16u, 17u, 31u, 32u, 33u, 47u, 48u, 49u, 63u, 64u,
+                           65u, 97u, 224u}) {
       std::vector<uint8_t> image(size_t{2} * width * channels);
       for (size_t i = 0; i < image.size(); ++i) image[i] = static_cast<uint8_t>(i);
       std::vector<uint8_t> expected(image.size());

@@ -5,7 +5,8 @@
 // exceptions stop here):
 //
 //   kBilinear  OpenCV INTER_LINEAR: half-pixel centers, no antialiasing (torchvision's
-//              Resize(antialias=False) on tensors, up to rounding of uint8 results).
+//              Resize(antialias=False) on tensors, up to rounding of uint8 results). 3-channel
+//              uint8 goes through ResizeLinearRgb (resize_linear_rgb.h), bit-equal to it.
 //   kArea      OpenCV INTER_AREA: each output pixel averages the input area it covers; the
 //              right filter for shrinking (bilinear when enlarging).
 //   kAntialias PIL's bilinear resampling (resize_antialias.h): a triangle filter widened by the

@@ -26,6 +26,7 @@ class NormalizeOp final : public Op {
   }
 
   bool SupportsInPlace() const override { return true; }
+  bool MapsElementsPerChannel() const override { return true; }
 
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {

@@ -15,6 +15,8 @@ class ToFloatOp final : public Op {
       : Op("to_float", input,
            ImageShape{input.height, input.width, input.channels, PixelType::kFloat32}) {}
 
+  bool MapsElementsPerChannel() const override { return true; }
+
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
     ToFloat(in, out);
