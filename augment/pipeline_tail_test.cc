@@ -17,8 +17,7 @@
 namespace stoker {
 namespace {
 
-constexpr char kNormalize[] =
-    "normalize(mean=[0.485,0.456,0.406], std=[0.229,0.224,0.225])";
+constexpr char kNormalize[] = "normalize(mean=[0.485,0.456,0.406], std=[0.229,0.224,0.225])";
 
 Pipeline CompileText(const std::string& text, const ImageShape& shape, stoker::v1::Layout layout) {
   absl::StatusOr<stoker::v1::PipelineSpec> spec = ParsePipelineText(text);
@@ -51,13 +50,13 @@ std::vector<uint8_t> RunOpsOneByOne(const Pipeline& pipeline, const ImageView& i
     current = buffers[i].view();
   }
   std::vector<uint8_t> out(pipeline.output_bytes_per_sample());
-  const PixelType type = pipeline.output_dtype() == stoker::v1::DTYPE_UINT8 ? PixelType::kUint8
-                                                                              : PixelType::kFloat32;
+  const PixelType type =
+      pipeline.output_dtype() == stoker::v1::DTYPE_UINT8 ? PixelType::kUint8 : PixelType::kFloat32;
   std::vector<float> aligned(out.size() / sizeof(float) + 1);
-  ConvertImage(current,
-               pipeline.output_layout() == stoker::v1::LAYOUT_CHW ? OutputLayout::kChw
-                                                                  : OutputLayout::kHwc,
-               type, aligned.data());
+  ConvertImage(
+      current,
+      pipeline.output_layout() == stoker::v1::LAYOUT_CHW ? OutputLayout::kChw : OutputLayout::kHwc,
+      type, aligned.data());
   std::memcpy(out.data(), aligned.data(), out.size());
   return out;
 }

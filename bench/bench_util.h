@@ -23,9 +23,10 @@ double ItemsPerSecond(const std::function<void()>& item, double seconds,
 
 // The core clock in Hz, measured with a chain of dependent 64-bit integer multiplies over about
 // 0.2 s of the thread's CPU time (wall time read the clock low whenever other processes took the
-// core, e.g. 1.7 GHz instead of 3.6 on a loaded 2-core machine). Each takes 3 cycles on every x86-64 core since Intel Core 2 and AMD Zen, and unlike a
-// chain of immediate adds (which newer Intel cores fold, reading 5-7x the clock) no core
-// shortens it. 0 where that cannot be measured (not x86-64).
+// core, e.g. 1.7 GHz instead of 3.6 on a loaded 2-core machine). Each takes 3 cycles on every
+// x86-64 core since Intel Core 2 and AMD Zen, and unlike a chain of immediate adds (which newer
+// Intel cores fold, reading 5-7x the clock) no core shortens it. 0 where that cannot be measured
+// (not x86-64).
 double MeasuredClockHz();
 
 // The clock the system reports, in Hz: /sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq,

@@ -100,13 +100,15 @@ std::vector<std::vector<uint8_t>> LoadJpegs(const std::string& root, size_t coun
   return jpegs;
 }
 
-Pipeline CompileOrDie(const std::string& text, const InputFormat& input, stoker::v1::Layout layout) {
+Pipeline CompileOrDie(const std::string& text, const InputFormat& input,
+                      stoker::v1::Layout layout) {
   absl::StatusOr<stoker::v1::PipelineSpec> spec = ParsePipelineText(text);
   if (spec.ok()) spec->set_output_layout(layout);
   absl::StatusOr<Pipeline> pipeline =
       spec.ok() ? Pipeline::Compile(*spec, input) : absl::StatusOr<Pipeline>(spec.status());
   if (!pipeline.ok()) {
-    std::fprintf(stderr, "jpeg_floor_bench: %s\n", std::string(pipeline.status().message()).c_str());
+    std::fprintf(stderr, "jpeg_floor_bench: %s\n",
+                 std::string(pipeline.status().message()).c_str());
     std::exit(1);
   }
   return std::move(*pipeline);
@@ -135,8 +137,10 @@ double RunStage(const NamedStage& stage, size_t images, uint64_t first_index) {
                    std::string(seconds.status().message()).c_str());
       std::exit(1);
     }
-    if (*seconds < 0) whole_calls = true;
-    else self_timed += *seconds;
+    if (*seconds < 0)
+      whole_calls = true;
+    else
+      self_timed += *seconds;
   }
   const double whole = ThreadCpuSeconds() - start;
   return 1e6 * (whole_calls ? whole : self_timed) / static_cast<double>(images);
@@ -180,7 +184,9 @@ int Main(int argc, char** argv) {
   const ImageView image_view{image.data(), kOut};
   std::vector<float> batch_f32(kOut.elements() * kBatch), batch_f32_copy(batch_f32.size());
   std::vector<uint8_t> batch_u8(kOut.elements() * kBatch), batch_u8_copy(batch_u8.size());
-  const auto slot = [](auto& batch, size_t i) { return batch.data() + (i % kBatch) * kOut.elements(); };
+  const auto slot = [](auto& batch, size_t i) {
+    return batch.data() + (i % kBatch) * kOut.elements();
+  };
 
   const auto header = [&](size_t i) { return decoder.ReadHeader(jpegs[i], kLimits); };
   const auto decode_at = [&](uint32_t d) {
@@ -199,48 +205,58 @@ int Main(int argc, char** argv) {
     return decoder.DecodeJpegRegion(jpegs[i], drawn, 1, 3, &window_buffer, window);
   };
   std::vector<NamedStage> stages = {
-      {"gates", [&](size_t i, uint64_t) -> absl::StatusOr<double> {
+      {"gates",
+       [&](size_t i, uint64_t) -> absl::StatusOr<double> {
          RETURN_IF_ERROR(header(i).status());
          return -1.0;
        }},
       {"whole", decode_at(1)},
       {"eighth", decode_at(8)},
-      {"fused", [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
+      {"fused",
+       [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
          PixelRect window;
          RETURN_IF_ERROR(fused(i, index, &window));
          return -1.0;
        }},
-      {"resize", [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
+      {"resize",
+       [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
          PixelRect window;
          RETURN_IF_ERROR(fused(i, index, &window));
          const double start = ThreadCpuSeconds();
          RETURN_IF_ERROR(crop.ApplyToWindow(window_buffer.view(), window, image_view));
          return std::max(0.0, ThreadCpuSeconds() - start - clock_pair / 2);
        }},
-      {"flip", [&](size_t, uint64_t) -> absl::StatusOr<double> {
+      {"flip",
+       [&](size_t, uint64_t) -> absl::StatusOr<double> {
          HorizontalFlip(image_view, image_view);
          return -1.0;
        }},
-      {"tail", [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
+      {"tail",
+       [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
          CounterRng rng = SampleRng(2026, 0, index);
          RETURN_IF_ERROR(tail.Run(image_view, &rng, &workspace,
                                   reinterpret_cast<uint8_t*>(slot(batch_f32, i))));
          return -1.0;
        }},
-      {"copy_u8", [&](size_t i, uint64_t) -> absl::StatusOr<double> {
+      {"copy_u8",
+       [&](size_t i, uint64_t) -> absl::StatusOr<double> {
          std::memcpy(slot(batch_u8_copy, i), slot(batch_u8, i), kOut.elements());
          return -1.0;
        }},
-      {"copy_f32", [&](size_t i, uint64_t) -> absl::StatusOr<double> {
+      {"copy_f32",
+       [&](size_t i, uint64_t) -> absl::StatusOr<double> {
          std::memcpy(slot(batch_f32_copy, i), slot(batch_f32, i), kOut.elements() * 4);
          return -1.0;
        }},
-      {"pipeline_u8", [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
+      {"pipeline_u8",
+       [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
          CounterRng rng = SampleRng(2026, 0, index);
-         RETURN_IF_ERROR(u8.Run(SampleInput::Encoded(jpegs[i]), &rng, &workspace, slot(batch_u8, i)));
+         RETURN_IF_ERROR(
+             u8.Run(SampleInput::Encoded(jpegs[i]), &rng, &workspace, slot(batch_u8, i)));
          return -1.0;
        }},
-      {"pipeline_f32", [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
+      {"pipeline_f32",
+       [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
          CounterRng rng = SampleRng(2026, 0, index);
          RETURN_IF_ERROR(f32.Run(SampleInput::Encoded(jpegs[i]), &rng, &workspace,
                                  reinterpret_cast<uint8_t*>(slot(batch_f32, i))));
@@ -256,7 +272,8 @@ int Main(int argc, char** argv) {
       NamedStage& stage = stages[(k + round) % stages.size()];
       stage.us_per_image.push_back(RunStage(stage, jpegs.size(), uint64_t{round} * jpegs.size()));
     }
-    for (const NamedStage& stage : stages) std::printf(" %s %.1f", stage.name, stage.us_per_image.back());
+    for (const NamedStage& stage : stages)
+      std::printf(" %s %.1f", stage.name, stage.us_per_image.back());
     std::printf(" (us per image)\n");
   }
   const auto us = [&](const char* name) {

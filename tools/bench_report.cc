@@ -29,8 +29,8 @@ std::string JsonString(const std::string& s) {
 std::string FormatBenchReport(const BenchRun& run) {
   const LoaderStats& stats = run.stats;
   std::string out = absl::StrFormat(
-      "job %s (id %d), rank %d of %d: %d batches, %d images in %.2f s\n", run.job_name,
-      run.job_id, run.rank, run.world_size, run.batches, run.images, run.wall_seconds);
+      "job %s (id %d), rank %d of %d: %d batches, %d images in %.2f s\n", run.job_name, run.job_id,
+      run.rank, run.world_size, run.batches, run.images, run.wall_seconds);
   absl::StrAppendFormat(&out, "  throughput  %.1f images/s, %.2f batches/s\n",
                         PerSecond(run.images, run.wall_seconds),
                         PerSecond(run.batches, run.wall_seconds));

@@ -68,8 +68,8 @@ void TablePlane(const uint8_t* __restrict src, size_t pixels, size_t channels,
   }
   for (; p + 4 <= pixels; p += 4) {
     const uint8_t* s = src + p * channels;
-    _mm_stream_ps(plane + p, _mm_setr_ps(t[s[0]], t[s[channels]], t[s[2 * channels]],
-                                         t[s[3 * channels]]));
+    _mm_stream_ps(plane + p,
+                  _mm_setr_ps(t[s[0]], t[s[channels]], t[s[2 * channels]], t[s[3 * channels]]));
   }
 #endif
   for (; p < pixels; ++p) plane[p] = t[src[p * channels]];
@@ -77,8 +77,7 @@ void TablePlane(const uint8_t* __restrict src, size_t pixels, size_t channels,
 
 }  // namespace
 
-void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout,
-                         float* out) {
+void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout, float* out) {
   const uint8_t* __restrict src = in.pixels<const uint8_t>();
   const size_t channels = in.shape.channels;
   const size_t pixels = size_t{in.shape.height} * in.shape.width;

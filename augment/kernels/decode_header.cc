@@ -77,8 +77,8 @@ absl::Status CheckPixelBudget(const EncodedHeader& header, uint64_t max_pixels) 
   const uint64_t pixels = uint64_t{header.height} * header.width;
   if (pixels > max_pixels) {
     return BadSampleError(BadSampleReason::kTooLarge,
-                          absl::StrCat("image is ", header.width, "x", header.height, " = ",
-                                       pixels, " pixels, over the budget of ", max_pixels));
+                          absl::StrCat("image is ", header.width, "x", header.height, " = ", pixels,
+                                       " pixels, over the budget of ", max_pixels));
   }
   return absl::OkStatus();
 }
@@ -88,11 +88,11 @@ int CountJpegScans(absl::Span<const uint8_t> bytes, int cap) {
   size_t pos = 2;  // After SOI.
   int scans = 0;
   while (pos + 1 < n && scans <= cap) {
-    if (bytes[pos] != 0xFF) return scans;  // Segments must start with a marker.
+    if (bytes[pos] != 0xFF) return scans;         // Segments must start with a marker.
     while (pos < n && bytes[pos] == 0xFF) ++pos;  // Fill bytes.
     if (pos >= n) return scans;
     const uint8_t marker = bytes[pos++];
-    if (marker == 0xD9) return scans;                               // EOI.
+    if (marker == 0xD9) return scans;                                    // EOI.
     if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) continue;  // No length.
     if (pos + 2 > n) return scans;
     const size_t length = size_t{bytes[pos]} << 8 | bytes[pos + 1];

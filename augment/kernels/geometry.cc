@@ -24,7 +24,7 @@ constexpr MirrorMasks MakeMirrorMasks() {
   for (int r = 0; r < 3; ++r) {
     for (int i = 0; i < 3; ++i) {
       for (int j = 0; j < 16; ++j) {
-        const int k = 16 * r + j;                        // output byte
+        const int k = 16 * r + j;                              // output byte
         const int source = 3 * (15 - k / 3) + k % 3 - 16 * i;  // its byte in input register i
         m.masks[r][i][j] = static_cast<int8_t>(source >= 0 && source < 16 ? source : -128);
       }
@@ -57,8 +57,8 @@ __attribute__((target("ssse3"))) inline void Store48(const __m128i v[3], uint8_t
 // FlipRowsFixed<3> with SSSE3, 16 pixels at a time (what the uint8 RGB flips of the JPEG
 // pipelines run): blocks from both ends swap mirrored, the middle (< 32 pixels) goes pixel by
 // pixel.
-__attribute__((target("ssse3"))) void FlipRows3Ssse3(const uint8_t* src, uint8_t* dst,
-                                                     size_t rows, size_t width) {
+__attribute__((target("ssse3"))) void FlipRows3Ssse3(const uint8_t* src, uint8_t* dst, size_t rows,
+                                                     size_t width) {
   constexpr size_t kBlock = 16;
   const size_t row_bytes = width * 3;
   for (size_t y = 0; y < rows; ++y) {

@@ -65,8 +65,8 @@ TEST(HorizontalFlipTest, MirrorsRowsOutOfPlace) {
 // both ends, then a middle of up to 31 pixels), and the JPEG pipelines' 224.
 TEST(HorizontalFlipTest, MirrorsInPlaceForSeveralPixelSizes) {
   for (uint32_t channels : {1u, 2u, 3u, 4u, 5u}) {
-    for (uint32_t width : {1u, 2u, 5u, 6u, 15u, 16u, 17u, 31u, 32u, 33u, 47u, 48u, 49u, 63u, 64u,
-                           65u, 97u, 224u}) {
+    for (uint32_t width :
+         {1u, 2u, 5u, 6u, 15u, 16u, 17u, 31u, 32u, 33u, 47u, 48u, 49u, 63u, 64u, 65u, 97u, 224u}) {
       std::vector<uint8_t> image(size_t{2} * width * channels);
       for (size_t i = 0; i < image.size(); ++i) image[i] = static_cast<uint8_t>(i);
       std::vector<uint8_t> expected(image.size());

@@ -4,10 +4,11 @@
 // The builds of the uint8 antialiased resize (resize_antialias.h) that ResizeAntialiased chooses
 // from at run time, best first: one source (resize_antialias_body.inc) compiled three times, with
 // AVX-512 BW + VNNI (resize_antialias_avx512.cc: the horizontal pass filters 8 rows per step, 4
-// per vector, with fused multiply-accumulates), with AVX2 (resize_antialias_avx2.cc: 4 rows per step, 2 per vector) and for the
-// baseline x86-64 target (resize_antialias_portable.cc: scalar horizontal pass). Every build does
-// Pillow's integer arithmetic exactly — only the order of exact int32 sums differs — so all three
-// give the same bytes as PIL (tested). Exposed so that tests can check each.
+// per vector, with fused multiply-accumulates), with AVX2 (resize_antialias_avx2.cc: 4 rows per
+// step, 2 per vector) and for the baseline x86-64 target (resize_antialias_portable.cc: scalar
+// horizontal pass). Every build does Pillow's integer arithmetic exactly — only the order of exact
+// int32 sums differs — so all three give the same bytes as PIL (tested). Exposed so that tests can
+// check each.
 //
 // The vector horizontal pass works on 3- and 4-channel images (1- and 2-channel ones take the
 // scalar one in every build); the vertical pass is vectorized for every channel count.

@@ -152,7 +152,8 @@ void ResizeLinearRgb(const ImageView& in, const PixelRect& region, const ImageVi
   std::vector<int32_t> buffers[2] = {std::vector<int32_t>(out_row + 1),
                                      std::vector<int32_t>(out_row + 1)};
   int64_t held[2] = {-1, -1};
-  const uint8_t* window = in.pixels<const uint8_t>() + region.top * in_row + region.left * kChannels;
+  const uint8_t* window =
+      in.pixels<const uint8_t>() + region.top * in_row + region.left * kChannels;
   // The buffer holding source row `y`, resampling it into the one not holding `keep`.
   const auto row_of = [&](uint32_t y, int64_t keep) -> const int32_t* {
     for (int k = 0; k < 2; ++k) {
@@ -175,7 +176,9 @@ void ResizeLinearRgb(const ImageView& in, const PixelRect& region, const ImageVi
 
 #else  // !__x86_64__: no SSSE3, so cv::resize does every resize.
 
-bool ResizeLinearRgbApplies(const ImageShape&, const PixelRect&, const ImageShape&) { return false; }
+bool ResizeLinearRgbApplies(const ImageShape&, const PixelRect&, const ImageShape&) {
+  return false;
+}
 void ResizeLinearRgb(const ImageView&, const PixelRect&, const ImageView&) {}
 
 #endif  // __x86_64__

@@ -47,10 +47,12 @@ TEST(ResizeLinearRgbTest, EqualsOpenCvOnRandomWindowsAndSizes) {
     region.height = 1 + static_cast<uint32_t>(rng.UniformInt(shape.height));
     region.width = 1 + static_cast<uint32_t>(rng.UniformInt(shape.width));
     // Every third window touches the bottom-right corner, where the 8-byte loads must stop.
-    region.top = trial % 3 == 0 ? shape.height - region.height
-                                : static_cast<uint32_t>(rng.UniformInt(shape.height - region.height + 1));
-    region.left = trial % 3 == 0 ? shape.width - region.width
-                                 : static_cast<uint32_t>(rng.UniformInt(shape.width - region.width + 1));
+    region.top = trial % 3 == 0
+                     ? shape.height - region.height
+                     : static_cast<uint32_t>(rng.UniformInt(shape.height - region.height + 1));
+    region.left = trial % 3 == 0
+                      ? shape.width - region.width
+                      : static_cast<uint32_t>(rng.UniformInt(shape.width - region.width + 1));
     const ImageShape out = Rgb(1 + rng.UniformInt(90), 1 + rng.UniformInt(90));
     if (!ResizeLinearRgbApplies(shape, region, out)) continue;
     ASSERT_EQ(Resized(in, region, out), OpenCvResize(in, region, out))
@@ -67,7 +69,7 @@ TEST(ResizeLinearRgbTest, EqualsOpenCvForRandomResizedCropSizes) {
   std::vector<uint8_t> pixels(shape.elements());
   for (uint8_t& p : pixels) p = static_cast<uint8_t>(rng.UniformInt(256));
   const ImageView in{pixels.data(), shape};
-  const PixelRect windows[] = {{0, 0, 375, 500}, {10, 20, 100, 120}, {0, 276, 375, 224},
+  const PixelRect windows[] = {{0, 0, 375, 500},   {10, 20, 100, 120},  {0, 276, 375, 224},
                                {151, 0, 224, 224}, {300, 400, 75, 100}, {1, 1, 373, 497}};
   for (const PixelRect& window : windows) {
     ASSERT_EQ(Resized(in, window, Rgb(224, 224)), OpenCvResize(in, window, Rgb(224, 224)))
@@ -80,10 +82,11 @@ TEST(ResizeLinearRgbTest, LeavesExactHalvingAndOtherPixelTypesToOpenCv) {
   const ImageShape in = Rgb(448, 448);
   EXPECT_FALSE(ResizeLinearRgbApplies(in, PixelRect{0, 0, 448, 448}, Rgb(224, 224)));
   EXPECT_TRUE(ResizeLinearRgbApplies(in, PixelRect{0, 0, 448, 447}, Rgb(224, 224)));
-  EXPECT_FALSE(ResizeLinearRgbApplies(ImageShape{8, 8, 1, PixelType::kUint8},
-                                      PixelRect{0, 0, 8, 8}, ImageShape{4, 5, 1, PixelType::kUint8}));
+  EXPECT_FALSE(ResizeLinearRgbApplies(ImageShape{8, 8, 1, PixelType::kUint8}, PixelRect{0, 0, 8, 8},
+                                      ImageShape{4, 5, 1, PixelType::kUint8}));
   EXPECT_FALSE(ResizeLinearRgbApplies(ImageShape{8, 8, 3, PixelType::kFloat32},
-                                      PixelRect{0, 0, 8, 8}, ImageShape{4, 5, 3, PixelType::kFloat32}));
+                                      PixelRect{0, 0, 8, 8},
+                                      ImageShape{4, 5, 3, PixelType::kFloat32}));
 }
 
 }  // namespace
