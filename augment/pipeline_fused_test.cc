@@ -17,6 +17,7 @@
 #include "augment/op_registry.h"
 #include "augment/pipeline.h"
 #include "augment/pipeline_text.h"
+#include "augment/testing/test_image_codecs.h"
 #include "augment/testing/test_images.h"
 #include "common/counter_rng.h"
 #include "gmock/gmock.h"

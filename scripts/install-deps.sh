@@ -49,10 +49,11 @@ FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 
 # What docker/trainer.Containerfile installs on top of the runtime libraries (scripts/images.sh
 # asks for it with --print-trainer-image-packages): Python with torch for the module, and the -dev
-# packages and compiler the CMake package needs to build a trainer against it.
+# packages and compiler the CMake package needs to build a trainer against it (the exported
+# payload codec links liblz4.so and libzstd.so by path).
 TRAINER_IMAGE_PACKAGES=(python3 python3-numpy python3-torch
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-  prometheus-cpp-dev cmake make g++)
+  prometheus-cpp-dev liblz4-dev libzstd-dev cmake make g++)
 
 containers=0
 deploy=0

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "augment/testing/test_image_codecs.h"
 #include "augment/testing/test_images.h"
 #include "common/bad_sample.h"
 #include "gmock/gmock.h"

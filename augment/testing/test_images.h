@@ -25,10 +25,6 @@ enum class ChromaSubsampling { k444, k422, k420, k440, k411 };
 std::vector<uint8_t> EncodeJpeg(const ImageView& image, int quality, bool progressive = false,
                                 ChromaSubsampling subsampling = ChromaSubsampling::k420);
 
-// Encodes uint8 `image` losslessly (PNG; WebP lossless) through OpenCV. Empty on failure.
-std::vector<uint8_t> EncodePng(const ImageView& image);
-std::vector<uint8_t> EncodeWebp(const ImageView& image);
-
 }  // namespace stoker
 
 #endif  // STOKER_AUGMENT_TESTING_TEST_IMAGES_H_
