@@ -11,8 +11,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh --bench
 scripts/build.sh stoker-coordinator stoker-worker stoker-bench-client stoker-gen-images stoker-pack
 BIN=${STOKER_BUILD_DIR:-build}
-CACHE=${STOKER_CACHE_DIR:-.cache}/jpeg
+source bench/jpeg_set.sh
 [ "$(id -u)" = 0 ] || { echo "bench/e2e-two-host.sh: needs root for ip netns and tc" >&2; exit 1; }
-"$BIN/tools/stoker-gen-images" --output="$CACHE/images" --classes=10 --per-class=300
-"$BIN/tools/stoker-pack" --input="$CACHE/images" --output="$CACHE/shards" >/dev/null
+make_jpeg_set shards
 /usr/bin/python3 bench/e2e_two_host.py "$BIN" --manifest "$CACHE/shards/manifest.json" "$@"

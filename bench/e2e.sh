@@ -14,9 +14,8 @@ scripts/install-deps.sh --bench
 scripts/build.sh stoker-coordinator stoker-worker stoker-bench-client stoker-gen-images stoker-pack \
   augment_bench
 BIN=${STOKER_BUILD_DIR:-build}
-CACHE=${STOKER_CACHE_DIR:-.cache}/jpeg
-"$BIN/tools/stoker-gen-images" --output="$CACHE/images" --classes=10 --per-class=300
-"$BIN/tools/stoker-pack" --input="$CACHE/images" --output="$CACHE/shards" >/dev/null
+source bench/jpeg_set.sh
+make_jpeg_set shards
 /usr/bin/python3 bench/e2e.py "$BIN" --workload blur "$@"
 for workload in jpeg-float32 jpeg-float16 jpeg-float32-tail jpeg-uint8; do
   /usr/bin/python3 bench/e2e.py "$BIN" --workload "$workload" --batches 40 \

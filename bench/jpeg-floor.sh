@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh --bench
 scripts/build.sh stoker-gen-images jpeg_floor_bench
 BIN=${STOKER_BUILD_DIR:-build}
-CACHE=${STOKER_CACHE_DIR:-.cache}/jpeg
-"$BIN/tools/stoker-gen-images" --output="$CACHE/images" --classes=10 --per-class=300
+source bench/jpeg_set.sh
+make_jpeg_set
 tv_ms() {
   /usr/bin/python3 bench/e2e_torchvision.py "$1" 2 10 "$CACHE/images" |
     /usr/bin/python3 -c 'import sys; f = dict(kv.split("=") for kv in sys.stdin.read().split()); print(1e3 * float(f["cpu_seconds"]) / int(f["images"]))'

@@ -10,12 +10,11 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh --bench
 scripts/build.sh stoker-gen-images stoker-pack jpeg_pipeline_bench
 BIN=${STOKER_BUILD_DIR:-build}
-CACHE=${STOKER_CACHE_DIR:-.cache}/jpeg
+source bench/jpeg_set.sh
 SECONDS_EACH=${JPEG_BENCH_SECONDS:-30}
 CORES=$(nproc)
 
-"$BIN/tools/stoker-gen-images" --output="$CACHE/images" --classes=10 --per-class=300
-"$BIN/tools/stoker-pack" --input="$CACHE/images" --output="$CACHE/shards" >/dev/null
+make_jpeg_set shards
 tv=$(/usr/bin/python3 bench/jpeg_torchvision.py "$CACHE/images" "$SECONDS_EACH" "$CORES" |
   tail -n1)
 echo "$tv"

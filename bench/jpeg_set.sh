@@ -1,0 +1,12 @@
+# Sourced by the JPEG benchmarks: the one definition of their data set. The generated
+# Caltech-256-like set (3,000 natural-looking 500x375 JPEGs in 10 class folders) in $CACHE/images,
+# and (with `shards`) the same files packed by stoker-pack, manifest $CACHE/shards/manifest.json.
+# Needs BIN (the build dir) with stoker-gen-images (and stoker-pack) built.
+# Usage: source bench/jpeg_set.sh; make_jpeg_set [shards]
+CACHE=${STOKER_CACHE_DIR:-.cache}/jpeg
+make_jpeg_set() {
+  "$BIN/tools/stoker-gen-images" --output="$CACHE/images" --classes=10 --per-class=300
+  if [ "${1:-}" = shards ]; then
+    "$BIN/tools/stoker-pack" --input="$CACHE/images" --output="$CACHE/shards" >/dev/null
+  fi
+}
