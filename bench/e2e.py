@@ -15,17 +15,23 @@ jpeg-float16 = jpeg-float32 rounded to float16 on the worker, float16 CHW out; j
 = jpeg-float32 with the to_float/normalize tail run by the client (--tail-on-client: uint8 on the
 wire); jpeg-uint8 = the same up to the flip, uint8 HWC out. torchvision: a DataLoader with W worker
 processes and the same pipeline and filter (bench/e2e_torchvision.py), at the same boundary
-(batches reaching the training loop). Alternating rounds; per round, delivered img/s and CPU seconds per
-image of the workers (from /proc/PID/stat, before and after the round) and of the client (wait4
-of its process); torchvision's CPU is its process and its DataLoader workers' over the counted
-batches, after two warm-up batches (/proc, measured by e2e_torchvision.py). Medians.
-blur also reports the wire overhead (issue 13): the workers' CPU per delivered image in steady
-state (between the client's batch --batches/8 and its batch --batches-2, read from its
---token-file, so that neither start-up nor the batches made for prefetch credit after the last
-one count; only with --batches >= 16, as /proc counts in 10 ms ticks) against the CPU per
-image of the same pipeline in one thread (`augment_bench --stoker_only`, run after each round):
-worker_vs_augment.
-Last line: RESULT name=e2e ... vs_torchvision = torchvision's total CPU per image / Stoker's.
+(batches reaching the training loop). Alternating rounds, medians. Per round, delivered img/s
+and CPU ms per image in two windows:
+  - steady (what vs_torchvision uses, the same window as torchvision's): after WARMUP (2)
+    batches reached the loop, as e2e_torchvision.py counts torchvision's process and its
+    DataLoader workers after two warm-up batches. The workers' CPU (/proc/PID/stat) between the
+    client's batches WARMUP and --batches - 2 (read from its --token-file while it runs, so that
+    the batches the workers make for prefetch credit after the last one are not charged to the
+    delivered images); the client's own process CPU after its batch WARMUP
+    (CLOCK_PROCESS_CPUTIME_ID, its report's steady_cpu_seconds).
+  - whole run (*_whole_run): the workers' CPU before and after the round and the client's whole
+    process (wait4), start-up and the extra prefetched batches included.
+--batches must be at least 16 (/proc counts worker CPU in 10 ms ticks).
+blur also reports the wire overhead (issue 13): the workers' steady CPU per delivered image
+against the CPU per image of the same pipeline in one thread (`augment_bench --stoker_only`, run
+after each round): worker_vs_augment.
+Last line: RESULT name=e2e ... vs_torchvision = torchvision's total CPU per image / Stoker's
+(steady; vs_torchvision_whole_run with Stoker's whole-run figure).
 
 A/B of trainer clients: --client-flag adds a flag to stoker-bench-client (e.g. --contiguous);
 each --compare-client (another stoker-bench-client binary, e.g. an older build, with its own
@@ -58,6 +64,8 @@ WORKLOADS = {
     "jpeg-uint8": (JPEG, []),
 }
 BATCH = 64
+# Batches that reach the loop before the steady window opens (as e2e_torchvision.py's WARMUP).
+WARMUP = 2
 TICK = os.sysconf("SC_CLK_TCK")
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -153,25 +161,21 @@ def start_cluster(b, worker_binary, workers, prefix, procs):
     return address, started
 
 
-def stoker_round(b, cluster, client, args, pipeline, source, extra, prefix, job, steady):
+def stoker_round(b, cluster, client, args, pipeline, source, extra, prefix, job, augment):
     """One run of `client` (stoker-bench-client argv: binary, flags) against `cluster`: img/s and
-    CPU ms per image. With `steady` and the blur workload, also the workers' CPU per delivered
-    image over a steady-state window and augment's CPU per image for the same pipeline."""
+    CPU ms per image over the whole run, and in steady state: the workers' CPU between the
+    client's batches WARMUP and --batches - 2 (SteadyWindow) and the client's own CPU after its
+    batch WARMUP (its report's steady_* figures; the whole run where an older client has none).
+    With `augment` (blur), also augment's CPU per image for the same pipeline."""
     address, workers = cluster
     before = sum(cpu_seconds(w.pid) for w in workers)
     report = f"{prefix}-report.json"
-    # The steady-state window's --token-file costs the client a small file per batch, so only for
-    # blur, where the wire overhead is the question (at least 16 batches: /proc counts CPU in
-    # 10 ms ticks).
-    window = flags = None
-    if steady and args.workload == "blur" and args.batches >= 16:
-        flags = ["--token-file", f"{prefix}-token"]
-        window = SteadyWindow(f"{prefix}-token", workers, args.batches // 8, args.batches - 2)
+    window = SteadyWindow(f"{prefix}-token", workers, WARMUP, args.batches - 2)
     _, client_cpu = run_child(
         [client[0], "--insecure", "--coordinator", address,
          "--job", f"e2e-{args.workload}-{job}", "--pipeline", pipeline, *source,
          *extra, "--batch-size", str(BATCH), "--max-batches", str(args.batches),
-         "--report-json", report, *client[1:], *(flags or [])],
+         "--report-json", report, "--token-file", f"{prefix}-token", *client[1:]],
         f"{prefix}-client.log", window)
     worker_cpu = sum(cpu_seconds(w.pid) for w in workers) - before
     rep = json.load(open(report))
@@ -179,8 +183,11 @@ def stoker_round(b, cluster, client, args, pipeline, source, extra, prefix, job,
     s = dict(ips=images / rep["wall_seconds"], worker_ms=1e3 * worker_cpu / images,
              client_ms=1e3 * client_cpu / images)
     s["total_ms"] = s["worker_ms"] + s["client_ms"]
-    if window:
-        s["steady_ms"] = window.worker_ms_per_image()
+    s["steady_ms"] = window.worker_ms_per_image()
+    s["client_steady_ms"] = (1e3 * rep["steady_cpu_seconds"] / rep["steady_images"]
+                             if rep.get("steady_images") else s["client_ms"])
+    s["steady_total_ms"] = s["steady_ms"] + s["client_steady_ms"]
+    if augment:
         s["augment_ms"] = augment_ms_per_image(b)
         s["wire"] = s["steady_ms"] / s["augment_ms"]
         print(f"{job}: workers {s['steady_ms']:.3f} CPU ms per delivered image in steady state, "
@@ -205,6 +212,8 @@ def main():
                              "same rounds (order alternating); adds baseline_* figures")
     args = parser.parse_args()
     b = args.build_dir
+    if args.batches < 16:
+        sys.exit("e2e: --batches must be at least 16 (the steady window)")
     pipeline, extra = WORKLOADS[args.workload]
     if args.workload == "blur":
         source = ["--num-samples", str(args.batches * BATCH)]
@@ -231,14 +240,15 @@ def main():
                 for side in sides:
                     rows[side].append(stoker_round(
                         b, clusters[side], clients[0], args, pipeline, source, extra,
-                        f"{tmp}/{side}{r}", f"{side}-{r}", steady=side == "stoker"))
+                        f"{tmp}/{side}{r}", f"{side}-{r}",
+                        augment=side == "stoker" and args.workload == "blur"))
                 # Other clients against this build's cluster, right after its own client.
                 for i, client in enumerate(compares, start=1):
                     c = stoker_round(b, clusters["stoker"], client, args, pipeline, source, extra,
-                                     f"{tmp}/compare{i}-{r}", f"compare{i}-{r}", steady=False)
+                                     f"{tmp}/compare{i}-{r}", f"compare{i}-{r}", augment=False)
                     rows[f"compare{i}"].append(c)
                     print(f"round {r + 1}: compare{i} ({' '.join(client)}) {c['ips']:.0f} img/s, "
-                          f"client {c['client_ms']:.4f} CPU ms/image", flush=True)
+                          f"client {c['client_steady_ms']:.4f} CPU ms/image", flush=True)
                 out, _ = run_child(
                     [sys.executable, f"{HERE}/e2e_torchvision.py", args.workload,
                      str(args.workers), str(args.torchvision_batches), *tv_extra],
@@ -251,8 +261,9 @@ def main():
                 line = f"round {r + 1}: "
                 for side in clusters:
                     s = rows[side][-1]
-                    line += (f"{side} {s['ips']:.0f} img/s, worker {s['worker_ms']:.3f} + client "
-                             f"{s['client_ms']:.3f} = {s['total_ms']:.3f} CPU ms/image; ")
+                    line += (f"{side} {s['ips']:.0f} img/s, worker {s['steady_ms']:.3f} + client "
+                             f"{s['client_steady_ms']:.3f} = {s['steady_total_ms']:.3f} CPU "
+                             f"ms/image (whole run {s['total_ms']:.3f}); ")
                 print(line + f"torchvision {t['ips']:.1f} img/s, {t['total_ms']:.2f} CPU ms/image "
                       f"(load average {os.getloadavg()[0]:.1f})", flush=True)
         finally:
@@ -264,28 +275,35 @@ def main():
     def med(side, key):
         return statistics.median(row[key] for row in rows[side])
 
-    ratios = [t["total_ms"] / s["total_ms"] for s, t in zip(rows["stoker"], rows["torchvision"])]
+    def ratio(key):
+        return statistics.median(
+            t["total_ms"] / s[key] for s, t in zip(rows["stoker"], rows["torchvision"]))
+
     baseline = ""
     if "baseline" in rows:
         # How many times the baseline worker's CPU per image this one's is, median of the rounds.
-        speedups = [a["worker_ms"] / s["worker_ms"] for s, a in zip(rows["stoker"], rows["baseline"])]
-        baseline = (f" baseline_worker_cpu_ms_per_image={med('baseline', 'worker_ms'):.4f}"
-                    f" baseline_cpu_ms_per_image={med('baseline', 'total_ms'):.4f}"
+        speedups = [a["steady_ms"] / s["steady_ms"]
+                    for s, a in zip(rows["stoker"], rows["baseline"])]
+        baseline = (f" baseline_worker_cpu_ms_per_image={med('baseline', 'steady_ms'):.4f}"
+                    f" baseline_cpu_ms_per_image={med('baseline', 'steady_total_ms'):.4f}"
                     f" worker_cpu_vs_baseline={statistics.median(speedups):.3f}")
     print(f"RESULT name=e2e workload={args.workload} workers={args.workers} "
           f"stoker_ips={med('stoker', 'ips'):.1f} "
-          f"stoker_worker_cpu_ms_per_image={med('stoker', 'worker_ms'):.4f} "
-          f"stoker_client_cpu_ms_per_image={med('stoker', 'client_ms'):.4f} "
-          f"stoker_cpu_ms_per_image={med('stoker', 'total_ms'):.4f} "
+          f"stoker_worker_cpu_ms_per_image={med('stoker', 'steady_ms'):.4f} "
+          f"stoker_client_cpu_ms_per_image={med('stoker', 'client_steady_ms'):.4f} "
+          f"stoker_cpu_ms_per_image={med('stoker', 'steady_total_ms'):.4f} "
           f"torchvision_ips={med('torchvision', 'ips'):.2f} "
           f"torchvision_cpu_ms_per_image={med('torchvision', 'total_ms'):.3f} "
-          f"vs_torchvision={statistics.median(ratios):.2f}{baseline}"
-          + "".join(f" compare{i}_client_cpu_ms_per_image={med(f'compare{i}', 'client_ms'):.4f}"
+          f"vs_torchvision={ratio('steady_total_ms'):.2f} "
+          f"stoker_worker_cpu_ms_per_image_whole_run={med('stoker', 'worker_ms'):.4f} "
+          f"stoker_client_cpu_ms_per_image_whole_run={med('stoker', 'client_ms'):.4f} "
+          f"vs_torchvision_whole_run={ratio('total_ms'):.2f}{baseline}"
+          + "".join(f" compare{i}_client_cpu_ms_per_image="
+                    f"{med(f'compare{i}', 'client_steady_ms'):.4f}"
                     for i in range(1, len(compares) + 1))
-          + (f" stoker_worker_steady_cpu_ms_per_image={med('stoker', 'steady_ms'):.4f} "
-             f"augment_cpu_ms_per_image={med('stoker', 'augment_ms'):.4f} "
+          + (f" augment_cpu_ms_per_image={med('stoker', 'augment_ms'):.4f} "
              f"worker_vs_augment={med('stoker', 'wire'):.3f}"
-             if "steady_ms" in rows["stoker"][0] else ""))
+             if "augment_ms" in rows["stoker"][0] else ""))
 
 
 if __name__ == "__main__":

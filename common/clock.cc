@@ -17,11 +17,19 @@ class RealClock : public Clock {
 
 }  // namespace
 
-absl::Duration ThreadCpuTime() {
+namespace {
+
+absl::Duration CpuClock(clockid_t clock) {
   timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(clock, &ts);
   return absl::DurationFromTimespec(ts);
 }
+
+}  // namespace
+
+absl::Duration ThreadCpuTime() { return CpuClock(CLOCK_THREAD_CPUTIME_ID); }
+
+absl::Duration ProcessCpuTime() { return CpuClock(CLOCK_PROCESS_CPUTIME_ID); }
 
 Clock* Clock::Real() {
   static RealClock* clock = new RealClock();

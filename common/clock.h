@@ -71,6 +71,9 @@ class FakeClock : public Clock {
 // waiting for a core on a contended host.
 absl::Duration ThreadCpuTime();
 
+// CPU time (user + system) every thread of this process has used, exited ones included.
+absl::Duration ProcessCpuTime();
+
 }  // namespace stoker
 
 #endif  // STOKER_COMMON_CLOCK_H_

@@ -57,14 +57,15 @@ std::string FormatBenchReportJson(const BenchRun& run) {
       "\"wall_seconds\":%.6f,\"images_per_second\":%.3f,\"batches_per_second\":%.4f,"
       "\"data_wait_fraction\":%.6f,\"wait_seconds\":%.6f,\"mean_step_ms\":%.4f,"
       "\"step_ms\":%.4f,\"duplicates_dropped\":%d,\"stream_failures\":%d,"
-      "\"corrupt_payloads\":%d,\"decode_seconds\":%.6f,\"workers\":[",
+      "\"corrupt_payloads\":%d,\"decode_seconds\":%.6f,\"steady_images\":%d,"
+      "\"steady_cpu_seconds\":%.6f,\"workers\":[",
       JsonString(run.job_name), run.job_id, run.rank, run.world_size, run.batches, run.images,
       run.wall_seconds, PerSecond(run.images, run.wall_seconds),
       PerSecond(run.batches, run.wall_seconds),
       run.wall_seconds > 0 ? stats.wait_seconds / run.wall_seconds : 0, stats.wait_seconds,
       run.batches > 0 ? 1000.0 * stats.step_seconds / run.batches : 0, run.step_ms,
-      stats.duplicates_dropped, stats.stream_failures, stats.corrupt_payloads,
-      stats.decode_seconds);
+      stats.duplicates_dropped, stats.stream_failures, stats.corrupt_payloads, stats.decode_seconds,
+      run.steady_images, run.steady_cpu_seconds);
   for (size_t i = 0; i < stats.workers.size(); ++i) {
     const WorkerReceiveStats& worker = stats.workers[i];
     absl::StrAppendFormat(&out,

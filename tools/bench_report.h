@@ -22,6 +22,10 @@ struct BenchRun {
   uint64_t images = 0;
   double wall_seconds = 0;  // from the first Next to the end of the loop
   double step_ms = 0;       // the simulated step (--step-ms)
+  // After the first --warmup-batches batches (start-up, the first connections): the images
+  // consumed and this process's CPU seconds (user + system) from there to the end of the loop.
+  uint64_t steady_images = 0;
+  double steady_cpu_seconds = 0;
   LoaderStats stats;
 };
 

@@ -17,6 +17,8 @@ BenchRun SampleRun() {
   run.images = 640;
   run.wall_seconds = 2.0;
   run.step_ms = 5;
+  run.steady_images = 192;
+  run.steady_cpu_seconds = 0.125;
   run.stats.wait_seconds = 0.5;
   run.stats.step_seconds = 0.06;
   run.stats.duplicates_dropped = 1;
@@ -48,6 +50,7 @@ TEST(BenchReportTest, JsonReportHasTheFigures) {
   EXPECT_THAT(json, HasSubstr("\"data_wait_fraction\":0.250000"));
   EXPECT_THAT(json, HasSubstr("\"workers\":[{\"worker_id\":4,\"address\":\"127.0.0.1:9000\""));
   EXPECT_THAT(json, HasSubstr("\"corrupt_payloads\":2,"));
+  EXPECT_THAT(json, HasSubstr("\"steady_images\":192,\"steady_cpu_seconds\":0.125000,"));
   EXPECT_THAT(json, HasSubstr("\"bytes\":9000,\"wire_bytes\":4000}"));
 }
 

@@ -28,6 +28,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "common/flags.h"
 #include "common/logging.h"
 #include "common/metrics.h"
@@ -57,6 +58,7 @@ struct BenchConfig : JobSpecArgs {
   uint32_t rank = 0;
   double step_ms = 0;
   uint64_t max_batches = 0;
+  uint64_t warmup_batches = 2;
   uint64_t prefetch_mb = 256;
   std::string workers;
   std::string dump_indices;
@@ -186,6 +188,9 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("workers", &c.workers, "comma-separated worker addresses to use (empty = all)");
   flags.Add("dump-indices", &c.dump_indices, "write one JSON line per batch to this file");
   flags.Add("report-json", &c.report_json, "write the report as JSON to this file");
+  flags.Add("warmup-batches", &c.warmup_batches,
+            "the report's steady_* figures (images, process CPU seconds) count from the end of "
+            "this batch (start-up and the first connections excluded)");
   flags.Add("ordered", &c.ordered, "yield batches in plan order (bounded reorder buffer)");
   flags.Add("tail-on-client", &c.tail_on_client,
             "workers send uint8; this client runs the pipeline's to_float/normalize tail");
@@ -212,6 +217,7 @@ absl::Status Consume(Loader& loader, const BenchConfig& config, std::ofstream* d
                      BenchRun* run) {
   const absl::Duration step = absl::Microseconds(config.step_ms * 1000.0);
   const absl::Time start = absl::Now();
+  absl::Duration steady_cpu_start = ProcessCpuTime();
   absl::Status status;
   while (config.max_batches == 0 || run->batches < config.max_batches) {
     absl::StatusOr<Batch> batch = loader.Next();
@@ -230,8 +236,16 @@ absl::Status Consume(Loader& loader, const BenchConfig& config, std::ofstream* d
       if (!status.ok()) break;
     }
     run->images += batch->num_samples();
+    if (run->batches > config.warmup_batches) {
+      run->steady_images += batch->num_samples();
+    } else if (run->batches == config.warmup_batches) {
+      steady_cpu_start = ProcessCpuTime();
+    }
   }
   run->wall_seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  if (run->steady_images > 0) {
+    run->steady_cpu_seconds = absl::ToDoubleSeconds(ProcessCpuTime() - steady_cpu_start);
+  }
   if (dump != nullptr && !dump->flush()) {
     return absl::UnavailableError(
         absl::StrCat("--dump-indices: cannot write ", config.dump_indices));

@@ -1,5 +1,6 @@
 #include "trainer_client/batch_payload.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -46,6 +47,31 @@ void BatchPayload::CopyTo(uint8_t* out) const {
     std::memcpy(out, chunk.data(), chunk.size());
     out += chunk.size();
   }
+}
+
+void PayloadCursor::SkipExhausted() {
+  while (chunk_ < chunks_.size() && offset_ == chunks_[chunk_].size()) {
+    ++chunk_;
+    offset_ = 0;
+  }
+}
+
+const uint8_t* PayloadCursor::Next(size_t size, uint8_t* scratch) {
+  SkipExhausted();
+  if (chunk_ < chunks_.size() && chunks_[chunk_].size() - offset_ >= size) {
+    const uint8_t* piece = chunks_[chunk_].data() + offset_;
+    offset_ += size;
+    return piece;
+  }
+  for (size_t copied = 0; copied < size;) {
+    SkipExhausted();
+    const BatchPayload::Chunk& chunk = chunks_[chunk_];
+    const size_t take = std::min(size - copied, chunk.size() - offset_);
+    std::memcpy(scratch + copied, chunk.data() + offset_, take);
+    copied += take;
+    offset_ += take;
+  }
+  return scratch;
 }
 
 }  // namespace stoker

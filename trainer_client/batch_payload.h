@@ -11,6 +11,8 @@
 //     keeps (with the chunks) until it dies. The Batch view's data() is this.
 //   - CopyTo(out): gathers straight into the caller's memory (the CUDA feeder's pinned staging
 //     buffer), without the contiguous copy.
+//   - PayloadCursor: a piece (a sample) at a time, each where it lies or, when it spans chunks,
+//     copied into a small scratch buffer that stays in cache (the client's tail, client_tail.h).
 //
 // Thread-safe: immutable but for the contiguous copy, made once (absl::call_once).
 
@@ -58,6 +60,28 @@ class BatchPayload {
   mutable absl::once_flag gather_once_;
   // Written once, inside gather_once_, and read only after it.
   mutable std::shared_ptr<std::string> gathered_;
+};
+
+// Reads a payload's bytes in order, a piece at a time, without gathering the whole payload: a
+// piece inside one chunk is returned where it lies, one that spans chunks is copied into the
+// caller's scratch buffer.
+//
+// Thread-compatible; the payload must outlive the cursor.
+class PayloadCursor {
+ public:
+  explicit PayloadCursor(const BatchPayload& payload) : chunks_(payload.chunks()) {}
+
+  // The next `size` bytes, valid while the payload (and, when copied, `scratch`) lives.
+  // REQUIRES: `scratch` holds `size` bytes; at least `size` bytes are left.
+  const uint8_t* Next(size_t size, uint8_t* scratch);
+
+ private:
+  // Moves past exhausted chunks to the next byte.
+  void SkipExhausted();
+
+  absl::Span<const BatchPayload::Chunk> chunks_;
+  size_t chunk_ = 0;   // index of the chunk holding the next byte
+  size_t offset_ = 0;  // the next byte's offset in that chunk
 };
 
 }  // namespace stoker

@@ -1,5 +1,6 @@
 // BatchPayload: one chunk is used in place, several are gathered once into a pooled buffer (the
-// same address for every caller, whichever thread asks first), CopyTo gathers anywhere.
+// same address for every caller, whichever thread asks first), CopyTo gathers anywhere,
+// PayloadCursor hands out pieces in place or through its scratch buffer when they span chunks.
 
 #include "trainer_client/batch_payload.h"
 
@@ -86,6 +87,37 @@ TEST(BatchPayloadTest, EmptyPayloadHasAnAddress) {
   EXPECT_NE(none.contiguous().data(), nullptr);
   EXPECT_TRUE(none.contiguous().empty());
   none.CopyTo(nullptr);  // nothing to copy
+}
+
+TEST(PayloadCursorTest, PiecesInsideAChunkAreReadInPlace) {
+  auto owner = std::make_shared<std::string>("abcdefgh");
+  BatchPayload payload({View(*owner, 0, 4), View(*owner, 4, 4)}, owner, nullptr);
+  PayloadCursor cursor(payload);
+  uint8_t scratch[2] = {0, 0};
+  const auto* base = reinterpret_cast<const uint8_t*>(owner->data());
+  EXPECT_EQ(cursor.Next(2, scratch), base);
+  EXPECT_EQ(cursor.Next(2, scratch), base + 2);
+  EXPECT_EQ(cursor.Next(2, scratch), base + 4);  // after an exhausted chunk
+  EXPECT_EQ(cursor.Next(2, scratch), base + 6);
+}
+
+TEST(PayloadCursorTest, PiecesSpanningChunksAreCopiedIntoScratch) {
+  // Pieces of 3 over chunks of 2, 0, 2, 2 and 3 bytes: all but the last span a boundary.
+  auto owner = std::make_shared<std::string>("012345678");
+  BatchPayload payload({View(*owner, 0, 2), View(*owner, 2, 0), View(*owner, 2, 2),
+                        View(*owner, 4, 2), View(*owner, 6, 3)},
+                       owner, nullptr);
+  PayloadCursor cursor(payload);
+  std::string pieces;
+  std::vector<bool> in_scratch;
+  for (int i = 0; i < 3; ++i) {
+    uint8_t scratch[3] = {0, 0, 0};
+    const uint8_t* piece = cursor.Next(3, scratch);
+    in_scratch.push_back(piece == scratch);
+    pieces.append(reinterpret_cast<const char*>(piece), 3);
+  }
+  EXPECT_EQ(pieces, "012345678");
+  EXPECT_THAT(in_scratch, testing::ElementsAre(true, true, false));
 }
 
 }  // namespace

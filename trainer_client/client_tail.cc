@@ -36,7 +36,8 @@ ClientTail::ClientTail(Pipeline pipeline, std::vector<int64_t> input_shape)
       input_shape_(std::move(input_shape)),
       batch_shape_(pipeline_.BatchShape(input_shape_[0])),
       batch_bytes_(pipeline_.output_bytes_per_sample() * input_shape_[0]),
-      pool_(MessagePool::Create(/*max_free=*/4)) {}
+      pool_(MessagePool::Create(/*max_free=*/4)),
+      scratch_(pipeline_.input_shape().bytes()) {}
 
 absl::StatusOr<Batch> ClientTail::Apply(const Batch& batch) {
   const absl::Span<const int64_t> shape = batch.shape();
@@ -58,12 +59,15 @@ absl::StatusOr<Batch> ClientTail::Apply(const Batch& batch) {
   data->resize(batch_bytes_);  // a pooled message keeps its capacity
   const size_t in_bytes = pipeline_.input_shape().bytes();
   const size_t out_bytes = pipeline_.output_bytes_per_sample();
-  const auto* in = static_cast<const uint8_t*>(batch.data());
   auto* slot = reinterpret_cast<uint8_t*>(data->data());
+  // Sample by sample from the received chunks: a sample spanning chunks is copied into a
+  // cache-sized scratch buffer, instead of gathering the whole batch into memory first.
+  PayloadCursor cursor(batch.payload());
   absl::MutexLock lock(&mu_);
-  for (int64_t i = 0; i < input_shape_[0]; ++i, in += in_bytes, slot += out_bytes) {
+  for (int64_t i = 0; i < input_shape_[0]; ++i, slot += out_bytes) {
     CounterRng unused(0);  // to_float and normalize draw nothing
-    const ImageView image{const_cast<uint8_t*>(in), pipeline_.input_shape()};
+    const ImageView image{const_cast<uint8_t*>(cursor.Next(in_bytes, scratch_.data())),
+                          pipeline_.input_shape()};
     RETURN_IF_ERROR(pipeline_.Run(image, &unused, &workspace_, slot));
   }
   return Batch(std::move(out));

@@ -34,17 +34,6 @@
 
 namespace stoker {
 
-struct TailSplit {
-  // The job as the workers run it: the ops before the tail, uint8 HWC output.
-  v1::JobSpec worker_spec;
-  // The tail ops with the original output dtype and layout.
-  v1::PipelineSpec tail;
-};
-
-// INVALID_ARGUMENT ("tail_on_client: ...") when the pipeline does not end in to_float followed
-// only by normalize ops.
-absl::StatusOr<TailSplit> SplitTail(const v1::JobSpec& spec);
-
 // Thread-safe (Apply serializes on a mutex; one consumer at a time is the common case).
 class ClientTail : public BatchTail {
  public:
@@ -73,6 +62,8 @@ class ClientTail : public BatchTail {
   const std::shared_ptr<MessagePool> pool_;
   absl::Mutex mu_;
   PipelineWorkspace workspace_ ABSL_GUARDED_BY(mu_);
+  // One sample's uint8 bytes when they arrived split across chunks.
+  std::vector<uint8_t> scratch_ ABSL_GUARDED_BY(mu_);
 };
 
 // ClientTail::Create, for LoaderEnv::tail.
