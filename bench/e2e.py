@@ -47,6 +47,7 @@ import argparse
 import json
 import os
 import shlex
+import socket
 import statistics
 import subprocess
 import sys
@@ -130,6 +131,37 @@ def augment_ms_per_image(build_dir):
     return 1e3 / float(fields["stoker_ips_per_core"])
 
 
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def tcp_receive_floor_ms(image_bytes, images, images_per_second, log):
+    """The client's floor on this machine: CPU ms per image of a plain TCP receiver (iperf3's
+    server, 1 MiB reads) taking the same bytes at the same rate over 127.0.0.1 (iperf3 -Z -l 1M
+    -b RATE -n BYTES), start-up included."""
+    port = str(free_port())
+    rate = int(8 * image_bytes * images_per_second)
+    with open(log, "w") as out:
+        server = subprocess.Popen(["iperf3", "--server", "--bind", "127.0.0.1", "--port", port,
+                                   "--one-off"], stdout=out, stderr=out)
+        for _ in range(50):  # until the server listens (before, the client fails at once)
+            client = subprocess.run(
+                ["iperf3", "--client", "127.0.0.1", "--port", port, "--zerocopy", "--length",
+                 "1M", "--bitrate", str(rate), "--bytes", str(image_bytes * images)],
+                stdout=out, stderr=out)
+            if client.returncode == 0:
+                break
+            time.sleep(0.1)
+        else:
+            server.kill()
+        _, status, usage = os.wait4(server.pid, 0)
+    if client.returncode != 0 or os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"e2e: iperf3 did not run; see {log}")
+    return 1e3 * (usage.ru_utime + usage.ru_stime) / images
+
+
 def wait_port(path, proc, what):
     for _ in range(200):
         if os.path.exists(path) and open(path).read().strip():
@@ -183,6 +215,7 @@ def stoker_round(b, cluster, client, args, pipeline, source, extra, prefix, job,
     s = dict(ips=images / rep["wall_seconds"], worker_ms=1e3 * worker_cpu / images,
              client_ms=1e3 * client_cpu / images)
     s["total_ms"] = s["worker_ms"] + s["client_ms"]
+    s["image_bytes"] = sum(w["wire_bytes"] for w in rep["workers"]) / images
     s["steady_ms"] = window.worker_ms_per_image()
     s["client_steady_ms"] = (1e3 * rep["steady_cpu_seconds"] / rep["steady_images"]
                              if rep.get("steady_images") else s["client_ms"])
@@ -242,6 +275,10 @@ def main():
                         b, clusters[side], clients[0], args, pipeline, source, extra,
                         f"{tmp}/{side}{r}", f"{side}-{r}",
                         augment=side == "stoker" and args.workload == "blur"))
+                # The control: a plain TCP receiver taking the same bytes at the same rate.
+                s = rows["stoker"][-1]
+                s["floor_ms"] = tcp_receive_floor_ms(
+                    s["image_bytes"], args.batches * BATCH, s["ips"], f"{tmp}/iperf{r}.log")
                 # Other clients against this build's cluster, right after its own client.
                 for i, client in enumerate(compares, start=1):
                     c = stoker_round(b, clusters["stoker"], client, args, pipeline, source, extra,
@@ -264,6 +301,7 @@ def main():
                     line += (f"{side} {s['ips']:.0f} img/s, worker {s['steady_ms']:.3f} + client "
                              f"{s['client_steady_ms']:.3f} = {s['steady_total_ms']:.3f} CPU "
                              f"ms/image (whole run {s['total_ms']:.3f}); ")
+                line += f"TCP receive floor {rows['stoker'][-1]['floor_ms']:.3f} ms/image; "
                 print(line + f"torchvision {t['ips']:.1f} img/s, {t['total_ms']:.2f} CPU ms/image "
                       f"(load average {os.getloadavg()[0]:.1f})", flush=True)
         finally:
@@ -297,7 +335,10 @@ def main():
           f"vs_torchvision={ratio('steady_total_ms'):.2f} "
           f"stoker_worker_cpu_ms_per_image_whole_run={med('stoker', 'worker_ms'):.4f} "
           f"stoker_client_cpu_ms_per_image_whole_run={med('stoker', 'client_ms'):.4f} "
-          f"vs_torchvision_whole_run={ratio('total_ms'):.2f}{baseline}"
+          f"vs_torchvision_whole_run={ratio('total_ms'):.2f} "
+          f"tcp_receive_floor_ms_per_image={med('stoker', 'floor_ms'):.4f} "
+          f"client_vs_floor={statistics.median(s['client_steady_ms'] / s['floor_ms'] for s in rows['stoker']):.2f}"
+          f"{baseline}"
           + "".join(f" compare{i}_client_cpu_ms_per_image="
                     f"{med(f'compare{i}', 'client_steady_ms'):.4f}"
                     for i in range(1, len(compares) + 1))

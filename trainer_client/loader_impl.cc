@@ -17,6 +17,7 @@
 #include "plan/resume_token.h"
 #include "stoker/v1/resume.pb.h"
 #include "trainer_client/heap_tuning.h"
+#include "trainer_client/read_wakeup_tuning.h"
 
 namespace stoker {
 namespace {
@@ -63,6 +64,7 @@ absl::Status CheckStart(const LoaderOptions& options, const v1::OpenJobResponse&
 absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions options, LoaderEnv env) {
   RETURN_IF_ERROR(options.Validate());
   if (options.retain_heap_memory) RetainFreedHeapMemory();
+  if (options.tune_read_wakeups) EnableGrpcReadExperiments();
   if (options.client_id.empty()) options.client_id = RandomClientId();
   if (env.clock == nullptr) env.clock = Clock::Real();
   if (env.coordinator == nullptr) {
