@@ -2,7 +2,9 @@
 # scripts/bench.sh e2e: end to end between separate processes on loopback (coordinator, 2
 # workers with 1 thread each, stoker-bench-client, no training step) against torchvision's
 # DataLoader with 2 worker processes, same pipeline and resize filter; delivered img/s and CPU
-# ms per image of the workers and the client; 3 alternating rounds, medians (bench/e2e.py).
+# ms per image of the workers and the client after two warm-up batches on both sides (whole-run
+# figures beside them), and a plain-TCP receive floor (iperf3 taking the same bytes at the same
+# rate); 3 alternating rounds, medians (bench/e2e.py).
 # Workloads: blur (float32), JPEG float32 CHW (workers, then with the tail on the client), JPEG
 # float16 CHW and JPEG uint8 (the generated Caltech-256-like set of bench/jpeg-pipeline.sh,
 # cached in .cache/jpeg/). One RESULT line per workload; the last line is the JPEG uint8 one.
@@ -19,5 +21,5 @@ make_jpeg_set shards
 /usr/bin/python3 bench/e2e.py "$BIN" --workload blur "$@"
 for workload in jpeg-float32 jpeg-float16 jpeg-float32-tail jpeg-uint8; do
   /usr/bin/python3 bench/e2e.py "$BIN" --workload "$workload" --batches 40 \
-    --torchvision-batches 10 --manifest "$CACHE/shards/manifest.json" --images "$CACHE/images" "$@"
+    --torchvision-batches 20 --manifest "$CACHE/shards/manifest.json" --images "$CACHE/images" "$@"
 done
