@@ -30,6 +30,8 @@ and CPU ms per image in two windows:
 blur also reports the wire overhead (issue 13): the workers' steady CPU per delivered image
 against the CPU per image of the same pipeline in one thread (`augment_bench --stoker_only`, run
 after each round): worker_vs_augment.
+--tls: every Stoker connection with mutual TLS (certificates from scripts/dev-certs.sh), as the
+chart deploys it; the default is plaintext (--insecure). The TCP floor stays plaintext.
 Last line: RESULT name=e2e ... vs_torchvision = torchvision's total CPU per image / Stoker's
 (steady; vs_torchvision_whole_run with Stoker's whole-run figure).
 
@@ -172,12 +174,24 @@ def wait_port(path, proc, what):
     sys.exit(f"e2e: {what} did not write {path}")
 
 
+# The flags that secure each process: --insecure, or with --tls the mutual-TLS files of
+# scripts/dev-certs.sh (set by main).
+CERTS = None
+
+
+def security(role):
+    if CERTS is None:
+        return ["--insecure"]
+    return ["--tls-ca", f"{CERTS}/ca.pem", "--tls-cert", f"{CERTS}/{role}.pem",
+            "--tls-key", f"{CERTS}/{role}.key"]
+
+
 def start_cluster(b, worker_binary, workers, prefix, procs):
     """A coordinator and `workers` workers of `worker_binary` on loopback; appends them to procs.
     Returns (coordinator address, worker processes)."""
     log = open(f"{prefix}-coordinator.log", "w")
     coordinator = subprocess.Popen(
-        [f"{b}/coordinator/stoker-coordinator", "--insecure", "--listen", "127.0.0.1:0",
+        [f"{b}/coordinator/stoker-coordinator", *security("coordinator"), "--listen", "127.0.0.1:0",
          "--port-file", f"{prefix}-coordinator.port"], stdout=log, stderr=log)
     procs.append(coordinator)
     address = f"127.0.0.1:{wait_port(f'{prefix}-coordinator.port', coordinator, 'coordinator')}"
@@ -185,7 +199,7 @@ def start_cluster(b, worker_binary, workers, prefix, procs):
     for i in range(workers):
         log = open(f"{prefix}-worker{i}.log", "w")
         w = subprocess.Popen(
-            [worker_binary, "--insecure", "--coordinator", address, "--threads", "1",
+            [worker_binary, *security("worker"), "--coordinator", address, "--threads", "1",
              "--port-file", f"{prefix}-worker{i}.port"], stdout=log, stderr=log)
         procs.append(w)
         started.append(w)
@@ -204,7 +218,7 @@ def stoker_round(b, cluster, client, args, pipeline, source, extra, prefix, job,
     report = f"{prefix}-report.json"
     window = SteadyWindow(f"{prefix}-token", workers, WARMUP, args.batches - 2)
     _, client_cpu = run_child(
-        [client[0], "--insecure", "--coordinator", address,
+        [client[0], *security("trainer"), "--coordinator", address,
          "--job", f"e2e-{args.workload}-{job}", "--pipeline", pipeline, *source,
          *extra, "--batch-size", str(BATCH), "--max-batches", str(args.batches),
          "--report-json", report, "--token-file", f"{prefix}-token", *client[1:]],
@@ -229,6 +243,7 @@ def stoker_round(b, cluster, client, args, pipeline, source, extra, prefix, job,
 
 
 def main():
+    global CERTS
     parser = argparse.ArgumentParser()
     parser.add_argument("build_dir")
     parser.add_argument("--workload", choices=sorted(WORKLOADS), default="blur")
@@ -243,6 +258,9 @@ def main():
     parser.add_argument("--baseline-worker", default="",
                         help="A/B: another stoker-worker binary, run as a second cluster in the "
                              "same rounds (order alternating); adds baseline_* figures")
+    parser.add_argument("--tls", action="store_true",
+                        help="mutual TLS on every Stoker connection (scripts/dev-certs.sh), as "
+                             "deployed; default plaintext (--insecure)")
     args = parser.parse_args()
     b = args.build_dir
     if args.batches < 16:
@@ -257,6 +275,9 @@ def main():
         source = ["--manifest", args.manifest]
         tv_extra = [args.images]
     with tempfile.TemporaryDirectory() as tmp:
+        if args.tls:
+            CERTS = f"{tmp}/certs"
+            subprocess.run([f"{HERE}/../scripts/dev-certs.sh", CERTS], check=True)
         procs = []
         try:
             clusters = {"stoker": start_cluster(b, f"{b}/worker/stoker-worker", args.workers,
@@ -326,6 +347,7 @@ def main():
                     f" baseline_cpu_ms_per_image={med('baseline', 'steady_total_ms'):.4f}"
                     f" worker_cpu_vs_baseline={statistics.median(speedups):.3f}")
     print(f"RESULT name=e2e workload={args.workload} workers={args.workers} "
+          f"tls={'on' if args.tls else 'off'} "
           f"stoker_ips={med('stoker', 'ips'):.1f} "
           f"stoker_worker_cpu_ms_per_image={med('stoker', 'steady_ms'):.4f} "
           f"stoker_client_cpu_ms_per_image={med('stoker', 'client_steady_ms'):.4f} "
