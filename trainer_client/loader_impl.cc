@@ -16,7 +16,7 @@
 #include "plan/rank_sequence.h"
 #include "plan/resume_token.h"
 #include "stoker/v1/resume.pb.h"
-#include "trainer_client/heap_tuning.h"
+#include "common/heap_tuning.h"
 #include "trainer_client/read_wakeup_tuning.h"
 
 namespace stoker {

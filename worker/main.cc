@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/flags.h"
+#include "common/heap_tuning.h"
 #include "common/logging.h"
 #include "common/metrics.h"
 #include "common/process.h"
@@ -52,22 +53,57 @@ int Serve(const stoker::WorkerConfig& config, const std::string& port_file,
   return 0;
 }
 
-}  // namespace
+// The flags that are not WorkerConfig fields as they are parsed (milliseconds, names), and the
+// flag groups of other libraries.
+struct FlagValues {
+  explicit FlagValues(const stoker::WorkerConfig& defaults)
+      : lease_poll_ms(absl::ToInt64Milliseconds(defaults.max_lease_poll)),
+        rpc_timeout_ms(absl::ToInt64Milliseconds(defaults.rpc_timeout)),
+        drain_deadline_ms(absl::ToInt64Milliseconds(defaults.drain_deadline)),
+        register_attempts(static_cast<uint32_t>(defaults.register_backoff.max_attempts)) {}
 
-int main(int argc, char** argv) {
-  stoker::WorkerConfig config;
-  config.coordinator_address = "127.0.0.1:7070";  // The coordinator binary's default.
-  int64_t lease_poll_ms = absl::ToInt64Milliseconds(config.max_lease_poll);
-  int64_t rpc_timeout_ms = absl::ToInt64Milliseconds(config.rpc_timeout);
-  int64_t drain_deadline_ms = absl::ToInt64Milliseconds(config.drain_deadline);
-  uint32_t register_attempts = static_cast<uint32_t>(config.register_backoff.max_attempts);
+  // Converts the values into `config` and validates it; INVALID_ARGUMENT naming the flag.
+  absl::Status ApplyTo(stoker::WorkerConfig& config) const;
+
+  int64_t lease_poll_ms;
+  int64_t rpc_timeout_ms;
+  int64_t drain_deadline_ms;
+  uint32_t register_attempts;
   std::string port_file;
   double simulate_batch_ms = -1;
   std::string simulate_batch_mode = "sleep";
   double simulate_batch_cpu_ms = -1;
-  stoker::FlagSet flags("stoker-worker",
-                        "Runs a Stoker worker: leases tasks from the coordinator, produces "
-                        "batches on a thread pool and streams them to trainer clients.");
+  stoker::MetricsFlags metrics;
+  stoker::StorageFlags storage;  // --s3-endpoint, --cache-dir, --cache-bytes, ...
+  stoker::LogFlags log;
+  stoker::TlsFlags tls;  // Its certificate names role worker (or --insecure).
+};
+
+absl::Status FlagValues::ApplyTo(stoker::WorkerConfig& config) const {
+  config.rpc_timeout = absl::Milliseconds(rpc_timeout_ms);
+  config.max_lease_poll = absl::Milliseconds(lease_poll_ms);
+  config.drain_deadline = absl::Milliseconds(drain_deadline_ms);
+  config.register_backoff.max_attempts = static_cast<int>(register_attempts);
+  absl::StatusOr<stoker::TlsConfig> built = tls.Build();
+  if (!built.ok()) return built.status();
+  config.tls = *std::move(built);
+  if (simulate_batch_ms >= 0) {
+    config.simulate_batch_period =
+        absl::Microseconds(static_cast<int64_t>(simulate_batch_ms * 1000));
+  }
+  absl::StatusOr<stoker::SimulatedBatchMode> mode =
+      stoker::ParseSimulatedBatchMode(simulate_batch_mode);
+  if (!mode.ok()) return mode.status();
+  config.simulate_batch_mode = *mode;
+  if (simulate_batch_cpu_ms >= 0) {
+    config.simulate_batch_cpu =
+        absl::Microseconds(static_cast<int64_t>(simulate_batch_cpu_ms * 1000));
+  }
+  return config.Validate();
+}
+
+// Every flag of stoker-worker, into `config` or `values`.
+void AddFlags(stoker::FlagSet& flags, stoker::WorkerConfig& config, FlagValues& values) {
   flags.Add("coordinator", &config.coordinator_address, "host:port of the coordinator");
   flags.Add("listen", &config.listen_address, "host:port to serve on (port 0 = any free port)");
   flags.Add("advertise-address", &config.advertise_address,
@@ -75,22 +111,22 @@ int main(int argc, char** argv) {
             "host of --listen, or for 0.0.0.0 the local address that routes to the "
             "coordinator; Kubernetes: the pod IP)");
   flags.Add("threads", &config.threads, "producer threads (0 = one per core)");
-  flags.Add("rpc-timeout-ms", &rpc_timeout_ms, "deadline of each call to the coordinator");
-  flags.Add("register-attempts", &register_attempts,
+  flags.Add("rpc-timeout-ms", &values.rpc_timeout_ms, "deadline of each call to the coordinator");
+  flags.Add("register-attempts", &values.register_attempts,
             "attempts to register while the coordinator is unreachable");
-  flags.Add("max-lease-poll-ms", &lease_poll_ms, "longest pause between polls for tasks");
-  flags.Add("port-file", &port_file, "write the bound port to this file once serving");
-  flags.Add("simulate-batch-ms", &simulate_batch_ms,
+  flags.Add("max-lease-poll-ms", &values.lease_poll_ms, "longest pause between polls for tasks");
+  flags.Add("port-file", &values.port_file, "write the bound port to this file once serving");
+  flags.Add("simulate-batch-ms", &values.simulate_batch_ms,
             "bench/test facility: skip the pipeline and emit each batch this many ms after its "
             "task is taken, per producer thread (negative = real production)");
-  flags.Add("simulate-batch-mode", &simulate_batch_mode,
+  flags.Add("simulate-batch-mode", &values.simulate_batch_mode,
             "with --simulate-batch-ms: sleep (the producer thread waits out each batch's time) "
             "or burn (it spends --simulate-batch-cpu-ms of its own CPU time writing the payload "
             "first, competing for cores like a real producer)");
-  flags.Add("simulate-batch-cpu-ms", &simulate_batch_cpu_ms,
+  flags.Add("simulate-batch-cpu-ms", &values.simulate_batch_cpu_ms,
             "with --simulate-batch-mode burn: thread CPU ms per batch, at most "
             "--simulate-batch-ms (negative = all of it)");
-  flags.Add("drain-deadline-ms", &drain_deadline_ms,
+  flags.Add("drain-deadline-ms", &values.drain_deadline_ms,
             "on SIGTERM/SIGINT, deliver held tasks for at most this long, then hand the rest back");
   flags.Add("max-streams", &config.max_streams,
             "most streams open at once (beyond: RESOURCE_EXHAUSTED)");
@@ -100,14 +136,10 @@ int main(int argc, char** argv) {
   flags.Add("max-request-bytes", &config.max_request_bytes, "largest client message read, bytes");
   flags.Add("compression-codecs", &config.offered_compression,
             "payload codecs offered to clients: lz4,zstd (comma-separated) or none");
-  stoker::MetricsFlags metrics_flags;
-  metrics_flags.AddTo(&flags);
-  stoker::StorageFlags storage_flags;  // --s3-endpoint, --cache-dir, --cache-bytes, ...
-  storage_flags.AddTo(&flags, /*with_cache=*/true);
-  stoker::LogFlags log_flags;
-  log_flags.AddTo(&flags);
-  stoker::TlsFlags tls_flags;  // Its certificate names role worker (or --insecure).
-  tls_flags.AddTo(&flags, /*calls=*/true, /*serves=*/true);
+  values.metrics.AddTo(&flags);
+  values.storage.AddTo(&flags, /*with_cache=*/true);
+  values.log.AddTo(&flags);
+  values.tls.AddTo(&flags, /*calls=*/true, /*serves=*/true);
   flags.MapField("coordinator_address", "coordinator");
   flags.MapField("listen_address", "listen");
   flags.MapField("advertise_address", "advertise-address");
@@ -122,29 +154,23 @@ int main(int argc, char** argv) {
   flags.MapField("max_streams", "max-streams");
   flags.MapField("memory_bytes", "memory-bytes");
   flags.MapField("max_request_bytes", "max-request-bytes");
-  if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
-  if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
-  config.rpc_timeout = absl::Milliseconds(rpc_timeout_ms);
-  config.max_lease_poll = absl::Milliseconds(lease_poll_ms);
-  config.drain_deadline = absl::Milliseconds(drain_deadline_ms);
-  config.register_backoff.max_attempts = static_cast<int>(register_attempts);
-  absl::StatusOr<stoker::TlsConfig> tls = tls_flags.Build();
-  if (!tls.ok()) return flags.Fail(tls.status());
-  config.tls = *std::move(tls);
-  if (simulate_batch_ms >= 0) {
-    config.simulate_batch_period =
-        absl::Microseconds(static_cast<int64_t>(simulate_batch_ms * 1000));
-  }
-  absl::StatusOr<stoker::SimulatedBatchMode> mode =
-      stoker::ParseSimulatedBatchMode(simulate_batch_mode);
-  if (!mode.ok()) return flags.Fail(mode.status());
-  config.simulate_batch_mode = *mode;
-  if (simulate_batch_cpu_ms >= 0) {
-    config.simulate_batch_cpu =
-        absl::Microseconds(static_cast<int64_t>(simulate_batch_cpu_ms * 1000));
-  }
-  if (absl::Status status = config.Validate(); !status.ok()) return flags.Fail(status);
-  if (absl::Status status = storage_flags.Apply(); !status.ok()) return flags.Fail(status);
+}
 
-  return Serve(config, port_file, metrics_flags);
+}  // namespace
+
+int main(int argc, char** argv) {
+  stoker::WorkerConfig config;
+  config.coordinator_address = "127.0.0.1:7070";  // The coordinator binary's default.
+  FlagValues values(config);
+  stoker::FlagSet flags("stoker-worker",
+                        "Runs a Stoker worker: leases tasks from the coordinator, produces "
+                        "batches on a thread pool and streams them to trainer clients.");
+  AddFlags(flags, config, values);
+  if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
+  if (absl::Status status = values.log.Apply(); !status.ok()) return flags.Fail(status);
+  // Sending (TLS above all: its record buffers) frees and reallocates large blocks per batch.
+  stoker::RetainFreedHeapMemory();
+  if (absl::Status status = values.ApplyTo(config); !status.ok()) return flags.Fail(status);
+  if (absl::Status status = values.storage.Apply(); !status.ok()) return flags.Fail(status);
+  return Serve(config, values.port_file, values.metrics);
 }
