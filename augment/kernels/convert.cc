@@ -1,5 +1,7 @@
 #include "augment/kernels/convert.h"
 
+#include "augment/kernels/convert_table_variants.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -77,7 +79,10 @@ void TablePlane(const uint8_t* __restrict src, size_t pixels, size_t channels,
 
 }  // namespace
 
-void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout, float* out) {
+namespace table_internal {
+
+void ConvertThroughTablePortable(const ImageView& in, const float* table, OutputLayout layout,
+                                 float* out) {
   const uint8_t* __restrict src = in.pixels<const uint8_t>();
   const size_t channels = in.shape.channels;
   const size_t pixels = size_t{in.shape.height} * in.shape.width;
@@ -92,6 +97,29 @@ void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout l
 #if defined(__x86_64__)
   _mm_sfence();  // The streaming stores are visible before the caller hands `out` on.
 #endif
+}
+
+bool CpuHasAvx512Vbmi() {
+#if defined(__x86_64__) && defined(STOKER_HAVE_AVX512_TABLE)
+  static const bool supported =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+  return supported;
+#else
+  return false;
+#endif
+}
+
+}  // namespace table_internal
+
+void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout, float* out) {
+#if defined(STOKER_HAVE_AVX512_TABLE)
+  if (table_internal::CpuHasAvx512Vbmi()) {
+    return table_internal::ConvertThroughTableAvx512(in, table, layout,
+                                                     table_internal::Stores::kStreaming, out);
+  }
+#endif
+  table_internal::ConvertThroughTablePortable(in, table, layout, out);
 }
 
 void ConvertImage(const ImageView& in, OutputLayout layout, PixelType out_type, void* out) {
