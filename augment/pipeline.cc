@@ -36,6 +36,22 @@ size_t DTypeBytes(stoker::v1::DType dtype) {
   return IsHalf(dtype) ? 2 : PixelTypeSize(PixelTypeOf(dtype));
 }
 
+// Narrows `n` floats to float16 or bfloat16 (`dtype`) into `out` (unaligned stores: any `out`).
+void NarrowToHalf(const float* floats, size_t n, stoker::v1::DType dtype, uint8_t* out) {
+  if (dtype == stoker::v1::DTYPE_FLOAT16) {
+    FloatToFloat16(floats, n, out);
+  } else {
+    FloatToBfloat16(floats, n, out);
+  }
+}
+
+// Float32 staging for an image of `shape`'s size in the workspace's scratch.
+float* HalfStaging(const ImageShape& shape, PipelineWorkspace* workspace) {
+  ImageBuffer& staging = workspace->scratch();
+  staging.Reshape(ImageShape{shape.height, shape.width, shape.channels, PixelType::kFloat32});
+  return staging.view().pixels<float>();
+}
+
 // Writes `image` to `out` as float16 or bfloat16 in `layout`: straight from a float32 HWC image,
 // else through float32 staging in the workspace's scratch (the layout change and any uint8 →
 // float32 cast happen there).
@@ -45,17 +61,11 @@ void ConvertToHalf(const ImageView& image, OutputLayout layout, stoker::v1::DTyp
   if (layout == OutputLayout::kHwc && image.shape.type == PixelType::kFloat32) {
     floats = image.pixels<const float>();
   } else {
-    ImageBuffer& staging = workspace->scratch();
-    staging.Reshape(ImageShape{image.shape.height, image.shape.width, image.shape.channels,
-                               PixelType::kFloat32});
-    ConvertImage(image, layout, PixelType::kFloat32, staging.view().data);
-    floats = staging.view().pixels<const float>();
+    float* staging = HalfStaging(image.shape, workspace);
+    ConvertImage(image, layout, PixelType::kFloat32, staging);
+    floats = staging;
   }
-  if (dtype == stoker::v1::DTYPE_FLOAT16) {
-    FloatToFloat16(floats, image.shape.elements(), out);
-  } else {
-    FloatToBfloat16(floats, image.shape.elements(), out);
-  }
+  NarrowToHalf(floats, image.shape.elements(), dtype, out);
 }
 
 stoker::v1::DType DTypeOf(PixelType type) {
@@ -254,7 +264,7 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
   pipeline.tail_start_ = pipeline.ops_.size();
   const size_t tail = TableTailStart(pipeline.ops_, first_transform);
   if (tail < pipeline.ops_.size() && shape.type == PixelType::kFloat32 &&
-      pipeline.output_dtype_ == stoker::v1::DTYPE_FLOAT32) {
+      pipeline.output_dtype_ != stoker::v1::DTYPE_UINT8) {
     ASSIGN_OR_RETURN(pipeline.tail_table_, TailTable(pipeline.ops_, tail));
     pipeline.tail_start_ = tail;
   }
@@ -349,8 +359,9 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
   const bool out_aligned = IsAligned(out, PixelTypeSize(out_type));
   const OutputLayout layout =
       output_layout_ == stoker::v1::LAYOUT_CHW ? OutputLayout::kChw : OutputLayout::kHwc;
-  // With a table tail, the ops before it run, then the table writes `out` in its layout.
-  const bool tabled = !tail_table_.empty() && out_aligned;
+  // With a table tail, the ops before it run, then the table writes `out` in its layout (16-bit
+  // floats: float32 staging, then narrowed).
+  const bool tabled = !tail_table_.empty() && (out_aligned || half);
   const size_t end_op = tabled ? tail_start_ : ops_.size();
   // When the output conversion is the identity, out_writer_ writes straight into `out` and the
   // ops after it run there in place.
@@ -390,7 +401,13 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
   if (last_op_writes_out) return absl::OkStatus();
   if (tabled) {
     if (timed) op_start = absl::Now();
-    ConvertThroughTable(current, tail_table_.data(), layout, reinterpret_cast<float*>(out));
+    if (half) {
+      float* staging = HalfStaging(current.shape, workspace);  // read again at once: cached
+      ConvertThroughTable(current, tail_table_.data(), layout, TableStores::kCached, staging);
+      NarrowToHalf(staging, current.shape.elements(), output_dtype_, out);
+    } else {
+      ConvertThroughTable(current, tail_table_.data(), layout, reinterpret_cast<float*>(out));
+    }
     if (timed) op_seconds[tail_start_] = absl::ToDoubleSeconds(absl::Now() - op_start);
     return absl::OkStatus();
   }

@@ -34,9 +34,10 @@
 // bit-identical to running the ops one by one. PipelineOptions::fuse_blur_chains turns it off.
 //
 // Fused tails. A pipeline that ends in ops mapping each element per channel (to_float, then
-// normalize: Op::MapsElementsPerChannel) on uint8 input, with float32 output, runs them as one
-// pass: a table of what they give each of the 256 values of each channel, computed at Compile by
-// the ops themselves, is read straight into `out` in its layout (HWC or CHW), equal bit for bit
+// normalize: Op::MapsElementsPerChannel) on uint8 input, with float32, float16 or bfloat16
+// output, runs them as one pass: a table of what they give each of the 256 values of each
+// channel, computed at Compile by the ops themselves, is read straight into `out` in its layout
+// (HWC or CHW; 16-bit floats: into float32 staging, then narrowed as always), equal bit for bit
 // to running them and converting. Ops that work in place and keep the final shape after the last
 // other op (horizontal_flip after random_resized_crop) run in place on `out` when the output
 // conversion is the identity (uint8 HWC), instead of being copied into it.

@@ -169,14 +169,14 @@ void Hwc(const uint8_t* src, size_t channels, size_t elements, const float* tabl
 }  // namespace
 
 void ConvertThroughTableAvx512(const ImageView& in, const float* table, OutputLayout layout,
-                               Stores stores, float* out) {
+                               TableStores stores, float* out) {
   const size_t channels = in.shape.channels;
-  if (channels > kMaxChannels) return ConvertThroughTablePortable(in, table, layout, out);
+  if (channels > kMaxChannels) return ConvertThroughTablePortable(in, table, layout, stores, out);
   BytePlanes planes[kMaxChannels];
   for (size_t c = 0; c < channels; ++c) SplitTable(table + c * kTableValues, &planes[c]);
   const uint8_t* src = in.pixels<const uint8_t>();
   const size_t pixels = size_t{in.shape.height} * in.shape.width;
-  const bool stream = stores == Stores::kStreaming;
+  const bool stream = stores == TableStores::kStreaming;
   if (layout == OutputLayout::kChw && channels > 1) {
     Chw(src, channels, pixels, table, planes, stream, out);
   } else {

@@ -28,24 +28,26 @@ namespace {
 constexpr uint32_t kGuard = 0x7FC0DEADu;  // a NaN no table here holds
 constexpr size_t kGuardFloats = 64;
 
-using Convert = void (*)(const ImageView&, const float*, OutputLayout, float*);
+using Convert = void (*)(const ImageView&, const float*, OutputLayout, TableStores, float*);
 
-void Avx512Streaming(const ImageView& in, const float* table, OutputLayout layout, float* out) {
-  ConvertThroughTableAvx512(in, table, layout, Stores::kStreaming, out);
-}
-void Avx512Cached(const ImageView& in, const float* table, OutputLayout layout, float* out) {
-  ConvertThroughTableAvx512(in, table, layout, Stores::kCached, out);
-}
+struct Build {
+  std::string name;
+  Convert convert;
+  TableStores stores;
+};
 
-// The builds under test (each store kind of a vector build); empty where this CPU lacks it.
-std::vector<std::pair<std::string, Convert>> TestedBuilds() {
+// The builds under test, with each kind of stores; empty where this CPU lacks the build.
+std::vector<Build> TestedBuilds() {
   const std::string name = STOKER_TESTED_BUILD;
-  if (name == "portable") return {{"portable", &ConvertThroughTablePortable}};
-  if (name == "avx512" && CpuHasAvx512Vbmi()) {
-    return {{"avx512 streaming", &Avx512Streaming}, {"avx512 cached", &Avx512Cached}};
-  }
-  return {};
+  Convert convert = nullptr;
+  if (name == "portable") convert = &ConvertThroughTablePortable;
+  if (name == "avx512" && CpuHasAvx512Vbmi()) convert = &ConvertThroughTableAvx512;
+  if (convert == nullptr) return {};
+  return {{name + " streaming", convert, TableStores::kStreaming},
+          {name + " cached", convert, TableStores::kCached}};
 }
+
+const Build kPortable{"portable", &ConvertThroughTablePortable, TableStores::kStreaming};
 
 uint32_t Bits(float v) {
   uint32_t bits;
@@ -67,18 +69,18 @@ std::vector<uint32_t> Expected(const std::vector<uint8_t>& src, const ImageShape
   return out;
 }
 
-// Runs `convert` into a buffer `offset` floats past a 64-byte line, guards on both sides;
+// Runs `build` into a buffer `offset` floats past a 64-byte line, guards on both sides;
 // returns the output's bit patterns and checks the guards.
-std::vector<uint32_t> Converted(Convert convert, const std::vector<uint8_t>& src,
-                          const ImageShape& shape, const std::vector<float>& table,
-                          OutputLayout layout, size_t offset) {
+std::vector<uint32_t> Converted(const Build& build, const std::vector<uint8_t>& src,
+                                const ImageShape& shape, const std::vector<float>& table,
+                                OutputLayout layout, size_t offset) {
   const size_t n = shape.elements();
   std::vector<uint32_t> storage(n + 2 * kGuardFloats + 16 + 16, kGuard);
   uint32_t* base = storage.data();
   while (reinterpret_cast<uintptr_t>(base) % 64 != 0) ++base;
   uint32_t* out = base + kGuardFloats + offset;
   const ImageView in{const_cast<uint8_t*>(src.data()), shape};
-  convert(in, table.data(), layout, reinterpret_cast<float*>(out));
+  build.convert(in, table.data(), layout, build.stores, reinterpret_cast<float*>(out));
   for (uint32_t* g = storage.data(); g < out; ++g) EXPECT_EQ(*g, kGuard) << "before the output";
   for (uint32_t* g = out + n; g < storage.data() + storage.size(); ++g) {
     EXPECT_EQ(*g, kGuard) << "after the output";
@@ -111,13 +113,12 @@ class ConvertTableTest : public ::testing::Test {
     if (builds_.empty()) GTEST_SKIP() << "no " STOKER_TESTED_BUILD " build on this CPU";
   }
 
-  std::vector<std::pair<std::string, Convert>> builds_;
+  std::vector<Build> builds_;
 };
 
 TEST_F(ConvertTableTest, EqualsTheDefinitionForEverySizeChannelCountLayoutAndOffset) {
-  const uint32_t sizes[][2] = {{1, 1},  {1, 15}, {1, 16}, {1, 17}, {2, 33},  {3, 5},
-                               {7, 9},  {1, 64}, {1, 65}, {5, 27}, {13, 31}, {17, 61},
-                               {8, 64}, {31, 33}};
+  const uint32_t sizes[][2] = {{1, 1},  {1, 15}, {1, 16}, {1, 17},  {2, 33},  {3, 5},  {7, 9},
+                               {1, 64}, {1, 65}, {5, 27}, {13, 31}, {17, 61}, {8, 64}, {31, 33}};
   uint64_t seed = 1;
   for (const auto& [height, width] : sizes) {
     for (uint32_t channels = 1; channels <= 5; ++channels) {
@@ -126,13 +127,12 @@ TEST_F(ConvertTableTest, EqualsTheDefinitionForEverySizeChannelCountLayoutAndOff
       const std::vector<float> table = RandomTable(channels, ++seed);
       for (OutputLayout layout : {OutputLayout::kChw, OutputLayout::kHwc}) {
         const std::vector<uint32_t> expected = Expected(src, shape, table, layout);
-        const std::vector<uint32_t> portable =
-            Converted(&ConvertThroughTablePortable, src, shape, table, layout, 0);
+        const std::vector<uint32_t> portable = Converted(kPortable, src, shape, table, layout, 0);
         ASSERT_EQ(portable, expected) << height << "x" << width << "x" << channels;
         for (size_t offset = 0; offset < 16; ++offset) {
-          for (const auto& [name, convert] : builds_) {
-            ASSERT_EQ(Converted(convert, src, shape, table, layout, offset), expected)
-                << name << " " << height << "x" << width << "x" << channels
+          for (const Build& build : builds_) {
+            ASSERT_EQ(Converted(build, src, shape, table, layout, offset), expected)
+                << build.name << " " << height << "x" << width << "x" << channels
                 << (layout == OutputLayout::kChw ? " CHW" : " HWC") << " offset " << offset;
           }
         }
@@ -147,11 +147,10 @@ TEST_F(ConvertTableTest, EqualsThePortableBuildOnAFullSizeImage) {
   const std::vector<uint8_t> src = RandomBytes(shape.elements(), 7);
   const std::vector<float> table = RandomTable(3, 8);
   for (OutputLayout layout : {OutputLayout::kChw, OutputLayout::kHwc}) {
-    const std::vector<uint32_t> portable =
-        Converted(&ConvertThroughTablePortable, src, shape, table, layout, 0);
-    for (const auto& [name, convert] : builds_) {
+    const std::vector<uint32_t> portable = Converted(kPortable, src, shape, table, layout, 0);
+    for (const Build& build : builds_) {
       for (size_t offset : {0, 1, 3}) {
-        ASSERT_EQ(Converted(convert, src, shape, table, layout, offset), portable) << name;
+        ASSERT_EQ(Converted(build, src, shape, table, layout, offset), portable) << build.name;
       }
     }
   }
@@ -168,14 +167,16 @@ TEST_F(ConvertTableTest, EachElementUsesItsOwnChannelsTable) {
       table[i] = static_cast<float>(i / kTableValues * 1000 + i % kTableValues);
     }
     const size_t pixels = size_t{shape.height} * shape.width;
-    for (const auto& [name, convert] : builds_) {
-      const std::vector<uint32_t> chw = Converted(convert, src, shape, table, OutputLayout::kChw, 0);
-      const std::vector<uint32_t> hwc = Converted(convert, src, shape, table, OutputLayout::kHwc, 0);
+    for (const Build& build : builds_) {
+      const std::vector<uint32_t> chw = Converted(build, src, shape, table, OutputLayout::kChw, 0);
+      const std::vector<uint32_t> hwc = Converted(build, src, shape, table, OutputLayout::kHwc, 0);
       for (size_t p = 0; p < pixels; ++p) {
         for (size_t c = 0; c < channels; ++c) {
           const float want = static_cast<float>(c * 1000 + src[p * channels + c]);
-          ASSERT_EQ(chw[c * pixels + p], Bits(want)) << name << " CHW pixel " << p << " ch " << c;
-          ASSERT_EQ(hwc[p * channels + c], Bits(want)) << name << " HWC pixel " << p << " ch " << c;
+          ASSERT_EQ(chw[c * pixels + p], Bits(want))
+              << build.name << " CHW pixel " << p << " ch " << c;
+          ASSERT_EQ(hwc[p * channels + c], Bits(want))
+              << build.name << " HWC pixel " << p << " ch " << c;
         }
       }
     }
@@ -187,9 +188,12 @@ TEST_F(ConvertTableTest, TheDispatchedBuildEqualsTheDefinition) {
   const ImageShape shape{23, 37, 3, PixelType::kUint8};
   const std::vector<uint8_t> src = RandomBytes(shape.elements(), 90);
   const std::vector<float> table = RandomTable(3, 91);
-  for (OutputLayout layout : {OutputLayout::kChw, OutputLayout::kHwc}) {
-    EXPECT_EQ(Converted(&ConvertThroughTable, src, shape, table, layout, 5),
-              Expected(src, shape, table, layout));
+  for (TableStores stores : {TableStores::kStreaming, TableStores::kCached}) {
+    const Build dispatched{"dispatched", &ConvertThroughTable, stores};
+    for (OutputLayout layout : {OutputLayout::kChw, OutputLayout::kHwc}) {
+      EXPECT_EQ(Converted(dispatched, src, shape, table, layout, 5),
+                Expected(src, shape, table, layout));
+    }
   }
 }
 

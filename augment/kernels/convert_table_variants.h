@@ -9,7 +9,7 @@
 //     byte vectors are interleaved back into 64 floats. Channel counts 1 to 4, both layouts (CHW:
 //     the source bytes of a channel are gathered with byte permutes first; HWC: each element's
 //     channel is a lane mask); 5 or more channels take the portable build.
-//   portable (convert.cc): scalar lookups, streaming stores of 4 floats on x86-64.
+//   portable (convert.cc): scalar lookups, in CHW one channel at a time.
 //
 // No AVX2 or plain AVX-512 F/BW build: their only vector lookup is vgatherdps, which measured
 // slower than the scalar loop on AMD Zen 4 (docs/benchmarks.md, "Fused to_float/normalize tail").
@@ -23,17 +23,14 @@
 namespace stoker {
 namespace table_internal {
 
-// How the AVX-512 build writes `out`: streaming (non-temporal) stores where a plane's 64-byte
-// blocks are aligned (the default: `out` is a batch far larger than the caches, written once),
-// or ordinary stores throughout.
-enum class Stores { kStreaming, kCached };
-
+// Streaming stores: the portable build's in CHW only, 4 floats from 16-byte boundaries; the
+// AVX-512 build's on each plane (CHW) or run (HWC) from its first 64-byte boundary.
 void ConvertThroughTablePortable(const ImageView& in, const float* table, OutputLayout layout,
-                                 float* out);
+                                 TableStores stores, float* out);
 
 // REQUIRES: CpuHasAvx512Vbmi(); otherwise as ConvertThroughTable.
 void ConvertThroughTableAvx512(const ImageView& in, const float* table, OutputLayout layout,
-                               Stores stores, float* out);
+                               TableStores stores, float* out);
 
 // True when the build has the AVX-512 variant and this CPU has AVX-512 F, BW, VL and VBMI.
 bool CpuHasAvx512Vbmi();
