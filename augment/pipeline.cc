@@ -36,22 +36,6 @@ size_t DTypeBytes(stoker::v1::DType dtype) {
   return IsHalf(dtype) ? 2 : PixelTypeSize(PixelTypeOf(dtype));
 }
 
-// Narrows `n` floats to float16 or bfloat16 (`dtype`) into `out` (unaligned stores: any `out`).
-void NarrowToHalf(const float* floats, size_t n, stoker::v1::DType dtype, uint8_t* out) {
-  if (dtype == stoker::v1::DTYPE_FLOAT16) {
-    FloatToFloat16(floats, n, out);
-  } else {
-    FloatToBfloat16(floats, n, out);
-  }
-}
-
-// Float32 staging for an image of `shape`'s size in the workspace's scratch.
-float* HalfStaging(const ImageShape& shape, PipelineWorkspace* workspace) {
-  ImageBuffer& staging = workspace->scratch();
-  staging.Reshape(ImageShape{shape.height, shape.width, shape.channels, PixelType::kFloat32});
-  return staging.view().pixels<float>();
-}
-
 // Writes `image` to `out` as float16 or bfloat16 in `layout`: straight from a float32 HWC image,
 // else through float32 staging in the workspace's scratch (the layout change and any uint8 →
 // float32 cast happen there).
@@ -61,11 +45,17 @@ void ConvertToHalf(const ImageView& image, OutputLayout layout, stoker::v1::DTyp
   if (layout == OutputLayout::kHwc && image.shape.type == PixelType::kFloat32) {
     floats = image.pixels<const float>();
   } else {
-    float* staging = HalfStaging(image.shape, workspace);
-    ConvertImage(image, layout, PixelType::kFloat32, staging);
-    floats = staging;
+    ImageBuffer& staging = workspace->scratch();
+    staging.Reshape(ImageShape{image.shape.height, image.shape.width, image.shape.channels,
+                               PixelType::kFloat32});
+    ConvertImage(image, layout, PixelType::kFloat32, staging.view().data);
+    floats = staging.view().pixels<const float>();
   }
-  NarrowToHalf(floats, image.shape.elements(), dtype, out);
+  if (dtype == stoker::v1::DTYPE_FLOAT16) {
+    FloatToFloat16(floats, image.shape.elements(), out);
+  } else {
+    FloatToBfloat16(floats, image.shape.elements(), out);
+  }
 }
 
 stoker::v1::DType DTypeOf(PixelType type) {
@@ -181,6 +171,17 @@ absl::StatusOr<std::vector<float>> TailTable(const std::vector<std::unique_ptr<O
   return table;
 }
 
+// The float16 or bfloat16 bits of each entry: what FloatToFloat16 / FloatToBfloat16 give them
+// (every variant of those gives the scalar definition's bits).
+std::vector<uint16_t> NarrowedTable(const std::vector<float>& table, stoker::v1::DType dtype) {
+  std::vector<uint16_t> narrowed(table.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    narrowed[i] =
+        dtype == stoker::v1::DTYPE_FLOAT16 ? Float16Bits(table[i]) : Bfloat16Bits(table[i]);
+  }
+  return narrowed;
+}
+
 }  // namespace
 
 Pipeline::Pipeline() = default;
@@ -267,6 +268,9 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
       pipeline.output_dtype_ != stoker::v1::DTYPE_UINT8) {
     ASSIGN_OR_RETURN(pipeline.tail_table_, TailTable(pipeline.ops_, tail));
     pipeline.tail_start_ = tail;
+    if (IsHalf(pipeline.output_dtype_)) {
+      pipeline.tail_table16_ = NarrowedTable(pipeline.tail_table_, pipeline.output_dtype_);
+    }
   }
   if (spec.has_batch_mix()) {
     ASSIGN_OR_RETURN(
@@ -360,7 +364,7 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
   const OutputLayout layout =
       output_layout_ == stoker::v1::LAYOUT_CHW ? OutputLayout::kChw : OutputLayout::kHwc;
   // With a table tail, the ops before it run, then the table writes `out` in its layout (16-bit
-  // floats: float32 staging, then narrowed).
+  // floats: from their own table, with no alignment needed).
   const bool tabled = !tail_table_.empty() && (out_aligned || half);
   const size_t end_op = tabled ? tail_start_ : ops_.size();
   // When the output conversion is the identity, out_writer_ writes straight into `out` and the
@@ -402,9 +406,7 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
   if (tabled) {
     if (timed) op_start = absl::Now();
     if (half) {
-      float* staging = HalfStaging(current.shape, workspace);  // read again at once: cached
-      ConvertThroughTable(current, tail_table_.data(), layout, TableStores::kCached, staging);
-      NarrowToHalf(staging, current.shape.elements(), output_dtype_, out);
+      ConvertThroughTable16(current, tail_table16_.data(), layout, out);
     } else {
       ConvertThroughTable(current, tail_table_.data(), layout, reinterpret_cast<float*>(out));
     }

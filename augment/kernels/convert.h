@@ -12,6 +12,7 @@
 // Pure function: no allocation, thread-safe on distinct outputs.
 
 #include <cstddef>
+#include <cstdint>
 
 #include "image/image.h"
 
@@ -43,6 +44,12 @@ void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout l
 // The same into a batch slot, with the stores measured fastest there (docs/benchmarks.md, "Fused
 // to_float/normalize tail"): streaming for CHW, cached for HWC.
 void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout, float* out);
+
+// The same with 16-bit entries (float16 or bfloat16 bit patterns), into a batch slot: writes
+// in.shape.elements() uint16 values, `out` needs no alignment.
+// REQUIRES: as ConvertThroughTable, `table` holding in.shape.channels * kTableValues uint16.
+void ConvertThroughTable16(const ImageView& in, const uint16_t* table, OutputLayout layout,
+                           void* out);
 
 }  // namespace stoker
 

@@ -3,9 +3,10 @@
 //
 // 64 elements per step. Their uint8 values index each byte plane of the table with two masked
 // vpermi2b (entries 0..127, then 128..255 where bit 7 is set; in HWC one pair per channel, each
-// on its channel's lanes), and the 4 byte vectors are interleaved back into 4 vectors of 16
-// floats with 8 unpacks. The unpacks work within 128-bit lanes, so the values are placed in the
-// byte vector beforehand in the order that makes the floats come out in element order (Spread).
+// on its channel's lanes), and the byte vectors are interleaved back into entries with unpacks
+// (float32: 4 planes, 8 unpacks; 16-bit: 2 planes, 2 unpacks). The unpacks work within 128-bit
+// lanes, so the values are placed in the byte vector beforehand in the order that makes the
+// entries come out in element order (Spread).
 
 // GCC 12's AVX-512 intrinsics (_mm512_undefined_epi32's self-initialization) trip
 // -Wuninitialized and -Wmaybe-uninitialized when inlined (GCC bug 105593); nothing here is
@@ -27,12 +28,14 @@ namespace {
 constexpr size_t kStep = 64;  // elements (bytes of one vector) per step
 constexpr size_t kMaxChannels = 4;
 
-// One channel's 256 floats as byte planes: byte[b][v] is byte b (little endian) of entry v.
+// One channel's 256 entries of kBytes bytes as byte planes: byte[b][v] is byte b (little endian)
+// of entry v.
+template <int kBytes>
 struct alignas(64) BytePlanes {
-  uint8_t byte[4][kTableValues];
+  uint8_t byte[kBytes][kTableValues];
 };
 
-void SplitTable(const float* table, BytePlanes* planes) {
+void SplitTable(const float* table, BytePlanes<4>* planes) {
   for (int b = 0; b < 4; ++b) {
     for (size_t v = 0; v < kTableValues; v += 16) {
       const __m512i entries = _mm512_srli_epi32(_mm512_loadu_si512(table + v), 8 * b);
@@ -42,20 +45,35 @@ void SplitTable(const float* table, BytePlanes* planes) {
   }
 }
 
-// Where the unpacks of StoreFloats put each byte lane: lane 16 L + 4 j + s (128-bit lane L, dword
-// j of it, byte s) becomes float 16 j + 4 L + s. Swapping L and j is its own inverse, so this is
-// also which element each lane must hold.
+void SplitTable(const uint16_t* table, BytePlanes<2>* planes) {
+  for (int b = 0; b < 2; ++b) {
+    for (size_t v = 0; v < kTableValues; v += 32) {
+      const __m512i entries = _mm512_srli_epi16(_mm512_loadu_si512(table + v), 8 * b);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(&planes->byte[b][v]),
+                         _mm512_cvtepi16_epi8(entries));
+    }
+  }
+}
+
+// Where the unpacks of StoreEntries put each byte lane, so which of the step's elements the lane
+// must hold. 4-byte entries: lane 16 L + 4 j + s (128-bit lane L, dword j of it, byte s) becomes
+// entry 16 j + 4 L + s; 2-byte entries: lane 16 L + 8 j + s (j < 2, s < 8) becomes entry
+// 32 j + 8 L + s.
+template <int kBytes>
 constexpr uint8_t Spread(size_t lane) {
-  return static_cast<uint8_t>(16 * (lane / 4 % 4) + 4 * (lane / 16) + lane % 4);
+  const size_t run = 16 / kBytes;  // entries of one unpacked vector per 128-bit lane
+  const size_t l = lane / 16, j = lane % 16 / run, s = lane % run;
+  return static_cast<uint8_t>(run * 4 * j + run * l + s);
 }
 
 __m512i LoadPlane(const uint8_t* p) { return _mm512_load_si512(p); }
 
 // Byte b of tables[c][idx lane] into bytes[b], for the lanes of masks[c] (each lane in one mask).
-inline void LookUp(__m512i idx, const BytePlanes* tables, const __mmask64* masks, size_t n,
-                   __m512i bytes[4]) {
+template <int kBytes>
+inline void LookUp(__m512i idx, const BytePlanes<kBytes>* tables, const __mmask64* masks, size_t n,
+                   __m512i (&bytes)[kBytes]) {
   const __mmask64 high = _mm512_movepi8_mask(idx);
-  for (int b = 0; b < 4; ++b) {
+  for (int b = 0; b < kBytes; ++b) {
     __m512i r = idx;  // lanes not yet looked up still hold their index
     for (size_t c = 0; c < n; ++c) {
       const uint8_t* plane = tables[c].byte[b];
@@ -68,63 +86,65 @@ inline void LookUp(__m512i idx, const BytePlanes* tables, const __mmask64* masks
   }
 }
 
-// The 64 floats whose bytes are bytes[0..3] (lanes in Spread order) to dst[0..64).
-inline void StoreFloats(const __m512i bytes[4], bool stream, float* dst) {
+void Store(__m512i v, bool stream, uint8_t* dst) {
+  if (stream) {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst), v);
+  } else {
+    _mm512_storeu_si512(dst, v);
+  }
+}
+
+// The 64 entries whose bytes are bytes[0..kBytes) (lanes in Spread order) to dst, in order.
+template <int kBytes>
+inline void StoreEntries(const __m512i (&bytes)[kBytes], bool stream, uint8_t* dst) {
   const __m512i u0 = _mm512_unpacklo_epi8(bytes[0], bytes[1]);
   const __m512i u1 = _mm512_unpackhi_epi8(bytes[0], bytes[1]);
-  const __m512i v0 = _mm512_unpacklo_epi8(bytes[2], bytes[3]);
-  const __m512i v1 = _mm512_unpackhi_epi8(bytes[2], bytes[3]);
-  const __m512i floats[4] = {_mm512_unpacklo_epi16(u0, v0), _mm512_unpackhi_epi16(u0, v0),
-                             _mm512_unpacklo_epi16(u1, v1), _mm512_unpackhi_epi16(u1, v1)};
-  for (int j = 0; j < 4; ++j) {
-    if (stream) {
-      _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + 16 * j), floats[j]);
-    } else {
-      _mm512_storeu_si512(dst + 16 * j, floats[j]);
-    }
+  if constexpr (kBytes == 2) {
+    Store(u0, stream, dst);
+    Store(u1, stream, dst + 64);
+  } else {
+    const __m512i v0 = _mm512_unpacklo_epi8(bytes[2], bytes[3]);
+    const __m512i v1 = _mm512_unpackhi_epi8(bytes[2], bytes[3]);
+    Store(_mm512_unpacklo_epi16(u0, v0), stream, dst);
+    Store(_mm512_unpackhi_epi16(u0, v0), stream, dst + 64);
+    Store(_mm512_unpacklo_epi16(u1, v1), stream, dst + 128);
+    Store(_mm512_unpackhi_epi16(u1, v1), stream, dst + 192);
   }
 }
 
-bool Aligned64(const float* p) { return reinterpret_cast<uintptr_t>(p) % 64 == 0; }
+bool Aligned64(const void* p) { return reinterpret_cast<uintptr_t>(p) % 64 == 0; }
 
-// Elements before `p` reaches a 64-byte boundary (p is float-aligned), at most `n`.
-size_t HeadTo64(const float* p, size_t n) {
-  const size_t head = (64 - reinterpret_cast<uintptr_t>(p) % 64) % 64 / sizeof(float);
+// Entries of `size` bytes before `p` reaches a 64-byte boundary, at most `n` (0 where it never
+// does: `p` not a multiple of `size`).
+size_t HeadTo64(const uint8_t* p, size_t size, size_t n) {
+  const size_t bytes = (64 - reinterpret_cast<uintptr_t>(p) % 64) % 64;
+  const size_t head = bytes % size == 0 ? bytes / size : 0;
   return head < n ? head : n;
-}
-
-void ScalarChw(const uint8_t* src, size_t channels, size_t pixels, size_t first, size_t last,
-               const float* table, float* out) {
-  for (size_t p = first; p < last; ++p) {
-    for (size_t c = 0; c < channels; ++c) {
-      out[c * pixels + p] = table[c * kTableValues + src[p * channels + c]];
-    }
-  }
-}
-
-void ScalarHwc(const uint8_t* src, size_t channels, size_t first, size_t last, const float* table,
-               float* out) {
-  for (size_t n = first; n < last; ++n) out[n] = table[n % channels * kTableValues + src[n]];
 }
 
 // CHW, 2 to 4 channels. Channel c of a step's 64 pixels sits at source byte channels * pixel + c
 // (< 256): two masked vpermi2b over the step's source vectors (bytes 0..127, then 128..255) put
 // it in the lanes Spread asks for.
-void Chw(const uint8_t* src, size_t channels, size_t pixels, const float* table,
-         const BytePlanes* planes, bool stream, float* out) {
+template <typename T>
+void Chw(const uint8_t* src, size_t channels, size_t pixels, const T* table,
+         const BytePlanes<sizeof(T)>* planes, bool stream, uint8_t* out) {
   __m512i positions[kMaxChannels];
   __mmask64 upper[kMaxChannels];
   for (size_t c = 0; c < channels; ++c) {
     alignas(64) uint8_t lanes[kStep];
-    for (size_t e = 0; e < kStep; ++e) lanes[e] = static_cast<uint8_t>(channels * Spread(e) + c);
+    for (size_t e = 0; e < kStep; ++e) {
+      lanes[e] = static_cast<uint8_t>(channels * Spread<sizeof(T)>(e) + c);
+    }
     positions[c] = _mm512_load_si512(lanes);
     upper[c] = _mm512_movepi8_mask(positions[c]);
   }
   const __mmask64 all = ~__mmask64{0};
-  const size_t head = HeadTo64(out, pixels);
+  const size_t head = HeadTo64(out, sizeof(T), pixels);
   ScalarChw(src, channels, pixels, 0, head, table, out);
   bool streamed[kMaxChannels];
-  for (size_t c = 0; c < channels; ++c) streamed[c] = stream && Aligned64(out + c * pixels + head);
+  for (size_t c = 0; c < channels; ++c) {
+    streamed[c] = stream && Aligned64(out + (c * pixels + head) * sizeof(T));
+  }
   size_t p = head;
   for (; p + kStep <= pixels; p += kStep) {
     const uint8_t* s = src + p * channels;
@@ -133,9 +153,9 @@ void Chw(const uint8_t* src, size_t channels, size_t pixels, const float* table,
     for (size_t c = 0; c < channels; ++c) {
       __m512i idx = _mm512_mask2_permutex2var_epi8(v[0], positions[c], ~upper[c], v[1]);
       idx = _mm512_mask2_permutex2var_epi8(v[2], idx, upper[c], v[3]);
-      __m512i bytes[4];
+      __m512i bytes[sizeof(T)];
       LookUp(idx, &planes[c], &all, 1, bytes);
-      StoreFloats(bytes, streamed[c], out + c * pixels + p);
+      StoreEntries(bytes, streamed[c], out + (c * pixels + p) * sizeof(T));
     }
   }
   ScalarChw(src, channels, pixels, p, pixels, table, out);
@@ -143,46 +163,62 @@ void Chw(const uint8_t* src, size_t channels, size_t pixels, const float* table,
 
 // HWC (and any layout of 1 channel): element n belongs to channel n % channels; the lanes of each
 // channel are a mask, which depends on where the step starts modulo `channels`.
-void Hwc(const uint8_t* src, size_t channels, size_t elements, const float* table,
-         const BytePlanes* planes, bool stream, float* out) {
+template <typename T>
+void Hwc(const uint8_t* src, size_t channels, size_t elements, const T* table,
+         const BytePlanes<sizeof(T)>* planes, bool stream, uint8_t* out) {
   alignas(64) uint8_t spread[kStep];
-  for (size_t e = 0; e < kStep; ++e) spread[e] = Spread(e);
+  for (size_t e = 0; e < kStep; ++e) spread[e] = Spread<sizeof(T)>(e);
   const __m512i order = _mm512_load_si512(spread);
   __mmask64 masks[kMaxChannels][kMaxChannels] = {};  // [first element's channel][channel]
   for (size_t phase = 0; phase < channels; ++phase) {
     for (size_t e = 0; e < kStep; ++e) {
-      masks[phase][(phase + Spread(e)) % channels] |= __mmask64{1} << e;
+      masks[phase][(phase + spread[e]) % channels] |= __mmask64{1} << e;
     }
   }
-  const size_t head = HeadTo64(out, elements);
+  const size_t head = HeadTo64(out, sizeof(T), elements);
   ScalarHwc(src, channels, 0, head, table, out);
+  const bool streamed = stream && Aligned64(out + head * sizeof(T));
   size_t n = head;
   for (; n + kStep <= elements; n += kStep) {
     const __m512i idx = _mm512_permutexvar_epi8(order, _mm512_loadu_si512(src + n));
-    __m512i bytes[4];
+    __m512i bytes[sizeof(T)];
     LookUp(idx, planes, masks[n % channels], channels, bytes);
-    StoreFloats(bytes, stream, out + n);
+    StoreEntries(bytes, streamed, out + n * sizeof(T));
   }
   ScalarHwc(src, channels, n, elements, table, out);
 }
 
-}  // namespace
-
-void ConvertThroughTableAvx512(const ImageView& in, const float* table, OutputLayout layout,
-                               TableStores stores, float* out) {
+template <typename T>
+void Convert(const ImageView& in, const T* table, OutputLayout layout, bool stream, uint8_t* out) {
   const size_t channels = in.shape.channels;
-  if (channels > kMaxChannels) return ConvertThroughTablePortable(in, table, layout, stores, out);
-  BytePlanes planes[kMaxChannels];
+  BytePlanes<sizeof(T)> planes[kMaxChannels];
   for (size_t c = 0; c < channels; ++c) SplitTable(table + c * kTableValues, &planes[c]);
   const uint8_t* src = in.pixels<const uint8_t>();
   const size_t pixels = size_t{in.shape.height} * in.shape.width;
-  const bool stream = stores == TableStores::kStreaming;
   if (layout == OutputLayout::kChw && channels > 1) {
     Chw(src, channels, pixels, table, planes, stream, out);
   } else {
     Hwc(src, channels, pixels * channels, table, planes, stream, out);
   }
   if (stream) _mm_sfence();  // The streaming stores are visible before the caller hands `out` on.
+}
+
+}  // namespace
+
+void ConvertThroughTableAvx512(const ImageView& in, const float* table, OutputLayout layout,
+                               TableStores stores, float* out) {
+  if (in.shape.channels > kMaxChannels) {
+    return ConvertThroughTablePortable(in, table, layout, stores, out);
+  }
+  Convert(in, table, layout, stores == TableStores::kStreaming, reinterpret_cast<uint8_t*>(out));
+}
+
+void ConvertThroughTable16Avx512(const ImageView& in, const uint16_t* table, OutputLayout layout,
+                                 TableStores stores, void* out) {
+  if (in.shape.channels > kMaxChannels) {
+    return ConvertThroughTable16Portable(in, table, layout, stores, out);
+  }
+  Convert(in, table, layout, stores == TableStores::kStreaming, static_cast<uint8_t*>(out));
 }
 
 }  // namespace table_internal

@@ -1,15 +1,16 @@
-// One build of ConvertThroughTable (convert_table_variants.h), named by STOKER_TESTED_BUILD
-// ("portable", "avx512"; one test binary per build, augment/CMakeLists.txt), against the
-// definition out = table[c * 256 + v], bit for bit, and (for a vector build) against the portable
-// build: random images whose sizes leave every head and tail (1 pixel, odd widths and heights),
-// 1 to 5 channels, both layouts, output pointers at every float offset of a 64-byte line, tables
-// of random bit patterns (NaN payloads included) whose channels all differ. Guard values around
-// the output catch stores outside it. Skipped (exit 77, shown as skipped) where this CPU or build
-// lacks the build.
+// One build of ConvertThroughTable and ConvertThroughTable16 (convert_table_variants.h), named
+// by STOKER_TESTED_BUILD ("portable", "avx512"; one test binary per build,
+// augment/CMakeLists.txt), with float32 and 16-bit entries, against the definition
+// out = table[c * 256 + v], bit for bit, and against the portable build: random images whose sizes
+// leave every head and tail (1 pixel, odd widths and heights), 1 to 5 channels, both layouts,
+// output pointers at every float offset of a 64-byte line, tables of random bit patterns (NaN
+// payloads included) whose channels all differ. Guard values around the output catch stores outside
+// it. Skipped (exit 77, shown as skipped) where this CPU or build lacks the build.
 
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "augment/kernels/convert.h"
@@ -25,75 +26,110 @@ namespace stoker {
 namespace table_internal {
 namespace {
 
-constexpr uint32_t kGuard = 0x7FC0DEADu;  // a NaN no table here holds
-constexpr size_t kGuardFloats = 64;
+// E: the table's entries, float or uint16_t; compared as their bits.
+template <typename E>
+using Bits = std::conditional_t<std::is_same_v<E, float>, uint32_t, uint16_t>;
+template <typename E>
+using Out = std::conditional_t<std::is_same_v<E, float>, float, void>;
+template <typename E>
+using Convert = void (*)(const ImageView&, const E*, OutputLayout, TableStores, Out<E>*);
 
-using Convert = void (*)(const ImageView&, const float*, OutputLayout, TableStores, float*);
+constexpr size_t kGuardBytes = 256;
 
+template <typename E>
 struct Build {
   std::string name;
-  Convert convert;
+  Convert<E> convert;
   TableStores stores;
 };
 
+void Dispatched16(const ImageView& in, const uint16_t* table, OutputLayout layout, TableStores,
+                  void* out) {
+  ConvertThroughTable16(in, table, layout, out);
+}
+
+// The portable, AVX-512 and dispatched functions for entries E.
+template <typename E>
+struct Builds;
+template <>
+struct Builds<float> {
+  static constexpr Convert<float> kPortable = &ConvertThroughTablePortable;
+  static constexpr Convert<float> kAvx512 = &ConvertThroughTableAvx512;
+  static constexpr Convert<float> kDispatched = &ConvertThroughTable;
+};
+template <>
+struct Builds<uint16_t> {
+  static constexpr Convert<uint16_t> kPortable = &ConvertThroughTable16Portable;
+  static constexpr Convert<uint16_t> kAvx512 = &ConvertThroughTable16Avx512;
+  static constexpr Convert<uint16_t> kDispatched = &Dispatched16;
+};
+
 // The builds under test, with each kind of stores; empty where this CPU lacks the build.
-std::vector<Build> TestedBuilds() {
+template <typename E>
+std::vector<Build<E>> TestedBuilds() {
   const std::string name = STOKER_TESTED_BUILD;
-  Convert convert = nullptr;
-  if (name == "portable") convert = &ConvertThroughTablePortable;
-  if (name == "avx512" && CpuHasAvx512Vbmi()) convert = &ConvertThroughTableAvx512;
+  Convert<E> convert = nullptr;
+  if (name == "portable") convert = Builds<E>::kPortable;
+  if (name == "avx512" && CpuHasAvx512Vbmi()) convert = Builds<E>::kAvx512;
   if (convert == nullptr) return {};
   return {{name + " streaming", convert, TableStores::kStreaming},
           {name + " cached", convert, TableStores::kCached}};
 }
 
-const Build kPortable{"portable", &ConvertThroughTablePortable, TableStores::kStreaming};
-
-uint32_t Bits(float v) {
-  uint32_t bits;
+template <typename E>
+Bits<E> BitsOf(E v) {
+  Bits<E> bits;
   std::memcpy(&bits, &v, sizeof(bits));
   return bits;
 }
 
 // The definition, as bit patterns: out[c * pixels + p] (CHW) or out[p * channels + c] (HWC).
-std::vector<uint32_t> Expected(const std::vector<uint8_t>& src, const ImageShape& shape,
-                               const std::vector<float>& table, OutputLayout layout) {
+template <typename E>
+std::vector<Bits<E>> Expected(const std::vector<uint8_t>& src, const ImageShape& shape,
+                              const std::vector<E>& table, OutputLayout layout) {
   const size_t pixels = size_t{shape.height} * shape.width;
-  std::vector<uint32_t> out(shape.elements());
+  std::vector<Bits<E>> out(shape.elements());
   for (size_t p = 0; p < pixels; ++p) {
     for (size_t c = 0; c < shape.channels; ++c) {
       const size_t at = layout == OutputLayout::kChw ? c * pixels + p : p * shape.channels + c;
-      out[at] = Bits(table[c * kTableValues + src[p * shape.channels + c]]);
+      out[at] = BitsOf(table[c * kTableValues + src[p * shape.channels + c]]);
     }
   }
   return out;
 }
 
-// Runs `build` into a buffer `offset` floats past a 64-byte line, guards on both sides;
-// returns the output's bit patterns and checks the guards.
-std::vector<uint32_t> Converted(const Build& build, const std::vector<uint8_t>& src,
-                                const ImageShape& shape, const std::vector<float>& table,
-                                OutputLayout layout, size_t offset) {
-  const size_t n = shape.elements();
-  std::vector<uint32_t> storage(n + 2 * kGuardFloats + 16 + 16, kGuard);
-  uint32_t* base = storage.data();
-  while (reinterpret_cast<uintptr_t>(base) % 64 != 0) ++base;
-  uint32_t* out = base + kGuardFloats + offset;
+// Runs `build` into a buffer `offset` entries past a 64-byte line (plus one byte when `odd`)
+// among guard bytes; returns the output's bit patterns and checks that the rest is untouched.
+template <typename E>
+std::vector<Bits<E>> Converted(const Build<E>& build, const std::vector<uint8_t>& src,
+                               const ImageShape& shape, const std::vector<E>& table,
+                               OutputLayout layout, size_t offset, bool odd = false) {
+  const size_t bytes = shape.elements() * sizeof(E);
+  std::vector<uint8_t> storage(bytes + 2 * kGuardBytes + 64 + 64 * sizeof(E));
+  for (size_t i = 0; i < storage.size(); ++i) storage[i] = static_cast<uint8_t>(0xA5 ^ i);
+  const std::vector<uint8_t> before = storage;
+  const size_t start = (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 + kGuardBytes +
+                       offset * sizeof(E) + (odd ? 1 : 0);
+  uint8_t* out = storage.data() + start;
   const ImageView in{const_cast<uint8_t*>(src.data()), shape};
-  build.convert(in, table.data(), layout, build.stores, reinterpret_cast<float*>(out));
-  for (uint32_t* g = storage.data(); g < out; ++g) EXPECT_EQ(*g, kGuard) << "before the output";
-  for (uint32_t* g = out + n; g < storage.data() + storage.size(); ++g) {
-    EXPECT_EQ(*g, kGuard) << "after the output";
+  build.convert(in, table.data(), layout, build.stores, reinterpret_cast<Out<E>*>(out));
+  std::vector<Bits<E>> result(shape.elements());
+  std::memcpy(result.data(), out, bytes);
+  for (size_t i = 0; i < storage.size(); ++i) {
+    if (i < start || i >= start + bytes) {
+      EXPECT_EQ(storage[i], before[i])
+          << "byte " << i << " outside the output, which is at " << start << ".." << start + bytes;
+    }
   }
-  return std::vector<uint32_t>(out, out + n);
+  return result;
 }
 
-std::vector<float> RandomTable(size_t channels, uint64_t seed) {
+template <typename E>
+std::vector<E> RandomTable(size_t channels, uint64_t seed) {
   CounterRng rng(seed);
-  std::vector<float> table(channels * kTableValues);
-  for (float& v : table) {
-    uint32_t bits = static_cast<uint32_t>(rng.NextU64());
-    if (bits == kGuard) bits ^= 1;
+  std::vector<E> table(channels * kTableValues);
+  for (E& v : table) {
+    const auto bits = static_cast<Bits<E>>(rng.NextU64());
     std::memcpy(&v, &bits, sizeof(v));
   }
   return table;
@@ -106,17 +142,23 @@ std::vector<uint8_t> RandomBytes(size_t n, uint64_t seed) {
   return v;
 }
 
+template <typename E>
 class ConvertTableTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    builds_ = TestedBuilds();
+    builds_ = TestedBuilds<E>();
     if (builds_.empty()) GTEST_SKIP() << "no " STOKER_TESTED_BUILD " build on this CPU";
   }
 
-  std::vector<Build> builds_;
+  const Build<E> portable_{"portable", Builds<E>::kPortable, TableStores::kStreaming};
+  std::vector<Build<E>> builds_;
 };
 
-TEST_F(ConvertTableTest, EqualsTheDefinitionForEverySizeChannelCountLayoutAndOffset) {
+using EntryTypes = ::testing::Types<float, uint16_t>;
+TYPED_TEST_SUITE(ConvertTableTest, EntryTypes);
+
+TYPED_TEST(ConvertTableTest, EqualsTheDefinitionForEverySizeChannelCountLayoutAndOffset) {
+  using E = TypeParam;
   const uint32_t sizes[][2] = {{1, 1},  {1, 15}, {1, 16}, {1, 17},  {2, 33},  {3, 5},  {7, 9},
                                {1, 64}, {1, 65}, {5, 27}, {13, 31}, {17, 61}, {8, 64}, {31, 33}};
   uint64_t seed = 1;
@@ -124,16 +166,16 @@ TEST_F(ConvertTableTest, EqualsTheDefinitionForEverySizeChannelCountLayoutAndOff
     for (uint32_t channels = 1; channels <= 5; ++channels) {
       const ImageShape shape{height, width, channels, PixelType::kUint8};
       const std::vector<uint8_t> src = RandomBytes(shape.elements(), ++seed);
-      const std::vector<float> table = RandomTable(channels, ++seed);
+      const std::vector<E> table = RandomTable<E>(channels, ++seed);
       for (OutputLayout layout : {OutputLayout::kChw, OutputLayout::kHwc}) {
-        const std::vector<uint32_t> expected = Expected(src, shape, table, layout);
-        const std::vector<uint32_t> portable = Converted(kPortable, src, shape, table, layout, 0);
-        ASSERT_EQ(portable, expected) << height << "x" << width << "x" << channels;
-        for (size_t offset = 0; offset < 16; ++offset) {
-          for (const Build& build : builds_) {
+        SCOPED_TRACE(::testing::Message() << height << "x" << width << "x" << channels
+                                          << (layout == OutputLayout::kChw ? " CHW" : " HWC"));
+        const auto expected = Expected(src, shape, table, layout);
+        ASSERT_EQ(Converted(this->portable_, src, shape, table, layout, 0), expected);
+        for (size_t offset = 0; offset < 64 / sizeof(E); ++offset) {
+          for (const Build<E>& build : this->builds_) {
             ASSERT_EQ(Converted(build, src, shape, table, layout, offset), expected)
-                << build.name << " " << height << "x" << width << "x" << channels
-                << (layout == OutputLayout::kChw ? " CHW" : " HWC") << " offset " << offset;
+                << build.name << " offset " << offset;
           }
         }
       }
@@ -141,14 +183,33 @@ TEST_F(ConvertTableTest, EqualsTheDefinitionForEverySizeChannelCountLayoutAndOff
   }
 }
 
+// 16-bit outputs need no alignment at all: an odd address.
+TEST(ConvertTable16Test, WritesOddAddresses) {
+  const std::vector<Build<uint16_t>> builds = TestedBuilds<uint16_t>();
+  if (builds.empty()) GTEST_SKIP() << "no " STOKER_TESTED_BUILD " build on this CPU";
+  const ImageShape shape{9, 71, 3, PixelType::kUint8};
+  const std::vector<uint8_t> src = RandomBytes(shape.elements(), 3);
+  const std::vector<uint16_t> table = RandomTable<uint16_t>(3, 4);
+  for (OutputLayout layout : {OutputLayout::kChw, OutputLayout::kHwc}) {
+    for (const Build<uint16_t>& build : builds) {
+      for (size_t offset : {0, 5}) {
+        ASSERT_EQ(Converted(build, src, shape, table, layout, offset, /*odd=*/true),
+                  Expected(src, shape, table, layout))
+            << build.name;
+      }
+    }
+  }
+}
+
 // A batch-sized image (224x224x3) in both layouts, against the portable build.
-TEST_F(ConvertTableTest, EqualsThePortableBuildOnAFullSizeImage) {
+TYPED_TEST(ConvertTableTest, EqualsThePortableBuildOnAFullSizeImage) {
+  using E = TypeParam;
   const ImageShape shape{224, 224, 3, PixelType::kUint8};
   const std::vector<uint8_t> src = RandomBytes(shape.elements(), 7);
-  const std::vector<float> table = RandomTable(3, 8);
+  const std::vector<E> table = RandomTable<E>(3, 8);
   for (OutputLayout layout : {OutputLayout::kChw, OutputLayout::kHwc}) {
-    const std::vector<uint32_t> portable = Converted(kPortable, src, shape, table, layout, 0);
-    for (const Build& build : builds_) {
+    const auto portable = Converted(this->portable_, src, shape, table, layout, 0);
+    for (const Build<E>& build : this->builds_) {
       for (size_t offset : {0, 1, 3}) {
         ASSERT_EQ(Converted(build, src, shape, table, layout, offset), portable) << build.name;
       }
@@ -158,38 +219,39 @@ TEST_F(ConvertTableTest, EqualsThePortableBuildOnAFullSizeImage) {
 
 // Channel c's entries are c * 1000 + v: a lookup in another channel's table shows as a wrong
 // thousand, named here per element.
-TEST_F(ConvertTableTest, EachElementUsesItsOwnChannelsTable) {
+TYPED_TEST(ConvertTableTest, EachElementUsesItsOwnChannelsTable) {
+  using E = TypeParam;
   for (uint32_t channels = 1; channels <= 5; ++channels) {
     const ImageShape shape{9, 29, channels, PixelType::kUint8};
     const std::vector<uint8_t> src = RandomBytes(shape.elements(), 40 + channels);
-    std::vector<float> table(channels * kTableValues);
+    std::vector<E> table(channels * kTableValues);
     for (size_t i = 0; i < table.size(); ++i) {
-      table[i] = static_cast<float>(i / kTableValues * 1000 + i % kTableValues);
+      table[i] = static_cast<E>(i / kTableValues * 1000 + i % kTableValues);
     }
     const size_t pixels = size_t{shape.height} * shape.width;
-    for (const Build& build : builds_) {
-      const std::vector<uint32_t> chw = Converted(build, src, shape, table, OutputLayout::kChw, 0);
-      const std::vector<uint32_t> hwc = Converted(build, src, shape, table, OutputLayout::kHwc, 0);
+    for (const Build<E>& build : this->builds_) {
+      const auto chw = Converted(build, src, shape, table, OutputLayout::kChw, 0);
+      const auto hwc = Converted(build, src, shape, table, OutputLayout::kHwc, 0);
       for (size_t p = 0; p < pixels; ++p) {
         for (size_t c = 0; c < channels; ++c) {
-          const float want = static_cast<float>(c * 1000 + src[p * channels + c]);
-          ASSERT_EQ(chw[c * pixels + p], Bits(want))
-              << build.name << " CHW pixel " << p << " ch " << c;
-          ASSERT_EQ(hwc[p * channels + c], Bits(want))
-              << build.name << " HWC pixel " << p << " ch " << c;
+          const auto want = BitsOf(static_cast<E>(c * 1000 + src[p * channels + c]));
+          ASSERT_EQ(chw[c * pixels + p], want) << build.name << " CHW pixel " << p << " ch " << c;
+          ASSERT_EQ(hwc[p * channels + c], want) << build.name << " HWC pixel " << p << " ch " << c;
         }
       }
     }
   }
 }
 
-// What ConvertThroughTable picks on this CPU gives the definition too.
-TEST_F(ConvertTableTest, TheDispatchedBuildEqualsTheDefinition) {
+// What ConvertThroughTable (each kind of stores) and ConvertThroughTable16 pick on this CPU give
+// the definition too.
+TYPED_TEST(ConvertTableTest, TheDispatchedBuildEqualsTheDefinition) {
+  using E = TypeParam;
   const ImageShape shape{23, 37, 3, PixelType::kUint8};
   const std::vector<uint8_t> src = RandomBytes(shape.elements(), 90);
-  const std::vector<float> table = RandomTable(3, 91);
+  const std::vector<E> table = RandomTable<E>(3, 91);
   for (TableStores stores : {TableStores::kStreaming, TableStores::kCached}) {
-    const Build dispatched{"dispatched", &ConvertThroughTable, stores};
+    const Build<E> dispatched{"dispatched", Builds<E>::kDispatched, stores};
     for (OutputLayout layout : {OutputLayout::kChw, OutputLayout::kHwc}) {
       EXPECT_EQ(Converted(dispatched, src, shape, table, layout, 5),
                 Expected(src, shape, table, layout));
