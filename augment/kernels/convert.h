@@ -41,12 +41,12 @@ enum class TableStores { kStreaming, kCached };
 void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout,
                          TableStores stores, float* out);
 
-// The same into a batch slot, with the stores measured fastest there (docs/benchmarks.md, "Fused
-// to_float/normalize tail"): streaming for CHW, cached for HWC.
+// The same into a batch slot, with the stores measured fastest there (docs/benchmarks.md,
+// "tail-table"): streaming for CHW, cached for HWC.
 void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout, float* out);
 
-// The same with 16-bit entries (float16 or bfloat16 bit patterns), into a batch slot: writes
-// in.shape.elements() uint16 values, `out` needs no alignment.
+// The same with 16-bit entries (float16 or bfloat16 bit patterns), into a batch slot (stores as
+// above): writes in.shape.elements() uint16 values, `out` needs no alignment.
 // REQUIRES: as ConvertThroughTable, `table` holding in.shape.channels * kTableValues uint16.
 void ConvertThroughTable16(const ImageView& in, const uint16_t* table, OutputLayout layout,
                            void* out);
