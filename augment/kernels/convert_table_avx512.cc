@@ -1,5 +1,6 @@
-// ConvertThroughTable compiled with -mavx512f -mavx512bw -mavx512vl -mavx512vbmi (see
-// convert_table_variants.h and augment/CMakeLists.txt). Only called after CpuHasAvx512Vbmi().
+// ConvertThroughTable and ConvertThroughTable16 compiled with -mavx512f -mavx512bw -mavx512vl
+// -mavx512vbmi (see convert_table_variants.h and augment/CMakeLists.txt). Only called after
+// CpuHasAvx512Vbmi().
 //
 // 64 elements per step. Their uint8 values index each byte plane of the table with two masked
 // vpermi2b (entries 0..127, then 128..255 where bit 7 is set; in HWC one pair per channel, each
