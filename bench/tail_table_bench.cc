@@ -39,6 +39,8 @@
 namespace stoker {
 namespace {
 
+using table_internal::TableStores;
+
 constexpr ImageShape kImage{224, 224, 3, PixelType::kUint8};
 constexpr uint32_t kBatch = 64;
 constexpr char kTail[] = "to_float, normalize(mean=[0.485,0.456,0.406], std=[0.229,0.224,0.225])";
@@ -134,12 +136,15 @@ std::vector<Build> HalfBuilds(const Pipeline& ops, const std::vector<float>& tab
          ConvertImage(current, OutputLayout::kChw, PixelType::kFloat32, staging);
          FloatToFloat16(staging, kImage.elements(), out);
        }});
+  const auto convert = table_internal::CpuHasAvx512Vbmi()
+                           ? &table_internal::ConvertThroughTableAvx512
+                           : &table_internal::ConvertThroughTablePortable;
   builds.push_back(
-      {"f32_table_then_narrow", [&table, buffers](const ImageView& in, uint8_t* out) {
-         ImageBuffer& staging = (*buffers)[2];
+      {"f32_table_then_narrow", [&table, buffers, convert](const ImageView& in, uint8_t* out) {
+         ImageBuffer& staging = (*buffers)[2];  // read again at once: cached stores
          staging.Reshape(ImageShape{kImage.height, kImage.width, 3, PixelType::kFloat32});
          float* floats = staging.view().pixels<float>();
-         ConvertThroughTable(in, table.data(), OutputLayout::kChw, TableStores::kCached, floats);
+         convert(in, table.data(), OutputLayout::kChw, TableStores::kCached, floats);
          FloatToFloat16(floats, kImage.elements(), out);
        }});
   using Fn = void (*)(const ImageView&, const uint16_t*, OutputLayout, TableStores, void*);

@@ -43,10 +43,6 @@ void TablePlane(const uint8_t* __restrict src, size_t pixels, size_t channels,
 
 constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
 
-TableStores DefaultStores(OutputLayout layout) {
-  return layout == OutputLayout::kChw ? TableStores::kStreaming : TableStores::kCached;
-}
-
 }  // namespace
 
 template <typename T>
@@ -131,30 +127,27 @@ bool CpuHasAvx512Vbmi() {
 
 }  // namespace table_internal
 
-void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout,
-                         TableStores stores, float* out) {
+void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout, float* out) {
+  using table_internal::TableStores;
 #if defined(STOKER_HAVE_AVX512_TABLE)
   if (table_internal::CpuHasAvx512Vbmi()) {
-    return table_internal::ConvertThroughTableAvx512(in, table, layout, stores, out);
+    return table_internal::ConvertThroughTableAvx512(in, table, layout, TableStores::kStreaming,
+                                                     out);
   }
 #endif
-  table_internal::ConvertThroughTablePortable(in, table, layout, stores, out);
-}
-
-void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout, float* out) {
-  ConvertThroughTable(in, table, layout, table_internal::DefaultStores(layout), out);
+  table_internal::ConvertThroughTablePortable(in, table, layout, TableStores::kStreaming, out);
 }
 
 void ConvertThroughTable16(const ImageView& in, const uint16_t* table, OutputLayout layout,
                            void* out) {
+  using table_internal::TableStores;
 #if defined(STOKER_HAVE_AVX512_TABLE)
   if (table_internal::CpuHasAvx512Vbmi()) {
-    return table_internal::ConvertThroughTable16Avx512(in, table, layout,
-                                                       table_internal::DefaultStores(layout), out);
+    return table_internal::ConvertThroughTable16Avx512(in, table, layout, TableStores::kStreaming,
+                                                       out);
   }
 #endif
-  table_internal::ConvertThroughTable16Portable(in, table, layout,
-                                                table_internal::DefaultStores(layout), out);
+  table_internal::ConvertThroughTable16Portable(in, table, layout, TableStores::kStreaming, out);
 }
 
 }  // namespace stoker

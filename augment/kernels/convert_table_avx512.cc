@@ -123,22 +123,44 @@ size_t HeadTo64(const uint8_t* p, size_t size, size_t n) {
   return head < n ? head : n;
 }
 
+// Lane i of the result = byte positions[i] (< 256) of v[0..3] taken as one array: two masked
+// vpermi2b (bytes 0..127, then 128..255).
+inline __m512i Pick(const __m512i (&v)[4], __m512i positions, __mmask64 upper) {
+  const __m512i low = _mm512_mask2_permutex2var_epi8(v[0], positions, ~upper, v[1]);
+  return _mm512_mask2_permutex2var_epi8(v[2], low, upper, v[3]);
+}
+
+// Lane vectors for Pick: lanes[e] of each, and its upper mask.
+struct Picks {
+  __m512i positions[kMaxChannels];
+  __mmask64 upper[kMaxChannels];
+};
+
+template <typename Position>
+Picks MakePicks(size_t count, Position position) {
+  Picks picks;
+  for (size_t k = 0; k < count; ++k) {
+    alignas(64) uint8_t lanes[kStep];
+    for (size_t e = 0; e < kStep; ++e) lanes[e] = static_cast<uint8_t>(position(k, e));
+    picks.positions[k] = _mm512_load_si512(lanes);
+    picks.upper[k] = _mm512_movepi8_mask(picks.positions[k]);
+  }
+  return picks;
+}
+
+// The step's 64 * channels source bytes (channels <= 4) as v[0..3].
+inline void LoadStep(const uint8_t* s, size_t channels, __m512i (&v)[4]) {
+  for (size_t r = 0; r < 4; ++r) v[r] = _mm512_loadu_si512(s + kStep * (r < channels ? r : 0));
+}
+
 // CHW, 2 to 4 channels. Channel c of a step's 64 pixels sits at source byte channels * pixel + c
 // (< 256): two masked vpermi2b over the step's source vectors (bytes 0..127, then 128..255) put
 // it in the lanes Spread asks for.
 template <typename T>
 void Chw(const uint8_t* src, size_t channels, size_t pixels, const T* table,
          const BytePlanes<sizeof(T)>* planes, bool stream, uint8_t* out) {
-  __m512i positions[kMaxChannels];
-  __mmask64 upper[kMaxChannels];
-  for (size_t c = 0; c < channels; ++c) {
-    alignas(64) uint8_t lanes[kStep];
-    for (size_t e = 0; e < kStep; ++e) {
-      lanes[e] = static_cast<uint8_t>(channels * Spread<sizeof(T)>(e) + c);
-    }
-    positions[c] = _mm512_load_si512(lanes);
-    upper[c] = _mm512_movepi8_mask(positions[c]);
-  }
+  const Picks split = MakePicks(
+      channels, [channels](size_t c, size_t e) { return channels * Spread<sizeof(T)>(e) + c; });
   const __mmask64 all = ~__mmask64{0};
   const size_t head = HeadTo64(out, sizeof(T), pixels);
   ScalarChw(src, channels, pixels, 0, head, table, out);
@@ -148,18 +170,62 @@ void Chw(const uint8_t* src, size_t channels, size_t pixels, const T* table,
   }
   size_t p = head;
   for (; p + kStep <= pixels; p += kStep) {
-    const uint8_t* s = src + p * channels;
     __m512i v[4];
-    for (size_t r = 0; r < 4; ++r) v[r] = _mm512_loadu_si512(s + kStep * (r < channels ? r : 0));
+    LoadStep(src + p * channels, channels, v);
     for (size_t c = 0; c < channels; ++c) {
-      __m512i idx = _mm512_mask2_permutex2var_epi8(v[0], positions[c], ~upper[c], v[1]);
-      idx = _mm512_mask2_permutex2var_epi8(v[2], idx, upper[c], v[3]);
       __m512i bytes[sizeof(T)];
-      LookUp(idx, &planes[c], &all, 1, bytes);
+      LookUp(Pick(v, split.positions[c], split.upper[c]), &planes[c], &all, 1, bytes);
       StoreEntries(bytes, streamed[c], out + (c * pixels + p) * sizeof(T));
     }
   }
   ScalarChw(src, channels, pixels, p, pixels, table, out);
+}
+
+// Whole pixels (of `pixel_bytes` output bytes) before `p` reaches a 64-byte boundary, at most
+// `n`; 0 where it never does.
+size_t PixelsTo64(const uint8_t* p, size_t pixel_bytes, size_t n) {
+  for (size_t head = 0; head < kStep && head <= n; ++head) {
+    if (Aligned64(p + head * pixel_bytes)) return head;
+  }
+  return 0;
+}
+
+// HWC, 2 to 4 channels, 64 pixels (channels runs of 64 elements) per step: each channel's values
+// are picked out of the source (pixel order), looked up in that channel's planes alone, and each
+// run picks its bytes back out of the channels' byte vectors, in the lanes Spread asks for.
+template <typename T>
+void HwcSplit(const uint8_t* src, size_t channels, size_t pixels, const T* table,
+              const BytePlanes<sizeof(T)>* planes, bool stream, uint8_t* out) {
+  const Picks split = MakePicks(channels, [channels](size_t c, size_t i) {
+    return channels * i + c;  // channel c of pixel i
+  });
+  const Picks merge = MakePicks(channels, [channels](size_t run, size_t e) {
+    const size_t n = kStep * run + Spread<sizeof(T)>(e);  // element n of the step
+    return n % channels * kStep + n / channels;
+  });
+  const __mmask64 all = ~__mmask64{0};
+  const size_t head = PixelsTo64(out, channels * sizeof(T), pixels);
+  ScalarHwc(src, channels, 0, head * channels, table, out);
+  const bool streamed = stream && Aligned64(out + head * channels * sizeof(T));
+  size_t p = head;
+  for (; p + kStep <= pixels; p += kStep) {
+    __m512i v[4];
+    LoadStep(src + p * channels, channels, v);
+    __m512i bytes[kMaxChannels][sizeof(T)];  // [channel][plane], pixel order
+    for (size_t c = 0; c < channels; ++c) {
+      LookUp(Pick(v, split.positions[c], split.upper[c]), &planes[c], &all, 1, bytes[c]);
+    }
+    for (size_t run = 0; run < channels; ++run) {
+      __m512i entries[sizeof(T)];
+      for (size_t b = 0; b < sizeof(T); ++b) {
+        __m512i by_channel[4];
+        for (size_t c = 0; c < 4; ++c) by_channel[c] = bytes[c < channels ? c : 0][b];
+        entries[b] = Pick(by_channel, merge.positions[run], merge.upper[run]);
+      }
+      StoreEntries(entries, streamed, out + (p * channels + kStep * run) * sizeof(T));
+    }
+  }
+  ScalarHwc(src, channels, p * channels, pixels * channels, table, out);
 }
 
 // HWC (and any layout of 1 channel): element n belongs to channel n % channels; the lanes of each
@@ -198,6 +264,8 @@ void Convert(const ImageView& in, const T* table, OutputLayout layout, bool stre
   const size_t pixels = size_t{in.shape.height} * in.shape.width;
   if (layout == OutputLayout::kChw && channels > 1) {
     Chw(src, channels, pixels, table, planes, stream, out);
+  } else if (channels > 1) {
+    HwcSplit(src, channels, pixels, table, planes, stream, out);
   } else {
     Hwc(src, channels, pixels * channels, table, planes, stream, out);
   }

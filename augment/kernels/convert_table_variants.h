@@ -27,6 +27,11 @@
 namespace stoker {
 namespace table_internal {
 
+// How a build writes `out`: kStreaming bypasses the caches (non-temporal stores where aligned:
+// what ConvertThroughTable and ConvertThroughTable16 use), kCached writes through them (for the
+// benchmark and the tests).
+enum class TableStores { kStreaming, kCached };
+
 // Streaming stores: the portable build's in CHW only, 4 floats from 16-byte boundaries; the
 // AVX-512 build's on each plane (CHW) or run (HWC) from its first 64-byte boundary.
 void ConvertThroughTablePortable(const ImageView& in, const float* table, OutputLayout layout,
