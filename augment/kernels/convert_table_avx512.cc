@@ -2,10 +2,11 @@
 // -mavx512vbmi (see convert_table_variants.h and augment/CMakeLists.txt). Only called after
 // CpuHasAvx512Vbmi().
 //
-// 64 elements per step. Their uint8 values index each byte plane of the table with two masked
-// vpermi2b (entries 0..127, then 128..255 where bit 7 is set; in HWC one pair per channel, each
-// on its channel's lanes), and the byte vectors are interleaved back into entries with unpacks
-// (float32: 4 planes, 8 unpacks; 16-bit: 2 planes, 2 unpacks). The unpacks work within 128-bit
+// 64 values of one channel per lookup: they index each byte plane of the channel's table with two
+// masked vpermi2b (entries 0..127, then 128..255 where bit 7 is set), and the byte vectors are
+// interleaved back into entries with unpacks (float32: 4 planes, 8 unpacks; 16-bit: 2 planes, 2
+// unpacks). With several channels, each channel's bytes are picked out of the source first (and
+// in HWC the looked-up bytes picked back into element order). The unpacks work within 128-bit
 // lanes, so the values are placed in the byte vector beforehand in the order that makes the
 // entries come out in element order (Spread).
 
@@ -69,21 +70,17 @@ constexpr uint8_t Spread(size_t lane) {
 
 __m512i LoadPlane(const uint8_t* p) { return _mm512_load_si512(p); }
 
-// Byte b of tables[c][idx lane] into bytes[b], for the lanes of masks[c] (each lane in one mask).
+// Byte b of table[idx lane] into bytes[b].
 template <int kBytes>
-inline void LookUp(__m512i idx, const BytePlanes<kBytes>* tables, const __mmask64* masks, size_t n,
-                   __m512i (&bytes)[kBytes]) {
+inline void LookUp(__m512i idx, const BytePlanes<kBytes>& table, __m512i (&bytes)[kBytes]) {
   const __mmask64 high = _mm512_movepi8_mask(idx);
   for (int b = 0; b < kBytes; ++b) {
-    __m512i r = idx;  // lanes not yet looked up still hold their index
-    for (size_t c = 0; c < n; ++c) {
-      const uint8_t* plane = tables[c].byte[b];
-      r = _mm512_mask2_permutex2var_epi8(LoadPlane(plane), r, masks[c] & ~high,
-                                         LoadPlane(plane + 64));
-      r = _mm512_mask2_permutex2var_epi8(LoadPlane(plane + 128), r, masks[c] & high,
-                                         LoadPlane(plane + 192));
-    }
-    bytes[b] = r;
+    const uint8_t* plane = table.byte[b];
+    // The second lookup reads the indices of the lanes the first one left alone.
+    const __m512i low =
+        _mm512_mask2_permutex2var_epi8(LoadPlane(plane), idx, ~high, LoadPlane(plane + 64));
+    bytes[b] =
+        _mm512_mask2_permutex2var_epi8(LoadPlane(plane + 128), low, high, LoadPlane(plane + 192));
   }
 }
 
@@ -161,7 +158,6 @@ void Chw(const uint8_t* src, size_t channels, size_t pixels, const T* table,
          const BytePlanes<sizeof(T)>* planes, bool stream, uint8_t* out) {
   const Picks split = MakePicks(
       channels, [channels](size_t c, size_t e) { return channels * Spread<sizeof(T)>(e) + c; });
-  const __mmask64 all = ~__mmask64{0};
   const size_t head = HeadTo64(out, sizeof(T), pixels);
   ScalarChw(src, channels, pixels, 0, head, table, out);
   bool streamed[kMaxChannels];
@@ -174,7 +170,7 @@ void Chw(const uint8_t* src, size_t channels, size_t pixels, const T* table,
     LoadStep(src + p * channels, channels, v);
     for (size_t c = 0; c < channels; ++c) {
       __m512i bytes[sizeof(T)];
-      LookUp(Pick(v, split.positions[c], split.upper[c]), &planes[c], &all, 1, bytes);
+      LookUp(Pick(v, split.positions[c], split.upper[c]), planes[c], bytes);
       StoreEntries(bytes, streamed[c], out + (c * pixels + p) * sizeof(T));
     }
   }
@@ -194,8 +190,8 @@ size_t PixelsTo64(const uint8_t* p, size_t pixel_bytes, size_t n) {
 // are picked out of the source (pixel order), looked up in that channel's planes alone, and each
 // run picks its bytes back out of the channels' byte vectors, in the lanes Spread asks for.
 template <typename T>
-void HwcSplit(const uint8_t* src, size_t channels, size_t pixels, const T* table,
-              const BytePlanes<sizeof(T)>* planes, bool stream, uint8_t* out) {
+void Hwc(const uint8_t* src, size_t channels, size_t pixels, const T* table,
+         const BytePlanes<sizeof(T)>* planes, bool stream, uint8_t* out) {
   const Picks split = MakePicks(channels, [channels](size_t c, size_t i) {
     return channels * i + c;  // channel c of pixel i
   });
@@ -203,7 +199,6 @@ void HwcSplit(const uint8_t* src, size_t channels, size_t pixels, const T* table
     const size_t n = kStep * run + Spread<sizeof(T)>(e);  // element n of the step
     return n % channels * kStep + n / channels;
   });
-  const __mmask64 all = ~__mmask64{0};
   const size_t head = PixelsTo64(out, channels * sizeof(T), pixels);
   ScalarHwc(src, channels, 0, head * channels, table, out);
   const bool streamed = stream && Aligned64(out + head * channels * sizeof(T));
@@ -213,7 +208,7 @@ void HwcSplit(const uint8_t* src, size_t channels, size_t pixels, const T* table
     LoadStep(src + p * channels, channels, v);
     __m512i bytes[kMaxChannels][sizeof(T)];  // [channel][plane], pixel order
     for (size_t c = 0; c < channels; ++c) {
-      LookUp(Pick(v, split.positions[c], split.upper[c]), &planes[c], &all, 1, bytes[c]);
+      LookUp(Pick(v, split.positions[c], split.upper[c]), planes[c], bytes[c]);
     }
     for (size_t run = 0; run < channels; ++run) {
       __m512i entries[sizeof(T)];
@@ -228,31 +223,24 @@ void HwcSplit(const uint8_t* src, size_t channels, size_t pixels, const T* table
   ScalarHwc(src, channels, p * channels, pixels * channels, table, out);
 }
 
-// HWC (and any layout of 1 channel): element n belongs to channel n % channels; the lanes of each
-// channel are a mask, which depends on where the step starts modulo `channels`.
+// One channel (either layout): element n is source byte n, placed in the lanes Spread asks for.
 template <typename T>
-void Hwc(const uint8_t* src, size_t channels, size_t elements, const T* table,
-         const BytePlanes<sizeof(T)>* planes, bool stream, uint8_t* out) {
+void OneChannel(const uint8_t* src, size_t elements, const T* table,
+                const BytePlanes<sizeof(T)>& planes, bool stream, uint8_t* out) {
   alignas(64) uint8_t spread[kStep];
   for (size_t e = 0; e < kStep; ++e) spread[e] = Spread<sizeof(T)>(e);
   const __m512i order = _mm512_load_si512(spread);
-  __mmask64 masks[kMaxChannels][kMaxChannels] = {};  // [first element's channel][channel]
-  for (size_t phase = 0; phase < channels; ++phase) {
-    for (size_t e = 0; e < kStep; ++e) {
-      masks[phase][(phase + spread[e]) % channels] |= __mmask64{1} << e;
-    }
-  }
   const size_t head = HeadTo64(out, sizeof(T), elements);
-  ScalarHwc(src, channels, 0, head, table, out);
+  ScalarHwc(src, 1, 0, head, table, out);
   const bool streamed = stream && Aligned64(out + head * sizeof(T));
   size_t n = head;
   for (; n + kStep <= elements; n += kStep) {
     const __m512i idx = _mm512_permutexvar_epi8(order, _mm512_loadu_si512(src + n));
     __m512i bytes[sizeof(T)];
-    LookUp(idx, planes, masks[n % channels], channels, bytes);
+    LookUp(idx, planes, bytes);
     StoreEntries(bytes, streamed, out + n * sizeof(T));
   }
-  ScalarHwc(src, channels, n, elements, table, out);
+  ScalarHwc(src, 1, n, elements, table, out);
 }
 
 template <typename T>
@@ -262,12 +250,12 @@ void Convert(const ImageView& in, const T* table, OutputLayout layout, bool stre
   for (size_t c = 0; c < channels; ++c) SplitTable(table + c * kTableValues, &planes[c]);
   const uint8_t* src = in.pixels<const uint8_t>();
   const size_t pixels = size_t{in.shape.height} * in.shape.width;
-  if (layout == OutputLayout::kChw && channels > 1) {
+  if (channels == 1) {
+    OneChannel(src, pixels, table, planes[0], stream, out);
+  } else if (layout == OutputLayout::kChw) {
     Chw(src, channels, pixels, table, planes, stream, out);
-  } else if (channels > 1) {
-    HwcSplit(src, channels, pixels, table, planes, stream, out);
   } else {
-    Hwc(src, channels, pixels * channels, table, planes, stream, out);
+    Hwc(src, channels, pixels, table, planes, stream, out);
   }
   if (stream) _mm_sfence();  // The streaming stores are visible before the caller hands `out` on.
 }

@@ -6,9 +6,9 @@
 //   AVX-512 VBMI (convert_table_avx512.cc, -mavx512f -mavx512bw -mavx512vl -mavx512vbmi): each
 //     channel's 256 floats are split into 4 byte planes of 256 bytes; 64 uint8 values at a time
 //     index them with vpermi2b (128-entry byte lookups; bit 7 picks the half), and the 4 looked-up
-//     byte vectors are interleaved back into 64 floats. Channel counts 1 to 4, both layouts (CHW:
-//     the source bytes of a channel are gathered with byte permutes first; HWC: each element's
-//     channel is a lane mask); 5 or more channels take the portable build.
+//     byte vectors are interleaved back into 64 floats. Channel counts 1 to 4, both layouts (the
+//     source bytes of each channel are picked out with byte permutes first; in HWC the looked-up
+//     bytes are picked back into element order); 5 or more channels take the portable build.
 //   portable (convert_table.cc): scalar lookups, in CHW one channel at a time.
 //
 // No AVX2 or plain AVX-512 F/BW build: their only vector lookup is vgatherdps, which measured
