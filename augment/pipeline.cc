@@ -171,6 +171,17 @@ absl::StatusOr<std::vector<float>> TailTable(const std::vector<std::unique_ptr<O
   return table;
 }
 
+// The float16 or bfloat16 bits of each entry: what FloatToFloat16 / FloatToBfloat16 give them
+// (every variant of those gives the scalar definition's bits).
+std::vector<uint16_t> NarrowedTable(const std::vector<float>& table, stoker::v1::DType dtype) {
+  std::vector<uint16_t> narrowed(table.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    narrowed[i] =
+        dtype == stoker::v1::DTYPE_FLOAT16 ? Float16Bits(table[i]) : Bfloat16Bits(table[i]);
+  }
+  return narrowed;
+}
+
 }  // namespace
 
 Pipeline::Pipeline() = default;
@@ -254,9 +265,12 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
   pipeline.tail_start_ = pipeline.ops_.size();
   const size_t tail = TableTailStart(pipeline.ops_, first_transform);
   if (tail < pipeline.ops_.size() && shape.type == PixelType::kFloat32 &&
-      pipeline.output_dtype_ == stoker::v1::DTYPE_FLOAT32) {
+      pipeline.output_dtype_ != stoker::v1::DTYPE_UINT8) {
     ASSIGN_OR_RETURN(pipeline.tail_table_, TailTable(pipeline.ops_, tail));
     pipeline.tail_start_ = tail;
+    if (IsHalf(pipeline.output_dtype_)) {
+      pipeline.tail_table16_ = NarrowedTable(pipeline.tail_table_, pipeline.output_dtype_);
+    }
   }
   if (spec.has_batch_mix()) {
     ASSIGN_OR_RETURN(
@@ -349,8 +363,9 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
   const bool out_aligned = IsAligned(out, PixelTypeSize(out_type));
   const OutputLayout layout =
       output_layout_ == stoker::v1::LAYOUT_CHW ? OutputLayout::kChw : OutputLayout::kHwc;
-  // With a table tail, the ops before it run, then the table writes `out` in its layout.
-  const bool tabled = !tail_table_.empty() && out_aligned;
+  // With a table tail, the ops before it run, then the table writes `out` in its layout (16-bit
+  // floats: from their own table, with no alignment needed).
+  const bool tabled = !tail_table_.empty() && (out_aligned || half);
   const size_t end_op = tabled ? tail_start_ : ops_.size();
   // When the output conversion is the identity, out_writer_ writes straight into `out` and the
   // ops after it run there in place.
@@ -390,7 +405,11 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
   if (last_op_writes_out) return absl::OkStatus();
   if (tabled) {
     if (timed) op_start = absl::Now();
-    ConvertThroughTable(current, tail_table_.data(), layout, reinterpret_cast<float*>(out));
+    if (half) {
+      ConvertThroughTable16(current, tail_table16_.data(), layout, out);
+    } else {
+      ConvertThroughTable(current, tail_table_.data(), layout, reinterpret_cast<float*>(out));
+    }
     if (timed) op_seconds[tail_start_] = absl::ToDoubleSeconds(absl::Now() - op_start);
     return absl::OkStatus();
   }

@@ -34,12 +34,13 @@
 // bit-identical to running the ops one by one. PipelineOptions::fuse_blur_chains turns it off.
 //
 // Fused tails. A pipeline that ends in ops mapping each element per channel (to_float, then
-// normalize: Op::MapsElementsPerChannel) on uint8 input, with float32 output, runs them as one
-// pass: a table of what they give each of the 256 values of each channel, computed at Compile by
-// the ops themselves, is read straight into `out` in its layout (HWC or CHW), equal bit for bit
-// to running them and converting. Ops that work in place and keep the final shape after the last
-// other op (horizontal_flip after random_resized_crop) run in place on `out` when the output
-// conversion is the identity (uint8 HWC), instead of being copied into it.
+// normalize: Op::MapsElementsPerChannel) on uint8 input, with float32, float16 or bfloat16
+// output, runs them as one pass: a table of what they give each of the 256 values of each
+// channel, computed at Compile by the ops themselves, is read straight into `out` in its layout
+// (HWC or CHW; for 16-bit floats the table holds its entries narrowed as the output conversion
+// narrows), equal bit for bit to running them and converting. Ops that work in place and keep the
+// final shape after the last other op (horizontal_flip after random_resized_crop) run in place on
+// `out` when the output conversion is the identity (uint8 HWC), instead of being copied into it.
 //
 // Errors from Compile are INVALID_ARGUMENT and name the op and field, e.g.
 // "pipeline.ops[3] (gaussian_blur): ksize must be odd and > 0, got 4".
@@ -194,6 +195,8 @@ class Pipeline {
   // tail_start_ is ops_.size()).
   size_t tail_start_ = 0;
   std::vector<float> tail_table_;
+  // tail_table_ narrowed to the output's float16 or bfloat16 (empty for other outputs).
+  std::vector<uint16_t> tail_table16_;
   bool encoded_input_ = false;
   bool fuse_decode_crop_ = false;
   ImageShape input_shape_;

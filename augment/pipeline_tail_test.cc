@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "augment/kernels/convert.h"
+#include "augment/kernels/half.h"
 #include "augment/op.h"
 #include "augment/pipeline.h"
 #include "augment/pipeline_text.h"
@@ -19,10 +20,12 @@ namespace {
 
 constexpr char kNormalize[] = "normalize(mean=[0.485,0.456,0.406], std=[0.229,0.224,0.225])";
 
-Pipeline CompileText(const std::string& text, const ImageShape& shape, stoker::v1::Layout layout) {
+Pipeline CompileText(const std::string& text, const ImageShape& shape, stoker::v1::Layout layout,
+                     stoker::v1::DType dtype) {
   absl::StatusOr<stoker::v1::PipelineSpec> spec = ParsePipelineText(text);
   EXPECT_TRUE(spec.ok()) << spec.status();
   spec->set_output_layout(layout);
+  spec->set_output_dtype(dtype);
   absl::StatusOr<Pipeline> pipeline = Pipeline::Compile(*spec, shape);
   EXPECT_TRUE(pipeline.ok()) << text << ": " << pipeline.status();
   return std::move(*pipeline);
@@ -35,7 +38,8 @@ std::vector<uint8_t> RandomPixels(const ImageShape& shape, uint64_t key) {
   return pixels;
 }
 
-// The reference: every op applied in turn into a fresh buffer, then the output conversion.
+// The reference: every op applied in turn into a fresh buffer, then the output conversion (for
+// 16-bit floats: to float32, then narrowed).
 std::vector<uint8_t> RunOpsOneByOne(const Pipeline& pipeline, const ImageView& input,
                                     uint64_t index) {
   CounterRng rng = SampleRng(/*seed=*/7, /*epoch=*/1, index);
@@ -50,25 +54,31 @@ std::vector<uint8_t> RunOpsOneByOne(const Pipeline& pipeline, const ImageView& i
     current = buffers[i].view();
   }
   std::vector<uint8_t> out(pipeline.output_bytes_per_sample());
-  const PixelType type =
-      pipeline.output_dtype() == stoker::v1::DTYPE_UINT8 ? PixelType::kUint8 : PixelType::kFloat32;
-  std::vector<float> aligned(out.size() / sizeof(float) + 1);
+  const stoker::v1::DType dtype = pipeline.output_dtype();
+  const PixelType type = dtype == stoker::v1::DTYPE_UINT8 ? PixelType::kUint8 : PixelType::kFloat32;
+  std::vector<float> aligned(current.shape.elements() + 1);
   ConvertImage(
       current,
       pipeline.output_layout() == stoker::v1::LAYOUT_CHW ? OutputLayout::kChw : OutputLayout::kHwc,
       type, aligned.data());
-  std::memcpy(out.data(), aligned.data(), out.size());
+  if (dtype == stoker::v1::DTYPE_FLOAT16) {
+    FloatToFloat16(aligned.data(), current.shape.elements(), out.data());
+  } else if (dtype == stoker::v1::DTYPE_BFLOAT16) {
+    FloatToBfloat16(aligned.data(), current.shape.elements(), out.data());
+  } else {
+    std::memcpy(out.data(), aligned.data(), out.size());
+  }
   return out;
 }
 
+// Runs the pipeline into a float-aligned buffer, or `offset` bytes past one (unaligned).
 std::vector<uint8_t> RunPipeline(const Pipeline& pipeline, const ImageView& input, uint64_t index,
-                                 PipelineWorkspace* workspace) {
-  std::vector<float> out(pipeline.output_bytes_per_sample() / sizeof(float) + 1);
+                                 PipelineWorkspace* workspace, size_t offset) {
+  std::vector<float> out(pipeline.output_bytes_per_sample() / sizeof(float) + 2);
+  auto* bytes = reinterpret_cast<uint8_t*>(out.data()) + offset;
   CounterRng rng = SampleRng(/*seed=*/7, /*epoch=*/1, index);
-  const absl::Status status =
-      pipeline.Run(input, &rng, workspace, reinterpret_cast<uint8_t*>(out.data()));
+  const absl::Status status = pipeline.Run(input, &rng, workspace, bytes);
   EXPECT_TRUE(status.ok()) << status;
-  const auto* bytes = reinterpret_cast<const uint8_t*>(out.data());
   return std::vector<uint8_t>(bytes, bytes + pipeline.output_bytes_per_sample());
 }
 
@@ -82,6 +92,19 @@ struct Case {
   size_t table_ops;  // Ops the table replaces.
 };
 
+void CheckFusedTail(const Case& c, const Pipeline& pipeline) {
+  EXPECT_EQ(pipeline.table_tail_ops(), c.table_ops);
+  std::vector<uint8_t> pixels = RandomPixels(c.input, 5);
+  const ImageView input{pixels.data(), c.input};
+  PipelineWorkspace workspace;
+  for (uint64_t index = 0; index < 12; ++index) {
+    const std::vector<uint8_t> expected = RunOpsOneByOne(pipeline, input, index);
+    ASSERT_EQ(RunPipeline(pipeline, input, index, &workspace, 0), expected) << "sample " << index;
+    ASSERT_EQ(RunPipeline(pipeline, input, index, &workspace, 1), expected) << "sample " << index;
+  }
+}
+
+// Float32 (the tail's own type, UNSPECIFIED), float16 and bfloat16 outputs.
 TEST(PipelineTailTest, FusedTailsEqualTheOpsRunOneByOne) {
   const ImageShape rgb{24, 32, 3, PixelType::kUint8};
   const ImageShape tiny{5, 7, 3, PixelType::kUint8};  // Narrow: the probe has 37 rows of 7.
@@ -101,18 +124,14 @@ TEST(PipelineTailTest, FusedTailsEqualTheOpsRunOneByOne) {
       {"center_crop(height=16, width=16), horizontal_flip(p=1), vertical_flip", rgb, 0},
       {"to_float, gaussian_blur(ksize=3)", rgb, 0},
   };
+  const stoker::v1::DType dtypes[] = {stoker::v1::DTYPE_UNSPECIFIED, stoker::v1::DTYPE_FLOAT16,
+                                      stoker::v1::DTYPE_BFLOAT16};
   for (const Case& c : cases) {
     for (const stoker::v1::Layout layout : {stoker::v1::LAYOUT_HWC, stoker::v1::LAYOUT_CHW}) {
-      SCOPED_TRACE(c.text + (layout == stoker::v1::LAYOUT_CHW ? " (CHW)" : " (HWC)"));
-      const Pipeline pipeline = CompileText(c.text, c.input, layout);
-      EXPECT_EQ(pipeline.table_tail_ops(), c.table_ops);
-      std::vector<uint8_t> pixels = RandomPixels(c.input, 5);
-      const ImageView input{pixels.data(), c.input};
-      PipelineWorkspace workspace;
-      for (uint64_t index = 0; index < 12; ++index) {
-        ASSERT_EQ(RunPipeline(pipeline, input, index, &workspace),
-                  RunOpsOneByOne(pipeline, input, index))
-            << "sample " << index;
+      for (const stoker::v1::DType dtype : dtypes) {
+        SCOPED_TRACE(c.text + (layout == stoker::v1::LAYOUT_CHW ? " (CHW) " : " (HWC) ") +
+                     stoker::v1::DType_Name(dtype));
+        CheckFusedTail(c, CompileText(c.text, c.input, layout, dtype));
       }
     }
   }

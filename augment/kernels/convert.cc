@@ -4,10 +4,6 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__x86_64__)
-#include <xmmintrin.h>
-#endif
-
 namespace stoker {
 namespace {
 
@@ -55,44 +51,7 @@ void Convert(const ImageView& in, OutputLayout layout, void* out) {
   }
 }
 
-// One plane of HWC → CHW through the table (element `channel` of each of `pixels` pixels of
-// `channels` bytes). On x86-64 the stores bypass the cache, 4 floats at a time once the plane is
-// 16-byte aligned: a float32 sample is 4x its uint8 bytes, written once into a batch far larger
-// than the caches, so ordinary stores would first read every line they fill.
-void TablePlane(const uint8_t* __restrict src, size_t pixels, size_t channels,
-                const float* __restrict t, float* __restrict plane) {
-  size_t p = 0;
-#if defined(__x86_64__)
-  for (; p < pixels && reinterpret_cast<uintptr_t>(plane + p) % 16 != 0; ++p) {
-    plane[p] = t[src[p * channels]];
-  }
-  for (; p + 4 <= pixels; p += 4) {
-    const uint8_t* s = src + p * channels;
-    _mm_stream_ps(plane + p,
-                  _mm_setr_ps(t[s[0]], t[s[channels]], t[s[2 * channels]], t[s[3 * channels]]));
-  }
-#endif
-  for (; p < pixels; ++p) plane[p] = t[src[p * channels]];
-}
-
 }  // namespace
-
-void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout, float* out) {
-  const uint8_t* __restrict src = in.pixels<const uint8_t>();
-  const size_t channels = in.shape.channels;
-  const size_t pixels = size_t{in.shape.height} * in.shape.width;
-  for (size_t c = 0; c < channels; ++c) {
-    const float* __restrict t = table + c * kTableValues;
-    if (layout == OutputLayout::kChw) {
-      TablePlane(src + c, pixels, channels, t, out + c * pixels);
-    } else {
-      for (size_t p = 0; p < pixels; ++p) out[p * channels + c] = t[src[p * channels + c]];
-    }
-  }
-#if defined(__x86_64__)
-  _mm_sfence();  // The streaming stores are visible before the caller hands `out` on.
-#endif
-}
 
 void ConvertImage(const ImageView& in, OutputLayout layout, PixelType out_type, void* out) {
   const bool in_u8 = in.shape.type == PixelType::kUint8;

@@ -12,6 +12,7 @@
 // Pure function: no allocation, thread-safe on distinct outputs.
 
 #include <cstddef>
+#include <cstdint>
 
 #include "image/image.h"
 
@@ -28,10 +29,19 @@ void ConvertImage(const ImageView& in, OutputLayout layout, PixelType out_type, 
 inline constexpr size_t kTableValues = 256;
 
 // Writes in.shape.elements() float32 values to `out` in `layout`, each element looked up in
-// `table` by its value and channel.
+// `table` by its value and channel. Equal bit for bit on every CPU: the AVX-512 VBMI build where
+// the CPU has it, else a portable loop (augment/kernels/convert_table_variants.h). For a batch
+// slot: written once into a batch far larger than the caches, with streaming (non-temporal)
+// stores where aligned (docs/benchmarks.md, "tail-table").
 // REQUIRES: in.shape.type == kUint8; `table` holds in.shape.channels * kTableValues floats;
 //   `out` is float-aligned and does not overlap `in` or `table`.
 void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout, float* out);
+
+// The same with 16-bit entries (float16 or bfloat16 bit patterns): writes in.shape.elements()
+// uint16 values, `out` needs no alignment.
+// REQUIRES: as ConvertThroughTable, `table` holding in.shape.channels * kTableValues uint16.
+void ConvertThroughTable16(const ImageView& in, const uint16_t* table, OutputLayout layout,
+                           void* out);
 
 }  // namespace stoker
 
