@@ -8,6 +8,7 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "common/heap_tuning.h"
 #include "common/logging.h"
 #include "common/payload_codec.h"
 #include "common/retry.h"
@@ -16,7 +17,6 @@
 #include "plan/rank_sequence.h"
 #include "plan/resume_token.h"
 #include "stoker/v1/resume.pb.h"
-#include "common/heap_tuning.h"
 #include "trainer_client/read_wakeup_tuning.h"
 
 namespace stoker {
