@@ -126,32 +126,6 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
   return absl::OkStatus();
 }
 
-BatchMessagePool::BatchMessagePool(size_t max_pooled)
-    : free_(std::make_shared<FreeList>(max_pooled)) {}
-
-std::unique_ptr<stoker::v1::BatchMessage> BatchMessagePool::Get() {
-  absl::MutexLock lock(&free_->mu);
-  if (free_->free.empty()) return std::make_unique<stoker::v1::BatchMessage>();
-  auto message = std::move(free_->free.back());
-  free_->free.pop_back();
-  return message;
-}
-
-void BatchMessagePool::Put(std::unique_ptr<stoker::v1::BatchMessage> message) {
-  free_->Put(std::move(message));
-}
-
-BatchMessagePool::Recycler BatchMessagePool::recycler() const {
-  return [free = free_](std::unique_ptr<stoker::v1::BatchMessage> message) {
-    free->Put(std::move(message));
-  };
-}
-
-void BatchMessagePool::FreeList::Put(std::unique_ptr<stoker::v1::BatchMessage> message) {
-  absl::MutexLock lock(&mu);
-  if (free.size() < max_pooled) free.push_back(std::move(message));
-}
-
 BatchProducer::BatchProducer(uint32_t threads, uint64_t worker_id, BatchMessagePool* pool)
     : pool_(pool),
       capacity_(kQueuedPerThread * std::max<uint32_t>(threads, 1)),

@@ -22,6 +22,7 @@
 #include "worker/job_context.h"
 #include "worker/op_time_histograms.h"
 #include "worker/production_window.h"
+#include "worker/recycling_pool.h"
 #include "worker/simulated_batch.h"
 
 namespace stoker {
@@ -64,28 +65,8 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
                           ProducerScratch* scratch, stoker::v1::BatchMessage* out,
                           BadSampleCounters* bad_sample_counters = nullptr);
 
-// A free list of batch messages whose payload strings keep their capacity. Thread-safe.
-class BatchMessagePool {
- public:
-  using Recycler = std::function<void(std::unique_ptr<stoker::v1::BatchMessage>)>;
-
-  explicit BatchMessagePool(size_t max_pooled);
-  std::unique_ptr<stoker::v1::BatchMessage> Get();
-  void Put(std::unique_ptr<stoker::v1::BatchMessage> message);
-  // Put for owners that may outlive the pool (a gRPC slice holding a payload the transport still
-  // writes): the free list lives as long as the pool or any recycler, whichever is last.
-  Recycler recycler() const;
-
- private:
-  struct FreeList {
-    explicit FreeList(size_t max) : max_pooled(max) {}
-    void Put(std::unique_ptr<stoker::v1::BatchMessage> message);
-    const size_t max_pooled;
-    absl::Mutex mu;
-    std::vector<std::unique_ptr<stoker::v1::BatchMessage>> free ABSL_GUARDED_BY(mu);
-  };
-  const std::shared_ptr<FreeList> free_;
-};
+// Batch messages whose payload strings keep their capacity.
+using BatchMessagePool = RecyclingPool<stoker::v1::BatchMessage>;
 
 // Thread-safe. Stop() (or the destructor) finishes queued work it has started and drops the rest,
 // calling their callbacks with CANCELLED. The queue is bounded (capacity()): Submit beyond it

@@ -15,24 +15,6 @@ uint64_t OutgoingBatch::raw_bytes() const {
   return message == nullptr ? 0 : message->data().size();
 }
 
-PayloadBufferPool::PayloadBufferPool(size_t max_pooled)
-    : free_(std::make_shared<FreeList>(max_pooled)) {}
-
-std::unique_ptr<PayloadBuffer> PayloadBufferPool::Get() {
-  absl::MutexLock lock(&free_->mu);
-  if (free_->free.empty()) return std::make_unique<PayloadBuffer>();
-  std::unique_ptr<PayloadBuffer> buffer = std::move(free_->free.back());
-  free_->free.pop_back();
-  return buffer;
-}
-
-PayloadBufferPool::Recycler PayloadBufferPool::recycler() const {
-  return [free = free_](std::unique_ptr<PayloadBuffer> buffer) {
-    absl::MutexLock lock(&free->mu);
-    if (free->free.size() < free->max_pooled) free->free.push_back(std::move(buffer));
-  };
-}
-
 absl::StatusOr<OutgoingBatch> EncodeBatch(std::unique_ptr<v1::BatchMessage> message,
                                           const v1::CompressionChoice& choice,
                                           PayloadBufferPool* pool) {

@@ -11,15 +11,12 @@
 // own pass.
 
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
+#include "absl/status/statusor.h"
 #include "common/payload_codec.h"
 #include "stoker/v1/worker.pb.h"
+#include "worker/recycling_pool.h"
 
 namespace stoker {
 
@@ -36,25 +33,8 @@ struct OutgoingBatch {
   uint64_t raw_bytes() const;
 };
 
-// A free list of PayloadBuffers that keep their capacity. Thread-safe.
-class PayloadBufferPool {
- public:
-  using Recycler = std::function<void(std::unique_ptr<PayloadBuffer>)>;
-
-  explicit PayloadBufferPool(size_t max_pooled);
-  std::unique_ptr<PayloadBuffer> Get();
-  // Put for owners that may outlive the pool (a gRPC slice the transport still writes).
-  Recycler recycler() const;
-
- private:
-  struct FreeList {
-    explicit FreeList(size_t max) : max_pooled(max) {}
-    const size_t max_pooled;
-    absl::Mutex mu;
-    std::vector<std::unique_ptr<PayloadBuffer>> free ABSL_GUARDED_BY(mu);
-  };
-  const std::shared_ptr<FreeList> free_;
-};
+// Encoded payloads that keep their capacity.
+using PayloadBufferPool = RecyclingPool<PayloadBuffer>;
 
 // Encodes `message`'s payload as `choice` says, into a buffer from `pool`, and records it in the
 // header (compression, uncompressed_bytes, compress_seconds: the calling thread's CPU time).
