@@ -26,16 +26,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_two_host as two_host  # noqa: E402  (Link, start_cluster, stop, BATCH)
+from e2e import cpu_seconds  # noqa: E402
 
 JPEG = two_host.JPEG
 BATCH = two_host.BATCH
-
-
-def cpu_seconds(pid):
-    """utime + stime of a live process, seconds."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def client_run(link, build_dir, coordinator, job, mode, args, tmp):
