@@ -9,7 +9,7 @@ A coordinator and three workers (mutual TLS, the chart's default), each with --t
   1.5 CPUs, 512 MiB  reports 2 cores (the quota rounded up), budgets 256 MiB
 The cores are read where the advisor reads them, from the coordinator's status (stoker-ctl
 status); the thread count and batch budget from the worker's start line. Then every worker must
-still run, not OOM-killed, its cgroup's peak memory inside its limit.
+still run, not OOM-killed, its cgroup's peak memory inside its batch budget + 64 MiB.
 
   limits_test.py    skips (77) when podman cannot run containers here, naming why
 """
@@ -33,6 +33,8 @@ CASES = [
 ]
 # Whatever the chart passes, every path is allowed: this test reads no data.
 DATA_ROOT = "--data-root=/"
+# What a worker may hold beyond its batch budget: the bound hostile_peers holds its RSS to.
+PROCESS_OVERHEAD = 64 << 20
 START_LINE = re.compile(r"with (\d+) threads and (\d+) bytes for batches")
 
 
@@ -84,16 +86,19 @@ def peak_memory(cluster, name):
 
 
 def check_stays_inside(cluster, name, memory):
-    """Still running, not OOM-killed, its peak memory inside its limit."""
+    """Still running, not OOM-killed, its cgroup's peak memory inside its batch budget (half
+    the limit) plus 64 MiB for the process itself."""
     state = json.loads(cluster.run("inspect", "--format", "{{json .State}}",
                                    f"{cluster.prefix}-{name}").stdout)
     if not state.get("Running") or state.get("OOMKilled"):
         raise ChaosError(f"{name} is not running (OOM-killed: {state.get('OOMKilled')}):\n"
                          f"{cluster.logs(name)[-2000:]}")
     peak, limit = peak_memory(cluster, name), int(quantity(memory))
-    if peak is not None and peak >= limit:
-        raise ChaosError(f"{name} peaked at {peak} bytes, its limit is {limit}")
-    print(f"{name}: running, peak memory {peak} of {limit} bytes")
+    bound = limit // 2 + PROCESS_OVERHEAD
+    if peak is not None and peak >= bound:
+        raise ChaosError(f"{name} peaked at {peak} bytes, above its batch budget + 64 MiB "
+                         f"({bound}; limit {limit})")
+    print(f"{name}: running, peak memory {peak} bytes (bound {bound}, limit {limit})")
 
 
 def main():

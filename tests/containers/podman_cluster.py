@@ -60,7 +60,7 @@ def quantity(value):
 
 def resource_flags(container):
     """podman run flags enforcing the container's resources.limits, as the kubelet's cgroup does."""
-    limits = container.get("resources", {}).get("limits", {})
+    limits = (container.get("resources") or {}).get("limits") or {}
     argv = []
     if "cpu" in limits:
         argv += ["--cpus", f"{quantity(limits['cpu']):g}"]
