@@ -8,6 +8,7 @@
 #include "common/logging.h"
 #include "common/metrics.h"
 #include "common/process.h"
+#include "common/process_limits.h"
 #include "common/tls/tls_config.h"
 #include "data/storage_backend.h"
 #include "worker/simulated_batch.h"
@@ -41,8 +42,10 @@ int Serve(const stoker::WorkerConfig& config, const std::string& port_file,
   }
   const auto storage_metrics = std::make_shared<stoker::StorageMetrics>();
   if (*metrics_server != nullptr) (*metrics_server)->Register(storage_metrics);
-  std::printf("stoker-worker serving on %s with %u threads\n", (*server)->address().c_str(),
-              config.ResolvedThreads());
+  STOKER_LOG(INFO) << "this process may use " << stoker::OwnProcessLimits().description;
+  std::printf("stoker-worker serving on %s with %u threads and %llu bytes for batches\n",
+              (*server)->address().c_str(), config.ResolvedThreads(),
+              static_cast<unsigned long long>(config.ResolvedMemoryBytes()));
   std::fflush(stdout);
   const int signal = stoker::WaitForTerminationSignal();
   STOKER_LOG(INFO) << "signal " << signal << ": draining (at most "
@@ -110,7 +113,8 @@ void AddFlags(stoker::FlagSet& flags, stoker::WorkerConfig& config, FlagValues& 
             "host or host:port trainer clients dial (the bound port when none; default: the "
             "host of --listen, or for 0.0.0.0 the local address that routes to the "
             "coordinator; Kubernetes: the pod IP)");
-  flags.Add("threads", &config.threads, "producer threads (0 = one per core)");
+  flags.Add("threads", &config.threads,
+            "producer threads (0 = one per CPU the process may use: affinity and cgroup quota)");
   flags.Add("rpc-timeout-ms", &values.rpc_timeout_ms, "deadline of each call to the coordinator");
   flags.Add("register-attempts", &values.register_attempts,
             "attempts to register while the coordinator is unreachable");
@@ -131,7 +135,8 @@ void AddFlags(stoker::FlagSet& flags, stoker::WorkerConfig& config, FlagValues& 
   flags.Add("max-streams", &config.max_streams,
             "most streams open at once (beyond: RESOURCE_EXHAUSTED)");
   flags.Add("memory-bytes", &config.memory_bytes,
-            "memory for batches, bytes (0 = half the machine's); a job whose batches the worker "
+            "memory for batches, bytes (0 = half the cgroup's memory limit, else of the "
+            "machine's); a job whose batches the worker "
             "cannot hold is refused");
   flags.Add("max-request-bytes", &config.max_request_bytes, "largest client message read, bytes");
   flags.Add("compression-codecs", &config.offered_compression,

@@ -1,12 +1,10 @@
 #include "worker/worker_config.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/process_limits.h"
 #include "common/status_macros.h"
 
 namespace stoker {
@@ -103,17 +101,13 @@ absl::StatusOr<std::vector<stoker::v1::Compression>> WorkerConfig::OfferedCodecs
 }
 
 uint32_t WorkerConfig::ResolvedThreads() const {
-  if (threads > 0) return threads;
-  const unsigned cores = std::thread::hardware_concurrency();
-  return cores > 0 ? cores : 1;
+  return threads > 0 ? threads : OwnProcessLimits().cpus;
 }
 
 uint64_t WorkerConfig::ResolvedMemoryBytes() const {
   if (memory_bytes > 0) return memory_bytes;
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0) return uint64_t{1} << 30;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) / 2;
+  // The other half is the process's own: code, gRPC buffers, decoders, the allocator's slack.
+  return OwnProcessLimits().memory_bytes / 2;
 }
 
 }  // namespace stoker

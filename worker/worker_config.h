@@ -28,7 +28,9 @@ struct WorkerConfig {
   // wildcard, never loopback when the coordinator is remote. Empty: derived from listen_address
   // and the route to the coordinator (worker/advertise_address.h).
   std::string advertise_address;
-  // Producer threads; 0 means one per core.
+  // Producer threads; 0 means one per CPU the process may use (common/process_limits.h: its
+  // affinity mask and its cgroup's CPU quota, rounded up). Also the cores reported to the
+  // coordinator.
   uint32_t threads = 0;
   // Deadline of each unary call to the coordinator.
   absl::Duration rpc_timeout = absl::Seconds(10);
@@ -56,7 +58,8 @@ struct WorkerConfig {
   // Limits (docs/security.md, "Limits"), each refused with an error naming its flag:
   // Most streams open at once; StreamBatches beyond it is RESOURCE_EXHAUSTED (--max-streams).
   uint32_t max_streams = 256;
-  // Memory for batches, bytes; 0 = half the machine's memory. A stream of a job whose batch,
+  // Memory for batches, bytes; 0 = half the memory the process may use (its cgroup's memory
+  // limit, else the machine's; common/process_limits.h). A stream of a job whose batch,
   // times the batches the worker holds at once to keep its threads busy (2 x threads + 1),
   // exceeds it is RESOURCE_EXHAUSTED (--memory-bytes).
   uint64_t memory_bytes = 0;
@@ -77,9 +80,9 @@ struct WorkerConfig {
   AdvertiseInputs advertise_inputs() const {
     return {advertise_address, listen_address, coordinator_address, !private_to_client.empty()};
   }
-  // threads, with 0 resolved to the number of cores.
+  // threads, with 0 resolved to the CPUs the process may use.
   uint32_t ResolvedThreads() const;
-  // memory_bytes, with 0 resolved to half the machine's physical memory.
+  // memory_bytes, with 0 resolved to half the memory the process may use.
   uint64_t ResolvedMemoryBytes() const;
   // The producers' simulation from the simulate_batch_* fields; nullopt: real production.
   std::optional<SimulatedProduction> Simulation() const;

@@ -1,5 +1,6 @@
 #include "worker/worker_config.h"
 
+#include "common/process_limits.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -20,6 +21,16 @@ TEST(WorkerConfigTest, DefaultsWithCoordinatorAreValid) {
   config.tls = TlsConfig::Plaintext();
   EXPECT_TRUE(config.Validate().ok());
   EXPECT_GE(config.ResolvedThreads(), 1u);
+}
+
+TEST(WorkerConfigTest, ZeroMeansWhatTheProcessMayUse) {
+  WorkerConfig config;
+  EXPECT_EQ(config.ResolvedThreads(), OwnProcessLimits().cpus);
+  EXPECT_EQ(config.ResolvedMemoryBytes(), OwnProcessLimits().memory_bytes / 2);
+  config.threads = 3;
+  config.memory_bytes = 1000;
+  EXPECT_EQ(config.ResolvedThreads(), 3u);
+  EXPECT_EQ(config.ResolvedMemoryBytes(), 1000u);
 }
 
 TEST(WorkerConfigTest, NamesTheBadField) {

@@ -110,6 +110,11 @@ def check_default(objects):
     assert any(e["name"] == "POD_IP" and
                e["valueFrom"]["fieldRef"]["fieldPath"] == "status.podIP" for e in env), env
     assert worker["spec"]["replicas"] == 3
+    # The worker sizes itself from its cgroup (docs/deploy.md, "Resources"): a CPU limit to
+    # count, and no flag that would disagree with it.
+    limits = container(spec, "worker")["resources"]["limits"]
+    assert "cpu" in limits and "memory" in limits, limits
+    assert flag(args, "threads") == "0" and flag(args, "memory-bytes") is None, args
     check_tls(objects)
     coordinator = dt.find(objects, "StatefulSet", "-coordinator")
     assert coordinator["spec"]["replicas"] == 1

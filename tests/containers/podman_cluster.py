@@ -1,7 +1,7 @@
 """A Stoker cluster of podman containers, each started the way Kubernetes would start the pod the
 chart renders: command, args ($(VAR) expanded), environment (downward API fields resolved to
 the container's own IP or the Job's completion index), user, read-only root, dropped
-capabilities, and volumes (emptyDir: a tmpfs; the journal claim: a host directory owned by the
+capabilities, resource limits (--cpus, --memory), and volumes (emptyDir: a tmpfs; the journal claim: a host directory owned by the
 pod's fsGroup; a Secret: its items copied from the host directory given for it in `secrets`,
 owned by the pod's user, mounted read-only). Every container has its own network namespace on one podman network, so
 addresses are real cross-host ones; names resolve through the network's DNS as Service names do.
@@ -41,6 +41,31 @@ def security_flags(pod_spec, container):
         argv += ["--cap-drop", "all"]
     if own.get("allowPrivilegeEscalation") is False:
         argv += ["--security-opt", "no-new-privileges"]
+    return argv
+
+
+# Kubernetes quantity suffixes (binary and decimal) as multipliers.
+QUANTITY_SUFFIXES = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40,
+                     "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "m": 1e-3}
+
+
+def quantity(value):
+    """A Kubernetes quantity ("2", "1500m", "1Gi", 512) as a number."""
+    text = str(value)
+    for suffix, scale in QUANTITY_SUFFIXES.items():
+        if text.endswith(suffix):
+            return float(text[:-len(suffix)]) * scale
+    return float(text)
+
+
+def resource_flags(container):
+    """podman run flags enforcing the container's resources.limits, as the kubelet's cgroup does."""
+    limits = (container.get("resources") or {}).get("limits") or {}
+    argv = []
+    if "cpu" in limits:
+        argv += ["--cpus", f"{quantity(limits['cpu']):g}"]
+    if "memory" in limits:
+        argv += ["--memory", str(int(quantity(limits["memory"])))]
     return argv
 
 
@@ -115,6 +140,7 @@ class PodmanCluster:
         for alias in aliases:
             argv += ["--network-alias", alias]
         argv += security_flags(pod_spec, container)
+        argv += resource_flags(container)
         argv += self._volumes(pod_spec, container, short_name)
         for host, path in mounts:
             argv += ["--volume", f"{host}:{path}"]
