@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/process_limits.h"
 #include "opencv2/imgcodecs.hpp"
 #include "opencv2/imgproc.hpp"
 
@@ -142,8 +143,7 @@ absl::Status GenerateImageFolder(const ImageFolderSpec& spec) {
       }
     }
   };
-  const uint32_t threads =
-      spec.threads > 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
+  const uint32_t threads = spec.threads > 0 ? spec.threads : OwnProcessLimits().cpus;
   std::vector<std::thread> pool;
   for (uint32_t t = 1; t < threads; ++t) pool.emplace_back(work);
   work();

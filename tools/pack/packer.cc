@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "common/bad_sample.h"
 #include "common/logging.h"
+#include "common/process_limits.h"
 #include "common/status_macros.h"
 #include "data/manifest.h"
 #include "data/s3_config.h"
@@ -179,8 +180,7 @@ absl::StatusOr<PackSummary> Pack(const PackOptions& options, const PackPlan& pla
       ++counters->shards_done;
     }
   };
-  const uint32_t threads =
-      options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const uint32_t threads = options.threads > 0 ? options.threads : OwnProcessLimits().cpus;
   std::vector<std::thread> pool;
   for (uint32_t t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
