@@ -67,6 +67,10 @@ struct BenchConfig : JobSpecArgs {
   bool tail_on_client = false;
   bool contiguous = false;
   std::string compression = "none";
+  // Process-wide tunings the library leaves off by default (LoaderOptions); this process is
+  // the bench's own, so they are on unless a flag turns them off.
+  bool retain_heap_memory = true;
+  bool tune_read_wakeups = true;
   std::string token_file;
   std::string resume_from;
   MetricsFlags metrics;
@@ -144,6 +148,8 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
   options.ordered = ordered;
   options.tail_on_client = tail_on_client;
   options.compression = compression;
+  options.retain_heap_memory = retain_heap_memory;
+  options.tune_read_wakeups = tune_read_wakeups;
   ASSIGN_OR_RETURN(options.tls, tls.Build());
   for (absl::string_view file : absl::StrSplit(resume_from, ',', absl::SkipWhitespace())) {
     ASSIGN_OR_RETURN(std::string token, ReadTokenFile(std::string(file)));
@@ -199,6 +205,10 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
             "pieces once, as a consumer that wraps it in a CPU tensor does)");
   flags.Add("compression", &c.compression,
             "payload compression of the worker streams: none, lz4, zstd, zstd:LEVEL or auto");
+  flags.Add("retain-heap-memory", &c.retain_heap_memory,
+            "keep freed heap memory in the process (LoaderOptions::retain_heap_memory)");
+  flags.Add("tune-read-wakeups", &c.tune_read_wakeups,
+            "gRPC's read-wakeup experiments for this process (LoaderOptions::tune_read_wakeups)");
   flags.Add("token-file", &c.token_file,
             "after each batch, write the batch count and the resume token here (atomically)");
   flags.Add("resume-from", &c.resume_from,

@@ -58,16 +58,21 @@ struct LoaderOptions {
   // Split credit over the worker streams by their measured delivery rates (credit_balancer.h).
   // false keeps even shares: only for measuring what balancing is worth (bench/, tests).
   bool balance_credit = true;
+  // The two process-wide tunings below are off by default: a library linked into someone
+  // else's trainer changes nothing outside its own objects unless asked (DESIGN.md §9).
+  // stoker-bench-client, a process of its own, turns both on.
+  //
   // Keep freed heap memory in the process (glibc: M_TRIM_THRESHOLD = 1 GiB, once per process)
   // so that gRPC's receive buffers are reused rather than faulted in again for every batch; see
-  // heap_tuning.h (measured: 2.5–3× less client CPU on float32 reference batches). Set false
-  // if the process must return freed memory to the kernel promptly.
-  bool retain_heap_memory = true;
+  // heap_tuning.h (measured: 2.5–3× less client CPU on float32 reference batches). It changes
+  // the allocator of the whole process: the trainer's own frees are retained too.
+  bool retain_heap_memory = false;
   // Turn on gRPC's tcp_frame_size_tuning and tcp_rcv_lowat experiments for this process (once,
   // before its first connection; read_wakeup_tuning.h), unless GRPC_EXPERIMENTS is set: the
   // receiving thread wakes per frame rather than per TCP segment (measured: ~15% less client
-  // CPU per float32 image). Set false to keep gRPC's defaults.
-  bool tune_read_wakeups = true;
+  // CPU per float32 image). It sets GRPC_EXPERIMENTS in the process's environment, so every
+  // gRPC channel of the process gets the experiments.
+  bool tune_read_wakeups = false;
   // TLS of the calls to the coordinator and the worker streams (common/tls/tls_config.h): this
   // trainer's certificate (role trainer) and key, or its bearer token (bearer_token_file), and the
   // CA. Required: the files, or tls.insecure set explicitly; left empty, Validate() fails naming

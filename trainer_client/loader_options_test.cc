@@ -24,6 +24,14 @@ void ExpectInvalid(const LoaderOptions& options, const std::string& message) {
 
 TEST(LoaderOptionsTest, ValidOptionsPass) { EXPECT_TRUE(ValidOptions().Validate().ok()); }
 
+// A library in someone else's trainer retunes neither their allocator nor their environment
+// unless asked (DESIGN.md §9).
+TEST(LoaderOptionsTest, ProcessWideTuningIsOffByDefault) {
+  const LoaderOptions options;
+  EXPECT_FALSE(options.retain_heap_memory);
+  EXPECT_FALSE(options.tune_read_wakeups);
+}
+
 TEST(LoaderOptionsTest, NoTlsSettingsIsAnErrorNotPlaintext) {
   LoaderOptions options = ValidOptions();
   options.tls = TlsConfig();
