@@ -84,6 +84,10 @@ std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
             static_cast<double>(journal->bytes_stored));
     m.Counter("stoker_coordinator_journal_written_bytes_total", "Bytes appended to the journal.",
               static_cast<double>(journal->bytes_written_total));
+    m.Gauge("stoker_coordinator_journal_failed",
+            "1 once a journal write or fsync failed: the coordinator accepts no changes and "
+            "reports NOT_SERVING until restarted.",
+            journal->failed ? 1 : 0);
     m.Histogram("stoker_coordinator_journal_sync_seconds",
                 "Seconds one group commit took (write and fdatasync).", journal->sync_seconds);
   }
