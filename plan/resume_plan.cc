@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -82,21 +81,25 @@ std::vector<uint64_t> TokenDeal(const ResumeToken& token, bool drop_last) {
 
 // The global batches of the deal that the token says were consumed; INVALID_ARGUMENT when one
 // is not in the deal.
-absl::StatusOr<std::set<uint64_t>> TokenConsumed(size_t i, const ResumeToken& token,
-                                                 const std::vector<uint64_t>& deal) {
+// Sorted vectors, not sets: a hostile token may make these as large as --max-resume-batches.
+absl::StatusOr<std::vector<uint64_t>> TokenConsumed(size_t i, const ResumeToken& token,
+                                                    const std::vector<uint64_t>& deal) {
   if (token.consumed_prefix() > deal.size()) {
     return TokenError(i, absl::StrCat("consumed_prefix ", token.consumed_prefix(),
                                       " is past the rank's ", deal.size(), " batches"));
   }
-  std::set<uint64_t> consumed(deal.begin(), deal.begin() + token.consumed_prefix());
-  const std::set<uint64_t> in_deal(deal.begin(), deal.end());
+  std::vector<uint64_t> consumed(deal.begin(), deal.begin() + token.consumed_prefix());
+  std::vector<uint64_t> in_deal = deal;
+  std::sort(in_deal.begin(), in_deal.end());
   for (uint64_t g : FromRanges(token.consumed_other())) {
-    if (in_deal.count(g) == 0) {
+    if (!std::binary_search(in_deal.begin(), in_deal.end(), g)) {
       return TokenError(i, absl::StrCat("consumed batch ", g, " is not one of rank ", token.rank(),
                                         "'s batches of epoch ", token.epoch()));
     }
-    consumed.insert(g);
+    consumed.push_back(g);
   }
+  std::sort(consumed.begin(), consumed.end());
+  consumed.erase(std::unique(consumed.begin(), consumed.end()), consumed.end());
   return consumed;
 }
 
@@ -213,17 +216,21 @@ absl::Status ResumeNewWorld(const ParsedTokens& parsed, const stoker::v1::JobSpe
                      first.world_size(), " needs the tokens of all ", first.world_size(),
                      " ranks, got ", parsed.by_rank.size()));
   }
-  std::set<uint64_t> gone;  // done_before and every rank's consumed batches
-  for (uint64_t g : FromRanges(first.done_before())) gone.insert(g);
+  // done_before and every rank's consumed batches, sorted, without duplicates
+  std::vector<uint64_t> gone = FromRanges(first.done_before());
   for (size_t i = 0; i < parsed.tokens.size(); ++i) {
     const ResumeToken& token = parsed.tokens[i];
-    ASSIGN_OR_RETURN(std::set<uint64_t> consumed,
+    ASSIGN_OR_RETURN(std::vector<uint64_t> consumed,
                      TokenConsumed(i, token, TokenDeal(token, drop_last)));
-    gone.insert(consumed.begin(), consumed.end());
+    gone.insert(gone.end(), consumed.begin(), consumed.end());
   }
+  std::sort(gone.begin(), gone.end());
+  gone.erase(std::unique(gone.begin(), gone.end()), gone.end());
   std::vector<uint64_t> remaining;
+  auto next_gone = gone.begin();
   for (uint64_t g = 0; g < first.universe(); ++g) {
-    if (gone.count(g) == 0) remaining.push_back(g);
+    while (next_gone != gone.end() && *next_gone < g) ++next_gone;
+    if (next_gone == gone.end() || *next_gone != g) remaining.push_back(g);
   }
   const uint64_t per_rank = DealSize(remaining.size(), world_size, drop_last);
   const uint64_t pads =
@@ -235,9 +242,8 @@ absl::Status ResumeNewWorld(const ParsedTokens& parsed, const stoker::v1::JobSpe
                                                    limit, " (too many resumes)"));
   }
   std::vector<uint64_t> deal = Deal(remaining, first.universe(), rank, world_size, drop_last);
-  std::vector<uint64_t> gone_sorted(gone.begin(), gone.end());
   point.set_universe(universe);
-  for (IndexRange& range : ToRanges(gone_sorted)) *point.add_done_before() = std::move(range);
+  for (IndexRange& range : ToRanges(gone)) *point.add_done_before() = std::move(range);
   point.mutable_deal()->Assign(deal.begin(), deal.end());
   return absl::OkStatus();
 }
