@@ -20,6 +20,23 @@ std::string Percent(double fraction) { return absl::StrCat(std::llround(fraction
 
 std::string Workers(uint32_t n) { return absl::StrCat(n, n == 1 ? " worker" : " workers"); }
 
+// A reported figure in [0, max]: NaN and negatives are 0, +infinity is max.
+double Bounded(double value, double max) { return value > 0 ? std::min(value, max) : 0; }
+
+// The input with every figure bounded (see the header).
+AdvisorInput Sanitized(AdvisorInput input) {
+  for (RankDemand& rank : input.ranks) {
+    rank.data_wait_fraction = Bounded(rank.data_wait_fraction, 1);
+    rank.step_seconds =
+        rank.step_seconds > 0 ? std::max(Bounded(rank.step_seconds, 1e9), kMinStepSeconds) : 0;
+  }
+  for (WorkerSupply& worker : input.workers) {
+    worker.samples_per_second = Bounded(worker.samples_per_second, kMaxReportedRate);
+    worker.busy_fraction = Bounded(worker.busy_fraction, 1);
+  }
+  return input;
+}
+
 double MaxWait(const std::vector<RankDemand>& ranks) {
   double wait = 0;
   for (const RankDemand& rank : ranks) wait = std::max(wait, rank.data_wait_fraction);
@@ -39,7 +56,8 @@ std::string WaitClause(const std::vector<RankDemand>& ranks) {
 
 }  // namespace
 
-Advice AdviseWorkers(const AdvisorInput& input, const AdvisorConfig& config) {
+Advice AdviseWorkers(const AdvisorInput& raw_input, const AdvisorConfig& config) {
+  const AdvisorInput input = Sanitized(raw_input);
   Advice advice;
   advice.workers_now = static_cast<uint32_t>(input.workers.size());
   advice.workers_desired = advice.workers_now;
@@ -54,28 +72,38 @@ Advice AdviseWorkers(const AdvisorInput& input, const AdvisorConfig& config) {
   }
   double busy_sum = 0;
   uint32_t measured_workers = 0;
+  bool busy_elsewhere = false;  // a busy worker that produced nothing for this job
   for (const WorkerSupply& worker : input.workers) {
     advice.supply_samples_per_second += worker.samples_per_second;
     busy_sum += worker.busy_fraction;
-    if (worker.busy_fraction >= config.min_busy_fraction) {
-      advice.capacity_samples_per_second += worker.samples_per_second / worker.busy_fraction;
-      ++measured_workers;
+    if (worker.busy_fraction < config.min_busy_fraction) continue;
+    if (worker.samples_per_second == 0) {
+      busy_elsewhere = true;
+      continue;
     }
+    advice.capacity_samples_per_second += worker.samples_per_second / worker.busy_fraction;
+    ++measured_workers;
   }
   if (!all_ranks_measured) {
     advice.explanation = "waiting for every rank to report its step time";
     return advice;
   }
   if (measured_workers == 0) {
-    advice.explanation = input.workers.empty()
-                             ? "no workers: start at least one to measure what one supplies"
-                             : "waiting for a worker to report production";
+    advice.explanation =
+        input.workers.empty() ? "no workers: start at least one to measure what one supplies"
+        : busy_elsewhere
+            ? "the busy workers produced nothing for this job (they work for other jobs): "
+              "add workers to measure what one supplies to it"
+            : "waiting for a worker to report production";
     return advice;
   }
 
   advice.measured = true;
   const double capacity_per_worker = advice.capacity_samples_per_second / measured_workers;
-  const double needed = advice.demand_samples_per_second * config.headroom / capacity_per_worker;
+  // Finite and positive: capacity_per_worker > 0 (measured workers produced), demand bounded.
+  const double needed =
+      std::min(advice.demand_samples_per_second * config.headroom / capacity_per_worker,
+               static_cast<double>(kMaxWorkersDesired));
   advice.workers_desired = std::max<uint32_t>(1, static_cast<uint32_t>(std::ceil(needed - 1e-9)));
 
   const double mean_busy = busy_sum / static_cast<double>(input.workers.size());

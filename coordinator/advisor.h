@@ -8,7 +8,12 @@
 //   demand    = Σ over ranks of batch_size / step_seconds: the samples/s the trainers would
 //               consume if they never waited (step = time between Next() calls, wait excluded).
 //   capacity  = per worker, samples_per_second / busy_fraction: what it would produce fully busy.
-//   desired   = ceil(demand × headroom / mean capacity), at least 1.
+//   desired   = ceil(demand × headroom / mean capacity), at least 1, at most kMaxWorkersDesired.
+//
+// Defined for every input: the figures come from peers' heartbeats, so a NaN or negative one
+// counts as 0, an infinite or huge one as its cap (fractions 1, rates kMaxReportedRate, steps
+// at least kMinStepSeconds). Only workers that produced for this job (rate > 0) at a measurable
+// busy fraction are extrapolated: a worker busy with other jobs says nothing about this one.
 //
 // Pure functions; thread-safe.
 
@@ -17,6 +22,12 @@
 #include <vector>
 
 namespace stoker {
+
+// The most workers the advice asks for, whatever the figures say.
+inline constexpr uint32_t kMaxWorkersDesired = 1 << 20;
+// Caps on reported figures (samples per second; a step shorter than this counts as this).
+inline constexpr double kMaxReportedRate = 1e9;
+inline constexpr double kMinStepSeconds = 1e-6;
 
 // One trainer rank's recent consumption.
 struct RankDemand {

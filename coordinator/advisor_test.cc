@@ -89,5 +89,20 @@ TEST(AdvisorTest, SaysWhatIsMissing) {
   EXPECT_THAT(advice.explanation, HasSubstr("waiting for a worker"));
 }
 
+// Workers busy on other jobs produced nothing for this one: no capacity to extrapolate (it was
+// a division by zero, an infinity cast to uint32), and the advice says why.
+TEST(AdvisorTest, WorkersBusyOnOtherJobsAreNotExtrapolated) {
+  const Advice advice = AdviseWorkers(OneRank(0.9, {{1, 0, 0.95}, {2, 0, 0.99}}));
+  EXPECT_FALSE(advice.measured);
+  EXPECT_EQ(advice.workers_desired, 2u);
+  EXPECT_THAT(advice.explanation, HasSubstr("they work for other jobs"));
+}
+
+TEST(AdvisorTest, NeededWorkersAreCapped) {
+  const Advice advice = AdviseWorkers(OneRank(0.9, {{1, 1e-12, 1.0}}));
+  ASSERT_TRUE(advice.measured);
+  EXPECT_EQ(advice.workers_desired, kMaxWorkersDesired);
+}
+
 }  // namespace
 }  // namespace stoker

@@ -350,6 +350,17 @@ bool ClusterState::JobFinished(uint64_t job_id) const {
   return true;
 }
 
+std::vector<std::pair<uint32_t, RankProgressSummary>> ClusterState::ProgressedRankSummaries(
+    uint64_t job_id) const {
+  std::vector<std::pair<uint32_t, RankProgressSummary>> out;
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return out;
+  for (const auto& [rank, progress] : it->second.ranks) {
+    out.emplace_back(rank, RankSummary(job_id, rank));
+  }
+  return out;
+}
+
 RankProgressSummary ClusterState::RankSummary(uint64_t job_id, uint32_t rank) const {
   RankProgressSummary summary;
   const JobRecord* job = FindJob(job_id);

@@ -38,6 +38,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -171,6 +172,10 @@ class ClusterState {
   // True when every rank of the job is finished.
   bool JobFinished(uint64_t job_id) const;
   RankProgressSummary RankSummary(uint64_t job_id, uint32_t rank) const;
+  // RankSummary of the job's ranks that have progress (a lease, a completion or a resume), by
+  // rank: O(those ranks), not O(world size). Every other rank has all its tasks pending.
+  std::vector<std::pair<uint32_t, RankProgressSummary>> ProgressedRankSummaries(
+      uint64_t job_id) const;
 
   // True when the task is done (its batch reached the client).
   bool IsTaskDone(const stoker::v1::TaskId& task) const { return IsDone(task); }

@@ -159,6 +159,11 @@ TEST_F(ClusterStateTest, LeaseTasksTakesTasksInOrder) {
   EXPECT_EQ(summary.total, 10u);
   EXPECT_EQ(summary.next_unleased, 2u);
   EXPECT_EQ(summary.leased, 2u);
+  // Only rank 0 has progress; rank 1 (all pending) is not walked.
+  const auto progressed = state_.ProgressedRankSummaries(kJob);
+  ASSERT_EQ(progressed.size(), 1u);
+  EXPECT_EQ(progressed[0].first, 0u);
+  EXPECT_EQ(progressed[0].second.leased, 2u);
 }
 
 TEST_F(ClusterStateTest, LeaseTasksErrorsLeaveStateUnchanged) {

@@ -10,6 +10,7 @@
 #include "common/ids.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "coordinator/request_limits.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "plan/resume_plan.h"
 
@@ -99,6 +100,7 @@ absl::Status Coordinator::ApplyUpdate(const StateUpdate& update) {
 template <typename Response, typename Request>
 absl::StatusOr<Response> Coordinator::Durably(
     absl::StatusOr<Response> (Coordinator::*method)(const Request&), const Request& request) {
+  RETURN_IF_ERROR(StoreUsable());
   uint64_t seq = 0;
   absl::StatusOr<Response> result;
   {
@@ -110,30 +112,10 @@ absl::StatusOr<Response> Coordinator::Durably(
   return result;
 }
 
-absl::Status Coordinator::SyncStore(uint64_t seq) {
-  if (store_ == nullptr || seq == 0) return absl::OkStatus();
-  RETURN_IF_ERROR(store_->Sync(seq));
-  if (store_->bytes_since_compact() < kCompactBytes) return absl::OkStatus();
-  absl::MutexLock lock(&mu_);
-  if (store_->bytes_since_compact() < kCompactBytes) return absl::OkStatus();
-  StateUpdate snapshot;
-  *snapshot.mutable_restore() = state_.MakeSnapshot();
-  return store_->Compact(snapshot);
-}
-
 absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
     const stoker::v1::OpenJobRequest& request) {
   if (request.name().empty()) return absl::InvalidArgumentError("name: must be set");
-  if (request.name().size() > config_.max_job_name_bytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("name: ", request.name().size(), " bytes, over the limit of ",
-                     config_.max_job_name_bytes, " (--max-job-name-bytes)"));
-  }
-  if (static_cast<uint32_t>(request.spec().pipeline().ops_size()) > config_.max_pipeline_ops) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "spec.pipeline.ops: ", request.spec().pipeline().ops_size(), " ops, over the limit of ",
-        config_.max_pipeline_ops, " (--max-pipeline-ops)"));
-  }
+  RETURN_IF_ERROR(CheckOpenJobLimits(request, config_));
   OpenJobArgs args;
   args.request = &request;
   // Outside the lock: computing a geometry opens the dataset and compiles the pipeline, and the
@@ -146,8 +128,8 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
           "rank: ", request.rank(), " is outside world size ", request.spec().world_size()));
     }
     std::vector<std::string> tokens(request.resume_tokens().begin(), request.resume_tokens().end());
-    ASSIGN_OR_RETURN(args.start,
-                     PlanResume(tokens, request.spec(), geometry.num_samples, request.rank()));
+    ASSIGN_OR_RETURN(args.start, PlanResume(tokens, request.spec(), geometry.num_samples,
+                                            request.rank(), config_.max_resume_batches));
   } else {
     args.start.set_spec_fingerprint(SpecFingerprint(request.spec()));
   }
@@ -176,11 +158,13 @@ absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJob(
 
 absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorker(
     const stoker::v1::RegisterWorkerRequest& request) {
+  RETURN_IF_ERROR(CheckRegisterWorkerLimits(request, config_));
   return Durably(&Coordinator::RegisterWorkerLocked, request);
 }
 
 absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat(
     const stoker::v1::WorkerHeartbeatRequest& request) {
+  RETURN_IF_ERROR(CheckWorkerHeartbeatLimits(request, config_));
   return Durably(&Coordinator::WorkerHeartbeatLocked, request);
 }
 
@@ -210,6 +194,10 @@ std::optional<Coordinator::LeaseReply> Coordinator::TryLeaseTasks(
 Coordinator::LeaseReply Coordinator::LeaseReplyLocked(
     const stoker::v1::LeaseTasksRequest& request) {
   LeaseReply reply;
+  if (absl::Status usable = StoreUsable(); !usable.ok()) {
+    reply.result = usable;
+    return reply;
+  }
   reply.result = LeaseTasksLocked(request);
   if (store_ != nullptr && reply.result.ok() && reply.result->rank_finished()) {
     reply.sync_seq = store_->last_added();
@@ -219,6 +207,7 @@ Coordinator::LeaseReply Coordinator::LeaseReplyLocked(
 
 absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat(
     const stoker::v1::ClientHeartbeatRequest& request) {
+  RETURN_IF_ERROR(CheckClientHeartbeatLimits(request, config_));
   ASSIGN_OR_RETURN(ClientHeartbeatReply reply,
                    Durably(&Coordinator::ClientHeartbeatLocked, request));
   // Outside the lock: a thousand workers make this the largest part of the call.
@@ -474,6 +463,8 @@ absl::StatusOr<Coordinator::ClientHeartbeatReply> Coordinator::ClientHeartbeatLo
   if (job == nullptr) return UnknownJob(request.job_id(), state_.incarnation());
   RETURN_IF_ERROR(CheckRank(request.rank(), *job));
   RETURN_IF_ERROR(CheckRankHolderLocked(request, *job));
+  // Everything is validated before anything is applied (completions are journaled).
+  RETURN_IF_ERROR(CheckOverdueLocked(request, *job));
   stoker::v1::CompleteTasksUpdate complete;
   for (int i = 0; i < request.consumed_size(); ++i) {
     const TaskId& task = request.consumed(i);
@@ -482,7 +473,7 @@ absl::StatusOr<Coordinator::ClientHeartbeatReply> Coordinator::ClientHeartbeatLo
     *complete.add_tasks() = task;
   }
   RETURN_IF_ERROR(CompleteTasksLocked(complete));
-  RETURN_IF_ERROR(HedgeOverdueLocked(request, *job));
+  HedgeOverdueLocked(request, *job);
   board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(), clock_->Now());
   job_heard_[job->id] = clock_->Now();
   ClientHeartbeatReply reply;
@@ -512,6 +503,8 @@ stoker::v1::GetStatusResponse Coordinator::GetStatus() {
 }
 
 void Coordinator::CheckLiveness() {
+  // A failed store makes nothing durable any more: the server reports NOT_SERVING instead.
+  if (!StoreUsable().ok()) return;
   uint64_t seq = 0;
   {
     absl::MutexLock lock(&mu_);
@@ -566,14 +559,20 @@ bool Coordinator::HedgeIsStaleLocked(const TaskId& task) const {
   return state_.IsTaskDone(task) || state_.FindJob(task.job_id()) == nullptr;
 }
 
-absl::Status Coordinator::HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request,
-                                             const JobRecord& job) {
+absl::Status Coordinator::CheckOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request,
+                                             const JobRecord& job) const {
+  for (int i = 0; i < std::min(request.overdue_size(), kMaxOverdue); ++i) {
+    RETURN_IF_ERROR(CheckTaskOfRankLocked(request.overdue(i), job, request.rank(),
+                                          absl::StrCat("overdue[", i, "]: ")));
+  }
+  return absl::OkStatus();
+}
+
+void Coordinator::HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request,
+                                     const JobRecord& job) {
   hedges_.Prune([this](const TaskId& task) { return HedgeIsStaleLocked(task); });
-  const int count = std::min(request.overdue_size(), kMaxOverdue);
-  for (int i = 0; i < count; ++i) {
+  for (int i = 0; i < std::min(request.overdue_size(), kMaxOverdue); ++i) {
     const TaskId& task = request.overdue(i);
-    RETURN_IF_ERROR(
-        CheckTaskOfRankLocked(task, job, request.rank(), absl::StrCat("overdue[", i, "]: ")));
     const std::optional<uint64_t> holder = state_.LeaseHolder(task);
     if (holder.has_value() && hedges_.Add(task, request.rank(), *holder)) {
       STOKER_LOG(INFO) << "client of job " << job.id << " rank " << request.rank() << " reports "
@@ -581,7 +580,6 @@ absl::Status Coordinator::HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRe
                        << *holder << ")";
     }
   }
-  return absl::OkStatus();
 }
 
 }  // namespace stoker

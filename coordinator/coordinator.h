@@ -43,6 +43,7 @@
 // before they are removed. When the store grows past kCompactBytes it is replaced by a snapshot of
 // the state.
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -106,9 +107,10 @@ class Coordinator {
   // rank's leases and gives it the rest of its batches of the token's epoch, then the normal
   // plan; the response's `start` says where the rank starts. A different world size than the
   // tokens' is a different spec, so it needs a job name not in use (else ALREADY_EXISTS). Errors:
-  //   INVALID_ARGUMENT  empty name ("name: ..."), a name over config.max_job_name_bytes or a
-  //                     pipeline over config.max_pipeline_ops (the message names the flag),
-  //                     an invalid spec ("spec.<field>: ..."), a rank
+  //   INVALID_ARGUMENT  empty name ("name: ..."), a request over one of config's limits
+  //                     (request_limits.h: name, pipeline, world size, epochs, batch size,
+  //                     token count; the message names the flag), a token universe over
+  //                     config.max_resume_batches, an invalid spec ("spec.<field>: ..."), a rank
   //                     outside the world size with tokens ("rank: ..."), or tokens that do not
   //                     resume this spec ("resume_tokens[i]: ...", see PlanResume).
   //   ALREADY_EXISTS    a job of that name exists with a different spec (message names it).
@@ -120,7 +122,8 @@ class Coordinator {
 
   // Adds a worker. A worker registering again with the address of a registered one replaces it
   // (it restarted): the old entry is removed and its leases return to pending.
-  // INVALID_ARGUMENT for an empty address or cores 0.
+  // INVALID_ARGUMENT for an empty address, cores 0, or an address or private_to_client over
+  // config.max_id_bytes.
   absl::StatusOr<stoker::v1::RegisterWorkerResponse> RegisterWorker(
       const stoker::v1::RegisterWorkerRequest& request);
 
@@ -130,7 +133,8 @@ class Coordinator {
   // not fit any job (unknown job, outside the plan) are logged and ignored: they must not cost
   // the worker its liveness. drop_leases lists the worker's leases that expired since its last
   // heartbeat (their tasks went back to pending and may be leased to another worker), unless
-  // done or leased to it again. drain is always false in this version.
+  // done or leased to it again. drain is always false in this version. INVALID_ARGUMENT when
+  // `jobs` or stats.job_rates has more than config.max_jobs entries.
   // NOT_FOUND when the worker is not registered (never was, or was removed after missing
   // heartbeats): the message tells it to register again. FAILED_PRECONDITION when its id is of
   // another incarnation (the coordinator lost its state): it must register again and never
@@ -156,14 +160,21 @@ class Coordinator {
   std::optional<LeaseReply> TryLeaseTasks(const stoker::v1::LeaseTasksRequest& request)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Waits until the store holds everything up to `seq` durably (0, or no store: at once), then
-  // compacts it when due. The journal's error when it cannot.
+  // compacts it when due (its file I/O outside the lock). UNAVAILABLE naming the journal's error
+  // when it cannot (see StoreUsable).
   absl::Status SyncStore(uint64_t seq) ABSL_LOCKS_EXCLUDED(mu_);
+  // OK unless the store failed a write (it latches, journal.h); then UNAVAILABLE naming the
+  // cause and saying to retry against a restarted coordinator. Every RPC but GetStatus answers
+  // it, CheckLiveness does nothing, and the server reports NOT_SERVING on its health service
+  // (its probes restart the process, which replays the journal).
+  absl::Status StoreUsable() const;
 
   // Completes the `consumed` tasks and returns the live workers and the job's state. Errors:
   //   NOT_FOUND         unknown job.
-  //   INVALID_ARGUMENT  rank >= world size ("rank: ..."), or a consumed task that is not of this
-  //                     job and rank or outside the plan ("consumed[i]: ..."); then nothing of
-  //                     the request is applied.
+  //   INVALID_ARGUMENT  rank >= world size ("rank: ..."), a client_id over config.max_id_bytes,
+  //                     or a consumed or overdue task that is not of this job and rank or
+  //                     outside the plan ("consumed[i]: ...", "overdue[i]: ..."); then nothing
+  //                     of the request is applied.
   absl::StatusOr<stoker::v1::ClientHeartbeatResponse> ClientHeartbeat(
       const stoker::v1::ClientHeartbeatRequest& request);
 
@@ -252,10 +263,14 @@ class Coordinator {
   // cannot complete or hedge the tasks of a job and rank another live trainer consumes.
   absl::Status CheckRankHolderLocked(const stoker::v1::ClientHeartbeatRequest& request,
                                      const JobRecord& job) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Validates request.overdue (INVALID_ARGUMENT naming overdue[i]) and queues backup leases of
-  // the leased ones; forgets hedges of done tasks.
-  absl::Status HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request,
-                                  const JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // OK when the first kMaxOverdue of request.overdue are tasks of the request's job and rank;
+  // else INVALID_ARGUMENT naming overdue[i].
+  absl::Status CheckOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request,
+                                  const JobRecord& job) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Queues backup leases of the leased overdue tasks (checked by CheckOverdueLocked); forgets
+  // hedges of done tasks.
+  void HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request, const JobRecord& job)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Overdue tasks looked at per heartbeat (the rest are ignored).
   static constexpr int kMaxOverdue = 64;
   void CheckLivenessLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -268,11 +283,15 @@ class Coordinator {
   absl::Status RemoveWorkerLocked(uint64_t worker_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CompleteTasksLocked(const stoker::v1::CompleteTasksUpdate& update)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The state as one `restore` update, and the store's sequence it covers (takes the lock).
+  StateStore::Snapshot TakeSnapshot() ABSL_LOCKS_EXCLUDED(mu_);
 
   const CoordinatorConfig config_;
   Clock* const clock_;
   StateStore* const store_;
   const SourceFactory open_source_;
+  // One compaction at a time; a caller that finds one running leaves it the work.
+  std::atomic<bool> compacting_{false};
   mutable absl::Mutex mu_;
   // Recovered jobs whose dataset has not been probed successfully yet, with the time of their
   // next probe; and the last probe's error per job (soft state, for ClientHeartbeat).

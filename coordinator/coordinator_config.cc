@@ -4,6 +4,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "plan/resume_plan.h"
 
 namespace stoker {
 
@@ -42,6 +43,11 @@ absl::Status CoordinatorConfig::ValidateLimits() const {
       {"max_jobs", max_jobs},
       {"max_job_name_bytes", max_job_name_bytes},
       {"max_pipeline_ops", max_pipeline_ops},
+      {"max_world_size", max_world_size},
+      {"max_epochs", max_epochs},
+      {"max_batch_size", max_batch_size},
+      {"max_resume_batches", max_resume_batches},
+      {"max_id_bytes", max_id_bytes},
       {"max_calls_per_connection", max_calls_per_connection}};
   for (const auto& [field, value] : positive) {
     if (value == 0) return absl::InvalidArgumentError(absl::StrCat(field, ": must be > 0"));
@@ -49,6 +55,12 @@ absl::Status CoordinatorConfig::ValidateLimits() const {
   if (max_request_bytes < kMinRequestBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "max_request_bytes: must be >= ", kMinRequestBytes, ", got ", max_request_bytes));
+  }
+  if (max_resume_batches > kMaxResumeUniverse) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_resume_batches: must be <= ", kMaxResumeUniverse, ", got ", max_resume_batches,
+        " (a resumed rank's batches must fit one "
+        "journal record)"));
   }
   if (grpc_memory_bytes < kMinGrpcMemoryBytes) {
     return absl::InvalidArgumentError(absl::StrCat(

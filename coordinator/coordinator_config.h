@@ -38,6 +38,20 @@ struct CoordinatorConfig {
   uint32_t max_job_name_bytes = 256;
   // Most ops in a job's pipeline; more is INVALID_ARGUMENT (--max-pipeline-ops).
   uint32_t max_pipeline_ops = 64;
+  // Largest spec.world_size (ranks of one job); larger is INVALID_ARGUMENT (--max-world-size).
+  // Ranks size the coordinator's per-rank work (status, metrics, resumes).
+  uint32_t max_world_size = 16384;
+  // Largest spec.epochs; larger is INVALID_ARGUMENT (--max-epochs).
+  uint32_t max_epochs = 100000;
+  // Largest spec.batch_size, samples; larger is INVALID_ARGUMENT (--max-batch-size). Batch
+  // bytes are bounded separately (kMaxBatchBytes).
+  uint32_t max_batch_size = 65536;
+  // Most global batches a resumed epoch may span (a resume token's `universe`, the work and
+  // memory of PlanResume); more is INVALID_ARGUMENT (--max-resume-batches). At most
+  // kMaxResumeUniverse (plan/resume_plan.h): a resumed rank's batches fit one journal record.
+  uint64_t max_resume_batches = uint64_t{1} << 22;
+  // Longest client id and worker address, bytes; longer is INVALID_ARGUMENT (--max-id-bytes).
+  uint32_t max_id_bytes = 256;
   // Largest request message read, bytes: gRPC's max receive size, a larger one is
   // RESOURCE_EXHAUSTED before it is parsed (--max-request-bytes).
   uint32_t max_request_bytes = 4 << 20;

@@ -1,6 +1,7 @@
 // Coordinator: a job's life outside the RPCs: recovery from the store (replay, upgrade of
-// format-1 journals), the probe of recovered jobs' datasets, and the retirement of idle jobs.
-// See coordinator.h (Recover, ProbeDatasets, CheckLiveness).
+// format-1 journals), syncing and compacting the store, the probe of recovered jobs' datasets,
+// and the retirement of idle jobs. See coordinator.h (Recover, SyncStore, ProbeDatasets,
+// CheckLiveness).
 
 #include <utility>
 #include <vector>
@@ -15,6 +16,44 @@ namespace stoker {
 
 using stoker::v1::StateUpdate;
 using stoker::v1::TaskId;
+
+namespace {
+
+// The store's latched error as every RPC answers it: retrying is right once the coordinator
+// has been restarted (its health service says NOT_SERVING until then).
+absl::Status JournalUnavailable(const absl::Status& failure) {
+  return absl::UnavailableError(absl::StrCat(
+      "the coordinator's journal failed (", absl::StatusCodeToString(failure.code()), ": ",
+      failure.message(), "); it accepts no changes until it is restarted: retry"));
+}
+
+}  // namespace
+
+absl::Status Coordinator::StoreUsable() const {
+  if (store_ == nullptr) return absl::OkStatus();
+  const absl::Status failure = store_->failure();
+  return failure.ok() ? failure : JournalUnavailable(failure);
+}
+
+absl::Status Coordinator::SyncStore(uint64_t seq) {
+  if (store_ == nullptr || seq == 0) return absl::OkStatus();
+  if (absl::Status synced = store_->Sync(seq); !synced.ok()) return JournalUnavailable(synced);
+  if (store_->bytes_since_compact() < kCompactBytes || compacting_.exchange(true)) {
+    return absl::OkStatus();
+  }
+  // The snapshot is taken under the lock; the file is written after it is released.
+  absl::Status compacted = store_->Compact([this] { return TakeSnapshot(); });
+  compacting_ = false;
+  return compacted.ok() ? compacted : JournalUnavailable(compacted);
+}
+
+StateStore::Snapshot Coordinator::TakeSnapshot() {
+  absl::MutexLock lock(&mu_);
+  StateStore::Snapshot snapshot;
+  *snapshot.update.mutable_restore() = state_.MakeSnapshot();
+  snapshot.through = store_->last_added();
+  return snapshot;
+}
 
 absl::Status Coordinator::UpgradeCreateJob(size_t record, stoker::v1::CreateJobUpdate& job) {
   if (job.has_geometry()) return absl::OkStatus();

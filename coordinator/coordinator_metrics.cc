@@ -15,18 +15,21 @@ struct TaskCounts {
   uint64_t done = 0;
 };
 
-// Per job, over its ranks and epochs.
+// Per job, over its ranks and epochs: O(ranks with progress) per job, not O(world size).
 std::vector<std::pair<std::string, TaskCounts>> CountTasks(const ClusterState& state) {
   std::vector<std::pair<std::string, TaskCounts>> out;
   for (const JobRecord* job : state.Jobs()) {
     TaskCounts counts;
-    for (uint32_t rank = 0; rank < job->spec.world_size(); ++rank) {
-      const RankProgressSummary summary = state.RankSummary(job->id, rank);
+    const auto progressed = state.ProgressedRankSummaries(job->id);
+    for (const auto& [rank, summary] : progressed) {
       const uint64_t done = summary.done_watermark + summary.done_above_watermark;
       counts.done += done;
       counts.leased += summary.leased;
       counts.pending += summary.total - done - summary.leased;
     }
+    // The other ranks have all their tasks pending (the product fits: CheckBatchCounts).
+    counts.pending += (job->spec.world_size() - progressed.size()) *
+                      job->geometry.batches_per_rank * job->spec.epochs();
     out.emplace_back(job->name, counts);
   }
   return out;
@@ -84,6 +87,10 @@ std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
             static_cast<double>(journal->bytes_stored));
     m.Counter("stoker_coordinator_journal_written_bytes_total", "Bytes appended to the journal.",
               static_cast<double>(journal->bytes_written_total));
+    m.Gauge("stoker_coordinator_journal_failed",
+            "1 once a journal write or fsync failed: the coordinator accepts no changes and "
+            "reports NOT_SERVING until restarted.",
+            journal->failed ? 1 : 0);
     m.Histogram("stoker_coordinator_journal_sync_seconds",
                 "Seconds one group commit took (write and fdatasync).", journal->sync_seconds);
   }

@@ -32,9 +32,10 @@ std::string DialHost(const std::string& listen_address) {
 }  // namespace
 
 struct CoordinatorServer::Impl {
-  Impl(const CoordinatorConfig& config, Clock* clock)
-      : store(config.journal_path.empty() ? nullptr
-                                          : std::make_unique<FileJournal>(config.journal_path)),
+  Impl(const CoordinatorConfig& config, Clock* clock, JournalEnv* journal_env)
+      : store(config.journal_path.empty()
+                  ? nullptr
+                  : std::make_unique<FileJournal>(config.journal_path, journal_env)),
         coordinator(config, clock, store.get()),
         service(&coordinator, &latencies, config.tls) {}
 
@@ -49,7 +50,21 @@ struct CoordinatorServer::Impl {
       mu.Unlock();
       coordinator.CheckLiveness();
       coordinator.ProbeDatasets();  // dataset I/O: here, never on a gRPC callback thread
+      ReportStoreFailure();
       mu.Lock();
+    }
+  }
+
+  // NOT_SERVING once the journal failed: the coordinator takes no more changes, and the probes
+  // restart it (a restart replays the journal to its last whole record).
+  void ReportStoreFailure() {
+    if (store_failed) return;
+    const absl::Status usable = coordinator.StoreUsable();
+    if (usable.ok()) return;
+    store_failed = true;
+    STOKER_LOG(ERROR) << usable.message() << "; health is NOT_SERVING from now on";
+    if (grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService()) {
+      health->SetServingStatus(false);
     }
   }
 
@@ -61,6 +76,7 @@ struct CoordinatorServer::Impl {
   std::thread liveness_thread;
   int port = 0;
   std::string host;
+  bool store_failed = false;  // only the liveness thread reads and writes it
 
   absl::Mutex mu;
   bool stopping ABSL_GUARDED_BY(mu) = false;
@@ -68,9 +84,9 @@ struct CoordinatorServer::Impl {
 };
 
 absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
-    const CoordinatorConfig& config, Clock* clock) {
+    const CoordinatorConfig& config, Clock* clock, JournalEnv* journal_env) {
   RETURN_IF_ERROR(config.Validate());
-  auto impl = std::make_unique<Impl>(config, clock);
+  auto impl = std::make_unique<Impl>(config, clock, journal_env);
   RETURN_IF_ERROR(impl->coordinator.Recover());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;

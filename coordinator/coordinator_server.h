@@ -3,6 +3,8 @@
 
 // A running coordinator: the gRPC server (stoker.v1.Coordinator and grpc.health.v1.Health) plus
 // a liveness thread that removes silent workers and expires leases every heartbeat_interval.
+// Health is SERVING once the journal is replayed, and NOT_SERVING from the liveness thread's
+// first round after the journal failed (Coordinator::StoreUsable), so that probes restart it.
 // What main.cc, TestCluster and tests start:
 //
 //   ASSIGN_OR_RETURN(auto server, CoordinatorServer::Start(config));
@@ -19,6 +21,7 @@
 #include "coordinator/call_latencies.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_config.h"
+#include "coordinator/journal_env.h"
 
 namespace stoker {
 
@@ -27,9 +30,11 @@ class CoordinatorServer {
  public:
   // Validates `config` (INVALID_ARGUMENT naming the field), binds config.listen_address (port 0
   // picks a free one) and starts serving. UNAVAILABLE naming the address when it cannot bind.
-  // `clock` drives liveness and leases and must outlive the server.
-  static absl::StatusOr<std::unique_ptr<CoordinatorServer>> Start(const CoordinatorConfig& config,
-                                                                  Clock* clock = Clock::Real());
+  // `clock` drives liveness and leases; `journal_env` holds the journal (config.journal_path);
+  // both must outlive the server.
+  static absl::StatusOr<std::unique_ptr<CoordinatorServer>> Start(
+      const CoordinatorConfig& config, Clock* clock = Clock::Real(),
+      JournalEnv* journal_env = PosixJournalEnv());
 
   ~CoordinatorServer();
   CoordinatorServer(const CoordinatorServer&) = delete;

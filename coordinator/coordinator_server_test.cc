@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "common/ids.h"
 #include "coordinator/coordinator_service.h"
+#include "coordinator/fake_journal_env_for_test.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 #include "stoker/v1/coordinator.grpc.pb.h"
@@ -204,13 +205,14 @@ TEST(CoordinatorServerTest, LeaseTasksIsAnsweredWhetherTheLockIsFreeOrHeld) {
 }
 
 // grpc.health.v1.Health/Check with a hand-encoded request: Debian ships no generated health
-// proto. HealthCheckRequest{service: ""} is empty on the wire; HealthCheckResponse{status:
-// SERVING} is field 1 = varint 1, bytes 08 01.
-TEST(CoordinatorServerTest, ServesHealthCheck) {
-  std::unique_ptr<CoordinatorServer> server = StartServer();
-  ASSERT_NE(server, nullptr);
-  grpc::GenericStub stub(
-      grpc::CreateChannel(server->address(), grpc::InsecureChannelCredentials()));
+// proto. HealthCheckRequest{service: ""} is empty on the wire; the response is
+// HealthCheckResponse{status}: field 1 as a varint, so bytes 08 01 for SERVING, 08 02 for
+// NOT_SERVING.
+const std::string kServing("\x08\x01", 2);
+const std::string kNotServing("\x08\x02", 2);
+
+std::string CheckHealth(const std::string& address) {
+  grpc::GenericStub stub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
   grpc::Slice empty("");
   grpc::ByteBuffer request(&empty, 1);
   grpc::ByteBuffer response;
@@ -223,14 +225,55 @@ TEST(CoordinatorServerTest, ServesHealthCheck) {
                    done.Notify();
                  });
   done.WaitForNotification();
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(status.ok()) << status.error_message();
   std::vector<grpc::Slice> slices;
-  ASSERT_TRUE(response.Dump(&slices).ok());
+  EXPECT_TRUE(response.Dump(&slices).ok());
   std::string bytes;
   for (const grpc::Slice& slice : slices) {
     bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
   }
-  EXPECT_EQ(bytes, std::string("\x08\x01", 2));
+  return bytes;
+}
+
+TEST(CoordinatorServerTest, ServesHealthCheck) {
+  std::unique_ptr<CoordinatorServer> server = StartServer();
+  ASSERT_NE(server, nullptr);
+  EXPECT_EQ(CheckHealth(server->address()), kServing);
+}
+
+// A coordinator whose journal's file system fails answers UNAVAILABLE naming the cause and
+// reports NOT_SERVING from the next round of its liveness thread (heartbeat_interval, shorter
+// than any probe period), so that its probes restart it.
+TEST(CoordinatorServerTest, AFailedJournalMakesHealthNotServing) {
+  FakeJournalEnv env;
+  CoordinatorConfig config = PlainConfig();
+  config.journal_path = "/journal";
+  config.heartbeat_interval = absl::Milliseconds(10);
+  auto server = CoordinatorServer::Start(config, Clock::Real(), &env);
+  ASSERT_THAT(server, IsOk());
+  const std::string address = (*server)->address();
+  EXPECT_EQ(CheckHealth(address), kServing);
+
+  env.FailNextSync(absl::InternalError("journal /journal: fdatasync: Input/output error"));
+  auto stub = stoker::v1::Coordinator::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  stoker::v1::OpenJobRequest request;
+  request.set_name("train");
+  *request.mutable_spec() = SmallJobSpec();
+  stoker::v1::OpenJobResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status = stub->OpenJob(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(status.error_message(), HasSubstr("fdatasync: Input/output error"));
+
+  // Bounded: a few liveness rounds at most, polled.
+  std::string health = CheckHealth(address);
+  for (int poll = 0; poll < 1000 && health != kNotServing; ++poll) {
+    absl::SleepFor(config.heartbeat_interval);
+    health = CheckHealth(address);
+  }
+  EXPECT_EQ(health, kNotServing);
+  (*server)->Stop();
 }
 
 TEST(CoordinatorServerTest, StartErrors) {

@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "common/clock.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/status_matchers_for_test.h"
@@ -104,6 +107,51 @@ TEST_F(CoordinatorStatusTest, LostWorkerLeavesTheAdvice) {
   EXPECT_EQ(status.jobs(0).advice().workers_now(), 0u);
   EXPECT_FALSE(status.jobs(0).advice().measured());
   EXPECT_THAT(status.jobs(0).advice().explanation(), HasSubstr("no workers"));
+}
+
+// Two jobs on one worker that works only for the first: the second job's advice has no
+// capacity to extrapolate (its rate is 0 while the worker is busy), and says so instead of
+// dividing by zero (an infinity cast to uint32 before).
+TEST_F(CoordinatorStatusTest, AWorkerBusyWithAnotherJobIsNotExtrapolated) {
+  RegisterBusyWorker("127.0.0.1:1", 90, 0.95);  // all of it for job "status"
+  ReportClient(0.5, 0.010);
+  stoker::v1::OpenJobRequest open;
+  open.set_name("starved");
+  *open.mutable_spec() = SmallJobSpec(/*world_size=*/1);
+  auto starved = coordinator_.OpenJob(open);
+  ASSERT_THAT(starved, IsOk());
+  stoker::v1::ClientHeartbeatRequest report;
+  report.set_job_id(starved->job_id());
+  report.set_client_id("client-b");
+  report.mutable_stats()->set_data_wait_fraction(0.9);
+  report.mutable_stats()->set_step_seconds(0.010);
+  ASSERT_THAT(coordinator_.ClientHeartbeat(report), IsOk());
+
+  const stoker::v1::GetStatusResponse status = coordinator_.GetStatus();
+  ASSERT_THAT(status.jobs(), SizeIs(2));
+  for (const stoker::v1::JobStatus& job : status.jobs()) {
+    if (job.name() == "status") {
+      EXPECT_TRUE(job.advice().measured());
+      EXPECT_EQ(job.advice().workers_desired(), 5u);  // 400 x 1.1 / (90 / 0.95)
+    } else {
+      EXPECT_FALSE(job.advice().measured());
+      EXPECT_EQ(job.advice().workers_desired(), 1u);  // = workers_now
+      EXPECT_THAT(job.advice().explanation(), HasSubstr("they work for other jobs"));
+    }
+  }
+}
+
+// Figures from heartbeats are whatever a peer sends: NaN, infinite or absurd ones give advice
+// that is defined and bounded.
+TEST_F(CoordinatorStatusTest, AbsurdReportsGiveBoundedAdvice) {
+  RegisterBusyWorker("127.0.0.1:1", 1e-300, std::numeric_limits<double>::infinity());
+  ReportClient(std::nan(""), 1e-300);
+  const stoker::v1::JobAdvice advice = coordinator_.GetStatus().jobs(0).advice();
+  EXPECT_TRUE(advice.measured());
+  EXPECT_EQ(advice.workers_desired(), kMaxWorkersDesired);
+  EXPECT_TRUE(std::isfinite(advice.demand_samples_per_second()));
+  ReportClient(0.5, std::nan(""));
+  EXPECT_FALSE(coordinator_.GetStatus().jobs(0).advice().measured());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -32,6 +33,12 @@ class FakeJournalEnv : public JournalEnv {
   void ShortWriteNext(size_t keep) {
     absl::MutexLock lock(&mu_);
     short_write_ = keep;
+  }
+  // Every ReplaceFile (a compaction) first runs `hook`, outside the env's lock: a test holds a
+  // compaction mid-write there.
+  void SetReplaceHook(std::function<void()> hook) {
+    absl::MutexLock lock(&mu_);
+    replace_hook_ = std::move(hook);
   }
   // Writes that would make the files hold more than `bytes` in all fail with ENOSPC's error.
   void SetDiskBytes(size_t bytes) {
@@ -62,6 +69,12 @@ class FakeJournalEnv : public JournalEnv {
     return absl::OkStatus();
   }
   absl::Status ReplaceFile(const std::string& path, absl::string_view data) override {
+    std::function<void()> hook;
+    {
+      absl::MutexLock lock(&mu_);
+      hook = replace_hook_;
+    }
+    if (hook) hook();
     absl::MutexLock lock(&mu_);
     if (UsedLocked() - files_[path].size() + data.size() > disk_bytes_) return DiskFull(path);
     files_[path] = std::string(data);
@@ -110,6 +123,7 @@ class FakeJournalEnv : public JournalEnv {
   absl::Status sync_error_ ABSL_GUARDED_BY(mu_);
   std::optional<size_t> short_write_ ABSL_GUARDED_BY(mu_);
   size_t disk_bytes_ ABSL_GUARDED_BY(mu_) = SIZE_MAX;
+  std::function<void()> replace_hook_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace stoker

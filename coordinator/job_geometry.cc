@@ -1,11 +1,23 @@
 #include "coordinator/job_geometry.h"
 
-#include <limits>
-
 #include "absl/strings/str_cat.h"
 #include "plan/epoch_plan.h"
 
 namespace stoker {
+
+absl::Status CheckBatchCounts(const stoker::v1::JobSpec& spec, uint64_t batches_per_rank) {
+  uint64_t global = 0;
+  uint64_t total = 0;
+  if (__builtin_mul_overflow(batches_per_rank, uint64_t{spec.world_size()}, &global) ||
+      global > kMaxGlobalBatches ||
+      __builtin_mul_overflow(global, uint64_t{spec.epochs()}, &total)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spec.epochs: ", batches_per_rank, " batches per rank x ", spec.world_size(),
+                     " ranks x ", spec.epochs(), " epochs is too many batches in total (at most ",
+                     kMaxGlobalBatches, " per epoch, and 2^64 in all)"));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<JobGeometry> CheckJobGeometry(const stoker::v1::JobSpec& spec,
                                              const stoker::v1::JobGeometry& geometry,
@@ -23,9 +35,8 @@ absl::StatusOr<JobGeometry> CheckJobGeometry(const stoker::v1::JobSpec& spec,
     return bad("geometry.batches_per_rank", geometry.batches_per_rank(), " does not follow from ",
                geometry.num_samples(), " samples and the spec (", expected, ")");
   }
-  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-  if (expected > kMax / spec.epochs() || expected > kMax / spec.world_size()) {
-    return bad("spec.epochs", "too many batches in total");
+  if (absl::Status counts = CheckBatchCounts(spec, expected); !counts.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ".", counts.message()));
   }
   if (geometry.batch_bytes() == 0) return bad("geometry.batch_bytes", "must be > 0");
   if (geometry.batch_shape_size() != 4 || geometry.batch_shape(0) != spec.batch_size()) {

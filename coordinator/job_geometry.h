@@ -36,13 +36,22 @@ struct JobGeometry {
 
 // OK when `geometry` is one a valid `spec` could have: batch_size, world_size and epochs > 0,
 // num_samples > 0, batches_per_rank > 0 and equal to BatchesPerRank(num_samples, ...) of the
-// spec, batch_bytes > 0, batch_shape of rank 4 starting with batch_size, and a total number of
-// tasks that fits in 64 bits. Otherwise INVALID_ARGUMENT naming the field under `field`
+// spec, batch_bytes > 0, batch_shape of rank 4 starting with batch_size, and batch counts that
+// pass CheckBatchCounts. Otherwise INVALID_ARGUMENT naming the field under `field`
 // ("create_job.geometry.batches_per_rank: ...").
 // Returns the geometry when it passes, as plain data.
 absl::StatusOr<JobGeometry> CheckJobGeometry(const stoker::v1::JobSpec& spec,
                                              const stoker::v1::JobGeometry& geometry,
                                              absl::string_view field);
+
+// The most global batches (batches_per_rank x world_size) of one epoch: BatchIndexLimit of it
+// (epoch_plan.h) and every task count derived from it stay inside 64 bits.
+inline constexpr uint64_t kMaxGlobalBatches = uint64_t{1} << 61;
+
+// OK when batches_per_rank x spec.world_size is at most kMaxGlobalBatches and that times
+// spec.epochs fits in 64 bits (products checked, never wrapped); otherwise INVALID_ARGUMENT
+// "spec.epochs: ... too many batches in total ...".
+absl::Status CheckBatchCounts(const stoker::v1::JobSpec& spec, uint64_t batches_per_rank);
 
 // The proto of `geometry` (for journal records, snapshots and responses).
 stoker::v1::JobGeometry ToProto(const JobGeometry& geometry);

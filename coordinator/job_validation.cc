@@ -1,12 +1,12 @@
 #include "coordinator/job_validation.h"
 
-#include <limits>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "augment/pipeline.h"
 #include "common/status_macros.h"
+#include "coordinator/job_geometry.h"
 #include "data/source.h"
 #include "plan/epoch_plan.h"
 
@@ -66,10 +66,7 @@ absl::StatusOr<stoker::v1::JobGeometry> ComputeJobGeometry(const JobSpec& spec,
         " samples give no full batch per rank with batch_size ", spec.batch_size(),
         " and world_size ", spec.world_size(), "; use drop_last=false or a smaller batch"));
   }
-  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-  if (batches_per_rank > kMax / spec.epochs() || batches_per_rank > kMax / spec.world_size()) {
-    return absl::InvalidArgumentError("spec.epochs: too many batches in total");
-  }
+  RETURN_IF_ERROR(CheckBatchCounts(spec, batches_per_rank));
   const uint64_t per_sample = pipeline->output_bytes_per_sample();
   if (per_sample == 0) {
     return absl::InvalidArgumentError("spec.pipeline: produces empty samples");

@@ -128,9 +128,17 @@ absl::StatusOr<std::vector<StateUpdate>> FileJournal::Load() {
 uint64_t FileJournal::Add(const StateUpdate& update) {
   std::string framed = Frame(update);
   absl::MutexLock lock(&mu_);
-  pending_ += framed;
-  bytes_ += framed.size();
+  if (failed_.ok()) {  // a failed journal writes nothing more: buffering would only grow
+    pending_ += framed;
+    pending_sizes_.push_back(framed.size());
+    bytes_ += framed.size();
+  }
   return ++added_;
+}
+
+absl::Status FileJournal::failure() const {
+  absl::MutexLock lock(&mu_);
+  return failed_;
 }
 
 uint64_t FileJournal::last_added() const {
@@ -147,6 +155,7 @@ StateStore::Stats FileJournal::stats() const {
   absl::MutexLock lock(&mu_);
   Stats stats = stats_;
   stats.bytes_stored = bytes_;
+  stats.failed = !failed_.ok();
   return stats;
 }
 
@@ -168,6 +177,7 @@ absl::Status FileJournal::Sync(uint64_t seq) {
   syncing_ = true;
   std::string batch;
   batch.swap(pending_);
+  pending_sizes_.clear();
   const uint64_t through = added_;
   WritableFile* const file = file_.get();  // replaced only by Compact, which waits for !syncing_
   mu_.Unlock();
@@ -192,24 +202,39 @@ absl::Status FileJournal::Sync(uint64_t seq) {
   return status;
 }
 
-absl::Status FileJournal::Compact(const StateUpdate& snapshot) {
-  absl::MutexLock lock(&mu_);
-  mu_.Await(absl::Condition(
-      +[](bool* syncing) { return !*syncing; }, &syncing_));
-  RETURN_IF_ERROR(failed_);
+absl::Status FileJournal::Compact(const std::function<Snapshot()>& take_snapshot) {
+  {
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(
+        +[](bool* syncing) { return !*syncing; }, &syncing_));
+    RETURN_IF_ERROR(failed_);
+    syncing_ = true;  // no Sync writes the old file from here on
+  }
+  // Without the lock: the caller's lock (under which it Adds) may be taken here, and Adds go on
+  // while the file is written.
+  const Snapshot snapshot = take_snapshot();
   std::string data(kMagic, kMagicBytes);
-  data += Frame(snapshot);
+  data += Frame(snapshot.update);
   absl::Status status = env_->ReplaceFile(path_, data);
   absl::StatusOr<std::unique_ptr<WritableFile>> file =
       status.ok() ? env_->OpenForAppend(path_) : status;
+  absl::MutexLock lock(&mu_);
+  syncing_ = false;
   if (!file.ok()) {
     failed_ = Latched(file.status());
     return file.status();
   }
   file_ = *std::move(file);
-  pending_.clear();
-  durable_ = added_;
-  bytes_ = data.size();
+  // The queued records the snapshot covers are dropped; the later ones stay for the next Sync.
+  const uint64_t first_pending = added_ - pending_sizes_.size() + 1;
+  size_t covered_bytes = 0;
+  for (uint64_t seq = first_pending; seq <= snapshot.through && !pending_sizes_.empty(); ++seq) {
+    covered_bytes += pending_sizes_.front();
+    pending_sizes_.pop_front();
+  }
+  pending_.erase(0, covered_bytes);
+  durable_ = std::max(durable_, snapshot.through);
+  bytes_ = data.size() + pending_.size();
   return absl::OkStatus();
 }
 

@@ -27,13 +27,17 @@
 // error: INTERNAL; a full disk: RESOURCE_EXHAUSTED, both naming the file) latches: every later
 // Sync and Compact fails with that error too, so the coordinator never replies as if a change
 // were durable after the file may have lost it; it must be restarted (replay then recovers to
-// the last whole record). All file access goes through a JournalEnv (journal_env.h). Compact writes
-// a one-record journal (the snapshot) to "<path>.tmp", fsyncs it, renames it over <path> and fsyncs
-// the directory, so a crash leaves either the old journal or the new one.
+// the last whole record); records Added after a failure are dropped, not buffered. All file access
+// goes through a JournalEnv (journal_env.h). Compact writes a one-record journal (the snapshot) to
+// "<path>.tmp", fsyncs it, renames it over <path> and fsyncs the directory, so a crash leaves
+// either the old journal or the new one; it holds no lock while it does (Adds go on), and Syncs
+// wait for it.
 //
 // Thread-safe.
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,7 +75,9 @@ class FileJournal : public StateStore {
   uint64_t Add(const stoker::v1::StateUpdate& update) override;
   uint64_t last_added() const override;
   absl::Status Sync(uint64_t seq) override;
-  absl::Status Compact(const stoker::v1::StateUpdate& snapshot) override;
+  absl::Status failure() const override;
+  using StateStore::Compact;
+  absl::Status Compact(const std::function<Snapshot()>& take_snapshot) override;
   uint64_t bytes_since_compact() const override;
   Stats stats() const override;
 
@@ -90,11 +96,14 @@ class FileJournal : public StateStore {
   mutable absl::Mutex mu_;
   std::unique_ptr<WritableFile> file_ ABSL_GUARDED_BY(mu_);  // set by Load, replaced by Compact
   std::string pending_ ABSL_GUARDED_BY(mu_);                 // framed records not yet written
+  // The sizes of the records in pending_, in order: they are added_ - size() + 1 .. added_.
+  std::deque<size_t> pending_sizes_ ABSL_GUARDED_BY(mu_);
   uint64_t added_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t durable_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
-  Stats stats_ ABSL_GUARDED_BY(mu_);           // bytes_written_total and sync_seconds
-  bool syncing_ ABSL_GUARDED_BY(mu_) = false;  // a Sync is writing outside the lock
+  Stats stats_ ABSL_GUARDED_BY(mu_);  // bytes_written_total and sync_seconds
+  // A Sync or Compact is writing outside the lock; the others wait.
+  bool syncing_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status failed_ ABSL_GUARDED_BY(mu_);
 };
 

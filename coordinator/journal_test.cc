@@ -146,6 +146,34 @@ TEST(FileJournalTest, CompactReplacesTheRecordsAndLaterAppendsFollow) {
   EXPECT_EQ((*updates)[1].complete_tasks().tasks(0).batch_index(), 99u);
 }
 
+// The snapshot is taken with no lock of the journal held (here it Adds, as other RPCs do while
+// a compaction writes), and covers only what it says: records added after `through` are kept.
+TEST(FileJournalTest, CompactKeepsWhatWasAddedAfterTheSnapshot) {
+  const std::string path = TempPath("compact_later");
+  {
+    FileJournal journal(path);
+    ASSERT_THAT(journal.Load(), IsOk());
+    for (int i = 0; i < 10; ++i) journal.Add(Complete(1, static_cast<uint32_t>(i)));
+    ASSERT_THAT(journal.Compact([&] {
+      StateStore::Snapshot snapshot;
+      snapshot.update.mutable_restore()->set_next_job_id(7);
+      snapshot.through = 8;          // records 9 and 10 are not in it
+      journal.Add(Complete(1, 50));  // record 11, added while the compaction runs
+      return snapshot;
+    }),
+                IsOk());
+    ASSERT_THAT(journal.Sync(journal.last_added()), IsOk());
+  }
+  FileJournal journal(path);
+  auto updates = journal.Load();
+  ASSERT_THAT(updates, IsOk());
+  ASSERT_THAT(*updates, SizeIs(4));
+  EXPECT_EQ((*updates)[0].restore().next_job_id(), 7u);
+  EXPECT_EQ((*updates)[1].complete_tasks().tasks(0).batch_index(), 8u);
+  EXPECT_EQ((*updates)[2].complete_tasks().tasks(0).batch_index(), 9u);
+  EXPECT_EQ((*updates)[3].complete_tasks().tasks(0).batch_index(), 50u);
+}
+
 // A coordinator restarted on the same journal has the same jobs, progress and workers; after a
 // compaction too.
 TEST(CoordinatorJournalTest, RestartReplaysJobsAndDoneTasks) {

@@ -66,6 +66,12 @@ void AddLimitFlags(FlagSet* flags, CoordinatorConfig* limits) {
              "Most jobs held; OpenJob of a new one beyond it is RESOURCE_EXHAUSTED");
   flags->Add("max-job-name-bytes", &limits->max_job_name_bytes, "Longest job name, bytes");
   flags->Add("max-pipeline-ops", &limits->max_pipeline_ops, "Most ops in a job's pipeline");
+  flags->Add("max-world-size", &limits->max_world_size, "Most ranks of one job");
+  flags->Add("max-epochs", &limits->max_epochs, "Most epochs of one job");
+  flags->Add("max-batch-size", &limits->max_batch_size, "Largest batch, samples");
+  flags->Add("max-resume-batches", &limits->max_resume_batches,
+             "Most global batches a resumed epoch may span (a resume token's universe)");
+  flags->Add("max-id-bytes", &limits->max_id_bytes, "Longest client id and worker address, bytes");
   flags->Add("max-request-bytes", &limits->max_request_bytes,
              "Largest request message read, bytes (larger: RESOURCE_EXHAUSTED)");
   flags->Add("max-calls-per-connection", &limits->max_calls_per_connection,
@@ -75,6 +81,11 @@ void AddLimitFlags(FlagSet* flags, CoordinatorConfig* limits) {
   flags->MapField("max_jobs", "max-jobs");
   flags->MapField("max_job_name_bytes", "max-job-name-bytes");
   flags->MapField("max_pipeline_ops", "max-pipeline-ops");
+  flags->MapField("max_world_size", "max-world-size");
+  flags->MapField("max_epochs", "max-epochs");
+  flags->MapField("max_batch_size", "max-batch-size");
+  flags->MapField("max_resume_batches", "max-resume-batches");
+  flags->MapField("max_id_bytes", "max-id-bytes");
   flags->MapField("max_request_bytes", "max-request-bytes");
   flags->MapField("max_calls_per_connection", "max-calls-per-connection");
   flags->MapField("grpc_memory_bytes", "grpc-memory-bytes");

@@ -11,6 +11,7 @@
 // Syncs share one write+fsync (group commit).
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -37,10 +38,23 @@ class StateStore {
   // Returns once every update through `seq` is durable. INTERNAL when writing failed (the store
   // then fails every later Sync: the coordinator must not reply as if it were durable).
   virtual absl::Status Sync(uint64_t seq) = 0;
+  // OK while the store takes writes; once a write failed, the error every later Sync returns.
+  virtual absl::Status failure() const = 0;
 
-  // Replaces everything stored (and queued) with the single update `snapshot` (a `restore`),
-  // atomically. REQUIRES: `snapshot` covers every update Added so far.
-  virtual absl::Status Compact(const stoker::v1::StateUpdate& snapshot) = 0;
+  // A `restore` update and the last sequence it covers.
+  struct Snapshot {
+    stoker::v1::StateUpdate update;
+    uint64_t through = 0;
+  };
+  // Replaces everything stored through the snapshot's `through` with the snapshot, atomically;
+  // updates Added after it stay queued. `take_snapshot` runs once, when no Sync is writing, with
+  // no lock of the store held (it may take the caller's lock, under which Add is called), so
+  // that the file I/O happens outside the caller's lock.
+  virtual absl::Status Compact(const std::function<Snapshot()>& take_snapshot) = 0;
+  // Compact with `snapshot` covering every update Added so far.
+  absl::Status Compact(const stoker::v1::StateUpdate& snapshot) {
+    return Compact([&] { return Snapshot{snapshot, last_added()}; });
+  }
   // Bytes stored since the last Compact (or Load), for deciding when to compact.
   virtual uint64_t bytes_since_compact() const = 0;
 
@@ -48,6 +62,7 @@ class StateStore {
   struct Stats {
     uint64_t bytes_stored = 0;  // bytes_since_compact()
     uint64_t bytes_written_total = 0;
+    bool failed = false;  // failure() is not OK
     Histogram sync_seconds{{1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1, 1.0}};
   };
   virtual Stats stats() const = 0;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -38,36 +37,69 @@ absl::Status CheckRanges(size_t i, const char* field,
   return absl::OkStatus();
 }
 
-// The token's deal: Deal([0, universe) - done_before, rank, world_size).
+// Batches per rank when `n` batches are dealt over `world_size` ranks (the file comment's bpr).
+uint64_t DealSize(uint64_t n, uint32_t world_size, bool drop_last) {
+  return drop_last ? n / world_size : n / world_size + (n % world_size != 0 ? 1 : 0);
+}
+
+// The token's deal, Deal([0, universe) - done_before, rank, world_size), walked from the
+// ranges: O(deal + ranges) time and memory, never O(universe). REQUIRES: done_before checked
+// (CheckRanges against the universe).
 std::vector<uint64_t> TokenDeal(const ResumeToken& token, bool drop_last) {
-  std::vector<uint64_t> available;
-  available.reserve(token.universe());
-  uint64_t next = 0;
-  for (const IndexRange& range : token.done_before()) {
-    for (; next < range.begin(); ++next) available.push_back(next);
-    next = range.end();
+  const auto& done = token.done_before();
+  uint64_t done_count = 0;
+  for (const IndexRange& range : done) done_count += range.end() - range.begin();
+  const uint64_t n = token.universe() - done_count;
+  const uint32_t world_size = token.world_size();
+  const uint64_t slots = DealSize(n, world_size, drop_last) * world_size;
+  std::vector<uint64_t> out;
+  out.reserve(DealSize(n, world_size, drop_last));
+  int next_range = 0;     // the first done_before range not yet passed
+  uint64_t value = 0;     // a candidate index of [0, universe)
+  uint64_t position = 0;  // how many available indices lie below `value`
+  for (uint64_t j = token.rank(); j < slots; j += world_size) {
+    if (j >= n) {
+      out.push_back(token.universe() + (j - n));  // a pad batch
+      continue;
+    }
+    while (true) {  // move `value` to the j-th available index
+      while (next_range < done.size() && done[next_range].begin() <= value) {
+        value = std::max(value, done[next_range++].end());
+      }
+      const uint64_t gap_end =
+          next_range < done.size() ? done[next_range].begin() : token.universe();
+      if (j - position < gap_end - value) break;
+      position += gap_end - value;
+      value = gap_end;
+    }
+    value += j - position;
+    position = j;
+    out.push_back(value);
   }
-  for (; next < token.universe(); ++next) available.push_back(next);
-  return Deal(available, token.universe(), token.rank(), token.world_size(), drop_last);
+  return out;
 }
 
 // The global batches of the deal that the token says were consumed; INVALID_ARGUMENT when one
 // is not in the deal.
-absl::StatusOr<std::set<uint64_t>> TokenConsumed(size_t i, const ResumeToken& token,
-                                                 const std::vector<uint64_t>& deal) {
+// Sorted vectors, not sets: a hostile token may make these as large as --max-resume-batches.
+absl::StatusOr<std::vector<uint64_t>> TokenConsumed(size_t i, const ResumeToken& token,
+                                                    const std::vector<uint64_t>& deal) {
   if (token.consumed_prefix() > deal.size()) {
     return TokenError(i, absl::StrCat("consumed_prefix ", token.consumed_prefix(),
                                       " is past the rank's ", deal.size(), " batches"));
   }
-  std::set<uint64_t> consumed(deal.begin(), deal.begin() + token.consumed_prefix());
-  const std::set<uint64_t> in_deal(deal.begin(), deal.end());
+  std::vector<uint64_t> consumed(deal.begin(), deal.begin() + token.consumed_prefix());
+  std::vector<uint64_t> in_deal = deal;
+  std::sort(in_deal.begin(), in_deal.end());
   for (uint64_t g : FromRanges(token.consumed_other())) {
-    if (in_deal.count(g) == 0) {
+    if (!std::binary_search(in_deal.begin(), in_deal.end(), g)) {
       return TokenError(i, absl::StrCat("consumed batch ", g, " is not one of rank ", token.rank(),
                                         "'s batches of epoch ", token.epoch()));
     }
-    consumed.insert(g);
+    consumed.push_back(g);
   }
+  std::sort(consumed.begin(), consumed.end());
+  consumed.erase(std::unique(consumed.begin(), consumed.end()), consumed.end());
   return consumed;
 }
 
@@ -184,20 +216,23 @@ absl::Status ResumeNewWorld(const ParsedTokens& parsed, const stoker::v1::JobSpe
                      first.world_size(), " needs the tokens of all ", first.world_size(),
                      " ranks, got ", parsed.by_rank.size()));
   }
-  std::set<uint64_t> gone;  // done_before and every rank's consumed batches
-  for (uint64_t g : FromRanges(first.done_before())) gone.insert(g);
+  // done_before and every rank's consumed batches, sorted, without duplicates
+  std::vector<uint64_t> gone = FromRanges(first.done_before());
   for (size_t i = 0; i < parsed.tokens.size(); ++i) {
     const ResumeToken& token = parsed.tokens[i];
-    ASSIGN_OR_RETURN(std::set<uint64_t> consumed,
+    ASSIGN_OR_RETURN(std::vector<uint64_t> consumed,
                      TokenConsumed(i, token, TokenDeal(token, drop_last)));
-    gone.insert(consumed.begin(), consumed.end());
+    gone.insert(gone.end(), consumed.begin(), consumed.end());
   }
+  std::sort(gone.begin(), gone.end());
+  gone.erase(std::unique(gone.begin(), gone.end()), gone.end());
   std::vector<uint64_t> remaining;
+  auto next_gone = gone.begin();
   for (uint64_t g = 0; g < first.universe(); ++g) {
-    if (gone.count(g) == 0) remaining.push_back(g);
+    while (next_gone != gone.end() && *next_gone < g) ++next_gone;
+    if (next_gone == gone.end() || *next_gone != g) remaining.push_back(g);
   }
-  const uint64_t per_rank =
-      drop_last ? remaining.size() / world_size : (remaining.size() + world_size - 1) / world_size;
+  const uint64_t per_rank = DealSize(remaining.size(), world_size, drop_last);
   const uint64_t pads =
       per_rank * world_size > remaining.size() ? per_rank * world_size - remaining.size() : 0;
   const uint64_t universe = first.universe() + pads;
@@ -207,9 +242,8 @@ absl::Status ResumeNewWorld(const ParsedTokens& parsed, const stoker::v1::JobSpe
                                                    limit, " (too many resumes)"));
   }
   std::vector<uint64_t> deal = Deal(remaining, first.universe(), rank, world_size, drop_last);
-  std::vector<uint64_t> gone_sorted(gone.begin(), gone.end());
   point.set_universe(universe);
-  for (IndexRange& range : ToRanges(gone_sorted)) *point.add_done_before() = std::move(range);
+  for (IndexRange& range : ToRanges(gone)) *point.add_done_before() = std::move(range);
   point.mutable_deal()->Assign(deal.begin(), deal.end());
   return absl::OkStatus();
 }
@@ -219,7 +253,7 @@ absl::Status ResumeNewWorld(const ParsedTokens& parsed, const stoker::v1::JobSpe
 std::vector<uint64_t> Deal(absl::Span<const uint64_t> order, uint64_t universe, uint32_t rank,
                            uint32_t world_size, bool drop_last) {
   const uint64_t n = order.size();
-  const uint64_t per_rank = drop_last ? n / world_size : (n + world_size - 1) / world_size;
+  const uint64_t per_rank = DealSize(n, world_size, drop_last);
   std::vector<uint64_t> out;
   out.reserve(per_rank);
   for (uint64_t j = rank; j < per_rank * world_size; j += world_size) {
@@ -239,7 +273,7 @@ std::vector<uint64_t> RemainingBatches(const ResumePoint& point) {
 
 absl::StatusOr<ResumePoint> PlanResume(absl::Span<const std::string> tokens,
                                        const stoker::v1::JobSpec& spec, uint64_t num_samples,
-                                       uint32_t rank) {
+                                       uint32_t rank, uint64_t max_universe) {
   ASSIGN_OR_RETURN(ParsedTokens parsed, ParseTokens(tokens, spec));
   const ResumeToken& first = parsed.tokens[0];
   ResumePoint point;
@@ -257,10 +291,15 @@ absl::StatusOr<ResumePoint> PlanResume(absl::Span<const std::string> tokens,
     return TokenError(
         0, absl::StrCat("universe ", first.universe(), " is past the epoch's limit of ", limit));
   }
+  if (first.universe() > max_universe) {
+    return TokenError(
+        0, absl::StrCat("universe ", first.universe(), " is over the coordinator's limit of ",
+                        max_universe, " batches per resumed epoch (--max-resume-batches)"));
+  }
   if (world_size == first.world_size()) {
     RETURN_IF_ERROR(ResumeSameWorld(parsed, spec, rank, point));
   } else {
-    RETURN_IF_ERROR(ResumeNewWorld(parsed, spec, rank, limit, point));
+    RETURN_IF_ERROR(ResumeNewWorld(parsed, spec, rank, std::min(limit, max_universe), point));
   }
   return point;
 }

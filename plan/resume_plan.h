@@ -35,6 +35,11 @@
 
 namespace stoker {
 
+// The most global batches a resumed epoch may span (a token's universe). A resumed rank's
+// batches (at most universe / world_size + 1, each below 2^24) are journaled in one record and
+// must fit FileJournal::kMaxRecordBytes; PlanResume's work and memory are O(universe).
+inline constexpr uint64_t kMaxResumeUniverse = uint64_t{1} << 23;
+
 // See the file comment. REQUIRES: world_size > 0, rank < world_size.
 std::vector<uint64_t> Deal(absl::Span<const uint64_t> order, uint64_t universe, uint32_t rank,
                            uint32_t world_size, bool drop_last);
@@ -50,11 +55,14 @@ std::vector<uint64_t> RemainingBatches(const stoker::v1::ResumePoint& point);
 // `spec`; an epoch past spec.epochs; consumed batches outside the token's deal; the same world
 // size without the caller's token; another world size without the tokens of every old rank
 // ("resuming with world_size 3 from a checkpoint of world_size 2 needs the tokens of all 2
-// ranks, got 1"); a universe the workers would refuse (at or past BatchIndexLimit(), epoch_plan.h).
+// ranks, got 1"); a universe the workers would refuse (at or past BatchIndexLimit(), epoch_plan.h)
+// or over `max_universe` (checked before anything is sized by it: the memory and work are
+// O(universe) for another world size, O(universe / world_size) for the same one).
 // REQUIRES: spec.world_size() > 0, spec.batch_size() > 0, rank < spec.world_size().
 absl::StatusOr<stoker::v1::ResumePoint> PlanResume(absl::Span<const std::string> tokens,
                                                    const stoker::v1::JobSpec& spec,
-                                                   uint64_t num_samples, uint32_t rank);
+                                                   uint64_t num_samples, uint32_t rank,
+                                                   uint64_t max_universe = kMaxResumeUniverse);
 
 }  // namespace stoker
 

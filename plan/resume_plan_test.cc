@@ -201,5 +201,56 @@ TEST(PlanResumeTest, HugeUniverseOrRangeIsRefusedBeforeAnythingIsSized) {
                 "past the universe 12");
 }
 
+// Issue 28: a same-world token whose universe is just under the epoch's limit of a job with
+// 4,000,000,000 ranks over one sample made TokenDeal reserve `universe` entries (128 GB,
+// std::bad_alloc). The deal is walked from the ranges: four batches, nothing O(universe).
+TEST(PlanResumeTest, SameWorldDealIsComputedFromRangesNotTheUniverse) {
+  pb::JobSpec spec = Spec(4'000'000'000u);
+  spec.set_batch_size(1);
+  constexpr uint64_t kOneSample = 1;
+  pb::ResumeToken token = Token(spec, 5, 0, 0);
+  token.set_universe(16'000'000'000u - 1);  // BatchIndexLimit(4e9, 4e9) = 1.6e10
+  pb::IndexRange* done = token.add_done_before();
+  done->set_begin(0);
+  done->set_end(3);
+  auto point = PlanResume(Serialize({token}), spec, kOneSample, 5, /*max_universe=*/UINT64_MAX);
+  ASSERT_TRUE(point.ok()) << point.status();
+  // Available batches are 3, 4, ...: slot j holds 3 + j; rank 5 has slots 5, 5 + 4e9, ...
+  EXPECT_THAT(point->deal(), ElementsAre(8, 4'000'000'008u, 8'000'000'008u, 12'000'000'008u));
+}
+
+// The walk over the ranges gives what Deal gives over the explicit list, for every rank.
+TEST(PlanResumeTest, DealFromRangesMatchesTheExplicitDeal) {
+  for (const bool drop_last : {false, true}) {
+    const pb::JobSpec spec = Spec(3, drop_last);
+    const std::vector<uint64_t> done_before = {0, 1, 4, 7, 8, 9, 13};
+    const uint64_t universe = 17;  // within BatchIndexLimit(12, 3) = 30
+    std::vector<uint64_t> available;
+    for (uint64_t g = 0; g < universe; ++g) {
+      if (std::find(done_before.begin(), done_before.end(), g) == done_before.end()) {
+        available.push_back(g);
+      }
+    }
+    for (uint32_t rank = 0; rank < 3; ++rank) {
+      pb::ResumeToken token = Token(spec, rank, 0, 0);
+      token.set_universe(universe);
+      for (auto& range : ToRanges(done_before)) *token.add_done_before() = range;
+      auto point = PlanResume(Serialize({token}), spec, kSamples, rank);
+      ASSERT_TRUE(point.ok()) << point.status();
+      const std::vector<uint64_t> expected = Deal(available, universe, rank, 3, drop_last);
+      EXPECT_THAT(point->deal(), ::testing::ElementsAreArray(expected))
+          << "rank " << rank << " drop_last " << drop_last;
+    }
+  }
+}
+
+TEST(PlanResumeTest, UniverseOverTheCoordinatorsLimitIsRefused) {
+  const pb::JobSpec spec = Spec(2);
+  ExpectInvalid(PlanResume(Serialize({Token(spec, 0, 0, 0)}), spec, kSamples, 0,
+                           /*max_universe=*/8),
+                "resume_tokens[0]: universe 10 is over the coordinator's limit of 8 batches per "
+                "resumed epoch (--max-resume-batches)");
+}
+
 }  // namespace
 }  // namespace stoker
