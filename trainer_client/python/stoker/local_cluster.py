@@ -27,11 +27,15 @@ def _find_binary(build_dir, subdir, name):
 
 
 class LocalCluster:
-    def __init__(self, build_dir, workers=1, worker_threads=1, start_timeout_s=30, tls_dir=None):
+    def __init__(self, build_dir, workers=1, worker_threads=1, start_timeout_s=30, tls_dir=None,
+                 data_roots=("/",)):
         # tls_dir: certificates laid out as scripts/dev-certs.sh makes them (mutual TLS);
         # None: plaintext (--insecure). loader_tls holds the matching Loader arguments.
+        # data_roots: the folders and URL prefixes datasets may come from (--data-root); "/"
+        # allows any path, as befits a cluster for trying things out.
         self.coordinator_binary = _find_binary(build_dir, "coordinator", "stoker-coordinator")
         self.worker_binary = _find_binary(build_dir, "worker", "stoker-worker")
+        self._root_flags = [f"--data-root={root}" for root in data_roots]
         self.num_workers = workers
         self.worker_threads = worker_threads
         self.start_timeout_s = start_timeout_s
@@ -53,12 +57,13 @@ class LocalCluster:
         self.dir = tempfile.mkdtemp(prefix="stoker-local-")
         try:
             port = self._start("coordinator", [self.coordinator_binary, "--listen=127.0.0.1:0"]
-                                + self._tls_flags("coordinator"))
+                                + self._root_flags + self._tls_flags("coordinator"))
             self.address = f"127.0.0.1:{port}"
             for i in range(self.num_workers):
                 port = self._start(f"worker{i}", [
                     self.worker_binary, f"--coordinator={self.address}", "--listen=127.0.0.1:0",
-                    f"--threads={self.worker_threads}"] + self._tls_flags("worker"))
+                    f"--threads={self.worker_threads}"] + self._root_flags
+                    + self._tls_flags("worker"))
                 self.worker_addresses.append(f"127.0.0.1:{port}")
         except BaseException:
             self.stop()
