@@ -37,7 +37,7 @@ void StreamReactor::StartNextWriteLocked(bool back_to_back) {
 void StreamReactor::Send(OutgoingBatch batch) {
   absl::MutexLock lock(&mu_);
   if (write_order_.ending()) {
-    worker_->message_pool()->Put(std::move(batch.message));
+    Recycle(std::move(batch));
     return;
   }
   queue_.push_back(std::move(batch));
@@ -49,8 +49,13 @@ void StreamReactor::Fail(const absl::Status& status) {
   EndFromOutside(status);
 }
 
+void StreamReactor::Recycle(OutgoingBatch batch) {
+  worker_->message_pool()->Put(std::move(batch.message));
+  if (batch.encoded != nullptr) worker_->payload_buffers()->Put(std::move(batch.encoded));
+}
+
 void StreamReactor::DropQueueLocked() {
-  for (OutgoingBatch& batch : queue_) worker_->message_pool()->Put(std::move(batch.message));
+  for (OutgoingBatch& batch : queue_) Recycle(std::move(batch));
   queue_.clear();
 }
 

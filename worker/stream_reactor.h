@@ -64,6 +64,8 @@ class StreamReactor : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::Byt
   // Ends the stream with `status` from a thread that is no reaction (the opener, a producer):
   // calls Finish, when due now, after releasing mu_; `this` may be gone when it returns.
   void EndFromOutside(const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
+  // Returns a batch that will not be written (its message and encoded payload) to the pools.
+  void Recycle(OutgoingBatch batch);
   // Recycles the queued batches (the stream is ending).
   void DropQueueLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Starts writing the next queued batch when write_order_ allows it. `back_to_back`: the

@@ -117,7 +117,9 @@ void StreamSession::OnProduced(absl::Status status,
   absl::StatusOr<OutgoingBatch> encoded = EncodeBatch(std::move(batch), choice, buffers_);
   absl::MutexLock lock(&mu_);
   if (sink_ == nullptr) {
-    if (encoded.ok()) pool_->Put(std::move(encoded->message));
+    if (!encoded.ok()) return;
+    pool_->Put(std::move(encoded->message));
+    if (encoded->encoded != nullptr) buffers_->Put(std::move(encoded->encoded));
     return;
   }
   if (!encoded.ok()) {
