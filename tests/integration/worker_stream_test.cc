@@ -22,10 +22,18 @@ namespace {
 namespace pb = ::stoker::v1;
 using ::testing::HasSubstr;
 
+// The worker's --memory-bytes: 8 batches of the 2 MiB jobs below.
+constexpr uint64_t kWorkerMemory = 16 << 20;
+
 class WorkerStreamTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto cluster = TestCluster::Start(1);
+    TestClusterOptions options;
+    options.workers = 1;
+    options.configure_worker = [](size_t, WorkerConfig* config) {
+      config->memory_bytes = kWorkerMemory;
+    };
+    auto cluster = TestCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = *std::move(cluster);
     stub_ = pb::Worker::NewStub(grpc::CreateChannel(
@@ -206,6 +214,42 @@ TEST_F(WorkerStreamTest, AnErrorWhileAWriteIsOutstandingEndsTheStreamAfterTheWri
   }
   EXPECT_EQ(cluster_->worker(0)->worker()->protocol_errors(ProtocolError::kBadMessage),
             static_cast<uint64_t>(kStreams));
+}
+
+// The credit attack of issue 28: a client grants all the credit there is and never reads. Its
+// stream holds no more than its share of --memory-bytes, and another rank's stream is served
+// to the end meanwhile.
+TEST_F(WorkerStreamTest, AClientThatNeverReadsHoldsItsShareAndOthersAreServed) {
+  constexpr uint32_t kBatchesPerRank = 16;  // 32 MiB of batches each, twice the worker's memory
+  const uint64_t job = OpenJob(2, /*side=*/512, /*to_float=*/true, 2 * 2 * kBatchesPerRank);
+  grpc::ClientContext hog_context;
+  auto hog = stub_->StreamBatches(&hog_context);
+  ASSERT_TRUE(hog->Write(OpenMessage(job, 0)));
+  ASSERT_TRUE(hog->Write(CreditMessage(UINT32_MAX)));
+  pb::BatchMessage batch;
+  ASSERT_TRUE(hog->Read(&batch));  // production for it has begun; it reads nothing more
+
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  auto stream = stub_->StreamBatches(&context);
+  ASSERT_TRUE(stream->Write(OpenMessage(job, 1)));
+  ASSERT_TRUE(stream->Write(CreditMessage(2)));
+  for (uint32_t received = 0; received < kBatchesPerRank; ++received) {
+    ASSERT_TRUE(stream->Read(&batch)) << "after " << received << " batches";
+    pb::ClientMessage ack;
+    *ack.mutable_ack()->add_tasks() = batch.header().task();
+    ASSERT_TRUE(stream->Write(ack));
+    ASSERT_TRUE(stream->Write(CreditMessage(1)));
+  }
+  stream->WritesDone();
+  while (stream->Read(&batch)) {
+  }
+  EXPECT_TRUE(stream->Finish().ok());
+
+  // The hog alone may hold half the budget (one share kept for the next stream).
+  EXPECT_LE(cluster_->worker(0)->worker()->traffic().queued_bytes, kWorkerMemory / 2);
+  hog_context.TryCancel();
+  hog->Finish();
 }
 
 TEST(WorkerServerTest, UnreachableCoordinatorIsUnavailableNamingIt) {
