@@ -12,8 +12,8 @@
 // batch) and max_held is the stream's share of the worker's memory in batches (the Worker sets
 // it), so a stream never holds more leases than its client can accept or its share can hold.
 //
-// Acknowledgements (docs/security.md, "Authenticated peers"): a stream may acknowledge only
-// batches it was sent and has not acknowledged yet (a task sent twice may be acknowledged
+// Acknowledgements (docs/security.md, "What a trainer stream may do"): a stream may acknowledge
+// only batches it was sent and has not acknowledged yet (a task sent twice may be acknowledged
 // twice); anything else is a protocol error that ends the stream. A stream holding
 // kMaxUnackedBatches sent and unacknowledged batches leases nothing more until it acknowledges.
 //

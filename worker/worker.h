@@ -11,8 +11,8 @@
 // acknowledged are reported as delivered with the next heartbeat, which releases their leases
 // (only the client's own consumed report completes a task).
 //
-// Memory (docs/security.md, "Authenticated peers"): credit is a client's request. Each stream
-// may hold (leased, in production, queued or being written) at most its share of
+// Memory (docs/security.md, "What a trainer stream may do"): credit is a client's request. Each
+// stream may hold (leased, in production, queued or being written) at most its share of
 // --memory-bytes, budget / (open streams + 1), one share kept free for the next stream, and at
 // least one batch; all streams together never more than the budget. A client that never reads
 // thus holds at most its share while the others keep being served. An acknowledgement of a task
