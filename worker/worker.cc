@@ -359,7 +359,11 @@ void Worker::HeartbeatLoop() {
 }
 
 void Worker::TakeReportsLocked(pb::WorkerHeartbeatRequest* request) {
-  size_t budget = report_budget_;
+  // What the rest of the request (stats, the jobs held) leaves of half the smallest limit.
+  const size_t rest = request->ByteSizeLong();
+  size_t budget =
+      std::min(report_budget_,
+               rest < kHeartbeatBytes ? kHeartbeatBytes - rest : kMinReportBytes);
   bool left_behind = false;
   for (auto [list, field] : {std::pair{&returned_, request->mutable_returned()},
                              std::pair{&delivered_, request->mutable_delivered()}}) {
@@ -396,7 +400,7 @@ bool Worker::Heartbeat() {
     absl::MutexLock lock(&mu_);
     coordinator_reachable_ = true;
     exhausted_in_a_row_ = 0;
-    report_budget_ = std::min(kHeartbeatReportBytes, report_budget_ * 2);
+    report_budget_ = std::min(kHeartbeatBytes, report_budget_ * 2);
     for (const pb::TaskId& task : response->drop_leases()) held_.erase(KeyOf(task));
     if (response->drop_leases_size() > 0) {
       STOKER_LOG(INFO) << "coordinator revoked " << response->drop_leases_size()

@@ -21,9 +21,10 @@
 //
 // Reports (delivered, returned) wait in bounded lists (kMaxPendingReports each; past it the
 // oldest are dropped: their leases then expire at the coordinator) and go out in heartbeats of
-// at most kHeartbeatReportBytes, which fit any coordinator's --max-request-bytes (>= 64 KiB);
-// what does not fit goes in the next heartbeat, sent at once. A heartbeat answered
-// RESOURCE_EXHAUSTED halves the reports per heartbeat (doubling back on success).
+// at most kHeartbeatBytes (stats and job list included, unless those alone exceed it), which
+// fit any coordinator's --max-request-bytes (>= 64 KiB); what does not fit goes in the next
+// heartbeat, sent at once. A heartbeat answered RESOURCE_EXHAUSTED halves the reports per
+// heartbeat (doubling back on success).
 //
 // Registration: a heartbeat answered NOT_FOUND (the coordinator forgot this worker),
 // FAILED_PRECONDITION (its id is of a coordinator incarnation that lost its state, common/ids.h)
@@ -90,8 +91,8 @@ class Worker {
  public:
   // Reports (delivered, returned) kept for the coordinator, each list.
   static constexpr size_t kMaxPendingReports = size_t{1} << 17;
-  // Report bytes in one heartbeat: half the smallest coordinator --max-request-bytes.
-  static constexpr size_t kHeartbeatReportBytes = 32 << 10;
+  // Bytes of one heartbeat with reports: half the smallest coordinator --max-request-bytes.
+  static constexpr size_t kHeartbeatBytes = 32 << 10;
   static constexpr int kExhaustedBeforeRegister = 3;
 
   // REQUIRES: config.Validate() is OK.
@@ -204,7 +205,7 @@ class Worker {
   bool registered_ ABSL_GUARDED_BY(mu_) = false;
   // Heartbeats answered RESOURCE_EXHAUSTED in a row.
   int exhausted_in_a_row_ ABSL_GUARDED_BY(mu_) = 0;
-  size_t report_budget_ ABSL_GUARDED_BY(mu_) = kHeartbeatReportBytes;
+  size_t report_budget_ ABSL_GUARDED_BY(mu_) = kHeartbeatBytes;
   // The last heartbeat left reports behind: the next one goes at once.
   bool reports_backlog_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t worker_id_ ABSL_GUARDED_BY(mu_) = 0;

@@ -342,8 +342,8 @@ TEST_F(WorkerTest, DeliveredReportsGoInHeartbeatsThatFitTheCoordinatorsRequestLi
     ASSERT_GE(beats.size(), heartbeats) << "reports left behind wait for no interval";
     const pb::WorkerHeartbeatRequest& beat = beats[heartbeats - 1];
     reported += beat.delivered_size();
-    EXPECT_LE(beat.ByteSizeLong(), size_t{64} << 10)
-        << "the smallest --max-request-bytes a coordinator accepts";
+    EXPECT_LE(beat.ByteSizeLong(), Worker::kHeartbeatBytes)
+        << "half the smallest --max-request-bytes a coordinator accepts";
   }
   EXPECT_EQ(reported, kTasks);
   EXPECT_GE(heartbeats, 3u);
