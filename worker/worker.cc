@@ -362,8 +362,7 @@ void Worker::TakeReportsLocked(pb::WorkerHeartbeatRequest* request) {
   // What the rest of the request (stats, the jobs held) leaves of half the smallest limit.
   const size_t rest = request->ByteSizeLong();
   size_t budget =
-      std::min(report_budget_,
-               rest < kHeartbeatBytes ? kHeartbeatBytes - rest : kMinReportBytes);
+      std::min(report_budget_, rest < kHeartbeatBytes ? kHeartbeatBytes - rest : kMinReportBytes);
   bool left_behind = false;
   for (auto [list, field] : {std::pair{&returned_, request->mutable_returned()},
                              std::pair{&delivered_, request->mutable_delivered()}}) {
@@ -475,14 +474,14 @@ void Worker::LeaseLoop() {
     absl::Time next_poll = now + config_.max_lease_poll;
     uint64_t held_bytes = 0;
     for (const auto& session : sessions) {
-      held_bytes += session->held_tasks() * session->job()->batch_bytes();
+      held_bytes += session->held_tasks() * HeldBytesPerTask(*session);
     }
     for (const auto& session : sessions) {
       const uint64_t max_held = MaxHeldTasks(*session, sessions.size(), held_bytes);
       // Never more than the producer's bounded queue takes.
       const uint32_t wanted = static_cast<uint32_t>(
           std::min<size_t>(session->WantedTasks(now, &next_poll, max_held), producer_.room()));
-      if (wanted > 0) held_bytes += LeaseFor(session, wanted) * session->job()->batch_bytes();
+      if (wanted > 0) held_bytes += LeaseFor(session, wanted) * HeldBytesPerTask(*session);
     }
     absl::MutexLock lock(&mu_);
     auto woken = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return wake_ || stopping_; };
@@ -490,10 +489,17 @@ void Worker::LeaseLoop() {
   }
 }
 
+uint64_t Worker::HeldBytesPerTask(const StreamSession& session) {
+  // A compressed batch keeps its raw tensor beside the encoded copy until written; codecs bound
+  // their output near the input's size.
+  const bool compressed = session.compression().codec() != pb::COMPRESSION_NONE;
+  return std::max<uint64_t>(1, session.job()->batch_bytes() * (compressed ? 2 : 1));
+}
+
 uint64_t Worker::MaxHeldTasks(const StreamSession& session, size_t sessions,
                               uint64_t held_bytes) const {
   const uint64_t budget = config_.ResolvedMemoryBytes();
-  const uint64_t batch = std::max<uint64_t>(1, session.job()->batch_bytes());
+  const uint64_t batch = HeldBytesPerTask(session);
   const uint64_t share = std::max<uint64_t>(1, budget / (sessions + 1) / batch);
   const uint64_t free = held_bytes < budget ? (budget - held_bytes) / batch : 0;
   const uint64_t held = session.held_tasks();

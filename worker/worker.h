@@ -14,10 +14,11 @@
 // Memory (docs/security.md, "What a trainer stream may do"): credit is a client's request. Each
 // stream may hold (leased, in production, queued or being written) at most its share of
 // --memory-bytes, budget / (open streams + 1), one share kept free for the next stream, and at
-// least one batch; all streams together never more than the budget. A client that never reads
-// thus holds at most its share while the others keep being served. An acknowledgement of a task
-// the stream was not sent (or acknowledged twice) ends that stream INVALID_ARGUMENT and is
-// counted (protocol_errors), so only tasks this worker really delivered are reported.
+// least one batch (counted twice when compressed: raw and encoded copies); all streams together
+// never more than the budget. A client that never reads thus holds at most its share while the
+// others keep being served. An acknowledgement of a task the stream was not sent (or
+// acknowledged twice) ends that stream INVALID_ARGUMENT and is counted (protocol_errors), so
+// only tasks this worker really delivered are reported.
 //
 // Reports (delivered, returned) wait in bounded lists (kMaxPendingReports each; past it the
 // oldest are dropped: their leases then expire at the coordinator) and go out in heartbeats of
@@ -161,6 +162,8 @@ class Worker {
   void OpenLoop();
   absl::Status Register();
   void SetRegistered(bool registered);
+  // The memory one task of `session` holds until written: its batch, twice when compressed.
+  static uint64_t HeldBytesPerTask(const StreamSession& session);
   // The most each session may hold, in tasks (see "Memory" above).
   uint64_t MaxHeldTasks(const StreamSession& session, size_t sessions, uint64_t held_bytes) const;
   // Moves reports into `request` within report_budget_ bytes; sets reports_backlog_.
