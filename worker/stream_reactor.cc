@@ -18,74 +18,91 @@ StreamReactor::StreamReactor(Worker* worker) : worker_(worker) {
   StartRead(&read_buffer_);
 }
 
-grpc::ByteBuffer* StreamReactor::NextWriteLocked(bool back_to_back) {
-  if (queue_.empty()) return nullptr;
+// StartWrite, StartRead and in-reaction Finish run under mu_: gRPC never runs a read or write
+// reaction inline in the call that starts it (grpcpp dispatches them), and OnDone waits for the
+// reaction in progress, so holding mu_ cannot deadlock, and a concurrent end cannot slip in
+// between deciding to write (or read) and starting it.
+void StreamReactor::StartNextWriteLocked(bool back_to_back) {
+  if (!write_order_.CanWrite() || queue_.empty()) return;
   OutgoingBatch batch = std::move(queue_.front());
   queue_.pop_front();
   writing_bytes_ = batch.wire_bytes();
   batch.message->mutable_header()->set_sent_back_to_back(back_to_back);
   writing_ = BatchToByteBuffer(std::move(batch), worker_->message_pool()->recycler(),
                                worker_->payload_buffers()->recycler());
-  write_in_flight_ = true;
-  return &writing_;
+  write_order_.WriteStarted();
+  StartWrite(&writing_);
 }
 
 void StreamReactor::Send(OutgoingBatch batch) {
-  grpc::ByteBuffer* to_write = nullptr;
-  {
-    absl::MutexLock lock(&mu_);
-    if (finished_) {
-      worker_->message_pool()->Put(std::move(batch.message));
-      return;
-    }
-    queue_.push_back(std::move(batch));
-    if (write_in_flight_) return;
-    to_write = NextWriteLocked(/*back_to_back=*/false);
+  absl::MutexLock lock(&mu_);
+  if (write_order_.ending()) {
+    Recycle(std::move(batch));
+    return;
   }
-  StartWrite(to_write);
+  queue_.push_back(std::move(batch));
+  StartNextWriteLocked(/*back_to_back=*/false);
 }
 
 void StreamReactor::Fail(const absl::Status& status) {
   STOKER_LOG(WARNING) << "stream failed: " << status;
-  FinishFromOutside(ToGrpcStatus(status));
+  EndFromOutside(status);
 }
 
-bool StreamReactor::MarkFinishedLocked() {
-  if (finished_) return false;
-  finished_ = true;
-  for (OutgoingBatch& batch : queue_) worker_->message_pool()->Put(std::move(batch.message));
+void StreamReactor::Recycle(OutgoingBatch batch) {
+  worker_->message_pool()->Put(std::move(batch.message));
+  if (batch.encoded != nullptr) worker_->payload_buffers()->Put(std::move(batch.encoded));
+}
+
+void StreamReactor::DropQueueLocked() {
+  for (OutgoingBatch& batch : queue_) Recycle(std::move(batch));
   queue_.clear();
-  return true;
 }
 
-void StreamReactor::FinishLocked(const grpc::Status& status) {
-  if (MarkFinishedLocked()) Finish(status);
+void StreamReactor::EndInReaction(const absl::Status& status) {
+  absl::MutexLock lock(&mu_);
+  DropQueueLocked();
+  if (write_order_.End(status)) Finish(ToGrpcStatus(write_order_.status()));
 }
 
-void StreamReactor::FinishFromOutside(const grpc::Status& status) {
-  bool finish;
+void StreamReactor::ProtocolErrorInReaction(ProtocolError reason, const absl::Status& status) {
+  worker_->CountProtocolError(reason);
+  STOKER_LOG(WARNING) << "stream ended for a protocol error (" << ProtocolErrorName(reason)
+                      << "): " << status;
+  EndInReaction(status);
+}
+
+void StreamReactor::EndFromOutside(const absl::Status& status) {
+  grpc::Status finish;
   {
     absl::MutexLock lock(&mu_);
-    finish = MarkFinishedLocked();
+    DropQueueLocked();
+    if (!write_order_.End(status)) return;
+    finish = ToGrpcStatus(write_order_.status());
   }
   // Not under mu_: outside a reaction, gRPC may run OnDone (which deletes this) before Finish
   // returns, and a lock held here would then be released on a destroyed mutex.
-  if (finish) Finish(status);
+  Finish(finish);
+}
+
+void StreamReactor::ContinueReading() {
+  absl::MutexLock lock(&mu_);
+  if (!write_order_.ending()) StartRead(&read_buffer_);
 }
 
 void StreamReactor::OnReadDone(bool ok) {
   if (!ok) {  // The client half-closed (or went away).
     absl::MutexLock lock(&mu_);
-    reads_done_ = true;
-    if (!write_in_flight_) FinishLocked(grpc::Status::OK);
+    DropQueueLocked();
+    if (write_order_.ReadsDone()) Finish(ToGrpcStatus(write_order_.status()));
     return;
   }
   const grpc::Status parsed =
       grpc::SerializationTraits<pb::ClientMessage>::Deserialize(&read_buffer_, &request_);
   if (!parsed.ok()) {
-    absl::MutexLock lock(&mu_);
-    FinishLocked(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                              "cannot parse a stoker.v1.ClientMessage: " + parsed.error_message()));
+    ProtocolErrorInReaction(ProtocolError::kBadMessage,
+                            absl::InvalidArgumentError("cannot parse a stoker.v1.ClientMessage: " +
+                                                       parsed.error_message()));
     return;
   }
   HandleMessage();
@@ -94,54 +111,58 @@ void StreamReactor::OnReadDone(bool ok) {
 void StreamReactor::HandleMessage() {
   if (session_ == nullptr) {
     if (!request_.has_open()) {
-      absl::MutexLock lock(&mu_);
-      FinishLocked(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                                "the first message of a stream must be open"));
+      ProtocolErrorInReaction(
+          ProtocolError::kBadMessage,
+          absl::FailedPreconditionError("the first message of a stream must be open"));
       return;
     }
     worker_->OpenSessionAsync(request_.open(), this,
                               [this](absl::StatusOr<std::shared_ptr<StreamSession>> session) {
                                 if (!session.ok()) {
-                                  FinishFromOutside(ToGrpcStatus(session.status()));
+                                  EndFromOutside(session.status());
                                   return;
                                 }
                                 session_ = *std::move(session);
-                                StartRead(&read_buffer_);
+                                ContinueReading();
                               });
     return;  // The next read starts once the session exists.
   } else if (request_.has_credit()) {
     session_->AddCredit(request_.credit().n());
   } else if (request_.has_ack()) {
-    worker_->RecordDelivered(request_.ack());
+    if (absl::Status acked = worker_->Acknowledge(*session_, request_.ack()); !acked.ok()) {
+      STOKER_LOG(WARNING) << "stream ended for a protocol error (ack_unsent): " << acked;
+      EndInReaction(acked);  // Counted by Acknowledge.
+      return;
+    }
   } else if (request_.has_set_compression()) {
     if (absl::Status set = session_->SetCompression(request_.set_compression()); !set.ok()) {
-      absl::MutexLock lock(&mu_);
-      FinishLocked(ToGrpcStatus(set));
+      ProtocolErrorInReaction(ProtocolError::kBadMessage, set);
       return;
     }
   }
-  StartRead(&read_buffer_);
+  ContinueReading();
 }
 
 void StreamReactor::OnWriteDone(bool ok) {
   uint64_t written_bytes;
-  grpc::ByteBuffer* next = nullptr;
   {
     absl::MutexLock lock(&mu_);
     written_bytes = writing_bytes_;
     writing_.Clear();  // our reference; the payload returns to the pool once gRPC drops its own
-    write_in_flight_ = false;
-    if (!ok) {
-      FinishLocked(grpc::Status(grpc::StatusCode::UNAVAILABLE, "client stream broke"));
-    } else if (!finished_ && !reads_done_) {
-      next = NextWriteLocked(/*back_to_back=*/true);
-    } else if (reads_done_) {
-      FinishLocked(grpc::Status::OK);
+    switch (write_order_.WriteDone(ok)) {
+      case StreamWriteOrder::Next::kFinish:
+        DropQueueLocked();
+        Finish(ToGrpcStatus(write_order_.status()));
+        break;
+      case StreamWriteOrder::Next::kWrite:
+        StartNextWriteLocked(/*back_to_back=*/true);
+        break;
+      case StreamWriteOrder::Next::kNothing:
+        break;
     }
   }
   // Outside mu_: the session's lock comes before ours.
   if (session_ != nullptr) session_->OnSent(written_bytes);
-  if (next != nullptr) StartWrite(next);
 }
 
 void StreamReactor::OnDone() {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 namespace stoker {
 namespace {
 
@@ -39,19 +41,45 @@ StreamSession::StreamSession(std::shared_ptr<JobContext> job, uint32_t rank, std
 void StreamSession::AddCredit(uint32_t n) {
   {
     absl::MutexLock lock(&mu_);
-    credit_ += n;
+    // Saturating: credit beyond what any stream could use only has to stay "a lot".
+    credit_ = std::min<uint64_t>(credit_ + n, uint64_t{1} << 62);
   }
   on_capacity_();
 }
 
-uint32_t StreamSession::WantedTasks(absl::Time now, absl::Time* next_poll) {
+uint32_t StreamSession::WantedTasks(absl::Time now, absl::Time* next_poll, uint64_t max_held) {
   absl::MutexLock lock(&mu_);
-  if (sink_ == nullptr || credit_ <= outstanding_) return 0;
+  const uint64_t allowed = std::min(credit_, max_held);
+  if (sink_ == nullptr || allowed <= outstanding_ || unacked_total_ >= kMaxUnackedBatches) {
+    return 0;
+  }
   if (now < next_poll_) {
     *next_poll = std::min(*next_poll, next_poll_);
     return 0;
   }
-  return static_cast<uint32_t>(std::min<uint64_t>(credit_ - outstanding_, UINT32_MAX));
+  return static_cast<uint32_t>(std::min<uint64_t>(allowed - outstanding_, UINT32_MAX));
+}
+
+uint64_t StreamSession::held_tasks() const {
+  absl::MutexLock lock(&mu_);
+  return outstanding_;
+}
+
+absl::Status StreamSession::Acknowledge(
+    const stoker::v1::Ack& ack, google::protobuf::RepeatedPtrField<stoker::v1::TaskId>* accepted) {
+  absl::MutexLock lock(&mu_);
+  for (const stoker::v1::TaskId& task : ack.tasks()) {
+    auto it = unacked_.find(TaskKey{task.job_id(), task.epoch(), task.batch_index()});
+    if (it == unacked_.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ack.tasks: task (job ", task.job_id(), ", epoch ", task.epoch(), ", batch ",
+          task.batch_index(), ") was not sent on this stream or was already acknowledged"));
+    }
+    if (--it->second == 0) unacked_.erase(it);
+    --unacked_total_;
+    *accepted->Add() = task;
+  }
+  return absl::OkStatus();
 }
 
 void StreamSession::OnLeased(uint32_t n, absl::Time now, absl::Duration max_poll) {
@@ -89,7 +117,9 @@ void StreamSession::OnProduced(absl::Status status,
   absl::StatusOr<OutgoingBatch> encoded = EncodeBatch(std::move(batch), choice, buffers_);
   absl::MutexLock lock(&mu_);
   if (sink_ == nullptr) {
-    if (encoded.ok()) pool_->Put(std::move(encoded->message));
+    if (!encoded.ok()) return;
+    pool_->Put(std::move(encoded->message));
+    if (encoded->encoded != nullptr) buffers_->Put(std::move(encoded->encoded));
     return;
   }
   if (!encoded.ok()) {
@@ -100,6 +130,9 @@ void StreamSession::OnProduced(absl::Status status,
   bytes.raw += encoded->raw_bytes();
   bytes.wire += encoded->wire_bytes();
   queued_bytes_ += encoded->wire_bytes();
+  const stoker::v1::TaskId& task = encoded->message->header().task();
+  ++unacked_[TaskKey{task.job_id(), task.epoch(), task.batch_index()}];
+  ++unacked_total_;
   sink_->Send(*std::move(encoded));
 }
 

@@ -6,9 +6,16 @@
 // batches go.
 //
 // Credit protocol (DESIGN.md §4): each Credit{n} allows n more batches; each batch written
-// consumes one. The worker leases at most `credit - outstanding` more tasks, where outstanding
-// counts tasks leased for this stream and not yet written, so a stream never holds more leases
-// than its client can accept.
+// consumes one. Credit is the client's request, not a grant: the worker leases at most
+// `min(credit, max_held) - outstanding` more tasks, where outstanding counts tasks leased for
+// this stream and not yet written (in production, queued, or being written: each holds one
+// batch) and max_held is the stream's share of the worker's memory in batches (the Worker sets
+// it), so a stream never holds more leases than its client can accept or its share can hold.
+//
+// Acknowledgements (docs/security.md, "What a trainer stream may do"): a stream may acknowledge
+// only batches it was sent and has not acknowledged yet (a task sent twice may be acknowledged
+// twice); anything else is a protocol error that ends the stream. A stream holding
+// kMaxUnackedBatches sent and unacknowledged batches leases nothing more until it acknowledges.
 //
 // Compression (docs/decisions.md, "Stream compression"): the session encodes each produced batch
 // on the producer's thread as the client chose (OpenStream.compression, then any
@@ -20,9 +27,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -73,10 +82,23 @@ class StreamSession {
   uint32_t rank() const { return rank_; }
   const std::string& client_id() const { return client_id_; }
 
+  // Batches sent and not yet acknowledged past which a stream leases nothing more.
+  static constexpr uint64_t kMaxUnackedBatches = 4096;
+
   void AddCredit(uint32_t n);
-  // Tasks to lease now: 0 while detached, without spare credit, or backing off after an empty
-  // lease. `*next_poll` is lowered to when it wants to be asked again, if backing off.
-  uint32_t WantedTasks(absl::Time now, absl::Time* next_poll);
+  // Tasks to lease now: 0 while detached, without spare credit, holding `max_held` tasks
+  // (leased and not yet written), holding kMaxUnackedBatches unacknowledged, or backing off
+  // after an empty lease. `*next_poll` is lowered to when it wants to be asked again, if
+  // backing off.
+  uint32_t WantedTasks(absl::Time now, absl::Time* next_poll, uint64_t max_held);
+  // Tasks leased for this stream and not yet written: each holds (or will hold) one batch.
+  uint64_t held_tasks() const;
+  // Checks the client's acknowledgement, task by task: each must have been sent on this stream
+  // and not acknowledged since. Appends the accepted tasks (those before the first bad one) to
+  // `accepted`; INVALID_ARGUMENT naming ack.tasks and the first task that was not sent or was
+  // already acknowledged.
+  absl::Status Acknowledge(const stoker::v1::Ack& ack,
+                           google::protobuf::RepeatedPtrField<stoker::v1::TaskId>* accepted);
   // The coordinator granted `n` tasks (n may be 0: then back off, doubling up to `max_poll`).
   void OnLeased(uint32_t n, absl::Time now, absl::Duration max_poll);
   // A producer finished one of this session's tasks: encodes it (on the calling thread) and
@@ -104,6 +126,8 @@ class StreamSession {
   std::map<std::string, PayloadBytes> payload_bytes() const;
 
  private:
+  using TaskKey = std::tuple<uint64_t, uint32_t, uint64_t>;  // job, epoch, batch index
+
   const std::shared_ptr<JobContext> job_;
   const uint32_t rank_;
   const std::string client_id_;
@@ -123,6 +147,9 @@ class StreamSession {
   uint64_t sent_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   stoker::v1::CompressionChoice compression_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, PayloadBytes> payload_bytes_ ABSL_GUARDED_BY(mu_);
+  // Batches handed to the sink and not yet acknowledged, by task (how many times each was sent).
+  absl::flat_hash_map<TaskKey, uint32_t> unacked_ ABSL_GUARDED_BY(mu_);
+  uint64_t unacked_total_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace stoker

@@ -25,9 +25,9 @@ class StreamSessionTest : public ::testing::Test {
   StreamSessionTest()
       : pool_(4), session_(nullptr, 0, "client", &sink_, &pool_, [this] { ++wakes_; }) {}
 
-  uint32_t Wanted(absl::Time now) {
+  uint32_t Wanted(absl::Time now, uint64_t max_held = UINT64_MAX) {
     absl::Time next = absl::InfiniteFuture();
-    return session_.WantedTasks(now, &next);
+    return session_.WantedTasks(now, &next, max_held);
   }
 
   RecordingSink sink_;
@@ -54,7 +54,7 @@ TEST_F(StreamSessionTest, EmptyLeaseBacksOffDoublingUpToMax) {
   session_.OnLeased(0, t0_, absl::Milliseconds(12));
   EXPECT_EQ(Wanted(t0_ + absl::Milliseconds(4)), 0u);
   absl::Time next = absl::InfiniteFuture();
-  EXPECT_EQ(session_.WantedTasks(t0_, &next), 0u);
+  EXPECT_EQ(session_.WantedTasks(t0_, &next, UINT64_MAX), 0u);
   EXPECT_EQ(next, t0_ + absl::Milliseconds(5));
   EXPECT_EQ(Wanted(t0_ + absl::Milliseconds(5)), 1u);
   session_.OnLeased(0, t0_, absl::Milliseconds(12));  // 10 ms.
@@ -78,6 +78,80 @@ TEST_F(StreamSessionTest, ProducedBatchesGoToSinkUntilDetached) {
   EXPECT_EQ(sink_.sent.size(), 1u);
   session_.AddCredit(3);
   EXPECT_EQ(Wanted(t0_), 0u);  // Detached sessions lease nothing.
+}
+
+TEST_F(StreamSessionTest, HugeCreditIsCappedByWhatTheWorkerLetsItHold) {
+  session_.AddCredit(UINT32_MAX);
+  session_.AddCredit(UINT32_MAX);
+  EXPECT_EQ(Wanted(t0_, /*max_held=*/8), 8u);
+  session_.OnLeased(8, t0_, absl::Seconds(1));
+  EXPECT_EQ(session_.held_tasks(), 8u);
+  EXPECT_EQ(Wanted(t0_, 8), 0u) << "a client that never reads holds no more than its share";
+  session_.OnSent(0);
+  EXPECT_EQ(Wanted(t0_, 8), 1u);
+  EXPECT_EQ(Wanted(t0_, 4), 0u) << "a smaller share (more streams) leases nothing more";
+}
+
+// A produced batch of `task`, as the producer hands it to the session.
+std::unique_ptr<pb::BatchMessage> BatchOf(uint64_t batch_index) {
+  auto batch = std::make_unique<pb::BatchMessage>();
+  batch->mutable_header()->mutable_task()->set_job_id(5);
+  batch->mutable_header()->mutable_task()->set_batch_index(batch_index);
+  return batch;
+}
+
+pb::Ack AckOf(std::vector<uint64_t> batch_indices) {
+  pb::Ack ack;
+  for (uint64_t index : batch_indices) {
+    pb::TaskId* task = ack.add_tasks();
+    task->set_job_id(5);
+    task->set_batch_index(index);
+  }
+  return ack;
+}
+
+TEST_F(StreamSessionTest, AcceptsAcksOfSentTasksOnly) {
+  session_.OnProduced(absl::OkStatus(), BatchOf(1));
+  session_.OnProduced(absl::OkStatus(), BatchOf(2));
+  google::protobuf::RepeatedPtrField<pb::TaskId> accepted;
+  EXPECT_THAT(session_.Acknowledge(AckOf({2, 1}), &accepted), IsOk());
+  EXPECT_EQ(accepted.size(), 2);
+
+  accepted.Clear();
+  session_.OnProduced(absl::OkStatus(), BatchOf(3));
+  EXPECT_THAT(
+      session_.Acknowledge(AckOf({3, 7, 3}), &accepted),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               ::testing::AllOf(::testing::HasSubstr("ack.tasks"), ::testing::HasSubstr("batch 7"),
+                                ::testing::HasSubstr("not sent on this stream"))));
+  ASSERT_EQ(accepted.size(), 1) << "the tasks before the bad one count";
+  EXPECT_EQ(accepted[0].batch_index(), 3u);
+}
+
+TEST_F(StreamSessionTest, ADoubleAckIsRefusedUnlessTheTaskWasSentTwice) {
+  session_.OnProduced(absl::OkStatus(), BatchOf(1));
+  google::protobuf::RepeatedPtrField<pb::TaskId> accepted;
+  ASSERT_THAT(session_.Acknowledge(AckOf({1}), &accepted), IsOk());
+  EXPECT_THAT(
+      session_.Acknowledge(AckOf({1}), &accepted),
+      StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("already acknowledged")));
+
+  session_.OnProduced(absl::OkStatus(), BatchOf(4));  // a lease revoked and leased again
+  session_.OnProduced(absl::OkStatus(), BatchOf(4));
+  EXPECT_THAT(session_.Acknowledge(AckOf({4, 4}), &accepted), IsOk());
+  EXPECT_THAT(session_.Acknowledge(AckOf({4}), &accepted),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("batch 4")));
+}
+
+TEST_F(StreamSessionTest, LeasesNothingMoreWhileTooManyBatchesAreUnacknowledged) {
+  session_.AddCredit(UINT32_MAX);
+  for (uint64_t i = 0; i < StreamSession::kMaxUnackedBatches; ++i) {
+    session_.OnProduced(absl::OkStatus(), BatchOf(i));
+  }
+  EXPECT_EQ(Wanted(t0_), 0u);
+  google::protobuf::RepeatedPtrField<pb::TaskId> accepted;
+  ASSERT_THAT(session_.Acknowledge(AckOf({0}), &accepted), IsOk());
+  EXPECT_GT(Wanted(t0_), 0u);
 }
 
 TEST_F(StreamSessionTest, CountsQueuedAndSentBytes) {

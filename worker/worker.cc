@@ -19,7 +19,23 @@ namespace pb = ::stoker::v1;
 // Batch messages kept for reuse: enough for every producer thread plus a few in flight.
 size_t PoolSize(uint32_t threads) { return size_t{threads} * 2 + 4; }
 
+// Smallest reports budget a heartbeat shrinks to (a few tasks).
+constexpr size_t kMinReportBytes = 256;
+
+// Encoded size of `task` as an element of a repeated field (tag, length, message).
+size_t ReportBytes(const pb::TaskId& task) { return task.ByteSizeLong() + 2; }
+
 }  // namespace
+
+const char* ProtocolErrorName(ProtocolError reason) {
+  switch (reason) {
+    case ProtocolError::kAckUnsent:
+      return "ack_unsent";
+    case ProtocolError::kBadMessage:
+      return "bad_message";
+  }
+  return "unknown";
+}
 
 Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinator, Clock* clock)
     : config_(std::move(config)),
@@ -33,6 +49,10 @@ Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinat
 }
 
 Worker::~Worker() { Stop(); }
+
+void Worker::SetRegistrationObserver(std::function<void(bool registered)> observer) {
+  registration_observer_ = std::move(observer);
+}
 
 absl::Status Worker::Start(const std::string& advertise_address) {
   {
@@ -66,7 +86,23 @@ absl::Status Worker::Register() {
   producer_.set_worker_id(response->worker_id());
   STOKER_LOG(INFO) << "registered as worker " << ShortId(response->worker_id()) << " at "
                    << request.address();
+  SetRegistered(true);
   return absl::OkStatus();
+}
+
+void Worker::SetRegistered(bool registered) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (registered_ == registered) return;
+    registered_ = registered;
+    exhausted_in_a_row_ = 0;
+  }
+  if (registration_observer_) registration_observer_(registered);
+}
+
+bool Worker::registered() const {
+  absl::MutexLock lock(&mu_);
+  return registered_;
 }
 
 void Worker::Stop() {
@@ -106,7 +142,9 @@ void Worker::Drain(absl::Duration deadline) {
     STOKER_LOG(INFO) << "drained: handing back " << returned_.size() << " tasks, " << held_.size()
                      << " still held by unclosed streams";
   }
-  Heartbeat();
+  // Every report, in as many heartbeats as it takes (bounded: the lists are).
+  for (size_t sent = 0; Heartbeat() && sent < kMaxPendingReports; ++sent) {
+  }
 }
 
 absl::StatusOr<std::shared_ptr<JobContext>> Worker::FindOrLoadJob(uint64_t job_id) {
@@ -183,7 +221,7 @@ absl::StatusOr<std::shared_ptr<StreamSession>> Worker::OpenSession(const pb::Ope
 absl::Status Worker::CheckBatchFitsMemory(const JobContext& job) const {
   // The fewest batches of a job the worker holds at once to keep its threads busy: one in
   // production and one being sent per thread, and one more. (Queued tasks hold no batch; what
-  // waits in a stream's send queue is bounded by its client's credit.)
+  // waits in a stream's send queue is bounded by the stream's share, MaxHeldTasks.)
   const uint64_t held = 2 * uint64_t{config_.ResolvedThreads()} + 1;
   const uint64_t budget = config_.ResolvedMemoryBytes();
   if (job.batch_bytes() == 0 || job.batch_bytes() <= budget / held) return absl::OkStatus();
@@ -235,10 +273,32 @@ void Worker::CloseSession(const std::shared_ptr<StreamSession>& session) {
   }
 }
 
-void Worker::RecordDelivered(const pb::Ack& ack) {
+absl::Status Worker::Acknowledge(StreamSession& session, const pb::Ack& ack) {
+  google::protobuf::RepeatedPtrField<pb::TaskId> accepted;
+  absl::Status status = session.Acknowledge(ack, &accepted);
+  if (!status.ok()) CountProtocolError(ProtocolError::kAckUnsent);
   absl::MutexLock lock(&mu_);
-  delivered_.insert(delivered_.end(), ack.tasks().begin(), ack.tasks().end());
-  for (const pb::TaskId& task : ack.tasks()) held_.erase(KeyOf(task));
+  for (const pb::TaskId& task : accepted) held_.erase(KeyOf(task));
+  KeepReportsLocked(&delivered_, accepted);
+  return status;
+}
+
+void Worker::CountProtocolError(ProtocolError reason) {
+  protocol_errors_[static_cast<size_t>(reason)].fetch_add(1, std::memory_order_relaxed);
+}
+
+uint64_t Worker::protocol_errors(ProtocolError reason) const {
+  return protocol_errors_[static_cast<size_t>(reason)].load(std::memory_order_relaxed);
+}
+
+void Worker::KeepReportsLocked(std::vector<pb::TaskId>* list,
+                               const google::protobuf::RepeatedPtrField<pb::TaskId>& tasks) {
+  list->insert(list->end(), tasks.begin(), tasks.end());
+  if (list->size() <= kMaxPendingReports) return;
+  const size_t dropped = list->size() - kMaxPendingReports;
+  list->erase(list->begin(), list->begin() + static_cast<ptrdiff_t>(dropped));
+  STOKER_LOG(WARNING) << "dropped the " << dropped << " oldest of " << kMaxPendingReports
+                      << " unsent task reports; their leases expire at the coordinator";
 }
 
 Worker::TaskKey Worker::KeyOf(const pb::TaskId& task) {
@@ -284,26 +344,46 @@ void Worker::HeartbeatLoop() {
     {
       absl::MutexLock lock(&mu_);
       auto due = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-        return stopping_ || (!returned_.empty() && coordinator_reachable_);
+        return stopping_ ||
+               (coordinator_reachable_ && registered_ && (!returned_.empty() || reports_backlog_));
       };
       clock_->AwaitWithTimeout(&mu_, absl::Condition(&due), heartbeat_interval_);
       if (stopping_) return;
     }
-    Heartbeat();
+    if (registered()) {
+      Heartbeat();
+    } else if (absl::Status status = Register(); !status.ok()) {
+      STOKER_LOG(WARNING) << "registering again failed: " << status;
+    }
   }
 }
 
-void Worker::Heartbeat() {
+void Worker::TakeReportsLocked(pb::WorkerHeartbeatRequest* request) {
+  // What the rest of the request (stats, the jobs held) leaves of half the smallest limit.
+  const size_t rest = request->ByteSizeLong();
+  size_t budget =
+      std::min(report_budget_, rest < kHeartbeatBytes ? kHeartbeatBytes - rest : kMinReportBytes);
+  bool left_behind = false;
+  for (auto [list, field] : {std::pair{&returned_, request->mutable_returned()},
+                             std::pair{&delivered_, request->mutable_delivered()}}) {
+    while (!list->empty() && ReportBytes(list->back()) <= budget) {
+      budget -= ReportBytes(list->back());
+      *field->Add() = std::move(list->back());
+      list->pop_back();
+    }
+    left_behind = left_behind || !list->empty();
+  }
+  reports_backlog_ = left_behind;
+}
+
+bool Worker::Heartbeat() {
   pb::WorkerHeartbeatRequest request;
   *request.mutable_stats() = stats();
   {
     absl::MutexLock lock(&mu_);
     request.set_worker_id(worker_id_);
     for (const auto& [job_id, job] : jobs_) request.add_jobs(job_id);
-    for (pb::TaskId& task : delivered_) *request.add_delivered() = std::move(task);
-    delivered_.clear();
-    for (pb::TaskId& task : returned_) *request.add_returned() = std::move(task);
-    returned_.clear();
+    TakeReportsLocked(&request);
   }
   absl::StatusOr<pb::WorkerHeartbeatResponse> response = coordinator_->WorkerHeartbeat(request);
   if (response.ok()) {
@@ -318,13 +398,15 @@ void Worker::Heartbeat() {
     };
     absl::MutexLock lock(&mu_);
     coordinator_reachable_ = true;
+    exhausted_in_a_row_ = 0;
+    report_budget_ = std::min(kHeartbeatBytes, report_budget_ * 2);
     for (const pb::TaskId& task : response->drop_leases()) held_.erase(KeyOf(task));
     if (response->drop_leases_size() > 0) {
       STOKER_LOG(INFO) << "coordinator revoked " << response->drop_leases_size()
                        << " expired leases of this worker";
     }
     ending = EvictJobsLocked(response->retired_jobs());
-    return;
+    return reports_backlog_;
   }
   {
     // Not reported: keep for the next heartbeat. Reports are harmless whoever gets them: a
@@ -332,18 +414,30 @@ void Worker::Heartbeat() {
     // leases of that id, and ids never repeat across coordinator incarnations.
     absl::MutexLock lock(&mu_);
     coordinator_reachable_ = false;  // back to the heartbeat interval until one succeeds
-    delivered_.insert(delivered_.end(), request.delivered().begin(), request.delivered().end());
-    returned_.insert(returned_.end(), request.returned().begin(), request.returned().end());
+    KeepReportsLocked(&delivered_, request.delivered());
+    KeepReportsLocked(&returned_, request.returned());
   }
-  const absl::StatusCode code = response.status().code();
-  if (code == absl::StatusCode::kNotFound || code == absl::StatusCode::kFailedPrecondition) {
-    STOKER_LOG(WARNING) << "coordinator refused this worker's id (" << response.status()
-                        << "); registering again";
-    if (absl::Status status = Register(); !status.ok()) {
-      STOKER_LOG(WARNING) << "register failed: " << status;
-    }
-  } else {
-    STOKER_LOG(WARNING) << "heartbeat failed: " << response.status();
+  OnHeartbeatFailed(response.status());
+  return false;
+}
+
+void Worker::OnHeartbeatFailed(const absl::Status& status) {
+  bool lost = status.code() == absl::StatusCode::kNotFound ||
+              status.code() == absl::StatusCode::kFailedPrecondition;
+  if (status.code() == absl::StatusCode::kResourceExhausted) {
+    absl::MutexLock lock(&mu_);
+    report_budget_ = std::max(kMinReportBytes, report_budget_ / 2);
+    lost = ++exhausted_in_a_row_ >= kExhaustedBeforeRegister;
+  }
+  if (!lost) {
+    STOKER_LOG(WARNING) << "heartbeat failed: " << status;
+    return;
+  }
+  STOKER_LOG(WARNING) << "coordinator refused this worker's heartbeats (" << status
+                      << "); registering again";
+  SetRegistered(false);
+  if (absl::Status registered = Register(); !registered.ok()) {
+    STOKER_LOG(WARNING) << "registering again failed: " << registered;
   }
 }
 
@@ -378,11 +472,16 @@ void Worker::LeaseLoop() {
     }
     const absl::Time now = clock_->Now();
     absl::Time next_poll = now + config_.max_lease_poll;
+    uint64_t held_bytes = 0;
     for (const auto& session : sessions) {
+      held_bytes += session->held_tasks() * HeldBytesPerTask(*session);
+    }
+    for (const auto& session : sessions) {
+      const uint64_t max_held = MaxHeldTasks(*session, sessions.size(), held_bytes);
       // Never more than the producer's bounded queue takes.
       const uint32_t wanted = static_cast<uint32_t>(
-          std::min<size_t>(session->WantedTasks(now, &next_poll), producer_.room()));
-      if (wanted > 0) LeaseFor(session, wanted);
+          std::min<size_t>(session->WantedTasks(now, &next_poll, max_held), producer_.room()));
+      if (wanted > 0) held_bytes += LeaseFor(session, wanted) * HeldBytesPerTask(*session);
     }
     absl::MutexLock lock(&mu_);
     auto woken = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return wake_ || stopping_; };
@@ -390,7 +489,25 @@ void Worker::LeaseLoop() {
   }
 }
 
-void Worker::LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_t wanted) {
+uint64_t Worker::HeldBytesPerTask(const StreamSession& session) {
+  // A compressed batch keeps its raw tensor beside the encoded copy until written; codecs bound
+  // their output near the input's size.
+  const bool compressed = session.compression().codec() != pb::COMPRESSION_NONE;
+  return std::max<uint64_t>(1, session.job()->batch_bytes() * (compressed ? 2 : 1));
+}
+
+uint64_t Worker::MaxHeldTasks(const StreamSession& session, size_t sessions,
+                              uint64_t held_bytes) const {
+  const uint64_t budget = config_.ResolvedMemoryBytes();
+  const uint64_t batch = HeldBytesPerTask(session);
+  const uint64_t share = std::max<uint64_t>(1, budget / (sessions + 1) / batch);
+  const uint64_t free = held_bytes < budget ? (budget - held_bytes) / batch : 0;
+  const uint64_t held = session.held_tasks();
+  // At least one batch whenever the budget has room for it, so that every stream moves.
+  return std::min(share, held + free);
+}
+
+uint32_t Worker::LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_t wanted) {
   pb::LeaseTasksRequest request;
   request.set_worker_id(worker_id());
   request.set_job_id(session->job()->job_id());
@@ -400,7 +517,7 @@ void Worker::LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_t wa
   if (!response.ok()) {
     STOKER_LOG(DEBUG) << "lease failed: " << response.status();
     session->OnLeased(0, clock_->Now(), config_.max_lease_poll);
-    return;
+    return 0;
   }
   session->OnLeased(static_cast<uint32_t>(response->leases_size()), clock_->Now(),
                     config_.max_lease_poll);
@@ -422,6 +539,7 @@ void Worker::LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_t wa
                        session->OnProduced(std::move(status), std::move(batch));
                      });
   }
+  return static_cast<uint32_t>(response->leases_size());
 }
 
 }  // namespace stoker

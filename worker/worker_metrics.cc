@@ -48,6 +48,15 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
     m.Histogram("stoker_worker_op_seconds", "Seconds one pipeline op took on one sample.",
                 series.seconds, {{"op", series.op}, {"position", absl::StrCat(series.position)}});
   }
+  for (size_t r = 0; r < kProtocolErrorReasons; ++r) {
+    const auto reason = static_cast<ProtocolError>(r);
+    m.Counter("stoker_worker_protocol_errors_total",
+              "Client streams ended for breaking the protocol, by reason (ack_unsent: an ack "
+              "of a task the stream was not sent or acknowledged already; bad_message: "
+              "unparsable, no open first, or an invalid set_compression).",
+              static_cast<double>(worker_->protocol_errors(reason)),
+              {{"reason", ProtocolErrorName(reason)}});
+  }
   AddRpcDenialMetrics(&m);
   return m.Take();
 }

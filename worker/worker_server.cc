@@ -63,6 +63,15 @@ struct WorkerServer::Impl {
   std::string address;
   absl::Mutex mu;
   bool stopped ABSL_GUARDED_BY(mu) = false;
+  bool draining ABSL_GUARDED_BY(mu) = false;
+
+  // Health follows registration (NOT_SERVING while the coordinator does not know this worker)
+  // until the worker drains or stops.
+  void OnRegistration(bool registered) {
+    absl::MutexLock lock(&mu);
+    if (stopped || draining) return;
+    if (auto* health = server->GetHealthCheckService()) health->SetServingStatus(registered);
+  }
 };
 
 absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerConfig& config,
@@ -99,6 +108,9 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
     return address.status();
   }
   impl->address = *std::move(address);
+  impl->OnRegistration(false);
+  impl->worker->SetRegistrationObserver(
+      [impl = impl.get()](bool registered) { impl->OnRegistration(registered); });
   if (absl::Status status = impl->worker->Start(impl->address); !status.ok()) {
     impl->server->Shutdown(absl::ToChronoTime(absl::Now()));
     return status;
@@ -115,6 +127,10 @@ const std::string& WorkerServer::address() const { return impl_->address; }
 Worker* WorkerServer::worker() { return impl_->worker.get(); }
 
 void WorkerServer::Drain() {
+  {
+    absl::MutexLock lock(&impl_->mu);
+    impl_->draining = true;
+  }
   if (auto* health = impl_->server->GetHealthCheckService()) health->SetServingStatus(false);
   impl_->worker->Drain(impl_->drain_deadline);
 }

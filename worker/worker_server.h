@@ -3,6 +3,8 @@
 
 // A running worker: the gRPC server (stoker.v1.Worker and grpc.health.v1.Health) plus the
 // Worker logic registered with the coordinator. What worker/main.cc and TestCluster start.
+// Health is SERVING while the worker is registered (NOT_SERVING while it registers again after
+// the coordinator dropped it, and from Drain on).
 
 #include <memory>
 #include <string>

@@ -1,5 +1,7 @@
 // The worker's loops against a fake coordinator on a FakeClock: heartbeats follow the injected
-// clock (no real sleeps), and a job the coordinator retired is evicted.
+// clock (no real sleeps), a job the coordinator retired is evicted, acks are checked, credit is
+// capped by the memory budget, reports go in heartbeats of bounded size, and a worker the
+// coordinator dropped registers again without losing its reports.
 
 #include "worker/worker.h"
 
@@ -13,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "common/clock.h"
+#include "coordinator/status_matchers_for_test.h"
 
 namespace stoker {
 namespace {
@@ -23,14 +26,19 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 constexpr uint64_t kJob = 5;
+constexpr uint64_t kBatchesPerEpoch = 16;  // 64 samples in batches of 4
+constexpr uint64_t kBatchBytes = 4 * 4 * 3 * sizeof(float) * 4;
 
-// Registers the worker, answers heartbeats (retiring the jobs in `retire`) and GetJob.
+// Registers the worker (ids 7, 8, ...), answers heartbeats (retiring the jobs in `retire`, or
+// failing as told), leases the tasks of kJob in order, and answers GetJob.
 class FakeCoordinator : public CoordinatorClient {
  public:
   absl::StatusOr<pb::RegisterWorkerResponse> RegisterWorker(
       const pb::RegisterWorkerRequest&) override {
+    absl::MutexLock lock(&mu_);
+    if (!register_error_.ok()) return register_error_;
     pb::RegisterWorkerResponse response;
-    response.set_worker_id(7);
+    response.set_worker_id(7 + registrations_++);
     response.set_heartbeat_interval_ms(1000);
     return response;
   }
@@ -38,6 +46,7 @@ class FakeCoordinator : public CoordinatorClient {
       const pb::WorkerHeartbeatRequest& request) override {
     absl::MutexLock lock(&mu_);
     heartbeats_.push_back(request);
+    if (!heartbeat_error_.ok()) return heartbeat_error_;
     pb::WorkerHeartbeatResponse response;
     for (uint64_t job : request.jobs()) {
       if (job == retire_) response.add_retired_jobs(job);
@@ -61,9 +70,42 @@ class FakeCoordinator : public CoordinatorClient {
     return response;
   }
 
+  absl::StatusOr<pb::LeaseTasksResponse> LeaseTasks(const pb::LeaseTasksRequest& request) override {
+    absl::MutexLock lock(&mu_);
+    pb::LeaseTasksResponse response;
+    for (uint32_t i = 0; i < request.max_tasks() && leased_ < kBatchesPerEpoch; ++i) {
+      pb::TaskId* task = response.add_leases()->mutable_task();
+      task->set_job_id(kJob);
+      task->set_batch_index(leased_++);
+    }
+    return response;
+  }
+
   void Retire(uint64_t job) {
     absl::MutexLock lock(&mu_);
     retire_ = job;
+  }
+  void FailHeartbeats(absl::Status error) {
+    absl::MutexLock lock(&mu_);
+    heartbeat_error_ = std::move(error);
+  }
+  void FailRegistrations(absl::Status error) {
+    absl::MutexLock lock(&mu_);
+    register_error_ = std::move(error);
+  }
+  int registrations() {
+    absl::MutexLock lock(&mu_);
+    return registrations_;
+  }
+  uint64_t leased() {
+    absl::MutexLock lock(&mu_);
+    return leased_;
+  }
+  // Blocks (bounded by a real minute, a liveness guard only) until `n` tasks were leased.
+  void AwaitLeased(uint64_t n) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [this, n]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return leased_ >= n; };
+    mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Minutes(1));
   }
   // Blocks (bounded by a real minute, a liveness guard only) until `n` heartbeats arrived.
   std::vector<pb::WorkerHeartbeatRequest> AwaitHeartbeats(size_t n) {
@@ -77,6 +119,10 @@ class FakeCoordinator : public CoordinatorClient {
   absl::Mutex mu_;
   std::vector<pb::WorkerHeartbeatRequest> heartbeats_ ABSL_GUARDED_BY(mu_);
   uint64_t retire_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Status heartbeat_error_ ABSL_GUARDED_BY(mu_);
+  absl::Status register_error_ ABSL_GUARDED_BY(mu_);
+  int registrations_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t leased_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 class RecordingSink : public BatchSink {
@@ -106,9 +152,51 @@ class WorkerTest : public ::testing::Test {
     WorkerConfig config;
     config.coordinator_address = "fake:1";
     config.threads = 1;
+    config.memory_bytes = 8 * kBatchBytes;  // one stream's share: 4 batches
     worker_ = std::make_unique<Worker>(config, std::move(coordinator), &clock_);
+    worker_->SetRegistrationObserver([this](bool registered) {
+      absl::MutexLock lock(&mu_);
+      registrations_seen_.push_back(registered);
+    });
   }
   ~WorkerTest() override { worker_->Stop(); }
+
+  std::shared_ptr<StreamSession> Open(BatchSink* sink) {
+    pb::OpenStream open;
+    open.set_job_id(kJob);
+    open.set_client_id("c");
+    absl::Notification opened;
+    std::shared_ptr<StreamSession> session;
+    worker_->OpenSessionAsync(open, sink, [&](absl::StatusOr<std::shared_ptr<StreamSession>> s) {
+      EXPECT_TRUE(s.ok()) << s.status();
+      if (s.ok()) session = *s;
+      opened.Notify();
+    });
+    opened.WaitForNotification();
+    return session;
+  }
+  // One heartbeat interval, once both loops wait on the fake clock.
+  void NextInterval() {
+    clock_.AwaitSleepers(2);
+    clock_.Advance(absl::Seconds(1));
+  }
+  // The registration changes the observer heard, once there are `n` (bounded by a real minute,
+  // a liveness guard only).
+  std::vector<bool> AwaitRegistrationsSeen(size_t n) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [this, n]()
+                      ABSL_SHARED_LOCKS_REQUIRED(mu_) { return registrations_seen_.size() >= n; };
+    mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Minutes(1));
+    return registrations_seen_;
+  }
+  // One heartbeat interval; returns once the `n`th heartbeat arrived.
+  void Beat(size_t n) {
+    NextInterval();
+    coordinator_->AwaitHeartbeats(n);
+  }
+
+  absl::Mutex mu_;
+  std::vector<bool> registrations_seen_ ABSL_GUARDED_BY(mu_);
 
   FakeClock clock_;
   FakeCoordinator* coordinator_ = nullptr;
@@ -180,6 +268,129 @@ TEST_F(WorkerTest, AnOpenWithABadCompressionIsInvalidArgumentNamingTheField) {
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
     EXPECT_THAT(status.message(), HasSubstr(field));
   }
+}
+
+// A batch of `task` as a producer hands it to a session.
+std::unique_ptr<pb::BatchMessage> BatchOf(const pb::TaskId& task) {
+  auto batch = std::make_unique<pb::BatchMessage>();
+  *batch->mutable_header()->mutable_task() = task;
+  return batch;
+}
+
+pb::TaskId Task(uint64_t job_id, uint64_t batch_index) {
+  pb::TaskId task;
+  task.set_job_id(job_id);
+  task.set_batch_index(batch_index);
+  return task;
+}
+
+TEST_F(WorkerTest, AnAckOfATaskTheStreamWasNotSentIsInvalidArgumentAndCounted) {
+  ASSERT_TRUE(worker_->Start("127.0.0.1:1").ok());
+  RecordingSink sink;
+  BatchMessagePool pool(2);
+  StreamSession session(nullptr, 0, "c", &sink, &pool, [] {});
+  session.OnProduced(absl::OkStatus(), BatchOf(Task(kJob, 3)));
+  pb::Ack ack;
+  *ack.add_tasks() = Task(kJob, 3);
+  EXPECT_THAT(worker_->Acknowledge(session, ack), IsOk());
+  EXPECT_THAT(worker_->Acknowledge(session, ack),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("batch 3")))
+      << "a double ack";
+  pb::Ack unsent;
+  for (uint64_t i = 0; i < 50000; ++i) *unsent.add_tasks() = Task(kJob, 1000 + i);
+  EXPECT_THAT(worker_->Acknowledge(session, unsent),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("batch 1000")));
+  EXPECT_EQ(worker_->protocol_errors(ProtocolError::kAckUnsent), 2u);
+
+  NextInterval();
+  const auto beats = coordinator_->AwaitHeartbeats(1);
+  ASSERT_EQ(beats[0].delivered_size(), 1) << "only the task really delivered is reported";
+  EXPECT_EQ(beats[0].delivered(0).batch_index(), 3u);
+}
+
+TEST_F(WorkerTest, HugeCreditLeasesNoMoreThanTheStreamsShareOfMemory) {
+  ASSERT_TRUE(worker_->Start("127.0.0.1:1").ok());
+  RecordingSink sink;  // a client that never reads: no batch is ever written
+  std::shared_ptr<StreamSession> session = Open(&sink);
+  session->AddCredit(UINT32_MAX);
+  // Share: 8 batches of budget / (1 stream + 1) = 4 batches.
+  coordinator_->AwaitLeased(4);
+  for (int i = 0; i < 5; ++i) NextInterval();  // lease polls, heartbeats: nothing more
+  EXPECT_EQ(coordinator_->leased(), 4u);
+  EXPECT_LE(session->held_tasks() * kBatchBytes, 8 * kBatchBytes / 2);
+  worker_->CloseSession(session);
+}
+
+TEST_F(WorkerTest, DeliveredReportsGoInHeartbeatsThatFitTheCoordinatorsRequestLimit) {
+  ASSERT_TRUE(worker_->Start("127.0.0.1:1").ok());
+  RecordingSink sink;
+  BatchMessagePool pool(2);
+  StreamSession session(nullptr, 0, "c", &sink, &pool, [] {});
+  constexpr uint64_t kTasks = 10000;
+  constexpr uint64_t kBigJob = uint64_t{1} << 50;  // ids as large as the coordinator mints
+  pb::Ack ack;
+  for (uint64_t i = 0; i < kTasks; ++i) {
+    session.OnProduced(absl::OkStatus(), BatchOf(Task(kBigJob, i)));
+    *ack.add_tasks() = Task(kBigJob, i);
+  }
+  ASSERT_THAT(worker_->Acknowledge(session, ack), IsOk());
+  NextInterval();  // the first heartbeat; the rest follow at once, without time passing
+  size_t reported = 0;
+  size_t heartbeats = 0;
+  while (reported < kTasks && heartbeats < kTasks) {
+    const auto beats = coordinator_->AwaitHeartbeats(++heartbeats);
+    ASSERT_GE(beats.size(), heartbeats) << "reports left behind wait for no interval";
+    const pb::WorkerHeartbeatRequest& beat = beats[heartbeats - 1];
+    reported += beat.delivered_size();
+    EXPECT_LE(beat.ByteSizeLong(), Worker::kHeartbeatBytes)
+        << "half the smallest --max-request-bytes a coordinator accepts";
+  }
+  EXPECT_EQ(reported, kTasks);
+  EXPECT_GE(heartbeats, 3u);
+}
+
+TEST_F(WorkerTest, ADroppedWorkerRegistersAgainKeepingItsReports) {
+  ASSERT_TRUE(worker_->Start("127.0.0.1:1").ok());
+  EXPECT_THAT(AwaitRegistrationsSeen(1), ElementsAre(true));
+  RecordingSink sink;
+  BatchMessagePool pool(2);
+  StreamSession session(nullptr, 0, "c", &sink, &pool, [] {});
+  session.OnProduced(absl::OkStatus(), BatchOf(Task(kJob, 9)));
+  pb::Ack ack;
+  *ack.add_tasks() = Task(kJob, 9);
+  ASSERT_THAT(worker_->Acknowledge(session, ack), IsOk());
+
+  // A coordinator that refuses the heartbeats as too large, then has forgotten the worker and
+  // cannot take a registration for a while.
+  coordinator_->FailHeartbeats(absl::ResourceExhaustedError("received message larger than max"));
+  const size_t refusals = Worker::kExhaustedBeforeRegister;
+  for (size_t n = 1; n < refusals; ++n) Beat(n);
+  EXPECT_TRUE(worker_->registered());
+  coordinator_->FailRegistrations(absl::UnavailableError("coordinator restarting"));
+  Beat(refusals);
+  EXPECT_THAT(AwaitRegistrationsSeen(2), ElementsAre(true, false));
+  EXPECT_FALSE(worker_->registered());
+
+  coordinator_->FailHeartbeats(absl::OkStatus());
+  coordinator_->FailRegistrations(absl::OkStatus());
+  NextInterval();  // registers
+  EXPECT_THAT(AwaitRegistrationsSeen(3), ElementsAre(true, false, true));
+  EXPECT_TRUE(worker_->registered());
+  EXPECT_EQ(coordinator_->registrations(), 2);
+  Beat(refusals + 1);  // with the new id and the reports kept
+  const pb::WorkerHeartbeatRequest beat = coordinator_->AwaitHeartbeats(refusals + 1)[refusals];
+  EXPECT_EQ(beat.worker_id(), 8u);
+  ASSERT_EQ(beat.delivered_size(), 1);
+  EXPECT_EQ(beat.delivered(0).batch_index(), 9u);
+}
+
+TEST_F(WorkerTest, AWorkerTheCoordinatorForgotRegistersAgain) {
+  ASSERT_TRUE(worker_->Start("127.0.0.1:1").ok());
+  coordinator_->FailHeartbeats(absl::NotFoundError("worker 7 is not registered"));
+  Beat(1);
+  EXPECT_THAT(AwaitRegistrationsSeen(3), ElementsAre(true, false, true));
+  EXPECT_EQ(coordinator_->registrations(), 2);
+  EXPECT_EQ(worker_->worker_id(), 8u);
 }
 
 }  // namespace
