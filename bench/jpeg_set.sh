@@ -7,6 +7,7 @@ CACHE=${STOKER_CACHE_DIR:-.cache}/jpeg
 make_jpeg_set() {
   "$BIN/tools/stoker-gen-images" --output="$CACHE/images" --classes=10 --per-class=300
   if [ "${1:-}" = shards ]; then
-    "$BIN/tools/stoker-pack" --input="$CACHE/images" --output="$CACHE/shards" >/dev/null
+    "$BIN/tools/stoker-pack" --input="$CACHE/images" --output="$CACHE/shards" \
+      --data-root="$(realpath "$CACHE/images")" >/dev/null
   fi
 }
