@@ -34,8 +34,10 @@ if [ "$JPEG" = 1 ]; then
   CACHE=${STOKER_CACHE_DIR:-.cache}/jpeg
   [ -f "$CACHE/shards/manifest.json" ] || echo "Generating and packing 3,000 JPEGs into $CACHE (once)..."
   "$BIN/tools/stoker-gen-images" --output="$CACHE/images" --classes=10 --per-class=300
+  mkdir -p "$CACHE/shards"  # a root must exist; the output one lets a rerun reuse shards
   "$BIN/tools/stoker-pack" --input="$CACHE/images" --output="$CACHE/shards" \
-    --data-root="$(realpath "$CACHE/images")" >/dev/null
+    --data-root="$(realpath "$CACHE/images")" --data-root="$(realpath "$CACHE/shards")" \
+    >/dev/null
   DATA_ROOT=$(realpath "$CACHE/shards")  # the only place the processes may read
   WORKLOAD="JPEG workload (3,000 packed 500x375 JPEGs -> decode -> random_resized_crop(224)"
   WORKLOAD+=" -> horizontal_flip -> to_float -> normalize, batch 64)"
