@@ -15,21 +15,22 @@ absl::Status Lying(absl::string_view field, absl::string_view what) {
 // The shape: four non-negative dimensions holding exactly `tensor_bytes` bytes of the dtype.
 absl::Status CheckShape(const v1::BatchHeader& header, uint64_t tensor_bytes) {
   const auto& shape = header.shape();
-  const std::string shown = absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
+  // Made only for an error: the check runs for every batch received.
+  auto shown = [&shape] { return absl::StrCat("[", absl::StrJoin(shape, ", "), "]"); };
   if (shape.size() != kDimensions) {
     return Lying("shape",
-                 absl::StrCat(shown, " has ", shape.size(), " dimensions, not ", kDimensions));
+                 absl::StrCat(shown(), " has ", shape.size(), " dimensions, not ", kDimensions));
   }
   uint64_t bytes = DTypeBytes(header.dtype());
   for (int64_t dim : shape) {
-    if (dim < 0) return Lying("shape", absl::StrCat(shown, " has a negative dimension"));
+    if (dim < 0) return Lying("shape", absl::StrCat(shown(), " has a negative dimension"));
     if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes)) {
-      return Lying("shape", absl::StrCat(shown, " times the element size overflows 64 bits"));
+      return Lying("shape", absl::StrCat(shown(), " times the element size overflows 64 bits"));
     }
   }
   if (bytes != tensor_bytes) {
     return Lying("shape",
-                 absl::StrCat(shown, " of ", DTypeBytes(header.dtype()), "-byte elements is ",
+                 absl::StrCat(shown(), " of ", DTypeBytes(header.dtype()), "-byte elements is ",
                               bytes, " bytes, the payload ", tensor_bytes));
   }
   return absl::OkStatus();
