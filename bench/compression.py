@@ -55,7 +55,8 @@ def measure(args, tmp):
     procs = []
     rows = {mode: [] for mode in args.modes}
     try:
-        address, procs = two_host.start_cluster(link, args.build_dir, tmp, False, "compression")
+        address, procs = two_host.start_cluster(link, args.build_dir, tmp, False, "compression",
+                                                os.path.dirname(args.manifest))
         workers = procs[1:]
         # A first run warms the workers' caches of the shards and their pools.
         client_run(link, args.build_dir, address, "warmup", "none", args, tmp)

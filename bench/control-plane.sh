@@ -49,7 +49,7 @@ run_round() {
   metrics_port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   taskset -c 0 "$COORDINATOR" --listen=127.0.0.1:0 --port-file="$dir/port" \
     --heartbeat-interval-ms=500 --worker-timeout-ms=30000 --lease-duration-ms=60000 \
-    --max-tasks-per-lease=32 --insecure --metrics-port="$metrics_port" $journal \
+    --max-tasks-per-lease=32 --insecure --metrics-port="$metrics_port" --data-root="$dir" $journal \
     >"$dir/coordinator.log" 2>&1 &
   coordinator_pid=$!
   for _ in $(seq 200); do [ -s "$dir/port" ] && break; sleep 0.05; done

@@ -186,13 +186,15 @@ def security(role):
             "--tls-key", f"{CERTS}/{role}.key"]
 
 
-def start_cluster(b, worker_binary, workers, prefix, procs):
-    """A coordinator and `workers` workers of `worker_binary` on loopback; appends them to procs.
-    Returns (coordinator address, worker processes)."""
+def start_cluster(b, worker_binary, workers, prefix, procs, data_root):
+    """A coordinator and `workers` workers of `worker_binary` on loopback, reading datasets under
+    `data_root` (--data-root); appends them to procs. Returns (coordinator address, worker
+    processes)."""
     log = open(f"{prefix}-coordinator.log", "w")
     coordinator = subprocess.Popen(
         [f"{b}/coordinator/stoker-coordinator", *security("coordinator"), "--listen", "127.0.0.1:0",
-         "--port-file", f"{prefix}-coordinator.port"], stdout=log, stderr=log)
+         "--port-file", f"{prefix}-coordinator.port", "--data-root", data_root],
+        stdout=log, stderr=log)
     procs.append(coordinator)
     address = f"127.0.0.1:{wait_port(f'{prefix}-coordinator.port', coordinator, 'coordinator')}"
     started = []
@@ -200,7 +202,8 @@ def start_cluster(b, worker_binary, workers, prefix, procs):
         log = open(f"{prefix}-worker{i}.log", "w")
         w = subprocess.Popen(
             [worker_binary, *security("worker"), "--coordinator", address, "--threads", "1",
-             "--port-file", f"{prefix}-worker{i}.port"], stdout=log, stderr=log)
+             "--port-file", f"{prefix}-worker{i}.port", "--data-root", data_root],
+            stdout=log, stderr=log)
         procs.append(w)
         started.append(w)
         wait_port(f"{prefix}-worker{i}.port", w, f"worker {i}")
@@ -279,12 +282,14 @@ def main():
             CERTS = f"{tmp}/certs"
             subprocess.run([f"{HERE}/../scripts/dev-certs.sh", CERTS], check=True)
         procs = []
+        # Synthetic data reads no file: the temporary folder will do as the root.
+        root = os.path.dirname(os.path.abspath(args.manifest)) if args.manifest else tmp
         try:
             clusters = {"stoker": start_cluster(b, f"{b}/worker/stoker-worker", args.workers,
-                                                f"{tmp}/a", procs)}
+                                                f"{tmp}/a", procs, root)}
             if args.baseline_worker:
                 clusters["baseline"] = start_cluster(b, args.baseline_worker, args.workers,
-                                                     f"{tmp}/b", procs)
+                                                     f"{tmp}/b", procs, root)
             clients = [[f"{b}/tools/stoker-bench-client", *args.client_flag]]
             compares = [shlex.split(c) for c in args.compare_client]
             rows = {side: [] for side in [*clusters, "torchvision"]}

@@ -114,12 +114,15 @@ def client_run(link, b, coordinator, job, args, tmp, log):
     return json.load(open(report))
 
 
-def start_cluster(link, b, tmp, simulate, name):
+def start_cluster(link, b, tmp, simulate, name, data_root=None):
+    """A coordinator and 2 workers in the worker namespace, reading datasets under `data_root`
+    (--data-root; the run's `tmp` when None: synthetic data reads no file)."""
+    roots = ["--data-root", data_root or tmp]
     procs = []
     log = open(f"{tmp}/{name}-coordinator.log", "w")
     coordinator = link.run_in(link.workers_ns, [
         f"{b}/coordinator/stoker-coordinator", "--insecure", "--listen", f"{link.worker_ip}:0",
-        "--port-file", f"{tmp}/{name}-coordinator.port"], stdout=log, stderr=log)
+        "--port-file", f"{tmp}/{name}-coordinator.port", *roots], stdout=log, stderr=log)
     procs.append(coordinator)
     address = f"{link.worker_ip}:{wait_port(f'{tmp}/{name}-coordinator.port', coordinator, 'coordinator')}"
     for i in range(2):
@@ -128,7 +131,8 @@ def start_cluster(link, b, tmp, simulate, name):
         w = link.run_in(link.workers_ns, [
             f"{b}/worker/stoker-worker", "--insecure", "--coordinator", address,
             "--listen", f"{link.worker_ip}:0", "--threads", "1",
-            "--port-file", f"{tmp}/{name}-worker{i}.port", *extra], stdout=log, stderr=log)
+            "--port-file", f"{tmp}/{name}-worker{i}.port", *roots, *extra], stdout=log,
+            stderr=log)
         procs.append(w)
         wait_port(f"{tmp}/{name}-worker{i}.port", w, f"worker {i}")
     return address, procs
@@ -150,7 +154,8 @@ def measure_rate(rate, args, tmp):
         jpeg_address = None
         if args.manifest:
             jpeg_address, jpeg_procs = start_cluster(link, args.build_dir, tmp, False,
-                                                     f"jpeg-{rate}")
+                                                     f"jpeg-{rate}",
+                                                     os.path.dirname(args.manifest))
             procs += jpeg_procs
         rows = {"iperf": [], "stoker": [], "jpeg": []}
         batch_bits = BATCH * IMAGE_BYTES * 8

@@ -7,6 +7,9 @@ CACHE=${STOKER_CACHE_DIR:-.cache}/jpeg
 make_jpeg_set() {
   "$BIN/tools/stoker-gen-images" --output="$CACHE/images" --classes=10 --per-class=300
   if [ "${1:-}" = shards ]; then
-    "$BIN/tools/stoker-pack" --input="$CACHE/images" --output="$CACHE/shards" >/dev/null
+    mkdir -p "$CACHE/shards"  # a root must exist; the output one lets a rerun reuse shards
+    "$BIN/tools/stoker-pack" --input="$CACHE/images" --output="$CACHE/shards" \
+      --data-root="$(realpath "$CACHE/images")" --data-root="$(realpath "$CACHE/shards")" \
+      >/dev/null
   fi
 }

@@ -37,13 +37,13 @@ free_port() {
 }
 
 "$BIN/coordinator/stoker-coordinator" --insecure --listen 127.0.0.1:0 --port-file "$dir/coordinator.port" \
-  >"$dir/coordinator.log" 2>&1 &
+  --data-root "$dir" >"$dir/coordinator.log" 2>&1 &
 pids+=($!)
 wait_file "$dir/coordinator.port"
 coordinator=127.0.0.1:$(cat "$dir/coordinator.port")
 start_worker() {  # binary name
   "$1" --insecure --coordinator "$coordinator" --listen 127.0.0.1:0 --threads 1 \
-    --simulate-batch-ms 0 --port-file "$dir/$2.port" >"$dir/$2.log" 2>&1 &
+    --simulate-batch-ms 0 --port-file "$dir/$2.port" --data-root "$dir" >"$dir/$2.log" 2>&1 &
   pids+=($!)
   echo $! >"$dir/$2.pid"
   wait_file "$dir/$2.port"

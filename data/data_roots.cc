@@ -78,6 +78,7 @@ absl::StatusOr<DataRoots> DataRoots::Create(const std::vector<std::string>& root
       return absl::InvalidArgumentError(absl::StrCat("data_roots: no such folder: ", root));
     }
     std::string resolved(buffer);
+    if (resolved == "/") result.anything_ = true;
     if (resolved.back() != '/') resolved += '/';
     result.local_.push_back(std::move(resolved));
   }

@@ -23,11 +23,12 @@ class DataRoots {
   DataRoots() = default;
 
   // `roots`: local folders (must exist; symlinks in them are resolved now) and URL prefixes
-  // ("s3://bucket/datasets/", "https://host/data/"). INVALID_ARGUMENT naming "data_roots" for a
-  // folder that does not exist, a relative folder, "file://" or a scheme Stoker does not know.
+  // ("s3://bucket/datasets/", "https://host/data/"); the root "/" is the explicit "anything":
+  // every path and URL. INVALID_ARGUMENT naming "data_roots" for a folder that does not exist, a
+  // relative folder, "file://" or a scheme Stoker does not know.
   static absl::StatusOr<DataRoots> Create(const std::vector<std::string>& roots);
 
-  bool unrestricted() const { return local_.empty() && urls_.empty(); }
+  bool unrestricted() const { return anything_ || (local_.empty() && urls_.empty()); }
 
   // OK when `location` lies under a root (or there are no roots). Never reads the file.
   // INVALID_ARGUMENT for a ".." path segment or a "file://" location; PERMISSION_DENIED when the
@@ -38,6 +39,7 @@ class DataRoots {
  private:
   std::vector<std::string> local_;  // Resolved absolute folders, each ending in '/'.
   std::vector<std::string> urls_;   // URL prefixes as given.
+  bool anything_ = false;           // The root "/" was given.
 };
 
 }  // namespace stoker

@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "data/manifest.h"
+#include "data/storage.h"
 #include "data/storage_backend.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -72,6 +74,48 @@ TEST_F(DataRootsTest, RefusesEveryEscape) {
   EXPECT_EQ(roots.Check("https://host/data/0.shard").code(), denied);
   EXPECT_EQ(roots.Check("gs://bucket/data/0.shard").code(), invalid);
   EXPECT_THAT(std::string(roots.Check("/etc/shadow").message()), HasSubstr("--data-root"));
+}
+
+TEST_F(DataRootsTest, TheRootSlashAllowsEveryPathAndUrl) {
+  absl::StatusOr<DataRoots> roots = DataRoots::Create({"/"});
+  ASSERT_TRUE(roots.ok()) << roots.status();
+  EXPECT_TRUE(roots->unrestricted());
+  EXPECT_TRUE(roots->Check("/etc/shadow").ok());
+  EXPECT_TRUE(roots->Check("s3://any-bucket/x").ok());
+  EXPECT_FALSE(Roots().unrestricted());
+}
+
+// A refusal says the same whether the location outside the roots is missing, a file (of any
+// size), a folder or a symlink: nothing about it leaks (docs/security.md, "Data roots").
+TEST_F(DataRootsTest, ARefusalRevealsNothingAboutTheLocation) {
+  StorageOptions options;
+  options.data_roots = {root_};
+  absl::StatusOr<std::shared_ptr<Storage>> storage =
+      Storage::Create(options, AwsEnvironment::Real());
+  ASSERT_TRUE(storage.ok()) << storage.status();
+  Storage::SetDefault(*storage);
+  const std::string secret = dir_ + "/shadow";
+  auto refusals = [&] {
+    std::vector<std::string> seen;
+    for (const absl::Status& status :
+         {ReadManifest(secret).status(), OpenStorage(secret).status(), CheckDataLocation(secret),
+          ExpandShardPaths({secret + "*"}).status()}) {
+      EXPECT_EQ(status.code(), absl::StatusCode::kPermissionDenied) << status;
+      seen.push_back(status.ToString());
+    }
+    return seen;
+  };
+  const std::vector<std::string> missing = refusals();
+  EXPECT_THAT(missing[0], HasSubstr("data location " + secret + " is under no --data-root"));
+  std::ofstream(secret) << "root:$6$salt$hash:19000:0:99999:7:::\n";
+  EXPECT_EQ(refusals(), missing);
+  ASSERT_EQ(unlink(secret.c_str()), 0);
+  ASSERT_EQ(mkdir(secret.c_str(), 0755), 0);
+  EXPECT_EQ(refusals(), missing);
+  ASSERT_EQ(rmdir(secret.c_str()), 0);
+  ASSERT_EQ(symlink("/etc/shadow", secret.c_str()), 0);
+  EXPECT_EQ(refusals(), missing);
+  Storage::SetDefault(nullptr);
 }
 
 TEST_F(DataRootsTest, BadRootsNameTheField) {

@@ -97,6 +97,9 @@ TEST(S3ErrorTest, CodesSayWhatToDo) {
 
 TEST(StorageFlagsTest, BadFlagsAreNamed) {
   StorageFlags flags;
+  EXPECT_EQ(flags.Apply().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(flags.Apply().message(), HasSubstr("--data-root: required"));
+  flags.data_roots = {"/"};
   flags.s3_addressing = "dns";
   EXPECT_THAT(flags.Apply().message(), HasSubstr("--s3-addressing: must be auto, path or virtual"));
   flags.s3_addressing = "path";

@@ -121,8 +121,8 @@ void StorageFlags::AddTo(FlagSet* flags, bool with_cache) {
   flags->Add("s3-addressing", &s3_addressing,
              "auto (virtual-hosted on AWS, path-style elsewhere), path or virtual");
   flags->Add("data-root", &data_roots,
-             "read datasets only under this folder or URL prefix (s3://bucket/prefix/, "
-             "https://host/path/); none: anywhere");
+             "required, repeatable: read datasets only under this folder or URL prefix "
+             "(s3://bucket/prefix/, https://host/path/); --data-root=/ allows every path and URL");
   if (!with_cache) return;
   flags->Add("cache-dir", &cache_dir,
              "worker-local shard cache folder for s3:// and http(s):// shards (empty = none)");
@@ -145,11 +145,13 @@ absl::Status StorageFlags::Apply() const {
   }
   options.cache.dir = cache_dir;
   options.cache.max_bytes = cache_bytes;
-  options.data_roots = data_roots;
+  // Required, as TLS is (--insecure): reading anything must be asked for (--data-root=/).
   if (data_roots.empty()) {
-    STOKER_LOG(WARNING) << "no --data-root: jobs may read datasets from any path or URL this "
-                           "process can reach";
+    return absl::InvalidArgumentError(
+        "--data-root: required (repeatable): the folders and URL prefixes jobs may read; "
+        "--data-root=/ allows every path and URL");
   }
+  options.data_roots = data_roots;
   absl::StatusOr<std::shared_ptr<Storage>> storage = Storage::Create(options, std::move(env));
   if (!storage.ok()) {
     // Field names to flag names: "s3.endpoint" -> --s3-endpoint, "cache_bytes" -> --cache-bytes.
@@ -162,6 +164,10 @@ absl::Status StorageFlags::Apply() const {
       if (message.rfind(field, 0) == 0) message = flag + message.substr(field.size());
     }
     return absl::Status(storage.status().code(), message);
+  }
+  if ((*storage)->unrestricted_roots()) {
+    STOKER_LOG(WARNING) << "--data-root=/: jobs may read datasets from any path or URL this "
+                           "process can reach";
   }
   Storage::SetDefault(*std::move(storage));
   return absl::OkStatus();

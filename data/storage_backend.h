@@ -28,7 +28,8 @@ namespace stoker {
 struct StorageOptions {
   S3Config s3;
   ShardCacheOptions cache;  // cache.dir empty: no cache.
-  // Where datasets may be read from (data/data_roots.h); empty: anywhere.
+  // Where datasets may be read from (data/data_roots.h); empty: anywhere (the binaries require
+  // at least one: StorageFlags::Apply).
   std::vector<std::string> data_roots;
 
   // Errors of S3Config::Validate and, with a cache dir, ShardCacheOptions::Validate.
@@ -49,6 +50,8 @@ class Storage {
   // See data/storage.h. Open, ReadAll and List first check the location against the data roots
   // (DataRoots::Check's errors), before any I/O; Write does not (stoker-pack's output).
   absl::Status CheckLocation(const std::string& location) const { return roots_.Check(location); }
+  // True when every location is allowed (no roots, or the root "/").
+  bool unrestricted_roots() const { return roots_.unrestricted(); }
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> Open(const std::string& location) const;
   absl::StatusOr<std::string> ReadAll(const std::string& location) const;
   absl::Status Write(const std::string& location, absl::Span<const uint8_t> data) const;
@@ -83,10 +86,11 @@ struct StorageFlags {
   std::string s3_addressing = "auto";         // --s3-addressing: auto, path or virtual.
   std::string cache_dir;                      // --cache-dir (with_cache only).
   uint64_t cache_bytes = uint64_t{10} << 30;  // --cache-bytes.
-  std::vector<std::string> data_roots;        // --data-root, repeatable.
+  std::vector<std::string> data_roots;        // --data-root, repeatable, required.
 
   void AddTo(FlagSet* flags, bool with_cache);
-  // Builds the storage and installs it as the default. INVALID_ARGUMENT naming the flag.
+  // Builds the storage and installs it as the default. INVALID_ARGUMENT naming the flag, and
+  // naming --data-root when none is given (the binaries then exit 2, as without TLS files).
   absl::Status Apply() const;
 };
 

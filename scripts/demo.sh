@@ -13,6 +13,7 @@ BATCHES=24
 WORKERS=2
 STEP_MS=50  # A training step of 50 ms: the GPU time the data must keep up with.
 JPEG=0
+DATA_ROOT=  # where the processes may read datasets (set below)
 while [ $# -gt 0 ]; do
   case "$1" in
     --jpeg) JPEG=1; shift ;;
@@ -33,7 +34,11 @@ if [ "$JPEG" = 1 ]; then
   CACHE=${STOKER_CACHE_DIR:-.cache}/jpeg
   [ -f "$CACHE/shards/manifest.json" ] || echo "Generating and packing 3,000 JPEGs into $CACHE (once)..."
   "$BIN/tools/stoker-gen-images" --output="$CACHE/images" --classes=10 --per-class=300
-  "$BIN/tools/stoker-pack" --input="$CACHE/images" --output="$CACHE/shards" >/dev/null
+  mkdir -p "$CACHE/shards"  # a root must exist; the output one lets a rerun reuse shards
+  "$BIN/tools/stoker-pack" --input="$CACHE/images" --output="$CACHE/shards" \
+    --data-root="$(realpath "$CACHE/images")" --data-root="$(realpath "$CACHE/shards")" \
+    >/dev/null
+  DATA_ROOT=$(realpath "$CACHE/shards")  # the only place the processes may read
   WORKLOAD="JPEG workload (3,000 packed 500x375 JPEGs -> decode -> random_resized_crop(224)"
   WORKLOAD+=" -> horizontal_flip -> to_float -> normalize, batch 64)"
   DATASET_FLAGS=(--manifest="$CACHE/shards/manifest.json" --pipeline="decode, \
@@ -45,6 +50,8 @@ else
 fi
 
 RUN_DIR=$(mktemp -d)
+# Synthetic data reads no file; the processes still need a root (docs/security.md, "Data roots").
+DATA_ROOT=${DATA_ROOT:-$RUN_DIR}
 PIDS=()
 cleanup() {
   trap - INT TERM
@@ -77,7 +84,7 @@ tls() { echo "--tls-cert=$RUN_DIR/certs/$1.pem --tls-key=$RUN_DIR/certs/$1.key -
 
 # shellcheck disable=SC2046  # tls prints flags without spaces inside them.
 "$BIN/coordinator/stoker-coordinator" --listen=127.0.0.1:0 --port-file="$RUN_DIR/coordinator.port" \
-  $(tls coordinator) >"$RUN_DIR/coordinator.log" 2>&1 &
+  $(tls coordinator) --data-root="$DATA_ROOT" >"$RUN_DIR/coordinator.log" 2>&1 &
 PIDS+=($!)
 COORDINATOR=127.0.0.1:$(wait_for_port "$RUN_DIR/coordinator.port" "${PIDS[-1]}" \
   || { cat "$RUN_DIR/coordinator.log" >&2; exit 1; })
@@ -85,7 +92,8 @@ COORDINATOR=127.0.0.1:$(wait_for_port "$RUN_DIR/coordinator.port" "${PIDS[-1]}" 
 for i in $(seq "$WORKERS"); do
   # shellcheck disable=SC2046
   "$BIN/worker/stoker-worker" --coordinator="$COORDINATOR" --listen=127.0.0.1:0 --threads=1 \
-    $(tls worker) --port-file="$RUN_DIR/worker$i.port" >"$RUN_DIR/worker$i.log" 2>&1 &
+    $(tls worker) --data-root="$DATA_ROOT" --port-file="$RUN_DIR/worker$i.port" \
+    >"$RUN_DIR/worker$i.log" 2>&1 &
   PIDS+=($!)
   wait_for_port "$RUN_DIR/worker$i.port" "${PIDS[-1]}" >/dev/null \
     || { cat "$RUN_DIR/worker$i.log" >&2; exit 1; }

@@ -1,5 +1,6 @@
 // The Loader with compressed streams: what it asks at open, decoding, a payload that does not
-// decode (the stream ends unacknowledged and the batch comes again), and auto's requests.
+// decode or a header that lies about it (the stream ends unacknowledged and the batch comes
+// again), and auto's requests.
 
 #include <memory>
 #include <string>
@@ -132,6 +133,22 @@ TEST_F(LoaderCompressionTest, APayloadAnnouncingMoreThanABatchIsDataLossNotAnAll
   ASSERT_TRUE(Heartbeats(1));
   EXPECT_TRUE(stream->ended());
   EXPECT_EQ(loader->stats().corrupt_payloads, 1u);
+}
+
+TEST_F(LoaderCompressionTest, AHeaderLyingAboutThePayloadEndsItsStreamUnacknowledged) {
+  coordinator_->AddWorker(1, "w1:1");
+  auto loader = OpenOrDie();
+  ASSERT_NE(loader, nullptr);
+  std::shared_ptr<FakeStream> stream = streams_->AwaitStream(0);
+  ASSERT_NE(stream, nullptr);
+  std::shared_ptr<v1::BatchMessage> lying = MakeBatchMessage(kJob, 0, 0);
+  lying->mutable_header()->set_shape(1, 1 << 20);  // 6 MiB claimed over a 6-byte payload
+  stream->Deliver(lying);
+  ASSERT_TRUE(Heartbeats(1));
+  EXPECT_TRUE(stream->ended());
+  EXPECT_TRUE(stream->acks().empty());
+  EXPECT_EQ(loader->stats().corrupt_payloads, 1u);
+  EXPECT_EQ(loader->stats().batches_received, 0u);
 }
 
 TEST_F(LoaderCompressionTest, AutoAsksTheWorkerForItsCodecOnceTheLinkLimits) {

@@ -106,9 +106,10 @@ class LoaderImpl {
   // Records the budget high-water mark after grants.
   void NoteCommittedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  void OnBatch(StreamId id, Batch batch) ABSL_LOCKS_EXCLUDED(mu_);
-  // A payload of stream `id` did not decode: the stream ends (cancelled by the heartbeat thread,
-  // not from gRPC's callback) and the batch is not acknowledged, so its worker hands it back.
+  void OnBatch(StreamId id, const std::string& address, Batch batch) ABSL_LOCKS_EXCLUDED(mu_);
+  // A batch of stream `id` did not decode or its header lies: the stream ends (cancelled by the
+  // heartbeat thread, not from gRPC's callback) and the batch is not acknowledged, so its worker
+  // hands it back.
   void FailStreamLocked(StreamId id, const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Feeds `decoded` to the stream's auto compression and sends the worker what it asks for.
   void ObserveCompressionLocked(StreamState* state, const DecodedBatch& decoded)

@@ -170,7 +170,7 @@ void LoaderImpl::OpenStreamLocked(const std::string& address, uint32_t share) {
   WorkerStreamHooks hooks;
   hooks.allocate = [pool = pool_] { return pool->Acquire(); };
   hooks.gather_buffers = gather_buffers_;
-  hooks.on_batch = [this, id](Batch batch) { OnBatch(id, std::move(batch)); };
+  hooks.on_batch = [this, id, address](Batch batch) { OnBatch(id, address, std::move(batch)); };
   hooks.on_done = [this, id](const absl::Status& status) { OnStreamDone(id, status); };
   // The factory never calls a hook before returning, so holding mu_ here is safe.
   state.stream = env_.worker_streams->Open(address, open, std::move(hooks));
@@ -184,8 +184,9 @@ void LoaderImpl::FailStreamLocked(StreamId id, const absl::Status& status) {
   auto it = streams_.find(id);
   if (it == streams_.end() || !it->second.failure.ok()) return;
   it->second.failure = status;
-  STOKER_LOG(WARNING) << "ending the stream from worker " << it->second.address
-                      << "; its unacknowledged batches will be fetched again: " << status;
+  // `status` names the worker (DecodeReceivedBatch).
+  STOKER_LOG(WARNING) << "ending a stream; its unacknowledged batches will be fetched again: "
+                      << status;
 }
 
 void LoaderImpl::ObserveCompressionLocked(StreamState* state, const DecodedBatch& decoded) {
@@ -211,9 +212,9 @@ void LoaderImpl::ObserveCompressionLocked(StreamState* state, const DecodedBatch
   }
 }
 
-void LoaderImpl::OnBatch(StreamId id, Batch received) {
+void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received) {
   absl::StatusOr<DecodedBatch> decoded = DecodeReceivedBatch(
-      std::move(received),
+      std::move(received), address,
       job_.batch_bytes() > 0 ? job_.batch_bytes() : std::numeric_limits<int>::max(), pool_.get(),
       gather_buffers_.get());
   if (!decoded.ok()) {

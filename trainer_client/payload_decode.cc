@@ -6,15 +6,18 @@
 #include "common/clock.h"
 #include "common/payload_codec.h"
 #include "common/status_macros.h"
+#include "trainer_client/batch_check.h"
 
 namespace stoker {
+namespace {
 
-absl::StatusOr<DecodedBatch> DecodeReceivedBatch(Batch received, uint64_t max_raw_bytes,
-                                                 MessagePool* headers, BufferPool* buffers) {
+absl::StatusOr<DecodedBatch> Decode(Batch received, uint64_t max_raw_bytes, MessagePool* headers,
+                                    BufferPool* buffers) {
   DecodedBatch decoded;
   const v1::BatchHeader& header = received.header();
   decoded.wire_bytes = received.size_bytes();
   if (IsRaw(header.compression())) {
+    RETURN_IF_ERROR(CheckBatchHeader(header, decoded.wire_bytes));
     decoded.raw_bytes = decoded.wire_bytes;
     decoded.batch = std::move(received);
     return decoded;
@@ -22,10 +25,12 @@ absl::StatusOr<DecodedBatch> DecodeReceivedBatch(Batch received, uint64_t max_ra
   decoded.codec = header.compression();
   const uint64_t raw_bytes = header.uncompressed_bytes();
   if (raw_bytes > max_raw_bytes) {
-    return absl::DataLossError(
-        absl::StrCat("a ", CodecName(header.compression()), " payload announces ", raw_bytes,
-                     " bytes, more than a batch of the job (", max_raw_bytes, ")"));
+    return absl::DataLossError(absl::StrCat(
+        "header.uncompressed_bytes: a ", CodecName(header.compression()), " payload announces ",
+        raw_bytes, " bytes, more than a batch of the job (", max_raw_bytes, ")"));
   }
+  // Before the buffer is sized: the frame must then hold exactly what the shape says.
+  RETURN_IF_ERROR(CheckBatchHeader(header, raw_bytes));
   const absl::Duration cpu_start = ThreadCpuTime();
   std::shared_ptr<std::string> raw = buffers->Acquire();
   // A recycled buffer already has a batch's size: resize then writes nothing.
@@ -42,6 +47,22 @@ absl::StatusOr<DecodedBatch> DecodeReceivedBatch(Batch received, uint64_t max_ra
       Batch(std::move(decoded_header), std::make_shared<const BatchPayload>(bytes, std::move(raw)));
   decoded.raw_bytes = raw_bytes;
   decoded.decode_seconds = absl::ToDoubleSeconds(ThreadCpuTime() - cpu_start);
+  return decoded;
+}
+
+}  // namespace
+
+absl::StatusOr<DecodedBatch> DecodeReceivedBatch(Batch received, absl::string_view worker,
+                                                 uint64_t max_raw_bytes, MessagePool* headers,
+                                                 BufferPool* buffers) {
+  const uint64_t batch_index = received.batch_index();
+  absl::StatusOr<DecodedBatch> decoded =
+      Decode(std::move(received), max_raw_bytes, headers, buffers);
+  if (!decoded.ok()) {
+    return absl::Status(decoded.status().code(),
+                        absl::StrCat("batch ", batch_index, " from worker ", worker, ": ",
+                                     decoded.status().message()));
+  }
   return decoded;
 }
 

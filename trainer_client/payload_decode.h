@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "stoker/v1/worker.pb.h"
 #include "trainer_client/batch.h"
 #include "trainer_client/message_pool.h"
@@ -30,12 +31,15 @@ struct DecodedBatch {
   double decode_seconds = 0;
 };
 
-// Decodes `received`. DATA_LOSS when the payload is corrupt or truncated, or announces more than
+// Decodes `received`, a batch from the worker at address `worker`, which errors name. DATA_LOSS
+// when the header does not describe the payload (CheckBatchHeader, batch_check.h: checked before
+// any buffer is sized), when the payload is corrupt or truncated, or announces more than
 // `max_raw_bytes` (a batch of the job is never larger); INVALID_ARGUMENT for a codec this client
 // does not know. The decoded header comes from `headers`, the decoded bytes from `buffers`.
 // Thread-safe.
-absl::StatusOr<DecodedBatch> DecodeReceivedBatch(Batch received, uint64_t max_raw_bytes,
-                                                 MessagePool* headers, BufferPool* buffers);
+absl::StatusOr<DecodedBatch> DecodeReceivedBatch(Batch received, absl::string_view worker,
+                                                 uint64_t max_raw_bytes, MessagePool* headers,
+                                                 BufferPool* buffers);
 
 }  // namespace stoker
 

@@ -124,6 +124,14 @@ class Cluster:
         c = self.certs
         return [f"--tls-cert={c}/{role}.pem", f"--tls-key={c}/{role}.key", f"--tls-ca={c}/ca.pem"]
 
+    @staticmethod
+    def data_root_flags(extra):
+        """--data-root=/ (datasets anywhere: the tests' temporary folders, nginx, the loopback S3)
+        unless `extra` gives roots of its own."""
+        if any(arg.startswith("--data-root") for arg in extra):
+            return []
+        return ["--data-root=/"]
+
     def _spawn(self, name, argv):
         log = open(os.path.join(self.dir, name + ".log"), "ab")
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
@@ -151,7 +159,7 @@ class Cluster:
                 f"--worker-timeout-ms={self.worker_timeout_ms}", "--lease-duration-ms=5000"]
         if journal:
             argv.append(f"--journal={self.journal}")
-        argv += self.tls_flags("coordinator") + list(extra)
+        argv += self.tls_flags("coordinator") + self.data_root_flags(extra) + list(extra)
         self.coordinator = self._spawn("coordinator", argv)
         if expect_fail:
             try:
@@ -180,7 +188,8 @@ class Cluster:
                 "--register-attempts=100"]
         if drain_deadline_ms is not None:
             argv.append(f"--drain-deadline-ms={drain_deadline_ms}")
-        proc = self._spawn(name, argv + self.tls_flags("worker") + list(extra))
+        proc = self._spawn(name, argv + self.tls_flags("worker") + self.data_root_flags(extra)
+                           + list(extra))
         self._wait_port(port_file, proc, name)
         self.workers[name] = proc
         return proc

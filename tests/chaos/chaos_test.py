@@ -104,7 +104,7 @@ def coordinator_restart_while_manifest_server_down():
                         "--classes=4", "--per-class=32", "--width=40", "--height=36",
                         "--threads=1"], check=True, stdout=subprocess.DEVNULL)
         subprocess.run([os.path.join(BIN, "tools/stoker-pack"), f"--input={images}",
-                        f"--output={shards}", "--threads=1"], check=True,
+                        f"--output={shards}", f"--data-root={images}", "--threads=1"], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         port = cluster.start_nginx(shards)
         job = Job("http", num_samples=128, pipeline="decode, resize(height=32, width=32), to_float")

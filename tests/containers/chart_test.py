@@ -6,7 +6,8 @@
                                      Kubernetes API schemas (tests/validate.js, npm
                                      kubernetes-models + its KEDA and prometheus-operator
                                      packages), then the variant's own checks
-  chart_test.py schema               values.schema.json rejects each bad-*.yaml, naming the value
+  chart_test.py schema               values.schema.json rejects each bad-*.yaml, naming the value,
+                                     and values without dataRoots
   chart_test.py containerfiles       dockerfilelint finds nothing in docker/*.Containerfile
 
 Skips (exit 77) naming the tool when helm, node or an npm package is missing.
@@ -33,7 +34,7 @@ def lint():
         for p in glob.glob(os.path.join(FIXTURES, "values-*.yaml")))
     for variant in variants:
         argv = [helm, "lint", "--strict", dt.CHART_DIR]
-        for path in values_file(variant):
+        for path in [dt.BASE_VALUES] + values_file(variant):
             argv += ["--values", path]
         result = subprocess.run(argv, capture_output=True, text=True)
         print(f"helm lint --strict ({variant}): rc {result.returncode}")
@@ -130,6 +131,10 @@ def check_default(objects):
             assert key in labels, (o["metadata"]["name"], key)
     dt.find(objects, "PodDisruptionBudget", "-worker")
     assert len([o for o in objects if o["kind"] == "NetworkPolicy"]) == 2
+    # dataRoots as --data-root flags of both servers, in order.
+    for args_of in (args, cargs):
+        roots = [a.split("=", 1)[1] for a in args_of if a.startswith("--data-root=")]
+        assert roots == ["s3://datasets/", "/data"], args_of
     dt.find(objects, "ServiceAccount")
     test = dt.find(objects, "Pod", "-test-coordinator-serving")
     assert test["metadata"]["annotations"]["helm.sh/hook"] == "test"
@@ -232,6 +237,12 @@ def schema():
             raise AssertionError(f"{os.path.basename(path)}: expected rejection with "
                                  f"'{expected}', got rc {result.returncode}:\n{result.stderr}")
         print(f"{os.path.basename(path)}: rejected: {expected}")
+    # No dataRoots at all: the chart requires them, as the binaries require --data-root.
+    result = dt.helm_template([], check=False, base=False)
+    if result.returncode == 0 or "dataRoots is required" not in result.stderr:
+        raise AssertionError(f"no dataRoots: expected rejection, got rc {result.returncode}:\n"
+                             f"{result.stderr}")
+    print("no dataRoots: rejected: dataRoots is required")
 
 
 def containerfiles():

@@ -16,6 +16,8 @@ SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__f
 CHART_DIR = os.path.join(SOURCE_DIR, "helm", "stoker")
 TOOLS_DIR = os.path.join(SOURCE_DIR, ".cache", "deploy-tools")
 NODE_MODULES = os.path.join(TOOLS_DIR, "node_modules")
+# The values every install must give (dataRoots: the schema requires it), first in every render.
+BASE_VALUES = os.path.join(CHART_DIR, "tests", "base-data-roots.yaml")
 SKIP = 77
 
 
@@ -42,10 +44,12 @@ def node_with(package):
     return node
 
 
-def helm_template(values_files=(), set_json=(), release="stoker", namespace="stoker", check=True):
-    """`helm template` of the chart (a CompletedProcess); set_json: --set-json assignments."""
+def helm_template(values_files=(), set_json=(), release="stoker", namespace="stoker", check=True,
+                  base=True):
+    """`helm template` of the chart (a CompletedProcess) with BASE_VALUES (unless not `base`),
+    then `values_files`; set_json: --set-json assignments."""
     argv = [tool("helm", "--deploy"), "template", release, CHART_DIR, "--namespace", namespace]
-    for path in values_files:
+    for path in ([BASE_VALUES] if base else []) + list(values_files):
         argv += ["--values", path]
     for assignment in set_json:
         argv += ["--set-json", assignment]

@@ -112,13 +112,13 @@ def run(build, source, tmp):
         cluster.start("coordinator", [
             f"{build}/coordinator/stoker-coordinator", "--listen=127.0.0.1:0",
             f"--port-file={tmp}/coordinator.port", f"--metrics-port={ports['coordinator']}",
-            f"--journal={tmp}/coordinator.journal", "--insecure"])
+            f"--journal={tmp}/coordinator.journal", "--insecure", f"--data-root={tmp}"])
         coordinator = f"127.0.0.1:{cluster.port_file('coordinator', deadline)}"
         for worker in ("worker1", "worker2"):
             cluster.start(worker, [
                 f"{build}/worker/stoker-worker", f"--coordinator={coordinator}",
                 "--listen=127.0.0.1:0", "--threads=1", f"--port-file={tmp}/{worker}.port",
-                f"--metrics-port={ports[worker]}", "--insecure"])
+                f"--metrics-port={ports[worker]}", "--insecure", f"--data-root={tmp}"])
             cluster.port_file(worker, deadline)
         # A job far longer than the test: it runs until stopped.
         cluster.start("client", [

@@ -65,7 +65,8 @@ def main():
         subprocess.run([f"{BUILD}/tools/stoker-gen-images", f"--output={images}", "--classes=4",
                         "--per-class=16"], check=True, capture_output=True)
         packed = subprocess.run([f"{BUILD}/tools/stoker-pack", f"--input={images}",
-                                 "--output=s3://data/ds", "--shard-mb=1"], check=True,
+                                 "--output=s3://data/ds", f"--data-root={images}",
+                                 "--shard-mb=1"], check=True,
                                 capture_output=True, text=True).stdout
         shards = int(re.search(r"into (\d+) shards", packed).group(1))
         with Cluster(BUILD) as cluster:

@@ -101,6 +101,15 @@ std::string StagingPath(const PackOptions& options, const std::string& path) {
       .string();
 }
 
+// The bytes of the local staging file `temp`: stoker-pack's own file, not a dataset, so it is
+// read without the data-root check (only inputs must lie under a --data-root).
+absl::StatusOr<std::string> ReadStagingFile(const std::string& temp) {
+  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, OpenLocalFile(temp));
+  std::string bytes(file->size(), '\0');
+  RETURN_IF_ERROR(file->ReadAt(0, bytes.size(), reinterpret_cast<uint8_t*>(bytes.data())));
+  return bytes;
+}
+
 // Renames (local) or uploads (s3://, multipart when large) a finished staging file.
 absl::Status Publish(const std::string& temp, const std::string& path) {
   std::error_code error;
@@ -111,7 +120,7 @@ absl::Status Publish(const std::string& temp, const std::string& path) {
     }
     return absl::OkStatus();
   }
-  absl::StatusOr<std::string> bytes = ReadWholeFile(temp);
+  absl::StatusOr<std::string> bytes = ReadStagingFile(temp);
   fs::remove(temp, error);
   RETURN_IF_ERROR(bytes.status());
   return WriteWholeFile(path, absl::Span<const uint8_t>(

@@ -34,6 +34,7 @@
 #include "trainer_client/job_spec_args.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/python/dlpack_abi.h"
+#include "trainer_client/python/dlpack_shapes.h"
 #include "trainer_client/python/pipeline_binding.h"
 #include "trainer_client/python/python_loader_config.h"
 
@@ -203,19 +204,19 @@ struct PyBatch {
       return MakeCapsule(converted->tensor.data(), dl_device, {dlpack::kDLFloat, 32, 1},
                          std::vector<int64_t>(shape.begin(), shape.end()), converted);
     }
-    const absl::Span<const int64_t> shape = batch.shape();
+    // Checked against the payload: no capsule views past the bytes received.
+    absl::StatusOr<std::vector<int64_t>> shape = ImagesDlpackShape(batch);
+    if (!shape.ok()) ThrowStatus(shape.status());
     return MakeCapsule(batch.data(), {dlpack::kDLCPU, 0}, DlpackTypeOf(batch.dtype()),
-                       std::vector<int64_t>(shape.begin(), shape.end()),
-                       std::make_shared<const Batch>(batch));
+                       *std::move(shape), std::make_shared<const Batch>(batch));
   }
 
-  // [N, num_classes] float32 soft labels (MixUp/CutMix). REQUIRES: batch.num_classes() > 0.
+  // [N, num_classes] float32 soft labels (MixUp/CutMix).
   py::capsule SoftLabelsDlpack() const {
-    const absl::Span<const float> soft = batch.soft_labels();
-    return MakeCapsule(
-        soft.data(), {dlpack::kDLCPU, 0}, {dlpack::kDLFloat, 32, 1},
-        {static_cast<int64_t>(batch.num_samples()), static_cast<int64_t>(batch.num_classes())},
-        std::make_shared<const Batch>(batch));
+    absl::StatusOr<std::vector<int64_t>> shape = SoftLabelsDlpackShape(batch);
+    if (!shape.ok()) ThrowStatus(shape.status());
+    return MakeCapsule(batch.soft_labels().data(), {dlpack::kDLCPU, 0}, {dlpack::kDLFloat, 32, 1},
+                       *std::move(shape), std::make_shared<const Batch>(batch));
   }
 
   py::capsule LabelsDlpack() const {

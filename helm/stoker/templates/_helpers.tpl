@@ -120,6 +120,16 @@ kubelet's Secret updates swap the files, which the processes re-read (rotation).
 {{- end }}
 {{- end }}
 
+{{- /*
+--data-root flags (dataRoots, required by values.schema.json): where jobs may read datasets
+(docs/security.md, "Data roots").
+*/ -}}
+{{- define "stoker.dataRootFlags" -}}
+{{- range .Values.dataRoots }}
+- {{ printf "--data-root=%s" . | quote }}
+{{- end }}
+{{- end }}
+
 {{- define "stoker.tlsVolumeMount" -}}
 {{- if not .ctx.Values.insecure -}}
 - name: tls

@@ -6,7 +6,9 @@ then SIGKILL after a few seconds); every wait is bounded.
         loader = stoker.Loader(coordinator=cluster.address, dataset=1024, ...)
 
 `build_dir` is the CMake build directory (binaries at coordinator/stoker-coordinator and
-worker/stoker-worker) or a directory holding both binaries (an installed bin/).
+worker/stoker-worker) or a directory holding both binaries (an installed bin/). `data_roots` are
+the processes' --data-root flags (where datasets may be read from); the default, ("/",), allows
+every path and URL, which suits a local trial only.
 """
 
 import os
@@ -31,8 +33,6 @@ class LocalCluster:
                  data_roots=("/",)):
         # tls_dir: certificates laid out as scripts/dev-certs.sh makes them (mutual TLS);
         # None: plaintext (--insecure). loader_tls holds the matching Loader arguments.
-        # data_roots: the folders and URL prefixes datasets may come from (--data-root); "/"
-        # allows any path, as befits a cluster for trying things out.
         self.coordinator_binary = _find_binary(build_dir, "coordinator", "stoker-coordinator")
         self.worker_binary = _find_binary(build_dir, "worker", "stoker-worker")
         self._root_flags = [f"--data-root={root}" for root in data_roots]
@@ -57,13 +57,13 @@ class LocalCluster:
         self.dir = tempfile.mkdtemp(prefix="stoker-local-")
         try:
             port = self._start("coordinator", [self.coordinator_binary, "--listen=127.0.0.1:0"]
-                                + self._root_flags + self._tls_flags("coordinator"))
+                                + self._tls_flags("coordinator") + self._root_flags)
             self.address = f"127.0.0.1:{port}"
             for i in range(self.num_workers):
                 port = self._start(f"worker{i}", [
                     self.worker_binary, f"--coordinator={self.address}", "--listen=127.0.0.1:0",
-                    f"--threads={self.worker_threads}"] + self._root_flags
-                    + self._tls_flags("worker"))
+                    f"--threads={self.worker_threads}"] + self._tls_flags("worker")
+                    + self._root_flags)
                 self.worker_addresses.append(f"127.0.0.1:{port}")
         except BaseException:
             self.stop()
