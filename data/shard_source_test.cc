@@ -1,5 +1,8 @@
 #include "data/shard_source.h"
 
+#include <dirent.h>
+
+#include <algorithm>
 #include <string>
 
 #include "common/bad_sample.h"
@@ -26,6 +29,15 @@ stoker::v1::DatasetSpec ManifestSpec(const std::string& manifest) {
   stoker::v1::DatasetSpec spec;
   spec.mutable_shards()->set_manifest(manifest);
   return spec;
+}
+
+// File descriptors this process holds open (/proc/self/fd, less the listing's own).
+int OpenFiles() {
+  DIR* dir = opendir("/proc/self/fd");
+  int count = 0;
+  while (readdir(dir) != nullptr) ++count;
+  closedir(dir);
+  return count - 3;  // ".", ".." and the listing's descriptor
 }
 
 std::string Encoded(const SampleBuffer& sample) {
@@ -158,6 +170,74 @@ TEST(ShardSourceTest, BadSpecsAndManifests) {
   WriteFile(dir.File("empty.json"), R"({"shards": []})");
   EXPECT_EQ(CreateSource(ManifestSpec(dir.File("empty.json")), 0).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ShardSourceTest, KeepsAtMostMaxOpenShardsOpenAcrossManyShards) {
+  TempDir dir;
+  constexpr int kShards = 2000;
+  constexpr uint64_t kMaxOpen = 16;
+  const std::string manifest = WriteTestDataset(dir.path(), kShards, 2);
+  auto pool = std::make_shared<OpenShardPool>(OpenShardLimits{kMaxOpen, uint64_t{1} << 20});
+  auto opened = ShardSource::Open(ManifestSpec(manifest).shards());
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  const ShardSource source((*opened)->shards(), {}, pool);
+  const int before = OpenFiles();
+  SampleBuffer sample;
+  int most_open = 0;
+  // Every sample of every shard, then a stride that revisits shards long evicted.
+  for (uint64_t i = 0; i < 2 * kShards; ++i) {
+    ASSERT_TRUE(source.Read(i, &sample).ok()) << i;
+    ASSERT_EQ(Encoded(sample), SampleBytes(i));
+    most_open = std::max(most_open, OpenFiles() - before);
+  }
+  for (uint64_t i = 0; i < 2 * kShards; i += 97) {
+    ASSERT_TRUE(source.Read(i, &sample).ok()) << i;
+    ASSERT_EQ(Encoded(sample), SampleBytes(i));
+    most_open = std::max(most_open, OpenFiles() - before);
+  }
+  EXPECT_LE(most_open, static_cast<int>(kMaxOpen));
+  EXPECT_GT(most_open, 0);
+  EXPECT_EQ(pool->held(), kMaxOpen);
+}
+
+TEST(ShardSourceTest, IndexBytesBoundTheOpenShards) {
+  TempDir dir;
+  const std::string manifest = WriteTestDataset(dir.path(), 8, 10);
+  // Room for about two indexes of 10 records.
+  auto pool =
+      std::make_shared<OpenShardPool>(OpenShardLimits{100, 2 * 10 * sizeof(SampleLocation) + 8});
+  auto opened = ShardSource::Open(ManifestSpec(manifest).shards());
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  const ShardSource source((*opened)->shards(), {}, pool);
+  SampleBuffer sample;
+  for (uint64_t i = 0; i < 80; ++i) ASSERT_TRUE(source.Read(i, &sample).ok()) << i;
+  EXPECT_LE(pool->held_index_bytes(), 2 * 10 * sizeof(SampleLocation) + 8);
+  EXPECT_GE(pool->held(), 1u);
+  EXPECT_LE(pool->held(), 2u);
+}
+
+TEST(ShardSourceTest, JobsOverTheSameShardsShareThePool) {
+  TempDir dir;
+  const std::string manifest = WriteTestDataset(dir.path(), 3, 4);
+  auto pool = std::make_shared<OpenShardPool>(OpenShardLimits{});
+  auto opened = ShardSource::Open(ManifestSpec(manifest).shards());
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  const ShardSource first((*opened)->shards(), {}, pool);
+  const ShardSource second((*opened)->shards(), {}, pool);
+  SampleBuffer sample;
+  for (uint64_t i = 0; i < 12; ++i) {
+    ASSERT_TRUE(first.Read(i, &sample).ok());
+    ASSERT_TRUE(second.Read(i, &sample).ok());
+  }
+  EXPECT_EQ(pool->held(), 3u);
+}
+
+TEST(OpenShardLimitsTest, ZeroIsRefusedByName) {
+  EXPECT_THAT(std::string(OpenShardLimits{0, 1}.Validate().message()),
+              HasSubstr("max_open_shards"));
+  EXPECT_THAT(std::string(OpenShardLimits{1, 0}.Validate().message()),
+              HasSubstr("shard_index_bytes"));
+  EXPECT_TRUE(OpenShardLimits{}.Validate().ok());
 }
 
 }  // namespace

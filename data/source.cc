@@ -24,8 +24,7 @@ absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec) {
         return absl::InvalidArgumentError("dataset.synthetic.num_samples: must be > 0");
       }
       if (s.num_samples() > kMaxSamples) {
-        return absl::InvalidArgumentError(
-            "dataset.synthetic.num_samples: must be at most 2^48");
+        return absl::InvalidArgumentError("dataset.synthetic.num_samples: must be at most 2^48");
       }
       if (s.height() == 0)
         return absl::InvalidArgumentError("dataset.synthetic.height: must be > 0");
