@@ -66,7 +66,12 @@ absl::StatusOr<std::shared_ptr<const OpenShard>> OpenShardPool::Get(const std::s
   {
     absl::MutexLock lock(&entry->mu);
     if (entry->shard == nullptr) {
-      ASSIGN_OR_RETURN(entry->shard, OpenAndIndex(location, expected_records));
+      absl::StatusOr<std::unique_ptr<OpenShard>> opened = OpenAndIndex(location, expected_records);
+      if (!opened.ok()) {
+        Forget(location, entry.get());
+        return opened.status();
+      }
+      entry->shard = *std::move(opened);
       loaded = true;
     }
     shard = entry->shard;
@@ -106,6 +111,14 @@ void OpenShardPool::Admit(const std::string& location, const Entry* entry, uint6
     entries_.erase(victim);
     it = lru_.erase(it);
   }
+}
+
+void OpenShardPool::Forget(const std::string& location, const Entry* entry) {
+  absl::MutexLock lock(&mu_);
+  const auto found = entries_.find(location);
+  if (found == entries_.end() || found->second.get() != entry) return;
+  lru_.erase(found->second->lru);
+  entries_.erase(found);
 }
 
 uint64_t OpenShardPool::held() const {

@@ -56,7 +56,7 @@ class OpenShardPool {
   // The shard at `location`, opened and indexed on first use (other readers of it wait for that
   // one load). `expected_records` is what the manifest says it holds: a shard holding other than
   // that is logged when it is opened. Errors: the storage's and the index loader's (not kept: the
-  // next call tries again).
+  // shard takes no place in the pool and the next call tries again).
   absl::StatusOr<std::shared_ptr<const OpenShard>> Get(const std::string& location,
                                                        uint64_t expected_records);
 
@@ -75,6 +75,8 @@ class OpenShardPool {
 
   // The entry of `location`, made most recently used.
   std::shared_ptr<Entry> Touch(const std::string& location) ABSL_LOCKS_EXCLUDED(mu_);
+  // Drops the entry of a shard that failed to open (if still `entry`): failures hold no place.
+  void Forget(const std::string& location, const Entry* entry) ABSL_LOCKS_EXCLUDED(mu_);
   // Counts a freshly loaded entry, then closes least recently used ones beyond the limits.
   void Admit(const std::string& location, const Entry* entry, uint64_t index_bytes)
       ABSL_LOCKS_EXCLUDED(mu_);

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bad_sample.h"
+#include "data/manifest.h"
 #include "data/shard_reader.h"
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
@@ -203,6 +204,29 @@ TEST(ShardSourceTest, KeepsAtMostMaxOpenShardsOpenAcrossManyShards) {
   EXPECT_LE(most_open, static_cast<int>(kMaxOpen));
   EXPECT_GT(most_open, 0);
   EXPECT_EQ(pool->held(), kMaxOpen);
+}
+
+// A web-scale manifest: the source learns N from it without opening a shard, and holds only the
+// locations and prefix sums.
+TEST(ShardSourceTest, ManifestOfManyShardsOpensNoShard) {
+  TempDir dir;
+  constexpr int kShards = 100000;
+  stoker::v1::ShardManifest manifest;
+  manifest.set_version(1);
+  for (int s = 0; s < kShards; ++s) {
+    stoker::v1::ManifestShard* shard = manifest.add_shards();
+    shard->set_path(absl::StrCat("shard-", s, ".stoker"));
+    shard->set_records(10000);
+  }
+  ASSERT_TRUE(WriteManifest(manifest, dir.File("manifest.json")).ok());
+  auto pool = std::make_shared<OpenShardPool>(OpenShardLimits{});
+  auto opened = ShardSource::Open(ManifestSpec(dir.File("manifest.json")).shards());
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  const ShardSource source((*opened)->shards(), {}, pool);
+  EXPECT_EQ(source.size(), uint64_t{kShards} * 10000);
+  EXPECT_EQ(source.Locate(uint64_t{kShards} * 10000 - 1), "shard-99999.stoker record 9999");
+  // Locate tried to open that shard, which does not exist: a failure takes no place in the pool.
+  EXPECT_EQ(pool->held(), 0u);
 }
 
 TEST(ShardSourceTest, IndexBytesBoundTheOpenShards) {
