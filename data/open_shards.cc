@@ -45,10 +45,8 @@ uint64_t OpenShard::index_bytes() const {
 
 std::shared_ptr<OpenShardPool> OpenShardPool::Default() {
   absl::MutexLock lock(&default_mu);
-  if (default_pool == nullptr) {
-    default_pool =
-        new std::shared_ptr<OpenShardPool>(std::make_shared<OpenShardPool>(OpenShardLimits{}));
-  }
+  if (default_pool == nullptr) default_pool = new std::shared_ptr<OpenShardPool>();
+  if (*default_pool == nullptr) *default_pool = std::make_shared<OpenShardPool>(OpenShardLimits{});
   return *default_pool;
 }
 

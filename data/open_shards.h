@@ -50,7 +50,8 @@ class OpenShardPool {
 
   // The process's pool (default limits until SetDefault).
   static std::shared_ptr<OpenShardPool> Default();
-  // Pools made after this use `pool`; sources already open keep theirs.
+  // Sources made after this use `pool` (nullptr: a fresh pool of default limits); sources
+  // already open keep theirs.
   static void SetDefault(std::shared_ptr<OpenShardPool> pool);
 
   // The shard at `location`, opened and indexed on first use (other readers of it wait for that
