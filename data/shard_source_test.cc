@@ -38,6 +38,7 @@ stoker::v1::DatasetSpec ManifestSpec(const std::string& manifest) {
 // File descriptors this process holds open (/proc/self/fd, less the listing's own).
 int OpenFiles() {
   DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return 1 << 20;  // EMFILE: the process ran out of descriptors.
   int count = 0;
   while (readdir(dir) != nullptr) ++count;
   closedir(dir);

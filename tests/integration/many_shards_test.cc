@@ -34,6 +34,7 @@ constexpr uint64_t kMaxOpenShards = 8;
 // File descriptors this process holds open, less the listing's own.
 int OpenFiles() {
   DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return 1 << 20;  // EMFILE: the process ran out of descriptors.
   int count = 0;
   while (readdir(dir) != nullptr) ++count;
   closedir(dir);
