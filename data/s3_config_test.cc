@@ -109,6 +109,9 @@ TEST(StorageFlagsTest, BadFlagsAreNamed) {
   flags.cache_dir = "/tmp/stoker-unused-cache";
   flags.cache_bytes = 0;
   EXPECT_THAT(flags.Apply().message(), HasSubstr("--cache-bytes: must be > 0"));
+  flags.cache_bytes = 1 << 20;
+  flags.open_shards.max_open = 0;
+  EXPECT_THAT(flags.Apply().message(), HasSubstr("--max-open-shards: must be > 0"));
 }
 
 }  // namespace

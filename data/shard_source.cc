@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "common/bad_sample.h"
@@ -59,18 +60,24 @@ absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(
     shards = *std::move(counted);
   }
   uint64_t total = 0;
-  for (const ShardRef& shard : shards) total += shard.records;
+  for (const ShardRef& shard : shards) {
+    if (shard.records > std::numeric_limits<uint64_t>::max() - total) {
+      return absl::InvalidArgumentError("dataset.shards: the record counts overflow 64 bits");
+    }
+    total += shard.records;
+  }
   if (total == 0) return absl::InvalidArgumentError("dataset.shards: the shards hold no samples");
   return std::make_unique<ShardSource>(std::move(shards), std::move(class_names));
 }
 
-ShardSource::ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names)
-    : shards_(std::move(shards)), class_names_(std::move(class_names)) {
+ShardSource::ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names,
+                         std::shared_ptr<OpenShardPool> pool)
+    : shards_(std::move(shards)),
+      class_names_(std::move(class_names)),
+      pool_(pool != nullptr ? std::move(pool) : OpenShardPool::Default()) {
+  starts_.reserve(shards_.size() + 1);
   starts_.push_back(0);
-  for (const ShardRef& shard : shards_) {
-    starts_.push_back(starts_.back() + shard.records);
-    slots_.push_back(std::make_unique<Slot>());
-  }
+  for (const ShardRef& shard : shards_) starts_.push_back(starts_.back() + shard.records);
 }
 
 std::pair<size_t, uint64_t> ShardSource::Find(uint64_t index) const {
@@ -80,25 +87,8 @@ std::pair<size_t, uint64_t> ShardSource::Find(uint64_t index) const {
   return {s, index - starts_[s]};
 }
 
-absl::StatusOr<const ShardSource::LoadedShard*> ShardSource::Load(size_t s) const {
-  Slot& slot = *slots_[s];
-  absl::MutexLock lock(&slot.mu);  // Other threads wanting this shard wait for one load.
-  if (slot.loaded != nullptr) return slot.loaded.get();
-  auto shard = std::make_unique<LoadedShard>();
-  shard->tar = IsTarShard(shards_[s].location);
-  ASSIGN_OR_RETURN(shard->file, OpenStorage(shards_[s].location));
-  ASSIGN_OR_RETURN(shard->index, LoadIndex(*shard->file, shard->tar));
-  const uint64_t found = shard->index.samples.size();
-  if (!shard->index.damage.empty()) {
-    STOKER_LOG(WARNING) << shards_[s].location << ": " << shard->index.damage << "; "
-                        << (found < shards_[s].records ? shards_[s].records - found : 0)
-                        << " samples will be skipped";
-  } else if (found != shards_[s].records) {
-    STOKER_LOG(WARNING) << shards_[s].location << " holds " << found << " samples, the manifest "
-                        << shards_[s].records;
-  }
-  slot.loaded = std::move(shard);
-  return slot.loaded.get();
+absl::StatusOr<std::shared_ptr<const OpenShard>> ShardSource::Load(size_t s) const {
+  return pool_->Get(shards_[s].location, shards_[s].records);
 }
 
 absl::Status ShardSource::Read(uint64_t index, SampleBuffer* sample) const {
@@ -106,7 +96,7 @@ absl::Status ShardSource::Read(uint64_t index, SampleBuffer* sample) const {
     return absl::OutOfRangeError(absl::StrCat("sample ", index, " of ", size()));
   }
   const auto [s, record] = Find(index);
-  ASSIGN_OR_RETURN(const LoadedShard* shard, Load(s));
+  ASSIGN_OR_RETURN(const std::shared_ptr<const OpenShard> shard, Load(s));
   if (record >= shard->index.samples.size()) {
     return BadSampleError(
         BadSampleReason::kReadError,
@@ -119,7 +109,7 @@ absl::Status ShardSource::Read(uint64_t index, SampleBuffer* sample) const {
                       status);
 }
 
-absl::Status ShardSource::ReadRecord(const LoadedShard& shard, uint64_t record,
+absl::Status ShardSource::ReadRecord(const OpenShard& shard, uint64_t record,
                                      SampleBuffer* sample) const {
   const SampleLocation& location = shard.index.samples[record];
   sample->encoded.resize(location.length);  // Keeps capacity: no allocation once warm.
@@ -144,7 +134,7 @@ std::string ShardSource::Locate(uint64_t index) const {
   if (index >= size()) return absl::StrCat("sample ", index, " (past the end)");
   const auto [s, record] = Find(index);
   const std::string name = BaseName(shards_[s].location);
-  absl::StatusOr<const LoadedShard*> shard = Load(s);
+  absl::StatusOr<std::shared_ptr<const OpenShard>> shard = Load(s);
   if (shard.ok() && record < (*shard)->index.samples.size()) {
     return absl::StrCat(name, " offset ", (*shard)->index.samples[record].offset);
   }

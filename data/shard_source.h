@@ -6,9 +6,13 @@
 // n1, and so on. The record counts come from the manifest (cheap: the coordinator learns N without
 // touching a shard) or, for a plain list of shards, from opening each one.
 //
-// Each shard is opened on first use and its index kept. A damaged shard (truncated, bad trailer)
-// is recovered once (data/shard_reader.h) and logged once; the samples past the damage then read
-// as bad samples (reason kReadError), and a record whose CRC does not match as kCorruptRecord.
+// Each shard is opened on first use through the process's OpenShardPool (data/open_shards.h),
+// which keeps the most recently used shards open and indexed, shared with the other jobs over
+// the same shards, and closes the rest beyond its limits: what a source itself holds is O(shards)
+// (each shard's location and the prefix sums of their record counts), never O(samples). A
+// damaged shard (truncated, bad trailer) is recovered when opened (data/shard_reader.h) and
+// logged; the samples past the damage then read as bad samples (reason kReadError), and a record
+// whose CRC does not match as kCorruptRecord.
 // Read fills SampleBuffer.encoded with the image bytes and SampleBuffer.label, reusing the
 // buffer's capacity: no allocation per sample once warm.
 
@@ -16,9 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
-#include "data/shard_reader.h"
+#include "data/open_shards.h"
 #include "data/source.h"
 #include "data/storage.h"
 
@@ -39,7 +41,9 @@ class ShardSource : public Source {
   // "dataset.shards.paths: "; INVALID_ARGUMENT when the dataset holds no sample.
   static absl::StatusOr<std::unique_ptr<ShardSource>> Open(const stoker::v1::ShardDataset& spec);
 
-  ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names);
+  // `pool` null: OpenShardPool::Default().
+  ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names,
+              std::shared_ptr<OpenShardPool> pool = nullptr);
 
   uint64_t size() const override { return starts_.back(); }
   InputFormat format() const override { return InputFormat::Encoded(); }
@@ -54,26 +58,16 @@ class ShardSource : public Source {
   const std::vector<std::string>& class_names() const { return class_names_; }
 
  private:
-  struct LoadedShard {
-    std::unique_ptr<RandomAccessFile> file;
-    ShardIndex index;
-    bool tar = false;
-  };
-  struct Slot {
-    absl::Mutex mu;
-    std::unique_ptr<const LoadedShard> loaded ABSL_GUARDED_BY(mu);
-  };
-
   // The shard holding `index` and the record number inside it. REQUIRES: index < size().
   std::pair<size_t, uint64_t> Find(uint64_t index) const;
-  // Opens shard `s` once; the result lives as long as the source.
-  absl::StatusOr<const LoadedShard*> Load(size_t s) const;
-  absl::Status ReadRecord(const LoadedShard& shard, uint64_t record, SampleBuffer* sample) const;
+  // Shard `s`, open while the result is held.
+  absl::StatusOr<std::shared_ptr<const OpenShard>> Load(size_t s) const;
+  absl::Status ReadRecord(const OpenShard& shard, uint64_t record, SampleBuffer* sample) const;
 
   const std::vector<ShardRef> shards_;
   const std::vector<std::string> class_names_;
   std::vector<uint64_t> starts_;  // starts_[s]: first index of shard s; back() = size().
-  std::vector<std::unique_ptr<Slot>> slots_;
+  const std::shared_ptr<OpenShardPool> pool_;
 };
 
 }  // namespace stoker

@@ -1,8 +1,15 @@
 #include "data/shard_source.h"
 
-#include <string>
+#include <dirent.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 #include "common/bad_sample.h"
+#include "data/manifest.h"
 #include "data/shard_reader.h"
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
@@ -26,6 +33,16 @@ stoker::v1::DatasetSpec ManifestSpec(const std::string& manifest) {
   stoker::v1::DatasetSpec spec;
   spec.mutable_shards()->set_manifest(manifest);
   return spec;
+}
+
+// File descriptors this process holds open (/proc/self/fd, less the listing's own).
+int OpenFiles() {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return 1 << 20;  // EMFILE: the process ran out of descriptors.
+  int count = 0;
+  while (readdir(dir) != nullptr) ++count;
+  closedir(dir);
+  return count - 3;  // ".", ".." and the listing's descriptor
 }
 
 std::string Encoded(const SampleBuffer& sample) {
@@ -158,6 +175,99 @@ TEST(ShardSourceTest, BadSpecsAndManifests) {
   WriteFile(dir.File("empty.json"), R"({"shards": []})");
   EXPECT_EQ(CreateSource(ManifestSpec(dir.File("empty.json")), 0).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ShardSourceTest, KeepsAtMostMaxOpenShardsOpenAcrossManyShards) {
+  TempDir dir;
+  constexpr int kShards = 2000;
+  constexpr uint64_t kMaxOpen = 16;
+  // 2,000 shards of 2 samples: links to one written shard (2,000 fsyncs would take seconds).
+  WriteTestShard(dir.File("one.stoker"), 0, 2);
+  std::vector<ShardRef> shards;
+  for (int s = 0; s < kShards; ++s) {
+    const std::string name = dir.File(absl::StrCat("shard-", s, ".stoker"));
+    std::filesystem::create_symlink(dir.File("one.stoker"), name);
+    shards.push_back(ShardRef{name, 2});
+  }
+  auto pool = std::make_shared<OpenShardPool>(OpenShardLimits{kMaxOpen, uint64_t{1} << 20});
+  const ShardSource source(std::move(shards), {}, pool);
+  const int before = OpenFiles();
+  SampleBuffer sample;
+  int most_open = 0;
+  auto read = [&](uint64_t index) {
+    ASSERT_TRUE(source.Read(index, &sample).ok()) << index;
+    ASSERT_EQ(Encoded(sample), SampleBytes(index % 2));
+    most_open = std::max(most_open, OpenFiles() - before);
+  };
+  // Every sample of every shard, then a stride that revisits shards long closed.
+  for (uint64_t i = 0; i < 2 * kShards; ++i) read(i);
+  for (uint64_t i = 0; i < 2 * kShards; i += 97) read(i);
+  EXPECT_LE(most_open, static_cast<int>(kMaxOpen));
+  EXPECT_GT(most_open, 0);
+  EXPECT_EQ(pool->held(), kMaxOpen);
+}
+
+// A web-scale manifest: the source learns N from it without opening a shard, and holds only the
+// locations and prefix sums.
+TEST(ShardSourceTest, ManifestOfManyShardsOpensNoShard) {
+  TempDir dir;
+  constexpr int kShards = 100000;
+  stoker::v1::ShardManifest manifest;
+  manifest.set_version(1);
+  for (int s = 0; s < kShards; ++s) {
+    stoker::v1::ManifestShard* shard = manifest.add_shards();
+    shard->set_path(absl::StrCat("shard-", s, ".stoker"));
+    shard->set_records(10000);
+  }
+  ASSERT_TRUE(WriteManifest(manifest, dir.File("manifest.json")).ok());
+  auto pool = std::make_shared<OpenShardPool>(OpenShardLimits{});
+  auto opened = ShardSource::Open(ManifestSpec(dir.File("manifest.json")).shards());
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  const ShardSource source((*opened)->shards(), {}, pool);
+  EXPECT_EQ(source.size(), uint64_t{kShards} * 10000);
+  EXPECT_EQ(source.Locate(uint64_t{kShards} * 10000 - 1), "shard-99999.stoker record 9999");
+  // Locate tried to open that shard, which does not exist: a failure takes no place in the pool.
+  EXPECT_EQ(pool->held(), 0u);
+}
+
+TEST(ShardSourceTest, IndexBytesBoundTheOpenShards) {
+  TempDir dir;
+  const std::string manifest = WriteTestDataset(dir.path(), 8, 10);
+  // Room for about two indexes of 10 records.
+  auto pool =
+      std::make_shared<OpenShardPool>(OpenShardLimits{100, 2 * 10 * sizeof(SampleLocation) + 8});
+  auto opened = ShardSource::Open(ManifestSpec(manifest).shards());
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  const ShardSource source((*opened)->shards(), {}, pool);
+  SampleBuffer sample;
+  for (uint64_t i = 0; i < 80; ++i) ASSERT_TRUE(source.Read(i, &sample).ok()) << i;
+  EXPECT_LE(pool->held_index_bytes(), 2 * 10 * sizeof(SampleLocation) + 8);
+  EXPECT_GE(pool->held(), 1u);
+  EXPECT_LE(pool->held(), 2u);
+}
+
+TEST(ShardSourceTest, JobsOverTheSameShardsShareThePool) {
+  TempDir dir;
+  const std::string manifest = WriteTestDataset(dir.path(), 3, 4);
+  auto pool = std::make_shared<OpenShardPool>(OpenShardLimits{});
+  auto opened = ShardSource::Open(ManifestSpec(manifest).shards());
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  const ShardSource first((*opened)->shards(), {}, pool);
+  const ShardSource second((*opened)->shards(), {}, pool);
+  SampleBuffer sample;
+  for (uint64_t i = 0; i < 12; ++i) {
+    ASSERT_TRUE(first.Read(i, &sample).ok());
+    ASSERT_TRUE(second.Read(i, &sample).ok());
+  }
+  EXPECT_EQ(pool->held(), 3u);
+}
+
+TEST(OpenShardLimitsTest, ZeroIsRefusedByName) {
+  EXPECT_THAT(std::string(OpenShardLimits{0, 1}.Validate().message()),
+              HasSubstr("max_open_shards"));
+  EXPECT_THAT(std::string(OpenShardLimits{1, 0}.Validate().message()),
+              HasSubstr("shard_index_bytes"));
+  EXPECT_TRUE(OpenShardLimits{}.Validate().ok());
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "data/storage_backend.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/flags.h"
@@ -127,6 +129,10 @@ void StorageFlags::AddTo(FlagSet* flags, bool with_cache) {
   flags->Add("cache-dir", &cache_dir,
              "worker-local shard cache folder for s3:// and http(s):// shards (empty = none)");
   flags->Add("cache-bytes", &cache_bytes, "shard cache budget in bytes (LRU beyond it)");
+  flags->Add("max-open-shards", &open_shards.max_open,
+             "shards held open and indexed at once, shared by all jobs (LRU beyond it)");
+  flags->Add("shard-index-bytes", &open_shards.index_bytes,
+             "bytes of record indexes of the open shards, about 24 a record (LRU beyond it)");
 }
 
 absl::Status StorageFlags::Apply() const {
@@ -142,6 +148,12 @@ absl::Status StorageFlags::Apply() const {
   } else if (s3_addressing != "auto") {
     return absl::InvalidArgumentError(absl::StrCat(
         "--s3-addressing: must be auto, path or virtual, got \"", s3_addressing, "\""));
+  }
+  if (absl::Status limits = open_shards.Validate(); !limits.ok()) {
+    // Field names to flag names: max_open_shards -> --max-open-shards.
+    std::string message(limits.message());
+    std::replace(message.begin(), message.end(), '_', '-');
+    return absl::InvalidArgumentError(absl::StrCat("--", message));
   }
   options.cache.dir = cache_dir;
   options.cache.max_bytes = cache_bytes;
@@ -170,6 +182,7 @@ absl::Status StorageFlags::Apply() const {
                            "process can reach";
   }
   Storage::SetDefault(*std::move(storage));
+  OpenShardPool::SetDefault(std::make_shared<OpenShardPool>(open_shards));
   return absl::OkStatus();
 }
 

@@ -17,6 +17,7 @@
 #include "data/aws_credentials.h"
 #include "data/data_roots.h"
 #include "data/http_file.h"
+#include "data/open_shards.h"
 #include "data/s3_client.h"
 #include "data/s3_config.h"
 #include "data/shard_cache.h"
@@ -87,6 +88,7 @@ struct StorageFlags {
   std::string cache_dir;                      // --cache-dir (with_cache only).
   uint64_t cache_bytes = uint64_t{10} << 30;  // --cache-bytes.
   std::vector<std::string> data_roots;        // --data-root, repeatable, required.
+  OpenShardLimits open_shards;  // --max-open-shards, --shard-index-bytes (with_cache only).
 
   void AddTo(FlagSet* flags, bool with_cache);
   // Builds the storage and installs it as the default. INVALID_ARGUMENT naming the flag, and

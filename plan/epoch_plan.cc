@@ -1,6 +1,6 @@
 #include "plan/epoch_plan.h"
 
-#include <numeric>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -12,13 +12,8 @@ namespace {
 
 using stoker::v1::ShuffleMode;
 
-// Fisher-Yates over `values`, drawing from `rng` (the documented, fixed order of draws).
-template <typename T>
-void Shuffle(std::vector<T>& values, CounterRng& rng) {
-  for (size_t i = values.size(); i > 1; --i) {
-    const size_t j = rng.UniformInt(i);
-    std::swap(values[i - 1], values[j]);
-  }
+uint64_t BlockCount(uint64_t num_samples, uint64_t block) {
+  return num_samples / block + (num_samples % block != 0 ? 1 : 0);
 }
 
 }  // namespace
@@ -26,36 +21,55 @@ void Shuffle(std::vector<T>& values, CounterRng& rng) {
 uint64_t BatchesPerRank(uint64_t num_samples, uint32_t batch_size, uint32_t world_size,
                         bool drop_last) {
   if (drop_last) return num_samples / batch_size / world_size;
-  const uint64_t global = (num_samples + batch_size - 1) / batch_size;
-  return (global + world_size - 1) / world_size;
+  const uint64_t global = num_samples / batch_size + (num_samples % batch_size != 0 ? 1 : 0);
+  return global / world_size + (global % world_size != 0 ? 1 : 0);
 }
 
-std::vector<uint64_t> PermuteSamples(uint64_t num_samples, uint64_t seed, uint32_t epoch,
-                                     ShuffleMode mode, uint32_t block) {
-  std::vector<uint64_t> order(num_samples);
-  std::iota(order.begin(), order.end(), uint64_t{0});
-  if (mode == stoker::v1::SHUFFLE_MODE_NONE || num_samples < 2) return order;
-  CounterRng rng(KeyOf(seed ^ kPlanDomain, epoch, 0));
-  if (mode != stoker::v1::SHUFFLE_MODE_BLOCK) {  // GLOBAL and unspecified.
-    Shuffle(order, rng);
-    return order;
+EpochOrder::EpochOrder(uint64_t num_samples, uint64_t seed, uint32_t epoch, ShuffleMode mode,
+                       uint32_t block)
+    : num_samples_(num_samples),
+      mode_(mode),
+      key_(KeyOf(seed ^ kPlanDomain, epoch, 0)),
+      permutation_(
+          mode == stoker::v1::SHUFFLE_MODE_BLOCK ? BlockCount(num_samples, block) : num_samples,
+          key_) {
+  if (mode_ != stoker::v1::SHUFFLE_MODE_BLOCK) return;
+  block_ = block;
+  const uint64_t blocks = permutation_.size();
+  last_block_size_ = num_samples - (blocks - 1) * block_;
+  last_block_slot_ = permutation_.Inverse(blocks - 1);
+}
+
+uint64_t EpochOrder::At(uint64_t position) const {
+  switch (mode_) {
+    case stoker::v1::SHUFFLE_MODE_NONE:
+      return position;
+    case stoker::v1::SHUFFLE_MODE_BLOCK:
+      return BlockAt(position);
+    default:  // GLOBAL and unspecified.
+      return permutation_(position);
   }
-  const uint64_t blocks = (num_samples + block - 1) / block;
-  std::vector<uint64_t> block_order(blocks);
-  std::iota(block_order.begin(), block_order.end(), uint64_t{0});
-  Shuffle(block_order, rng);
-  std::vector<uint64_t> members;
-  members.reserve(block);
-  size_t out = 0;
-  for (uint64_t b : block_order) {
-    const uint64_t begin = b * block;
-    const uint64_t end = std::min<uint64_t>(begin + block, num_samples);
-    members.resize(end - begin);
-    std::iota(members.begin(), members.end(), begin);
-    Shuffle(members, rng);
-    for (uint64_t index : members) order[out++] = index;
+}
+
+uint64_t EpochOrder::BlockAt(uint64_t position) const {
+  // Slots before the last block's are full; the positions after it shift by W - r.
+  const uint64_t short_begin = last_block_slot_ * block_;
+  const uint64_t short_end = short_begin + last_block_size_;
+  uint64_t slot;
+  uint64_t offset;
+  if (position < short_begin) {
+    slot = position / block_;
+    offset = position % block_;
+  } else if (position < short_end) {
+    slot = last_block_slot_;
+    offset = position - short_begin;
+  } else {
+    slot = last_block_slot_ + 1 + (position - short_end) / block_;
+    offset = (position - short_end) % block_;
   }
-  return order;
+  const uint64_t b = permutation_(slot);
+  const uint64_t size = b + 1 == permutation_.size() ? last_block_size_ : block_;
+  return b * block_ + KeyedPermutation(size, KeyOf(key_, b, 1))(offset);
 }
 
 absl::StatusOr<EpochPlan> EpochPlan::Create(const stoker::v1::JobSpec& spec, uint64_t num_samples,
@@ -66,14 +80,25 @@ absl::StatusOr<EpochPlan> EpochPlan::Create(const stoker::v1::JobSpec& spec, uin
   if (spec.shuffle() == stoker::v1::SHUFFLE_MODE_BLOCK && spec.shuffle_block() == 0) {
     return absl::InvalidArgumentError("spec.shuffle_block: must be > 0 with SHUFFLE_MODE_BLOCK");
   }
+  const uint64_t batches_per_rank =
+      BatchesPerRank(num_samples, spec.batch_size(), spec.world_size(), spec.drop_last());
+  // Every position a worker may compute, g * batch_size for g below the limit, must fit 64 bits.
+  const unsigned __int128 last_position =
+      (2 * static_cast<unsigned __int128>(batches_per_rank) * spec.world_size() +
+       2 * static_cast<unsigned __int128>(spec.world_size())) *
+      spec.batch_size();
+  if (last_position > std::numeric_limits<uint64_t>::max()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spec.batch_size: ", spec.batch_size(), " with world_size ", spec.world_size(),
+                     " and ", num_samples, " samples puts plan positions past 2^64"));
+  }
   return EpochPlan(
-      PermuteSamples(num_samples, spec.seed(), epoch, spec.shuffle(), spec.shuffle_block()), epoch,
-      spec.batch_size(), spec.world_size(),
-      BatchesPerRank(num_samples, spec.batch_size(), spec.world_size(), spec.drop_last()));
+      EpochOrder(num_samples, spec.seed(), epoch, spec.shuffle(), spec.shuffle_block()), epoch,
+      spec.batch_size(), spec.world_size(), batches_per_rank);
 }
 
-EpochPlan::EpochPlan(std::vector<uint64_t> order, uint32_t epoch, uint32_t batch_size,
-                     uint32_t world_size, uint64_t batches_per_rank)
+EpochPlan::EpochPlan(EpochOrder order, uint32_t epoch, uint32_t batch_size, uint32_t world_size,
+                     uint64_t batches_per_rank)
     : order_(std::move(order)),
       epoch_(epoch),
       batch_size_(batch_size),
@@ -99,7 +124,7 @@ absl::Status EpochPlan::BatchSamples(uint64_t g, absl::Span<uint64_t> out) const
   const uint64_t n = order_.size();
   uint64_t position = (g * batch_size_) % n;
   for (uint64_t& index : out) {
-    index = order_[position];
+    index = order_.At(position);
     if (++position == n) position = 0;
   }
   return absl::OkStatus();

@@ -12,19 +12,25 @@
 // last batches wrap around to the start of the order (as PyTorch's DistributedSampler pads), so
 // every sample is seen and a few are seen twice.
 //
-// Shuffle modes: NONE is the identity; GLOBAL is a Fisher-Yates permutation; BLOCK permutes the
-// blocks of W consecutive samples (the last block may be shorter and moves like the others), then
-// shuffles inside each block. Randomness comes from CounterRng (common/counter_rng.h) keyed by
-// (seed, epoch, kPlanDomain), so plans never change across versions or machines:
-//   GLOBAL: for i = N-1 down to 1: j = UniformInt(i + 1); swap(order[i], order[j])
-//   BLOCK:  the same over block numbers, then the same inside each block in plan order.
+// Shuffle modes (EpochOrder below): NONE is the identity; GLOBAL and BLOCK are computed one
+// position at a time from KeyedPermutation (plan/keyed_permutation.h), so a plan holds no
+// per-sample state: O(1) memory and O(1) expected time per lookup (at most a few dozen Mix64),
+// identical in every process and on every machine. With K = KeyOf(seed ^ kPlanDomain, epoch, 0)
+// (common/counter_rng.h) and P(n, key) the keyed permutation of [0, n):
+//   GLOBAL: order[p] = P(N, K)(p).
+//   BLOCK:  the samples form M = ceil(N/W) blocks of W consecutive indices, the last of
+//           r = N - (M-1)*W samples. Block slots are permuted by P(M, K): slot t holds block
+//           b = P(M, K)(t), each block taking as many positions as it has samples (so the short
+//           block moves like the others and the positions after it shift by W - r). Position q
+//           inside block b holds sample b*W + P(size_b, KeyOf(K, b, 1))(q).
+// Changing any of this changes every plan (and must bump kResumeTokenVersion).
 
 #include <cstdint>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "plan/keyed_permutation.h"
 #include "stoker/v1/common.pb.h"
 #include "stoker/v1/pipeline.pb.h"
 
@@ -34,9 +40,31 @@ namespace stoker {
 uint64_t BatchesPerRank(uint64_t num_samples, uint32_t batch_size, uint32_t world_size,
                         bool drop_last);
 
-// The sample order of one epoch. REQUIRES: block > 0 when mode is BLOCK.
-std::vector<uint64_t> PermuteSamples(uint64_t num_samples, uint64_t seed, uint32_t epoch,
-                                     stoker::v1::ShuffleMode mode, uint32_t block);
+// The sample order of one epoch, computed on demand (see above). Immutable, thread-safe, cheap to
+// copy.
+class EpochOrder {
+ public:
+  // REQUIRES: num_samples > 0; block > 0 when mode is BLOCK. Unspecified mode is GLOBAL.
+  EpochOrder(uint64_t num_samples, uint64_t seed, uint32_t epoch, stoker::v1::ShuffleMode mode,
+             uint32_t block);
+
+  uint64_t size() const { return num_samples_; }
+  // The sample at `position`. REQUIRES: position < size().
+  uint64_t At(uint64_t position) const;
+
+ private:
+  uint64_t BlockAt(uint64_t position) const;
+
+  uint64_t num_samples_;
+  stoker::v1::ShuffleMode mode_;
+  uint64_t key_;
+  // GLOBAL: the samples' permutation; BLOCK: the block slots'.
+  KeyedPermutation permutation_;
+  // BLOCK only: W, r (the last block's size) and the slot holding the last block.
+  uint64_t block_ = 0;
+  uint64_t last_block_size_ = 0;
+  uint64_t last_block_slot_ = 0;
+};
 
 // Global batch indices of an epoch must lie below this. A resumed epoch (plan/resume_plan.h)
 // adds pad batches past the plan's `global_batches`; each resume adds fewer than world_size.
@@ -56,7 +84,8 @@ inline uint32_t RankOfBatch(uint64_t global_batch, uint32_t world_size) {
 // One epoch's plan. Immutable, thread-safe.
 class EpochPlan {
  public:
-  // INVALID_ARGUMENT when num_samples, batch_size or world_size is 0, or BLOCK has block 0.
+  // INVALID_ARGUMENT when num_samples, batch_size or world_size is 0, BLOCK has block 0, or the
+  // plan positions of the batch index limit would overflow 64 bits.
   static absl::StatusOr<EpochPlan> Create(const stoker::v1::JobSpec& spec, uint64_t num_samples,
                                           uint32_t epoch);
 
@@ -68,7 +97,7 @@ class EpochPlan {
 
   // The sample at plan position `position` (global batch g covers positions [g*B, (g+1)*B));
   // positions wrap around the order.
-  uint64_t SampleAt(uint64_t position) const { return order_[position % order_.size()]; }
+  uint64_t SampleAt(uint64_t position) const { return order_.At(position % order_.size()); }
 
   // OUT_OF_RANGE when g >= BatchIndexLimit(global_batches(), world size). Indices from
   // global_batches() on are pad batches of a resumed epoch (their positions wrap around); which
@@ -80,10 +109,10 @@ class EpochPlan {
   absl::Status BatchSamples(uint64_t g, absl::Span<uint64_t> out) const;
 
  private:
-  EpochPlan(std::vector<uint64_t> order, uint32_t epoch, uint32_t batch_size, uint32_t world_size,
+  EpochPlan(EpochOrder order, uint32_t epoch, uint32_t batch_size, uint32_t world_size,
             uint64_t batches_per_rank);
 
-  std::vector<uint64_t> order_;
+  EpochOrder order_;
   uint32_t epoch_;
   uint32_t batch_size_;
   uint32_t world_size_;

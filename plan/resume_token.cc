@@ -98,6 +98,12 @@ absl::StatusOr<ResumeToken> DecodeResumeToken(absl::string_view bytes) {
       !token.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::InvalidArgumentError("not a serialized ResumeToken (it does not parse)");
   }
+  if (token.version() == 1) {
+    return absl::InvalidArgumentError(
+        "resume token version 1 was made by an older Stoker whose shuffle differs; its positions "
+        "would name other samples, so it cannot resume this job: start the epoch afresh (open the "
+        "job without a token) or finish it with the older release");
+  }
   if (token.version() != kResumeTokenVersion) {
     return absl::InvalidArgumentError(absl::StrCat(
         "version ", token.version(), " is not supported (want ", kResumeTokenVersion, ")"));

@@ -18,8 +18,10 @@
 
 namespace stoker {
 
-// The token format this build writes and the only one it reads.
-inline constexpr uint32_t kResumeTokenVersion = 1;
+// The token format this build writes and the only one it reads. Version 2: epoch plans are the
+// keyed permutation of plan/epoch_plan.h; a version 1 token's positions were made with the older
+// Fisher-Yates order and mean other samples now.
+inline constexpr uint32_t kResumeTokenVersion = 2;
 
 // A stable 64-bit hash (FNV-1a) of the spec's deterministic serialization: the same spec gives
 // the same value in every process and on every machine.

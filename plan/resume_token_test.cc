@@ -108,7 +108,14 @@ TEST(ResumeTokenTest, DecodeRefusesGarbageAndOtherVersions) {
   absl::StatusOr<pb::ResumeToken> newer = DecodeResumeToken(other.SerializeAsString());
   EXPECT_EQ(newer.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(newer.status().message()),
-              HasSubstr("version 2 is not supported (want 1)"));
+              HasSubstr("version 3 is not supported (want 2)"));
+  pb::ResumeToken older;
+  older.set_version(1);
+  absl::StatusOr<pb::ResumeToken> old = DecodeResumeToken(older.SerializeAsString());
+  EXPECT_EQ(old.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(
+      std::string(old.status().message()),
+      HasSubstr("resume token version 1 was made by an older Stoker whose shuffle differs"));
 }
 
 TEST(ConsumedBeforeResumeTest, MarksThePrefixAndTheOthers) {

@@ -50,13 +50,29 @@ uint64_t EpochBuffer::expected_total() const {
 void EpochBuffer::StartEpoch() {
   handed_out_in_epoch_ = 0;
   next_position_ = 0;
-  returned_.clear();
-  if (done()) return;
-  returned_.assign(sequence_.BatchesIn(current_epoch_), false);
-  for (uint64_t i = 0; i < returned_.size(); ++i) {
-    returned_[i] = ConsumedBeforeResume(current_epoch_, i);
+  returned_ahead_.clear();
+  if (done() || !config_.resumed || current_epoch_ != config_.first_epoch) return;
+  const uint64_t batches =
+      std::min<uint64_t>(sequence_.BatchesIn(current_epoch_), config_.first_consumed.size());
+  for (uint64_t i = 0; i < batches; ++i) {
+    if (config_.first_consumed[i]) MarkReturned(i);
   }
-  while (next_position_ < returned_.size() && returned_[next_position_]) ++next_position_;
+}
+
+bool EpochBuffer::Returned(uint64_t position) const {
+  return position < next_position_ || returned_ahead_.count(position) > 0;
+}
+
+void EpochBuffer::MarkReturned(uint64_t position) {
+  if (position != next_position_) {
+    returned_ahead_.insert(position);
+    return;
+  }
+  ++next_position_;
+  while (!returned_ahead_.empty() && *returned_ahead_.begin() == next_position_) {
+    returned_ahead_.erase(returned_ahead_.begin());
+    ++next_position_;
+  }
 }
 
 void EpochBuffer::AddStream(StreamId id, uint32_t share) { accounts_[id] = Account{share, 0, 0}; }
@@ -90,7 +106,7 @@ EpochBuffer::AddResult EpochBuffer::Add(StreamId stream, Batch batch) {
   const std::optional<uint64_t> position = sequence_.PositionOf(epoch, index);
   if (!position.has_value()) return AddResult::kInvalid;
   // Returned before the resume: a late batch of the previous incarnation.
-  if (epoch == current_epoch_ && returned_[*position]) return AddResult::kDuplicate;
+  if (epoch == current_epoch_ && Returned(*position)) return AddResult::kDuplicate;
   EpochSlot& slot = epochs_[epoch];
   if (!slot.seen.insert(index).second) return AddResult::kDuplicate;
   if (config_.ordered) {
@@ -133,8 +149,7 @@ std::optional<Batch> EpochBuffer::Pop() {
   if (account != accounts_.end() && account->second.held > 0) --account->second.held;
   const std::optional<uint64_t> position =
       sequence_.PositionOf(current_epoch_, entry.batch.batch_index());
-  returned_[*position] = true;
-  while (next_position_ < returned_.size() && returned_[next_position_]) ++next_position_;
+  MarkReturned(*position);
   ++handed_out_in_epoch_;
   AdvanceEpochIfComplete();
   return std::move(entry.batch);
@@ -145,8 +160,8 @@ EpochBuffer::Progress EpochBuffer::progress() const {
   out.epoch = current_epoch_;
   if (done()) return out;
   out.prefix = next_position_;
-  for (uint64_t i = next_position_; i < returned_.size(); ++i) {
-    if (returned_[i]) out.other.push_back(sequence_.BatchAt(current_epoch_, i));
+  for (uint64_t position : returned_ahead_) {
+    out.other.push_back(sequence_.BatchAt(current_epoch_, position));
   }
   std::sort(out.other.begin(), out.other.end());
   return out;

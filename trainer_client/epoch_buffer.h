@@ -51,6 +51,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -175,6 +176,9 @@ class EpochBuffer {
   bool ConsumedBeforeResume(uint32_t epoch, uint64_t position) const;
   // Makes `current_epoch_` current: its handed-out bitmap and ordered cursor.
   void StartEpoch();
+  bool Returned(uint64_t position) const;
+  // Marks `position` of the current epoch returned and moves the cursor past returned ones.
+  void MarkReturned(uint64_t position);
   void AdvanceEpochIfComplete();
   void UpdateStall(bool consumer_waiting, absl::Time now);
 
@@ -183,8 +187,11 @@ class EpochBuffer {
   uint64_t first_epoch_batches_ = 0;  // first_deal minus first_consumed
   uint32_t current_epoch_ = 0;
   uint64_t handed_out_in_epoch_ = 0;
-  std::vector<bool> returned_;  // current epoch: positions handed out (or consumed before)
-  uint64_t next_position_ = 0;  // current epoch: first position not in returned_
+  // Current epoch: the positions handed out (or consumed before a resume) are those below
+  // next_position_ and those in returned_ahead_ (all above it): O(batches out of order), not
+  // O(batches per epoch), which at web scale is billions.
+  uint64_t next_position_ = 0;
+  std::set<uint64_t> returned_ahead_;
   std::map<uint32_t, EpochSlot> epochs_;  // current and later epochs with state
   std::map<StreamId, Account> accounts_;  // open streams
   size_t buffered_ = 0;

@@ -64,6 +64,26 @@ TEST(EpochBufferTest, RejectsTasksOfOtherRanksJobsAndEpochs) {
   EXPECT_TRUE(buffer.done());
 }
 
+// 2^40 batches an epoch (a web-scale dataset): the buffer holds what is out of order, not a
+// flag per batch of the epoch (which would be 128 GiB here).
+TEST(EpochBufferTest, WebScaleEpochsHoldNoStatePerBatch) {
+  EpochBuffer buffer(Plan(/*epochs=*/1, /*per_epoch=*/uint64_t{1} << 40));
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 2)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 0)), Result::kAccepted);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 5)), Result::kAccepted);
+  EXPECT_THAT(PopAll(buffer), ElementsAre(2, 0, 5));
+  EpochBuffer::Progress progress = buffer.progress();
+  EXPECT_EQ(progress.prefix, 1u);
+  EXPECT_THAT(progress.other, ElementsAre(2, 5));
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 2)), Result::kDuplicate);
+  EXPECT_EQ(buffer.Add(1, PlanBatch(0, 1)), Result::kAccepted);
+  EXPECT_THAT(PopAll(buffer), ElementsAre(1));
+  progress = buffer.progress();
+  EXPECT_EQ(progress.prefix, 3u);
+  EXPECT_THAT(progress.other, ElementsAre(5));
+  EXPECT_EQ(buffer.remaining_in_epoch(), (uint64_t{1} << 40) - 4);
+}
+
 TEST(EpochBufferTest, DoneAfterLastEpoch) {
   EpochBuffer buffer(Plan(1, 1));
   EXPECT_FALSE(buffer.done());

@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "plan/resume_token.h"
 #include "stoker/v1/resume.pb.h"
 #include "trainer_client/loader_env.h"
 #include "trainer_client/testing/fake_env.h"
@@ -360,7 +361,7 @@ TEST_F(LoaderResumeTest, TokenReflectsTheBatchesReturnedAndResumesWhereItWasTake
   stream->Deliver(MakeBatchMessage(kJob, 0, 0));
   v1::ResumeToken token;
   ASSERT_TRUE(token.ParseFromString(loader->ResumeToken()));
-  EXPECT_EQ(token.version(), 1u);
+  EXPECT_EQ(token.version(), kResumeTokenVersion);
   EXPECT_EQ(token.job_name(), "job");
   EXPECT_EQ(token.world_size(), 1u);
   EXPECT_EQ(token.epoch(), 0u);

@@ -50,8 +50,8 @@ absl::StatusOr<std::shared_ptr<const EpochPlan>> JobContext::Plan(uint32_t epoch
       if (plan->epoch() == epoch) return plan;
     }
   }
-  // Computed outside the lock: a permutation of a large dataset takes a while, and two threads
-  // racing here compute the same plan.
+  // A plan is a few words computed in O(1) (plan/epoch_plan.h); two threads racing here compute
+  // the same one.
   ASSIGN_OR_RETURN(EpochPlan plan, EpochPlan::Create(spec_, source_->size(), epoch));
   auto shared = std::make_shared<const EpochPlan>(std::move(plan));
   absl::MutexLock lock(&mu_);
