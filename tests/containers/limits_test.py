@@ -8,15 +8,19 @@ A coordinator and three workers (mutual TLS, the chart's default), each with --t
   1 CPU, 1 GiB       reports 1 core (this machine has 2: the node's count would be wrong)
   1.5 CPUs, 512 MiB  reports 2 cores (the quota rounded up), budgets 256 MiB
 The cores are read where the advisor reads them, from the coordinator's status (stoker-ctl
-status); the thread count and batch budget from the worker's start line. Then every worker must
+status); the thread count and batch budget from the worker's start line. Then the 2-CPU, 1-GiB
+worker takes the credit attack of hostile_peers (tests/chaos/hostile_client.cc: a trainer
+granting credit 2^32-1 for 38.5 MB batches and never reading, for 15 s) and every worker must
 still run, not OOM-killed, its cgroup's peak memory inside its batch budget + 64 MiB.
 
-  limits_test.py    skips (77) when podman cannot run containers here, naming why
+  limits_test.py BUILD_DIR    skips (77) when podman cannot run containers here, naming why
 """
 
 import copy
 import json
+import os
 import re
+import subprocess
 import sys
 
 import deploy_tools as dt
@@ -101,7 +105,29 @@ def check_stays_inside(cluster, name, memory):
     print(f"{name}: running, peak memory {peak} bytes (bound {bound}, limit {limit})")
 
 
+def credit_attack(cluster, build_dir, coordinator, worker):
+    """hostile_peers' credit attack from this host, with a trainer certificate of the cluster's
+    CA; the coordinator must answer after it and the worker must still be registered."""
+    certs = cluster.secrets["stoker-tls"]
+    argv = [os.path.join(build_dir, "tests/chaos/stoker-hostile-client"), "--attack=credit",
+            f"--coordinator={coordinator}", f"--worker={worker}", "--hold-seconds=15",
+            f"--tls-cert={certs}/trainer.pem", f"--tls-key={certs}/trainer.key",
+            f"--tls-ca={certs}/ca.pem"]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=180)
+    if out.returncode != 0:
+        raise ChaosError(f"hostile client exited with {out.returncode}: {out.stderr[-2000:]}")
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"credit attack on {worker}: {result}")
+    if not result["credit_written"] or result["status_after"] != "OK" or \
+            result["workers_lost"] != 0:
+        raise ChaosError(f"credit attack on {worker}: {result}; want the credit written, the "
+                         "coordinator answering and no worker lost")
+
+
 def main():
+    if len(sys.argv) != 2:
+        print(f"usage: {sys.argv[0]} BUILD_DIR", file=sys.stderr)
+        return 2
     podman = require_podman()
     objects = dt.rendered_objects([VALUES], ["worker.threads=0"], namespace="stoker-limits")
     coordinator = pod_spec(objects, "StatefulSet", "-coordinator")
@@ -112,8 +138,9 @@ def main():
     with PodmanCluster(podman, "stoker-limits") as cluster:
         require_images(cluster, [coordinator, worker])
         operator = make_certs(cluster)
-        cluster.start("coordinator", coordinator, "coordinator", aliases=[service],
-                      mounts=[(operator, OPERATOR_DIR)], extra_args=[DATA_ROOT])
+        coordinator_ip = cluster.start("coordinator", coordinator, "coordinator",
+                                       aliases=[service], mounts=[(operator, OPERATOR_DIR)],
+                                       extra_args=[DATA_ROOT])
         addresses = {}
         for name, cpu, memory, _ in CASES:
             ip = cluster.start(name, limited(worker, cpu, memory), "worker",
@@ -124,6 +151,8 @@ def main():
         registered = registered_cores(cluster, coordinator_port)
         for name, _, memory, cores in CASES:
             check_reports(cluster, name, addresses[name], cores, memory, registered)
+        credit_attack(cluster, sys.argv[1], f"{coordinator_ip}:{coordinator_port}",
+                      addresses["worker-2cpu-1gi"])
         for name, _, memory, _ in CASES:
             check_stays_inside(cluster, name, memory)
     return 0
