@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "augment/pipeline_text.h"
+#include "data/open_shards.h"
 #include "data/storage_backend.h"
 #include "data/testing/s3_test_server.h"
 #include "data/testing/shard_fixtures.h"
@@ -99,6 +100,9 @@ class S3JobTest : public ::testing::Test {
     auto storage = Storage::Create(options, env);
     ASSERT_TRUE(storage.ok()) << storage.status();
     Storage::SetDefault(*storage);
+    // Open shards are shared by every job of the process (data/open_shards.h): a fresh pool, so
+    // this test's shards are fetched through this test's storage, not found open from the last.
+    OpenShardPool::SetDefault(nullptr);
   }
 
   pb::JobSpec Spec() const {
