@@ -23,20 +23,7 @@ using ::stoker::testing::MakeBatchMessage;
 // MakeBatchMessage's batch with its payload compressed by `codec`.
 std::shared_ptr<v1::BatchMessage> Compressed(uint32_t epoch, uint64_t index,
                                              v1::Compression codec) {
-  std::shared_ptr<v1::BatchMessage> message = MakeBatchMessage(kJob, epoch, index);
-  v1::CompressionChoice choice;
-  choice.set_codec(codec);
-  PayloadBuffer encoded;
-  const std::string& raw = message->data();
-  EXPECT_TRUE(
-      CompressPayload(choice,
-                      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(raw.data()), raw.size()),
-                      &encoded)
-          .ok());
-  message->mutable_header()->set_compression(codec);
-  message->mutable_header()->set_uncompressed_bytes(raw.size());
-  message->set_data(std::string(reinterpret_cast<const char*>(encoded.data()), encoded.size()));
-  return message;
+  return ::stoker::testing::MakeCompressedBatchMessage(kJob, epoch, index, codec);
 }
 
 using LoaderCompressionTest = LoaderTest;

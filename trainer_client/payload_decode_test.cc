@@ -35,20 +35,7 @@ class PayloadDecodeTest : public ::testing::Test {
 
 // MakeBatchMessage's batch (2 samples of 3 bytes) with its payload compressed by `codec`.
 std::shared_ptr<v1::BatchMessage> Compressed(v1::Compression codec) {
-  std::shared_ptr<v1::BatchMessage> message = MakeBatchMessage(1, 0, 4);
-  v1::CompressionChoice choice;
-  choice.set_codec(codec);
-  PayloadBuffer encoded;
-  const std::string& raw = message->data();
-  EXPECT_TRUE(
-      CompressPayload(choice,
-                      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(raw.data()), raw.size()),
-                      &encoded)
-          .ok());
-  message->mutable_header()->set_compression(codec);
-  message->mutable_header()->set_uncompressed_bytes(raw.size());
-  message->set_data(std::string(reinterpret_cast<const char*>(encoded.data()), encoded.size()));
-  return message;
+  return testing::MakeCompressedBatchMessage(1, 0, 4, codec);
 }
 
 TEST_F(PayloadDecodeTest, HonestBatchesDecode) {

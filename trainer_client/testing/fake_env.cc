@@ -3,6 +3,9 @@
 #include <string>
 #include <utility>
 
+#include "absl/types/span.h"
+#include "common/payload_codec.h"
+
 namespace stoker::testing {
 namespace {
 
@@ -53,6 +56,24 @@ std::shared_ptr<v1::BatchMessage> MakeBatchMessage(uint64_t job, uint32_t epoch,
   header->set_produce_seconds(0.5);
   message->set_data(std::string(static_cast<size_t>(samples) * bytes_per_sample,
                                 static_cast<char>(batch_index & 0xff)));
+  return message;
+}
+
+std::shared_ptr<v1::BatchMessage> MakeCompressedBatchMessage(uint64_t job, uint32_t epoch,
+                                                             uint64_t batch_index,
+                                                             v1::Compression codec) {
+  std::shared_ptr<v1::BatchMessage> message = MakeBatchMessage(job, epoch, batch_index);
+  v1::CompressionChoice choice;
+  choice.set_codec(codec);
+  PayloadBuffer encoded;
+  const std::string& raw = message->data();
+  const absl::Status compressed = CompressPayload(
+      choice, absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(raw.data()), raw.size()),
+      &encoded);
+  if (!compressed.ok()) return nullptr;  // The callers' decoding then fails loudly.
+  message->mutable_header()->set_compression(codec);
+  message->mutable_header()->set_uncompressed_bytes(raw.size());
+  message->set_data(std::string(reinterpret_cast<const char*>(encoded.data()), encoded.size()));
   return message;
 }
 

@@ -28,6 +28,12 @@ std::shared_ptr<v1::BatchMessage> MakeBatchMessage(uint64_t job, uint32_t epoch,
                                                    uint64_t batch_index, uint64_t worker_id = 1,
                                                    int samples = 2, int bytes_per_sample = 3);
 
+// MakeBatchMessage(job, epoch, batch_index)'s batch with its payload compressed by `codec`
+// (header.compression and header.uncompressed_bytes set as a worker sets them).
+std::shared_ptr<v1::BatchMessage> MakeCompressedBatchMessage(uint64_t job, uint32_t epoch,
+                                                             uint64_t batch_index,
+                                                             v1::Compression codec);
+
 // Thread-safe.
 class FakeCoordinator : public CoordinatorClient {
  public:
