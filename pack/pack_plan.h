@@ -1,5 +1,5 @@
-#ifndef STOKER_TOOLS_PACK_PACK_PLAN_H_
-#define STOKER_TOOLS_PACK_PACK_PLAN_H_
+#ifndef STOKER_PACK_PACK_PLAN_H_
+#define STOKER_PACK_PACK_PLAN_H_
 
 // What stoker-pack will write: the input images with their labels, and which of them go in each
 // shard. Inputs are an image folder (one subfolder per class; class names sorted, label = rank in
@@ -26,7 +26,7 @@ struct PackOptions {
   uint32_t resize_shorter = 0;                // > 0: shorter side to this many pixels, re-encoded.
   uint32_t quality = 90;                      // JPEG quality when re-encoding, 1..100.
   uint32_t threads = 0;                       // 0: one per core.
-  bool verify = true;  // Skip inputs a worker would reject (tools/pack/input_check.h).
+  bool verify = true;                // Skip inputs a worker would reject (pack/input_check.h).
   uint32_t max_pixels = 50'000'000;  // The decode gates' limits when verifying.
   uint32_t max_scans = 100;
   std::string report;  // Where to list skipped inputs and why (local or s3://); empty: nowhere.
@@ -59,4 +59,4 @@ std::string ShardFileName(size_t shard);
 
 }  // namespace stoker
 
-#endif  // STOKER_TOOLS_PACK_PACK_PLAN_H_
+#endif  // STOKER_PACK_PACK_PLAN_H_

@@ -1,15 +1,13 @@
-// `stoker-ctl pipeline explain`: shapes and dtypes per op, the table's layout, measured costs,
-// errors naming the op and field, and the command's exit codes.
-#include "tools/pipeline_explain.h"
+// ExplainPipeline: shapes and dtypes per op, the table's layout, measured costs, errors naming
+// the op and field.
+#include "augment/pipeline_explain.h"
 
 #include <string>
 #include <vector>
 
 #include "augment/pipeline_text.h"
-#include "common/flags.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tools/pipeline_ctl.h"
 
 namespace stoker {
 namespace {
@@ -93,30 +91,6 @@ TEST(PipelineExplainTest, ErrorsNameTheOpAndField) {
               HasSubstr("running on a 100x100x3 image: pipeline.ops[1] (center_crop)"));
   EXPECT_EQ(ParseInputShape("10x10", "--input").status().message(),
             "--input: expected HxWxC (height and width 1..16384, C 1 or 3), got '10x10'");
-}
-
-int RunCtl(std::vector<std::string> args) {
-  args.insert(args.begin(), {"stoker-ctl", "pipeline"});
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  return RunPipelineCommand(static_cast<int>(argv.size()), argv.data());
-}
-
-TEST(PipelineCtlTest, ExitCodes) {
-  EXPECT_EQ(RunCtl({"explain", "to_float", "--input=8x8x3", "--runs=1"}), 0);
-  EXPECT_EQ(
-      RunCtl({"explain", "--runs=0", "to_float, normalize(mean=[0], std=[1])", "--input=8x8x1"}),
-      0);
-  EXPECT_EQ(RunCtl({"explain", "blur(ksize=3)"}), kExitBadFlags);  // unknown op
-  EXPECT_EQ(RunCtl({"explain", "to_float", "--input=8x8"}), kExitBadFlags);
-  EXPECT_EQ(RunCtl({"explain", "to_float", "--layout=nhwc"}), kExitBadFlags);
-  EXPECT_EQ(RunCtl({"explain"}), kExitBadFlags);               // no text
-  EXPECT_EQ(RunCtl({"describe", "to_float"}), kExitBadFlags);  // unknown subcommand
-  EXPECT_EQ(RunCtl({"explain", "center_crop(height=20, width=20)", "--input=8x8x3"}),
-            kExitBadFlags);  // compile-time: the decoded input is too small
-  EXPECT_EQ(
-      RunCtl({"explain", "decode, center_crop(height=20, width=20)", "--input=8x8x3", "--runs=0"}),
-      1);  // found when running on the synthetic JPEG
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-#ifndef STOKER_TOOLS_PACK_IMAGE_GENERATOR_H_
-#define STOKER_TOOLS_PACK_IMAGE_GENERATOR_H_
+#ifndef STOKER_PACK_IMAGE_GENERATOR_H_
+#define STOKER_PACK_IMAGE_GENERATOR_H_
 
 // Natural-looking test images for the JPEG workload (DESIGN.md §6): smooth gradients, soft
 // low-frequency texture, blurred and sharp shapes, sensor-like noise; colours lean per class so
@@ -35,4 +35,4 @@ absl::Status GenerateImageFolder(const ImageFolderSpec& spec);
 
 }  // namespace stoker
 
-#endif  // STOKER_TOOLS_PACK_IMAGE_GENERATOR_H_
+#endif  // STOKER_PACK_IMAGE_GENERATOR_H_

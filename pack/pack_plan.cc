@@ -1,4 +1,4 @@
-#include "tools/pack/pack_plan.h"
+#include "pack/pack_plan.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,8 +1,10 @@
-#ifndef STOKER_AUGMENT_TESTING_TEST_IMAGES_H_
-#define STOKER_AUGMENT_TESTING_TEST_IMAGES_H_
+#ifndef STOKER_AUGMENT_SYNTHETIC_IMAGES_H_
+#define STOKER_AUGMENT_SYNTHETIC_IMAGES_H_
 
-// Images for tests and benchmarks: natural-looking pixels (gradients, shapes, noise, so that
-// JPEG sizes and decode times resemble photos') and their JPEG, PNG and WebP encodings.
+// Synthetic images: natural-looking pixels (gradients, shapes, noise, so that JPEG sizes and
+// decode times resemble photos') and their JPEG encoding. Shipping code, not a test helper:
+// pipeline explain (augment/pipeline_explain.h) times pipelines on them; tests and benchmarks
+// use them too (PNG and WebP test encodings: augment/testing/test_image_codecs.h).
 // Thread-safe.
 
 #include <cstdint>
@@ -27,4 +29,4 @@ std::vector<uint8_t> EncodeJpeg(const ImageView& image, int quality, bool progre
 
 }  // namespace stoker
 
-#endif  // STOKER_AUGMENT_TESTING_TEST_IMAGES_H_
+#endif  // STOKER_AUGMENT_SYNTHETIC_IMAGES_H_

@@ -1,4 +1,4 @@
-#include "tools/pack/input_check.h"
+#include "pack/input_check.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"

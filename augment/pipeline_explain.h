@@ -1,5 +1,5 @@
-#ifndef STOKER_TOOLS_PIPELINE_EXPLAIN_H_
-#define STOKER_TOOLS_PIPELINE_EXPLAIN_H_
+#ifndef STOKER_AUGMENT_PIPELINE_EXPLAIN_H_
+#define STOKER_AUGMENT_PIPELINE_EXPLAIN_H_
 
 // `stoker-ctl pipeline explain` and stoker.explain_pipeline (Python): a pipeline's ops with the
 // shape and dtype each produces and what each costs per image on this machine.
@@ -78,4 +78,4 @@ absl::StatusOr<ImageShape> ParseInputShape(const std::string& text, const std::s
 
 }  // namespace stoker
 
-#endif  // STOKER_TOOLS_PIPELINE_EXPLAIN_H_
+#endif  // STOKER_AUGMENT_PIPELINE_EXPLAIN_H_

@@ -1,4 +1,4 @@
-#include "tools/pipeline_explain.h"
+#include "augment/pipeline_explain.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,7 +11,7 @@
 #include "absl/time/clock.h"
 #include "augment/op.h"
 #include "augment/pipeline.h"
-#include "augment/testing/test_images.h"
+#include "augment/synthetic_images.h"
 #include "common/counter_rng.h"
 #include "common/status_macros.h"
 

@@ -1,4 +1,4 @@
-#include "augment/testing/test_images.h"
+#include "augment/synthetic_images.h"
 
 #include <turbojpeg.h>
 

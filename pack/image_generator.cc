@@ -1,4 +1,4 @@
-#include "tools/pack/image_generator.h"
+#include "pack/image_generator.h"
 
 #include <atomic>
 #include <filesystem>

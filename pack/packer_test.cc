@@ -1,4 +1,4 @@
-#include "tools/pack/packer.h"
+#include "pack/packer.h"
 
 #include <filesystem>
 #include <fstream>
@@ -9,7 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "opencv2/imgcodecs.hpp"
-#include "tools/pack/image_generator.h"
+#include "pack/image_generator.h"
 
 namespace stoker {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/pack/packer.h"
+#include "pack/packer.h"
 
 #include <unistd.h>
 

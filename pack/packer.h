@@ -1,5 +1,5 @@
-#ifndef STOKER_TOOLS_PACK_PACKER_H_
-#define STOKER_TOOLS_PACK_PACKER_H_
+#ifndef STOKER_PACK_PACKER_H_
+#define STOKER_PACK_PACKER_H_
 
 // Writes a PackPlan: the shards in parallel (one shard per thread at a time), then the manifest.
 //
@@ -12,7 +12,7 @@
 // folder and uploaded (multipart when large) once complete; the manifest goes up last, and a
 // rerun keeps every shard object whose trailer is intact.
 //
-// Inputs are checked by default (tools/pack/input_check.h): what a worker would reject is
+// Inputs are checked by default (pack/input_check.h): what a worker would reject is
 // skipped, logged and listed by reason in the summary and the optional report. With
 // resize_shorter > 0 each image is decoded (OpenCV), its shorter side scaled to that size
 // when larger (area interpolation) and re-encoded as JPEG at `quality`. Otherwise files are
@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "tools/pack/input_check.h"
-#include "tools/pack/pack_plan.h"
+#include "pack/input_check.h"
+#include "pack/pack_plan.h"
 
 namespace stoker {
 
@@ -52,4 +52,4 @@ absl::StatusOr<PackSummary> Pack(const PackOptions& options, const PackPlan& pla
 
 }  // namespace stoker
 
-#endif  // STOKER_TOOLS_PACK_PACKER_H_
+#endif  // STOKER_PACK_PACKER_H_

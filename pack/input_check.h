@@ -1,5 +1,5 @@
-#ifndef STOKER_TOOLS_PACK_INPUT_CHECK_H_
-#define STOKER_TOOLS_PACK_INPUT_CHECK_H_
+#ifndef STOKER_PACK_INPUT_CHECK_H_
+#define STOKER_PACK_INPUT_CHECK_H_
 
 // What stoker-pack checks before it packs an input: the worker's own decode gates
 // (augment/kernels/decode.h: format by magic bytes, pixel budget from the header, JPEG scan
@@ -51,4 +51,4 @@ absl::Status WriteSkipReport(const std::vector<SkippedInput>& skipped, const std
 
 }  // namespace stoker
 
-#endif  // STOKER_TOOLS_PACK_INPUT_CHECK_H_
+#endif  // STOKER_PACK_INPUT_CHECK_H_
