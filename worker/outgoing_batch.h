@@ -15,8 +15,8 @@
 
 #include "absl/status/statusor.h"
 #include "common/payload_codec.h"
+#include "common/recycling_pool.h"
 #include "stoker/v1/worker.pb.h"
-#include "worker/recycling_pool.h"
 
 namespace stoker {
 
