@@ -10,7 +10,7 @@
 
 #include "augment/pipeline.h"
 #include "augment/pipeline_text.h"
-#include "augment/testing/test_images.h"
+#include "augment/synthetic_images.h"
 #include "common/counter_rng.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -6,7 +6,7 @@
 
 #include "augment/pipeline.h"
 #include "augment/pipeline_text.h"
-#include "augment/testing/test_images.h"
+#include "augment/synthetic_images.h"
 #include "common/bad_sample.h"
 #include "common/counter_rng.h"
 #include "gmock/gmock.h"
@@ -62,8 +62,8 @@ TEST(EncodedPipelineCompileTest, DecodeOnlyFirstAndOnlyForEncodedInput) {
 }
 
 TEST(EncodedPipelineCompileTest, FinalSizeMustBeFixed) {
-  for (const char* text : {"decode", "decode, to_float, gaussian_blur(ksize=3)",
-                           "decode, resize(shorter=256)"}) {
+  for (const char* text :
+       {"decode", "decode, to_float, gaussian_blur(ksize=3)", "decode, resize(shorter=256)"}) {
     const absl::Status status = CompileEncoded(text);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << text;
     EXPECT_THAT(std::string(status.message()), HasSubstr("varies per sample")) << text;
@@ -103,8 +103,8 @@ TEST(EncodedPipelineRunTest, ReferenceJpegPipeline) {
 }
 
 TEST(EncodedPipelineRunTest, BadBytesAreBadSamplesNamingDecode) {
-  auto pipeline = Pipeline::Compile(Spec("decode, center_crop(height=8, width=8)"),
-                                    InputFormat::Encoded());
+  auto pipeline =
+      Pipeline::Compile(Spec("decode, center_crop(height=8, width=8)"), InputFormat::Encoded());
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   PipelineWorkspace workspace;
   std::vector<uint8_t> out;
@@ -115,8 +115,8 @@ TEST(EncodedPipelineRunTest, BadBytesAreBadSamplesNamingDecode) {
 }
 
 TEST(EncodedPipelineRunTest, ImageSmallerThanCropFailsAtRunTime) {
-  auto pipeline = Pipeline::Compile(Spec("decode, center_crop(height=64, width=64)"),
-                                    InputFormat::Encoded());
+  auto pipeline =
+      Pipeline::Compile(Spec("decode, center_crop(height=64, width=64)"), InputFormat::Encoded());
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   PipelineWorkspace workspace;
   std::vector<uint8_t> out;

@@ -2,7 +2,7 @@
 // side, bench/augment_recipes_torchvision.py, in alternating rounds).
 //
 //   augment_recipes_bench --write_inputs=PATH --images=N --height=H --width=W
-//     writes N natural-looking uint8 HWC images (augment/testing/test_images.h), back to back,
+//     writes N natural-looking uint8 HWC images (augment/synthetic_images.h), back to back,
 //     the decoded inputs both sides read;
 //   augment_recipes_bench --inputs=PATH --images=N --height=H --width=W --pipeline=TEXT
 //                         --batch=B --seconds=S
@@ -22,7 +22,7 @@
 #include "absl/time/clock.h"
 #include "augment/pipeline.h"
 #include "augment/pipeline_text.h"
-#include "augment/testing/test_images.h"
+#include "augment/synthetic_images.h"
 #include "common/counter_rng.h"
 #include "common/flags.h"
 

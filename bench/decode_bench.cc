@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "augment/kernels/decode.h"
-#include "augment/testing/test_images.h"
+#include "augment/synthetic_images.h"
 #include "bench/bench_util.h"
 #include "common/flags.h"
 

@@ -31,7 +31,7 @@
 #include "augment/op_registry.h"
 #include "augment/pipeline.h"
 #include "augment/pipeline_text.h"
-#include "augment/testing/test_images.h"
+#include "augment/synthetic_images.h"
 #include "bench/bench_util.h"
 #include "common/counter_rng.h"
 #include "common/flags.h"

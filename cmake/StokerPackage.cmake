@@ -54,7 +54,6 @@ install(FILES
     trainer_client/loader_env.h
     trainer_client/loader_options.h
     trainer_client/message_pool.h
-    trainer_client/object_pool.h
     trainer_client/worker_stream.h
   DESTINATION ${STOKER_INSTALL_INCLUDEDIR}/trainer_client
   COMPONENT client)

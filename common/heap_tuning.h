@@ -13,12 +13,12 @@
 // larger block (a uint8 batch's payload string, gRPC's serialization buffer of it) would be a
 // fresh mmap whose pages all fault. So the mmap threshold is fixed too, at glibc's maximum
 // (32 MiB): blocks below it come from the heap and are reused. Measured with
-// `scripts/bench.sh wire` (9.6 MB uint8 batches, docs/benchmarks.md): 2x the GB/s.
+// `scripts/bench.sh wire` (9.6 MB uint8 batches, docs/benchmarks/wire.md): 2x the GB/s.
 //
 // The trainer client (LoaderOptions::retain_heap_memory) and the worker call it. The worker's
 // sends churn memory the same way under TLS (gRPC's TLS layer allocates and frees buffers for the
 // encrypted records of every batch): with mutual TLS, float32 batches, the worker spent 12% less
-// CPU per image with it (bench/e2e.py --tls --baseline-worker, docs/benchmarks.md).
+// CPU per image with it (bench/e2e.py --tls --baseline-worker, docs/benchmarks/e2e.md).
 
 namespace stoker {
 

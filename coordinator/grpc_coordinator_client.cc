@@ -27,7 +27,8 @@ grpc::ChannelArguments KeepaliveArgs() {
 
 // Thread-safe. With TLS, a call that finds the coordinator UNAVAILABLE replaces the channel:
 // gRPC 1.51's TLS channels that failed to connect (a coordinator restarting) were seen to hang
-// in the next handshake for good, while a fresh channel connects at once (docs/decisions.md).
+// in the next handshake for good, while a fresh channel connects at once
+// (docs/decisions/0024-security-identity-roles-data-roots.md).
 class GrpcCoordinatorClient : public CoordinatorClient {
  public:
   GrpcCoordinatorClient(const std::string& address, absl::Duration rpc_timeout,

@@ -3,7 +3,7 @@
 
 // Writes one stoker shard (data/shard_format.h): Create, Add records, Finish. The file at `path`
 // is complete only after Finish() returns OK (it has been fsynced); callers that list shards in
-// a manifest write to a temporary name and rename after Finish (tools/pack).
+// a manifest write to a temporary name and rename after Finish (pack/).
 
 #include <cstdint>
 #include <cstdio>

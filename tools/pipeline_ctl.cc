@@ -6,8 +6,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "augment/pipeline_explain.h"
 #include "common/flags.h"
-#include "tools/pipeline_explain.h"
 #include "trainer_client/job_spec_args.h"
 
 namespace stoker {

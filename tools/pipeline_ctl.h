@@ -3,7 +3,7 @@
 
 // `stoker-ctl pipeline explain "<pipeline text>" [--input=HxWxC] [--layout=chw|hwc]
 // [--dtype=auto|uint8|float32] [--runs=N]`: prints the ops with the shape and dtype each
-// produces and each op's measured cost per image (tools/pipeline_explain.h). Needs no cluster.
+// produces and each op's measured cost per image (augment/pipeline_explain.h). Needs no cluster.
 //
 // Exit codes: 0 printed; 2 (kExitBadFlags) for a usage error, a bad flag or an invalid pipeline
 // (the message names the op and field); 1 when running the pipeline on the synthetic input

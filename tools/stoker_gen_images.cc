@@ -1,5 +1,5 @@
 // stoker-gen-images: writes a folder of natural-looking JPEGs, one subfolder per class
-// (tools/pack/image_generator.h), for the JPEG demo and benchmark. Existing files are kept.
+// (pack/image_generator.h), for the JPEG demo and benchmark. Existing files are kept.
 //
 //   stoker-gen-images --output=/tmp/images --classes=10 --per-class=300
 //
@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "common/flags.h"
-#include "tools/pack/image_generator.h"
+#include "pack/image_generator.h"
 
 int main(int argc, char** argv) {
   stoker::ImageFolderSpec spec;

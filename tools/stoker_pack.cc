@@ -9,7 +9,7 @@
 // (--keep-unverified packs as is); credentials and endpoint as for the worker (docs/storage.md).
 //
 // Uses every core; shows a progress bar on a terminal and a summary at the end. Atomic and
-// resumable (tools/pack/packer.h). Exit codes: 0 done, 1 runtime error (printed), 2 bad flags.
+// resumable (pack/packer.h). Exit codes: 0 done, 1 runtime error (printed), 2 bad flags.
 
 #include <unistd.h>
 
@@ -20,7 +20,7 @@
 #include "absl/time/clock.h"
 #include "common/flags.h"
 #include "data/storage_backend.h"
-#include "tools/pack/packer.h"
+#include "pack/packer.h"
 
 namespace stoker {
 namespace {

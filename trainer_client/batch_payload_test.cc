@@ -34,7 +34,7 @@ TEST(BatchPayloadTest, OneChunkIsUsedInPlace) {
 
 TEST(BatchPayloadTest, SeveralChunksAreGatheredOnceIntoAPooledBuffer) {
   auto owner = std::make_shared<std::string>("0123456789");
-  auto pool = BufferPool::Create(2);
+  auto pool = std::make_shared<BufferPool>(2);
   const uint8_t* gathered_at = nullptr;
   {
     BatchPayload payload({View(*owner, 0, 3), View(*owner, 5, 2), View(*owner, 9, 1)}, owner, pool);
@@ -61,7 +61,7 @@ TEST(BatchPayloadTest, ConcurrentCallersSeeOneGather) {
   for (size_t at = 0; at < owner->size(); at += 1000) {
     chunks.push_back(View(*owner, at, std::min<size_t>(1000, owner->size() - at)));
   }
-  BatchPayload payload(chunks, owner, BufferPool::Create(1));
+  BatchPayload payload(chunks, owner, std::make_shared<BufferPool>(1));
   std::vector<const uint8_t*> seen(4);
   std::vector<std::thread> threads;
   for (size_t t = 0; t < seen.size(); ++t) {

@@ -36,7 +36,7 @@ ClientTail::ClientTail(Pipeline pipeline, std::vector<int64_t> input_shape)
       input_shape_(std::move(input_shape)),
       batch_shape_(pipeline_.BatchShape(input_shape_[0])),
       batch_bytes_(pipeline_.output_bytes_per_sample() * input_shape_[0]),
-      pool_(MessagePool::Create(/*max_free=*/4)),
+      pool_(std::make_shared<MessagePool>(/*max_free=*/4)),
       scratch_(pipeline_.input_shape().bytes()) {}
 
 absl::StatusOr<Batch> ClientTail::Apply(const Batch& batch) {

@@ -1,9 +1,9 @@
 #ifndef STOKER_TRAINER_CLIENT_COMPRESSION_AUTO_H_
 #define STOKER_TRAINER_CLIENT_COMPRESSION_AUTO_H_
 
-// The client's `auto` compression (docs/decisions.md, "Stream compression"): per stream, pick the
-// payload codec that delivers the most batches per second from figures measured on the stream's
-// first batches.
+// The client's `auto` compression (docs/decisions/0030-stream-compression-auto-and-metrics.md): per
+// stream, pick the payload codec that delivers the most batches per second from figures measured on
+// the stream's first batches.
 //
 // Model. For a codec c, with S the raw bytes of a batch, r_c its wire bytes per raw byte (1 for
 // raw), P the worker's production seconds per batch and T its producer threads, K_c the worker's

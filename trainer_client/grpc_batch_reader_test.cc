@@ -43,7 +43,7 @@ v1::BatchMessage Message(size_t payload_bytes) {
 TEST(ReadBatchTest, KeepsTheReceivedSlicesAsThePayload) {
   const v1::BatchMessage message = Message(100000);
   grpc::ByteBuffer buffer = Sliced(message.SerializeAsString(), 16384);
-  auto pool = BufferPool::Create(1);
+  auto pool = std::make_shared<BufferPool>(1);
   absl::StatusOr<Batch> batch = ReadBatch(&buffer, std::make_shared<v1::BatchMessage>(), pool);
   ASSERT_TRUE(batch.ok()) << batch.status();
   EXPECT_EQ(buffer.Length(), 0u);  // the Batch holds the slices now, not the buffer

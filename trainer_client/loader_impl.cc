@@ -97,8 +97,8 @@ LoaderImpl::LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse
     : options_(std::move(options)),
       env_(std::move(env)),
       job_(std::move(job)),
-      pool_(MessagePool::Create(/*max_free=*/4)),
-      gather_buffers_(BufferPool::Create(/*max_free=*/4)),
+      pool_(std::make_shared<MessagePool>(/*max_free=*/4)),
+      gather_buffers_(std::make_shared<BufferPool>(/*max_free=*/4)),
       buffer_(BufferConfig(options_, job_)),
       bad_samples_(options_.spec.has_max_bad_sample_fraction()
                        ? options_.spec.max_bad_sample_fraction()

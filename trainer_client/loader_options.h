@@ -85,11 +85,12 @@ struct LoaderOptions {
   // on the calling thread, giving exactly the batch the workers would have sent. The job the
   // coordinator sees is the workers' part, so every rank of a job must choose the same.
   bool tail_on_client = false;
-  // Payload compression asked of every worker stream (docs/decisions.md, "Stream compression"):
-  // "none"; "lz4"; "zstd" or "zstd:LEVEL" (LEVEL -7..19, default 1); or "auto", which starts raw,
-  // measures the link, the workers' compression and this client's decompression on the first
-  // batches and picks per stream what delivers the most images per second (compression_auto.h).
-  // A worker that does not offer the codec (or predates compression) sends raw payloads.
+  // Payload compression asked of every worker stream
+  // (docs/decisions/0029-stream-compression-formats-negotiation-both-sides.md): "none"; "lz4";
+  // "zstd" or "zstd:LEVEL" (LEVEL -7..19, default 1); or "auto", which starts raw, measures the
+  // link, the workers' compression and this client's decompression on the first batches and picks
+  // per stream what delivers the most images per second (compression_auto.h). A worker that does
+  // not offer the codec (or predates compression) sends raw payloads.
   std::string compression = "none";
 
   // OK, or INVALID_ARGUMENT naming the first bad field, e.g.

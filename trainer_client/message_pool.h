@@ -1,19 +1,19 @@
 #ifndef STOKER_TRAINER_CLIENT_MESSAGE_POOL_H_
 #define STOKER_TRAINER_CLIENT_MESSAGE_POOL_H_
 
-// The client's pools (trainer_client/object_pool.h): batch headers are parsed into recycled
-// messages, and payloads that arrive in several pieces are gathered into recycled buffers
-// (trainer_client/batch_payload.h).
+// The client's pools (common/recycling_pool.h, objects handed out with Acquire): batch headers
+// are parsed into recycled messages, and payloads that arrive in several pieces are gathered into
+// recycled buffers (trainer_client/batch_payload.h).
 
 #include <string>
 
+#include "common/recycling_pool.h"
 #include "stoker/v1/worker.pb.h"
-#include "trainer_client/object_pool.h"
 
 namespace stoker {
 
-using MessagePool = ObjectPool<v1::BatchMessage>;
-using BufferPool = ObjectPool<std::string>;
+using MessagePool = RecyclingPool<v1::BatchMessage>;
+using BufferPool = RecyclingPool<std::string>;
 
 }  // namespace stoker
 

@@ -1,12 +1,13 @@
 #ifndef STOKER_TRAINER_CLIENT_PAYLOAD_DECODE_H_
 #define STOKER_TRAINER_CLIENT_PAYLOAD_DECODE_H_
 
-// The client's side of stream compression (docs/decisions.md, "Stream compression"): a received
-// batch whose payload is compressed (header.compression) is decoded into a pooled buffer before
-// the Loader sees it, so a Batch is always a view over raw tensor bytes. The received payload
-// stays in gRPC's slices (trainer_client/batch_payload.h); a compressed one is gathered (a copy
-// of the compressed, smaller bytes, none when it arrived in one slice) and decompressed straight
-// into the pooled buffer: the raw bytes are written once.
+// The client's side of stream compression
+// (docs/decisions/0029-stream-compression-formats-negotiation-both-sides.md): a received batch
+// whose payload is compressed (header.compression) is decoded into a pooled buffer before the
+// Loader sees it, so a Batch is always a view over raw tensor bytes. The received payload stays in
+// gRPC's slices (trainer_client/batch_payload.h); a compressed one is gathered (a copy of the
+// compressed, smaller bytes, none when it arrived in one slice) and decompressed straight into the
+// pooled buffer: the raw bytes are written once.
 
 #include <cstdint>
 

@@ -29,8 +29,8 @@ class PayloadDecodeTest : public ::testing::Test {
                                buffers_.get());
   }
 
-  std::shared_ptr<MessagePool> headers_ = MessagePool::Create(2);
-  std::shared_ptr<BufferPool> buffers_ = BufferPool::Create(2);
+  std::shared_ptr<MessagePool> headers_ = std::make_shared<MessagePool>(2);
+  std::shared_ptr<BufferPool> buffers_ = std::make_shared<BufferPool>(2);
 };
 
 // MakeBatchMessage's batch (2 samples of 3 bytes) with its payload compressed by `codec`.

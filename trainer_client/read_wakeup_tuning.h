@@ -6,8 +6,8 @@
 // reading still needs) and `tcp_rcv_lowat` (TCP then sets SO_RCVLOWAT, so the reading thread
 // wakes when those bytes are there rather than for every segment). A batch is megabytes, so most
 // wake-ups were for partial frames. Measured: stoker-bench-client's CPU per 224x224x3 float32
-// image over loopback 0.16-0.21 ms -> 0.14-0.15 ms in alternating runs (docs/benchmarks.md,
-// docs/decisions.md "gRPC read experiments").
+// image over loopback 0.16-0.21 ms -> 0.14-0.15 ms in alternating runs (docs/benchmarks/e2e.md,
+// docs/decisions/0037-e2e-accounting-client-read-wakeups.md).
 //
 // gRPC reads its experiments once, from the GRPC_EXPERIMENTS environment variable, the first time
 // any of them is consulted (when the process makes its first connection), so this must run before

@@ -17,12 +17,12 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "augment/pipeline.h"
+#include "common/recycling_pool.h"
 #include "stoker/v1/worker.pb.h"
 #include "worker/bad_sample_counters.h"
 #include "worker/job_context.h"
 #include "worker/op_time_histograms.h"
 #include "worker/production_window.h"
-#include "worker/recycling_pool.h"
 #include "worker/simulated_batch.h"
 
 namespace stoker {

@@ -2,7 +2,7 @@
 #define STOKER_WORKER_OUTGOING_BATCH_H_
 
 // A produced batch on its way to a client stream, and its optional compression
-// (docs/decisions.md, "Stream compression").
+// (docs/decisions/0029-stream-compression-formats-negotiation-both-sides.md).
 //
 // The producer writes the tensor into a pooled message's `data`; that buffer is never replaced,
 // so the next batch produced into the message reuses its pages. A compressed batch carries its
@@ -15,8 +15,8 @@
 
 #include "absl/status/statusor.h"
 #include "common/payload_codec.h"
+#include "common/recycling_pool.h"
 #include "stoker/v1/worker.pb.h"
-#include "worker/recycling_pool.h"
 
 namespace stoker {
 

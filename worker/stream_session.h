@@ -17,10 +17,11 @@
 // twice); anything else is a protocol error that ends the stream. A stream holding
 // kMaxUnackedBatches sent and unacknowledged batches leases nothing more until it acknowledges.
 //
-// Compression (docs/decisions.md, "Stream compression"): the session encodes each produced batch
-// on the producer's thread as the client chose (OpenStream.compression, then any
-// set_compression), with a codec this worker offers, else raw; every header lists the offered
-// codecs and the producer thread count, from which the client's `auto` mode decides.
+// Compression (docs/decisions/0029-stream-compression-formats-negotiation-both-sides.md): the
+// session encodes each produced batch on the producer's thread as the client chose
+// (OpenStream.compression, then any set_compression), with a codec this worker offers, else raw;
+// every header lists the offered codecs and the producer thread count, from which the client's
+// `auto` mode decides.
 
 #include <cstdint>
 #include <functional>

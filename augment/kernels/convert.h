@@ -32,7 +32,7 @@ inline constexpr size_t kTableValues = 256;
 // `table` by its value and channel. Equal bit for bit on every CPU: the AVX-512 VBMI build where
 // the CPU has it, else a portable loop (augment/kernels/convert_table_variants.h). For a batch
 // slot: written once into a batch far larger than the caches, with streaming (non-temporal)
-// stores where aligned (docs/benchmarks.md, "tail-table").
+// stores where aligned (docs/benchmarks/tail-table.md).
 // REQUIRES: in.shape.type == kUint8; `table` holds in.shape.channels * kTableValues floats;
 //   `out` is float-aligned and does not overlap `in` or `table`.
 void ConvertThroughTable(const ImageView& in, const float* table, OutputLayout layout, float* out);

@@ -12,7 +12,7 @@
 //   portable (convert_table.cc): scalar lookups, in CHW one channel at a time.
 //
 // No AVX2 or plain AVX-512 F/BW build: their only vector lookup is vgatherdps, which measured
-// slower than the scalar loop on AMD Zen 4 (docs/benchmarks.md, "tail-table").
+// slower than the scalar loop on AMD Zen 4 (docs/benchmarks/tail-table.md).
 //
 // Each comes for float32 entries (ConvertThroughTable) and 16-bit ones (ConvertThroughTable16).
 // Every build copies table entries, bit for bit (NaN payloads included): their outputs are equal.

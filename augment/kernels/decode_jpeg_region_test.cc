@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "augment/kernels/decode.h"
 #include "augment/kernels/geometry.h"
-#include "augment/testing/test_images.h"
+#include "augment/synthetic_images.h"
 #include "common/bad_sample.h"
 #include "common/counter_rng.h"
 #include "gmock/gmock.h"

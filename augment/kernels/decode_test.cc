@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "augment/synthetic_images.h"
 #include "augment/testing/test_image_codecs.h"
-#include "augment/testing/test_images.h"
 #include "common/bad_sample.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -15,7 +15,7 @@
 #include "augment/ops/policy_space.h"
 #include "augment/pipeline.h"
 #include "augment/pipeline_text.h"
-#include "augment/testing/test_images.h"
+#include "augment/synthetic_images.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -1,9 +1,10 @@
 #ifndef STOKER_AUGMENT_TESTING_TEST_IMAGE_CODECS_H_
 #define STOKER_AUGMENT_TESTING_TEST_IMAGE_CODECS_H_
 
-// PNG and WebP test images, encoded through OpenCV's imgcodecs: apart from test_images.h so that
-// tools using its natural images and JPEGs (stoker-ctl pipeline explain) do not link imgcodecs
-// and its dependencies (GDAL, GDCM, x265: ~240 MB in every container image).
+// PNG and WebP test images, encoded through OpenCV's imgcodecs: apart from
+// augment/synthetic_images.h so that shipping code using its natural images and JPEGs (pipeline
+// explain) does not link imgcodecs and its dependencies (GDAL, GDCM, x265: ~240 MB in every
+// container image).
 
 #include <cstdint>
 #include <vector>

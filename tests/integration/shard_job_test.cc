@@ -11,10 +11,10 @@
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "pack/image_generator.h"
+#include "pack/packer.h"
 #include "tests/testing/drain_loader.h"
 #include "tests/testing/test_cluster.h"
-#include "tools/pack/image_generator.h"
-#include "tools/pack/packer.h"
 #include "trainer_client/loader.h"
 
 namespace stoker {

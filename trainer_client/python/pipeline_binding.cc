@@ -11,9 +11,9 @@
 #include "augment/op_params.h"
 #include "augment/op_registry.h"
 #include "augment/pipeline.h"
+#include "augment/pipeline_explain.h"
 #include "augment/pipeline_text.h"
 #include "common/counter_rng.h"
-#include "tools/pipeline_explain.h"
 #include "trainer_client/job_spec_args.h"
 
 namespace stoker {
@@ -74,7 +74,7 @@ py::array RunPipeline(const std::string& text, const py::object& sample, uint64_
   return out;
 }
 
-// stoker-ctl pipeline explain's table (tools/pipeline_explain.h) for `text`.
+// stoker-ctl pipeline explain's table (augment/pipeline_explain.h) for `text`.
 std::string ExplainText(const std::string& text, const std::string& input,
                         const std::string& layout, const std::string& dtype, int runs,
                         void (*throw_status)(const absl::Status&)) {

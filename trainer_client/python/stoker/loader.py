@@ -55,8 +55,10 @@ _ARGS_DOC = """
                   giving exactly the tensors the workers would have sent (LoaderOptions).
     compression:  payload compression of the worker streams: "none" (default), "lz4", "zstd",
                   "zstd:LEVEL" (-7..19) or "auto" (per stream, from the measured link rate and
-                  the CPU each side spends; see docs/decisions.md). A worker that does not offer
-                  the codec sends raw payloads. Anything else: ValueError naming compression.
+                  the CPU each side spends; see
+                  docs/decisions/0030-stream-compression-auto-and-metrics.md). A worker that
+                  does not offer the codec sends raw payloads. Anything else: ValueError naming
+                  compression.
     ordered:      yield batches in the rank's plan order (a resumed ordered run continues exactly
                   where an uninterrupted one would be); default: as they arrive.
     return_indices: yield (images, labels, sample_indices) instead of (images, labels).

@@ -1,0 +1,202 @@
+#include "augment/pipeline_explain.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "augment/op.h"
+#include "augment/pipeline.h"
+#include "augment/synthetic_images.h"
+#include "common/counter_rng.h"
+#include "common/status_macros.h"
+
+namespace stoker {
+namespace {
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return -1;
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+std::string ShapeText(const ImageShape& shape) {
+  const std::string h = shape.height == 0 ? "H" : absl::StrCat(shape.height);
+  const std::string w = shape.width == 0 ? "W" : absl::StrCat(shape.width);
+  return absl::StrCat(h, "x", w, "x", shape.channels, " ", PixelTypeName(shape.type));
+}
+
+// The shape each op produces from `sample`, by the ops' own shape rules (decode reads the
+// header, so a DCT downscale shows).
+absl::Status FillShapes(const Pipeline& pipeline, const SampleInput& sample,
+                        PipelineExplanation* out) {
+  ImageShape current = sample.image.shape;
+  ImageDecoder decoder;
+  for (size_t i = 0; i < pipeline.num_ops(); ++i) {
+    const Op& op = pipeline.op(i);
+    absl::StatusOr<ImageShape> shape =
+        op.TakesEncodedInput()
+            ? op.ReadEncoded(sample.encoded,
+                             i + 1 < pipeline.num_ops() ? &pipeline.op(i + 1) : nullptr, &decoder)
+            : op.OutputShapeFor(current);
+    if (!shape.ok()) {
+      return PrefixStatus(absl::StrCat("pipeline.ops[", i, "] (", op.name(), "): "),
+                          shape.status());
+    }
+    current = *shape;
+    out->ops.push_back(ExplainedOp{op.name(), current, -1});
+  }
+  return absl::OkStatus();
+}
+
+// Times `runs` runs of the pipeline on `sample`: each op's median and the whole run's.
+absl::Status Measure(const Pipeline& pipeline, const SampleInput& sample, int runs,
+                     PipelineExplanation* out) {
+  PipelineWorkspace workspace;
+  workspace.set_time_ops(true);
+  std::vector<uint8_t> output(pipeline.output_bytes_per_sample());
+  std::vector<std::vector<double>> op_seconds(pipeline.num_ops());
+  std::vector<double> totals;
+  for (int run = -1; run < runs; ++run) {  // run -1 warms the buffers up
+    CounterRng rng = SampleRng(0, 0, static_cast<uint64_t>(run + 1));
+    const absl::Time start = absl::Now();
+    RETURN_IF_ERROR(pipeline.Run(sample, &rng, &workspace, output.data()));
+    if (run < 0) continue;
+    totals.push_back(absl::ToDoubleSeconds(absl::Now() - start));
+    for (size_t i = 0; i < pipeline.num_ops(); ++i) {
+      op_seconds[i].push_back(workspace.op_seconds()[i]);
+    }
+  }
+  for (size_t i = 0; i < pipeline.num_ops(); ++i) out->ops[i].seconds = Median(op_seconds[i]);
+  out->total_seconds = Median(totals);
+  out->runs = runs;
+  const BatchMix* mix = pipeline.batch_mix();
+  if (mix == nullptr) return absl::OkStatus();
+  const size_t batch = 16;
+  std::vector<uint8_t> tensor(batch * output.size());
+  for (size_t i = 0; i < batch; ++i) {
+    std::copy(output.begin(), output.end(), tensor.begin() + i * output.size());
+  }
+  std::vector<int64_t> labels(batch);
+  for (size_t i = 0; i < batch; ++i) labels[i] = static_cast<int64_t>(i % mix->num_classes());
+  std::vector<float> soft(batch * mix->num_classes());
+  ImageBuffer scratch;
+  std::vector<double> per_image;
+  for (int run = 0; run < runs; ++run) {
+    CounterRng rng = BatchRng(0, 0, static_cast<uint64_t>(run));
+    const absl::Time start = absl::Now();
+    RETURN_IF_ERROR(mix->Apply(mix->Draw(&rng), tensor.data(), labels, &scratch, soft.data()));
+    per_image.push_back(absl::ToDoubleSeconds(absl::Now() - start) / batch);
+  }
+  out->batch_stage_seconds = Median(per_image);
+  return absl::OkStatus();
+}
+
+std::string BatchStageText(const stoker::v1::BatchMixOp& mix) {
+  std::string text;
+  if (mix.mixup_alpha() > 0) text = absl::StrCat("mixup(alpha=", mix.mixup_alpha(), ")");
+  if (mix.cutmix_alpha() > 0) {
+    absl::StrAppend(&text, text.empty() ? "" : " or ", "cutmix(alpha=", mix.cutmix_alpha(), ")");
+  }
+  return text;
+}
+
+}  // namespace
+
+absl::StatusOr<ImageShape> ParseInputShape(const std::string& text, const std::string& field) {
+  const std::vector<std::string> parts = absl::StrSplit(text, 'x');
+  uint32_t dims[3] = {0, 0, 0};
+  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &dims[0]) ||
+      !absl::SimpleAtoi(parts[1], &dims[1]) || !absl::SimpleAtoi(parts[2], &dims[2]) ||
+      dims[0] == 0 || dims[1] == 0 || dims[0] > 16384 || dims[1] > 16384 ||
+      (dims[2] != 1 && dims[2] != 3)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": expected HxWxC (height and width 1..16384, C 1 or 3), got '", text, "'"));
+  }
+  return ImageShape{dims[0], dims[1], dims[2], PixelType::kUint8};
+}
+
+absl::StatusOr<PipelineExplanation> ExplainPipeline(const stoker::v1::PipelineSpec& spec,
+                                                    const ExplainOptions& options) {
+  PipelineExplanation out;
+  out.input = options.input;
+  out.encoded = spec.ops_size() > 0 && spec.ops(0).has_decode();
+  if (options.input.elements() == 0) return absl::InvalidArgumentError("input: empty shape");
+  ASSIGN_OR_RETURN(Pipeline pipeline,
+                   Pipeline::Compile(spec, out.encoded ? InputFormat::Encoded()
+                                                       : InputFormat::Decoded(options.input)));
+  const std::vector<uint8_t> pixels =
+      NaturalImage(options.input.height, options.input.width, options.input.channels, /*seed=*/1);
+  const ImageView image{const_cast<uint8_t*>(pixels.data()), options.input};
+  const std::vector<uint8_t> jpeg = out.encoded ? EncodeJpeg(image, 90) : std::vector<uint8_t>();
+  const SampleInput sample = out.encoded ? SampleInput::Encoded(jpeg) : SampleInput::Decoded(image);
+  const std::string context =
+      absl::StrCat("running on a ", options.input.height, "x", options.input.width, "x",
+                   options.input.channels, " image: ");
+  if (absl::Status status = FillShapes(pipeline, sample, &out); !status.ok()) {
+    return PrefixStatus(context, status);
+  }
+  for (int64_t dim : pipeline.BatchShape(1)) out.sample_shape.push_back(dim);
+  out.sample_shape.erase(out.sample_shape.begin());
+  out.output_dtype = pipeline.output_dtype() == stoker::v1::DTYPE_UINT8 ? "uint8" : "float32";
+  out.output_layout = pipeline.output_layout() == stoker::v1::LAYOUT_CHW ? "CHW" : "HWC";
+  out.output_bytes_per_sample = pipeline.output_bytes_per_sample();
+  if (pipeline.batch_mix() != nullptr) {
+    out.batch_stage = BatchStageText(spec.batch_mix());
+    out.num_classes = pipeline.batch_mix()->num_classes();
+  }
+  if (options.runs > 0) {
+    if (absl::Status status = Measure(pipeline, sample, options.runs, &out); !status.ok()) {
+      return PrefixStatus(context, status);
+    }
+  }
+  return out;
+}
+
+std::string FormatExplanation(const PipelineExplanation& e) {
+  auto micros = [](double seconds) {
+    return seconds < 0 ? std::string("-") : absl::StrFormat("%.1f", seconds * 1e6);
+  };
+  auto per_element = [](double seconds, const ImageShape& shape) {
+    return seconds < 0 || shape.elements() == 0
+               ? std::string("-")
+               : absl::StrFormat("%.2f", seconds * 1e9 / shape.elements());
+  };
+  std::string text =
+      absl::StrFormat("input: %s%s\n%3s  %-22s %-22s %12s %14s\n", ShapeText(e.input),
+                      e.encoded ? " (encoded: a JPEG of that size, quality 90)" : "", "#", "op",
+                      "output", "us/image", "ns/out elem");
+  for (size_t i = 0; i < e.ops.size(); ++i) {
+    const ExplainedOp& op = e.ops[i];
+    absl::StrAppendFormat(&text, "%3d  %-22s %-22s %12s %14s\n", i, op.name, ShapeText(op.output),
+                          micros(op.seconds), per_element(op.seconds, op.output));
+  }
+  if (!e.batch_stage.empty()) {
+    absl::StrAppendFormat(&text, "%3s  %-22s %-22s %12s %14s\n", "b", "batch_mix",
+                          absl::StrCat("+ soft labels [N,", e.num_classes, "]"),
+                          micros(e.batch_stage_seconds), "-");
+    absl::StrAppend(&text, "     batch_mix: ", e.batch_stage, " per batch\n");
+  }
+  std::string shape;
+  for (int64_t dim : e.sample_shape) absl::StrAppend(&shape, shape.empty() ? "" : "x", dim);
+  absl::StrAppendFormat(&text, "output per sample: %s %s %s, %d bytes\n", shape, e.output_dtype,
+                        e.output_layout, e.output_bytes_per_sample);
+  if (e.total_seconds < 0) {
+    absl::StrAppend(&text, "costs: not measured\n");
+    return text;
+  }
+  const double total = e.total_seconds + std::max(0.0, e.batch_stage_seconds);
+  absl::StrAppendFormat(&text,
+                        "total: %.1f us/image (ops, output conversion%s) = %.0f images/s per "
+                        "core\ncosts: measured on this machine, median of %d runs on a synthetic "
+                        "natural image (estimates: a busy machine reads higher)\n",
+                        total * 1e6, e.batch_stage.empty() ? "" : ", batch stage", 1.0 / total,
+                        e.runs);
+  return text;
+}
+
+}  // namespace stoker

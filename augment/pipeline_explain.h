@@ -1,0 +1,81 @@
+#ifndef STOKER_AUGMENT_PIPELINE_EXPLAIN_H_
+#define STOKER_AUGMENT_PIPELINE_EXPLAIN_H_
+
+// `stoker-ctl pipeline explain` and stoker.explain_pipeline (Python): a pipeline's ops with the
+// shape and dtype each produces and what each costs per image on this machine.
+//
+// The costs are measured, not modelled: the compiled pipeline runs `runs` times on a synthetic
+// natural-looking image of the given input shape (for a pipeline starting with decode, that
+// image encoded as a quality-90 baseline JPEG), each run with another sample's RNG so random ops
+// take their usual range of parameters, and each op's median time is reported (the executor's
+// own per-op timing, worker/op_time_histograms' source). The batch stage (MixUp/CutMix) is
+// timed on a batch of copies of the output. A photo's content changes decode and a few
+// data-dependent ops (equalize, autocontrast) only slightly; a shared or busy machine makes every
+// figure larger: they are estimates for sizing, not benchmarks (bench/ has those).
+//
+// Thread-compatible.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "image/image.h"
+#include "stoker/v1/pipeline.pb.h"
+
+namespace stoker {
+
+struct ExplainOptions {
+  // The input image: decoded samples' shape, or the decoded size of an encoded sample's image.
+  ImageShape input{375, 500, 3, PixelType::kUint8};
+  // Timed runs per op (0: shapes only, no costs).
+  int runs = 15;
+  // Samples per batch for the batch stage's timing.
+  int batch_size = 16;
+};
+
+struct ExplainedOp {
+  std::string name;
+  // The output of the op for the synthetic input (for decode: as decoded, with any JPEG DCT
+  // downscale ahead of a resize).
+  ImageShape output;
+  // Median seconds per image; negative when not measured.
+  double seconds = -1;
+};
+
+struct PipelineExplanation {
+  ImageShape input;
+  bool encoded = false;
+  std::vector<ExplainedOp> ops;
+  // The batch's per-sample output.
+  std::vector<int64_t> sample_shape;  // [H, W, C] or [C, H, W]
+  std::string output_dtype;           // "uint8" / "float32"
+  std::string output_layout;          // "HWC" / "CHW"
+  size_t output_bytes_per_sample = 0;
+  // With MixUp/CutMix: the stage's description, its classes and its median seconds per image.
+  std::string batch_stage;
+  uint32_t num_classes = 0;
+  double batch_stage_seconds = -1;
+  // Median seconds of a whole Pipeline::Run (ops and output conversion); negative: not measured.
+  double total_seconds = -1;
+  int runs = 0;
+};
+
+// Compiles `spec` for options.input (encoded when spec's first op is decode) and measures it.
+// Errors: INVALID_ARGUMENT from Pipeline::Compile naming the op and field
+// ("pipeline.ops[2] (gaussian_blur): ksize must be odd and > 0, got 4"), or for an empty input
+// shape; a failing run's error (e.g. a crop larger than the input), prefixed "running on a
+// HxWxC image: ".
+absl::StatusOr<PipelineExplanation> ExplainPipeline(const stoker::v1::PipelineSpec& spec,
+                                                    const ExplainOptions& options);
+
+// A table: one line per op (index, name, output shape and dtype, µs per image, ns per output
+// element), the batch stage, the total and images/s per core, then the output and how the costs
+// were obtained.
+std::string FormatExplanation(const PipelineExplanation& explanation);
+
+// "375x500x3" → ImageShape (uint8). INVALID_ARGUMENT naming `field` otherwise.
+absl::StatusOr<ImageShape> ParseInputShape(const std::string& text, const std::string& field);
+
+}  // namespace stoker
+
+#endif  // STOKER_AUGMENT_PIPELINE_EXPLAIN_H_

@@ -1,0 +1,62 @@
+#ifndef STOKER_PACK_PACK_PLAN_H_
+#define STOKER_PACK_PACK_PLAN_H_
+
+// What stoker-pack will write: the input images with their labels, and which of them go in each
+// shard. Inputs are an image folder (one subfolder per class; class names sorted, label = rank in
+// that order; files sorted) or a file list (one "path class_name" per line, paths relative to the
+// list's directory unless absolute; class names sorted as for folders). Shards are consecutive runs
+// of inputs whose input bytes reach the target size, so the plan is a pure function of the inputs
+// and the target: a rerun plans the same shards (what resuming relies on).
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace stoker {
+
+// The options of one packing run (stoker-pack's flags). Thread-compatible.
+struct PackOptions {
+  std::string input;       // Image folder, file list, or s3://bucket/prefix/ of class folders.
+  std::string output_dir;  // Shards and manifest.json go here (created): a folder or s3:// URL.
+  uint64_t shard_bytes = uint64_t{64} << 20;  // Target input bytes per shard, > 0.
+  uint32_t resize_shorter = 0;                // > 0: shorter side to this many pixels, re-encoded.
+  uint32_t quality = 90;                      // JPEG quality when re-encoding, 1..100.
+  uint32_t threads = 0;                       // 0: one per core.
+  bool verify = true;                // Skip inputs a worker would reject (pack/input_check.h).
+  uint32_t max_pixels = 50'000'000;  // The decode gates' limits when verifying.
+  uint32_t max_scans = 100;
+  std::string report;  // Where to list skipped inputs and why (local or s3://); empty: nowhere.
+
+  // INVALID_ARGUMENT naming the field ("shard_bytes: must be > 0").
+  absl::Status Validate() const;
+};
+
+struct PackInput {
+  std::string path;
+  std::string key;  // "class_name/file_stem": unique within the dataset.
+  uint32_t label = 0;
+  uint64_t bytes = 0;
+};
+
+struct PackPlan {
+  std::vector<PackInput> inputs;
+  std::vector<std::string> class_names;
+  // [begin, end) ranges of `inputs`, one per shard, in order.
+  std::vector<std::pair<size_t, size_t>> shards;
+};
+
+// Lists the inputs and plans the shards. NOT_FOUND naming the input when it does not exist;
+// INVALID_ARGUMENT when it holds no image, a list line does not parse (line number named) or a
+// location has a URL scheme Stoker does not know (named).
+absl::StatusOr<PackPlan> PlanPack(const PackOptions& options);
+
+// "shard-00003.stoker".
+std::string ShardFileName(size_t shard);
+
+}  // namespace stoker
+
+#endif  // STOKER_PACK_PACK_PLAN_H_

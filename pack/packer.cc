@@ -1,0 +1,224 @@
+#include "pack/packer.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/bad_sample.h"
+#include "common/logging.h"
+#include "common/process_limits.h"
+#include "common/status_macros.h"
+#include "data/manifest.h"
+#include "data/s3_config.h"
+#include "data/shard_reader.h"
+#include "data/shard_writer.h"
+#include "data/storage.h"
+#include "opencv2/imgcodecs.hpp"
+#include "opencv2/imgproc.hpp"
+
+namespace stoker {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One shard's outcome.
+struct ShardResult {
+  uint64_t records = 0;
+  std::vector<SkippedInput> skipped;
+  uint64_t bytes = 0;
+  bool reused = false;
+};
+
+// Decodes, scales the shorter side down to `shorter` and re-encodes; false when it does not decode.
+bool Reencode(const PackOptions& options, std::vector<uint8_t>* bytes) {
+  cv::Mat image = cv::imdecode(*bytes, cv::IMREAD_COLOR);
+  if (image.empty()) return false;
+  const int side = std::min(image.rows, image.cols);
+  if (side > static_cast<int>(options.resize_shorter)) {
+    const double scale = static_cast<double>(options.resize_shorter) / side;
+    cv::resize(image, image, cv::Size(), scale, scale, cv::INTER_AREA);
+  }
+  return cv::imencode(".jpg", image, *bytes,
+                      {cv::IMWRITE_JPEG_QUALITY, static_cast<int>(options.quality)});
+}
+
+// The input's bytes (a local file or an s3:// object); a skip reason when they are unusable.
+absl::Status ReadInput(const std::string& location, std::vector<uint8_t>* out, SkippedInput* skip) {
+  absl::StatusOr<std::string> bytes = ReadWholeFile(location);
+  if (absl::IsNotFound(bytes.status()) || absl::IsPermissionDenied(bytes.status()) ||
+      absl::IsOutOfRange(bytes.status())) {
+    *skip = SkippedInput{location, "read_error", std::string(bytes.status().message())};
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(bytes.status());  // UNAVAILABLE: the run stops, a rerun resumes.
+  out->assign(bytes->begin(), bytes->end());
+  if (out->empty()) *skip = SkippedInput{location, "empty", "the file is empty"};
+  return absl::OkStatus();
+}
+
+// Checks (unless told not to) and re-encodes (when asked) one input; a skip reason when a
+// worker would reject it.
+void Prepare(const PackOptions& options, InputChecker* checker, const std::string& location,
+             std::vector<uint8_t>* bytes, SkippedInput* skip) {
+  if (options.verify) {
+    const absl::Status status = checker->Check(*bytes);
+    if (!status.ok()) {
+      const auto reason = BadSampleReasonOf(status);
+      *skip = SkippedInput{location,
+                           reason ? std::string(BadSampleReasonName(*reason)) : "decode_error",
+                           std::string(status.message())};
+      return;
+    }
+  }
+  if (options.resize_shorter > 0 && !Reencode(options, bytes)) {
+    *skip = SkippedInput{location, "decode_error", "OpenCV cannot decode it to resize"};
+  }
+}
+
+// A shard complete from an earlier run (reused = true), or an empty result.
+ShardResult ExistingShard(const std::string& path) {
+  ShardResult result;
+  auto file = OpenStorage(path);
+  if (!file.ok()) return result;
+  auto index = LoadStokerShardIndex(**file);
+  if (!index.ok() || !index->damage.empty()) return result;
+  result.records = index->samples.size();
+  result.bytes = (*file)->size();
+  result.reused = true;
+  return result;
+}
+
+// Where a shard is written before it is renamed (local) or uploaded (s3://).
+std::string StagingPath(const PackOptions& options, const std::string& path) {
+  if (!IsS3Url(path)) return path + ".tmp";
+  return (fs::temp_directory_path() /
+          absl::StrCat("stoker-pack-", ::getpid(), "-", fs::path(path).filename().string()))
+      .string();
+}
+
+// The bytes of the local staging file `temp`: stoker-pack's own file, not a dataset, so it is
+// read without the data-root check (only inputs must lie under a --data-root).
+absl::StatusOr<std::string> ReadStagingFile(const std::string& temp) {
+  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, OpenLocalFile(temp));
+  std::string bytes(file->size(), '\0');
+  RETURN_IF_ERROR(file->ReadAt(0, bytes.size(), reinterpret_cast<uint8_t*>(bytes.data())));
+  return bytes;
+}
+
+// Renames (local) or uploads (s3://, multipart when large) a finished staging file.
+absl::Status Publish(const std::string& temp, const std::string& path) {
+  std::error_code error;
+  if (!IsS3Url(path)) {
+    fs::rename(temp, path, error);
+    if (error) {
+      return absl::UnavailableError(absl::StrCat("cannot rename ", temp, ": ", error.message()));
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> bytes = ReadStagingFile(temp);
+  fs::remove(temp, error);
+  RETURN_IF_ERROR(bytes.status());
+  return WriteWholeFile(path, absl::Span<const uint8_t>(
+                                  reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()));
+}
+
+absl::StatusOr<ShardResult> WriteShard(const PackOptions& options, const PackPlan& plan,
+                                       size_t shard, PackCounters* counters) {
+  const std::string path = absl::StrCat(options.output_dir, "/", ShardFileName(shard));
+  const auto [begin, end] = plan.shards[shard];
+  ShardResult result = ExistingShard(path);
+  if (result.reused) {
+    counters->images_done += end - begin;
+    return result;
+  }
+  const std::string temp = StagingPath(options, path);
+  ASSIGN_OR_RETURN(std::unique_ptr<ShardWriter> writer, ShardWriter::Create(temp));
+  InputChecker checker(DecodeLimits{options.max_pixels, static_cast<int>(options.max_scans)});
+  std::vector<uint8_t> bytes;
+  for (size_t i = begin; i < end; ++i, ++counters->images_done) {
+    const PackInput& input = plan.inputs[i];
+    SkippedInput skip;
+    RETURN_IF_ERROR(ReadInput(input.path, &bytes, &skip));
+    if (skip.reason.empty()) Prepare(options, &checker, input.path, &bytes, &skip);
+    if (!skip.reason.empty()) {
+      STOKER_LOG(WARNING) << "skipping " << input.path << ": " << skip.reason << " ("
+                          << skip.message << ")";
+      result.skipped.push_back(std::move(skip));
+      continue;
+    }
+    RETURN_IF_ERROR(writer->Add(input.key, input.label, bytes));
+  }
+  RETURN_IF_ERROR(writer->Finish());
+  RETURN_IF_ERROR(Publish(temp, path));
+  result.records = writer->records();
+  result.bytes = writer->bytes_written();
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<PackSummary> Pack(const PackOptions& options, const PackPlan& plan,
+                                 PackCounters* counters) {
+  RETURN_IF_ERROR(options.Validate());
+  const absl::Time start = absl::Now();
+  std::error_code error;
+  if (!IsS3Url(options.output_dir)) fs::create_directories(options.output_dir, error);
+  if (error) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot create ", options.output_dir, ": ", error.message()));
+  }
+  std::vector<ShardResult> results(plan.shards.size());
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  absl::Status first_error;  // Guarded by mu.
+  auto work = [&] {
+    for (size_t s = next++; s < plan.shards.size(); s = next++) {
+      absl::StatusOr<ShardResult> result = WriteShard(options, plan, s, counters);
+      if (!result.ok()) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (first_error.ok()) first_error = result.status();
+        next = plan.shards.size();
+        return;
+      }
+      results[s] = *result;
+      ++counters->shards_done;
+    }
+  };
+  const uint32_t threads = options.threads > 0 ? options.threads : OwnProcessLimits().cpus;
+  std::vector<std::thread> pool;
+  for (uint32_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
+  RETURN_IF_ERROR(first_error);
+
+  PackSummary summary;
+  stoker::v1::ShardManifest manifest;
+  manifest.set_version(1);
+  for (size_t s = 0; s < results.size(); ++s) {
+    stoker::v1::ManifestShard* shard = manifest.add_shards();
+    shard->set_path(ShardFileName(s));
+    shard->set_records(results[s].records);
+    shard->set_bytes(results[s].bytes);
+    summary.images += results[s].records;
+    summary.skipped += results[s].skipped.size();
+    for (SkippedInput& skip : results[s].skipped) summary.skipped_inputs.push_back(std::move(skip));
+    summary.output_bytes += results[s].bytes;
+    summary.shards_reused += results[s].reused ? 1 : 0;
+  }
+  for (const std::string& name : plan.class_names) manifest.add_class_names(name);
+  for (const PackInput& input : plan.inputs) summary.input_bytes += input.bytes;
+  summary.shards = results.size();
+  if (!options.report.empty()) {
+    RETURN_IF_ERROR(WriteSkipReport(summary.skipped_inputs, options.report));
+  }
+  RETURN_IF_ERROR(WriteManifest(manifest, absl::StrCat(options.output_dir, "/manifest.json")));
+  summary.seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  return summary;
+}
+
+}  // namespace stoker

@@ -1,0 +1,166 @@
+#include "pack/packer.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "data/manifest.h"
+#include "data/shard_source.h"
+#include "data/testing/shard_fixtures.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "opencv2/imgcodecs.hpp"
+#include "pack/image_generator.h"
+
+namespace stoker {
+namespace {
+
+using ::stoker::testing::ReadFile;
+using ::stoker::testing::TempDir;
+using ::stoker::testing::WriteFile;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+class PackerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ImageFolderSpec spec;
+    spec.dir = images_.path();
+    spec.classes = 3;
+    spec.per_class = 4;
+    spec.width = 120;
+    spec.height = 90;
+    spec.threads = 2;
+    ASSERT_TRUE(GenerateImageFolder(spec).ok());
+    options_.input = images_.path();
+    options_.output_dir = out_.File("shards");
+    options_.shard_bytes =
+        3 * std::filesystem::file_size(images_.path() + "/class-000/img-00000.jpg");
+    options_.threads = 2;
+  }
+
+  absl::StatusOr<PackSummary> PackAll() {
+    absl::StatusOr<PackPlan> plan = PlanPack(options_);
+    if (!plan.ok()) return plan.status();
+    PackCounters counters;
+    return Pack(options_, *plan, &counters);
+  }
+
+  TempDir images_;
+  TempDir out_;
+  PackOptions options_;
+};
+
+TEST_F(PackerTest, GeneratedImagesAreDeterministicJpegs) {
+  const cv::Mat a = GenerateNaturalImage(1, 2, 3, 50, 40);
+  const cv::Mat b = GenerateNaturalImage(1, 2, 3, 50, 40);
+  EXPECT_EQ(cv::norm(a, b, cv::NORM_INF), 0);
+  EXPECT_GT(cv::norm(a, GenerateNaturalImage(1, 2, 4, 50, 40), cv::NORM_INF), 0);
+  const cv::Mat decoded = cv::imread(images_.path() + "/class-002/img-00003.jpg");
+  EXPECT_EQ(decoded.cols, 120);
+  EXPECT_EQ(decoded.rows, 90);
+}
+
+TEST_F(PackerTest, FolderToShardsAndManifest) {
+  absl::StatusOr<PackSummary> summary = PackAll();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->images, 12u);
+  EXPECT_EQ(summary->skipped, 0u);
+  EXPECT_GE(summary->shards, 3u);
+  auto manifest = ReadManifest(options_.output_dir + "/manifest.json");
+  ASSERT_TRUE(manifest.ok()) << manifest.status();
+  EXPECT_THAT(manifest->class_names(), ElementsAre("class-000", "class-001", "class-002"));
+  EXPECT_EQ(manifest->shards(0).path(), "shard-00000.stoker");
+
+  stoker::v1::DatasetSpec spec;
+  spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
+  auto source = CreateSource(spec, 0);
+  ASSERT_TRUE(source.ok());
+  ASSERT_EQ((*source)->size(), 12u);
+  SampleBuffer sample;
+  ASSERT_TRUE((*source)->Read(5, &sample).ok());  // Sorted by class, then file: class-001 #1.
+  EXPECT_EQ(sample.label, 1);
+  EXPECT_EQ(std::string(sample.encoded.begin(), sample.encoded.end()),
+            ReadFile(images_.path() + "/class-001/img-00001.jpg"));
+  for (const auto& entry : std::filesystem::directory_iterator(options_.output_dir)) {
+    EXPECT_EQ(entry.path().extension(),
+              entry.path().filename() == "manifest.json" ? ".json" : ".stoker");
+  }
+}
+
+TEST_F(PackerTest, RerunKeepsCompleteShardsAndRewritesDamagedOnes) {
+  ASSERT_TRUE(PackAll().ok());
+  const std::string shard1 = options_.output_dir + "/shard-00001.stoker";
+  WriteFile(shard1, ReadFile(shard1).substr(0, 100));  // As if interrupted mid-write.
+  absl::StatusOr<PackSummary> again = PackAll();
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->shards_reused, again->shards - 1);
+  EXPECT_EQ(again->images, 12u);
+}
+
+TEST_F(PackerTest, ResizeShorterSideAndFileList) {
+  WriteFile(images_.File("list.txt"),
+            "class-000/img-00000.jpg cat\n# comment\nclass-001/img-00000.jpg dog\n");
+  options_.input = images_.File("list.txt");
+  options_.resize_shorter = 45;
+  absl::StatusOr<PackSummary> summary = PackAll();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->images, 2u);
+  stoker::v1::DatasetSpec spec;
+  spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
+  auto source = CreateSource(spec, 0);
+  SampleBuffer sample;
+  ASSERT_TRUE((*source)->Read(1, &sample).ok());
+  EXPECT_EQ(sample.label, 1);
+  const cv::Mat image = cv::imdecode(sample.encoded, cv::IMREAD_COLOR);
+  EXPECT_EQ(image.rows, 45);
+  EXPECT_EQ(image.cols, 60);
+}
+
+TEST_F(PackerTest, BadInputsAreNamed) {
+  WriteFile(images_.File("bad.txt"), "only-one-field\n");
+  options_.input = images_.File("bad.txt");
+  EXPECT_THAT(PlanPack(options_).status().message(), HasSubstr("bad.txt:1"));
+  options_.input = images_.File("missing");
+  EXPECT_EQ(PlanPack(options_).status().code(), absl::StatusCode::kNotFound);
+  options_.shard_bytes = 0;
+  EXPECT_THAT(std::string(options_.Validate().message()), HasSubstr("shard_bytes"));
+}
+
+TEST_F(PackerTest, InputsAWorkerWouldRejectAreSkippedByReason) {
+  const std::string dir = images_.path() + "/class-000/";
+  const std::string good = ReadFile(dir + "img-00000.jpg");
+  WriteFile(dir + "empty.jpg", "");
+  WriteFile(dir + "text.jpg", "this is not an image\n");
+  WriteFile(dir + "truncated.jpg", good.substr(0, good.size() / 2));
+  std::string noise(3000, '\0');
+  for (size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<char>(i * 2654435761u >> 7);
+  WriteFile(dir + "noise.png", noise);
+  options_.report = out_.File("skipped.tsv");
+  auto summary = PackAll();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->images, 12u);
+  EXPECT_EQ(summary->skipped, 4u);
+  EXPECT_EQ(SummarizeSkipped(summary->skipped_inputs),
+            "decode_error=1, empty=1, unsupported_format=2");
+  const std::string report = ReadFile(options_.report);
+  EXPECT_THAT(report, HasSubstr(dir + "truncated.jpg\tdecode_error\t"));
+  EXPECT_THAT(report, HasSubstr(dir + "empty.jpg\tempty\t"));
+  EXPECT_THAT(report, ::testing::Not(HasSubstr("this is not an image")));
+
+  options_.verify = false;  // --keep-unverified
+  options_.output_dir = out_.File("unverified");
+  auto unverified = PackAll();
+  ASSERT_TRUE(unverified.ok()) << unverified.status();
+  EXPECT_EQ(unverified->images, 15u);  // Only the empty file cannot become a record.
+}
+
+TEST_F(PackerTest, UnknownSchemesAreRefusedNamingTheScheme) {
+  options_.output_dir = "gs://bucket/ds";
+  EXPECT_THAT(options_.Validate().message(),
+              HasSubstr("output_dir: unsupported URL scheme \"gs\""));
+  options_.output_dir = "http://host/ds";
+  EXPECT_EQ(options_.Validate().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace stoker
