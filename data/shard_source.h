@@ -46,6 +46,7 @@ class ShardSource : public Source {
               std::shared_ptr<OpenShardPool> pool = nullptr);
 
   uint64_t size() const override { return starts_.back(); }
+  absl::Span<const uint64_t> shard_starts() const override { return starts_; }
   InputFormat format() const override { return InputFormat::Encoded(); }
   // Errors: OUT_OF_RANGE past the end; bad-sample errors (see above); the storage's errors when
   // a shard cannot be opened or read (UNAVAILABLE: try again later).

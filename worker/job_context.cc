@@ -50,9 +50,10 @@ absl::StatusOr<std::shared_ptr<const EpochPlan>> JobContext::Plan(uint32_t epoch
       if (plan->epoch() == epoch) return plan;
     }
   }
-  // A plan is a few words computed in O(1) (plan/epoch_plan.h); two threads racing here compute
-  // the same one.
-  ASSIGN_OR_RETURN(EpochPlan plan, EpochPlan::Create(spec_, source_->size(), epoch));
+  // A plan is a few words computed in O(1), or 16 bytes a shard for SHARD_WINDOW
+  // (plan/epoch_plan.h); two threads racing here compute the same one.
+  ASSIGN_OR_RETURN(EpochPlan plan,
+                   EpochPlan::Create(spec_, source_->size(), epoch, source_->shard_starts()));
   auto shared = std::make_shared<const EpochPlan>(std::move(plan));
   absl::MutexLock lock(&mu_);
   plans_.push_back(shared);
