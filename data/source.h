@@ -57,10 +57,10 @@ class Source {
 // "dataset.synthetic.height must be > 0".
 absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec);
 
-// Opens the dataset. `seed` is the job's seed (synthetic pixels depend on it). Errors as
-// ValidateDatasetSpec.
+// Opens the dataset. `seed` is the job's seed (synthetic pixels depend on it); `random_order`
+// as ShardSource::Open's. Errors as ValidateDatasetSpec.
 absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSpec& spec,
-                                                     uint64_t seed);
+                                                     uint64_t seed, bool random_order = false);
 
 }  // namespace stoker
 

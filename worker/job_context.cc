@@ -14,7 +14,11 @@ constexpr size_t kPlansKept = 2;
 
 absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
                                                                const stoker::v1::JobSpec& spec) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Source> source, CreateSource(spec.dataset(), spec.seed()));
+  // GLOBAL reads the dataset at random: remote shards ranged when the cache cannot hold them.
+  const bool random_order = spec.shuffle() == stoker::v1::SHUFFLE_MODE_GLOBAL ||
+                            spec.shuffle() == stoker::v1::SHUFFLE_MODE_UNSPECIFIED;
+  ASSIGN_OR_RETURN(std::unique_ptr<Source> source,
+                   CreateSource(spec.dataset(), spec.seed(), random_order));
   return Create(job_id, spec, std::move(source));
 }
 
