@@ -67,6 +67,9 @@ absl::StatusOr<stoker::v1::JobGeometry> ComputeJobGeometry(const JobSpec& spec,
         " and world_size ", spec.world_size(), "; use drop_last=false or a smaller batch"));
   }
   RETURN_IF_ERROR(CheckBatchCounts(spec, batches_per_rank));
+  // The workers' plans: O(1) to make, or O(shards) for SHARD_WINDOW, which checks its window and
+  // that the dataset is sharded.
+  RETURN_IF_ERROR(EpochPlan::Create(spec, num_samples, 0, (*source)->shard_starts()).status());
   const uint64_t per_sample = pipeline->output_bytes_per_sample();
   if (per_sample == 0) {
     return absl::InvalidArgumentError("spec.pipeline: produces empty samples");

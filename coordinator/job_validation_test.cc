@@ -46,6 +46,17 @@ TEST(JobValidationTest, ScalarFields) {
   EXPECT_THAT(ValidateJobSpec(spec), IsOk());
 }
 
+TEST(JobValidationTest, ShardWindowNeedsAWindowAndShards) {
+  stoker::v1::JobSpec spec = SmallJobSpec();  // A synthetic dataset: no shards.
+  spec.set_shuffle(stoker::v1::SHUFFLE_MODE_SHARD_WINDOW);
+  EXPECT_THAT(ValidateJobSpec(spec), StatusIs(absl::StatusCode::kInvalidArgument,
+                                              HasSubstr("spec.shuffle_window_shards: must be in")));
+  spec.set_shuffle_window_shards(4);
+  EXPECT_THAT(ValidateJobSpec(spec),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("spec.shuffle: SHUFFLE_MODE_SHARD_WINDOW needs a sharded")));
+}
+
 TEST(JobValidationTest, DatasetErrorsAreUnderSpec) {
   stoker::v1::JobSpec spec = SmallJobSpec();
   spec.clear_dataset();

@@ -3,9 +3,13 @@
 #include <fnmatch.h>
 #include <glob.h>
 
+#include <optional>
+#include <utility>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "data/manifest_json.h"
 #include "data/storage.h"
 #include "google/protobuf/util/json_util.h"
 
@@ -19,8 +23,9 @@ absl::StatusOr<stoker::v1::ShardManifest> ReadManifest(const std::string& locati
 absl::StatusOr<stoker::v1::ShardManifest> ParseManifest(const std::string& text,
                                                         const std::string& location) {
   stoker::v1::ShardManifest manifest;
-  const auto parsed = google::protobuf::util::JsonStringToMessage(text, &manifest);
-  if (!parsed.ok()) {
+  if (std::optional<stoker::v1::ShardManifest> fast = ParseManifestFast(text)) {
+    manifest = *std::move(fast);
+  } else if (!google::protobuf::util::JsonStringToMessage(text, &manifest).ok()) {
     // The parser's message may quote the text: never echo a file's contents (it may be any
     // readable file, docs/security.md).
     return absl::InvalidArgumentError(absl::StrCat(

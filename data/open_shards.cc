@@ -13,10 +13,11 @@ absl::Mutex default_mu(absl::kConstInit);
 std::shared_ptr<OpenShardPool>* default_pool ABSL_GUARDED_BY(default_mu) = nullptr;
 
 absl::StatusOr<std::unique_ptr<OpenShard>> OpenAndIndex(const std::string& location,
-                                                        uint64_t expected_records) {
+                                                        uint64_t expected_records,
+                                                        RemoteReads reads) {
   auto shard = std::make_unique<OpenShard>();
   shard->tar = IsTarShard(location);
-  ASSIGN_OR_RETURN(shard->file, OpenStorage(location));
+  ASSIGN_OR_RETURN(shard->file, OpenStorage(location, reads));
   ASSIGN_OR_RETURN(shard->index, shard->tar ? LoadTarShardIndex(*shard->file)
                                             : LoadStokerShardIndex(*shard->file));
   const uint64_t found = shard->index.samples.size();
@@ -57,14 +58,16 @@ void OpenShardPool::SetDefault(std::shared_ptr<OpenShardPool> pool) {
 }
 
 absl::StatusOr<std::shared_ptr<const OpenShard>> OpenShardPool::Get(const std::string& location,
-                                                                    uint64_t expected_records) {
+                                                                    uint64_t expected_records,
+                                                                    RemoteReads reads) {
   const std::shared_ptr<Entry> entry = Touch(location);
   std::shared_ptr<const OpenShard> shard;
   bool loaded = false;
   {
     absl::MutexLock lock(&entry->mu);
     if (entry->shard == nullptr) {
-      absl::StatusOr<std::unique_ptr<OpenShard>> opened = OpenAndIndex(location, expected_records);
+      absl::StatusOr<std::unique_ptr<OpenShard>> opened =
+          OpenAndIndex(location, expected_records, reads);
       if (!opened.ok()) {
         Forget(location, entry.get());
         return opened.status();

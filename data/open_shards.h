@@ -58,8 +58,10 @@ class OpenShardPool {
   // one load). `expected_records` is what the manifest says it holds: a shard holding other than
   // that is logged when it is opened. Errors: the storage's and the index loader's (not kept: the
   // shard takes no place in the pool and the next call tries again).
-  absl::StatusOr<std::shared_ptr<const OpenShard>> Get(const std::string& location,
-                                                       uint64_t expected_records);
+  // `reads`: how a shard not open yet is opened (data/storage.h); an open shard is shared as is.
+  absl::StatusOr<std::shared_ptr<const OpenShard>> Get(
+      const std::string& location, uint64_t expected_records,
+      RemoteReads reads = RemoteReads::kWholeShard);
 
   // Shards held now, and the bytes of their indexes.
   uint64_t held() const;

@@ -9,6 +9,8 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "data/manifest.h"
+#include "data/shard_cache.h"
+#include "data/storage_backend.h"
 #include "data/tar_reader.h"
 
 namespace stoker {
@@ -33,15 +35,15 @@ absl::StatusOr<std::vector<ShardRef>> CountShards(const std::vector<std::string>
     if (!index.damage.empty()) {
       STOKER_LOG(WARNING) << location << ": " << index.damage;
     }
-    shards.push_back(ShardRef{location, index.samples.size()});
+    shards.push_back(ShardRef{location, index.samples.size(), file->size()});
   }
   return shards;
 }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(
-    const stoker::v1::ShardDataset& spec) {
+absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(const stoker::v1::ShardDataset& spec,
+                                                               bool random_order) {
   std::vector<ShardRef> shards;
   std::vector<std::string> class_names;
   if (!spec.manifest().empty()) {
@@ -49,8 +51,8 @@ absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(
     if (!read.ok()) return PrefixStatus("dataset.shards.manifest: ", read.status());
     const stoker::v1::ShardManifest& manifest = *read;
     for (const stoker::v1::ManifestShard& shard : manifest.shards()) {
-      shards.push_back(
-          ShardRef{ResolveShardLocation(spec.manifest(), shard.path()), shard.records()});
+      shards.push_back(ShardRef{ResolveShardLocation(spec.manifest(), shard.path()),
+                                shard.records(), shard.bytes()});
     }
     class_names.assign(manifest.class_names().begin(), manifest.class_names().end());
   } else {
@@ -59,22 +61,28 @@ absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(
     if (!counted.ok()) return PrefixStatus("dataset.shards.paths: ", counted.status());
     shards = *std::move(counted);
   }
-  uint64_t total = 0;
+  uint64_t total = 0, bytes = 0;
   for (const ShardRef& shard : shards) {
+    bytes += shard.bytes;
     if (shard.records > std::numeric_limits<uint64_t>::max() - total) {
       return absl::InvalidArgumentError("dataset.shards: the record counts overflow 64 bits");
     }
     total += shard.records;
   }
   if (total == 0) return absl::InvalidArgumentError("dataset.shards: the shards hold no samples");
-  return std::make_unique<ShardSource>(std::move(shards), std::move(class_names));
+  const ShardCache* cache = Storage::Default()->cache();
+  const bool ranged = random_order && cache != nullptr && bytes > cache->options().max_bytes;
+  return std::make_unique<ShardSource>(std::move(shards), std::move(class_names), nullptr,
+                                       ranged ? RemoteReads::kRanged : RemoteReads::kWholeShard);
 }
 
 ShardSource::ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names,
-                         std::shared_ptr<OpenShardPool> pool)
+                         std::shared_ptr<OpenShardPool> pool, RemoteReads reads)
     : shards_(std::move(shards)),
       class_names_(std::move(class_names)),
-      pool_(pool != nullptr ? std::move(pool) : OpenShardPool::Default()) {
+      pool_(pool != nullptr ? std::move(pool) : OpenShardPool::Default()),
+      reads_(reads),
+      storage_(Storage::Default()) {
   starts_.reserve(shards_.size() + 1);
   starts_.push_back(0);
   for (const ShardRef& shard : shards_) starts_.push_back(starts_.back() + shard.records);
@@ -88,7 +96,7 @@ std::pair<size_t, uint64_t> ShardSource::Find(uint64_t index) const {
 }
 
 absl::StatusOr<std::shared_ptr<const OpenShard>> ShardSource::Load(size_t s) const {
-  return pool_->Get(shards_[s].location, shards_[s].records);
+  return pool_->Get(shards_[s].location, shards_[s].records, reads_);
 }
 
 absl::Status ShardSource::Read(uint64_t index, SampleBuffer* sample) const {
@@ -118,6 +126,7 @@ absl::Status ShardSource::ReadRecord(const OpenShard& shard, uint64_t record,
     return BadSampleError(BadSampleReason::kReadError, std::string(read.message()));
   }
   RETURN_IF_ERROR(read);
+  storage_->CountSampleBytes(location.length);
   if (shard.tar) {
     sample->label = location.label;
     return absl::OkStatus();

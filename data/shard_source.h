@@ -30,6 +30,7 @@ namespace stoker {
 struct ShardRef {
   std::string location;
   uint64_t records = 0;
+  uint64_t bytes = 0;  // File size; 0 when not known.
 };
 
 // Thread-safe.
@@ -39,13 +40,20 @@ class ShardSource : public Source {
   // Errors keep the storage's code (NOT_FOUND or UNAVAILABLE naming the file or URL; those of
   // ReadManifest) and start with the field, "dataset.shards.manifest: " or
   // "dataset.shards.paths: "; INVALID_ARGUMENT when the dataset holds no sample.
-  static absl::StatusOr<std::unique_ptr<ShardSource>> Open(const stoker::v1::ShardDataset& spec);
+  // `random_order`: the job reads samples in a global random order (SHUFFLE_MODE_GLOBAL): when
+  // the shards are larger in all than the process's shard cache, remote shards are then read
+  // with ranged GETs of the records (RemoteReads::kRanged) instead of whole-shard downloads that
+  // the cache would evict before their next use (docs/storage.md).
+  static absl::StatusOr<std::unique_ptr<ShardSource>> Open(const stoker::v1::ShardDataset& spec,
+                                                           bool random_order = false);
 
   // `pool` null: OpenShardPool::Default().
   ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names,
-              std::shared_ptr<OpenShardPool> pool = nullptr);
+              std::shared_ptr<OpenShardPool> pool = nullptr,
+              RemoteReads reads = RemoteReads::kWholeShard);
 
   uint64_t size() const override { return starts_.back(); }
+  absl::Span<const uint64_t> shard_starts() const override { return starts_; }
   InputFormat format() const override { return InputFormat::Encoded(); }
   // Errors: OUT_OF_RANGE past the end; bad-sample errors (see above); the storage's errors when
   // a shard cannot be opened or read (UNAVAILABLE: try again later).
@@ -68,6 +76,9 @@ class ShardSource : public Source {
   const std::vector<std::string> class_names_;
   std::vector<uint64_t> starts_;  // starts_[s]: first index of shard s; back() = size().
   const std::shared_ptr<OpenShardPool> pool_;
+  const RemoteReads reads_;
+  // Counts the bytes of the samples read (read amplification, data/storage_backend.h).
+  const std::shared_ptr<Storage> storage_;
 };
 
 }  // namespace stoker

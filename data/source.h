@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "image/image.h"
 #include "image/sample_input.h"
 #include "stoker/v1/pipeline.pb.h"
@@ -39,6 +40,9 @@ class Source {
 
   // Number of samples N.
   virtual uint64_t size() const = 0;
+  // Shard boundaries of a sharded source: shard s holds [starts[s], starts[s+1]), back() == N.
+  // Empty for a source without shards. The SHARD_WINDOW plan needs them (plan/epoch_plan.h).
+  virtual absl::Span<const uint64_t> shard_starts() const { return {}; }
   // Whether samples are encoded, and the shape of every image when they are not.
   virtual InputFormat format() const = 0;
   // Fills `sample` (its image or its encoded bytes, per format(), and its label) for `index`.
@@ -53,10 +57,10 @@ class Source {
 // "dataset.synthetic.height must be > 0".
 absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec);
 
-// Opens the dataset. `seed` is the job's seed (synthetic pixels depend on it). Errors as
-// ValidateDatasetSpec.
+// Opens the dataset. `seed` is the job's seed (synthetic pixels depend on it); `random_order`
+// as ShardSource::Open's. Errors as ValidateDatasetSpec.
 absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSpec& spec,
-                                                     uint64_t seed);
+                                                     uint64_t seed, bool random_order = false);
 
 }  // namespace stoker
 

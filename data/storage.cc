@@ -94,8 +94,9 @@ absl::Status CheckDataLocation(const std::string& location) {
   return Storage::Default()->CheckLocation(location);
 }
 
-absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenStorage(const std::string& location) {
-  return Storage::Default()->Open(location);
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenStorage(const std::string& location,
+                                                              RemoteReads reads) {
+  return Storage::Default()->Open(location, reads);
 }
 
 absl::StatusOr<std::string> ReadWholeFile(const std::string& location) {

@@ -53,10 +53,16 @@ bool IsUrl(const std::string& location);
 
 class Storage;  // data/storage_backend.h: the process's storage configuration.
 
+// How a remote (S3 or HTTP) file is read. kWholeShard: through the shard cache when there is one
+// (one download, then local reads). kRanged: straight from the store, a ranged GET per read, for
+// random reads over a dataset larger than the cache (docs/storage.md). Local files: no difference.
+enum class RemoteReads { kWholeShard, kRanged };
+
 // Opens `location` through the process's storage (Storage::Default()). Errors: SchemeOf's; a
 // local file's NOT_FOUND, PERMISSION_DENIED, UNAVAILABLE; those of data/http_file.h and
 // data/s3_client.h; messages name the location.
-absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenStorage(const std::string& location);
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenStorage(
+    const std::string& location, RemoteReads reads = RemoteReads::kWholeShard);
 
 // OK when `location` lies under the process's data roots (data/data_roots.h); its errors.
 absl::Status CheckDataLocation(const std::string& location);

@@ -13,6 +13,25 @@
 namespace stoker {
 namespace {
 
+// A remote file that adds the bytes it reads to a counter.
+class CountingFile : public RandomAccessFile {
+ public:
+  CountingFile(std::unique_ptr<RandomAccessFile> file,
+               std::shared_ptr<std::atomic<uint64_t>> counter)
+      : file_(std::move(file)), counter_(std::move(counter)) {}
+  const std::string& name() const override { return file_->name(); }
+  uint64_t size() const override { return file_->size(); }
+  absl::Status ReadAt(uint64_t offset, size_t n, uint8_t* out) const override {
+    absl::Status status = file_->ReadAt(offset, n, out);
+    if (status.ok()) counter_->fetch_add(n, std::memory_order_relaxed);
+    return status;
+  }
+
+ private:
+  const std::unique_ptr<RandomAccessFile> file_;
+  const std::shared_ptr<std::atomic<uint64_t>> counter_;
+};
+
 absl::Mutex default_mu(absl::kConstInit);
 std::shared_ptr<Storage>* default_storage ABSL_GUARDED_BY(default_mu) = nullptr;
 
@@ -62,14 +81,16 @@ void Storage::SetDefault(std::shared_ptr<Storage> storage) {
   *default_storage = std::move(storage);
 }
 
-absl::StatusOr<std::unique_ptr<RandomAccessFile>> Storage::Open(const std::string& location) const {
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> Storage::Open(const std::string& location,
+                                                                RemoteReads reads) const {
   RETURN_IF_ERROR(CheckLocation(location));
   ASSIGN_OR_RETURN(StorageScheme scheme, SchemeOf(location));
   if (scheme == StorageScheme::kLocal) return OpenLocalFile(location);
-  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
+  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> remote,
                    scheme == StorageScheme::kS3 ? OpenS3File(s3_, location)
                                                 : OpenHttpFile(location, HttpOptionsForRoots()));
-  if (cache_ == nullptr) return file;
+  auto file = std::make_unique<CountingFile>(std::move(remote), fetched_bytes_);
+  if (cache_ == nullptr || reads == RemoteReads::kRanged) return file;
   return cache_->Get(std::move(file));
 }
 
@@ -191,6 +212,16 @@ std::vector<prometheus::MetricFamily> StorageMetrics::Collect() const {
   MetricFamilyBuilder builder;
   builder.Counter("stoker_s3_requests_total", "S3 requests sent (retries included).",
                   static_cast<double>(storage->s3().requests()));
+  const uint64_t fetched = storage->fetched_bytes(), used = storage->sample_bytes();
+  builder.Counter("stoker_remote_fetched_bytes_total",
+                  "Bytes read from S3 and HTTP (cache fills, ranged reads, shard indexes).",
+                  static_cast<double>(fetched));
+  builder.Counter("stoker_sample_bytes_total", "Bytes of the samples read from shards.",
+                  static_cast<double>(used));
+  builder.Gauge("stoker_read_amplification",
+                "Remote bytes fetched / bytes of samples read since the process started (0 "
+                "before any sample; local data fetches nothing).",
+                used == 0 ? 0.0 : static_cast<double>(fetched) / used);
   if (const ShardCache* cache = storage->cache()) {
     const ShardCacheStats stats = cache->stats();
     builder.Counter("stoker_shard_cache_hits_total", "Shard opens served from the local cache.",

@@ -9,6 +9,7 @@
 //
 // Remote files (S3, HTTP) go through the cache when there is one; local files never do.
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,13 +54,20 @@ class Storage {
   absl::Status CheckLocation(const std::string& location) const { return roots_.Check(location); }
   // True when every location is allowed (no roots, or the root "/").
   bool unrestricted_roots() const { return roots_.unrestricted(); }
-  absl::StatusOr<std::unique_ptr<RandomAccessFile>> Open(const std::string& location) const;
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> Open(
+      const std::string& location, RemoteReads reads = RemoteReads::kWholeShard) const;
   absl::StatusOr<std::string> ReadAll(const std::string& location) const;
   absl::Status Write(const std::string& location, absl::Span<const uint8_t> data) const;
   absl::StatusOr<std::vector<StorageEntry>> List(const std::string& prefix) const;
 
   S3Client& s3() const { return *s3_; }
   ShardCache* cache() const { return cache_.get(); }
+
+  // Read amplification (stoker_read_amplification): bytes read from remote stores (cache fills
+  // and ranged reads, shard indexes included) against the bytes of the samples sources read.
+  uint64_t fetched_bytes() const { return fetched_bytes_->load(std::memory_order_relaxed); }
+  uint64_t sample_bytes() const { return sample_bytes_.load(std::memory_order_relaxed); }
+  void CountSampleBytes(uint64_t n) { sample_bytes_.fetch_add(n, std::memory_order_relaxed); }
 
  private:
   Storage(std::shared_ptr<S3Client> s3, std::unique_ptr<ShardCache> cache, DataRoots roots)
@@ -75,6 +83,10 @@ class Storage {
   const std::shared_ptr<S3Client> s3_;
   const std::unique_ptr<ShardCache> cache_;
   const DataRoots roots_;
+  // Shared with the open remote files, which may outlive the storage.
+  const std::shared_ptr<std::atomic<uint64_t>> fetched_bytes_ =
+      std::make_shared<std::atomic<uint64_t>>(0);
+  std::atomic<uint64_t> sample_bytes_{0};
 };
 
 class FlagSet;  // common/flags.h

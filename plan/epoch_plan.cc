@@ -40,10 +40,19 @@ EpochOrder::EpochOrder(uint64_t num_samples, uint64_t seed, uint32_t epoch, Shuf
   last_block_slot_ = permutation_.Inverse(blocks - 1);
 }
 
+EpochOrder::EpochOrder(std::shared_ptr<const ShardWindowOrder> windows)
+    : num_samples_(windows->size()),
+      mode_(stoker::v1::SHUFFLE_MODE_SHARD_WINDOW),
+      key_(0),
+      permutation_(0, 0),
+      windows_(std::move(windows)) {}
+
 uint64_t EpochOrder::At(uint64_t position) const {
   switch (mode_) {
     case stoker::v1::SHUFFLE_MODE_NONE:
       return position;
+    case stoker::v1::SHUFFLE_MODE_SHARD_WINDOW:
+      return windows_->At(position);
     case stoker::v1::SHUFFLE_MODE_BLOCK:
       return BlockAt(position);
     default:  // GLOBAL and unspecified.
@@ -72,8 +81,29 @@ uint64_t EpochOrder::BlockAt(uint64_t position) const {
   return b * block_ + KeyedPermutation(size, KeyOf(key_, b, 1))(offset);
 }
 
+namespace {
+
+// The epoch's order per the spec's shuffle mode.
+absl::StatusOr<EpochOrder> MakeOrder(const stoker::v1::JobSpec& spec, uint64_t num_samples,
+                                     uint32_t epoch, absl::Span<const uint64_t> shard_starts) {
+  if (spec.shuffle() != stoker::v1::SHUFFLE_MODE_SHARD_WINDOW) {
+    return EpochOrder(num_samples, spec.seed(), epoch, spec.shuffle(), spec.shuffle_block());
+  }
+  if (!shard_starts.empty() && shard_starts.back() != num_samples) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "spec.shuffle: the shards hold ", shard_starts.back(), " samples, not ", num_samples));
+  }
+  ASSIGN_OR_RETURN(ShardWindowOrder windows,
+                   ShardWindowOrder::Create(shard_starts, spec.shuffle_window_shards(),
+                                            KeyOf(spec.seed() ^ kPlanDomain, epoch, 0)));
+  return EpochOrder(std::make_shared<const ShardWindowOrder>(std::move(windows)));
+}
+
+}  // namespace
+
 absl::StatusOr<EpochPlan> EpochPlan::Create(const stoker::v1::JobSpec& spec, uint64_t num_samples,
-                                            uint32_t epoch) {
+                                            uint32_t epoch,
+                                            absl::Span<const uint64_t> shard_starts) {
   if (num_samples == 0) return absl::InvalidArgumentError("num_samples: must be > 0");
   if (spec.batch_size() == 0) return absl::InvalidArgumentError("spec.batch_size: must be > 0");
   if (spec.world_size() == 0) return absl::InvalidArgumentError("spec.world_size: must be > 0");
@@ -92,9 +122,8 @@ absl::StatusOr<EpochPlan> EpochPlan::Create(const stoker::v1::JobSpec& spec, uin
         absl::StrCat("spec.batch_size: ", spec.batch_size(), " with world_size ", spec.world_size(),
                      " and ", num_samples, " samples puts plan positions past 2^64"));
   }
-  return EpochPlan(
-      EpochOrder(num_samples, spec.seed(), epoch, spec.shuffle(), spec.shuffle_block()), epoch,
-      spec.batch_size(), spec.world_size(), batches_per_rank);
+  ASSIGN_OR_RETURN(EpochOrder order, MakeOrder(spec, num_samples, epoch, shard_starts));
+  return EpochPlan(std::move(order), epoch, spec.batch_size(), spec.world_size(), batches_per_rank);
 }
 
 EpochPlan::EpochPlan(EpochOrder order, uint32_t epoch, uint32_t batch_size, uint32_t world_size,

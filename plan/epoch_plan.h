@@ -23,14 +23,19 @@
 //           b = P(M, K)(t), each block taking as many positions as it has samples (so the short
 //           block moves like the others and the positions after it shift by W - r). Position q
 //           inside block b holds sample b*W + P(size_b, KeyOf(K, b, 1))(q).
+//   SHARD_WINDOW: shards permuted by P(S, K), grouped into windows of W shards, each window's
+//           samples permuted as a whole (plan/shard_window_order.h). It needs the dataset's
+//           shard boundaries and holds 16 bytes a shard; a lookup is O(log S).
 // Changing any of this changes every plan (and must bump kResumeTokenVersion).
 
 #include <cstdint>
+#include <memory>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "plan/keyed_permutation.h"
+#include "plan/shard_window_order.h"
 #include "stoker/v1/common.pb.h"
 #include "stoker/v1/pipeline.pb.h"
 
@@ -47,6 +52,8 @@ class EpochOrder {
   // REQUIRES: num_samples > 0; block > 0 when mode is BLOCK. Unspecified mode is GLOBAL.
   EpochOrder(uint64_t num_samples, uint64_t seed, uint32_t epoch, stoker::v1::ShuffleMode mode,
              uint32_t block);
+  // SHUFFLE_MODE_SHARD_WINDOW. REQUIRES: windows non-null.
+  explicit EpochOrder(std::shared_ptr<const ShardWindowOrder> windows);
 
   uint64_t size() const { return num_samples_; }
   // The sample at `position`. REQUIRES: position < size().
@@ -64,6 +71,8 @@ class EpochOrder {
   uint64_t block_ = 0;
   uint64_t last_block_size_ = 0;
   uint64_t last_block_slot_ = 0;
+  // SHARD_WINDOW only.
+  std::shared_ptr<const ShardWindowOrder> windows_;
 };
 
 // Global batch indices of an epoch must lie below this. A resumed epoch (plan/resume_plan.h)
@@ -85,9 +94,12 @@ inline uint32_t RankOfBatch(uint64_t global_batch, uint32_t world_size) {
 class EpochPlan {
  public:
   // INVALID_ARGUMENT when num_samples, batch_size or world_size is 0, BLOCK has block 0, or the
-  // plan positions of the batch index limit would overflow 64 bits.
+  // plan positions of the batch index limit would overflow 64 bits; SHARD_WINDOW as
+  // ShardWindowOrder::Create, and when shard_starts does not end at num_samples. `shard_starts`
+  // (Source::shard_starts()) is used by SHARD_WINDOW only.
   static absl::StatusOr<EpochPlan> Create(const stoker::v1::JobSpec& spec, uint64_t num_samples,
-                                          uint32_t epoch);
+                                          uint32_t epoch,
+                                          absl::Span<const uint64_t> shard_starts = {});
 
   uint32_t epoch() const { return epoch_; }
   uint64_t num_samples() const { return order_.size(); }

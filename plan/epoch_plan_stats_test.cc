@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <numeric>
+#include <set>
 #include <vector>
 
 #include "common/counter_rng.h"
@@ -16,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "plan/epoch_plan.h"
 #include "plan/keyed_permutation.h"
+#include "plan/shard_window_order.h"
 
 namespace stoker {
 namespace {
@@ -166,6 +168,64 @@ Order Affine(uint64_t n, uint64_t seed, uint32_t epoch) {
   return out;
 }
 
+// SHARD_WINDOW over n/16 shards of 16 samples in windows of `window` shards.
+Order ShardWindow(uint64_t n, uint64_t seed, uint32_t epoch, uint32_t window) {
+  std::vector<uint64_t> starts;
+  for (uint64_t s = 0; s <= n / 16; ++s) starts.push_back(s * 16);
+  const auto windows = ShardWindowOrder::Create(starts, window, KeyOf(seed, epoch, 7));
+  Order out(n);
+  for (uint64_t p = 0; p < n; ++p) out[p] = windows->At(p);
+  return out;
+}
+
+// One window holding every shard (n/16 <= 64 shards).
+Order ShardWindowAll(uint64_t n, uint64_t seed, uint32_t epoch) {
+  return ShardWindow(n, seed, epoch, 64);
+}
+
+// Windows of 8 shards: 8 windows of 128 samples for kN.
+Order ShardWindow8(uint64_t n, uint64_t seed, uint32_t epoch) {
+  return ShardWindow(n, seed, epoch, 8);
+}
+
+// The shards of a ShardWindow8 order of n shards of 16 samples, in the order of their first
+// sample: window by window, and in a random order inside each window.
+Order ShardWindow8Shards(uint64_t n, uint64_t seed, uint32_t epoch) {
+  Order shards;
+  std::set<uint64_t> seen;
+  for (uint64_t sample : ShardWindow8(n * 16, seed, epoch)) {
+    if (seen.insert(sample / 16).second) shards.push_back(sample / 16);
+  }
+  return shards;
+}
+
+// Mixing inside each window of ShardWindow8: the position bucket (of 8) within the window
+// against the shard's slot (of 8) within the window, summed over windows and seeds.
+ChiSquare WindowMixing() {
+  constexpr uint64_t kWindowSamples = 8 * 16;
+  ChiSquare total;
+  for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+    const Order order = ShardWindow8(kN, seed, 0);
+    for (uint64_t begin = 0; begin < kN; begin += kWindowSamples) {
+      // Slot within the window: the rank of the sample's shard among the window's shards.
+      std::vector<uint64_t> shards;
+      for (uint64_t q = 0; q < kWindowSamples; ++q) shards.push_back(order[begin + q] / 16);
+      std::vector<uint64_t> sorted = shards;
+      std::sort(sorted.begin(), sorted.end());
+      sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+      EXPECT_EQ(sorted.size(), 8u) << "a window holds 8 whole shards";
+      Order positions, slots;
+      for (uint64_t q = 0; q < kWindowSamples; ++q) {
+        positions.push_back(q);
+        slots.push_back(
+            (std::lower_bound(sorted.begin(), sorted.end(), shards[q]) - sorted.begin()) * 16);
+      }
+      total += Independence(positions, slots, kWindowSamples);
+    }
+  }
+  return total;
+}
+
 bool IsPermutation(Order order) {
   std::sort(order.begin(), order.end());
   for (uint64_t i = 0; i < order.size(); ++i) {
@@ -192,6 +252,25 @@ TEST(ShuffleStatsTest, BlockPassesEveryCheckOnBlocksAndInsideThem) {
   EXPECT_FALSE(EpochToEpoch(Block16Slots).Rejects());
   // Inside a block, consecutive samples share a value bucket: the pairs check sees it.
   EXPECT_TRUE(ConsecutivePairs(Block16).Rejects());
+}
+
+TEST(ShuffleStatsTest, ShardWindowOfEveryShardPassesEveryCheck) {
+  EXPECT_FALSE(PositionUniformity(ShardWindowAll).Rejects());
+  EXPECT_FALSE(ConsecutivePairs(ShardWindowAll).Rejects());
+  EXPECT_FALSE(ConsecutiveDifferences(ShardWindowAll).Rejects());
+  EXPECT_FALSE(EpochToEpoch(ShardWindowAll).Rejects());
+}
+
+TEST(ShuffleStatsTest, ShardWindowMixesEachWindowAndPlacesShardsUniformly) {
+  // Shards are placed into windows uniformly, anew every epoch; each window's samples are
+  // uniformly interleaved.
+  EXPECT_FALSE(PositionUniformity(ShardWindow8Shards).Rejects());
+  EXPECT_FALSE(EpochToEpoch(ShardWindow8Shards).Rejects());
+  EXPECT_FALSE(WindowMixing().Rejects());
+  // Within one epoch, samples of a shard stay in one window's stretch and consecutive samples come
+  // from the same 8 of 64 shards: related by design, and the sample-level checks see it.
+  EXPECT_TRUE(PositionUniformity(ShardWindow8).Rejects());
+  EXPECT_TRUE(ConsecutivePairs(ShardWindow8).Rejects());
 }
 
 TEST(ShuffleStatsTest, WeakBijectionsFailTheChecks) {

@@ -14,7 +14,11 @@ constexpr size_t kPlansKept = 2;
 
 absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
                                                                const stoker::v1::JobSpec& spec) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Source> source, CreateSource(spec.dataset(), spec.seed()));
+  // GLOBAL reads the dataset at random: remote shards ranged when the cache cannot hold them.
+  const bool random_order = spec.shuffle() == stoker::v1::SHUFFLE_MODE_GLOBAL ||
+                            spec.shuffle() == stoker::v1::SHUFFLE_MODE_UNSPECIFIED;
+  ASSIGN_OR_RETURN(std::unique_ptr<Source> source,
+                   CreateSource(spec.dataset(), spec.seed(), random_order));
   return Create(job_id, spec, std::move(source));
 }
 
@@ -50,9 +54,10 @@ absl::StatusOr<std::shared_ptr<const EpochPlan>> JobContext::Plan(uint32_t epoch
       if (plan->epoch() == epoch) return plan;
     }
   }
-  // A plan is a few words computed in O(1) (plan/epoch_plan.h); two threads racing here compute
-  // the same one.
-  ASSIGN_OR_RETURN(EpochPlan plan, EpochPlan::Create(spec_, source_->size(), epoch));
+  // A plan is a few words computed in O(1), or 16 bytes a shard for SHARD_WINDOW
+  // (plan/epoch_plan.h); two threads racing here compute the same one.
+  ASSIGN_OR_RETURN(EpochPlan plan,
+                   EpochPlan::Create(spec_, source_->size(), epoch, source_->shard_starts()));
   auto shared = std::make_shared<const EpochPlan>(std::move(plan));
   absl::MutexLock lock(&mu_);
   plans_.push_back(shared);

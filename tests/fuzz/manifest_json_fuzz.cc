@@ -2,16 +2,24 @@
 //
 // Input: the manifest's bytes. Invariants checked: a refusal is INVALID_ARGUMENT with one of the
 // two messages manifest.cc makes (never the parser's, which can quote the text); an accepted
-// manifest's shard paths are relative, without "..".
+// manifest's shard paths are relative, without ".."; whatever the fast parser
+// (data/manifest_json.h) accepts, protobuf's JSON parser accepts as the same message.
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "data/manifest.h"
+#include "data/manifest_json.h"
+#include "google/protobuf/util/json_util.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   stoker::fuzz::QuietProtobufLogs();
   const std::string text(reinterpret_cast<const char*>(data), size);
+  if (const std::optional<stoker::v1::ShardManifest> fast = stoker::ParseManifestFast(text)) {
+    stoker::v1::ShardManifest slow;
+    FUZZ_CHECK(google::protobuf::util::JsonStringToMessage(text, &slow).ok());
+    FUZZ_CHECK(slow.SerializeAsString() == fast->SerializeAsString());
+  }
   absl::StatusOr<stoker::v1::ShardManifest> manifest =
       stoker::ParseManifest(text, "/data/manifest.json");
   if (!manifest.ok()) {

@@ -1,18 +1,25 @@
 // Jobs reading a dataset packed into a bucket of the loopback S3 server (s3rver behind a
 // SigV4-verifying proxy): stoker-pack writes the bucket, a TestCluster runs 2-epoch jobs with
 // credentials from each source, every sample arrives exactly once per epoch, and the second
-// epoch comes from the worker-local shard cache (no shard GET after the first fill). Errors:
-// a wrong secret, a missing bucket, and the server stopped in the middle of an epoch.
+// epoch comes from the worker-local shard cache (no shard GET after the first fill). A dataset
+// 10x the cache: the shard-window shuffle fetches every shard once per epoch, GLOBAL reads ranged
+// records with read amplification <= 1.5. Errors: a wrong secret, a missing bucket, and the
+// server stopped in the middle of an epoch.
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "augment/pipeline_text.h"
+#include "data/manifest.h"
 #include "data/open_shards.h"
 #include "data/storage_backend.h"
 #include "data/testing/s3_test_server.h"
@@ -88,7 +95,7 @@ class S3JobTest : public ::testing::Test {
   }
 
   // Installs the process's storage (shared by the in-process coordinator and workers).
-  void UseStorage(Vars vars, bool cache) {
+  void UseStorage(Vars vars, bool cache, uint64_t cache_bytes = 64 << 20) {
     AwsEnvironment env = AwsEnvironment::Real();
     env.getenv = [vars](const std::string& name) {
       const auto it = vars.find(name);
@@ -96,7 +103,7 @@ class S3JobTest : public ::testing::Test {
     };
     StorageOptions options;
     options.s3.endpoint = server_->endpoint();
-    if (cache) options.cache = ShardCacheOptions{dir_.File("cache"), 64 << 20};
+    if (cache) options.cache = ShardCacheOptions{dir_.File("cache"), cache_bytes};
     auto storage = Storage::Create(options, env);
     ASSERT_TRUE(storage.ok()) << storage.status();
     Storage::SetDefault(*storage);
@@ -129,6 +136,7 @@ class S3JobTest : public ::testing::Test {
     options.tls = cluster_->tls_for(Role::kTrainer);
     options.job_name = job;
     options.spec = Spec();
+    if (adjust_spec_) adjust_spec_(&options.spec);
     options.heartbeat_interval = absl::Milliseconds(50);
     options.prefetch_bytes = 2 * kBatch * 3 * 32 * 32;
     auto loader = Loader::Open(std::move(options));
@@ -155,6 +163,47 @@ class S3JobTest : public ::testing::Test {
 
   int ShardGets() const { return server_->CountRequests("GET", "/data/ds/shard-"); }
 
+  // Packs the images again into s3://data/big/, about 16 shards of 3 images; returns the bytes
+  // of all its shards. Jobs then read it.
+  uint64_t PackSixteenShards() {
+    auto images = ListStorage(dir_.File("images"));
+    EXPECT_TRUE(images.ok()) << images.status();
+    uint64_t image_bytes = 0;
+    for (const StorageEntry& image : *images) image_bytes += image.size;
+    PackOptions pack;
+    pack.input = dir_.File("images");
+    pack.output_dir = "s3://data/big";
+    pack.shard_bytes = image_bytes / 16;
+    auto plan = PlanPack(pack);
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    PackCounters counters;
+    EXPECT_TRUE(Pack(pack, *plan, &counters).ok());
+    auto manifest = ReadManifest("s3://data/big/manifest.json");
+    EXPECT_TRUE(manifest.ok()) << manifest.status();
+    uint64_t bytes = 0;
+    for (const auto& shard : manifest->shards()) bytes += shard.bytes();
+    big_shards_ = manifest->shards_size();
+    EXPECT_GE(big_shards_, 12u);
+    adjust_spec_ = [](pb::JobSpec* spec) {
+      spec->mutable_dataset()->mutable_shards()->set_manifest("s3://data/big/manifest.json");
+    };
+    return bytes;
+  }
+
+  // Successful GETs of each shard of s3://data/big/, from the server's log.
+  std::map<std::string, int> BigShardGets() const {
+    std::map<std::string, int> gets;
+    for (const std::string& line : server_->LogLines()) {
+      const std::vector<std::string> fields = absl::StrSplit(line, ' ');
+      if (fields.size() == 3 && fields[0] == "GET" &&
+          absl::StartsWith(fields[1], "/data/big/shard-") &&
+          (fields[2] == "200" || fields[2] == "206")) {
+        ++gets[fields[1]];
+      }
+    }
+    return gets;
+  }
+
   // Runs a 2-epoch job with `vars` and the cache; checks delivery and that each shard was
   // fetched from the bucket once (the fill), so epoch 2 read nothing from it.
   void RunCachedJob(const std::string& job, Vars vars, absl::Duration pause) {
@@ -177,6 +226,9 @@ class S3JobTest : public ::testing::Test {
   std::unique_ptr<S3TestServer> server_;
   std::unique_ptr<TestCluster> cluster_;
   uint64_t shards_ = 0;
+  uint64_t big_shards_ = 0;  // Shards of s3://data/big/.
+  // Applied to Spec() by Run.
+  std::function<void(pb::JobSpec*)> adjust_spec_;
 };
 
 // The value of the single series of `name` among `families`, or -1.
@@ -199,6 +251,49 @@ TEST_F(S3JobTest, EnvironmentCredentialsAndTheCacheServesEpochTwo) {
   EXPECT_DOUBLE_EQ(Metric(families, "stoker_shard_cache_hit_ratio"),
                    static_cast<double>(stats.hits) / (stats.hits + stats.misses));
   EXPECT_GT(Metric(families, "stoker_s3_requests_total"), 0);
+}
+
+TEST_F(S3JobTest, ShardWindowFetchesEveryShardOncePerEpochFromACacheATenthOfTheDataset) {
+  UseStorage(EnvKeys(), /*cache=*/false);
+  const uint64_t dataset_bytes = PackSixteenShards();
+  UseStorage(EnvKeys(), /*cache=*/true, dataset_bytes / 10);
+  // A shard stays open (its cached copy readable) while its window is read: a window and the
+  // next one fit the pool, not the dataset.
+  OpenShardPool::SetDefault(std::make_shared<OpenShardPool>(OpenShardLimits{3, 1 << 20}));
+  auto adjust = adjust_spec_;
+  adjust_spec_ = [adjust](pb::JobSpec* spec) {
+    adjust(spec);
+    spec->set_shuffle(pb::SHUFFLE_MODE_SHARD_WINDOW);
+    spec->set_shuffle_window_shards(1);
+  };
+  std::map<uint32_t, std::map<uint64_t, int>> seen;
+  ASSERT_TRUE(Run("window", &seen).ok());
+  ExpectExactlyOnce(seen);
+  const std::map<std::string, int> gets = BigShardGets();
+  EXPECT_EQ(gets.size(), big_shards_);
+  for (const auto& [shard, n] : gets) EXPECT_LE(n, 2) << shard << ": more than once an epoch";
+  EXPECT_EQ(Storage::Default()->cache()->stats().uncacheable, 0u);
+  EXPECT_LE(Metric(StorageMetrics().Collect(), "stoker_read_amplification"), 1.5);
+}
+
+TEST_F(S3JobTest, GlobalShuffleReadsRangedRecordsWhenTheDatasetIsTenTimesTheCache) {
+  UseStorage(EnvKeys(), /*cache=*/false);
+  const uint64_t dataset_bytes = PackSixteenShards();
+  UseStorage(EnvKeys(), /*cache=*/true, dataset_bytes / 10);
+  OpenShardPool::SetDefault(std::make_shared<OpenShardPool>(OpenShardLimits{3, 1 << 20}));
+  auto adjust = adjust_spec_;
+  adjust_spec_ = [adjust](pb::JobSpec* spec) {
+    adjust(spec);
+    spec->set_shuffle(pb::SHUFFLE_MODE_GLOBAL);
+  };
+  std::map<uint32_t, std::map<uint64_t, int>> seen;
+  ASSERT_TRUE(Run("global", &seen).ok());
+  ExpectExactlyOnce(seen);
+  const auto families = StorageMetrics().Collect();
+  const double amplification = Metric(families, "stoker_read_amplification");
+  EXPECT_GT(amplification, 0.9);
+  EXPECT_LE(amplification, 1.5);
+  EXPECT_EQ(Storage::Default()->cache()->stats().misses, 0u) << "no whole-shard download";
 }
 
 TEST_F(S3JobTest, ProfileInACredentialsFile) {
