@@ -180,8 +180,10 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("batch-size", &c.batch_size, "samples per batch");
   flags.Add("epochs", &c.epochs, "epochs to run");
   flags.Add("seed", &c.seed, "seed of the epoch plan and the per-sample randomness");
-  flags.Add("shuffle", &c.shuffle, "none | global | block");
+  flags.Add("shuffle", &c.shuffle, "none | global | block | shard_window");
   flags.Add("shuffle-block", &c.shuffle_block, "block length for --shuffle=block");
+  flags.Add("shuffle-window-shards", &c.shuffle_window_shards,
+            "shards per window for --shuffle=shard_window");
   flags.Add("world-size", &c.world_size, "number of trainer ranks");
   flags.Add("rank", &c.rank, "this client's rank");
   flags.Add("drop-last", &c.drop_last, "drop the tail instead of wrapping around");

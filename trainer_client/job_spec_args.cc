@@ -1,5 +1,6 @@
 #include "trainer_client/job_spec_args.h"
 
+#include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -81,19 +82,31 @@ absl::StatusOr<v1::JobSpec> JobSpecArgs::ToJobSpec(
         {"epochs", epochs}}) {
     if (absl::Status status = positive(field, value); !status.ok()) return status;
   }
-  if (shuffle != "none" && shuffle != "global" && shuffle != "block") {
-    return invalid("shuffle",
-                   absl::StrCat("must be 'none', 'global' or 'block', got '", shuffle, "'"));
+  static const auto* const kShuffleModes =
+      new std::map<std::string, v1::ShuffleMode>{{"none", v1::SHUFFLE_MODE_NONE},
+                                                 {"global", v1::SHUFFLE_MODE_GLOBAL},
+                                                 {"block", v1::SHUFFLE_MODE_BLOCK},
+                                                 {"shard_window", v1::SHUFFLE_MODE_SHARD_WINDOW}};
+  const auto mode = kShuffleModes->find(shuffle);
+  if (mode == kShuffleModes->end()) {
+    return invalid("shuffle", absl::StrCat("must be 'none', 'global', 'block' or 'shard_window', "
+                                           "got '",
+                                           shuffle, "'"));
   }
   if (shuffle == "block") {
     if (absl::Status status = positive("shuffle_block", shuffle_block); !status.ok()) return status;
   }
+  if (shuffle == "shard_window") {
+    if (absl::Status status = positive("shuffle_window_shards", shuffle_window_shards);
+        !status.ok()) {
+      return status;
+    }
+  }
   spec.set_batch_size(batch_size);
   spec.set_seed(seed);
-  spec.set_shuffle(shuffle == "none"    ? v1::SHUFFLE_MODE_NONE
-                   : shuffle == "block" ? v1::SHUFFLE_MODE_BLOCK
-                                        : v1::SHUFFLE_MODE_GLOBAL);
+  spec.set_shuffle(mode->second);
   spec.set_shuffle_block(shuffle == "block" ? shuffle_block : 0);
+  spec.set_shuffle_window_shards(shuffle == "shard_window" ? shuffle_window_shards : 0);
   spec.set_world_size(world_size);
   spec.set_epochs(epochs);
   spec.set_drop_last(drop_last);

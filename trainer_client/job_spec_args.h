@@ -42,9 +42,11 @@ struct JobSpecArgs {
   uint32_t world_size = 1;
   uint32_t epochs = 1;
   uint64_t seed = 0;
-  // "none", "global" or "block" (with shuffle_block > 0).
+  // "none", "global", "block" (with shuffle_block > 0) or "shard_window" (a manifest dataset;
+  // windows of shuffle_window_shards shards, docs/storage.md).
   std::string shuffle = "global";
   uint32_t shuffle_block = 1024;
+  uint32_t shuffle_window_shards = 16;
   bool drop_last = false;
   // JobSpec.max_bad_sample_fraction, in [0, 1]; unset: the coordinator's default (0.01).
   std::optional<double> max_bad_sample_fraction;

@@ -24,6 +24,17 @@ PythonLoaderConfig ValidConfig() {
   return config;
 }
 
+TEST(PythonLoaderConfigTest, ShardWindowShuffleCarriesItsWindow) {
+  PythonLoaderConfig config = ValidConfig();
+  config.shuffle = "shard_window";
+  config.shuffle_window_shards = 8;
+  const absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->spec.shuffle(), v1::SHUFFLE_MODE_SHARD_WINDOW);
+  EXPECT_EQ(options->spec.shuffle_window_shards(), 8u);
+  EXPECT_EQ(options->spec.shuffle_block(), 0u);
+}
+
 void ExpectInvalid(const PythonLoaderConfig& config, const std::string& substring) {
   const absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
   EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument) << options.status();
@@ -93,6 +104,10 @@ TEST(PythonLoaderConfigTest, NamesTheBadArgument) {
   config = ValidConfig();
   config.shuffle = "sometimes";
   ExpectInvalid(config, "shuffle: ");
+  config = ValidConfig();
+  config.shuffle = "shard_window";
+  config.shuffle_window_shards = 0;
+  ExpectInvalid(config, "shuffle_window_shards: must be > 0");
   config = ValidConfig();
   config.layout = "nhwc";
   ExpectInvalid(config, "layout: ");

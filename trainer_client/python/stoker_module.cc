@@ -448,6 +448,7 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("seed", &PythonLoaderConfig::seed)
       .def_readwrite("shuffle", &PythonLoaderConfig::shuffle)
       .def_readwrite("shuffle_block", &PythonLoaderConfig::shuffle_block)
+      .def_readwrite("shuffle_window_shards", &PythonLoaderConfig::shuffle_window_shards)
       .def_readwrite("drop_last", &PythonLoaderConfig::drop_last)
       .def_readwrite("max_bad_sample_fraction", &PythonLoaderConfig::max_bad_sample_fraction)
       .def_readwrite("job_name", &PythonLoaderConfig::job_name)

@@ -35,7 +35,9 @@ _ARGS_DOC = """
     max_bad_sample_fraction: the largest fraction of a rank's samples of one epoch that may be
                   unreadable (each replaced by the next good one) before the job fails with
                   DATA_LOSS; in [0, 1]; None (default): the coordinator's default, 0.01.
-    shuffle:      "global" (default), "block" (with shuffle_block) or "none".
+    shuffle:      "global" (default), "block" (with shuffle_block), "shard_window" (a manifest
+                  dataset read from object storage: windows of shuffle_window_shards shards,
+                  each shard read once an epoch; docs/storage.md) or "none".
     job_name:     the job's name; default derived from the spec (the same in every rank, plus
                   $TORCHELASTIC_RUN_ID under torchrun). A finished job's name cannot be reused:
                   pass a new job_name (or seed) to run the same spec again.
@@ -166,6 +168,7 @@ class Loader:
 
     def __init__(self, coordinator, dataset, pipeline=None, batch_size=64, rank=0,
                  world_size=1, epochs=1, seed=0, shuffle="global", shuffle_block=1024,
+                 shuffle_window_shards=16,
                  drop_last=False, max_bad_sample_fraction=None, job_name=None,
                  prefetch_bytes=256 << 20, layout=None,
                  dtype="auto", device="cpu", to_float=False, mean=None, std=None,
@@ -193,6 +196,7 @@ class Loader:
         config.seed = seed
         config.shuffle = shuffle
         config.shuffle_block = shuffle_block
+        config.shuffle_window_shards = shuffle_window_shards
         config.drop_last = drop_last
         config.max_bad_sample_fraction = max_bad_sample_fraction
         config.job_name = job_name or ""
