@@ -132,7 +132,11 @@ void CheckChoiceName(absl::string_view text) {
   absl::StatusOr<pb::CompressionChoice> choice = ParseCompressionChoice(text, "compression");
   if (!choice.ok()) {
     FUZZ_CHECK(choice.status().code() == absl::StatusCode::kInvalidArgument);
-    FUZZ_CHECK(absl::StartsWith(choice.status().message(), "compression: "));
+    // The message starts with the field: "compression: ..." or "compression.level: ...".
+    const absl::string_view message = choice.status().message();
+    FUZZ_CHECK(absl::StartsWith(message, "compression: ") ||
+               absl::StartsWith(message, "compression.level: ") ||
+               absl::StartsWith(message, "compression.codec: "));
     return;
   }
   FUZZ_CHECK(ValidateCompressionChoice(*choice, "compression").ok());
