@@ -8,8 +8,9 @@
 # (worker_stream_test, grpc_worker_stream_test) and the client's threads and loader
 # (client_threads_test, trainer_client_test). The set is kept small: TSan slows code 5-15x and
 # CI has 2 cores. gRPC, protobuf and Abseil are Debian's, not instrumented: TSan cannot see their
-# synchronization, so tests/tsan.supp silences reports whose frames are all inside them (never
-# a frame of ours).
+# synchronization. Abseil's Mutex, CondVar and Notification are made visible by a preloaded shim
+# (tests/tsan_absl_sync.cc); tests/tsan.supp drops reports with a frame inside gRPC, protobuf or
+# absl::Status's reference counting (never a module or function of ours).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${STOKER_TSAN_BUILD_DIR:-build-tsan}
@@ -27,6 +28,14 @@ if [ ! -f "$build/build.ninja" ]; then
     >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
 fi
 STOKER_BUILD_DIR=$build scripts/build.sh "${tests[@]}"
-export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp}
+# Debian's Abseil is not instrumented: tests/tsan_absl_sync.cc, preloaded into every test, tells
+# TSan the ordering its Mutex, CondVar and Notification give.
+sync_shim=$build/libtsan_absl_sync.so
+if [ ! -f "$sync_shim" ] || [ tests/tsan_absl_sync.cc -nt "$sync_shim" ]; then
+  g++ -std=c++17 -O1 -fPIC -shared -Wall -Wextra -Werror tests/tsan_absl_sync.cc -o "$sync_shim" \
+    -ldl
+fi
+export LD_PRELOAD=$PWD/$sync_shim
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:suppressions=$PWD/tests/tsan.supp}
 ctest --test-dir "$build" -R "^($(IFS='|'; echo "${tests[*]}"))\$" --output-on-failure \
   --parallel 2 --timeout 900
