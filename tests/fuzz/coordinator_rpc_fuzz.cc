@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/logging.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/fake_journal_env_for_test.h"
 #include "coordinator/journal.h"
@@ -227,6 +228,9 @@ class Harness {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   stoker::fuzz::QuietProtobufLogs();
+  // The coordinator logs every job opened and worker registered: noise at this rate.
+  static const bool quiet = (stoker::SetMinLogLevel(stoker::LogLevel::kError), true);
+  (void)quiet;
   stoker::Harness harness;
   for (absl::string_view step : stoker::fuzz::SplitChunks(
            absl::string_view(reinterpret_cast<const char*>(data), size), stoker::kMaxSteps)) {
