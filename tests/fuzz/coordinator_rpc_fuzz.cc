@@ -186,8 +186,9 @@ class Harness {
     AliasTasks(request.mutable_overdue());
     const std::vector<std::string> before = coordinator_->InspectState(&DurableView);
     auto response = coordinator_->ClientHeartbeat(request);
+    // UNAVAILABLE: the rank is held by another client (CheckRankHolderLocked).
     CheckCode(response, {StatusCode::kInvalidArgument, StatusCode::kNotFound,
-                         StatusCode::kFailedPrecondition});
+                         StatusCode::kFailedPrecondition, StatusCode::kUnavailable});
     if (!response.ok()) {
       // "then nothing of the request is applied" (coordinator.h).
       FUZZ_CHECK(coordinator_->InspectState(&DurableView) == before);
