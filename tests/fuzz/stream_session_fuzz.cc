@@ -39,7 +39,7 @@ constexpr size_t kMaxSteps = 256;
 constexpr size_t kMaxBatchBytes = 64 << 10;
 // The stream's share of the worker's memory for its batches in this harness.
 constexpr uint64_t kStreamShareBytes = 4 << 20;
-const absl::Duration kMaxPoll = absl::Milliseconds(200);
+constexpr absl::Duration kMaxPoll = absl::Milliseconds(200);
 
 // Holds what the session queues, as the reactor's send queue does. Thread-compatible.
 class QueueSink : public BatchSink {
