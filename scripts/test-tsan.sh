@@ -35,7 +35,8 @@ if [ ! -f "$sync_shim" ] || [ tests/tsan_absl_sync.cc -nt "$sync_shim" ]; then
   g++ -std=c++17 -O1 -fPIC -shared -Wall -Wextra -Werror tests/tsan_absl_sync.cc -o "$sync_shim" \
     -ldl
 fi
-export LD_PRELOAD=$PWD/$sync_shim
+case $sync_shim in /*) ;; *) sync_shim=$PWD/$sync_shim ;; esac
+export LD_PRELOAD=$sync_shim
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:suppressions=$PWD/tests/tsan.supp}
 ctest --test-dir "$build" -R "^($(IFS='|'; echo "${tests[*]}"))\$" --output-on-failure \
   --parallel 2 --timeout 900

@@ -14,8 +14,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 
-// From the TSan runtime of the test binary (weak: a process without it, such as ctest itself,
-// only loads this library and never calls it).
+// From the TSan runtime of the test binary (weak: in a process without it, such as ctest itself,
+// the wrappers only call the real functions).
 extern "C" void __tsan_acquire(void* addr) __attribute__((weak));
 extern "C" void __tsan_release(void* addr) __attribute__((weak));
 
@@ -32,6 +32,13 @@ Fn Real(Fn*, const char* symbol) {
 }
 
 void* Addr(const void* p) { return const_cast<void*>(p); }
+
+void Acquire(void* p) {
+  if (__tsan_acquire != nullptr) __tsan_acquire(p);
+}
+void Release(void* p) {
+  if (__tsan_release != nullptr) __tsan_release(p);
+}
 
 // The mutex this thread is inside the library for (Await, LockWhen, Unlock): the library
 // evaluates conditions, the thread's own after retaking the mutex internally and those of other
@@ -63,34 +70,34 @@ ABSL_NAMESPACE_BEGIN
 void Mutex::Lock() {
   REAL(Mutex, void, "_ZN4absl7debian35Mutex4LockEv");
   real(this);
-  __tsan_acquire(this);
+  Acquire(this);
 }
 void Mutex::ReaderLock() {
   REAL(Mutex, void, "_ZN4absl7debian35Mutex10ReaderLockEv");
   real(this);
-  __tsan_acquire(this);
+  Acquire(this);
 }
 bool Mutex::TryLock() {
   REAL(Mutex, bool, "_ZN4absl7debian35Mutex7TryLockEv");
   const bool locked = real(this);
-  if (locked) __tsan_acquire(this);
+  if (locked) Acquire(this);
   return locked;
 }
 bool Mutex::ReaderTryLock() {
   REAL(Mutex, bool, "_ZN4absl7debian35Mutex13ReaderTryLockEv");
   const bool locked = real(this);
-  if (locked) __tsan_acquire(this);
+  if (locked) Acquire(this);
   return locked;
 }
 void Mutex::Unlock() {
   REAL(Mutex, void, "_ZN4absl7debian35Mutex6UnlockEv");
-  __tsan_release(this);
+  Release(this);
   Waiting unlocking(this);
   real(this);
 }
 void Mutex::ReaderUnlock() {
   REAL(Mutex, void, "_ZN4absl7debian35Mutex12ReaderUnlockEv");
-  __tsan_release(this);
+  Release(this);
   Waiting unlocking(this);
   real(this);
 }
@@ -100,7 +107,7 @@ void Mutex::LockWhen(const Condition& cond) {
     Waiting waiting(this);
     real(this, cond);
   }
-  __tsan_acquire(this);
+  Acquire(this);
 }
 void Mutex::ReaderLockWhen(const Condition& cond) {
   REAL(Mutex, void, "_ZN4absl7debian35Mutex14ReaderLockWhenERKNS0_9ConditionE", const Condition&);
@@ -108,7 +115,7 @@ void Mutex::ReaderLockWhen(const Condition& cond) {
     Waiting waiting(this);
     real(this, cond);
   }
-  __tsan_acquire(this);
+  Acquire(this);
 }
 bool Mutex::LockWhenWithTimeout(const Condition& cond, Duration timeout) {
   REAL(Mutex, bool, "_ZN4absl7debian35Mutex19LockWhenWithTimeoutERKNS0_9ConditionENS0_8DurationE",
@@ -117,7 +124,7 @@ bool Mutex::LockWhenWithTimeout(const Condition& cond, Duration timeout) {
     Waiting waiting(this);
     return real(this, cond, timeout);
   }();
-  __tsan_acquire(this);
+  Acquire(this);
   return met;
 }
 bool Mutex::LockWhenWithDeadline(const Condition& cond, Time deadline) {
@@ -127,38 +134,38 @@ bool Mutex::LockWhenWithDeadline(const Condition& cond, Time deadline) {
     Waiting waiting(this);
     return real(this, cond, deadline);
   }();
-  __tsan_acquire(this);
+  Acquire(this);
   return met;
 }
 void Mutex::Await(const Condition& cond) {
   REAL(Mutex, void, "_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE", const Condition&);
-  __tsan_release(this);
+  Release(this);
   {
     Waiting waiting(this);
     real(this, cond);
   }
-  __tsan_acquire(this);
+  Acquire(this);
 }
 bool Mutex::AwaitWithTimeout(const Condition& cond, Duration timeout) {
   REAL(Mutex, bool, "_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE",
        const Condition&, Duration);
-  __tsan_release(this);
+  Release(this);
   const bool met = [&] {
     Waiting waiting(this);
     return real(this, cond, timeout);
   }();
-  __tsan_acquire(this);
+  Acquire(this);
   return met;
 }
 bool Mutex::AwaitWithDeadline(const Condition& cond, Time deadline) {
   REAL(Mutex, bool, "_ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE",
        const Condition&, Time);
-  __tsan_release(this);
+  Release(this);
   const bool met = [&] {
     Waiting waiting(this);
     return real(this, cond, deadline);
   }();
-  __tsan_acquire(this);
+  Acquire(this);
   return met;
 }
 
@@ -166,59 +173,58 @@ bool Condition::Eval() const {
   REAL(const Condition, bool, "_ZNK4absl7debian39Condition4EvalEv");
   if (waiting_on == nullptr) return real(this);
   // Evaluated under the mutex the library retook; it may give the mutex up again right after.
-  __tsan_acquire(waiting_on);
+  Acquire(waiting_on);
   const bool holds = real(this);
-  __tsan_release(waiting_on);
+  Release(waiting_on);
   return holds;
 }
 
 void CondVar::Wait(Mutex* mu) {
   REAL(CondVar, void, "_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE", Mutex*);
-  __tsan_release(mu);
+  Release(mu);
   real(this, mu);
-  __tsan_acquire(mu);
+  Acquire(mu);
 }
 bool CondVar::WaitWithTimeout(Mutex* mu, Duration timeout) {
   REAL(CondVar, bool, "_ZN4absl7debian37CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE",
        Mutex*, Duration);
-  __tsan_release(mu);
+  Release(mu);
   const bool timed_out = real(this, mu, timeout);
-  __tsan_acquire(mu);
+  Acquire(mu);
   return timed_out;
 }
 bool CondVar::WaitWithDeadline(Mutex* mu, Time deadline) {
   REAL(CondVar, bool, "_ZN4absl7debian37CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE", Mutex*,
        Time);
-  __tsan_release(mu);
+  Release(mu);
   const bool timed_out = real(this, mu, deadline);
-  __tsan_acquire(mu);
+  Acquire(mu);
   return timed_out;
 }
 
 void Notification::Notify() {
   REAL(Notification, void, "_ZN4absl7debian312Notification6NotifyEv");
   // Every byte: the inline HasBeenNotified() acquire-loads the private flag, wherever it lies.
-  for (size_t i = 0; i < sizeof(Notification); ++i)
-    __tsan_release(reinterpret_cast<char*>(this) + i);
+  for (size_t i = 0; i < sizeof(Notification); ++i) Release(reinterpret_cast<char*>(this) + i);
   real(this);
 }
 void Notification::WaitForNotification() const {
   REAL(const Notification, void, "_ZNK4absl7debian312Notification19WaitForNotificationEv");
   real(this);
-  __tsan_acquire(Addr(this));
+  Acquire(Addr(this));
 }
 bool Notification::WaitForNotificationWithTimeout(Duration timeout) const {
   REAL(const Notification, bool,
        "_ZNK4absl7debian312Notification30WaitForNotificationWithTimeoutENS0_8DurationE", Duration);
   const bool notified = real(this, timeout);
-  __tsan_acquire(Addr(this));
+  Acquire(Addr(this));
   return notified;
 }
 bool Notification::WaitForNotificationWithDeadline(Time deadline) const {
   REAL(const Notification, bool,
        "_ZNK4absl7debian312Notification31WaitForNotificationWithDeadlineENS0_4TimeE", Time);
   const bool notified = real(this, deadline);
-  __tsan_acquire(Addr(this));
+  Acquire(Addr(this));
   return notified;
 }
 
