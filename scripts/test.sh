@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, runs the whole test suite (every label but gpu), then the
 # unit, integration and fuzz (corpus replay) labels again built with ASan + UBSan
-# (scripts/test-sanitized.sh). Exits non-zero on any failure. `.ci/run` calls exactly this.
+# (scripts/test-sanitized.sh), then the worker stream and loader tests built with TSan
+# (scripts/test-tsan.sh). Exits non-zero on any failure. `.ci/run` calls exactly this.
 #
 # The deployment tests (label containers) need podman, helm and the images: install-deps.sh
 # --containers --deploy installs the tools, and where podman can run containers the images are
@@ -22,4 +23,6 @@ ctest --test-dir "${STOKER_BUILD_DIR:-build}" --label-exclude gpu --output-on-fa
   --parallel 2 --timeout 600 || status=$?
 # The unit, integration and fuzz-replay labels again under ASan + UBSan (build-asan/).
 scripts/test-sanitized.sh || status=$?
+# The worker stream and trainer-client loader tests under ThreadSanitizer (build-tsan/).
+scripts/test-tsan.sh || status=$?
 exit "$status"

@@ -14,6 +14,7 @@ namespace {
 using Bytes = absl::Span<const uint8_t>;
 
 constexpr uint64_t kDataField = 2;  // BatchMessage.data
+constexpr uint64_t kMaxFieldNumber = (uint64_t{1} << 29) - 1;
 constexpr int kVarint = 0;
 constexpr int kFixed64 = 1;
 constexpr int kLengthDelimited = 2;
@@ -138,6 +139,9 @@ absl::StatusOr<BatchWireParts> SplitBatchWire(absl::Span<const Bytes> slices) {
     const uint64_t field = tag >> 3;
     const int wire_type = static_cast<int>(tag & 7);
     if (field == 0) return Malformed(field_offset, "field number 0");
+    // Protobuf reads a tag as 32 bits: a longer one would be another field to it (found by
+    // fuzz_batch_wire: field 2^29 + 2 reads as `data`).
+    if (field > kMaxFieldNumber) return Malformed(field_offset, "field number over 2^29 - 1");
     if (field != kDataField) {
       parts.header_bytes += tag_bytes;
       RETURN_IF_ERROR(CopyValue(in, field, wire_type, field_offset, &parts.header_bytes));

@@ -33,8 +33,9 @@ struct BatchWireParts {
 
 // Splits the serialized BatchMessage that is the concatenation of `slices`.
 // DATA_LOSS naming the byte offset when the bytes are not a well-formed message: a truncated
-// varint, tag or length-delimited field, a varint over 10 bytes, field number 0, a group or an
-// unknown wire type, or `data` with a wire type other than length-delimited.
+// varint, tag or length-delimited field, a varint over 10 bytes, field number 0 or over 2^29 - 1
+// (protobuf's limit), a group or an unknown wire type, or `data` with a wire type other than
+// length-delimited.
 absl::StatusOr<BatchWireParts> SplitBatchWire(absl::Span<const absl::Span<const uint8_t>> slices);
 
 }  // namespace stoker

@@ -25,7 +25,7 @@ struct Pixel<float> {
 };
 template <>
 struct Pixel<uint8_t> {
-  static constexpr float kMax = 255.0f;
+  [[maybe_unused]] static constexpr float kMax = 255.0f;             // clang 14 calls it unused
   static uint8_t Store(float v) { return static_cast<uint8_t>(v); }  // v is in [0, 255].
 };
 

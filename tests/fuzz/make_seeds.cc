@@ -3,13 +3,16 @@
 // output is checked in; docs/security.md lists where the other seeds come from). Every seed is the
 // output of the real writer: journals from FileJournal, tokens from EncodeResumeToken (and
 // PlanResume), shards from ShardWriter, tars from the test fixtures' ustar writer, manifests from
-// WriteManifest, state updates as a coordinator makes them.
+// WriteManifest, state updates as a coordinator makes them, frames from CompressPayload, batch
+// messages, client messages and RPC requests as protobuf serializes them.
 //
 //   fuzz_make_seeds CORPUS_DIR
 
 #include <filesystem>
 #include <iostream>
+#include <type_traits>
 
+#include "common/payload_codec.h"
 #include "coordinator/cluster_state.h"
 #include "coordinator/fake_journal_env_for_test.h"
 #include "coordinator/job_validation.h"
@@ -18,6 +21,8 @@
 #include "data/testing/shard_fixtures.h"
 #include "plan/resume_plan.h"
 #include "plan/resume_token.h"
+#include "stoker/v1/coordinator.pb.h"
+#include "stoker/v1/worker.pb.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/fuzz_specs.h"
 
@@ -220,6 +225,176 @@ void DataSeeds() {
   std::filesystem::remove_all(dir);
 }
 
+// Step [selector][argument] of the stateful targets.
+std::string Step(uint8_t selector, const std::string& argument = "") {
+  return std::string(1, static_cast<char>(selector)) + argument;
+}
+
+template <typename Message,
+          typename = std::enable_if_t<std::is_base_of_v<google::protobuf::Message, Message>>>
+std::string Step(uint8_t selector, const Message& message) {
+  return Step(selector, message.SerializeAsString());
+}
+
+// A BatchMessage as a worker sends it (header, then data), cut into slices as gRPC may hand
+// them over; also fields in another order and a repeated data field (protobuf: the last wins).
+void BatchWireSeeds() {
+  stoker::v1::BatchMessage message;
+  stoker::v1::BatchHeader* header = message.mutable_header();
+  header->mutable_task()->set_job_id(MakeId(1, 1));
+  header->mutable_task()->set_batch_index(3);
+  for (int64_t d : {2, 4, 4, 3}) header->add_shape(d);
+  header->add_labels(1);
+  header->add_labels(7);
+  header->set_dtype(stoker::v1::DTYPE_UINT8);
+  (*header->mutable_bad_samples())["read_error"] = 1;
+  header->add_offered_compression(stoker::v1::COMPRESSION_LZ4);
+  message.set_data(std::string(96, '\x5a'));
+  const std::string wire = message.SerializeAsString();
+  Write("batch_wire", "one_slice", JoinChunks({wire}));
+  Write("batch_wire", "three_slices",
+        JoinChunks({wire.substr(0, 7), wire.substr(7, 50), wire.substr(57)}));
+  stoker::v1::BatchMessage data_only;
+  data_only.set_data("first");
+  stoker::v1::BatchMessage header_only = message;
+  header_only.clear_data();
+  Write("batch_wire", "data_before_header_twice",
+        JoinChunks({data_only.SerializeAsString(), header_only.SerializeAsString(), wire}));
+  Write("batch_wire", "truncated_data", JoinChunks({wire.substr(0, wire.size() - 10)}));
+}
+
+// Control bytes of payload_frame: codec and mode, then the announced size (3 bytes).
+std::string FrameControl(bool zstd, bool lie, uint32_t size, int level_bits = 0) {
+  std::string control(4, '\0');
+  control[0] = static_cast<char>((zstd ? 1 : 0) | (lie ? 2 : 0) | (level_bits << 2));
+  for (int i = 0; i < 3; ++i) control[1 + i] = static_cast<char>(size >> (8 * i));
+  return control;
+}
+
+void PayloadFrameSeeds() {
+  std::string raw;
+  for (int i = 0; i < 600; ++i) raw += static_cast<char>(i % 7 == 0 ? i : 'a' + i % 3);
+  const auto span = absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+  for (const bool zstd : {false, true}) {
+    stoker::v1::CompressionChoice choice;
+    choice.set_codec(zstd ? stoker::v1::COMPRESSION_ZSTD : stoker::v1::COMPRESSION_LZ4);
+    PayloadBuffer frame;
+    FUZZ_CHECK(CompressPayload(choice, span, &frame).ok());
+    const std::string bytes(reinterpret_cast<const char*>(frame.data()), frame.size());
+    const std::string codec = zstd ? "zstd" : "lz4";
+    Write("payload_frame", codec + "_honest",
+          JoinChunks({FrameControl(zstd, false, 600), bytes, zstd ? "zstd:3" : "lz4"}));
+    Write("payload_frame", codec + "_announced_larger",
+          JoinChunks({FrameControl(zstd, false, 4096), bytes, "none"}));
+    Write("payload_frame", codec + "_truncated",
+          JoinChunks({FrameControl(zstd, false, 600), bytes.substr(0, bytes.size() - 9)}));
+    Write("payload_frame", codec + "_declares_less",
+          JoinChunks({FrameControl(zstd, true, 300, 10), raw, "zstd:-7"}));
+    Write("payload_frame", codec + "_declares_more",
+          JoinChunks({FrameControl(zstd, true, 70000, 4), raw, "zstd:19"}));
+  }
+}
+
+void AwsConfigSeeds() {
+  const std::string credentials =
+      "[default]\naws_access_key_id = AKIADEFAULT\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG\n"
+      "\n# team\n[prod]\naws_access_key_id=AKIAPROD\naws_secret_access_key=prodSECRETprodSECRET\n"
+      "aws_session_token = FwoGZXIvYXdzE\n";
+  const std::string config =
+      "[default]\nregion = us-east-1\n[profile dev]\naws_access_key_id = AKIADEV\n"
+      "aws_secret_access_key = devSECRETdevSECRET\nregion = eu-west-1\n";
+  const std::string json =
+      "{\"AccessKeyId\":\"ASIACONTAINER\",\"SecretAccessKey\":\"cSECRETcSECRET\",\"Token\":\"tok\","
+      "\"Expiration\":\"2026-11-26T06:00:00Z\"}";
+  const std::string xml =
+      "<AssumeRoleWithWebIdentityResponse><Credentials><AccessKeyId>ASIASTS</AccessKeyId>"
+      "<SecretAccessKey>s&amp;cret</SecretAccessKey><SessionToken>t</SessionToken>"
+      "<Expiration>2026-11-26T06:00:00Z</Expiration></Credentials>"
+      "</AssumeRoleWithWebIdentityResponse>";
+  Write("aws_config", "default_profile_aws",
+        JoinChunks({credentials, config, "", "", "eu-central-1", "s3://my-bucket/train/a b.tar",
+                    json, xml}));
+  Write("aws_config", "named_profiles_minio",
+        JoinChunks({credentials, config, "dev", "http://127.0.0.1:9000/", "",
+                    "s3://data.example/shards/", "{}", "<Error><Code>Denied</Code></Error>"}));
+  Write("aws_config", "missing_secret",
+        JoinChunks({"[prod]\naws_access_key_id = AKIAPROD\n", "", "prod", "ftp://x", "", "s3://AB",
+                    "{\"AccessKeyId\":\"A\",\"Expiration\":\"soon\"}", "<x>"}));
+}
+
+void StreamSessionSeeds() {
+  using stoker::v1::ClientMessage;
+  ClientMessage open;
+  open.mutable_open()->set_job_id(5);
+  open.mutable_open()->set_client_id("trainer-0");
+  open.mutable_open()->mutable_compression()->set_codec(stoker::v1::COMPRESSION_LZ4);
+  ClientMessage credit;
+  credit.mutable_credit()->set_n(4);
+  ClientMessage ack;
+  *ack.mutable_ack()->add_tasks() = Task(11, 0, 0);
+  *ack.mutable_ack()->add_tasks() = Task(11, 0, 1);
+  ClientMessage zstd;
+  zstd.mutable_set_compression()->set_codec(stoker::v1::COMPRESSION_ZSTD);
+  zstd.mutable_set_compression()->set_level(3);
+  const std::string produce = std::string("\x00\x00\x10\x07", 4);  // 4 KiB, compressible
+  const std::string noise = std::string("\x00\x00\x08\x01", 4);    // 2 KiB, noise
+  Write("stream_session", "open_credit_write_ack",
+        JoinChunks({Step(kClientMessage, open), Step(kClientMessage, credit), Step(kLease, "\x08"),
+                    Step(kProduce, produce), Step(kProduce, noise), Step(kWrite), Step(kWrite),
+                    Step(kClientMessage, ack), Step(kClientMessage, zstd), Step(kProduce, noise),
+                    Step(kWrite), Step(kLease, "\x08"), Step(kEnd)}));
+  ClientMessage bad_level = zstd;
+  bad_level.mutable_set_compression()->set_level(40);
+  Write("stream_session", "bad_set_compression",
+        JoinChunks({Step(kClientMessage, open), Step(kClientMessage, credit), Step(kLease, "\x02"),
+                    Step(kClientMessage, bad_level)}));
+  ClientMessage empty_credit;
+  empty_credit.mutable_credit()->set_n(1);
+  Write("stream_session", "backoff_then_failed_batch",
+        JoinChunks({Step(kClientMessage, open), Step(kLease, "\x01"), Step(kTime, "\x05"),
+                    Step(kClientMessage, empty_credit), Step(kLease, "\x01"),
+                    Step(kProduce, std::string("\x0f\x00\x01\x00", 4))}));
+  Write("stream_session", "credit_before_open", JoinChunks({Step(kClientMessage, credit)}));
+}
+
+void CoordinatorRpcSeeds() {
+  stoker::v1::RegisterWorkerRequest worker;
+  worker.set_address("10.0.0.1:7000");
+  worker.set_cores(4);
+  stoker::v1::RegisterWorkerRequest worker2 = worker;
+  worker2.set_address("10.0.0.2:7000");
+  stoker::v1::OpenJobRequest open;
+  open.set_name("imagenet-1");
+  *open.mutable_spec() = FuzzResumeSpec(2);
+  stoker::v1::LeaseTasksRequest lease;  // worker and job ids 0: the first handed out
+  lease.set_max_tasks(3);
+  stoker::v1::WorkerHeartbeatRequest beat;
+  *beat.add_delivered() = Task(0, 0, 0);
+  beat.add_jobs(0);
+  stoker::v1::ClientHeartbeatRequest client;
+  client.set_client_id("trainer-0");
+  *client.add_consumed() = Task(0, 0, 0);
+  *client.add_overdue() = Task(0, 0, 2);
+  stoker::v1::LeaseTasksRequest lease2 = lease;
+  lease2.set_worker_id(1);
+  lease2.set_rank(1);
+  Write("coordinator_rpc", "job_life",
+        JoinChunks({Step(kRegisterWorker, worker), Step(kRegisterWorker, worker2),
+                    Step(kOpenJob, open), Step(kLeaseTasks, lease), Step(kWorkerHeartbeat, beat),
+                    Step(kClientHeartbeat, client), Step(kLeaseTasks, lease2),
+                    Step(kTimePasses, "\x40"), Step(kLeaseTasks, lease2),
+                    Step(kGetJob, stoker::v1::GetJobRequest())}));
+  stoker::v1::OpenJobRequest other = open;
+  other.mutable_spec()->set_epochs(5);
+  stoker::v1::ClientHeartbeatRequest bad_rank = client;
+  bad_rank.set_rank(9);
+  Write("coordinator_rpc", "conflicts_and_bad_fields",
+        JoinChunks({Step(kOpenJob, open), Step(kOpenJob, other), Step(kClientHeartbeat, bad_rank),
+                    Step(kLeaseTasks, lease),
+                    Step(kRegisterWorker, stoker::v1::RegisterWorkerRequest()),
+                    Step(kTimePasses, "\xff")}));
+}
+
 }  // namespace
 }  // namespace stoker::fuzz
 
@@ -232,5 +407,10 @@ int main(int argc, char** argv) {
   stoker::fuzz::StateSeeds();
   stoker::fuzz::TokenSeeds();
   stoker::fuzz::DataSeeds();
+  stoker::fuzz::BatchWireSeeds();
+  stoker::fuzz::PayloadFrameSeeds();
+  stoker::fuzz::AwsConfigSeeds();
+  stoker::fuzz::StreamSessionSeeds();
+  stoker::fuzz::CoordinatorRpcSeeds();
   return 0;
 }
