@@ -42,12 +42,13 @@ LZ4F_cctx* ThreadLz4CCtx() {
   }());
   return ctx.get();
 }
-LZ4F_dctx* ThreadLz4DCtx() {
-  thread_local std::unique_ptr<LZ4F_dctx, Lz4DCtxFree> ctx([] {
-    LZ4F_dctx* c = nullptr;
-    return LZ4F_isError(LZ4F_createDecompressionContext(&c, LZ4F_VERSION)) ? nullptr : c;
-  }());
-  return ctx.get();
+LZ4F_dctx* NewLz4DCtx() {
+  LZ4F_dctx* c = nullptr;
+  return LZ4F_isError(LZ4F_createDecompressionContext(&c, LZ4F_VERSION)) ? nullptr : c;
+}
+std::unique_ptr<LZ4F_dctx, Lz4DCtxFree>& ThreadLz4DCtx() {
+  thread_local std::unique_ptr<LZ4F_dctx, Lz4DCtxFree> ctx(NewLz4DCtx());
+  return ctx;
 }
 
 LZ4F_preferences_t Lz4Preferences(size_t content_size) {
@@ -103,9 +104,8 @@ absl::Status Corrupt(absl::string_view codec, absl::string_view what) {
   return absl::DataLossError(absl::StrCat("corrupt ", codec, " payload: ", what));
 }
 
-absl::Status DecompressLz4(absl::Span<const uint8_t> encoded, absl::Span<uint8_t> out) {
-  LZ4F_dctx* ctx = ThreadLz4DCtx();
-  if (ctx == nullptr) return absl::InternalError("cannot create an LZ4 decompression context");
+absl::Status DecompressLz4Frame(LZ4F_dctx* ctx, absl::Span<const uint8_t> encoded,
+                                absl::Span<uint8_t> out) {
   LZ4F_resetDecompressionContext(ctx);
   LZ4F_frameInfo_t info;
   size_t consumed = encoded.size();
@@ -123,10 +123,7 @@ absl::Status DecompressLz4(absl::Span<const uint8_t> encoded, absl::Span<uint8_t
     if (in_size == 0) return Corrupt("lz4", "truncated frame");
     hint = LZ4F_decompress(ctx, out.data() + out_pos, &out_size, encoded.data() + in_pos, &in_size,
                            nullptr);
-    if (LZ4F_isError(hint)) {
-      LZ4F_resetDecompressionContext(ctx);
-      return Corrupt("lz4", LZ4F_getErrorName(hint));
-    }
+    if (LZ4F_isError(hint)) return Corrupt("lz4", LZ4F_getErrorName(hint));
     if (in_size == 0 && out_size == 0) return Corrupt("lz4", "the frame does not progress");
     in_pos += in_size;
     out_pos += out_size;
@@ -134,6 +131,17 @@ absl::Status DecompressLz4(absl::Span<const uint8_t> encoded, absl::Span<uint8_t
   if (in_pos != encoded.size()) return Corrupt("lz4", "bytes after the frame");
   if (out_pos != out.size()) return Corrupt("lz4", "short frame");
   return absl::OkStatus();
+}
+
+absl::Status DecompressLz4(absl::Span<const uint8_t> encoded, absl::Span<uint8_t> out) {
+  std::unique_ptr<LZ4F_dctx, Lz4DCtxFree>& ctx = ThreadLz4DCtx();
+  if (ctx == nullptr) return absl::InternalError("cannot create an LZ4 decompression context");
+  absl::Status status = DecompressLz4Frame(ctx.get(), encoded, out);
+  // A decode that stopped mid-frame leaves state LZ4F_resetDecompressionContext does not clear
+  // (liblz4 1.9.4 keeps the frame's remaining size, and an empty frame declares none to
+  // overwrite it): the next frame on this thread gets a fresh context (fuzz_payload_frame).
+  if (!status.ok()) ctx.reset(NewLz4DCtx());
+  return status;
 }
 
 absl::Status DecompressZstd(absl::Span<const uint8_t> encoded, absl::Span<uint8_t> out) {

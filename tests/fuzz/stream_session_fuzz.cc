@@ -16,8 +16,8 @@
 //   - memory bounded: the batches the worker holds for the stream (produced, not yet written)
 //     stay within the stream's share of the worker's memory (kStreamShareBytes), however much
 //     credit the client asked for (docs/security.md, issue 28 item 3).
-// Acks: today the session has no ack API (the reactor hands them to Worker::RecordDelivered), so
-// an ack step is parsed and goes nowhere; the ack check of issue 28 item 2 belongs here.
+//   - an ack is accepted only for batches written and not yet acknowledged; a refused one is
+//     INVALID_ARGUMENT naming ack.tasks and ends the stream (issue 28 item 2).
 
 #include <deque>
 #include <memory>
@@ -39,6 +39,9 @@ constexpr size_t kMaxSteps = 256;
 constexpr size_t kMaxBatchBytes = 64 << 10;
 // The stream's share of the worker's memory for its batches in this harness.
 constexpr uint64_t kStreamShareBytes = 4 << 20;
+// The share in batches, as the Worker passes it to WantedTasks: a compressed batch counts twice
+// (its encoded copy waits beside the raw tensor until written).
+constexpr uint64_t kMaxHeldBatches = kStreamShareBytes / (2 * kMaxBatchBytes);
 constexpr absl::Duration kMaxPoll = absl::Milliseconds(200);
 
 // Holds what the session queues, as the reactor's send queue does. Thread-compatible.
@@ -109,6 +112,18 @@ class Harness {
     if (message.has_credit()) {
       credit_granted_ += message.credit().n();
       session_->AddCredit(message.credit().n());
+    } else if (message.has_ack()) {
+      google::protobuf::RepeatedPtrField<pb::TaskId> accepted;
+      const absl::Status acked = session_->Acknowledge(message.ack(), &accepted);
+      FUZZ_CHECK(accepted.size() <= message.ack().tasks_size());
+      for (const pb::TaskId& task : accepted) {
+        FUZZ_CHECK(task.job_id() == kJob && task.batch_index() < next_task_);
+      }
+      if (!acked.ok()) {
+        FUZZ_CHECK(acked.code() == absl::StatusCode::kInvalidArgument);
+        FUZZ_CHECK(absl::StartsWith(acked.message(), "ack.tasks"));
+        return false;
+      }
     } else if (message.has_set_compression()) {
       const absl::Status set = session_->SetCompression(message.set_compression());
       if (!set.ok()) {
@@ -135,7 +150,7 @@ class Harness {
   void Lease(uint8_t most) {
     if (session_ == nullptr) return;
     absl::Time next_poll = absl::InfiniteFuture();
-    const uint32_t wanted = session_->WantedTasks(now_, &next_poll);
+    const uint32_t wanted = session_->WantedTasks(now_, &next_poll, kMaxHeldBatches);
     const uint32_t granted = std::min<uint32_t>(wanted, most);
     session_->OnLeased(granted, now_, kMaxPoll);
     leased_ += granted;
