@@ -27,9 +27,10 @@ absl::StatusOr<int> TailStart(const v1::PipelineSpec& pipeline) {
   return start - 1;
 }
 
-// An unset `tail` stays unset: a job journaled before the field existed reopens with its spec.
+// Recorded unset: the same job as one opened by a client that predates the field (or journaled
+// before it), and as WORKER or an AUTO that placed the same way.
 TailPlacement OnWorkers(v1::JobSpec spec) {
-  if (spec.tail() == v1::TAIL_PLACEMENT_AUTO) spec.set_tail(v1::TAIL_PLACEMENT_WORKER);
+  spec.clear_tail();
   TailPlacement placement;
   placement.worker_spec = spec;
   placement.job_spec = std::move(spec);

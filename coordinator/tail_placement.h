@@ -18,7 +18,8 @@
 namespace stoker {
 
 struct TailPlacement {
-  // The spec as the job records it: `tail` is WORKER or CLIENT (or unset, meaning WORKER).
+  // The spec as the job records it: `tail` is CLIENT, or unset for the workers (so that every
+  // request that places the same way, WORKER, AUTO or unset, opens the same job).
   v1::JobSpec job_spec;
   // The job as the workers run it: with a client tail, the ops before it and uint8 HWC output.
   v1::JobSpec worker_spec;

@@ -54,7 +54,7 @@ TEST(TailPlacementTest, AutoLeavesAPipelineThatDoesNotSplitOnTheWorkers) {
        {"decode, horizontal_flip", "decode, to_float, gaussian_blur(ksize=3, sigma=1)"}) {
     absl::StatusOr<TailPlacement> placed = PlaceTail(Job(pipeline, pb::TAIL_PLACEMENT_AUTO));
     ASSERT_TRUE(placed.ok()) << placed.status();
-    EXPECT_EQ(placed->job_spec.tail(), pb::TAIL_PLACEMENT_WORKER) << pipeline;
+    EXPECT_EQ(placed->job_spec.tail(), pb::TAIL_PLACEMENT_UNSPECIFIED) << pipeline;
     EXPECT_FALSE(placed->client_tail.has_value());
     EXPECT_EQ(placed->worker_spec.pipeline().SerializeAsString(),
               Job(pipeline, pb::TAIL_PLACEMENT_AUTO).pipeline().SerializeAsString());
@@ -63,15 +63,16 @@ TEST(TailPlacementTest, AutoLeavesAPipelineThatDoesNotSplitOnTheWorkers) {
   mixed.mutable_pipeline()->mutable_batch_mix()->set_mixup_alpha(0.8f);
   absl::StatusOr<TailPlacement> placed = PlaceTail(mixed);
   ASSERT_TRUE(placed.ok()) << placed.status();
-  EXPECT_EQ(placed->job_spec.tail(), pb::TAIL_PLACEMENT_WORKER);
+  EXPECT_EQ(placed->job_spec.tail(), pb::TAIL_PLACEMENT_UNSPECIFIED);
 }
 
 TEST(TailPlacementTest, WorkerAndUnsetRunEverythingOnTheWorkers) {
   for (pb::TailPlacement tail : {pb::TAIL_PLACEMENT_WORKER, pb::TAIL_PLACEMENT_UNSPECIFIED}) {
     absl::StatusOr<TailPlacement> placed = PlaceTail(Job(kNormalized, tail));
     ASSERT_TRUE(placed.ok()) << placed.status();
-    // Unset stays unset: a job journaled before the field reopens with its own spec.
-    EXPECT_EQ(placed->job_spec.tail(), tail);
+    // Recorded unset: the job a client that predates the field (or a journal from before it)
+    // opens.
+    EXPECT_EQ(placed->job_spec.tail(), pb::TAIL_PLACEMENT_UNSPECIFIED);
     EXPECT_FALSE(placed->client_tail.has_value());
     EXPECT_EQ(placed->worker_spec.pipeline().ops_size(), 5);
   }

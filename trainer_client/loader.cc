@@ -19,11 +19,11 @@ namespace {
 
 // Sets the placement this client asks the coordinator for (JobSpec.tail, which decides it):
 // tail_on_client forces CLIENT; an unset placement is AUTO where this program can run a tail
-// (`can_run_tail`), else WORKER.
+// (`can_run_tail`), else stays unset (WORKER).
 absl::Status AskTailPlacement(bool tail_on_client, bool can_run_tail, v1::JobSpec& spec) {
   if (tail_on_client) spec.set_tail(v1::TAIL_PLACEMENT_CLIENT);
-  if (spec.tail() == v1::TAIL_PLACEMENT_UNSPECIFIED) {
-    spec.set_tail(can_run_tail ? v1::TAIL_PLACEMENT_AUTO : v1::TAIL_PLACEMENT_WORKER);
+  if (spec.tail() == v1::TAIL_PLACEMENT_UNSPECIFIED && can_run_tail) {
+    spec.set_tail(v1::TAIL_PLACEMENT_AUTO);
   }
   if (can_run_tail) return absl::OkStatus();
   if (spec.tail() == v1::TAIL_PLACEMENT_CLIENT) {
