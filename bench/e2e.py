@@ -269,6 +269,9 @@ def main():
     parser.add_argument("--plaintext", dest="tls", action="store_false",
                         help="every Stoker connection plaintext (--insecure); default mutual TLS "
                              "(scripts/dev-certs.sh), as deployed")
+    # The default since issue 24; kept so that the commands recorded before it still run.
+    parser.add_argument("--tls", dest="tls", action="store_true", default=True,
+                        help="mutual TLS (the default)")
     args = parser.parse_args()
     b = args.build_dir
     if args.batches < 16:
