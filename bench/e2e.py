@@ -2,7 +2,8 @@
 """`scripts/bench.sh e2e` (issue 13, item 1, single host): the figure users pay for, end to end
 between separate processes on loopback.
 
-    e2e.py BUILD_DIR --workload blur|jpeg-float32|jpeg-float16|jpeg-float32-tail|jpeg-uint8
+    e2e.py BUILD_DIR --workload blur|jpeg-float32|jpeg-float16|jpeg-float32-tail|jpeg-float32-auto|
+                                jpeg-uint8
            [--manifest M --images DIR]
            [--workers W] [--batches N] [--torchvision-batches N] [--rounds R]
            [--client-flag FLAG]... [--compare-client 'BINARY [FLAG...]']...
@@ -10,10 +11,11 @@ between separate processes on loopback.
 Stoker: a coordinator, W `stoker-worker --threads 1` processes and one `stoker-bench-client`
 process (no training step). Workloads (DESIGN.md §6): blur = to_float and ten 11x11 blurs of
 224x224x3, float32 HWC out; jpeg-float32 = the packed JPEGs of --manifest through decode,
-random_resized_crop(224) (bilinear), horizontal_flip, to_float, normalize, float32 CHW out;
-jpeg-float16 = jpeg-float32 rounded to float16 on the worker, float16 CHW out; jpeg-float32-tail
-= jpeg-float32 with the to_float/normalize tail run by the client (--tail-on-client: uint8 on the
-wire); jpeg-uint8 = the same up to the flip, uint8 HWC out. torchvision: a DataLoader with W worker
+random_resized_crop(224) (bilinear), horizontal_flip, to_float, normalize, float32 CHW out, the
+tail forced onto the workers (--tail worker); jpeg-float16 = jpeg-float32 rounded to float16 on
+the worker, float16 CHW out; jpeg-float32-tail = jpeg-float32 with the to_float/normalize tail
+run by the client (--tail-on-client: uint8 on the wire); jpeg-float32-auto = jpeg-float32 with
+the tail placed by the coordinator (--tail auto, the default: the client here); jpeg-uint8 = the same up to the flip, uint8 HWC out. torchvision: a DataLoader with W worker
 processes and the same pipeline and filter (bench/e2e_torchvision.py), at the same boundary
 (batches reaching the training loop). Alternating rounds, medians. Per round, delivered img/s
 and CPU ms per image in two windows:
@@ -30,8 +32,9 @@ and CPU ms per image in two windows:
 blur also reports the wire overhead (issue 13): the workers' steady CPU per delivered image
 against the CPU per image of the same pipeline in one thread (`augment_bench --stoker_only`, run
 after each round): worker_vs_augment.
---tls: every Stoker connection with mutual TLS (certificates from scripts/dev-certs.sh), as the
-chart deploys it; the default is plaintext (--insecure). The TCP floor stays plaintext.
+Every Stoker connection runs mutual TLS (certificates from scripts/dev-certs.sh), as the chart
+deploys it; --plaintext runs them all plaintext (--insecure) instead, the second column of
+`scripts/bench.sh e2e`. The TCP floor stays plaintext.
 Last line: RESULT name=e2e ... vs_torchvision = torchvision's total CPU per image / Stoker's
 (steady; vs_torchvision_whole_run with Stoker's whole-run figure).
 
@@ -61,9 +64,11 @@ JPEG = "decode, random_resized_crop(height=224, width=224), horizontal_flip"
 # Per workload: stoker-bench-client's pipeline and extra flags.
 WORKLOADS = {
     "blur": ("to_float, gaussian_blur(ksize=11)*10", []),
-    "jpeg-float32": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw"]),
-    "jpeg-float16": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw", "--dtype", "float16"]),
+    "jpeg-float32": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw", "--tail", "worker"]),
+    "jpeg-float16": (f"{JPEG}, to_float, {NORMALIZE}",
+                     ["--layout", "chw", "--dtype", "float16", "--tail", "worker"]),
     "jpeg-float32-tail": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw", "--tail-on-client"]),
+    "jpeg-float32-auto": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw", "--tail", "auto"]),
     "jpeg-uint8": (JPEG, []),
 }
 BATCH = 64
@@ -174,8 +179,8 @@ def wait_port(path, proc, what):
     sys.exit(f"e2e: {what} did not write {path}")
 
 
-# The flags that secure each process: --insecure, or with --tls the mutual-TLS files of
-# scripts/dev-certs.sh (set by main).
+# The flags that secure each process: the mutual-TLS files of scripts/dev-certs.sh (set by main),
+# or --insecure with --plaintext.
 CERTS = None
 
 
@@ -261,9 +266,12 @@ def main():
     parser.add_argument("--baseline-worker", default="",
                         help="A/B: another stoker-worker binary, run as a second cluster in the "
                              "same rounds (order alternating); adds baseline_* figures")
-    parser.add_argument("--tls", action="store_true",
-                        help="mutual TLS on every Stoker connection (scripts/dev-certs.sh), as "
-                             "deployed; default plaintext (--insecure)")
+    parser.add_argument("--plaintext", dest="tls", action="store_false",
+                        help="every Stoker connection plaintext (--insecure); default mutual TLS "
+                             "(scripts/dev-certs.sh), as deployed")
+    # The default since issue 24; kept so that the commands recorded before it still run.
+    parser.add_argument("--tls", dest="tls", action="store_true", default=True,
+                        help="mutual TLS (the default)")
     args = parser.parse_args()
     b = args.build_dir
     if args.batches < 16:

@@ -5,10 +5,12 @@
 # ms per image of the workers and the client after two warm-up batches on both sides (whole-run
 # figures beside them), and a plain-TCP receive floor (iperf3 taking the same bytes at the same
 # rate); 3 alternating rounds, medians (bench/e2e.py).
-# Workloads: blur (float32), JPEG float32 CHW (workers, then with the tail on the client), JPEG
-# float16 CHW and JPEG uint8 (the generated Caltech-256-like set of bench/jpeg-pipeline.sh,
-# cached in .cache/jpeg/). One RESULT line per workload; the last line is the JPEG uint8 one.
-# About 6 minutes (first run: +1 minute to generate the images).
+# Workloads: blur (float32), JPEG float32 CHW (tail forced on the workers, the tail on the
+# client, the tail placed automatically), JPEG float16 CHW and JPEG uint8 (the generated
+# Caltech-256-like set of bench/jpeg-pipeline.sh, cached in .cache/jpeg/). The JPEG workloads run
+# under mutual TLS, as deployed, then plaintext (the second column): one RESULT line per workload
+# and security (tls=on|off); the last line is the plaintext JPEG uint8 one.
+# About 12 minutes (first run: +1 minute to generate the images).
 # The two-host variant (network namespaces, rate-limited veth): bench/e2e-two-host.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +21,10 @@ BIN=${STOKER_BUILD_DIR:-build}
 source bench/jpeg_set.sh
 make_jpeg_set shards
 /usr/bin/python3 bench/e2e.py "$BIN" --workload blur "$@"
-for workload in jpeg-float32 jpeg-float16 jpeg-float32-tail jpeg-uint8; do
-  /usr/bin/python3 bench/e2e.py "$BIN" --workload "$workload" --batches 40 \
-    --torchvision-batches 20 --manifest "$CACHE/shards/manifest.json" --images "$CACHE/images" "$@"
+for security in tls plaintext; do
+  for workload in jpeg-float32 jpeg-float16 jpeg-float32-tail jpeg-float32-auto jpeg-uint8; do
+    /usr/bin/python3 bench/e2e.py "$BIN" --workload "$workload" --batches 40 \
+      --torchvision-batches 20 --manifest "$CACHE/shards/manifest.json" --images "$CACHE/images" \
+      $([ "$security" = plaintext ] && echo --plaintext) "$@"
+  done
 done

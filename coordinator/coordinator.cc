@@ -118,9 +118,10 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
   RETURN_IF_ERROR(CheckOpenJobLimits(request, config_));
   OpenJobArgs args;
   args.request = &request;
+  ASSIGN_OR_RETURN(args.placement, PlaceTail(request.spec()));
   // Outside the lock: computing a geometry opens the dataset and compiles the pipeline, and the
   // resume plan may be large.
-  ASSIGN_OR_RETURN(args.geometry, GeometryFor(request));
+  ASSIGN_OR_RETURN(args.geometry, GeometryFor(request.name(), args.placement));
   const JobGeometry& geometry = args.geometry;
   if (request.resume_tokens_size() > 0) {
     if (request.rank() >= request.spec().world_size()) {
@@ -136,19 +137,21 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
   return Durably(&Coordinator::OpenJobLocked, args);
 }
 
-absl::StatusOr<JobGeometry> Coordinator::GeometryFor(const stoker::v1::OpenJobRequest& request) {
+absl::StatusOr<JobGeometry> Coordinator::GeometryFor(const std::string& name,
+                                                     const TailPlacement& placement) {
   {
     absl::MutexLock lock(&mu_);
-    const JobRecord* job = state_.FindJobByName(request.name());
+    const JobRecord* job = state_.FindJobByName(name);
     // An open job keeps the geometry it was created with: reopening it reads no dataset.
     if (job != nullptr &&
-        google::protobuf::util::MessageDifferencer::Equals(job->spec, request.spec())) {
+        google::protobuf::util::MessageDifferencer::Equals(job->spec, placement.job_spec)) {
       return job->geometry;
     }
   }
+  // The geometry of what the workers send: with a client tail, its uint8 HWC batches.
   ASSIGN_OR_RETURN(stoker::v1::JobGeometry geometry,
-                   ComputeJobGeometry(request.spec(), open_source_));
-  return CheckJobGeometry(request.spec(), geometry, "spec");
+                   ComputeJobGeometry(placement.worker_spec, open_source_));
+  return CheckJobGeometry(placement.worker_spec, geometry, "spec");
 }
 
 absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJob(
@@ -245,14 +248,15 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
     stoker::v1::CreateJobUpdate* create = update.mutable_create_job();
     create->set_job_id(state_.next_job_id());
     create->set_name(request.name());
-    *create->mutable_spec() = request.spec();
+    *create->mutable_spec() = args.placement.job_spec;
     *create->mutable_geometry() = ToProto(args.geometry);
     RETURN_IF_ERROR(ApplyUpdate(update));
     job = state_.FindJobByName(request.name());
     STOKER_LOG(INFO) << "opened job " << ShortId(job->id) << " '" << job->name
                      << "': " << job->geometry.batches_per_rank << " batches per rank per epoch, "
                      << job->spec.epochs() << " epochs, " << job->spec.world_size() << " ranks";
-  } else if (!google::protobuf::util::MessageDifferencer::Equals(job->spec, request.spec())) {
+  } else if (!google::protobuf::util::MessageDifferencer::Equals(job->spec,
+                                                                 args.placement.job_spec)) {
     return absl::AlreadyExistsError(
         absl::StrCat("job '", request.name(), "' already exists (id ", ShortId(job->id),
                      ") with a different spec; open it with the same spec or use another name"));
@@ -279,6 +283,9 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
   response.set_num_samples(job->geometry.num_samples);
   response.set_batch_bytes(job->geometry.batch_bytes);
   for (int64_t d : job->geometry.batch_shape) response.add_batch_shape(d);
+  if (args.placement.client_tail.has_value()) {
+    *response.mutable_client_tail() = *args.placement.client_tail;
+  }
   return response;
 }
 
@@ -288,7 +295,9 @@ absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJobLocked(
   if (job == nullptr) return UnknownJob(request.job_id(), state_.incarnation());
   stoker::v1::GetJobResponse response;
   response.set_name(job->name);
-  *response.mutable_spec() = job->spec;
+  // The workers run the job's spec up to its tail; the recorded spec always places again.
+  ASSIGN_OR_RETURN(TailPlacement placement, PlaceTail(job->spec));
+  *response.mutable_spec() = std::move(placement.worker_spec);
   response.set_batches_per_epoch_per_rank(job->geometry.batches_per_rank);
   response.set_batch_bytes(job->geometry.batch_bytes);
   return response;

@@ -62,6 +62,7 @@
 #include "coordinator/job_validation.h"
 #include "coordinator/state_store.h"
 #include "coordinator/status_board.h"
+#include "coordinator/tail_placement.h"
 #include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/journal.pb.h"
 #include "stoker/v1/status.pb.h"
@@ -215,12 +216,14 @@ class Coordinator {
   // resume point computed from them.
   struct OpenJobArgs {
     const stoker::v1::OpenJobRequest* request = nullptr;
+    // The request's spec with its tail placed (tail_placement.h); the job records job_spec.
+    TailPlacement placement;
     JobGeometry geometry;
     stoker::v1::ResumePoint start;
   };
   // The geometry of the job OpenJob opens: the journaled one when a job of that name and spec
   // exists, else computed from the dataset (I/O, without the lock).
-  absl::StatusOr<JobGeometry> GeometryFor(const stoker::v1::OpenJobRequest& request)
+  absl::StatusOr<JobGeometry> GeometryFor(const std::string& name, const TailPlacement& placement)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Gives format-1 records (create_job without geometry) their geometry; see Recover.
   absl::Status UpgradeFormat1(std::vector<stoker::v1::StateUpdate>& updates)

@@ -267,6 +267,43 @@ TEST_F(CoordinatorTest, GetJob) {
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("job 2: no such job")));
 }
 
+TEST_F(CoordinatorTest, OpenJobPlacesTheTailOnceForEveryRank) {
+  stoker::v1::JobSpec spec = SmallJobSpec();
+  spec.mutable_pipeline()->set_output_dtype(stoker::v1::DTYPE_FLOAT32);
+  spec.set_tail(stoker::v1::TAIL_PLACEMENT_AUTO);
+  stoker::v1::OpenJobRequest request;
+  request.set_name("placed");
+  *request.mutable_spec() = spec;
+  std::vector<stoker::v1::OpenJobResponse> ranks;
+  for (uint32_t rank : {0u, 1u}) {
+    request.set_rank(rank);
+    auto response = coordinator_.OpenJob(request);
+    ASSERT_THAT(response, IsOk());
+    ranks.push_back(*response);
+  }
+  for (const stoker::v1::OpenJobResponse& response : ranks) {
+    EXPECT_EQ(response.job_id(), ranks[0].job_id());
+    ASSERT_TRUE(response.has_client_tail());
+    ASSERT_EQ(response.client_tail().ops_size(), 1);
+    EXPECT_TRUE(response.client_tail().ops(0).has_to_float());
+    // The workers' uint8 HWC batches.
+    EXPECT_THAT(response.batch_shape(), ::testing::ElementsAre(4, 8, 8, 3));
+    EXPECT_EQ(response.batch_bytes(), 4u * 8 * 8 * 3);
+  }
+  stoker::v1::GetJobRequest get;
+  get.set_job_id(ranks[0].job_id());
+  auto job = coordinator_.GetJob(get);
+  ASSERT_THAT(job, IsOk());
+  EXPECT_EQ(job->spec().pipeline().ops_size(), 0);
+  EXPECT_EQ(job->spec().pipeline().output_dtype(), stoker::v1::DTYPE_UINT8);
+  EXPECT_EQ(job->spec().tail(), stoker::v1::TAIL_PLACEMENT_CLIENT);
+
+  // Another placement for the same name is another spec.
+  request.mutable_spec()->set_tail(stoker::v1::TAIL_PLACEMENT_WORKER);
+  EXPECT_THAT(coordinator_.OpenJob(request),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("different spec")));
+}
+
 TEST_F(CoordinatorTest, RegisterWorker) {
   stoker::v1::RegisterWorkerRequest request;
   request.set_cores(2);

@@ -190,6 +190,8 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("pipeline", &c.pipeline, "augmentation, e.g. 'to_float, gaussian_blur(ksize=11)*10'");
   flags.Add("layout", &c.layout, "hwc | chw");
   flags.Add("dtype", &c.dtype, "auto | uint8 | float32 | float16 | bfloat16");
+  flags.Add("tail", &c.tail,
+            "auto | worker | client: where the to_float/normalize tail runs (JobSpec.tail)");
   flags.Add("step-ms", &c.step_ms, "simulated training step: sleep this long per batch");
   flags.Add("max-batches", &c.max_batches, "stop after this many batches (0 = all epochs)");
   flags.Add("prefetch-mb", &c.prefetch_mb, "client prefetch budget in MiB");

@@ -1,18 +1,19 @@
 #ifndef STOKER_TRAINER_CLIENT_CLIENT_TAIL_H_
 #define STOKER_TRAINER_CLIENT_CLIENT_TAIL_H_
 
-// "Tail to the trainer" (LoaderOptions::tail_on_client): when a job's pipeline ends in
-// `to_float` followed only by `normalize` ops, the client may ask the workers for the uint8 HWC
-// image before that tail (4× fewer bytes on the wire than float32) and run the tail itself.
+// "Tail to the trainer" (JobSpec.tail; LoaderOptions::tail_on_client forces it): when a job's
+// pipeline ends in `to_float` followed only by `normalize` ops, the coordinator may place that
+// tail on the client (coordinator/tail_placement.h): the workers send the uint8 HWC image before
+// it (4x fewer bytes on the wire than float32) and the client runs the tail itself.
 //
 //   LoaderEnv env;
-//   env.tail = ClientTailFactory();   // what Loader::Open uses when options.tail_on_client
+//   env.tail = ClientTailFactory();   // lets Loader::Open ask for AUTO and run a placed tail
 //   ASSIGN_OR_RETURN(std::unique_ptr<Loader> loader, Loader::Open(options, env));
 //
-// The Loader splits the spec (tail_split.h), opens the workers' part as the job, and creates
-// the tail with the factory for the workers' batch shape. This library (stoker_client_tail)
-// links the augment library, which the installed client package does not ship; hence the
-// factory instead of a direct dependency of the Loader.
+// The Loader creates the tail with the factory from OpenJobResponse.client_tail for the
+// workers' batch shape. This library (stoker_client_tail) links the augment library, which the
+// installed client package does not ship; hence the factory instead of a direct dependency of
+// the Loader.
 //
 // The tail is the same compiled augment Pipeline the worker would have run (the same kernels,
 // the same output conversion to the job's dtype and layout), on the same build, so the result

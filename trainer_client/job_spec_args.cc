@@ -76,6 +76,12 @@ absl::StatusOr<v1::JobSpec> JobSpecArgs::ToJobSpec(
                                          dtype, "'"));
   }
   spec.mutable_pipeline()->set_output_dtype(*output_dtype);
+  if (tail != "auto" && tail != "worker" && tail != "client") {
+    return invalid("tail", absl::StrCat("must be 'auto', 'worker' or 'client', got '", tail, "'"));
+  }
+  spec.set_tail(tail == "worker"   ? v1::TAIL_PLACEMENT_WORKER
+                : tail == "client" ? v1::TAIL_PLACEMENT_CLIENT
+                                   : v1::TAIL_PLACEMENT_AUTO);
   for (const auto& [field, value] :
        {std::pair<absl::string_view, uint64_t>{"batch_size", batch_size},
         {"world_size", world_size},

@@ -38,6 +38,10 @@ struct JobSpecArgs {
   // "hwc" or "chw"; "auto", "uint8", "float32", "float16" or "bfloat16" (DTypeFromName).
   std::string layout = "chw";
   std::string dtype = "auto";
+  // Where the pipeline's to_float/normalize tail runs (JobSpec.tail): "auto" (the coordinator
+  // places it on the client when the pipeline splits and the program can run it), "worker" or
+  // "client".
+  std::string tail = "auto";
   uint32_t batch_size = 64;
   uint32_t world_size = 1;
   uint32_t epochs = 1;

@@ -8,7 +8,6 @@
 #include "trainer_client/loader_env.h"
 #include "trainer_client/loader_impl.h"
 #include "trainer_client/loader_metrics.h"
-#include "trainer_client/tail_split.h"
 
 namespace stoker {
 
@@ -16,27 +15,46 @@ absl::StatusOr<std::unique_ptr<Loader>> Loader::Open(LoaderOptions options) {
   return Open(std::move(options), LoaderEnv());
 }
 
-absl::StatusOr<std::unique_ptr<Loader>> Loader::Open(LoaderOptions options, LoaderEnv env) {
-  std::optional<v1::PipelineSpec> tail_spec;
-  const BatchTailFactory tail_factory = env.tail;
-  if (options.tail_on_client) {
-    if (!tail_factory) {
-      return absl::FailedPreconditionError(
-          "tail_on_client: this program opened the Loader without a tail implementation; pass "
-          "LoaderEnv::tail = ClientTailFactory() (trainer_client/client_tail.h, library "
-          "stoker_client_tail)");
-    }
-    ASSIGN_OR_RETURN(TailSplit split, SplitTail(options.spec));
-    options.spec = std::move(split.worker_spec);
-    tail_spec = std::move(split.tail);
+namespace {
+
+// Sets the placement this client asks the coordinator for (JobSpec.tail, which decides it):
+// tail_on_client forces CLIENT; an unset placement is AUTO where this program can run a tail
+// (`can_run_tail`), else stays unset (WORKER).
+absl::Status AskTailPlacement(bool tail_on_client, bool can_run_tail, v1::JobSpec& spec) {
+  if (tail_on_client) spec.set_tail(v1::TAIL_PLACEMENT_CLIENT);
+  if (spec.tail() == v1::TAIL_PLACEMENT_UNSPECIFIED && can_run_tail) {
+    spec.set_tail(v1::TAIL_PLACEMENT_AUTO);
   }
+  if (can_run_tail) return absl::OkStatus();
+  if (spec.tail() == v1::TAIL_PLACEMENT_CLIENT) {
+    return absl::FailedPreconditionError(
+        "tail_on_client: this program opened the Loader without a tail implementation; pass "
+        "LoaderEnv::tail = ClientTailFactory() (trainer_client/client_tail.h, library "
+        "stoker_client_tail)");
+  }
+  if (spec.tail() == v1::TAIL_PLACEMENT_AUTO) spec.set_tail(v1::TAIL_PLACEMENT_WORKER);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Loader>> Loader::Open(LoaderOptions options, LoaderEnv env) {
+  const BatchTailFactory tail_factory = env.tail;
+  RETURN_IF_ERROR(AskTailPlacement(options.tail_on_client, tail_factory != nullptr, options.spec));
   ASSIGN_OR_RETURN(std::unique_ptr<LoaderImpl> impl,
                    LoaderImpl::Open(std::move(options), std::move(env)));
   std::unique_ptr<BatchTail> tail;
-  if (tail_spec.has_value()) {
+  if (impl->job().has_client_tail()) {
+    // The coordinator placed the tail here (the only placement an older one gives is WORKER).
+    if (!tail_factory) {
+      impl->Stop();
+      return absl::FailedPreconditionError(
+          "tail: the job runs its tail on the client, and this program has no tail "
+          "implementation (LoaderEnv::tail)");
+    }
     const auto& shape = impl->job().batch_shape();
-    absl::StatusOr<std::unique_ptr<BatchTail>> created =
-        tail_factory(*tail_spec, absl::Span<const int64_t>(shape.data(), shape.size()));
+    absl::StatusOr<std::unique_ptr<BatchTail>> created = tail_factory(
+        impl->job().client_tail(), absl::Span<const int64_t>(shape.data(), shape.size()));
     if (!created.ok()) {
       impl->Stop();
       return created.status();

@@ -204,6 +204,9 @@ class Loader {
   uint64_t batch_bytes() const;
   uint64_t job_id() const;
   const std::string& client_id() const;
+  // True when the coordinator placed the job's tail on this client (JobSpec.tail): the workers
+  // send uint8 HWC and Next() runs the tail.
+  bool tail_on_client() const { return tail_ != nullptr; }
 
   LoaderStats stats() const;
 
@@ -226,7 +229,7 @@ class Loader {
   absl::StatusOr<std::optional<Batch>> NextInEpoch(uint32_t epoch);
 
   std::unique_ptr<LoaderImpl> impl_;
-  std::unique_ptr<BatchTail> tail_;  // set with LoaderOptions::tail_on_client
+  std::unique_ptr<BatchTail> tail_;  // set when the job places its tail on this client
   std::shared_ptr<LoaderMetrics> metrics_;
 };
 

@@ -18,10 +18,10 @@
 
 namespace stoker {
 
-// Runs the to_float / normalize tail of a pipeline on each received batch
-// (LoaderOptions::tail_on_client). The implementation, ClientTail (trainer_client/client_tail.h,
-// library stoker_client_tail), runs augment's pipeline, which the installed client package does
-// not ship. Thread-safe.
+// Runs the to_float / normalize tail of a pipeline on each received batch when the coordinator
+// placed it on the client (JobSpec.tail). The implementation, ClientTail
+// (trainer_client/client_tail.h, library stoker_client_tail), runs augment's pipeline, which the
+// installed client package does not ship. Thread-safe.
 class BatchTail {
  public:
   virtual ~BatchTail() = default;
@@ -43,8 +43,8 @@ struct LoaderEnv {
   // Used for backoff sleeps, reconnect delays, stall escalation and the wait/step statistics.
   // Waits that Stop() must interrupt (the heartbeat period) use real time.
   Clock* clock = nullptr;
-  // Needed for LoaderOptions::tail_on_client (ClientTailFactory()); null: such options fail
-  // with FAILED_PRECONDITION.
+  // Lets the Loader run a job's tail (ClientTailFactory()): with it an unset JobSpec.tail asks
+  // for AUTO; null: it asks for WORKER, and tail_on_client fails with FAILED_PRECONDITION.
   BatchTailFactory tail;
 };
 

@@ -78,12 +78,14 @@ struct LoaderOptions {
   // CA. Required: the files, or tls.insecure set explicitly; left empty, Validate() fails naming
   // tls.cert_file.
   TlsConfig tls;
-  // "Tail to the trainer" (client_tail.h; Loader::Open needs LoaderEnv::tail, else
-  // FAILED_PRECONDITION): the job's pipeline must end in to_float followed only by normalize
-  // ops, with no batch_mix; the workers run the ops before that tail with uint8 HWC output (4×
-  // fewer bytes than float32 on the wire) and this client runs the tail on each batch in Next(),
-  // on the calling thread, giving exactly the batch the workers would have sent. The job the
-  // coordinator sees is the workers' part, so every rank of a job must choose the same.
+  // "Tail to the trainer" (client_tail.h; needs LoaderEnv::tail, else FAILED_PRECONDITION):
+  // forces spec.tail = TAIL_PLACEMENT_CLIENT. The pipeline must end in to_float followed only by
+  // normalize ops, with no batch_mix; the workers run the ops before that tail with uint8 HWC
+  // output (4x fewer bytes than float32 on the wire) and this client runs the tail on each batch
+  // in Next(), on the calling thread, giving exactly the batch the workers would have sent.
+  // Without it, an unset spec.tail means AUTO where LoaderEnv::tail is set (the coordinator
+  // places such a tail here: docs/decisions/9101-tail-placement.md), else WORKER. The coordinator
+  // records the placement in the job, so every rank of a job must ask the same.
   bool tail_on_client = false;
   // Payload compression asked of every worker stream
   // (docs/decisions/0029-stream-compression-formats-negotiation-both-sides.md): "none"; "lz4";

@@ -291,6 +291,68 @@ TEST_F(LoaderTest, InvalidOptionsNeverReachTheCoordinator) {
   EXPECT_EQ(coordinator_->open_job_calls(), 0);
 }
 
+// A tail factory that records what it was asked for and fails (Open then fails with it).
+BatchTailFactory RecordingTailFactory(v1::PipelineSpec* tail, std::vector<int64_t>* shape) {
+  return [tail, shape](
+             const v1::PipelineSpec& spec,
+             absl::Span<const int64_t> batch_shape) -> absl::StatusOr<std::unique_ptr<BatchTail>> {
+    *tail = spec;
+    shape->assign(batch_shape.begin(), batch_shape.end());
+    return absl::InternalError("recording factory");
+  };
+}
+
+TEST_F(LoaderTest, AsksForTheTailPlacementItCanRun) {
+  auto without_tail = Open();  // no LoaderEnv::tail: the workers must run the tail
+  ASSERT_TRUE(without_tail.ok()) << without_tail.status();
+  EXPECT_EQ(coordinator_->last_open_job_request().spec().tail(), v1::TAIL_PLACEMENT_UNSPECIFIED);
+  (*without_tail)->Stop();
+
+  v1::PipelineSpec tail;
+  std::vector<int64_t> shape;
+  LoaderEnv env;
+  env.coordinator = coordinator_;
+  env.worker_streams = streams_;
+  env.clock = &clock_;
+  env.tail = RecordingTailFactory(&tail, &shape);
+  auto with_tail = Loader::Open(options_, env);  // the fake places no tail: no factory call
+  ASSERT_TRUE(with_tail.ok()) << with_tail.status();
+  EXPECT_EQ(coordinator_->last_open_job_request().spec().tail(), v1::TAIL_PLACEMENT_AUTO);
+  EXPECT_FALSE((*with_tail)->tail_on_client());
+  (*with_tail)->Stop();
+  EXPECT_EQ(shape.size(), 0u);
+
+  options_.tail_on_client = true;
+  auto forced = Loader::Open(options_, env);
+  ASSERT_TRUE(forced.ok()) << forced.status();
+  EXPECT_EQ(coordinator_->last_open_job_request().spec().tail(), v1::TAIL_PLACEMENT_CLIENT);
+  (*forced)->Stop();
+}
+
+TEST_F(LoaderTest, RunsTheTailTheCoordinatorPlacedHere) {
+  absl::StatusOr<v1::OpenJobResponse> placed = coordinator_->OpenJob(v1::OpenJobRequest());
+  ASSERT_TRUE(placed.ok());
+  placed->mutable_client_tail()->add_ops()->mutable_to_float();
+  coordinator_->set_open_job_result(*placed);
+
+  v1::PipelineSpec tail;
+  std::vector<int64_t> shape;
+  LoaderEnv env;
+  env.coordinator = coordinator_;
+  env.worker_streams = streams_;
+  env.clock = &clock_;
+  env.tail = RecordingTailFactory(&tail, &shape);
+  EXPECT_EQ(Loader::Open(options_, env).status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(tail.SerializeAsString(), placed->client_tail().SerializeAsString());
+  EXPECT_THAT(shape, ::testing::ElementsAre(2, 1, 1, 3));  // the workers' batches
+
+  // A program without a tail implementation cannot take such a job.
+  auto loader = Open();
+  EXPECT_EQ(loader.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(loader.status().message()),
+              HasSubstr("tail: the job runs its tail on the client"));
+}
+
 TEST_F(LoaderTest, PermanentHeartbeatErrorFailsNext) {
   coordinator_->AddWorker(1, "w1:1");
   auto loader = OpenOrDie();

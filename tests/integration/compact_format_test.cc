@@ -66,6 +66,8 @@ absl::StatusOr<Delivery> ConsumeJob(const TestCluster& cluster, const std::strin
   options.spec = spec;
   options.heartbeat_interval = absl::Milliseconds(50);
   options.tail_on_client = tail_on_client;
+  // Without tail_on_client the reference is what the workers send (not the AUTO placement).
+  if (!tail_on_client) options.spec.set_tail(pb::TAIL_PLACEMENT_WORKER);
   LoaderEnv env;
   env.tail = ClientTailFactory();
   absl::StatusOr<std::unique_ptr<Loader>> loader = Loader::Open(std::move(options), std::move(env));
@@ -157,14 +159,17 @@ TEST_F(CompactFormatTest, TailOnClientNeedsAToFloatTail) {
   absl::StatusOr<Delivery> run = ConsumeJob(*cluster_, "no-tail", spec, /*tail=*/true);
   EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(run.status().message(),
-              HasSubstr("tail_on_client: the pipeline must end in to_float"));
+              HasSubstr("tail: a client tail (tail_on_client) needs a pipeline that ends in "
+                        "to_float"));
 
   pb::JobSpec mixed = NormalizeJob(pb::DTYPE_FLOAT32, pb::LAYOUT_CHW);
   mixed.mutable_pipeline()->mutable_batch_mix()->set_num_classes(10);
   mixed.mutable_pipeline()->mutable_batch_mix()->set_mixup_alpha(0.8f);
   run = ConsumeJob(*cluster_, "mixed-tail", mixed, /*tail=*/true);
   EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(run.status().message(), HasSubstr("tail_on_client: not with a batch-level mixup"));
+  EXPECT_THAT(run.status().message(),
+              HasSubstr("tail: a client tail (tail_on_client) is not possible with a "
+                        "batch-level mixup"));
 }
 
 }  // namespace

@@ -157,7 +157,7 @@ class PythonLoaderTest(unittest.TestCase):
                 del batch  # gives the feeder slot back (resident_batches)
             self.assertEqual(count, NUM_SAMPLES // BATCH)
 
-    def test_half_dtypes_and_tail_on_client(self):
+    def test_half_dtypes_and_tail_placement(self):
         seed = unique_seed()
         pipeline = "to_float, normalize(mean=[0.5,0.4,0.3], std=[0.2,0.25,0.3])"
 
@@ -172,18 +172,20 @@ class PythonLoaderTest(unittest.TestCase):
             self.assertEqual(len(out), NUM_SAMPLES // BATCH)
             return out
 
-        f32 = payloads(job_name=f"py-test-tail-f32-{seed}")
+        f32 = payloads(tail="worker", job_name=f"py-test-tail-f32-{seed}")
         for dtype, torch_dtype in (("float16", torch.float16), ("bfloat16", torch.bfloat16)):
-            half = payloads(dtype=dtype, job_name=f"py-test-{dtype}-{seed}")
+            half = payloads(dtype=dtype, tail="worker", job_name=f"py-test-{dtype}-{seed}")
             for key, images in half.items():
                 self.assertEqual(images.dtype, torch_dtype)
                 # Round to nearest even, as torch's own conversion.
                 self.assertTrue(torch.equal(images, f32[key].to(torch_dtype)), dtype)
-        tail = payloads(tail_on_client=True, job_name=f"py-test-tail-{seed}")
-        self.assertEqual(tail.keys(), f32.keys())
-        for key, images in tail.items():
-            self.assertEqual(images.dtype, torch.float32)
-            self.assertTrue(torch.equal(images, f32[key]))  # bit for bit
+        # The tail run here: asked for, and placed by the coordinator (tail="auto", the default).
+        for tail in (payloads(tail_on_client=True, job_name=f"py-test-tail-{seed}"),
+                     payloads(job_name=f"py-test-tail-auto-{seed}")):
+            self.assertEqual(tail.keys(), f32.keys())
+            for key, images in tail.items():
+                self.assertEqual(images.dtype, torch.float32)
+                self.assertTrue(torch.equal(images, f32[key]))  # bit for bit
         with self.assertRaisesRegex(stoker.StokerError, "tail_on_client"):
             self.loader(pipeline="to_float, gaussian_blur(ksize=3, sigma=1)",
                         tail_on_client=True).next_batch()

@@ -66,7 +66,7 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
   options.tls.bearer_token_file = bearer_token_file;
   options.tls.insecure = insecure;
   ASSIGN_OR_RETURN(options.spec, ToJobSpec());
-  if (tail_on_client && NeedsFeeder()) {
+  if ((tail_on_client || tail == "client") && NeedsFeeder()) {
     return absl::InvalidArgumentError(
         "tail_on_client: not with to_float=True or a CUDA device (the feeder converts uint8 "
         "batches itself)");

@@ -41,8 +41,8 @@ struct PythonLoaderConfig : JobSpecArgs {
   // Hybrid mode: producer threads of this process (LocalProducer) private to this loader;
   // 0 = none. With > 0 the loader gets a random client id for them.
   uint32_t local_threads = 0;
-  // Run the pipeline's to_float / normalize tail here (LoaderOptions::tail_on_client); not with
-  // a DeviceFeeder. The default job name gets "-tail" (the workers' job differs).
+  // Run the pipeline's to_float / normalize tail here (LoaderOptions::tail_on_client, as
+  // tail = "client"); not with a DeviceFeeder. The default job name gets "-tail".
   bool tail_on_client = false;
   // Payload compression of the worker streams (LoaderOptions::compression): "none", "lz4",
   // "zstd", "zstd:LEVEL" or "auto".

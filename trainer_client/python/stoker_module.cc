@@ -441,6 +441,7 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("pipeline", &PythonLoaderConfig::pipeline)
       .def_readwrite("layout", &PythonLoaderConfig::layout)
       .def_readwrite("dtype", &PythonLoaderConfig::dtype)
+      .def_readwrite("tail", &PythonLoaderConfig::tail)
       .def_readwrite("batch_size", &PythonLoaderConfig::batch_size)
       .def_readwrite("rank", &PythonLoaderConfig::rank)
       .def_readwrite("world_size", &PythonLoaderConfig::world_size)

@@ -52,9 +52,12 @@ _ARGS_DOC = """
     to_float:     on "cpu", convert uint8 HWC batches to float32 NCHW ((x/255 - mean)/std).
     mean, std:    per-channel normalization of the conversion (both or neither).
     resident_batches: converted batches alive at once (holding more blocks the next one).
-    tail_on_client: the pipeline ends in to_float (and normalize): the workers send uint8 HWC
-                  (4x fewer bytes than float32) and this process runs that tail on each batch,
-                  giving exactly the tensors the workers would have sent (LoaderOptions).
+    tail:         where the pipeline's to_float/normalize tail runs: "auto" (default; the
+                  coordinator places it in this process when the pipeline ends in to_float, then
+                  normalize ops only, without mixup/cutmix: the workers send uint8 HWC, 4x fewer
+                  bytes than float32, and this process runs the tail on each batch, giving
+                  exactly the tensors the workers would have sent), "worker" or "client".
+    tail_on_client: tail="client" (kept for existing callers).
     compression:  payload compression of the worker streams: "none" (default), "lz4", "zstd",
                   "zstd:LEVEL" (-7..19) or "auto" (per stream, from the measured link rate and
                   the CPU each side spends; see
@@ -173,6 +176,7 @@ class Loader:
                  prefetch_bytes=256 << 20, layout=None,
                  dtype="auto", device="cpu", to_float=False, mean=None, std=None,
                  resident_batches=4, tail_on_client=False, compression="none", ordered=False,
+                 tail="auto",
                  return_indices=False,
                  local_threads=0,
                  transform=None, tls_cert=None, tls_key=None, tls_ca=None,
@@ -208,6 +212,7 @@ class Loader:
         config.std = list(std or [])
         config.resident_batches = resident_batches
         config.tail_on_client = tail_on_client
+        config.tail = tail
         config.compression = compression
         config.ordered = ordered
         config.local_threads = local_threads
