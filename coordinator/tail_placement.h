@@ -1,7 +1,7 @@
 #ifndef STOKER_COORDINATOR_TAIL_PLACEMENT_H_
 #define STOKER_COORDINATOR_TAIL_PLACEMENT_H_
 
-// Where a job's pipeline tail runs (JobSpec.tail, docs/decisions/9101-tail-placement.md). The
+// Where a job's pipeline tail runs (JobSpec.tail, docs/decisions/0039-tail-placement.md). The
 // coordinator decides it at OpenJob from the spec alone, records the decision in the job's spec
 // and hands the tail to each rank (OpenJobResponse.client_tail); the client runs it in ClientTail
 // (trainer_client/client_tail.h), bit for bit what the worker would have sent.

@@ -84,7 +84,7 @@ struct LoaderOptions {
   // output (4x fewer bytes than float32 on the wire) and this client runs the tail on each batch
   // in Next(), on the calling thread, giving exactly the batch the workers would have sent.
   // Without it, an unset spec.tail means AUTO where LoaderEnv::tail is set (the coordinator
-  // places such a tail here: docs/decisions/9101-tail-placement.md), else WORKER. The coordinator
+  // places such a tail here: docs/decisions/0039-tail-placement.md), else WORKER. The coordinator
   // records the placement in the job, so every rank of a job must ask the same.
   bool tail_on_client = false;
   // Payload compression asked of every worker stream
