@@ -11,8 +11,20 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/tail_placement.h"
 
 namespace stoker {
+namespace {
+
+// The geometry a recorded job was opened with: that of the batches its workers send (with a
+// client tail, the uint8 part before it; coordinator.cc's GeometryFor), from its dataset (I/O).
+absl::StatusOr<stoker::v1::JobGeometry> WorkerGeometry(const stoker::v1::JobSpec& recorded,
+                                                       const SourceFactory& open_source) {
+  ASSIGN_OR_RETURN(TailPlacement placement, PlaceTail(recorded));
+  return ComputeJobGeometry(placement.worker_spec, open_source);
+}
+
+}  // namespace
 
 using stoker::v1::StateUpdate;
 using stoker::v1::TaskId;
@@ -57,7 +69,7 @@ StateStore::Snapshot Coordinator::TakeSnapshot() {
 
 absl::Status Coordinator::UpgradeCreateJob(size_t record, stoker::v1::CreateJobUpdate& job) {
   if (job.has_geometry()) return absl::OkStatus();
-  absl::StatusOr<stoker::v1::JobGeometry> geometry = ComputeJobGeometry(job.spec(), open_source_);
+  absl::StatusOr<stoker::v1::JobGeometry> geometry = WorkerGeometry(job.spec(), open_source_);
   if (!geometry.ok()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "journal record ", record, " (job ", job.job_id(), " '", job.name(),
@@ -118,7 +130,7 @@ namespace {
 
 // Empty when the dataset opens and gives the journaled geometry; otherwise why not.
 std::string ProbeError(const JobRecord& job, const SourceFactory& open_source) {
-  absl::StatusOr<stoker::v1::JobGeometry> found = ComputeJobGeometry(job.spec, open_source);
+  absl::StatusOr<stoker::v1::JobGeometry> found = WorkerGeometry(job.spec, open_source);
   if (!found.ok()) {
     return absl::StrCat("job ", job.id, " '", job.name,
                         "': its dataset cannot be opened: ", found.status().ToString());

@@ -107,7 +107,10 @@ def coordinator_restart_while_manifest_server_down():
                         f"--output={shards}", f"--data-root={images}", "--threads=1"], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         port = cluster.start_nginx(shards)
-        job = Job("http", num_samples=128, pipeline="decode, resize(height=32, width=32), to_float")
+        # Eight epochs of 16 batches: the workers must still owe batches when they are paused
+        # (one epoch fits the client's prefetch and could be produced before the pause).
+        job = Job("http", num_samples=128, epochs=8,
+                  pipeline="decode, resize(height=32, width=32), to_float")
         cluster.start_coordinator()
         for i in range(2):
             cluster.start_worker(f"worker{i}")
