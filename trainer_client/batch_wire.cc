@@ -20,6 +20,7 @@ constexpr int kFixed64 = 1;
 constexpr int kLengthDelimited = 2;
 constexpr int kFixed32 = 5;
 constexpr int kMaxVarintBytes = 10;
+constexpr size_t kMaxTagBytes = 5;
 
 absl::Status Malformed(uint64_t offset, absl::string_view what) {
   return absl::DataLossError(absl::StrCat("batch message: ", what, " at byte ", offset));
@@ -142,6 +143,9 @@ absl::StatusOr<BatchWireParts> SplitBatchWire(absl::Span<const Bytes> slices) {
     // Protobuf reads a tag as 32 bits: a longer one would be another field to it (found by
     // fuzz_batch_wire: field 2^29 + 2 reads as `data`).
     if (field > kMaxFieldNumber) return Malformed(field_offset, "field number over 2^29 - 1");
+    // Nor does protobuf read a tag of more than 5 bytes (an overlong encoding of a small one):
+    // it refuses the message, so a `data` tag so written must not reach the payload here.
+    if (tag_bytes.size() > kMaxTagBytes) return Malformed(field_offset, "tag longer than 5 bytes");
     if (field != kDataField) {
       parts.header_bytes += tag_bytes;
       RETURN_IF_ERROR(CopyValue(in, field, wire_type, field_offset, &parts.header_bytes));

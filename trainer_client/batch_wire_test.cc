@@ -142,6 +142,13 @@ TEST(SplitBatchWireTest, MalformedBytesAreDataLossNamingTheOffset) {
   EXPECT_THAT(
       SplitError(std::string(10, '\xff') + "\x01"),
       StatusIs(absl::StatusCode::kDataLoss, HasSubstr("tag longer than 10 bytes at byte 0")));
+  // An overlong 6-byte encoding of the data tag: protobuf refuses the message, and so must this
+  // (found by fuzz_batch_wire; regress_overlong_data_tag).
+  const std::string overlong_data_tag("\x92\x80\x80\x80\x80\x00\x01\x00", 8);
+  EXPECT_FALSE(v1::BatchMessage().ParseFromString(overlong_data_tag));
+  EXPECT_THAT(
+      SplitError(overlong_data_tag),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("tag longer than 5 bytes at byte 0")));
   EXPECT_THAT(SplitError(std::string("\x00\x01", 2)),
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("field number 0 at byte 0")));
   EXPECT_THAT(
