@@ -135,13 +135,18 @@ TEST(ManyShardsTest, AWorkerKeepsAtMostMaxOpenShardsOpenAndItsMemoryFlat) {
   // at most kMaxOpenShards shards) a few descriptors of the cluster may come and go.
   EXPECT_LE(most_open - baseline, static_cast<int>(kMaxOpenShards));
   EXPECT_LE(OpenShardPool::Default()->held(), kMaxOpenShards);
-  // RSS flat across the epoch: measured 0.3 MB of growth after the first 20 of 400 batches; a
-  // worker keeping every shard it opened would grow by its 20,000 shards' state (several MB).
-  ASSERT_GT(batches, 20);
-  EXPECT_LE(most_rss - rss_after_warmup, uint64_t{4} << 20)
-      << "RSS grew from " << rss_after_warmup << " to " << most_rss;
   (*cluster).reset();
   OpenShardPool::SetDefault(nullptr);
+  ASSERT_GT(batches, 20);
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan's quarantine holds freed memory on purpose (190 MB of growth measured): the check would
+  // measure it, not the worker. Shown as skipped; the checks above ran.
+  GTEST_SKIP() << "RSS is not measured under AddressSanitizer";
+#endif
+  // RSS flat across the epoch: measured 0.3 MB of growth after the first 20 of 400 batches; a
+  // worker keeping every shard it opened would grow by its 20,000 shards' state (several MB).
+  EXPECT_LE(most_rss - rss_after_warmup, uint64_t{4} << 20)
+      << "RSS grew from " << rss_after_warmup << " to " << most_rss;
 }
 
 }  // namespace
