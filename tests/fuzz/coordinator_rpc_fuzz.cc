@@ -154,8 +154,10 @@ class Harness {
     AliasTasks(request.mutable_delivered());
     AliasTasks(request.mutable_returned());
     for (uint64_t& job : *request.mutable_jobs()) job = Alias(jobs_, job);
-    CheckCode(coordinator_->WorkerHeartbeat(request),
-              {StatusCode::kNotFound, StatusCode::kFailedPrecondition});
+    // INVALID_ARGUMENT: more jobs (or job rates) than --max-jobs (issue 28's request bounds).
+    CheckCode(
+        coordinator_->WorkerHeartbeat(request),
+        {StatusCode::kInvalidArgument, StatusCode::kNotFound, StatusCode::kFailedPrecondition});
   }
 
   void Lease(pb::LeaseTasksRequest& request) {
