@@ -26,6 +26,7 @@
 #include "coordinator/coordinator.h"
 #include "coordinator/fake_journal_env_for_test.h"
 #include "coordinator/journal.h"
+#include "coordinator/tail_placement.h"
 #include "data/source.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "tests/fuzz/fuzz_input.h"
@@ -146,7 +147,12 @@ class Harness {
     auto job = coordinator_->GetJob(get);
     FUZZ_CHECK(job.ok());
     FUZZ_CHECK(job->name() == request.name());
-    FUZZ_CHECK(google::protobuf::util::MessageDifferencer::Equals(job->spec(), request.spec()));
+    // GetJob hands workers the job as they run it: with a client tail, the part before it
+    // (coordinator/tail_placement.h).
+    const absl::StatusOr<TailPlacement> placement = PlaceTail(request.spec());
+    FUZZ_CHECK(placement.ok());
+    FUZZ_CHECK(
+        google::protobuf::util::MessageDifferencer::Equals(job->spec(), placement->worker_spec));
   }
 
   void WorkerHeartbeat(pb::WorkerHeartbeatRequest& request) {
