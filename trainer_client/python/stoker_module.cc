@@ -34,6 +34,7 @@
 #include "trainer_client/job_spec_args.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/python/dlpack_abi.h"
+#include "trainer_client/python/dlpack_capsule.h"
 #include "trainer_client/python/dlpack_shapes.h"
 #include "trainer_client/python/pipeline_binding.h"
 #include "trainer_client/python/python_loader_config.h"
@@ -120,51 +121,6 @@ void RegisterExceptions(py::module_& m) {
   throw py::error_already_set();
 }
 
-// ---- DLPack ---------------------------------------------------------------------------------
-
-constexpr char kCapsuleName[] = "dltensor";
-
-struct ManagedContext {
-  dlpack::DLManagedTensor managed;
-  std::shared_ptr<const void> keep_alive;  // owns the memory managed.dl_tensor.data points at
-  std::vector<int64_t> shape;
-};
-
-void DeleteManaged(dlpack::DLManagedTensor* self) {
-  delete static_cast<ManagedContext*>(self->manager_ctx);
-}
-
-void DestroyCapsule(PyObject* capsule) {
-  // Still named "dltensor": never consumed, so the deleter is ours to call.
-  if (!PyCapsule_IsValid(capsule, kCapsuleName)) return;
-  auto* managed =
-      static_cast<dlpack::DLManagedTensor*>(PyCapsule_GetPointer(capsule, kCapsuleName));
-  managed->deleter(managed);
-}
-
-py::capsule MakeCapsule(const void* data, dlpack::DLDevice device, dlpack::DLDataType dtype,
-                        std::vector<int64_t> shape, std::shared_ptr<const void> keep_alive) {
-  auto* context = new ManagedContext;
-  context->keep_alive = std::move(keep_alive);
-  context->shape = std::move(shape);
-  dlpack::DLTensor& tensor = context->managed.dl_tensor;
-  tensor.data = const_cast<void*>(data);
-  tensor.device = device;
-  tensor.ndim = static_cast<int32_t>(context->shape.size());
-  tensor.dtype = dtype;
-  tensor.shape = context->shape.data();
-  tensor.strides = nullptr;
-  tensor.byte_offset = 0;
-  context->managed.manager_ctx = context;
-  context->managed.deleter = &DeleteManaged;
-  PyObject* capsule = PyCapsule_New(&context->managed, kCapsuleName, &DestroyCapsule);
-  if (capsule == nullptr) {
-    delete context;
-    throw py::error_already_set();
-  }
-  return py::reinterpret_steal<py::capsule>(capsule);
-}
-
 // ---- Batch ----------------------------------------------------------------------------------
 
 dlpack::DLDataType DlpackTypeOf(v1::DType dtype) {
@@ -201,28 +157,30 @@ struct PyBatch {
       const dlpack::DLDevice dl_device = {
           device.kind == DeviceKind::kCuda ? dlpack::kDLCUDA : dlpack::kDLCPU, device.index};
       const absl::Span<const int64_t> shape = converted->tensor.shape();
-      return MakeCapsule(converted->tensor.data(), dl_device, {dlpack::kDLFloat, 32, 1},
-                         std::vector<int64_t>(shape.begin(), shape.end()), converted);
+      return MakeDlpackCapsule(converted->tensor.data(), dl_device, {dlpack::kDLFloat, 32, 1},
+                               std::vector<int64_t>(shape.begin(), shape.end()), converted);
     }
     // Checked against the payload: no capsule views past the bytes received.
     absl::StatusOr<std::vector<int64_t>> shape = ImagesDlpackShape(batch);
     if (!shape.ok()) ThrowStatus(shape.status());
-    return MakeCapsule(batch.data(), {dlpack::kDLCPU, 0}, DlpackTypeOf(batch.dtype()),
-                       *std::move(shape), std::make_shared<const Batch>(batch));
+    return MakeDlpackCapsule(batch.data(), {dlpack::kDLCPU, 0}, DlpackTypeOf(batch.dtype()),
+                             *std::move(shape), std::make_shared<const Batch>(batch));
   }
 
   // [N, num_classes] float32 soft labels (MixUp/CutMix).
   py::capsule SoftLabelsDlpack() const {
     absl::StatusOr<std::vector<int64_t>> shape = SoftLabelsDlpackShape(batch);
     if (!shape.ok()) ThrowStatus(shape.status());
-    return MakeCapsule(batch.soft_labels().data(), {dlpack::kDLCPU, 0}, {dlpack::kDLFloat, 32, 1},
-                       *std::move(shape), std::make_shared<const Batch>(batch));
+    return MakeDlpackCapsule(batch.soft_labels().data(), {dlpack::kDLCPU, 0},
+                             {dlpack::kDLFloat, 32, 1}, *std::move(shape),
+                             std::make_shared<const Batch>(batch));
   }
 
   py::capsule LabelsDlpack() const {
     const absl::Span<const int64_t> labels = batch.labels();
-    return MakeCapsule(labels.data(), {dlpack::kDLCPU, 0}, {dlpack::kDLInt, 64, 1},
-                       {static_cast<int64_t>(labels.size())}, std::make_shared<const Batch>(batch));
+    return MakeDlpackCapsule(labels.data(), {dlpack::kDLCPU, 0}, {dlpack::kDLInt, 64, 1},
+                             {static_cast<int64_t>(labels.size())},
+                             std::make_shared<const Batch>(batch));
   }
 };
 
