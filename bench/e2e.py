@@ -35,6 +35,10 @@ after each round): worker_vs_augment.
 Every Stoker connection runs mutual TLS (certificates from scripts/dev-certs.sh), as the chart
 deploys it; --plaintext runs them all plaintext (--insecure) instead, the second column of
 `scripts/bench.sh e2e`. The TCP floor stays plaintext.
+Stage floors beside the figures (issue 24, item 3): the client's, a plain TCP receiver taking the
+same bytes (tcp_receive_floor_ms_per_image, client_vs_floor); the workers', with
+--decode-floor-ms (the 1/8-scale decode of the same files, jpeg_floor_bench's `eighth` stage, run
+once by `scripts/bench.sh e2e`): decode_floor_ms_per_image and worker_vs_decode_floor.
 Last line: RESULT name=e2e ... vs_torchvision = torchvision's total CPU per image / Stoker's
 (steady; vs_torchvision_whole_run with Stoker's whole-run figure).
 
@@ -266,6 +270,9 @@ def main():
     parser.add_argument("--baseline-worker", default="",
                         help="A/B: another stoker-worker binary, run as a second cluster in the "
                              "same rounds (order alternating); adds baseline_* figures")
+    parser.add_argument("--decode-floor-ms", type=float, default=0.0,
+                        help="jpeg: CPU ms per image of the 1/8-scale decode of the same files "
+                             "(the workers' floor), printed beside their figure")
     parser.add_argument("--plaintext", dest="tls", action="store_false",
                         help="every Stoker connection plaintext (--insecure); default mutual TLS "
                              "(scripts/dev-certs.sh), as deployed")
@@ -336,6 +343,8 @@ def main():
                              f"{s['client_steady_ms']:.3f} = {s['steady_total_ms']:.3f} CPU "
                              f"ms/image (whole run {s['total_ms']:.3f}); ")
                 line += f"TCP receive floor {rows['stoker'][-1]['floor_ms']:.3f} ms/image; "
+                if args.decode_floor_ms:
+                    line += f"1/8-scale decode floor {args.decode_floor_ms:.3f} ms/image; "
                 print(line + f"torchvision {t['ips']:.1f} img/s, {t['total_ms']:.2f} CPU ms/image "
                       f"(load average {os.getloadavg()[0]:.1f})", flush=True)
         finally:
@@ -374,6 +383,9 @@ def main():
           f"tcp_receive_floor_ms_per_image={med('stoker', 'floor_ms'):.4f} "
           f"client_vs_floor={statistics.median(s['client_steady_ms'] / s['floor_ms'] for s in rows['stoker']):.2f}"
           f"{baseline}"
+          + (f" decode_floor_ms_per_image={args.decode_floor_ms:.4f} worker_vs_decode_floor="
+             f"{med('stoker', 'steady_ms') / args.decode_floor_ms:.2f}"
+             if args.decode_floor_ms else "")
           + "".join(f" compare{i}_client_cpu_ms_per_image="
                     f"{med(f'compare{i}', 'client_steady_ms'):.4f}"
                     for i in range(1, len(compares) + 1))

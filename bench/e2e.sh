@@ -4,7 +4,8 @@
 # DataLoader with 2 worker processes, same pipeline and resize filter; delivered img/s and CPU
 # ms per image of the workers and the client after two warm-up batches on both sides (whole-run
 # figures beside them), and a plain-TCP receive floor (iperf3 taking the same bytes at the same
-# rate); 3 alternating rounds, medians (bench/e2e.py).
+# rate); 3 alternating rounds, medians (bench/e2e.py). The workers' floor beside them: the
+# 1/8-scale decode of the same JPEGs (jpeg_floor_bench's `eighth` stage, one thread, run once).
 # Workloads: blur (float32), JPEG float32 CHW (tail forced on the workers, the tail on the
 # client, the tail placed automatically), JPEG float16 CHW and JPEG uint8 (the generated
 # Caltech-256-like set of bench/jpeg-pipeline.sh, cached in .cache/jpeg/). The JPEG workloads run
@@ -16,15 +17,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --bench
 scripts/build.sh stoker-coordinator stoker-worker stoker-bench-client stoker-gen-images stoker-pack \
-  augment_bench
+  augment_bench jpeg_floor_bench
 BIN=${STOKER_BUILD_DIR:-build}
 source bench/jpeg_set.sh
 make_jpeg_set shards
+decode_floor_ms=$("$BIN/bench/jpeg_floor_bench" --images="$CACHE/images" --count=200 --rounds=3 |
+  sed -n 's/^RESULT .* eighth_us=\([0-9.]*\).*/\1/p' | awk '{ print $1 / 1000 }')
+echo "1/8-scale decode floor: $decode_floor_ms CPU ms per image (jpeg_floor_bench, one thread)"
 /usr/bin/python3 bench/e2e.py "$BIN" --workload blur "$@"
 for security in tls plaintext; do
   for workload in jpeg-float32 jpeg-float16 jpeg-float32-tail jpeg-float32-auto jpeg-uint8; do
     /usr/bin/python3 bench/e2e.py "$BIN" --workload "$workload" --batches 40 \
       --torchvision-batches 20 --manifest "$CACHE/shards/manifest.json" --images "$CACHE/images" \
+      --decode-floor-ms "$decode_floor_ms" \
       $([ "$security" = plaintext ] && echo --plaintext) "$@"
   done
 done
