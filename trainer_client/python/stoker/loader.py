@@ -49,9 +49,10 @@ class Loader:
           dataset is a manifest of encoded images).
       batch_size (int), rank (int), world_size (int), epochs (int), seed (int),
       drop_last (bool): as in JobSpec (proto/stoker/v1/pipeline.proto).
-      shuffle (str): "global" (default), "block" (with shuffle_block: int), "shard_window" (a
-          manifest read from object storage: windows of shuffle_window_shards: int shards, each
-          shard read once an epoch; docs/storage.md) or "none".
+      shuffle (str): "global" (default), "block", "shard_window" (a manifest read from object
+          storage: each shard read once an epoch; docs/storage.md) or "none".
+      shuffle_block (int): the block size of shuffle="block", in samples.
+      shuffle_window_shards (int): the window of shuffle="shard_window", in shards.
       max_bad_sample_fraction (float | None): the largest fraction of a rank's samples of one
           epoch that may be unreadable (each replaced by the next good one) before the job
           fails with DATA_LOSS, in [0, 1]; None: the coordinator's default, 0.01.

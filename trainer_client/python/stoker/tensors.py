@@ -62,11 +62,14 @@ def resolve_tensor_type(tensors: str) -> str:
     """"torch" or "numpy" for the Loader's `tensors` argument ("auto": torch when importable)."""
     if tensors not in TENSOR_TYPES:
         raise ValueError(f"tensors: expected one of {', '.join(TENSOR_TYPES)}, got {tensors!r}")
-    if tensors != "auto":
+    if tensors == "numpy":
         return tensors
     try:
         import torch  # noqa: F401
     except ImportError:
+        if tensors == "torch":
+            raise ImportError("tensors='torch': torch is not importable here; use "
+                              "tensors='numpy' or a DLPack consumer of Batch") from None
         return "numpy"
     return "torch"
 
