@@ -22,7 +22,6 @@ import pydoc
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 

@@ -40,7 +40,8 @@ struct PythonLoaderConfig : JobSpecArgs {
   // Converted batches that may be alive at once (DeviceOptions::resident_batches).
   uint32_t resident_batches = 4;
   // Hybrid mode (Python: hybrid=HybridOptions(...)): producer threads of this process
-  // (LocalProducer) private to this loader; 0 = none. With > 0 the loader gets a random client id for them.
+  // (LocalProducer) private to this loader; 0 = none. With > 0 the loader gets a random client id
+  // for them.
   uint32_t local_threads = 0;
   // Run the pipeline's to_float / normalize tail here (LoaderOptions::tail_on_client, as
   // tail = "client"); not with a DeviceFeeder. The default job name gets "-tail".

@@ -13,7 +13,7 @@ torch DataLoader; iterating again starts the next epoch. Once every epoch was de
 iteration yields nothing; loader.next_batch() (across epochs) raises EndOfJobError instead.
 """
 
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Union
 
 from . import _stoker
 from ._config import build_config
@@ -24,6 +24,11 @@ from .tensors import resolve_tensor_type
 Dataset = Union[int, str, Mapping[str, int]]
 PipelineArg = Union[str, Sequence[str], Any, None]
 StateDict = Dict[str, Any]
+Shuffle = Literal["global", "block", "shard_window", "none"]
+Layout = Optional[Literal["chw", "hwc"]]
+DType = Literal["auto", "uint8", "float32", "float16", "bfloat16"]
+Tail = Literal["auto", "worker", "client"]
+Tensors = Literal["auto", "torch", "numpy"]
 
 
 class Loader:
@@ -96,13 +101,13 @@ class Loader:
     def __init__(self, coordinator: str, dataset: Dataset, pipeline: PipelineArg = None, *,
                  tls: Optional[TlsOptions] = None, transform: Any = None,
                  batch_size: int = 64, rank: int = 0, world_size: int = 1, epochs: int = 1,
-                 seed: int = 0, drop_last: bool = False, shuffle: str = "global",
+                 seed: int = 0, drop_last: bool = False, shuffle: Shuffle = "global",
                  shuffle_block: int = 1024, shuffle_window_shards: int = 16,
                  max_bad_sample_fraction: Optional[float] = None,
-                 job_name: Optional[str] = None, layout: Optional[str] = None,
-                 dtype: str = "auto", tail: str = "auto", tail_on_client: bool = False,
+                 job_name: Optional[str] = None, layout: Layout = None,
+                 dtype: DType = "auto", tail: Tail = "auto", tail_on_client: bool = False,
                  mixup: Any = None, cutmix: Any = None, device: str = "cpu",
-                 convert: Optional[ConvertOptions] = None, tensors: str = "auto",
+                 convert: Optional[ConvertOptions] = None, tensors: Tensors = "auto",
                  prefetch_bytes: int = 256 << 20, compression: str = "none",
                  ordered: bool = False, return_indices: bool = False,
                  hybrid: Optional[HybridOptions] = None) -> None:
