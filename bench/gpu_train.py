@@ -221,8 +221,8 @@ def run_stoker(args, device, manifest):
             pipeline=["decode", "random_resized_crop(height=224, width=224)",
                       "horizontal_flip(p=0.5)"] + ([] if on_gpu else ["to_float",
                                                                     f"normalize(mean={MEAN}, std={STD})"]),
-            device=str(device) if on_gpu else "cpu", to_float=on_gpu,
-            mean=MEAN if on_gpu else None, std=STD if on_gpu else None,
+            device=str(device) if on_gpu else "cpu",
+            convert=stoker.ConvertOptions(mean=MEAN, std=STD) if on_gpu else None,
             tail_on_client=not on_gpu, drop_last=True, **cluster.loader_tls)
         with loader:
             trainer = Trainer(args, device)

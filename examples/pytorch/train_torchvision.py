@@ -86,7 +86,7 @@ def main():
             print(f"{stats['batches_delivered']} batches from {len(stats['workers'])} workers")
 
     if args.coordinator:
-        train(args.coordinator, {"insecure": True})
+        train(args.coordinator, {"tls": stoker.TlsOptions(insecure=True)})
     else:
         with stoker.LocalCluster(os.path.abspath(args.build_dir), workers=args.workers) as cluster:
             train(cluster.address, cluster.loader_tls)

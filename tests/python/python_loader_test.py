@@ -7,7 +7,7 @@ Checks: one full epoch (of two) delivers every sample index exactly once, with t
 shapes and dtypes; the torch tensors share memory with the received batch (data_ptr() == the
 payload address) and stay valid after the loader is gone; the second epoch through the
 (images, labels, indices) iteration; EndOfJobError at the end; uint8 batches and their host
-conversion; argument errors; hybrid mode (local_threads) with no remote worker; an ordered
+conversion; argument errors; hybrid mode (HybridOptions) with no remote worker; an ordered
 loader resumed from state_dict() continues exactly where an uninterrupted run would. Bounded: an alarm fails the run after 150 s.
 """
 
@@ -138,8 +138,9 @@ class PythonLoaderTest(unittest.TestCase):
         self.assertEqual(len(raw_images), NUM_SAMPLES)
 
         mean, std = [0.5, 0.4, 0.3], [0.2, 0.25, 0.3]
-        with self.loader(pipeline="", dtype="uint8", epochs=1, seed=seed, to_float=True,
-                         mean=mean, std=std, job_name=f"py-test-f32-{seed}") as loader:
+        with self.loader(pipeline="", dtype="uint8", epochs=1, seed=seed,
+                         convert=stoker.ConvertOptions(mean=mean, std=std),
+                         job_name=f"py-test-f32-{seed}") as loader:
             self.assertEqual(loader.device, "cpu")
             count = 0
             for batch in loader.batches():
@@ -283,12 +284,16 @@ class PythonLoaderTest(unittest.TestCase):
     def test_hybrid_under_tls_with_the_producers_worker_certificate(self):
         with stoker.LocalCluster(BUILD_DIR, workers=0, tls_dir=self.certs) as empty:
             args = dict(coordinator=empty.address, dataset=DATASET, pipeline="to_float",
-                        batch_size=BATCH, epochs=1, seed=unique_seed(), local_threads=2,
-                        return_indices=True, **empty.loader_tls)
-            with self.assertRaisesRegex(ValueError, "INVALID_ARGUMENT: local_tls_cert: hybrid mode"):
-                stoker.Loader(**args)
-            loader = stoker.Loader(local_tls_cert=os.path.join(self.certs, "worker.pem"),
-                                   local_tls_key=os.path.join(self.certs, "worker.key"), **args)
+                        batch_size=BATCH, epochs=1, seed=unique_seed(), return_indices=True,
+                        **empty.loader_tls)
+            with self.assertRaisesRegex(ValueError,
+                                        "INVALID_ARGUMENT: hybrid.cert_file: hybrid mode"):
+                stoker.Loader(hybrid=stoker.HybridOptions(threads=2), **args)
+            loader = stoker.Loader(
+                hybrid=stoker.HybridOptions(threads=2,
+                                            cert_file=os.path.join(self.certs, "worker.pem"),
+                                            key_file=os.path.join(self.certs, "worker.key")),
+                **args)
             indices = []
             for _, _, batch_indices in loader:
                 indices.extend(batch_indices.tolist())
@@ -298,9 +303,11 @@ class PythonLoaderTest(unittest.TestCase):
             # A trainer certificate as the producer's: the coordinator refuses its registration.
             rogue = stoker.Loader(coordinator=empty.address, dataset=DATASET,
                                   pipeline="to_float", batch_size=BATCH, epochs=1,
-                                  seed=unique_seed(), local_threads=1,
-                                  local_tls_cert=os.path.join(self.certs, "trainer.pem"),
-                                  local_tls_key=os.path.join(self.certs, "trainer.key"),
+                                  seed=unique_seed(),
+                                  hybrid=stoker.HybridOptions(
+                                      threads=1,
+                                      cert_file=os.path.join(self.certs, "trainer.pem"),
+                                      key_file=os.path.join(self.certs, "trainer.key")),
                                   **empty.loader_tls)
             with self.assertRaises(stoker.StokerError) as refused:
                 next(iter(rogue))
@@ -310,7 +317,8 @@ class PythonLoaderTest(unittest.TestCase):
         with stoker.LocalCluster(BUILD_DIR, workers=0) as empty:
             loader = stoker.Loader(coordinator=empty.address, dataset=DATASET,
                                    pipeline="to_float", batch_size=BATCH, epochs=1,
-                                   seed=unique_seed(), local_threads=2, return_indices=True,
+                                   seed=unique_seed(), hybrid=stoker.HybridOptions(threads=2),
+                                   return_indices=True,
                                    **empty.loader_tls)
             indices = []
             for _, _, batch_indices in loader:

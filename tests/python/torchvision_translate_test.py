@@ -218,16 +218,14 @@ class TranslateTest(unittest.TestCase):
 
     def test_loader_takes_a_transform(self):
         transform = reference_eval()
-        loader = stoker.Loader(coordinator="127.0.0.1:1", insecure=True, dataset="/data/train.manifest",
-                               transform=transform)
+        args = dict(coordinator="127.0.0.1:1", tls=stoker.TlsOptions(insecure=True))
+        loader = stoker.Loader(dataset="/data/train.manifest", transform=transform, **args)
         self.assertEqual(loader._config.pipeline,
                          stoker.from_torchvision(transform, decode=True).text)
-        loader = stoker.Loader(coordinator="127.0.0.1:1", insecure=True, dataset=16, transform=transform)
+        loader = stoker.Loader(dataset=16, transform=transform, **args)
         self.assertEqual(loader._config.pipeline, stoker.from_torchvision(transform).text)
         with self.assertRaisesRegex(ValueError, "pipeline, transform"):
-            stoker.Loader(coordinator="127.0.0.1:1", insecure=True, dataset=16, pipeline="to_float",
-                          transform=transform)
-
+            stoker.Loader(dataset=16, pipeline="to_float", transform=transform, **args)
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

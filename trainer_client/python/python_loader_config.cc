@@ -16,7 +16,8 @@ namespace {
 
 using TlsNames = std::pair<absl::string_view, absl::string_view>;
 
-// `status` with a TlsConfig field that starts its message renamed as `names` say.
+// `status` with a TlsConfig field that starts its message renamed as `names` say (the Python
+// TlsOptions' fields are TlsConfig's, so only the hybrid producer's need renaming).
 absl::Status WithNames(const absl::Status& status, absl::Span<const TlsNames> names) {
   absl::string_view message = status.message();
   for (const auto& [field, argument] : names) {
@@ -25,16 +26,6 @@ absl::Status WithNames(const absl::Status& status, absl::Span<const TlsNames> na
     }
   }
   return status;
-}
-
-// LoaderOptions' TLS fields as the Python arguments that set them.
-absl::Status WithPythonTlsNames(const absl::Status& status) {
-  constexpr TlsNames kNames[] = {
-      {"tls.cert_file", "tls_cert"}, {"tls.key_file", "tls_key"},
-      {"tls.ca_file", "tls_ca"},     {"tls.bearer_token_file", "bearer_token_file"},
-      {"tls.insecure", "insecure"},
-  };
-  return WithNames(status, kNames);
 }
 
 absl::Status Positive(const char* name, uint64_t value) {
@@ -68,8 +59,8 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
   ASSIGN_OR_RETURN(options.spec, ToJobSpec());
   if ((tail_on_client || tail == "client") && NeedsFeeder()) {
     return absl::InvalidArgumentError(
-        "tail_on_client: not with to_float=True or a CUDA device (the feeder converts uint8 "
-        "batches itself)");
+        "tail_on_client: not with convert= or a CUDA device (the feeder converts uint8 batches "
+        "itself)");
   }
   options.tail_on_client = tail_on_client;
   options.compression = compression;
@@ -86,7 +77,7 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
     absl::BitGen random;
     options.client_id = absl::StrCat("py-local-", absl::Hex(absl::Uniform<uint64_t>(random)));
   }
-  RETURN_IF_ERROR(WithPythonTlsNames(options.Validate()));
+  RETURN_IF_ERROR(options.Validate());
   return options;
 }
 
@@ -98,12 +89,11 @@ absl::StatusOr<TlsConfig> PythonLoaderConfig::LocalProducerTls() const {
   tls.ca_file = tls_ca;
   if (local_tls_cert.empty()) {
     return absl::InvalidArgumentError(
-        "local_tls_cert: hybrid mode (local_threads) under TLS needs the in-process producer's "
-        "worker certificate (and local_tls_key)");
+        "hybrid.cert_file: hybrid mode under TLS needs the in-process producer's worker "
+        "certificate (and hybrid.key_file)");
   }
-  constexpr TlsNames kNames[] = {{"tls.cert_file", "local_tls_cert"},
-                                 {"tls.key_file", "local_tls_key"},
-                                 {"tls.ca_file", "tls_ca"}};
+  constexpr TlsNames kNames[] = {{"tls.cert_file", "hybrid.cert_file"},
+                                 {"tls.key_file", "hybrid.key_file"}};
   RETURN_IF_ERROR(WithNames(tls.ValidateServing(), kNames));
   return tls;
 }
@@ -119,9 +109,9 @@ absl::StatusOr<DeviceOptions> PythonLoaderConfig::ToDeviceOptions() const {
   if (absl::Status status = options.Validate(); !status.ok()) return status;
   if (NeedsFeeder() && ((dtype != "uint8" && dtype != "auto") || layout == "chw")) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "device: converting on ", device == "cpu" ? "the host (to_float=True)" : device,
+        "device: converting on ", device == "cpu" ? "the host (convert=)" : device,
         " takes uint8 HWC batches: use layout='hwc' and a uint8 pipeline output (dtype='uint8' "
-        "or 'auto' without to_float); got layout='",
+        "or 'auto' without to_float in the pipeline); got layout='",
         layout, "', dtype='", dtype, "'"));
   }
   return options;

@@ -32,14 +32,16 @@ struct PythonLoaderConfig : JobSpecArgs {
   // "cpu", "cuda" or "cuda:N". On "cpu" batches are handed out as received (zero copy) unless
   // to_float; on CUDA uint8 HWC batches are converted (DeviceFeeder) and others refused.
   std::string device = "cpu";
-  // Convert uint8 HWC batches to float32 NCHW, (x / 255 − mean) / std, with the DeviceFeeder.
+  // Convert uint8 HWC batches to float32 NCHW, (x / 255 − mean) / std, with the DeviceFeeder
+  // (Python: convert=ConvertOptions(...) on "cpu").
   bool to_float = false;
   std::vector<float> mean;
   std::vector<float> std;
   // Converted batches that may be alive at once (DeviceOptions::resident_batches).
   uint32_t resident_batches = 4;
-  // Hybrid mode: producer threads of this process (LocalProducer) private to this loader;
-  // 0 = none. With > 0 the loader gets a random client id for them.
+  // Hybrid mode (Python: hybrid=HybridOptions(...)): producer threads of this process
+  // (LocalProducer) private to this loader; 0 = none. With > 0 the loader gets a random client id
+  // for them.
   uint32_t local_threads = 0;
   // Run the pipeline's to_float / normalize tail here (LoaderOptions::tail_on_client, as
   // tail = "client"); not with a DeviceFeeder. The default job name gets "-tail".
@@ -53,14 +55,15 @@ struct PythonLoaderConfig : JobSpecArgs {
   // every old rank's when the world size changed.
   std::vector<std::string> resume_tokens;
   // TLS (LoaderOptions::tls): this trainer's certificate and key and the CA bundle, PEM files,
-  // or the CA and a bearer token file; or insecure for plaintext.
+  // or the CA and a bearer token file; or insecure for plaintext (Python: tls=TlsOptions(...),
+  // whose fields are TlsConfig's: errors name them as "tls.cert_file").
   std::string tls_cert;
   std::string tls_key;
   std::string tls_ca;
   std::string bearer_token_file;
   bool insecure = false;
   // Hybrid mode under TLS: the in-process producer's certificate (role worker) and key; it
-  // trusts tls_ca.
+  // trusts tls_ca. Python: HybridOptions' cert_file and key_file.
   std::string local_tls_cert;
   std::string local_tls_key;
 

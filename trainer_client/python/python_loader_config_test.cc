@@ -44,13 +44,20 @@ void ExpectInvalid(const PythonLoaderConfig& config, const std::string& substrin
 TEST(PythonLoaderConfigTest, TlsErrorsNameThePythonArguments) {
   PythonLoaderConfig config = ValidConfig();
   config.insecure = false;  // Nothing at all: no silent plaintext.
-  ExpectInvalid(config, "tls_cert: no TLS settings");
+  ExpectInvalid(config, "tls.cert_file: no TLS settings");
   config.tls_ca = "/nonexistent/ca.pem";
   config.bearer_token_file = "/nonexistent/trainer.token";
-  ExpectInvalid(config, "tls_ca: cannot read /nonexistent/ca.pem");
+  ExpectInvalid(config, "tls.ca_file: cannot read /nonexistent/ca.pem");
   config = ValidConfig();
   config.bearer_token_file = "/nonexistent/trainer.token";
-  ExpectInvalid(config, "bearer_token_file: bearer tokens travel only over TLS");
+  ExpectInvalid(config, "tls.bearer_token_file: bearer tokens travel only over TLS");
+}
+
+TEST(PythonLoaderConfigTest, HybridTlsErrorsNameThePythonArguments) {
+  PythonLoaderConfig config = ValidConfig();
+  config.insecure = false;
+  config.local_threads = 1;
+  EXPECT_THAT(config.LocalProducerTls().status().message(), HasSubstr("hybrid.cert_file: "));
 }
 
 TEST(PythonLoaderConfigTest, BuildsTheJobSpec) {

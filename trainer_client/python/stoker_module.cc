@@ -1,6 +1,6 @@
 // The pybind11 glue of the Python module `stoker` (the C++ part, `stoker._stoker`): converts
 // types and statuses, and nothing else. The Python side (stoker/loader.py) turns the DLPack
-// capsules into torch tensors.
+// capsules into DLPack producers (__dlpack__), and those into torch tensors or NumPy arrays.
 //
 // Zero copy: Batch.images_dlpack() hands out a DLManagedTensor (dlpack_abi.h) whose data is the
 // received payload (Batch::data(): gathered once into one buffer when it arrived in pieces,
@@ -9,10 +9,8 @@
 // deleter when the consumer frees the tensor.
 //
 // The GIL is released while blocking: Loader construction (OpenJob), next(), stop().
-// absl::Status codes map to exceptions (all subclasses of stoker.StokerError, with `.code`):
-// INVALID_ARGUMENT → InvalidArgumentError (also a ValueError), UNAVAILABLE / DEADLINE_EXCEEDED →
-// UnavailableError (also a ConnectionError), FAILED_PRECONDITION → FailedPreconditionError,
-// OUT_OF_RANGE → EndOfJobError, CANCELLED → CancelledError, others → StokerError.
+// A failed absl::Status raises what stoker.errors.error_from_status makes of its code and
+// message (a stoker.StokerError subclass, stoker/errors.py).
 
 #include <Python.h>
 #include <pybind11/pybind11.h>
@@ -50,74 +48,13 @@ namespace {
 
 // ---- Status → exception -------------------------------------------------------------------
 
-struct ExceptionTypes {
-  PyObject* base = nullptr;
-  PyObject* invalid_argument = nullptr;
-  PyObject* unavailable = nullptr;
-  PyObject* failed_precondition = nullptr;
-  PyObject* end_of_job = nullptr;
-  PyObject* cancelled = nullptr;
-};
-ExceptionTypes exceptions;  // set once at import, never freed (the module is never unloaded)
-
-PyObject* NewException(py::module_& m, const char* name, PyObject* bases, const char* doc) {
-  const std::string qualified = absl::StrCat("stoker._stoker.", name);
-  PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases, nullptr);
-  if (type == nullptr) throw py::error_already_set();
-  Py_INCREF(type);
-  m.add_object(name, py::reinterpret_borrow<py::object>(type));
-  return type;
-}
-
-PyObject* Bases(PyObject* a, PyObject* b) {
-  PyObject* tuple = PyTuple_Pack(2, a, b);
-  if (tuple == nullptr) throw py::error_already_set();
-  return tuple;  // owned by the new type afterwards (we keep our reference: module lifetime)
-}
-
-void RegisterExceptions(py::module_& m) {
-  exceptions.base = NewException(m, "StokerError", PyExc_RuntimeError,
-                                 "A Stoker call failed; .code is the absl::Status code name.");
-  exceptions.invalid_argument =
-      NewException(m, "InvalidArgumentError", Bases(exceptions.base, PyExc_ValueError),
-                   "INVALID_ARGUMENT: a bad argument, named in the message.");
-  exceptions.unavailable =
-      NewException(m, "UnavailableError", Bases(exceptions.base, PyExc_ConnectionError),
-                   "UNAVAILABLE / DEADLINE_EXCEEDED: the coordinator or a worker is unreachable.");
-  exceptions.failed_precondition =
-      NewException(m, "FailedPreconditionError", exceptions.base,
-                   "FAILED_PRECONDITION: retrying will not help (e.g. no CUDA device).");
-  exceptions.end_of_job = NewException(m, "EndOfJobError", exceptions.base,
-                                       "OUT_OF_RANGE: every batch of every epoch was delivered.");
-  exceptions.cancelled =
-      NewException(m, "CancelledError", exceptions.base, "CANCELLED: the loader was stopped.");
-}
+// stoker.errors.error_from_status, looked up once at import (the module is never unloaded).
+py::object* error_from_status = nullptr;
 
 [[noreturn]] void ThrowStatus(const absl::Status& status) {
-  PyObject* type = exceptions.base;
-  switch (status.code()) {
-    case absl::StatusCode::kInvalidArgument:
-      type = exceptions.invalid_argument;
-      break;
-    case absl::StatusCode::kUnavailable:
-    case absl::StatusCode::kDeadlineExceeded:
-      type = exceptions.unavailable;
-      break;
-    case absl::StatusCode::kFailedPrecondition:
-      type = exceptions.failed_precondition;
-      break;
-    case absl::StatusCode::kOutOfRange:
-      type = exceptions.end_of_job;
-      break;
-    case absl::StatusCode::kCancelled:
-      type = exceptions.cancelled;
-      break;
-    default:
-      break;
-  }
-  py::object error = py::reinterpret_borrow<py::object>(type)(status.ToString());
-  error.attr("code") = absl::StatusCodeToString(status.code());
-  PyErr_SetObject(type, error.ptr());
+  py::object error =
+      (*error_from_status)(static_cast<int>(status.code()), std::string(status.message()));
+  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
   throw py::error_already_set();
 }
 
@@ -151,13 +88,17 @@ struct PyBatch {
     return converted ? static_cast<const void*>(converted->tensor.data()) : batch.data();
   }
 
+  // Where the images are: the host, or the feeder's device.
+  dlpack::DLDevice images_device() const {
+    if (!converted) return {dlpack::kDLCPU, 0};
+    const DeviceId device = converted->tensor.device();
+    return {device.kind == DeviceKind::kCuda ? dlpack::kDLCUDA : dlpack::kDLCPU, device.index};
+  }
+
   py::capsule ImagesDlpack() const {
     if (converted) {
-      const DeviceId device = converted->tensor.device();
-      const dlpack::DLDevice dl_device = {
-          device.kind == DeviceKind::kCuda ? dlpack::kDLCUDA : dlpack::kDLCPU, device.index};
       const absl::Span<const int64_t> shape = converted->tensor.shape();
-      return MakeDlpackCapsule(converted->tensor.data(), dl_device, {dlpack::kDLFloat, 32, 1},
+      return MakeDlpackCapsule(converted->tensor.data(), images_device(), {dlpack::kDLFloat, 32, 1},
                                std::vector<int64_t>(shape.begin(), shape.end()), converted);
     }
     // Checked against the payload: no capsule views past the bytes received.
@@ -469,6 +410,12 @@ void DefineBatch(py::module_& m) {
       .def_property_readonly(
           "_images_address",
           [](const PyBatch& b) { return reinterpret_cast<uintptr_t>(b.images_address()); })
+      .def_property_readonly("images_device",
+                             [](const PyBatch& b) {
+                               const dlpack::DLDevice device = b.images_device();
+                               return std::make_pair(static_cast<int>(device.device_type),
+                                                     static_cast<int>(device.device_id));
+                             })
       .def_property_readonly("converted", [](const PyBatch& b) { return b.converted != nullptr; })
       .def_property_readonly("shape",
                              [](const PyBatch& b) {
@@ -548,7 +495,8 @@ void DefineLoader(py::module_& m) {
 
 PYBIND11_MODULE(_stoker, m) {
   m.doc() = "Stoker's trainer client (C++ part); use the `stoker` package.";
-  stoker::RegisterExceptions(m);
+  stoker::error_from_status =
+      new py::object(py::module_::import("stoker.errors").attr("error_from_status"));
   stoker::DefineConfig(m);
   stoker::DefineBatch(m);
   stoker::DefineLoader(m);

@@ -1,14 +1,23 @@
-"""Stoker's trainer client for Python: stoker.Loader yields a job's batches as torch tensors;
+"""Stoker's trainer client for Python: stoker.Loader yields a job's batches as torch tensors or
+NumPy arrays (zero copy; batches are DLPack producers for any other consumer);
 stoker.from_torchvision translates a torchvision transform into a Stoker pipeline.
 
-See docs/trainer_client.md ("Python") and examples/pytorch/train_tiny.py.
+Needs NumPy only: torch is imported when torch tensors are asked for (Loader(tensors="torch"),
+or "auto" with torch installed), by stoker.torch (the IterableDataset adapter) and by the
+torchvision translation. See docs/trainer_client.md ("Python") and examples/pytorch/.
 """
 
 from . import _stoker
-from ._stoker import (HAVE_CUDA, CancelledError, EndOfJobError, FailedPreconditionError,
-                      InvalidArgumentError, StokerError, UnavailableError)
-from .loader import Batch, Loader
+from ._stoker import HAVE_CUDA
+from .batch import Batch
+from .errors import (AlreadyExistsError, CancelledError, DataLossError, EndOfJobError,
+                     FailedPreconditionError, InvalidArgumentError, NotFoundError,
+                     PermissionDeniedError, ResourceExhaustedError, StokerError,
+                     UnavailableError)
+from .loader import Loader
 from .local_cluster import LocalCluster
+from .options import ConvertOptions, HybridOptions, TlsOptions
+from .tensors import DlpackTensor
 from .torchvision_translate import Pipeline, from_torchvision, run_pipeline
 
 
@@ -18,6 +27,10 @@ def explain_pipeline(pipeline, input="375x500x3", layout="hwc", dtype="auto", ru
     return _stoker.explain_pipeline(getattr(pipeline, "text", pipeline), input, layout, dtype,
                                     runs)
 
-__all__ = ["Loader", "Batch", "LocalCluster", "Pipeline", "from_torchvision", "run_pipeline", "explain_pipeline",
-           "StokerError", "InvalidArgumentError", "UnavailableError", "FailedPreconditionError", "EndOfJobError", "CancelledError",
+
+__all__ = ["Loader", "Batch", "DlpackTensor", "TlsOptions", "ConvertOptions", "HybridOptions",
+           "LocalCluster", "Pipeline", "from_torchvision", "run_pipeline", "explain_pipeline",
+           "StokerError", "InvalidArgumentError", "UnavailableError", "NotFoundError",
+           "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError",
+           "FailedPreconditionError", "EndOfJobError", "CancelledError", "DataLossError",
            "HAVE_CUDA"]

@@ -17,6 +17,8 @@ import subprocess
 import tempfile
 import time
 
+from .options import TlsOptions
+
 
 def _find_binary(build_dir, subdir, name):
     for candidate in (os.path.join(build_dir, subdir, name), os.path.join(build_dir, name)):
@@ -32,7 +34,8 @@ class LocalCluster:
     def __init__(self, build_dir, workers=1, worker_threads=1, start_timeout_s=30, tls_dir=None,
                  data_roots=("/",)):
         # tls_dir: certificates laid out as scripts/dev-certs.sh makes them (mutual TLS);
-        # None: plaintext (--insecure). loader_tls holds the matching Loader arguments.
+        # None: plaintext (--insecure). tls is the matching stoker.TlsOptions, loader_tls the
+        # Loader argument holding it ({"tls": tls}).
         self.coordinator_binary = _find_binary(build_dir, "coordinator", "stoker-coordinator")
         self.worker_binary = _find_binary(build_dir, "worker", "stoker-worker")
         self._root_flags = [f"--data-root={root}" for root in data_roots]
@@ -45,13 +48,14 @@ class LocalCluster:
         self._procs = []
         if tls_dir is None:
             self._tls_flags = lambda role: ["--insecure"]
-            self.loader_tls = {"insecure": True}
+            self.tls = TlsOptions(insecure=True)
         else:
             self._tls_flags = lambda role: [f"--tls-cert={tls_dir}/{role}.pem",
                                             f"--tls-key={tls_dir}/{role}.key",
                                             f"--tls-ca={tls_dir}/ca.pem"]
-            self.loader_tls = {"tls_cert": f"{tls_dir}/trainer.pem",
-                               "tls_key": f"{tls_dir}/trainer.key", "tls_ca": f"{tls_dir}/ca.pem"}
+            self.tls = TlsOptions(cert_file=f"{tls_dir}/trainer.pem",
+                                  key_file=f"{tls_dir}/trainer.key", ca_file=f"{tls_dir}/ca.pem")
+        self.loader_tls = {"tls": self.tls}
 
     def __enter__(self):
         self.dir = tempfile.mkdtemp(prefix="stoker-local-")

@@ -18,12 +18,12 @@ AutoAugment(IMAGENET), AugMix) take uint8, as torchvision's. An object holding a
 `.transforms` (torchvision's classification presets) is opened like a Compose. Random
 transforms draw from Stoker's per-sample RNG: the same distributions as torchvision, not the
 same draws as torch's generator.
+
+torch is imported only when a transform is translated or run_pipeline is called.
 """
 
 import difflib
 import numbers
-
-import torch
 
 # A translation step: the transform, the ops it became (maybe none), and whether the image is
 # float32 afterwards.
@@ -106,6 +106,8 @@ def _to_float(t, is_float):
 
 
 def _convert_dtype(t, is_float):
+    import torch  # torchvision's transforms exist only with torch
+
     dtype = getattr(t, "dtype", None)
     if isinstance(dtype, dict):  # v2 ToDtype({Image: torch.float32, ...})
         dtype = next(iter(dtype.values()))
@@ -452,6 +454,8 @@ def _inner_compose(transform):
     (torchvision's references/classification/presets.py ClassificationPresetTrain/Eval)."""
     if type(transform).__name__ == "Compose":
         return transform
+    import torch  # torchvision's transforms exist only with torch
+
     inner = getattr(transform, "transforms", None)
     if type(inner).__name__ == "Compose" and not isinstance(transform, torch.nn.Module):
         return inner
@@ -513,6 +517,7 @@ def run_pipeline(pipeline, sample, seed=0, epoch=0, index=0):
     with decode, the encoded bytes. Returns a C x H x W tensor (uint8 or float32), laid out like
     torchvision's tensors, for comparing with the original transform."""
     import numpy as np
+    import torch
 
     from . import _stoker
 
