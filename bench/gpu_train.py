@@ -10,8 +10,9 @@ then to float and normalize:
   torchvision: ImageFolder + DataLoader(num_workers=--cores, pin_memory) with ToTensor+Normalize
                in the workers (PIL decode), the float32 batch copied to the device;
   stoker:      a coordinator and --stoker-workers workers with --cores threads in all on the same
-               host, uint8 HWC batches streamed to the trainer, to_float/normalize on the device
-               (DeviceFeeder) when --device is cuda, on the client's CPU otherwise.
+               host, the same pipeline text with tail "auto": uint8 HWC batches streamed to the
+               trainer, to_float/normalize on the device (the DeviceFeeder runs the placed tail)
+               when --device is cuda, on the client's CPU otherwise.
 The trainer is torchvision's --model (channels_last; bf16 autocast on CUDA) trained with SGD on
 the batches for --steps steps after --warmup steps. Reported per side, over the timed steps:
 images/s, GPU utilization (NVML, sampled every 50 ms; absent without pynvml or a GPU) and host
@@ -215,15 +216,14 @@ def run_stoker(args, device, manifest):
     with stoker.LocalCluster(args.build, workers=args.stoker_workers, worker_threads=threads,
                              tls_dir=args.tls_dir, data_roots=[os.path.dirname(manifest)]) \
             as cluster:
-        on_gpu = device.type == "cuda"
+        # The torchvision pipeline as written; tail "auto" ships uint8 and runs to_float and
+        # normalize on the GPU (DeviceFeeder) or, on the CPU, in this process.
         loader = stoker.Loader(
             coordinator=cluster.address, dataset=manifest, batch_size=args.batch, epochs=1000,
             pipeline=["decode", "random_resized_crop(height=224, width=224)",
-                      "horizontal_flip(p=0.5)"] + ([] if on_gpu else ["to_float",
-                                                                    f"normalize(mean={MEAN}, std={STD})"]),
-            device=str(device) if on_gpu else "cpu",
-            convert=stoker.ConvertOptions(mean=MEAN, std=STD) if on_gpu else None,
-            tail_on_client=not on_gpu, drop_last=True, **cluster.loader_tls)
+                      "horizontal_flip(p=0.5)", "to_float", f"normalize(mean={MEAN}, std={STD})"],
+            device=str(device) if device.type == "cuda" else "cpu", drop_last=True,
+            **cluster.loader_tls)
         with loader:
             trainer = Trainer(args, device)
             result = timed_training(trainer, endless(lambda: iter(loader)), args)

@@ -3,29 +3,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "augment/tail_split.h"
 
 namespace stoker {
 namespace {
-
-// The index of the pipeline's final to_float when only normalize ops follow it and no batch-level
-// mix runs after them; otherwise INVALID_ARGUMENT saying why.
-absl::StatusOr<int> TailStart(const v1::PipelineSpec& pipeline) {
-  const auto& ops = pipeline.ops();
-  int start = ops.size();
-  while (start > 0 && ops[start - 1].has_normalize()) --start;
-  if (start == 0 || !ops[start - 1].has_to_float()) {
-    return absl::InvalidArgumentError(
-        "tail: a client tail (tail_on_client) needs a pipeline that ends in to_float, "
-        "optionally followed by normalize ops");
-  }
-  if (pipeline.has_batch_mix()) {
-    // The workers would mix the uint8 images before the tail: not the batch they would send.
-    return absl::InvalidArgumentError(
-        "tail: a client tail (tail_on_client) is not possible with a batch-level mixup/cutmix "
-        "(pipeline.batch_mix), which mixes after the tail");
-  }
-  return start - 1;
-}
 
 // Recorded unset: the same job as one opened by a client that predates the field (or journaled
 // before it), and as WORKER or an AUTO that placed the same way.

@@ -2,9 +2,14 @@
 // (TestCluster: coordinator and workers over real gRPC on loopback, JPEG shards packed by
 // stoker-pack): a job placed AUTO ships uint8 HWC and its client runs the to_float / normalize
 // tail, delivering bit for bit what the same job placed on the workers delivers; every rank of a
-// job gets the placement the coordinator recorded.
+// job gets the placement the coordinator recorded. Delivered to a device, the placed tail runs in
+// the DeviceFeeder instead (trainer_client/device/tail_on_device.h), here its host twin.
 
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +24,8 @@
 #include "tests/testing/drain_loader.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/client_tail.h"
+#include "trainer_client/device/device_feeder.h"
+#include "trainer_client/device/tail_on_device.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/loader_env.h"
 
@@ -83,7 +90,8 @@ class TailPlacementTest : public ::testing::Test {
   }
 
   absl::StatusOr<std::unique_ptr<Loader>> Open(const std::string& name, const pb::JobSpec& spec,
-                                               uint32_t rank = 0) const {
+                                               uint32_t rank = 0,
+                                               BatchTailFactory tail = ClientTailFactory()) const {
     LoaderOptions options;
     options.coordinator_address = cluster_->coordinator_address();
     options.tls = cluster_->tls_for(Role::kTrainer);
@@ -92,7 +100,7 @@ class TailPlacementTest : public ::testing::Test {
     options.rank = rank;
     options.heartbeat_interval = absl::Milliseconds(50);
     LoaderEnv env;
-    env.tail = ClientTailFactory();
+    env.tail = std::move(tail);
     return Loader::Open(std::move(options), std::move(env));
   }
 
@@ -139,6 +147,47 @@ TEST_F(TailPlacementTest, AutoDeliversExactlyWhatTheWorkersWouldSend) {
     // uint8 on the wire: a byte per value against 2 or 4.
     EXPECT_LT(automatic->bytes_received * 2, worker->bytes_received + 1);
   }
+}
+
+TEST_F(TailPlacementTest, OnADeviceTheFeederRunsThePlacedTail) {
+  const pb::JobSpec spec = Spec(pb::TAIL_PLACEMENT_AUTO, pb::DTYPE_FLOAT32, pb::LAYOUT_CHW);
+  absl::StatusOr<Delivery> worker = Consume("device-worker", [&] {
+    pb::JobSpec on_workers = spec;
+    on_workers.set_tail(pb::TAIL_PLACEMENT_WORKER);
+    return on_workers;
+  }());
+  ASSERT_TRUE(worker.ok()) << worker.status();
+
+  auto folded = std::make_shared<std::optional<DeviceNormalization>>();
+  absl::StatusOr<std::unique_ptr<Loader>> loader =
+      Open("device", spec, 0, DeviceTailFactory(folded));
+  ASSERT_TRUE(loader.ok()) << loader.status();
+  ASSERT_TRUE(folded->has_value());
+  EXPECT_THAT((*loader)->batch_shape(), ::testing::ElementsAre(kBatch, kSide, kSide, 3));
+  DeviceOptions options;  // device "cpu": the host conversion, the CUDA kernel's twin
+  options.mean = (*folded)->mean;
+  options.std = (*folded)->std;
+  absl::StatusOr<std::unique_ptr<DeviceFeeder>> feeder = DeviceFeeder::Create(options);
+  ASSERT_TRUE(feeder.ok()) << feeder.status();
+  size_t batches = 0;
+  absl::Status drained = DrainLoader(**loader, [&](Batch& batch) {
+    EXPECT_EQ(batch.dtype(), pb::DTYPE_UINT8);
+    absl::StatusOr<DeviceTensor> tensor = (*feeder)->Convert(batch);
+    if (!tensor.ok()) return tensor.status();
+    const std::string& want = worker->payloads.at(batch.batch_index());
+    const auto* want_floats = reinterpret_cast<const float*>(want.data());
+    EXPECT_EQ(want.size(), size_t{kBatch} * 3 * kSide * kSide * sizeof(float));
+    float worst = 0;
+    for (size_t i = 0; i < want.size() / sizeof(float); ++i) {
+      const float scale = std::max(1.0f, std::fabs(want_floats[i]));
+      worst = std::max(worst, std::fabs(tensor->data()[i] - want_floats[i]) / scale);
+    }
+    EXPECT_LE(worst, kTailOnDeviceTolerance) << "batch " << batch.batch_index();
+    ++batches;
+    return absl::OkStatus();
+  });
+  ASSERT_TRUE(drained.ok()) << drained;
+  EXPECT_EQ(batches, worker->payloads.size());
 }
 
 TEST_F(TailPlacementTest, UnsetPlacementIsAutoWhereTheClientCanRunTheTail) {

@@ -1,9 +1,29 @@
 #include "trainer_client/device/tail_on_device.h"
 
+#include <utility>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
 namespace stoker {
+namespace {
+
+// The workers' batch as received: the device runs the tail.
+class PassThroughTail : public BatchTail {
+ public:
+  explicit PassThroughTail(absl::Span<const int64_t> shape) : shape_(shape.begin(), shape.end()) {
+    for (int64_t dim : shape_) bytes_ *= static_cast<uint64_t>(dim);
+  }
+  absl::StatusOr<Batch> Apply(const Batch& batch) override { return batch; }
+  absl::Span<const int64_t> batch_shape() const override { return shape_; }
+  uint64_t batch_bytes() const override { return bytes_; }
+
+ private:
+  const std::vector<int64_t> shape_;
+  uint64_t bytes_ = 1;
+};
+
+}  // namespace
 
 absl::StatusOr<DeviceNormalization> FoldTailForDevice(const v1::PipelineSpec& tail, int channels) {
   const bool float32 =
@@ -41,6 +61,21 @@ absl::StatusOr<DeviceNormalization> FoldTailForDevice(const v1::PipelineSpec& ta
   }
   if (tail.ops_size() == 1) return DeviceNormalization{};
   return DeviceNormalization{std::move(mean), std::move(std)};
+}
+
+BatchTailFactory DeviceTailFactory(std::shared_ptr<std::optional<DeviceNormalization>> folded) {
+  return [folded = std::move(folded)](const v1::PipelineSpec& tail,
+                                      absl::Span<const int64_t> worker_batch_shape)
+             -> absl::StatusOr<std::unique_ptr<BatchTail>> {
+    if (worker_batch_shape.size() != 4) {
+      return absl::InvalidArgumentError("tail: the workers' batch shape is not [N, H, W, C]");
+    }
+    absl::StatusOr<DeviceNormalization> normalization =
+        FoldTailForDevice(tail, static_cast<int>(worker_batch_shape[3]));
+    if (!normalization.ok()) return normalization.status();
+    *folded = *std::move(normalization);
+    return std::make_unique<PassThroughTail>(worker_batch_shape);
+  };
 }
 
 }  // namespace stoker

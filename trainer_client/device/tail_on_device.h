@@ -12,10 +12,13 @@
 // order; docs/decisions/0043-tail-on-the-device.md); tested on the host feeder here and on CUDA
 // where a GPU is present.
 
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "stoker/v1/pipeline.pb.h"
+#include "trainer_client/loader_env.h"
 
 namespace stoker {
 
@@ -35,6 +38,13 @@ struct DeviceNormalization {
 // another channel count (or a std <= 0), or the output is not float32 CHW (the feeder's output;
 // such tails stay on the client's CPU).
 absl::StatusOr<DeviceNormalization> FoldTailForDevice(const v1::PipelineSpec& tail, int channels);
+
+// A LoaderEnv::tail for a Loader whose batches a DeviceFeeder converts: the tail the coordinator
+// places on this client is folded into `*folded` (for the caller's feeder) and the Loader hands
+// the workers' uint8 HWC batches through unchanged. The factory runs inside Loader::Open: read
+// `*folded` after it returns; it stays unset when the job placed no tail here. A tail that does
+// not fold fails Loader::Open with FoldTailForDevice's INVALID_ARGUMENT.
+BatchTailFactory DeviceTailFactory(std::shared_ptr<std::optional<DeviceNormalization>> folded);
 
 }  // namespace stoker
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "augment/pipeline_text.h"
+#include "augment/tail_split.h"
 #include "common/status_macros.h"
 #include "plan/resume_token.h"
 
@@ -37,9 +38,17 @@ absl::Status Positive(const char* name, uint64_t value) {
 
 absl::StatusOr<v1::JobSpec> PythonLoaderConfig::ToJobSpec() const {
   // Python's `dataset` argument sets num_samples.
-  return JobSpecArgs::ToJobSpec([](absl::string_view field) {
-    return field == "num_samples" ? std::string("dataset") : std::string(field);
-  });
+  ASSIGN_OR_RETURN(v1::JobSpec spec, JobSpecArgs::ToJobSpec([](absl::string_view field) {
+                     return field == "num_samples" ? std::string("dataset") : std::string(field);
+                   }));
+  // The feeder's output, whatever layout the workers' part has.
+  if (DeviceRunsTail(spec.pipeline())) spec.mutable_pipeline()->set_output_layout(v1::LAYOUT_CHW);
+  return spec;
+}
+
+bool PythonLoaderConfig::DeviceRunsTail(const v1::PipelineSpec& pipeline) const {
+  return device != "cpu" && !to_float && mean.empty() && std.empty() && tail != "worker" &&
+         (dtype == "auto" || dtype == "float32") && TailStart(pipeline).ok();
 }
 
 absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
@@ -57,7 +66,8 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
   options.tls.bearer_token_file = bearer_token_file;
   options.tls.insecure = insecure;
   ASSIGN_OR_RETURN(options.spec, ToJobSpec());
-  if ((tail_on_client || tail == "client") && NeedsFeeder()) {
+  if ((tail_on_client || tail == "client") && NeedsFeeder() &&
+      !DeviceRunsTail(options.spec.pipeline())) {
     return absl::InvalidArgumentError(
         "tail_on_client: not with convert= or a CUDA device (the feeder converts uint8 batches "
         "itself)");
@@ -107,6 +117,8 @@ absl::StatusOr<DeviceOptions> PythonLoaderConfig::ToDeviceOptions() const {
   options.mean = mean;
   options.std = std;
   if (absl::Status status = options.Validate(); !status.ok()) return status;
+  ASSIGN_OR_RETURN(const v1::JobSpec spec, ToJobSpec());
+  if (DeviceRunsTail(spec.pipeline())) return options;  // the workers send uint8 HWC
   if (NeedsFeeder() && ((dtype != "uint8" && dtype != "auto") || layout == "chw")) {
     return absl::InvalidArgumentError(absl::StrCat(
         "device: converting on ", device == "cpu" ? "the host (convert=)" : device,

@@ -30,7 +30,8 @@ struct PythonLoaderConfig : JobSpecArgs {
   std::string run_id;
   uint64_t prefetch_bytes = 256ull << 20;
   // "cpu", "cuda" or "cuda:N". On "cpu" batches are handed out as received (zero copy) unless
-  // to_float; on CUDA uint8 HWC batches are converted (DeviceFeeder) and others refused.
+  // to_float; on CUDA uint8 HWC batches are converted (DeviceFeeder) and others refused, and
+  // the feeder runs a pipeline's to_float / normalize tail itself (DeviceRunsTail).
   std::string device = "cpu";
   // Convert uint8 HWC batches to float32 NCHW, (x / 255 − mean) / std, with the DeviceFeeder
   // (Python: convert=ConvertOptions(...) on "cpu").
@@ -78,6 +79,12 @@ struct PythonLoaderConfig : JobSpecArgs {
   // and local_tls_key with tls_ca. INVALID_ARGUMENT naming the Python argument.
   absl::StatusOr<TlsConfig> LocalProducerTls() const;
   absl::StatusOr<DeviceOptions> ToDeviceOptions() const;
+  // True on a CUDA device without to_float/mean/std of our own, dtype "auto" or "float32", tail
+  // not "worker", for a pipeline that ends in a tail (augment/tail_split.h): the coordinator
+  // places the tail on this client, the workers send uint8 HWC and the DeviceFeeder applies the
+  // tail's folded normalization (DeviceTailFactory, trainer_client/device/tail_on_device.h),
+  // giving float32 NCHW on the device; the job's output layout is then CHW.
+  bool DeviceRunsTail(const v1::PipelineSpec& pipeline) const;
 };
 
 // "py-" + 16 hex digits of a fixed 64-bit FNV-1a hash of the spec's deterministic serialization,

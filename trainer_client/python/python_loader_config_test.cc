@@ -144,6 +144,39 @@ TEST(PythonLoaderConfigTest, ConversionNeedsUint8Hwc) {
   EXPECT_EQ(config.ToDeviceOptions().status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(PythonLoaderConfigTest, OnADeviceTheFeederRunsAPipelinesTail) {
+  PythonLoaderConfig config = ValidConfig();
+  config.pipeline = "horizontal_flip, to_float, normalize(mean=[0.5,0.5,0.5], std=[0.2,0.2,0.2])";
+  config.device = "cuda";
+  config.layout = "hwc";  // the Python default on a device; the feeder's output is NCHW anyway
+  absl::StatusOr<v1::JobSpec> spec = config.ToJobSpec();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(config.DeviceRunsTail(spec->pipeline()));
+  EXPECT_EQ(spec->pipeline().output_layout(), v1::LAYOUT_CHW);
+  EXPECT_TRUE(config.ToDeviceOptions().ok()) << config.ToDeviceOptions().status();
+  EXPECT_TRUE(config.ToLoaderOptions().ok()) << config.ToLoaderOptions().status();
+
+  // Not with a conversion of our own, a forced worker tail, a 16-bit output or on the host.
+  PythonLoaderConfig own = config;
+  own.mean = {0.5f, 0.5f, 0.5f};
+  own.std = {0.2f, 0.2f, 0.2f};
+  EXPECT_FALSE(own.DeviceRunsTail(spec->pipeline()));
+  PythonLoaderConfig on_workers = config;
+  on_workers.tail = "worker";
+  EXPECT_FALSE(on_workers.DeviceRunsTail(spec->pipeline()));
+  PythonLoaderConfig half = config;
+  half.dtype = "float16";
+  EXPECT_FALSE(half.DeviceRunsTail(spec->pipeline()));
+  PythonLoaderConfig host = config;
+  host.device = "cpu";
+  EXPECT_FALSE(host.DeviceRunsTail(spec->pipeline()));
+  // A pipeline without a tail keeps the uint8 HWC rule.
+  PythonLoaderConfig no_tail = config;
+  no_tail.pipeline = "horizontal_flip";
+  EXPECT_FALSE(no_tail.DeviceRunsTail(no_tail.ToJobSpec()->pipeline()));
+  EXPECT_EQ(no_tail.ToJobSpec()->pipeline().output_layout(), v1::LAYOUT_HWC);
+}
+
 TEST(PythonLoaderConfigTest, DefaultJobNameIsAFunctionOfTheSpec) {
   const v1::JobSpec a = *ValidConfig().ToJobSpec();
   PythonLoaderConfig other = ValidConfig();

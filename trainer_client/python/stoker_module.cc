@@ -28,6 +28,7 @@
 #include "trainer_client/batch.h"
 #include "trainer_client/client_tail.h"
 #include "trainer_client/device/device_feeder.h"
+#include "trainer_client/device/tail_on_device.h"
 #include "trainer_client/hybrid/local_producer.h"
 #include "trainer_client/job_spec_args.h"
 #include "trainer_client/loader.h"
@@ -141,14 +142,11 @@ class PyLoader {
   static std::shared_ptr<PyLoader> Create(const PythonLoaderConfig& config) {
     absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
     if (!options.ok()) ThrowStatus(options.status());
-    std::shared_ptr<DeviceFeeder> feeder;
-    if (config.NeedsFeeder()) {
-      absl::StatusOr<DeviceOptions> device_options = config.ToDeviceOptions();
-      if (!device_options.ok()) ThrowStatus(device_options.status());
-      absl::StatusOr<std::unique_ptr<DeviceFeeder>> created = DeviceFeeder::Create(*device_options);
-      if (!created.ok()) ThrowStatus(created.status());
-      feeder = std::move(*created);
-    }
+    absl::StatusOr<DeviceOptions> device_options = config.ToDeviceOptions();
+    if (!device_options.ok()) ThrowStatus(device_options.status());
+    const bool device_tail = config.DeviceRunsTail(options->spec.pipeline());
+    // Where DeviceTailFactory leaves the placed tail's normalization for the feeder.
+    auto folded = std::make_shared<std::optional<DeviceNormalization>>();
     std::unique_ptr<LocalProducer> local;
     absl::StatusOr<std::unique_ptr<Loader>> loader;
     {
@@ -164,11 +162,27 @@ class PyLoader {
       }
       if (config.local_threads == 0 || local != nullptr) {
         LoaderEnv env;
-        env.tail = ClientTailFactory();
+        env.tail = device_tail ? DeviceTailFactory(folded) : ClientTailFactory();
         loader = Loader::Open(*options, std::move(env));
       }
     }
     if (!loader.ok()) ThrowStatus(loader.status());
+    if (device_tail && !folded->has_value()) {
+      ThrowStatus(absl::FailedPreconditionError(
+          "device: the coordinator kept the pipeline's to_float/normalize tail on the workers "
+          "(a coordinator that predates tail placement?); the device takes uint8 batches: end "
+          "the pipeline before to_float and pass convert=ConvertOptions(mean=..., std=...)"));
+    }
+    if (device_tail) {
+      device_options->mean = (*folded)->mean;
+      device_options->std = (*folded)->std;
+    }
+    std::shared_ptr<DeviceFeeder> feeder;
+    if (config.NeedsFeeder()) {
+      absl::StatusOr<std::unique_ptr<DeviceFeeder>> created = DeviceFeeder::Create(*device_options);
+      if (!created.ok()) ThrowStatus(created.status());
+      feeder = std::move(*created);
+    }
     return std::shared_ptr<PyLoader>(
         new PyLoader(std::move(local), std::move(*loader), std::move(feeder), options->job_name));
   }

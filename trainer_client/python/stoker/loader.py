@@ -81,7 +81,9 @@ class Loader:
           0.5). Labels are then float32 [N, K] soft labels instead of int64 [N].
       device (str): "cpu" (default; batches as received, zero copy) or "cuda[:N]" (uint8 HWC
           batches converted to float32 NCHW on that GPU; needs a CUDA build and a GPU, else
-          stoker.FailedPreconditionError).
+          stoker.FailedPreconditionError). On a GPU, a pipeline that ends in to_float and
+          normalize ops (tail "auto", no convert=) ships uint8 and runs that tail on the GPU,
+          within 2e-5 of the CPU result (docs/decisions/0044-tail-on-the-device.md).
       convert (stoker.ConvertOptions | None): on "cpu", convert uint8 HWC batches to float32
           NCHW in this process, (x/255 - mean)/std; on CUDA the conversion's options.
       tensors (str): what the iteration and Batch.images give: "torch", "numpy", or "auto"
