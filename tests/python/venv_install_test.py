@@ -1,0 +1,56 @@
+"""`pip install` of the checkout into a fresh venv, then a job through the installed package.
+
+    /usr/bin/python3 tests/python/venv_install_test.py BUILD_DIR
+
+Creates `python3 -m venv --system-site-packages` (Debian's NumPy, no package index needed),
+runs `pip install --no-build-isolation --no-index` on the source tree (pyproject.toml; the CMake
+build in build-python/, incremental after the first run), then, with PYTHONPATH unset and from a
+directory outside the source tree, runs wheel_job.py: a 2-epoch job against a local coordinator
+and worker (BUILD_DIR's binaries), every sample exactly once, read with np.from_dlpack. Checks the
+package came from the venv, not the checkout or the build tree.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+BUILD_DIR = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+JOB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wheel_job.py")
+
+
+def run(argv, **kwargs):
+    result = subprocess.run(argv, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        raise AssertionError(f"{argv[:3]} exited {result.returncode}:\n"
+                             f"{result.stdout[-4000:]}{result.stderr[-4000:]}")
+    return result.stdout
+
+
+def main():
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", "2")
+    work = tempfile.mkdtemp(prefix="stoker-venv-")
+    try:
+        venv = os.path.join(work, "venv")
+        run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", venv], env=env)
+        python = os.path.join(venv, "bin", "python")
+        run([python, "-m", "pip", "install", "--no-build-isolation", "--no-index",
+             "--disable-pip-version-check", SOURCE_DIR], env=env, timeout=1500)
+        run_dir = os.path.join(work, "run")
+        os.mkdir(run_dir)
+        shutil.copy(JOB, run_dir)
+        output = run([python, "wheel_job.py", BUILD_DIR], env=env, cwd=run_dir, timeout=120)
+        print(output)
+        location = output.strip().splitlines()[-1].removeprefix("stoker: ")
+        if not location.startswith(os.path.realpath(venv) + os.sep):
+            raise AssertionError(f"stoker was imported from {location}, not the venv")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
