@@ -59,6 +59,8 @@ setup(
     version=project_version(),
     packages=["stoker"],
     package_dir={"stoker": PACKAGE_DIR},
+    # Type stubs of the extension and the PEP 561 marker, where the package has them.
+    package_data={"stoker": ["*.pyi", "py.typed"]},
     ext_modules=[CMakeExtension("stoker._stoker", target="stoker_python")],
     cmdclass={"build_ext": CMakeBuild},
     # setuptools' own scratch files beside the CMake build, not in the CMake tree build/.
