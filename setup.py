@@ -16,6 +16,7 @@ import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 SOURCE_DIR = os.path.dirname(os.path.abspath(__file__))
 PACKAGE_DIR = "trainer_client/python/stoker"
@@ -55,6 +56,15 @@ class CMakeBuild(build_ext):
         shutil.copyfile(os.path.join(module_dir, built[0]), destination)
 
 
+class FreshBuildPy(build_py):
+    """setuptools keeps build/lib between builds: a file deleted from the package (or left by a
+    build of another branch) would otherwise ship. The package's copy starts empty each time."""
+
+    def run(self):
+        shutil.rmtree(os.path.join(self.build_lib, "stoker"), ignore_errors=True)
+        super().run()
+
+
 setup(
     version=project_version(),
     packages=["stoker"],
@@ -62,7 +72,7 @@ setup(
     # Type stubs of the extension and the PEP 561 marker, where the package has them.
     package_data={"stoker": ["*.pyi", "py.typed"]},
     ext_modules=[CMakeExtension("stoker._stoker", target="stoker_python")],
-    cmdclass={"build_ext": CMakeBuild},
+    cmdclass={"build_py": FreshBuildPy, "build_ext": CMakeBuild},
     # setuptools' own scratch files beside the CMake build, not in the CMake tree build/.
     options={"build": {"build_base": os.path.join("build-python", "setuptools")}},
     zip_safe=False,

@@ -7,7 +7,8 @@ runs `pip install --no-build-isolation --no-index` on the source tree (pyproject
 build in build-python/, incremental after the first run), then, with PYTHONPATH unset and from a
 directory outside the source tree, runs wheel_job.py: a 2-epoch job against a local coordinator
 and worker (BUILD_DIR's binaries), every sample exactly once, read with np.from_dlpack. Checks the
-package came from the venv, not the checkout or the build tree.
+package came from the venv, not the checkout or the build tree, and holds the source package's
+files, no more.
 """
 
 import os
@@ -29,6 +30,19 @@ def run(argv, **kwargs):
     return result.stdout
 
 
+def check_installed_files(location):
+    """The installed package holds exactly the source package's files (a file left over from an
+    earlier build must not ship) and the extension."""
+    source = os.path.join(SOURCE_DIR, "trainer_client", "python", "stoker")
+    expected = {name for name in os.listdir(source) if not name.startswith("__pycache__")}
+    installed = {name for name in os.listdir(location) if name != "__pycache__"}
+    extensions = {name for name in installed if name.startswith("_stoker.")
+                  and name.endswith(".so")}
+    if len(extensions) != 1 or installed - extensions != expected:
+        raise AssertionError(f"installed {sorted(installed)}, expected {sorted(expected)} "
+                             "and one _stoker*.so")
+
+
 def main():
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", "2")
@@ -47,6 +61,7 @@ def main():
         location = output.strip().splitlines()[-1].removeprefix("stoker: ")
         if not location.startswith(os.path.realpath(venv) + os.sep):
             raise AssertionError(f"stoker was imported from {location}, not the venv")
+        check_installed_files(location)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
