@@ -12,6 +12,7 @@ files, no more.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -43,6 +44,16 @@ def check_installed_files(location):
                              "and one _stoker*.so")
 
 
+def check_version(python, env):
+    """The installed distribution's version is CMakeLists.txt's project(stoker VERSION ...)."""
+    with open(os.path.join(SOURCE_DIR, "CMakeLists.txt")) as f:
+        cmake_version = re.search(r"^project\(stoker VERSION ([0-9.]+)", f.read(), re.M).group(1)
+    installed = run([python, "-c", "import importlib.metadata as m; print(m.version('stoker'))"],
+                    env=env, cwd="/").strip()
+    if installed != cmake_version:
+        raise AssertionError(f"installed version {installed}, CMake project {cmake_version}")
+
+
 def main():
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", "2")
@@ -53,6 +64,7 @@ def main():
         python = os.path.join(venv, "bin", "python")
         run([python, "-m", "pip", "install", "--no-build-isolation", "--no-index",
              "--disable-pip-version-check", SOURCE_DIR], env=env, timeout=1500)
+        check_version(python, env)
         run_dir = os.path.join(work, "run")
         os.mkdir(run_dir)
         shutil.copy(JOB, run_dir)
