@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -46,14 +47,12 @@ class CMakeBuild(build_ext):
                      "-DSTOKER_BUILD_BENCH=OFF", "-DSTOKER_BUILD_EXAMPLES=OFF"]
         subprocess.run(configure, check=True, stdout=subprocess.DEVNULL)
         subprocess.run(["cmake", "--build", build_dir, "--target", ext.target], check=True)
-        module_dir = os.path.join(build_dir, "trainer_client", "python", "stoker")
-        built = [name for name in os.listdir(module_dir)
-                 if name.startswith("_stoker.") and name.endswith(".so")]
-        if len(built) != 1:
-            raise RuntimeError(f"{module_dir}: expected one _stoker*.so, found {built}")
+        # Named for this interpreter (a build directory shared by two Pythons holds both).
+        built = os.path.join(build_dir, "trainer_client", "python", "stoker",
+                             "_stoker" + sysconfig.get_config_var("EXT_SUFFIX"))
         destination = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(destination), exist_ok=True)
-        shutil.copyfile(os.path.join(module_dir, built[0]), destination)
+        shutil.copyfile(built, destination)
 
 
 class FreshBuildPy(build_py):
