@@ -3,8 +3,8 @@
 #
 #   localhost/stoker-coordinator   the coordinator (+ stoker-ctl for health checks)
 #   localhost/stoker-worker        a CPU worker (+ stoker-ctl)
-#   localhost/stoker-trainer       trainer base: client library + CMake package, Python module
-#                                  with python3-torch, stoker-bench-client, stoker-ctl
+#   localhost/stoker-trainer       trainer base: python3-torch and the package stoker from its
+#                                  wheel (scripts/wheel.sh), stoker-bench-client, stoker-ctl
 #
 # each tagged :latest and :VERSION, on localhost/stoker-runtime (the shared libraries, computed
 # from the binaries with ldd + dpkg -S) on localhost/stoker-base (docker/base-image.sh:
@@ -45,20 +45,17 @@ done
 version=$(sed -n 's/^project(stoker VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
-# --- binaries, installed into the build context ---
-# Everything `cmake --install` installs (components runtime, client, python).
+# --- binaries, installed into the build context; the trainer's wheel ---
+# Everything `cmake --install --component runtime` installs.
 targets=(stoker-coordinator stoker-worker stoker-ctl stoker-bench-client stoker-pack
-         stoker-gen-images stoker_client stoker_python)
+         stoker-gen-images)
 scripts/build.sh "${targets[@]}"
 context=$ROOT/.cache/images/context
 rm -rf "$context" && mkdir -p "$context"
-for component in runtime client python; do
-  cmake --install "$BUILD_DIR" --component "$component" --prefix "$context/stage" --strip \
-    >/dev/null
-done
-mkdir -p "$context/python"
-mv "$context/stage/lib/python3/dist-packages/stoker" "$context/python/stoker"
-rm -rf "$context/stage/lib/python3"
+cmake --install "$BUILD_DIR" --component runtime --prefix "$context/stage" --strip >/dev/null
+if [[ " ${images[*]} " == *" trainer "* ]]; then
+  scripts/wheel.sh "$context/wheel" >/dev/null
+fi
 
 # --- the runtime packages: whoever ships each shared library the binaries load ---
 runtime_packages() {
@@ -71,8 +68,8 @@ runtime_packages() {
       { echo "images.sh: no Debian package ships $lib" >&2; return 1; }
   done | cut -d: -f1 | sort -u | tr '\n' ' '
 }
-packages=$(runtime_packages "$context"/stage/bin/stoker-{coordinator,worker,ctl,bench-client} \
-                            "$context"/python/stoker/_stoker*.so)
+# (The trainer's wheel carries its own libraries.)
+packages=$(runtime_packages "$context"/stage/bin/stoker-{coordinator,worker,ctl,bench-client})
 
 # --- base and runtime (cached by content) ---
 docker/base-image.sh

@@ -31,6 +31,8 @@ PACKAGES=(
   liblz4-dev libzstd-dev
   # The Python module (trainer_client/python) and its tests, run with /usr/bin/python3.
   pybind11-dev python3-dev python3-torch python3-numpy
+  # The package `stoker` built by pip (pyproject.toml) and made self-contained (scripts/wheel.sh).
+  python3-venv python3-setuptools python3-wheel python3-pip patchelf
   # Equivalence tests against PIL and torchvision (augment/, the Python module's from_torchvision)
   # and their real photographs (skimage's sample images); scipy for the distribution tests.
   python3-pil python3-torchvision python3-skimage python3-scipy
@@ -48,12 +50,9 @@ DEPLOY_PACKAGES=(unzip python3-yaml)
 FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 
 # What docker/trainer.Containerfile installs on top of the runtime libraries (scripts/images.sh
-# asks for it with --print-trainer-image-packages): Python with torch for the module, and the -dev
-# packages and compiler the CMake package needs to build a trainer against it (the exported
-# payload codec links liblz4.so and libzstd.so by path).
-TRAINER_IMAGE_PACKAGES=(python3 python3-numpy python3-torch
-  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-  prometheus-cpp-dev liblz4-dev libzstd-dev cmake make g++)
+# asks for it with --print-trainer-image-packages): Python with torch and NumPy, and venv's
+# bundled pip to install the stoker wheel. No compiler, no -dev package.
+TRAINER_IMAGE_PACKAGES=(python3 python3-numpy python3-torch python3-venv)
 
 containers=0
 deploy=0
