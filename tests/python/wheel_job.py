@@ -32,8 +32,8 @@ def read_epoch(loader, epoch):
     for batch in loader.batches():
         if batch.epoch != epoch:
             raise AssertionError(f"batch of epoch {batch.epoch} during epoch {epoch}")
-        images = np.from_dlpack(batch.images)
-        labels = np.from_dlpack(batch.labels)
+        images = np.from_dlpack(batch)  # the batch is a DLPack producer of its images
+        labels = np.from_dlpack(batch.labels_dlpack)
         indices = list(batch.raw.sample_indices)
         if images.shape != (BATCH, C, H, W) or images.dtype != np.float32:
             raise AssertionError(f"images {images.shape} {images.dtype}")
