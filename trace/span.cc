@@ -2,7 +2,7 @@
 
 namespace stoker::trace {
 
-std::string_view StageName(Stage stage) {
+absl::string_view StageName(Stage stage) {
   switch (stage) {
     case Stage::kLeaseWait:
       return "lease_wait";

@@ -13,7 +13,8 @@
 
 #include <cstdint>
 #include <optional>
-#include <string_view>
+
+#include "absl/strings/string_view.h"
 
 namespace stoker::trace {
 
@@ -57,7 +58,7 @@ inline constexpr Stage kAllStages[] = {
 inline constexpr int kStageCount = sizeof(kAllStages) / sizeof(kAllStages[0]);
 
 // "lease_wait", "shard_read", ..., "consumed_report": the names in traces and reports.
-std::string_view StageName(Stage stage);
+absl::string_view StageName(Stage stage);
 // The stage a wire value names; nullopt for a value this build does not know.
 std::optional<Stage> StageFromWire(uint32_t value);
 // The stage's position in kAllStages (for per-stage arrays).
