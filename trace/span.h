@@ -90,6 +90,11 @@ struct Span {
   // Nanoseconds of the recording process's monotonic clock; start_ns <= end_ns.
   int64_t start_ns = 0;
   int64_t end_ns = 0;
+
+  friend bool operator==(const Span& a, const Span& b) {
+    return a.stage == b.stage && a.name_id == b.name_id && a.thread_id == b.thread_id &&
+           a.task == b.task && a.start_ns == b.start_ns && a.end_ns == b.end_ns;
+  }
 };
 
 }  // namespace stoker::trace
