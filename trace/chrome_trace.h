@@ -22,6 +22,7 @@
 // REQUIRES: start_ns <= end_ns for every span (the conversion from the wire refuses others).
 // Pure function; thread-safe.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,6 +49,18 @@ struct TraceProcess {
 };
 
 std::string WriteChromeTrace(absl::Span<const TraceProcess> processes);
+
+// Op names and thread names a merged process keeps (a pipeline has at most 64 ops; a worker a
+// few hundred threads at most), so that what peers send cannot grow a collector's tables.
+inline constexpr size_t kMaxNamesPerProcess = 256;
+
+// Adds `from`'s op names and thread names to `into`'s (the same process seen in pieces: a
+// worker's batch headers, a rank's heartbeats) and keeps the larger clock error bound. Returns,
+// by `from`'s name id, the id of the same name in `into` (0 for a name dropped at
+// kMaxNamesPerProcess: such spans keep the stage's name, such threads "thread <id>").
+std::vector<uint16_t> MergeNames(const TraceProcess& from, TraceProcess* into);
+// MergeNames, then appends `from`'s spans to `into` with their name ids renumbered.
+void MergeProcess(const TraceProcess& from, TraceProcess* into);
 
 }  // namespace stoker::trace
 

@@ -13,6 +13,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
+using ::testing::UnorderedElementsAre;
 
 Span MakeSpan(Stage stage, uint32_t thread_id, uint64_t batch, int64_t start_ns, int64_t end_ns,
               uint16_t name_id = 0) {
@@ -143,6 +144,44 @@ TEST(ValidateChromeTraceTest, EveryProcessWithEventsIsNamed) {
   EXPECT_THAT(ValidateChromeTrace(Trace(R"({"name":"a","ph":"X","ts":0,"dur":1,"pid":2,"tid":1})")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("pid 2 has no process_name metadata event")));
+}
+
+TEST(MergeProcessTest, RenumbersNamesOfEachBatch) {
+  // Two batch headers of one worker, each numbering its own names from 1.
+  TraceProcess worker{"worker a:1", {}, {}, {}, 100};
+  const TraceProcess first{
+      "", {MakeSpan(Stage::kOp, 4, 0, 0, 10, 1)}, {"", "resize"}, {{4, "p0"}}, 300};
+  const TraceProcess second{
+      "",
+      {MakeSpan(Stage::kOp, 4, 1, 10, 20, 1), MakeSpan(Stage::kOp, 4, 1, 20, 30, 2)},
+      {"", "flip", "resize"},
+      {{4, "other"}},
+      200};
+  MergeProcess(first, &worker);
+  MergeProcess(second, &worker);
+  EXPECT_THAT(worker.op_names, ElementsAre("", "resize", "flip"));
+  ASSERT_EQ(worker.spans.size(), 3u);
+  EXPECT_EQ(worker.spans[0].name_id, 1);
+  EXPECT_EQ(worker.spans[1].name_id, 2);
+  EXPECT_EQ(worker.spans[2].name_id, 1);
+  EXPECT_THAT(worker.thread_names, UnorderedElementsAre(Pair(4, "p0")));
+  EXPECT_EQ(worker.clock_error_bound_ns, 300);
+}
+
+TEST(MergeProcessTest, NamesAreBoundedAndSpansOfDroppedNamesKeepTheStage) {
+  TraceProcess into;
+  TraceProcess from;
+  from.op_names.emplace_back();
+  for (size_t i = 0; i < kMaxNamesPerProcess + 5; ++i) {
+    from.op_names.push_back("op" + std::to_string(i));
+    from.thread_names[static_cast<uint32_t>(i)] = "t";
+  }
+  from.spans = {MakeSpan(Stage::kOp, 1, 0, 0, 1, static_cast<uint16_t>(from.op_names.size() - 1))};
+  MergeProcess(from, &into);
+  EXPECT_EQ(into.op_names.size(), kMaxNamesPerProcess);
+  EXPECT_EQ(into.thread_names.size(), kMaxNamesPerProcess);
+  ASSERT_EQ(into.spans.size(), 1u);
+  EXPECT_EQ(into.spans[0].name_id, 0);
 }
 
 TEST(JsonTextTest, QuotesAndMicroseconds) {

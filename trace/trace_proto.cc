@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "trace/span_recorder.h"
 
 namespace stoker::trace {
 namespace {
@@ -191,29 +190,6 @@ TraceProcess FromProcessSpans(const pb::TraceProcessSpans& message) {
   }
   process.clock_error_bound_ns = message.clock_error_bound_ns();
   return process;
-}
-
-void MergeProcess(const TraceProcess& from, TraceProcess* into) {
-  if (into->op_names.empty()) into->op_names.emplace_back();
-  std::vector<uint16_t> renumbered(from.op_names.size(), 0);
-  for (size_t id = 1; id < from.op_names.size(); ++id) {
-    const auto it = std::find(into->op_names.begin() + 1, into->op_names.end(), from.op_names[id]);
-    if (it != into->op_names.end()) {
-      renumbered[id] = static_cast<uint16_t>(it - into->op_names.begin());
-    } else if (into->op_names.size() < SpanRecorder::kMaxNames) {
-      renumbered[id] = static_cast<uint16_t>(into->op_names.size());
-      into->op_names.push_back(from.op_names[id]);
-    }
-  }
-  for (Span span : from.spans) {
-    span.name_id = span.name_id < renumbered.size() ? renumbered[span.name_id] : 0;
-    into->spans.push_back(span);
-  }
-  for (const auto& [id, name] : from.thread_names) {
-    if (into->thread_names.size() >= SpanRecorder::kMaxNames) break;
-    into->thread_names.try_emplace(id, name);
-  }
-  into->clock_error_bound_ns = std::max(into->clock_error_bound_ns, from.clock_error_bound_ns);
 }
 
 }  // namespace stoker::trace

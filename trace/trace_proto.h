@@ -60,12 +60,6 @@ TraceProcess FromBatchTrace(const stoker::v1::BatchTrace& trace, const TaskKey& 
 stoker::v1::TraceProcessSpans ToProcessSpans(const TraceProcess& process);
 TraceProcess FromProcessSpans(const stoker::v1::TraceProcessSpans& message);
 
-// Appends `from`'s spans to `into` (the same process: a worker's batches one by one, a rank's
-// heartbeats), renumbering name ids into `into`'s op names, adding thread names it lacks and
-// keeping the larger clock error bound. Op and thread names beyond SpanRecorder::kMaxNames are
-// dropped (such spans keep the stage's name, such threads "thread <id>").
-void MergeProcess(const TraceProcess& from, TraceProcess* into);
-
 }  // namespace stoker::trace
 
 #endif  // STOKER_TRACE_TRACE_PROTO_H_

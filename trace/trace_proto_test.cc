@@ -147,27 +147,5 @@ TEST(ProcessSpansTest, RoundTripsAProcess) {
   EXPECT_EQ(back.clock_error_bound_ns, 700);
 }
 
-TEST(MergeProcessTest, RenumbersNamesOfEachBatch) {
-  // Two batch headers of one worker, each numbering its own names from 1.
-  TraceProcess worker{"worker a:1", {}, {}, {}, 100};
-  const TraceProcess first{
-      "", {MakeSpan(Stage::kOp, 1, 4, 0, 10)}, {"", "resize"}, {{4, "p0"}}, 300};
-  const TraceProcess second{
-      "",
-      {MakeSpan(Stage::kOp, 1, 4, 10, 20), MakeSpan(Stage::kOp, 2, 4, 20, 30)},
-      {"", "flip", "resize"},
-      {{4, "other"}},
-      200};
-  MergeProcess(first, &worker);
-  MergeProcess(second, &worker);
-  EXPECT_THAT(worker.op_names, ElementsAre("", "resize", "flip"));
-  ASSERT_EQ(worker.spans.size(), 3u);
-  EXPECT_EQ(worker.spans[0].name_id, 1);
-  EXPECT_EQ(worker.spans[1].name_id, 2);
-  EXPECT_EQ(worker.spans[2].name_id, 1);
-  EXPECT_THAT(worker.thread_names, UnorderedElementsAre(Pair(4, "p0")));
-  EXPECT_EQ(worker.clock_error_bound_ns, 300);
-}
-
 }  // namespace
 }  // namespace stoker::trace
