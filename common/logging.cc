@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/flags.h"
+#include "common/json_text.h"
 
 namespace stoker {
 namespace {
@@ -34,41 +35,28 @@ std::atomic<LogFormat> g_format{LogFormat::kText};
 
 const char* LevelName(LogLevel level) {
   switch (level) {
-    case LogLevel::kDebug: return "debug";
-    case LogLevel::kInfo: return "info";
-    case LogLevel::kWarning: return "warning";
-    case LogLevel::kError: return "error";
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarning:
+      return "warning";
+    case LogLevel::kError:
+      return "error";
   }
   return "unknown";
 }
 
-// `text` as the inside of a JSON string.
-std::string JsonEscape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += absl::StrFormat("\\u%04x", c);
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
-
 const char* LevelLetter(LogLevel level) {
   switch (level) {
-    case LogLevel::kDebug: return "D";
-    case LogLevel::kInfo: return "I";
-    case LogLevel::kWarning: return "W";
-    case LogLevel::kError: return "E";
+    case LogLevel::kDebug:
+      return "D";
+    case LogLevel::kInfo:
+      return "I";
+    case LogLevel::kWarning:
+      return "W";
+    case LogLevel::kError:
+      return "E";
   }
   return "?";
 }
@@ -107,8 +95,8 @@ std::string FormatLogLine(LogFormat format, LogLevel level, const char* file, in
   if (format == LogFormat::kJson) {
     return absl::StrCat("{\"time\":\"",
                         absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", time, absl::UTCTimeZone()),
-                        "\",\"level\":\"", LevelName(level), "\",\"file\":\"", JsonEscape(file),
-                        "\",\"line\":", line, ",\"msg\":\"", JsonEscape(message), "\"}\n");
+                        "\",\"level\":\"", LevelName(level), "\",\"file\":", JsonQuoted(file),
+                        ",\"line\":", line, ",\"msg\":", JsonQuoted(message), "}\n");
   }
   return absl::StrCat(LevelLetter(level),
                       absl::FormatTime(" %H:%M:%E3S ", time, absl::LocalTimeZone()), file, ":",

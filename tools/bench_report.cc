@@ -3,26 +3,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/json_text.h"
 
 namespace stoker {
 namespace {
 
 double PerSecond(double count, double seconds) { return seconds > 0 ? count / seconds : 0; }
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += absl::StrFormat("\\u%04x", c);
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 }  // namespace
 
@@ -59,7 +45,7 @@ std::string FormatBenchReportJson(const BenchRun& run) {
       "\"step_ms\":%.4f,\"duplicates_dropped\":%d,\"stream_failures\":%d,"
       "\"corrupt_payloads\":%d,\"decode_seconds\":%.6f,\"steady_images\":%d,"
       "\"steady_cpu_seconds\":%.6f,\"workers\":[",
-      JsonString(run.job_name), run.job_id, run.rank, run.world_size, run.batches, run.images,
+      JsonQuoted(run.job_name), run.job_id, run.rank, run.world_size, run.batches, run.images,
       run.wall_seconds, PerSecond(run.images, run.wall_seconds),
       PerSecond(run.batches, run.wall_seconds),
       run.wall_seconds > 0 ? stats.wait_seconds / run.wall_seconds : 0, stats.wait_seconds,
@@ -71,7 +57,7 @@ std::string FormatBenchReportJson(const BenchRun& run) {
     absl::StrAppendFormat(&out,
                           "%s{\"worker_id\":%d,\"address\":%s,\"batches\":%d,\"images\":%d,"
                           "\"images_per_second\":%.3f,\"bytes\":%d,\"wire_bytes\":%d}",
-                          i == 0 ? "" : ",", worker.worker_id, JsonString(worker.address),
+                          i == 0 ? "" : ",", worker.worker_id, JsonQuoted(worker.address),
                           worker.batches, worker.samples,
                           PerSecond(worker.samples, run.wall_seconds), worker.bytes,
                           worker.wire_bytes);

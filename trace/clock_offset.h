@@ -2,7 +2,7 @@
 #define STOKER_TRACE_CLOCK_OFFSET_H_
 
 // The offset between two processes' monotonic clocks, estimated NTP-style from request/response
-// round trips (docs/decisions/9301-batch-timeline.md, "Clocks").
+// round trips (docs/decisions/0046-batch-timeline.md, "Clocks").
 //
 // A sample is four instants: t0 the local send, t1 the peer's receive, t2 the peer's send (peer
 // clock), t3 the local receive (local clock). With offset = peer - local,

@@ -5,21 +5,6 @@
 
 namespace stoker::trace {
 
-std::string JsonQuoted(absl::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += absl::StrFormat("\\u%04x", c);
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::string MicrosFromNanos(int64_t ns) {
   const char* sign = ns < 0 ? "-" : "";
   // Magnitude in unsigned arithmetic: -INT64_MIN does not fit an int64_t.

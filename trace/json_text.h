@@ -6,12 +6,9 @@
 #include <cstdint>
 #include <string>
 
-#include "absl/strings/string_view.h"
+#include "common/json_text.h"  // JsonQuoted, for the trace's writers
 
 namespace stoker::trace {
-
-// `s` as a JSON string literal, quotes included (", \ and control characters escaped).
-std::string JsonQuoted(absl::string_view s);
 
 // Nanoseconds as microseconds with three decimals ("1234.567"): exact, no floating point.
 std::string MicrosFromNanos(int64_t ns);

@@ -1,7 +1,7 @@
 #ifndef STOKER_TRACE_SPAN_H_
 #define STOKER_TRACE_SPAN_H_
 
-// The span model of a batch's timeline (docs/decisions/9301-batch-timeline.md): what one thread
+// The span model of a batch's timeline (docs/decisions/0046-batch-timeline.md): what one thread
 // of one process did for one task between two instants of that process's monotonic clock.
 //
 // Spans of one thread are flat and sequential: a stage is recorded when the previous one ended,

@@ -1,7 +1,7 @@
 #ifndef STOKER_TRACE_SPAN_RECORDER_H_
 #define STOKER_TRACE_SPAN_RECORDER_H_
 
-// A process's bounded store of spans (docs/decisions/9301-batch-timeline.md).
+// A process's bounded store of spans (docs/decisions/0046-batch-timeline.md).
 //
 // Off (sampling 0, the default) recording costs one relaxed atomic load: ScopedSpan asks
 // Sampled(), which reads the sampling rate and returns false before any clock is read or

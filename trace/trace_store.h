@@ -1,7 +1,7 @@
 #ifndef STOKER_TRACE_TRACE_STORE_H_
 #define STOKER_TRACE_TRACE_STORE_H_
 
-// The coordinator's collected spans, per traced job (docs/decisions/9301-batch-timeline.md):
+// The coordinator's collected spans, per traced job (docs/decisions/0046-batch-timeline.md):
 // StartTrace opens a window, heartbeat responses read it (Window), heartbeats and the
 // coordinator's own events add spans (Add), GetTrace reads them back by pages (Read).
 //

@@ -1,0 +1,19 @@
+#include "common/json_text.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace stoker {
+namespace {
+
+TEST(JsonQuotedTest, EscapesQuotesBackslashesAndControlCharacters) {
+  EXPECT_EQ(JsonQuoted(""), "\"\"");
+  EXPECT_EQ(JsonQuoted("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(JsonQuoted("line\nnext\ttab"), "\"line\\nnext\\ttab\"");
+  EXPECT_EQ(JsonQuoted(std::string("\x01\x1f", 2)), "\"\\u0001\\u001f\"");
+  EXPECT_EQ(JsonQuoted("caf\xc3\xa9"), "\"caf\xc3\xa9\"");  // UTF-8 passes through
+}
+
+}  // namespace
+}  // namespace stoker
