@@ -26,7 +26,8 @@ namespace {
 namespace pb = ::stoker::v1;
 using C = grpc::StatusCode;
 
-constexpr Role kRoles[] = {Role::kCoordinator, Role::kWorker, Role::kTrainer, Role::kOperator};
+constexpr Role kRoles[] = {Role::kCoordinator, Role::kWorker, Role::kTrainer, Role::kOperator,
+                           Role::kScaler};
 
 // A cluster whose coordinator and workers accept the tokens of `certs` besides certificates.
 absl::StatusOr<std::unique_ptr<TestCluster>> StartTokenCluster(
