@@ -332,8 +332,7 @@ absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorkerLo
                    << request.address() << " with " << request.cores() << " cores"
                    << (request.private_to_client().empty()
                            ? ""
-                           : " for client " + request.private_to_client() + " only")
-                   << (request.pool().empty() ? "" : " in pool " + request.pool());
+                           : " for client " + request.private_to_client() + " only");
   stoker::v1::RegisterWorkerResponse response;
   response.set_worker_id(reg->worker_id());
   response.set_heartbeat_interval_ms(
