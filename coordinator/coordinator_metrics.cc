@@ -35,12 +35,14 @@ std::vector<std::pair<std::string, TaskCounts>> CountTasks(const ClusterState& s
   return out;
 }
 
-// The figures of a WorkerCountCost, each a gauge family: "stoker_job_<suffix>" for the job now
-// and "stoker_job_predicted_<suffix>" per candidate worker count.
+// The figures of a WorkerCountCost, each a gauge family: "stoker_job_now_<suffix>" for the job
+// now and "stoker_job_predicted_<suffix>" per candidate worker count; times `scale` (GPU-hours
+// are exported in seconds, Prometheus's base unit).
 struct CostFigure {
   const char* suffix;
   const char* help;
   double (stoker::v1::WorkerCountCost::*value)() const;
+  double scale = 1;
 };
 constexpr CostFigure kCostFigures[] = {
     {"samples_per_second", "Samples/s the trainers consume",
@@ -51,8 +53,8 @@ constexpr CostFigure kCostFigures[] = {
      &stoker::v1::WorkerCountCost::dollars_per_hour},
     {"dollars_per_epoch", "Dollars one epoch costs (0 when unpriced or nothing delivered)",
      &stoker::v1::WorkerCountCost::dollars_per_epoch},
-    {"gpu_hours_lost_per_epoch", "GPU-hours spent waiting for data per epoch",
-     &stoker::v1::WorkerCountCost::gpu_hours_lost_per_epoch},
+    {"gpu_seconds_lost_per_epoch", "GPU-seconds spent waiting for data per epoch",
+     &stoker::v1::WorkerCountCost::gpu_hours_lost_per_epoch, 3600},
     {"samples_per_dollar", "Samples delivered per dollar (0 when unpriced)",
      &stoker::v1::WorkerCountCost::samples_per_dollar},
 };
@@ -68,11 +70,11 @@ void AddJobCosts(const stoker::v1::JobStatus& job, MetricFamilyBuilder* m) {
            advice.cheapest_workers(), labels);
   for (const CostFigure& figure : kCostFigures) {
     m->Gauge(absl::StrCat("stoker_job_now_", figure.suffix), absl::StrCat(figure.help, ", now."),
-             (advice.now().*figure.value)(), labels);
+             (advice.now().*figure.value)() * figure.scale, labels);
     for (const stoker::v1::WorkerCountCost& point : advice.predicted()) {
       m->Gauge(absl::StrCat("stoker_job_predicted_", figure.suffix),
                absl::StrCat(figure.help, ", predicted with `workers` workers."),
-               (point.*figure.value)(),
+               (point.*figure.value)() * figure.scale,
                {{"job_name", job.name()}, {"workers", absl::StrCat(point.workers())}});
     }
   }
@@ -88,8 +90,8 @@ void AddClusterCosts(const stoker::v1::ClusterCost& cluster, MetricFamilyBuilder
            cluster.dollars_per_hour());
   m->Gauge("stoker_cluster_samples_per_dollar", "Samples delivered per dollar (0 when unpriced).",
            cluster.samples_per_dollar());
-  m->Gauge("stoker_cluster_gpu_hours_lost_per_hour",
-           "GPU-hours spent waiting for data per hour, over every rank.",
+  m->Gauge("stoker_cluster_gpu_seconds_lost_per_second",
+           "GPU-seconds spent waiting for data per second (GPU-hours per hour), over every rank.",
            cluster.gpu_hours_lost_per_hour());
 }
 
