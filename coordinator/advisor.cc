@@ -33,6 +33,8 @@ AdvisorInput Sanitized(AdvisorInput input) {
   for (WorkerSupply& worker : input.workers) {
     worker.samples_per_second = Bounded(worker.samples_per_second, kMaxReportedRate);
     worker.busy_fraction = Bounded(worker.busy_fraction, 1);
+    worker.all_jobs_samples_per_second =
+        Bounded(worker.all_jobs_samples_per_second, kMaxReportedRate);
   }
   return input;
 }
@@ -125,7 +127,9 @@ Advice AdviseWorkers(const AdvisorInput& raw_input, const AdvisorConfig& config)
       busy_elsewhere = true;
       continue;
     }
-    advice.capacity_samples_per_second += worker.samples_per_second / worker.busy_fraction;
+    advice.capacity_samples_per_second +=
+        std::max(worker.samples_per_second, worker.all_jobs_samples_per_second) /
+        worker.busy_fraction;
     ++measured_workers;
   }
   if (!all_ranks_measured) {

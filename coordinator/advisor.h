@@ -14,6 +14,8 @@
 // counts as 0, an infinite or huge one as its cap (fractions 1, rates kMaxReportedRate, steps
 // at least kMinStepSeconds). Only workers that produced for this job (rate > 0) at a measurable
 // busy fraction are extrapolated: a worker busy with other jobs says nothing about this one.
+// A worker's capacity is what it produced for every job per busy fraction (its busy time split
+// among the jobs by their rates; the jobs' samples are taken to cost alike).
 //
 // With a measured rate model the advice also says what the job delivers and costs now and at
 // each candidate worker count (coordinator/advisor_costs.h), at the configured prices.
@@ -48,6 +50,10 @@ struct WorkerSupply {
   double samples_per_second = 0;
   double busy_fraction = 0;  // [0, 1] of its producer threads
   std::string pool;          // its worker pool, for its price
+  // What it produced for every job (>= samples_per_second; 0: this job only). Its busy time
+  // is shared among the jobs in proportion, so a worker that just moved to this job from
+  // another is not extrapolated from this job's first trickle over its whole busy time.
+  double all_jobs_samples_per_second = 0;
 };
 
 struct AdvisorInput {

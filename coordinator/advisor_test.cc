@@ -98,6 +98,18 @@ TEST(AdvisorTest, WorkersBusyOnOtherJobsAreNotExtrapolated) {
   EXPECT_THAT(advice.explanation, HasSubstr("they work for other jobs"));
 }
 
+// A worker that just moved from another job: 10 samples/s for this one, 190 for the other, at
+// 100% busy. Its capacity is 200 (busy time shared by rate), not 10 (which asked for 100 workers
+// at every job switch).
+TEST(AdvisorTest, BusyTimeIsSharedAmongTheJobs) {
+  WorkerSupply worker{1, 10, 1.0, ""};
+  worker.all_jobs_samples_per_second = 200;
+  const Advice advice = AdviseWorkers(OneRank(0.5, {worker}));
+  ASSERT_TRUE(advice.measured);
+  EXPECT_NEAR(advice.capacity_samples_per_second, 200, 1e-9);
+  EXPECT_EQ(advice.workers_desired, 6u);  // 1,032 × 1.1 / 200 = 5.7 → 6
+}
+
 TEST(AdvisorTest, NeededWorkersAreCapped) {
   const Advice advice = AdviseWorkers(OneRank(0.9, {{1, 1e-12, 1.0, ""}}));
   ASSERT_TRUE(advice.measured);

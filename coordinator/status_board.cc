@@ -83,6 +83,12 @@ Advice StatusBoard::AdviseJob(const JobRecord& job, const ClusterState& state) c
     WorkerSupply supply{worker->id, 0, 0, worker->pool};
     if (auto it = workers_.find(worker->id); it != workers_.end()) {
       supply.samples_per_second = JobRateOf(it->second.stats, job.id);
+      for (const stoker::v1::JobRate& rate : it->second.stats.job_rates()) {
+        // Bounded by the advisor; a NaN or negative one adds nothing here.
+        if (rate.samples_per_second() > 0) {
+          supply.all_jobs_samples_per_second += rate.samples_per_second();
+        }
+      }
       supply.busy_fraction = it->second.stats.busy_fraction();
     }
     input.workers.push_back(supply);
