@@ -7,6 +7,11 @@
 //   {"t": seconds since start, "active": true, "metric": 3, "workers": 3}
 // Runs until SIGTERM/SIGINT or --duration-s, then stops every worker it started.
 //
+// --policy=cpu replaces KEDA's metric by the HPA's default policy, for comparison: the workers'
+// mean busy fraction (GetStatus) against --cpu-target, desired = ceil(n × busy / target) unless
+// within 10% of n, at least 1 (an HPA never scales to zero), falls only --cooldown-ms after the
+// last change; "metric" is then that count and "active" always true.
+//
 //   stoker-keda-loop --coordinator=127.0.0.1:7070 --tls-cert=scaler.pem ... --log=loop.jsonl
 //       -- build/worker/stoker-worker --coordinator=127.0.0.1:7070 --listen=127.0.0.1:0 ...
 
@@ -17,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -28,6 +34,7 @@
 #include "common/tls/grpc_tls.h"
 #include "common/tls/tls_config.h"
 #include "externalscaler/externalscaler.grpc.pb.h"
+#include "stoker/v1/coordinator.grpc.pb.h"
 
 namespace stoker {
 namespace {
@@ -42,6 +49,9 @@ struct LoopOptions {
   uint32_t max_workers = 8;
   int64_t duration_s = 300;
   std::string log;
+  std::string policy = "keda";
+  double cpu_target = 0.8;
+  int64_t cooldown_ms = 3000;
 };
 
 pid_t StartWorker(const std::vector<std::string>& command) {
@@ -81,6 +91,26 @@ int64_t AskLikeKeda(externalscaler::ExternalScaler::Stub* stub,
   return metrics.metricvalues(0).metricvalue();  // target 1 per replica: replicas = value
 }
 
+// The CPU-utilization policy's count for `running` workers (see the header); -1 when GetStatus
+// failed. Holds falls until `cooldown` after `*changed`.
+int64_t AskLikeAnHpa(stoker::v1::Coordinator::Stub* stub, const LoopOptions& options,
+                     size_t running, absl::Time* changed) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  stoker::v1::GetStatusResponse status;
+  if (!stub->GetStatus(&context, stoker::v1::GetStatusRequest(), &status).ok()) return -1;
+  if (running == 0 || status.workers_size() == 0) return std::max<size_t>(running, 1);
+  double busy = 0;
+  for (const stoker::v1::WorkerStatus& worker : status.workers()) busy += worker.busy_fraction();
+  const double ratio = busy / status.workers_size() / options.cpu_target;
+  if (std::abs(ratio - 1) <= 0.1) return running;  // the HPA's tolerance
+  const int64_t desired = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(running * ratio)));
+  const bool fall = desired < static_cast<int64_t>(running);
+  if (fall && absl::Now() - *changed < absl::Milliseconds(options.cooldown_ms)) return running;
+  if (desired != static_cast<int64_t>(running)) *changed = absl::Now();
+  return desired;
+}
+
 int Loop(const LoopOptions& options, const TlsConfig& tls,
          const std::vector<std::string>& command) {
   FILE* log = std::fopen(options.log.c_str(), "w");
@@ -88,8 +118,11 @@ int Loop(const LoopOptions& options, const TlsConfig& tls,
     std::fprintf(stderr, "stoker-keda-loop: cannot write %s\n", options.log.c_str());
     return 1;
   }
-  auto stub = externalscaler::ExternalScaler::NewStub(
-      grpc::CreateChannel(options.coordinator, ChannelCredentials(tls, {Role::kCoordinator})));
+  const auto channel =
+      grpc::CreateChannel(options.coordinator, ChannelCredentials(tls, {Role::kCoordinator}));
+  auto stub = externalscaler::ExternalScaler::NewStub(channel);
+  auto status_stub = stoker::v1::Coordinator::NewStub(channel);
+  absl::Time changed = absl::Now();
   externalscaler::ScaledObjectRef ref;
   ref.set_name("stoker-worker");
   ref.set_namespace_("test");
@@ -97,8 +130,10 @@ int Loop(const LoopOptions& options, const TlsConfig& tls,
   std::vector<pid_t> workers;
   const absl::Time start = absl::Now();
   while (!stop_requested && absl::Now() - start < absl::Seconds(options.duration_s)) {
-    bool active = false;
-    const int64_t metric = AskLikeKeda(stub.get(), ref, &active);
+    bool active = true;
+    const int64_t metric = options.policy == "cpu"
+                               ? AskLikeAnHpa(status_stub.get(), options, workers.size(), &changed)
+                               : AskLikeKeda(stub.get(), ref, &active);
     if (metric >= 0) {
       const size_t want = std::min<uint64_t>(metric, options.max_workers);
       while (workers.size() < want) workers.push_back(StartWorker(command));
@@ -131,14 +166,19 @@ int Run(int argc, char** argv) {
   flags.Add("max-workers", &options.max_workers, "most workers (maxReplicaCount)");
   flags.Add("duration-s", &options.duration_s, "stop after this long at the latest");
   flags.Add("log", &options.log, "JSON lines, one per poll");
+  flags.Add("policy", &options.policy, "keda (the external scaler) or cpu (an HPA on CPU)");
+  flags.Add("cpu-target", &options.cpu_target, "cpu policy: the workers' target busy fraction");
+  flags.Add("cooldown-ms", &options.cooldown_ms, "cpu policy: no fall sooner after a change");
   TlsFlags tls_flags;  // The scaler role's certificate (or --insecure).
   tls_flags.AddTo(&flags, /*calls=*/true, /*serves=*/false);
   if (auto exit_code = flags.Parse(split, argv)) return *exit_code;
   absl::StatusOr<TlsConfig> tls = tls_flags.Build();
   if (!tls.ok()) return flags.Fail(tls.status());
-  if (command.empty() || options.log.empty() || options.interval_ms <= 0) {
+  if (command.empty() || options.log.empty() || options.interval_ms <= 0 ||
+      (options.policy != "keda" && options.policy != "cpu") || !(options.cpu_target > 0)) {
     return flags.Fail(absl::InvalidArgumentError(
-        "--log, --interval-ms > 0 and a worker command after -- are required"));
+        "--log, --interval-ms > 0, --policy keda|cpu, --cpu-target > 0 and a worker command "
+        "after -- are required"));
   }
   signal(SIGTERM, RequestStop);
   signal(SIGINT, RequestStop);
