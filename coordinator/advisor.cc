@@ -33,6 +33,8 @@ AdvisorInput Sanitized(AdvisorInput input) {
   for (WorkerSupply& worker : input.workers) {
     worker.samples_per_second = Bounded(worker.samples_per_second, kMaxReportedRate);
     worker.busy_fraction = Bounded(worker.busy_fraction, 1);
+    worker.all_jobs_samples_per_second =
+        Bounded(worker.all_jobs_samples_per_second, kMaxReportedRate);
   }
   return input;
 }
@@ -52,6 +54,50 @@ std::string WaitClause(const std::vector<RankDemand>& ranks) {
   const std::string who = ranks.size() == 1 ? absl::StrCat("rank ", worst.rank)
                                             : absl::StrCat("rank ", worst.rank, " (most)");
   return absl::StrCat(who, " waits ", Percent(worst.data_wait_fraction), " of its step");
+}
+
+double MeanWait(const std::vector<RankDemand>& ranks) {
+  double sum = 0;
+  for (const RankDemand& rank : ranks) sum += rank.data_wait_fraction;
+  return ranks.empty() ? 0 : sum / static_cast<double>(ranks.size());
+}
+
+// The cost model of a measured job (capacity_per_worker > 0).
+CostModel CostModelOf(const AdvisorInput& input, const AdvisorConfig& config, const Advice& advice,
+                      double capacity_per_worker) {
+  CostModel model;
+  model.demand_samples_per_second = advice.demand_samples_per_second;
+  model.capacity_per_worker = capacity_per_worker;
+  model.samples_per_epoch = input.samples_per_epoch;
+  model.gpu_nodes = static_cast<uint32_t>(input.ranks.size());
+  model.gpu_node_dollars_per_hour = config.prices.gpu_node_dollars_per_hour;
+  // The job's workers' mean price: a candidate count keeps today's mix of pools.
+  double worker_prices = 0;
+  for (const WorkerSupply& worker : input.workers) {
+    worker_prices += config.prices.WorkerDollarsPerHour(worker.pool);
+  }
+  model.worker_dollars_per_hour = worker_prices / static_cast<double>(input.workers.size());
+  model.priced = config.prices.priced();
+  model.workers_now = advice.workers_now;
+  model.workers_desired = advice.workers_desired;
+  model.supply_now = advice.supply_samples_per_second;
+  model.data_wait_now = MeanWait(input.ranks);
+  return model;
+}
+
+// "; an epoch costs $1.23 now, $0.98 at the knee (4 workers), the least at 3 ($0.97)".
+std::string CostClause(const CostAdvice& cost) {
+  const CostPoint* knee = nullptr;
+  const CostPoint* cheapest = nullptr;
+  for (const CostPoint& point : cost.by_workers) {
+    if (point.workers == cost.knee_workers) knee = &point;
+    if (point.workers == cost.cheapest_workers) cheapest = &point;
+  }
+  return absl::StrFormat(
+      "; an epoch costs $%.2f now, $%.2f at the knee (%s), the least at %d "
+      "($%.2f)",
+      cost.now.dollars_per_epoch, knee->dollars_per_epoch, Workers(knee->workers),
+      cheapest->workers, cheapest->dollars_per_epoch);
 }
 
 }  // namespace
@@ -81,7 +127,9 @@ Advice AdviseWorkers(const AdvisorInput& raw_input, const AdvisorConfig& config)
       busy_elsewhere = true;
       continue;
     }
-    advice.capacity_samples_per_second += worker.samples_per_second / worker.busy_fraction;
+    advice.capacity_samples_per_second +=
+        std::max(worker.samples_per_second, worker.all_jobs_samples_per_second) /
+        worker.busy_fraction;
     ++measured_workers;
   }
   if (!all_ranks_measured) {
@@ -122,6 +170,8 @@ Advice AdviseWorkers(const AdvisorInput& raw_input, const AdvisorConfig& config)
                    Percent(mean_busy), " busy supply ", Thousands(advice.supply_samples_per_second),
                    " samples/s of ", Thousands(advice.demand_samples_per_second),
                    " demanded (one worker can do ", Thousands(capacity_per_worker), "): ", verdict);
+  advice.cost = PredictCosts(CostModelOf(input, config, advice, capacity_per_worker));
+  if (config.prices.priced()) absl::StrAppend(&advice.explanation, CostClause(advice.cost));
   // The documents' other case: trainers wait while workers idle. More workers will not help.
   if (advice.workers_desired <= advice.workers_now && MaxWait(input.ranks) > config.max_wait &&
       mean_busy < config.idle_busy_fraction) {

@@ -14,12 +14,20 @@
 // counts as 0, an infinite or huge one as its cap (fractions 1, rates kMaxReportedRate, steps
 // at least kMinStepSeconds). Only workers that produced for this job (rate > 0) at a measurable
 // busy fraction are extrapolated: a worker busy with other jobs says nothing about this one.
+// A worker's capacity is what it produced for every job per busy fraction (its busy time split
+// among the jobs by their rates; the jobs' samples are taken to cost alike).
+//
+// With a measured rate model the advice also says what the job delivers and costs now and at
+// each candidate worker count (coordinator/advisor_costs.h), at the configured prices.
 //
 // Pure functions; thread-safe.
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "coordinator/advisor_costs.h"
+#include "coordinator/prices.h"
 
 namespace stoker {
 
@@ -41,10 +49,17 @@ struct WorkerSupply {
   uint64_t worker_id = 0;
   double samples_per_second = 0;
   double busy_fraction = 0;  // [0, 1] of its producer threads
+  std::string pool;          // its worker pool, for its price
+  // What it produced for every job (>= samples_per_second; 0: this job only). Its busy time
+  // is shared among the jobs in proportion, so a worker that just moved to this job from
+  // another is not extrapolated from this job's first trickle over its whole busy time.
+  double all_jobs_samples_per_second = 0;
 };
 
 struct AdvisorInput {
   uint32_t batch_size = 0;
+  // Samples of one epoch over every rank (world size × batches per rank × batch size).
+  uint64_t samples_per_epoch = 0;
   std::vector<RankDemand> ranks;
   std::vector<WorkerSupply> workers;
 };
@@ -58,6 +73,8 @@ struct AdvisorConfig {
   // average means the bottleneck is not the workers' CPU; the advice says so.
   double max_wait = 0.10;
   double idle_busy_fraction = 0.5;
+  // What GPU nodes and workers cost (unpriced by default: the cost figures carry no dollars).
+  Prices prices;
 };
 
 struct Advice {
@@ -72,6 +89,8 @@ struct Advice {
   // One sentence, e.g. "rank 0 waits 41% of its step; 3 workers at 95% busy supply 610
   // samples/s of 1,030 demanded: add 3 workers".
   std::string explanation;
+  // Set when measured: delivery and cost now and per candidate worker count.
+  CostAdvice cost;
 };
 
 Advice AdviseWorkers(const AdvisorInput& input, const AdvisorConfig& config = AdvisorConfig());

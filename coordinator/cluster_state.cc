@@ -90,6 +90,7 @@ absl::Status ClusterState::ApplyRegisterWorker(const stoker::v1::RegisterWorkerU
   record.cores = update.cores();
   record.last_heartbeat_unix_ms = update.now_unix_ms();
   record.private_to_client = update.private_to_client();
+  record.pool = update.pool();
   workers_by_heartbeat_.emplace(record.last_heartbeat_unix_ms, record.id);
   next_worker_id_ = std::max(next_worker_id_, update.worker_id() + 1);
   return absl::OkStatus();
@@ -216,6 +217,7 @@ stoker::v1::Snapshot ClusterState::MakeSnapshot() const {
     out->set_cores(worker.record.cores);
     out->set_now_unix_ms(worker.record.last_heartbeat_unix_ms);
     out->set_private_to_client(worker.record.private_to_client);
+    out->set_pool(worker.record.pool);
   }
   snapshot.set_next_job_id(next_job_id_);
   snapshot.set_next_worker_id(next_worker_id_);

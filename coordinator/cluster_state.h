@@ -76,6 +76,8 @@ struct WorkerRecord {
   int64_t last_heartbeat_unix_ms = 0;
   // Set for a worker that serves only the client with this id (hybrid mode).
   std::string private_to_client;
+  // Its worker pool (RegisterWorkerRequest.pool); empty: the default pool.
+  std::string pool;
 };
 
 // Counters of one (job, rank), for tests and status output. Plain data.

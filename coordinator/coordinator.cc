@@ -68,7 +68,11 @@ bool IsDurable(const StateUpdate& update) {
 
 Coordinator::Coordinator(const CoordinatorConfig& config, Clock* clock, StateStore* store,
                          SourceFactory open_source)
-    : config_(config), clock_(clock), store_(store), open_source_(std::move(open_source)) {
+    : config_(config),
+      clock_(clock),
+      store_(store),
+      open_source_(std::move(open_source)),
+      board_(config.advisor) {
   if (store_ == nullptr) {
     absl::MutexLock lock(&mu_);
     StartIncarnationLocked();
@@ -322,6 +326,7 @@ absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorkerLo
   reg->set_cores(request.cores());
   reg->set_now_unix_ms(absl::ToUnixMillis(clock_->Now()));
   reg->set_private_to_client(request.private_to_client());
+  reg->set_pool(request.pool());
   RETURN_IF_ERROR(ApplyUpdate(update));
   STOKER_LOG(INFO) << "worker " << ShortId(reg->worker_id()) << " registered at "
                    << request.address() << " with " << request.cores() << " cores"

@@ -35,6 +35,12 @@ absl::Status CoordinatorConfig::Validate() const {
     return absl::InvalidArgumentError(absl::StrCat("job_idle_timeout: must be > 0, got ",
                                                    absl::FormatDuration(job_idle_timeout)));
   }
+  if (absl::Status status = advisor.prices.Validate(); !status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("advisor.", status.message()));
+  }
+  if (absl::Status status = scaler.Validate(); !status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("scaler.", status.message()));
+  }
   return ValidateLimits();
 }
 

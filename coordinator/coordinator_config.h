@@ -7,6 +7,8 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "common/tls/tls_config.h"
+#include "coordinator/advisor.h"
+#include "coordinator/scale_target.h"
 
 namespace stoker {
 
@@ -64,11 +66,18 @@ struct CoordinatorConfig {
   // Its port's TLS (common/tls/tls_config.h). Required: the TLS files, or tls.insecure set
   // explicitly; left empty, Validate() fails naming tls.cert_file.
   TlsConfig tls;
+  // How the advisor judges and prices (--gpu-node-dollars-per-hour, --worker-dollars-per-hour,
+  // --worker-pool-dollars-per-hour; advisor.prices is validated).
+  AdvisorConfig advisor;
+  // How the KEDA external scaler holds its counts steady (--scaler-hysteresis-workers,
+  // --scaler-cooldown-ms).
+  ScaleDeciderConfig scaler;
 
   // INVALID_ARGUMENT naming the field ("worker_timeout: ...") when a setting is unusable:
   // an address without a port, a duration <= 0, a worker_timeout not above
   // heartbeat_interval, max_tasks_per_lease 0, a job_idle_timeout <= 0, a limit of 0 (or a
-  // max_request_bytes under 64 KiB, a grpc_memory_bytes under 16 MiB).
+  // max_request_bytes under 64 KiB, a grpc_memory_bytes under 16 MiB), bad prices
+  // (advisor.prices.*) or scaler settings (scaler.*).
   absl::Status Validate() const;
 
   static constexpr uint32_t kMinRequestBytes = 64 << 10;

@@ -35,6 +35,66 @@ std::vector<std::pair<std::string, TaskCounts>> CountTasks(const ClusterState& s
   return out;
 }
 
+// The figures of a WorkerCountCost, each a gauge family: "stoker_job_now_<suffix>" for the job
+// now and "stoker_job_predicted_<suffix>" per candidate worker count; times `scale` (GPU-hours
+// are exported in seconds, Prometheus's base unit).
+struct CostFigure {
+  const char* suffix;
+  const char* help;
+  double (stoker::v1::WorkerCountCost::*value)() const;
+  double scale = 1;
+};
+constexpr CostFigure kCostFigures[] = {
+    {"samples_per_second", "Samples/s the trainers consume",
+     &stoker::v1::WorkerCountCost::samples_per_second},
+    {"data_wait_ratio_mean", "Mean fraction of the trainers' time spent waiting for data",
+     &stoker::v1::WorkerCountCost::data_wait_fraction},
+    {"dollars_per_hour", "Dollars per hour of the job's GPU nodes and workers",
+     &stoker::v1::WorkerCountCost::dollars_per_hour},
+    {"dollars_per_epoch", "Dollars one epoch costs (0 when unpriced or nothing delivered)",
+     &stoker::v1::WorkerCountCost::dollars_per_epoch},
+    {"gpu_seconds_lost_per_epoch", "GPU-seconds spent waiting for data per epoch",
+     &stoker::v1::WorkerCountCost::gpu_hours_lost_per_epoch, 3600},
+    {"samples_per_dollar", "Samples delivered per dollar (0 when unpriced)",
+     &stoker::v1::WorkerCountCost::samples_per_dollar},
+};
+
+// The advisor's dollars: now, and predicted per worker count (label `workers`).
+void AddJobCosts(const stoker::v1::JobStatus& job, MetricFamilyBuilder* m) {
+  const stoker::v1::JobAdvice& advice = job.advice();
+  if (!advice.measured()) return;
+  const MetricFamilyBuilder::Labels labels = {{"job_name", job.name()}};
+  m->Gauge("stoker_job_workers_knee", "Fewest workers with no predicted data wait.",
+           advice.knee_workers(), labels);
+  m->Gauge("stoker_job_workers_cheapest", "Workers with the fewest predicted dollars per epoch.",
+           advice.cheapest_workers(), labels);
+  for (const CostFigure& figure : kCostFigures) {
+    m->Gauge(absl::StrCat("stoker_job_now_", figure.suffix), absl::StrCat(figure.help, ", now."),
+             (advice.now().*figure.value)() * figure.scale, labels);
+    for (const stoker::v1::WorkerCountCost& point : advice.predicted()) {
+      m->Gauge(absl::StrCat("stoker_job_predicted_", figure.suffix),
+               absl::StrCat(figure.help, ", predicted with `workers` workers."),
+               (point.*figure.value)() * figure.scale,
+               {{"job_name", job.name()}, {"workers", absl::StrCat(point.workers())}});
+    }
+  }
+}
+
+void AddClusterCosts(const stoker::v1::ClusterCost& cluster, MetricFamilyBuilder* m) {
+  m->Gauge("stoker_cluster_workers_desired",
+           "Workers the running jobs need (what the KEDA external scaler reports for every pool).",
+           cluster.workers_desired());
+  m->Gauge("stoker_cluster_samples_per_second", "Samples/s the workers deliver to all jobs.",
+           cluster.samples_per_second());
+  m->Gauge("stoker_cluster_dollars_per_hour", "Dollars per hour of GPU nodes and live workers.",
+           cluster.dollars_per_hour());
+  m->Gauge("stoker_cluster_samples_per_dollar", "Samples delivered per dollar (0 when unpriced).",
+           cluster.samples_per_dollar());
+  m->Gauge("stoker_cluster_gpu_seconds_lost_per_second",
+           "GPU-seconds spent waiting for data per second (GPU-hours per hour), over every rank.",
+           cluster.gpu_hours_lost_per_hour());
+}
+
 void AddJobFigures(const stoker::v1::JobStatus& job, MetricFamilyBuilder* m) {
   const MetricFamilyBuilder::Labels labels = {{"job_name", job.name()}};
   const stoker::v1::JobAdvice& advice = job.advice();
@@ -100,7 +160,11 @@ std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
                 "and the lock, the work, the journal wait), by RPC method.",
                 histogram, {{"method", method}});
   }
-  for (const stoker::v1::JobStatus& job : status.jobs()) AddJobFigures(job, &m);
+  for (const stoker::v1::JobStatus& job : status.jobs()) {
+    AddJobFigures(job, &m);
+    AddJobCosts(job, &m);
+  }
+  AddClusterCosts(status.cluster(), &m);
   AddRpcDenialMetrics(&m);
   return m.Take();
 }

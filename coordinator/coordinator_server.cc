@@ -14,6 +14,7 @@
 #include "common/status_macros.h"
 #include "common/tls/grpc_tls.h"
 #include "coordinator/coordinator_service.h"
+#include "coordinator/external_scaler_service.h"
 #include "coordinator/journal.h"
 
 namespace stoker {
@@ -37,7 +38,9 @@ struct CoordinatorServer::Impl {
                   ? nullptr
                   : std::make_unique<FileJournal>(config.journal_path, journal_env)),
         coordinator(config, clock, store.get()),
-        service(&coordinator, &latencies, config.tls) {}
+        service(&coordinator, &latencies, config.tls),
+        decider(config.scaler, clock),
+        scaler_service(&coordinator, &decider, config.tls, config.max_job_name_bytes) {}
 
   // Wakes every heartbeat_interval (real time) until Stop: liveness, and the dataset probes of
   // recovered jobs.
@@ -72,6 +75,8 @@ struct CoordinatorServer::Impl {
   Coordinator coordinator;
   CallLatencies latencies;
   CoordinatorService service;
+  ScaleDecider decider;
+  ExternalScalerService scaler_service;  // KEDA's external scaler
   std::unique_ptr<grpc::Server> server;
   std::thread liveness_thread;
   int port = 0;
@@ -99,6 +104,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
   ApplyServerLimits(&builder, static_cast<int>(config.max_request_bytes),
                     static_cast<int>(config.max_calls_per_connection), config.grpc_memory_bytes);
   builder.RegisterService(&impl->service);
+  builder.RegisterService(&impl->scaler_service);
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || impl->port == 0) {
     return absl::UnavailableError(absl::StrCat("coordinator: cannot listen on ",
@@ -139,6 +145,7 @@ void CoordinatorServer::Stop() {
   if (grpc::HealthCheckServiceInterface* health = impl_->server->GetHealthCheckService()) {
     health->SetServingStatus(false);
   }
+  impl_->scaler_service.Stop();  // ends KEDA's streams, which Shutdown would wait for
   impl_->server->Shutdown(std::chrono::system_clock::now() +
                           absl::ToChronoMilliseconds(kShutdownGrace));
   impl_->server->Wait();

@@ -1,7 +1,8 @@
 #ifndef STOKER_COORDINATOR_COORDINATOR_SERVER_H_
 #define STOKER_COORDINATOR_COORDINATOR_SERVER_H_
 
-// A running coordinator: the gRPC server (stoker.v1.Coordinator and grpc.health.v1.Health) plus
+// A running coordinator: the gRPC server (stoker.v1.Coordinator, KEDA's
+// externalscaler.ExternalScaler and grpc.health.v1.Health) plus
 // a liveness thread that removes silent workers and expires leases every heartbeat_interval.
 // Health is SERVING once the journal is replayed, and NOT_SERVING from the liveness thread's
 // first round after the journal failed (Coordinator::StoreUsable), so that probes restart it.

@@ -139,9 +139,9 @@ grpc::ServerUnaryReactor* CoordinatorService::ClientHeartbeat(
 grpc::ServerUnaryReactor* CoordinatorService::GetStatus(grpc::CallbackServerContext* context,
                                                         const stoker::v1::GetStatusRequest* request,
                                                         stoker::v1::GetStatusResponse* response) {
-  return Reply("GetStatus", {Role::kOperator, Role::kTrainer}, &calls_, context, response, [this] {
-    return absl::StatusOr<stoker::v1::GetStatusResponse>(coordinator_->GetStatus());
-  });
+  return Reply(
+      "GetStatus", {Role::kOperator, Role::kTrainer, Role::kScaler}, &calls_, context, response,
+      [this] { return absl::StatusOr<stoker::v1::GetStatusResponse>(coordinator_->GetStatus()); });
 }
 
 }  // namespace stoker

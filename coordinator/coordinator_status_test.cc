@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "common/clock.h"
+#include "common/pool_name.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
@@ -22,6 +23,8 @@ class CoordinatorStatusTest : public ::testing::Test {
   static CoordinatorConfig TestConfig() {
     CoordinatorConfig config;
     config.worker_timeout = absl::Seconds(5);
+    config.advisor.prices.gpu_node_dollars_per_hour = 1.408;
+    config.advisor.prices.worker_pool_dollars_per_hour = {{"cpu-a", 0.816}};
     return config;
   }
 
@@ -34,10 +37,12 @@ class CoordinatorStatusTest : public ::testing::Test {
     job_id_ = opened->job_id();
   }
 
-  uint64_t RegisterBusyWorker(const std::string& address, double samples_per_second, double busy) {
+  uint64_t RegisterBusyWorker(const std::string& address, double samples_per_second, double busy,
+                              const std::string& pool = "") {
     stoker::v1::RegisterWorkerRequest request;
     request.set_address(address);
     request.set_cores(1);
+    request.set_pool(pool);
     auto registered = coordinator_.RegisterWorker(request);
     EXPECT_THAT(registered, IsOk());
     stoker::v1::WorkerHeartbeatRequest heartbeat;
@@ -92,6 +97,45 @@ TEST_F(CoordinatorStatusTest, ReportsRanksWorkersAndAdvice) {
   EXPECT_EQ(status.workers(0).info().worker_id(), worker);
   EXPECT_DOUBLE_EQ(status.workers(0).busy_fraction(), 0.9);
   EXPECT_EQ(status.workers(0).last_heartbeat_age_ms(), 300);
+}
+
+// Prices by pool: the job's and the cluster's dollars, and the predictions per worker count.
+TEST_F(CoordinatorStatusTest, PricesWorkersByPoolAndReportsTheCluster) {
+  // 400 samples/s demanded; one cpu-a worker at $0.816/h makes 90 at 90% busy (100 at full).
+  RegisterBusyWorker("127.0.0.1:1", 90, 0.9, "cpu-a");
+  ReportClient(0.75, 0.010);
+  const stoker::v1::GetStatusResponse status = coordinator_.GetStatus();
+  EXPECT_EQ(status.workers(0).info().pool(), "cpu-a");
+  const stoker::v1::JobAdvice& advice = status.jobs(0).advice();
+  EXPECT_EQ(advice.knee_workers(), 4u);
+  ASSERT_THAT(advice.predicted(), SizeIs(7));  // 1..desired 5 + 2
+  const stoker::v1::WorkerCountCost& four = advice.predicted(3);
+  EXPECT_EQ(four.workers(), 4u);
+  EXPECT_DOUBLE_EQ(four.dollars_per_hour(), 1.408 + 4 * 0.816);
+  // An epoch is 10 batches of 4 samples: 40 samples, 0.1 s at 400 samples/s.
+  EXPECT_DOUBLE_EQ(four.epoch_seconds(), 0.1);
+  EXPECT_DOUBLE_EQ(advice.now().dollars_per_hour(), 1.408 + 0.816);
+  EXPECT_DOUBLE_EQ(advice.now().epoch_seconds(), 40.0 / 90);
+
+  const stoker::v1::ClusterCost& cluster = status.cluster();
+  EXPECT_EQ(cluster.workers_now(), 1u);
+  EXPECT_EQ(cluster.workers_desired(), 5u);
+  EXPECT_DOUBLE_EQ(cluster.samples_per_second(), 90);
+  EXPECT_DOUBLE_EQ(cluster.dollars_per_hour(), 1.408 + 0.816);
+  EXPECT_DOUBLE_EQ(cluster.samples_per_dollar(), 90 * 3600 / (1.408 + 0.816));
+  EXPECT_DOUBLE_EQ(cluster.gpu_hours_lost_per_hour(), 0.75);
+}
+
+TEST_F(CoordinatorStatusTest, RefusesABadPoolName) {
+  stoker::v1::RegisterWorkerRequest request;
+  request.set_address("127.0.0.1:1");
+  request.set_cores(1);
+  request.set_pool("cpu a");
+  EXPECT_THAT(coordinator_.RegisterWorker(request),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("pool: only [A-Za-z0-9._-]")));
+  request.set_pool(std::string(kMaxPoolNameBytes + 1, 'a'));
+  EXPECT_THAT(coordinator_.RegisterWorker(request),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("pool: 64 bytes")));
 }
 
 TEST_F(CoordinatorStatusTest, LostWorkerLeavesTheAdvice) {

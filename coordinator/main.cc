@@ -15,10 +15,13 @@
 #include "common/logging.h"
 #include "common/metrics.h"
 #include "common/process.h"
+#include "common/status_macros.h"
 #include "common/tls/tls_config.h"
 #include "coordinator/coordinator_config.h"
 #include "coordinator/coordinator_metrics.h"
 #include "coordinator/coordinator_server.h"
+#include "coordinator/prices.h"
+#include "coordinator/scale_target.h"
 #include "data/storage_backend.h"
 
 namespace stoker {
@@ -91,6 +94,44 @@ void AddLimitFlags(FlagSet* flags, CoordinatorConfig* limits) {
   flags->MapField("grpc_memory_bytes", "grpc-memory-bytes");
 }
 
+// The advisor's prices and the KEDA scaler's steadiness: flags into `prices` and `scaler`
+// (the pool price list and the cool-down are converted after parsing).
+struct AdvisorFlags {
+  Prices prices;
+  std::string pool_prices;
+  ScaleDeciderConfig scaler;
+  int64_t scaler_cooldown_ms = 60000;
+
+  void AddTo(FlagSet* flags) {
+    flags->Add(
+        "gpu-node-dollars-per-hour", &prices.gpu_node_dollars_per_hour,
+        "Price of one GPU node (one trainer rank), for the advisor's dollars (0 = unpriced)");
+    flags->Add("worker-dollars-per-hour", &prices.worker_dollars_per_hour,
+               "Price of one worker of a pool without its own price");
+    flags->Add("worker-pool-dollars-per-hour", &pool_prices,
+               "Per-pool worker prices (workers' --pool), e.g. cpu-a=0.816,cpu-b=0.5");
+    flags->Add("scaler-hysteresis-workers", &scaler.hysteresis_workers,
+               "KEDA scaler: a fall in the advised workers smaller than this is not reported");
+    flags->Add("scaler-cooldown-ms", &scaler_cooldown_ms,
+               "KEDA scaler: no fall, and no reversal, sooner than this after a change");
+    flags->MapField("advisor.prices.gpu_node_dollars_per_hour", "gpu-node-dollars-per-hour");
+    flags->MapField("advisor.prices.worker_dollars_per_hour", "worker-dollars-per-hour");
+    flags->MapField("advisor.prices.worker_pool_dollars_per_hour", "worker-pool-dollars-per-hour");
+    flags->MapField("scaler.hysteresis_workers", "scaler-hysteresis-workers");
+    flags->MapField("scaler.cooldown", "scaler-cooldown-ms");
+  }
+
+  absl::Status ApplyTo(CoordinatorConfig* config) const {
+    ASSIGN_OR_RETURN(config->advisor.prices.worker_pool_dollars_per_hour,
+                     ParsePoolPrices("advisor.prices.worker_pool_dollars_per_hour", pool_prices));
+    config->advisor.prices.gpu_node_dollars_per_hour = prices.gpu_node_dollars_per_hour;
+    config->advisor.prices.worker_dollars_per_hour = prices.worker_dollars_per_hour;
+    config->scaler = scaler;
+    config->scaler.cooldown = absl::Milliseconds(scaler_cooldown_ms);
+    return absl::OkStatus();
+  }
+};
+
 int Run(int argc, char** argv) {
   std::string listen = "127.0.0.1:7070";
   int64_t heartbeat_interval_ms = 500;
@@ -114,6 +155,8 @@ int Run(int argc, char** argv) {
             "A job none of whose clients heartbeated for this long (finished or abandoned) is "
             "retired and workers drop it");
   AddLimitFlags(&flags, &limits);
+  AdvisorFlags advisor_flags;
+  advisor_flags.AddTo(&flags);
   flags.Add("port-file", &port_file, "Write the bound port to this file once serving");
   flags.Add("journal", &journal,
             "Journal file of the state that survives a restart (empty = memory only)");
@@ -146,6 +189,9 @@ int Run(int argc, char** argv) {
   absl::StatusOr<TlsConfig> tls = tls_flags.Build();
   if (!tls.ok()) return flags.Fail(tls.status());
   config.tls = *std::move(tls);
+  if (absl::Status status = advisor_flags.ApplyTo(&config); !status.ok()) {
+    return flags.Fail(status);
+  }
   if (absl::Status status = config.Validate(); !status.ok()) {
     return flags.Fail(status);
   }

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/pool_name.h"
 #include "common/status_macros.h"
 
 namespace stoker {
@@ -40,8 +41,9 @@ absl::Status CheckRegisterWorkerLimits(const stoker::v1::RegisterWorkerRequest& 
                                        const CoordinatorConfig& config) {
   RETURN_IF_ERROR(
       AtMost("address", request.address().size(), " bytes", config.max_id_bytes, "max-id-bytes"));
-  return AtMost("private_to_client", request.private_to_client().size(), " bytes",
-                config.max_id_bytes, "max-id-bytes");
+  RETURN_IF_ERROR(AtMost("private_to_client", request.private_to_client().size(), " bytes",
+                         config.max_id_bytes, "max-id-bytes"));
+  return ValidatePoolName("pool", request.pool());
 }
 
 absl::Status CheckWorkerHeartbeatLimits(const stoker::v1::WorkerHeartbeatRequest& request,

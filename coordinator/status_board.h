@@ -59,6 +59,8 @@ class StatusBoard {
   stoker::v1::JobStatus BuildJob(const JobRecord& job, const ClusterState& state,
                                  absl::Time now) const;
   Advice AdviseJob(const JobRecord& job, const ClusterState& state) const;
+  // The cluster's figures from the rest of `status`.
+  stoker::v1::ClusterCost ClusterCostOf(const stoker::v1::GetStatusResponse& status) const;
 
   const AdvisorConfig advisor_;
   std::map<ClientKey, ClientReport> clients_;

@@ -6,7 +6,7 @@
 #                                     DIR (rotation: the new files replace the old by rename)
 #
 # DIR/ca.pem, ca.key                 the CA every Stoker process trusts (--tls-ca)
-# DIR/{coordinator,worker,trainer,operator}.pem/.key
+# DIR/{coordinator,worker,trainer,operator,scaler}.pem/.key
 #                                    one certificate per role, signed by the CA. The role is the
 #                                    SAN URI spiffe://stoker/role/<role> (docs/security.md);
 #                                    every certificate also names localhost and 127.0.0.1, and
@@ -15,7 +15,7 @@
 # DIR/other-ca.pem, other-ca.key, other-trainer.pem/.key
 #                                    a second, untrusted CA and a trainer certificate it signed:
 #                                    for negative tests.
-# DIR/tokens, DIR/{coordinator,worker,trainer,operator}.token
+# DIR/tokens, DIR/{coordinator,worker,trainer,operator,scaler}.token
 #                                    bearer tokens (docs/security.md): `tokens` lists one
 #                                    random token per role (a server's --accept-bearer-tokens-file),
 #                                    <role>.token holds that role's line alone (a client's
@@ -25,7 +25,7 @@
 # Quiet on success. Existing files in DIR are overwritten.
 set -euo pipefail
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  echo "usage: $0 DIR [coordinator|worker|trainer|operator]" >&2
+  echo "usage: $0 DIR [coordinator|worker|trainer|operator|scaler]" >&2
   exit 2
 fi
 command -v openssl >/dev/null || { echo "$0: openssl is not installed" >&2; exit 1; }
@@ -56,7 +56,7 @@ make_leaf() {  # NAME ROLE CA
 }
 
 if [ -n "$renew" ]; then
-  case $renew in coordinator | worker | trainer | operator) ;; *)
+  case $renew in coordinator | worker | trainer | operator | scaler) ;; *)
     echo "$0: unknown role $renew" >&2; exit 2 ;;
   esac
   [ -f ca.key ] || { echo "$0: no CA in $dir (run $0 $dir first)" >&2; exit 1; }
@@ -69,12 +69,12 @@ if [ -n "$renew" ]; then
 fi
 
 make_ca ca "/O=stoker/CN=stoker dev CA"
-for role in coordinator worker trainer operator; do make_leaf "$role" "$role" ca; done
+for role in coordinator worker trainer operator scaler; do make_leaf "$role" "$role" ca; done
 make_ca other-ca "/O=elsewhere/CN=another CA"
 make_leaf other-trainer trainer other-ca
 rm -f ./*.srl
 : >tokens
-for role in coordinator worker trainer operator; do
+for role in coordinator worker trainer operator scaler; do
   echo "$role:$(openssl rand -hex 24)" >"$role.token"
   cat "$role.token" >>tokens
 done

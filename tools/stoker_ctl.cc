@@ -1,14 +1,16 @@
 // stoker-ctl: what a running Stoker cluster is doing, from its coordinator.
 //
 //   stoker-ctl status [--coordinator=127.0.0.1:7070] [--json]
+//   stoker-ctl advise [--coordinator=127.0.0.1:7070] [--json]
 //   stoker-ctl top    [--coordinator=127.0.0.1:7070] [--interval-ms=1000] [--iterations=0]
 //   stoker-ctl health --address=HOST:PORT [--service=NAME] [--timeout-ms=5000]
 //   stoker-ctl pipeline explain "<pipeline text>" [--input=HxWxC]   (tools/pipeline_ctl.h)
 //
 // `status` prints jobs, ranks (data wait, step time), workers (busy, rates) and how many workers
-// each job needs; `top` redraws it every interval until interrupted; `health` asks any Stoker
-// server (coordinator or worker) for its grpc.health.v1 status and exits 0 only when SERVING
-// (a container health check or Kubernetes exec probe).
+// each job needs; `advise` prints what each job delivers and costs now and at each candidate
+// worker count (tools/advise_text.h); `top` redraws it every interval until interrupted; `health`
+// asks any Stoker server (coordinator or worker) for its grpc.health.v1 status and exits 0 only
+// when SERVING (a container health check or Kubernetes exec probe).
 
 #include <google/protobuf/util/json_util.h>
 
@@ -24,6 +26,7 @@
 #include "common/flags.h"
 #include "common/tls/tls_config.h"
 #include "coordinator/coordinator_client.h"
+#include "tools/advise_text.h"
 #include "tools/health_check.h"
 #include "tools/pipeline_ctl.h"
 #include "tools/status_text.h"
@@ -35,6 +38,7 @@ constexpr char kUsage[] =
     "usage: stoker-ctl status|top|health|pipeline [flags]   (stoker-ctl COMMAND --help for the "
     "flags)\n"
     "  status  jobs, ranks, workers and the workers each job needs\n"
+    "  advise  per job: images/s, data wait and dollars now and per worker count\n"
     "  top     the status, redrawn every interval\n"
     "  health  exit 0 when a coordinator or worker answers SERVING (a health check/probe)\n"
     "  pipeline explain \"<text>\"  a pipeline's ops, shapes and measured costs (no cluster)\n";
@@ -60,21 +64,27 @@ absl::StatusOr<stoker::v1::GetStatusResponse> FetchStatus(const CtlOptions& opti
       ->GetStatus(stoker::v1::GetStatusRequest());
 }
 
-int PrintStatus(const CtlOptions& options) {
+// Prints `status` (status) or its advice (advise), as text or with --json as JSON.
+int PrintStatus(const std::string& command, const CtlOptions& options) {
   absl::StatusOr<stoker::v1::GetStatusResponse> status = FetchStatus(options);
   if (!status.ok()) {
     std::fprintf(stderr, "stoker-ctl: %s\n", status.status().ToString().c_str());
     return 1;
   }
+  const bool advise = command == "advise";
   if (!options.json) {
-    std::fputs(FormatStatus(*status, options.coordinator).c_str(), stdout);
+    const std::string text = advise ? FormatAdvice(*status, options.coordinator)
+                                    : FormatStatus(*status, options.coordinator);
+    std::fputs(text.c_str(), stdout);
     return 0;
   }
   google::protobuf::util::JsonPrintOptions json;
   json.add_whitespace = true;
   json.preserve_proto_field_names = true;
   std::string text;
-  if (!google::protobuf::util::MessageToJsonString(*status, &text, json).ok()) {
+  if (!google::protobuf::util::MessageToJsonString(advise ? AdviceOnly(*status) : *status, &text,
+                                                   json)
+           .ok()) {
     std::fprintf(stderr, "stoker-ctl: could not render the status as JSON\n");
     return 1;
   }
@@ -109,6 +119,10 @@ int Health(const CtlOptions& options) {
 
 const char* Summary(const std::string& command) {
   if (command == "status") return "Prints jobs, ranks, workers and the workers each job needs.";
+  if (command == "advise") {
+    return "Prints, per job, images/s, data wait, GPU-hours lost and dollars now and predicted "
+           "at each worker count (the knee, the cheapest and the advised count marked).";
+  }
   if (command == "top") return "Redraws the status every interval (Ctrl-C stops).";
   return "Exits 0 when the server at --address answers grpc.health.v1 SERVING, 1 when it answers "
          "anything else, 3 when it does not answer.";
@@ -121,7 +135,7 @@ int Run(int argc, char** argv) {
     return 0;
   }
   if (command == "pipeline") return RunPipelineCommand(argc, argv);
-  if (command != "status" && command != "top" && command != "health") {
+  if (command != "status" && command != "advise" && command != "top" && command != "health") {
     std::fputs(kUsage, stderr);
     return kExitBadFlags;
   }
@@ -134,8 +148,8 @@ int Run(int argc, char** argv) {
     flags.Add("coordinator", &options.coordinator, "host:port of the coordinator");
   }
   flags.Add("timeout-ms", &options.timeout_ms, "Deadline of the call");
-  if (command == "status") {
-    flags.Add("json", &options.json, "Print the status as JSON");
+  if (command == "status" || command == "advise") {
+    flags.Add("json", &options.json, "Print as JSON");
   } else if (command == "top") {
     flags.Add("interval-ms", &options.interval_ms, "Time between redraws");
     flags.Add("iterations", &options.iterations, "Redraws before exiting (0 = until interrupted)");
@@ -163,7 +177,7 @@ int Run(int argc, char** argv) {
   if (options.iterations < 0) {
     return flags.Fail(absl::InvalidArgumentError("--iterations: must be >= 0"));
   }
-  return command == "status" ? PrintStatus(options) : Top(options);
+  return command == "top" ? Top(options) : PrintStatus(command, options);
 }
 
 }  // namespace

@@ -115,6 +115,9 @@ void AddFlags(stoker::FlagSet& flags, stoker::WorkerConfig& config, FlagValues& 
             "coordinator; Kubernetes: the pod IP)");
   flags.Add("threads", &config.threads,
             "producer threads (0 = one per CPU the process may use: affinity and cgroup quota)");
+  flags.Add("pool", &config.pool,
+            "worker pool (instance type) it runs in, e.g. cpu-a: the coordinator prices and "
+            "scales workers by pool");
   flags.Add("rpc-timeout-ms", &values.rpc_timeout_ms, "deadline of each call to the coordinator");
   flags.Add("register-attempts", &values.register_attempts,
             "attempts to register while the coordinator is unreachable");
@@ -149,6 +152,7 @@ void AddFlags(stoker::FlagSet& flags, stoker::WorkerConfig& config, FlagValues& 
   flags.MapField("listen_address", "listen");
   flags.MapField("advertise_address", "advertise-address");
   flags.MapField("threads", "threads");
+  flags.MapField("pool", "pool");
   flags.MapField("rpc_timeout", "rpc-timeout-ms");
   flags.MapField("register_backoff.max_attempts", "register-attempts");
   flags.MapField("max_lease_poll", "max-lease-poll-ms");

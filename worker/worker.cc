@@ -75,6 +75,7 @@ absl::Status Worker::Register() {
   }
   request.set_cores(config_.ResolvedThreads());
   request.set_private_to_client(config_.private_to_client);
+  request.set_pool(config_.pool);
   absl::StatusOr<pb::RegisterWorkerResponse> response = coordinator_->RegisterWorker(request);
   if (!response.ok()) return response.status();
   {

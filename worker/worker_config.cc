@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/pool_name.h"
 #include "common/process_limits.h"
 #include "common/status_macros.h"
 
@@ -54,6 +55,7 @@ absl::Status WorkerConfig::Validate() const {
     return absl::InvalidArgumentError(
         absl::StrCat("threads: must be at most ", kMaxThreads, ", got ", threads));
   }
+  RETURN_IF_ERROR(ValidatePoolName("pool", pool));
   if (rpc_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("rpc_timeout: must be > 0");
   }

@@ -44,6 +44,9 @@ struct WorkerConfig {
   // Serve only the trainer client with this id (hybrid mode: threads on the trainer's own host,
   // started by the client library); the coordinator lists this worker to no other client.
   std::string private_to_client;
+  // The worker pool it runs in (common/pool_name.h), told to the coordinator at registration:
+  // prices and KEDA's per-pool worker counts go by it. Empty: the default pool.
+  std::string pool;
   // Bench/test facility (worker/simulated_batch.h): when set, producers skip the source and
   // pipeline and emit a batch of the job's shape `simulate_batch_period` after taking its task
   // (zero: at once), i.e. at a fixed rate per producer thread. >= 0. Unset: real production.

@@ -45,6 +45,9 @@ TEST(WorkerConfigTest, NamesTheBadField) {
   config.threads = 100000;
   ExpectInvalid(config, "threads");
   config.threads = 2;
+  config.pool = "cpu a";
+  ExpectInvalid(config, "pool: only [A-Za-z0-9._-]");
+  config.pool = "cpu-a";
   config.rpc_timeout = absl::ZeroDuration();
   ExpectInvalid(config, "rpc_timeout");
   config.rpc_timeout = absl::Seconds(1);

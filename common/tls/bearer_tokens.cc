@@ -45,7 +45,7 @@ absl::StatusOr<std::vector<BearerToken>> ParseBearerTokens(absl::string_view fie
     std::optional<Role> role = RoleFromName(line.substr(0, colon));
     if (!role.has_value()) {
       return BadLine(field, line_number,
-                     "unknown role (expected coordinator, worker, trainer or operator)");
+                     "unknown role (expected coordinator, worker, trainer, operator or scaler)");
     }
     const absl::string_view token = line.substr(colon + 1);
     if (token.size() < kMinTokenLength) {

@@ -5,7 +5,7 @@
 // of a client certificate (docs/security.md, "Bearer tokens").
 //
 // A token file holds one "role:token" line per token ('#' comments and blank lines skipped),
-// role one of coordinator, worker, trainer, operator; a token is at least kMinTokenLength
+// role one of coordinator, worker, trainer, operator, scaler; a token is at least kMinTokenLength
 // printable characters without spaces. A server's accepted-tokens file may list several tokens
 // per role (rotation: add the new one, move the clients, drop the old one); a client's token
 // file holds exactly one line, the token it sends. Files are re-read when they change on disk.

@@ -16,7 +16,8 @@ namespace stoker {
 namespace {
 
 constexpr absl::string_view kRoleUriPrefix = "spiffe://stoker/role/";
-constexpr Role kRoles[] = {Role::kCoordinator, Role::kWorker, Role::kTrainer, Role::kOperator};
+constexpr Role kRoles[] = {Role::kCoordinator, Role::kWorker, Role::kTrainer, Role::kOperator,
+                           Role::kScaler};
 
 std::atomic<uint64_t> unauthenticated_calls{0};
 std::atomic<uint64_t> permission_denied_calls{0};
@@ -44,6 +45,8 @@ absl::string_view RoleName(Role role) {
       return "trainer";
     case Role::kOperator:
       return "operator";
+    case Role::kScaler:
+      return "scaler";
   }
   return "unknown";
 }

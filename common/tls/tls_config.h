@@ -28,9 +28,11 @@ namespace stoker {
 class FlagSet;
 class MetricFamilyBuilder;
 
-enum class Role { kCoordinator, kWorker, kTrainer, kOperator };
+// kScaler is an autoscaler (KEDA's external scaler client): read-only, it may ask the
+// coordinator's ExternalScaler service and GetStatus, nothing else.
+enum class Role { kCoordinator, kWorker, kTrainer, kOperator, kScaler };
 
-// "coordinator", "worker", "trainer", "operator".
+// "coordinator", "worker", "trainer", "operator", "scaler".
 absl::string_view RoleName(Role role);
 
 // The role named `name` ("worker"); nullopt when it names none.

@@ -153,6 +153,35 @@ def check_autoscaling_keda(objects):
     assert "replicas" not in dt.find(objects, "Deployment", "-worker")["spec"]
 
 
+def check_autoscaling_keda_external(objects):
+    """KEDA asks the coordinator (external trigger) for pool cpu-a's count over mutual TLS as
+    the scaler role; the coordinator gets the prices and scaler flags; KEDA's operator may reach
+    the coordinator's gRPC port."""
+    scaled = dt.find(objects, "ScaledObject", "-worker")
+    trigger = scaled["spec"]["triggers"][0]
+    assert trigger["type"] == "external", trigger
+    assert trigger["metadata"] == {"scalerAddress": "stoker-coordinator.stoker.svc:7070",
+                                   "pool": "cpu-a"}, trigger
+    assert scaled["spec"]["minReplicaCount"] == 0
+    auth = dt.find(objects, "TriggerAuthentication", "-worker-scaler-tls")
+    assert trigger["authenticationRef"]["name"] == auth["metadata"]["name"]
+    refs = {r["parameter"]: (r["name"], r["key"]) for r in auth["spec"]["secretTargetRef"]}
+    assert refs == {"caCert": ("stoker-tls", "ca.pem"), "tlsClientCert": ("stoker-tls", "scaler.pem"),
+                    "tlsClientKey": ("stoker-tls", "scaler.key")}, refs
+    cargs = container(dt.find(objects, "StatefulSet", "-coordinator")["spec"]["template"]["spec"],
+                      "coordinator")["args"]
+    assert flag(cargs, "gpu-node-dollars-per-hour") == "1.408", cargs
+    assert flag(cargs, "worker-pool-dollars-per-hour") == "cpu-a=0.816,cpu-b=0.5", cargs
+    assert flag(cargs, "scaler-hysteresis-workers") == "2", cargs
+    assert flag(cargs, "scaler-cooldown-ms") == "90000", cargs
+    wargs = container(dt.find(objects, "Deployment", "-worker")["spec"]["template"]["spec"],
+                      "worker")["args"]
+    assert flag(wargs, "pool") == "cpu-a", wargs
+    peers = dt.find(objects, "NetworkPolicy", "-coordinator")["spec"]["ingress"][0]["from"]
+    assert {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "keda"}}} in \
+        peers, peers
+
+
 def check_autoscaling_hpa(objects):
     hpa = dt.find(objects, "HorizontalPodAutoscaler", "-worker")
     metric = hpa["spec"]["metrics"][0]
@@ -212,6 +241,7 @@ CHECKS = {
     "default": check_default,
     "insecure": check_insecure,
     "autoscaling-keda": check_autoscaling_keda,
+    "autoscaling-keda-external": check_autoscaling_keda_external,
     "autoscaling-hpa": check_autoscaling_hpa,
     "monitoring": check_monitoring,
     "pools": check_pools,

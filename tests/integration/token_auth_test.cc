@@ -26,7 +26,8 @@ namespace {
 namespace pb = ::stoker::v1;
 using C = grpc::StatusCode;
 
-constexpr Role kRoles[] = {Role::kCoordinator, Role::kWorker, Role::kTrainer, Role::kOperator};
+constexpr Role kRoles[] = {Role::kCoordinator, Role::kWorker, Role::kTrainer, Role::kOperator,
+                           Role::kScaler};
 
 // A cluster whose coordinator and workers accept the tokens of `certs` besides certificates.
 absl::StatusOr<std::unique_ptr<TestCluster>> StartTokenCluster(
@@ -160,7 +161,8 @@ TEST(TokenAuthTest, ConfigRefusesTokensWithoutTlsAndSeveralClientTokens) {
   TlsConfig several = (*certs)->TokenOnly(Role::kTrainer);
   several.bearer_token_file = (*certs)->tokens_file();
   EXPECT_EQ(several.Validate().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(several.Validate().message(), ::testing::HasSubstr("holds 4 tokens"));
+  // (one per role: coordinator, worker, trainer, operator, scaler)
+  EXPECT_THAT(several.Validate().message(), ::testing::HasSubstr("holds 5 tokens"));
   // A server needs its own certificate, tokens or not.
   EXPECT_THAT((*certs)->TokenOnly(Role::kWorker).ValidateServing().message(),
               ::testing::HasSubstr("tls.cert_file: a server"));

@@ -5,8 +5,8 @@ Starts a coordinator, two workers and a bench client on loopback, each serving /
 Prometheus server with a generated config scraping them every second. Passes when Prometheus
 reports every target up, the workers' produced-batches counter rose between two queries,
 `promtool check metrics` accepts every binary's output, every stoker_ metric served is
-documented in docs/metrics.md, and `stoker-ctl status` (text and --json) shows the job with the
-advisor's verdict. Every wait is bounded; every process is stopped on the way out.
+documented in docs/metrics.md, and `stoker-ctl status` and `advise` (text and --json) show the
+job with the advisor's verdict. Every wait is bounded; every process is stopped on the way out.
 
 usage: prometheus_scrape_test.py BUILD_DIR SOURCE_DIR
 """
@@ -90,8 +90,8 @@ def documented_metrics(source):
 def check_ctl(build, coordinator, deadline):
     """stoker-ctl status prints the job, its ranks, the workers and the advice line (measured or
     saying what it waits for: this light job barely keeps a worker busy); --json parses."""
-    def ctl(*args):
-        return subprocess.run([f"{build}/tools/stoker-ctl", "status",
+    def ctl(*args, command="status"):
+        return subprocess.run([f"{build}/tools/stoker-ctl", command,
                                f"--coordinator={coordinator}", "--insecure", *args],
                               capture_output=True, text=True, timeout=10, check=True).stdout
     text = wait_until("stoker-ctl to show the rank's report",
@@ -101,6 +101,12 @@ def check_ctl(build, coordinator, deadline):
     status = json.loads(ctl("--json"))
     assert status["jobs"][0]["advice"]["explanation"], status
     assert len(status["workers"]) == 2, status
+    # `advise`: the cluster's line and the job's advice; --json holds the advice, not the ranks.
+    text = ctl(command="advise")
+    assert text.startswith(f"coordinator {coordinator}: 2 workers now, "), text
+    assert "\njob bench-" in text and all(len(line) <= 80 for line in text.splitlines()), text
+    advice = json.loads(ctl("--json", command="advise"))
+    assert advice["cluster"]["workers_now"] == 2 and "ranks" not in advice["jobs"][0], advice
 
 
 def run(build, source, tmp):

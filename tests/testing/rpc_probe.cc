@@ -84,7 +84,7 @@ grpc::StatusCode ExpectedCoordinatorCode(const std::string& method, Role role) {
       {"WorkerHeartbeat", {{Role::kWorker, kStale}}},
       {"LeaseTasks", {{Role::kWorker, C::INVALID_ARGUMENT}}},
       {"ClientHeartbeat", {{Role::kTrainer, kStale}}},
-      {"GetStatus", {{Role::kTrainer, C::OK}, {Role::kOperator, C::OK}}},
+      {"GetStatus", {{Role::kTrainer, C::OK}, {Role::kOperator, C::OK}, {Role::kScaler, C::OK}}},
   };
   const auto& allowed = table->at(method);
   const auto it = allowed.find(role);

@@ -176,3 +176,25 @@ exec:
 timeoutSeconds: 3
 {{- end }}
 {{- end }}
+
+{{/* The coordinator's prices and KEDA scaler flags (coordinator.prices, coordinator.scaler). */}}
+{{- define "stoker.advisorFlags" -}}
+{{- $prices := .Values.coordinator.prices -}}
+- --gpu-node-dollars-per-hour={{ $prices.gpuNodeDollarsPerHour }}
+- --worker-dollars-per-hour={{ $prices.workerDollarsPerHour }}
+{{- $pools := list }}
+{{- range $pool, $price := $prices.workerPoolDollarsPerHour }}
+{{- $pools = append $pools (printf "%s=%v" $pool $price) }}
+{{- end }}
+{{- if $pools }}
+- --worker-pool-dollars-per-hour={{ join "," $pools }}
+{{- end }}
+- --scaler-hysteresis-workers={{ .Values.coordinator.scaler.hysteresisWorkers }}
+- --scaler-cooldown-ms={{ mul .Values.coordinator.scaler.cooldownSeconds 1000 }}
+{{- end }}
+
+{{/* "true" when KEDA scales the workers through the coordinator's external scaler. */}}
+{{- define "stoker.kedaExternal" -}}
+{{- $a := .Values.autoscaling -}}
+{{- if and $a.enabled (eq $a.type "keda") (eq $a.keda.trigger "external") }}true{{ end }}
+{{- end }}
