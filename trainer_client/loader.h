@@ -22,7 +22,7 @@
 //   2. One Worker.StreamBatches per live worker (filtered by only_workers): Open{job, rank,
 //      client id}, then Credit{share} where a new stream's share = prefetch_bytes / batch_bytes /
 //      streams (>= 1); every heartbeat the shares follow the streams' delivery rates
-//      (credit_balancer.h), within the byte budget.
+//      (credit_policy.h), within the byte budget.
 //   3. Each batch received is acked on its stream at once and reported as consumed in the next
 //      heartbeat; a duplicate (task already received this epoch) is acked and dropped. Handing a
 //      batch to the training loop (or dropping one) returns one credit to its stream.
@@ -74,7 +74,7 @@ struct WorkerReceiveStats {
   uint64_t bytes = 0;          // tensor bytes (decoded)
   uint64_t wire_bytes = 0;     // payload bytes as received (compressed, when the stream compresses)
   double produce_seconds = 0;  // the workers' own production time for these batches
-  uint32_t share = 0;          // credit share of its open stream now (credit_balancer.h); 0 if none
+  uint32_t share = 0;          // credit share of its open stream now (credit_policy.h); 0 if none
 };
 
 struct LoaderStats {
@@ -97,10 +97,10 @@ struct LoaderStats {
   double wait_seconds = 0;
   double step_seconds = 0;
   std::vector<WorkerReceiveStats> workers;  // by worker id
-  // Byte budget (credit_balancer.h): the budget (prefetch_bytes, at least one batch per stream)
+  // Byte budget (credit_policy.h): the budget (prefetch_bytes, at least one batch per stream)
   // and the most bytes ever committed at once (credit outstanding at workers + batches buffered
   // here). It exceeds the budget only by the stall escalation's extra credit: at most
-  // max_stall_extra batches per open stream (epoch_buffer.h).
+  // max_stall_extra batches per open stream (credit_policy.h).
   uint64_t budget_bytes = 0;
   uint64_t max_committed_bytes = 0;
   uint32_t max_stall_extra = 0;

@@ -35,7 +35,7 @@
 #include "trainer_client/batch.h"
 #include "trainer_client/compression_auto.h"
 #include "trainer_client/consumption_window.h"
-#include "trainer_client/credit_balancer.h"
+#include "trainer_client/credit_policy.h"
 #include "trainer_client/epoch_buffer.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/loader_env.h"
@@ -85,26 +85,12 @@ class LoaderImpl {
   // One heartbeat: reports consumed tasks and reconciles streams. Returns the RPC's status.
   absl::Status HeartbeatOnce();
   void Reconcile(const v1::ClientHeartbeatResponse& response) ABSL_LOCKS_EXCLUDED(mu_);
-  void OpenStreamLocked(const std::string& address, uint32_t share)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  uint32_t ShareFor(size_t streams) const;
+  void OpenStreamLocked(const std::string& address) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReapEndedStreams() ABSL_LOCKS_EXCLUDED(mu_);
 
-  // --- Balancing and hedging (loader_balance.cc) ---
-  static CreditBalancer::Config BalancerConfig(const LoaderOptions& options,
-                                               const v1::OpenJobResponse& job);
-  // Registers a new stream with the balancer and the buffer; returns its (even) share.
-  uint32_t AddBalancedStreamLocked(StreamId id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Recomputes the shares from the streams' rates and stalls and applies them to the buffer.
-  void RebalanceLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ApplySharesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Adds the current epoch's missing tasks as `overdue` once the consumer has starved for
-  // longer than balancer_.OverdueAfter().
+  // Adds the current epoch's missing tasks as `overdue` once the stall is older than
+  // policy_.OverdueAfter() (hedging).
   void AddOverdueLocked(v1::ClientHeartbeatRequest* request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Sets each worker's current share (by address) in `stats`.
-  void FillSharesLocked(LoaderStats* stats) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Records the budget high-water mark after grants.
-  void NoteCommittedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   void OnBatch(StreamId id, const std::string& address, Batch batch) ABSL_LOCKS_EXCLUDED(mu_);
   // A batch of stream `id` did not decode or its header lies: the stream ends (cancelled by the
@@ -115,7 +101,7 @@ class LoaderImpl {
   void ObserveCompressionLocked(StreamState* state, const DecodedBatch& decoded)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnStreamDone(StreamId id, const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
-  // Sends the credit the buffer says is owed.
+  // Sends the credit the policy says is owed; records the byte budget's high-water mark.
   void GrantCreditsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FailLocked(absl::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool CanReturnLocked(std::optional<uint32_t> epoch) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -137,7 +123,6 @@ class LoaderImpl {
   std::map<StreamId, StreamState> streams_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, AddressState> addresses_ ABSL_GUARDED_BY(mu_);
   StreamId next_stream_id_ ABSL_GUARDED_BY(mu_) = 1;
-  size_t target_streams_ ABSL_GUARDED_BY(mu_) = 0;
   // Tasks received since the last successful heartbeat.
   std::vector<v1::TaskId> consumed_ ABSL_GUARDED_BY(mu_);
   int waiters_ ABSL_GUARDED_BY(mu_) = 0;
@@ -152,9 +137,7 @@ class LoaderImpl {
   // The coordinator's last ClientHeartbeatResponse.data_error (logged when it changes).
   std::string data_error_ ABSL_GUARDED_BY(mu_);
   absl::BitGen jitter_ ABSL_GUARDED_BY(mu_);
-  CreditBalancer balancer_ ABSL_GUARDED_BY(mu_);
-  // Since when a consumer has waited with nothing of its epoch ready (hedging).
-  std::optional<absl::Time> starved_since_ ABSL_GUARDED_BY(mu_);
+  CreditPolicy policy_ ABSL_GUARDED_BY(mu_);
 
   absl::Mutex stop_mu_;  // serializes Stop()
   bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;

@@ -33,7 +33,7 @@ struct LoaderOptions {
   // training loop still holds). Split evenly over the worker streams; every stream gets at least
   // one batch of credit even when the budget is smaller than one batch per stream. While the
   // consumer waits for the current epoch and only later-epoch batches are buffered, each stream
-  // may get one extra batch (more after a long stall; see epoch_buffer.h). > 0.
+  // may get one extra batch (more after a long stall; see credit_policy.h). > 0.
   uint64_t prefetch_bytes = 256ull << 20;
   // Stream only from workers with these addresses (as the coordinator lists them); empty means
   // every live worker.
@@ -55,7 +55,7 @@ struct LoaderOptions {
   // world size this rank's token (others are ignored), with another world size the tokens of
   // every rank of the old job (and a job_name not in use). Empty: start at epoch 0.
   std::vector<std::string> resume_tokens;
-  // Split credit over the worker streams by their measured delivery rates (credit_balancer.h).
+  // Split credit over the worker streams by their measured delivery rates (credit_policy.h).
   // false keeps even shares: only for measuring what balancing is worth (bench/, tests).
   bool balance_credit = true;
   // The two process-wide tunings below are off by default: a library linked into someone

@@ -34,10 +34,6 @@ bool IsPermanent(absl::StatusCode code) {
   }
 }
 
-constexpr uint32_t kMaxShare = 1 << 16;
-// Credit per stream when the coordinator did not say how big a batch is.
-constexpr uint64_t kUnknownSizeBudgetBatches = 8;
-
 }  // namespace
 
 void LoaderImpl::HeartbeatLoop() {
@@ -77,7 +73,7 @@ absl::Status LoaderImpl::HeartbeatOnce() {
     absl::MutexLock lock(&mu_);
     reported.swap(consumed_);
     *request.mutable_stats() = consumption_.Snapshot(env_.clock->Now(), stats_.batches_delivered);
-    AddOverdueLocked(&request);  // hedging (loader_balance.cc)
+    AddOverdueLocked(&request);
   }
   request.mutable_consumed()->Reserve(static_cast<int>(reported.size()));
   for (const v1::TaskId& task : reported) *request.add_consumed() = task;
@@ -93,12 +89,17 @@ absl::Status LoaderImpl::HeartbeatOnce() {
   return absl::OkStatus();
 }
 
-uint32_t LoaderImpl::ShareFor(size_t streams) const {
-  const uint64_t budget_batches = job_.batch_bytes() > 0
-                                      ? options_.prefetch_bytes / job_.batch_bytes()
-                                      : kUnknownSizeBudgetBatches;
-  const uint64_t share = budget_batches / std::max<size_t>(1, streams);
-  return static_cast<uint32_t>(std::clamp<uint64_t>(share, 1, kMaxShare));
+void LoaderImpl::AddOverdueLocked(v1::ClientHeartbeatRequest* request) {
+  const std::optional<absl::Duration> stalled = policy_.stalled_for(env_.clock->Now());
+  if (!stalled.has_value() || waiters_ == 0 || buffer_.done()) return;
+  if (*stalled < policy_.OverdueAfter()) return;
+  for (uint64_t index : buffer_.MissingInCurrentEpoch(kMaxOverdueTasks)) {
+    v1::TaskId* task = request->add_overdue();
+    task->set_job_id(job_.job_id());
+    task->set_epoch(buffer_.current_epoch());
+    task->set_batch_index(index);
+  }
+  stats_.overdue_reported += static_cast<uint64_t>(request->overdue_size());
 }
 
 void LoaderImpl::Reconcile(const v1::ClientHeartbeatResponse& response) {
@@ -140,27 +141,28 @@ void LoaderImpl::Reconcile(const v1::ClientHeartbeatResponse& response) {
   for (const auto& [id, state] : streams_) {
     if (!state.done) addresses.insert(state.address);
   }
-  const uint32_t share = ShareFor(addresses.size());
-  const size_t in_flight = static_cast<size_t>(share) * addresses.size() + addresses.size() + 2;
+  // Pooled headers and buffers: enough for every batch in flight.
+  const size_t in_flight = policy_.effective_budget(addresses.size()) + addresses.size() + 2;
   pool_->set_max_free(in_flight);
   gather_buffers_->set_max_free(in_flight);
-  RebalanceLocked();  // per-stream shares from the CreditBalancer (loader_balance.cc)
+  policy_.Rebalance(env_.clock->Now());
   if (!all_received) {
     const absl::Time now = env_.clock->Now();
     for (const std::string& address : targets) {
       const AddressState& known = addresses_[address];
-      if (known.open_stream == 0 && now >= known.next_attempt) OpenStreamLocked(address, share);
+      if (known.open_stream == 0 && now >= known.next_attempt) OpenStreamLocked(address);
     }
   }
   GrantCreditsLocked();
 }
 
-void LoaderImpl::OpenStreamLocked(const std::string& address, uint32_t share) {
+void LoaderImpl::OpenStreamLocked(const std::string& address) {
   const StreamId id = next_stream_id_++;
   addresses_[address].open_stream = id;
   StreamState& state = streams_[id];
   state.address = address;
-  share = AddBalancedStreamLocked(id);  // an even share (loader_balance.cc)
+  const uint32_t share = policy_.AddStream(id, env_.clock->Now());
+  stats_.max_streams = std::max(stats_.max_streams, policy_.streams());
   v1::OpenStream open;
   open.set_job_id(job_.job_id());
   open.set_rank(options_.rank);
@@ -237,9 +239,10 @@ void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received
   if (state != nullptr && state->auto_compression != nullptr) {
     ObserveCompressionLocked(state, *decoded);
   }
-  balancer_.OnBatch(id, env_.clock->Now());
+  policy_.OnBatch(id, env_.clock->Now());
   switch (buffer_.Add(id, std::move(batch))) {
     case EpochBuffer::AddResult::kAccepted: {
+      policy_.OnBuffered(id);
       if (absl::Status budget = bad_samples_.Add(header); !budget.ok()) FailLocked(budget);
       ++stats_.batches_received;
       stats_.samples_received += samples;
@@ -277,8 +280,7 @@ void LoaderImpl::OnStreamDone(StreamId id, const absl::Status& status) {
   auto it = streams_.find(id);
   if (it == streams_.end()) return;
   it->second.done = true;
-  buffer_.RemoveStream(id);
-  balancer_.RemoveStream(id);
+  policy_.RemoveStream(id);
   AddressState& address = addresses_[it->second.address];
   if (address.open_stream == id) address.open_stream = 0;
   if (stopping_) return;
