@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "trainer_client/batch_wire.h"
+#include "trainer_client/batch_wire_splitter.h"
 
 namespace stoker {
 

@@ -5,7 +5,7 @@
 // copy of its payload. The buffer's slices are kept (their bytes are not copied): the Batch's
 // payload views them (trainer_client/batch_payload.h) and holds a reference to each until the
 // last copy of the Batch is gone. The fields but `data` are parsed by protobuf into a (pooled)
-// message (trainer_client/batch_wire.h).
+// message (trainer_client/batch_wire_splitter.h).
 
 #include <grpcpp/support/byte_buffer.h>
 

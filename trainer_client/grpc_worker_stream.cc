@@ -35,10 +35,12 @@ namespace {
 // slices) instead of being parsed, payload included, into a BatchMessage by gRPC.
 using BatchStub = grpc::TemplatedGenericStub<v1::ClientMessage, grpc::ByteBuffer>;
 
-class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, grpc::ByteBuffer> {
+class StreamBatchesClientReactor
+    : public grpc::ClientBidiReactor<v1::ClientMessage, grpc::ByteBuffer> {
  public:
-  StreamReactor(const std::string& address, WorkerStreamHooks hooks, int max_message_bytes,
-                const std::shared_ptr<grpc::ChannelCredentials>& credentials)
+  StreamBatchesClientReactor(const std::string& address, WorkerStreamHooks hooks,
+                             int max_message_bytes,
+                             const std::shared_ptr<grpc::ChannelCredentials>& credentials)
       : address_(address), hooks_(std::move(hooks)) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(max_message_bytes);
@@ -212,7 +214,7 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, grpc::By
 // The Loader's handle on one stream. Thread-safe.
 class GrpcWorkerStream : public WorkerStream {
  public:
-  explicit GrpcWorkerStream(std::shared_ptr<StreamReactor> reactor)
+  explicit GrpcWorkerStream(std::shared_ptr<StreamBatchesClientReactor> reactor)
       : reactor_(std::move(reactor)) {}
   ~GrpcWorkerStream() override {
     Cancel();
@@ -229,7 +231,7 @@ class GrpcWorkerStream : public WorkerStream {
   void Join() override { reactor_->Join(); }
 
  private:
-  const std::shared_ptr<StreamReactor> reactor_;
+  const std::shared_ptr<StreamBatchesClientReactor> reactor_;
 };
 
 class GrpcWorkerStreamFactory : public WorkerStreamFactory {
@@ -241,8 +243,8 @@ class GrpcWorkerStreamFactory : public WorkerStreamFactory {
 
   std::unique_ptr<WorkerStream> Open(const std::string& address, const v1::OpenStream& open,
                                      WorkerStreamHooks hooks) override {
-    auto reactor = std::make_shared<StreamReactor>(address, std::move(hooks), max_message_bytes_,
-                                                   credentials_);
+    auto reactor = std::make_shared<StreamBatchesClientReactor>(address, std::move(hooks),
+                                                                max_message_bytes_, credentials_);
     reactor->Start(open);
     return std::make_unique<GrpcWorkerStream>(std::move(reactor));
   }

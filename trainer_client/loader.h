@@ -23,10 +23,10 @@
 //      client id}, then Credit{share} where a new stream's share = prefetch_bytes / batch_bytes /
 //      streams (>= 1); every heartbeat the shares follow the streams' delivery rates
 //      (credit_policy.h), within the byte budget.
-//   3. Each batch received is acked on its stream at once and reported as consumed in the next
+//   3. Each batch received is acked on its stream at once and reported as received in the next
 //      heartbeat; a duplicate (task already received this epoch) is acked and dropped. Handing a
 //      batch to the training loop (or dropping one) returns one credit to its stream.
-//   4. A heartbeat every heartbeat_interval reports consumed tasks and refreshes the worker list:
+//   4. A heartbeat every heartbeat_interval reports received tasks and refreshes the worker list:
 //      streams that failed (worker died) are dropped and reopened, with backoff, to workers the
 //      coordinator still (or again) lists; their leased tasks come back from other workers.
 //   5. Hedging: while the training loop has waited longer than max(3 x p99 batch latency, 1 s),

@@ -240,11 +240,11 @@ void LoaderImpl::Stop() {
   absl::MutexLock stop_lock(&stop_mu_);
   if (stopped_) return;
   stopped_ = true;
-  bool report_consumed = false;
+  bool report_received = false;
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
-    report_consumed = !consumed_.empty() && heartbeat_failures_ == 0 && fatal_.ok();
+    report_received = !received_tasks_.empty() && heartbeat_failures_ == 0 && fatal_.ok();
   }
   if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
 
@@ -278,7 +278,7 @@ void LoaderImpl::Stop() {
   // Best effort: report what was received since the last heartbeat. This report is what
   // completes those tasks on the coordinator; if it is lost, their leases expire and the job
   // stays unfinished there (it is retired as abandoned later).
-  if (report_consumed) (void)HeartbeatOnce();
+  if (report_received) (void)HeartbeatOnce();
 }
 
 }  // namespace stoker

@@ -5,7 +5,7 @@
 //
 // Threads:
 //   - consumers call Next / NextInEpoch, which wait on mu_ until a batch of their epoch is ready;
-//   - the heartbeat thread reports consumed tasks, reconciles streams with the coordinator's
+//   - the heartbeat thread reports received tasks, reconciles streams with the coordinator's
 //     worker list, reaps ended streams and re-evaluates credit (stall escalation);
 //   - gRPC's callback threads call OnBatch / OnStreamDone for the worker streams (no thread of
 //     our own per stream: worker_stream.h).
@@ -82,7 +82,7 @@ class LoaderImpl {
   absl::Status Start();
   absl::Status OpenJob();
   void HeartbeatLoop();
-  // One heartbeat: reports consumed tasks and reconciles streams. Returns the RPC's status.
+  // One heartbeat: reports received tasks and reconciles streams. Returns the RPC's status.
   absl::Status HeartbeatOnce();
   void Reconcile(const v1::ClientHeartbeatResponse& response) ABSL_LOCKS_EXCLUDED(mu_);
   void OpenStreamLocked(const std::string& address) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -124,7 +124,7 @@ class LoaderImpl {
   absl::flat_hash_map<std::string, AddressState> addresses_ ABSL_GUARDED_BY(mu_);
   StreamId next_stream_id_ ABSL_GUARDED_BY(mu_) = 1;
   // Tasks received since the last successful heartbeat.
-  std::vector<v1::TaskId> consumed_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::TaskId> received_tasks_ ABSL_GUARDED_BY(mu_);
   int waiters_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status fatal_ ABSL_GUARDED_BY(mu_);

@@ -38,7 +38,7 @@ struct LoaderOptions {
   // Stream only from workers with these addresses (as the coordinator lists them); empty means
   // every live worker.
   std::vector<std::string> only_workers;
-  // How often the client reports consumed tasks and refreshes the worker list. > 0.
+  // How often the client reports received tasks and refreshes the worker list. > 0.
   absl::Duration heartbeat_interval = absl::Milliseconds(200);
   // Deadline of each unary call to the coordinator. > 0.
   absl::Duration rpc_timeout = absl::Seconds(10);

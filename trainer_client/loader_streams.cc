@@ -71,18 +71,19 @@ absl::Status LoaderImpl::HeartbeatOnce() {
   std::vector<v1::TaskId> reported;
   {
     absl::MutexLock lock(&mu_);
-    reported.swap(consumed_);
+    reported.swap(received_tasks_);
     *request.mutable_stats() = consumption_.Snapshot(env_.clock->Now(), stats_.batches_delivered);
     AddOverdueLocked(&request);
   }
+  // ClientHeartbeatRequest.consumed is the received report (the proto's historical name).
   request.mutable_consumed()->Reserve(static_cast<int>(reported.size()));
   for (const v1::TaskId& task : reported) *request.add_consumed() = task;
   absl::StatusOr<v1::ClientHeartbeatResponse> response = env_.coordinator->ClientHeartbeat(request);
   if (!response.ok()) {
     absl::MutexLock lock(&mu_);
     // Report them again next time, before what arrived meanwhile.
-    reported.insert(reported.end(), consumed_.begin(), consumed_.end());
-    consumed_.swap(reported);
+    reported.insert(reported.end(), received_tasks_.begin(), received_tasks_.end());
+    received_tasks_.swap(reported);
     return response.status();
   }
   Reconcile(*response);
@@ -127,7 +128,7 @@ void LoaderImpl::Reconcile(const v1::ClientHeartbeatResponse& response) {
         "job '", options_.job_name, "' (id ", job_.job_id(),
         ") is finished on the coordinator, but this client received only ",
         buffer_.accepted_total(), " of the ", buffer_.expected_total(), " batches of rank ",
-        options_.rank, " (another client of this rank consumed them?); use a new job name")));
+        options_.rank, " (another client of this rank received them?); use a new job name")));
     return;
   }
   if (targets.empty() && !warned_no_workers_) {
@@ -256,7 +257,7 @@ void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received
       worker.wire_bytes += decoded->wire_bytes;
       worker.produce_seconds += produce_seconds;
       if (state != nullptr) addresses_[state->address].failures = 0;
-      consumed_.push_back(task);
+      received_tasks_.push_back(task);
       if (state != nullptr && !state->done) state->stream->Ack(task);
       break;
     }

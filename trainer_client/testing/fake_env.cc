@@ -100,7 +100,7 @@ absl::StatusOr<v1::ClientHeartbeatResponse> FakeCoordinator::ClientHeartbeat(
   absl::MutexLock lock(&mu_);
   ++heartbeats_;
   if (!heartbeat_error_.ok()) return heartbeat_error_;
-  consumed_.insert(consumed_.end(), request.consumed().begin(), request.consumed().end());
+  received_.insert(received_.end(), request.consumed().begin(), request.consumed().end());
   return heartbeat_response_;
 }
 
@@ -143,14 +143,14 @@ v1::OpenJobRequest FakeCoordinator::last_open_job_request() const {
   return last_open_job_request_;
 }
 
-std::vector<v1::TaskId> FakeCoordinator::consumed() const {
+std::vector<v1::TaskId> FakeCoordinator::received() const {
   absl::MutexLock lock(&mu_);
-  return consumed_;
+  return received_;
 }
 
-bool FakeCoordinator::AwaitConsumed(size_t n) {
+bool FakeCoordinator::AwaitReceived(size_t n) {
   absl::MutexLock lock(&mu_);
-  auto done = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return consumed_.size() >= n; };
+  auto done = [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return received_.size() >= n; };
   return mu_.AwaitWithTimeout(absl::Condition(&done), kAwaitLimit);
 }
 

@@ -51,9 +51,9 @@ class FakeCoordinator : public CoordinatorClient {
   int open_job_calls() const;
   bool AwaitOpenJobCalls(int n);
   v1::OpenJobRequest last_open_job_request() const;
-  // Every task reported consumed by successful heartbeats, in order.
-  std::vector<v1::TaskId> consumed() const;
-  bool AwaitConsumed(size_t n);
+  // Every task reported received by successful heartbeats, in order.
+  std::vector<v1::TaskId> received() const;
+  bool AwaitReceived(size_t n);
   bool AwaitHeartbeats(int n);
   // Heartbeats received so far (failed ones included), and waiting until there are `total`.
   int heartbeats() const;
@@ -66,7 +66,7 @@ class FakeCoordinator : public CoordinatorClient {
   int open_job_calls_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Status heartbeat_error_ ABSL_GUARDED_BY(mu_);
   v1::ClientHeartbeatResponse heartbeat_response_ ABSL_GUARDED_BY(mu_);
-  std::vector<v1::TaskId> consumed_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::TaskId> received_ ABSL_GUARDED_BY(mu_);
   int heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

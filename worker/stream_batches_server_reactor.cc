@@ -1,4 +1,4 @@
-#include "worker/stream_reactor.h"
+#include "worker/stream_batches_server_reactor.h"
 
 #include <grpcpp/impl/codegen/proto_utils.h>
 
@@ -6,13 +6,13 @@
 
 #include "common/grpc_status.h"
 #include "common/logging.h"
-#include "worker/batch_wire.h"
+#include "worker/batch_wire_encoder.h"
 
 namespace stoker {
 
 namespace pb = ::stoker::v1;
 
-StreamReactor::StreamReactor(Worker* worker) : worker_(worker) {
+StreamBatchesServerReactor::StreamBatchesServerReactor(Worker* worker) : worker_(worker) {
   // At once, so a client knows its stream was admitted (a refused one ends RESOURCE_EXHAUSTED).
   StartSendInitialMetadata();
   StartRead(&read_buffer_);
@@ -22,7 +22,7 @@ StreamReactor::StreamReactor(Worker* worker) : worker_(worker) {
 // reaction inline in the call that starts it (grpcpp dispatches them), and OnDone waits for the
 // reaction in progress, so holding mu_ cannot deadlock, and a concurrent end cannot slip in
 // between deciding to write (or read) and starting it.
-void StreamReactor::StartNextWriteLocked(bool back_to_back) {
+void StreamBatchesServerReactor::StartNextWriteLocked(bool back_to_back) {
   if (!write_order_.CanWrite() || queue_.empty()) return;
   OutgoingBatch batch = std::move(queue_.front());
   queue_.pop_front();
@@ -34,7 +34,7 @@ void StreamReactor::StartNextWriteLocked(bool back_to_back) {
   StartWrite(&writing_);
 }
 
-void StreamReactor::Send(OutgoingBatch batch) {
+void StreamBatchesServerReactor::Send(OutgoingBatch batch) {
   absl::MutexLock lock(&mu_);
   if (write_order_.ending()) {
     Recycle(std::move(batch));
@@ -44,35 +44,36 @@ void StreamReactor::Send(OutgoingBatch batch) {
   StartNextWriteLocked(/*back_to_back=*/false);
 }
 
-void StreamReactor::Fail(const absl::Status& status) {
+void StreamBatchesServerReactor::Fail(const absl::Status& status) {
   STOKER_LOG(WARNING) << "stream failed: " << status;
   EndFromOutside(status);
 }
 
-void StreamReactor::Recycle(OutgoingBatch batch) {
+void StreamBatchesServerReactor::Recycle(OutgoingBatch batch) {
   worker_->message_pool()->Put(std::move(batch.message));
   if (batch.encoded != nullptr) worker_->payload_buffers()->Put(std::move(batch.encoded));
 }
 
-void StreamReactor::DropQueueLocked() {
+void StreamBatchesServerReactor::DropQueueLocked() {
   for (OutgoingBatch& batch : queue_) Recycle(std::move(batch));
   queue_.clear();
 }
 
-void StreamReactor::EndInReaction(const absl::Status& status) {
+void StreamBatchesServerReactor::EndInReaction(const absl::Status& status) {
   absl::MutexLock lock(&mu_);
   DropQueueLocked();
   if (write_order_.End(status)) Finish(ToGrpcStatus(write_order_.status()));
 }
 
-void StreamReactor::ProtocolErrorInReaction(ProtocolError reason, const absl::Status& status) {
+void StreamBatchesServerReactor::ProtocolErrorInReaction(ProtocolError reason,
+                                                         const absl::Status& status) {
   worker_->CountProtocolError(reason);
   STOKER_LOG(WARNING) << "stream ended for a protocol error (" << ProtocolErrorName(reason)
                       << "): " << status;
   EndInReaction(status);
 }
 
-void StreamReactor::EndFromOutside(const absl::Status& status) {
+void StreamBatchesServerReactor::EndFromOutside(const absl::Status& status) {
   grpc::Status finish;
   {
     absl::MutexLock lock(&mu_);
@@ -85,12 +86,12 @@ void StreamReactor::EndFromOutside(const absl::Status& status) {
   Finish(finish);
 }
 
-void StreamReactor::ContinueReading() {
+void StreamBatchesServerReactor::ContinueReading() {
   absl::MutexLock lock(&mu_);
   if (!write_order_.ending()) StartRead(&read_buffer_);
 }
 
-void StreamReactor::OnReadDone(bool ok) {
+void StreamBatchesServerReactor::OnReadDone(bool ok) {
   if (!ok) {  // The client half-closed (or went away).
     absl::MutexLock lock(&mu_);
     DropQueueLocked();
@@ -108,7 +109,7 @@ void StreamReactor::OnReadDone(bool ok) {
   HandleMessage();
 }
 
-void StreamReactor::HandleMessage() {
+void StreamBatchesServerReactor::HandleMessage() {
   if (session_ == nullptr) {
     if (!request_.has_open()) {
       ProtocolErrorInReaction(
@@ -143,7 +144,7 @@ void StreamReactor::HandleMessage() {
   ContinueReading();
 }
 
-void StreamReactor::OnWriteDone(bool ok) {
+void StreamBatchesServerReactor::OnWriteDone(bool ok) {
   uint64_t written_bytes;
   {
     absl::MutexLock lock(&mu_);
@@ -165,7 +166,7 @@ void StreamReactor::OnWriteDone(bool ok) {
   if (session_ != nullptr) session_->OnSent(written_bytes);
 }
 
-void StreamReactor::OnDone() {
+void StreamBatchesServerReactor::OnDone() {
   if (session_ != nullptr) worker_->CloseSession(session_);
   worker_->ReleaseStream();
   delete this;

@@ -2,7 +2,7 @@
 // producer's buffer (not a copy), and the message returns to the pool only when every reference
 // to the buffer is gone.
 
-#include "worker/batch_wire.h"
+#include "worker/batch_wire_encoder.h"
 
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/impl/codegen/proto_utils.h>

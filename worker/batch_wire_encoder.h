@@ -1,5 +1,5 @@
-#ifndef STOKER_WORKER_BATCH_WIRE_H_
-#define STOKER_WORKER_BATCH_WIRE_H_
+#ifndef STOKER_WORKER_BATCH_WIRE_ENCODER_H_
+#define STOKER_WORKER_BATCH_WIRE_ENCODER_H_
 
 // gRPC glue: a BatchMessage's wire form without the serialization copy of its payload
 // (DESIGN.md §4: the payload is not copied more than once on either side).
@@ -33,4 +33,4 @@ grpc::ByteBuffer BatchToByteBuffer(OutgoingBatch batch, BatchMessagePool::Recycl
 
 }  // namespace stoker
 
-#endif  // STOKER_WORKER_BATCH_WIRE_H_
+#endif  // STOKER_WORKER_BATCH_WIRE_ENCODER_H_

@@ -1,4 +1,4 @@
-#include "worker/batch_wire.h"
+#include "worker/batch_wire_encoder.h"
 
 #include <grpcpp/support/slice.h>
 

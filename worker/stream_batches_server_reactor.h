@@ -1,5 +1,5 @@
-#ifndef STOKER_WORKER_STREAM_REACTOR_H_
-#define STOKER_WORKER_STREAM_REACTOR_H_
+#ifndef STOKER_WORKER_STREAM_BATCHES_SERVER_REACTOR_H_
+#define STOKER_WORKER_STREAM_BATCHES_SERVER_REACTOR_H_
 
 // gRPC glue for Worker.StreamBatches: one reactor per client stream.
 //
@@ -14,9 +14,9 @@
 // write outstanding (an error meanwhile finishes the stream when the write completes) and no
 // write starts after the stream began to end. The
 // method is registered raw (ByteBuffer in and out): requests are parsed here, and each batch is
-// written by BatchToByteBuffer (worker/batch_wire.h) without copying its payload; the message
-// returns to the worker's pool when gRPC releases the payload slice. A batch written the moment
-// the previous one finished is marked sent_back_to_back (the client times the link by it).
+// written by BatchToByteBuffer (worker/batch_wire_encoder.h) without copying its payload; the
+// message returns to the worker's pool when gRPC releases the payload slice. A batch written the
+// moment the previous one finished is marked sent_back_to_back (the client times the link by it).
 // The stream finishes OK once the client has half-closed and no write is in flight (batches
 // still queued then are dropped: the worker hands their tasks back when the session closes), or
 // with the error of Open, of a failed batch or of a protocol error.
@@ -37,10 +37,11 @@ namespace stoker {
 
 // Made for a stream the worker admitted (Worker::AdmitStream); releases the admission and
 // deletes itself in OnDone. Thread-safe (reactions and producer callbacks race).
-class StreamReactor : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>,
-                      public BatchSink {
+class StreamBatchesServerReactor
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>,
+      public BatchSink {
  public:
-  explicit StreamReactor(Worker* worker);
+  explicit StreamBatchesServerReactor(Worker* worker);
 
   // BatchSink.
   void Send(OutgoingBatch batch) override;
@@ -87,4 +88,4 @@ class StreamReactor : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::Byt
 
 }  // namespace stoker
 
-#endif  // STOKER_WORKER_STREAM_REACTOR_H_
+#endif  // STOKER_WORKER_STREAM_BATCHES_SERVER_REACTOR_H_

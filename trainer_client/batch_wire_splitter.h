@@ -1,5 +1,5 @@
-#ifndef STOKER_TRAINER_CLIENT_BATCH_WIRE_H_
-#define STOKER_TRAINER_CLIENT_BATCH_WIRE_H_
+#ifndef STOKER_TRAINER_CLIENT_BATCH_WIRE_SPLITTER_H_
+#define STOKER_TRAINER_CLIENT_BATCH_WIRE_SPLITTER_H_
 
 // Reading a BatchMessage from the bytes gRPC received, without the parse copy of its payload
 // (DESIGN.md §4: the payload is not copied more than once on either side).
@@ -9,8 +9,8 @@
 // field but `data` (field 2) are copied, as they are, into one small string for protobuf to parse
 // (the header, and any field added later, parse exactly as protobuf would: fields in any order,
 // a repeated embedded message merged), and `data` is returned as views of the slices, not copied.
-// As protobuf does, the last `data` field wins. The worker's wire form (worker/batch_wire.h)
-// sends `data` last; any protobuf encoder's bytes are accepted.
+// As protobuf does, the last `data` field wins. The worker's wire form
+// (worker/batch_wire_encoder.h) sends `data` last; any protobuf encoder's bytes are accepted.
 //
 // This is the one place the client sees the payload's wire bytes: a decoding step (stream
 // compression) goes between SplitBatchWire's payload views and the buffer the Batch exposes.
@@ -40,4 +40,4 @@ absl::StatusOr<BatchWireParts> SplitBatchWire(absl::Span<const absl::Span<const 
 
 }  // namespace stoker
 
-#endif  // STOKER_TRAINER_CLIENT_BATCH_WIRE_H_
+#endif  // STOKER_TRAINER_CLIENT_BATCH_WIRE_SPLITTER_H_
