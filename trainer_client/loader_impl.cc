@@ -140,11 +140,12 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
   }
   auto finish =
       [&](absl::StatusOr<std::optional<Batch>> result) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        // Ends the stall and replenishes a handed-out batch's stream; inside Next's time.
+        GrantCreditsLocked();
         const absl::Time now = env_.clock->Now();
         stats_.wait_seconds += absl::ToDoubleSeconds(now - entered);
         consumption_.RecordWait(now, now - entered, result.ok() && result->has_value());
         last_return_ = now;
-        GrantCreditsLocked();  // ends the stall, replenishes a handed-out batch's stream
         return result;
       };
   struct WaitArgs {
