@@ -31,7 +31,7 @@
 #include "stoker/v1/pipeline.pb.h"
 #include "trainer_client/batch.h"
 #include "trainer_client/loader_env.h"
-#include "trainer_client/message_pool.h"
+#include "wire/message_pool.h"
 
 namespace stoker {
 

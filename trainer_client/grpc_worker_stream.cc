@@ -16,8 +16,8 @@
 #include "common/grpc_status.h"
 #include "common/tls/grpc_tls.h"
 #include "stoker/v1/worker.grpc.pb.h"
-#include "trainer_client/grpc_batch_reader.h"
 #include "trainer_client/worker_stream.h"
+#include "wire/grpc_batch_reader.h"
 
 namespace stoker {
 namespace {
@@ -119,9 +119,10 @@ class StreamBatchesClientReactor
   void OnReadDone(bool ok) override {
     absl::Status malformed;
     if (ok) {
-      absl::StatusOr<Batch> batch = ReadBatch(&incoming_, hooks_.allocate(), hooks_.gather_buffers);
+      absl::StatusOr<ReceivedBatch> batch =
+          ReadBatch(&incoming_, hooks_.allocate(), hooks_.gather_buffers);
       if (batch.ok()) {
-        hooks_.on_batch(*std::move(batch));
+        hooks_.on_batch(Batch(*std::move(batch)));
         StartRead(&incoming_);
         return;
       }

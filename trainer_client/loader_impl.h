@@ -33,15 +33,15 @@
 #include "stoker/v1/coordinator.pb.h"
 #include "trainer_client/bad_sample_budget.h"
 #include "trainer_client/batch.h"
-#include "trainer_client/compression_auto.h"
+#include "wire/compression_auto.h"
 #include "trainer_client/consumption_window.h"
 #include "trainer_client/credit_policy.h"
 #include "trainer_client/epoch_buffer.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/loader_env.h"
 #include "trainer_client/loader_options.h"
-#include "trainer_client/message_pool.h"
-#include "trainer_client/payload_decode.h"
+#include "wire/message_pool.h"
+#include "wire/payload_decode.h"
 
 namespace stoker {
 

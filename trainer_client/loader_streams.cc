@@ -193,7 +193,7 @@ void LoaderImpl::FailStreamLocked(StreamId id, const absl::Status& status) {
 }
 
 void LoaderImpl::ObserveCompressionLocked(StreamState* state, const DecodedBatch& decoded) {
-  const v1::BatchHeader& header = decoded.batch.header();
+  const v1::BatchHeader& header = decoded.batch.header->header();
   BatchObservation seen;
   seen.codec = decoded.codec;
   seen.raw_bytes = decoded.raw_bytes;
@@ -217,7 +217,7 @@ void LoaderImpl::ObserveCompressionLocked(StreamState* state, const DecodedBatch
 
 void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received) {
   absl::StatusOr<DecodedBatch> decoded = DecodeReceivedBatch(
-      std::move(received), address,
+      received.parts(), address,
       job_.batch_bytes() > 0 ? job_.batch_bytes() : std::numeric_limits<int>::max(), pool_.get(),
       gather_buffers_.get());
   if (!decoded.ok()) {
@@ -225,7 +225,7 @@ void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received
     FailStreamLocked(id, decoded.status());
     return;
   }
-  Batch batch = decoded->batch;  // moves into the buffer below; `decoded` keeps `header` alive.
+  Batch batch(decoded->batch);  // moves into the buffer below; `decoded` keeps `header` alive.
   const v1::BatchHeader& header = batch.header();
   v1::TaskId task = header.task();
   const uint64_t worker_id = batch.worker_id();

@@ -7,7 +7,7 @@
 // callback threads, a fixed pool shared by every stream of the process, so the client's thread
 // count does not grow with the number of workers.
 //   - reading: one read is always posted, into a grpc::ByteBuffer (no parsing by gRPC);
-//     OnReadDone makes it a Batch (trainer_client/grpc_batch_reader.h: the header parsed into a
+//     OnReadDone makes it a Batch (wire/grpc_batch_reader.h: the header parsed into a
 //     message from `hooks.allocate`, the payload kept as the received slices, not copied), passes
 //     it to `hooks.on_batch` and posts the next read. When a read fails the stream stops writing,
 //     and once gRPC has the final status it is reported once through `hooks.on_done`; a message
@@ -30,7 +30,7 @@
 #include "common/tls/tls_config.h"
 #include "stoker/v1/worker.pb.h"
 #include "trainer_client/batch.h"
-#include "trainer_client/message_pool.h"
+#include "wire/message_pool.h"
 
 namespace stoker {
 

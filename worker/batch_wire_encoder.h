@@ -13,7 +13,7 @@
 // those of message.SerializeAsString() with `data` moved last, which every protobuf parser accepts
 // (fields may come in any order), so clients need nothing new. Stoker's own client keeps the
 // received slices and copies the payload once, where its consumer needs it
-// (trainer_client/batch_payload.h): one copy there, none here.
+// (wire/batch_payload.h): one copy there, none here.
 
 #include <grpcpp/support/byte_buffer.h>
 

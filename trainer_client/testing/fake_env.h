@@ -19,20 +19,9 @@
 #include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/worker.pb.h"
 #include "trainer_client/worker_stream.h"
+#include "wire/testing/batch_messages.h"  // MakeBatchMessage, MakeCompressedBatchMessage
 
 namespace stoker::testing {
-
-// A BatchMessage for task (job, epoch, batch_index) with `samples` samples of `bytes_per_sample`
-// uint8 bytes each (value = batch_index & 0xff), from `worker_id`.
-std::shared_ptr<v1::BatchMessage> MakeBatchMessage(uint64_t job, uint32_t epoch,
-                                                   uint64_t batch_index, uint64_t worker_id = 1,
-                                                   int samples = 2, int bytes_per_sample = 3);
-
-// MakeBatchMessage(job, epoch, batch_index)'s batch with its payload compressed by `codec`
-// (header.compression and header.uncompressed_bytes set as a worker sets them).
-std::shared_ptr<v1::BatchMessage> MakeCompressedBatchMessage(uint64_t job, uint32_t epoch,
-                                                             uint64_t batch_index,
-                                                             v1::Compression codec);
 
 // Thread-safe.
 class FakeCoordinator : public CoordinatorClient {

@@ -1,4 +1,4 @@
-#include "trainer_client/grpc_batch_reader.h"
+#include "wire/grpc_batch_reader.h"
 
 #include <grpcpp/support/slice.h>
 
@@ -8,12 +8,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "trainer_client/batch_wire_splitter.h"
+#include "wire/batch_wire_splitter.h"
 
 namespace stoker {
 
-absl::StatusOr<Batch> ReadBatch(grpc::ByteBuffer* buffer, std::shared_ptr<v1::BatchMessage> header,
-                                std::shared_ptr<BufferPool> gather_buffers) {
+absl::StatusOr<ReceivedBatch> ReadBatch(grpc::ByteBuffer* buffer,
+                                        std::shared_ptr<v1::BatchMessage> header,
+                                        std::shared_ptr<BufferPool> gather_buffers) {
   // References to the received slices, not copies of their bytes.
   auto slices = std::make_shared<std::vector<grpc::Slice>>();
   const grpc::Status dumped = buffer->Dump(slices.get());
@@ -31,7 +32,7 @@ absl::StatusOr<Batch> ReadBatch(grpc::ByteBuffer* buffer, std::shared_ptr<v1::Ba
   }
   auto payload = std::make_shared<const BatchPayload>(std::move(parts.payload), std::move(slices),
                                                       std::move(gather_buffers));
-  return Batch(std::move(header), std::move(payload));
+  return ReceivedBatch{std::move(header), std::move(payload)};
 }
 
 }  // namespace stoker

@@ -1,5 +1,5 @@
-#ifndef STOKER_TRAINER_CLIENT_COMPRESSION_AUTO_H_
-#define STOKER_TRAINER_CLIENT_COMPRESSION_AUTO_H_
+#ifndef STOKER_WIRE_COMPRESSION_AUTO_H_
+#define STOKER_WIRE_COMPRESSION_AUTO_H_
 
 // The client's `auto` compression (docs/decisions/0030-stream-compression-auto-and-metrics.md): per
 // stream, pick the payload codec that delivers the most batches per second from figures measured on
@@ -126,4 +126,4 @@ class AutoCompression {
 
 }  // namespace stoker
 
-#endif  // STOKER_TRAINER_CLIENT_COMPRESSION_AUTO_H_
+#endif  // STOKER_WIRE_COMPRESSION_AUTO_H_

@@ -1,5 +1,5 @@
-#ifndef STOKER_TRAINER_CLIENT_BATCH_CHECK_H_
-#define STOKER_TRAINER_CLIENT_BATCH_CHECK_H_
+#ifndef STOKER_WIRE_BATCH_CHECK_H_
+#define STOKER_WIRE_BATCH_CHECK_H_
 
 // The client trusts no header (docs/security.md, "Authenticated peers"): a received batch's
 // header is checked against its payload before any view of the tensor is made (a Batch's
@@ -26,4 +26,4 @@ absl::Status CheckBatchHeader(const v1::BatchHeader& header, uint64_t tensor_byt
 
 }  // namespace stoker
 
-#endif  // STOKER_TRAINER_CLIENT_BATCH_CHECK_H_
+#endif  // STOKER_WIRE_BATCH_CHECK_H_

@@ -1,4 +1,4 @@
-#include "trainer_client/batch_wire_splitter.h"
+#include "wire/batch_wire_splitter.h"
 
 #include <algorithm>
 #include <utility>

@@ -1,7 +1,7 @@
-// ReadBatch: a BatchMessage received in several gRPC slices becomes a Batch whose payload views
-// those slices (kept alive by the Batch, not copied); malformed messages are DATA_LOSS.
+// ReadBatch: a BatchMessage received in several gRPC slices becomes a ReceivedBatch whose payload
+// views those slices (kept alive by the payload, not copied); malformed messages are DATA_LOSS.
 
-#include "trainer_client/grpc_batch_reader.h"
+#include "wire/grpc_batch_reader.h"
 
 #include <grpcpp/support/byte_buffer.h>
 #include <grpcpp/support/slice.h>
@@ -44,17 +44,19 @@ TEST(ReadBatchTest, KeepsTheReceivedSlicesAsThePayload) {
   const v1::BatchMessage message = Message(100000);
   grpc::ByteBuffer buffer = Sliced(message.SerializeAsString(), 16384);
   auto pool = std::make_shared<BufferPool>(1);
-  absl::StatusOr<Batch> batch = ReadBatch(&buffer, std::make_shared<v1::BatchMessage>(), pool);
+  absl::StatusOr<ReceivedBatch> batch =
+      ReadBatch(&buffer, std::make_shared<v1::BatchMessage>(), pool);
   ASSERT_TRUE(batch.ok()) << batch.status();
-  EXPECT_EQ(buffer.Length(), 0u);  // the Batch holds the slices now, not the buffer
-  EXPECT_EQ(batch->batch_index(), 5u);
-  EXPECT_THAT(batch->labels(), ElementsAre(3));
-  EXPECT_THAT(batch->sample_indices(), ElementsAre(42));
-  EXPECT_EQ(batch->size_bytes(), 100000u);
-  EXPECT_EQ(batch->payload().chunks().size(), 7u);  // 100,000 bytes across 16 KiB slices
-  const Batch copy = *batch;
-  batch = absl::UnknownError("dropped");  // the copy alone keeps the slices alive
-  const absl::Span<const uint8_t> bytes = copy.bytes();
+  EXPECT_EQ(buffer.Length(), 0u);  // the batch holds the slices now, not the buffer
+  const v1::BatchHeader& header = batch->header->header();
+  EXPECT_EQ(header.task().batch_index(), 5u);
+  EXPECT_THAT(header.labels(), ElementsAre(3));
+  EXPECT_THAT(header.sample_indices(), ElementsAre(42));
+  EXPECT_EQ(batch->payload->size(), 100000u);
+  EXPECT_EQ(batch->payload->chunks().size(), 7u);  // 100,000 bytes across 16 KiB slices
+  const std::shared_ptr<const BatchPayload> payload = batch->payload;
+  batch = absl::UnknownError("dropped");  // the payload alone keeps the slices alive
+  const absl::Span<const uint8_t> bytes = payload->contiguous();
   EXPECT_EQ(std::string(bytes.begin(), bytes.end()), message.data());
 }
 
@@ -65,13 +67,14 @@ TEST(ReadBatchTest, ReusesThePooledHeaderMessage) {
   message.mutable_header()->set_worker_id(9);
   message.set_data("xy");
   grpc::ByteBuffer buffer = Sliced(message.SerializeAsString(), 3);
-  absl::StatusOr<Batch> batch = ReadBatch(&buffer, std::move(header), nullptr);
+  absl::StatusOr<ReceivedBatch> batch = ReadBatch(&buffer, std::move(header), nullptr);
   ASSERT_TRUE(batch.ok()) << batch.status();
-  EXPECT_EQ(&batch->header(), &at->header());
-  EXPECT_EQ(batch->worker_id(), 9u);
-  EXPECT_TRUE(batch->labels().empty());  // cleared before parsing
-  EXPECT_TRUE(at->data().empty());       // the payload is not parsed into the message
-  EXPECT_EQ(std::string(batch->bytes().begin(), batch->bytes().end()), "xy");
+  EXPECT_EQ(batch->header.get(), at);
+  EXPECT_EQ(at->header().worker_id(), 9u);
+  EXPECT_TRUE(at->header().labels().empty());  // cleared before parsing
+  EXPECT_TRUE(at->data().empty());             // the payload is not parsed into the message
+  const absl::Span<const uint8_t> bytes = batch->payload->contiguous();
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "xy");
 }
 
 TEST(ReadBatchTest, MalformedMessagesAreDataLoss) {

@@ -1,9 +1,9 @@
-#ifndef STOKER_TRAINER_CLIENT_MESSAGE_POOL_H_
-#define STOKER_TRAINER_CLIENT_MESSAGE_POOL_H_
+#ifndef STOKER_WIRE_MESSAGE_POOL_H_
+#define STOKER_WIRE_MESSAGE_POOL_H_
 
 // The client's pools (common/recycling_pool.h, objects handed out with Acquire): batch headers
 // are parsed into recycled messages, and payloads that arrive in several pieces are gathered into
-// recycled buffers (trainer_client/batch_payload.h).
+// recycled buffers (wire/batch_payload.h).
 
 #include <string>
 
@@ -17,4 +17,4 @@ using BufferPool = RecyclingPool<std::string>;
 
 }  // namespace stoker
 
-#endif  // STOKER_TRAINER_CLIENT_MESSAGE_POOL_H_
+#endif  // STOKER_WIRE_MESSAGE_POOL_H_

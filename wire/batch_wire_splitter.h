@@ -1,5 +1,5 @@
-#ifndef STOKER_TRAINER_CLIENT_BATCH_WIRE_SPLITTER_H_
-#define STOKER_TRAINER_CLIENT_BATCH_WIRE_SPLITTER_H_
+#ifndef STOKER_WIRE_BATCH_WIRE_SPLITTER_H_
+#define STOKER_WIRE_BATCH_WIRE_SPLITTER_H_
 
 // Reading a BatchMessage from the bytes gRPC received, without the parse copy of its payload
 // (DESIGN.md §4: the payload is not copied more than once on either side).
@@ -40,4 +40,4 @@ absl::StatusOr<BatchWireParts> SplitBatchWire(absl::Span<const absl::Span<const 
 
 }  // namespace stoker
 
-#endif  // STOKER_TRAINER_CLIENT_BATCH_WIRE_SPLITTER_H_
+#endif  // STOKER_WIRE_BATCH_WIRE_SPLITTER_H_

@@ -1,4 +1,4 @@
-#include "trainer_client/batch_payload.h"
+#include "wire/batch_payload.h"
 
 #include <algorithm>
 #include <cstring>
@@ -72,6 +72,14 @@ const uint8_t* PayloadCursor::Next(size_t size, uint8_t* scratch) {
     offset_ += take;
   }
   return scratch;
+}
+
+ReceivedBatch ReceivedBatch::FromMessage(std::shared_ptr<const v1::BatchMessage> message) {
+  if (message == nullptr) return {};
+  const std::string& data = message->data();
+  auto payload = std::make_shared<const BatchPayload>(
+      BatchPayload::Chunk(reinterpret_cast<const uint8_t*>(data.data()), data.size()), message);
+  return {std::move(message), std::move(payload)};
 }
 
 }  // namespace stoker

@@ -1,7 +1,7 @@
 // CheckBatchHeader against crafted headers: each lie a worker could tell is DATA_LOSS naming the
 // field, and an honest header passes.
 
-#include "trainer_client/batch_check.h"
+#include "wire/batch_check.h"
 
 #include <cstdint>
 #include <initializer_list>

@@ -1,4 +1,4 @@
-#include "trainer_client/batch_check.h"
+#include "wire/batch_check.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"

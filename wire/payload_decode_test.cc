@@ -1,7 +1,7 @@
 // DecodeReceivedBatch: a header or a compressed frame that lies about its size is DATA_LOSS
 // naming the worker and the field, refused before a buffer of the announced size is made.
 
-#include "trainer_client/payload_decode.h"
+#include "wire/payload_decode.h"
 
 #include <memory>
 #include <string>
@@ -10,7 +10,7 @@
 #include "coordinator/status_matchers_for_test.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "trainer_client/testing/fake_env.h"
+#include "wire/testing/batch_messages.h"
 
 namespace stoker {
 namespace {
@@ -25,8 +25,8 @@ class PayloadDecodeTest : public ::testing::Test {
  protected:
   absl::StatusOr<DecodedBatch> Decode(std::shared_ptr<v1::BatchMessage> message,
                                       uint64_t max_raw_bytes = 1 << 20) {
-    return DecodeReceivedBatch(Batch(std::move(message)), kWorker, max_raw_bytes, headers_.get(),
-                               buffers_.get());
+    return DecodeReceivedBatch(ReceivedBatch::FromMessage(std::move(message)), kWorker,
+                               max_raw_bytes, headers_.get(), buffers_.get());
   }
 
   std::shared_ptr<MessagePool> headers_ = std::make_shared<MessagePool>(2);
@@ -45,7 +45,7 @@ TEST_F(PayloadDecodeTest, HonestBatchesDecode) {
   for (v1::Compression codec : {v1::COMPRESSION_LZ4, v1::COMPRESSION_ZSTD}) {
     absl::StatusOr<DecodedBatch> decoded = Decode(Compressed(codec));
     ASSERT_TRUE(decoded.ok()) << decoded.status();
-    EXPECT_EQ(decoded->batch.size_bytes(), 6u);
+    EXPECT_EQ(decoded->batch.payload->size(), 6u);
   }
 }
 

@@ -2,7 +2,7 @@
 // same address for every caller, whichever thread asks first), CopyTo gathers anywhere,
 // PayloadCursor hands out pieces in place or through its scratch buffer when they span chunks.
 
-#include "trainer_client/batch_payload.h"
+#include "wire/batch_payload.h"
 
 #include <string>
 #include <thread>

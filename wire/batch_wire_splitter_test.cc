@@ -1,7 +1,7 @@
 // SplitBatchWire: the header fields parse as protobuf would, the payload is views of the input
 // slices (not copies), whatever the slicing; malformed bytes are DATA_LOSS naming the offset.
 
-#include "trainer_client/batch_wire_splitter.h"
+#include "wire/batch_wire_splitter.h"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "trainer_client/compression_auto.h"
+#include "wire/compression_auto.h"
 
 #include <gtest/gtest.h>
 

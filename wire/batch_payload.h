@@ -1,10 +1,10 @@
-#ifndef STOKER_TRAINER_CLIENT_BATCH_PAYLOAD_H_
-#define STOKER_TRAINER_CLIENT_BATCH_PAYLOAD_H_
+#ifndef STOKER_WIRE_BATCH_PAYLOAD_H_
+#define STOKER_WIRE_BATCH_PAYLOAD_H_
 
 // The tensor bytes of a received batch as they arrived: chunks, in order, that an owner keeps
 // alive. gRPC hands a received message over as the transport's read slices (one per HTTP/2 DATA
 // frame, 16 KiB by default); the client keeps them rather than copying them into a message
-// (trainer_client/grpc_batch_reader.h), so receiving copies nothing. A consumer copies the bytes
+// (wire/grpc_batch_reader.h), so receiving copies nothing. A consumer copies the bytes
 // at most once, to where it needs them:
 //   - contiguous(): every byte at one address. One chunk is returned as it is; several are
 //     gathered on the first call, once, into a buffer from the BufferPool, which the payload
@@ -24,7 +24,7 @@
 
 #include "absl/base/call_once.h"
 #include "absl/types/span.h"
-#include "trainer_client/message_pool.h"
+#include "wire/message_pool.h"
 
 namespace stoker {
 
@@ -84,6 +84,16 @@ class PayloadCursor {
   size_t offset_ = 0;  // the next byte's offset in that chunk
 };
 
+// A received BatchMessage: its fields but `data` (in `header`, whose `data` is not read) and the
+// payload as it arrived. The trainer client's Batch is a view over one.
+struct ReceivedBatch {
+  std::shared_ptr<const v1::BatchMessage> header;
+  std::shared_ptr<const BatchPayload> payload;
+
+  // A whole message; the payload is message->data(), not copied ({} for null).
+  static ReceivedBatch FromMessage(std::shared_ptr<const v1::BatchMessage> message);
+};
+
 }  // namespace stoker
 
-#endif  // STOKER_TRAINER_CLIENT_BATCH_PAYLOAD_H_
+#endif  // STOKER_WIRE_BATCH_PAYLOAD_H_

@@ -1,4 +1,4 @@
-#include "trainer_client/payload_decode.h"
+#include "wire/payload_decode.h"
 
 #include <utility>
 
@@ -6,16 +6,16 @@
 #include "common/clock.h"
 #include "common/payload_codec.h"
 #include "common/status_macros.h"
-#include "trainer_client/batch_check.h"
+#include "wire/batch_check.h"
 
 namespace stoker {
 namespace {
 
-absl::StatusOr<DecodedBatch> Decode(Batch received, uint64_t max_raw_bytes, MessagePool* headers,
-                                    BufferPool* buffers) {
+absl::StatusOr<DecodedBatch> Decode(ReceivedBatch received, uint64_t max_raw_bytes,
+                                    MessagePool* headers, BufferPool* buffers) {
   DecodedBatch decoded;
-  const v1::BatchHeader& header = received.header();
-  decoded.wire_bytes = received.size_bytes();
+  const v1::BatchHeader& header = received.header->header();
+  decoded.wire_bytes = received.payload->size();
   if (IsRaw(header.compression())) {
     RETURN_IF_ERROR(CheckBatchHeader(header, decoded.wire_bytes));
     decoded.raw_bytes = decoded.wire_bytes;
@@ -36,15 +36,15 @@ absl::StatusOr<DecodedBatch> Decode(Batch received, uint64_t max_raw_bytes, Mess
   // A recycled buffer already has a batch's size: resize then writes nothing.
   raw->resize(raw_bytes);
   RETURN_IF_ERROR(
-      DecompressPayload(header.compression(), received.payload().contiguous(),
+      DecompressPayload(header.compression(), received.payload->contiguous(),
                         absl::MakeSpan(reinterpret_cast<uint8_t*>(raw->data()), raw->size())));
   std::shared_ptr<v1::BatchMessage> decoded_header = headers->Acquire();
   decoded_header->clear_data();
   *decoded_header->mutable_header() = header;
   decoded_header->mutable_header()->set_compression(v1::COMPRESSION_NONE);
   const BatchPayload::Chunk bytes(reinterpret_cast<const uint8_t*>(raw->data()), raw->size());
-  decoded.batch =
-      Batch(std::move(decoded_header), std::make_shared<const BatchPayload>(bytes, std::move(raw)));
+  decoded.batch = {std::move(decoded_header),
+                   std::make_shared<const BatchPayload>(bytes, std::move(raw))};
   decoded.raw_bytes = raw_bytes;
   decoded.decode_seconds = absl::ToDoubleSeconds(ThreadCpuTime() - cpu_start);
   return decoded;
@@ -52,10 +52,10 @@ absl::StatusOr<DecodedBatch> Decode(Batch received, uint64_t max_raw_bytes, Mess
 
 }  // namespace
 
-absl::StatusOr<DecodedBatch> DecodeReceivedBatch(Batch received, absl::string_view worker,
+absl::StatusOr<DecodedBatch> DecodeReceivedBatch(ReceivedBatch received, absl::string_view worker,
                                                  uint64_t max_raw_bytes, MessagePool* headers,
                                                  BufferPool* buffers) {
-  const uint64_t batch_index = received.batch_index();
+  const uint64_t batch_index = received.header->header().task().batch_index();
   absl::StatusOr<DecodedBatch> decoded =
       Decode(std::move(received), max_raw_bytes, headers, buffers);
   if (!decoded.ok()) {
