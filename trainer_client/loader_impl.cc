@@ -17,7 +17,7 @@
 #include "plan/rank_sequence.h"
 #include "plan/resume_token.h"
 #include "stoker/v1/resume.pb.h"
-#include "trainer_client/read_wakeup_tuning.h"
+#include "common/read_wakeup_tuning.h"
 
 namespace stoker {
 namespace {

@@ -68,7 +68,7 @@ struct LoaderOptions {
   // the allocator of the whole process: the trainer's own frees are retained too.
   bool retain_heap_memory = false;
   // Turn on gRPC's tcp_frame_size_tuning and tcp_rcv_lowat experiments for this process (once,
-  // before its first connection; read_wakeup_tuning.h), unless GRPC_EXPERIMENTS is set: the
+  // before its first connection; common/read_wakeup_tuning.h), unless GRPC_EXPERIMENTS is set: the
   // receiving thread wakes per frame rather than per TCP segment (measured: ~15% less client
   // CPU per float32 image). It sets GRPC_EXPERIMENTS in the process's environment, so every
   // gRPC channel of the process gets the experiments.

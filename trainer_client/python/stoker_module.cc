@@ -31,7 +31,7 @@
 #include "trainer_client/client_tail.h"
 #include "trainer_client/device/device_feeder.h"
 #include "trainer_client/hybrid/local_producer.h"
-#include "trainer_client/job_spec_args.h"
+#include "jobspec/job_spec_args.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/python/dlpack_abi.h"
 #include "trainer_client/python/dlpack_capsule.h"

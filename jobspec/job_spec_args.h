@@ -1,5 +1,5 @@
-#ifndef STOKER_TRAINER_CLIENT_JOB_SPEC_ARGS_H_
-#define STOKER_TRAINER_CLIENT_JOB_SPEC_ARGS_H_
+#ifndef STOKER_JOBSPEC_JOB_SPEC_ARGS_H_
+#define STOKER_JOBSPEC_JOB_SPEC_ARGS_H_
 
 // A JobSpec from plain arguments, as a command line (stoker-bench-client) or the Python module
 // (stoker.Loader) takes them: a dataset (a shards manifest, or synthetic images), a pipeline in
@@ -63,4 +63,4 @@ struct JobSpecArgs {
 
 }  // namespace stoker
 
-#endif  // STOKER_TRAINER_CLIENT_JOB_SPEC_ARGS_H_
+#endif  // STOKER_JOBSPEC_JOB_SPEC_ARGS_H_

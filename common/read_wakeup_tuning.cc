@@ -1,4 +1,4 @@
-#include "trainer_client/read_wakeup_tuning.h"
+#include "common/read_wakeup_tuning.h"
 
 #include <cstdlib>
 #include <mutex>

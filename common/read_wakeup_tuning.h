@@ -1,5 +1,5 @@
-#ifndef STOKER_TRAINER_CLIENT_READ_WAKEUP_TUNING_H_
-#define STOKER_TRAINER_CLIENT_READ_WAKEUP_TUNING_H_
+#ifndef STOKER_COMMON_READ_WAKEUP_TUNING_H_
+#define STOKER_COMMON_READ_WAKEUP_TUNING_H_
 
 // Fewer wake-ups on the client's receive path: turns on two experiments of gRPC 1.51's TCP
 // endpoint, `tcp_frame_size_tuning` (the transport tells TCP how many bytes the frame it is
@@ -24,4 +24,4 @@ void EnableGrpcReadExperiments();
 
 }  // namespace stoker
 
-#endif  // STOKER_TRAINER_CLIENT_READ_WAKEUP_TUNING_H_
+#endif  // STOKER_COMMON_READ_WAKEUP_TUNING_H_

@@ -2,7 +2,7 @@
 // case runs in a child process (EXPECT_EXIT, "threadsafe" style: the test binary started again),
 // so that each sees a process where it has not run yet.
 
-#include "trainer_client/read_wakeup_tuning.h"
+#include "common/read_wakeup_tuning.h"
 
 #include <cstdlib>
 #include <cstring>

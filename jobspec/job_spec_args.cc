@@ -1,4 +1,4 @@
-#include "trainer_client/job_spec_args.h"
+#include "jobspec/job_spec_args.h"
 
 #include <map>
 #include <utility>
