@@ -1,14 +1,11 @@
 #ifndef STOKER_TRAINER_CLIENT_BATCH_H_
 #define STOKER_TRAINER_CLIENT_BATCH_H_
 
-// A received batch: a read-only view over its header (the BatchMessage fields but the payload,
-// parsed into a pooled message) and its payload (wire/batch_payload.h: the received
-// bytes, kept as they arrived). Both are shared (std::shared_ptr), so copying a Batch is cheap and
-// never copies the payload; the bytes stay valid as long as any copy of the Batch lives.
-// Receiving copies nothing; data() gathers the payload once when it arrived in several chunks
-// (the only copy of the tensor on the client side), and a consumer that copies it elsewhere
-// anyway reads payload() instead (the CUDA feeder gathers into its pinned buffer).
-//
+// A received batch: a read-only view over a ReceivedBatch (wire/batch_payload.h: the header
+// parsed into a pooled message, the payload kept as it arrived). Copying a Batch shares both and
+// never copies the payload. data() gathers a payload that arrived in several chunks once (the
+// only copy of the tensor on the client side); a consumer that copies it elsewhere anyway reads
+// payload() instead (the CUDA feeder gathers into its pinned buffer).
 // Thread-compatible: a Batch is immutable, so const methods may be called from any thread.
 
 #include <cstddef>

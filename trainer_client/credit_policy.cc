@@ -81,13 +81,11 @@ void CreditPolicy::OnBatch(StreamId id, absl::Time now) {
 }
 
 void CreditPolicy::OnBuffered(StreamId id) {
-  auto it = streams_.find(id);
-  if (it != streams_.end()) ++it->second.held;
+  if (auto it = streams_.find(id); it != streams_.end()) ++it->second.held;
 }
 
 void CreditPolicy::OnHandedOut(StreamId id) {
-  auto it = streams_.find(id);
-  if (it != streams_.end() && it->second.held > 0) --it->second.held;
+  if (auto it = streams_.find(id); it != streams_.end() && it->second.held > 0) --it->second.held;
 }
 
 void CreditPolicy::PruneArrivals(Stream& stream, absl::Time now) const {
@@ -105,11 +103,6 @@ double CreditPolicy::RateOf(const Stream& stream, absl::Time now) const {
   const absl::Duration span = std::min(config_.rate_window, now - stream.opened);
   if (span <= absl::ZeroDuration()) return 0;
   return static_cast<double>(count) / absl::ToDoubleSeconds(span);
-}
-
-double CreditPolicy::Rate(StreamId id, absl::Time now) const {
-  const Stream* stream = Find(id);
-  return stream == nullptr ? 0 : RateOf(*stream, now);
 }
 
 absl::Duration CreditPolicy::OverdueLimit(std::vector<absl::Duration> latencies) const {
@@ -134,11 +127,6 @@ bool CreditPolicy::SilentOf(const Stream& stream, absl::Time now) const {
   if (stream.grants.empty()) return false;  // nothing asked of it
   const absl::Time since = std::max(stream.last_arrival, stream.grants.front().at);
   return now - since > OverdueLimit({stream.latencies.begin(), stream.latencies.end()});
-}
-
-bool CreditPolicy::Silent(StreamId id, absl::Time now) const {
-  const Stream* stream = Find(id);
-  return stream != nullptr && SilentOf(*stream, now);
 }
 
 std::map<StreamId, uint32_t> CreditPolicy::Targets(absl::Time now) {
@@ -273,21 +261,6 @@ std::vector<CreditGrant> CreditPolicy::TakeCreditGrants(const ConsumerView& view
     grants.push_back(CreditGrant{id, owed});
   }
   return grants;
-}
-
-uint32_t CreditPolicy::share(StreamId id) const {
-  const Stream* stream = Find(id);
-  return stream == nullptr ? 0 : stream->share;
-}
-
-uint32_t CreditPolicy::outstanding(StreamId id) const {
-  const Stream* stream = Find(id);
-  return stream == nullptr ? 0 : stream->outstanding;
-}
-
-uint32_t CreditPolicy::held(StreamId id) const {
-  const Stream* stream = Find(id);
-  return stream == nullptr ? 0 : stream->held;
 }
 
 }  // namespace stoker

@@ -55,8 +55,7 @@ namespace stoker {
 // Identifies one opened worker stream (a reconnect to the same worker is a new id).
 using StreamId = uint64_t;
 
-// The credit constants (the coordinator's side of hedging: kMaxOverdueTasks,
-// coordinator/coordinator_client.h).
+// The credit constants (hedging's other one: kMaxOverdueTasks, coordinator_client.h).
 inline constexpr uint64_t kUnknownSizeBudgetBatches = 8;
 inline constexpr uint32_t kMaxShare = 1 << 16;
 inline constexpr absl::Duration kRateWindow = absl::Seconds(2);
@@ -82,8 +81,7 @@ class CreditPolicy {
   struct Config {
     uint64_t budget_batches = kUnknownSizeBudgetBatches;  // >= 1
     bool byte_cap = false;                                // see "byte cap"
-    // false: even shares whatever the rates (the benchmarks' negative control).
-    bool balance = true;
+    bool balance = true;  // false: even shares whatever the rates (a negative control)
     absl::Duration rate_window = kRateWindow;
     size_t latency_samples = kLatencySamples;
     double overdue_factor = kOverdueFactor;
@@ -117,12 +115,13 @@ class CreditPolicy {
   // The overdue limit over every stream's latencies (hedging).
   absl::Duration OverdueAfter() const;
 
-  uint32_t share(StreamId id) const;
-  double Rate(StreamId id, absl::Time now) const;
-  bool Silent(StreamId id, absl::Time now) const;
+  // Per stream (0 / false / zero for unknown ids).
+  uint32_t share(StreamId id) const { return Find(id) ? Find(id)->share : 0; }
+  uint32_t outstanding(StreamId id) const { return Find(id) ? Find(id)->outstanding : 0; }
+  uint32_t held(StreamId id) const { return Find(id) ? Find(id)->held : 0; }
+  double Rate(StreamId id, absl::Time now) const { return Find(id) ? RateOf(*Find(id), now) : 0; }
+  bool Silent(StreamId id, absl::Time now) const { return Find(id) && SilentOf(*Find(id), now); }
   absl::Duration P99Latency(StreamId id) const;
-  uint32_t outstanding(StreamId id) const;
-  uint32_t held(StreamId id) const;
   uint32_t extra_credit() const { return extra_; }
   size_t streams() const { return streams_.size(); }
   // max(budget_batches, `streams`) (default: the open ones).

@@ -5,7 +5,6 @@
 #include <utility>
 
 namespace stoker {
-
 namespace {
 
 RankSequence SequenceOf(const EpochBuffer::Config& config) {
@@ -91,7 +90,6 @@ EpochBuffer::AddResult EpochBuffer::Add(StreamId stream, Batch batch) {
     slot.queue.push_back(Entry{stream, std::move(batch)});
   }
   ++buffered_;
-  if (epoch > current_epoch_) ++later_buffered_;
   ++accepted_total_;
   return AddResult::kAccepted;
 }
@@ -146,10 +144,6 @@ void EpochBuffer::AdvanceEpochIfComplete() {
     epochs_.erase(current_epoch_);
     ++current_epoch_;
     StartEpoch();
-    auto next = epochs_.find(current_epoch_);
-    if (next != epochs_.end()) {
-      later_buffered_ -= next->second.queue.size() + next->second.by_position.size();
-    }
   }
   if (done()) epochs_.clear();
 }

@@ -73,8 +73,6 @@ class EpochBuffer {
 
   explicit EpochBuffer(const Config& config);
 
-  // --- Batches ------------------------------------------------------------------------------
-
   // A batch arrived on `stream` (kept with it and returned by Pop).
   AddResult Add(StreamId stream, Batch batch);
   // The next ready batch of the current epoch and, when `stream` is set, the stream it came on;
@@ -88,16 +86,14 @@ class EpochBuffer {
   // Batches of the current epoch not yet handed out.
   uint64_t remaining_in_epoch() const;
   bool has_ready() const;
-  // Buffered batches: all, and those of epochs after the current one.
+  // Buffered batches, of every epoch.
   size_t buffered() const { return buffered_; }
-  size_t later_buffered() const { return later_buffered_; }
   // Up to `max` global batch indices of this rank's current-epoch tasks not received yet, in
   // plan order (for hedging).
   std::vector<uint64_t> MissingInCurrentEpoch(size_t max) const;
   // Distinct tasks accepted so far, and the job's total for this rank (from its first epoch).
   uint64_t accepted_total() const { return accepted_total_; }
   uint64_t expected_total() const;
-  // See Progress.
   Progress progress() const;
 
  private:
@@ -113,9 +109,9 @@ class EpochBuffer {
 
   // Batches of `epoch` to hand out (the resumed first epoch: its deal minus first_consumed).
   uint64_t BatchesIn(uint32_t epoch) const;
-  // Whether `position` of the resumed first epoch was returned before the resume.
+  // Whether `position` of `epoch`, the resumed first one, was returned before the resume.
   bool ConsumedBeforeResume(uint32_t epoch, uint64_t position) const;
-  // Makes `current_epoch_` current: its handed-out bitmap and ordered cursor.
+  // Makes `current_epoch_` current: resets its cursor, marks what the resume returned.
   void StartEpoch();
   bool Returned(uint64_t position) const;
   // Marks `position` of the current epoch returned and moves the cursor past returned ones.
@@ -134,7 +130,6 @@ class EpochBuffer {
   std::set<uint64_t> returned_ahead_;
   std::map<uint32_t, EpochSlot> epochs_;  // current and later epochs with state
   size_t buffered_ = 0;
-  size_t later_buffered_ = 0;
   uint64_t accepted_total_ = 0;
 };
 

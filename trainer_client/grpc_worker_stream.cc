@@ -22,18 +22,17 @@
 namespace stoker {
 namespace {
 
+// Generic on the read side: batches arrive as grpc::ByteBuffer (ReadBatch keeps their slices)
+// instead of being parsed, payload included, into a BatchMessage by gRPC.
+using BatchStub = grpc::TemplatedGenericStub<v1::ClientMessage, grpc::ByteBuffer>;
+
 // The reactor of one call. The GrpcWorkerStream handle owns it and destroys it only after Join
 // (OnDone has run), on the Loader's thread, never from a reaction: the reactor's ClientContext
 // holds the channel, and a channel released on gRPC's callback thread may drop the last
 // reference to gRPC's process-wide callback completion queue, which then shuts down under the
-// thread running it (an abort in grpc_cq_internal_unref, seen in the chaos suite). Start* calls are
-// never made while holding mu_ (gRPC may run a reaction inline), and only while the application
-// hold is in place (see ReleaseHoldLocked).
-//
-// Thread-safe.
-// The stub is generic on the read side: batches arrive as grpc::ByteBuffer (ReadBatch keeps their
-// slices) instead of being parsed, payload included, into a BatchMessage by gRPC.
-using BatchStub = grpc::TemplatedGenericStub<v1::ClientMessage, grpc::ByteBuffer>;
+// thread running it (an abort in grpc_cq_internal_unref, seen in the chaos suite). Start* calls
+// are never made while holding mu_ (gRPC may run a reaction inline), and only while the
+// application hold is in place (StartNextWriteLocked releases it). Thread-safe.
 
 class StreamBatchesClientReactor
     : public grpc::ClientBidiReactor<v1::ClientMessage, grpc::ByteBuffer> {

@@ -11,13 +11,13 @@
 #include "common/heap_tuning.h"
 #include "common/logging.h"
 #include "common/payload_codec.h"
+#include "common/read_wakeup_tuning.h"
 #include "common/retry.h"
 #include "common/status_macros.h"
 #include "common/tls/tls_config.h"
 #include "plan/rank_sequence.h"
 #include "plan/resume_token.h"
 #include "stoker/v1/resume.pb.h"
-#include "common/read_wakeup_tuning.h"
 
 namespace stoker {
 namespace {

@@ -1,8 +1,7 @@
 #ifndef STOKER_TRAINER_CLIENT_LOADER_IMPL_H_
 #define STOKER_TRAINER_CLIENT_LOADER_IMPL_H_
 
-// Internal: the Loader's logic (see loader.h for the contract and the protocol walk-through).
-//
+// Internal: the Loader's logic (loader.h has the contract and the protocol walk-through).
 // Threads:
 //   - consumers call Next / NextInEpoch, which wait on mu_ until a batch of their epoch is ready;
 //   - the heartbeat thread reports received tasks, reconciles streams with the coordinator's
@@ -11,7 +10,6 @@
 //     our own per stream: worker_stream.h).
 // All shared state is under mu_. Lock order: mu_ → a stream's own lock → the message pool's.
 // Streams and the pool never call back into the Loader while holding their own locks.
-//
 // Thread-safe.
 
 #include <cstdint>
@@ -33,13 +31,13 @@
 #include "stoker/v1/coordinator.pb.h"
 #include "trainer_client/bad_sample_budget.h"
 #include "trainer_client/batch.h"
-#include "wire/compression_auto.h"
 #include "trainer_client/consumption_window.h"
 #include "trainer_client/credit_policy.h"
 #include "trainer_client/epoch_buffer.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/loader_env.h"
 #include "trainer_client/loader_options.h"
+#include "wire/compression_auto.h"
 #include "wire/message_pool.h"
 #include "wire/payload_decode.h"
 
@@ -80,7 +78,6 @@ class LoaderImpl {
   LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse job);
 
   absl::Status Start();
-  absl::Status OpenJob();
   void HeartbeatLoop();
   // One heartbeat: reports received tasks and reconciles streams. Returns the RPC's status.
   absl::Status HeartbeatOnce();
@@ -88,8 +85,7 @@ class LoaderImpl {
   void OpenStreamLocked(const std::string& address) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReapEndedStreams() ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Adds the current epoch's missing tasks as `overdue` once the stall is older than
-  // policy_.OverdueAfter() (hedging).
+  // Hedging: adds the epoch's missing tasks as `overdue` once the stall passes OverdueAfter().
   void AddOverdueLocked(v1::ClientHeartbeatRequest* request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   void OnBatch(StreamId id, const std::string& address, Batch batch) ABSL_LOCKS_EXCLUDED(mu_);
@@ -109,10 +105,9 @@ class LoaderImpl {
   const LoaderOptions options_;
   const LoaderEnv env_;
   const v1::OpenJobResponse job_;
-  // Received batches' headers, and the buffers their payloads are gathered into on demand.
-  const std::shared_ptr<MessagePool> pool_;
+  const std::shared_ptr<MessagePool> pool_;  // received batches' headers
   // Buffers of a batch's size: received pieces gathered (BatchPayload::contiguous()) and
-  // compressed payloads decoded (payload_decode.h).
+  // compressed payloads decoded.
   const std::shared_ptr<BufferPool> gather_buffers_;
   // What OpenStream.compression asks for (unset for none and auto).
   std::optional<v1::CompressionChoice> open_compression_;

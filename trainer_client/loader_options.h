@@ -30,10 +30,8 @@ struct LoaderOptions {
   // Random id of this client process; a random one is chosen when empty.
   std::string client_id;
   // Budget, in bytes, for batches granted to workers, in flight and buffered here (not those the
-  // training loop still holds). Split evenly over the worker streams; every stream gets at least
-  // one batch of credit even when the budget is smaller than one batch per stream. While the
-  // consumer waits for the current epoch and only later-epoch batches are buffered, each stream
-  // may get one extra batch (more after a long stall; see credit_policy.h). > 0.
+  // training loop still holds), split over the worker streams by CreditPolicy (credit_policy.h:
+  // at least one batch per stream; a stall's extra credit above it). > 0.
   uint64_t prefetch_bytes = 256ull << 20;
   // Stream only from workers with these addresses (as the coordinator lists them); empty means
   // every live worker.
@@ -62,16 +60,12 @@ struct LoaderOptions {
   // else's trainer changes nothing outside its own objects unless asked (DESIGN.md §9).
   // stoker-bench-client, a process of its own, turns both on.
   //
-  // Keep freed heap memory in the process (glibc: M_TRIM_THRESHOLD = 1 GiB, once per process)
-  // so that gRPC's receive buffers are reused rather than faulted in again for every batch; see
-  // heap_tuning.h (measured: 2.5–3× less client CPU on float32 reference batches). It changes
-  // the allocator of the whole process: the trainer's own frees are retained too.
+  // Keep freed heap memory in the process (common/heap_tuning.h; measured: 2.5–3× less client
+  // CPU on float32 reference batches). The trainer's own frees are retained too.
   bool retain_heap_memory = false;
-  // Turn on gRPC's tcp_frame_size_tuning and tcp_rcv_lowat experiments for this process (once,
-  // before its first connection; common/read_wakeup_tuning.h), unless GRPC_EXPERIMENTS is set: the
-  // receiving thread wakes per frame rather than per TCP segment (measured: ~15% less client
-  // CPU per float32 image). It sets GRPC_EXPERIMENTS in the process's environment, so every
-  // gRPC channel of the process gets the experiments.
+  // Set GRPC_EXPERIMENTS for this process, unless set already (common/read_wakeup_tuning.h;
+  // measured: ~15% less client CPU per float32 image). Every gRPC channel of the process gets
+  // the experiments.
   bool tune_read_wakeups = false;
   // TLS of the calls to the coordinator and the worker streams (common/tls/tls_config.h): this
   // trainer's certificate (role trainer) and key, or its bearer token (bearer_token_file), and the

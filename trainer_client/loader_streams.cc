@@ -1,5 +1,5 @@
-// LoaderImpl: the heartbeat loop, reconciling worker streams with the coordinator's worker list,
-// and the stream callbacks (see loader_impl.h for the threads and locking).
+// LoaderImpl: the heartbeat loop, reconciling worker streams with the coordinator's worker
+// list, hedging reports, and the stream callbacks (loader_impl.h: threads and locking).
 
 #include <algorithm>
 #include <limits>
@@ -18,20 +18,13 @@ namespace {
 
 // Codes after which retrying the heartbeat can't help: the loader fails.
 bool IsPermanent(absl::StatusCode code) {
-  switch (code) {
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kFailedPrecondition:
-    case absl::StatusCode::kPermissionDenied:
-    case absl::StatusCode::kUnauthenticated:
-    case absl::StatusCode::kUnimplemented:
-    case absl::StatusCode::kAlreadyExists:
-    case absl::StatusCode::kOutOfRange:
-    case absl::StatusCode::kDataLoss:
-      return true;
-    default:
-      return false;
+  using Code = absl::StatusCode;
+  for (Code permanent : {Code::kNotFound, Code::kInvalidArgument, Code::kFailedPrecondition,
+                         Code::kPermissionDenied, Code::kUnauthenticated, Code::kUnimplemented,
+                         Code::kAlreadyExists, Code::kOutOfRange, Code::kDataLoss}) {
+    if (code == permanent) return true;
   }
+  return false;
 }
 
 }  // namespace
@@ -76,8 +69,7 @@ absl::Status LoaderImpl::HeartbeatOnce() {
     AddOverdueLocked(&request);
   }
   // ClientHeartbeatRequest.consumed is the received report (the proto's historical name).
-  request.mutable_consumed()->Reserve(static_cast<int>(reported.size()));
-  for (const v1::TaskId& task : reported) *request.add_consumed() = task;
+  *request.mutable_consumed() = {reported.begin(), reported.end()};
   absl::StatusOr<v1::ClientHeartbeatResponse> response = env_.coordinator->ClientHeartbeat(request);
   if (!response.ok()) {
     absl::MutexLock lock(&mu_);
@@ -92,8 +84,7 @@ absl::Status LoaderImpl::HeartbeatOnce() {
 
 void LoaderImpl::AddOverdueLocked(v1::ClientHeartbeatRequest* request) {
   const std::optional<absl::Duration> stalled = policy_.stalled_for(env_.clock->Now());
-  if (!stalled.has_value() || waiters_ == 0 || buffer_.done()) return;
-  if (*stalled < policy_.OverdueAfter()) return;
+  if (!stalled || *stalled < policy_.OverdueAfter() || waiters_ == 0 || buffer_.done()) return;
   for (uint64_t index : buffer_.MissingInCurrentEpoch(kMaxOverdueTasks)) {
     v1::TaskId* task = request->add_overdue();
     task->set_job_id(job_.job_id());
@@ -193,21 +184,8 @@ void LoaderImpl::FailStreamLocked(StreamId id, const absl::Status& status) {
 }
 
 void LoaderImpl::ObserveCompressionLocked(StreamState* state, const DecodedBatch& decoded) {
-  const v1::BatchHeader& header = decoded.batch.header->header();
-  BatchObservation seen;
-  seen.codec = decoded.codec;
-  seen.raw_bytes = decoded.raw_bytes;
-  seen.wire_bytes = decoded.wire_bytes;
-  seen.produce_seconds = header.produce_seconds();
-  seen.compress_seconds = header.compress_seconds();
-  seen.decompress_seconds = decoded.decode_seconds;
-  seen.producer_threads = header.producer_threads();
-  seen.sent_back_to_back = header.sent_back_to_back();
-  seen.arrival = env_.clock->Now();
-  for (int codec : header.offered_compression()) {
-    seen.offered.push_back(static_cast<v1::Compression>(codec));
-  }
-  std::optional<v1::CompressionChoice> ask = state->auto_compression->OnBatch(seen);
+  std::optional<v1::CompressionChoice> ask =
+      state->auto_compression->OnBatch(BatchObservation::Of(decoded, env_.clock->Now()));
   if (ask.has_value() && !state->done) {
     STOKER_LOG(DEBUG) << "auto compression: asking worker " << state->address << " for "
                       << CompressionChoiceName(*ask);

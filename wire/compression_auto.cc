@@ -23,6 +23,24 @@ CodecCost CostOf(const StreamFigures& figures, v1::Compression codec) {
 
 }  // namespace
 
+BatchObservation BatchObservation::Of(const DecodedBatch& decoded, absl::Time arrival) {
+  const v1::BatchHeader& header = decoded.batch.header->header();
+  BatchObservation seen;
+  seen.codec = decoded.codec;
+  seen.raw_bytes = decoded.raw_bytes;
+  seen.wire_bytes = decoded.wire_bytes;
+  seen.produce_seconds = header.produce_seconds();
+  seen.compress_seconds = header.compress_seconds();
+  seen.decompress_seconds = decoded.decode_seconds;
+  seen.producer_threads = header.producer_threads();
+  seen.sent_back_to_back = header.sent_back_to_back();
+  seen.arrival = arrival;
+  for (int codec : header.offered_compression()) {
+    seen.offered.push_back(static_cast<v1::Compression>(codec));
+  }
+  return seen;
+}
+
 double EstimatedBatchesPerSecond(const StreamFigures& figures, v1::Compression codec) {
   const CodecCost cost = CostOf(figures, codec);
   double rate = std::numeric_limits<double>::infinity();

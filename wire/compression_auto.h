@@ -41,6 +41,7 @@
 
 #include "absl/time/time.h"
 #include "stoker/v1/worker.pb.h"
+#include "wire/payload_decode.h"
 
 namespace stoker {
 
@@ -89,6 +90,9 @@ struct BatchObservation {
   bool sent_back_to_back = false;
   absl::Time arrival;
   std::vector<v1::Compression> offered;
+
+  // What `decoded` (its header and the decoding's figures) shows, arrived at `arrival`.
+  static BatchObservation Of(const DecodedBatch& decoded, absl::Time arrival);
 };
 
 // Per-stream probing and decision state. Thread-compatible.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 namespace stoker {
 namespace {
 
@@ -174,6 +176,35 @@ TEST_F(AutoCompressionTest, GivesUpOnACodecTheWorkerNeverSwitchesTo) {
   ASSERT_TRUE(ask.has_value());
   EXPECT_EQ(ask->codec(), v1::COMPRESSION_ZSTD);  // moved on after its patience ran out
   EXPECT_GT(batches, kProbeBatches);
+}
+
+TEST(BatchObservationTest, TakesTheHeadersFiguresAndTheDecodingsOwn) {
+  auto message = std::make_shared<v1::BatchMessage>();
+  v1::BatchHeader* header = message->mutable_header();
+  header->set_produce_seconds(0.5);
+  header->set_compress_seconds(0.25);
+  header->set_producer_threads(3);
+  header->set_sent_back_to_back(true);
+  header->add_offered_compression(v1::COMPRESSION_ZSTD);
+  DecodedBatch decoded;
+  decoded.batch = ReceivedBatch::FromMessage(message);
+  decoded.codec = v1::COMPRESSION_ZSTD;
+  decoded.raw_bytes = 100;
+  decoded.wire_bytes = 40;
+  decoded.decode_seconds = 0.125;
+  const absl::Time arrival = absl::FromUnixSeconds(7);
+  const BatchObservation seen = BatchObservation::Of(decoded, arrival);
+  EXPECT_EQ(seen.codec, v1::COMPRESSION_ZSTD);
+  EXPECT_EQ(seen.raw_bytes, 100u);
+  EXPECT_EQ(seen.wire_bytes, 40u);
+  EXPECT_EQ(seen.produce_seconds, 0.5);
+  EXPECT_EQ(seen.compress_seconds, 0.25);
+  EXPECT_EQ(seen.decompress_seconds, 0.125);
+  EXPECT_EQ(seen.producer_threads, 3u);
+  EXPECT_TRUE(seen.sent_back_to_back);
+  EXPECT_EQ(seen.arrival, arrival);
+  ASSERT_EQ(seen.offered.size(), 1u);
+  EXPECT_EQ(seen.offered[0], v1::COMPRESSION_ZSTD);
 }
 
 }  // namespace
