@@ -182,6 +182,37 @@ std::vector<uint16_t> NarrowedTable(const std::vector<float>& table, stoker::v1:
   return narrowed;
 }
 
+// The spec's output layout (HWC when unspecified).
+absl::StatusOr<stoker::v1::Layout> SpecOutputLayout(const stoker::v1::PipelineSpec& spec) {
+  switch (spec.output_layout()) {
+    case stoker::v1::LAYOUT_UNSPECIFIED:
+    case stoker::v1::LAYOUT_HWC:
+      return stoker::v1::LAYOUT_HWC;
+    case stoker::v1::LAYOUT_CHW:
+      return stoker::v1::LAYOUT_CHW;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("pipeline.output_layout: unknown value ", spec.output_layout()));
+  }
+}
+
+// The spec's output element type (the last op's when unspecified).
+absl::StatusOr<stoker::v1::DType> SpecOutputDType(const stoker::v1::PipelineSpec& spec,
+                                                  PixelType last_op_type) {
+  switch (spec.output_dtype()) {
+    case stoker::v1::DTYPE_UNSPECIFIED:
+      return DTypeOf(last_op_type);
+    case stoker::v1::DTYPE_UINT8:
+    case stoker::v1::DTYPE_FLOAT32:
+    case stoker::v1::DTYPE_FLOAT16:
+    case stoker::v1::DTYPE_BFLOAT16:
+      return spec.output_dtype();
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("pipeline.output_dtype: unknown value ", spec.output_dtype()));
+  }
+}
+
 }  // namespace
 
 Pipeline::Pipeline() = default;
@@ -235,32 +266,8 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
   pipeline.fuse_decode_crop_ = options.fuse_decode_crop && input.encoded &&
                                pipeline.ops_.size() > 1 && pipeline.ops_[1]->ReadsWindow();
 
-  switch (spec.output_layout()) {
-    case stoker::v1::LAYOUT_UNSPECIFIED:
-    case stoker::v1::LAYOUT_HWC:
-      pipeline.output_layout_ = stoker::v1::LAYOUT_HWC;
-      break;
-    case stoker::v1::LAYOUT_CHW:
-      pipeline.output_layout_ = stoker::v1::LAYOUT_CHW;
-      break;
-    default:
-      return absl::InvalidArgumentError(
-          absl::StrCat("pipeline.output_layout: unknown value ", spec.output_layout()));
-  }
-  switch (spec.output_dtype()) {
-    case stoker::v1::DTYPE_UNSPECIFIED:
-      pipeline.output_dtype_ = DTypeOf(shape.type);
-      break;
-    case stoker::v1::DTYPE_UINT8:
-    case stoker::v1::DTYPE_FLOAT32:
-    case stoker::v1::DTYPE_FLOAT16:
-    case stoker::v1::DTYPE_BFLOAT16:
-      pipeline.output_dtype_ = spec.output_dtype();
-      break;
-    default:
-      return absl::InvalidArgumentError(
-          absl::StrCat("pipeline.output_dtype: unknown value ", spec.output_dtype()));
-  }
+  ASSIGN_OR_RETURN(pipeline.output_layout_, SpecOutputLayout(spec));
+  ASSIGN_OR_RETURN(pipeline.output_dtype_, SpecOutputDType(spec, shape.type));
   pipeline.output_bytes_per_sample_ = shape.elements() * DTypeBytes(pipeline.output_dtype_);
   pipeline.tail_start_ = pipeline.ops_.size();
   const size_t tail = TableTailStart(pipeline.ops_, first_transform);

@@ -154,6 +154,142 @@ double ClockPairSeconds() {
   return 2 * (ThreadCpuSeconds() - start) / kReads;
 }
 
+// What the stages work on: the pipelines, one decoder and the buffers, reused per image.
+struct StageState {
+  explicit StageState(const std::vector<std::vector<uint8_t>>& jpegs)
+      : jpegs(jpegs),
+        u8(CompileOrDie(kJpeg, InputFormat::Encoded(), stoker::v1::LAYOUT_HWC)),
+        f32(CompileOrDie(std::string(kJpeg) + ", " + kTail, InputFormat::Encoded(),
+                         stoker::v1::LAYOUT_CHW)),
+        tail(CompileOrDie(kTail, InputFormat::Decoded(kOut), stoker::v1::LAYOUT_CHW)),
+        clock_pair(ClockPairSeconds()) {}
+
+  template <typename Batch>
+  static auto Slot(Batch& batch, size_t i) {
+    return batch.data() + (i % kBatch) * kOut.elements();
+  }
+  absl::StatusOr<EncodedHeader> Header(size_t i) { return decoder.ReadHeader(jpegs[i], kLimits); }
+  // The fused decode of sample `index`'s window; sets *window to its place in window_buffer.
+  absl::Status Fused(size_t i, uint64_t index, PixelRect* window) {
+    ASSIGN_OR_RETURN(const EncodedHeader h, Header(i));
+    CounterRng rng = SampleRng(2026, 0, index);
+    const PixelRect drawn = *u8.op(1).DrawWindow(ScaledSize(h, 1, 3), &rng);
+    return decoder.DecodeJpegRegion(jpegs[i], drawn, 1, 3, &window_buffer, window);
+  }
+  Stage DecodeAt(uint32_t d) {
+    return [this, d](size_t i, uint64_t) -> absl::StatusOr<double> {
+      ASSIGN_OR_RETURN(const EncodedHeader h, Header(i));
+      whole.Reshape(ScaledSize(h, d, 3));
+      RETURN_IF_ERROR(decoder.Decode(jpegs[i], whole.view()));
+      return -1.0;
+    };
+  }
+
+  const std::vector<std::vector<uint8_t>>& jpegs;
+  const Pipeline u8, f32, tail;
+  const double clock_pair;
+  ImageDecoder decoder;
+  ImageBuffer whole, window_buffer;
+  PipelineWorkspace workspace;
+  std::vector<uint8_t> image = std::vector<uint8_t>(kOut.elements());
+  const ImageView image_view{image.data(), kOut};
+  std::vector<float> batch_f32 = std::vector<float>(kOut.elements() * kBatch);
+  std::vector<float> batch_f32_copy = batch_f32;
+  std::vector<uint8_t> batch_u8 = std::vector<uint8_t>(kOut.elements() * kBatch);
+  std::vector<uint8_t> batch_u8_copy = batch_u8;
+};
+
+std::vector<NamedStage> MakeStages(StageState& s) {
+  const Op& crop = s.u8.op(1);
+  return {
+      {"gates",
+       [&s](size_t i, uint64_t) -> absl::StatusOr<double> {
+         RETURN_IF_ERROR(s.Header(i).status());
+         return -1.0;
+       }},
+      {"whole", s.DecodeAt(1)},
+      {"eighth", s.DecodeAt(8)},
+      {"fused",
+       [&s](size_t i, uint64_t index) -> absl::StatusOr<double> {
+         PixelRect window;
+         RETURN_IF_ERROR(s.Fused(i, index, &window));
+         return -1.0;
+       }},
+      {"resize",
+       [&s, &crop](size_t i, uint64_t index) -> absl::StatusOr<double> {
+         PixelRect window;
+         RETURN_IF_ERROR(s.Fused(i, index, &window));
+         const double start = ThreadCpuSeconds();
+         RETURN_IF_ERROR(crop.ApplyToWindow(s.window_buffer.view(), window, s.image_view));
+         return std::max(0.0, ThreadCpuSeconds() - start - s.clock_pair / 2);
+       }},
+      {"flip",
+       [&s](size_t, uint64_t) -> absl::StatusOr<double> {
+         HorizontalFlip(s.image_view, s.image_view);
+         return -1.0;
+       }},
+      {"tail",
+       [&s](size_t i, uint64_t index) -> absl::StatusOr<double> {
+         CounterRng rng = SampleRng(2026, 0, index);
+         RETURN_IF_ERROR(s.tail.Run(s.image_view, &rng, &s.workspace,
+                                    reinterpret_cast<uint8_t*>(StageState::Slot(s.batch_f32, i))));
+         return -1.0;
+       }},
+      {"copy_u8",
+       [&s](size_t i, uint64_t) -> absl::StatusOr<double> {
+         std::memcpy(StageState::Slot(s.batch_u8_copy, i), StageState::Slot(s.batch_u8, i),
+                     kOut.elements());
+         return -1.0;
+       }},
+      {"copy_f32",
+       [&s](size_t i, uint64_t) -> absl::StatusOr<double> {
+         std::memcpy(StageState::Slot(s.batch_f32_copy, i), StageState::Slot(s.batch_f32, i),
+                     kOut.elements() * 4);
+         return -1.0;
+       }},
+      {"pipeline_u8",
+       [&s](size_t i, uint64_t index) -> absl::StatusOr<double> {
+         CounterRng rng = SampleRng(2026, 0, index);
+         RETURN_IF_ERROR(s.u8.Run(SampleInput::Encoded(s.jpegs[i]), &rng, &s.workspace,
+                                  StageState::Slot(s.batch_u8, i)));
+         return -1.0;
+       }},
+      {"pipeline_f32",
+       [&s](size_t i, uint64_t index) -> absl::StatusOr<double> {
+         CounterRng rng = SampleRng(2026, 0, index);
+         RETURN_IF_ERROR(s.f32.Run(SampleInput::Encoded(s.jpegs[i]), &rng, &s.workspace,
+                                   reinterpret_cast<uint8_t*>(StageState::Slot(s.batch_f32, i))));
+         return -1.0;
+       }},
+  };
+}
+
+// The best pipelines and bounds from the stages' medians, against torchvision's figures.
+void PrintResult(const std::vector<NamedStage>& stages, size_t images, double tv_u8_ms,
+                 double tv_f32_ms) {
+  const auto us = [&](const char* name) {
+    for (const NamedStage& stage : stages) {
+      if (std::strcmp(stage.name, name) == 0) return bench::Median(stage.us_per_image);
+    }
+    return 0.0;
+  };
+  const double best_u8 = us("fused") + us("resize") + us("flip") + 2 * us("copy_u8");
+  const double best_f32 = us("fused") + us("resize") + us("flip") + us("tail") + 2 * us("copy_f32");
+  const double bound_u8 = us("fused") + 2 * us("copy_u8");
+  const double bound_f32 = us("fused") + 2 * us("copy_f32");
+  const auto ratio = [](double tv_ms, double stoker_us) {
+    return tv_ms > 0 ? 1e3 * tv_ms / stoker_us : 0.0;
+  };
+  std::printf("RESULT name=jpeg-floor images=%zu", images);
+  for (const NamedStage& stage : stages) std::printf(" %s_us=%.1f", stage.name, us(stage.name));
+  std::printf(
+      " best_u8_us=%.1f best_f32_us=%.1f bound_u8_us=%.1f bound_f32_us=%.1f "
+      "torchvision_uint8_ms=%.3f torchvision_float32_ms=%.3f best_vs_torchvision_u8=%.2f "
+      "best_vs_torchvision_f32=%.2f bound_vs_torchvision_u8=%.2f bound_vs_torchvision_f32=%.2f\n",
+      best_u8, best_f32, bound_u8, bound_f32, tv_u8_ms, tv_f32_ms, ratio(tv_u8_ms, best_u8),
+      ratio(tv_f32_ms, best_f32), ratio(tv_u8_ms, bound_u8), ratio(tv_f32_ms, bound_f32));
+}
+
 int Main(int argc, char** argv) {
   std::string images_dir;
   uint32_t count = 400, rounds = 5;
@@ -170,101 +306,10 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "jpeg_floor_bench: no JPEGs under --images=%s\n", images_dir.c_str());
     return 1;
   }
-  const Pipeline u8 = CompileOrDie(kJpeg, InputFormat::Encoded(), stoker::v1::LAYOUT_HWC);
-  const Pipeline f32 = CompileOrDie(std::string(kJpeg) + ", " + kTail, InputFormat::Encoded(),
-                                    stoker::v1::LAYOUT_CHW);
-  const Pipeline tail = CompileOrDie(kTail, InputFormat::Decoded(kOut), stoker::v1::LAYOUT_CHW);
-  const Op& crop = u8.op(1);
-  const double clock_pair = ClockPairSeconds();
-
-  ImageDecoder decoder;
-  ImageBuffer whole, window_buffer;
-  PipelineWorkspace workspace;
-  std::vector<uint8_t> image(kOut.elements());
-  const ImageView image_view{image.data(), kOut};
-  std::vector<float> batch_f32(kOut.elements() * kBatch), batch_f32_copy(batch_f32.size());
-  std::vector<uint8_t> batch_u8(kOut.elements() * kBatch), batch_u8_copy(batch_u8.size());
-  const auto slot = [](auto& batch, size_t i) {
-    return batch.data() + (i % kBatch) * kOut.elements();
-  };
-
-  const auto header = [&](size_t i) { return decoder.ReadHeader(jpegs[i], kLimits); };
-  const auto decode_at = [&](uint32_t d) {
-    return [&, d](size_t i, uint64_t) -> absl::StatusOr<double> {
-      ASSIGN_OR_RETURN(const EncodedHeader h, header(i));
-      whole.Reshape(ScaledSize(h, d, 3));
-      RETURN_IF_ERROR(decoder.Decode(jpegs[i], whole.view()));
-      return -1.0;
-    };
-  };
-  // The fused decode of sample `index`'s window; sets *window to its place in window_buffer.
-  const auto fused = [&](size_t i, uint64_t index, PixelRect* window) -> absl::Status {
-    ASSIGN_OR_RETURN(const EncodedHeader h, header(i));
-    CounterRng rng = SampleRng(2026, 0, index);
-    const PixelRect drawn = *crop.DrawWindow(ScaledSize(h, 1, 3), &rng);
-    return decoder.DecodeJpegRegion(jpegs[i], drawn, 1, 3, &window_buffer, window);
-  };
-  std::vector<NamedStage> stages = {
-      {"gates",
-       [&](size_t i, uint64_t) -> absl::StatusOr<double> {
-         RETURN_IF_ERROR(header(i).status());
-         return -1.0;
-       }},
-      {"whole", decode_at(1)},
-      {"eighth", decode_at(8)},
-      {"fused",
-       [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
-         PixelRect window;
-         RETURN_IF_ERROR(fused(i, index, &window));
-         return -1.0;
-       }},
-      {"resize",
-       [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
-         PixelRect window;
-         RETURN_IF_ERROR(fused(i, index, &window));
-         const double start = ThreadCpuSeconds();
-         RETURN_IF_ERROR(crop.ApplyToWindow(window_buffer.view(), window, image_view));
-         return std::max(0.0, ThreadCpuSeconds() - start - clock_pair / 2);
-       }},
-      {"flip",
-       [&](size_t, uint64_t) -> absl::StatusOr<double> {
-         HorizontalFlip(image_view, image_view);
-         return -1.0;
-       }},
-      {"tail",
-       [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
-         CounterRng rng = SampleRng(2026, 0, index);
-         RETURN_IF_ERROR(tail.Run(image_view, &rng, &workspace,
-                                  reinterpret_cast<uint8_t*>(slot(batch_f32, i))));
-         return -1.0;
-       }},
-      {"copy_u8",
-       [&](size_t i, uint64_t) -> absl::StatusOr<double> {
-         std::memcpy(slot(batch_u8_copy, i), slot(batch_u8, i), kOut.elements());
-         return -1.0;
-       }},
-      {"copy_f32",
-       [&](size_t i, uint64_t) -> absl::StatusOr<double> {
-         std::memcpy(slot(batch_f32_copy, i), slot(batch_f32, i), kOut.elements() * 4);
-         return -1.0;
-       }},
-      {"pipeline_u8",
-       [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
-         CounterRng rng = SampleRng(2026, 0, index);
-         RETURN_IF_ERROR(
-             u8.Run(SampleInput::Encoded(jpegs[i]), &rng, &workspace, slot(batch_u8, i)));
-         return -1.0;
-       }},
-      {"pipeline_f32",
-       [&](size_t i, uint64_t index) -> absl::StatusOr<double> {
-         CounterRng rng = SampleRng(2026, 0, index);
-         RETURN_IF_ERROR(f32.Run(SampleInput::Encoded(jpegs[i]), &rng, &workspace,
-                                 reinterpret_cast<uint8_t*>(slot(batch_f32, i))));
-         return -1.0;
-       }},
-  };
+  StageState state(jpegs);
+  std::vector<NamedStage> stages = MakeStages(state);
   std::printf("%zu JPEGs of %s; CPU-clock read pair %.2f us\n", jpegs.size(), images_dir.c_str(),
-              clock_pair * 1e6);
+              state.clock_pair * 1e6);
   for (NamedStage& stage : stages) RunStage(stage, std::min<size_t>(jpegs.size(), 16), 0);  // Warm.
   for (uint32_t round = 0; round < rounds; ++round) {
     std::printf("round %u:", round + 1);
@@ -276,27 +321,7 @@ int Main(int argc, char** argv) {
       std::printf(" %s %.1f", stage.name, stage.us_per_image.back());
     std::printf(" (us per image)\n");
   }
-  const auto us = [&](const char* name) {
-    for (const NamedStage& stage : stages) {
-      if (std::strcmp(stage.name, name) == 0) return bench::Median(stage.us_per_image);
-    }
-    return 0.0;
-  };
-  const double best_u8 = us("fused") + us("resize") + us("flip") + 2 * us("copy_u8");
-  const double best_f32 = us("fused") + us("resize") + us("flip") + us("tail") + 2 * us("copy_f32");
-  const double bound_u8 = us("fused") + 2 * us("copy_u8");
-  const double bound_f32 = us("fused") + 2 * us("copy_f32");
-  const auto ratio = [](double tv_ms, double stoker_us) {
-    return tv_ms > 0 ? 1e3 * tv_ms / stoker_us : 0.0;
-  };
-  std::printf("RESULT name=jpeg-floor images=%zu", jpegs.size());
-  for (const NamedStage& stage : stages) std::printf(" %s_us=%.1f", stage.name, us(stage.name));
-  std::printf(
-      " best_u8_us=%.1f best_f32_us=%.1f bound_u8_us=%.1f bound_f32_us=%.1f "
-      "torchvision_uint8_ms=%.3f torchvision_float32_ms=%.3f best_vs_torchvision_u8=%.2f "
-      "best_vs_torchvision_f32=%.2f bound_vs_torchvision_u8=%.2f bound_vs_torchvision_f32=%.2f\n",
-      best_u8, best_f32, bound_u8, bound_f32, tv_u8_ms, tv_f32_ms, ratio(tv_u8_ms, best_u8),
-      ratio(tv_f32_ms, best_f32), ratio(tv_u8_ms, bound_u8), ratio(tv_f32_ms, bound_f32));
+  PrintResult(stages, jpegs.size(), tv_u8_ms, tv_f32_ms);
   return 0;
 }
 

@@ -3,13 +3,13 @@
 #   target_link_libraries(app PRIVATE stoker::client)
 #
 # Exported targets (namespace stoker::): client (trainer_client), and what it links of ours:
-# proto (generated messages and stubs), common and plan (linked privately: no installed header
-# includes plan/). Targets of the other components stay out.
+# wire (the batch message as received), proto (generated messages and stubs), common and plan
+# (linked privately: no installed header includes plan/). Other components' targets stay out.
 # Everything is in the install component `client`:
 #   cmake --install build --component client --prefix /opt/stoker
 # Layout under the prefix:
-#   lib/libstoker_{client,proto,common,plan}.a
-#   include/stoker/{trainer_client,common}/*.h   include/stoker is on the include path, so
+#   lib/libstoker_{client,wire,proto,common,plan}.a
+#   include/stoker/{trainer_client,wire,common}/*.h  include/stoker is on the include path, so
 #                                                 #include "trainer_client/loader.h" as in-tree
 #   include/stoker/v1/*.pb.h                      generated; include/ is on the include path
 #   share/stoker/proto/stoker/v1/*.proto          the wire contract, for other languages
@@ -32,12 +32,13 @@ set_target_properties(stoker_tls PROPERTIES EXPORT_NAME tls)
 set_target_properties(stoker_grpc_tls PROPERTIES EXPORT_NAME grpc_tls)
 set_target_properties(stoker_coordinator_client PROPERTIES EXPORT_NAME coordinator_client)
 # stoker_cc_library only sets build-tree include directories; stoker_proto sets include/ itself.
-foreach(target stoker_common stoker_tls stoker_grpc_tls stoker_coordinator_client stoker_client)
+foreach(target stoker_common stoker_tls stoker_grpc_tls stoker_coordinator_client stoker_wire
+    stoker_client)
   target_include_directories(${target} PUBLIC $<INSTALL_INTERFACE:${STOKER_INSTALL_INCLUDEDIR}>)
 endforeach()
 
 install(TARGETS stoker_proto stoker_common stoker_payload_codec stoker_tls stoker_grpc_tls
-  stoker_plan stoker_coordinator_client stoker_client
+  stoker_plan stoker_coordinator_client stoker_wire stoker_client
   EXPORT stokerTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client)
@@ -49,13 +50,14 @@ install(EXPORT stokerTargets
 # Public headers of the client (none includes grpcpp) and the common ones they build on.
 install(FILES
     trainer_client/batch.h
-    trainer_client/batch_payload.h
     trainer_client/loader.h
     trainer_client/loader_env.h
     trainer_client/loader_options.h
-    trainer_client/message_pool.h
     trainer_client/worker_stream.h
   DESTINATION ${STOKER_INSTALL_INCLUDEDIR}/trainer_client
+  COMPONENT client)
+install(FILES wire/batch_payload.h wire/message_pool.h
+  DESTINATION ${STOKER_INSTALL_INCLUDEDIR}/wire
   COMPONENT client)
 install(FILES coordinator/coordinator_client.h
   DESTINATION ${STOKER_INSTALL_INCLUDEDIR}/coordinator

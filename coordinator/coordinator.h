@@ -57,6 +57,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "coordinator/cluster_state.h"
+#include "coordinator/coordinator_client.h"
 #include "coordinator/coordinator_config.h"
 #include "coordinator/hedge_book.h"
 #include "coordinator/job_validation.h"
@@ -275,7 +276,7 @@ class Coordinator {
   void HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request, const JobRecord& job)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Overdue tasks looked at per heartbeat (the rest are ignored).
-  static constexpr int kMaxOverdue = 64;
+  static constexpr int kMaxOverdue = kMaxOverdueTasks;  // coordinator_client.h
   void CheckLivenessLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Retires (journaled) every job none of whose clients was heard from for job_idle_timeout.
   void RetireIdleJobsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

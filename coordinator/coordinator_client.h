@@ -25,6 +25,10 @@
 
 namespace stoker {
 
+// ClientHeartbeatRequest.overdue: the coordinator looks at the first kMaxOverdueTasks; a client
+// sends no more.
+inline constexpr int kMaxOverdueTasks = 64;
+
 // Implementations are thread-safe.
 class CoordinatorClient {
  public:

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "augment/pipeline_explain.h"
 #include "common/flags.h"
-#include "trainer_client/job_spec_args.h"
+#include "jobspec/job_spec_args.h"
 
 namespace stoker {
 namespace {

@@ -36,7 +36,7 @@
 #include "common/tls/tls_config.h"
 #include "tools/bench_report.h"
 #include "trainer_client/client_tail.h"
-#include "trainer_client/job_spec_args.h"
+#include "jobspec/job_spec_args.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/loader_env.h"
 
@@ -45,7 +45,7 @@ namespace {
 
 constexpr char kProgram[] = "stoker-bench-client";
 
-// The job's flags are JobSpecArgs' (trainer_client/job_spec_args.h), with the blur reference
+// The job's flags are JobSpecArgs' (jobspec/job_spec_args.h), with the blur reference
 // workload as defaults.
 struct BenchConfig : JobSpecArgs {
   BenchConfig() {

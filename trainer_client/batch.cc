@@ -15,17 +15,11 @@ const BatchPayload& EmptyPayload() {
 
 }  // namespace
 
-Batch::Batch(std::shared_ptr<const v1::BatchMessage> message) {
-  if (message == nullptr) return;
-  const std::string& data = message->data();
-  payload_ = std::make_shared<const BatchPayload>(
-      BatchPayload::Chunk(reinterpret_cast<const uint8_t*>(data.data()), data.size()), message);
-  message_ = std::move(message);
-}
+Batch::Batch(std::shared_ptr<const v1::BatchMessage> message)
+    : Batch(ReceivedBatch::FromMessage(std::move(message))) {}
 
-Batch::Batch(std::shared_ptr<const v1::BatchMessage> header,
-             std::shared_ptr<const BatchPayload> payload)
-    : message_(std::move(header)), payload_(std::move(payload)) {}
+Batch::Batch(ReceivedBatch received)
+    : message_(std::move(received.header)), payload_(std::move(received.payload)) {}
 
 const v1::BatchHeader& Batch::header() const {
   return message_ != nullptr ? message_->header() : v1::BatchHeader::default_instance();

@@ -1,14 +1,11 @@
 #ifndef STOKER_TRAINER_CLIENT_BATCH_H_
 #define STOKER_TRAINER_CLIENT_BATCH_H_
 
-// A received batch: a read-only view over its header (the BatchMessage fields but the payload,
-// parsed into a pooled message) and its payload (trainer_client/batch_payload.h: the received
-// bytes, kept as they arrived). Both are shared (std::shared_ptr), so copying a Batch is cheap and
-// never copies the payload; the bytes stay valid as long as any copy of the Batch lives.
-// Receiving copies nothing; data() gathers the payload once when it arrived in several chunks
-// (the only copy of the tensor on the client side), and a consumer that copies it elsewhere
-// anyway reads payload() instead (the CUDA feeder gathers into its pinned buffer).
-//
+// A received batch: a read-only view over a ReceivedBatch (wire/batch_payload.h: the header
+// parsed into a pooled message, the payload kept as it arrived). Copying a Batch shares both and
+// never copies the payload. data() gathers a payload that arrived in several chunks once (the
+// only copy of the tensor on the client side); a consumer that copies it elsewhere anyway reads
+// payload() instead (the CUDA feeder gathers into its pinned buffer).
 // Thread-compatible: a Batch is immutable, so const methods may be called from any thread.
 
 #include <cstddef>
@@ -18,7 +15,7 @@
 
 #include "absl/types/span.h"
 #include "stoker/v1/common.pb.h"
-#include "trainer_client/batch_payload.h"
+#include "wire/batch_payload.h"
 
 namespace stoker {
 // The bit pattern of one 16-bit float element (IEEE binary16 or bfloat16).
@@ -36,10 +33,12 @@ class Batch {
   // A whole message: the payload is message->data(), not copied.
   // REQUIRES: `message` is not modified while this Batch (or a copy) lives.
   explicit Batch(std::shared_ptr<const v1::BatchMessage> message);
-  // A received batch: `header` holds every field but the payload (its `data` is not read).
-  // REQUIRES: `header` is not modified while this Batch (or a copy) lives; payload != nullptr.
-  Batch(std::shared_ptr<const v1::BatchMessage> header,
-        std::shared_ptr<const BatchPayload> payload);
+  // A received batch (wire/batch_payload.h). REQUIRES: its header is not modified while this
+  // Batch (or a copy) lives; its payload is set.
+  explicit Batch(ReceivedBatch received);
+
+  // The header and payload this Batch views.
+  ReceivedBatch parts() const { return {message_, payload_}; }
 
   bool empty() const { return message_ == nullptr; }
 

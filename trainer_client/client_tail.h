@@ -10,14 +10,9 @@
 //   env.tail = ClientTailFactory();   // lets Loader::Open ask for AUTO and run a placed tail
 //   ASSIGN_OR_RETURN(std::unique_ptr<Loader> loader, Loader::Open(options, env));
 //
-// The Loader creates the tail with the factory from OpenJobResponse.client_tail for the
-// workers' batch shape. This library (stoker_client_tail) links the augment library, which the
-// installed client package does not ship; hence the factory instead of a direct dependency of
-// the Loader.
-//
-// The tail is the same compiled augment Pipeline the worker would have run (the same kernels,
-// the same output conversion to the job's dtype and layout), on the same build, so the result
-// is bit for bit what the worker would have sent (tested). The tail ops draw no randomness.
+// This library (stoker_client_tail) links augment, which the installed client package does not
+// ship; hence the factory. The tail is the compiled augment Pipeline the worker would have run,
+// so the result is bit for bit what the worker would have sent (tested); it draws no randomness.
 
 #include <cstdint>
 #include <memory>
@@ -31,7 +26,7 @@
 #include "stoker/v1/pipeline.pb.h"
 #include "trainer_client/batch.h"
 #include "trainer_client/loader_env.h"
-#include "trainer_client/message_pool.h"
+#include "wire/message_pool.h"
 
 namespace stoker {
 

@@ -16,7 +16,7 @@ void ConsumptionWindow::RecordStep(absl::Time now, absl::Duration step) {
 }
 
 stoker::v1::ClientStats ConsumptionWindow::Snapshot(absl::Time now,
-                                                    uint64_t batches_consumed) const {
+                                                    uint64_t batches_delivered) const {
   stoker::v1::ClientStats stats;
   const double wait = wait_seconds_.Sum(now);
   const double step = step_seconds_.Sum(now);
@@ -24,7 +24,7 @@ stoker::v1::ClientStats ConsumptionWindow::Snapshot(absl::Time now,
   if (wait + step > 0) stats.set_data_wait_fraction(wait / (wait + step));
   if (steps > 0) stats.set_step_seconds(step / steps);
   stats.set_batches_per_second(batches_.RatePerSecond(now));
-  stats.set_batches_consumed(batches_consumed);
+  stats.set_batches_consumed(batches_delivered);
   return stats;
 }
 

@@ -23,8 +23,8 @@ class ConsumptionWindow {
   // The loop spent `step` between returning from Next() and calling it again at `now`.
   void RecordStep(absl::Time now, absl::Duration step);
 
-  // The recent figures; batches_consumed is `batches_consumed` (the loader's total).
-  stoker::v1::ClientStats Snapshot(absl::Time now, uint64_t batches_consumed) const;
+  // The recent figures; ClientStats.batches_consumed is `batches_delivered` (the loader's total).
+  stoker::v1::ClientStats Snapshot(absl::Time now, uint64_t batches_delivered) const;
 
  private:
   SlidingWindow wait_seconds_;

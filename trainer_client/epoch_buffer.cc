@@ -1,12 +1,10 @@
 #include "trainer_client/epoch_buffer.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <utility>
 
 namespace stoker {
-
 namespace {
 
 RankSequence SequenceOf(const EpochBuffer::Config& config) {
@@ -75,30 +73,7 @@ void EpochBuffer::MarkReturned(uint64_t position) {
   }
 }
 
-void EpochBuffer::AddStream(StreamId id, uint32_t share) { accounts_[id] = Account{share, 0, 0}; }
-
-void EpochBuffer::SetShare(StreamId id, uint32_t share) {
-  auto it = accounts_.find(id);
-  if (it != accounts_.end()) it->second.share = share;
-}
-
-void EpochBuffer::RemoveStream(StreamId id) { accounts_.erase(id); }
-
-uint32_t EpochBuffer::outstanding(StreamId id) const {
-  auto it = accounts_.find(id);
-  return it == accounts_.end() ? 0 : it->second.outstanding;
-}
-
-uint32_t EpochBuffer::held(StreamId id) const {
-  auto it = accounts_.find(id);
-  return it == accounts_.end() ? 0 : it->second.held;
-}
-
 EpochBuffer::AddResult EpochBuffer::Add(StreamId stream, Batch batch) {
-  auto account = accounts_.find(stream);
-  if (account != accounts_.end() && account->second.outstanding > 0) {
-    --account->second.outstanding;
-  }
   const uint32_t epoch = batch.epoch();
   const uint64_t index = batch.batch_index();
   if (batch.job_id() != config_.job_id || epoch >= config_.epochs) return AddResult::kInvalid;
@@ -115,9 +90,7 @@ EpochBuffer::AddResult EpochBuffer::Add(StreamId stream, Batch batch) {
     slot.queue.push_back(Entry{stream, std::move(batch)});
   }
   ++buffered_;
-  if (epoch > current_epoch_) ++later_buffered_;
   ++accepted_total_;
-  if (account != accounts_.end()) ++account->second.held;
   return AddResult::kAccepted;
 }
 
@@ -132,7 +105,7 @@ uint64_t EpochBuffer::remaining_in_epoch() const {
   return done() ? 0 : BatchesIn(current_epoch_) - handed_out_in_epoch_;
 }
 
-std::optional<Batch> EpochBuffer::Pop() {
+std::optional<Batch> EpochBuffer::Pop(StreamId* stream) {
   if (done() || !has_ready()) return std::nullopt;
   EpochSlot& slot = epochs_[current_epoch_];
   Entry entry;
@@ -145,8 +118,7 @@ std::optional<Batch> EpochBuffer::Pop() {
     slot.queue.pop_front();
   }
   --buffered_;
-  auto account = accounts_.find(entry.stream);
-  if (account != accounts_.end() && account->second.held > 0) --account->second.held;
+  if (stream != nullptr) *stream = entry.stream;
   const std::optional<uint64_t> position =
       sequence_.PositionOf(current_epoch_, entry.batch.batch_index());
   MarkReturned(*position);
@@ -172,33 +144,8 @@ void EpochBuffer::AdvanceEpochIfComplete() {
     epochs_.erase(current_epoch_);
     ++current_epoch_;
     StartEpoch();
-    auto next = epochs_.find(current_epoch_);
-    if (next != epochs_.end()) {
-      later_buffered_ -= next->second.queue.size() + next->second.by_position.size();
-    }
   }
   if (done()) epochs_.clear();
-}
-
-void EpochBuffer::UpdateStall(bool consumer_waiting, absl::Time now) {
-  // Nothing ready but something buffered: later epochs, or (ordered) later positions.
-  const bool stalled = consumer_waiting && !done() && !has_ready() && buffered_ > 0;
-  if (!stalled) {
-    stall_start_.reset();
-    extra_ = 0;
-    return;
-  }
-  if (!stall_start_) stall_start_ = now;
-  const double seconds = absl::ToDoubleSeconds(now - *stall_start_);
-  uint32_t extra = 1;
-  if (seconds >= 1.0) extra = 2 + static_cast<uint32_t>(std::floor(std::log2(seconds)));
-  extra_ = std::max(extra_, extra);
-}
-
-uint64_t EpochBuffer::committed() const {
-  uint64_t total = buffered_;
-  for (const auto& [id, account] : accounts_) total += account.outstanding;
-  return total;
 }
 
 std::vector<uint64_t> EpochBuffer::MissingInCurrentEpoch(size_t max) const {
@@ -213,29 +160,6 @@ std::vector<uint64_t> EpochBuffer::MissingInCurrentEpoch(size_t max) const {
     if (it == epochs_.end() || !it->second.seen.contains(index)) missing.push_back(index);
   }
   return missing;
-}
-
-std::vector<CreditGrant> EpochBuffer::TakeCreditGrants(bool consumer_waiting, absl::Time now) {
-  UpdateStall(consumer_waiting, now);
-  std::vector<CreditGrant> grants;
-  // Byte budget: room left under the cap (unlimited without one).
-  uint64_t room = UINT64_MAX;
-  if (budget_ > 0) {
-    const uint64_t streams = accounts_.size();
-    const uint64_t cap = std::max<uint64_t>(budget_, streams) + uint64_t{extra_} * streams;
-    const uint64_t used = committed();
-    room = cap > used ? cap - used : 0;
-  }
-  for (auto& [id, account] : accounts_) {
-    const uint64_t target = static_cast<uint64_t>(account.share) + extra_;
-    const uint64_t have = static_cast<uint64_t>(account.outstanding) + account.held;
-    if (have >= target || room == 0) continue;
-    const uint32_t owed = static_cast<uint32_t>(std::min(target - have, room));
-    room -= owed;
-    account.outstanding += owed;
-    grants.push_back(CreditGrant{id, owed});
-  }
-  return grants;
 }
 
 }  // namespace stoker

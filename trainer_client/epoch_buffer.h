@@ -2,8 +2,8 @@
 #define STOKER_TRAINER_CLIENT_EPOCH_BUFFER_H_
 
 // The client's delivery logic for one rank, without any networking: buffers arrived batches by
-// epoch, drops duplicates by task id, hands out every batch of epoch e before any of epoch e+1,
-// and decides how much credit each worker stream is owed.
+// epoch, drops duplicates by task id and hands out every batch of epoch e before any of epoch
+// e+1. How much credit each stream is owed is CreditPolicy's (credit_policy.h).
 //
 // Delivery (exactly once per epoch per rank):
 //   - The rank's batches of an epoch, in plan order ("positions"), are those of its
@@ -19,31 +19,8 @@
 //   - Pop() hands out ready batches in arrival order (unordered) or in plan order (ordered).
 //     After the last batch of an epoch has been handed out, the next epoch becomes current;
 //     after the last epoch, done() is true.
-//   - Ordered mode's reorder buffer is bounded by the same credit: batches waiting for an
-//     earlier position hold their stream's credit like later-epoch batches do, and the stall
-//     rule below (nothing ready, something buffered) grants the extra credit that lets the
-//     head-of-line task arrive.
-//
-// Credit (a worker sends one batch per credit; budgets are in batches of batch_bytes each):
-//   Each stream has a share. The level rule keeps, for every open stream,
-//       outstanding credit + batches from it still buffered here == share (+ extra)
-//   by granting the difference in TakeCreditGrants(); credit can't be revoked, so a stream above
-//   its target (after a share shrinks) simply gets nothing until it is back under.
-//   Handing out or dropping a batch therefore replenishes one credit on the stream it came from.
-//   Extra credit: when the consumer is waiting, nothing is ready, and batches are buffered
-//   (later epochs, or later positions in ordered mode: they used up the shares), a task that is
-//   still being produced — or was lost with a dead worker and re-leased — could never arrive
-//   without more credit. So every stream gets one extra credit at once (the budget is exceeded
-//   by one batch per stream), and, while that stall lasts, one more after 1 s, 2 s, 4 s, 8 s, ...
-//   of stall (extra = 1 below 1 s, then 2 + floor(log2(stall seconds))): a slow escalation that
-//   guarantees progress even when the first extra credits were spent on later-epoch tasks
-//   before the lost task was re-queued by the coordinator, while the excess memory grows only
-//   logarithmically with the stall. The extra ends when the stall does.
-//
-// Byte budget (balance): with SetBudget(b), grants also stop once committed() — outstanding
-// credit of every open stream plus every buffered batch — reaches max(b, streams) + extra ×
-// streams, so shares that sum to more than the budget (while a shrunk share still has credit
-// out) never commit more memory than that.
+//   - Ordered mode's reorder buffer is bounded by the credit (credit_policy.h): a batch waiting
+//     for an earlier position holds its stream's credit like a later-epoch batch does.
 //
 // Thread-compatible: the Loader guards it with its mutex.
 
@@ -55,19 +32,11 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/time/time.h"
 #include "plan/rank_sequence.h"
 #include "trainer_client/batch.h"
+#include "trainer_client/credit_policy.h"
 
 namespace stoker {
-
-// Identifies one opened worker stream (a reconnect to the same worker is a new id).
-using StreamId = uint64_t;
-
-struct CreditGrant {
-  StreamId stream = 0;
-  uint32_t credits = 0;
-};
 
 class EpochBuffer {
  public:
@@ -97,38 +66,18 @@ class EpochBuffer {
   };
 
   enum class AddResult {
-    kAccepted,   // buffered; ack it and report it consumed
+    kAccepted,   // buffered; ack it and report it received
     kDuplicate,  // already received this epoch: ack it, drop it
     kInvalid,    // not a task of this job and rank: drop it, don't ack
   };
 
   explicit EpochBuffer(const Config& config);
 
-  // --- Streams and credit -------------------------------------------------------------------
-
-  // Registers a newly opened stream with `share` credits as its target (granted by the next
-  // TakeCreditGrants). REQUIRES: `id` was never added before.
-  void AddStream(StreamId id, uint32_t share);
-  // Changes an open stream's target; unknown ids are ignored.
-  void SetShare(StreamId id, uint32_t share);
-  // The stream ended: it gets no more credit. Its buffered batches stay and are handed out.
-  void RemoveStream(StreamId id);
-  // Caps grants at `batches` (see "Byte budget" above); 0 = no cap (the default).
-  void SetBudget(uint64_t batches) { budget_ = batches; }
-  // Outstanding credit of the open streams plus buffered batches.
-  uint64_t committed() const;
-  // Credits owed to each open stream under the level rule, given whether a consumer is blocked
-  // waiting and the current time (for the stall escalation). The grants are counted as
-  // outstanding: the caller must send them.
-  std::vector<CreditGrant> TakeCreditGrants(bool consumer_waiting, absl::Time now);
-
-  // --- Batches ------------------------------------------------------------------------------
-
-  // A batch arrived on `stream` (which consumes one of its outstanding credits; `stream` may
-  // already be removed).
+  // A batch arrived on `stream` (kept with it and returned by Pop).
   AddResult Add(StreamId stream, Batch batch);
-  // The next ready batch of the current epoch; nullopt when none is buffered (or done()).
-  std::optional<Batch> Pop();
+  // The next ready batch of the current epoch and, when `stream` is set, the stream it came on;
+  // nullopt when none is buffered (or done()).
+  std::optional<Batch> Pop(StreamId* stream = nullptr);
 
   // True once every batch of every epoch was handed out.
   bool done() const { return current_epoch_ >= config_.epochs; }
@@ -137,22 +86,15 @@ class EpochBuffer {
   // Batches of the current epoch not yet handed out.
   uint64_t remaining_in_epoch() const;
   bool has_ready() const;
-  // Buffered batches: all, and those of epochs after the current one.
+  // Buffered batches, of every epoch.
   size_t buffered() const { return buffered_; }
-  size_t later_buffered() const { return later_buffered_; }
   // Up to `max` global batch indices of this rank's current-epoch tasks not received yet, in
   // plan order (for hedging).
   std::vector<uint64_t> MissingInCurrentEpoch(size_t max) const;
   // Distinct tasks accepted so far, and the job's total for this rank (from its first epoch).
   uint64_t accepted_total() const { return accepted_total_; }
   uint64_t expected_total() const;
-  // See Progress.
   Progress progress() const;
-  // Extra credit per stream currently in force (0 when not stalled).
-  uint32_t extra_credit() const { return extra_; }
-  // Outstanding credit / buffered batches of a stream (0 for unknown ids); for tests and stats.
-  uint32_t outstanding(StreamId id) const;
-  uint32_t held(StreamId id) const;
 
  private:
   struct Entry {
@@ -164,23 +106,17 @@ class EpochBuffer {
     std::map<uint64_t, Entry> by_position;  // ordered: plan order
     absl::flat_hash_set<uint64_t> seen;     // global batch indices received
   };
-  struct Account {
-    uint32_t share = 0;
-    uint32_t outstanding = 0;
-    uint32_t held = 0;
-  };
 
   // Batches of `epoch` to hand out (the resumed first epoch: its deal minus first_consumed).
   uint64_t BatchesIn(uint32_t epoch) const;
-  // Whether `position` of the resumed first epoch was returned before the resume.
+  // Whether `position` of `epoch`, the resumed first one, was returned before the resume.
   bool ConsumedBeforeResume(uint32_t epoch, uint64_t position) const;
-  // Makes `current_epoch_` current: its handed-out bitmap and ordered cursor.
+  // Makes `current_epoch_` current: resets its cursor, marks what the resume returned.
   void StartEpoch();
   bool Returned(uint64_t position) const;
   // Marks `position` of the current epoch returned and moves the cursor past returned ones.
   void MarkReturned(uint64_t position);
   void AdvanceEpochIfComplete();
-  void UpdateStall(bool consumer_waiting, absl::Time now);
 
   const Config config_;
   const RankSequence sequence_;
@@ -193,13 +129,8 @@ class EpochBuffer {
   uint64_t next_position_ = 0;
   std::set<uint64_t> returned_ahead_;
   std::map<uint32_t, EpochSlot> epochs_;  // current and later epochs with state
-  std::map<StreamId, Account> accounts_;  // open streams
   size_t buffered_ = 0;
-  size_t later_buffered_ = 0;
   uint64_t accepted_total_ = 0;
-  std::optional<absl::Time> stall_start_;
-  uint32_t extra_ = 0;
-  uint64_t budget_ = 0;
 };
 
 }  // namespace stoker

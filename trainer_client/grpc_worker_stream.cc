@@ -16,29 +16,30 @@
 #include "common/grpc_status.h"
 #include "common/tls/grpc_tls.h"
 #include "stoker/v1/worker.grpc.pb.h"
-#include "trainer_client/grpc_batch_reader.h"
 #include "trainer_client/worker_stream.h"
+#include "wire/grpc_batch_reader.h"
 
 namespace stoker {
 namespace {
+
+// Generic on the read side: batches arrive as grpc::ByteBuffer (ReadBatch keeps their slices)
+// instead of being parsed, payload included, into a BatchMessage by gRPC.
+using BatchStub = grpc::TemplatedGenericStub<v1::ClientMessage, grpc::ByteBuffer>;
 
 // The reactor of one call. The GrpcWorkerStream handle owns it and destroys it only after Join
 // (OnDone has run), on the Loader's thread, never from a reaction: the reactor's ClientContext
 // holds the channel, and a channel released on gRPC's callback thread may drop the last
 // reference to gRPC's process-wide callback completion queue, which then shuts down under the
-// thread running it (an abort in grpc_cq_internal_unref, seen in the chaos suite). Start* calls are
-// never made while holding mu_ (gRPC may run a reaction inline), and only while the application
-// hold is in place (see ReleaseHoldLocked).
-//
-// Thread-safe.
-// The stub is generic on the read side: batches arrive as grpc::ByteBuffer (ReadBatch keeps their
-// slices) instead of being parsed, payload included, into a BatchMessage by gRPC.
-using BatchStub = grpc::TemplatedGenericStub<v1::ClientMessage, grpc::ByteBuffer>;
+// thread running it (an abort in grpc_cq_internal_unref, seen in the chaos suite). Start* calls
+// are never made while holding mu_ (gRPC may run a reaction inline), and only while the
+// application hold is in place (StartNextWriteLocked releases it). Thread-safe.
 
-class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, grpc::ByteBuffer> {
+class StreamBatchesClientReactor
+    : public grpc::ClientBidiReactor<v1::ClientMessage, grpc::ByteBuffer> {
  public:
-  StreamReactor(const std::string& address, WorkerStreamHooks hooks, int max_message_bytes,
-                const std::shared_ptr<grpc::ChannelCredentials>& credentials)
+  StreamBatchesClientReactor(const std::string& address, WorkerStreamHooks hooks,
+                             int max_message_bytes,
+                             const std::shared_ptr<grpc::ChannelCredentials>& credentials)
       : address_(address), hooks_(std::move(hooks)) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(max_message_bytes);
@@ -117,9 +118,10 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, grpc::By
   void OnReadDone(bool ok) override {
     absl::Status malformed;
     if (ok) {
-      absl::StatusOr<Batch> batch = ReadBatch(&incoming_, hooks_.allocate(), hooks_.gather_buffers);
+      absl::StatusOr<ReceivedBatch> batch =
+          ReadBatch(&incoming_, hooks_.allocate(), hooks_.gather_buffers);
       if (batch.ok()) {
-        hooks_.on_batch(*std::move(batch));
+        hooks_.on_batch(Batch(*std::move(batch)));
         StartRead(&incoming_);
         return;
       }
@@ -212,7 +214,7 @@ class StreamReactor : public grpc::ClientBidiReactor<v1::ClientMessage, grpc::By
 // The Loader's handle on one stream. Thread-safe.
 class GrpcWorkerStream : public WorkerStream {
  public:
-  explicit GrpcWorkerStream(std::shared_ptr<StreamReactor> reactor)
+  explicit GrpcWorkerStream(std::shared_ptr<StreamBatchesClientReactor> reactor)
       : reactor_(std::move(reactor)) {}
   ~GrpcWorkerStream() override {
     Cancel();
@@ -229,7 +231,7 @@ class GrpcWorkerStream : public WorkerStream {
   void Join() override { reactor_->Join(); }
 
  private:
-  const std::shared_ptr<StreamReactor> reactor_;
+  const std::shared_ptr<StreamBatchesClientReactor> reactor_;
 };
 
 class GrpcWorkerStreamFactory : public WorkerStreamFactory {
@@ -241,8 +243,8 @@ class GrpcWorkerStreamFactory : public WorkerStreamFactory {
 
   std::unique_ptr<WorkerStream> Open(const std::string& address, const v1::OpenStream& open,
                                      WorkerStreamHooks hooks) override {
-    auto reactor = std::make_shared<StreamReactor>(address, std::move(hooks), max_message_bytes_,
-                                                   credentials_);
+    auto reactor = std::make_shared<StreamBatchesClientReactor>(address, std::move(hooks),
+                                                                max_message_bytes_, credentials_);
     reactor->Start(open);
     return std::make_unique<GrpcWorkerStream>(std::move(reactor));
   }

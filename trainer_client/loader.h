@@ -17,22 +17,17 @@
 //
 // Protocol walk-through (proto/stoker/v1, DESIGN §4):
 //   1. Open: OpenJob(name, spec, resume tokens, rank) with retry on UNAVAILABLE → job id, batches
-//   per epoch per rank,
-//      batch bytes and shape. Then ClientHeartbeat → the live workers.
+//      per epoch per rank, batch bytes and shape. Then ClientHeartbeat → the live workers.
 //   2. One Worker.StreamBatches per live worker (filtered by only_workers): Open{job, rank,
-//      client id}, then Credit{share} where a new stream's share = prefetch_bytes / batch_bytes /
-//      streams (>= 1); every heartbeat the shares follow the streams' delivery rates
-//      (credit_balancer.h), within the byte budget.
-//   3. Each batch received is acked on its stream at once and reported as consumed in the next
-//      heartbeat; a duplicate (task already received this epoch) is acked and dropped. Handing a
-//      batch to the training loop (or dropping one) returns one credit to its stream.
-//   4. A heartbeat every heartbeat_interval reports consumed tasks and refreshes the worker list:
+//      client id}, then Credit{n} as CreditPolicy decides (credit_policy.h).
+//   3. Each batch received is acked on its stream at once and reported as received in the next
+//      heartbeat; a duplicate (task already received this epoch) is acked and dropped.
+//   4. A heartbeat every heartbeat_interval reports received tasks and refreshes the worker list:
 //      streams that failed (worker died) are dropped and reopened, with backoff, to workers the
 //      coordinator still (or again) lists; their leased tasks come back from other workers.
-//   5. Hedging: while the training loop has waited longer than max(3 x p99 batch latency, 1 s),
-//      each heartbeat reports the epoch's missing tasks as `overdue`; the coordinator gives each
-//      leased one a backup lease on another worker. The first copy wins, the other is a
-//      duplicate (step 3).
+//   5. Hedging: once a stall is older than the overdue limit (credit_policy.h), each heartbeat
+//      reports the epoch's missing tasks as `overdue`; the coordinator gives each leased one a
+//      backup lease on another worker. The first copy wins, the other is a duplicate (step 3).
 //   6. Stop() half-closes every stream; workers end them.
 // Delivery: every batch of the rank exactly once per epoch; all of epoch e (in arrival order, or
 // plan order with options.ordered) before any of epoch e+1.
@@ -65,8 +60,7 @@ class LoaderMetrics;
 class BatchTail;  // trainer_client/loader_env.h
 class Loader;
 
-// Per-worker receive counters.
-struct WorkerReceiveStats {
+struct WorkerReceiveStats {  // per worker
   uint64_t worker_id = 0;
   std::string address;
   uint64_t batches = 0;  // accepted (not duplicates)
@@ -74,7 +68,7 @@ struct WorkerReceiveStats {
   uint64_t bytes = 0;          // tensor bytes (decoded)
   uint64_t wire_bytes = 0;     // payload bytes as received (compressed, when the stream compresses)
   double produce_seconds = 0;  // the workers' own production time for these batches
-  uint32_t share = 0;          // credit share of its open stream now (credit_balancer.h); 0 if none
+  uint32_t share = 0;          // credit share of its open stream now (credit_policy.h); 0 if none
 };
 
 struct LoaderStats {
@@ -97,10 +91,9 @@ struct LoaderStats {
   double wait_seconds = 0;
   double step_seconds = 0;
   std::vector<WorkerReceiveStats> workers;  // by worker id
-  // Byte budget (credit_balancer.h): the budget (prefetch_bytes, at least one batch per stream)
-  // and the most bytes ever committed at once (credit outstanding at workers + batches buffered
-  // here). It exceeds the budget only by the stall escalation's extra credit: at most
-  // max_stall_extra batches per open stream (epoch_buffer.h).
+  // Byte budget (credit_policy.h): the budget (prefetch_bytes, at least one batch per stream)
+  // and the most bytes ever committed at once, which exceeds it only by the stall's extra
+  // credit: at most max_stall_extra batches per open stream.
   uint64_t budget_bytes = 0;
   uint64_t max_committed_bytes = 0;
   uint32_t max_stall_extra = 0;

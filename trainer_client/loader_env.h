@@ -19,9 +19,7 @@
 namespace stoker {
 
 // Runs the to_float / normalize tail of a pipeline on each received batch when the coordinator
-// placed it on the client (JobSpec.tail). The implementation, ClientTail
-// (trainer_client/client_tail.h, library stoker_client_tail), runs augment's pipeline, which the
-// installed client package does not ship. Thread-safe.
+// placed it on the client (JobSpec.tail); implemented by ClientTail (client_tail.h). Thread-safe.
 class BatchTail {
  public:
   virtual ~BatchTail() = default;

@@ -11,13 +11,13 @@
 #include "common/heap_tuning.h"
 #include "common/logging.h"
 #include "common/payload_codec.h"
+#include "common/read_wakeup_tuning.h"
 #include "common/retry.h"
 #include "common/status_macros.h"
 #include "common/tls/tls_config.h"
 #include "plan/rank_sequence.h"
 #include "plan/resume_token.h"
 #include "stoker/v1/resume.pb.h"
-#include "trainer_client/read_wakeup_tuning.h"
 
 namespace stoker {
 namespace {
@@ -105,8 +105,8 @@ LoaderImpl::LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse
                        : BadSampleBudget::kDefaultFraction,
                    job_.batches_per_epoch_per_rank() * options_.spec.batch_size(), options_.rank),
       consumption_(env_.clock->Now()),
-      balancer_(BalancerConfig(options_, job_)) {
-  if (job_.batch_bytes() > 0) buffer_.SetBudget(BalancerConfig(options_, job_).budget_batches);
+      policy_(CreditPolicy::ForJob(options_.prefetch_bytes, job_.batch_bytes(),
+                                   options_.balance_credit)) {
   if (options_.compression != "auto") {
     // Validated by LoaderOptions::Validate.
     absl::StatusOr<v1::CompressionChoice> choice =
@@ -140,11 +140,12 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
   }
   auto finish =
       [&](absl::StatusOr<std::optional<Batch>> result) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        // Ends the stall and replenishes a handed-out batch's stream; inside Next's time.
+        GrantCreditsLocked();
         const absl::Time now = env_.clock->Now();
         stats_.wait_seconds += absl::ToDoubleSeconds(now - entered);
         consumption_.RecordWait(now, now - entered, result.ok() && result->has_value());
         last_return_ = now;
-        starved_since_.reset();
         return result;
       };
   struct WaitArgs {
@@ -161,29 +162,36 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
     if (epoch.has_value() && !buffer_.done() && buffer_.current_epoch() > *epoch) {
       return finish(std::optional<Batch>());
     }
-    if (std::optional<Batch> batch = buffer_.Pop()) {
+    StreamId source = 0;
+    if (std::optional<Batch> batch = buffer_.Pop(&source)) {
       ++stats_.batches_delivered;
-      GrantCreditsLocked();
+      policy_.OnHandedOut(source);
       return finish(std::move(batch));
     }
     if (buffer_.done()) return finish(std::optional<Batch>());
     ++waiters_;
-    if (!starved_since_.has_value()) starved_since_ = env_.clock->Now();
-    GrantCreditsLocked();  // may grant the stall's extra credit
+    GrantCreditsLocked();  // starts the stall: may grant its extra credit
     mu_.Await(absl::Condition(+can_return, &args));
     --waiters_;
   }
 }
 
 void LoaderImpl::GrantCreditsLocked() {
-  const absl::Time now = env_.clock->Now();
-  for (const CreditGrant& grant : buffer_.TakeCreditGrants(waiters_ > 0, now)) {
-    balancer_.OnGrant(grant.stream, grant.credits, now);
+  ConsumerView view;
+  view.waiting = waiters_ > 0;
+  view.ready = buffer_.has_ready() || buffer_.done();
+  view.buffered = buffer_.buffered();
+  for (const CreditGrant& grant : policy_.TakeCreditGrants(view, env_.clock->Now())) {
     auto it = streams_.find(grant.stream);
     if (it == streams_.end() || it->second.done || it->second.stream == nullptr) continue;
     it->second.stream->GrantCredit(grant.credits);
   }
-  NoteCommittedLocked();
+  const uint64_t batch_bytes = job_.batch_bytes();
+  stats_.budget_bytes =
+      std::max<uint64_t>(options_.prefetch_bytes, batch_bytes * policy_.streams());
+  stats_.max_committed_bytes =
+      std::max(stats_.max_committed_bytes, policy_.committed(view.buffered) * batch_bytes);
+  stats_.max_stall_extra = std::max(stats_.max_stall_extra, policy_.extra_credit());
 }
 
 void LoaderImpl::FailLocked(absl::Status status) {
@@ -219,8 +227,13 @@ LoaderStats LoaderImpl::stats() const {
   LoaderStats stats = stats_;
   stats.failed = !fatal_.ok();
   stats.workers.clear();
-  for (const auto& [id, worker] : worker_stats_) stats.workers.push_back(worker);
-  FillSharesLocked(&stats);
+  for (const auto& [worker_id, received] : worker_stats_) {
+    WorkerReceiveStats worker = received;
+    for (const auto& [id, state] : streams_) {
+      if (!state.done && state.address == worker.address) worker.share = policy_.share(id);
+    }
+    stats.workers.push_back(worker);
+  }
   return stats;
 }
 
@@ -228,11 +241,11 @@ void LoaderImpl::Stop() {
   absl::MutexLock stop_lock(&stop_mu_);
   if (stopped_) return;
   stopped_ = true;
-  bool report_consumed = false;
+  bool report_received = false;
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
-    report_consumed = !consumed_.empty() && heartbeat_failures_ == 0 && fatal_.ok();
+    report_received = !received_tasks_.empty() && heartbeat_failures_ == 0 && fatal_.ok();
   }
   if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
 
@@ -266,7 +279,7 @@ void LoaderImpl::Stop() {
   // Best effort: report what was received since the last heartbeat. This report is what
   // completes those tasks on the coordinator; if it is lost, their leases expire and the job
   // stays unfinished there (it is retired as abandoned later).
-  if (report_consumed) (void)HeartbeatOnce();
+  if (report_received) (void)HeartbeatOnce();
 }
 
 }  // namespace stoker

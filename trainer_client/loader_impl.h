@@ -1,17 +1,15 @@
 #ifndef STOKER_TRAINER_CLIENT_LOADER_IMPL_H_
 #define STOKER_TRAINER_CLIENT_LOADER_IMPL_H_
 
-// Internal: the Loader's logic (see loader.h for the contract and the protocol walk-through).
-//
+// Internal: the Loader's logic (loader.h has the contract and the protocol walk-through).
 // Threads:
 //   - consumers call Next / NextInEpoch, which wait on mu_ until a batch of their epoch is ready;
-//   - the heartbeat thread reports consumed tasks, reconciles streams with the coordinator's
+//   - the heartbeat thread reports received tasks, reconciles streams with the coordinator's
 //     worker list, reaps ended streams and re-evaluates credit (stall escalation);
 //   - gRPC's callback threads call OnBatch / OnStreamDone for the worker streams (no thread of
 //     our own per stream: worker_stream.h).
 // All shared state is under mu_. Lock order: mu_ → a stream's own lock → the message pool's.
 // Streams and the pool never call back into the Loader while holding their own locks.
-//
 // Thread-safe.
 
 #include <cstdint>
@@ -33,15 +31,15 @@
 #include "stoker/v1/coordinator.pb.h"
 #include "trainer_client/bad_sample_budget.h"
 #include "trainer_client/batch.h"
-#include "trainer_client/compression_auto.h"
 #include "trainer_client/consumption_window.h"
-#include "trainer_client/credit_balancer.h"
+#include "trainer_client/credit_policy.h"
 #include "trainer_client/epoch_buffer.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/loader_env.h"
 #include "trainer_client/loader_options.h"
-#include "trainer_client/message_pool.h"
-#include "trainer_client/payload_decode.h"
+#include "wire/compression_auto.h"
+#include "wire/message_pool.h"
+#include "wire/payload_decode.h"
 
 namespace stoker {
 
@@ -80,31 +78,15 @@ class LoaderImpl {
   LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse job);
 
   absl::Status Start();
-  absl::Status OpenJob();
   void HeartbeatLoop();
-  // One heartbeat: reports consumed tasks and reconciles streams. Returns the RPC's status.
+  // One heartbeat: reports received tasks and reconciles streams. Returns the RPC's status.
   absl::Status HeartbeatOnce();
   void Reconcile(const v1::ClientHeartbeatResponse& response) ABSL_LOCKS_EXCLUDED(mu_);
-  void OpenStreamLocked(const std::string& address, uint32_t share)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  uint32_t ShareFor(size_t streams) const;
+  void OpenStreamLocked(const std::string& address) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReapEndedStreams() ABSL_LOCKS_EXCLUDED(mu_);
 
-  // --- Balancing and hedging (loader_balance.cc) ---
-  static CreditBalancer::Config BalancerConfig(const LoaderOptions& options,
-                                               const v1::OpenJobResponse& job);
-  // Registers a new stream with the balancer and the buffer; returns its (even) share.
-  uint32_t AddBalancedStreamLocked(StreamId id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Recomputes the shares from the streams' rates and stalls and applies them to the buffer.
-  void RebalanceLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ApplySharesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Adds the current epoch's missing tasks as `overdue` once the consumer has starved for
-  // longer than balancer_.OverdueAfter().
+  // Hedging: adds the epoch's missing tasks as `overdue` once the stall passes OverdueAfter().
   void AddOverdueLocked(v1::ClientHeartbeatRequest* request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Sets each worker's current share (by address) in `stats`.
-  void FillSharesLocked(LoaderStats* stats) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Records the budget high-water mark after grants.
-  void NoteCommittedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   void OnBatch(StreamId id, const std::string& address, Batch batch) ABSL_LOCKS_EXCLUDED(mu_);
   // A batch of stream `id` did not decode or its header lies: the stream ends (cancelled by the
@@ -115,7 +97,7 @@ class LoaderImpl {
   void ObserveCompressionLocked(StreamState* state, const DecodedBatch& decoded)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnStreamDone(StreamId id, const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
-  // Sends the credit the buffer says is owed.
+  // Sends the credit the policy says is owed; records the byte budget's high-water mark.
   void GrantCreditsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FailLocked(absl::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool CanReturnLocked(std::optional<uint32_t> epoch) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -123,10 +105,9 @@ class LoaderImpl {
   const LoaderOptions options_;
   const LoaderEnv env_;
   const v1::OpenJobResponse job_;
-  // Received batches' headers, and the buffers their payloads are gathered into on demand.
-  const std::shared_ptr<MessagePool> pool_;
+  const std::shared_ptr<MessagePool> pool_;  // received batches' headers
   // Buffers of a batch's size: received pieces gathered (BatchPayload::contiguous()) and
-  // compressed payloads decoded (payload_decode.h).
+  // compressed payloads decoded.
   const std::shared_ptr<BufferPool> gather_buffers_;
   // What OpenStream.compression asks for (unset for none and auto).
   std::optional<v1::CompressionChoice> open_compression_;
@@ -137,9 +118,8 @@ class LoaderImpl {
   std::map<StreamId, StreamState> streams_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, AddressState> addresses_ ABSL_GUARDED_BY(mu_);
   StreamId next_stream_id_ ABSL_GUARDED_BY(mu_) = 1;
-  size_t target_streams_ ABSL_GUARDED_BY(mu_) = 0;
   // Tasks received since the last successful heartbeat.
-  std::vector<v1::TaskId> consumed_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::TaskId> received_tasks_ ABSL_GUARDED_BY(mu_);
   int waiters_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status fatal_ ABSL_GUARDED_BY(mu_);
@@ -152,9 +132,7 @@ class LoaderImpl {
   // The coordinator's last ClientHeartbeatResponse.data_error (logged when it changes).
   std::string data_error_ ABSL_GUARDED_BY(mu_);
   absl::BitGen jitter_ ABSL_GUARDED_BY(mu_);
-  CreditBalancer balancer_ ABSL_GUARDED_BY(mu_);
-  // Since when a consumer has waited with nothing of its epoch ready (hedging).
-  std::optional<absl::Time> starved_since_ ABSL_GUARDED_BY(mu_);
+  CreditPolicy policy_ ABSL_GUARDED_BY(mu_);
 
   absl::Mutex stop_mu_;  // serializes Stop()
   bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;

@@ -36,7 +36,7 @@ std::vector<prometheus::MetricFamily> LoaderMetrics::Collect() const {
             static_cast<double>(stats.corrupt_payloads), labels);
   m.Counter("stoker_client_decode_seconds_total", "CPU seconds spent decompressing payloads.",
             stats.decode_seconds, labels);
-  m.Counter("stoker_client_batches_consumed_total", "Batches returned by Next().",
+  m.Counter("stoker_client_batches_delivered_total", "Batches delivered: returned by Next().",
             static_cast<double>(stats.batches_delivered), labels);
   m.Counter("stoker_client_data_wait_seconds_total",
             "Seconds the training loop spent blocked in Next() waiting for data.",

@@ -30,15 +30,13 @@ struct LoaderOptions {
   // Random id of this client process; a random one is chosen when empty.
   std::string client_id;
   // Budget, in bytes, for batches granted to workers, in flight and buffered here (not those the
-  // training loop still holds). Split evenly over the worker streams; every stream gets at least
-  // one batch of credit even when the budget is smaller than one batch per stream. While the
-  // consumer waits for the current epoch and only later-epoch batches are buffered, each stream
-  // may get one extra batch (more after a long stall; see epoch_buffer.h). > 0.
+  // training loop still holds), split over the worker streams by CreditPolicy (credit_policy.h:
+  // at least one batch per stream; a stall's extra credit above it). > 0.
   uint64_t prefetch_bytes = 256ull << 20;
   // Stream only from workers with these addresses (as the coordinator lists them); empty means
   // every live worker.
   std::vector<std::string> only_workers;
-  // How often the client reports consumed tasks and refreshes the worker list. > 0.
+  // How often the client reports received tasks and refreshes the worker list. > 0.
   absl::Duration heartbeat_interval = absl::Milliseconds(200);
   // Deadline of each unary call to the coordinator. > 0.
   absl::Duration rpc_timeout = absl::Seconds(10);
@@ -55,23 +53,19 @@ struct LoaderOptions {
   // world size this rank's token (others are ignored), with another world size the tokens of
   // every rank of the old job (and a job_name not in use). Empty: start at epoch 0.
   std::vector<std::string> resume_tokens;
-  // Split credit over the worker streams by their measured delivery rates (credit_balancer.h).
+  // Split credit over the worker streams by their measured delivery rates (credit_policy.h).
   // false keeps even shares: only for measuring what balancing is worth (bench/, tests).
   bool balance_credit = true;
   // The two process-wide tunings below are off by default: a library linked into someone
   // else's trainer changes nothing outside its own objects unless asked (DESIGN.md §9).
   // stoker-bench-client, a process of its own, turns both on.
   //
-  // Keep freed heap memory in the process (glibc: M_TRIM_THRESHOLD = 1 GiB, once per process)
-  // so that gRPC's receive buffers are reused rather than faulted in again for every batch; see
-  // heap_tuning.h (measured: 2.5–3× less client CPU on float32 reference batches). It changes
-  // the allocator of the whole process: the trainer's own frees are retained too.
+  // Keep freed heap memory in the process (common/heap_tuning.h; measured: 2.5–3× less client
+  // CPU on float32 reference batches). The trainer's own frees are retained too.
   bool retain_heap_memory = false;
-  // Turn on gRPC's tcp_frame_size_tuning and tcp_rcv_lowat experiments for this process (once,
-  // before its first connection; read_wakeup_tuning.h), unless GRPC_EXPERIMENTS is set: the
-  // receiving thread wakes per frame rather than per TCP segment (measured: ~15% less client
-  // CPU per float32 image). It sets GRPC_EXPERIMENTS in the process's environment, so every
-  // gRPC channel of the process gets the experiments.
+  // Set GRPC_EXPERIMENTS for this process, unless set already (common/read_wakeup_tuning.h;
+  // measured: ~15% less client CPU per float32 image). Every gRPC channel of the process gets
+  // the experiments.
   bool tune_read_wakeups = false;
   // TLS of the calls to the coordinator and the worker streams (common/tls/tls_config.h): this
   // trainer's certificate (role trainer) and key, or its bearer token (bearer_token_file), and the

@@ -1,5 +1,5 @@
-// LoaderImpl: the heartbeat loop, reconciling worker streams with the coordinator's worker list,
-// and the stream callbacks (see loader_impl.h for the threads and locking).
+// LoaderImpl: the heartbeat loop, reconciling worker streams with the coordinator's worker
+// list, hedging reports, and the stream callbacks (loader_impl.h: threads and locking).
 
 #include <algorithm>
 #include <limits>
@@ -18,25 +18,14 @@ namespace {
 
 // Codes after which retrying the heartbeat can't help: the loader fails.
 bool IsPermanent(absl::StatusCode code) {
-  switch (code) {
-    case absl::StatusCode::kNotFound:
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kFailedPrecondition:
-    case absl::StatusCode::kPermissionDenied:
-    case absl::StatusCode::kUnauthenticated:
-    case absl::StatusCode::kUnimplemented:
-    case absl::StatusCode::kAlreadyExists:
-    case absl::StatusCode::kOutOfRange:
-    case absl::StatusCode::kDataLoss:
-      return true;
-    default:
-      return false;
+  using Code = absl::StatusCode;
+  for (Code permanent : {Code::kNotFound, Code::kInvalidArgument, Code::kFailedPrecondition,
+                         Code::kPermissionDenied, Code::kUnauthenticated, Code::kUnimplemented,
+                         Code::kAlreadyExists, Code::kOutOfRange, Code::kDataLoss}) {
+    if (code == permanent) return true;
   }
+  return false;
 }
-
-constexpr uint32_t kMaxShare = 1 << 16;
-// Credit per stream when the coordinator did not say how big a batch is.
-constexpr uint64_t kUnknownSizeBudgetBatches = 8;
 
 }  // namespace
 
@@ -75,30 +64,34 @@ absl::Status LoaderImpl::HeartbeatOnce() {
   std::vector<v1::TaskId> reported;
   {
     absl::MutexLock lock(&mu_);
-    reported.swap(consumed_);
+    reported.swap(received_tasks_);
     *request.mutable_stats() = consumption_.Snapshot(env_.clock->Now(), stats_.batches_delivered);
-    AddOverdueLocked(&request);  // hedging (loader_balance.cc)
+    AddOverdueLocked(&request);
   }
-  request.mutable_consumed()->Reserve(static_cast<int>(reported.size()));
-  for (const v1::TaskId& task : reported) *request.add_consumed() = task;
+  // ClientHeartbeatRequest.consumed is the received report (the proto's historical name).
+  *request.mutable_consumed() = {reported.begin(), reported.end()};
   absl::StatusOr<v1::ClientHeartbeatResponse> response = env_.coordinator->ClientHeartbeat(request);
   if (!response.ok()) {
     absl::MutexLock lock(&mu_);
     // Report them again next time, before what arrived meanwhile.
-    reported.insert(reported.end(), consumed_.begin(), consumed_.end());
-    consumed_.swap(reported);
+    reported.insert(reported.end(), received_tasks_.begin(), received_tasks_.end());
+    received_tasks_.swap(reported);
     return response.status();
   }
   Reconcile(*response);
   return absl::OkStatus();
 }
 
-uint32_t LoaderImpl::ShareFor(size_t streams) const {
-  const uint64_t budget_batches = job_.batch_bytes() > 0
-                                      ? options_.prefetch_bytes / job_.batch_bytes()
-                                      : kUnknownSizeBudgetBatches;
-  const uint64_t share = budget_batches / std::max<size_t>(1, streams);
-  return static_cast<uint32_t>(std::clamp<uint64_t>(share, 1, kMaxShare));
+void LoaderImpl::AddOverdueLocked(v1::ClientHeartbeatRequest* request) {
+  const std::optional<absl::Duration> stalled = policy_.stalled_for(env_.clock->Now());
+  if (!stalled || *stalled < policy_.OverdueAfter() || waiters_ == 0 || buffer_.done()) return;
+  for (uint64_t index : buffer_.MissingInCurrentEpoch(kMaxOverdueTasks)) {
+    v1::TaskId* task = request->add_overdue();
+    task->set_job_id(job_.job_id());
+    task->set_epoch(buffer_.current_epoch());
+    task->set_batch_index(index);
+  }
+  stats_.overdue_reported += static_cast<uint64_t>(request->overdue_size());
 }
 
 void LoaderImpl::Reconcile(const v1::ClientHeartbeatResponse& response) {
@@ -126,7 +119,7 @@ void LoaderImpl::Reconcile(const v1::ClientHeartbeatResponse& response) {
         "job '", options_.job_name, "' (id ", job_.job_id(),
         ") is finished on the coordinator, but this client received only ",
         buffer_.accepted_total(), " of the ", buffer_.expected_total(), " batches of rank ",
-        options_.rank, " (another client of this rank consumed them?); use a new job name")));
+        options_.rank, " (another client of this rank received them?); use a new job name")));
     return;
   }
   if (targets.empty() && !warned_no_workers_) {
@@ -140,27 +133,28 @@ void LoaderImpl::Reconcile(const v1::ClientHeartbeatResponse& response) {
   for (const auto& [id, state] : streams_) {
     if (!state.done) addresses.insert(state.address);
   }
-  const uint32_t share = ShareFor(addresses.size());
-  const size_t in_flight = static_cast<size_t>(share) * addresses.size() + addresses.size() + 2;
+  // Pooled headers and buffers: enough for every batch in flight.
+  const size_t in_flight = policy_.effective_budget(addresses.size()) + addresses.size() + 2;
   pool_->set_max_free(in_flight);
   gather_buffers_->set_max_free(in_flight);
-  RebalanceLocked();  // per-stream shares from the CreditBalancer (loader_balance.cc)
+  policy_.Rebalance(env_.clock->Now());
   if (!all_received) {
     const absl::Time now = env_.clock->Now();
     for (const std::string& address : targets) {
       const AddressState& known = addresses_[address];
-      if (known.open_stream == 0 && now >= known.next_attempt) OpenStreamLocked(address, share);
+      if (known.open_stream == 0 && now >= known.next_attempt) OpenStreamLocked(address);
     }
   }
   GrantCreditsLocked();
 }
 
-void LoaderImpl::OpenStreamLocked(const std::string& address, uint32_t share) {
+void LoaderImpl::OpenStreamLocked(const std::string& address) {
   const StreamId id = next_stream_id_++;
   addresses_[address].open_stream = id;
   StreamState& state = streams_[id];
   state.address = address;
-  share = AddBalancedStreamLocked(id);  // an even share (loader_balance.cc)
+  const uint32_t share = policy_.AddStream(id, env_.clock->Now());
+  stats_.max_streams = std::max(stats_.max_streams, policy_.streams());
   v1::OpenStream open;
   open.set_job_id(job_.job_id());
   open.set_rank(options_.rank);
@@ -190,21 +184,8 @@ void LoaderImpl::FailStreamLocked(StreamId id, const absl::Status& status) {
 }
 
 void LoaderImpl::ObserveCompressionLocked(StreamState* state, const DecodedBatch& decoded) {
-  const v1::BatchHeader& header = decoded.batch.header();
-  BatchObservation seen;
-  seen.codec = decoded.codec;
-  seen.raw_bytes = decoded.raw_bytes;
-  seen.wire_bytes = decoded.wire_bytes;
-  seen.produce_seconds = header.produce_seconds();
-  seen.compress_seconds = header.compress_seconds();
-  seen.decompress_seconds = decoded.decode_seconds;
-  seen.producer_threads = header.producer_threads();
-  seen.sent_back_to_back = header.sent_back_to_back();
-  seen.arrival = env_.clock->Now();
-  for (int codec : header.offered_compression()) {
-    seen.offered.push_back(static_cast<v1::Compression>(codec));
-  }
-  std::optional<v1::CompressionChoice> ask = state->auto_compression->OnBatch(seen);
+  std::optional<v1::CompressionChoice> ask =
+      state->auto_compression->OnBatch(BatchObservation::Of(decoded, env_.clock->Now()));
   if (ask.has_value() && !state->done) {
     STOKER_LOG(DEBUG) << "auto compression: asking worker " << state->address << " for "
                       << CompressionChoiceName(*ask);
@@ -214,7 +195,7 @@ void LoaderImpl::ObserveCompressionLocked(StreamState* state, const DecodedBatch
 
 void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received) {
   absl::StatusOr<DecodedBatch> decoded = DecodeReceivedBatch(
-      std::move(received), address,
+      received.parts(), address,
       job_.batch_bytes() > 0 ? job_.batch_bytes() : std::numeric_limits<int>::max(), pool_.get(),
       gather_buffers_.get());
   if (!decoded.ok()) {
@@ -222,7 +203,7 @@ void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received
     FailStreamLocked(id, decoded.status());
     return;
   }
-  Batch batch = decoded->batch;  // moves into the buffer below; `decoded` keeps `header` alive.
+  Batch batch(decoded->batch);  // moves into the buffer below; `decoded` keeps `header` alive.
   const v1::BatchHeader& header = batch.header();
   v1::TaskId task = header.task();
   const uint64_t worker_id = batch.worker_id();
@@ -237,9 +218,10 @@ void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received
   if (state != nullptr && state->auto_compression != nullptr) {
     ObserveCompressionLocked(state, *decoded);
   }
-  balancer_.OnBatch(id, env_.clock->Now());
+  policy_.OnBatch(id, env_.clock->Now());
   switch (buffer_.Add(id, std::move(batch))) {
     case EpochBuffer::AddResult::kAccepted: {
+      policy_.OnBuffered(id);
       if (absl::Status budget = bad_samples_.Add(header); !budget.ok()) FailLocked(budget);
       ++stats_.batches_received;
       stats_.samples_received += samples;
@@ -253,7 +235,7 @@ void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received
       worker.wire_bytes += decoded->wire_bytes;
       worker.produce_seconds += produce_seconds;
       if (state != nullptr) addresses_[state->address].failures = 0;
-      consumed_.push_back(task);
+      received_tasks_.push_back(task);
       if (state != nullptr && !state->done) state->stream->Ack(task);
       break;
     }
@@ -277,8 +259,7 @@ void LoaderImpl::OnStreamDone(StreamId id, const absl::Status& status) {
   auto it = streams_.find(id);
   if (it == streams_.end()) return;
   it->second.done = true;
-  buffer_.RemoveStream(id);
-  balancer_.RemoveStream(id);
+  policy_.RemoveStream(id);
   AddressState& address = addresses_[it->second.address];
   if (address.open_stream == id) address.open_stream = 0;
   if (stopping_) return;

@@ -103,11 +103,11 @@ TEST_F(LoaderTest, DeliversEachEpochBeforeTheNextDropsDuplicatesAndEnds) {
   absl::StatusOr<Batch> end = loader->Next();
   EXPECT_EQ(end.status().code(), absl::StatusCode::kOutOfRange);
   EXPECT_THAT(std::string(end.status().message()), HasSubstr("all 2 epochs"));
-  // Every arrival is acked, the duplicate too; consumed tasks reach the coordinator once each.
+  // Every arrival is acked, the duplicate too; received tasks reach the coordinator once each.
   EXPECT_EQ(stream->acks().size(), 5u);
   ASSERT_TRUE(Heartbeats(1));
-  EXPECT_TRUE(coordinator_->AwaitConsumed(4));
-  EXPECT_EQ(coordinator_->consumed().size(), 4u);
+  EXPECT_TRUE(coordinator_->AwaitReceived(4));
+  EXPECT_EQ(coordinator_->received().size(), 4u);
   LoaderStats stats = loader->stats();
   EXPECT_EQ(stats.batches_received, 4u);
   EXPECT_EQ(stats.batches_delivered, 4u);

@@ -6,16 +6,14 @@
 // (grpc::ClientBidiReactor) per worker and owns no thread: its reactions run on gRPC's own
 // callback threads, a fixed pool shared by every stream of the process, so the client's thread
 // count does not grow with the number of workers.
-//   - reading: one read is always posted, into a grpc::ByteBuffer (no parsing by gRPC);
-//     OnReadDone makes it a Batch (trainer_client/grpc_batch_reader.h: the header parsed into a
-//     message from `hooks.allocate`, the payload kept as the received slices, not copied), passes
-//     it to `hooks.on_batch` and posts the next read. When a read fails the stream stops writing,
-//     and once gRPC has the final status it is reported once through `hooks.on_done`; a message
-//     that is not a well-formed BatchMessage cancels the stream, and on_done gets its DATA_LOSS.
-//   - writing: Open goes first; then at most one write is outstanding, and each OnWriteDone
-//     starts the next from an outbox of credit (coalesced into one Credit{n}) and acks (batched
-//     into one Ack) — gRPC allows one write at a time. Close() flushes the outbox and half-closes
-//     (WritesDone); the worker then ends the stream.
+//   - reading: one read is always posted, into a grpc::ByteBuffer; OnReadDone makes it a Batch
+//     (wire/grpc_batch_reader.h: the header parsed into a message from `hooks.allocate`, the
+//     payload kept as the received slices), passes it to `hooks.on_batch` and posts the next
+//     read. A failed read stops writing; gRPC's final status goes once to `hooks.on_done`; a
+//     malformed BatchMessage cancels the stream with DATA_LOSS.
+//   - writing: Open goes first; then one write at a time, each OnWriteDone starting the next
+//     from an outbox of credit (coalesced into one Credit{n}) and acks (batched into one Ack).
+//     Close() flushes the outbox and half-closes (WritesDone); the worker then ends the stream.
 // GrantCredit / Ack / Close / Cancel never block on the network; Join waits for on_done.
 //
 // Hooks run on gRPC's callback threads: they must not block for long (taking a short lock is
@@ -30,7 +28,7 @@
 #include "common/tls/tls_config.h"
 #include "stoker/v1/worker.pb.h"
 #include "trainer_client/batch.h"
-#include "trainer_client/message_pool.h"
+#include "wire/message_pool.h"
 
 namespace stoker {
 

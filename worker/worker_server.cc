@@ -14,7 +14,7 @@
 #include "common/tls/grpc_tls.h"
 #include "stoker/v1/worker.grpc.pb.h"
 #include "worker/advertise_address.h"
-#include "worker/stream_reactor.h"
+#include "worker/stream_batches_server_reactor.h"
 #include "worker/worker.h"
 
 namespace stoker {
@@ -31,7 +31,7 @@ class DeniedStream : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::Byte
 
 // Streams only to trainers (with TLS; common/tls/grpc_tls.h). StreamBatches is registered raw
 // (ByteBuffer in and out) so that batches go out without a serialization copy
-// (worker/batch_wire.h); the wire format is stoker.v1's.
+// (worker/batch_wire_encoder.h); the wire format is stoker.v1's.
 class WorkerService
     : public stoker::v1::Worker::WithRawCallbackMethod_StreamBatches<stoker::v1::Worker::Service> {
  public:
@@ -44,7 +44,7 @@ class WorkerService
       return new DeniedStream(denied);
     }
     if (absl::Status full = worker_->AdmitStream(); !full.ok()) return new DeniedStream(full);
-    return new StreamReactor(worker_);  // Releases its admission when done.
+    return new StreamBatchesServerReactor(worker_);  // Releases its admission when done.
   }
 
  private:

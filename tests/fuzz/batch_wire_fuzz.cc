@@ -1,5 +1,6 @@
-// Fuzz target: the trainer client's batch splitter, SplitBatchWire (trainer_client/batch_wire.h),
-// over a BatchMessage as gRPC hands it over: the bytes of a worker, cut into slices anywhere.
+// Fuzz target: the trainer client's batch splitter, SplitBatchWire
+// (wire/batch_wire_splitter.h), over a BatchMessage as gRPC hands it over: the bytes of a
+// worker, cut into slices anywhere.
 //
 // Input: up to 16 slices framed by SplitChunks (fuzz_input.h); each is copied into its own heap
 // block, so a read past a slice is an ASan report even where the next slice follows in the input.
@@ -17,7 +18,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "stoker/v1/worker.pb.h"
 #include "tests/fuzz/fuzz_input.h"
-#include "trainer_client/batch_wire.h"
+#include "wire/batch_wire_splitter.h"
 
 namespace {
 

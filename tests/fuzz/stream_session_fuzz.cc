@@ -2,8 +2,8 @@
 // by a sequence of ClientMessages (proto/stoker/v1/worker.proto: open, credit, ack,
 // set_compression) interleaved with the worker's own events (a lease, a batch produced, a write
 // finished, time passing, the stream ended). No gRPC: the target plays the reactor
-// (worker/stream_reactor.cc: the first message must be open, set_compression errors end the
-// stream), the lease loop (leases at most what WantedTasks asks) and the producers.
+// (worker/stream_batches_server_reactor.cc: the first message must be open, set_compression errors
+// end the stream), the lease loop (leases at most what WantedTasks asks) and the producers.
 //
 // Input: up to 256 steps framed by SplitChunks (fuzz_input.h); a step's first byte picks the
 // event (fuzz_specs.h, StreamEvent), the rest is its argument.

@@ -98,13 +98,13 @@ TEST(HostFeederTest, RefusesAPayloadOfAnotherSizeThanItsShape) {
 
 TEST(HostFeederTest, ConvertsAPayloadReceivedInPieces) {
   const Batch whole = MakeHwcBatch(2, 3, 4, 3);
-  // The same bytes as a received payload in three pieces (trainer_client/batch_payload.h).
+  // The same bytes as a received payload in three pieces (wire/batch_payload.h).
   auto bytes = std::make_shared<std::string>(whole.bytes().begin(), whole.bytes().end());
   const auto* at = reinterpret_cast<const uint8_t*>(bytes->data());
   std::vector<BatchPayload::Chunk> chunks = {{at, 10}, {at + 10, 30}, {at + 40, 32}};
   auto header = std::make_shared<v1::BatchMessage>();
   *header->mutable_header() = whole.header();
-  const Batch pieces(header, std::make_shared<BatchPayload>(chunks, bytes, nullptr));
+  const Batch pieces(ReceivedBatch{header, std::make_shared<BatchPayload>(chunks, bytes, nullptr)});
   auto feeder = DeviceFeeder::Create(DeviceOptions());
   ASSERT_TRUE(feeder.ok());
   absl::StatusOr<DeviceTensor> expected = (*feeder)->Convert(whole);

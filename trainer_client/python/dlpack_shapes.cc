@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "trainer_client/batch_check.h"
+#include "wire/batch_check.h"
 
 namespace stoker {
 

@@ -4,7 +4,7 @@
 // The shapes of the DLPack tensors the Python module makes over a Batch's bytes, each checked
 // against the bytes it views: the module hands out no capsule whose shape times its element size
 // exceeds its buffer, whatever the batch's header says (the Loader checked it already:
-// trainer_client/batch_check.h; this is the boundary's own check). Free of pybind11.
+// wire/batch_check.h; this is the boundary's own check). Free of pybind11.
 
 #include <cstdint>
 #include <vector>

@@ -14,7 +14,7 @@
 #include "augment/pipeline_explain.h"
 #include "augment/pipeline_text.h"
 #include "common/counter_rng.h"
-#include "trainer_client/job_spec_args.h"
+#include "jobspec/job_spec_args.h"
 
 namespace stoker {
 namespace {

@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "stoker/v1/pipeline.pb.h"
 #include "trainer_client/device/device_options.h"
-#include "trainer_client/job_spec_args.h"
+#include "jobspec/job_spec_args.h"
 #include "trainer_client/loader_options.h"
 
 namespace stoker {

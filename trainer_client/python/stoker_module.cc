@@ -4,7 +4,7 @@
 //
 // Zero copy: Batch.images_dlpack() hands out a DLManagedTensor (dlpack_abi.h) whose data is the
 // received payload (Batch::data(): gathered once into one buffer when it arrived in pieces,
-// trainer_client/batch_payload.h) or the DeviceFeeder's output when converting; its manager context
+// wire/batch_payload.h) or the DeviceFeeder's output when converting; its manager context
 // holds a reference to the Batch (or the converted tensor and its feeder), dropped by the
 // deleter when the consumer frees the tensor.
 //
@@ -30,7 +30,7 @@
 #include "trainer_client/device/device_feeder.h"
 #include "trainer_client/device/tail_on_device.h"
 #include "trainer_client/hybrid/local_producer.h"
-#include "trainer_client/job_spec_args.h"
+#include "jobspec/job_spec_args.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/python/dlpack_abi.h"
 #include "trainer_client/python/dlpack_capsule.h"

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "absl/time/time.h"
 #include "trainer_client/batch.h"
 #include "trainer_client/epoch_buffer.h"
 #include "trainer_client/testing/fake_env.h"
@@ -15,7 +14,6 @@ namespace stoker {
 namespace testing {
 
 inline constexpr uint64_t kPlanJob = 7;
-inline const absl::Time kPlanT0 = absl::FromUnixSeconds(1000);
 
 // Task (kPlanJob or `job`, epoch, index) as a received batch.
 inline Batch PlanBatch(uint32_t epoch, uint64_t index, uint64_t job = kPlanJob) {

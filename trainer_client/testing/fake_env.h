@@ -19,20 +19,9 @@
 #include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/worker.pb.h"
 #include "trainer_client/worker_stream.h"
+#include "wire/testing/batch_messages.h"  // MakeBatchMessage, MakeCompressedBatchMessage
 
 namespace stoker::testing {
-
-// A BatchMessage for task (job, epoch, batch_index) with `samples` samples of `bytes_per_sample`
-// uint8 bytes each (value = batch_index & 0xff), from `worker_id`.
-std::shared_ptr<v1::BatchMessage> MakeBatchMessage(uint64_t job, uint32_t epoch,
-                                                   uint64_t batch_index, uint64_t worker_id = 1,
-                                                   int samples = 2, int bytes_per_sample = 3);
-
-// MakeBatchMessage(job, epoch, batch_index)'s batch with its payload compressed by `codec`
-// (header.compression and header.uncompressed_bytes set as a worker sets them).
-std::shared_ptr<v1::BatchMessage> MakeCompressedBatchMessage(uint64_t job, uint32_t epoch,
-                                                             uint64_t batch_index,
-                                                             v1::Compression codec);
 
 // Thread-safe.
 class FakeCoordinator : public CoordinatorClient {
@@ -51,9 +40,9 @@ class FakeCoordinator : public CoordinatorClient {
   int open_job_calls() const;
   bool AwaitOpenJobCalls(int n);
   v1::OpenJobRequest last_open_job_request() const;
-  // Every task reported consumed by successful heartbeats, in order.
-  std::vector<v1::TaskId> consumed() const;
-  bool AwaitConsumed(size_t n);
+  // Every task reported received by successful heartbeats, in order.
+  std::vector<v1::TaskId> received() const;
+  bool AwaitReceived(size_t n);
   bool AwaitHeartbeats(int n);
   // Heartbeats received so far (failed ones included), and waiting until there are `total`.
   int heartbeats() const;
@@ -66,7 +55,7 @@ class FakeCoordinator : public CoordinatorClient {
   int open_job_calls_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Status heartbeat_error_ ABSL_GUARDED_BY(mu_);
   v1::ClientHeartbeatResponse heartbeat_response_ ABSL_GUARDED_BY(mu_);
-  std::vector<v1::TaskId> consumed_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::TaskId> received_ ABSL_GUARDED_BY(mu_);
   int heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
