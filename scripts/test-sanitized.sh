@@ -22,6 +22,7 @@ fi
 STOKER_BUILD_DIR=$build scripts/build.sh sanitized_tests
 # Leaks, UB and memory errors all fail the test; reports carry a stack trace.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir "$build" -L "$labels" -E '^(install_layout_test|advisor_integration_test)$' \
   --output-on-failure \
