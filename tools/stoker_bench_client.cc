@@ -34,9 +34,9 @@
 #include "common/metrics.h"
 #include "common/status_macros.h"
 #include "common/tls/tls_config.h"
+#include "jobspec/job_spec_args.h"
 #include "tools/bench_report.h"
 #include "trainer_client/client_tail.h"
-#include "jobspec/job_spec_args.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/loader_env.h"
 

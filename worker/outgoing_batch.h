@@ -6,9 +6,9 @@
 //
 // The producer writes the tensor into a pooled message's `data`; that buffer is never replaced,
 // so the next batch produced into the message reuses its pages. A compressed batch carries its
-// encoded payload in a pooled PayloadBuffer beside the message, and the wire (batch_wire_encoder.h) sends
-// those bytes as field `data` instead of the raw ones: no copy either way beyond the compressor's
-// own pass.
+// encoded payload in a pooled PayloadBuffer beside the message, and the wire (batch_wire_encoder.h)
+// sends those bytes as field `data` instead of the raw ones: no copy either way beyond the
+// compressor's own pass.
 
 #include <cstdint>
 #include <memory>

@@ -4,9 +4,9 @@
 // The order of a server stream's writes and its end, as gRPC's callback API requires it: at most
 // one write outstanding (its completion starts the next), Finish called once and only when no
 // write is outstanding, and no write after the stream began to end. The stream reactor
-// (worker/stream_batches_server_reactor.h) asks it before every StartWrite and Finish, under its own lock; a
-// client's error (a bad message, a bad ack) that arrives while a write is outstanding thus ends
-// the stream when that write completes, never under it.
+// (worker/stream_batches_server_reactor.h) asks it before every StartWrite and Finish, under its
+// own lock; a client's error (a bad message, a bad ack) that arrives while a write is outstanding
+// thus ends the stream when that write completes, never under it.
 
 #include "absl/status/status.h"
 

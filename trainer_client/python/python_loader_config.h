@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "jobspec/job_spec_args.h"
 #include "stoker/v1/pipeline.pb.h"
 #include "trainer_client/device/device_options.h"
-#include "jobspec/job_spec_args.h"
 #include "trainer_client/loader_options.h"
 
 namespace stoker {
