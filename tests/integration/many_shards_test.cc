@@ -17,9 +17,8 @@
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "pack/image_generator.h"
-#include "pack/packer.h"
 #include "tests/testing/drain_loader.h"
+#include "tests/testing/packed_images.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/loader.h"
 
@@ -61,14 +60,10 @@ std::string WriteManyShardDataset(const TempDir& dir) {
   images.per_class = 1;
   images.width = 16;
   images.height = 16;
-  EXPECT_TRUE(GenerateImageFolder(images).ok());
   PackOptions pack;
-  pack.input = images.dir;
   pack.output_dir = dir.File("packed");
-  auto plan = PlanPack(pack);
-  EXPECT_TRUE(plan.ok()) << plan.status();
-  PackCounters counters;
-  EXPECT_TRUE(Pack(pack, *plan, &counters).ok());
+  const auto summary = PackGeneratedImages(images, pack);
+  EXPECT_TRUE(summary.ok()) << summary.status();
   pb::ShardManifest manifest;
   manifest.set_version(1);
   for (int s = 0; s < kShards; ++s) {

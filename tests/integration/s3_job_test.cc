@@ -30,6 +30,7 @@
 #include "pack/packer.h"
 #include "prometheus/metric_family.h"
 #include "tests/testing/drain_loader.h"
+#include "tests/testing/packed_images.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/loader.h"
 
@@ -66,16 +67,11 @@ class S3JobTest : public ::testing::Test {
     images.per_class = kPerClass;
     images.width = 160;
     images.height = 120;
-    ASSERT_TRUE(GenerateImageFolder(images).ok());
     UseStorage(EnvKeys(), /*cache=*/false);
     PackOptions pack;
-    pack.input = images.dir;
     pack.output_dir = "s3://data/ds";
     pack.shard_bytes = 32 * 1024;
-    auto plan = PlanPack(pack);
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    PackCounters counters;
-    auto summary = Pack(pack, *plan, &counters);
+    auto summary = PackGeneratedImages(images, pack);
     ASSERT_TRUE(summary.ok()) << summary.status();
     shards_ = summary->shards;
     ASSERT_GT(shards_, 3u);

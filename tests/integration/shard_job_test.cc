@@ -11,9 +11,8 @@
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "pack/image_generator.h"
-#include "pack/packer.h"
 #include "tests/testing/drain_loader.h"
+#include "tests/testing/packed_images.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/loader.h"
 
@@ -39,15 +38,10 @@ class ShardJobTest : public ::testing::Test {
     images.per_class = kPerClass;
     images.width = 160;
     images.height = 120;
-    ASSERT_TRUE(GenerateImageFolder(images).ok());
     PackOptions pack;
-    pack.input = images.dir;
     pack.output_dir = dir_.File("shards");
     pack.shard_bytes = 32 * 1024;  // A few shards.
-    auto plan = PlanPack(pack);
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    PackCounters counters;
-    auto summary = Pack(pack, *plan, &counters);
+    auto summary = PackGeneratedImages(images, pack);
     ASSERT_TRUE(summary.ok()) << summary.status();
     ASSERT_GT(summary->shards, 1u);
     manifest_ = pack.output_dir + "/manifest.json";

@@ -19,9 +19,8 @@
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "pack/image_generator.h"
-#include "pack/packer.h"
 #include "tests/testing/drain_loader.h"
+#include "tests/testing/packed_images.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/client_tail.h"
 #include "trainer_client/device/device_feeder.h"
@@ -54,14 +53,9 @@ class TailPlacementTest : public ::testing::Test {
     images.per_class = 8;
     images.width = 96;
     images.height = 72;
-    ASSERT_TRUE(GenerateImageFolder(images).ok());
     PackOptions pack;
-    pack.input = images.dir;
     pack.output_dir = dir_.File("shards");
-    auto plan = PlanPack(pack);
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    PackCounters counters;
-    auto summary = Pack(pack, *plan, &counters);
+    auto summary = PackGeneratedImages(images, pack);
     ASSERT_TRUE(summary.ok()) << summary.status();
     manifest_ = pack.output_dir + "/manifest.json";
     auto cluster = TestCluster::Start(2);

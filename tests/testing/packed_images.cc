@@ -1,0 +1,16 @@
+#include "tests/testing/packed_images.h"
+
+#include "common/status_macros.h"
+#include "pack/pack_plan.h"
+
+namespace stoker {
+
+absl::StatusOr<PackSummary> PackGeneratedImages(const ImageFolderSpec& images, PackOptions pack) {
+  RETURN_IF_ERROR(GenerateImageFolder(images));
+  pack.input = images.dir;
+  ASSIGN_OR_RETURN(const PackPlan plan, PlanPack(pack));
+  PackCounters counters;
+  return Pack(pack, plan, &counters);
+}
+
+}  // namespace stoker

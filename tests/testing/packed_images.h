@@ -1,0 +1,18 @@
+#ifndef STOKER_TESTS_TESTING_PACKED_IMAGES_H_
+#define STOKER_TESTS_TESTING_PACKED_IMAGES_H_
+
+// The integration tests' data set: a generated folder of JPEGs (pack/image_generator.h) packed
+// into shards (pack/packer.h), as `stoker-pack` would.
+
+#include "absl/status/statusor.h"
+#include "pack/image_generator.h"
+#include "pack/packer.h"
+
+namespace stoker {
+
+// Generates `images`, then packs images.dir with `pack` (its `input` is set here).
+absl::StatusOr<PackSummary> PackGeneratedImages(const ImageFolderSpec& images, PackOptions pack);
+
+}  // namespace stoker
+
+#endif  // STOKER_TESTS_TESTING_PACKED_IMAGES_H_
