@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_for_test.h"
+#include "coordinator/lease_pairs_for_test.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 #include "plan/resume_plan.h"
@@ -30,21 +31,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
-using P = std::pair<uint32_t, uint64_t>;
-
-std::vector<P> Pairs(const stoker::v1::LeaseTasksResponse& response) {
-  std::vector<P> out;
-  for (const auto& lease : response.leases()) {
-    out.emplace_back(lease.task().epoch(), lease.task().batch_index());
-  }
-  return out;
-}
-
-std::vector<P> Pairs(const google::protobuf::RepeatedPtrField<TaskId>& tasks) {
-  std::vector<P> out;
-  for (const TaskId& task : tasks) out.emplace_back(task.epoch(), task.batch_index());
-  return out;
-}
+using P = EpochBatch;
 
 class CoordinatorTest : public ::testing::Test {
  protected:

@@ -12,6 +12,7 @@
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_for_test.h"
 #include "coordinator/hedge_book.h"
+#include "coordinator/lease_pairs_for_test.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 
@@ -23,15 +24,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-using P = std::pair<uint32_t, uint64_t>;
-
-std::vector<P> Pairs(const stoker::v1::LeaseTasksResponse& response) {
-  std::vector<P> out;
-  for (const auto& lease : response.leases()) {
-    out.emplace_back(lease.task().epoch(), lease.task().batch_index());
-  }
-  return out;
-}
+using P = EpochBatch;
 
 TaskId Task(uint64_t job, uint32_t epoch, uint64_t index) {
   TaskId task;
