@@ -21,7 +21,9 @@ inline std::vector<EpochBatch> Pairs(const v1::LeaseTasksResponse& response) {
   return out;
 }
 
-inline std::vector<EpochBatch> Pairs(const google::protobuf::RepeatedPtrField<v1::TaskId>& tasks) {
+// Any sequence of TaskId: a repeated proto field, a std::vector.
+template <typename TaskIds>
+std::vector<EpochBatch> Pairs(const TaskIds& tasks) {
   std::vector<EpochBatch> out;
   for (const v1::TaskId& task : tasks) out.emplace_back(task.epoch(), task.batch_index());
   return out;

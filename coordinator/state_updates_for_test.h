@@ -11,6 +11,7 @@
 
 #include "coordinator/cluster_state.h"
 #include "coordinator/job_validation.h"
+#include "coordinator/lease_pairs_for_test.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 #include "gmock/gmock.h"
@@ -91,14 +92,7 @@ inline StateUpdate Expire(int64_t now) {
   return update;
 }
 
-// (epoch, batch) pairs, for readable expectations.
-inline std::vector<std::pair<uint32_t, uint64_t>> Pairs(const std::vector<TaskId>& tasks) {
-  std::vector<std::pair<uint32_t, uint64_t>> out;
-  for (const TaskId& task : tasks) out.emplace_back(task.epoch(), task.batch_index());
-  return out;
-}
-
-using P = std::pair<uint32_t, uint64_t>;
+using P = EpochBatch;
 
 // A state with job 1 (2 ranks × 2 epochs × 5 batches per rank) and workers A and B.
 class ClusterStateFixture : public ::testing::Test {
