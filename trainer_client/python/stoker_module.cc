@@ -136,14 +136,33 @@ absl::StatusOr<std::unique_ptr<LocalProducer>> StartLocalProducer(const PythonLo
                               tls);
 }
 
+// The loader's DeviceFeeder when it converts (null otherwise). When the device runs the job's
+// tail, with the normalization DeviceTailFactory folded from it inside Loader::Open (`folded`).
+absl::StatusOr<std::shared_ptr<DeviceFeeder>> CreateFeeder(
+    const PythonLoaderConfig& config, bool device_tail,
+    const std::optional<DeviceNormalization>& folded) {
+  if (!config.NeedsFeeder()) return nullptr;
+  ASSIGN_OR_RETURN(DeviceOptions options, config.ToDeviceOptions());
+  if (device_tail) {
+    if (!folded.has_value()) {
+      return absl::FailedPreconditionError(
+          "device: the coordinator kept the pipeline's to_float/normalize tail on the workers "
+          "(a coordinator that predates tail placement?); the device takes uint8 batches: end "
+          "the pipeline before to_float and pass convert=ConvertOptions(mean=..., std=...)");
+    }
+    options.mean = folded->mean;
+    options.std = folded->std;
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<DeviceFeeder> feeder, DeviceFeeder::Create(options));
+  return std::shared_ptr<DeviceFeeder>(std::move(feeder));
+}
+
 // Thread-safe (as Loader and DeviceFeeder are).
 class PyLoader {
  public:
   static std::shared_ptr<PyLoader> Create(const PythonLoaderConfig& config) {
     absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
     if (!options.ok()) ThrowStatus(options.status());
-    absl::StatusOr<DeviceOptions> device_options = config.ToDeviceOptions();
-    if (!device_options.ok()) ThrowStatus(device_options.status());
     const bool device_tail = config.DeviceRunsTail(options->spec.pipeline());
     // Where DeviceTailFactory leaves the placed tail's normalization for the feeder.
     auto folded = std::make_shared<std::optional<DeviceNormalization>>();
@@ -167,24 +186,11 @@ class PyLoader {
       }
     }
     if (!loader.ok()) ThrowStatus(loader.status());
-    if (device_tail && !folded->has_value()) {
-      ThrowStatus(absl::FailedPreconditionError(
-          "device: the coordinator kept the pipeline's to_float/normalize tail on the workers "
-          "(a coordinator that predates tail placement?); the device takes uint8 batches: end "
-          "the pipeline before to_float and pass convert=ConvertOptions(mean=..., std=...)"));
-    }
-    if (device_tail) {
-      device_options->mean = (*folded)->mean;
-      device_options->std = (*folded)->std;
-    }
-    std::shared_ptr<DeviceFeeder> feeder;
-    if (config.NeedsFeeder()) {
-      absl::StatusOr<std::unique_ptr<DeviceFeeder>> created = DeviceFeeder::Create(*device_options);
-      if (!created.ok()) ThrowStatus(created.status());
-      feeder = std::move(*created);
-    }
+    absl::StatusOr<std::shared_ptr<DeviceFeeder>> feeder =
+        CreateFeeder(config, device_tail, *folded);
+    if (!feeder.ok()) ThrowStatus(feeder.status());
     return std::shared_ptr<PyLoader>(
-        new PyLoader(std::move(local), std::move(*loader), std::move(feeder), options->job_name));
+        new PyLoader(std::move(local), std::move(*loader), *std::move(feeder), options->job_name));
   }
 
   // REQUIRES: the GIL is released. The batch, converted when the loader converts.
@@ -387,10 +393,9 @@ void DefineConfig(py::module_& m) {
               absl::StatusOr<TlsConfig> local_tls = config.LocalProducerTls();
               if (!local_tls.ok()) ThrowStatus(local_tls.status());
             }
-            if (!config.NeedsFeeder()) return;
-            absl::StatusOr<DeviceOptions> device = config.ToDeviceOptions();
-            if (!device.ok()) ThrowStatus(device.status());
-            absl::StatusOr<std::unique_ptr<DeviceFeeder>> feeder = DeviceFeeder::Create(*device);
+            // A bad device or conversion raises here; the placed tail is not known yet.
+            absl::StatusOr<std::shared_ptr<DeviceFeeder>> feeder =
+                CreateFeeder(config, /*device_tail=*/false, std::nullopt);
             if (!feeder.ok()) ThrowStatus(feeder.status());
           },
           "Raises what opening a loader with these arguments would raise before reaching the "
