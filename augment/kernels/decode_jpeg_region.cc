@@ -104,6 +104,21 @@ void ReadRows(j_decompress_ptr cinfo, const DecodeJob& job, JDIMENSION span_widt
   }
 }
 
+// True when an EOI marker (FF D9) lies in the bytes the decoder has not read yet. The rows below
+// the window are entropy-decoded only so that a file the whole decode refuses is refused here too,
+// and the whole decode refuses (JWRN_JPEG_EOF) only when reading runs past the file's end. With
+// an EOI ahead that cannot happen: libjpeg's entropy decoder stops reading at any marker, and its
+// restart handling leaves an EOI unread, so nothing is read past it. The rest can then be left
+// undecoded: same pixels, same verdict, about a tenth of the decode saved on average (windows end
+// above the bottom). Searched from the end: an intact file ends with it.
+bool EoiAhead(j_decompress_ptr cinfo) {
+  const JOCTET* next = cinfo->src->next_input_byte;
+  for (const JOCTET* p = next + cinfo->src->bytes_in_buffer; p - next >= 2; --p) {
+    if (p[-1] == 0xD9 && p[-2] == 0xFF) return true;
+  }
+  return false;
+}
+
 // The decode proper. A plain function with trivially destructible locals only, since libjpeg's
 // errors longjmp back into it. Returns false after an error (the message is in the session).
 bool RunDecode(Session* session, const DecodeJob& job) {
@@ -131,6 +146,10 @@ bool RunDecode(Session* session, const DecodeJob& job) {
 
   if (job.region.top > 0) jpeg_skip_scanlines(cinfo, job.region.top);
   ReadRows(cinfo, job, span_width);
+  if (EoiAhead(cinfo)) {
+    jpeg_abort_decompress(cinfo);
+    return true;
+  }
   JSAMPROW row = job.row;  // Room for a row of the span in any color space.
   // Entropy-decode the rest of the scan, so a truncated or damaged file is noticed as in a whole
   // decode: skip all but the last two iMCU rows, then read those.
