@@ -20,10 +20,12 @@
 namespace stoker {
 namespace {
 
-// How far the decoded span reaches past the window on each side, in iMCU columns (see the
-// header): one for fancy upsampling's neighbouring chroma sample; three for progressive files,
-// whose blocks may be smoothed from the DC values of blocks two columns away.
-constexpr JDIMENSION kMarginImcus = 1;
+// How far the decoded span reaches past the window on each side (see the header). Sequential
+// files: fancy upsampling reads the neighbouring chroma sample, so two chroma samples (2 x the
+// largest horizontal sampling factor, in pixels; jpeg_crop_scanline then widens the span to whole
+// iMCUs). Progressive files: three iMCU columns, since their blocks may be smoothed from the DC
+// values of blocks two columns away.
+constexpr JDIMENSION kMarginChromaSamples = 2;
 constexpr JDIMENSION kProgressiveMarginImcus = 3;
 // TurboJPEG's TJFLAG_LIMITSCANS limit, which ImageDecoder::Decode sets.
 constexpr int kTurboJpegScanLimit = 500;
@@ -134,7 +136,9 @@ bool RunDecode(Session* session, const DecodeJob& job) {
   const JDIMENSION imcu_width = static_cast<JDIMENSION>(cinfo->min_DCT_scaled_size) *
                                 (cinfo->num_components == 1 ? 1 : cinfo->max_h_samp_factor);
   const JDIMENSION margin =
-      imcu_width * (cinfo->progressive_mode ? kProgressiveMarginImcus : kMarginImcus);
+      cinfo->progressive_mode
+          ? imcu_width * kProgressiveMarginImcus
+          : kMarginChromaSamples * static_cast<JDIMENSION>(cinfo->max_h_samp_factor);
   JDIMENSION span_left = job.region.left > margin ? job.region.left - margin : 0;
   const JDIMENSION span_right =
       std::min<JDIMENSION>(cinfo->output_width, job.region.left + job.region.width + margin);

@@ -22,7 +22,7 @@
 // TurboJPEG's tjDecompress2 sets it (same output color space, islow IDCT, fancy upsampling,
 // block smoothing, the 500-scan limit), and the decoded span reaches past the window on both
 // sides, because jpeg_crop_scanline treats the span's ends as image edges: fancy upsampling would
-// replicate the span's last chroma sample there (one iMCU column of margin covers it), and a
+// replicate the span's last chroma sample there (two chroma samples of margin cover it), and a
 // progressive file whose later scans are missing is block-smoothed from the DC values of blocks
 // up to two columns away (three iMCU columns of margin for progressive files). Without the
 // margins, windows differ from the whole decode at their left and right edges.
