@@ -21,6 +21,7 @@ namespace stoker {
 namespace {
 
 constexpr int kChannels = 3;
+constexpr size_t kRowPadding = 2;  // int32s after a resampled row that vector stores may write
 constexpr float kCoefScale = 2048.0f;  // OpenCV's INTER_RESIZE_COEF_SCALE (11 bits)
 
 // OpenCV's cvFloor for floats.
@@ -135,7 +136,6 @@ __attribute__((target("avx2"))) void HorizontalPassAvx2(const uint8_t* row, cons
       _mm_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1));
   const __m256i spread = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);  // a weight per lane
   const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7);    // 3 sums of each lane
-  const __m256i keep = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0);
   uint32_t x = 0;
   for (; x + 2 <= vector_end; x += 2) {
     const __m128i lo =
@@ -147,7 +147,9 @@ __attribute__((target("avx2"))) void HorizontalPassAvx2(const uint8_t* row, cons
     std::memcpy(&w, weights + 2 * x, sizeof(w));
     const __m256i w2 = _mm256_permutevar8x32_epi32(_mm256_set1_epi64x(w), spread);
     const __m256i sums = _mm256_permutevar8x32_epi32(_mm256_madd_epi16(pixels, w2), pack);
-    _mm256_maskstore_epi32(out + kChannels * x, keep, sums);
+    // A plain store (AMD runs vpmaskmovd stores slowly): lanes 6 and 7 are overwritten by the
+    // next columns, or land in the buffer's padding.
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + kChannels * x), sums);
   }
   _mm256_zeroupper();  // GCC leaves it out before this tail call; SSE code follows
   HorizontalPass(row, taps, x, vector_end, out);
@@ -272,9 +274,10 @@ void Resample(const Passes& passes, const ImageView& in, const PixelRect& region
          size_t{kChannels} * columns.first[vector_end] + 8 <= readable) {
     ++vector_end;
   }
-  // Two horizontally resampled rows, each remembered by its source row (-1: none), + 1 lane pad.
-  std::vector<int32_t> buffers[2] = {std::vector<int32_t>(out_row + 1),
-                                     std::vector<int32_t>(out_row + 1)};
+  // Two horizontally resampled rows, each remembered by its source row (-1: none), + padding
+  // for the stores' unused lanes (1 int32 for SSSE3's, 2 for AVX2's).
+  std::vector<int32_t> buffers[2] = {std::vector<int32_t>(out_row + kRowPadding),
+                                     std::vector<int32_t>(out_row + kRowPadding)};
   int64_t held[2] = {-1, -1};
   const uint8_t* window =
       in.pixels<const uint8_t>() + region.top * in_row + region.left * kChannels;
