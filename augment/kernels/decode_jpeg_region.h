@@ -9,10 +9,12 @@
 //   - columns outside it are left out with jpeg_crop_scanline, which aligns the span's left end
 //     down to an iMCU boundary; the caller gets the span and the window's place in it (ops read
 //     a window of their input, so nothing is copied);
-//   - rows below are skipped too, but the scan is still entropy-decoded to its end, so that a
-//     truncated file is refused exactly when ImageDecoder::Decode refuses it (its first warning
-//     is "Premature end of JPEG file"), whatever part of the image the window covers; like
-//     tjDecompress2, the markers after the scan are not read (no jpeg_finish_decompress).
+//   - rows below are left undecoded when an EOI marker lies ahead of the decoder (an intact
+//     file), since no read can then run past the file's end; otherwise the scan is still
+//     entropy-decoded to its end. Either way a truncated file is refused exactly when
+//     ImageDecoder::Decode refuses it (its first warning is "Premature end of JPEG file"),
+//     whatever part of the image the window covers; like tjDecompress2, the markers after the
+//     scan are not read (no jpeg_finish_decompress).
 //
 // The pixels equal, byte for byte, those ImageDecoder::Decode produces at the same scale and then
 // cut to the window (decode_jpeg_region_test.cc checks it on photographs, every subsampling,
@@ -20,7 +22,7 @@
 // TurboJPEG's tjDecompress2 sets it (same output color space, islow IDCT, fancy upsampling,
 // block smoothing, the 500-scan limit), and the decoded span reaches past the window on both
 // sides, because jpeg_crop_scanline treats the span's ends as image edges: fancy upsampling would
-// replicate the span's last chroma sample there (one iMCU column of margin covers it), and a
+// replicate the span's last chroma sample there (two chroma samples of margin cover it), and a
 // progressive file whose later scans are missing is block-smoothed from the DC values of blocks
 // up to two columns away (three iMCU columns of margin for progressive files). Without the
 // margins, windows differ from the whole decode at their left and right edges.

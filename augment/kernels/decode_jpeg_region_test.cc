@@ -228,6 +228,52 @@ TEST(DecodeJpegRegionTest, TruncatedFileIsRefusedWhereverTheWindowIs) {
       ReencodedPhoto("chelsea.png", 3, 300, 451, false, ChromaSubsampling::k420));
 }
 
+// Windows at the top, middle and bottom are refused exactly when the whole decode is.
+void ExpectVerdictOfWholeDecode(const std::vector<uint8_t>& jpeg, uint32_t height, uint32_t width) {
+  ImageDecoder decoder;
+  ASSERT_TRUE(decoder.ReadHeader(jpeg, kLimits).ok());
+  Pixels whole{ImageShape{height, width, 3, PixelType::kUint8}, {}};
+  whole.data.resize(whole.shape.elements());
+  const absl::Status whole_status = decoder.Decode(jpeg, whole.view());
+  for (const PixelRect& window : {PixelRect{0, 8, 16, 32}, PixelRect{height / 2, 0, 20, width},
+                                  PixelRect{height - 24, width - 40, 24, 40}}) {
+    ASSERT_TRUE(decoder.ReadHeader(jpeg, kLimits).ok());
+    ImageBuffer span;
+    PixelRect in_span;
+    const absl::Status status = decoder.DecodeJpegRegion(jpeg, window, 1, 3, &span, &in_span);
+    EXPECT_EQ(status.code(), whole_status.code()) << Describe(window) << ": " << status;
+    EXPECT_EQ(status.message(), whole_status.message()) << Describe(window);
+  }
+}
+
+// The rows below a window are left undecoded when an EOI marker lies ahead; these files probe
+// that rule's edges: the verdict and the pixels stay those of the whole decode.
+TEST(DecodeJpegRegionTest, ScanCutShortButEndingInEoiDecodesAsInTheWholeDecode) {
+  std::vector<uint8_t> jpeg =
+      ReencodedPhoto("chelsea.png", 3, 300, 451, false, ChromaSubsampling::k420);
+  jpeg.resize(jpeg.size() * 3 / 5);
+  jpeg.insert(jpeg.end(), {0xFF, 0xD9});  // libjpeg warns "premature end of data segment"
+  ExpectVerdictOfWholeDecode(jpeg, 300, 451);
+  ExpectRegionsEqualWholeDecode(jpeg);
+}
+
+TEST(DecodeJpegRegionTest, FileMissingOnlyItsEoiHasTheWholeDecodesVerdict) {
+  std::vector<uint8_t> jpeg =
+      ReencodedPhoto("chelsea.png", 3, 300, 451, false, ChromaSubsampling::k420);
+  ASSERT_EQ(jpeg[jpeg.size() - 2], 0xFF);
+  ASSERT_EQ(jpeg.back(), 0xD9);
+  jpeg.resize(jpeg.size() - 2);
+  ExpectVerdictOfWholeDecode(jpeg, 300, 451);
+}
+
+TEST(DecodeJpegRegionTest, BytesAfterTheEoiAreIgnoredAsInTheWholeDecode) {
+  std::vector<uint8_t> jpeg =
+      ReencodedPhoto("chelsea.png", 3, 300, 451, false, ChromaSubsampling::k420);
+  jpeg.insert(jpeg.end(), {0x00, 0x12, 0xFF, 0x00, 0xFF, 0xFF, 0x34});
+  ExpectVerdictOfWholeDecode(jpeg, 300, 451);
+  ExpectRegionsEqualWholeDecode(jpeg);
+}
+
 TEST(DecodeJpegRegionTest, CorruptEntropyDataDecodesAsInTheWholeDecode) {
   // Bytes overwritten in the middle of the scan: libjpeg warns ("Corrupt JPEG data") and
   // resynchronizes; a window must show the same damaged pixels the whole decode shows.

@@ -1,7 +1,8 @@
 #ifndef STOKER_AUGMENT_KERNELS_RESIZE_LINEAR_RGB_H_
 #define STOKER_AUGMENT_KERNELS_RESIZE_LINEAR_RGB_H_
 
-// Bilinear resampling of 3-channel uint8 images with SSSE3, bit-equal to OpenCV 4's
+// Bilinear resampling of 3-channel uint8 images with SSSE3, AVX2 or AVX-512 (the best the CPU
+// has, chosen at run time; every build does the same integer steps), bit-equal to OpenCV 4's
 // cv::resize(INTER_LINEAR) on CV_8UC3 (its fixed-point path: 11-bit coefficients rounded from
 // float, horizontal sums in int32, the vertical step as OpenCV's VResizeLinear for uchar computes
 // it, edge rows and columns clamped as OpenCV clamps them). Used by Resize (resize.h) for the
@@ -21,6 +22,21 @@ bool ResizeLinearRgbApplies(const ImageShape& in, const PixelRect& region, const
 // REQUIRES: ResizeLinearRgbApplies(in.shape, region, out.shape); region non-empty, inside `in`;
 //   `in` and `out` do not overlap.
 void ResizeLinearRgb(const ImageView& in, const PixelRect& region, const ImageView& out);
+
+namespace resize_internal {
+
+// The builds ResizeLinearRgb chooses from, best first when the CPU supports it (AVX-512: F, BW
+// and VL; the horizontal pass does 4 output columns per vector, AVX2 2, SSSE3 1). Exposed so
+// that tests can check each against OpenCV.
+enum class LinearRgbIsa { kAvx512, kAvx2, kSsse3 };
+
+bool CpuSupports(LinearRgbIsa isa);
+
+// ResizeLinearRgb with the given build. REQUIRES: CpuSupports(isa), and ResizeLinearRgb's.
+void ResizeLinearRgbWith(LinearRgbIsa isa, const ImageView& in, const PixelRect& region,
+                         const ImageView& out);
+
+}  // namespace resize_internal
 
 }  // namespace stoker
 

@@ -1,4 +1,5 @@
-// ResizeLinearRgb against cv::resize(INTER_LINEAR), which it must equal byte for byte.
+// ResizeLinearRgb against cv::resize(INTER_LINEAR), which it must equal byte for byte, in each
+// of its builds (SSSE3, AVX2, AVX-512) that this CPU can run.
 
 #include "augment/kernels/resize_linear_rgb.h"
 
@@ -30,13 +31,27 @@ std::vector<uint8_t> OpenCvResize(const ImageView& in, const PixelRect& region,
   return pixels;
 }
 
-std::vector<uint8_t> Resized(const ImageView& in, const PixelRect& region, const ImageShape& out) {
-  std::vector<uint8_t> pixels(out.elements());
-  ResizeLinearRgb(in, region, ImageView{pixels.data(), out});
-  return pixels;
-}
+using resize_internal::LinearRgbIsa;
 
-TEST(ResizeLinearRgbTest, EqualsOpenCvOnRandomWindowsAndSizes) {
+class ResizeLinearRgbTest : public testing::TestWithParam<LinearRgbIsa> {
+ protected:
+  void SetUp() override {
+    if (!resize_internal::CpuSupports(GetParam())) GTEST_SKIP() << "this CPU lacks the build";
+  }
+
+  std::vector<uint8_t> Resized(const ImageView& in, const PixelRect& region,
+                               const ImageShape& out) const {
+    std::vector<uint8_t> pixels(out.elements());
+    resize_internal::ResizeLinearRgbWith(GetParam(), in, region, ImageView{pixels.data(), out});
+    return pixels;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Builds, ResizeLinearRgbTest,
+                         testing::Values(LinearRgbIsa::kAvx512, LinearRgbIsa::kAvx2,
+                                         LinearRgbIsa::kSsse3));
+
+TEST_P(ResizeLinearRgbTest, EqualsOpenCvOnRandomWindowsAndSizes) {
   CounterRng rng(2026);
   for (int trial = 0; trial < 400; ++trial) {
     const ImageShape shape = Rgb(1 + rng.UniformInt(120), 1 + rng.UniformInt(120));
@@ -63,7 +78,7 @@ TEST(ResizeLinearRgbTest, EqualsOpenCvOnRandomWindowsAndSizes) {
 }
 
 // The JPEG pipelines' case: windows of a 500x375 photo (and its span) to 224x224, up and down.
-TEST(ResizeLinearRgbTest, EqualsOpenCvForRandomResizedCropSizes) {
+TEST_P(ResizeLinearRgbTest, EqualsOpenCvForRandomResizedCropSizes) {
   CounterRng rng(13);
   const ImageShape shape = Rgb(375, 500);
   std::vector<uint8_t> pixels(shape.elements());
@@ -78,7 +93,7 @@ TEST(ResizeLinearRgbTest, EqualsOpenCvForRandomResizedCropSizes) {
   }
 }
 
-TEST(ResizeLinearRgbTest, LeavesExactHalvingAndOtherPixelTypesToOpenCv) {
+TEST(ResizeLinearRgbAppliesTest, LeavesExactHalvingAndOtherPixelTypesToOpenCv) {
   const ImageShape in = Rgb(448, 448);
   EXPECT_FALSE(ResizeLinearRgbApplies(in, PixelRect{0, 0, 448, 448}, Rgb(224, 224)));
   EXPECT_TRUE(ResizeLinearRgbApplies(in, PixelRect{0, 0, 448, 447}, Rgb(224, 224)));
@@ -87,6 +102,19 @@ TEST(ResizeLinearRgbTest, LeavesExactHalvingAndOtherPixelTypesToOpenCv) {
   EXPECT_FALSE(ResizeLinearRgbApplies(ImageShape{8, 8, 3, PixelType::kFloat32},
                                       PixelRect{0, 0, 8, 8},
                                       ImageShape{4, 5, 3, PixelType::kFloat32}));
+}
+
+// The default entry point uses the best build and gives the same bytes.
+TEST(ResizeLinearRgbDefaultTest, EqualsOpenCvForRandomResizedCropSizes) {
+  CounterRng rng(7);
+  const ImageShape shape = Rgb(375, 500);
+  std::vector<uint8_t> pixels(shape.elements());
+  for (uint8_t& p : pixels) p = static_cast<uint8_t>(rng.UniformInt(256));
+  const ImageView in{pixels.data(), shape};
+  const PixelRect window{17, 33, 301, 287};
+  std::vector<uint8_t> out(Rgb(224, 224).elements());
+  ResizeLinearRgb(in, window, ImageView{out.data(), Rgb(224, 224)});
+  EXPECT_EQ(out, OpenCvResize(in, window, Rgb(224, 224)));
 }
 
 }  // namespace
