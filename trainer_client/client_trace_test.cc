@@ -71,7 +71,7 @@ TEST(ClientTraceTest, OffCostsNothingAndShipsNothing) {
 TEST(ClientTraceTest, MovesWorkerAndOwnSpansIntoTheCoordinatorsClock) {
   ClientTrace trace(&FakeNow);
   TurnOn(trace);
-  trace.OnWorkerSpans(/*stream=*/1, WorkerHeader(4), /*arrived_ns=*/1700);
+  trace.OnWorkerSpans(WorkerHeader(4), /*arrived_ns=*/1700);
   trace.Record(trace::Stage::kReceive, Task(4), 1700, 1800, "stream reader");
 
   pb::ClientHeartbeatRequest request;
@@ -119,11 +119,36 @@ TEST(ClientTraceTest, DropsWorkerSpansOfAStreamWithoutAClockSample) {
   TurnOn(trace);
   pb::BatchHeader header = WorkerHeader(2);
   header.mutable_trace()->clear_credit_client_ns();
-  trace.OnWorkerSpans(/*stream=*/5, header, 1700);
+  trace.OnWorkerSpans(header, 1700);
   EXPECT_EQ(trace.dropped(), 3u);
   pb::ClientHeartbeatRequest request;
   trace.FillHeartbeat(&request);
   EXPECT_FALSE(request.has_trace());
+}
+
+TEST(ClientTraceTest, OffsetsStayPinnedForTheWindow) {
+  ClientTrace trace(&FakeNow);
+  TurnOn(trace);
+  trace.OnWorkerSpans(WorkerHeader(4), 1700);
+  pb::ClientHeartbeatRequest first;
+  trace.FillHeartbeat(&first);
+  // A later, tighter sample of each hop with other offsets: spans still move by the first ones,
+  // so one process's spans keep their order across heartbeats.
+  pb::ClientHeartbeatResponse response;
+  response.mutable_trace()->set_sample_one_in(1);
+  response.set_received_clock_ns(9000);
+  response.set_sent_clock_ns(9000);
+  fake_now = 3000;
+  trace.OnHeartbeatResponse(2990, response);
+  pb::BatchHeader header = WorkerHeader(5);
+  header.mutable_trace()->set_credit_client_ns(1690);
+  trace.OnWorkerSpans(header, 1700);
+  trace.Record(trace::Stage::kReceive, Task(5), 1700, 1800, "stream reader");
+  pb::ClientHeartbeatRequest second;
+  trace.FillHeartbeat(&second);
+  ASSERT_EQ(second.trace().processes_size(), 2);
+  EXPECT_EQ(second.trace().processes(0).spans(0).start_ns(), 1700 + 3500);
+  EXPECT_EQ(second.trace().processes(1).spans(0).start_ns(), 100 - 8950 + 3500);
 }
 
 TEST(ClientTraceTest, CoordinatorTurnsItOff) {
