@@ -57,12 +57,17 @@ void ClientTrace::OnHeartbeatResponse(int64_t request_clock_ns,
   absl::MutexLock lock(&mu_);
   if (!was_on && on()) {  // a new window: estimate afresh
     pinned_coordinator_.reset();
+    coordinator_samples_ = 0;
     pinned_workers_.clear();
   }
   if (received == 0 || response.received_clock_ns() == 0) return;
   // A broken sample is refused, the window kept.
-  (void)coordinator_offset_.Add(trace::ClockSample{request_clock_ns, response.received_clock_ns(),
-                                                   response.sent_clock_ns(), received});
+  if (coordinator_offset_
+          .Add(trace::ClockSample{request_clock_ns, response.received_clock_ns(),
+                                  response.sent_clock_ns(), received})
+          .ok()) {
+    ++coordinator_samples_;
+  }
 }
 
 void ClientTrace::OnWorkerSpans(const v1::BatchHeader& header, int64_t arrived_ns) {
@@ -131,7 +136,9 @@ std::optional<int64_t> ClientTrace::TakeAccepted(const v1::TaskId& task) {
 
 void ClientTrace::FillHeartbeat(v1::ClientHeartbeatRequest* request) {
   absl::MutexLock lock(&mu_);
-  if (!pinned_coordinator_.has_value()) pinned_coordinator_ = coordinator_offset_.Estimate();
+  if (!pinned_coordinator_.has_value() && coordinator_samples_ >= kSamplesBeforePin) {
+    pinned_coordinator_ = coordinator_offset_.Estimate();
+  }
   const std::optional<trace::ClockOffset>& hop2 = pinned_coordinator_;
   if (!hop2.has_value() || (recorder_.size() == 0 && pending_worker_spans_ == 0)) return;
   size_t budget = trace::kMaxSpansPerHeartbeat;

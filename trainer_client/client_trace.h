@@ -13,10 +13,12 @@
 // The worker's send stage (its write, the link, the client's read) is the span from send_ns to
 // the arrival, on the worker's stream writer track.
 //
-// Each offset is pinned at its first estimate in a trace window (until tracing turns off and on
-// again): one process's spans all move by the same amount, so spans that did not overlap in
-// their own clock do not overlap in the coordinator's. The clocks' drift over the window (tens
-// of ppm) adds to the error bound, which is the pinned estimate's.
+// Each offset is pinned in a trace window (until tracing turns off and on again): the worker's at
+// its first estimate (every sample holds a batch's transmission), the coordinator's at the best
+// of the window's first kSamplesBeforePin heartbeat round trips: one process's spans all move by
+// the same amount, so spans that did not overlap in their own clock do not overlap in the
+// coordinator's. The clocks' drift over the window (tens of ppm) adds to the error bound, which is
+// the pinned estimate's.
 //
 // Sampling follows the coordinator (ClientHeartbeatResponse.trace): off, every method costs one
 // relaxed load and reads no clock. Spans wait in the client's clock (bounded: the recorder's
@@ -46,6 +48,9 @@ class ClientTrace {
  public:
   // Worker spans held at most while waiting for a heartbeat; more are dropped (counted).
   static constexpr size_t kMaxPendingWorkerSpans = 65536;
+  // Heartbeat round trips of a window before its coordinator offset is pinned (the one with
+  // the smallest delay of them): the rank's own spans wait in the ring meanwhile.
+  static constexpr int kSamplesBeforePin = 4;
   // Arrival instants of sampled batches remembered for their buffer_wait spans.
   static constexpr size_t kMaxAcceptedTasks = 65536;
 
@@ -88,6 +93,7 @@ class ClientTrace {
   mutable absl::Mutex mu_;
   trace::ClockOffsetEstimator coordinator_offset_ ABSL_GUARDED_BY(mu_);
   std::optional<trace::ClockOffset> pinned_coordinator_ ABSL_GUARDED_BY(mu_);
+  int coordinator_samples_ ABSL_GUARDED_BY(mu_) = 0;  // in this window
   // By worker id.
   absl::flat_hash_map<uint64_t, trace::ClockOffsetEstimator> worker_offsets_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint64_t, trace::ClockOffset> pinned_workers_ ABSL_GUARDED_BY(mu_);

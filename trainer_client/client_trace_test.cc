@@ -22,18 +22,26 @@ pb::TaskId Task(uint64_t batch) {
   return task;
 }
 
-// Turns tracing on with a hop-2 sample of offset +3500 ns, bound 500 ns.
+// A heartbeat round trip from `t0`: the coordinator's receive and send at `coordinator_ns`, the
+// response back at `t3` (client clock).
+void Heartbeat(ClientTrace& trace, int64_t t0, int64_t coordinator_ns, int64_t t3) {
+  pb::ClientHeartbeatResponse response;
+  response.mutable_trace()->set_sample_one_in(1);
+  response.set_received_clock_ns(coordinator_ns);
+  response.set_sent_clock_ns(coordinator_ns);
+  fake_now = t3;
+  trace.OnHeartbeatResponse(t0, response);
+}
+
+// Turns tracing on; the window's first kSamplesBeforePin round trips pin the coordinator's
+// offset at the tightest: +3500 ns, bound 500 ns (the others: 2,000 ns round trips).
 void TurnOn(ClientTrace& trace) {
   pb::ClientHeartbeatResponse response;
   response.mutable_trace()->set_sample_one_in(1);
   trace.OnHeartbeatResponse(0, response);
   ASSERT_TRUE(trace.on());
-  fake_now = 1000;
-  const int64_t t0 = trace.ClockIfOn();
-  response.set_received_clock_ns(5000);
-  response.set_sent_clock_ns(5000);
-  fake_now = 2000;
-  trace.OnHeartbeatResponse(t0, response);
+  for (int i = 1; i < ClientTrace::kSamplesBeforePin; ++i) Heartbeat(trace, 1, 4000, 2000);
+  Heartbeat(trace, 1000, 5000, 2000);
 }
 
 // A worker's batch header: decode [100, 200] and a queue span, worker clock; with its
@@ -108,6 +116,9 @@ TEST(ClientTraceTest, HoldsSpansUntilTheCoordinatorsOffsetIsKnown) {
   pb::ClientHeartbeatRequest request;
   trace.FillHeartbeat(&request);
   EXPECT_FALSE(request.has_trace());
+  Heartbeat(trace, 1000, 5000, 2000);  // one round trip is not enough to pin
+  trace.FillHeartbeat(&request);
+  EXPECT_FALSE(request.has_trace());
   TurnOn(trace);
   trace.FillHeartbeat(&request);
   ASSERT_EQ(request.trace().processes_size(), 1);
@@ -134,12 +145,7 @@ TEST(ClientTraceTest, OffsetsStayPinnedForTheWindow) {
   trace.FillHeartbeat(&first);
   // A later, tighter sample of each hop with other offsets: spans still move by the first ones,
   // so one process's spans keep their order across heartbeats.
-  pb::ClientHeartbeatResponse response;
-  response.mutable_trace()->set_sample_one_in(1);
-  response.set_received_clock_ns(9000);
-  response.set_sent_clock_ns(9000);
-  fake_now = 3000;
-  trace.OnHeartbeatResponse(2990, response);
+  Heartbeat(trace, 2990, 9000, 3000);
   pb::BatchHeader header = WorkerHeader(5);
   header.mutable_trace()->set_credit_client_ns(1690);
   trace.OnWorkerSpans(header, 1700);
