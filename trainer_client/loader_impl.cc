@@ -59,6 +59,10 @@ absl::Status CheckStart(const LoaderOptions& options, const v1::OpenJobResponse&
       .CheckResumed("OpenJobResponse.start.deal");
 }
 
+bool SameTask(const v1::TaskId& a, const v1::TaskId& b) {
+  return a.job_id() == b.job_id() && a.epoch() == b.epoch() && a.batch_index() == b.batch_index();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions options, LoaderEnv env) {
@@ -138,6 +142,7 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
     stats_.step_seconds += absl::ToDoubleSeconds(entered - *last_return_);
     consumption_.RecordStep(entered, entered - *last_return_);
   }
+  TraceStepLocked();
   auto finish =
       [&](absl::StatusOr<std::optional<Batch>> result) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
         // Ends the stall and replenishes a handed-out batch's stream; inside Next's time.
@@ -166,6 +171,9 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
     if (std::optional<Batch> batch = buffer_.Pop(&source)) {
       ++stats_.batches_delivered;
       policy_.OnHandedOut(source);
+      if (const int64_t popped = TracePopped(batch->header().task()); popped != 0) {
+        popped_traced_.emplace(batch->header().task(), popped);
+      }
       return finish(std::move(batch));
     }
     if (buffer_.done()) return finish(std::optional<Batch>());
@@ -173,6 +181,39 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
     GrantCreditsLocked();  // starts the stall: may grant its extra credit
     mu_.Await(absl::Condition(+can_return, &args));
     --waiters_;
+  }
+}
+
+void LoaderImpl::TraceStepLocked() {
+  if (!last_traced_handout_.has_value()) return;
+  const auto& [task, returned_ns] = *last_traced_handout_;
+  trace_.Record(trace::Stage::kConsumerStep, task, returned_ns, trace_.Now(), "consumer");
+  last_traced_handout_.reset();
+}
+
+int64_t LoaderImpl::TracePopped(const v1::TaskId& task) {
+  if (!trace_.Sampled(task)) return 0;
+  const int64_t popped = trace_.Now();
+  if (std::optional<int64_t> accepted = trace_.TakeAccepted(task)) {
+    trace_.Record(trace::Stage::kBufferWait, task, *accepted, popped, "consumer");
+  }
+  return popped;
+}
+
+void LoaderImpl::TraceHandedOut(const v1::TaskId& task) {
+  absl::MutexLock lock(&mu_);
+  if (!popped_traced_.has_value() || !SameTask(popped_traced_->first, task)) return;
+  const int64_t now = trace_.Now();
+  trace_.Record(trace::Stage::kHandoff, task, popped_traced_->second, now, "consumer");
+  last_traced_handout_.emplace(task, now);
+  popped_traced_.reset();
+}
+
+void LoaderImpl::TraceDeviceCopy(const v1::TaskId& task, int64_t start_ns, int64_t end_ns) {
+  trace_.Record(trace::Stage::kH2D, task, start_ns, end_ns, "consumer");
+  absl::MutexLock lock(&mu_);
+  if (last_traced_handout_.has_value() && SameTask(last_traced_handout_->first, task)) {
+    last_traced_handout_->second = std::max(last_traced_handout_->second, end_ns);
   }
 }
 
