@@ -17,7 +17,9 @@ The trainer is torchvision's --model (channels_last; bf16 autocast on CUDA) trai
 the batches for --steps steps after --warmup steps. Reported per side, over the timed steps:
 images/s, GPU utilization (NVML, sampled every 50 ms; absent without pynvml or a GPU) and host
 CPU seconds per image (every process of the side: the trainer, DataLoader workers, coordinator,
-Stoker workers, from /proc). Rounds alternate (torchvision, stoker, torchvision, ...). Last
+Stoker workers, from /proc). Rounds alternate (torchvision, stoker, torchvision, ...). With --trace-out,
+each Stoker round then keeps training while Loader.trace records 2 s of the batch timeline and
+prints its span count per stage (issue 26: h2d appears on the device path). Last
 line: RESULT name=gpu-train ... stoker_vs_torchvision=IMAGES_PER_S_RATIO.
 
 On CPU with --model tiny it checks the harness itself (CTest gpu_train_harness).
@@ -226,8 +228,31 @@ def run_stoker(args, device, manifest):
             **cluster.loader_tls)
         with loader:
             trainer = Trainer(args, device)
-            result = timed_training(trainer, endless(lambda: iter(loader)), args)
+            batches = endless(lambda: iter(loader))
+            result = timed_training(trainer, batches, args)
+            if args.trace_out:
+                result["trace_stages"] = traced_training(loader, trainer, batches, args.trace_out)
     return result
+
+
+def traced_training(loader, trainer, batches, path):
+    """After the timed steps (tracing would be inside them otherwise): keeps training while
+    Loader.trace records 2 s of the timeline to `path`; returns the span count per stage name
+    (h2d present on the device path)."""
+    traced = threading.Thread(target=loader.trace, args=(2, path))
+    traced.start()
+    for _ in range(100_000):  # bounded; the trace returns after about 7 s
+        if not traced.is_alive():
+            break
+        trainer.step(*next(batches))
+    traced.join()
+    with open(path) as text:
+        events = json.load(text)["traceEvents"]
+    counts = {}
+    for event in events:
+        if event.get("ph") == "X":
+            counts[event["name"]] = counts.get(event["name"], 0) + 1
+    return counts
 
 
 def main():
@@ -246,6 +271,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=1, help="alternating rounds per side")
     parser.add_argument("--tls-dir", default=None,
                         help="certificates from scripts/dev-certs.sh: mutual TLS (else plaintext)")
+    parser.add_argument("--trace-out", default=None,
+                        help="after each Stoker round, trace 2 s of training to this JSON file")
     args = parser.parse_args()
     device = torch.device(args.device)
     torch.manual_seed(0)

@@ -18,9 +18,10 @@ scripts/build.sh stoker-coordinator stoker-worker stoker_python
 rm -rf "$out" && mkdir -p "$out/bin" "$out/pkg/stoker" "$out/obj" "$out/libs"
 cp "$BUILD/worker/stoker-worker" "$BUILD/coordinator/stoker-coordinator" "$out/bin/"
 cp trainer_client/python/stoker/*.py "$out/pkg/stoker/"
-# The module's two sources again, against the other Python's headers; the rest as built.
+# The module's own sources again, against the other Python's headers; the libraries as built.
 link=$(ninja -C "$BUILD" -t commands stoker_python | tail -1 | sed 's/^: && //; s/ && :$//')
-for source in stoker_module pipeline_binding; do
+module_objects=$(tr ' ' '\n' <<<"$link" | sed -n 's#^trainer_client/python/CMakeFiles/stoker_python.dir/\(.*\)\.cc\.o$#\1#p')
+for source in $module_objects; do
   c++ -DSTOKER_HAVE_CUDA=1 -I"$pybind11_include" -I. -I"$BUILD/proto" -isystem "$py_include" \
     -isystem "$py_include/../multiarch" -isystem /usr/local/cuda/include -O3 -DNDEBUG -fPIC \
     -fvisibility=hidden -pthread -std=c++17 -c "trainer_client/python/$source.cc" \
@@ -47,7 +48,7 @@ bash scripts/dev-certs.sh "$G/certs" >/dev/null
 for cores in ${CORES:-8}; do
   python3 bench/gpu_train.py --build "$G/bin" --device cuda --model resnet50 --batch 256 \
     --steps "${STEPS:-80}" --warmup 10 --cores "$cores" --stoker-workers 2 --images 2000 \
-    --rounds "${ROUNDS:-2}" --tls-dir "$G/certs"
+    --rounds "${ROUNDS:-2}" --tls-dir "$G/certs" ${TRACE_OUT:+--trace-out "$TRACE_OUT"}
 done
 RUN
 echo "bundle in $out ($(du -sh "$out" | cut -f1)); carry it and run: bash $out/run.sh"
