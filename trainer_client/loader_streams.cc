@@ -194,6 +194,7 @@ void LoaderImpl::ObserveCompressionLocked(StreamState* state, const DecodedBatch
 }
 
 void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received) {
+  const absl::Time arrived = env_.clock->Now();  // the receive path's busy time starts
   absl::StatusOr<DecodedBatch> decoded = DecodeReceivedBatch(
       received.parts(), address,
       job_.batch_bytes() > 0 ? job_.batch_bytes() : std::numeric_limits<int>::max(), pool_.get(),
@@ -233,6 +234,8 @@ void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received
       worker.samples += samples;
       worker.bytes += bytes;
       worker.wire_bytes += decoded->wire_bytes;
+      const absl::Time now = env_.clock->Now();
+      consumption_.RecordReceived(now, decoded->wire_bytes, now - arrived);
       worker.produce_seconds += produce_seconds;
       if (state != nullptr) addresses_[state->address].failures = 0;
       received_tasks_.push_back(task);
