@@ -1,0 +1,278 @@
+"""Issue 26, item 4: each verdict of `stoker-ctl report` provoked with real processes.
+
+    python3 footprint_test.py BUILD_DIR SCENARIO
+
+Each scenario starts a coordinator, workers and one bench client (rank 0) on loopback with mutual
+TLS (tests/chaos/chaos_harness.py), makes one part of the data path the bottleneck by a wide
+margin, runs `stoker-ctl report --json` over a few seconds of the running job and checks that
+rank 0's verdict is the expected one (and so none of the four others):
+
+    workers  one single-threaded worker for a heavy blur pipeline
+    network  the worker's stream through a proxy that holds the link to 2 MB/s (--link-gbps says so)
+    storage  the dataset's shards served over HTTP at 64 KB/s per connection (nginx limit_rate)
+    trainer  float32 batches into a client whose CPU is capped at 5% (a cgroup; needs root)
+    none     a cheap pipeline, two workers and a consumer step of 300 ms
+
+No timing is asserted beyond the verdict. Exit 0 = pass; the report is printed either way.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "chaos"))
+from chaos_harness import NGINX, NGINX_CONF, ChaosError, Cluster, Job, wait_until  # noqa: E402
+
+BIN = None
+TRACE_SECONDS = 4
+LINK_BYTES_PER_SECOND = 2_000_000
+
+
+class FootprintJob(Job):
+    """A bench client's job with the image size and client flags of a scenario."""
+
+    def __init__(self, name, size=32, extra=(), **kwargs):
+        super().__init__(name, **kwargs)
+        self.size = size
+        self.extra = list(extra)
+
+    def flags(self):
+        flags = [f for f in super().flags() if not f.startswith(("--height", "--width"))]
+        return flags + [f"--height={self.size}", f"--width={self.size}"] + self.extra
+
+
+def report(cluster, job, extra=()):
+    """Runs `stoker-ctl report --json` on the job; returns rank 0's entry (printed)."""
+    argv = [os.path.join(BIN, "tools/stoker-ctl"), "report",
+            f"--coordinator={cluster.coordinator_address}", f"--job={job.name}",
+            f"--seconds={TRACE_SECONDS}", "--json", "--timeout-ms=20000"]
+    argv += cluster.tls_flags("operator") + list(extra)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=TRACE_SECONDS + 60)
+    print(done.stdout + done.stderr)
+    if done.returncode != 0:
+        raise ChaosError(f"stoker-ctl report exited with {done.returncode}")
+    ranks = {entry["rank"]: entry for entry in json.loads(done.stdout)["ranks"]}
+    if 0 not in ranks:
+        raise ChaosError(f"no rank 0 in the report: {sorted(ranks)}")
+    return ranks[0]
+
+
+def expect_verdict(entry, want):
+    if entry["verdict"] != want:
+        raise ChaosError(f"verdict {entry['verdict']!r}, want {want!r}: {entry['recommendation']}")
+
+
+def run(want, job, workers=1, worker_extra=(), report_extra=(), before_workers=None,
+        after_client=None):
+    with Cluster(BIN) as cluster:
+        cluster.start_coordinator(journal=False)
+        client_extra = before_workers(cluster) if before_workers else []
+        for i in range(workers):
+            cluster.start_worker(f"worker{i}", extra=worker_extra)
+        proc = cluster.start_client(job, extra=client_extra)
+        if after_client:
+            after_client(cluster, proc)
+        cluster.wait_delivered("client0", 3, timeout_s=60)
+        expect_verdict(report(cluster, job, report_extra), want)
+
+
+def workers():
+    job = FootprintJob("fp-workers", size=96, num_samples=100_000, batch_size=8, step_ms=1,
+                       pipeline="to_float, gaussian_blur(ksize=11)*10")
+    run("workers", job, workers=1, worker_extra=["--threads=1"])
+
+
+def none():
+    job = FootprintJob("fp-none", size=32, num_samples=100_000, batch_size=8, step_ms=300,
+                       pipeline="to_float")
+    run("none", job, workers=2)
+
+
+class ShapedLink:
+    """A TCP proxy on loopback whose worker-to-client direction, over all its connections
+    together, carries at most `rate` bytes per second (a token bucket of 64 KiB)."""
+
+    def __init__(self, rate):
+        self.rate = rate
+        self.target = None
+        self.lock = threading.Lock()
+        self.next_free = time.monotonic()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            threading.Thread(target=self._pump, args=(client, upstream, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(upstream, client, True), daemon=True).start()
+
+    def _wait_for(self, size):
+        with self.lock:
+            now = time.monotonic()
+            self.next_free = max(self.next_free, now - 65536 / self.rate) + size / self.rate
+            delay = self.next_free - now
+        if delay > 0:
+            time.sleep(delay)
+
+    def _pump(self, src, dst, shaped):
+        try:
+            while True:
+                data = src.recv(16384)
+                if not data:
+                    break
+                if shaped:
+                    self._wait_for(len(data))
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (src, dst):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+
+def network():
+    link = ShapedLink(LINK_BYTES_PER_SECOND)
+    job = FootprintJob("fp-network", size=64, num_samples=100_000, batch_size=8, step_ms=1,
+                       pipeline="to_float", extra=["--prefetch-mb=4"])
+
+    def aim_the_proxy(cluster, _proc):
+        link.target = int(open(os.path.join(cluster.dir, "worker0.port")).read().strip())
+
+    gbps = LINK_BYTES_PER_SECOND * 8 / 1e9
+    try:
+        run("network", job, workers=1,
+            worker_extra=["--threads=2", f"--advertise-address=127.0.0.1:{link.port}"],
+            report_extra=[f"--link-gbps={gbps}"], after_client=aim_the_proxy)
+    finally:
+        link.listener.close()
+
+
+def slow_nginx(cluster, root, rate):
+    """nginx serving `root` at `rate` per connection (limit_rate); returns its port."""
+    if not os.access(NGINX, os.X_OK):
+        raise ChaosError(f"{NGINX} is not installed (scripts/install-deps.sh)")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    prefix = os.path.join(cluster.dir, "nginx")
+    os.makedirs(prefix, exist_ok=True)
+    conf = os.path.join(prefix, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(NGINX_CONF.format(dir=prefix, port=port, root=root).replace(
+            "    root", f"    limit_rate {rate};\n    root"))
+    nginx = cluster._spawn("nginx", [NGINX, "-p", prefix + "/", "-c", conf,
+                                     "-e", os.path.join(prefix, "error.log")])
+
+    def answers():
+        if nginx.poll() is not None:
+            raise ChaosError(f"nginx exited with {nginx.returncode}")
+        with socket.socket() as sock:
+            return sock.connect_ex(("127.0.0.1", port)) == 0
+    wait_until(answers, 10, "nginx to serve")
+    return port
+
+
+def storage():
+    job = FootprintJob("fp-storage", num_samples=2048, batch_size=8, step_ms=1,
+                       pipeline="decode, resize(height=32, width=32), to_float")
+
+    def serve_shards_slowly(cluster):
+        images = os.path.join(cluster.dir, "images")
+        shards = os.path.join(cluster.dir, "shards")
+        subprocess.run([os.path.join(BIN, "tools/stoker-gen-images"), f"--output={images}",
+                        "--classes=4", "--per-class=512", "--width=64", "--height=64",
+                        "--threads=1"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([os.path.join(BIN, "tools/stoker-pack"), f"--input={images}",
+                        f"--output={shards}", f"--data-root={images}", "--threads=1",
+                        ], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        port = slow_nginx(cluster, shards, "64k")
+        return [f"--manifest=http://127.0.0.1:{port}/manifest.json"]
+
+    run("storage", job, workers=1, worker_extra=["--threads=2"],
+        before_workers=serve_shards_slowly)
+
+
+class CpuCap:
+    """A cgroup (v1 cpu, else v2) holding its processes to `share` of one CPU. Needs root: raises
+    (the test fails, loudly) when no cgroup can be made."""
+
+    def __init__(self, share):
+        name = f"stoker-footprint-{os.getpid()}"
+        period = 100_000
+        quota = int(period * share)
+        v1, v2 = "/sys/fs/cgroup/cpu", "/sys/fs/cgroup"
+        try:
+            if os.path.exists(os.path.join(v1, "cpu.cfs_quota_us")):
+                self.path = os.path.join(v1, name)
+                os.mkdir(self.path)
+                self._write("cpu.cfs_period_us", str(period))
+                self._write("cpu.cfs_quota_us", str(quota))
+            else:
+                self.path = os.path.join(v2, name)
+                os.mkdir(self.path)
+                self._write("cpu.max", f"{quota} {period}")
+        except OSError as e:
+            raise ChaosError(f"the trainer scenario caps the client's CPU with a cgroup and "
+                             f"could not make one (needs root and a cpu controller): {e}")
+
+    def _write(self, name, value):
+        with open(os.path.join(self.path, name), "w") as f:
+            f.write(value)
+
+    def add(self, pid):
+        self._write("cgroup.procs", str(pid))
+
+    def remove(self):
+        try:
+            os.rmdir(self.path)
+        except OSError:
+            pass
+
+
+def trainer():
+    cap = CpuCap(0.05)
+    job = FootprintJob("fp-trainer", size=128, num_samples=100_000, batch_size=8, step_ms=1,
+                       pipeline="to_float", extra=["--dtype=float32", "--contiguous",
+                                                   "--prefetch-mb=16"])
+    try:
+        run("trainer", job, workers=2, worker_extra=["--threads=1"],
+            report_extra=["--link-gbps=100"], after_client=lambda _c, proc: cap.add(proc.pid))
+    finally:
+        cap.remove()
+
+
+SCENARIOS = {f.__name__: f for f in [workers, network, storage, trainer, none]}
+
+
+def main():
+    global BIN
+    if len(sys.argv) != 3 or sys.argv[2] not in SCENARIOS:
+        print(f"usage: {sys.argv[0]} BUILD_DIR {{{'|'.join(SCENARIOS)}}}", file=sys.stderr)
+        return 2
+    BIN = sys.argv[1]
+    start = time.monotonic()
+    try:
+        SCENARIOS[sys.argv[2]]()
+    except ChaosError as e:
+        print(f"FAIL {sys.argv[2]}: {e}")
+        return 1
+    print(f"PASS {sys.argv[2]} in {time.monotonic() - start:.1f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
