@@ -19,6 +19,7 @@ namespace {
 
 using stoker::v1::StateUpdate;
 using stoker::v1::TaskId;
+using trace::Stage;
 
 // FAILED_PRECONDITION for an id minted by another incarnation of the coordinator (it lost its
 // state since): the caller must not retry with it. OK otherwise.
@@ -72,7 +73,9 @@ Coordinator::Coordinator(const CoordinatorConfig& config, Clock* clock, StateSto
       clock_(clock),
       store_(store),
       open_source_(std::move(open_source)),
-      board_(config.advisor) {
+      board_(config.advisor),
+      trace_(CoordinatorTrace::Options{.max_seconds = config.max_trace_seconds,
+                                       .max_spans_per_job = config.max_trace_spans}) {
   if (store_ == nullptr) {
     absl::MutexLock lock(&mu_);
     StartIncarnationLocked();
@@ -214,9 +217,11 @@ Coordinator::LeaseReply Coordinator::LeaseReplyLocked(
 
 absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat(
     const stoker::v1::ClientHeartbeatRequest& request) {
+  const int64_t received_ns = trace_.Now();
   RETURN_IF_ERROR(CheckClientHeartbeatLimits(request, config_));
   ASSIGN_OR_RETURN(ClientHeartbeatReply reply,
                    Durably(&Coordinator::ClientHeartbeatLocked, request));
+  TraceClientHeartbeat(request, *reply.workers, received_ns, &reply.response);
   // Outside the lock: a thousand workers make this the largest part of the call.
   for (const WorkerRecord& worker : *reply.workers) {
     if (!worker.private_to_client.empty() && worker.private_to_client != request.client_id()) {
@@ -358,6 +363,7 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
   heartbeat.mutable_worker_heartbeat()->set_worker_id(worker_id);
   heartbeat.mutable_worker_heartbeat()->set_now_unix_ms(absl::ToUnixMillis(clock_->Now()));
   RETURN_IF_ERROR(ApplyUpdate(heartbeat));
+  TraceWorkerHeartbeat(request, &response);
   board_.RecordWorker(worker_id, request.stats(), clock_->Now());
   if (request.returned_size() > 0) {
     StateUpdate returned;
@@ -410,6 +416,7 @@ absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasksLocked(
   if (!backups.empty()) {
     const int64_t expires = absl::ToUnixMillis(clock_->Now() + config_.lease_duration);
     for (const TaskId& task : backups) {
+      trace_.RecordEvent(Stage::kLeaseGranted, task);
       stoker::v1::Lease* out = response.add_leases();
       *out->mutable_task() = task;
       out->set_expires_unix_ms(expires);
@@ -430,6 +437,7 @@ absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasksLocked(
     for (const TaskId& task : tasks) *lease->add_tasks() = task;
     RETURN_IF_ERROR(ApplyUpdate(update));
     for (TaskId& task : tasks) {
+      trace_.RecordEvent(Stage::kLeaseGranted, task);
       stoker::v1::Lease* out = response.add_leases();
       *out->mutable_task() = std::move(task);
       out->set_expires_unix_ms(expires);
@@ -486,6 +494,7 @@ absl::StatusOr<Coordinator::ClientHeartbeatReply> Coordinator::ClientHeartbeatLo
         CheckTaskOfRankLocked(task, *job, request.rank(), absl::StrCat("consumed[", i, "]: ")));
     *complete.add_tasks() = task;
   }
+  for (const TaskId& task : complete.tasks()) trace_.RecordEvent(Stage::kConsumedReport, task);
   RETURN_IF_ERROR(CompleteTasksLocked(complete));
   HedgeOverdueLocked(request, *job);
   board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(), clock_->Now());
@@ -567,33 +576,6 @@ absl::Status Coordinator::CompleteTasksLocked(const stoker::v1::CompleteTasksUpd
   StateUpdate wrapped;
   *wrapped.mutable_complete_tasks() = update;
   return ApplyUpdate(wrapped);
-}
-
-bool Coordinator::HedgeIsStaleLocked(const TaskId& task) const {
-  return state_.IsTaskDone(task) || state_.FindJob(task.job_id()) == nullptr;
-}
-
-absl::Status Coordinator::CheckOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request,
-                                             const JobRecord& job) const {
-  for (int i = 0; i < std::min(request.overdue_size(), kMaxOverdue); ++i) {
-    RETURN_IF_ERROR(CheckTaskOfRankLocked(request.overdue(i), job, request.rank(),
-                                          absl::StrCat("overdue[", i, "]: ")));
-  }
-  return absl::OkStatus();
-}
-
-void Coordinator::HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request,
-                                     const JobRecord& job) {
-  hedges_.Prune([this](const TaskId& task) { return HedgeIsStaleLocked(task); });
-  for (int i = 0; i < std::min(request.overdue_size(), kMaxOverdue); ++i) {
-    const TaskId& task = request.overdue(i);
-    const std::optional<uint64_t> holder = state_.LeaseHolder(task);
-    if (holder.has_value() && hedges_.Add(task, request.rank(), *holder)) {
-      STOKER_LOG(INFO) << "client of job " << job.id << " rank " << request.rank() << " reports "
-                       << DescribeTask(task) << " overdue; queued a backup lease (primary: worker "
-                       << *holder << ")";
-    }
-  }
 }
 
 }  // namespace stoker

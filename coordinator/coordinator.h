@@ -59,6 +59,7 @@
 #include "coordinator/cluster_state.h"
 #include "coordinator/coordinator_client.h"
 #include "coordinator/coordinator_config.h"
+#include "coordinator/coordinator_trace.h"
 #include "coordinator/hedge_book.h"
 #include "coordinator/job_validation.h"
 #include "coordinator/state_store.h"
@@ -183,6 +184,17 @@ class Coordinator {
   // Jobs with their ranks' latest reports and the advisor's verdict, and live workers.
   stoker::v1::GetStatusResponse GetStatus();
 
+  // Batch timelines (coordinator_trace.h; coordinator_tracing.cc). StartTrace opens the job's
+  // window: heartbeat responses to its workers and ranks carry TraceControl until it ends.
+  // INVALID_ARGUMENT "seconds: ..." outside [1, --max-trace-seconds] (checked first);
+  // NOT_FOUND (FAILED_PRECONDITION for another incarnation) for an unknown job;
+  // RESOURCE_EXHAUSTED when too many jobs are traced.
+  absl::StatusOr<stoker::v1::StartTraceResponse> StartTrace(
+      const stoker::v1::StartTraceRequest& request);
+  // A page of the job's collected spans. INVALID_ARGUMENT "max_spans: ..." (checked first) or
+  // "page_token: ..."; NOT_FOUND for an unknown job or one never traced.
+  absl::StatusOr<stoker::v1::GetTraceResponse> GetTrace(const stoker::v1::GetTraceRequest& request);
+
   // Removes workers silent for longer than worker_timeout (their leases return to pending),
   // returns expired leases to pending, and retires jobs (finished or abandoned) none of whose
   // clients heartbeated for job_idle_timeout: a journaled retire_job forgets the job (its name
@@ -275,6 +287,16 @@ class Coordinator {
   // hedges of done tasks.
   void HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request, const JobRecord& job)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After an accepted heartbeat, outside the lock, while its job is traced: keeps the spans
+  // the request carries (its workers' named from `workers`) and sets the response's
+  // TraceControl; with request.client_clock_ns, received_clock_ns (the heartbeat's arrival,
+  // `received_ns`) and sent_clock_ns.
+  void TraceClientHeartbeat(const stoker::v1::ClientHeartbeatRequest& request,
+                            const std::vector<WorkerRecord>& workers, int64_t received_ns,
+                            stoker::v1::ClientHeartbeatResponse* response);
+  // The TraceControl of each job of request.jobs that is traced.
+  void TraceWorkerHeartbeat(const stoker::v1::WorkerHeartbeatRequest& request,
+                            stoker::v1::WorkerHeartbeatResponse* response) const;
   // Overdue tasks looked at per heartbeat (the rest are ignored).
   static constexpr int kMaxOverdue = kMaxOverdueTasks;  // coordinator_client.h
   void CheckLivenessLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -308,6 +330,7 @@ class Coordinator {
   StatusBoard board_ ABSL_GUARDED_BY(mu_);
   HedgeBook hedges_ ABSL_GUARDED_BY(mu_);        // backup leases of overdue tasks (soft state)
   WorkerList worker_list_ ABSL_GUARDED_BY(mu_);  // null: rebuild (WorkerListLocked)
+  CoordinatorTrace trace_;                       // thread-safe; its lock after mu_
 };
 
 }  // namespace stoker

@@ -54,7 +54,9 @@ absl::Status CoordinatorConfig::ValidateLimits() const {
       {"max_batch_size", max_batch_size},
       {"max_resume_batches", max_resume_batches},
       {"max_id_bytes", max_id_bytes},
-      {"max_calls_per_connection", max_calls_per_connection}};
+      {"max_calls_per_connection", max_calls_per_connection},
+      {"max_trace_seconds", max_trace_seconds},
+      {"max_trace_spans", max_trace_spans}};
   for (const auto& [field, value] : positive) {
     if (value == 0) return absl::InvalidArgumentError(absl::StrCat(field, ": must be > 0"));
   }

@@ -63,6 +63,11 @@ struct CoordinatorConfig {
   // Memory gRPC may use for connections and messages (its resource quota), bytes; past it new
   // connections and reads are refused or wait (--grpc-memory-bytes).
   uint64_t grpc_memory_bytes = 256ull << 20;
+  // Longest trace window StartTrace opens, seconds; longer is INVALID_ARGUMENT
+  // (--max-trace-seconds).
+  uint32_t max_trace_seconds = 600;
+  // Spans kept per traced job; more are dropped and counted in GetTrace (--max-trace-spans).
+  uint64_t max_trace_spans = 262144;
   // Its port's TLS (common/tls/tls_config.h). Required: the TLS files, or tls.insecure set
   // explicitly; left empty, Validate() fails naming tls.cert_file.
   TlsConfig tls;

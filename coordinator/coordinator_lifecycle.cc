@@ -202,6 +202,7 @@ void Coordinator::RetireIdleJobsLocked(absl::Time now) {
     unprobed_.erase(job_id);
     data_errors_.erase(job_id);
     board_.ForgetJob(job_id);
+    trace_.Forget(job_id);
   }
   if (!idle.empty()) hedges_.Prune([this](const TaskId& task) { return HedgeIsStaleLocked(task); });
 }

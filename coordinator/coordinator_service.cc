@@ -144,4 +144,18 @@ grpc::ServerUnaryReactor* CoordinatorService::GetStatus(grpc::CallbackServerCont
       [this] { return absl::StatusOr<stoker::v1::GetStatusResponse>(coordinator_->GetStatus()); });
 }
 
+grpc::ServerUnaryReactor* CoordinatorService::StartTrace(
+    grpc::CallbackServerContext* context, const stoker::v1::StartTraceRequest* request,
+    stoker::v1::StartTraceResponse* response) {
+  return Reply("StartTrace", {Role::kOperator, Role::kTrainer}, &calls_, context, response,
+               [this, request] { return coordinator_->StartTrace(*request); });
+}
+
+grpc::ServerUnaryReactor* CoordinatorService::GetTrace(grpc::CallbackServerContext* context,
+                                                       const stoker::v1::GetTraceRequest* request,
+                                                       stoker::v1::GetTraceResponse* response) {
+  return Reply("GetTrace", {Role::kOperator, Role::kTrainer}, &calls_, context, response,
+               [this, request] { return coordinator_->GetTrace(*request); });
+}
+
 }  // namespace stoker

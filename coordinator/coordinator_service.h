@@ -36,8 +36,9 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   //
   // Every handler first checks the caller's role (common/tls/grpc_tls.h; skipped with insecure):
   // RegisterWorker, WorkerHeartbeat and LeaseTasks from workers; OpenJob and ClientHeartbeat from
-  // trainers; GetJob from workers and trainers; GetStatus from operators and trainers. A refused
-  // call is answered PERMISSION_DENIED or UNAUTHENTICATED naming the method and what was missing.
+  // trainers; GetJob from workers and trainers; GetStatus from operators and trainers;
+  // StartTrace and GetTrace from operators and trainers (Loader.trace). A refused call is
+  // answered PERMISSION_DENIED or UNAUTHENTICATED naming the method and what was missing.
   static constexpr int kCallThreads = 8;
   static constexpr int kLeaseThreads = 4;
   static constexpr int kOpenJobThreads = 2;
@@ -71,6 +72,12 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   grpc::ServerUnaryReactor* GetStatus(grpc::CallbackServerContext* context,
                                       const stoker::v1::GetStatusRequest* request,
                                       stoker::v1::GetStatusResponse* response) override;
+  grpc::ServerUnaryReactor* StartTrace(grpc::CallbackServerContext* context,
+                                       const stoker::v1::StartTraceRequest* request,
+                                       stoker::v1::StartTraceResponse* response) override;
+  grpc::ServerUnaryReactor* GetTrace(grpc::CallbackServerContext* context,
+                                     const stoker::v1::GetTraceRequest* request,
+                                     stoker::v1::GetTraceResponse* response) override;
 
  private:
   using LeaseTasksResponse = stoker::v1::LeaseTasksResponse;

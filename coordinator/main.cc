@@ -81,6 +81,9 @@ void AddLimitFlags(FlagSet* flags, CoordinatorConfig* limits) {
              "Most calls in flight on one client connection");
   flags->Add("grpc-memory-bytes", &limits->grpc_memory_bytes,
              "Memory gRPC may use for connections and messages, bytes");
+  flags->Add("max-trace-seconds", &limits->max_trace_seconds,
+             "Longest trace window StartTrace opens, seconds");
+  flags->Add("max-trace-spans", &limits->max_trace_spans, "Spans kept per traced job");
   flags->MapField("max_jobs", "max-jobs");
   flags->MapField("max_job_name_bytes", "max-job-name-bytes");
   flags->MapField("max_pipeline_ops", "max-pipeline-ops");
@@ -92,6 +95,8 @@ void AddLimitFlags(FlagSet* flags, CoordinatorConfig* limits) {
   flags->MapField("max_request_bytes", "max-request-bytes");
   flags->MapField("max_calls_per_connection", "max-calls-per-connection");
   flags->MapField("grpc_memory_bytes", "grpc-memory-bytes");
+  flags->MapField("max_trace_seconds", "max-trace-seconds");
+  flags->MapField("max_trace_spans", "max-trace-spans");
 }
 
 // The advisor's prices and the KEDA scaler's steadiness: flags into `prices` and `scaler`

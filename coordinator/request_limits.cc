@@ -6,6 +6,7 @@
 #include "absl/strings/string_view.h"
 #include "common/pool_name.h"
 #include "common/status_macros.h"
+#include "trace/trace_proto.h"
 
 namespace stoker {
 namespace {
@@ -55,8 +56,9 @@ absl::Status CheckWorkerHeartbeatLimits(const stoker::v1::WorkerHeartbeatRequest
 
 absl::Status CheckClientHeartbeatLimits(const stoker::v1::ClientHeartbeatRequest& request,
                                         const CoordinatorConfig& config) {
-  return AtMost("client_id", request.client_id().size(), " bytes", config.max_id_bytes,
-                "max-id-bytes");
+  RETURN_IF_ERROR(AtMost("client_id", request.client_id().size(), " bytes", config.max_id_bytes,
+                         "max-id-bytes"));
+  return trace::CheckTraceSpans(request.trace(), "trace");
 }
 
 }  // namespace stoker

@@ -29,7 +29,7 @@ absl::Status CheckRegisterWorkerLimits(const stoker::v1::RegisterWorkerRequest& 
 // The jobs it holds and its per-job rates: at most --max-jobs entries each.
 absl::Status CheckWorkerHeartbeatLimits(const stoker::v1::WorkerHeartbeatRequest& request,
                                         const CoordinatorConfig& config);
-// The client id (--max-id-bytes).
+// The client id (--max-id-bytes) and the spans it ships (trace/trace_proto.h: "trace.*").
 absl::Status CheckClientHeartbeatLimits(const stoker::v1::ClientHeartbeatRequest& request,
                                         const CoordinatorConfig& config);
 

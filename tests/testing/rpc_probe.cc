@@ -28,8 +28,8 @@ grpc::StatusCode Call(pb::Coordinator::Stub* stub, Method method) {
 
 const std::vector<std::string>& CoordinatorMethods() {
   static const auto* methods = new std::vector<std::string>{
-      "OpenJob",    "GetJob",          "RegisterWorker", "WorkerHeartbeat",
-      "LeaseTasks", "ClientHeartbeat", "GetStatus"};
+      "OpenJob",         "GetJob",    "RegisterWorker", "WorkerHeartbeat", "LeaseTasks",
+      "ClientHeartbeat", "GetStatus", "StartTrace",     "GetTrace"};
   return *methods;
 }
 
@@ -53,6 +53,10 @@ grpc::StatusCode CallCoordinator(const std::string& address,
   } else if (method == "ClientHeartbeat") {
     return Call<pb::ClientHeartbeatRequest, pb::ClientHeartbeatResponse>(stub.get(),
                                                                          &S::ClientHeartbeat);
+  } else if (method == "StartTrace") {
+    return Call<pb::StartTraceRequest, pb::StartTraceResponse>(stub.get(), &S::StartTrace);
+  } else if (method == "GetTrace") {
+    return Call<pb::GetTraceRequest, pb::GetTraceResponse>(stub.get(), &S::GetTrace);
   }
   return Call<pb::GetStatusRequest, pb::GetStatusResponse>(stub.get(), &S::GetStatus);
 }
@@ -85,6 +89,10 @@ grpc::StatusCode ExpectedCoordinatorCode(const std::string& method, Role role) {
       {"LeaseTasks", {{Role::kWorker, C::INVALID_ARGUMENT}}},
       {"ClientHeartbeat", {{Role::kTrainer, kStale}}},
       {"GetStatus", {{Role::kTrainer, C::OK}, {Role::kOperator, C::OK}, {Role::kScaler, C::OK}}},
+      // seconds 0 is refused before the job is looked at.
+      {"StartTrace",
+       {{Role::kTrainer, C::INVALID_ARGUMENT}, {Role::kOperator, C::INVALID_ARGUMENT}}},
+      {"GetTrace", {{Role::kTrainer, kStale}, {Role::kOperator, kStale}}},
   };
   const auto& allowed = table->at(method);
   const auto it = allowed.find(role);
