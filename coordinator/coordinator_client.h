@@ -65,6 +65,15 @@ class CoordinatorClient {
       const stoker::v1::GetStatusRequest& request) {
     return Unimplemented("GetStatus");
   }
+  // Operator and trainer (stoker-ctl trace, Loader.trace; tools/trace_collect.h).
+  virtual absl::StatusOr<stoker::v1::StartTraceResponse> StartTrace(
+      const stoker::v1::StartTraceRequest& request) {
+    return Unimplemented("StartTrace");
+  }
+  virtual absl::StatusOr<stoker::v1::GetTraceResponse> GetTrace(
+      const stoker::v1::GetTraceRequest& request) {
+    return Unimplemented("GetTrace");
+  }
   // Cancels the calls in flight and fails later ones with CANCELLED, so that a stopping process
   // does not wait out a deadline on a coordinator that is itself shutting down.
   virtual void Shutdown() {}

@@ -63,6 +63,12 @@ class GrpcCoordinatorClient : public CoordinatorClient {
   absl::StatusOr<pb::GetStatusResponse> GetStatus(const pb::GetStatusRequest& request) override {
     return Call(&Stub::GetStatus, request);
   }
+  absl::StatusOr<pb::StartTraceResponse> StartTrace(const pb::StartTraceRequest& request) override {
+    return Call(&Stub::StartTrace, request);
+  }
+  absl::StatusOr<pb::GetTraceResponse> GetTrace(const pb::GetTraceRequest& request) override {
+    return Call(&Stub::GetTrace, request);
+  }
   void Shutdown() override { caller_.Shutdown(); }
 
  private:

@@ -5,6 +5,7 @@
 //   stoker-ctl top    [--coordinator=127.0.0.1:7070] [--interval-ms=1000] [--iterations=0]
 //   stoker-ctl health --address=HOST:PORT [--service=NAME] [--timeout-ms=5000]
 //   stoker-ctl pipeline explain "<pipeline text>" [--input=HxWxC]   (tools/pipeline_ctl.h)
+//   stoker-ctl trace --job=J --seconds=S -o trace.json                 (tools/trace_ctl.h)
 //
 // `status` prints jobs, ranks (data wait, step time), workers (busy, rates) and how many workers
 // each job needs; `advise` prints what each job delivers and costs now and at each candidate
@@ -30,18 +31,21 @@
 #include "tools/health_check.h"
 #include "tools/pipeline_ctl.h"
 #include "tools/status_text.h"
+#include "tools/trace_ctl.h"
 
 namespace stoker {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: stoker-ctl status|top|health|pipeline [flags]   (stoker-ctl COMMAND --help for the "
+    "usage: stoker-ctl status|top|health|pipeline|trace [flags]   (stoker-ctl COMMAND --help for "
+    "the "
     "flags)\n"
     "  status  jobs, ranks, workers and the workers each job needs\n"
     "  advise  per job: images/s, data wait and dollars now and per worker count\n"
     "  top     the status, redrawn every interval\n"
     "  health  exit 0 when a coordinator or worker answers SERVING (a health check/probe)\n"
-    "  pipeline explain \"<text>\"  a pipeline's ops, shapes and measured costs (no cluster)\n";
+    "  pipeline explain \"<text>\"  a pipeline's ops, shapes and measured costs (no cluster)\n"
+    "  trace   a job's batch timeline as Chrome Trace JSON (Perfetto UI, chrome://tracing)\n";
 
 // Exit codes of `health`: 0 SERVING; 1 reachable but not SERVING; 3 not reachable or no answer.
 constexpr int kExitNotServing = 1;
@@ -135,6 +139,7 @@ int Run(int argc, char** argv) {
     return 0;
   }
   if (command == "pipeline") return RunPipelineCommand(argc, argv);
+  if (command == "trace") return RunTraceCommand(argc, argv);
   if (command != "status" && command != "advise" && command != "top" && command != "health") {
     std::fputs(kUsage, stderr);
     return kExitBadFlags;
