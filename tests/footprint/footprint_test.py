@@ -9,8 +9,9 @@ rank 0's verdict is the expected one (and so none of the four others):
 
     workers  one single-threaded worker for a heavy blur pipeline
     network  the worker's stream through a proxy that holds the link to 2 MB/s (--link-gbps says so)
-    storage  the dataset's shards served over HTTP at 64 KB/s per connection (nginx limit_rate)
-    trainer  float32 batches into a client whose CPU is capped at 5% (a cgroup; needs root)
+    storage  the dataset's shards served over HTTP at 16 KB/s per connection (nginx limit_rate)
+    trainer  zstd-compressed float32 batches into a client whose receive threads (all but the
+             consumer's) are capped at 5% of a CPU (a cgroup v1 per-thread cap; needs root)
     none     a cheap pipeline, two workers and a consumer step of 300 ms
 
 No timing is asserted beyond the verdict. Exit 0 = pass; the report is printed either way.
@@ -46,13 +47,13 @@ class FootprintJob(Job):
         return flags + [f"--height={self.size}", f"--width={self.size}"] + self.extra
 
 
-def report(cluster, job, extra=()):
+def report(cluster, job, extra=(), seconds=TRACE_SECONDS):
     """Runs `stoker-ctl report --json` on the job; returns rank 0's entry (printed)."""
     argv = [os.path.join(BIN, "tools/stoker-ctl"), "report",
             f"--coordinator={cluster.coordinator_address}", f"--job={job.name}",
-            f"--seconds={TRACE_SECONDS}", "--json", "--timeout-ms=20000"]
+            f"--seconds={seconds}", "--json", "--timeout-ms=20000"]
     argv += cluster.tls_flags("operator") + list(extra)
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=TRACE_SECONDS + 60)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60)
     print(done.stdout + done.stderr)
     if done.returncode != 0:
         raise ChaosError(f"stoker-ctl report exited with {done.returncode}")
@@ -68,17 +69,17 @@ def expect_verdict(entry, want):
 
 
 def run(want, job, workers=1, worker_extra=(), report_extra=(), before_workers=None,
-        after_client=None):
+        once_delivering=None, seconds=TRACE_SECONDS):
     with Cluster(BIN) as cluster:
         cluster.start_coordinator(journal=False)
         client_extra = before_workers(cluster) if before_workers else []
         for i in range(workers):
             cluster.start_worker(f"worker{i}", extra=worker_extra)
         proc = cluster.start_client(job, extra=client_extra)
-        if after_client:
-            after_client(cluster, proc)
         cluster.wait_delivered("client0", 3, timeout_s=60)
-        expect_verdict(report(cluster, job, report_extra), want)
+        if once_delivering:
+            once_delivering(cluster, proc)
+        expect_verdict(report(cluster, job, report_extra, seconds), want)
 
 
 def workers():
@@ -99,7 +100,7 @@ class ShapedLink:
 
     def __init__(self, rate):
         self.rate = rate
-        self.target = None
+        self.target_port = None  # a function: the worker's port, known once it serves
         self.lock = threading.Lock()
         self.next_free = time.monotonic()
         self.listener = socket.create_server(("127.0.0.1", 0))
@@ -112,7 +113,7 @@ class ShapedLink:
                 client, _ = self.listener.accept()
             except OSError:
                 return
-            upstream = socket.create_connection(("127.0.0.1", self.target))
+            upstream = socket.create_connection(("127.0.0.1", self.target_port()))
             threading.Thread(target=self._pump, args=(client, upstream, False), daemon=True).start()
             threading.Thread(target=self._pump, args=(upstream, client, True), daemon=True).start()
 
@@ -148,14 +149,15 @@ def network():
     job = FootprintJob("fp-network", size=64, num_samples=100_000, batch_size=8, step_ms=1,
                        pipeline="to_float", extra=["--prefetch-mb=4"])
 
-    def aim_the_proxy(cluster, _proc):
-        link.target = int(open(os.path.join(cluster.dir, "worker0.port")).read().strip())
+    def aim_the_proxy(cluster):
+        link.target_port = lambda: int(cluster.worker_address("worker0").rsplit(":", 1)[1])
+        return []
 
     gbps = LINK_BYTES_PER_SECOND * 8 / 1e9
     try:
         run("network", job, workers=1,
             worker_extra=["--threads=2", f"--advertise-address=127.0.0.1:{link.port}"],
-            report_extra=[f"--link-gbps={gbps}"], after_client=aim_the_proxy)
+            report_extra=[f"--link-gbps={gbps}"], before_workers=aim_the_proxy)
     finally:
         link.listener.close()
 
@@ -199,7 +201,7 @@ def storage():
                         f"--output={shards}", f"--data-root={images}", "--threads=1",
                         ], check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
-        port = slow_nginx(cluster, shards, "64k")
+        port = slow_nginx(cluster, shards, "16k")
         return [f"--manifest=http://127.0.0.1:{port}/manifest.json"]
 
     run("storage", job, workers=1, worker_extra=["--threads=2"],
@@ -233,8 +235,12 @@ class CpuCap:
         with open(os.path.join(self.path, name), "w") as f:
             f.write(value)
 
-    def add(self, pid):
-        self._write("cgroup.procs", str(pid))
+    def add_threads_but_main(self, pid):
+        """Caps every thread of process `pid` but its main one (the consumer's loop, whose step
+        must keep its length): the receive path's threads (cgroup v1 moves single threads)."""
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            if int(tid) != pid:
+                self._write("tasks", tid)
 
     def remove(self):
         try:
@@ -246,11 +252,13 @@ class CpuCap:
 def trainer():
     cap = CpuCap(0.05)
     job = FootprintJob("fp-trainer", size=128, num_samples=100_000, batch_size=8, step_ms=1,
-                       pipeline="to_float", extra=["--dtype=float32", "--contiguous",
+                       pipeline="to_float", extra=["--dtype=float32", "--compression=zstd:9",
                                                    "--prefetch-mb=16"])
     try:
-        run("trainer", job, workers=2, worker_extra=["--threads=1"],
-            report_extra=["--link-gbps=100"], after_client=lambda _c, proc: cap.add(proc.pid))
+        run("trainer", job, workers=4, worker_extra=["--threads=1"],
+            report_extra=["--link-gbps=100"],
+            once_delivering=lambda _c, proc: cap.add_threads_but_main(proc.pid),
+            seconds=2 * TRACE_SECONDS)  # most of the client's 10-second rates capped
     finally:
         cap.remove()
 
