@@ -209,27 +209,20 @@ def storage():
 
 
 class CpuCap:
-    """A cgroup (v1 cpu, else v2) holding its processes to `share` of one CPU. Needs root: raises
-    (the test fails, loudly) when no cgroup can be made."""
+    """A cgroup v1 cpu group holding the threads put in it to `share` of one CPU (v1, because it
+    moves single threads). Needs root: raises (the test fails, loudly) when none can be made."""
 
     def __init__(self, share):
-        name = f"stoker-footprint-{os.getpid()}"
         period = 100_000
-        quota = int(period * share)
-        v1, v2 = "/sys/fs/cgroup/cpu", "/sys/fs/cgroup"
+        self.path = f"/sys/fs/cgroup/cpu/stoker-footprint-{os.getpid()}"
         try:
-            if os.path.exists(os.path.join(v1, "cpu.cfs_quota_us")):
-                self.path = os.path.join(v1, name)
-                os.mkdir(self.path)
-                self._write("cpu.cfs_period_us", str(period))
-                self._write("cpu.cfs_quota_us", str(quota))
-            else:
-                self.path = os.path.join(v2, name)
-                os.mkdir(self.path)
-                self._write("cpu.max", f"{quota} {period}")
+            os.mkdir(self.path)
+            self._write("cpu.cfs_period_us", str(period))
+            self._write("cpu.cfs_quota_us", str(int(period * share)))
         except OSError as e:
-            raise ChaosError(f"the trainer scenario caps the client's CPU with a cgroup and "
-                             f"could not make one (needs root and a cpu controller): {e}")
+            raise ChaosError(f"the trainer scenario caps the client's receive threads with a "
+                             f"cgroup v1 cpu group and could not make one (needs root and "
+                             f"/sys/fs/cgroup/cpu): {e}")
 
     def _write(self, name, value):
         with open(os.path.join(self.path, name), "w") as f:
