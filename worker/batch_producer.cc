@@ -20,11 +20,19 @@ namespace {
 // Reads and augments the sample of `index` into `slot`.
 absl::Status ProduceSample(JobContext& job, uint32_t epoch, uint64_t index,
                            ProducerScratch* scratch, uint8_t* slot) {
+  BatchTimeline& timeline = scratch->timeline;
+  const int64_t read_start = timeline.on() ? trace::MonotonicNowNanos() : 0;
   RETURN_IF_ERROR(job.source().Read(index, &scratch->sample));
   CounterRng rng = SampleRng(job.spec().seed(), epoch, index);
   const Pipeline& pipeline = job.pipeline();
+  const int64_t run_start = timeline.on() ? trace::MonotonicNowNanos() : 0;
   RETURN_IF_ERROR(
       pipeline.Run(scratch->sample.input(job.source().format()), &rng, &scratch->workspace, slot));
+  if (timeline.on()) {
+    const int64_t run_end = trace::MonotonicNowNanos();
+    timeline.AddRead(run_start - read_start);
+    timeline.AddRun(run_end - run_start, scratch->workspace.op_seconds());
+  }
   if (scratch->workspace.time_ops()) {
     const std::vector<double>& seconds = scratch->workspace.op_seconds();
     for (uint32_t op = 0; op < seconds.size(); ++op) {
@@ -87,6 +95,7 @@ void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uin
   header->set_layout(pipeline.output_layout());
   header->set_compression(stoker::v1::COMPRESSION_NONE);
   header->set_worker_id(worker_id);
+  header->clear_trace();
 }
 
 absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
@@ -114,6 +123,7 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
     header->set_labels(static_cast<int>(i), scratch->sample.label);
   }
   if (const BatchMix* mix = pipeline.batch_mix(); mix != nullptr) {
+    const int64_t mix_start = scratch->timeline.on() ? trace::MonotonicNowNanos() : 0;
     CounterRng rng = BatchRng(job.spec().seed(), task.epoch(), task.batch_index());
     header->mutable_soft_labels()->Resize(static_cast<int>(batch_size * mix->num_classes()), 0.0f);
     const auto& labels = header->labels();
@@ -121,6 +131,7 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
                                absl::MakeConstSpan(labels.data(), labels.size()),
                                &scratch->workspace.scratch(),
                                header->mutable_soft_labels()->mutable_data()));
+    if (scratch->timeline.on()) scratch->timeline.AddTail(trace::MonotonicNowNanos() - mix_start);
   }
   header->set_produce_seconds(absl::ToDoubleSeconds(absl::Now() - start));
   return absl::OkStatus();
@@ -146,12 +157,13 @@ void BatchProducer::set_simulation(std::optional<SimulatedProduction> simulation
   simulation_ = simulation;
 }
 
-void BatchProducer::Submit(std::shared_ptr<JobContext> job, stoker::v1::TaskId task, Done done) {
+void BatchProducer::Submit(std::shared_ptr<JobContext> job, stoker::v1::TaskId task, Done done,
+                           LeaseStart lease) {
   absl::Status refused;
   {
     absl::MutexLock lock(&mu_);
     if (!stopping_ && queue_.size() < capacity_) {
-      queue_.push_back(Work{std::move(job), std::move(task), std::move(done)});
+      queue_.push_back(Work{std::move(job), std::move(task), std::move(done), lease});
       return;
     }
     refused = stopping_ ? absl::CancelledError("worker is stopping")
@@ -208,8 +220,12 @@ void BatchProducer::Loop() {
     if (simulated.has_value()) {
       status = Simulate(*simulated, work, worker_id, cpu_start, &simulated_ready, message.get());
     } else {
+      scratch.timeline.Begin(work.job->trace(), work.task, work.lease);
       status =
           ProduceBatch(*work.job, work.task, worker_id, &scratch, message.get(), &bad_samples_);
+      if (status.ok()) {
+        scratch.timeline.End(work.job->trace(), work.job->pipeline(), message->mutable_header());
+      }
     }
     if (status.ok()) {
       const absl::Duration cpu = ThreadCpuTime() - cpu_start;

@@ -20,6 +20,7 @@
 #include "common/recycling_pool.h"
 #include "stoker/v1/worker.pb.h"
 #include "worker/bad_sample_counters.h"
+#include "worker/batch_timeline.h"
 #include "worker/job_context.h"
 #include "worker/op_time_histograms.h"
 #include "worker/production_window.h"
@@ -33,6 +34,8 @@ struct ProducerScratch {
   PipelineWorkspace workspace;
   // Filled per sample when workspace.time_ops() is on.
   OpTimeHistograms op_times;
+  // The stage times of a sampled batch (off otherwise).
+  BatchTimeline timeline;
 };
 
 // Consecutive bad samples after a bad one that ProduceBatch tries before failing the batch.
@@ -85,7 +88,9 @@ class BatchProducer {
   // nullopt: real production (the default).
   void set_simulation(std::optional<SimulatedProduction> simulation);
   // Queues a task; `done` runs on a producer thread with the finished message (or an error).
-  void Submit(std::shared_ptr<JobContext> job, stoker::v1::TaskId task, Done done);
+  // `lease`: when its lease was asked for, for a traced batch's lease_wait span.
+  void Submit(std::shared_ptr<JobContext> job, stoker::v1::TaskId task, Done done,
+              LeaseStart lease = {});
   // Most tasks queued at once: kQueuedPerThread per producer thread.
   static constexpr size_t kQueuedPerThread = 64;
   size_t capacity() const { return capacity_; }
@@ -107,6 +112,7 @@ class BatchProducer {
     std::shared_ptr<JobContext> job;
     stoker::v1::TaskId task;
     Done done;
+    LeaseStart lease;
   };
   void Loop();
   // SimulateBatch for `work`, then the simulation's CPU burn and its wait until one period after

@@ -17,6 +17,7 @@
 #include "data/source.h"
 #include "plan/epoch_plan.h"
 #include "stoker/v1/pipeline.pb.h"
+#include "trace/span_recorder.h"
 
 namespace stoker {
 
@@ -50,6 +51,11 @@ class JobContext {
   void Retire() { retired_.store(true, std::memory_order_relaxed); }
   bool retired() const { return retired_.load(std::memory_order_relaxed); }
 
+  // Batch timelines (worker/batch_timeline.h): the job's sampling, as the coordinator's heartbeat
+  // responses set it (0 while not traced), and the op and thread names of its spans. Spans go
+  // into batch headers, not into this recorder's ring.
+  trace::SpanRecorder& trace() { return trace_; }
+
  private:
   JobContext(uint64_t job_id, stoker::v1::JobSpec spec, std::unique_ptr<Source> source,
              Pipeline pipeline);
@@ -59,6 +65,7 @@ class JobContext {
   const std::unique_ptr<Source> source_;
   const Pipeline pipeline_;
   std::atomic<bool> retired_{false};
+  trace::SpanRecorder trace_{trace::SpanRecorder::Options{.capacity = 1}};
 
   absl::Mutex mu_;
   std::deque<std::shared_ptr<const EpochPlan>> plans_ ABSL_GUARDED_BY(mu_);

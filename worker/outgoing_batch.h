@@ -27,6 +27,8 @@ struct OutgoingBatch {
   // The payload sent instead of message->data(), encoded as header.compression says; null when
   // the payload goes raw.
   std::unique_ptr<PayloadBuffer> encoded;
+  // A traced batch (header.trace set): when it was queued for the stream, for its queue span.
+  int64_t queued_ns = 0;
 
   // Bytes of the payload as sent, and as the tensor is.
   uint64_t wire_bytes() const;

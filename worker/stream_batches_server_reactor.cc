@@ -6,6 +6,8 @@
 
 #include "common/grpc_status.h"
 #include "common/logging.h"
+#include "trace/span_recorder.h"
+#include "worker/batch_timeline.h"
 #include "worker/batch_wire_encoder.h"
 
 namespace stoker {
@@ -28,10 +30,21 @@ void StreamBatchesServerReactor::StartNextWriteLocked(bool back_to_back) {
   queue_.pop_front();
   writing_bytes_ = batch.wire_bytes();
   batch.message->mutable_header()->set_sent_back_to_back(back_to_back);
+  if (batch.message->header().has_trace()) StampTraceLocked(batch);
   writing_ = BatchToByteBuffer(std::move(batch), worker_->message_pool()->recycler(),
                                worker_->payload_buffers()->recycler());
   write_order_.WriteStarted();
   StartWrite(&writing_);
+}
+
+void StreamBatchesServerReactor::StampTraceLocked(OutgoingBatch& batch) {
+  const int64_t now = trace::MonotonicNowNanos();
+  pb::BatchHeader* header = batch.message->mutable_header();
+  AppendSpan(trace::Stage::kQueue, batch.queued_ns, now, "stream writer", header);
+  pb::BatchTrace* batch_trace = header->mutable_trace();
+  batch_trace->set_credit_client_ns(credit_client_ns_);
+  batch_trace->set_credit_received_ns(credit_received_ns_);
+  batch_trace->set_send_ns(now);
 }
 
 void StreamBatchesServerReactor::Send(OutgoingBatch batch) {
@@ -128,6 +141,11 @@ void StreamBatchesServerReactor::HandleMessage() {
                               });
     return;  // The next read starts once the session exists.
   } else if (request_.has_credit()) {
+    if (request_.credit().client_clock_ns() != 0) {  // the client traces: an offset sample
+      absl::MutexLock lock(&mu_);
+      credit_client_ns_ = request_.credit().client_clock_ns();
+      credit_received_ns_ = trace::MonotonicNowNanos();
+    }
     session_->AddCredit(request_.credit().n());
   } else if (request_.has_ack()) {
     if (absl::Status acked = worker_->Acknowledge(*session_, request_.ack()); !acked.ok()) {

@@ -72,6 +72,8 @@ class StreamBatchesServerReactor
   // Starts writing the next queued batch when write_order_ allows it. `back_to_back`: the
   // previous write just finished and this batch was waiting for it.
   void StartNextWriteLocked(bool back_to_back) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A traced batch about to be written: its queue span and the clock offset sample's instants.
+  void StampTraceLocked(OutgoingBatch& batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Worker* const worker_;
   grpc::ByteBuffer read_buffer_;            // Owned by the read in flight.
@@ -83,6 +85,10 @@ class StreamBatchesServerReactor
   // The write in flight (its payload bytes), or none.
   grpc::ByteBuffer writing_ ABSL_GUARDED_BY(mu_);
   uint64_t writing_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  // The latest Credit that carried the client's clock, and when it arrived (worker clock): the
+  // clock fields of the next traced batch (trace.proto, BatchTrace).
+  int64_t credit_client_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t credit_received_ns_ ABSL_GUARDED_BY(mu_) = 0;
   StreamWriteOrder write_order_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "trace/span_recorder.h"
+#include "worker/batch_timeline.h"
 
 namespace stoker {
 namespace {
@@ -114,7 +116,16 @@ void StreamSession::OnProduced(absl::Status status,
   for (stoker::v1::Compression codec : offered_) header->add_offered_compression(codec);
   header->set_producer_threads(producer_threads_);
   // Outside the lock: compressing takes as long as a few images.
+  const bool traced = header->has_trace();
+  const int64_t encode_start = traced ? trace::MonotonicNowNanos() : 0;
   absl::StatusOr<OutgoingBatch> encoded = EncodeBatch(std::move(batch), choice, buffers_);
+  if (traced && encoded.ok()) {
+    encoded->queued_ns = trace::MonotonicNowNanos();
+    if (encoded->encoded != nullptr) {
+      AppendSpan(trace::Stage::kCompress, encode_start, encoded->queued_ns, "producer",
+                 encoded->message->mutable_header());
+    }
+  }
   absl::MutexLock lock(&mu_);
   if (sink_ == nullptr) {
     if (!encoded.ok()) return;

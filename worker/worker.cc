@@ -407,6 +407,11 @@ bool Worker::Heartbeat() {
                        << " expired leases of this worker";
     }
     ending = EvictJobsLocked(response->retired_jobs());
+    for (const auto& [job_id, job] : jobs_) {
+      const auto control = response->trace().find(job_id);
+      job->trace().SetSampling(
+          control == response->trace().end() ? 0 : control->second.sample_one_in());
+    }
     return reports_backlog_;
   }
   {
@@ -514,6 +519,11 @@ uint32_t Worker::LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_
   request.set_job_id(session->job()->job_id());
   request.set_rank(session->rank());
   request.set_max_tasks(wanted);
+  LeaseStart lease_start;  // for traced batches' lease_wait spans; no clock read when untraced
+  if (trace::SpanRecorder& recorder = session->job()->trace(); recorder.sampling() != 0) {
+    recorder.NameCurrentThread("lease loop");
+    lease_start = LeaseStart{recorder.Now(), trace::SpanRecorder::CurrentThreadId()};
+  }
   absl::StatusOr<pb::LeaseTasksResponse> response = coordinator_->LeaseTasks(request);
   if (!response.ok()) {
     STOKER_LOG(DEBUG) << "lease failed: " << response.status();
@@ -535,10 +545,12 @@ uint32_t Worker::LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_
     }
   }
   for (const pb::Lease& lease : response->leases()) {
-    producer_.Submit(session->job(), lease.task(),
-                     [session](absl::Status status, std::unique_ptr<pb::BatchMessage> batch) {
-                       session->OnProduced(std::move(status), std::move(batch));
-                     });
+    producer_.Submit(
+        session->job(), lease.task(),
+        [session](absl::Status status, std::unique_ptr<pb::BatchMessage> batch) {
+          session->OnProduced(std::move(status), std::move(batch));
+        },
+        lease_start);
   }
   return static_cast<uint32_t>(response->leases_size());
 }
