@@ -31,6 +31,8 @@ set_target_properties(stoker_plan PROPERTIES EXPORT_NAME plan)
 set_target_properties(stoker_tls PROPERTIES EXPORT_NAME tls)
 set_target_properties(stoker_grpc_tls PROPERTIES EXPORT_NAME grpc_tls)
 set_target_properties(stoker_coordinator_client PROPERTIES EXPORT_NAME coordinator_client)
+set_target_properties(stoker_trace PROPERTIES EXPORT_NAME trace)
+set_target_properties(stoker_trace_proto PROPERTIES EXPORT_NAME trace_proto)
 # stoker_cc_library only sets build-tree include directories; stoker_proto sets include/ itself.
 foreach(target stoker_common stoker_tls stoker_grpc_tls stoker_coordinator_client stoker_wire
     stoker_client)
@@ -38,7 +40,7 @@ foreach(target stoker_common stoker_tls stoker_grpc_tls stoker_coordinator_clien
 endforeach()
 
 install(TARGETS stoker_proto stoker_common stoker_payload_codec stoker_tls stoker_grpc_tls
-  stoker_plan stoker_coordinator_client stoker_wire stoker_client
+  stoker_plan stoker_coordinator_client stoker_wire stoker_client stoker_trace stoker_trace_proto
   EXPORT stokerTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client)

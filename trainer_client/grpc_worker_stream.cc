@@ -166,6 +166,8 @@ class StreamBatchesClientReactor
     outgoing_.Clear();
     if (pending_credit_ > 0) {
       outgoing_.mutable_credit()->set_n(pending_credit_);
+      if (hooks_.credit_clock)
+        outgoing_.mutable_credit()->set_client_clock_ns(hooks_.credit_clock());
       pending_credit_ = 0;
     } else if (pending_acks_.tasks_size() > 0) {
       outgoing_.mutable_ack()->Swap(&pending_acks_);

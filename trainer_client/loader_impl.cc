@@ -138,6 +138,7 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
     stats_.step_seconds += absl::ToDoubleSeconds(entered - *last_return_);
     consumption_.RecordStep(entered, entered - *last_return_);
   }
+  TraceStepLocked();
   auto finish =
       [&](absl::StatusOr<std::optional<Batch>> result) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
         // Ends the stall and replenishes a handed-out batch's stream; inside Next's time.
@@ -166,7 +167,11 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
     if (std::optional<Batch> batch = buffer_.Pop(&source)) {
       ++stats_.batches_delivered;
       policy_.OnHandedOut(source);
-      return finish(std::move(batch));
+      const v1::TaskId task = batch->header().task();
+      const int64_t popped = TracePopped(task);
+      auto result = finish(std::move(batch));
+      if (popped != 0) TraceHandedOutLocked(task, popped);
+      return result;
     }
     if (buffer_.done()) return finish(std::optional<Batch>());
     ++waiters_;
@@ -174,6 +179,28 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
     mu_.Await(absl::Condition(+can_return, &args));
     --waiters_;
   }
+}
+
+void LoaderImpl::TraceStepLocked() {
+  if (!last_traced_handout_.has_value()) return;
+  const auto& [task, returned_ns] = *last_traced_handout_;
+  trace_.Record(trace::Stage::kConsumerStep, task, returned_ns, trace_.Now(), "consumer");
+  last_traced_handout_.reset();
+}
+
+int64_t LoaderImpl::TracePopped(const v1::TaskId& task) {
+  if (!trace_.Sampled(task)) return 0;
+  const int64_t popped = trace_.Now();
+  if (std::optional<int64_t> accepted = trace_.TakeAccepted(task)) {
+    trace_.Record(trace::Stage::kBufferWait, task, *accepted, popped, "consumer");
+  }
+  return popped;
+}
+
+void LoaderImpl::TraceHandedOutLocked(const v1::TaskId& task, int64_t popped_ns) {
+  const int64_t returned = trace_.Now();
+  trace_.Record(trace::Stage::kHandoff, task, popped_ns, returned, "consumer");
+  last_traced_handout_.emplace(task, returned);
 }
 
 void LoaderImpl::GrantCreditsLocked() {

@@ -31,6 +31,7 @@
 #include "stoker/v1/coordinator.pb.h"
 #include "trainer_client/bad_sample_budget.h"
 #include "trainer_client/batch.h"
+#include "trainer_client/client_trace.h"
 #include "trainer_client/consumption_window.h"
 #include "trainer_client/credit_policy.h"
 #include "trainer_client/epoch_buffer.h"
@@ -100,6 +101,13 @@ class LoaderImpl {
   // Sends the credit the policy says is owed; records the byte budget's high-water mark.
   void GrantCreditsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FailLocked(absl::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Batch timelines (client_trace.h): the consumer's step since the last sampled hand-out
+  // (at Next's entry), the buffer wait of a sampled batch popped now (returns the pop's
+  // instant, 0 when not sampled), and its hand-off once Next returns it.
+  void TraceStepLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int64_t TracePopped(const v1::TaskId& task);
+  void TraceHandedOutLocked(const v1::TaskId& task, int64_t popped_ns)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool CanReturnLocked(std::optional<uint32_t> epoch) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const LoaderOptions options_;
@@ -133,6 +141,9 @@ class LoaderImpl {
   std::string data_error_ ABSL_GUARDED_BY(mu_);
   absl::BitGen jitter_ ABSL_GUARDED_BY(mu_);
   CreditPolicy policy_ ABSL_GUARDED_BY(mu_);
+  ClientTrace trace_;  // thread-safe; its lock after mu_
+  // The last sampled batch handed out and when Next returned it (its consumer_step follows).
+  std::optional<std::pair<v1::TaskId, int64_t>> last_traced_handout_ ABSL_GUARDED_BY(mu_);
 
   absl::Mutex stop_mu_;  // serializes Stop()
   bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;

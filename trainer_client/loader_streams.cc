@@ -61,6 +61,9 @@ absl::Status LoaderImpl::HeartbeatOnce() {
   request.set_job_id(job_.job_id());
   request.set_rank(options_.rank);
   request.set_client_id(options_.client_id);
+  const int64_t clock = trace_.ClockIfOn();
+  request.set_client_clock_ns(clock);
+  trace_.FillHeartbeat(&request);  // lost if the call fails: a trace is best effort
   std::vector<v1::TaskId> reported;
   {
     absl::MutexLock lock(&mu_);
@@ -78,6 +81,7 @@ absl::Status LoaderImpl::HeartbeatOnce() {
     received_tasks_.swap(reported);
     return response.status();
   }
+  trace_.OnHeartbeatResponse(clock, *response);
   Reconcile(*response);
   return absl::OkStatus();
 }
@@ -166,6 +170,7 @@ void LoaderImpl::OpenStreamLocked(const std::string& address) {
   hooks.gather_buffers = gather_buffers_;
   hooks.on_batch = [this, id, address](Batch batch) { OnBatch(id, address, std::move(batch)); };
   hooks.on_done = [this, id](const absl::Status& status) { OnStreamDone(id, status); };
+  hooks.credit_clock = [this] { return trace_.ClockIfOn(); };
   // The factory never calls a hook before returning, so holding mu_ here is safe.
   state.stream = env_.worker_streams->Open(address, open, std::move(hooks));
   ++stats_.streams_opened;
@@ -194,7 +199,12 @@ void LoaderImpl::ObserveCompressionLocked(StreamState* state, const DecodedBatch
 }
 
 void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received) {
-  const absl::Time arrived = env_.clock->Now();  // the receive path's busy time starts
+  const absl::Time received_at = env_.clock->Now();  // the receive path's busy time starts
+  // Batch timelines: the arrival of a traced batch (worker spans) or a sampled one (its own).
+  const bool sampled = trace_.Sampled(received.header().task());
+  const bool worker_spans = received.header().has_trace() && trace_.on();
+  const int64_t arrived = sampled || worker_spans ? trace_.Now() : 0;
+  if (worker_spans) trace_.OnWorkerSpans(id, received.header(), arrived);
   absl::StatusOr<DecodedBatch> decoded = DecodeReceivedBatch(
       received.parts(), address,
       job_.batch_bytes() > 0 ? job_.batch_bytes() : std::numeric_limits<int>::max(), pool_.get(),
@@ -203,6 +213,12 @@ void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received
     absl::MutexLock lock(&mu_);
     FailStreamLocked(id, decoded.status());
     return;
+  }
+  if (sampled) {
+    const bool compressed = received.header().compression() != v1::COMPRESSION_NONE &&
+                            received.header().compression() != v1::COMPRESSION_UNSPECIFIED;
+    trace_.Record(compressed ? trace::Stage::kDecompress : trace::Stage::kReceive,
+                  received.header().task(), arrived, trace_.Now(), "stream reader");
   }
   Batch batch(decoded->batch);  // moves into the buffer below; `decoded` keeps `header` alive.
   const v1::BatchHeader& header = batch.header();
@@ -222,6 +238,7 @@ void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received
   policy_.OnBatch(id, env_.clock->Now());
   switch (buffer_.Add(id, std::move(batch))) {
     case EpochBuffer::AddResult::kAccepted: {
+      if (sampled) trace_.OnAccepted(task, trace_.Now());
       policy_.OnBuffered(id);
       if (absl::Status budget = bad_samples_.Add(header); !budget.ok()) FailLocked(budget);
       ++stats_.batches_received;
@@ -235,7 +252,7 @@ void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received
       worker.bytes += bytes;
       worker.wire_bytes += decoded->wire_bytes;
       const absl::Time now = env_.clock->Now();
-      consumption_.RecordReceived(now, decoded->wire_bytes, now - arrived);
+      consumption_.RecordReceived(now, decoded->wire_bytes, now - received_at);
       worker.produce_seconds += produce_seconds;
       if (state != nullptr) addresses_[state->address].failures = 0;
       received_tasks_.push_back(task);

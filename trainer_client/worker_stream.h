@@ -40,6 +40,9 @@ struct WorkerStreamHooks {
   std::shared_ptr<BufferPool> gather_buffers;
   // Called for every batch received, in order, one call at a time.
   std::function<void(Batch)> on_batch;
+  // The client's clock for each Credit sent (Credit.client_clock_ns: 0 while not tracing, the
+  // batch timeline's clock offset samples otherwise); null: none.
+  std::function<int64_t()> credit_clock;
   // Called exactly once, last, with how the stream ended (OK when the
   // worker ended it normally; errors prefixed with "worker <address>: ").
   std::function<void(const absl::Status&)> on_done;

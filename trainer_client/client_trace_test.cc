@@ -1,0 +1,138 @@
+// The client's spans and clock hops (client_trace.h) with a fake clock.
+
+#include "trainer_client/client_trace.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "trace/trace_proto.h"
+
+namespace stoker {
+namespace {
+
+namespace pb = ::stoker::v1;
+
+int64_t fake_now = 0;
+int64_t FakeNow() { return fake_now; }
+
+pb::TaskId Task(uint64_t batch) {
+  pb::TaskId task;
+  task.set_job_id(1);
+  task.set_batch_index(batch);
+  return task;
+}
+
+// Turns tracing on with a hop-2 sample of offset +3500 ns, bound 500 ns.
+void TurnOn(ClientTrace& trace) {
+  pb::ClientHeartbeatResponse response;
+  response.mutable_trace()->set_sample_one_in(1);
+  trace.OnHeartbeatResponse(0, response);
+  ASSERT_TRUE(trace.on());
+  fake_now = 1000;
+  const int64_t t0 = trace.ClockIfOn();
+  response.set_received_clock_ns(5000);
+  response.set_sent_clock_ns(5000);
+  fake_now = 2000;
+  trace.OnHeartbeatResponse(t0, response);
+}
+
+// A worker's batch header: decode [100, 200] and a queue span, worker clock; with its
+// credit instants, a hop-1 sample of offset 8950 ns (worker - client), bound 50 ns.
+pb::BatchHeader WorkerHeader(uint64_t batch) {
+  pb::BatchHeader header;
+  *header.mutable_task() = Task(batch);
+  header.set_worker_id(77);
+  pb::BatchTrace* batch_trace = header.mutable_trace();
+  for (auto [stage, start, end] : {std::tuple{trace::Stage::kDecode, 100, 200},
+                                   std::tuple{trace::Stage::kQueue, 200, 10600}}) {
+    pb::TraceSpan* span = batch_trace->add_spans();
+    span->set_stage(static_cast<uint32_t>(stage));
+    span->set_thread_id(stage == trace::Stage::kQueue ? 9 : 3);
+    span->set_start_ns(start);
+    span->set_end_ns(end);
+  }
+  (*batch_trace->mutable_thread_names())[3] = "producer";
+  batch_trace->set_credit_client_ns(1500);
+  batch_trace->set_credit_received_ns(10500);
+  batch_trace->set_send_ns(10600);
+  return header;
+}
+
+TEST(ClientTraceTest, OffCostsNothingAndShipsNothing) {
+  ClientTrace trace(&FakeNow);
+  EXPECT_FALSE(trace.on());
+  EXPECT_FALSE(trace.Sampled(Task(1)));
+  EXPECT_EQ(trace.ClockIfOn(), 0);
+  pb::ClientHeartbeatRequest request;
+  trace.FillHeartbeat(&request);
+  EXPECT_FALSE(request.has_trace());
+}
+
+TEST(ClientTraceTest, MovesWorkerAndOwnSpansIntoTheCoordinatorsClock) {
+  ClientTrace trace(&FakeNow);
+  TurnOn(trace);
+  trace.OnWorkerSpans(/*stream=*/1, WorkerHeader(4), /*arrived_ns=*/1700);
+  trace.Record(trace::Stage::kReceive, Task(4), 1700, 1800, "stream reader");
+
+  pb::ClientHeartbeatRequest request;
+  trace.FillHeartbeat(&request);
+  ASSERT_TRUE(trace::CheckTraceSpans(request.trace(), "trace").ok());
+  ASSERT_EQ(request.trace().processes_size(), 2);
+  const pb::TraceProcessSpans& own = request.trace().processes(0);
+  EXPECT_EQ(own.worker_id(), 0u);
+  EXPECT_EQ(own.spans(0).start_ns(), 1700 + 3500);
+  EXPECT_EQ(own.clock_error_bound_ns(), 500);
+  const pb::TraceProcessSpans& worker = request.trace().processes(1);
+  EXPECT_EQ(worker.worker_id(), 77u);
+  EXPECT_EQ(worker.clock_error_bound_ns(), 50 + 500);
+  ASSERT_EQ(worker.spans_size(), 3);  // decode, queue, and the send the client adds
+  EXPECT_EQ(worker.spans(0).start_ns(), 100 - 8950 + 3500);
+  EXPECT_EQ(worker.spans(0).task().batch_index(), 4u);
+  EXPECT_EQ(worker.spans(2).stage(), static_cast<uint32_t>(trace::Stage::kSend));
+  EXPECT_EQ(worker.spans(2).thread_id(), 9u);
+  EXPECT_EQ(worker.spans(2).start_ns(), 10600 - 8950 + 3500);
+  EXPECT_EQ(worker.spans(2).end_ns(), 1700 + 3500);
+  EXPECT_EQ(worker.thread_names().at(3), "producer");
+
+  pb::ClientHeartbeatRequest next;  // everything went out once
+  trace.FillHeartbeat(&next);
+  EXPECT_FALSE(next.has_trace());
+}
+
+TEST(ClientTraceTest, HoldsSpansUntilTheCoordinatorsOffsetIsKnown) {
+  ClientTrace trace(&FakeNow);
+  pb::ClientHeartbeatResponse response;
+  response.mutable_trace()->set_sample_one_in(1);
+  trace.OnHeartbeatResponse(0, response);  // on, but no hop-2 sample yet
+  trace.Record(trace::Stage::kHandoff, Task(1), 10, 20, "consumer");
+  pb::ClientHeartbeatRequest request;
+  trace.FillHeartbeat(&request);
+  EXPECT_FALSE(request.has_trace());
+  TurnOn(trace);
+  trace.FillHeartbeat(&request);
+  ASSERT_EQ(request.trace().processes_size(), 1);
+  EXPECT_EQ(request.trace().processes(0).spans(0).end_ns(), 20 + 3500);
+}
+
+TEST(ClientTraceTest, DropsWorkerSpansOfAStreamWithoutAClockSample) {
+  ClientTrace trace(&FakeNow);
+  TurnOn(trace);
+  pb::BatchHeader header = WorkerHeader(2);
+  header.mutable_trace()->clear_credit_client_ns();
+  trace.OnWorkerSpans(/*stream=*/5, header, 1700);
+  EXPECT_EQ(trace.dropped(), 3u);
+  pb::ClientHeartbeatRequest request;
+  trace.FillHeartbeat(&request);
+  EXPECT_FALSE(request.has_trace());
+}
+
+TEST(ClientTraceTest, CoordinatorTurnsItOff) {
+  ClientTrace trace(&FakeNow);
+  TurnOn(trace);
+  trace.OnHeartbeatResponse(0, pb::ClientHeartbeatResponse());
+  EXPECT_FALSE(trace.on());
+  EXPECT_EQ(trace.ClockIfOn(), 0);
+}
+
+}  // namespace
+}  // namespace stoker
