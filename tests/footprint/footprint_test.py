@@ -9,7 +9,7 @@ rank 0's verdict is the expected one (and so none of the four others):
 
     workers  one single-threaded worker for a heavy blur pipeline
     network  the worker's stream through a proxy that holds the link to 2 MB/s (--link-gbps says so)
-    storage  the dataset's shards served over HTTP at 16 KB/s per connection (nginx limit_rate)
+    storage  the dataset's shards served over HTTP by a server that sleeps 50 ms per request
     trainer  zstd-compressed float32 batches into a client whose receive threads (all but the
              consumer's) are capped at 5% of a CPU (a cgroup v1 per-thread cap; needs root)
     none     a cheap pipeline, two workers and a consumer step of 300 ms
@@ -17,8 +17,10 @@ rank 0's verdict is the expected one (and so none of the four others):
 No timing is asserted beyond the verdict. Exit 0 = pass; the report is printed either way.
 """
 
+import http.server
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -27,11 +29,12 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "chaos"))
-from chaos_harness import NGINX, NGINX_CONF, ChaosError, Cluster, Job, wait_until  # noqa: E402
+from chaos_harness import ChaosError, Cluster, Job  # noqa: E402
 
 BIN = None
 TRACE_SECONDS = 4
 LINK_BYTES_PER_SECOND = 2_000_000
+SHARD_REQUEST_DELAY_S = 0.05
 
 
 class FootprintJob(Job):
@@ -84,7 +87,7 @@ def run(want, job, workers=1, worker_extra=(), report_extra=(), before_workers=N
 
 def workers():
     job = FootprintJob("fp-workers", size=96, num_samples=100_000, batch_size=8, step_ms=1,
-                       pipeline="to_float, gaussian_blur(ksize=11)*10")
+                       pipeline="to_float, gaussian_blur(ksize=21)*10", extra=["--dtype=uint8"])
     run("workers", job, workers=1, worker_extra=["--threads=1"])
 
 
@@ -162,34 +165,68 @@ def network():
         link.listener.close()
 
 
-def slow_nginx(cluster, root, rate):
-    """nginx serving `root` at `rate` per connection (limit_rate); returns its port."""
-    if not os.access(NGINX, os.X_OK):
-        raise ChaosError(f"{NGINX} is not installed (scripts/install-deps.sh)")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    prefix = os.path.join(cluster.dir, "nginx")
-    os.makedirs(prefix, exist_ok=True)
-    conf = os.path.join(prefix, "nginx.conf")
-    with open(conf, "w") as f:
-        f.write(NGINX_CONF.format(dir=prefix, port=port, root=root).replace(
-            "    root", f"    limit_rate {rate};\n    root"))
-    nginx = cluster._spawn("nginx", [NGINX, "-p", prefix + "/", "-c", conf,
-                                     "-e", os.path.join(prefix, "error.log")])
+class SlowShardServer:
+    """Serves a folder over HTTP/1.1 on loopback (HEAD, GET, single byte ranges: what the
+    workers' HTTP reader asks) and sleeps `delay_s` before answering each request: a shard
+    store far away."""
 
-    def answers():
-        if nginx.poll() is not None:
-            raise ChaosError(f"nginx exited with {nginx.returncode}")
-        with socket.socket() as sock:
-            return sock.connect_ex(("127.0.0.1", port)) == 0
-    wait_until(answers, 10, "nginx to serve")
-    return port
+    def __init__(self, root, delay_s):
+        root_dir = root
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def _body(self):
+                path = os.path.join(root_dir, os.path.basename(self.path))
+                if not os.path.isfile(path):
+                    self.send_error(404)
+                    return None
+                with open(path, "rb") as f:
+                    data = f.read()
+                match = re.fullmatch(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+                if match is None:
+                    self.send_response(200)
+                    return data
+                first, last = int(match.group(1)), int(match.group(2))
+                self.send_response(206)
+                self.send_header("Content-Range", f"bytes {first}-{last}/{len(data)}")
+                return data[first:last + 1]
+
+            def do_HEAD(self):
+                time.sleep(delay_s)
+                body = self._body()
+                if body is not None:
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+
+            def do_GET(self):
+                time.sleep(delay_s)
+                body = self._body()
+                if body is not None:
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    try:
+                        self.wfile.write(body)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass  # a worker that stopped reading: the test is ending
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
 
 
 def storage():
     job = FootprintJob("fp-storage", num_samples=2048, batch_size=8, step_ms=1,
                        pipeline="decode, resize(height=32, width=32), to_float")
+    servers = []
 
     def serve_shards_slowly(cluster):
         images = os.path.join(cluster.dir, "images")
@@ -198,14 +235,17 @@ def storage():
                         "--classes=4", "--per-class=512", "--width=64", "--height=64",
                         "--threads=1"], check=True, stdout=subprocess.DEVNULL)
         subprocess.run([os.path.join(BIN, "tools/stoker-pack"), f"--input={images}",
-                        f"--output={shards}", f"--data-root={images}", "--threads=1",
-                        ], check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        port = slow_nginx(cluster, shards, "16k")
-        return [f"--manifest=http://127.0.0.1:{port}/manifest.json"]
+                        f"--output={shards}", f"--data-root={images}", "--threads=1"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        servers.append(SlowShardServer(shards, SHARD_REQUEST_DELAY_S))
+        return [f"--manifest=http://127.0.0.1:{servers[0].port}/manifest.json"]
 
-    run("storage", job, workers=1, worker_extra=["--threads=2"],
-        before_workers=serve_shards_slowly)
+    try:
+        run("storage", job, workers=1, worker_extra=["--threads=2"],
+            before_workers=serve_shards_slowly)
+    finally:
+        for server in servers:
+            server.stop()
 
 
 class CpuCap:
