@@ -79,4 +79,10 @@ absl::StatusOr<CollectedTrace> CollectTrace(CoordinatorClient& coordinator,
   return collected;
 }
 
+absl::StatusOr<std::string> CollectTraceJson(CoordinatorClient& coordinator,
+                                             const TraceCollectOptions& options) {
+  ASSIGN_OR_RETURN(const CollectedTrace collected, CollectTrace(coordinator, options));
+  return trace::WriteChromeTrace(collected.processes);
+}
+
 }  // namespace stoker

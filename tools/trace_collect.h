@@ -10,6 +10,7 @@
 // No gRPC here: the coordinator is a CoordinatorClient (its gRPC implementation, or a fake).
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -50,6 +51,11 @@ struct CollectedTrace {
 // DEADLINE_EXCEEDED past options.give_up_after.
 absl::StatusOr<CollectedTrace> CollectTrace(CoordinatorClient& coordinator,
                                             const TraceCollectOptions& options);
+
+// CollectTrace written as Chrome Trace Event JSON (trace/chrome_trace.h): what
+// Loader.trace returns.
+absl::StatusOr<std::string> CollectTraceJson(CoordinatorClient& coordinator,
+                                             const TraceCollectOptions& options);
 
 // `processes` in the timeline's order (coordinator, workers by name, ranks by number).
 void SortTraceProcesses(std::vector<trace::TraceProcess>* processes);

@@ -51,15 +51,15 @@ int Collect(const TraceFlags& flags, const TlsConfig& tls) {
   const std::unique_ptr<CoordinatorClient> coordinator =
       NewGrpcCoordinatorClient(flags.coordinator, absl::Milliseconds(flags.timeout_ms), tls);
   absl::StatusOr<uint64_t> job = ResolveJob(*coordinator, flags.job);
-  absl::StatusOr<CollectedTrace> collected = job.status();
+  absl::StatusOr<CollectedTrace> collected = absl::UnknownError("not collected");
   if (job.ok()) {
     collected =
         CollectTrace(*coordinator, TraceCollectOptions{.job_id = *job,
                                                        .seconds = flags.seconds,
                                                        .sample_one_in = flags.sample_one_in});
   }
-  absl::Status written = collected.status();
-  if (collected.ok())
+  absl::Status written = job.ok() ? collected.status() : job.status();
+  if (written.ok())
     written = WriteFile(flags.output, trace::WriteChromeTrace(collected->processes));
   if (!written.ok()) {
     std::fprintf(stderr, "stoker-ctl trace: %s\n", written.ToString().c_str());

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "trace/trace_proto.h"
 
@@ -49,27 +50,44 @@ ClientTrace::ClientTrace(trace::SpanRecorder::NowFn now)
 
 void ClientTrace::OnHeartbeatResponse(int64_t request_clock_ns,
                                       const v1::ClientHeartbeatResponse& response) {
+  const int64_t received = request_clock_ns == 0 ? 0 : Now();
+  const bool was_on = on();
   recorder_.SetSampling(
       response.has_trace() ? std::max<uint32_t>(response.trace().sample_one_in(), 1) : 0);
-  if (request_clock_ns == 0 || response.received_clock_ns() == 0) return;
-  const trace::ClockSample sample{request_clock_ns, response.received_clock_ns(),
-                                  response.sent_clock_ns(), Now()};
   absl::MutexLock lock(&mu_);
-  (void)coordinator_offset_.Add(sample);  // a broken sample is refused, the window kept
+  if (!was_on && on()) {  // a new window: estimate afresh
+    pinned_coordinator_.reset();
+    coordinator_samples_ = 0;
+    pinned_workers_.clear();
+  }
+  if (received == 0 || response.received_clock_ns() == 0) return;
+  // A broken sample is refused, the window kept.
+  if (coordinator_offset_
+          .Add(trace::ClockSample{request_clock_ns, response.received_clock_ns(),
+                                  response.sent_clock_ns(), received})
+          .ok()) {
+    ++coordinator_samples_;
+  }
 }
 
-void ClientTrace::OnWorkerSpans(uint64_t stream, const v1::BatchHeader& header,
-                                int64_t arrived_ns) {
+void ClientTrace::OnWorkerSpans(const v1::BatchHeader& header, int64_t arrived_ns) {
   const v1::BatchTrace& batch_trace = header.trace();
   if (!trace::CheckBatchTrace(batch_trace, "header.trace").ok()) return;
   absl::MutexLock lock(&mu_);
-  trace::ClockOffsetEstimator& hop = stream_offsets_[stream];
-  if (batch_trace.credit_client_ns() != 0) {
-    (void)hop.Add(trace::ClockSample{batch_trace.credit_client_ns(),
-                                     batch_trace.credit_received_ns(), batch_trace.send_ns(),
-                                     arrived_ns});
+  std::optional<trace::ClockOffset> offset;
+  if (const auto pinned = pinned_workers_.find(header.worker_id());
+      pinned != pinned_workers_.end()) {
+    offset = pinned->second;
+  } else {
+    trace::ClockOffsetEstimator& hop = worker_offsets_[header.worker_id()];
+    if (batch_trace.credit_client_ns() != 0) {
+      (void)hop.Add(trace::ClockSample{batch_trace.credit_client_ns(),
+                                       batch_trace.credit_received_ns(), batch_trace.send_ns(),
+                                       arrived_ns});
+    }
+    offset = hop.Estimate();
+    if (offset.has_value()) pinned_workers_[header.worker_id()] = *offset;
   }
-  const std::optional<trace::ClockOffset> offset = hop.Estimate();
   const size_t spans = static_cast<size_t>(batch_trace.spans_size()) + 1;
   if (!offset.has_value() || pending_worker_spans_ + spans > kMaxPendingWorkerSpans) {
     dropped_ += spans;
@@ -93,9 +111,10 @@ void ClientTrace::OnWorkerSpans(uint64_t stream, const v1::BatchHeader& header,
 
 void ClientTrace::Record(trace::Stage stage, const v1::TaskId& task, int64_t start_ns,
                          int64_t end_ns, const char* thread_name) {
-  recorder_.NameCurrentThread(thread_name);
+  const uint32_t thread = trace::SpanRecorder::CurrentThreadId();
+  recorder_.NameCurrentThread(absl::StrCat(thread_name, " ", thread));
   recorder_.Record(trace::Span{.stage = stage,
-                               .thread_id = trace::SpanRecorder::CurrentThreadId(),
+                               .thread_id = thread,
                                .task = KeyOf(task),
                                .start_ns = start_ns,
                                .end_ns = std::max(start_ns, end_ns)});
@@ -117,7 +136,10 @@ std::optional<int64_t> ClientTrace::TakeAccepted(const v1::TaskId& task) {
 
 void ClientTrace::FillHeartbeat(v1::ClientHeartbeatRequest* request) {
   absl::MutexLock lock(&mu_);
-  const std::optional<trace::ClockOffset> hop2 = coordinator_offset_.Estimate();
+  if (!pinned_coordinator_.has_value() && coordinator_samples_ >= kSamplesBeforePin) {
+    pinned_coordinator_ = coordinator_offset_.Estimate();
+  }
+  const std::optional<trace::ClockOffset>& hop2 = pinned_coordinator_;
   if (!hop2.has_value() || (recorder_.size() == 0 && pending_worker_spans_ == 0)) return;
   size_t budget = trace::kMaxSpansPerHeartbeat;
   v1::TraceSpans* out = request->mutable_trace();

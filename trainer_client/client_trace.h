@@ -5,12 +5,20 @@
 // stages of sampled batches (receive or decompress on the stream's callback thread; buffer_wait,
 // handoff and the consumer's step on the consumer's thread), the spans its workers put in batch
 // headers, and the two clock hops that move everything into the coordinator's clock:
-//   hop 1, worker -> client, per stream: t0 = Credit.client_clock_ns, t1/t2 = the worker's
-//     BatchTrace.credit_received_ns/send_ns, t3 = the batch's arrival;
+//   hop 1, worker -> client, per worker (every stream of it samples the same two clocks):
+//     t0 = Credit.client_clock_ns, t1/t2 = the worker's BatchTrace.credit_received_ns/send_ns,
+//     t3 = the batch's arrival;
 //   hop 2, client -> coordinator: t0 = ClientHeartbeatRequest.client_clock_ns, t1/t2 = the
 //     response's received/sent_clock_ns, t3 = the response's arrival.
 // The worker's send stage (its write, the link, the client's read) is the span from send_ns to
 // the arrival, on the worker's stream writer track.
+//
+// Each offset is pinned in a trace window (until tracing turns off and on again): the worker's at
+// its first estimate (every sample holds a batch's transmission), the coordinator's at the best
+// of the window's first kSamplesBeforePin heartbeat round trips: one process's spans all move by
+// the same amount, so spans that did not overlap in their own clock do not overlap in the
+// coordinator's. The clocks' drift over the window (tens of ppm) adds to the error bound, which is
+// the pinned estimate's.
 //
 // Sampling follows the coordinator (ClientHeartbeatResponse.trace): off, every method costs one
 // relaxed load and reads no clock. Spans wait in the client's clock (bounded: the recorder's
@@ -40,6 +48,9 @@ class ClientTrace {
  public:
   // Worker spans held at most while waiting for a heartbeat; more are dropped (counted).
   static constexpr size_t kMaxPendingWorkerSpans = 65536;
+  // Heartbeat round trips of a window before its coordinator offset is pinned (the one with
+  // the smallest delay of them): the rank's own spans wait in the ring meanwhile.
+  static constexpr int kSamplesBeforePin = 4;
   // Arrival instants of sampled batches remembered for their buffer_wait spans.
   static constexpr size_t kMaxAcceptedTasks = 65536;
 
@@ -54,12 +65,12 @@ class ClientTrace {
   // Hop 2 and the switch: `request_clock_ns` is the request's client_clock_ns (0: no sample).
   void OnHeartbeatResponse(int64_t request_clock_ns, const v1::ClientHeartbeatResponse& response);
 
-  // A batch with header.trace arrived on `stream` at `arrived_ns` (client clock): a hop-1
-  // sample, and the worker's spans (plus its send span) kept for the next heartbeat. A header
-  // whose trace breaks trace_proto.h's limits is ignored.
-  void OnWorkerSpans(uint64_t stream, const v1::BatchHeader& header, int64_t arrived_ns);
+  // A batch with header.trace arrived at `arrived_ns` (client clock): a hop-1 sample, and the
+  // worker's spans (plus its send span) kept for the next heartbeat. A header whose trace
+  // breaks trace_proto.h's limits is ignored.
+  void OnWorkerSpans(const v1::BatchHeader& header, int64_t arrived_ns);
 
-  // One of this client's stages of `task` on the calling thread, named `thread_name`.
+  // One of this client's stages of `task` on the calling thread, named "`thread_name` <id>".
   void Record(trace::Stage stage, const v1::TaskId& task, int64_t start_ns, int64_t end_ns,
               const char* thread_name);
   // A sampled batch entered the buffer at `ns`; TakeAccepted returns (and forgets) it.
@@ -81,7 +92,11 @@ class ClientTrace {
   trace::SpanRecorder recorder_;
   mutable absl::Mutex mu_;
   trace::ClockOffsetEstimator coordinator_offset_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint64_t, trace::ClockOffsetEstimator> stream_offsets_ ABSL_GUARDED_BY(mu_);
+  std::optional<trace::ClockOffset> pinned_coordinator_ ABSL_GUARDED_BY(mu_);
+  int coordinator_samples_ ABSL_GUARDED_BY(mu_) = 0;  // in this window
+  // By worker id.
+  absl::flat_hash_map<uint64_t, trace::ClockOffsetEstimator> worker_offsets_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, trace::ClockOffset> pinned_workers_ ABSL_GUARDED_BY(mu_);
   // Worker spans in the client's clock, by worker id; their bound is hop 1's.
   absl::flat_hash_map<uint64_t, trace::TraceProcess> workers_ ABSL_GUARDED_BY(mu_);
   size_t pending_worker_spans_ ABSL_GUARDED_BY(mu_) = 0;

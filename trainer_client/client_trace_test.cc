@@ -22,18 +22,26 @@ pb::TaskId Task(uint64_t batch) {
   return task;
 }
 
-// Turns tracing on with a hop-2 sample of offset +3500 ns, bound 500 ns.
+// A heartbeat round trip from `t0`: the coordinator's receive and send at `coordinator_ns`, the
+// response back at `t3` (client clock).
+void Heartbeat(ClientTrace& trace, int64_t t0, int64_t coordinator_ns, int64_t t3) {
+  pb::ClientHeartbeatResponse response;
+  response.mutable_trace()->set_sample_one_in(1);
+  response.set_received_clock_ns(coordinator_ns);
+  response.set_sent_clock_ns(coordinator_ns);
+  fake_now = t3;
+  trace.OnHeartbeatResponse(t0, response);
+}
+
+// Turns tracing on; the window's first kSamplesBeforePin round trips pin the coordinator's
+// offset at the tightest: +3500 ns, bound 500 ns (the others: 2,000 ns round trips).
 void TurnOn(ClientTrace& trace) {
   pb::ClientHeartbeatResponse response;
   response.mutable_trace()->set_sample_one_in(1);
   trace.OnHeartbeatResponse(0, response);
   ASSERT_TRUE(trace.on());
-  fake_now = 1000;
-  const int64_t t0 = trace.ClockIfOn();
-  response.set_received_clock_ns(5000);
-  response.set_sent_clock_ns(5000);
-  fake_now = 2000;
-  trace.OnHeartbeatResponse(t0, response);
+  for (int i = 1; i < ClientTrace::kSamplesBeforePin; ++i) Heartbeat(trace, 1, 4000, 2000);
+  Heartbeat(trace, 1000, 5000, 2000);
 }
 
 // A worker's batch header: decode [100, 200] and a queue span, worker clock; with its
@@ -71,7 +79,7 @@ TEST(ClientTraceTest, OffCostsNothingAndShipsNothing) {
 TEST(ClientTraceTest, MovesWorkerAndOwnSpansIntoTheCoordinatorsClock) {
   ClientTrace trace(&FakeNow);
   TurnOn(trace);
-  trace.OnWorkerSpans(/*stream=*/1, WorkerHeader(4), /*arrived_ns=*/1700);
+  trace.OnWorkerSpans(WorkerHeader(4), /*arrived_ns=*/1700);
   trace.Record(trace::Stage::kReceive, Task(4), 1700, 1800, "stream reader");
 
   pb::ClientHeartbeatRequest request;
@@ -108,6 +116,9 @@ TEST(ClientTraceTest, HoldsSpansUntilTheCoordinatorsOffsetIsKnown) {
   pb::ClientHeartbeatRequest request;
   trace.FillHeartbeat(&request);
   EXPECT_FALSE(request.has_trace());
+  Heartbeat(trace, 1000, 5000, 2000);  // one round trip is not enough to pin
+  trace.FillHeartbeat(&request);
+  EXPECT_FALSE(request.has_trace());
   TurnOn(trace);
   trace.FillHeartbeat(&request);
   ASSERT_EQ(request.trace().processes_size(), 1);
@@ -119,11 +130,31 @@ TEST(ClientTraceTest, DropsWorkerSpansOfAStreamWithoutAClockSample) {
   TurnOn(trace);
   pb::BatchHeader header = WorkerHeader(2);
   header.mutable_trace()->clear_credit_client_ns();
-  trace.OnWorkerSpans(/*stream=*/5, header, 1700);
+  trace.OnWorkerSpans(header, 1700);
   EXPECT_EQ(trace.dropped(), 3u);
   pb::ClientHeartbeatRequest request;
   trace.FillHeartbeat(&request);
   EXPECT_FALSE(request.has_trace());
+}
+
+TEST(ClientTraceTest, OffsetsStayPinnedForTheWindow) {
+  ClientTrace trace(&FakeNow);
+  TurnOn(trace);
+  trace.OnWorkerSpans(WorkerHeader(4), 1700);
+  pb::ClientHeartbeatRequest first;
+  trace.FillHeartbeat(&first);
+  // A later, tighter sample of each hop with other offsets: spans still move by the first ones,
+  // so one process's spans keep their order across heartbeats.
+  Heartbeat(trace, 2990, 9000, 3000);
+  pb::BatchHeader header = WorkerHeader(5);
+  header.mutable_trace()->set_credit_client_ns(1690);
+  trace.OnWorkerSpans(header, 1700);
+  trace.Record(trace::Stage::kReceive, Task(5), 1700, 1800, "stream reader");
+  pb::ClientHeartbeatRequest second;
+  trace.FillHeartbeat(&second);
+  ASSERT_EQ(second.trace().processes_size(), 2);
+  EXPECT_EQ(second.trace().processes(0).spans(0).start_ns(), 1700 + 3500);
+  EXPECT_EQ(second.trace().processes(1).spans(0).start_ns(), 100 - 8950 + 3500);
 }
 
 TEST(ClientTraceTest, CoordinatorTurnsItOff) {

@@ -204,7 +204,7 @@ void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received
   const bool sampled = trace_.Sampled(received.header().task());
   const bool worker_spans = received.header().has_trace() && trace_.on();
   const int64_t arrived = sampled || worker_spans ? trace_.Now() : 0;
-  if (worker_spans) trace_.OnWorkerSpans(id, received.header(), arrived);
+  if (worker_spans) trace_.OnWorkerSpans(received.header(), arrived);
   absl::StatusOr<DecodedBatch> decoded = DecodeReceivedBatch(
       received.parts(), address,
       job_.batch_bytes() > 0 ? job_.batch_bytes() : std::numeric_limits<int>::max(), pool_.get(),

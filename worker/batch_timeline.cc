@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "trace/trace_proto.h"
 
 namespace stoker {
@@ -32,7 +33,7 @@ void BatchTimeline::End(trace::SpanRecorder& recorder, const Pipeline& pipeline,
   on_ = false;
   const int64_t end_ns = recorder.Now();
   const uint32_t thread = trace::SpanRecorder::CurrentThreadId();
-  recorder.NameCurrentThread("producer");
+  recorder.NameCurrentThread(absl::StrCat("producer ", thread));
   std::vector<trace::Span> spans;
   if (lease_.ns != 0 && lease_.ns <= start_ns_) {
     spans.push_back(trace::Span{.stage = trace::Stage::kLeaseWait,
@@ -86,7 +87,7 @@ void AppendSpan(trace::Stage stage, int64_t start_ns, int64_t end_ns, const char
   span->set_end_ns(std::max(start_ns, end_ns));
   auto& names = *batch_trace->mutable_thread_names();
   if (!names.contains(thread) && names.size() < trace::kMaxNamesPerMessage) {
-    names[thread] = thread_name;
+    names[thread] = absl::StrCat(thread_name, " ", thread);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "trace/span.h"
 #include "worker/batch_producer.h"
 
@@ -85,7 +86,7 @@ TEST(BatchTimelineTest, SampledBatchesCarryTheirStagesEndToEndOnTheProducerThrea
               Contains("horizontal_flip"));
   // After the lease wait: one producer thread, each stage starting where the previous ended.
   const uint32_t producer = spans.spans(1).thread_id();
-  EXPECT_EQ(spans.thread_names().at(producer), "producer");
+  EXPECT_EQ(spans.thread_names().at(producer), absl::StrCat("producer ", producer));
   for (int i = 1; i < spans.spans_size(); ++i) {
     EXPECT_EQ(spans.spans(i).thread_id(), producer);
     EXPECT_LT(spans.spans(i).start_ns(), spans.spans(i).end_ns());
@@ -117,7 +118,9 @@ TEST(BatchTimelineTest, AppendSpanNamesTheThreadAndKeepsTheLimit) {
   ASSERT_EQ(header.trace().spans_size(), 1);
   EXPECT_EQ(header.trace().spans(0).end_ns(), 10);  // clamped, never before its start
   EXPECT_THAT(header.trace().thread_names(),
-              Contains(::testing::Pair(header.trace().spans(0).thread_id(), "stream writer")));
+              Contains(::testing::Pair(
+                  header.trace().spans(0).thread_id(),
+                  absl::StrCat("stream writer ", header.trace().spans(0).thread_id()))));
   for (int i = 0; i < 100; ++i) AppendSpan(trace::Stage::kQueue, 1, 2, "w", &header);
   EXPECT_EQ(header.trace().spans_size(), 64);
 }

@@ -521,8 +521,8 @@ uint32_t Worker::LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_
   request.set_max_tasks(wanted);
   LeaseStart lease_start;  // for traced batches' lease_wait spans; no clock read when untraced
   if (trace::SpanRecorder& recorder = session->job()->trace(); recorder.sampling() != 0) {
-    recorder.NameCurrentThread("lease loop");
     lease_start = LeaseStart{recorder.Now(), trace::SpanRecorder::CurrentThreadId()};
+    recorder.NameCurrentThread(absl::StrCat("lease loop ", lease_start.thread_id));
   }
   absl::StatusOr<pb::LeaseTasksResponse> response = coordinator_->LeaseTasks(request);
   if (!response.ok()) {

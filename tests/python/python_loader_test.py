@@ -247,6 +247,41 @@ class PythonLoaderTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, r"max_bad_sample_fraction: must be in \[0, 1\]"):
             self.loader(max_bad_sample_fraction=1.5)
 
+    def test_trace_returns_the_batch_timeline_of_every_process(self):
+        # Loader.trace (issue 26): StartTrace with the trainer's certificate, the window while
+        # another thread consumes, every GetTrace page, Chrome Trace Event JSON.
+        import json
+        import threading
+        dataset = dict(DATASET, num_samples=BATCH * 2000)
+        # A small prefetch budget: the workers keep producing during the window.
+        with self.loader(dataset=dataset, epochs=1, prefetch_bytes=1 << 16) as loader:
+            loader.next_batch()  # opens the job here, not in both threads at once
+            stop = threading.Event()
+
+            def consume():
+                for _ in loader:
+                    if stop.wait(0.002):
+                        return
+            consumer = threading.Thread(target=consume)
+            consumer.start()
+            try:
+                path = os.path.join(self.certs, "trace.json")
+                text = loader.trace(2, path=path)
+            finally:
+                stop.set()
+                consumer.join(timeout=30)
+            with self.assertRaises(stoker.InvalidArgumentError):
+                loader.trace(0)
+        with open(path) as f:
+            self.assertEqual(f.read(), text)
+        events = json.loads(text)["traceEvents"]
+        names = {e["args"]["name"] for e in events if e["name"] == "process_name"}
+        self.assertIn("coordinator", names)
+        self.assertIn("rank 0", names)
+        self.assertTrue(any(n.startswith("worker ") for n in names), names)
+        stages = {e["cat"] for e in events if e["ph"] == "X"}
+        self.assertTrue({"receive", "handoff", "shard_read", "queue", "send"} <= stages, stages)
+
     def test_stats_carry_every_loader_stats_field(self):
         # Every member of LoaderStats and WorkerReceiveStats (trainer_client/loader.h).
         with open(os.path.join(SOURCE_DIR, "trainer_client", "loader.h")) as f:

@@ -25,7 +25,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "coordinator/coordinator_client.h"
 #include "jobspec/job_spec_args.h"
+#include "tools/trace_collect.h"
 #include "trainer_client/batch.h"
 #include "trainer_client/client_tail.h"
 #include "trainer_client/device/device_feeder.h"
@@ -190,7 +192,7 @@ class PyLoader {
         CreateFeeder(config, device_tail, *folded);
     if (!feeder.ok()) ThrowStatus(feeder.status());
     return std::shared_ptr<PyLoader>(
-        new PyLoader(std::move(local), std::move(*loader), *std::move(feeder), options->job_name));
+        new PyLoader(std::move(local), std::move(*loader), *std::move(feeder), *options));
   }
 
   // REQUIRES: the GIL is released. The batch, converted when the loader converts.
@@ -240,8 +242,24 @@ class PyLoader {
     if (local_ != nullptr) local_->Stop();
   }
 
+  // The job's batch timeline as Chrome Trace JSON (tools/trace_collect.h), with the trainer's
+  // own certificate: StartTrace, `seconds` of this loader's batches, then every GetTrace page.
+  std::string Trace(uint32_t seconds, uint32_t sample_one_in) {
+    absl::StatusOr<std::string> json;
+    {
+      py::gil_scoped_release release;
+      const std::unique_ptr<CoordinatorClient> coordinator = NewGrpcCoordinatorClient(
+          options_.coordinator_address, options_.rpc_timeout, options_.tls);
+      json = CollectTraceJson(*coordinator, TraceCollectOptions{.job_id = loader_->job_id(),
+                                                                .seconds = seconds,
+                                                                .sample_one_in = sample_one_in});
+    }
+    if (!json.ok()) ThrowStatus(json.status());
+    return *std::move(json);
+  }
+
   Loader& loader() { return *loader_; }
-  const std::string& job_name() const { return job_name_; }
+  const std::string& job_name() const { return options_.job_name; }
   std::string device() const { return feeder_ ? feeder_->options().device : "cpu"; }
 
   py::dict Stats() const {
@@ -285,17 +303,17 @@ class PyLoader {
 
  private:
   PyLoader(std::unique_ptr<LocalProducer> local, std::unique_ptr<Loader> loader,
-           std::shared_ptr<DeviceFeeder> feeder, std::string job_name)
+           std::shared_ptr<DeviceFeeder> feeder, LoaderOptions options)
       : local_(std::move(local)),
         loader_(std::move(loader)),
         feeder_(std::move(feeder)),
-        job_name_(std::move(job_name)) {}
+        options_(std::move(options)) {}
 
   // Declared before loader_: destroyed after it, so the loader's streams end first.
   std::unique_ptr<LocalProducer> local_;
   std::unique_ptr<Loader> loader_;
   std::shared_ptr<DeviceFeeder> feeder_;
-  const std::string job_name_;
+  const LoaderOptions options_;
 };
 
 // The rest of the current epoch, as a Python iterator. Not thread-safe (like EpochRange).
@@ -482,6 +500,8 @@ void DefineLoader(py::module_& m) {
           "An iterator over the rest of the current epoch.")
       .def("stop", &PyLoader::Stop)
       .def("stats", &PyLoader::Stats)
+      .def("trace", &PyLoader::Trace, py::arg("seconds"), py::arg("sample_one_in") = 0,
+           "The job's batch timeline for `seconds` as Chrome Trace Event JSON (str).")
       .def(
           "resume_token",
           [](PyLoader& l) {

@@ -217,6 +217,21 @@ class Loader:
         WorkerReceiveStats field."""
         return self._loader.stats()
 
+    def trace(self, seconds: int, path: Optional[str] = None, sample_one_in: int = 0) -> str:
+        """Traces the job for `seconds` (1..the coordinator's --max-trace-seconds) and returns
+        its batch timeline as Chrome Trace Event JSON, the same file `stoker-ctl trace` writes:
+        the coordinator's events, every worker's stages and every rank's, in the coordinator's
+        clock (docs/metrics.md, "Batch timeline"). Keep consuming meanwhile (another thread, or
+        call it from a callback thread): only batches moving in the window are traced. With
+        `path`, also writes the JSON there (open it in ui.perfetto.dev or chrome://tracing).
+        `sample_one_in`: trace 1 batch in N (0: every batch). Blocks for about seconds + 5.
+        Raises stoker.StokerError for the coordinator's refusals (bad seconds, unknown job)."""
+        text = self._loader.trace(seconds, sample_one_in)
+        if path is not None:
+            with open(path, "w") as out:
+                out.write(text)
+        return text
+
     def stop(self) -> None:
         """Ends the streams; batches and tensors already returned stay valid. Idempotent."""
         if self._opened is not None:
