@@ -46,8 +46,9 @@ class FootprintJob(Job):
         self.extra = list(extra)
 
     def flags(self):
-        flags = [f for f in super().flags() if not f.startswith(("--height", "--width"))]
-        return flags + [f"--height={self.size}", f"--width={self.size}"] + self.extra
+        mine = [f"--height={self.size}", f"--width={self.size}"] + self.extra
+        overridden = {flag.split("=")[0] for flag in mine}
+        return [f for f in super().flags() if f.split("=")[0] not in overridden] + mine
 
 
 def report(cluster, job, extra=(), seconds=TRACE_SECONDS):
