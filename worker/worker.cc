@@ -420,6 +420,8 @@ bool Worker::Heartbeat() {
     // leases of that id, and ids never repeat across coordinator incarnations.
     absl::MutexLock lock(&mu_);
     coordinator_reachable_ = false;  // back to the heartbeat interval until one succeeds
+    // Nobody renews a trace window meanwhile (TraceControl): stop recording.
+    for (const auto& [job_id, job] : jobs_) job->trace().SetSampling(0);
     KeepReportsLocked(&delivered_, request.delivered());
     KeepReportsLocked(&returned_, request.returned());
   }

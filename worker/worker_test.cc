@@ -50,6 +50,7 @@ class FakeCoordinator : public CoordinatorClient {
     pb::WorkerHeartbeatResponse response;
     for (uint64_t job : request.jobs()) {
       if (job == retire_) response.add_retired_jobs(job);
+      if (job == traced_) (*response.mutable_trace())[job].set_sample_one_in(trace_one_in_);
     }
     return response;
   }
@@ -85,6 +86,12 @@ class FakeCoordinator : public CoordinatorClient {
     absl::MutexLock lock(&mu_);
     retire_ = job;
   }
+  // Heartbeat responses say `job` is traced, 1 task in `one_in` (job 0: none is).
+  void Trace(uint64_t job, uint32_t one_in) {
+    absl::MutexLock lock(&mu_);
+    traced_ = job;
+    trace_one_in_ = one_in;
+  }
   void FailHeartbeats(absl::Status error) {
     absl::MutexLock lock(&mu_);
     heartbeat_error_ = std::move(error);
@@ -119,6 +126,8 @@ class FakeCoordinator : public CoordinatorClient {
   absl::Mutex mu_;
   std::vector<pb::WorkerHeartbeatRequest> heartbeats_ ABSL_GUARDED_BY(mu_);
   uint64_t retire_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t traced_ ABSL_GUARDED_BY(mu_) = 0;
+  uint32_t trace_one_in_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Status heartbeat_error_ ABSL_GUARDED_BY(mu_);
   absl::Status register_error_ ABSL_GUARDED_BY(mu_);
   int registrations_ ABSL_GUARDED_BY(mu_) = 0;
@@ -245,6 +254,31 @@ TEST_F(WorkerTest, AJobTheCoordinatorRetiredIsDroppedAndItsStreamsEnded) {
   clock_.Advance(absl::Seconds(1));
   beats = coordinator_->AwaitHeartbeats(3);
   EXPECT_THAT(beats[2].jobs(), IsEmpty());  // its context is gone
+}
+
+TEST_F(WorkerTest, TheCoordinatorsTraceControlSetsAJobsSampling) {
+  ASSERT_TRUE(worker_->Start("127.0.0.1:1").ok());
+  RecordingSink sink;
+  const std::shared_ptr<StreamSession> session = Open(&sink);
+  trace::SpanRecorder& recorder = session->job()->trace();
+  EXPECT_EQ(recorder.sampling(), 0u);
+  coordinator_->Trace(kJob, 4);
+  Beat(1);
+  Beat(2);  // heartbeats are sequential: the first response was applied
+  EXPECT_EQ(recorder.sampling(), 4u);
+  coordinator_->Trace(0, 0);  // the window ended
+  Beat(3);
+  Beat(4);
+  EXPECT_EQ(recorder.sampling(), 0u);
+  coordinator_->Trace(kJob, 1);
+  Beat(5);
+  Beat(6);
+  EXPECT_EQ(recorder.sampling(), 1u);
+  coordinator_->FailHeartbeats(absl::UnavailableError("coordinator down"));
+  Beat(7);
+  Beat(8);
+  EXPECT_EQ(recorder.sampling(), 0u);  // nobody renews the window: off
+  worker_->CloseSession(session);
 }
 
 TEST_F(WorkerTest, AnOpenWithABadCompressionIsInvalidArgumentNamingTheField) {

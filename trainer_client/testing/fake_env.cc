@@ -3,6 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "trace/span_recorder.h"
+
 namespace stoker::testing {
 namespace {
 
@@ -54,7 +56,25 @@ absl::StatusOr<v1::ClientHeartbeatResponse> FakeCoordinator::ClientHeartbeat(
   ++heartbeats_;
   if (!heartbeat_error_.ok()) return heartbeat_error_;
   received_.insert(received_.end(), request.consumed().begin(), request.consumed().end());
-  return heartbeat_response_;
+  traced_.insert(traced_.end(), request.trace().processes().begin(),
+                 request.trace().processes().end());
+  v1::ClientHeartbeatResponse response = heartbeat_response_;
+  if (request.client_clock_ns() != 0 && response.has_trace()) {
+    response.set_received_clock_ns(trace::MonotonicNowNanos());
+    response.set_sent_clock_ns(trace::MonotonicNowNanos());
+  }
+  return response;
+}
+
+void FakeCoordinator::set_trace(uint32_t one_in) {
+  absl::MutexLock lock(&mu_);
+  heartbeat_response_.mutable_trace()->set_sample_one_in(one_in);
+  heartbeat_response_.mutable_trace()->set_remaining_ms(60000);
+}
+
+std::vector<v1::TraceProcessSpans> FakeCoordinator::traced() const {
+  absl::MutexLock lock(&mu_);
+  return traced_;
 }
 
 void FakeCoordinator::set_open_job_result(absl::StatusOr<v1::OpenJobResponse> result) {

@@ -36,6 +36,11 @@ class FakeCoordinator : public CoordinatorClient {
   void set_heartbeat_error(absl::Status status);
   void set_state(v1::JobState state);
   void AddWorker(uint64_t id, const std::string& address);
+  // Heartbeat responses say the job is traced, 1 task in `one_in`, and answer a request's
+  // client_clock_ns with the coordinator's (the real monotonic clock) received/sent instants.
+  void set_trace(uint32_t one_in);
+  // The spans successful heartbeats carried (ClientHeartbeatRequest.trace), in order.
+  std::vector<v1::TraceProcessSpans> traced() const;
 
   int open_job_calls() const;
   bool AwaitOpenJobCalls(int n);
@@ -56,6 +61,7 @@ class FakeCoordinator : public CoordinatorClient {
   absl::Status heartbeat_error_ ABSL_GUARDED_BY(mu_);
   v1::ClientHeartbeatResponse heartbeat_response_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::TaskId> received_ ABSL_GUARDED_BY(mu_);
+  std::vector<v1::TraceProcessSpans> traced_ ABSL_GUARDED_BY(mu_);
   int heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

@@ -1,0 +1,75 @@
+// The Loader's side of batch timelines (client_trace.h) through its heartbeats: while the
+// coordinator traces the job, the rank's stages of each batch go out in ClientHeartbeatRequest.
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "trace/span.h"
+#include "trainer_client/client_trace.h"
+#include "trainer_client/loader.h"
+#include "trainer_client/testing/fake_env.h"
+#include "trainer_client/testing/loader_test_fixture.h"
+
+namespace stoker {
+namespace {
+
+using ::stoker::testing::kJob;
+using ::stoker::testing::LoaderTest;
+using ::stoker::testing::MakeBatchMessage;
+using ::testing::IsEmpty;
+
+// (batch index, stage name) of the rank's own spans the coordinator received.
+std::set<std::pair<uint64_t, std::string>> RankStages(
+    const std::vector<v1::TraceProcessSpans>& processes) {
+  std::set<std::pair<uint64_t, std::string>> stages;
+  for (const v1::TraceProcessSpans& process : processes) {
+    if (process.worker_id() != 0) continue;
+    for (const v1::TraceSpan& span : process.spans()) {
+      stages.emplace(span.task().batch_index(),
+                     std::string(trace::StageName(static_cast<trace::Stage>(span.stage()))));
+    }
+  }
+  return stages;
+}
+
+TEST_F(LoaderTest, WhileTracedItsStagesOfEachBatchGoOutInHeartbeats) {
+  coordinator_->AddWorker(1, "w1:1");
+  coordinator_->set_trace(1);
+  auto loader = OpenOrDie();
+  ASSERT_NE(loader, nullptr);
+  // The first response turned tracing on; these pin the coordinator's clock offset.
+  ASSERT_TRUE(Heartbeats(ClientTrace::kSamplesBeforePin + 1));
+  auto stream = streams_->AwaitStream(0);
+  ASSERT_NE(stream, nullptr);
+  stream->Deliver(MakeBatchMessage(kJob, 0, 0));
+  stream->Deliver(MakeBatchMessage(kJob, 0, 1));
+  ASSERT_TRUE(loader->Next().ok());
+  ASSERT_TRUE(loader->Next().ok());  // ends batch 0's consumer step
+  ASSERT_TRUE(Heartbeats(1));
+  const auto stages = RankStages(coordinator_->traced());
+  for (uint64_t batch : {0, 1}) {
+    EXPECT_TRUE(stages.count({batch, "receive"})) << batch;
+    EXPECT_TRUE(stages.count({batch, "buffer_wait"})) << batch;
+    EXPECT_TRUE(stages.count({batch, "handoff"})) << batch;
+  }
+  EXPECT_TRUE(stages.count({0, "consumer_step"}));
+}
+
+TEST_F(LoaderTest, UntracedItShipsNoSpans) {
+  coordinator_->AddWorker(1, "w1:1");
+  auto loader = OpenOrDie();
+  ASSERT_NE(loader, nullptr);
+  auto stream = streams_->AwaitStream(0);
+  ASSERT_NE(stream, nullptr);
+  stream->Deliver(MakeBatchMessage(kJob, 0, 0));
+  ASSERT_TRUE(loader->Next().ok());
+  ASSERT_TRUE(Heartbeats(ClientTrace::kSamplesBeforePin + 1));
+  EXPECT_THAT(coordinator_->traced(), IsEmpty());
+}
+
+}  // namespace
+}  // namespace stoker
