@@ -213,6 +213,8 @@ TEST(CoordinatorLimitsTest, ConfigRefusesUnusableLimits) {
       {"max_batch_size", [](CoordinatorConfig& c) { c.max_batch_size = 0; }},
       {"max_resume_batches", [](CoordinatorConfig& c) { c.max_resume_batches = 0; }},
       {"max_id_bytes", [](CoordinatorConfig& c) { c.max_id_bytes = 0; }},
+      {"max_trace_seconds", [](CoordinatorConfig& c) { c.max_trace_seconds = 0; }},
+      {"max_trace_spans", [](CoordinatorConfig& c) { c.max_trace_spans = 0; }},
   };
   for (const auto& [field, zero] : zeroed) {
     CoordinatorConfig config = TestCoordinatorConfig();

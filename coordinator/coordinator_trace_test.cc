@@ -151,6 +151,32 @@ TEST_F(CoordinatorTraceTest, RefusesHeartbeatSpansOverTheLimitsNamingTheField) {
                        HasSubstr("trace.processes[1].spans[0]: end_ns 0 is before")));
 }
 
+TEST_F(CoordinatorTraceTest, KeepsAtMostMaxTraceSpansAJobAndCountsTheRest) {
+  CoordinatorConfig config = TestCoordinatorConfig();
+  config.max_trace_spans = 1;
+  Coordinator coordinator(config, &clock_);
+  pb::OpenJobRequest open;
+  open.set_name("job");
+  *open.mutable_spec() = SmallJobSpec();
+  const auto job = coordinator.OpenJob(open);
+  ASSERT_THAT(job, IsOk());
+  pb::StartTraceRequest start;
+  start.set_job_id(job->job_id());
+  start.set_seconds(30);
+  ASSERT_THAT(coordinator.StartTrace(start), IsOk());
+  TaskId task;
+  task.set_job_id(job->job_id());
+  ASSERT_THAT(coordinator.ClientHeartbeat(TracedHeartbeat(job->job_id(), 0, 0, task)), IsOk());
+  pb::GetTraceRequest get;
+  get.set_job_id(job->job_id());
+  const auto page = coordinator.GetTrace(get);
+  ASSERT_THAT(page, IsOk());
+  int spans = 0;
+  for (const pb::TraceProcessSpans& process : page->processes()) spans += process.spans_size();
+  EXPECT_EQ(spans, 1);
+  EXPECT_EQ(page->dropped_spans(), 1u);  // worker id 0: both entries are the rank's own
+}
+
 TEST_F(CoordinatorTraceTest, DropsSpansOfOtherJobsAndUnknownWorkers) {
   const uint64_t job = OpenJob("job", SmallJobSpec());
   ASSERT_THAT(Start(job, 30), IsOk());

@@ -64,6 +64,9 @@ class ClientTrace {
 
   // Hop 2 and the switch: `request_clock_ns` is the request's client_clock_ns (0: no sample).
   void OnHeartbeatResponse(int64_t request_clock_ns, const v1::ClientHeartbeatResponse& response);
+  // A heartbeat failed: nobody renews the window, tracing stops (held spans stay for the next
+  // heartbeat that goes through).
+  void OnHeartbeatFailed() { recorder_.SetSampling(0); }
 
   // A batch with header.trace arrived at `arrived_ns` (client clock): a hop-1 sample, and the
   // worker's spans (plus its send span) kept for the next heartbeat. A header whose trace

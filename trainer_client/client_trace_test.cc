@@ -165,5 +165,16 @@ TEST(ClientTraceTest, CoordinatorTurnsItOff) {
   EXPECT_EQ(trace.ClockIfOn(), 0);
 }
 
+TEST(ClientTraceTest, AFailedHeartbeatTurnsItOffKeepingWhatItHolds) {
+  ClientTrace trace(&FakeNow);
+  TurnOn(trace);
+  trace.Record(trace::Stage::kHandoff, Task(1), 10, 20, "consumer");
+  trace.OnHeartbeatFailed();
+  EXPECT_FALSE(trace.on());
+  pb::ClientHeartbeatRequest request;
+  trace.FillHeartbeat(&request);
+  ASSERT_EQ(request.trace().processes_size(), 1);
+}
+
 }  // namespace
 }  // namespace stoker

@@ -94,8 +94,19 @@ absl::StatusOr<std::optional<Batch>> Loader::NextInEpoch(uint32_t epoch) {
 }
 
 absl::StatusOr<Batch> Loader::Finish(Batch batch) {
-  if (tail_ == nullptr) return batch;
-  return tail_->Apply(batch);
+  const bool traced = impl_->TraceSampled(batch.header().task());
+  absl::StatusOr<Batch> finished =
+      tail_ == nullptr ? absl::StatusOr<Batch>(std::move(batch)) : tail_->Apply(batch);
+  if (traced && finished.ok()) impl_->TraceHandedOut(finished->header().task());
+  return finished;
+}
+
+bool Loader::Traced(const Batch& batch) const { return impl_->TraceSampled(batch.header().task()); }
+
+int64_t Loader::TraceClockNanos() const { return impl_->TraceNow(); }
+
+void Loader::RecordDeviceCopy(const Batch& batch, int64_t start_ns, int64_t end_ns) {
+  impl_->TraceDeviceCopy(batch.header().task(), start_ns, end_ns);
 }
 
 EpochRange Loader::Epoch() { return EpochRange(this, current_epoch()); }

@@ -203,6 +203,14 @@ class Loader {
 
   LoaderStats stats() const;
 
+  // Batch timelines (docs/metrics.md, "Batch timeline"): whether `batch` is traced now (one
+  // relaxed load while the job is not), the clock of its spans, and the copy of a traced batch
+  // to a device timed by the caller with TraceClockNanos (the Python module's DeviceFeeder): an
+  // h2d span, after which the consumer's step starts.
+  bool Traced(const Batch& batch) const;
+  int64_t TraceClockNanos() const;
+  void RecordDeviceCopy(const Batch& batch, int64_t start_ns, int64_t end_ns);
+
   // The loader's Prometheus metrics (docs/metrics.md) for the host program to serve, e.g.
   // exposer.RegisterCollectable(loader->metrics()). It collects nothing once the loader is
   // destroyed. The library itself serves nothing.

@@ -59,6 +59,10 @@ absl::Status CheckStart(const LoaderOptions& options, const v1::OpenJobResponse&
       .CheckResumed("OpenJobResponse.start.deal");
 }
 
+bool SameTask(const v1::TaskId& a, const v1::TaskId& b) {
+  return a.job_id() == b.job_id() && a.epoch() == b.epoch() && a.batch_index() == b.batch_index();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions options, LoaderEnv env) {
@@ -167,11 +171,10 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
     if (std::optional<Batch> batch = buffer_.Pop(&source)) {
       ++stats_.batches_delivered;
       policy_.OnHandedOut(source);
-      const v1::TaskId task = batch->header().task();
-      const int64_t popped = TracePopped(task);
-      auto result = finish(std::move(batch));
-      if (popped != 0) TraceHandedOutLocked(task, popped);
-      return result;
+      if (const int64_t popped = TracePopped(batch->header().task()); popped != 0) {
+        popped_traced_.emplace(batch->header().task(), popped);
+      }
+      return finish(std::move(batch));
     }
     if (buffer_.done()) return finish(std::optional<Batch>());
     ++waiters_;
@@ -197,10 +200,21 @@ int64_t LoaderImpl::TracePopped(const v1::TaskId& task) {
   return popped;
 }
 
-void LoaderImpl::TraceHandedOutLocked(const v1::TaskId& task, int64_t popped_ns) {
-  const int64_t returned = trace_.Now();
-  trace_.Record(trace::Stage::kHandoff, task, popped_ns, returned, "consumer");
-  last_traced_handout_.emplace(task, returned);
+void LoaderImpl::TraceHandedOut(const v1::TaskId& task) {
+  absl::MutexLock lock(&mu_);
+  if (!popped_traced_.has_value() || !SameTask(popped_traced_->first, task)) return;
+  const int64_t now = trace_.Now();
+  trace_.Record(trace::Stage::kHandoff, task, popped_traced_->second, now, "consumer");
+  last_traced_handout_.emplace(task, now);
+  popped_traced_.reset();
+}
+
+void LoaderImpl::TraceDeviceCopy(const v1::TaskId& task, int64_t start_ns, int64_t end_ns) {
+  trace_.Record(trace::Stage::kH2D, task, start_ns, end_ns, "consumer");
+  absl::MutexLock lock(&mu_);
+  if (last_traced_handout_.has_value() && SameTask(last_traced_handout_->first, task)) {
+    last_traced_handout_->second = std::max(last_traced_handout_->second, end_ns);
+  }
 }
 
 void LoaderImpl::GrantCreditsLocked() {

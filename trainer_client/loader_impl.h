@@ -59,6 +59,16 @@ class LoaderImpl {
   const v1::OpenJobResponse& job() const { return job_; }
   const LoaderOptions& options() const { return options_; }
 
+  // Batch timelines, for Loader (client_trace.h): whether `task` is sampled (one relaxed load
+  // while not tracing) and the clock of its spans; the consumer got sampled `task` from Next
+  // (after the client tail): its handoff ends now; a traced batch's copy to a device, timed by
+  // the caller with TraceNow: an h2d span, after which the consumer's step starts.
+  bool TraceSampled(const v1::TaskId& task) const { return trace_.Sampled(task); }
+  int64_t TraceNow() const { return trace_.Now(); }
+  void TraceHandedOut(const v1::TaskId& task) ABSL_LOCKS_EXCLUDED(mu_);
+  void TraceDeviceCopy(const v1::TaskId& task, int64_t start_ns, int64_t end_ns)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
  private:
   struct StreamState {
     std::string address;
@@ -102,12 +112,10 @@ class LoaderImpl {
   void GrantCreditsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FailLocked(absl::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Batch timelines (client_trace.h): the consumer's step since the last sampled hand-out
-  // (at Next's entry), the buffer wait of a sampled batch popped now (returns the pop's
-  // instant, 0 when not sampled), and its hand-off once Next returns it.
+  // (at Next's entry), and the buffer wait of a sampled batch popped now (returns the pop's
+  // instant, 0 when not sampled).
   void TraceStepLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int64_t TracePopped(const v1::TaskId& task);
-  void TraceHandedOutLocked(const v1::TaskId& task, int64_t popped_ns)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool CanReturnLocked(std::optional<uint32_t> epoch) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const LoaderOptions options_;
@@ -142,7 +150,9 @@ class LoaderImpl {
   absl::BitGen jitter_ ABSL_GUARDED_BY(mu_);
   CreditPolicy policy_ ABSL_GUARDED_BY(mu_);
   ClientTrace trace_;  // thread-safe; its lock after mu_
-  // The last sampled batch handed out and when Next returned it (its consumer_step follows).
+  // The sampled batch Next popped last and when, until the Loader hands it out.
+  std::optional<std::pair<v1::TaskId, int64_t>> popped_traced_ ABSL_GUARDED_BY(mu_);
+  // The last sampled batch handed out and when the consumer got it (its consumer_step follows).
   std::optional<std::pair<v1::TaskId, int64_t>> last_traced_handout_ ABSL_GUARDED_BY(mu_);
 
   absl::Mutex stop_mu_;  // serializes Stop()

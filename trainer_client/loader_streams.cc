@@ -75,6 +75,7 @@ absl::Status LoaderImpl::HeartbeatOnce() {
   *request.mutable_consumed() = {reported.begin(), reported.end()};
   absl::StatusOr<v1::ClientHeartbeatResponse> response = env_.coordinator->ClientHeartbeat(request);
   if (!response.ok()) {
+    trace_.OnHeartbeatFailed();
     absl::MutexLock lock(&mu_);
     // Report them again next time, before what arrived meanwhile.
     reported.insert(reported.end(), received_tasks_.begin(), received_tasks_.end());

@@ -1,6 +1,7 @@
 // The Loader's side of batch timelines (client_trace.h) through its heartbeats: while the
 // coordinator traces the job, the rank's stages of each batch go out in ClientHeartbeatRequest.
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -57,6 +58,38 @@ TEST_F(LoaderTest, WhileTracedItsStagesOfEachBatchGoOutInHeartbeats) {
     EXPECT_TRUE(stages.count({batch, "handoff"})) << batch;
   }
   EXPECT_TRUE(stages.count({0, "consumer_step"}));
+}
+
+TEST_F(LoaderTest, ADeviceCopyIsAnH2dSpanBetweenHandoffAndTheConsumersStep) {
+  coordinator_->AddWorker(1, "w1:1");
+  coordinator_->set_trace(1);
+  auto loader = OpenOrDie();
+  ASSERT_NE(loader, nullptr);
+  ASSERT_TRUE(Heartbeats(ClientTrace::kSamplesBeforePin + 1));
+  auto stream = streams_->AwaitStream(0);
+  ASSERT_NE(stream, nullptr);
+  stream->Deliver(MakeBatchMessage(kJob, 0, 0));
+  stream->Deliver(MakeBatchMessage(kJob, 0, 1));
+  absl::StatusOr<Batch> batch = loader->Next();
+  ASSERT_TRUE(batch.ok());
+  ASSERT_TRUE(loader->Traced(*batch));
+  const int64_t copy_start = loader->TraceClockNanos();
+  const int64_t copy_end = copy_start + 1000;  // as a DeviceFeeder's caller would time it
+  loader->RecordDeviceCopy(*batch, copy_start, copy_end);
+  ASSERT_TRUE(loader->Next().ok());
+  ASSERT_TRUE(Heartbeats(1));
+  std::map<std::string, std::pair<int64_t, int64_t>> batch0;
+  for (const v1::TraceProcessSpans& process : coordinator_->traced()) {
+    for (const v1::TraceSpan& span : process.spans()) {
+      if (process.worker_id() != 0 || span.task().batch_index() != 0) continue;
+      batch0[std::string(trace::StageName(static_cast<trace::Stage>(span.stage())))] = {
+          span.start_ns(), span.end_ns()};
+    }
+  }
+  ASSERT_TRUE(batch0.count("handoff") && batch0.count("h2d") && batch0.count("consumer_step"));
+  EXPECT_EQ(batch0["h2d"].second - batch0["h2d"].first, 1000);
+  EXPECT_LE(batch0["handoff"].second, batch0["h2d"].first);
+  EXPECT_EQ(batch0["consumer_step"].first, batch0["h2d"].second);
 }
 
 TEST_F(LoaderTest, UntracedItShipsNoSpans) {

@@ -63,8 +63,8 @@ class BatchTimeline {
   std::vector<int64_t> op_ns_;
 };
 
-// Appends one span of `stage` on the calling thread (named "`thread_name` <id>") to a traced header,
-// within BatchTrace's limit of spans. No-op for an untraced header.
+// Appends one span of `stage` on the calling thread (named "`thread_name` <id>") to a traced
+// header, within BatchTrace's limit of spans. No-op for an untraced header.
 void AppendSpan(trace::Stage stage, int64_t start_ns, int64_t end_ns, const char* thread_name,
                 stoker::v1::BatchHeader* header);
 

@@ -200,6 +200,9 @@ class PyLoader {
     auto wrapped = std::make_shared<PyBatch>();
     wrapped->batch = batch;
     if (feeder_ != nullptr) {
+      // A traced batch's copy to the GPU (and its conversion there) is its h2d span.
+      const bool traced = device() != "cpu" && loader_->Traced(batch);
+      const int64_t copy_start = traced ? loader_->TraceClockNanos() : 0;
       absl::StatusOr<DeviceTensor> tensor = feeder_->Convert(batch);
       if (!tensor.ok()) return tensor.status();
 #if STOKER_HAVE_CUDA
@@ -213,6 +216,7 @@ class PyLoader {
         }
       }
 #endif
+      if (traced) loader_->RecordDeviceCopy(batch, copy_start, loader_->TraceClockNanos());
       wrapped->converted = std::make_shared<ConvertedTensor>();
       wrapped->converted->feeder = feeder_;
       wrapped->converted->tensor = *std::move(tensor);
