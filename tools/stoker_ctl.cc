@@ -6,6 +6,7 @@
 //   stoker-ctl health --address=HOST:PORT [--service=NAME] [--timeout-ms=5000]
 //   stoker-ctl pipeline explain "<pipeline text>" [--input=HxWxC]   (tools/pipeline_ctl.h)
 //   stoker-ctl trace --job=J --seconds=S -o trace.json                 (tools/trace_ctl.h)
+//   stoker-ctl report --job=J [--seconds=S] [--json] [--html=F]        (tools/report_ctl.h)
 //
 // `status` prints jobs, ranks (data wait, step time), workers (busy, rates) and how many workers
 // each job needs; `advise` prints what each job delivers and costs now and at each candidate
@@ -30,6 +31,7 @@
 #include "tools/advise_text.h"
 #include "tools/health_check.h"
 #include "tools/pipeline_ctl.h"
+#include "tools/report_ctl.h"
 #include "tools/status_text.h"
 #include "tools/trace_ctl.h"
 
@@ -45,7 +47,8 @@ constexpr char kUsage[] =
     "  top     the status, redrawn every interval\n"
     "  health  exit 0 when a coordinator or worker answers SERVING (a health check/probe)\n"
     "  pipeline explain \"<text>\"  a pipeline's ops, shapes and measured costs (no cluster)\n"
-    "  trace   a job's batch timeline as Chrome Trace JSON (Perfetto UI, chrome://tracing)\n";
+    "  trace   a job's batch timeline as Chrome Trace JSON (Perfetto UI, chrome://tracing)\n"
+    "  report  per rank: what makes batches late (workers, storage, network, trainer, none)\n";
 
 // Exit codes of `health`: 0 SERVING; 1 reachable but not SERVING; 3 not reachable or no answer.
 constexpr int kExitNotServing = 1;
@@ -140,6 +143,7 @@ int Run(int argc, char** argv) {
   }
   if (command == "pipeline") return RunPipelineCommand(argc, argv);
   if (command == "trace") return RunTraceCommand(argc, argv);
+  if (command == "report") return RunReportCommand(argc, argv);
   if (command != "status" && command != "advise" && command != "top" && command != "health") {
     std::fputs(kUsage, stderr);
     return kExitBadFlags;

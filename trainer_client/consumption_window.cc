@@ -1,9 +1,16 @@
 #include "trainer_client/consumption_window.h"
 
+#include <algorithm>
+
 namespace stoker {
 
 ConsumptionWindow::ConsumptionWindow(absl::Time start)
-    : wait_seconds_(start), step_seconds_(start), steps_(start), batches_(start) {}
+    : wait_seconds_(start),
+      step_seconds_(start),
+      steps_(start),
+      batches_(start),
+      wire_bytes_(start),
+      receive_busy_seconds_(start) {}
 
 void ConsumptionWindow::RecordWait(absl::Time now, absl::Duration wait, bool returned_batch) {
   wait_seconds_.Add(now, absl::ToDoubleSeconds(wait));
@@ -13,6 +20,11 @@ void ConsumptionWindow::RecordWait(absl::Time now, absl::Duration wait, bool ret
 void ConsumptionWindow::RecordStep(absl::Time now, absl::Duration step) {
   step_seconds_.Add(now, absl::ToDoubleSeconds(step));
   steps_.Add(now, 1);
+}
+
+void ConsumptionWindow::RecordReceived(absl::Time now, uint64_t wire_bytes, absl::Duration busy) {
+  wire_bytes_.Add(now, static_cast<double>(wire_bytes));
+  receive_busy_seconds_.Add(now, absl::ToDoubleSeconds(busy));
 }
 
 stoker::v1::ClientStats ConsumptionWindow::Snapshot(absl::Time now,
@@ -25,6 +37,9 @@ stoker::v1::ClientStats ConsumptionWindow::Snapshot(absl::Time now,
   if (steps > 0) stats.set_step_seconds(step / steps);
   stats.set_batches_per_second(batches_.RatePerSecond(now));
   stats.set_batches_consumed(batches_delivered);
+  stats.set_received_wire_bytes_per_second(wire_bytes_.RatePerSecond(now));
+  // Streams receive in parallel: their busy seconds may sum past the wall time.
+  stats.set_receive_busy_fraction(std::min(1.0, receive_busy_seconds_.RatePerSecond(now)));
   return stats;
 }
 

@@ -2,8 +2,9 @@
 #define STOKER_TRAINER_CLIENT_CONSUMPTION_WINDOW_H_
 
 // The training loop's recent rhythm, as the coordinator's advisor needs it: over the last ~10
-// seconds, how long the loop waited inside Next() and how long its step took between calls.
-// Reported in every client heartbeat (ClientStats).
+// seconds, how long the loop waited inside Next() and how long its step took between calls, and
+// how many bytes its receive path took in and how busy that kept it. Reported in every client
+// heartbeat (ClientStats).
 
 #include <cstdint>
 
@@ -22,6 +23,8 @@ class ConsumptionWindow {
   void RecordWait(absl::Time now, absl::Duration wait, bool returned_batch);
   // The loop spent `step` between returning from Next() and calling it again at `now`.
   void RecordStep(absl::Time now, absl::Duration step);
+  // A batch of `wire_bytes` (as received) arrived at `now`; its receive path took `busy`.
+  void RecordReceived(absl::Time now, uint64_t wire_bytes, absl::Duration busy);
 
   // The recent figures; ClientStats.batches_consumed is `batches_delivered` (the loader's total).
   stoker::v1::ClientStats Snapshot(absl::Time now, uint64_t batches_delivered) const;
@@ -31,6 +34,8 @@ class ConsumptionWindow {
   SlidingWindow step_seconds_;
   SlidingWindow steps_;
   SlidingWindow batches_;
+  SlidingWindow wire_bytes_;
+  SlidingWindow receive_busy_seconds_;
 };
 
 }  // namespace stoker

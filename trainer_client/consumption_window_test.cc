@@ -41,5 +41,24 @@ TEST(ConsumptionWindowTest, OnlyRecentSecondsCount) {
   EXPECT_NEAR(window.Snapshot(later, 2).data_wait_fraction(), 0.1, 1e-9);
 }
 
+TEST(ConsumptionWindowTest, ReceivedBytesAndReceiveBusyFraction) {
+  ConsumptionWindow window(kStart);
+  // Over one second, 4 batches of 1 MB each keep the receive path busy 50 ms.
+  for (int i = 1; i <= 4; ++i) {
+    window.RecordReceived(kStart + absl::Milliseconds(250 * i), 1'000'000, absl::Milliseconds(50));
+  }
+  const stoker::v1::ClientStats stats = window.Snapshot(kStart + absl::Seconds(1), 4);
+  EXPECT_NEAR(stats.received_wire_bytes_per_second(), 4e6, 1e-3);
+  EXPECT_NEAR(stats.receive_busy_fraction(), 0.2, 1e-9);
+}
+
+TEST(ConsumptionWindowTest, ParallelStreamsBusyAtMostTheWholeTime) {
+  ConsumptionWindow window(kStart);
+  // Two streams each busy the whole second.
+  window.RecordReceived(kStart + absl::Seconds(1), 1, absl::Seconds(1));
+  window.RecordReceived(kStart + absl::Seconds(1), 1, absl::Seconds(1));
+  EXPECT_EQ(window.Snapshot(kStart + absl::Seconds(1), 0).receive_busy_fraction(), 1.0);
+}
+
 }  // namespace
 }  // namespace stoker

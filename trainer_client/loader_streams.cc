@@ -200,6 +200,7 @@ void LoaderImpl::ObserveCompressionLocked(StreamState* state, const DecodedBatch
 }
 
 void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received) {
+  const absl::Time received_at = env_.clock->Now();  // the receive path's busy time starts
   // Batch timelines: the arrival of a traced batch (worker spans) or a sampled one (its own).
   const bool sampled = trace_.Sampled(received.header().task());
   const bool worker_spans = received.header().has_trace() && trace_.on();
@@ -251,6 +252,8 @@ void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received
       worker.samples += samples;
       worker.bytes += bytes;
       worker.wire_bytes += decoded->wire_bytes;
+      const absl::Time now = env_.clock->Now();
+      consumption_.RecordReceived(now, decoded->wire_bytes, now - received_at);
       worker.produce_seconds += produce_seconds;
       if (state != nullptr) addresses_[state->address].failures = 0;
       received_tasks_.push_back(task);
