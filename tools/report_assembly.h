@@ -2,7 +2,7 @@
 #define STOKER_TOOLS_REPORT_ASSEMBLY_H_
 
 // `stoker-ctl report`'s per-rank footprints (trace/bottleneck_report.h, RankFootprint) from the
-// two things the coordinator serves (docs/decisions/9260-footprint-metrics.md):
+// two things the coordinator serves (docs/decisions/0053-footprint-metrics.md):
 //
 //   - the traced window's merged timeline: data wait and step shares, late batches' critical
 //     path by stage (trace/footprint.h, from the process named "rank N");
