@@ -2,8 +2,8 @@
 // experiment in dollars. A GPU-like consumer (a fixed step per batch) demands about 1.5 producer
 // threads' worth of the advisor's blur job (tests/testing/advisor_scenario.h: 20 blurs of
 // 64x64x3, lighter than the post's ten 224x224 blurs so that it fits these 2 cores); for each
-// worker count n it runs a fresh cluster with n one-thread workers for kRunSeconds, measures
-// the samples/s the consumer took over the last kMeasureSeconds and prices them at the post's
+// worker count n it runs a fresh cluster with n one-thread workers for kRunTime, measures
+// the samples/s the consumer took over the last kMeasureTime and prices them at the post's
 // rates ($1.408/h a GPU node, $0.816/h a worker):
 //   measured $/epoch(n) = (1.408 + n × 0.816) × samples_per_epoch / samples_per_second / 3600.
 // The prediction for every n comes from the 1-worker run's advice (JobAdvice.predicted).
@@ -34,8 +34,11 @@ namespace {
 constexpr double kGpuDollarsPerHour = 1.408;
 constexpr double kWorkerDollarsPerHour = 0.816;
 constexpr int kMaxWorkers = 2;  // the machine's cores
-constexpr absl::Duration kRunTime = absl::Seconds(12);
-constexpr absl::Duration kMeasureTime = absl::Seconds(6);
+// The measured seconds are those the advice's figures cover (the workers' and ranks' last ~10
+// s), so that the 1-worker prediction and the measurement see the same contention on a shared
+// host; the first 4 s (streams opening, queues filling) are not measured.
+constexpr absl::Duration kRunTime = absl::Seconds(14);
+constexpr absl::Duration kMeasureTime = absl::Seconds(10);
 
 struct Run {
   double samples_per_second = 0;  // what the consumer took, measured here
