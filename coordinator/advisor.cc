@@ -105,7 +105,13 @@ std::string CostClause(const CostAdvice& cost) {
 }  // namespace
 
 double WorkerUse(const WorkerSupply& worker) {
-  return std::max({worker.busy_fraction, worker.occupied_fraction, worker.process_cpu_fraction});
+  // A worker's own process counts all its CPU, and a new worker brings CPUs of its own: its
+  // wall time, which also reflects other workers on its host, is not extrapolated (that asked
+  // for ever more workers as they shared one host). Inside another program the process's CPU
+  // is not the worker's, and the wall time is what it gets of that program's host.
+  return std::max(worker.busy_fraction, worker.process_cpu_fraction > 0
+                                            ? worker.process_cpu_fraction
+                                            : worker.occupied_fraction);
 }
 
 Advice AdviseWorkers(const AdvisorInput& raw_input, const AdvisorConfig& config) {

@@ -7,9 +7,10 @@
 //
 //   demand    = Σ over ranks of batch_size / step_seconds: the samples/s the trainers would
 //               consume if they never waited (step = time between Next() calls, wait excluded).
-//   use       = per worker, the most used of what it produces with (worker/production_window.h):
-//               its producer threads' CPU time, their wall time holding a task (running or
-//               waiting for a core), and its process's CPU time over the CPUs it may use.
+//   use       = per worker, the more used of what it produces with (worker/production_window.h):
+//               its producer threads' CPU time, and its process's CPU time over the CPUs it may
+//               use, or, for a worker inside another program (no process figure: hybrid mode,
+//               in-process tests), its threads' wall time holding a task.
 //   capacity  = per worker, samples_per_second / use: what it would produce once the first of
 //               them runs out (docs/decisions/9027-worker-capacity-from-all-its-cpu.md).
 //   desired   = ceil(demand × headroom / mean capacity), at least 1, at most kMaxWorkersDesired.
@@ -63,7 +64,7 @@ struct WorkerSupply {
   double process_cpu_fraction = 0;  // [0, 1]: its process's CPU of its CPUs (0: not reported)
 };
 
-// The most used of the worker's producer threads and CPUs: max(busy, occupied, process CPU).
+// max(busy, process CPU), or max(busy, occupied) when the process CPU is not reported.
 double WorkerUse(const WorkerSupply& worker);
 
 struct AdvisorInput {

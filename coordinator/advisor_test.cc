@@ -110,9 +110,9 @@ TEST(AdvisorTest, BusyTimeIsSharedAmongTheJobs) {
   EXPECT_EQ(advice.workers_desired, 6u);  // 1,032 × 1.1 / 200 = 5.7 → 6
 }
 
-// A worker whose producer thread ran 60% of the time but held a task all of it (it waited for
-// a core: a contended host, or its CPU quota) delivers 300 samples/s and no more: capacity 300.
-// Extrapolating the CPU time alone (the model before) said 500, and 3 workers.
+// A worker inside another program (no process figure) whose producer thread ran 60% of the
+// time but held a task all of it (it waited for a core of the host it shares) delivers 300
+// samples/s and no more: capacity 300. Its CPU time alone (the model before) said 500, and 3.
 TEST(AdvisorTest, ContendedWorkersAreExtrapolatedFromTheirWallTime) {
   WorkerSupply contended{1, 300, 0.6, ""};
   contended.occupied_fraction = 1.0;
@@ -161,9 +161,31 @@ TEST(AdvisorTest, WorkerUseIsTheMostUsedResource) {
   EXPECT_EQ(WorkerUse(worker), 0.45);
   worker.process_cpu_fraction = 0.7;
   EXPECT_EQ(WorkerUse(worker), 0.7);
+  // A worker in its own process: its wall time is not its use (see the next test).
+  worker.occupied_fraction = 0.95;
+  EXPECT_EQ(WorkerUse(worker), 0.7);
   // Reported figures are bounded like the rest: a NaN use counts as 0, above 1 as 1.
   worker.process_cpu_fraction = 7;
   EXPECT_NEAR(AdviseWorkers(OneRank(0.5, {worker})).capacity_samples_per_second, 100, 1e-9);
+}
+
+// Three worker processes sharing one host's cores: each holds a task all the time but runs
+// 60% of it, its process at 35% of the host's CPUs. Each new worker brings CPUs of its own, so
+// each is extrapolated by its CPU time: 120 / 0.6 = 200, 1,032 × 1.1 / 200 = 5.7 → 6. By its
+// wall time (120 a worker: 10 workers) every worker added to the host would lower the figure
+// and raise the count again.
+TEST(AdvisorTest, WorkersInTheirOwnProcessAreNotExtrapolatedByWallTime) {
+  std::vector<WorkerSupply> workers;
+  for (uint64_t id = 1; id <= 3; ++id) {
+    WorkerSupply worker{id, 120, 0.6, ""};
+    worker.occupied_fraction = 1.0;
+    worker.process_cpu_fraction = 0.35;
+    workers.push_back(worker);
+  }
+  const Advice advice = AdviseWorkers(OneRank(0.6, workers));
+  ASSERT_TRUE(advice.measured);
+  EXPECT_NEAR(advice.capacity_samples_per_second, 600, 1e-9);
+  EXPECT_EQ(advice.workers_desired, 6u);
 }
 
 TEST(AdvisorTest, NeededWorkersAreCapped) {
