@@ -2,17 +2,20 @@
 // experiment in dollars. A GPU-like consumer (a fixed step per batch) demands about 1.5 producer
 // threads' worth of the advisor's blur job (tests/testing/advisor_scenario.h: 20 blurs of
 // 64x64x3, lighter than the post's ten 224x224 blurs so that it fits these 2 cores); for each
-// worker count n it runs a fresh cluster with n one-thread workers for kRunSeconds, measures
-// the samples/s the consumer took over the last kMeasureSeconds and prices them at the post's
+// worker count n it runs a fresh cluster with n one-thread workers for kRunTime, measures
+// the samples/s the consumer took over the last kMeasureTime and prices them at the post's
 // rates ($1.408/h a GPU node, $0.816/h a worker):
 //   measured $/epoch(n) = (1.408 + n × 0.816) × samples_per_epoch / samples_per_second / 3600.
 // The prediction for every n comes from the 1-worker run's advice (JobAdvice.predicted).
-// Prints a table and
-//   RESULT name=price predicted_1=... measured_1=... ratio_1=... predicted_2=... ...
+// Beside each measurement, the host's idle CPU over the same seconds (/proc/stat): near 0, the
+// machine, not the n workers, set the rate (the model assumes each worker brings its cores).
+// Prints the 1-worker advice, a table and
+//   RESULT name=price predicted_1=... measured_1=... ratio_1=... host_idle_1=... ...
 //          max_error=E within_15pct=0|1
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,13 +34,36 @@ namespace {
 constexpr double kGpuDollarsPerHour = 1.408;
 constexpr double kWorkerDollarsPerHour = 0.816;
 constexpr int kMaxWorkers = 2;  // the machine's cores
-constexpr absl::Duration kRunTime = absl::Seconds(12);
-constexpr absl::Duration kMeasureTime = absl::Seconds(6);
+// The measured seconds are those the advice's figures cover (the workers' and ranks' last ~10
+// s), so that the 1-worker prediction and the measurement see the same contention on a shared
+// host; the first 4 s (streams opening, queues filling) are not measured.
+constexpr absl::Duration kRunTime = absl::Seconds(14);
+constexpr absl::Duration kMeasureTime = absl::Seconds(10);
 
 struct Run {
   double samples_per_second = 0;  // what the consumer took, measured here
+  double host_idle_fraction = 0;  // of the host's CPU time over the same seconds
   v1::JobStatus status;           // the coordinator's view at the end
 };
+
+// The host's CPU time so far, in clock ticks (/proc/stat's first line; zeros where unreadable).
+struct HostCpu {
+  double idle = 0;  // idle and iowait
+  double total = 0;
+};
+
+HostCpu ReadHostCpu() {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  stat >> cpu;
+  HostCpu host;
+  double ticks = 0;
+  for (int field = 0; field < 8 && stat >> ticks; ++field) {
+    host.total += ticks;
+    if (field == 3 || field == 4) host.idle += ticks;
+  }
+  return host;
+}
 
 absl::StatusOr<Run> RunWith(int workers, absl::Duration step) {
   TestClusterOptions options;
@@ -55,14 +81,20 @@ absl::StatusOr<Run> RunWith(int workers, absl::Duration step) {
   const absl::Time start = absl::Now();
   const absl::Time measure_from = start + kRunTime - kMeasureTime;
   uint64_t measured_batches = 0;
+  HostCpu host_from;
   while (absl::Now() < start + kRunTime) {
     RETURN_IF_ERROR(loader->Next().status());
     absl::SleepFor(step);
-    if (absl::Now() >= measure_from) ++measured_batches;
+    if (absl::Now() < measure_from) continue;
+    if (measured_batches++ == 0) host_from = ReadHostCpu();
   }
   Run run;
   run.samples_per_second =
       measured_batches * kAdvisorBatchSize / absl::ToDoubleSeconds(absl::Now() - measure_from);
+  const HostCpu host_to = ReadHostCpu();
+  if (host_to.total > host_from.total) {
+    run.host_idle_fraction = (host_to.idle - host_from.idle) / (host_to.total - host_from.total);
+  }
   run.status = cluster->coordinator()->coordinator()->GetStatus().jobs(0);
   loader->Stop();
   return run;
@@ -97,11 +129,13 @@ int Main() {
                  base.advice().explanation().c_str());
     return 1;
   }
+  std::printf("advice with 1 worker: %s\n", base.advice().explanation().c_str());
   const double samples_per_epoch =
       static_cast<double>(base.batches_per_epoch_per_rank()) * base.batch_size();
   std::string result = "RESULT name=price";
   double max_error = 0;
-  std::printf("%-7s %12s %12s %8s\n", "workers", "predicted $", "measured $", "ratio");
+  std::printf("%-7s %12s %12s %8s %10s\n", "workers", "predicted $", "measured $", "ratio",
+              "host idle");
   for (const v1::WorkerCountCost& point : base.advice().predicted()) {
     const auto it = runs.find(static_cast<int>(point.workers()));
     if (it == runs.end()) continue;
@@ -109,10 +143,12 @@ int Main() {
         DollarsPerEpoch(it->first, it->second.samples_per_second, samples_per_epoch);
     const double ratio = point.dollars_per_epoch() / measured;
     max_error = std::max(max_error, std::abs(ratio - 1));
-    std::printf("%-7d %12.2f %12.2f %8.3f\n", it->first, point.dollars_per_epoch(), measured,
-                ratio);
-    absl::StrAppendFormat(&result, " predicted_%d=%.4f measured_%d=%.4f ratio_%d=%.3f", it->first,
-                          point.dollars_per_epoch(), it->first, measured, it->first, ratio);
+    std::printf("%-7d %12.2f %12.2f %8.3f %9.0f%%\n", it->first, point.dollars_per_epoch(),
+                measured, ratio, 100 * it->second.host_idle_fraction);
+    absl::StrAppendFormat(&result,
+                          " predicted_%d=%.4f measured_%d=%.4f ratio_%d=%.3f host_idle_%d=%.2f",
+                          it->first, point.dollars_per_epoch(), it->first, measured, it->first,
+                          ratio, it->first, it->second.host_idle_fraction);
   }
   absl::StrAppendFormat(&result, " max_error=%.3f within_15pct=%d", max_error,
                         max_error <= 0.15 ? 1 : 0);

@@ -33,6 +33,8 @@ AdvisorInput Sanitized(AdvisorInput input) {
   for (WorkerSupply& worker : input.workers) {
     worker.samples_per_second = Bounded(worker.samples_per_second, kMaxReportedRate);
     worker.busy_fraction = Bounded(worker.busy_fraction, 1);
+    worker.occupied_fraction = Bounded(worker.occupied_fraction, 1);
+    worker.process_cpu_fraction = Bounded(worker.process_cpu_fraction, 1);
     worker.all_jobs_samples_per_second =
         Bounded(worker.all_jobs_samples_per_second, kMaxReportedRate);
   }
@@ -102,6 +104,16 @@ std::string CostClause(const CostAdvice& cost) {
 
 }  // namespace
 
+double WorkerUse(const WorkerSupply& worker) {
+  // A worker's own process counts all its CPU, and a new worker brings CPUs of its own: its
+  // wall time, which also reflects other workers on its host, is not extrapolated (that asked
+  // for ever more workers as they shared one host). Inside another program the process's CPU
+  // is not the worker's, and the wall time is what it gets of that program's host.
+  return std::max(worker.busy_fraction, worker.process_cpu_fraction > 0
+                                            ? worker.process_cpu_fraction
+                                            : worker.occupied_fraction);
+}
+
 Advice AdviseWorkers(const AdvisorInput& raw_input, const AdvisorConfig& config) {
   const AdvisorInput input = Sanitized(raw_input);
   Advice advice;
@@ -121,15 +133,15 @@ Advice AdviseWorkers(const AdvisorInput& raw_input, const AdvisorConfig& config)
   bool busy_elsewhere = false;  // a busy worker that produced nothing for this job
   for (const WorkerSupply& worker : input.workers) {
     advice.supply_samples_per_second += worker.samples_per_second;
-    busy_sum += worker.busy_fraction;
-    if (worker.busy_fraction < config.min_busy_fraction) continue;
+    const double use = WorkerUse(worker);
+    busy_sum += use;
+    if (use < config.min_busy_fraction) continue;
     if (worker.samples_per_second == 0) {
       busy_elsewhere = true;
       continue;
     }
     advice.capacity_samples_per_second +=
-        std::max(worker.samples_per_second, worker.all_jobs_samples_per_second) /
-        worker.busy_fraction;
+        std::max(worker.samples_per_second, worker.all_jobs_samples_per_second) / use;
     ++measured_workers;
   }
   if (!all_ranks_measured) {

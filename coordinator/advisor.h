@@ -7,15 +7,21 @@
 //
 //   demand    = Σ over ranks of batch_size / step_seconds: the samples/s the trainers would
 //               consume if they never waited (step = time between Next() calls, wait excluded).
-//   capacity  = per worker, samples_per_second / busy_fraction: what it would produce fully busy.
+//   use       = per worker, the more used of what it produces with (worker/production_window.h):
+//               its producer threads' CPU time, and its process's CPU time over the CPUs it may
+//               use, or, for a worker inside another program (no process figure: hybrid mode,
+//               in-process tests), its threads' wall time holding a task.
+//   capacity  = per worker, samples_per_second / use: what it would produce once the first of
+//               them runs out (docs/decisions/9027-worker-capacity-from-all-its-cpu.md).
 //   desired   = ceil(demand × headroom / mean capacity), at least 1, at most kMaxWorkersDesired.
 //
 // Defined for every input: the figures come from peers' heartbeats, so a NaN or negative one
 // counts as 0, an infinite or huge one as its cap (fractions 1, rates kMaxReportedRate, steps
 // at least kMinStepSeconds). Only workers that produced for this job (rate > 0) at a measurable
-// busy fraction are extrapolated: a worker busy with other jobs says nothing about this one.
-// A worker's capacity is what it produced for every job per busy fraction (its busy time split
-// among the jobs by their rates; the jobs' samples are taken to cost alike).
+// use are extrapolated: a worker busy with other jobs says nothing about this one.
+// A worker's capacity is what it produced for every job per use (its use split among the jobs
+// by their rates; the jobs' samples are taken to cost alike). "Busy" in the advice's words is
+// this use.
 //
 // With a measured rate model the advice also says what the job delivers and costs now and at
 // each candidate worker count (coordinator/advisor_costs.h), at the configured prices.
@@ -48,13 +54,18 @@ struct RankDemand {
 struct WorkerSupply {
   uint64_t worker_id = 0;
   double samples_per_second = 0;
-  double busy_fraction = 0;  // [0, 1] of its producer threads
+  double busy_fraction = 0;  // [0, 1]: CPU time of its producer threads
   std::string pool;          // its worker pool, for its price
-  // What it produced for every job (>= samples_per_second; 0: this job only). Its busy time
-  // is shared among the jobs in proportion, so a worker that just moved to this job from
-  // another is not extrapolated from this job's first trickle over its whole busy time.
+  // What it produced for every job (>= samples_per_second; 0: this job only). Its use is
+  // shared among the jobs in proportion, so a worker that just moved to this job from
+  // another is not extrapolated from this job's first trickle over its whole use.
   double all_jobs_samples_per_second = 0;
+  double occupied_fraction = 0;     // [0, 1]: wall time its producer threads held a task
+  double process_cpu_fraction = 0;  // [0, 1]: its process's CPU of its CPUs (0: not reported)
 };
+
+// max(busy, process CPU), or max(busy, occupied) when the process CPU is not reported.
+double WorkerUse(const WorkerSupply& worker);
 
 struct AdvisorInput {
   uint32_t batch_size = 0;
@@ -67,9 +78,9 @@ struct AdvisorInput {
 struct AdvisorConfig {
   // Capacity kept in reserve: desired workers supply demand × headroom.
   double headroom = 1.1;
-  // Below this busy fraction a worker's capacity is not extrapolated (too little to measure).
+  // Below this use (WorkerUse) a worker's capacity is not extrapolated (too little to measure).
   double min_busy_fraction = 0.05;
-  // A rank waiting more than this while the workers are busy less than idle_busy_fraction on
+  // A rank waiting more than this while the workers' use is below idle_busy_fraction on
   // average means the bottleneck is not the workers' CPU; the advice says so.
   double max_wait = 0.10;
   double idle_busy_fraction = 0.5;
@@ -85,7 +96,7 @@ struct Advice {
   uint32_t workers_desired = 0;
   double demand_samples_per_second = 0;
   double supply_samples_per_second = 0;    // what the workers deliver now
-  double capacity_samples_per_second = 0;  // what they would deliver fully busy
+  double capacity_samples_per_second = 0;  // what they would deliver fully used
   // One sentence, e.g. "rank 0 waits 41% of its step; 3 workers at 95% busy supply 610
   // samples/s of 1,030 demanded: add 3 workers".
   std::string explanation;

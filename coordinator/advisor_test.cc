@@ -110,6 +110,84 @@ TEST(AdvisorTest, BusyTimeIsSharedAmongTheJobs) {
   EXPECT_EQ(advice.workers_desired, 6u);  // 1,032 × 1.1 / 200 = 5.7 → 6
 }
 
+// A worker inside another program (no process figure) whose producer thread ran 60% of the
+// time but held a task all of it (it waited for a core of the host it shares) delivers 300
+// samples/s and no more: capacity 300. Its CPU time alone (the model before) said 500, and 3.
+TEST(AdvisorTest, ContendedWorkersAreExtrapolatedFromTheirWallTime) {
+  WorkerSupply contended{1, 300, 0.6, ""};
+  contended.occupied_fraction = 1.0;
+  AdvisorConfig config;
+  config.prices.gpu_node_dollars_per_hour = 1.408;
+  config.prices.worker_dollars_per_hour = 0.816;
+  AdvisorInput input = OneRank(0.7, {contended});
+  input.samples_per_epoch = 1'032'000;
+  const Advice advice = AdviseWorkers(input, config);
+  ASSERT_TRUE(advice.measured);
+  EXPECT_NEAR(advice.capacity_samples_per_second, 300, 1e-9);
+  EXPECT_EQ(advice.workers_desired, 4u);  // 1,032 × 1.1 / 300 = 3.8 → 4
+  EXPECT_THAT(advice.explanation,
+              HasSubstr("1 worker at 100% busy supply 300 samples/s of 1,032 demanded (one "
+                        "worker can do 300): add 3"));
+  // The cost model extrapolates the same capacity: the knee is ceil(1,032 / 300) = 4, and 3
+  // workers (900 samples/s at $3.856/h: $0.00428 per thousand samples) are cheaper than 4
+  // (1,032 at $4.672/h: $0.00453).
+  EXPECT_EQ(advice.cost.knee_workers, 4u);
+  EXPECT_EQ(advice.cost.cheapest_workers, 3u);
+  ASSERT_GE(advice.cost.by_workers.size(), 3u);
+  EXPECT_EQ(advice.cost.by_workers[2].workers, 3u);
+  EXPECT_NEAR(advice.cost.by_workers[2].samples_per_second, 900, 1e-9);
+  // Not "mostly idle": the worker is fully used although its CPU time is 60%.
+  EXPECT_THAT(advice.explanation, Not(HasSubstr("elsewhere")));
+}
+
+// A worker process using 80% of its CPUs while its producer threads are half busy: the gRPC
+// threads sending its batches take the rest. Its CPUs run out at 400 / 0.8 = 500 samples/s,
+// not at 400 / 0.5 = 800 (the model before: 2 workers, now 3).
+TEST(AdvisorTest, AWorkersProcessCpuBoundsItsCapacity) {
+  WorkerSupply worker{1, 400, 0.5, ""};
+  worker.occupied_fraction = 0.5;
+  worker.process_cpu_fraction = 0.8;
+  const Advice advice = AdviseWorkers(OneRank(0.6, {worker}));
+  ASSERT_TRUE(advice.measured);
+  EXPECT_NEAR(advice.capacity_samples_per_second, 500, 1e-9);
+  EXPECT_EQ(advice.workers_desired, 3u);  // 1,032 × 1.1 / 500 = 2.3 → 3
+  EXPECT_EQ(advice.cost.knee_workers, 3u);
+}
+
+TEST(AdvisorTest, WorkerUseIsTheMostUsedResource) {
+  WorkerSupply worker{1, 100, 0.3, ""};
+  EXPECT_EQ(WorkerUse(worker), 0.3);
+  worker.occupied_fraction = 0.45;
+  EXPECT_EQ(WorkerUse(worker), 0.45);
+  worker.process_cpu_fraction = 0.7;
+  EXPECT_EQ(WorkerUse(worker), 0.7);
+  // A worker in its own process: its wall time is not its use (see the next test).
+  worker.occupied_fraction = 0.95;
+  EXPECT_EQ(WorkerUse(worker), 0.7);
+  // Reported figures are bounded like the rest: a NaN use counts as 0, above 1 as 1.
+  worker.process_cpu_fraction = 7;
+  EXPECT_NEAR(AdviseWorkers(OneRank(0.5, {worker})).capacity_samples_per_second, 100, 1e-9);
+}
+
+// Three worker processes sharing one host's cores: each holds a task all the time but runs
+// 60% of it, its process at 35% of the host's CPUs. Each new worker brings CPUs of its own, so
+// each is extrapolated by its CPU time: 120 / 0.6 = 200, 1,032 × 1.1 / 200 = 5.7 → 6. By its
+// wall time (120 a worker: 10 workers) every worker added to the host would lower the figure
+// and raise the count again.
+TEST(AdvisorTest, WorkersInTheirOwnProcessAreNotExtrapolatedByWallTime) {
+  std::vector<WorkerSupply> workers;
+  for (uint64_t id = 1; id <= 3; ++id) {
+    WorkerSupply worker{id, 120, 0.6, ""};
+    worker.occupied_fraction = 1.0;
+    worker.process_cpu_fraction = 0.35;
+    workers.push_back(worker);
+  }
+  const Advice advice = AdviseWorkers(OneRank(0.6, workers));
+  ASSERT_TRUE(advice.measured);
+  EXPECT_NEAR(advice.capacity_samples_per_second, 600, 1e-9);
+  EXPECT_EQ(advice.workers_desired, 6u);
+}
+
 TEST(AdvisorTest, NeededWorkersAreCapped) {
   const Advice advice = AdviseWorkers(OneRank(0.9, {{1, 1e-12, 1.0, ""}}));
   ASSERT_TRUE(advice.measured);

@@ -138,6 +138,29 @@ TEST_F(CoordinatorStatusTest, RefusesABadPoolName) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("pool: 64 bytes")));
 }
 
+// The advice extrapolates a worker by the most used of what its heartbeat reports: here its
+// process's CPU (90% of its CPUs) while its producer thread is 30% busy and 60% occupied, so
+// 90 samples/s is 100 at full use: 5 workers, as at 90% busy above (not 2, from 30% busy).
+TEST_F(CoordinatorStatusTest, AdviceUsesTheWorkersOccupancyAndProcessCpu) {
+  const uint64_t worker = RegisterBusyWorker("127.0.0.1:1", 90, 0.3);
+  stoker::v1::WorkerHeartbeatRequest heartbeat;
+  heartbeat.set_worker_id(worker);
+  heartbeat.mutable_stats()->set_busy_fraction(0.3);
+  heartbeat.mutable_stats()->set_occupied_fraction(0.6);
+  heartbeat.mutable_stats()->set_process_cpu_fraction(0.9);
+  stoker::v1::JobRate* rate = heartbeat.mutable_stats()->add_job_rates();
+  rate->set_job_id(job_id_);
+  rate->set_samples_per_second(90);
+  ASSERT_THAT(coordinator_.WorkerHeartbeat(heartbeat), IsOk());
+  ReportClient(0.75, 0.010);
+
+  const stoker::v1::GetStatusResponse status = coordinator_.GetStatus();
+  const stoker::v1::JobAdvice& advice = status.jobs(0).advice();
+  EXPECT_EQ(advice.workers_desired(), 5u);  // 400 × 1.1 / 100 = 4.4 → 5
+  EXPECT_EQ(advice.knee_workers(), 4u);
+  EXPECT_THAT(advice.explanation(), HasSubstr("1 worker at 90% busy"));
+}
+
 TEST_F(CoordinatorStatusTest, LostWorkerLeavesTheAdvice) {
   RegisterBusyWorker("127.0.0.1:1", 200, 0.5);
   RegisterBusyWorker("127.0.0.1:2", 200, 0.5);

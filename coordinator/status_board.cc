@@ -90,6 +90,8 @@ Advice StatusBoard::AdviseJob(const JobRecord& job, const ClusterState& state) c
         }
       }
       supply.busy_fraction = it->second.stats.busy_fraction();
+      supply.occupied_fraction = it->second.stats.occupied_fraction();
+      supply.process_cpu_fraction = it->second.stats.process_cpu_fraction();
     }
     input.workers.push_back(supply);
   }

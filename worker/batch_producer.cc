@@ -137,11 +137,12 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
   return absl::OkStatus();
 }
 
-BatchProducer::BatchProducer(uint32_t threads, uint64_t worker_id, BatchMessagePool* pool)
+BatchProducer::BatchProducer(uint32_t threads, uint64_t worker_id, BatchMessagePool* pool,
+                             uint32_t process_cpus)
     : pool_(pool),
       capacity_(kQueuedPerThread * std::max<uint32_t>(threads, 1)),
       worker_id_(worker_id),
-      recent_(absl::Now(), std::max<uint32_t>(threads, 1)) {
+      recent_(absl::Now(), std::max<uint32_t>(threads, 1), process_cpus) {
   for (uint32_t i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
 }
 
@@ -214,6 +215,7 @@ void BatchProducer::Loop() {
       work.done(absl::CancelledError("the job was retired"), nullptr);
       continue;
     }
+    const absl::Time wall_start = absl::Now();
     std::unique_ptr<stoker::v1::BatchMessage> message = pool_->Get();
     const absl::Duration cpu_start = ThreadCpuTime();
     absl::Status status;
@@ -228,16 +230,20 @@ void BatchProducer::Loop() {
       }
     }
     if (status.ok()) {
-      const absl::Duration cpu = ThreadCpuTime() - cpu_start;
       absl::MutexLock lock(&mu_);
       ++batches_produced_;
       samples_produced_ += work.job->spec().batch_size();
-      recent_.Record(absl::Now(), work.job->job_id(), cpu, work.job->spec().batch_size());
       op_times_.MergeFrom(scratch.op_times);
     } else {
       pool_->Put(std::move(message));
     }
     work.done(status, status.ok() ? std::move(message) : nullptr);
+    // After `done`: handing the batch on (encoding it, often sending it) is part of its cost.
+    if (status.ok()) {
+      const TaskTime time{ThreadCpuTime() - cpu_start, absl::Now() - wall_start};
+      absl::MutexLock lock(&mu_);
+      recent_.Record(absl::Now(), work.job->job_id(), time, work.job->spec().batch_size());
+    }
   }
 }
 
@@ -260,6 +266,11 @@ absl::Status BatchProducer::Simulate(const SimulatedProduction& simulation, cons
 OpTimeHistograms BatchProducer::op_times() const {
   absl::MutexLock lock(&mu_);
   return op_times_;
+}
+
+void BatchProducer::RecordProcessCpu() {
+  absl::MutexLock lock(&mu_);
+  recent_.RecordProcessCpu(absl::Now(), ProcessCpuTime());
 }
 
 void BatchProducer::ReportRecent(stoker::v1::WorkerStats* stats) const {

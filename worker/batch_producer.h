@@ -79,7 +79,10 @@ class BatchProducer {
  public:
   using Done = std::function<void(absl::Status, std::unique_ptr<stoker::v1::BatchMessage>)>;
 
-  BatchProducer(uint32_t threads, uint64_t worker_id, BatchMessagePool* pool);
+  // `process_cpus`: the CPUs of the worker's own process, for its process_cpu_fraction (0: the
+  // process is shared, not reported; worker/production_window.h).
+  BatchProducer(uint32_t threads, uint64_t worker_id, BatchMessagePool* pool,
+                uint32_t process_cpus = 0);
   ~BatchProducer();
 
   void set_worker_id(uint64_t worker_id);
@@ -100,7 +103,10 @@ class BatchProducer {
 
   // Per-op time histograms of every batch produced so far.
   OpTimeHistograms op_times() const;
-  // Sets stats' busy_fraction and job_rates from the last ~10 seconds.
+  // Reads the process's CPU time for process_cpu_fraction (call it regularly: each heartbeat).
+  void RecordProcessCpu();
+  // Sets stats' busy, occupied and process CPU fractions and job_rates from the last ~10
+  // seconds (worker/production_window.h).
   void ReportRecent(stoker::v1::WorkerStats* stats) const;
   uint64_t batches_produced() const;
   uint64_t samples_produced() const;

@@ -3,7 +3,10 @@
 #include <vector>
 
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "common/clock.h"
 #include "gtest/gtest.h"
+#include "worker/simulated_batch.h"
 
 namespace stoker {
 namespace {
@@ -109,6 +112,41 @@ TEST(BatchProducerTest, ProducesOnThreadsAndCountsBatches) {
     cancelled = status.code() == absl::StatusCode::kCancelled;
   });
   EXPECT_TRUE(cancelled);
+}
+
+// Handing a batch on (`done`: encoding and sending it, on the producer thread) is part of what
+// the task cost: the busy fraction counts it. Here production costs next to nothing (a
+// simulated batch, ready at once) and each hand-off burns 30 ms of the thread's CPU, so at least
+// 90 ms were busy within the test's span. Counting production alone (as before) reported a
+// fraction of the microseconds SimulateBatch takes.
+TEST(BatchProducerTest, BusyAndOccupiedCountTheHandOff) {
+  const absl::Time test_start = absl::Now();
+  auto job = JobContext::Create(1, BlurJob());
+  ASSERT_TRUE(job.ok());
+  BatchMessagePool pool(4);
+  BatchProducer producer(1, 5, &pool);
+  producer.set_simulation(
+      SimulatedProduction{absl::ZeroDuration(), SimulatedBatchMode::kSleep, absl::ZeroDuration()});
+  absl::Notification all_done;
+  constexpr int kBatches = 3;
+  for (uint64_t g = 0; g < kBatches; ++g) {
+    producer.Submit(*job, Task(0, g),
+                    [&, g](absl::Status status, std::unique_ptr<pb::BatchMessage> batch) {
+                      EXPECT_TRUE(status.ok()) << status;
+                      std::string scratch;
+                      BurnThreadCpu(absl::Milliseconds(30), ThreadCpuTime(), &scratch);
+                      pool.Put(std::move(batch));
+                      if (g + 1 == kBatches) all_done.Notify();
+                    });
+  }
+  all_done.WaitForNotification();
+  producer.Stop();  // the last task's time is recorded once its `done` has returned
+  pb::WorkerStats stats;
+  producer.ReportRecent(&stats);
+  const double span = absl::ToDoubleSeconds(absl::Now() - test_start);  // >= the window's span
+  EXPECT_GE(stats.busy_fraction(), kBatches * 0.030 / span);
+  EXPECT_GE(stats.occupied_fraction(), stats.busy_fraction());
+  EXPECT_EQ(stats.process_cpu_fraction(), 0);  // a shared process: not reported
 }
 
 }  // namespace

@@ -87,6 +87,7 @@ absl::Status FlagValues::ApplyTo(stoker::WorkerConfig& config) const {
   config.max_lease_poll = absl::Milliseconds(lease_poll_ms);
   config.drain_deadline = absl::Milliseconds(drain_deadline_ms);
   config.register_backoff.max_attempts = static_cast<int>(register_attempts);
+  config.owns_process = true;  // this process is the worker alone
   absl::StatusOr<stoker::TlsConfig> built = tls.Build();
   if (!built.ok()) return built.status();
   config.tls = *std::move(built);

@@ -8,6 +8,7 @@
 #include "common/ids.h"
 #include "common/logging.h"
 #include "common/payload_codec.h"
+#include "common/process_limits.h"
 #include "common/retry.h"
 #include "common/status_macros.h"
 
@@ -43,7 +44,8 @@ Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinat
       clock_(clock),
       pool_(PoolSize(config_.ResolvedThreads())),
       payload_buffers_(PoolSize(config_.ResolvedThreads())),
-      producer_(config_.ResolvedThreads(), 0, &pool_),
+      producer_(config_.ResolvedThreads(), 0, &pool_,
+                config_.owns_process ? OwnProcessLimits().cpus : 0),
       open_thread_([this] { OpenLoop(); }) {
   producer_.set_simulation(config_.Simulation());
 }
@@ -379,6 +381,7 @@ void Worker::TakeReportsLocked(pb::WorkerHeartbeatRequest* request) {
 
 bool Worker::Heartbeat() {
   pb::WorkerHeartbeatRequest request;
+  producer_.RecordProcessCpu();
   *request.mutable_stats() = stats();
   {
     absl::MutexLock lock(&mu_);

@@ -44,6 +44,11 @@ struct WorkerConfig {
   // Serve only the trainer client with this id (hybrid mode: threads on the trainer's own host,
   // started by the client library); the coordinator lists this worker to no other client.
   std::string private_to_client;
+  // The worker is its process's only component (stoker-worker sets it): it then reports its
+  // process's CPU time, which counts the gRPC threads sending its batches, for the advisor's
+  // capacity model (WorkerStats.process_cpu_fraction). Inside another program (hybrid mode,
+  // tests) the process's CPU is not the worker's alone, and is not reported.
+  bool owns_process = false;
   // The worker pool it runs in (common/pool_name.h), told to the coordinator at registration:
   // prices and KEDA's per-pool worker counts go by it. Empty: the default pool.
   std::string pool;

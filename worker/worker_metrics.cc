@@ -14,8 +14,15 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
   m.Counter("stoker_worker_samples_produced_total", "Samples produced since the worker started.",
             static_cast<double>(stats.samples_produced()));
   m.Gauge("stoker_worker_busy_ratio",
-          "Fraction of the producer threads' time spent producing over the last 10 seconds.",
+          "CPU time the producer threads spent on tasks / their wall time, last 10 seconds.",
           stats.busy_fraction());
+  m.Gauge("stoker_worker_occupied_ratio",
+          "Wall time the producer threads held a task (running or waiting for a core) / their "
+          "wall time, last 10 seconds.",
+          stats.occupied_fraction());
+  m.Gauge("stoker_worker_process_cpu_ratio",
+          "The process's CPU time / the CPUs it may use, last 10 seconds (0: not measured).",
+          stats.process_cpu_fraction());
   m.Gauge("stoker_worker_open_streams", "Client streams open.", stats.open_streams());
   for (const stoker::v1::JobRate& rate : stats.job_rates()) {
     m.Gauge("stoker_worker_job_samples_per_second",
