@@ -106,6 +106,9 @@ trace::RankFootprint MetricsFootprint(const stoker::v1::GetStatusResponse& statu
   if (const stoker::v1::RankStatus* reported = FindRank(job, rank); reported != nullptr) {
     const stoker::v1::ClientStats& stats = reported->stats();
     footprint.trainer_receive_share = std::clamp(stats.receive_busy_fraction(), 0.0, 1.0);
+    if (stats.has_gpu_utilization()) {
+      footprint.gpu_utilization = std::clamp(stats.gpu_utilization(), 0.0, 1.0);
+    }
     if (options.link_bytes_per_second > 0) {
       footprint.link_utilization =
           std::max(0.0, stats.received_wire_bytes_per_second()) / options.link_bytes_per_second;

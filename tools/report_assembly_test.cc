@@ -86,6 +86,16 @@ TEST(MetricsFootprintTest, WorkersLinkAndReceivePathFromTheStatus) {
   EXPECT_EQ(footprint.advisor_workers, 6u);
 }
 
+TEST(MetricsFootprintTest, GpuUtilizationWhenTheRankReportsIt) {
+  stoker::v1::GetStatusResponse status = StatusWithOneRank();
+  EXPECT_EQ(MetricsFootprint(status, status.jobs(0), 0, ReportOptions()).gpu_utilization,
+            std::nullopt);  // unset: unknown, not 0
+  status.mutable_jobs(0)->mutable_ranks(0)->mutable_stats()->set_gpu_utilization(0.0);
+  EXPECT_EQ(MetricsFootprint(status, status.jobs(0), 0, ReportOptions()).gpu_utilization, 0.0);
+  status.mutable_jobs(0)->mutable_ranks(0)->mutable_stats()->set_gpu_utilization(0.62);
+  EXPECT_EQ(MetricsFootprint(status, status.jobs(0), 0, ReportOptions()).gpu_utilization, 0.62);
+}
+
 TEST(MetricsFootprintTest, UnknownLinkCapacityIsNegative) {
   const stoker::v1::GetStatusResponse status = StatusWithOneRank();
   EXPECT_LT(MetricsFootprint(status, status.jobs(0), 0, ReportOptions()).link_utilization, 0);
@@ -139,11 +149,13 @@ TEST(AssembleReportTest, PeersFractionsAreClampedIntoRange) {
   stoker::v1::GetStatusResponse status = StatusWithOneRank();
   status.mutable_workers(0)->set_busy_fraction(7);
   status.mutable_jobs(0)->mutable_ranks(0)->mutable_stats()->set_receive_busy_fraction(-3);
+  status.mutable_jobs(0)->mutable_ranks(0)->mutable_stats()->set_gpu_utilization(4);
   absl::StatusOr<std::vector<trace::RankVerdict>> report =
       AssembleReport(status, status.jobs(0), WorkerBoundTimeline(), ReportOptions());
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_NEAR((*report)[0].footprint.worker_cpu_utilization, 0.85, 1e-9);  // (1 + 0.7) / 2
   EXPECT_EQ((*report)[0].footprint.trainer_receive_share, 0);
+  EXPECT_EQ((*report)[0].footprint.gpu_utilization, 1.0);
 }
 
 }  // namespace

@@ -36,6 +36,11 @@ struct Bar {
 
 std::string Percent(double share) { return absl::StrFormat("%.1f%%", share * 100); }
 
+// The rank's GPU utilization; "unknown" without NVML on the trainer.
+std::string GpuUtilization(const trace::RankFootprint& footprint) {
+  return footprint.gpu_utilization.has_value() ? Percent(*footprint.gpu_utilization) : "unknown";
+}
+
 int Scaled(double share) { return static_cast<int>(std::clamp(share, 0.0, 1.0) * kBarWidth); }
 
 // One SVG of labelled horizontal bars on a 0..100% scale, with a dashed line at `threshold`.
@@ -113,12 +118,15 @@ std::string UtilizationPlot(absl::Span<const RankVerdict> ranks, double threshol
 }
 
 std::string VerdictTable(absl::Span<const RankVerdict> ranks) {
-  std::string table = "<table><tr><th>rank</th><th>verdict</th><th>recommendation</th></tr>";
+  std::string table =
+      "<table><tr><th>rank</th><th>verdict</th><th>GPU utilization</th><th>recommendation</th>"
+      "</tr>";
   for (const RankVerdict& rank : ranks) {
     const absl::string_view verdict = trace::VerdictName(rank.verdict);
-    absl::StrAppendFormat(&table,
-                          "<tr><td>%d</td><td class=\"v-%s\"><b>%s</b></td><td>%s</td></tr>",
-                          rank.footprint.rank, verdict, verdict, HtmlEscaped(rank.recommendation));
+    absl::StrAppendFormat(
+        &table, "<tr><td>%d</td><td class=\"v-%s\"><b>%s</b></td><td>%s</td><td>%s</td></tr>",
+        rank.footprint.rank, verdict, verdict, GpuUtilization(rank.footprint),
+        HtmlEscaped(rank.recommendation));
   }
   return absl::StrCat(table, "</table>");
 }

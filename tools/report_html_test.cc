@@ -39,6 +39,16 @@ TEST(ReportHtmlTest, SelfContainedPageWithVerdictsAndPlots) {
   EXPECT_THAT(html, Not(HasSubstr("<link")));
 }
 
+TEST(ReportHtmlTest, GpuUtilizationBesideTheVerdictWhenKnown) {
+  std::vector<trace::RankVerdict> ranks = {Rank(0, trace::Verdict::kNone, 0.3),
+                                           Rank(1, trace::Verdict::kNone, 0.3)};
+  ranks[0].footprint.gpu_utilization = 0.925;
+  const std::string html = RenderReportHtml("job", ranks);
+  EXPECT_THAT(html, HasSubstr("<th>GPU utilization</th>"));
+  EXPECT_THAT(html, HasSubstr("<b>none</b></td><td>92.5%</td>"));
+  EXPECT_THAT(html, HasSubstr("<b>none</b></td><td>unknown</td>"));
+}
+
 TEST(ReportHtmlTest, ThresholdLinesWhereTheThresholdsSay) {
   trace::BottleneckThresholds thresholds;
   thresholds.data_wait_share = 0.25;    // x = 150 + 100

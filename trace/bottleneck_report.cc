@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "trace/json_text.h"
 
 namespace stoker::trace {
@@ -30,6 +31,9 @@ absl::Status CheckFootprint(const RankFootprint& footprint) {
         {"trainer_receive_share", footprint.trainer_receive_share}}) {
     const absl::Status status = CheckShare(field, value);
     if (!status.ok()) return status;
+  }
+  if (footprint.gpu_utilization.has_value()) {
+    RETURN_IF_ERROR(CheckShare("gpu_utilization", *footprint.gpu_utilization));
   }
   if (!std::isfinite(footprint.link_utilization)) {
     return absl::InvalidArgumentError("link_utilization: not a finite number");
@@ -62,13 +66,22 @@ std::array<double, kStageGroupCount> GroupShares(const RankFootprint& footprint)
 
 std::string Percent(double share) { return absl::StrFormat("%.1f%%", share * 100); }
 
+std::string GpuUtilizationText(const std::optional<double>& utilization) {
+  return utilization.has_value() ? absl::StrCat("GPU utilization ", Percent(*utilization))
+                                 : "GPU utilization unknown";
+}
+
 // `keeps_up`: the data wait is below its threshold (rule 1), as opposed to nothing late traced.
 std::string Recommendation(Verdict verdict, const RankFootprint& footprint, bool keeps_up) {
   switch (verdict) {
     case Verdict::kNone:
-      return keeps_up ? absl::StrCat("the GPU step takes ", Percent(footprint.gpu_step_share),
-                                     " of the time and the input keeps up: nothing to change")
-                      : "no late batch was traced: trace longer or sample more batches";
+      if (!keeps_up) return "no late batch was traced: trace longer or sample more batches";
+      return absl::StrCat("the GPU step takes ", Percent(footprint.gpu_step_share),
+                          " of the time and the input keeps up: nothing to change",
+                          footprint.gpu_utilization.has_value()
+                              ? absl::StrCat(" (NVML: the GPU is busy ",
+                                             Percent(*footprint.gpu_utilization), " of the time)")
+                              : "");
     case Verdict::kWorkers: {
       const uint32_t add = std::max<uint32_t>(footprint.advisor_workers > footprint.workers
                                                   ? footprint.advisor_workers - footprint.workers
@@ -199,7 +212,8 @@ std::string RenderReportText(absl::Span<const RankVerdict> ranks) {
         f.link_utilization < 0 ? "link capacity unknown"
                                : absl::StrCat("link ", Percent(f.link_utilization), " of capacity");
     absl::StrAppend(&text, "rank ", f.rank, ": ", VerdictName(rank.verdict), "\n", "  data wait ",
-                    Percent(f.data_wait_share), ", GPU step ", Percent(f.gpu_step_share), "\n",
+                    Percent(f.data_wait_share), ", GPU step ", Percent(f.gpu_step_share), ", ",
+                    GpuUtilizationText(f.gpu_utilization), "\n",
                     "  late batches' critical path: ", absl::StrJoin(groups, ", "), "\n",
                     "  workers' CPU ", Percent(f.worker_cpu_utilization), ", ", link,
                     ", trainer receive/H2D busy ", Percent(f.trainer_receive_share), "\n",
@@ -225,12 +239,15 @@ std::string RenderReportJson(absl::Span<const RankVerdict> ranks) {
     }
     const std::string link =
         f.link_utilization < 0 ? "null" : absl::StrFormat("%.6g", f.link_utilization);
+    const std::string gpu =
+        f.gpu_utilization.has_value() ? absl::StrFormat("%.6g", *f.gpu_utilization) : "null";
     entries.push_back(absl::StrFormat(
-        "{\"rank\":%d,\"verdict\":%s,\"data_wait_share\":%.6g,\"gpu_step_share\":%.6g,"
+        "{\"rank\":%d,\"verdict\":%s,\"gpu_utilization\":%s,\"data_wait_share\":%.6g,"
+        "\"gpu_step_share\":%.6g,"
         "\"late_path_shares\":{%s},\"late_stage_seconds\":{%s},\"worker_cpu_utilization\":%.6g,"
         "\"link_utilization\":%s,\"trainer_receive_share\":%.6g,\"workers\":%d,"
         "\"advisor_workers\":%d,\"recommendation\":%s}",
-        f.rank, JsonQuoted(VerdictName(rank.verdict)), f.data_wait_share, f.gpu_step_share,
+        f.rank, JsonQuoted(VerdictName(rank.verdict)), gpu, f.data_wait_share, f.gpu_step_share,
         absl::StrJoin(groups, ","), absl::StrJoin(stages, ","), f.worker_cpu_utilization, link,
         f.trainer_receive_share, f.workers, f.advisor_workers, JsonQuoted(rank.recommendation)));
   }

@@ -19,6 +19,9 @@
 //          known to be below capacity and the trainer's receive/H2D threads are busy at least
 //          trainer_busy (80%) of the time: the receiver is what holds the sender back -> trainer
 //
+// The GPU's utilization (NVML, where the trainer has it) is shown beside the verdict and in
+// rule 1's recommendation; no rule uses it.
+//
 // Stages outside the groups (lease_wait, buffer_wait, consumer_step, coordinator events) do not
 // count: a late batch's wait for a lease or the consumer's step is not the data path's time.
 //
@@ -72,6 +75,9 @@ struct RankFootprint {
   double link_utilization = -1;
   // Share of the trainer host's wall time its receive, decompress and H2D threads were busy.
   double trainer_receive_share = 0;
+  // Utilization of the GPU the rank feeds (ClientStats.gpu_utilization), [0, 1]; nullopt when
+  // unknown (no NVML on the trainer, a CPU device, a client that predates it).
+  std::optional<double> gpu_utilization;
   // Workers serving the job now, and the advisor's suggested count.
   uint32_t workers = 0;
   uint32_t advisor_workers = 0;
@@ -85,7 +91,8 @@ struct RankVerdict {
   std::string recommendation;
 };
 
-// INVALID_ARGUMENT naming the field when a share is outside [0, 1], a second count is negative
+// INVALID_ARGUMENT naming the field when a share (or a known gpu_utilization) is outside [0, 1],
+// a second count is negative
 // or any figure is not finite.
 absl::StatusOr<RankVerdict> Diagnose(const RankFootprint& footprint,
                                      const BottleneckThresholds& thresholds = {});

@@ -85,6 +85,10 @@ TEST(DiagnoseTest, RecommendationsFollowTheVerdict) {
   EXPECT_THAT(Diagnose(SlowReceivePath())->recommendation, HasSubstr("pinned memory"));
   EXPECT_THAT(Diagnose(ConsumerStepDominates())->recommendation,
               HasSubstr("GPU step takes 96.0% of the time"));
+  RankFootprint busy_gpu = ConsumerStepDominates();
+  busy_gpu.gpu_utilization = 0.93;
+  EXPECT_THAT(Diagnose(busy_gpu)->recommendation,
+              HasSubstr("nothing to change (NVML: the GPU is busy 93.0% of the time)"));
   // The advisor asking for no more workers than there are still says to add one.
   RankFootprint enough = TooFewWorkersForAHeavyBlur();
   enough.advisor_workers = 1;
@@ -162,6 +166,10 @@ TEST(DiagnoseTest, BadFiguresAreRefusedNamingTheField) {
   EXPECT_THAT(Diagnose(f),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("link_utilization:")));
   f = SlowShardServer();
+  f.gpu_utilization = 1.2;
+  EXPECT_THAT(Diagnose(f), StatusIs(absl::StatusCode::kInvalidArgument,
+                                    HasSubstr("gpu_utilization: 1.2 is not in [0, 1]")));
+  f = SlowShardServer();
   f.late_stage_seconds[StageIndex(Stage::kDecode)] = -1;
   EXPECT_THAT(Diagnose(f), StatusIs(absl::StatusCode::kInvalidArgument,
                                     HasSubstr("late_stage_seconds[decode]: -1")));
@@ -195,6 +203,20 @@ TEST(RenderReportTest, JsonHasAVerdictPerRank) {
             4.0);
   EXPECT_EQ(first.at("link_utilization").number_value(), 0.2);
   EXPECT_EQ(first.at("advisor_workers").number_value(), 5);
+  EXPECT_EQ(first.at("gpu_utilization").kind_case(), google::protobuf::Value::kNullValue);
+}
+
+TEST(RenderReportTest, KnownGpuUtilizationIsShown) {
+  RankFootprint f = ConsumerStepDominates();
+  f.gpu_utilization = 0.875;
+  const RankVerdict verdict = *Diagnose(f);
+  EXPECT_THAT(RenderReportText({verdict}),
+              HasSubstr("  data wait 4.0%, GPU step 96.0%, GPU utilization 87.5%\n"));
+  google::protobuf::Struct document;
+  const std::string json = RenderReportJson({verdict});
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json, &document).ok()) << json;
+  const auto& fields = document.fields().at("ranks").list_value().values(0).struct_value().fields();
+  EXPECT_EQ(fields.at("gpu_utilization").number_value(), 0.875);
 }
 
 TEST(RenderReportTest, TextNamesVerdictFootprintAndRecommendation) {
@@ -204,7 +226,7 @@ TEST(RenderReportTest, TextNamesVerdictFootprintAndRecommendation) {
   const std::string text = RenderReportText({*Diagnose(f)});
   EXPECT_EQ(text,
             "rank 3: storage\n"
-            "  data wait 50.0%, GPU step 50.0%\n"
+            "  data wait 50.0%, GPU step 50.0%, GPU utilization unknown\n"
             "  late batches' critical path: storage 83.3%, workers 13.9%, network 2.8%, "
             "trainer 0.0%\n"
             "  workers' CPU 30.0%, link capacity unknown, trainer receive/H2D busy 10.0%\n"

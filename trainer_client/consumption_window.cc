@@ -10,7 +10,9 @@ ConsumptionWindow::ConsumptionWindow(absl::Time start)
       steps_(start),
       batches_(start),
       wire_bytes_(start),
-      receive_busy_seconds_(start) {}
+      receive_busy_seconds_(start),
+      gpu_utilization_sum_(start),
+      gpu_samples_(start) {}
 
 void ConsumptionWindow::RecordWait(absl::Time now, absl::Duration wait, bool returned_batch) {
   wait_seconds_.Add(now, absl::ToDoubleSeconds(wait));
@@ -27,6 +29,11 @@ void ConsumptionWindow::RecordReceived(absl::Time now, uint64_t wire_bytes, absl
   receive_busy_seconds_.Add(now, absl::ToDoubleSeconds(busy));
 }
 
+void ConsumptionWindow::RecordGpuUtilization(absl::Time now, double utilization) {
+  gpu_utilization_sum_.Add(now, utilization);
+  gpu_samples_.Add(now, 1);
+}
+
 stoker::v1::ClientStats ConsumptionWindow::Snapshot(absl::Time now,
                                                     uint64_t batches_delivered) const {
   stoker::v1::ClientStats stats;
@@ -40,6 +47,8 @@ stoker::v1::ClientStats ConsumptionWindow::Snapshot(absl::Time now,
   stats.set_received_wire_bytes_per_second(wire_bytes_.RatePerSecond(now));
   // Streams receive in parallel: their busy seconds may sum past the wall time.
   stats.set_receive_busy_fraction(std::min(1.0, receive_busy_seconds_.RatePerSecond(now)));
+  const double gpu_samples = gpu_samples_.Sum(now);
+  if (gpu_samples > 0) stats.set_gpu_utilization(gpu_utilization_sum_.Sum(now) / gpu_samples);
   return stats;
 }
 

@@ -60,5 +60,15 @@ TEST(ConsumptionWindowTest, ParallelStreamsBusyAtMostTheWholeTime) {
   EXPECT_EQ(window.Snapshot(kStart + absl::Seconds(1), 0).receive_busy_fraction(), 1.0);
 }
 
+TEST(ConsumptionWindowTest, GpuUtilizationIsTheMeanOfRecentSamples) {
+  ConsumptionWindow window(kStart);
+  EXPECT_FALSE(window.Snapshot(kStart, 0).has_gpu_utilization());  // unknown, not 0
+  window.RecordGpuUtilization(kStart + absl::Seconds(1), 0.0);     // an old sample
+  const absl::Time later = kStart + absl::Seconds(30);
+  window.RecordGpuUtilization(later, 0.5);
+  window.RecordGpuUtilization(later + absl::Milliseconds(200), 0.9);
+  EXPECT_NEAR(window.Snapshot(later + absl::Milliseconds(200), 0).gpu_utilization(), 0.7, 1e-9);
+}
+
 }  // namespace
 }  // namespace stoker

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -14,6 +15,7 @@
 #include "coordinator/coordinator_client.h"
 #include "stoker/v1/pipeline.pb.h"
 #include "trainer_client/batch.h"
+#include "trainer_client/gpu_utilization.h"
 #include "trainer_client/worker_stream.h"
 
 namespace stoker {
@@ -44,6 +46,8 @@ struct LoaderEnv {
   // Lets the Loader run a job's tail (ClientTailFactory()): with it an unset JobSpec.tail asks
   // for AUTO; null: it asks for WORKER, and tail_on_client fails with FAILED_PRECONDITION.
   BatchTailFactory tail;
+  // The NVML library sampled for LoaderOptions::gpu_pci_bus_id (tests pass a stand-in).
+  std::string nvml_library = kNvmlLibrary;
 };
 
 }  // namespace stoker

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -65,9 +66,13 @@ absl::Status LoaderImpl::HeartbeatOnce() {
   request.set_client_clock_ns(clock);
   trace_.FillHeartbeat(&request);  // lost if the call fails: a trace is best effort
   std::vector<v1::TaskId> reported;
+  // Outside mu_: an NVML call may take a while.
+  const std::optional<double> gpu_utilization =
+      gpu_sampler_ != nullptr ? gpu_sampler_->Sample() : std::nullopt;
   {
     absl::MutexLock lock(&mu_);
     reported.swap(received_tasks_);
+    if (gpu_utilization) consumption_.RecordGpuUtilization(env_.clock->Now(), *gpu_utilization);
     *request.mutable_stats() = consumption_.Snapshot(env_.clock->Now(), stats_.batches_delivered);
     AddOverdueLocked(&request);
   }

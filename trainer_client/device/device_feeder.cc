@@ -1,5 +1,6 @@
 #include "trainer_client/device/device_feeder.h"
 
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -46,6 +47,16 @@ absl::StatusOr<std::unique_ptr<DeviceFeeder>> DeviceFeeder::Create(const DeviceO
       absl::StrCat("device ", options.device,
                    ": this build of Stoker has no CUDA support (STOKER_CUDA=OFF or "
                    "no CUDA toolkit at build time); use device \"cpu\""));
+#endif
+}
+
+std::string CudaPciBusIdOf(const std::string& device) {
+  const absl::StatusOr<DeviceId> id = ParseDevice(device);
+  if (!id.ok() || id->kind != DeviceKind::kCuda) return "";
+#if STOKER_HAVE_CUDA
+  return CudaPciBusId(id->index);
+#else
+  return "";
 #endif
 }
 

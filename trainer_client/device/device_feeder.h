@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -117,6 +118,11 @@ class DeviceFeeder {
   std::vector<int> free_slots_ ABSL_GUARDED_BY(mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
+
+// The PCI bus id of `device` when it is "cuda" or "cuda:N" ("0000:3b:00.0"), for
+// LoaderOptions::gpu_pci_bus_id; empty for the CPU, a bad device, a build without CUDA, or when
+// CUDA cannot say (no driver, no such device).
+std::string CudaPciBusIdOf(const std::string& device);
 
 }  // namespace stoker
 

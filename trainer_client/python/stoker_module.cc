@@ -165,6 +165,8 @@ class PyLoader {
   static std::shared_ptr<PyLoader> Create(const PythonLoaderConfig& config) {
     absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
     if (!options.ok()) ThrowStatus(options.status());
+    // Heartbeats then carry the GPU's utilization where NVML is present (gpu_utilization.h).
+    options->gpu_pci_bus_id = CudaPciBusIdOf(config.device);
     const bool device_tail = config.DeviceRunsTail(options->spec.pipeline());
     // Where DeviceTailFactory leaves the placed tail's normalization for the feeder.
     auto folded = std::make_shared<std::optional<DeviceNormalization>>();

@@ -58,6 +58,7 @@ absl::StatusOr<v1::ClientHeartbeatResponse> FakeCoordinator::ClientHeartbeat(
   received_.insert(received_.end(), request.consumed().begin(), request.consumed().end());
   traced_.insert(traced_.end(), request.trace().processes().begin(),
                  request.trace().processes().end());
+  last_stats_ = request.stats();
   v1::ClientHeartbeatResponse response = heartbeat_response_;
   if (request.client_clock_ns() != 0 && response.has_trace()) {
     response.set_received_clock_ns(trace::MonotonicNowNanos());
@@ -70,6 +71,11 @@ void FakeCoordinator::set_trace(uint32_t one_in) {
   absl::MutexLock lock(&mu_);
   heartbeat_response_.mutable_trace()->set_sample_one_in(one_in);
   heartbeat_response_.mutable_trace()->set_remaining_ms(60000);
+}
+
+v1::ClientStats FakeCoordinator::last_stats() const {
+  absl::MutexLock lock(&mu_);
+  return last_stats_;
 }
 
 std::vector<v1::TraceProcessSpans> FakeCoordinator::traced() const {

@@ -41,6 +41,8 @@ class FakeCoordinator : public CoordinatorClient {
   void set_trace(uint32_t one_in);
   // The spans successful heartbeats carried (ClientHeartbeatRequest.trace), in order.
   std::vector<v1::TraceProcessSpans> traced() const;
+  // The stats of the last successful heartbeat.
+  v1::ClientStats last_stats() const;
 
   int open_job_calls() const;
   bool AwaitOpenJobCalls(int n);
@@ -62,6 +64,7 @@ class FakeCoordinator : public CoordinatorClient {
   v1::ClientHeartbeatResponse heartbeat_response_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::TaskId> received_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::TraceProcessSpans> traced_ ABSL_GUARDED_BY(mu_);
+  v1::ClientStats last_stats_ ABSL_GUARDED_BY(mu_);
   int heartbeats_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

@@ -124,6 +124,11 @@ int CudaDeviceCount() {
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
+std::string CudaPciBusId(int index) {
+  char bus_id[32] = {};  // "dddd:bb:dd.f" and a NUL; NVML's own buffer is 32
+  return cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), index) == cudaSuccess ? bus_id : "";
+}
+
 absl::StatusOr<std::unique_ptr<DeviceFeeder>> CreateCudaFeeder(const DeviceOptions& options,
                                                                DeviceId device) {
   int count = 0;

@@ -5,6 +5,7 @@
 // Uses the CUDA runtime only, never the driver API, so binaries start on hosts without a GPU.
 
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "trainer_client/device/device_feeder.h"
@@ -19,6 +20,9 @@ absl::StatusOr<std::unique_ptr<DeviceFeeder>> CreateCudaFeeder(const DeviceOptio
 // Number of usable CUDA devices: 0 when the runtime reports an error (no driver, no device), as
 // on build machines without a GPU.
 int CudaDeviceCount();
+
+// The PCI bus id of CUDA device `index` ("0000:3b:00.0"); empty when the runtime cannot say.
+std::string CudaPciBusId(int index);
 
 }  // namespace stoker
 

@@ -1,0 +1,69 @@
+#include "trainer_client/gpu_utilization.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+
+namespace stoker {
+namespace {
+
+// The few NVML declarations used, from its documented C ABI (nvml.h is not needed to build).
+using NvmlReturn = int;  // nvmlReturn_t
+constexpr NvmlReturn kNvmlSuccess = 0;
+using NvmlDevice = struct NvmlDeviceOpaque*;  // nvmlDevice_t
+struct NvmlUtilization {                      // nvmlUtilization_t
+  unsigned int gpu;                           // percent of time a kernel ran
+  unsigned int memory;                        // percent of time device memory was read or written
+};
+using InitFn = NvmlReturn (*)();
+using ShutdownFn = NvmlReturn (*)();
+using HandleByPciBusIdFn = NvmlReturn (*)(const char*, NvmlDevice*);
+using UtilizationRatesFn = NvmlReturn (*)(NvmlDevice, NvmlUtilization*);
+
+}  // namespace
+
+struct GpuUtilizationSampler::Nvml {
+  void* library = nullptr;
+  bool initialized = false;
+  ShutdownFn shutdown = nullptr;
+  UtilizationRatesFn utilization_rates = nullptr;
+  NvmlDevice device = nullptr;
+
+  ~Nvml() {
+    if (initialized) shutdown();
+    if (library != nullptr) dlclose(library);
+  }
+};
+
+std::unique_ptr<GpuUtilizationSampler> GpuUtilizationSampler::Open(const std::string& pci_bus_id,
+                                                                   const std::string& library) {
+  auto nvml = std::make_unique<Nvml>();
+  nvml->library = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (nvml->library == nullptr) return nullptr;
+  const auto init = reinterpret_cast<InitFn>(dlsym(nvml->library, "nvmlInit_v2"));
+  nvml->shutdown = reinterpret_cast<ShutdownFn>(dlsym(nvml->library, "nvmlShutdown"));
+  const auto handle_by_pci_bus_id = reinterpret_cast<HandleByPciBusIdFn>(
+      dlsym(nvml->library, "nvmlDeviceGetHandleByPciBusId_v2"));
+  nvml->utilization_rates =
+      reinterpret_cast<UtilizationRatesFn>(dlsym(nvml->library, "nvmlDeviceGetUtilizationRates"));
+  if (init == nullptr || nvml->shutdown == nullptr || handle_by_pci_bus_id == nullptr ||
+      nvml->utilization_rates == nullptr) {
+    return nullptr;
+  }
+  if (init() != kNvmlSuccess) return nullptr;
+  nvml->initialized = true;
+  if (handle_by_pci_bus_id(pci_bus_id.c_str(), &nvml->device) != kNvmlSuccess) return nullptr;
+  return std::unique_ptr<GpuUtilizationSampler>(new GpuUtilizationSampler(std::move(nvml)));
+}
+
+GpuUtilizationSampler::GpuUtilizationSampler(std::unique_ptr<Nvml> nvml) : nvml_(std::move(nvml)) {}
+
+GpuUtilizationSampler::~GpuUtilizationSampler() = default;
+
+std::optional<double> GpuUtilizationSampler::Sample() {
+  NvmlUtilization utilization{};
+  if (nvml_->utilization_rates(nvml_->device, &utilization) != kNvmlSuccess) return std::nullopt;
+  return std::min(1.0, utilization.gpu / 100.0);
+}
+
+}  // namespace stoker
