@@ -7,6 +7,8 @@
 // rates ($1.408/h a GPU node, $0.816/h a worker):
 //   measured $/epoch(n) = (1.408 + n × 0.816) × samples_per_epoch / samples_per_second / 3600.
 // The prediction for every n comes from the 1-worker run's advice (JobAdvice.predicted).
+// --max_workers (default 2, this VM's cores) and --demand (producer threads' worth, default 1.5)
+// let a larger host run the curve across its knee, one core per worker.
 // Beside each measurement, the host's idle CPU over the same seconds (/proc/stat): near 0, the
 // machine, not the n workers, set the rate (the model assumes each worker brings its cores).
 // Prints the 1-worker advice, a table and
@@ -23,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "common/flags.h"
 #include "common/status_macros.h"
 #include "tests/testing/advisor_scenario.h"
 #include "tests/testing/test_cluster.h"
@@ -33,7 +36,6 @@ namespace {
 
 constexpr double kGpuDollarsPerHour = 1.408;
 constexpr double kWorkerDollarsPerHour = 0.816;
-constexpr int kMaxWorkers = 2;  // the machine's cores
 // The measured seconds are those the advice's figures cover (the workers' and ranks' last ~10
 // s), so that the 1-worker prediction and the measurement see the same contention on a shared
 // host; the first 4 s (streams opening, queues filling) are not measured.
@@ -105,17 +107,27 @@ double DollarsPerEpoch(int workers, double samples_per_second, double samples_pe
          samples_per_second / 3600;
 }
 
-int Main() {
+int Main(int argc, char** argv) {
+  int64_t max_workers = 2;
+  double demand = 1.5;
+  FlagSet flags("price_bench", "The advisor's dollars per epoch against measurement.");
+  flags.Add("max_workers", &max_workers, "Run 1..N one-thread workers (one core each)");
+  flags.Add("demand", &demand, "The consumer's demand, in producer threads' worth");
+  if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
+  if (max_workers < 1 || max_workers > 64 || !(demand > 0)) {
+    std::fprintf(stderr, "price_bench: max_workers must be 1..64 and demand > 0\n");
+    return 2;
+  }
   absl::StatusOr<double> capacity = MeasureProducerCapacity(AdvisorBlurJob());
   if (!capacity.ok()) {
     std::fprintf(stderr, "price_bench: %s\n", capacity.status().ToString().c_str());
     return 1;
   }
-  const absl::Duration step = absl::Seconds(kAdvisorBatchSize / (1.5 * *capacity));
+  const absl::Duration step = absl::Seconds(kAdvisorBatchSize / (demand * *capacity));
   std::printf("one producer thread: %.0f samples per CPU-second; consumer step %s\n", *capacity,
               absl::FormatDuration(step).c_str());
   std::map<int, Run> runs;
-  for (int n = 1; n <= kMaxWorkers; ++n) {
+  for (int n = 1; n <= static_cast<int>(max_workers); ++n) {
     absl::StatusOr<Run> run = RunWith(n, step);
     if (!run.ok()) {
       std::fprintf(stderr, "price_bench: %d workers: %s\n", n, run.status().ToString().c_str());
@@ -159,4 +171,4 @@ int Main() {
 }  // namespace
 }  // namespace stoker
 
-int main() { return stoker::Main(); }
+int main(int argc, char** argv) { return stoker::Main(argc, argv); }
