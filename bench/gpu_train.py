@@ -18,8 +18,10 @@ the batches for --steps steps after --warmup steps. Reported per side, over the 
 images/s, GPU utilization (NVML, sampled every 50 ms; absent without pynvml or a GPU) and host
 CPU seconds per image (every process of the side: the trainer, DataLoader workers, coordinator,
 Stoker workers, from /proc). Rounds alternate (torchvision, stoker, torchvision, ...). With --trace-out,
-each Stoker round then keeps training while Loader.trace records 2 s of the batch timeline and
-prints its span count per stage (issue 26: h2d appears on the device path). Last
+each Stoker round then keeps training while Loader.trace records 2 s of the batch timeline
+(printed: its span count per stage; h2d appears on the device path), then while
+`stoker-ctl report --json` names each rank's bottleneck (printed: verdict, NVML GPU
+utilization). Last
 line: RESULT name=gpu-train ... stoker_vs_torchvision=IMAGES_PER_S_RATIO.
 
 On CPU with --model tiny it checks the harness itself (CTest gpu_train_harness).
@@ -30,6 +32,7 @@ import io
 import json
 import os
 import random
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -231,21 +234,29 @@ def run_stoker(args, device, manifest):
             batches = endless(lambda: iter(loader))
             result = timed_training(trainer, batches, args)
             if args.trace_out:
-                result["trace_stages"] = traced_training(loader, trainer, batches, args.trace_out)
+                training_while(trainer, batches, lambda: loader.trace(2, args.trace_out))
+                result["trace_stages"] = stage_counts(args.trace_out)
+                result["report"] = training_while(
+                    trainer, batches, lambda: stoker_ctl_report(args, cluster, loader))
     return result
 
 
-def traced_training(loader, trainer, batches, path):
+def training_while(trainer, batches, task):
     """After the timed steps (tracing would be inside them otherwise): keeps training while
-    Loader.trace records 2 s of the timeline to `path`; returns the span count per stage name
-    (h2d present on the device path)."""
-    traced = threading.Thread(target=loader.trace, args=(2, path))
-    traced.start()
-    for _ in range(100_000):  # bounded; the trace returns after about 7 s
-        if not traced.is_alive():
+    `task` runs on another thread; returns what it returned."""
+    done = []
+    thread = threading.Thread(target=lambda: done.append(task()))
+    thread.start()
+    for _ in range(100_000):  # bounded; a 2 s trace returns after about 7 s
+        if not thread.is_alive():
             break
         trainer.step(*next(batches))
-    traced.join()
+    thread.join()
+    return done[0] if done else None
+
+
+def stage_counts(path):
+    """Span count per stage name in a Chrome Trace file (h2d present on the device path)."""
     with open(path) as text:
         events = json.load(text)["traceEvents"]
     counts = {}
@@ -253,6 +264,20 @@ def traced_training(loader, trainer, batches, path):
         if event.get("ph") == "X":
             counts[event["name"]] = counts.get(event["name"], 0) + 1
     return counts
+
+
+def stoker_ctl_report(args, cluster, loader):
+    """`stoker-ctl report --json` over 2 s of training, as an operator: each rank's verdict and
+    its GPU utilization (NVML, null without a GPU)."""
+    from stoker.local_cluster import _find_binary
+    tls = ([f"--tls-cert={args.tls_dir}/operator.pem", f"--tls-key={args.tls_dir}/operator.key",
+            f"--tls-ca={args.tls_dir}/ca.pem"] if args.tls_dir else ["--insecure"])
+    ctl = _find_binary(args.build, "tools", "stoker-ctl")
+    out = subprocess.run([ctl, "report", f"--coordinator={cluster.address}",
+                          f"--job={loader.job_id}", "--seconds=2", "--json"] + tls,
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    return [{key: rank[key] for key in ("rank", "verdict", "gpu_utilization")}
+            for rank in json.loads(out)["ranks"]]
 
 
 def main():
@@ -272,7 +297,8 @@ def main():
     parser.add_argument("--tls-dir", default=None,
                         help="certificates from scripts/dev-certs.sh: mutual TLS (else plaintext)")
     parser.add_argument("--trace-out", default=None,
-                        help="after each Stoker round, trace 2 s of training to this JSON file")
+                        help="after each Stoker round, trace 2 s of training to this JSON file, "
+                        "then run stoker-ctl report over 2 s more")
     args = parser.parse_args()
     device = torch.device(args.device)
     torch.manual_seed(0)

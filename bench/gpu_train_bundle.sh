@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Packs what bench/gpu_train.py needs on a lent GPU machine whose Python differs from Debian's:
-# the coordinator and worker binaries, the stoker package with its module compiled for that
+# the coordinator, worker and stoker-ctl binaries, the stoker package with its module compiled for that
 # Python, and the Debian libraries they load (the run script links only those the machine lacks).
 #
 #   bench/gpu_train_bundle.sh PY_INCLUDE PYBIND11_INCLUDE EXT_SUFFIX OUT_DIR
@@ -14,9 +14,9 @@ cd "$(dirname "$0")/.."
 [ $# -eq 4 ] || { sed -n 2,12p "$0" >&2; exit 2; }
 py_include=$1 pybind11_include=$2 suffix=$3 out=$4
 BUILD=${STOKER_BUILD_DIR:-build}
-scripts/build.sh stoker-coordinator stoker-worker stoker_python
+scripts/build.sh stoker-coordinator stoker-worker stoker-ctl stoker_python
 rm -rf "$out" && mkdir -p "$out/bin" "$out/pkg/stoker" "$out/obj" "$out/libs"
-cp "$BUILD/worker/stoker-worker" "$BUILD/coordinator/stoker-coordinator" "$out/bin/"
+cp "$BUILD/worker/stoker-worker" "$BUILD/coordinator/stoker-coordinator" "$BUILD/tools/stoker-ctl" "$out/bin/"
 cp trainer_client/python/stoker/*.py "$out/pkg/stoker/"
 # The module's own sources again, against the other Python's headers; the libraries as built.
 link=$(ninja -C "$BUILD" -t commands stoker_python | tail -1 | sed 's/^: && //; s/ && :$//')

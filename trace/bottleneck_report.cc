@@ -71,11 +71,25 @@ std::string GpuUtilizationText(const std::optional<double>& utilization) {
                                  : "GPU utilization unknown";
 }
 
-// `keeps_up`: the data wait is below its threshold (rule 1), as opposed to nothing late traced.
-std::string Recommendation(Verdict verdict, const RankFootprint& footprint, bool keeps_up) {
+// Rule 0: NVML says the GPU is busy at least gpu_busy of the time.
+bool GpuIsTheLimit(const RankFootprint& footprint, const BottleneckThresholds& thresholds) {
+  return footprint.gpu_utilization.has_value() && *footprint.gpu_utilization >= thresholds.gpu_busy;
+}
+
+// Why a verdict is none: rule 0 (the GPU is busy), rule 1 (the step dominates) or rule 3.
+enum class NoneBecause { kGpuBusy, kStepDominates, kNothingLate };
+
+std::string Recommendation(Verdict verdict, const RankFootprint& footprint, NoneBecause because) {
   switch (verdict) {
     case Verdict::kNone:
-      if (!keeps_up) return "no late batch was traced: trace longer or sample more batches";
+      if (because == NoneBecause::kNothingLate) {
+        return "no late batch was traced: trace longer or sample more batches";
+      }
+      if (because == NoneBecause::kGpuBusy) {
+        return absl::StrCat("NVML: the GPU is busy ", Percent(*footprint.gpu_utilization),
+                            " of the time, so the input keeps up; the time in Next() is the "
+                            "device's queue draining (asynchronous CUDA work): nothing to change");
+      }
       return absl::StrCat("the GPU step takes ", Percent(footprint.gpu_step_share),
                           " of the time and the input keeps up: nothing to change",
                           footprint.gpu_utilization.has_value()
@@ -108,6 +122,7 @@ std::string Recommendation(Verdict verdict, const RankFootprint& footprint, bool
 Verdict VerdictOf(const RankFootprint& footprint,
                   const std::array<double, kStageGroupCount>& shares,
                   const BottleneckThresholds& thresholds) {
+  if (GpuIsTheLimit(footprint, thresholds)) return Verdict::kNone;
   if (footprint.data_wait_share < thresholds.data_wait_share) return Verdict::kNone;
   if (footprint.link_utilization >= thresholds.link_near_capacity) return Verdict::kNetwork;
   // max_element returns the first of equal maxima: ties go upstream (kGroups' order).
@@ -194,8 +209,11 @@ absl::StatusOr<RankVerdict> Diagnose(const RankFootprint& footprint,
   verdict.footprint = footprint;
   verdict.group_shares = GroupShares(footprint);
   verdict.verdict = VerdictOf(footprint, verdict.group_shares, thresholds);
-  verdict.recommendation = Recommendation(verdict.verdict, footprint,
-                                          footprint.data_wait_share < thresholds.data_wait_share);
+  const NoneBecause because = GpuIsTheLimit(footprint, thresholds) ? NoneBecause::kGpuBusy
+                              : footprint.data_wait_share < thresholds.data_wait_share
+                                  ? NoneBecause::kStepDominates
+                                  : NoneBecause::kNothingLate;
+  verdict.recommendation = Recommendation(verdict.verdict, footprint, because);
   return verdict;
 }
 

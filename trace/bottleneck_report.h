@@ -7,6 +7,9 @@
 //
 // The rules, in order (thresholds in BottleneckThresholds, the one place they are defined):
 //
+//   0. gpu_utilization known (NVML) and >= gpu_busy (90%)      -> none (the GPU is the limit;
+//      with asynchronous CUDA work the host thread blocks in Next()'s device copy while the
+//      GPU drains its queue, so that wait reads as data wait)
 //   1. data_wait_share < data_wait_share threshold (10%)      -> none (the GPU step dominates)
 //   2. link_utilization >= link_near_capacity (80%)           -> network
 //   3. no late batch traced (critical-path seconds all 0)     -> none, saying so
@@ -19,8 +22,7 @@
 //          known to be below capacity and the trainer's receive/H2D threads are busy at least
 //          trainer_busy (80%) of the time: the receiver is what holds the sender back -> trainer
 //
-// The GPU's utilization (NVML, where the trainer has it) is shown beside the verdict and in
-// rule 1's recommendation; no rule uses it.
+// The GPU's utilization (NVML, where the trainer has it) is shown beside the verdict.
 //
 // Stages outside the groups (lease_wait, buffer_wait, consumer_step, coordinator events) do not
 // count: a late batch's wait for a lease or the consumer's step is not the data path's time.
@@ -58,6 +60,8 @@ struct BottleneckThresholds {
   // Rule 4: at or above this share of the trainer host's time busy receiving, decompressing
   // and copying to the device, a wire-dominated path is the trainer's receive path.
   double trainer_busy = 0.80;
+  // Rule 0: at or above this share of the time busy (NVML), the GPU is the limit.
+  double gpu_busy = 0.90;
 };
 
 // What a rank's report is computed from: aggregates over the traced window.

@@ -86,13 +86,33 @@ TEST(DiagnoseTest, RecommendationsFollowTheVerdict) {
   EXPECT_THAT(Diagnose(ConsumerStepDominates())->recommendation,
               HasSubstr("GPU step takes 96.0% of the time"));
   RankFootprint busy_gpu = ConsumerStepDominates();
-  busy_gpu.gpu_utilization = 0.93;
+  busy_gpu.gpu_utilization = 0.85;  // below rule 0's threshold: rule 1's text, with NVML's figure
   EXPECT_THAT(Diagnose(busy_gpu)->recommendation,
-              HasSubstr("nothing to change (NVML: the GPU is busy 93.0% of the time)"));
+              HasSubstr("nothing to change (NVML: the GPU is busy 85.0% of the time)"));
   // The advisor asking for no more workers than there are still says to add one.
   RankFootprint enough = TooFewWorkersForAHeavyBlur();
   enough.advisor_workers = 1;
   EXPECT_THAT(Diagnose(enough)->recommendation, HasSubstr("add 1 worker(s)"));
+}
+
+// Asynchronous CUDA work blocks the host in Next()'s device copy while the GPU drains its queue:
+// a busy GPU (NVML) overrides a data wait that only looks like starvation (seen on an H200:
+// 99.7% busy, verdict "workers" before rule 0).
+TEST(DiagnoseTest, ABusyGpuMeansNoneWhateverTheDataWait) {
+  RankFootprint f = TooFewWorkersForAHeavyBlur();
+  f.gpu_utilization = 0.90;
+  const absl::StatusOr<RankVerdict> busy = Diagnose(f);
+  ASSERT_TRUE(busy.ok());
+  EXPECT_EQ(busy->verdict, Verdict::kNone);
+  EXPECT_THAT(busy->recommendation, HasSubstr("NVML: the GPU is busy 90.0% of the time"));
+  f.gpu_utilization = 0.89;
+  EXPECT_EQ(VerdictFor(f), Verdict::kWorkers);
+  f.gpu_utilization.reset();
+  EXPECT_EQ(VerdictFor(f), Verdict::kWorkers);
+  BottleneckThresholds strict;
+  strict.gpu_busy = 0.95;
+  f.gpu_utilization = 0.93;
+  EXPECT_EQ(VerdictFor(f, strict), Verdict::kWorkers);
 }
 
 TEST(DiagnoseTest, DataWaitThresholdIsInclusive) {
