@@ -12,7 +12,7 @@
 //               use, or, for a worker inside another program (no process figure: hybrid mode,
 //               in-process tests), its threads' wall time holding a task.
 //   capacity  = per worker, samples_per_second / use: what it would produce once the first of
-//               them runs out (docs/decisions/9027-worker-capacity-from-all-its-cpu.md).
+//               them runs out (docs/decisions/0054-worker-capacity-from-all-its-cpu.md).
 //   desired   = ceil(demand × headroom / mean capacity), at least 1, at most kMaxWorkersDesired.
 //
 // Defined for every input: the figures come from peers' heartbeats, so a NaN or negative one
