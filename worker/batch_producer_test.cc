@@ -94,14 +94,14 @@ TEST(BatchProducerTest, ProducesOnThreadsAndCountsBatches) {
   int done = 0;
   absl::Notification all_done;
   for (uint64_t g = 0; g < 10; ++g) {
-    producer.Submit(*job, Task(0, g), [&](absl::Status status,
-                                          std::unique_ptr<pb::BatchMessage> batch) {
-      EXPECT_TRUE(status.ok()) << status;
-      EXPECT_EQ(batch->header().worker_id(), 5u);
-      pool.Put(std::move(batch));
-      absl::MutexLock lock(&mu);
-      if (++done == 10) all_done.Notify();
-    });
+    producer.Submit(*job, Task(0, g),
+                    [&](absl::Status status, std::unique_ptr<pb::BatchMessage> batch) {
+                      EXPECT_TRUE(status.ok()) << status;
+                      EXPECT_EQ(batch->header().worker_id(), 5u);
+                      pool.Put(std::move(batch));
+                      absl::MutexLock lock(&mu);
+                      if (++done == 10) all_done.Notify();
+                    });
   }
   all_done.WaitForNotification();
   EXPECT_EQ(producer.batches_produced(), 10u);

@@ -21,7 +21,7 @@ namespace stoker {
 namespace {
 
 constexpr int kChannels = 3;
-constexpr size_t kRowPadding = 2;  // int32s after a resampled row that vector stores may write
+constexpr size_t kRowPadding = 2;      // int32s after a resampled row that vector stores may write
 constexpr float kCoefScale = 2048.0f;  // OpenCV's INTER_RESIZE_COEF_SCALE (11 bits)
 
 // OpenCV's cvFloor for floats.
