@@ -2,6 +2,7 @@
 // coordinator traces the job, the rank's stages of each batch go out in ClientHeartbeatRequest.
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -37,17 +38,28 @@ std::set<std::pair<uint64_t, std::string>> RankStages(
   return stages;
 }
 
-TEST_F(LoaderTest, WhileTracedItsStagesOfEachBatchGoOutInHeartbeats) {
-  coordinator_->AddWorker(1, "w1:1");
-  coordinator_->set_trace(1);
-  auto loader = OpenOrDie();
+class LoaderTraceTest : public LoaderTest {
+ protected:
+  // A loader of a traced job, its clock offset pinned, with batches 0 and 1 delivered; nullptr
+  // (and a failure) when a step fails.
+  std::unique_ptr<Loader> OpenTracedWithTwoBatches() {
+    coordinator_->AddWorker(1, "w1:1");
+    coordinator_->set_trace(1);
+    auto loader = OpenOrDie();
+    // The first response turned tracing on; these pin the coordinator's clock offset.
+    if (loader == nullptr || !Heartbeats(ClientTrace::kSamplesBeforePin + 1)) return nullptr;
+    auto stream = streams_->AwaitStream(0);
+    EXPECT_NE(stream, nullptr);
+    if (stream == nullptr) return nullptr;
+    stream->Deliver(MakeBatchMessage(kJob, 0, 0));
+    stream->Deliver(MakeBatchMessage(kJob, 0, 1));
+    return loader;
+  }
+};
+
+TEST_F(LoaderTraceTest, WhileTracedItsStagesOfEachBatchGoOutInHeartbeats) {
+  auto loader = OpenTracedWithTwoBatches();
   ASSERT_NE(loader, nullptr);
-  // The first response turned tracing on; these pin the coordinator's clock offset.
-  ASSERT_TRUE(Heartbeats(ClientTrace::kSamplesBeforePin + 1));
-  auto stream = streams_->AwaitStream(0);
-  ASSERT_NE(stream, nullptr);
-  stream->Deliver(MakeBatchMessage(kJob, 0, 0));
-  stream->Deliver(MakeBatchMessage(kJob, 0, 1));
   ASSERT_TRUE(loader->Next().ok());
   ASSERT_TRUE(loader->Next().ok());  // ends batch 0's consumer step
   ASSERT_TRUE(Heartbeats(1));
@@ -60,16 +72,9 @@ TEST_F(LoaderTest, WhileTracedItsStagesOfEachBatchGoOutInHeartbeats) {
   EXPECT_TRUE(stages.count({0, "consumer_step"}));
 }
 
-TEST_F(LoaderTest, ADeviceCopyIsAnH2dSpanBetweenHandoffAndTheConsumersStep) {
-  coordinator_->AddWorker(1, "w1:1");
-  coordinator_->set_trace(1);
-  auto loader = OpenOrDie();
+TEST_F(LoaderTraceTest, ADeviceCopyIsAnH2dSpanBetweenHandoffAndTheConsumersStep) {
+  auto loader = OpenTracedWithTwoBatches();
   ASSERT_NE(loader, nullptr);
-  ASSERT_TRUE(Heartbeats(ClientTrace::kSamplesBeforePin + 1));
-  auto stream = streams_->AwaitStream(0);
-  ASSERT_NE(stream, nullptr);
-  stream->Deliver(MakeBatchMessage(kJob, 0, 0));
-  stream->Deliver(MakeBatchMessage(kJob, 0, 1));
   absl::StatusOr<Batch> batch = loader->Next();
   ASSERT_TRUE(batch.ok());
   ASSERT_TRUE(loader->Traced(*batch));
@@ -92,7 +97,7 @@ TEST_F(LoaderTest, ADeviceCopyIsAnH2dSpanBetweenHandoffAndTheConsumersStep) {
   EXPECT_EQ(batch0["consumer_step"].first, batch0["h2d"].second);
 }
 
-TEST_F(LoaderTest, UntracedItShipsNoSpans) {
+TEST_F(LoaderTraceTest, UntracedItShipsNoSpans) {
   coordinator_->AddWorker(1, "w1:1");
   auto loader = OpenOrDie();
   ASSERT_NE(loader, nullptr);

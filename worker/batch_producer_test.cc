@@ -7,32 +7,12 @@
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "worker/simulated_batch.h"
+#include "worker/small_blur_job_for_test.h"
 
 namespace stoker {
 namespace {
 
 namespace pb = ::stoker::v1;
-
-pb::JobSpec BlurJob() {
-  pb::JobSpec spec;
-  auto* synthetic = spec.mutable_dataset()->mutable_synthetic();
-  synthetic->set_num_samples(40);
-  synthetic->set_height(16);
-  synthetic->set_width(12);
-  synthetic->set_channels(3);
-  synthetic->set_num_classes(7);
-  spec.mutable_pipeline()->add_ops()->mutable_to_float();
-  spec.mutable_pipeline()->add_ops()->mutable_gaussian_blur()->set_ksize(5);
-  spec.mutable_pipeline()->add_ops()->mutable_horizontal_flip();
-  spec.mutable_pipeline()->set_output_layout(pb::LAYOUT_CHW);
-  spec.set_batch_size(4);
-  spec.set_seed(11);
-  spec.set_shuffle(pb::SHUFFLE_MODE_GLOBAL);
-  spec.set_world_size(2);
-  spec.set_epochs(2);
-  spec.set_drop_last(true);
-  return spec;
-}
 
 pb::TaskId Task(uint32_t epoch, uint64_t batch) {
   pb::TaskId task;
@@ -43,7 +23,7 @@ pb::TaskId Task(uint32_t epoch, uint64_t batch) {
 }
 
 TEST(ProduceBatchTest, FollowsThePlanAndIsDeterministic) {
-  auto job = JobContext::Create(1, BlurJob());
+  auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2));
   ASSERT_TRUE(job.ok()) << job.status();
   ProducerScratch scratch_a, scratch_b;
   pb::BatchMessage a, b;
@@ -73,7 +53,7 @@ TEST(ProduceBatchTest, FollowsThePlanAndIsDeterministic) {
 }
 
 TEST(ProduceBatchTest, TaskPastThePlanIsOutOfRange) {
-  auto job = JobContext::Create(1, BlurJob());
+  auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2));
   ASSERT_TRUE(job.ok());
   ProducerScratch scratch;
   pb::BatchMessage out;
@@ -86,7 +66,7 @@ TEST(ProduceBatchTest, TaskPastThePlanIsOutOfRange) {
 }
 
 TEST(BatchProducerTest, ProducesOnThreadsAndCountsBatches) {
-  auto job = JobContext::Create(1, BlurJob());
+  auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2));
   ASSERT_TRUE(job.ok());
   BatchMessagePool pool(4);
   BatchProducer producer(2, 5, &pool);
@@ -121,7 +101,7 @@ TEST(BatchProducerTest, ProducesOnThreadsAndCountsBatches) {
 // fraction of the microseconds SimulateBatch takes.
 TEST(BatchProducerTest, BusyAndOccupiedCountTheHandOff) {
   const absl::Time test_start = absl::Now();
-  auto job = JobContext::Create(1, BlurJob());
+  auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2));
   ASSERT_TRUE(job.ok());
   BatchMessagePool pool(4);
   BatchProducer producer(1, 5, &pool);

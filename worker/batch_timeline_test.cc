@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "trace/span.h"
 #include "worker/batch_producer.h"
+#include "worker/small_blur_job_for_test.h"
 
 namespace stoker {
 namespace {
@@ -18,23 +19,6 @@ namespace {
 namespace pb = ::stoker::v1;
 using ::testing::Contains;
 using ::testing::ElementsAre;
-
-pb::JobSpec BlurJob() {
-  pb::JobSpec spec;
-  auto* synthetic = spec.mutable_dataset()->mutable_synthetic();
-  synthetic->set_num_samples(40);
-  synthetic->set_height(16);
-  synthetic->set_width(12);
-  synthetic->set_channels(3);
-  synthetic->set_num_classes(7);
-  spec.mutable_pipeline()->add_ops()->mutable_to_float();
-  spec.mutable_pipeline()->add_ops()->mutable_gaussian_blur()->set_ksize(5);
-  spec.mutable_pipeline()->add_ops()->mutable_horizontal_flip();
-  spec.set_batch_size(4);
-  spec.set_world_size(1);
-  spec.set_epochs(1);
-  return spec;
-}
 
 pb::TaskId Task(uint64_t batch) {
   pb::TaskId task;
@@ -55,7 +39,7 @@ pb::BatchMessage Produce(JobContext& job, const pb::TaskId& task, const LeaseSta
 }
 
 TEST(BatchTimelineTest, UntracedBatchesCarryNoSpans) {
-  auto job = JobContext::Create(1, BlurJob());
+  auto job = JobContext::Create(1, SmallBlurJobForTest(1, 1));
   ASSERT_TRUE(job.ok()) << job.status();
   pb::BatchMessage reused;
   reused.mutable_header()->mutable_trace()->add_spans();  // a traced batch's pooled message
@@ -64,7 +48,7 @@ TEST(BatchTimelineTest, UntracedBatchesCarryNoSpans) {
 }
 
 TEST(BatchTimelineTest, SampledBatchesCarryTheirStagesEndToEndOnTheProducerThread) {
-  auto job = JobContext::Create(1, BlurJob());
+  auto job = JobContext::Create(1, SmallBlurJobForTest(1, 1));
   ASSERT_TRUE(job.ok()) << job.status();
   (*job)->trace().SetSampling(1);
   const LeaseStart lease{trace::MonotonicNowNanos(), /*thread_id=*/4242};
@@ -98,7 +82,7 @@ TEST(BatchTimelineTest, SampledBatchesCarryTheirStagesEndToEndOnTheProducerThrea
 }
 
 TEST(BatchTimelineTest, SamplesOneInNByTheTaskHash) {
-  auto job = JobContext::Create(1, BlurJob());
+  auto job = JobContext::Create(1, SmallBlurJobForTest(1, 1));
   ASSERT_TRUE(job.ok()) << job.status();
   (*job)->trace().SetSampling(3);
   std::vector<bool> traced, expected;

@@ -14,6 +14,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -345,3 +346,21 @@ def check_exactly_once(batches_per_epoch, batch_size, num_samples, epochs, recor
     extra = set(seen) - set(range(epochs))
     if extra:
         raise ChaosError(f"batches of unexpected epochs: {sorted(extra)}")
+
+
+def scenario_main(run, names, label=lambda name: name):
+    """`PROG BUILD_DIR NAME` for a chaos-style test script: run(BUILD_DIR, NAME) for NAME in
+    `names`, then one PASS or FAIL line naming label(NAME). Returns the exit code: 0 pass,
+    1 fail (ChaosError), 2 usage."""
+    if len(sys.argv) != 3 or sys.argv[2] not in names:
+        print(f"usage: {sys.argv[0]} BUILD_DIR {{{'|'.join(names)}}}", file=sys.stderr)
+        return 2
+    build_dir, name = sys.argv[1], sys.argv[2]
+    start = time.monotonic()
+    try:
+        run(build_dir, name)
+    except ChaosError as e:
+        print(f"FAIL {label(name)}: {e}")
+        return 1
+    print(f"PASS {label(name)} in {time.monotonic() - start:.1f}s")
+    return 0

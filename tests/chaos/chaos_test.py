@@ -10,7 +10,6 @@ of its planned batches exactly once. Exit 0 = pass.
 import json
 import os
 import random
-import re
 import signal
 import struct
 import subprocess
@@ -18,7 +17,7 @@ import sys
 import time
 
 from chaos_harness import (ChaosError, Cluster, Job, check_delivery, check_exactly_once,
-                           read_token_count, wait_until)
+                           read_token_count, scenario_main, wait_until)
 
 BIN = None
 
@@ -474,21 +473,11 @@ SCENARIOS = {f.__name__: f for f in [
 ]}
 
 
-def main():
+def run_scenario(build_dir, name):
     global BIN
-    if len(sys.argv) != 3 or sys.argv[2] not in SCENARIOS:
-        print(f"usage: {sys.argv[0]} BUILD_DIR {{{'|'.join(SCENARIOS)}}}", file=sys.stderr)
-        return 2
-    BIN = sys.argv[1]
-    start = time.monotonic()
-    try:
-        SCENARIOS[sys.argv[2]]()
-    except ChaosError as e:
-        print(f"FAIL {sys.argv[2]}: {e}")
-        return 1
-    print(f"PASS {sys.argv[2]} in {time.monotonic() - start:.1f}s")
-    return 0
+    BIN = build_dir
+    SCENARIOS[name]()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(scenario_main(run_scenario, SCENARIOS))

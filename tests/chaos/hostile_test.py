@@ -25,7 +25,7 @@ import sys
 import time
 import urllib.request
 
-from chaos_harness import ChaosError, Cluster, Job, check_delivery, wait_until
+from chaos_harness import ChaosError, Cluster, Job, check_delivery, scenario_main, wait_until
 
 MEMORY_BYTES = 256 << 20
 PEAK_RSS_BOUND_KIB = (MEMORY_BYTES + (64 << 20)) // 1024
@@ -122,20 +122,6 @@ def run(bin_dir, name):
             raise ChaosError("the worker exited")
 
 
-def main():
-    if len(sys.argv) != 3 or sys.argv[2] not in ("open_job", "acks", "credit"):
-        print(f"usage: {sys.argv[0]} BUILD_DIR open_job|acks|credit", file=sys.stderr)
-        return 2
-    name = sys.argv[2]
-    start = time.monotonic()
-    try:
-        run(sys.argv[1], name)
-    except ChaosError as e:
-        print(f"FAIL hostile_peers_{name}: {e}")
-        return 1
-    print(f"PASS hostile_peers_{name} in {time.monotonic() - start:.1f}s")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(scenario_main(run, ("open_job", "acks", "credit"),
+                           label=lambda name: f"hostile_peers_{name}"))

@@ -30,7 +30,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "chaos"))
-from chaos_harness import ChaosError, Cluster, Job, wait_until  # noqa: E402
+from chaos_harness import ChaosError, Cluster, Job, scenario_main, wait_until  # noqa: E402
 
 BIN = None
 TRACE_SECONDS = 4
@@ -308,21 +308,11 @@ def trainer():
 SCENARIOS = {f.__name__: f for f in [workers, network, storage, trainer, none]}
 
 
-def main():
+def run_scenario(build_dir, name):
     global BIN
-    if len(sys.argv) != 3 or sys.argv[2] not in SCENARIOS:
-        print(f"usage: {sys.argv[0]} BUILD_DIR {{{'|'.join(SCENARIOS)}}}", file=sys.stderr)
-        return 2
-    BIN = sys.argv[1]
-    start = time.monotonic()
-    try:
-        SCENARIOS[sys.argv[2]]()
-    except ChaosError as e:
-        print(f"FAIL {sys.argv[2]}: {e}")
-        return 1
-    print(f"PASS {sys.argv[2]} in {time.monotonic() - start:.1f}s")
-    return 0
+    BIN = build_dir
+    SCENARIOS[name]()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(scenario_main(run_scenario, SCENARIOS))
