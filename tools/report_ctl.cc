@@ -15,7 +15,7 @@
 #include "coordinator/coordinator_client.h"
 #include "tools/report_assembly.h"
 #include "tools/report_html.h"
-#include "tools/trace_collect.h"
+#include "coordinator/trace_collect.h"
 #include "trace/bottleneck_report.h"
 
 namespace stoker {

@@ -13,7 +13,7 @@
 #include "common/status_macros.h"
 #include "common/tls/tls_config.h"
 #include "coordinator/coordinator_client.h"
-#include "tools/trace_collect.h"
+#include "coordinator/trace_collect.h"
 
 namespace stoker {
 namespace {

@@ -27,7 +27,7 @@
 #include "common/status_macros.h"
 #include "coordinator/coordinator_client.h"
 #include "jobspec/job_spec_args.h"
-#include "tools/trace_collect.h"
+#include "coordinator/trace_collect.h"
 #include "trainer_client/batch.h"
 #include "trainer_client/client_tail.h"
 #include "trainer_client/device/device_feeder.h"
@@ -248,7 +248,7 @@ class PyLoader {
     if (local_ != nullptr) local_->Stop();
   }
 
-  // The job's batch timeline as Chrome Trace JSON (tools/trace_collect.h), with the trainer's
+  // The job's batch timeline as Chrome Trace JSON (coordinator/trace_collect.h), with the trainer's
   // own certificate: StartTrace, `seconds` of this loader's batches, then every GetTrace page.
   std::string Trace(uint32_t seconds, uint32_t sample_one_in) {
     absl::StatusOr<std::string> json;

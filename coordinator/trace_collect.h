@@ -1,5 +1,5 @@
-#ifndef STOKER_TOOLS_TRACE_COLLECT_H_
-#define STOKER_TOOLS_TRACE_COLLECT_H_
+#ifndef STOKER_COORDINATOR_TRACE_COLLECT_H_
+#define STOKER_COORDINATOR_TRACE_COLLECT_H_
 
 // Collects a job's batch timeline from its coordinator (docs/decisions/0046-batch-timeline.md):
 // StartTrace, wait out the window, then page GetTrace until the coordinator's window (with its
@@ -62,4 +62,4 @@ void SortTraceProcesses(std::vector<trace::TraceProcess>* processes);
 
 }  // namespace stoker
 
-#endif  // STOKER_TOOLS_TRACE_COLLECT_H_
+#endif  // STOKER_COORDINATOR_TRACE_COLLECT_H_

@@ -1,4 +1,4 @@
-#include "tools/trace_collect.h"
+#include "coordinator/trace_collect.h"
 
 #include <algorithm>
 #include <string>

@@ -1,7 +1,7 @@
-// CollectTrace (tools/trace_collect.h) against a fake coordinator: the pages it reads, how it
+// CollectTrace (coordinator/trace_collect.h) against a fake coordinator: the pages it reads, how it
 // merges them per process and orders the processes, and that it stops once the window closed.
 
-#include "tools/trace_collect.h"
+#include "coordinator/trace_collect.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
