@@ -13,9 +13,9 @@
 #include "common/flags.h"
 #include "common/tls/tls_config.h"
 #include "coordinator/coordinator_client.h"
+#include "coordinator/trace_collect.h"
 #include "tools/report_assembly.h"
 #include "tools/report_html.h"
-#include "coordinator/trace_collect.h"
 #include "trace/bottleneck_report.h"
 
 namespace stoker {
