@@ -130,8 +130,13 @@ class SteadyWindow:
                 self.marks[mark] = (batches, sum(cpu_seconds(w.pid) for w in self.workers))
 
     def worker_ms_per_image(self):
-        (b0, c0), (b1, c1) = (self.marks[m] or (0, 0) for m in sorted(self.marks))
-        return 1e3 * (c1 - c0) / ((b1 - b0) * BATCH) if b1 > b0 else float("nan")
+        missing = [m for m, seen in self.marks.items() if seen is None]
+        if missing:  # a figure from half a window would be wrong, not merely noisy
+            sys.exit(f"e2e: the client's token file ({self.token_file}) never reached batch "
+                     f"{missing[0]} of the steady window {sorted(self.marks)}: --batches over "
+                     f"what one epoch of the data set holds?")
+        (b0, c0), (b1, c1) = (self.marks[m] for m in sorted(self.marks))
+        return 1e3 * (c1 - c0) / ((b1 - b0) * BATCH)
 
 
 def augment_ms_per_image(build_dir):
