@@ -2,11 +2,10 @@
 
 #include <cmath>
 #include <cstdint>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/ids.h"
 #include "tools/status_text.h"
@@ -32,14 +31,17 @@ std::string Epoch(double seconds) {
   return absl::FormatDuration(absl::Seconds(std::llround(seconds)));
 }
 
-// "knee, cheapest" for the counts that are.
+// One letter per mark, so that a count that is all four still fits kWidth; kMarkLegend says
+// what they mean under the table.
+constexpr absl::string_view kMarkLegend =
+    "  mark: N now, K knee (fewest with no wait), C cheapest, A advised\n";
 std::string Marks(const stoker::v1::JobAdvice& advice, uint32_t workers) {
-  std::vector<std::string> marks;
-  if (workers == advice.workers_now()) marks.push_back("now");
-  if (workers == advice.knee_workers()) marks.push_back("knee");
-  if (workers == advice.cheapest_workers()) marks.push_back("cheapest");
-  if (workers == advice.workers_desired()) marks.push_back("advised");
-  return absl::StrJoin(marks, ",");
+  std::string marks;
+  if (workers == advice.workers_now()) marks += 'N';
+  if (workers == advice.knee_workers()) marks += 'K';
+  if (workers == advice.cheapest_workers()) marks += 'C';
+  if (workers == advice.workers_desired()) marks += 'A';
+  return marks;
 }
 
 std::string Row(const std::string& label, const stoker::v1::WorkerCountCost& point,
@@ -61,12 +63,13 @@ void AppendJob(const stoker::v1::JobStatus& job, std::string* out) {
   absl::StrAppend(out, WrapText(advice.explanation(), kWidth, "  "));
   if (!advice.measured()) return;
   absl::StrAppend(
-      out, absl::StrFormat("  %-7s %9s %5s %8s %9s %8s %8s %9s\n", "workers", "samples/s", "wait",
-                           "$/hour", "epoch", "$/epoch", "GPU-h/ep", "samples/$"));
+      out, absl::StrFormat("  %-7s %9s %5s %8s %9s %8s %8s %9s  mark\n", "workers", "samples/s",
+                           "wait", "$/hour", "epoch", "$/epoch", "GPU-h/ep", "samples/$"));
   absl::StrAppend(out, Row(absl::StrCat("now ", advice.now().workers()), advice.now(), ""));
   for (const stoker::v1::WorkerCountCost& point : advice.predicted()) {
     absl::StrAppend(out, Row(absl::StrCat(point.workers()), point, Marks(advice, point.workers())));
   }
+  absl::StrAppend(out, kMarkLegend);
 }
 
 }  // namespace

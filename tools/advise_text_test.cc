@@ -3,6 +3,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include "absl/strings/str_split.h"
 #include "common/ids.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -59,20 +60,34 @@ stoker::v1::GetStatusResponse PostStatus() {
 }
 
 TEST(AdviseTextTest, PrintsTheClusterAndEachJobsTable) {
-  EXPECT_EQ(
-      FormatAdvice(PostStatus(), "127.0.0.1:7070"),
-      "coordinator 127.0.0.1:7070: 2 workers now, 4 wanted by the running jobs\n"
-      "cluster: 600 samples/s, $3.04/hour, 711k samples/$, 0.40 GPU-hours lost per hour\n"
-      "\n"
-      "job blur (id 1): 2 workers now, 4 advised\n"
-      "  rank 0 waits 40% of its step: add 2\n"
-      "  workers samples/s  wait   $/hour     epoch  $/epoch GPU-h/ep samples/$\n"
-      "  now 2         600   40%     3.04     1h40m     5.07    0.667      711k\n"
-      "  1             300   70%     2.22     3h20m     7.41    2.333      486k\n"
-      "  2             600   40%     3.04     1h40m     5.07    0.667      711k  now\n"
-      "  3             900   10%     3.86   1h6m40s     4.28    0.111      840k  cheapest\n"
-      "  4            1000    0%     4.67        1h     4.67    0.000      771k  knee,advised\n"
-      "  5            1000    0%     5.49        1h     5.49    0.000      656k\n");
+  EXPECT_EQ(FormatAdvice(PostStatus(), "127.0.0.1:7070"),
+            "coordinator 127.0.0.1:7070: 2 workers now, 4 wanted by the running jobs\n"
+            "cluster: 600 samples/s, $3.04/hour, 711k samples/$, 0.40 GPU-hours lost per hour\n"
+            "\n"
+            "job blur (id 1): 2 workers now, 4 advised\n"
+            "  rank 0 waits 40% of its step: add 2\n"
+            "  workers samples/s  wait   $/hour     epoch  $/epoch GPU-h/ep samples/$  mark\n"
+            "  now 2         600   40%     3.04     1h40m     5.07    0.667      711k\n"
+            "  1             300   70%     2.22     3h20m     7.41    2.333      486k\n"
+            "  2             600   40%     3.04     1h40m     5.07    0.667      711k  N\n"
+            "  3             900   10%     3.86   1h6m40s     4.28    0.111      840k  C\n"
+            "  4            1000    0%     4.67        1h     4.67    0.000      771k  KA\n"
+            "  5            1000    0%     5.49        1h     5.49    0.000      656k\n"
+            "  mark: N now, K knee (fewest with no wait), C cheapest, A advised\n");
+}
+
+// One count that is now, the knee, the cheapest and the advised one (seen in
+// prometheus_scrape_test, where spelled-out marks ran to 97 columns) still fits 80.
+TEST(AdviseTextTest, ACountWithEveryMarkFitsEightyColumns) {
+  stoker::v1::GetStatusResponse status = PostStatus();
+  stoker::v1::JobAdvice* advice = status.mutable_jobs(0)->mutable_advice();
+  advice->set_workers_now(4);
+  advice->set_cheapest_workers(4);
+  const std::string text = FormatAdvice(status, "127.0.0.1:7070");
+  EXPECT_THAT(text, HasSubstr("771k  NKCA\n"));
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    EXPECT_LE(line.size(), 80u) << line;
+  }
 }
 
 TEST(AdviseTextTest, UnmeasuredJobsSayWhatIsMissing) {
