@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/flags.h"
 #include "common/status_macros.h"
 #include "common/tls/tls_config.h"
 #include "coordinator/coordinator_client.h"
 #include "coordinator/trace_collect.h"
+#include "tools/report_assembly.h"
 
 namespace stoker {
 namespace {
@@ -27,16 +27,12 @@ struct TraceFlags {
   int64_t timeout_ms = 5000;
 };
 
-// The job id `job` names: a number is an id, anything else a job name looked up in GetStatus.
+// The job id `job` names (its name, id or short serial: FindJob, as `stoker-ctl report`).
 absl::StatusOr<uint64_t> ResolveJob(CoordinatorClient& coordinator, const std::string& job) {
-  uint64_t id = 0;
-  if (absl::SimpleAtoi(job, &id)) return id;
   ASSIGN_OR_RETURN(const stoker::v1::GetStatusResponse status,
                    coordinator.GetStatus(stoker::v1::GetStatusRequest()));
-  for (const stoker::v1::JobStatus& candidate : status.jobs()) {
-    if (candidate.name() == job) return candidate.job_id();
-  }
-  return absl::NotFoundError(absl::StrCat("--job: no job named '", job, "'"));
+  ASSIGN_OR_RETURN(const stoker::v1::JobStatus* found, FindJob(status, job));
+  return found->job_id();
 }
 
 absl::Status WriteFile(const std::string& path, const std::string& text) {
@@ -89,7 +85,7 @@ int RunTraceCommand(int argc, char** argv) {
                 "Collects a job's batch timeline for --seconds and writes it as Chrome Trace "
                 "Event JSON (open it in ui.perfetto.dev or chrome://tracing).");
   flags.Add("coordinator", &options.coordinator, "host:port of the coordinator");
-  flags.Add("job", &options.job, "The job: its id or its name");
+  flags.Add("job", &options.job, "The job: its name or id");
   flags.Add("seconds", &options.seconds, "How long to trace (the coordinator allows 1..600)");
   flags.Add("sample-one-in", &options.sample_one_in, "Trace 1 batch in N (0 or 1: every batch)");
   flags.Add("output", &options.output, "Where to write the JSON (-o)");

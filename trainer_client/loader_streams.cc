@@ -221,10 +221,9 @@ void LoaderImpl::OnBatch(StreamId id, const std::string& address, Batch received
     return;
   }
   if (sampled) {
-    const bool compressed = received.header().compression() != v1::COMPRESSION_NONE &&
-                            received.header().compression() != v1::COMPRESSION_UNSPECIFIED;
-    trace_.Record(compressed ? trace::Stage::kDecompress : trace::Stage::kReceive,
-                  received.header().task(), arrived, trace_.Now(), "stream reader");
+    trace_.Record(
+        IsRaw(received.header().compression()) ? trace::Stage::kReceive : trace::Stage::kDecompress,
+        received.header().task(), arrived, trace_.Now(), "stream reader");
   }
   Batch batch(decoded->batch);  // moves into the buffer below; `decoded` keeps `header` alive.
   const v1::BatchHeader& header = batch.header();
