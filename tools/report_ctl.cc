@@ -1,7 +1,6 @@
 #include "tools/report_ctl.h"
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "common/flags.h"
+#include "common/text_file.h"
 #include "common/tls/tls_config.h"
 #include "coordinator/coordinator_client.h"
 #include "coordinator/trace_collect.h"
@@ -38,14 +38,6 @@ absl::Status CheckFlags(const ReportFlags& flags) {
   }
   if (!(flags.link_gbps >= 0)) return absl::InvalidArgumentError("--link-gbps: must be >= 0");
   if (flags.timeout_ms <= 0) return absl::InvalidArgumentError("--timeout-ms: must be > 0");
-  return absl::OkStatus();
-}
-
-absl::Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return absl::UnavailableError(absl::StrCat("--html: could not write ", path));
   return absl::OkStatus();
 }
 
@@ -107,7 +99,8 @@ int RunReportCommand(int argc, char** argv) {
   }
   if (!report.html.empty()) {
     const std::string title = absl::StrFormat("job %s: %d s traced", job_name, report.seconds);
-    if (absl::Status written = WriteFile(report.html, RenderReportHtml(title, *ranks));
+    if (absl::Status written =
+            WriteTextFile("--html", report.html, RenderReportHtml(title, *ranks));
         !written.ok()) {
       std::fprintf(stderr, "stoker-ctl report: %s\n", written.ToString().c_str());
       return 1;

@@ -2,7 +2,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -10,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/flags.h"
 #include "common/status_macros.h"
+#include "common/text_file.h"
 #include "common/tls/tls_config.h"
 #include "coordinator/coordinator_client.h"
 #include "coordinator/trace_collect.h"
@@ -35,14 +35,6 @@ absl::StatusOr<uint64_t> ResolveJob(CoordinatorClient& coordinator, const std::s
   return found->job_id();
 }
 
-absl::Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return absl::UnavailableError(absl::StrCat("--output: cannot write ", path));
-  return absl::OkStatus();
-}
-
 int Collect(const TraceFlags& flags, const TlsConfig& tls) {
   const std::unique_ptr<CoordinatorClient> coordinator =
       NewGrpcCoordinatorClient(flags.coordinator, absl::Milliseconds(flags.timeout_ms), tls);
@@ -56,7 +48,8 @@ int Collect(const TraceFlags& flags, const TlsConfig& tls) {
   }
   absl::Status written = job.ok() ? collected.status() : job.status();
   if (written.ok())
-    written = WriteFile(flags.output, trace::WriteChromeTrace(collected->processes));
+    written =
+        WriteTextFile("--output", flags.output, trace::WriteChromeTrace(collected->processes));
   if (!written.ok()) {
     std::fprintf(stderr, "stoker-ctl trace: %s\n", written.ToString().c_str());
     return 1;
