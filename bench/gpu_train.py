@@ -17,8 +17,8 @@ The trainer is torchvision's --model (channels_last; bf16 autocast on CUDA) trai
 the batches for --steps steps after --warmup steps. Reported per side, over the timed steps:
 images/s, GPU utilization (NVML, sampled every 50 ms; absent without pynvml or a GPU) and host
 CPU seconds per image (every process of the side: the trainer, DataLoader workers, coordinator,
-Stoker workers, from /proc). Rounds alternate (torchvision, stoker, torchvision, ...). With --trace-out,
-each Stoker round then keeps training while Loader.trace records 2 s of the batch timeline
+Stoker workers, from /proc). Rounds alternate (torchvision, stoker, torchvision, ...). With
+--trace-out, each Stoker round then keeps training while Loader.trace records 2 s of the batch timeline
 (printed: its span count per stage; h2d appears on the device path), then while
 `stoker-ctl report --json` names each rank's bottleneck (printed: verdict, NVML GPU
 utilization). Last

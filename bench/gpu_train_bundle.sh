@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Packs what bench/gpu_train.py needs on a lent GPU machine whose Python differs from Debian's:
-# the coordinator, worker and stoker-ctl binaries, the stoker package with its module compiled for that
-# Python, and the Debian libraries they load (the run script links only those the machine lacks).
+# the coordinator, worker and stoker-ctl binaries, the stoker package with its module compiled
+# for that Python, and the Debian libraries they load (the run script links only those the
+# machine lacks).
 #
 #   bench/gpu_train_bundle.sh PY_INCLUDE PYBIND11_INCLUDE EXT_SUFFIX OUT_DIR
 #
@@ -16,11 +17,13 @@ py_include=$1 pybind11_include=$2 suffix=$3 out=$4
 BUILD=${STOKER_BUILD_DIR:-build}
 scripts/build.sh stoker-coordinator stoker-worker stoker-ctl stoker_python
 rm -rf "$out" && mkdir -p "$out/bin" "$out/pkg/stoker" "$out/obj" "$out/libs"
-cp "$BUILD/worker/stoker-worker" "$BUILD/coordinator/stoker-coordinator" "$BUILD/tools/stoker-ctl" "$out/bin/"
+cp "$BUILD/worker/stoker-worker" "$BUILD/coordinator/stoker-coordinator" \
+  "$BUILD/tools/stoker-ctl" "$out/bin/"
 cp trainer_client/python/stoker/*.py "$out/pkg/stoker/"
 # The module's own sources again, against the other Python's headers; the libraries as built.
 link=$(ninja -C "$BUILD" -t commands stoker_python | tail -1 | sed 's/^: && //; s/ && :$//')
-module_objects=$(tr ' ' '\n' <<<"$link" | sed -n 's#^trainer_client/python/CMakeFiles/stoker_python.dir/\(.*\)\.cc\.o$#\1#p')
+module_dir=trainer_client/python/CMakeFiles/stoker_python.dir
+module_objects=$(tr ' ' '\n' <<<"$link" | sed -n "s#^$module_dir/\\(.*\\)\\.cc\\.o\$#\\1#p")
 for source in $module_objects; do
   c++ -DSTOKER_HAVE_CUDA=1 -I"$pybind11_include" -I. -I"$BUILD/proto" -isystem "$py_include" \
     -isystem "$py_include/../multiarch" -isystem /usr/local/cuda/include -O3 -DNDEBUG -fPIC \
