@@ -210,8 +210,14 @@ absl::Status JpegRegionDecoder::Decode(absl::Span<const uint8_t> bytes, const En
                                     : channels == 3 ? JCS_EXT_RGB
                                                     : JCS_GRAYSCALE;
   row_.resize(size_t{ScaledSize(header, denominator, 1).width} * (header.cmyk ? 4 : channels));
-  const DecodeJob job{bytes.data(), bytes.size(), color_space, denominator, region,
-                      channels,     row_.data(),  out,         window};
+  DecodeJob job{bytes.data(), bytes.size(), color_space, denominator, region,
+                channels,     row_.data(),  out,         window};
+  if (CutToRestartIntervals(bytes, region, denominator, &cut_)) {
+    job.bytes = cut_.jpeg.data();
+    job.size = cut_.jpeg.size();
+    job.region.top -= cut_.top;
+    job.region.left -= cut_.left;
+  }
   if (!RunDecode(session_.get(), job)) {
     jpeg_abort_decompress(&session_->cinfo);
     return BadSampleError(BadSampleReason::kDecodeError, absl::StrCat("JPEG: ", session_->message));

@@ -9,6 +9,10 @@
 //   - columns outside it are left out with jpeg_crop_scanline, which aligns the span's left end
 //     down to an iMCU boundary; the caller gets the span and the window's place in it (ops read
 //     a window of their input, so nothing is copied);
+//   - a file with restart markers that every MCU row holds whole (stoker-pack
+//     --restart-markers) is first cut down to the intervals the window needs
+//     (jpeg_restart_window.h), so neither the rows above nor the columns beside the window
+//     are entropy-decoded;
 //   - rows below are left undecoded when an EOI marker lies ahead of the decoder (an intact
 //     file), since no read can then run past the file's end; otherwise the scan is still
 //     entropy-decoded to its end. Either way a truncated file is refused exactly when
@@ -35,6 +39,7 @@
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "augment/kernels/decode.h"
+#include "augment/kernels/jpeg_restart_window.h"
 #include "image/image.h"
 
 namespace stoker {
@@ -64,6 +69,7 @@ class JpegRegionDecoder {
  private:
   std::unique_ptr<JpegSession> session_;
   std::vector<uint8_t> row_;  // One decoded row: CMYK rows, and the rows below the region.
+  RestartCut cut_;            // The window's restart intervals, when the file has them.
 };
 
 }  // namespace stoker
