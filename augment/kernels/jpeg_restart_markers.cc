@@ -144,6 +144,8 @@ bool RunRewrite(RewriteSession* session, absl::Span<const uint8_t> jpeg, uint64_
   j_decompress_ptr src = &session->src;
   j_compress_ptr dst = &session->dst;
   jpeg_copy_critical_parameters(src, dst);  // Sequential (no scan script), Huffman, no restarts.
+  // A JFIF APP0 only where the input had one, so that an EXIF APP1 which came first stays first.
+  dst->write_JFIF_header = src->saw_JFIF_marker;
   dst->arith_code = FALSE;
   dst->optimize_coding = TRUE;
   const uint32_t mcu_width = 8 * (src->num_components == 1 ? 1 : src->max_h_samp_factor);

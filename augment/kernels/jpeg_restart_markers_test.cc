@@ -50,13 +50,13 @@ bool IsProgressiveSof(uint8_t marker) { return marker == 0xC2 || marker == 0xC6 
 
 // An EXIF-like APP1 segment inserted after SOI.
 std::vector<uint8_t> WithApp1(const std::vector<uint8_t>& jpeg, const std::string& text) {
-  std::vector<uint8_t> out(jpeg.begin(), jpeg.begin() + 2);
   const size_t length = 2 + text.size();
-  out.insert(out.end(),
-             {0xFF, kApp1, static_cast<uint8_t>(length >> 8), static_cast<uint8_t>(length & 0xFF)});
-  out.insert(out.end(), text.begin(), text.end());
-  out.insert(out.end(), jpeg.begin() + 2, jpeg.end());
-  return out;
+  std::string out(jpeg.begin(), jpeg.begin() + 2);
+  out += {'\xFF', static_cast<char>(kApp1), static_cast<char>(length >> 8),
+          static_cast<char>(length & 0xFF)};
+  out += text;
+  out.append(jpeg.begin() + 2, jpeg.end());
+  return std::vector<uint8_t>(out.begin(), out.end());
 }
 
 std::vector<uint8_t> Decoded(const std::vector<uint8_t>& jpeg) {
@@ -129,6 +129,23 @@ INSTANTIATE_TEST_SUITE_P(
         RewriteCase{"progressive420_odd", 177, 333, 3, ChromaSubsampling::k420, true, 3},
         RewriteCase{"progressive444", 120, 160, 3, ChromaSubsampling::k444, true, 5}),
     [](const ::testing::TestParamInfo<RewriteCase>& info) { return std::string(info.param.name); });
+
+TEST(AddJpegRestartMarkersTest, ExifFirstStaysFirstWithoutJfif) {
+  const std::vector<uint8_t> image = NaturalImage(48, 64, 3, 5);
+  const std::vector<uint8_t> jfif = EncodeJpeg(
+      ImageView{const_cast<uint8_t*>(image.data()), ImageShape{48, 64, 3, PixelType::kUint8}}, 90);
+  const std::vector<Segment> segments = SegmentsOf(jfif);
+  ASSERT_EQ(segments.front().marker, kApp0);
+  std::vector<uint8_t> exif_only(jfif.begin(), jfif.begin() + 2);  // SOI, then all but the APP0.
+  exif_only.insert(exif_only.end(), jfif.begin() + 6 + segments.front().payload.size(), jfif.end());
+  exif_only = WithApp1(exif_only, std::string("Exif\0\0", 6));
+
+  absl::StatusOr<std::vector<uint8_t>> output = AddJpegRestartMarkers(exif_only);
+  ASSERT_TRUE(output.ok()) << output.status();
+  EXPECT_EQ(SegmentsOf(*output).front().marker, kApp1);
+  EXPECT_EQ(Find(SegmentsOf(*output), kApp0), nullptr);
+  EXPECT_EQ(Decoded(*output), Decoded(exif_only));
+}
 
 TEST(RestartIntervalMcusTest, LargestDivisorAtMost64Pixels) {
   EXPECT_EQ(RestartIntervalMcus(32, 16), 4u);
