@@ -27,8 +27,11 @@ struct PackOptions {
   uint32_t quality = 90;                      // JPEG quality when re-encoding, 1..100.
   uint32_t threads = 0;                       // 0: one per core.
   bool verify = true;                // Skip inputs a worker would reject (pack/input_check.h).
-  uint32_t max_pixels = 50'000'000;  // The decode gates' limits when verifying.
-  uint32_t max_scans = 100;
+  uint32_t max_pixels = 50'000'000;  // The decode gates' limits when verifying, and the
+  uint32_t max_scans = 100;          // restart rewrite's (which also bounds its memory).
+  // JPEGs rewritten losslessly with restart markers (augment/kernels/jpeg_restart_markers.h), so
+  // workers decode only the restart intervals a crop needs; other formats are stored as they are.
+  bool restart_markers = false;
   std::string report;  // Where to list skipped inputs and why (local or s3://); empty: nowhere.
 
   // INVALID_ARGUMENT naming the field ("shard_bytes: must be > 0").

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "augment/kernels/jpeg_restart_markers.h"
 #include "common/bad_sample.h"
 #include "common/logging.h"
 #include "common/process_limits.h"
@@ -61,8 +62,27 @@ absl::Status ReadInput(const std::string& location, std::vector<uint8_t>* out, S
   return absl::OkStatus();
 }
 
-// Checks (unless told not to) and re-encodes (when asked) one input; a skip reason when a
-// worker would reject it.
+// Rewrites a JPEG with restart markers (--restart-markers). One libjpeg cannot rewrite (it ends
+// early, or is over the decode limits) is skipped when verifying, since a worker would reject it
+// too, and stored as it is otherwise (--keep-unverified packs every input as is).
+void AddRestartMarkers(const PackOptions& options, const std::string& location,
+                       std::vector<uint8_t>* bytes, SkippedInput* skip) {
+  const absl::StatusOr<EncodedFormat> format = SniffFormat(*bytes);
+  if (!format.ok() || *format != EncodedFormat::kJpeg) return;
+  absl::StatusOr<std::vector<uint8_t>> rewritten = AddJpegRestartMarkers(
+      *bytes, DecodeLimits{options.max_pixels, static_cast<int>(options.max_scans)});
+  if (rewritten.ok()) {
+    *bytes = *std::move(rewritten);
+  } else if (options.verify) {
+    *skip = SkippedInput{location, "decode_error", std::string(rewritten.status().message())};
+  } else {
+    STOKER_LOG(WARNING) << "storing " << location
+                        << " without restart markers: " << rewritten.status().message();
+  }
+}
+
+// Checks (unless told not to), re-encodes and adds restart markers (when asked) one input; a
+// skip reason when a worker would reject it.
 void Prepare(const PackOptions& options, InputChecker* checker, const std::string& location,
              std::vector<uint8_t>* bytes, SkippedInput* skip) {
   if (options.verify) {
@@ -77,7 +97,9 @@ void Prepare(const PackOptions& options, InputChecker* checker, const std::strin
   }
   if (options.resize_shorter > 0 && !Reencode(options, bytes)) {
     *skip = SkippedInput{location, "decode_error", "OpenCV cannot decode it to resize"};
+    return;
   }
+  if (options.restart_markers) AddRestartMarkers(options, location, bytes, skip);
 }
 
 // A shard complete from an earlier run (reused = true), or an empty result.

@@ -2,7 +2,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "augment/kernels/decode.h"
 #include "data/manifest.h"
 #include "data/shard_source.h"
 #include "data/testing/shard_fixtures.h"
@@ -114,6 +118,57 @@ TEST_F(PackerTest, ResizeShorterSideAndFileList) {
   const cv::Mat image = cv::imdecode(sample.encoded, cv::IMREAD_COLOR);
   EXPECT_EQ(image.rows, 45);
   EXPECT_EQ(image.cols, 60);
+}
+
+// The first scan's marker segments hold a DRI (FF DD), as the rewrite writes it.
+bool HasRestartInterval(const std::vector<uint8_t>& jpeg) {
+  for (size_t at = 2; at + 4 <= jpeg.size() && jpeg[at] == 0xFF && jpeg[at + 1] != 0xDA;
+       at += 2 + (size_t{jpeg[at + 2]} << 8 | jpeg[at + 3])) {
+    if (jpeg[at + 1] == 0xDD) return true;
+  }
+  return false;
+}
+
+std::vector<uint8_t> DecodedPixels(absl::Span<const uint8_t> jpeg) {
+  ImageDecoder decoder;
+  absl::StatusOr<EncodedHeader> header =
+      decoder.ReadHeader(jpeg, DecodeLimits{kDecodeDefaultMaxPixels, kDecodeDefaultMaxScans});
+  if (!header.ok()) return {};
+  ImageBuffer pixels;
+  pixels.Reshape(ScaledSize(*header, 1, 3));
+  if (!decoder.Decode(jpeg, pixels.view()).ok()) return {};
+  const ImageShape& shape = pixels.shape();
+  const uint8_t* data = pixels.view().pixels<uint8_t>();
+  return std::vector<uint8_t>(data, data + size_t{shape.height} * shape.width * 3);
+}
+
+TEST_F(PackerTest, RestartMarkersKeepEveryPixel) {
+  const std::string dir = images_.path() + "/class-000/";
+  WriteFile(dir + "noise.png", "not a png, kept as is when unverified");
+  options_.restart_markers = true;
+  options_.verify = false;
+  ASSERT_TRUE(PackAll().ok());
+  stoker::v1::DatasetSpec spec;
+  spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
+  auto source = CreateSource(spec, 0);
+  ASSERT_TRUE(source.ok());
+  ASSERT_EQ((*source)->size(), 13u);
+  SampleBuffer sample;
+  // Record 4 is class-000/noise.png (files sorted, "i" < "n"); 5 is class-001/img-00000.jpg.
+  ASSERT_TRUE((*source)->Read(4, &sample).ok());
+  EXPECT_EQ(std::string(sample.encoded.begin(), sample.encoded.end()), ReadFile(dir + "noise.png"));
+  for (const auto& [record, file] : {std::pair<size_t, std::string>{0, "class-000/img-00000.jpg"},
+                                     {5, "class-001/img-00000.jpg"},
+                                     {12, "class-002/img-00003.jpg"}}) {
+    ASSERT_TRUE((*source)->Read(record, &sample).ok());
+    const std::string original = ReadFile(images_.path() + "/" + file);
+    const std::vector<uint8_t> original_bytes(original.begin(), original.end());
+    EXPECT_FALSE(HasRestartInterval(original_bytes)) << file;
+    EXPECT_TRUE(HasRestartInterval(sample.encoded)) << file;
+    const std::vector<uint8_t> pixels = DecodedPixels(sample.encoded);
+    EXPECT_FALSE(pixels.empty()) << file;
+    EXPECT_EQ(pixels, DecodedPixels(original_bytes)) << file;
+  }
 }
 
 TEST_F(PackerTest, BadInputsAreNamed) {

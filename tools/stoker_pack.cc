@@ -2,6 +2,7 @@
 // line) into stoker shards of a target size and a manifest (docs/shard_format.md).
 //
 //   stoker-pack --input=/data/caltech256 --output=/data/caltech-shards [--resize-shorter=256]
+//   [--restart-markers]
 //   stoker-pack --input=s3://raw/caltech256/ --output=s3://train/caltech-shards
 //   --report=skipped.tsv
 //
@@ -70,6 +71,9 @@ int Run(int argc, char** argv) {
   flags.Add("resize-shorter", &options.resize_shorter,
             "scale the shorter side down to this many pixels and re-encode (0 = store as is)");
   flags.Add("quality", &options.quality, "JPEG quality for re-encoding (1..100)");
+  flags.Add("restart-markers", &options.restart_markers,
+            "rewrite JPEGs losslessly with restart markers so workers decode only the intervals "
+            "a crop needs");
   flags.Add("threads", &options.threads, "threads (0 = one per core)");
   bool keep_unverified = false;
   flags.Add("keep-unverified", &keep_unverified,
