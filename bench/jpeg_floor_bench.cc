@@ -26,6 +26,9 @@
 // cost beyond the kernel's receive copy); best_f32 adds the tail and uses copy_f32;
 // bound_* leave the resize out too (a decode alone). best_vs_torchvision_* = torchvision's CPU
 // per image / best_*. Prints `RESULT name=jpeg-floor ...`.
+// --restart_markers: every stage works on the JPEGs as `stoker-pack --restart-markers` stores
+// them (rewritten in memory by AddJpegRestartMarkers): the files the workers then read, so the
+// eighth stage is the floor of those same files.
 
 #include <dirent.h>
 #include <time.h>
@@ -44,6 +47,7 @@
 
 #include "augment/kernels/decode.h"
 #include "augment/kernels/geometry.h"
+#include "augment/kernels/jpeg_restart_markers.h"
 #include "augment/op.h"
 #include "augment/op_registry.h"
 #include "augment/pipeline.h"
@@ -300,16 +304,29 @@ int Main(int argc, char** argv) {
   flags.Add("rounds", &rounds, "Rounds (stage order rotated)");
   flags.Add("torchvision_uint8_ms", &tv_u8_ms, "torchvision's CPU ms per uint8 image (e2e)");
   flags.Add("torchvision_float32_ms", &tv_f32_ms, "torchvision's CPU ms per float32 image");
+  bool restart_markers = false;
+  flags.Add("restart_markers", &restart_markers,
+            "Rewrite the JPEGs with restart markers first, as stoker-pack --restart-markers does");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
-  const std::vector<std::vector<uint8_t>> jpegs = LoadJpegs(images_dir, count);
+  std::vector<std::vector<uint8_t>> jpegs = LoadJpegs(images_dir, count);
+  if (restart_markers) {
+    for (std::vector<uint8_t>& jpeg : jpegs) {
+      absl::StatusOr<std::vector<uint8_t>> marked = AddJpegRestartMarkers(jpeg);
+      if (!marked.ok()) {
+        std::fprintf(stderr, "jpeg_floor_bench: %s\n", marked.status().ToString().c_str());
+        return 1;
+      }
+      jpeg = *std::move(marked);
+    }
+  }
   if (jpegs.empty()) {
     std::fprintf(stderr, "jpeg_floor_bench: no JPEGs under --images=%s\n", images_dir.c_str());
     return 1;
   }
   StageState state(jpegs);
   std::vector<NamedStage> stages = MakeStages(state);
-  std::printf("%zu JPEGs of %s; CPU-clock read pair %.2f us\n", jpegs.size(), images_dir.c_str(),
-              state.clock_pair * 1e6);
+  std::printf("%zu JPEGs of %s%s; CPU-clock read pair %.2f us\n", jpegs.size(), images_dir.c_str(),
+              restart_markers ? " with restart markers" : "", state.clock_pair * 1e6);
   for (NamedStage& stage : stages) RunStage(stage, std::min<size_t>(jpegs.size(), 16), 0);  // Warm.
   for (uint32_t round = 0; round < rounds; ++round) {
     std::printf("round %u:", round + 1);

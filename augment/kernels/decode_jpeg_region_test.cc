@@ -13,6 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "augment/kernels/decode.h"
 #include "augment/kernels/geometry.h"
+#include "augment/kernels/jpeg_restart_markers.h"
+#include "augment/kernels/jpeg_restart_window.h"
 #include "augment/synthetic_images.h"
 #include "common/bad_sample.h"
 #include "common/counter_rng.h"
@@ -281,6 +283,104 @@ TEST(DecodeJpegRegionTest, CorruptEntropyDataDecodesAsInTheWholeDecode) {
       ReencodedPhoto("motorcycle_left.png", 3, 500, 741, false, ChromaSubsampling::k420);
   ASSERT_GT(jpeg.size(), 4000u);
   for (size_t i = jpeg.size() / 2; i < jpeg.size() / 2 + 40; i += 3) jpeg[i] ^= 0x5A;
+  ExpectRegionsEqualWholeDecode(jpeg);
+}
+
+// Restart-marked files (stoker-pack --restart-markers) are cut to the intervals a window needs
+// (jpeg_restart_window.h); the windows still equal the whole decode's.
+std::vector<uint8_t> WithRestartMarkers(const std::vector<uint8_t>& jpeg) {
+  absl::StatusOr<std::vector<uint8_t>> marked = AddJpegRestartMarkers(jpeg);
+  EXPECT_TRUE(marked.ok()) << marked.status();
+  return marked.ok() ? *marked : std::vector<uint8_t>{};
+}
+
+// A window well inside the image is decoded from a cut, not from the whole file.
+void ExpectInteriorWindowIsCut(const std::vector<uint8_t>& jpeg, uint32_t height, uint32_t width) {
+  RestartCut cut;
+  const PixelRect window{height / 3, width / 3, height / 4, width / 4};
+  ASSERT_TRUE(CutToRestartIntervals(jpeg, window, 1, &cut)) << Describe(window);
+  EXPECT_LT(cut.jpeg.size(), jpeg.size() / 2);
+  EXPECT_LE(cut.top, window.top);
+  EXPECT_LE(cut.left, window.left);
+  EXPECT_GT(cut.top + cut.left, 0u);
+}
+
+TEST(DecodeJpegRegionTest, RestartMarkedFilesAreCutAndEqualTheWholeDecode) {
+  for (const ChromaSubsampling subsampling :
+       {ChromaSubsampling::k444, ChromaSubsampling::k422, ChromaSubsampling::k420,
+        ChromaSubsampling::k440, ChromaSubsampling::k411}) {
+    SCOPED_TRACE(absl::StrCat("subsampling ", static_cast<int>(subsampling)));
+    for (const bool progressive : {false, true}) {  // Both become sequential.
+      const std::vector<uint8_t> jpeg = WithRestartMarkers(
+          ReencodedPhoto("motorcycle_left.png", 3, 500, 741, progressive, subsampling));
+      ExpectInteriorWindowIsCut(jpeg, 500, 741);
+      ExpectRegionsEqualWholeDecode(jpeg);
+    }
+    const std::vector<uint8_t> odd =
+        WithRestartMarkers(ReencodedPhoto("chelsea.png", 3, 299, 451, false, subsampling));
+    ExpectInteriorWindowIsCut(odd, 299, 451);
+    ExpectRegionsEqualWholeDecode(odd);
+  }
+  const std::vector<uint8_t> gray =
+      WithRestartMarkers(ReencodedPhoto("camera.png", 1, 509, 383, false, ChromaSubsampling::k444));
+  ExpectInteriorWindowIsCut(gray, 509, 383);
+  ExpectRegionsEqualWholeDecode(gray);
+  const std::vector<uint8_t> camera = WithRestartMarkers(ReadFile(SkimagePath("retina.jpg")));
+  ExpectInteriorWindowIsCut(camera, 1411, 1411);
+  ExpectRegionsEqualWholeDecode(camera);
+}
+
+TEST(DecodeJpegRegionTest, FilesWithoutUsableRestartIntervalsAreNotCut) {
+  const std::vector<uint8_t> plain =
+      ReencodedPhoto("chelsea.png", 3, 299, 451, false, ChromaSubsampling::k420);
+  const std::vector<uint8_t> progressive =
+      ReencodedPhoto("chelsea.png", 3, 299, 451, true, ChromaSubsampling::k420);
+  const std::vector<uint8_t> marked = WithRestartMarkers(plain);
+  const PixelRect window{100, 150, 50, 60};
+  RestartCut cut;
+  EXPECT_FALSE(CutToRestartIntervals(plain, window, 1, &cut));        // No DRI.
+  EXPECT_FALSE(CutToRestartIntervals(progressive, window, 1, &cut));  // Progressive frame.
+  ASSERT_TRUE(CutToRestartIntervals(marked, window, 1, &cut));
+  // The whole width from the top row: nothing to save.
+  EXPECT_FALSE(CutToRestartIntervals(marked, PixelRect{0, 0, 50, 451}, 1, &cut));
+
+  // An interval that does not divide an MCU row's 29 MCUs: rows would not hold whole intervals.
+  std::vector<uint8_t> odd_interval = marked;
+  size_t dri = 0;
+  for (size_t i = 2; i + 5 < odd_interval.size() && dri == 0; ++i) {
+    if (odd_interval[i] == 0xFF && odd_interval[i + 1] == 0xDD) dri = i;
+  }
+  ASSERT_GT(dri, 0u);
+  odd_interval[dri + 4] = 0;
+  odd_interval[dri + 5] = 3;
+  EXPECT_FALSE(CutToRestartIntervals(odd_interval, window, 1, &cut));
+
+  // A restart marker out of sequence before the window, and a truncated file: decoded whole,
+  // with the whole decode's pixels and verdict.
+  std::vector<uint8_t> out_of_sequence = marked;
+  size_t rst = 0;
+  for (size_t i = dri; i + 1 < out_of_sequence.size() && rst == 0; ++i) {
+    if (out_of_sequence[i] == 0xFF && out_of_sequence[i + 1] == 0xD3) rst = i;
+  }
+  ASSERT_GT(rst, 0u);
+  out_of_sequence[rst + 1] = 0xD5;
+  EXPECT_FALSE(CutToRestartIntervals(out_of_sequence, window, 1, &cut));
+  ExpectRegionsEqualWholeDecode(out_of_sequence);
+  std::vector<uint8_t> truncated = marked;
+  truncated.resize(truncated.size() * 3 / 5);
+  EXPECT_FALSE(CutToRestartIntervals(truncated, PixelRect{0, 100, 20, 40}, 1, &cut));
+  ExpectVerdictOfWholeDecode(truncated, 299, 451);
+}
+
+TEST(DecodeJpegRegionTest, CorruptRestartIntervalDecodesAsInTheWholeDecode) {
+  std::vector<uint8_t> jpeg = WithRestartMarkers(
+      ReencodedPhoto("motorcycle_left.png", 3, 500, 741, false, ChromaSubsampling::k420));
+  ASSERT_GT(jpeg.size(), 4000u);
+  // Damage without forming markers (no 0xFF written), so the file is still cut.
+  for (size_t i = jpeg.size() / 2; i < jpeg.size() / 2 + 40; i += 3) {
+    if (jpeg[i] != 0xFF && jpeg[i - 1] != 0xFF)
+      jpeg[i] = (jpeg[i] ^ 0x5A) == 0xFF ? 0 : jpeg[i] ^ 0x5A;
+  }
   ExpectRegionsEqualWholeDecode(jpeg);
 }
 
