@@ -330,6 +330,17 @@ TEST(DecodeJpegRegionTest, RestartMarkedFilesAreCutAndEqualTheWholeDecode) {
   ExpectRegionsEqualWholeDecode(camera);
 }
 
+TEST(DecodeJpegRegionTest, RestartMarkedCmykAndYcckFilesAreCutAndEqualTheWholeDecode) {
+  for (const char* name : {"cmyk_adobe.jpg", "cmyk_no_adobe.jpg", "ycck.jpg"}) {
+    SCOPED_TRACE(name);
+    const std::vector<uint8_t> jpeg =
+        WithRestartMarkers(ReadFile(std::string(STOKER_PIL_FIXTURES_DIR) + "/" + name));
+    RestartCut cut;  // 37 x 47: an interval is a whole MCU row, so bottom windows are cut.
+    EXPECT_TRUE(CutToRestartIntervals(jpeg, PixelRect{30, 0, 7, 47}, 1, &cut));
+    ExpectRegionsEqualWholeDecode(jpeg);
+  }
+}
+
 TEST(DecodeJpegRegionTest, FilesWithoutUsableRestartIntervalsAreNotCut) {
   const std::vector<uint8_t> plain =
       ReencodedPhoto("chelsea.png", 3, 299, 451, false, ChromaSubsampling::k420);
