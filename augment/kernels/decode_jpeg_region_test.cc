@@ -366,6 +366,19 @@ TEST(DecodeJpegRegionTest, FilesWithoutUsableRestartIntervalsAreNotCut) {
   odd_interval[dri + 5] = 3;
   EXPECT_FALSE(CutToRestartIntervals(odd_interval, window, 1, &cut));
 
+  // A frame header claiming 60000 x 60000 pixels over these few bytes: refused before scratch
+  // space for its millions of intervals is reserved.
+  std::vector<uint8_t> oversized = marked;
+  size_t sof = 0;
+  for (size_t i = 2; i + 8 < oversized.size() && sof == 0; ++i) {
+    if (oversized[i] == 0xFF && oversized[i + 1] == 0xC0) sof = i;
+  }
+  ASSERT_GT(sof, 0u);
+  for (const size_t at : {sof + 5, sof + 7}) oversized[at] = 0xEA, oversized[at + 1] = 0x60;
+  RestartCut fresh;
+  EXPECT_FALSE(CutToRestartIntervals(oversized, PixelRect{50000, 50000, 100, 100}, 1, &fresh));
+  EXPECT_LT(fresh.interval_begin.capacity(), marked.size());
+
   // A restart marker out of sequence before the window, and a truncated file: decoded whole,
   // with the whole decode's pixels and verdict.
   std::vector<uint8_t> out_of_sequence = marked;

@@ -168,6 +168,9 @@ bool CutToRestartIntervals(absl::Span<const uint8_t> jpeg, const PixelRect& regi
   if (first_row == 0 && first_group == 0 && end_group == groups) return false;
 
   const uint32_t last = (end_row - 1) * groups + end_group - 1;
+  // Each interval before `last` ends in a two-byte marker: a header claiming more intervals than
+  // the bytes can hold is refused before any scratch is sized by it.
+  if (last > (jpeg.size() - frame.scan_data) / 2) return false;
   if (!FindIntervals(jpeg, frame.scan_data, last, cut)) return false;
 
   // The headers ReadFrame copied, with the sub-image's size in full-scale pixels.
