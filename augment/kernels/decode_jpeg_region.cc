@@ -21,11 +21,9 @@ namespace stoker {
 namespace {
 
 // How far the decoded span reaches past the window on each side (see the header). Sequential
-// files: fancy upsampling reads the neighbouring chroma sample, so two chroma samples (2 x the
-// largest horizontal sampling factor, in pixels; jpeg_crop_scanline then widens the span to whole
-// iMCUs). Progressive files: three iMCU columns, since their blocks may be smoothed from the DC
-// values of blocks two columns away.
-constexpr JDIMENSION kMarginChromaSamples = 2;
+// files: kMarginChromaSamples (jpeg_restart_window.h; jpeg_crop_scanline then widens the span to
+// whole iMCUs). Progressive files: three iMCU columns, since their blocks may be smoothed from
+// the DC values of blocks two columns away.
 constexpr JDIMENSION kProgressiveMarginImcus = 3;
 // TurboJPEG's TJFLAG_LIMITSCANS limit, which ImageDecoder::Decode sets.
 constexpr int kTurboJpegScanLimit = 500;
@@ -112,13 +110,9 @@ void ReadRows(j_decompress_ptr cinfo, const DecodeJob& job, JDIMENSION span_widt
 // an EOI ahead that cannot happen: libjpeg's entropy decoder stops reading at any marker, and its
 // restart handling leaves an EOI unread, so nothing is read past it. The rest can then be left
 // undecoded: same pixels, same verdict, about a tenth of the decode saved on average (windows end
-// above the bottom). Searched from the end: an intact file ends with it.
+// above the bottom).
 bool EoiAhead(j_decompress_ptr cinfo) {
-  const JOCTET* next = cinfo->src->next_input_byte;
-  for (const JOCTET* p = next + cinfo->src->bytes_in_buffer; p - next >= 2; --p) {
-    if (p[-1] == 0xD9 && p[-2] == 0xFF) return true;
-  }
-  return false;
+  return HasEoi(absl::MakeConstSpan(cinfo->src->next_input_byte, cinfo->src->bytes_in_buffer));
 }
 
 // The decode proper. A plain function with trivially destructible locals only, since libjpeg's

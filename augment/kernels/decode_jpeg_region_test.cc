@@ -102,6 +102,14 @@ std::vector<PixelRect> Windows(uint32_t height, uint32_t width, uint64_t seed) {
   return windows;
 }
 
+// The offset of the first marker FF `code` at or after `from`, 0 when there is none.
+size_t FindMarker(const std::vector<uint8_t>& jpeg, uint8_t code, size_t from = 2) {
+  for (size_t i = from; i + 1 < jpeg.size(); ++i) {
+    if (jpeg[i] == 0xFF && jpeg[i + 1] == code) return i;
+  }
+  return 0;
+}
+
 std::string Describe(const PixelRect& r) {
   return absl::StrCat("window top=", r.top, " left=", r.left, " ", r.height, "x", r.width);
 }
@@ -357,10 +365,7 @@ TEST(DecodeJpegRegionTest, FilesWithoutUsableRestartIntervalsAreNotCut) {
 
   // An interval that does not divide an MCU row's 29 MCUs: rows would not hold whole intervals.
   std::vector<uint8_t> odd_interval = marked;
-  size_t dri = 0;
-  for (size_t i = 2; i + 5 < odd_interval.size() && dri == 0; ++i) {
-    if (odd_interval[i] == 0xFF && odd_interval[i + 1] == 0xDD) dri = i;
-  }
+  const size_t dri = FindMarker(odd_interval, 0xDD);
   ASSERT_GT(dri, 0u);
   odd_interval[dri + 4] = 0;
   odd_interval[dri + 5] = 3;
@@ -369,23 +374,17 @@ TEST(DecodeJpegRegionTest, FilesWithoutUsableRestartIntervalsAreNotCut) {
   // A frame header claiming 60000 x 60000 pixels over these few bytes: refused before scratch
   // space for its millions of intervals is reserved.
   std::vector<uint8_t> oversized = marked;
-  size_t sof = 0;
-  for (size_t i = 2; i + 8 < oversized.size() && sof == 0; ++i) {
-    if (oversized[i] == 0xFF && oversized[i + 1] == 0xC0) sof = i;
-  }
+  const size_t sof = FindMarker(oversized, 0xC0);
   ASSERT_GT(sof, 0u);
   for (const size_t at : {sof + 5, sof + 7}) oversized[at] = 0xEA, oversized[at + 1] = 0x60;
   RestartCut fresh;
   EXPECT_FALSE(CutToRestartIntervals(oversized, PixelRect{50000, 50000, 100, 100}, 1, &fresh));
-  EXPECT_LT(fresh.interval_begin.capacity(), marked.size());
+  EXPECT_LT(fresh.interval_end.capacity(), marked.size());
 
   // A restart marker out of sequence before the window, and a truncated file: decoded whole,
   // with the whole decode's pixels and verdict.
   std::vector<uint8_t> out_of_sequence = marked;
-  size_t rst = 0;
-  for (size_t i = dri; i + 1 < out_of_sequence.size() && rst == 0; ++i) {
-    if (out_of_sequence[i] == 0xFF && out_of_sequence[i + 1] == 0xD3) rst = i;
-  }
+  const size_t rst = FindMarker(out_of_sequence, 0xD3, dri);
   ASSERT_GT(rst, 0u);
   out_of_sequence[rst + 1] = 0xD5;
   EXPECT_FALSE(CutToRestartIntervals(out_of_sequence, window, 1, &cut));
@@ -413,10 +412,7 @@ TEST(DecodeJpegRegionTest, DecoderRecoversAfterABadHeader) {
   const std::vector<uint8_t> good =
       ReencodedPhoto("chelsea.png", 3, 299, 451, false, ChromaSubsampling::k420);
   std::vector<uint8_t> bad = good;
-  size_t dht = 0;
-  for (size_t i = 2; i + 1 < bad.size() && dht == 0; ++i) {
-    if (bad[i] == 0xFF && bad[i + 1] == 0xC4) dht = i;
-  }
+  const size_t dht = FindMarker(bad, 0xC4);
   ASSERT_GT(dht, 0u);
   for (size_t i = dht + 5; i < dht + 5 + 16; ++i) bad[i] = 0xFF;  // The 16 code counts.
   ImageDecoder decoder;

@@ -7,10 +7,6 @@
 namespace stoker {
 namespace {
 
-// How far the sub-image reaches past the window, in chroma samples (see the header): the same
-// margin decode_jpeg_region.cc keeps beside the window's columns.
-constexpr uint32_t kMarginChromaSamples = 2;
-
 constexpr uint8_t kSof0 = 0xC0;  // Baseline sequential, Huffman.
 constexpr uint8_t kSof1 = 0xC1;  // Extended sequential, Huffman.
 constexpr uint8_t kDht = 0xC4;
@@ -103,16 +99,14 @@ bool ReadFrame(absl::Span<const uint8_t> jpeg, Frame* frame, std::vector<uint8_t
   }
 }
 
-// Finds where intervals 0..last begin and end, checking their restart markers' sequence.
-// False unless all of them are found and an EOI ends the file.
+// Finds where intervals 0..last end, checking their restart markers' sequence. False unless
+// all of them are found and an EOI ends the file.
 bool FindIntervals(absl::Span<const uint8_t> jpeg, size_t scan_data, uint32_t last,
                    RestartCut* cut) {
   const uint8_t* bytes = jpeg.data();
   const uint8_t* end = bytes + jpeg.size();
-  cut->interval_begin.assign(size_t{last} + 1, 0);
   cut->interval_end.assign(size_t{last} + 1, 0);
   uint32_t interval = 0;
-  cut->interval_begin[0] = static_cast<uint32_t>(scan_data);
   const uint8_t* p = bytes + scan_data;
   while (true) {
     p = static_cast<const uint8_t*>(std::memchr(p, 0xFF, static_cast<size_t>(end - p)));
@@ -129,17 +123,21 @@ bool FindIntervals(absl::Span<const uint8_t> jpeg, size_t scan_data, uint32_t la
     if (interval == last) break;
     if (!restart) return false;  // The scan ended before the window's last interval.
     p += 2;
-    cut->interval_begin[++interval] = static_cast<uint32_t>(p - bytes);
+    ++interval;
   }
   // An intact file ends with EOI (trailing bytes after it are allowed); a truncated one is left
   // to the whole decode, which refuses it.
-  for (const uint8_t* q = end; q - p >= 2; --q) {
-    if (q[-1] == kEoi && q[-2] == 0xFF) return true;
-  }
-  return false;
+  return HasEoi(absl::MakeConstSpan(p, end));
 }
 
 }  // namespace
+
+bool HasEoi(absl::Span<const uint8_t> bytes) {
+  for (size_t n = bytes.size(); n >= 2; --n) {
+    if (bytes[n - 1] == kEoi && bytes[n - 2] == 0xFF) return true;
+  }
+  return false;
+}
 
 bool CutToRestartIntervals(absl::Span<const uint8_t> jpeg, const PixelRect& region,
                            uint32_t denominator, RestartCut* cut) {
@@ -190,7 +188,9 @@ bool CutToRestartIntervals(absl::Span<const uint8_t> jpeg, const PixelRect& regi
   for (uint32_t row = first_row; row < end_row; ++row) {
     for (uint32_t group = first_group; group < end_group; ++group) {
       const uint32_t index = row * groups + group;
-      cut->jpeg.insert(cut->jpeg.end(), jpeg.begin() + cut->interval_begin[index],
+      const uint32_t begin =
+          index == 0 ? static_cast<uint32_t>(frame.scan_data) : cut->interval_end[index - 1] + 2;
+      cut->jpeg.insert(cut->jpeg.end(), jpeg.begin() + begin,
                        jpeg.begin() + cut->interval_end[index]);
       ++written;
       const uint8_t marker = written == total ? kEoi : kRst0 + (written - 1) % 8;

@@ -9,9 +9,10 @@
 // 500 × 375 photos, 87 % of the file's Huffman work on average). A restart marker resets the
 // DC predictors, so each restart interval decodes on its own. When every MCU row holds whole
 // intervals (stoker-pack --restart-markers writes them so, jpeg_restart_markers.h), the
-// intervals that cover the window form a smaller JPEG of their own: the same headers with the
-// sub-image's size in the frame header, the intervals' entropy-coded bytes, their restart
-// markers renumbered, and an EOI. Decoding it costs about 56 % of that Huffman work.
+// intervals that cover the window form a smaller JPEG of their own: the headers the decode
+// reads (not EXIF and other application segments, nor comments) with the sub-image's size in
+// the frame header, the intervals' entropy-coded bytes, their restart markers renumbered, and
+// an EOI. Decoding it costs about 56 % of that Huffman work.
 //
 // The sub-image reaches past the window by two chroma samples on each side (unless an image
 // edge is nearer), since fancy upsampling reads the neighbouring chroma samples and treats the
@@ -39,10 +40,20 @@ struct RestartCut {
   std::vector<uint8_t> jpeg;  // A whole JPEG of the sub-image.
   uint32_t top = 0;           // The sub-image's origin in the image decoded at the same scale.
   uint32_t left = 0;
-  // Scratch: where each restart interval's entropy-coded bytes begin and end in the file.
-  std::vector<uint32_t> interval_begin;
+  // Scratch: where each restart interval's entropy-coded bytes end in the file (at its marker;
+  // the next interval begins two bytes later).
   std::vector<uint32_t> interval_end;
 };
+
+// How far a decoded span reaches past its window, in chroma samples (2 × the largest sampling
+// factor in pixels, at the decoded scale): fancy upsampling reads the neighbouring chroma sample
+// and treats a span's ends as image edges. Shared by the cut and decode_jpeg_region.cc's
+// column span.
+inline constexpr uint32_t kMarginChromaSamples = 2;
+
+// True when an EOI marker (FF D9) lies in `bytes`. Searched from the end, where an intact file
+// has it.
+bool HasEoi(absl::Span<const uint8_t> bytes);
 
 // Cuts `jpeg` to the intervals covering `region` of the image decoded at 1/denominator scale,
 // into *cut. Returns false (and *cut's jpeg is meaningless) when the file cannot be cut as the
