@@ -16,7 +16,7 @@
 
 namespace {
 
-// The part `fraction`/256 of `extent`, at least one pixel, from `start`.
+// The part `fraction`/256 of `extent`, at least one pixel.
 uint32_t Part(uint8_t fraction, uint32_t extent) {
   return std::max<uint32_t>(1, static_cast<uint32_t>(uint64_t{extent} * fraction / 256));
 }
