@@ -1,4 +1,4 @@
-# Sanitizer and fuzzing builds (docs/security.md, "Fuzzing and sanitizers").
+# Sanitizer and fuzzing builds (docs/fuzzing.md).
 #
 #   -DSTOKER_SANITIZE=ON  ASan + UBSan on every target of ours (any compiler; scripts/test.sh
 #                         builds the unit and integration tests this way in build-asan/).

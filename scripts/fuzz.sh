@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs one libFuzzer target for SECONDS (docs/security.md, "Fuzzing and sanitizers").
+# Runs one libFuzzer target for SECONDS (docs/fuzzing.md).
 #
 #   scripts/fuzz.sh NAME SECONDS [libFuzzer flags...]    e.g. scripts/fuzz.sh tar_reader 600
 #   scripts/fuzz.sh --list                               the targets (tests/fuzz/corpus/*)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The worker stream and trainer-client loader tests again, built with ThreadSanitizer in
-# build-tsan/ (docs/security.md, "Fuzzing and sanitizers"). scripts/test.sh runs it after the
+# build-tsan/ (docs/fuzzing.md, "Sanitizers"). scripts/test.sh runs it after the
 # ASan + UBSan run; any data race or lock-order report fails the test that triggered it.
 #
 # Only these test binaries are built (GCC, -fsanitize=thread -O1, ccache like build/): the

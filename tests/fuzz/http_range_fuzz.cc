@@ -96,7 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Debian 12's libcurl 7.88.1 has a use-after-free in its header store when a reply folds a
   // header line (a line starting with a space or tab): unfold_value reallocates the header but
   // keeps its name pointer into the freed block. That is libcurl's bug, found by this target and
-  // listed in docs/security.md; such replies are skipped so the rest stays fuzzed.
+  // listed in docs/fuzzing.md; such replies are skipped so the rest stays fuzzed.
   for (absl::string_view reply : {chunks[0], chunks[1]}) {
     if (absl::StrContains(reply, "\n ") || absl::StrContains(reply, "\n\t")) return 0;
   }

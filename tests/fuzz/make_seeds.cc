@@ -1,6 +1,6 @@
 // Writes the generated seed corpora of tests/fuzz/corpus (run by hand after a format change:
 // scripts/build.sh fuzz_make_seeds && build/tests/fuzz/fuzz_make_seeds tests/fuzz/corpus; the
-// output is checked in; docs/security.md lists where the other seeds come from). Every seed is the
+// output is checked in; docs/fuzzing.md lists where the other seeds come from). Every seed is the
 // output of the real writer: journals from FileJournal, tokens from EncodeResumeToken (and
 // PlanResume), shards from ShardWriter, tars from the test fixtures' ustar writer, manifests from
 // WriteManifest, state updates as a coordinator makes them, frames from CompressPayload, batch
