@@ -12,9 +12,9 @@
 // and the rest per sample in OutputShapeFor. An op whose output size is fixed (resize to an
 // exact size, the crops) has a fixed output shape whatever its input.
 //
-// Randomness and the determinism contract (DESIGN.md §3). Each op draws from the sample's
-// CounterRng, in pipeline order, exactly the draws listed here, whatever their outcome, so the
-// output depends only on (seed, epoch, sample index) and the compiled pipeline:
+// Randomness and the determinism contract (docs/architecture.md, Work model). Each op draws from
+// the sample's CounterRng, in pipeline order, exactly the draws listed here, whatever their
+// outcome, so the output depends only on (seed, epoch, sample index) and the compiled pipeline:
 //
 //   decode           no draw.
 //   resize           no draw.

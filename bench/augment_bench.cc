@@ -1,7 +1,8 @@
-// bench augment: the blur reference workload (DESIGN.md §6), one thread. Stoker's pipeline
-// "to_float, gaussian_blur(ksize=11)*10" against OpenCV's cv::GaussianBlur chained ten times on
-// the same images, plus the fraction of the arithmetic floor. torchvision's figure is measured by
-// bench/augment_torchvision.py in the same run (bench/augment.sh) and passed in.
+// bench augment: the blur reference workload (docs/architecture.md, Reference workloads), one
+// thread. Stoker's pipeline "to_float, gaussian_blur(ksize=11)*10" against OpenCV's
+// cv::GaussianBlur chained ten times on the same images, plus the fraction of the arithmetic floor.
+// torchvision's figure is measured by bench/augment_torchvision.py in the same run
+// (bench/augment.sh) and passed in.
 //
 // Alternating rounds (Stoker, then OpenCV, in each); prints per-round figures, then
 // `RESULT name=augment ...` with the median round of each side, per core (one thread), and

@@ -1,4 +1,4 @@
-// Protocol benchmarks (DESIGN.md §9; scripts/bench.sh cluster | straggler | data-wait):
+// Protocol benchmarks (bench/README.md; scripts/bench.sh cluster | straggler | data-wait):
 // a real coordinator, real workers and a real trainer client over gRPC on loopback in one
 // process (TestCluster), with simulated production (worker/simulated_batch.h): each worker's
 // single producer thread emits a batch of the job's shape every `period` at most.

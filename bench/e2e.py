@@ -9,16 +9,17 @@ between separate processes on loopback.
            [--client-flag FLAG]... [--compare-client 'BINARY [FLAG...]']...
 
 Stoker: a coordinator, W `stoker-worker --threads 1` processes and one `stoker-bench-client`
-process (no training step). Workloads (DESIGN.md §6): blur = to_float and ten 11x11 blurs of
-224x224x3, float32 HWC out; jpeg-float32 = the packed JPEGs of --manifest through decode,
-random_resized_crop(224) (bilinear), horizontal_flip, to_float, normalize, float32 CHW out, the
-tail forced onto the workers (--tail worker); jpeg-float16 = jpeg-float32 rounded to float16 on
-the worker, float16 CHW out; jpeg-float32-tail = jpeg-float32 with the to_float/normalize tail
-run by the client (--tail-on-client: uint8 on the wire); jpeg-float32-auto = jpeg-float32 with
-the tail placed by the coordinator (--tail auto, the default: the client here); jpeg-uint8 = the same up to the flip, uint8 HWC out. torchvision: a DataLoader with W worker
-processes and the same pipeline and filter (bench/e2e_torchvision.py), at the same boundary
-(batches reaching the training loop). Alternating rounds, medians. Per round, delivered img/s
-and CPU ms per image in two windows:
+process (no training step). Workloads (docs/architecture.md, Reference workloads): blur =
+to_float and ten 11x11 blurs of 224x224x3, float32 HWC out; jpeg-float32 = the packed JPEGs of
+--manifest through decode, random_resized_crop(224) (bilinear), horizontal_flip, to_float,
+normalize, float32 CHW out, the tail forced onto the workers (--tail worker); jpeg-float16 =
+jpeg-float32 rounded to float16 on the worker, float16 CHW out; jpeg-float32-tail = jpeg-float32
+with the to_float/normalize tail run by the client (--tail-on-client: uint8 on the wire);
+jpeg-float32-auto = jpeg-float32 with the tail placed by the coordinator (--tail auto, the default:
+the client here); jpeg-uint8 = the same up to the flip, uint8 HWC out. torchvision: a DataLoader
+with W worker processes and the same pipeline and filter (bench/e2e_torchvision.py), at the same
+boundary (batches reaching the training loop). Alternating rounds, medians. Per round, delivered
+img/s and CPU ms per image in two windows:
   - steady (what vs_torchvision uses, the same window as torchvision's): after WARMUP (2)
     batches reached the loop, as e2e_torchvision.py counts torchvision's process and its
     DataLoader workers after two warm-up batches. The workers' CPU (/proc/PID/stat) between the

@@ -7,7 +7,7 @@ A DataLoader with WORKERS worker processes (one torch thread each), batch 64, un
 batches reached this loop (the boundary of stoker-bench-client: batches handed to the training
 loop, no training step). WORKLOAD:
   blur          random 224x224x3 uint8 images, Compose([ToTensor()] + [GaussianBlur(11)] * 10),
-                float32 out (DESIGN.md §6);
+                float32 out (the blur reference workload);
   jpeg-float32  IMAGE_DIR's JPEGs (one folder per class): decode_jpeg (libjpeg), then on the
                 uint8 tensor RandomResizedCrop(224, antialias=False) (bilinear without
                 antialiasing, the filter of Stoker's random_resized_crop), RandomHorizontalFlip,

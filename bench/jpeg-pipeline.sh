@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# scripts/bench.sh jpeg-pipeline: the JPEG reference workload (DESIGN.md §6) on a generated
-# Caltech-256-like set (natural-looking 500x375 JPEGs, 10 classes x 300, generated once into
-# .cache/jpeg/ and packed with stoker-pack): decode -> random_resized_crop(224) -> flip ->
-# normalize. Stoker's worker production on all cores vs torchvision's ImageFolder + transforms
-# in a DataLoader with num_workers = cores. About 2 minutes on 2 cores (first run: +1 minute to
-# generate the images).
+# scripts/bench.sh jpeg-pipeline: the JPEG reference workload (docs/architecture.md, Reference
+# workloads) on a generated Caltech-256-like set (natural-looking 500x375 JPEGs, 10 classes x 300,
+# generated once into .cache/jpeg/ and packed with stoker-pack): decode -> random_resized_crop(224)
+# -> flip -> normalize. Stoker's worker production on all cores vs torchvision's ImageFolder +
+# transforms in a DataLoader with num_workers = cores. About 2 minutes on 2 cores (first run: +1
+# minute to generate the images).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --bench

@@ -1,10 +1,10 @@
 #ifndef STOKER_COMMON_BAD_SAMPLE_H_
 #define STOKER_COMMON_BAD_SAMPLE_H_
 
-// Errors that condemn one sample rather than the job (DESIGN.md §7). A source or an op returns
-// BadSampleError(reason, ...) when the bytes of a sample cannot be used; the batch producer then
-// replaces the sample deterministically, counts it by reason and logs it once. Any other error
-// fails the batch.
+// Errors that condemn one sample rather than the job (docs/architecture.md, Bad input). A source or
+// an op returns BadSampleError(reason, ...) when the bytes of a sample cannot be used; the batch
+// producer then replaces the sample deterministically, counts it by reason and logs it once. Any
+// other error fails the batch.
 //
 // The status code is DATA_LOSS and the reason travels as a status payload, so the reason
 // survives message prefixes added on the way up (e.g. "pipeline.ops[0] (decode): ...").

@@ -73,7 +73,8 @@ inline constexpr uint64_t kContentDomain = 0x64617461;   // "data": synthetic pi
 inline constexpr uint64_t kAugmentDomain = 0x61756720;   // "aug ": per (epoch, sample)
 inline constexpr uint64_t kBatchMixDomain = 0x6D697820;  // "mix ": per (epoch, batch)
 
-// The RNG a sample's augmentation draws from: rng(seed, epoch, sample_index) (DESIGN.md §3).
+// The RNG a sample's augmentation draws from: rng(seed, epoch, sample_index)
+// (docs/architecture.md, Work model).
 inline CounterRng SampleRng(uint64_t seed, uint32_t epoch, uint64_t sample_index) {
   return CounterRng(KeyOf(seed ^ kAugmentDomain, epoch, sample_index));
 }

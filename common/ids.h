@@ -1,7 +1,7 @@
 #ifndef STOKER_COMMON_IDS_H_
 #define STOKER_COMMON_IDS_H_
 
-// Job and worker ids (DESIGN.md §4, "Ids carry the coordinator's incarnation"). An id is
+// Job and worker ids (docs/architecture.md, Failure handling, "Ids never alias"). An id is
 //
 //   (incarnation << 32) | serial
 //

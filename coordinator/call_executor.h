@@ -3,8 +3,8 @@
 
 // A bounded pool of threads on which the coordinator's gRPC handlers run their blocking work
 // (the coordinator's mutex, the journal's fdatasync, a job's dataset probe), so that gRPC's
-// callback threads never block (DESIGN.md §8, issue 16). The handler returns at once; the work
-// finishes the call from a pool thread.
+// callback threads never block (docs/architecture.md, Rules the code keeps; issue 16). The handler
+// returns at once; the work finishes the call from a pool thread.
 
 #include <cstddef>
 #include <deque>

@@ -1,11 +1,11 @@
 #ifndef STOKER_COORDINATOR_CLUSTER_STATE_H_
 #define STOKER_COORDINATOR_CLUSTER_STATE_H_
 
-// The coordinator's data (DESIGN.md §5): jobs, workers and the progress of every (job, rank).
-// It changes only through Apply(StateUpdate), so that replaying a journal of updates rebuilds it;
-// Apply reads no clock (times come inside the updates), does no I/O (whatever comes from the
-// outside world, such as a job's dataset size, comes inside the update too: job_geometry.h) and
-// is deterministic, so replay never depends on a file or server being there.
+// The coordinator's data (docs/architecture.md, State and journal): jobs, workers and the progress
+// of every (job, rank). It changes only through Apply(StateUpdate), so that replaying a journal of
+// updates rebuilds it; Apply reads no clock (times come inside the updates), does no I/O (whatever
+// comes from the outside world, such as a job's dataset size, comes inside the update too:
+// job_geometry.h) and is deterministic, so replay never depends on a file or server being there.
 //
 // Task progress of one (job, rank). The rank's tasks, in plan order across epochs, form the
 // sequence s = epoch * batches_per_rank + k, where k is the rank's k-th batch of the epoch

@@ -374,8 +374,8 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
     RETURN_IF_ERROR(ApplyUpdate(returned));
   }
 
-  // Delivered tasks only release this worker's leases: the client's consumed report is the one
-  // thing that completes a task (DESIGN.md §4).
+  // Delivered tasks only release this worker's leases: the client's received report is the one
+  // thing that completes a task (docs/architecture.md, Delivery guarantee).
   StateUpdate release;
   release.mutable_release_leases()->set_worker_id(worker_id);
   int ignored = 0;

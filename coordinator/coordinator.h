@@ -33,15 +33,15 @@
 //
 // Every state change goes through ClusterState::Apply with a StateUpdate (see ApplyUpdate).
 //
-// Durability (DESIGN.md §5): with a StateStore, the durable updates (create_job, register_worker,
-// remove_worker, complete_tasks) are added to the store as they are applied, and every RPC
-// method returns only once everything it saw is durable (group commit: concurrent RPCs share an
-// fsync), except LeaseTasks, which waits only when it answers rank_finished (a lease reveals no
-// completion a crash could take back). Leases, heartbeats and liveness are soft state: after a
-// restart every task that was leased is pending again (its batch may be produced twice; clients
-// drop the duplicate by task id), and recovered workers get a full worker_timeout to heartbeat
-// before they are removed. When the store grows past kCompactBytes it is replaced by a snapshot of
-// the state.
+// Durability (docs/architecture.md, State and journal): with a StateStore, the durable updates
+// (create_job, register_worker, remove_worker, complete_tasks) are added to the store as they are
+// applied, and every RPC method returns only once everything it saw is durable (group commit:
+// concurrent RPCs share an fsync), except LeaseTasks, which waits only when it answers
+// rank_finished (a lease reveals no completion a crash could take back). Leases, heartbeats and
+// liveness are soft state: after a restart every task that was leased is pending again (its batch
+// may be produced twice; clients drop the duplicate by task id), and recovered workers get a full
+// worker_timeout to heartbeat before they are removed. When the store grows past kCompactBytes it
+// is replaced by a snapshot of the state.
 
 #include <atomic>
 #include <cstdint>

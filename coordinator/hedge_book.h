@@ -7,8 +7,8 @@
 // well as (before) its pending tasks. The task then has two producers; the first batch to reach
 // the client wins and the client drops the second by task id (exactly once is the client's
 // dedup, as for every re-lease). Only the client's consumed report completes the task
-// (DESIGN.md §4), which removes the primary lease; a worker's delivered report only releases
-// that worker's lease, and the hedge worker holds none in the cluster state.
+// (docs/architecture.md, Delivery guarantee), which removes the primary lease; a worker's delivered
+// report only releases that worker's lease, and the hedge worker holds none in the cluster state.
 //
 // Hedge leases are soft state, like every lease, and are not recorded in ClusterState: a hedge
 // worker that dies or closes its stream simply loses the copy (its hand-back of the task is

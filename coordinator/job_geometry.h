@@ -4,7 +4,8 @@
 // The pure checks ClusterState::Apply makes on a job as journaled: its spec's scalars and the
 // geometry OpenJob derived from the dataset (stoker.v1.JobGeometry). Nothing here opens a file,
 // a URL or a pipeline: replaying a journal must not depend on the outside world
-// (DESIGN.md §5). Computing a geometry from the world is job_validation.h's ComputeJobGeometry.
+// (docs/architecture.md, State and journal). Computing a geometry from the world is
+// job_validation.h's ComputeJobGeometry.
 
 #include <cstdint>
 #include <vector>

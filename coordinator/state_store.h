@@ -1,9 +1,9 @@
 #ifndef STOKER_COORDINATOR_STATE_STORE_H_
 #define STOKER_COORDINATOR_STATE_STORE_H_
 
-// Where the coordinator keeps what must survive a restart (DESIGN.md §5): an ordered log of
-// durable StateUpdates, optionally starting with a `restore` snapshot. The file journal
-// (journal.h) implements it; another backend (etcd) can replace it.
+// Where the coordinator keeps what must survive a restart (docs/architecture.md, State and
+// journal): an ordered log of durable StateUpdates, optionally starting with a `restore` snapshot.
+// The file journal (journal.h) implements it; another backend (etcd) can replace it.
 //
 // Protocol: under the coordinator's lock, each durable update is Add()ed right after it is
 // applied (so the log order is the apply order); after releasing the lock, the RPC calls

@@ -1,9 +1,10 @@
 #ifndef STOKER_DATA_SYNTHETIC_SOURCE_H_
 #define STOKER_DATA_SYNTHETIC_SOURCE_H_
 
-// Random uint8 HWC images generated from (seed, sample index) alone: the reference workload
-// (DESIGN.md §6) with no I/O. Label = index mod num_classes. The pixels of sample i are the bytes
-// of CounterRng(KeyOf(seed ^ kContentDomain, i, 0)) draws, little-endian, 8 pixels per draw.
+// Random uint8 HWC images generated from (seed, sample index) alone: the blur reference
+// workload's input (docs/architecture.md, Reference workloads) with no I/O. Label = index mod
+// num_classes. The pixels of sample i are the bytes of
+// CounterRng(KeyOf(seed ^ kContentDomain, i, 0)) draws, little-endian, 8 pixels per draw.
 
 #include "data/source.h"
 

@@ -1,10 +1,10 @@
 #ifndef STOKER_PACK_IMAGE_GENERATOR_H_
 #define STOKER_PACK_IMAGE_GENERATOR_H_
 
-// Natural-looking test images for the JPEG workload (DESIGN.md §6): smooth gradients, soft
-// low-frequency texture, blurred and sharp shapes, sensor-like noise; colours lean per class so
-// classes differ. A pure function of (seed, label, index): the same call gives the same pixels.
-// Used by tests, scripts/demo.sh --jpeg and the jpeg-pipeline benchmark.
+// Natural-looking test images for the JPEG workload (docs/architecture.md, Reference workloads):
+// smooth gradients, soft low-frequency texture, blurred and sharp shapes, sensor-like noise;
+// colours lean per class so classes differ. A pure function of (seed, label, index): the same call
+// gives the same pixels. Used by tests, scripts/demo.sh --jpeg and the jpeg-pipeline benchmark.
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 #ifndef STOKER_PLAN_EPOCH_PLAN_H_
 #define STOKER_PLAN_EPOCH_PLAN_H_
 
-// The epoch plan (DESIGN.md §3): a pure function of the job's spec and the epoch.
+// The epoch plan (docs/architecture.md, Work model): a pure function of the job's spec and epoch.
 //
 //   order = Permute(N, seed, epoch, shuffle)
 //   global batch g covers plan positions [g*B, (g+1)*B); position p holds order[p mod N]

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs one benchmark: scripts/bench.sh NAME [ARGS...]. Each benchmark is bench/NAME.sh, which
 # installs what it needs, builds its targets, runs Stoker and its competitor in the same run and
-# ends with `RESULT name=NAME key=value ...` (DESIGN.md §9). Adding a benchmark = adding
-# bench/NAME.sh (and its target in bench/CMakeLists.txt).
+# ends with `RESULT name=NAME key=value ...` (docs/architecture.md, Benchmarks). Adding a benchmark
+# = adding bench/NAME.sh (and its target in bench/CMakeLists.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage() {

@@ -1,9 +1,9 @@
 #ifndef STOKER_TRAINER_CLIENT_BAD_SAMPLE_BUDGET_H_
 #define STOKER_TRAINER_CLIENT_BAD_SAMPLE_BUDGET_H_
 
-// The job's error-rate limit on bad samples (DESIGN.md §7), enforced by each rank's client:
-// workers replace bad samples and report them per batch (BatchHeader.bad_samples); the client
-// adds up those of each epoch and fails the job once they exceed
+// The job's error-rate limit on bad samples (docs/architecture.md, Bad input), enforced by each
+// rank's client: workers replace bad samples and report them per batch (BatchHeader.bad_samples);
+// the client adds up those of each epoch and fails the job once they exceed
 // max_bad_sample_fraction × (the rank's samples per epoch). docs/decisions/0013-bad-samples.md says
 // why here. Thread-compatible (the Loader calls it under its lock).
 

@@ -3,8 +3,9 @@
 
 // The utilization of the GPU a trainer feeds, read through NVML (the driver's management
 // library) for `stoker-ctl report`. NVML is loaded at run time with dlopen and never linked:
-// binaries must start on machines without a GPU or driver (DESIGN.md §9). Anything missing —
-// the library, a symbol, the device — or any NVML error means "unknown", never an error.
+// binaries must start on machines without a GPU or driver (docs/architecture.md, Rules the
+// code keeps). Anything missing — the library, a symbol, the device — or any NVML error means
+// "unknown", never an error.
 
 #include <memory>
 #include <optional>

@@ -57,8 +57,8 @@ struct LoaderOptions {
   // false keeps even shares: only for measuring what balancing is worth (bench/, tests).
   bool balance_credit = true;
   // The two process-wide tunings below are off by default: a library linked into someone
-  // else's trainer changes nothing outside its own objects unless asked (DESIGN.md §9).
-  // stoker-bench-client, a process of its own, turns both on.
+  // else's trainer changes nothing outside its own objects unless asked (docs/architecture.md,
+  // Rules the code keeps). stoker-bench-client, a process of its own, turns both on.
   //
   // Keep freed heap memory in the process (common/heap_tuning.h; measured: 2.5–3× less client
   // CPU on float32 reference batches). The trainer's own frees are retained too.

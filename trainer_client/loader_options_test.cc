@@ -25,7 +25,7 @@ void ExpectInvalid(const LoaderOptions& options, const std::string& message) {
 TEST(LoaderOptionsTest, ValidOptionsPass) { EXPECT_TRUE(ValidOptions().Validate().ok()); }
 
 // A library in someone else's trainer retunes neither their allocator nor their environment
-// unless asked (DESIGN.md §9).
+// unless asked (docs/architecture.md, Rules the code keeps).
 TEST(LoaderOptionsTest, ProcessWideTuningIsOffByDefault) {
   const LoaderOptions options;
   EXPECT_FALSE(options.retain_heap_memory);

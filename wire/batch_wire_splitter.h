@@ -2,7 +2,7 @@
 #define STOKER_WIRE_BATCH_WIRE_SPLITTER_H_
 
 // Reading a BatchMessage from the bytes gRPC received, without the parse copy of its payload
-// (DESIGN.md §4: the payload is not copied more than once on either side).
+// (docs/architecture.md, Protocol: the payload is copied at most once on each side).
 //
 // gRPC hands a received message over as slices (the transport's read buffers, one per HTTP/2
 // DATA frame). SplitBatchWire walks the protobuf wire format across them: the bytes of every

@@ -2,7 +2,8 @@
 #define STOKER_WORKER_BAD_SAMPLE_COUNTERS_H_
 
 // Per-worker counts of samples that could not be read or decoded, by reason: the values of
-// stoker_samples_skipped_total{reason} (DESIGN.md §7). Thread-safe (relaxed atomics).
+// stoker_samples_skipped_total{reason} (docs/architecture.md, Bad input).
+// Thread-safe (relaxed atomics).
 
 #include <array>
 #include <atomic>

@@ -1,5 +1,5 @@
 // Bad samples in ProduceBatch: replacement by the next good sample of the plan, counting,
-// and the bounded search (DESIGN.md §7).
+// and the bounded search (docs/architecture.md, Bad input).
 
 #include "common/bad_sample.h"
 

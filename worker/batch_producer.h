@@ -49,12 +49,12 @@ void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uin
 
 // Fills `out` (header and payload) with batch `task` of `job`. Reuses out's storage.
 //
-// Bad samples (DESIGN.md §7): when the source or the pipeline fails a sample with a bad-sample
-// error (common/bad_sample.h), the sample at that plan position is replaced by the next good
-// sample of the plan after it (position p+1, p+2, ..., wrapping around the epoch's order), so the
-// batch keeps its size and every rank its count; the replacement is augmented with its own
-// per-sample RNG. The bad sample is logged with Source::Locate and its reason (once per worker
-// and job), and counted (each time) in `bad_sample_counters` (may be null) and in
+// Bad samples (docs/architecture.md, Bad input): when the source or the pipeline fails a sample
+// with a bad-sample error (common/bad_sample.h), the sample at that plan position is replaced by
+// the next good sample of the plan after it (position p+1, p+2, ..., wrapping around the epoch's
+// order), so the batch keeps its size and every rank its count; the replacement is augmented with
+// its own per-sample RNG. The bad sample is logged with Source::Locate and its reason (once per
+// worker and job), and counted (each time) in `bad_sample_counters` (may be null) and in
 // header.bad_samples, from which the client enforces
 // the job's error-rate limit.
 //

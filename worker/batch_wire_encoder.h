@@ -2,7 +2,7 @@
 #define STOKER_WORKER_BATCH_WIRE_ENCODER_H_
 
 // gRPC glue: a BatchMessage's wire form without the serialization copy of its payload
-// (DESIGN.md §4: the payload is not copied more than once on either side).
+// (docs/architecture.md, Protocol: the payload is copied at most once on each side).
 //
 // Protobuf's own serializer copies the whole message, payload included, into gRPC slices. Here
 // every field but `data` is serialized by protobuf (the header, and any field added later) into

@@ -5,9 +5,9 @@
 // the client granted, how many tasks are leased for it and not yet sent, and where finished
 // batches go.
 //
-// Credit protocol (DESIGN.md §4): each Credit{n} allows n more batches; each batch written
-// consumes one. Credit is the client's request, not a grant: the worker leases at most
-// `min(credit, max_held) - outstanding` more tasks, where outstanding counts tasks leased for
+// Credit protocol (docs/architecture.md, Protocol): each Credit{n} allows n more batches; each
+// batch written consumes one. Credit is the client's request, not a grant: the worker leases at
+// most `min(credit, max_held) - outstanding` more tasks, where outstanding counts tasks leased for
 // this stream and not yet written (in production, queued, or being written: each holds one
 // batch) and max_held is the stream's share of the worker's memory in batches (the Worker sets
 // it), so a stream never holds more leases than its client can accept or its share can hold.

@@ -1,9 +1,9 @@
 #ifndef STOKER_AUGMENT_KERNELS_DECODE_H_
 #define STOKER_AUGMENT_KERNELS_DECODE_H_
 
-// Decoding of encoded images (DESIGN.md §7): JPEG through libjpeg-turbo's TurboJPEG API (the
-// tj* v2 API of libjpeg-turbo 2.1), PNG and WebP through libpng and libwebp (decode_png_webp.h).
-// Untrusted bytes go through three gates before any pixel memory is touched:
+// Decoding of encoded images (docs/architecture.md, Bad input): JPEG through libjpeg-turbo's
+// TurboJPEG API (the tj* v2 API of libjpeg-turbo 2.1), PNG and WebP through libpng and libwebp
+// (decode_png_webp.h). Untrusted bytes go through three gates before any pixel memory is touched:
 //
 //   1. the format is allow-listed by its magic bytes (JPEG FF D8 FF, PNG's 8-byte signature,
 //      RIFF....WEBP), otherwise kUnsupportedFormat;

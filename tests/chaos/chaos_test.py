@@ -1,4 +1,5 @@
-"""Chaos scenarios (DESIGN.md §4/§5, issue 4): real processes on loopback, killed on purpose.
+"""Chaos scenarios (docs/architecture.md, Failure handling; issue 4): real processes on loopback,
+killed on purpose.
 
     python3 chaos_test.py BUILD_DIR SCENARIO
 

@@ -8,7 +8,8 @@
 // Input: up to 256 steps framed by SplitChunks (fuzz_input.h); a step's first byte picks the
 // event (fuzz_specs.h, StreamEvent), the rest is its argument.
 // Invariants checked after every step, while the stream is open:
-//   - no more tasks leased than the client granted credit (the credit protocol, DESIGN.md §4);
+//   - no more tasks leased than the client granted credit (the credit protocol:
+//     docs/architecture.md, Protocol);
 //   - queued_bytes() is what the sink holds and sent_bytes() what it wrote;
 //   - the compression in effect is valid and raw or offered; a refused set_compression is
 //     INVALID_ARGUMENT naming set_compression;
