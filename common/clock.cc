@@ -115,4 +115,24 @@ void FakeClock::Advance(absl::Duration d) {
   }
 }
 
+absl::Time SleepRecordingClock::Now() {
+  absl::MutexLock lock(&mu_);
+  return now_;
+}
+
+void SleepRecordingClock::SleepFor(absl::Duration d) {
+  absl::MutexLock lock(&mu_);
+  now_ += d;
+  sleeps_.push_back(d);
+}
+
+bool SleepRecordingClock::AwaitWithDeadline(absl::Mutex*, const absl::Condition& cond, absl::Time) {
+  return cond.Eval();
+}
+
+std::vector<absl::Duration> SleepRecordingClock::sleeps() const {
+  absl::MutexLock lock(&mu_);
+  return sleeps_;
+}
+
 }  // namespace stoker

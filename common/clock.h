@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <set>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -65,6 +66,27 @@ class FakeClock : public Clock {
   // The mutexes AwaitWithDeadline waits on, which Advance locks and unlocks to wake them.
   absl::Mutex waiters_mu_;
   std::multiset<absl::Mutex*> waiters_ ABSL_GUARDED_BY(waiters_mu_);
+};
+
+// Thread-safe. Time moves only when someone sleeps: SleepFor returns at once, adds its duration
+// to Now() and records it, so a test sees exactly which waits the code chose (a retry's backoff,
+// a server's Retry-After) without waiting them. AwaitWithDeadline only evaluates its condition.
+class SleepRecordingClock : public Clock {
+ public:
+  explicit SleepRecordingClock(absl::Time start = absl::FromUnixSeconds(1'700'000'000))
+      : now_(start) {}
+
+  absl::Time Now() override;
+  void SleepFor(absl::Duration d) override;
+  bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
+                         absl::Time deadline) override;
+  // Every SleepFor's duration, in order.
+  std::vector<absl::Duration> sleeps() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::Time now_ ABSL_GUARDED_BY(mu_);
+  std::vector<absl::Duration> sleeps_ ABSL_GUARDED_BY(mu_);
 };
 
 // CPU time the calling thread has used: for "busy" figures that should not count time spent

@@ -1,6 +1,7 @@
 #include "common/retry.h"
 
 #include <thread>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -67,6 +68,67 @@ TEST(RetryUnavailableTest, SleepsOnInjectedClock) {
   clock.Advance(absl::Seconds(1));  // Enough for the one backoff (jittered to [0.5s, 1s]).
   retrier.join();
   EXPECT_EQ(calls, 2);
+}
+
+TEST(RetryAfterTest, TravelsOnTheStatusAndKeepsCodeAndMessage) {
+  const absl::Status busy = WithRetryAfter(absl::UnavailableError("HTTP 429"), absl::Seconds(3));
+  EXPECT_EQ(busy.code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(busy.message(), "HTTP 429");
+  EXPECT_EQ(RetryAfterOf(busy), absl::Seconds(3));
+  EXPECT_EQ(RetryAfterOf(absl::UnavailableError("HTTP 503")), std::nullopt);
+}
+
+TEST(RetryAfterTest, TheLongerOfBackoffAndServerWaitUpToTheCap) {
+  BackoffPolicy policy{absl::Milliseconds(100), absl::Seconds(1), 2.0, 5};
+  policy.max_retry_after = absl::Seconds(10);
+  const absl::Status plain = absl::UnavailableError("busy");
+  EXPECT_EQ(RetryDelay(policy, 1, 1.0, plain), absl::Milliseconds(100));
+  EXPECT_EQ(RetryDelay(policy, 1, 1.0, WithRetryAfter(plain, absl::Seconds(4))), absl::Seconds(4));
+  EXPECT_EQ(RetryDelay(policy, 1, 1.0, WithRetryAfter(plain, absl::Seconds(60))),
+            absl::Seconds(10));
+  // A server asking for less than the backoff does not shorten it.
+  EXPECT_EQ(RetryDelay(policy, 5, 1.0, WithRetryAfter(plain, absl::Milliseconds(1))),
+            absl::Seconds(1));
+}
+
+TEST(RetryAfterTest, RetryUnavailableWaitsWhatTheServerAsked) {
+  SleepRecordingClock clock;
+  BackoffPolicy policy{absl::Milliseconds(1), absl::Milliseconds(1), 1.0, 3};
+  int calls = 0;
+  const absl::Status status = RetryUnavailable(policy, &clock, [&] {
+    ++calls;
+    if (calls == 1) return WithRetryAfter(absl::UnavailableError("HTTP 429"), absl::Seconds(5));
+    if (calls == 2) return absl::UnavailableError("HTTP 503");
+    return absl::OkStatus();
+  });
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_EQ(calls, 3);
+  const std::vector<absl::Duration> sleeps = clock.sleeps();
+  ASSERT_EQ(sleeps.size(), 2u);
+  EXPECT_EQ(sleeps[0], absl::Seconds(5));
+  EXPECT_LE(sleeps[1], absl::Milliseconds(1));
+}
+
+TEST(ValidateBackoffPolicyTest, NamesTheBadField) {
+  EXPECT_TRUE(ValidateBackoffPolicy(BackoffPolicy(), "s3.backoff").ok());
+  BackoffPolicy policy;
+  policy.max_attempts = 0;
+  absl::Status status = ValidateBackoffPolicy(policy, "s3.backoff");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("s3.backoff.max_attempts: must be >= 1"));
+  policy = BackoffPolicy();
+  policy.max = absl::Milliseconds(1);
+  status = ValidateBackoffPolicy(policy, "connect_backoff");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("connect_backoff: must have 0 <= initial"));
+  policy = BackoffPolicy();
+  policy.multiplier = 0.5;
+  EXPECT_THAT(std::string(ValidateBackoffPolicy(policy, "b").message()),
+              HasSubstr("b.multiplier: must be >= 1"));
+  policy = BackoffPolicy();
+  policy.max_retry_after = absl::Seconds(-1);
+  EXPECT_THAT(std::string(ValidateBackoffPolicy(policy, "b").message()),
+              HasSubstr("b.max_retry_after: must be >= 0"));
 }
 
 }  // namespace

@@ -20,19 +20,6 @@ using ::testing::ElementsAre;
 using ::testing::Field;
 using ::testing::SizeIs;
 
-// Time moves only when the collector sleeps.
-class SleepAdvancesClock : public Clock {
- public:
-  absl::Time Now() override { return now_; }
-  void SleepFor(absl::Duration d) override { now_ += d; }
-  bool AwaitWithDeadline(absl::Mutex*, const absl::Condition& cond, absl::Time) override {
-    return cond.Eval();
-  }
-
- private:
-  absl::Time now_ = absl::FromUnixSeconds(1'000'000);
-};
-
 pb::TraceProcessSpans Process(const std::string& name, int spans) {
   pb::TraceProcessSpans process;
   process.set_process(name);
@@ -84,7 +71,7 @@ TEST(CollectTraceTest, ReadsEveryPageUntilTheWindowClosesAndMergesPerProcess) {
       Page({Process("rank 2", 1), Process("rank 10", 1), Process("coordinator", 1)}, 7, false),
       Page({Process("worker a:1", 1)}, 0, false),
   };
-  SleepAdvancesClock clock;
+  SleepRecordingClock clock;
   const auto collected = CollectTrace(
       coordinator,
       TraceCollectOptions{.job_id = 9, .seconds = 3, .sample_one_in = 2, .clock = &clock});
@@ -102,7 +89,7 @@ TEST(CollectTraceTest, ReadsEveryPageUntilTheWindowClosesAndMergesPerProcess) {
 
 TEST(CollectTraceTest, PassesTheCoordinatorsRefusalOn) {
   FakeCoordinator coordinator;
-  SleepAdvancesClock clock;
+  SleepRecordingClock clock;
   const auto collected =
       CollectTrace(coordinator, TraceCollectOptions{.job_id = 9, .seconds = 0, .clock = &clock});
   EXPECT_EQ(collected.status().code(), absl::StatusCode::kInvalidArgument);
@@ -111,7 +98,7 @@ TEST(CollectTraceTest, PassesTheCoordinatorsRefusalOn) {
 TEST(CollectTraceTest, GivesUpWhenTheWindowNeverCloses) {
   FakeCoordinator coordinator;
   for (int i = 0; i < 1000; ++i) coordinator.pages.push_back(Page({}, 1, true));
-  SleepAdvancesClock clock;
+  SleepRecordingClock clock;
   const auto collected =
       CollectTrace(coordinator, TraceCollectOptions{.job_id = 9, .seconds = 1, .clock = &clock});
   EXPECT_EQ(collected.status().code(), absl::StatusCode::kDeadlineExceeded);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
+#include "data/http_status.h"
 #include "data/s3_config.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
@@ -119,11 +120,8 @@ absl::StatusOr<std::string> FetchMetadata(const AwsEnvironment& env, const std::
   if (response.status == 200) return response.body;
   const std::string message =
       absl::StrCat(where, ": ", UrlForMessages(url), " answered HTTP ", response.status);
-  if (response.status == 401 || response.status == 403) {
-    return absl::PermissionDeniedError(message);
-  }
-  if (response.status >= 500) return absl::UnavailableError(message);
-  return absl::FailedPreconditionError(message);
+  const absl::Status status = HttpAnswerStatus(response, message, env.clock);
+  return status.ok() ? absl::FailedPreconditionError(message) : status;  // A 2xx other than 200.
 }
 
 std::string FileOrEmpty(const AwsEnvironment& env, const std::string& path) {
@@ -237,14 +235,17 @@ Found CredentialsFromWebIdentity(const AwsEnvironment& env) {
       absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(form.data()), form.size());
   ASSIGN_OR_RETURN(HttpResponse response, env.http->Send(request));
   if (response.status != 200) {
-    const std::string message =
-        absl::StrCat(where, ": STS AssumeRoleWithWebIdentity answered HTTP ", response.status, " ",
-                     XmlValue(response.body, "Code").value_or(""));
-    if (response.status == 400 || response.status == 403) {
+    const std::string code = XmlValue(response.body, "Code").value_or("");
+    const std::string message = absl::StrCat(
+        where, ": STS AssumeRoleWithWebIdentity answered HTTP ", response.status, " ", code);
+    // STS refuses a token with 400 and one of these codes: the token, not the request, is bad.
+    if (code == "InvalidIdentityToken" || code == "ExpiredTokenException" ||
+        code == "IDPRejectedClaim") {
       return absl::PermissionDeniedError(message);
     }
-    return response.status >= 500 ? absl::UnavailableError(message)
-                                  : absl::FailedPreconditionError(message);
+    if (code == "IDPCommunicationError") return absl::UnavailableError(message);  // Retry.
+    const absl::Status status = HttpAnswerStatus(response, message, env.clock);
+    return status.ok() ? absl::FailedPreconditionError(message) : status;
   }
   AwsCredentials credentials;
   credentials.access_key_id = XmlValue(response.body, "AccessKeyId").value_or("");

@@ -4,22 +4,21 @@
 #include "common/clock.h"
 #include "common/status_macros.h"
 #include "data/http_request.h"
+#include "data/http_status.h"
 
 namespace stoker {
 namespace {
 
-// Maps an HTTP answer to a status; UNAVAILABLE means "retry".
-absl::Status ResponseStatus(long http, long expected, const std::string& url) {
-  if (http == expected) return absl::OkStatus();
-  const std::string message = absl::StrCat(url, ": HTTP ", http);
-  if (http == 404 || http == 410) return absl::NotFoundError(message);
-  if (http == 401 || http == 403) return absl::PermissionDeniedError(message);
-  if (http == 416) return absl::OutOfRangeError(message);
-  if (http >= 300 && http < 400) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(message, " (a redirect; not followed while --data-root limits URLs)"));
+// The answer's status (data/http_status.h); a 2xx other than `expected` is FAILED_PRECONDITION
+// (a server that ignores Range answers 200 with the whole file).
+absl::Status ResponseStatus(const HttpResponse& response, long expected, const std::string& url) {
+  if (response.status == expected) return absl::OkStatus();
+  std::string message = absl::StrCat(url, ": HTTP ", response.status);
+  if (response.status >= 300 && response.status < 400) {
+    absl::StrAppend(&message, " (a redirect; not followed while --data-root limits URLs)");
   }
-  if (http >= 500) return absl::UnavailableError(message);
+  const absl::Status status = HttpAnswerStatus(response, message, Clock::Real());
+  if (!status.ok() && !absl::IsFailedPrecondition(status)) return status;
   return absl::FailedPreconditionError(absl::StrCat(message, " (expected ", expected, ")"));
 }
 
@@ -51,7 +50,7 @@ class HttpFile : public RandomAccessFile {
     request.out_capacity = n;
     return RetryUnavailable(options_.backoff, Clock::Real(), [&]() -> absl::Status {
       ASSIGN_OR_RETURN(HttpResponse response, CurlTransport()->Send(request));
-      RETURN_IF_ERROR(ResponseStatus(response.status, 206, url_));
+      RETURN_IF_ERROR(ResponseStatus(response, 206, url_));
       if (response.written != n) {
         return absl::UnavailableError(
             absl::StrCat(url_, ": short range read (", response.written, " of ", n, " bytes)"));
@@ -73,7 +72,7 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenHttpFile(const std::string
   int64_t length = -1;
   RETURN_IF_ERROR(RetryUnavailable(options.backoff, Clock::Real(), [&]() -> absl::Status {
     ASSIGN_OR_RETURN(HttpResponse response, CurlTransport()->Send(Request("HEAD", url, options)));
-    RETURN_IF_ERROR(ResponseStatus(response.status, 200, url));
+    RETURN_IF_ERROR(ResponseStatus(response, 200, url));
     length = response.content_length;
     return absl::OkStatus();
   }));

@@ -4,12 +4,13 @@
 // Shards over HTTP(S): a RandomAccessFile whose size comes from a HEAD request and whose reads are
 // range requests ("Range: bytes=a-b", answered 206) made with libcurl. Each thread keeps one curl
 // handle, so its connections (keep-alive, TLS sessions) are reused across reads and URLs.
-// Server errors (5xx) and transport failures (refused, reset, timed out) are retried with capped
-// exponential backoff, a bounded number of times.
+// Answers map to statuses by data/http_status.h: 408, 429, 5xx and transport failures (refused,
+// reset, timed out) are retried with capped exponential backoff, a bounded number of times, each
+// retry waiting at least what the server's Retry-After asked.
 //
-// Error codes, each message naming the URL: NOT_FOUND (404/410), PERMISSION_DENIED (401/403),
-// OUT_OF_RANGE (a read past the end, or 416), UNAVAILABLE (retries spent on 5xx or transport
-// errors), FAILED_PRECONDITION (any other answer, e.g. a server that ignores ranges).
+// Error codes, each message naming the URL: NOT_FOUND (404/410), PERMISSION_DENIED (401/403, or
+// a redirect not followed), OUT_OF_RANGE (a read past the end, or 416), UNAVAILABLE (retries
+// spent), FAILED_PRECONDITION (any other answer, e.g. a server that ignores ranges).
 
 #include <memory>
 #include <string>

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
+#include "data/http_status.h"
 
 namespace stoker {
 namespace {
@@ -19,7 +20,7 @@ absl::Span<const uint8_t> AsBytes(const std::string& text) {
 }  // namespace
 
 absl::Status S3ErrorStatus(const HttpResponse& response, const S3Location& location,
-                           const std::string& key_id) {
+                           const std::string& key_id, Clock* clock) {
   const std::string code = XmlValue(response.body, "Code").value_or("");
   const std::string where = location.ToUrl();
   const std::string detail = code.empty() ? absl::StrCat("HTTP ", response.status)
@@ -33,22 +34,20 @@ absl::Status S3ErrorStatus(const HttpResponse& response, const S3Location& locat
     return absl::UnauthenticatedError(absl::StrCat(where, ": the session token of access key id ",
                                                    key_id, " has expired (", detail, ")"));
   }
-  if (response.status == 401 || response.status == 403) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(where, ": access denied (", detail, ") for access key id ", key_id));
+  if (code == "SlowDown") {  // S3 throttles with 503, and some S3-compatible stores with 400.
+    return RetryableHttpStatus(response, absl::StrCat(where, ": ", detail), clock);
   }
-  if (response.status == 404) {
+  std::string message = absl::StrCat(where, ": ", detail);
+  if (response.status == 401 || response.status == 403) {
+    message = absl::StrCat(where, ": access denied (", detail, ") for access key id ", key_id);
+  } else if (HttpStatusCode(response.status) == absl::StatusCode::kNotFound) {
     const std::string what = code == "NoSuchBucket"
                                  ? absl::StrCat("no such bucket ", location.bucket)
                              : code == "NoSuchKey" ? "no such key"
                                                    : "no such bucket or key";
-    return absl::NotFoundError(absl::StrCat(where, ": ", what, " (", detail, ")"));
+    message = absl::StrCat(where, ": ", what, " (", detail, ")");
   }
-  if (response.status == 416) return absl::OutOfRangeError(absl::StrCat(where, ": ", detail));
-  if (response.status >= 500 || code == "SlowDown") {
-    return absl::UnavailableError(absl::StrCat(where, ": ", detail));
-  }
-  return absl::InvalidArgumentError(absl::StrCat(where, ": ", detail));
+  return HttpAnswerStatus(response, message, clock);
 }
 
 namespace {
@@ -107,7 +106,7 @@ absl::StatusOr<HttpResponse> S3Client::CallOnce(const S3Location& location, Http
   ++requests_;
   ASSIGN_OR_RETURN(HttpResponse response, http_->Send(request));
   if (response.status >= 200 && response.status < 300) return response;
-  return S3ErrorStatus(response, location, credentials.access_key_id);
+  return S3ErrorStatus(response, location, credentials.access_key_id, clock_);
 }
 
 absl::StatusOr<HttpResponse> S3Client::Call(const S3Location& location, HttpRequest request,

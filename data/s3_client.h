@@ -6,14 +6,17 @@
 // curl 7.88 does not add x-amz-content-sha256 itself; every request sets it (the SHA-256 of an
 // upload's body, the empty body's hash otherwise) and curl signs it with the other headers.
 //
-// Errors, each naming s3://bucket/key (never a secret):
+// Errors, each naming s3://bucket/key (never a secret). S3's own error codes first:
+//   FAILED_PRECONDITION  RequestTimeTooSkewed: says this machine's clock is off
+//   UNAUTHENTICATED    ExpiredToken that stays expired after fetching new credentials, or none
+//   UNAVAILABLE        SlowDown, whatever the HTTP status
+// then the HTTP status by data/http_status.h, with S3's code in the message:
 //   PERMISSION_DENIED  403: access denied, bad signature or unknown key; names the access key id
 //   NOT_FOUND          NoSuchBucket, NoSuchKey (a HEAD's 404 says "no such bucket or key")
-//   FAILED_PRECONDITION  RequestTimeTooSkewed: says this machine's clock is off
-//   UNAUTHENTICATED    the token stays expired after fetching new credentials, or none found
 //   OUT_OF_RANGE       a read past the end (416)
-//   UNAVAILABLE        SlowDown, 500, 503 and transport errors, after capped jittered retries
-//   INVALID_ARGUMENT   other 4xx answers (the S3 error code is in the message)
+//   UNAVAILABLE        408, 429, 5xx and transport errors, after capped jittered retries that
+//                      wait at least a Retry-After
+//   FAILED_PRECONDITION  other 4xx answers
 // An ExpiredToken answer drops the cached credentials and retries once with fresh ones.
 
 #include <cstdint>
@@ -78,9 +81,10 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenS3File(std::shared_ptr<S3C
                                                              const std::string& url);
 
 // The status of a non-2xx S3 answer, by the table above (UNAVAILABLE: retry; UNAUTHENTICATED:
-// fetch new credentials). Names `location` and `key_id`, nothing else of the credentials.
+// fetch new credentials). Names `location` and `key_id`, nothing else of the credentials. An
+// HTTP-date Retry-After is read against `clock`.
 absl::Status S3ErrorStatus(const HttpResponse& response, const S3Location& location,
-                           const std::string& key_id);
+                           const std::string& key_id, Clock* clock);
 
 // Lower-case hex SHA-256 of `data`.
 std::string Sha256Hex(absl::Span<const uint8_t> data);

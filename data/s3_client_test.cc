@@ -51,11 +51,12 @@ class S3ClientTest : public ::testing::Test {
     return env;
   }
 
-  std::shared_ptr<S3Client> Client(S3Config config = S3Config()) const {
+  std::shared_ptr<S3Client> Client(S3Config config = S3Config(),
+                                   Clock* clock = Clock::Real()) const {
     config.endpoint = server_->endpoint();
     config.backoff = BackoffPolicy{absl::Milliseconds(10), absl::Milliseconds(50), 2.0, 3};
     return std::make_shared<S3Client>(config, std::make_shared<AwsCredentialChain>(Env()),
-                                      CurlTransport(), Clock::Real());
+                                      CurlTransport(), clock);
   }
 
   std::unique_ptr<S3TestServer> server_;
@@ -150,6 +151,38 @@ TEST_F(S3ClientTest, SlowDownIsRetriedWithBackoffThenUnavailable) {
   auto got = client->Get({"data", "busy"});
   EXPECT_EQ(got.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(got.status().message(), HasSubstr("SlowDown"));
+  EXPECT_THAT(got.status().message(), HasSubstr("3 attempts"));
+}
+
+// Throttling (429), a server-side timeout (408) and 503 are retried, each retry waiting what the
+// server's Retry-After asked (seconds or an HTTP-date) instead of the 10 ms backoff. The clock
+// records the waits and skips them.
+TEST_F(S3ClientTest, ThrottlingIsRetriedWaitingWhatRetryAfterAsks) {
+  SleepRecordingClock clock;
+  auto client = Client(S3Config(), &clock);
+  ASSERT_TRUE(client->Put({"data", "busy"}, Bytes("v")).ok());
+  server_->FailNext(2, 429, "4");
+  EXPECT_EQ(*client->Get({"data", "busy"}), "v");
+  EXPECT_EQ(server_->CountRequests("GET", "/data/busy 429"), 2);
+  EXPECT_THAT(clock.sleeps(), ::testing::ElementsAre(absl::Seconds(4), absl::Seconds(4)));
+
+  // An HTTP-date 7 s after the clock's now; a 408 without Retry-After waits the backoff only.
+  server_->FailNext(1, 503,
+                    absl::FormatTime("%a, %d %b %Y %H:%M:%S GMT", clock.Now() + absl::Seconds(7),
+                                     absl::UTCTimeZone()));
+  EXPECT_EQ(*client->Get({"data", "busy"}), "v");
+  ASSERT_EQ(clock.sleeps().size(), 3u);
+  EXPECT_EQ(clock.sleeps()[2], absl::Seconds(7));
+  server_->FailNext(1, 408);
+  EXPECT_EQ(*client->Get({"data", "busy"}), "v");
+  ASSERT_EQ(clock.sleeps().size(), 4u);
+  EXPECT_LE(clock.sleeps()[3], absl::Milliseconds(10));
+
+  // Still throttled after every attempt: UNAVAILABLE naming the server's answer.
+  server_->FailNext(3, 429, "1");
+  auto got = client->Get({"data", "busy"});
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(got.status().message(), HasSubstr("TooManyRequests, HTTP 429"));
   EXPECT_THAT(got.status().message(), HasSubstr("3 attempts"));
 }
 

@@ -89,10 +89,7 @@ absl::Status S3Config::Validate() const {
   if (part_bytes < (uint64_t{5} << 20) || part_bytes > (uint64_t{5} << 30)) {
     return absl::InvalidArgumentError("s3.part_bytes: must be in 5 MiB..5 GiB");
   }
-  if (backoff.max_attempts < 1) {
-    return absl::InvalidArgumentError("s3.backoff.max_attempts: must be >= 1");
-  }
-  return absl::OkStatus();
+  return ValidateBackoffPolicy(backoff, "s3.backoff");
 }
 
 std::string S3Config::ObjectUrl(const S3Location& location,

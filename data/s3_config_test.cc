@@ -73,7 +73,8 @@ absl::Status Answer(long status, const std::string& code) {
   HttpResponse response;
   response.status = status;
   if (!code.empty()) response.body = "<Error><Code>" + code + "</Code></Error>";
-  return S3ErrorStatus(response, S3Location{"data", "ds/shard-00001.stoker"}, "AKIAID");
+  return S3ErrorStatus(response, S3Location{"data", "ds/shard-00001.stoker"}, "AKIAID",
+                       Clock::Real());
 }
 
 TEST(S3ErrorTest, CodesSayWhatToDo) {
@@ -89,7 +90,10 @@ TEST(S3ErrorTest, CodesSayWhatToDo) {
   EXPECT_EQ(Answer(500, "InternalError").code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(Answer(400, "ExpiredToken").code(), absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(Answer(416, "InvalidRange").code(), absl::StatusCode::kOutOfRange);
-  EXPECT_EQ(Answer(400, "InvalidRequest").code(), absl::StatusCode::kInvalidArgument);
+  // Other 4xx: the same request would fail again (data/http_status.h).
+  EXPECT_EQ(Answer(400, "InvalidRequest").code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Answer(429, "").code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(Answer(400, "SlowDown").code(), absl::StatusCode::kUnavailable);
   const absl::Status skew = Answer(403, "RequestTimeTooSkewed");
   EXPECT_EQ(skew.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(skew.message(), HasSubstr("this machine's clock differs"));

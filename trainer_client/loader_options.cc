@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/payload_codec.h"
+#include "common/status_macros.h"
 
 namespace stoker {
 
@@ -37,14 +38,7 @@ absl::Status LoaderOptions::Validate() const {
     return absl::InvalidArgumentError(
         absl::StrCat("rpc_timeout: must be > 0, got ", absl::FormatDuration(rpc_timeout)));
   }
-  if (connect_backoff.max_attempts < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "connect_backoff.max_attempts: must be >= 1, got ", connect_backoff.max_attempts));
-  }
-  if (connect_backoff.initial < absl::ZeroDuration() ||
-      connect_backoff.max < connect_backoff.initial) {
-    return absl::InvalidArgumentError("connect_backoff: must have 0 <= initial <= max");
-  }
+  RETURN_IF_ERROR(ValidateBackoffPolicy(connect_backoff, "connect_backoff"));
   if (compression != "auto") {
     if (absl::Status status = ParseCompressionChoice(compression, "compression").status();
         !status.ok()) {

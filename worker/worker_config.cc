@@ -59,9 +59,7 @@ absl::Status WorkerConfig::Validate() const {
   if (rpc_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("rpc_timeout: must be > 0");
   }
-  if (register_backoff.max_attempts < 1) {
-    return absl::InvalidArgumentError("register_backoff.max_attempts: must be >= 1");
-  }
+  RETURN_IF_ERROR(ValidateBackoffPolicy(register_backoff, "register_backoff"));
   if (max_lease_poll <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("max_lease_poll: must be > 0");
   }

@@ -13,6 +13,8 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "data/http_request.h"
+#include "data/s3_config.h"
+#include "gtest/gtest.h"
 
 extern char** environ;
 
@@ -124,11 +126,18 @@ int S3TestServer::CountRequests(const std::string& method, const std::string& fr
   return count;
 }
 
-void S3TestServer::FailNext(int count) {
+void S3TestServer::FailNext(int count, int http_status, const std::string& retry_after) {
   HttpRequest request;
   request.method = "POST";
-  request.url = absl::StrCat(endpoint(), "/__fail?count=", count);
-  CurlTransport()->Send(request).IgnoreError();
+  request.url = absl::StrCat(endpoint(), "/__fail?count=", count, "&status=", http_status);
+  if (!retry_after.empty()) {
+    absl::StrAppend(&request.url, "&retry_after=", AwsUriEncode(retry_after, false));
+  }
+  absl::StatusOr<HttpResponse> answer = CurlTransport()->Send(request);
+  EXPECT_TRUE(answer.ok() && answer->status == 204)
+      << "the S3 test server refused __fail: "
+      << (answer.ok() ? absl::StrCat("HTTP ", answer->status, " ", answer->body)
+                      : answer.status().ToString());
 }
 
 std::string S3TestServer::Output() const { return ReadFile(dir_.File("output.log")); }

@@ -48,8 +48,9 @@ class S3TestServer {
   // Every byte the server printed (for checks that no secret leaks).
   std::string Output() const;
 
-  // The next `count` S3 requests are answered 503 SlowDown.
-  void FailNext(int count);
+  // The next `count` S3 requests are answered `http_status` (503 SlowDown, 429 TooManyRequests
+  // or 408 RequestTimeout), with a Retry-After header of `retry_after` when it is not empty.
+  void FailNext(int count, int http_status = 503, const std::string& retry_after = "");
 
   void Stop();
   // Starts again on the same port with the same objects.

@@ -11,7 +11,9 @@
 //   POST /?Action=AssumeRoleWithWebIdentity   STS (form body or query), checks token and role
 //   GET  /container-credentials               ECS/EKS container endpoint (checks Authorization)
 //   PUT  /latest/api/token, GET /latest/meta-data/iam/security-credentials/[role]   IMDSv2
-//   POST /__fail?count=N   the next N S3 requests answer 503 SlowDown (retry tests)
+//   POST /__fail?count=N[&status=S][&retry_after=V]   the next N S3 requests answer S (503
+//                          SlowDown by default; 429 TooManyRequests, 408 RequestTimeout), with a
+//                          Retry-After: V header when given (retry tests)
 //
 // Flags: --dir DIR (objects; kept across restarts)  --port N (0: any)  --port-file FILE
 //        --log FILE (one line per S3 request: "METHOD /bucket/key STATUS")  --key AKID:SECRET
@@ -44,11 +46,17 @@ const args = parseArgs(process.argv.slice(2));
 const staticKeys = new Map(args.key.map(k => [k.split(':')[0], k.split(':').slice(1).join(':')]));
 const issued = new Map();  // access key id -> {secret, token, expires (ms)}
 // Written synchronously, before the answer, so a client that got its answer finds its line.
-let failNext = 0;  // S3 requests still to answer with 503 SlowDown.
+let failNext = 0;  // S3 requests still to answer with `failAnswer`.
+let failAnswer = { status: 503, retryAfter: undefined };
+const failCodes = {
+  408: ['RequestTimeout', 'Your socket connection to the server was not read from or written to.'],
+  429: ['TooManyRequests', 'Please reduce your request rate.'],
+  503: ['SlowDown', 'Please reduce your request rate.'],
+};
 const logFd = args.log ? fs.openSync(args.log, 'a') : null;
 
-function xmlError(res, status, code, message) {
-  res.writeHead(status, { 'content-type': 'application/xml' });
+function xmlError(res, status, code, message, headers = {}) {
+  res.writeHead(status, { 'content-type': 'application/xml', ...headers });
   res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code>` +
           `<Message>${message}</Message></Error>`);
 }
@@ -216,7 +224,15 @@ async function main() {
         return;
       }
       if (req.method === 'POST' && req.url.startsWith('/__fail?')) {
-        failNext = Number(parseQuery(req.url.split('?')[1]).count || 0);
+        const query = parseQuery(req.url.split('?')[1]);
+        const status = Number(query.status || 503);
+        if (!failCodes[status]) {
+          xmlError(res, 400, 'InvalidArgument',
+                   `__fail: status must be one of ${Object.keys(failCodes)}`);
+          return;
+        }
+        failNext = Number(query.count || 0);
+        failAnswer = { status, retryAfter: query.retry_after };
         res.writeHead(204);
         res.end();
         return;
@@ -226,7 +242,9 @@ async function main() {
         failure = await verify(req, body);
         if (!failure && failNext > 0) {
           failNext -= 1;
-          failure = [503, 'SlowDown', 'Please reduce your request rate.'];
+          const retryAfter = failAnswer.retryAfter;
+          failure = [failAnswer.status, ...failCodes[failAnswer.status],
+                     retryAfter === undefined ? {} : { 'retry-after': retryAfter }];
         }
       } catch (e) {
         failure = [500, 'InternalError', String(e)];
