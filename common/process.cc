@@ -2,11 +2,8 @@
 
 #include <signal.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-
 #include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
 
 namespace stoker {
 namespace {
@@ -35,16 +32,8 @@ int WaitForTerminationSignal() {
 }
 
 absl::Status WritePortFile(const std::string& path, int port) {
-  const std::string temporary = path + ".tmp";
-  std::FILE* file = std::fopen(temporary.c_str(), "w");
-  if (file == nullptr) {
-    return absl::InternalError(absl::StrCat("cannot write ", temporary, ": ", std::strerror(errno)));
-  }
-  std::fprintf(file, "%d\n", port);
-  if (std::fclose(file) != 0 || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    return absl::InternalError(absl::StrCat("cannot write ", path, ": ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
+  // A restarted server writes its port again: no need to survive a crash.
+  return ReplaceFile(path, absl::StrCat(port, "\n"), Durability::kAtomic);
 }
 
 }  // namespace stoker

@@ -17,8 +17,8 @@ void BlockTerminationSignals();
 // Waits until SIGINT or SIGTERM arrives; returns its number. REQUIRES: BlockTerminationSignals().
 int WaitForTerminationSignal();
 
-// Writes `port` and a newline to `path` atomically (a temporary file renamed into place), so a
-// reader never sees a partial file. INTERNAL naming the path on failure.
+// Writes `port` and a newline to `path` atomically (common/atomic_file.h), so a reader never
+// sees a partial file. Errors as ReplaceFile's, naming the path.
 absl::Status WritePortFile(const std::string& path, int port);
 
 }  // namespace stoker

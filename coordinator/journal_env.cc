@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
 #include "common/status_macros.h"
 
 namespace stoker {
@@ -28,17 +29,6 @@ absl::Status WriteAll(int fd, absl::string_view data, const std::string& path) {
     data.remove_prefix(static_cast<size_t>(n));
   }
   return absl::OkStatus();
-}
-
-absl::Status SyncDirectoryOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Errno("open directory", dir);
-  const int rc = ::fsync(fd);
-  const absl::Status status = rc == 0 ? absl::OkStatus() : Errno("fsync directory", dir);
-  ::close(fd);
-  return status;
 }
 
 class PosixWritableFile : public WritableFile {
@@ -93,15 +83,7 @@ class PosixEnv : public JournalEnv {
   }
 
   absl::Status ReplaceFile(const std::string& path, absl::string_view data) override {
-    const std::string tmp = path + ".tmp";
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return Errno("create", tmp);
-    absl::Status status = WriteAll(fd, data, tmp);
-    if (status.ok() && ::fsync(fd) != 0) status = Errno("fsync", tmp);
-    ::close(fd);
-    RETURN_IF_ERROR(status);
-    if (::rename(tmp.c_str(), path.c_str()) != 0) return Errno("rename onto", path);
-    return SyncDirectoryOf(path);
+    return PrefixStatus("journal: ", ::stoker::ReplaceFile(path, data, Durability::kDurable));
   }
 };
 

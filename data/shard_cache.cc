@@ -16,6 +16,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
 #include "common/crc32c.h"
 #include "common/status_macros.h"
 #include "data/s3_client.h"
@@ -239,12 +240,12 @@ absl::Status ShardCache::Fill(const RandomAccessFile& source, const std::string&
   }
   const Footer footer{crc, kFooterMagic, source.size()};
   write_all(reinterpret_cast<const uint8_t*>(&footer), kFooterBytes);
-  if (status.ok() && ::fsync(fd) != 0) status = IoError("sync", temp);
-  ::close(fd);
+  if (::close(fd) != 0 && status.ok()) status = IoError("close", temp);
   if (status.ok()) {
     FileLock lock(options_.dir + "/lock");
     MakeRoom(source.size() + kFooterBytes);
-    if (::rename(temp.c_str(), path.c_str()) != 0) status = IoError("rename", temp);
+    // Synced: after a crash an entry is whole or absent (a lost one is fetched again).
+    status = PrefixStatus("shard cache: ", CommitReplacement(temp, path, Durability::kSynced));
     if (status.ok()) Touch(path);
   }
   if (!status.ok()) {

@@ -87,10 +87,10 @@ absl::Status ShardWriter::Finish() {
   Put32(trailer + 20, kVersion);
   std::memcpy(trailer + 24, kTrailerMagic, 8);
   RETURN_IF_ERROR(Write(trailer, sizeof(trailer)));
-  const bool synced = std::fflush(file_) == 0 && ::fsync(fileno(file_)) == 0;
+  const bool flushed = std::fflush(file_) == 0;
   const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;
-  if (!synced || !closed) {
+  if (!flushed || !closed) {
     return absl::UnavailableError(absl::StrCat("cannot flush ", path_, ": ", std::strerror(errno)));
   }
   return absl::OkStatus();

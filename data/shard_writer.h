@@ -2,8 +2,9 @@
 #define STOKER_DATA_SHARD_WRITER_H_
 
 // Writes one stoker shard (data/shard_format.h): Create, Add records, Finish. The file at `path`
-// is complete only after Finish() returns OK (it has been fsynced); callers that list shards in
-// a manifest write to a temporary name and rename after Finish (pack/).
+// is complete only after Finish() returns OK (flushed and closed, not yet synced); callers that
+// list shards in a manifest write to a temporary name and move it into place after Finish with
+// CommitReplacement (common/atomic_file.h), which syncs it (pack/).
 
 #include <cstdint>
 #include <cstdio>
@@ -29,7 +30,7 @@ class ShardWriter {
   // UNAVAILABLE on a write error; FAILED_PRECONDITION after Finish.
   absl::Status Add(absl::string_view key, int64_t label, absl::Span<const uint8_t> data,
                    absl::string_view metadata = "");
-  // Writes the index and trailer, flushes, fsyncs and closes. UNAVAILABLE on a write error.
+  // Writes the index and trailer, flushes and closes. UNAVAILABLE on a write error.
   absl::Status Finish();
 
   uint64_t records() const { return index_.size(); }

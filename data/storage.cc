@@ -11,18 +11,12 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
 #include "common/status_macros.h"
 #include "data/storage_backend.h"
 
 namespace stoker {
 namespace {
-
-absl::Status ErrnoStatus(int error, const std::string& what, const std::string& path) {
-  const std::string message = absl::StrCat(what, " ", path, ": ", std::strerror(error));
-  if (error == ENOENT) return absl::NotFoundError(message);
-  if (error == EACCES) return absl::PermissionDeniedError(message);
-  return absl::UnavailableError(message);
-}
 
 // Immutable after construction; pread is thread-safe.
 class LocalFile : public RandomAccessFile {
@@ -39,7 +33,7 @@ class LocalFile : public RandomAccessFile {
     while (n > 0) {
       const ssize_t got = ::pread(fd_, out, n, static_cast<off_t>(offset));
       if (got < 0 && errno == EINTR) continue;
-      if (got < 0) return ErrnoStatus(errno, "cannot read", path_);
+      if (got < 0) return ErrnoStatus(errno, "read", path_);
       if (got == 0) {
         return absl::OutOfRangeError(absl::StrCat(path_, " shrank below offset ", offset));
       }
@@ -66,12 +60,12 @@ absl::Status CheckReadRange(const std::string& name, uint64_t size, uint64_t off
 
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenLocalFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus(errno, "cannot open", path);
+  if (fd < 0) return ErrnoStatus(errno, "open", path);
   struct stat info;
   if (::fstat(fd, &info) != 0) {
     const int error = errno;
     ::close(fd);
-    return ErrnoStatus(error, "cannot stat", path);
+    return ErrnoStatus(error, "stat", path);
   }
   return std::unique_ptr<RandomAccessFile>(
       new LocalFile(path, fd, static_cast<uint64_t>(info.st_size)));
@@ -112,24 +106,9 @@ absl::StatusOr<std::vector<StorageEntry>> ListStorage(const std::string& prefix)
 }
 
 absl::Status WriteLocalFile(const std::string& path, absl::Span<const uint8_t> data) {
-  const std::string temp = path + ".tmp";
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus(errno, "cannot create", temp);
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t wrote = ::write(fd, data.data() + done, data.size() - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) break;
-    done += static_cast<size_t>(wrote);
-  }
-  const bool ok = done == data.size() && ::fsync(fd) == 0;
-  const int error = errno;
-  ::close(fd);
-  if (!ok || ::rename(temp.c_str(), path.c_str()) != 0) {
-    ::unlink(temp.c_str());
-    return ErrnoStatus(ok ? errno : error, "cannot write", path);
-  }
-  return absl::OkStatus();
+  return ReplaceFile(path,
+                     absl::string_view(reinterpret_cast<const char*>(data.data()), data.size()),
+                     Durability::kSynced);
 }
 
 absl::StatusOr<std::vector<StorageEntry>> ListLocalFolder(const std::string& dir) {

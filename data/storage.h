@@ -84,7 +84,8 @@ struct StorageEntry {
 // location. NOT_FOUND when a local folder does not exist; UNIMPLEMENTED for HTTP.
 absl::StatusOr<std::vector<StorageEntry>> ListStorage(const std::string& prefix);
 
-// The local halves of WriteWholeFile and ListStorage.
+// The local halves of WriteWholeFile and ListStorage. A local write replaces the file with
+// Durability::kSynced (common/atomic_file.h).
 absl::Status WriteLocalFile(const std::string& path, absl::Span<const uint8_t> data);
 absl::StatusOr<std::vector<StorageEntry>> ListLocalFolder(const std::string& dir);
 

@@ -2,12 +2,12 @@
 
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/atomic_file.h"
 #include "common/process_limits.h"
 #include "opencv2/imgcodecs.hpp"
 #include "opencv2/imgproc.hpp"
@@ -81,18 +81,13 @@ void DrawShapes(cv::RNG& rng, uint32_t label, cv::Mat& image) {
   }
 }
 
-// Writes `path` through a temporary name, so a reader never sees half a file.
+// Atomic so that a reader, or a re-run that skips existing files, never sees half an image;
+// not synced: an image lost to a crash is generated again.
 bool WriteAtomically(const std::string& path, const std::vector<uint8_t>& bytes) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    if (!out) return false;
-  }
-  std::error_code error;
-  std::filesystem::rename(temp, path, error);
-  return !error;
+  return ReplaceFile(path,
+                     absl::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                     Durability::kAtomic)
+      .ok();
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "augment/kernels/jpeg_restart_markers.h"
+#include "common/atomic_file.h"
 #include "common/bad_sample.h"
 #include "common/logging.h"
 #include "common/process_limits.h"
@@ -134,14 +135,9 @@ absl::StatusOr<std::string> ReadStagingFile(const std::string& temp) {
 
 // Renames (local) or uploads (s3://, multipart when large) a finished staging file.
 absl::Status Publish(const std::string& temp, const std::string& path) {
+  // Synced: a packed shard is whole or absent after a crash, and a re-run packs what is absent.
+  if (!IsS3Url(path)) return CommitReplacement(temp, path, Durability::kSynced);
   std::error_code error;
-  if (!IsS3Url(path)) {
-    fs::rename(temp, path, error);
-    if (error) {
-      return absl::UnavailableError(absl::StrCat("cannot rename ", temp, ": ", error.message()));
-    }
-    return absl::OkStatus();
-  }
   absl::StatusOr<std::string> bytes = ReadStagingFile(temp);
   fs::remove(temp, error);
   RETURN_IF_ERROR(bytes.status());

@@ -2,15 +2,15 @@
 //
 //   stoker-bench-client --coordinator=127.0.0.1:7070 --epochs=1 --step-ms=5
 //
-// Checkpoints like a trainer: with --token-file=F, after every batch it writes F (atomically:
-// F.tmp, then rename) as two lines, the number of batches this run has returned and the
+// Checkpoints like a trainer: with --token-file=F, after every batch it writes F (durably:
+// common/atomic_file.h) as two lines, the number of batches this run has returned and the
 // base64 of Loader::ResumeToken(); --resume-from=F1,F2,... resumes from such files (with another
 // --world-size, the files of every old rank, and a new --job). The first line tells which
 // --dump-indices lines the token covers (the first that many).
 //
-// Defaults are the blur reference workload (DESIGN §6): synthetic 224×224×3 images, batch 64,
-// 1000 classes, pipeline "to_float, gaussian_blur(ksize=11)*10". Exit codes: 0 done, 1 runtime
-// error (e.g. coordinator unreachable; the status is printed), 2 bad flags.
+// Defaults are the blur reference workload (docs/architecture.md): synthetic 224×224×3 images,
+// batch 64, 1000 classes, pipeline "to_float, gaussian_blur(ksize=11)*10". Exit codes: 0 done, 1
+// runtime error (e.g. coordinator unreachable; the status is printed), 2 bad flags.
 
 #include <cstdio>
 #include <fstream>
@@ -28,6 +28,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/flags.h"
 #include "common/logging.h"
@@ -97,19 +98,13 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& path) {
   return token;
 }
 
-// Writes `batches` and the loader's token to `path` atomically.
+// Writes `batches` and the loader's token to `path`, durably: a checkpoint that a power loss
+// could take back to an older token would deliver the batches since then twice.
 absl::Status WriteTokenFile(const std::string& path, uint64_t batches, const std::string& token) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << batches << "\n" << absl::Base64Escape(token) << "\n";
-    out.flush();
-    if (!out) return absl::UnavailableError(absl::StrCat("--token-file: cannot write ", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::UnavailableError(absl::StrCat("--token-file: cannot rename ", tmp, " to ", path));
-  }
-  return absl::OkStatus();
+  return PrefixStatus(
+      "--token-file: ",
+      ReplaceFile(path, absl::StrCat(batches, "\n", absl::Base64Escape(token), "\n"),
+                  Durability::kDurable));
 }
 
 absl::Status Positive(const char* flag, uint64_t value) {
