@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/counter_rng.h"
+
 namespace stoker::trace {
 
 int64_t MonotonicNowNanos() {
@@ -12,14 +14,8 @@ int64_t MonotonicNowNanos() {
 }
 
 uint64_t TaskHash(const TaskKey& task) {
-  uint64_t x = task.job_id ^ (uint64_t{task.epoch} * 0x9e3779b97f4a7c15ULL) ^
-               (task.batch_index * 0xbf58476d1ce4e5b9ULL);
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
+  return Mix64(task.job_id ^ (uint64_t{task.epoch} * kGoldenGamma) ^
+               (task.batch_index * 0xbf58476d1ce4e5b9ULL));
 }
 
 SpanRecorder::SpanRecorder(Options options) : now_(options.now) {

@@ -1,9 +1,10 @@
 #ifndef STOKER_WIRE_MESSAGE_POOL_H_
 #define STOKER_WIRE_MESSAGE_POOL_H_
 
-// The client's pools (common/recycling_pool.h, objects handed out with Acquire): batch headers
-// are parsed into recycled messages, and payloads that arrive in several pieces are gathered into
-// recycled buffers (wire/batch_payload.h).
+// The pools of batch messages and buffers (common/recycling_pool.h, objects handed out with
+// Acquire), one name on both ends: the worker builds batches in recycled messages whose payload
+// strings keep their capacity; the client parses headers into recycled messages and gathers
+// payloads that arrive in several pieces into recycled buffers (wire/batch_payload.h).
 
 #include <string>
 

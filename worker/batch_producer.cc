@@ -137,7 +137,7 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
   return absl::OkStatus();
 }
 
-BatchProducer::BatchProducer(uint32_t threads, uint64_t worker_id, BatchMessagePool* pool,
+BatchProducer::BatchProducer(uint32_t threads, uint64_t worker_id, MessagePool* pool,
                              uint32_t process_cpus)
     : pool_(pool),
       capacity_(kQueuedPerThread * std::max<uint32_t>(threads, 1)),

@@ -17,8 +17,8 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "augment/pipeline.h"
-#include "common/recycling_pool.h"
 #include "stoker/v1/worker.pb.h"
+#include "wire/message_pool.h"
 #include "worker/bad_sample_counters.h"
 #include "worker/batch_timeline.h"
 #include "worker/job_context.h"
@@ -68,9 +68,6 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
                           ProducerScratch* scratch, stoker::v1::BatchMessage* out,
                           BadSampleCounters* bad_sample_counters = nullptr);
 
-// Batch messages whose payload strings keep their capacity.
-using BatchMessagePool = RecyclingPool<stoker::v1::BatchMessage>;
-
 // Thread-safe. Stop() (or the destructor) finishes queued work it has started and drops the rest,
 // calling their callbacks with CANCELLED. The queue is bounded (capacity()): Submit beyond it
 // fails the task with RESOURCE_EXHAUSTED, so callers lease no more than room(). Work of a
@@ -81,8 +78,7 @@ class BatchProducer {
 
   // `process_cpus`: the CPUs of the worker's own process, for its process_cpu_fraction (0: the
   // process is shared, not reported; worker/production_window.h).
-  BatchProducer(uint32_t threads, uint64_t worker_id, BatchMessagePool* pool,
-                uint32_t process_cpus = 0);
+  BatchProducer(uint32_t threads, uint64_t worker_id, MessagePool* pool, uint32_t process_cpus = 0);
   ~BatchProducer();
 
   void set_worker_id(uint64_t worker_id);
@@ -127,7 +123,7 @@ class BatchProducer {
                         absl::Duration cpu_start, absl::Time* last_ready,
                         stoker::v1::BatchMessage* out);
 
-  BatchMessagePool* const pool_;
+  MessagePool* const pool_;
   const size_t capacity_;
   BadSampleCounters bad_samples_;
   mutable absl::Mutex mu_;

@@ -68,7 +68,7 @@ TEST(ProduceBatchTest, TaskPastThePlanIsOutOfRange) {
 TEST(BatchProducerTest, ProducesOnThreadsAndCountsBatches) {
   auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2));
   ASSERT_TRUE(job.ok());
-  BatchMessagePool pool(4);
+  MessagePool pool(4);
   BatchProducer producer(2, 5, &pool);
   absl::Mutex mu;
   int done = 0;
@@ -103,7 +103,7 @@ TEST(BatchProducerTest, BusyAndOccupiedCountTheHandOff) {
   const absl::Time test_start = absl::Now();
   auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2));
   ASSERT_TRUE(job.ok());
-  BatchMessagePool pool(4);
+  MessagePool pool(4);
   BatchProducer producer(1, 5, &pool);
   producer.set_simulation(
       SimulatedProduction{absl::ZeroDuration(), SimulatedBatchMode::kSleep, absl::ZeroDuration()});

@@ -14,7 +14,7 @@ constexpr char kDataTag = 0x12;
 // What the payload slice owns.
 struct PayloadOwner {
   OutgoingBatch batch;
-  BatchMessagePool::Recycler recycle;
+  MessagePool::Recycler recycle;
   PayloadBufferPool::Recycler recycle_encoded;
 };
 
@@ -36,7 +36,7 @@ void AppendVarint(uint64_t value, std::string* out) {
 
 }  // namespace
 
-grpc::ByteBuffer BatchToByteBuffer(OutgoingBatch batch, BatchMessagePool::Recycler recycle,
+grpc::ByteBuffer BatchToByteBuffer(OutgoingBatch batch, MessagePool::Recycler recycle,
                                    PayloadBufferPool::Recycler recycle_encoded) {
   // Everything but the payload, serialized by protobuf (the payload is swapped out meanwhile,
   // keeping its capacity with the message).

@@ -28,7 +28,7 @@ namespace stoker {
 // The serialized batch, its `data` being batch.encoded when set, else the message's own;
 // `recycle` receives the message and `recycle_encoded` the encoded buffer once gRPC is done with
 // the buffer and every copy of it (on whichever thread drops the last reference).
-grpc::ByteBuffer BatchToByteBuffer(OutgoingBatch batch, BatchMessagePool::Recycler recycle,
+grpc::ByteBuffer BatchToByteBuffer(OutgoingBatch batch, MessagePool::Recycler recycle,
                                    PayloadBufferPool::Recycler recycle_encoded);
 
 }  // namespace stoker

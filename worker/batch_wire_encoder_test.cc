@@ -77,7 +77,7 @@ TEST(BatchWireTest, ParsesBackToTheSameMessageWithoutCopyingThePayload) {
 }
 
 TEST(BatchWireTest, ReleasedPayloadGoesBackToThePool) {
-  BatchMessagePool pool(2);
+  MessagePool pool(2);
   PayloadBufferPool buffers(2);
   std::unique_ptr<pb::BatchMessage> message = SampleBatch(1000);
   const pb::BatchMessage* address = message.get();
@@ -92,7 +92,7 @@ TEST(BatchWireTest, ReleasedPayloadGoesBackToThePool) {
 }
 
 TEST(BatchWireTest, SendsTheEncodedPayloadFromItsBufferAndRecyclesBoth) {
-  BatchMessagePool pool(2);
+  MessagePool pool(2);
   PayloadBufferPool buffers(2);
   pb::CompressionChoice lz4;
   lz4.set_codec(pb::COMPRESSION_LZ4);

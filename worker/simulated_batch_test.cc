@@ -75,7 +75,7 @@ TEST(SimulateBatchTest, TaskPastThePlanIsOutOfRange) {
 TEST(SimulateBatchTest, StopWakesAProducerHoldingABatchForALongPeriod) {
   auto job = JobContext::Create(1, SmallJob());
   ASSERT_TRUE(job.ok()) << job.status();
-  BatchMessagePool pool(4);
+  MessagePool pool(4);
   BatchProducer producer(1, 9, &pool);
   producer.set_simulation(
       SimulatedProduction{absl::Hours(1), SimulatedBatchMode::kSleep, absl::ZeroDuration()});
@@ -146,7 +146,7 @@ std::pair<absl::Duration, std::string> RunSimulated(const SimulatedProduction& s
     ADD_FAILURE() << job.status();
     return {};
   }
-  BatchMessagePool pool(4);
+  MessagePool pool(4);
   BatchProducer producer(1, 9, &pool);
   producer.set_simulation(simulation);
   for (int i = 0; i < batches; ++i) {

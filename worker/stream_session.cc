@@ -26,8 +26,8 @@ stoker::v1::CompressionChoice Effective(const std::vector<stoker::v1::Compressio
 }  // namespace
 
 StreamSession::StreamSession(std::shared_ptr<JobContext> job, uint32_t rank, std::string client_id,
-                             BatchSink* sink, BatchMessagePool* pool,
-                             std::function<void()> on_capacity, SessionEncoding encoding)
+                             BatchSink* sink, MessagePool* pool, std::function<void()> on_capacity,
+                             SessionEncoding encoding)
     : job_(std::move(job)),
       rank_(rank),
       client_id_(std::move(client_id)),

@@ -76,7 +76,7 @@ struct PayloadBytes {
 class StreamSession {
  public:
   StreamSession(std::shared_ptr<JobContext> job, uint32_t rank, std::string client_id,
-                BatchSink* sink, BatchMessagePool* pool, std::function<void()> on_capacity,
+                BatchSink* sink, MessagePool* pool, std::function<void()> on_capacity,
                 SessionEncoding encoding = {});
 
   const std::shared_ptr<JobContext>& job() const { return job_; }
@@ -132,7 +132,7 @@ class StreamSession {
   const std::shared_ptr<JobContext> job_;
   const uint32_t rank_;
   const std::string client_id_;
-  BatchMessagePool* const pool_;
+  MessagePool* const pool_;
   const std::function<void()> on_capacity_;
   const std::vector<stoker::v1::Compression> offered_;
   const uint32_t producer_threads_;

@@ -31,7 +31,7 @@ class StreamSessionTest : public ::testing::Test {
   }
 
   RecordingSink sink_;
-  BatchMessagePool pool_;
+  MessagePool pool_;
   int wakes_ = 0;
   StreamSession session_;
   const absl::Time t0_ = absl::FromUnixSeconds(1000);
@@ -187,7 +187,7 @@ class StreamSessionEncodingTest : public ::testing::Test {
         nullptr, 0, "client", &sink_, &pool_, [] {}, std::move(encoding));
   }
   RecordingSink sink_;
-  BatchMessagePool pool_{4};
+  MessagePool pool_{4};
   PayloadBufferPool buffers_{4};
 };
 

@@ -148,7 +148,7 @@ class Worker {
   OpTimeHistograms op_times() const { return producer_.op_times(); }
   // Samples replaced because they could not be read or decoded, by reason.
   const BadSampleCounters& bad_samples() const { return producer_.bad_samples(); }
-  BatchMessagePool* message_pool() { return &pool_; }
+  MessagePool* message_pool() { return &pool_; }
   PayloadBufferPool* payload_buffers() { return &payload_buffers_; }
 
  private:
@@ -196,7 +196,7 @@ class Worker {
   const WorkerConfig config_;
   const std::unique_ptr<CoordinatorClient> coordinator_;
   Clock* const clock_;
-  BatchMessagePool pool_;
+  MessagePool pool_;
   PayloadBufferPool payload_buffers_;
   BatchProducer producer_;
 

@@ -321,7 +321,7 @@ pb::TaskId Task(uint64_t job_id, uint64_t batch_index) {
 TEST_F(WorkerTest, AnAckOfATaskTheStreamWasNotSentIsInvalidArgumentAndCounted) {
   ASSERT_TRUE(worker_->Start("127.0.0.1:1").ok());
   RecordingSink sink;
-  BatchMessagePool pool(2);
+  MessagePool pool(2);
   StreamSession session(nullptr, 0, "c", &sink, &pool, [] {});
   session.OnProduced(absl::OkStatus(), BatchOf(Task(kJob, 3)));
   pb::Ack ack;
@@ -358,7 +358,7 @@ TEST_F(WorkerTest, HugeCreditLeasesNoMoreThanTheStreamsShareOfMemory) {
 TEST_F(WorkerTest, DeliveredReportsGoInHeartbeatsThatFitTheCoordinatorsRequestLimit) {
   ASSERT_TRUE(worker_->Start("127.0.0.1:1").ok());
   RecordingSink sink;
-  BatchMessagePool pool(2);
+  MessagePool pool(2);
   StreamSession session(nullptr, 0, "c", &sink, &pool, [] {});
   constexpr uint64_t kTasks = 10000;
   constexpr uint64_t kBigJob = uint64_t{1} << 50;  // ids as large as the coordinator mints
@@ -387,7 +387,7 @@ TEST_F(WorkerTest, ADroppedWorkerRegistersAgainKeepingItsReports) {
   ASSERT_TRUE(worker_->Start("127.0.0.1:1").ok());
   EXPECT_THAT(AwaitRegistrationsSeen(1), ElementsAre(true));
   RecordingSink sink;
-  BatchMessagePool pool(2);
+  MessagePool pool(2);
   StreamSession session(nullptr, 0, "c", &sink, &pool, [] {});
   session.OnProduced(absl::OkStatus(), BatchOf(Task(kJob, 9)));
   pb::Ack ack;

@@ -213,7 +213,7 @@ class Harness {
   static constexpr uint64_t kJob = 11;
 
   QueueSink sink_;
-  BatchMessagePool pool_;
+  MessagePool pool_;
   PayloadBufferPool buffers_;
   std::unique_ptr<StreamSession> session_;
   absl::Time now_ = absl::FromUnixSeconds(1'700'000'000);
