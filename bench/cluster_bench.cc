@@ -75,7 +75,7 @@ pb::JobSpec SimulatedJob(const Shape& shape, uint64_t batches_per_epoch, uint32_
   synthetic->set_width(shape.width);
   synthetic->set_channels(3);
   synthetic->set_num_classes(1000);
-  // No ops: the batch is the source's uint8 HWC images (what ships on the wire, DESIGN §9).
+  // No ops: the batch is the source's uint8 HWC images (what ships on the wire).
   spec.set_batch_size(shape.batch_size);
   spec.set_seed(1);
   spec.set_shuffle(pb::SHUFFLE_MODE_NONE);

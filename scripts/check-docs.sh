@@ -24,8 +24,9 @@ import subprocess
 import sys
 from urllib.parse import unquote
 
-# Spelled in two parts so that this file does not name it.
+# Spelled in two parts so that this file does not name it; cited by file or by section.
 OUTSIDE_DOC = "DESIGN" + ".md"
+OUTSIDE_SECTION = "DESIGN" + " \u00a7"
 
 tracked = subprocess.run(["git", "ls-files", "-z"], check=True, capture_output=True,
                          text=True).stdout.split("\0")
@@ -40,8 +41,8 @@ for folder in list(tracked_dirs):
 findings = []
 
 # git grep reads the working tree's copy of every tracked text file (-I skips binaries).
-grep = subprocess.run(["git", "grep", "-n", "-I", "-F", "-e", OUTSIDE_DOC], capture_output=True,
-                      text=True)
+grep = subprocess.run(["git", "grep", "-n", "-I", "-F", "-e", OUTSIDE_DOC, "-e", OUTSIDE_SECTION],
+                      capture_output=True, text=True)
 if grep.returncode not in (0, 1):
     sys.exit("check-docs.sh: git grep failed: " + grep.stderr.strip())
 for hit in grep.stdout.splitlines():
@@ -97,6 +98,7 @@ for md in tracked:
 
 for finding in findings:
     print(finding)
+sys.stdout.flush()  # The findings before the count, also when both go to one terminal.
 if findings:
     print(f"check-docs.sh: {len(findings)} finding(s)", file=sys.stderr)
     sys.exit(1)

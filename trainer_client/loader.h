@@ -15,7 +15,7 @@
 //     RETURN_IF_ERROR(epoch.status());
 //   }
 //
-// Protocol walk-through (proto/stoker/v1, DESIGN §4):
+// Protocol walk-through (proto/stoker/v1, docs/architecture.md "Protocol"):
 //   1. Open: OpenJob(name, spec, resume tokens, rank) with retry on UNAVAILABLE → job id, batches
 //      per epoch per rank, batch bytes and shape. Then ClientHeartbeat → the live workers.
 //   2. One Worker.StreamBatches per live worker (filtered by only_workers): Open{job, rank,

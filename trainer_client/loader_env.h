@@ -1,8 +1,9 @@
 #ifndef STOKER_TRAINER_CLIENT_LOADER_ENV_H_
 #define STOKER_TRAINER_CLIENT_LOADER_ENV_H_
 
-// The Loader's environment, injectable for tests (DESIGN §8.4). Every null member gets the real
-// implementation: gRPC to LoaderOptions::coordinator_address, gRPC worker streams, the wall clock.
+// The Loader's environment, injectable for tests (docs/architecture.md). Every null member gets the
+// real implementation: gRPC to LoaderOptions::coordinator_address, gRPC worker streams, the wall
+// clock.
 
 #include <cstdint>
 #include <functional>
