@@ -2,12 +2,18 @@
 """Trains a tiny conv net on CPU from a Stoker job, through the Python module `stoker`.
 
     /usr/bin/python3 examples/pytorch/train_tiny.py [--build-dir=build] [--coordinator=HOST:PORT]
+                                                    [--tls-dir=DIR]
 
 Without --coordinator it starts a local cluster (a coordinator and --workers workers from the
-build directory, on 127.0.0.1) and stops it at the end. The data is the synthetic blur workload
-at a small size: random 32x32 RGB images, "to_float, gaussian_blur(ksize=5)*2" on the workers,
-label = index mod 10. The pixels are random, so the loss only shows that the loop runs: there is
-nothing to learn beyond the label frequencies.
+build directory, on 127.0.0.1) and stops it at the end. The build directory defaults to
+$STOKER_BUILD_DIR (relative to the checkout, as for scripts/build.sh), else build/. With
+--tls-dir (certificates made by scripts/dev-certs.sh DIR) it speaks mutual TLS, as trainer;
+without, plaintext: the cluster given by --coordinator must then run with --insecure.
+
+The data is the synthetic blur workload at a small size: random 32x32 RGB images,
+"to_float, gaussian_blur(ksize=5)*2" on the workers, label = index mod 10. The pixels are
+random, so the loss only shows that the loop runs: there is nothing to learn beyond the label
+frequencies.
 """
 
 import argparse
@@ -30,8 +36,10 @@ def import_stoker(build_dir):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--build-dir", default=os.path.join(HERE, "..", "..", "build"))
+    parser.add_argument("--build-dir", default=os.path.join(
+        HERE, "..", "..", os.environ.get("STOKER_BUILD_DIR") or "build"))
     parser.add_argument("--coordinator", help="use this cluster instead of starting one")
+    parser.add_argument("--tls-dir", help="mutual TLS with scripts/dev-certs.sh's certificates")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--num-samples", type=int, default=1024)
     parser.add_argument("--image-size", type=int, default=32)
@@ -85,9 +93,15 @@ def main():
                   f"{stats['batches_delivered']} batches from {len(stats['workers'])} workers")
 
     if args.coordinator:
-        train(args.coordinator, {"tls": stoker.TlsOptions(insecure=True)})
+        tls = stoker.TlsOptions(insecure=True)
+        if args.tls_dir:
+            tls = stoker.TlsOptions(cert_file=os.path.join(args.tls_dir, "trainer.pem"),
+                                    key_file=os.path.join(args.tls_dir, "trainer.key"),
+                                    ca_file=os.path.join(args.tls_dir, "ca.pem"))
+        train(args.coordinator, {"tls": tls})
     else:
-        with stoker.LocalCluster(os.path.abspath(args.build_dir), workers=args.workers) as cluster:
+        with stoker.LocalCluster(os.path.abspath(args.build_dir), workers=args.workers,
+                                 tls_dir=args.tls_dir) as cluster:
             print(f"local cluster: coordinator {cluster.address}, workers "
                   f"{', '.join(cluster.worker_addresses)}")
             train(cluster.address, cluster.loader_tls)
