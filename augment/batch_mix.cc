@@ -69,27 +69,39 @@ const std::vector<OpSchema>& BatchOpSchemas() {
        "torchvision v2 MixUp, batch-level (after every per-sample op, listed last): sample i "
        "becomes lam * x[i] + (1 - lam) * x[i-1] (x[-1] the last sample), lam ~ Beta(alpha, alpha) "
        "per batch; labels become soft, num_classes floats per sample. uint8 output is rounded.",
-       {{"alpha", ArgType::kFloat, "1.0", "Beta parameter, > 0."},
-        {"num_classes", ArgType::kInt, "", "Classes of the one-hot labels, > 0."}},
-       nullptr},
+       {{"alpha", ArgType::kFloat, "1.0", "Beta parameter, > 0.", Above(0)},
+        {"num_classes", ArgType::kInt, "", "Classes of the one-hot labels, > 0.", AtLeast(1)}},
+       nullptr,
+       {"v2 `MixUp(alpha, num_classes)`", "uint8, float32 (the batch's output)",
+        "float32 within 1e-6 of torchvision's formula (`python_batch_mix_test`); lam: KS against "
+        "Beta(alpha, alpha) (`batch_mix_test`)"}},
       {"cutmix",
        stoker::v1::Op::OP_NOT_SET,
        "torchvision v2 CutMix, batch-level: a box of x[i-1] pasted into x[i], its area from "
        "lam ~ Beta(alpha, alpha), labels weighted by the box's area. With mixup too, each batch "
        "uses one of them (timm's switch, switch_prob 0.5).",
-       {{"alpha", ArgType::kFloat, "1.0", "Beta parameter, > 0."},
-        {"num_classes", ArgType::kInt, "", "Classes of the one-hot labels, > 0."}},
-       nullptr},
+       {{"alpha", ArgType::kFloat, "1.0", "Beta parameter, > 0.", Above(0)},
+        {"num_classes", ArgType::kInt, "", "Classes of the one-hot labels, > 0.", AtLeast(1)}},
+       nullptr,
+       {"v2 `CutMix(alpha, num_classes)`", "uint8, float32 (the batch's output)",
+        "box and lam as torchvision's (`python_batch_mix_test`, `batch_mix_test`)"}},
       {"mixup_cutmix",
        stoker::v1::Op::OP_NOT_SET,
        "timm's Mixup (mode='batch', no label smoothing): with probability p a batch is mixed, "
        "by CutMix with probability switch_prob, else by MixUp. Defaults are DeiT's.",
-       {{"mixup_alpha", ArgType::kFloat, "0.8", "MixUp's Beta parameter; 0 disables MixUp."},
-        {"cutmix_alpha", ArgType::kFloat, "1.0", "CutMix's Beta parameter; 0 disables CutMix."},
-        {"switch_prob", ArgType::kFloat, "0.5", "Probability of CutMix when both are enabled."},
-        {"p", ArgType::kFloat, "1.0", "Probability that a batch is mixed at all."},
-        {"num_classes", ArgType::kInt, "", "Classes of the one-hot labels, > 0."}},
-       nullptr},
+       {{"mixup_alpha", ArgType::kFloat, "0.8", "MixUp's Beta parameter; 0 disables MixUp.",
+         AtLeast(0)},
+        {"cutmix_alpha", ArgType::kFloat, "1.0", "CutMix's Beta parameter; 0 disables CutMix.",
+         AtLeast(0)},
+        {"switch_prob", ArgType::kFloat, "0.5", "Probability of CutMix when both are enabled.",
+         Closed(0, 1)},
+        {"p", ArgType::kFloat, "1.0", "Probability that a batch is mixed at all.", Closed(0, 1)},
+        {"num_classes", ArgType::kInt, "", "Classes of the one-hot labels, > 0.", AtLeast(1)}},
+       nullptr,
+       {"timm `Mixup(mixup_alpha, cutmix_alpha, prob=p, switch_prob, mode=\"batch\", "
+        "label_smoothing=0)` (DeiT's defaults)",
+        "uint8, float32 (the batch's output)",
+        "switch and apply probabilities (`batch_mix_test`)"}},
   };
   return *kSchemas;
 }

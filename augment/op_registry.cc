@@ -1,5 +1,6 @@
 #include "augment/op_registry.h"
 
+#include <cmath>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -23,6 +24,39 @@ const char* ArgTypeName(ArgType type) {
       return "op list";
   }
   return "?";
+}
+
+bool ArgRange::Contains(double value) const {
+  if (std::isnan(value)) return false;
+  const bool above_min = min_open ? value > min : value >= min;
+  const bool below_max = max_open ? value < max : value <= max;
+  return above_min && below_max;
+}
+
+std::string ArgRange::Text() const {
+  const bool has_min = std::isfinite(min);
+  const bool has_max = std::isfinite(max);
+  if (has_min && has_max) {
+    return absl::StrCat(min_open ? "(" : "[", min, ", ", max, max_open ? ")" : "]");
+  }
+  if (has_min) return absl::StrCat(min_open ? "> " : ">= ", min);
+  if (has_max) return absl::StrCat(max_open ? "< " : "<= ", max);
+  return "any";
+}
+
+ArgRange Closed(double min, double max) { return ArgRange{min, false, max, false}; }
+
+ArgRange AtLeast(double min) {
+  ArgRange range;
+  range.min = min;
+  return range;
+}
+
+ArgRange Above(double min) {
+  ArgRange range;
+  range.min = min;
+  range.min_open = true;
+  return range;
 }
 
 const ArgSchema* OpSchema::FindArg(std::string_view arg_name) const {

@@ -9,10 +9,17 @@
 // names are the field names of the op's message (GaussianBlurOp.ksize ...): the pipeline text
 // parser (augment/pipeline_text.h) relies on it and op_registry_test checks it.
 //
+// The schema is the one description of an op: docs/augmentations.md's op tables are generated
+// from it (augment/op_docs.h, `stoker-ctl pipeline ops --markdown`; op_docs_drift_test fails when
+// the checked-in tables differ), and stoker.from_torchvision checks argument names and ranges
+// against it at run time (stoker._stoker.op_schemas()).
+//
 // The registry is a fixed table built on first use (no static-initialization registration, which
 // static libraries drop); everything here is thread-safe.
 
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,12 +39,41 @@ enum class ArgType {
 };
 const char* ArgTypeName(ArgType type);  // "int", "float", "float list", "op list"
 
+// The interval an argument's values must lie in, whatever the input and the other arguments; an
+// unbounded end is infinite. Tools check values against it before the op is created (the Python
+// translator names the torchvision transform that gave a bad value); the factory checks the same
+// values again, with the input, and op_registry_test keeps the two in agreement.
+struct ArgRange {
+  double min = -std::numeric_limits<double>::infinity();
+  bool min_open = false;  // min itself is excluded ("> 0").
+  double max = std::numeric_limits<double>::infinity();
+  bool max_open = false;
+
+  bool Contains(double value) const;
+  // "[0, 1]", ">= 1", "> 0", "[-0.5, 0.5]".
+  std::string Text() const;
+};
+ArgRange Closed(double min, double max);  // [min, max]
+ArgRange AtLeast(double min);             // >= min
+ArgRange Above(double min);               // > min
+
 struct ArgSchema {
   std::string name;
   ArgType type;
   // Shown in help texts; empty when the argument is required.
   std::string default_value;
   std::string doc;
+  // Set where the valid values are one fixed interval (for a list, each element's); unset where
+  // they depend on the input or on other arguments (the factory alone checks those).
+  std::optional<ArgRange> range = std::nullopt;
+};
+
+// What an op corresponds to in torchvision (or timm) and how closely: the columns of
+// docs/augmentations.md's op tables, in Markdown.
+struct TorchvisionReference {
+  std::string counterpart;  // "`RandomHorizontalFlip` / `F.hflip`"
+  std::string dtypes;       // The pixel types the op takes: "uint8, float32", "any".
+  std::string tested;       // What equivalence with torchvision is tested, and where.
 };
 
 // Validates `op` (whose oneof case is the schema's) for an image of shape `input` and creates it.
@@ -52,6 +88,7 @@ struct OpSchema {
   std::string doc;
   std::vector<ArgSchema> args;
   OpFactory factory;
+  TorchvisionReference torchvision;
 
   // nullptr when the op has no argument of that name.
   const ArgSchema* FindArg(std::string_view arg_name) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -10,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "augment/op.h"
+#include "augment/op_registry.h"
 #include "augment/pipeline.h"
 #include "augment/synthetic_images.h"
 #include "common/counter_rng.h"
@@ -30,10 +32,18 @@ std::string ShapeText(const ImageShape& shape) {
   return absl::StrCat(h, "x", w, "x", shape.channels, " ", PixelTypeName(shape.type));
 }
 
+// Op i's name as the registry (augment/op_registry.h) has it for op i of `spec`, the name the
+// text syntax and the docs use; the compiled op's own name where the two do not line up.
+std::string RegistryName(const stoker::v1::PipelineSpec& spec, size_t i, const Op& op) {
+  if (i >= static_cast<size_t>(spec.ops_size())) return op.name();
+  const OpSchema* schema = FindOpSchema(spec.ops(static_cast<int>(i)).op_case());
+  return schema != nullptr ? schema->name : op.name();
+}
+
 // The shape each op produces from `sample`, by the ops' own shape rules (decode reads the
 // header, so a DCT downscale shows).
-absl::Status FillShapes(const Pipeline& pipeline, const SampleInput& sample,
-                        PipelineExplanation* out) {
+absl::Status FillShapes(const stoker::v1::PipelineSpec& spec, const Pipeline& pipeline,
+                        const SampleInput& sample, PipelineExplanation* out) {
   ImageShape current = sample.image.shape;
   ImageDecoder decoder;
   for (size_t i = 0; i < pipeline.num_ops(); ++i) {
@@ -44,11 +54,11 @@ absl::Status FillShapes(const Pipeline& pipeline, const SampleInput& sample,
                              i + 1 < pipeline.num_ops() ? &pipeline.op(i + 1) : nullptr, &decoder)
             : op.OutputShapeFor(current);
     if (!shape.ok()) {
-      return PrefixStatus(absl::StrCat("pipeline.ops[", i, "] (", op.name(), "): "),
+      return PrefixStatus(absl::StrCat("pipeline.ops[", i, "] (", RegistryName(spec, i, op), "): "),
                           shape.status());
     }
     current = *shape;
-    out->ops.push_back(ExplainedOp{op.name(), current, -1});
+    out->ops.push_back(ExplainedOp{RegistryName(spec, i, op), current, -1});
   }
   return absl::OkStatus();
 }
@@ -137,7 +147,7 @@ absl::StatusOr<PipelineExplanation> ExplainPipeline(const stoker::v1::PipelineSp
   const std::string context =
       absl::StrCat("running on a ", options.input.height, "x", options.input.width, "x",
                    options.input.channels, " image: ");
-  if (absl::Status status = FillShapes(pipeline, sample, &out); !status.ok()) {
+  if (absl::Status status = FillShapes(spec, pipeline, sample, &out); !status.ok()) {
     return PrefixStatus(context, status);
   }
   for (int64_t dim : pipeline.BatchShape(1)) out.sample_shape.push_back(dim);

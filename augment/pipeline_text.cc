@@ -400,11 +400,12 @@ std::string PipelineOpsHelp() {
     help.append("\n");
     AppendWrapped(schema.doc, 4, kWidth, &help);
     for (const ArgSchema& arg : schema.args) {
-      AppendWrapped(absl::StrCat(arg.name, " (", ArgTypeName(arg.type), ", ",
-                                 arg.default_value.empty() ? std::string("required")
-                                                           : "default " + arg.default_value,
-                                 "): ", arg.doc),
-                    6, kWidth, &help);
+      AppendWrapped(
+          absl::StrCat(
+              arg.name, " (", ArgTypeName(arg.type), ", ",
+              arg.default_value.empty() ? std::string("required") : "default " + arg.default_value,
+              "): ", arg.doc, arg.range ? " Range: " + arg.range->Text() + "." : std::string()),
+          6, kWidth, &help);
     }
   }
   return help;

@@ -1,12 +1,16 @@
 #include "tools/pipeline_ctl.h"
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "augment/op_docs.h"
 #include "augment/pipeline_explain.h"
+#include "augment/pipeline_text.h"
 #include "common/flags.h"
 #include "jobspec/job_spec_args.h"
 
@@ -16,12 +20,60 @@ namespace {
 constexpr char kPipelineUsage[] =
     "usage: stoker-ctl pipeline explain \"<pipeline text>\" [--input=HxWxC] [--layout=hwc|chw]\n"
     "                  [--dtype=auto|uint8|float32] [--runs=N]\n"
+    "       stoker-ctl pipeline ops [--markdown | --update=FILE]\n"
     "  explain  the ops with each output shape and dtype, and each op's cost per image measured\n"
-    "           here on a synthetic image of --input (a JPEG of it when the pipeline decodes)\n";
+    "           here on a synthetic image of --input (a JPEG of it when the pipeline decodes)\n"
+    "  ops      every op with its arguments, defaults, ranges and docs, from the op registry\n";
+
+// `pipeline ops`: the registry as help text, or as docs/augmentations.md's generated tables.
+int RunOps(int argc, char** argv) {
+  bool markdown = false;
+  std::string update;
+  FlagSet flags("stoker-ctl pipeline ops",
+                "Prints every pipeline op from the op registry, or the tables of "
+                "docs/augmentations.md generated from it.");
+  flags.Add("markdown", &markdown, "Print docs/augmentations.md's generated tables");
+  flags.Add("update", &update,
+            "Rewrite the generated tables of this Markdown file in place "
+            "(docs/augmentations.md)");
+  if (auto exit_code = flags.Parse(argc - 2, argv + 2)) return *exit_code;
+  if (update.empty()) {
+    if (!markdown) {
+      std::fputs(PipelineOpsHelp().c_str(), stdout);
+      return 0;
+    }
+    for (const GeneratedBlock& block : OpDocBlocks()) {
+      std::fputs(block.text.c_str(), stdout);
+    }
+    return 0;
+  }
+  std::ifstream in(update, std::ios::binary);
+  std::stringstream doc;
+  doc << in.rdbuf();
+  if (!in) {
+    return flags.Fail(absl::InvalidArgumentError(absl::StrCat("--update: cannot read ", update)));
+  }
+  absl::StatusOr<std::string> spliced = SpliceGeneratedBlocks(doc.str(), OpDocBlocks());
+  if (!spliced.ok()) {
+    return flags.Fail(absl::InvalidArgumentError(
+        absl::StrCat("--update: ", update, ": ", spliced.status().message())));
+  }
+  if (*spliced == doc.str()) return 0;
+  std::ofstream out(update, std::ios::binary | std::ios::trunc);
+  out << *spliced;
+  out.close();
+  if (!out) {
+    std::fprintf(stderr, "stoker-ctl pipeline ops: cannot write %s\n", update.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "stoker-ctl pipeline ops: updated %s\n", update.c_str());
+  return 0;
+}
 
 }  // namespace
 
 int RunPipelineCommand(int argc, char** argv) {
+  if (argc >= 3 && std::string(argv[2]) == "ops") return RunOps(argc, argv);
   if (argc < 3 || std::string(argv[2]) != "explain") {
     std::fputs(kPipelineUsage, argc >= 3 && std::string(argv[2]) == "--help" ? stdout : stderr);
     return argc >= 3 && std::string(argv[2]) == "--help" ? 0 : kExitBadFlags;

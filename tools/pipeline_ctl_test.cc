@@ -1,4 +1,4 @@
-// `stoker-ctl pipeline explain`: the command's exit codes.
+// `stoker-ctl pipeline explain` and `pipeline ops`: the commands' exit codes.
 #include "tools/pipeline_ctl.h"
 
 #include <string>
@@ -32,6 +32,13 @@ TEST(PipelineCtlTest, ExitCodes) {
   EXPECT_EQ(
       RunCtl({"explain", "decode, center_crop(height=20, width=20)", "--input=8x8x3", "--runs=0"}),
       1);  // found when running on the synthetic JPEG
+}
+
+TEST(PipelineCtlTest, OpsExitCodes) {
+  EXPECT_EQ(RunCtl({"ops"}), 0);
+  EXPECT_EQ(RunCtl({"ops", "--markdown"}), 0);
+  EXPECT_EQ(RunCtl({"ops", "--update=/nonexistent/augmentations.md"}), kExitBadFlags);
+  EXPECT_EQ(RunCtl({"ops", "--bogus"}), kExitBadFlags);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 //   stoker-ctl top    [--coordinator=127.0.0.1:7070] [--interval-ms=1000] [--iterations=0]
 //   stoker-ctl health --address=HOST:PORT [--service=NAME] [--timeout-ms=5000]
 //   stoker-ctl pipeline explain "<pipeline text>" [--input=HxWxC]   (tools/pipeline_ctl.h)
+//   stoker-ctl pipeline ops [--markdown | --update=FILE]              (tools/pipeline_ctl.h)
 //   stoker-ctl trace --job=J --seconds=S -o trace.json                 (tools/trace_ctl.h)
 //   stoker-ctl report --job=J [--seconds=S] [--json] [--html=F]        (tools/report_ctl.h)
 //
@@ -47,6 +48,7 @@ constexpr char kUsage[] =
     "  top     the status, redrawn every interval\n"
     "  health  exit 0 when a coordinator or worker answers SERVING (a health check/probe)\n"
     "  pipeline explain \"<text>\"  a pipeline's ops, shapes and measured costs (no cluster)\n"
+    "  pipeline ops  every op with its arguments, from the op registry (no cluster)\n"
     "  trace   a job's batch timeline as Chrome Trace JSON (Perfetto UI, chrome://tracing)\n"
     "  report  per rank: what makes batches late (workers, storage, network, trainer, none)\n";
 

@@ -161,7 +161,7 @@ absl::StatusOr<std::unique_ptr<Op>> CreateRandomAffineOp(const v1::Op& op,
 
 // The schema's args followed by the warp's (bilinear, fill), shared by the three ops.
 std::vector<ArgSchema> WithWarpArgs(std::vector<ArgSchema> args) {
-  args.push_back({"bilinear", ArgType::kInt, "0", "0 nearest, 1 bilinear."});
+  args.push_back({"bilinear", ArgType::kInt, "0", "0 nearest, 1 bilinear.", Closed(0, 1)});
   args.push_back({"fill", ArgType::kFloatList, "[]", "Empty (zeros), 1 value or one per channel."});
   return args;
 }
@@ -182,21 +182,25 @@ absl::StatusOr<WarpArgs> ParseWarpArgs(uint32_t bilinear,
 
 OpSchema AffineOpSchema() {
   return OpSchema{
-      "affine", v1::Op::kAffine,
+      "affine",
+      v1::Op::kAffine,
       "torchvision F.affine on tensors: rotation by angle (degrees, counter-clockwise), "
       "translation in pixels, scale and shear (degrees) about the centre; same size out; "
       "nearest (default, as torchvision) or bilinear=1; outside pixels are fill (blended by "
       "coverage when bilinear) or 0 when fill is empty.",
       WithWarpArgs({{"angle", ArgType::kFloat, "0", "Degrees."},
                     {"translate", ArgType::kFloatList, "[]", "(x, y) pixels."},
-                    {"scale", ArgType::kFloat, "1", "> 0."},
+                    {"scale", ArgType::kFloat, "1", "> 0.", Above(0)},
                     {"shear", ArgType::kFloatList, "[]", "(x, y) degrees; one value is x."}}),
-      &CreateAffineOp};
+      &CreateAffineOp,
+      {"`F.affine` on tensors (`F.rotate(a)` is `affine(angle=-a)`)", "uint8, float32",
+       "uint8 ≤ 1, float ≤ 1e-4"}};
 }
 
 OpSchema RandomAffineOpSchema() {
   return OpSchema{
-      "random_affine", v1::Op::kRandomAffine,
+      "random_affine",
+      v1::Op::kRandomAffine,
       "torchvision RandomAffine on tensors: angle from [degrees_min, degrees_max]; translation "
       "up to translate = [fx, fy] of the width and height (rounded to pixels); scale from "
       "[scale_min, scale_max]; shear x from [shear0, shear1] (and y from [shear2, shear3]); "
@@ -208,17 +212,23 @@ OpSchema RandomAffineOpSchema() {
            {"scale_min", ArgType::kFloat, "0", "0: no scaling; else > 0."},
            {"scale_max", ArgType::kFloat, "0", ">= scale_min."},
            {"shear", ArgType::kFloatList, "[]", "Empty, [x0, x1] or [x0, x1, y0, y1] degrees."}}),
-      &CreateRandomAffineOp};
+      &CreateRandomAffineOp,
+      {"`RandomAffine` (centre) on tensors", "uint8, float32",
+       "fixed ranges: equal to torchvision within 1 level; the six parameters: KS against "
+       "`get_params`"}};
 }
 
 OpSchema RandomRotationOpSchema() {
   return OpSchema{
-      "random_rotation", v1::Op::kRandomRotation,
+      "random_rotation",
+      v1::Op::kRandomRotation,
       "torchvision RandomRotation on tensors (expand=False, centre): an angle drawn from "
       "[degrees_min, degrees_max] per sample, then as affine.",
       WithWarpArgs({{"degrees_min", ArgType::kFloat, "", "Smallest angle, degrees."},
                     {"degrees_max", ArgType::kFloat, "", "Largest angle, degrees."}}),
-      &CreateRandomRotationOp};
+      &CreateRandomRotationOp,
+      {"`RandomRotation` (expand=False, centre) on tensors", "uint8, float32",
+       "as affine; angle: KS against uniform"}};
 }
 
 }  // namespace stoker

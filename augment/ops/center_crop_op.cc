@@ -57,10 +57,11 @@ OpSchema CenterCropOpSchema() {
                   "round((in - out) / 2), halves to even). The input must be at least that "
                   "large (checked per sample after decode). Any pixel type.",
                   {
-                      {"height", ArgType::kInt, "", "Output height, > 0."},
-                      {"width", ArgType::kInt, "", "Output width, > 0."},
+                      {"height", ArgType::kInt, "", "Output height, > 0.", AtLeast(1)},
+                      {"width", ArgType::kInt, "", "Output width, > 0.", AtLeast(1)},
                   },
-                  &CreateCenterCropOp};
+                  &CreateCenterCropOp,
+                  {"`CenterCrop`", "any", "exact"}};
 }
 
 }  // namespace stoker

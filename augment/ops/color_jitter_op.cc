@@ -108,12 +108,14 @@ OpSchema ColorJitterOpSchema() {
       "disables one). Hue follows torchvision's tensor path (HSV in float32). uint8 or float32, "
       "1 or 3 channels.",
       {
-          {"brightness", ArgType::kFloat, "0", "Brightness jitter, >= 0."},
-          {"contrast", ArgType::kFloat, "0", "Contrast jitter, >= 0."},
-          {"saturation", ArgType::kFloat, "0", "Saturation jitter, >= 0."},
-          {"hue", ArgType::kFloat, "0", "Hue jitter in [0, 0.5]."},
+          {"brightness", ArgType::kFloat, "0", "Brightness jitter, >= 0.", AtLeast(0)},
+          {"contrast", ArgType::kFloat, "0", "Contrast jitter, >= 0.", AtLeast(0)},
+          {"saturation", ArgType::kFloat, "0", "Saturation jitter, >= 0.", AtLeast(0)},
+          {"hue", ArgType::kFloat, "0", "Hue jitter in [0, 0.5].", Closed(0, 0.5)},
       },
-      &CreateColorJitterOp};
+      &CreateColorJitterOp,
+      {"`ColorJitter`", "uint8, float32",
+       "order: χ² over the 24 permutations; factors: KS against uniform"}};
 }
 
 }  // namespace stoker

@@ -161,11 +161,13 @@ ArgSchema OpsArg() {
 }  // namespace
 
 OpSchema RandomApplyOpSchema() {
-  return OpSchema{"random_apply",
-                  v1::Op::kRandomApply,
-                  "torchvision RandomApply: runs ops, in order, with probability p.",
-                  {OpsArg(), {"p", ArgType::kFloat, "0.5", "Probability in [0, 1]."}},
-                  &CreateRandomApplyOp};
+  return OpSchema{
+      "random_apply",
+      v1::Op::kRandomApply,
+      "torchvision RandomApply: runs ops, in order, with probability p.",
+      {OpsArg(), {"p", ArgType::kFloat, "0.5", "Probability in [0, 1].", Closed(0, 1)}},
+      &CreateRandomApplyOp,
+      {"`RandomApply(transforms, p)`", "any (the ops keep the shape)", "applied fraction: χ²"}};
 }
 
 OpSchema RandomChoiceOpSchema() {
@@ -174,8 +176,10 @@ OpSchema RandomChoiceOpSchema() {
       v1::Op::kRandomChoice,
       "torchvision RandomChoice: runs one of ops, picked with weights p (equal "
       "when empty).",
-      {OpsArg(), {"p", ArgType::kFloatList, "[]", "One weight >= 0 per op (need not sum to 1)."}},
-      &CreateRandomChoiceOp};
+      {OpsArg(),
+       {"p", ArgType::kFloatList, "[]", "One weight >= 0 per op (need not sum to 1).", AtLeast(0)}},
+      &CreateRandomChoiceOp,
+      {"`RandomChoice(transforms, p)`", "any", "choice: χ² against the weights"}};
 }
 
 OpSchema RandomOrderOpSchema() {
@@ -183,7 +187,8 @@ OpSchema RandomOrderOpSchema() {
                   v1::Op::kRandomOrder,
                   "torchvision RandomOrder: runs all of ops in a random order.",
                   {OpsArg()},
-                  &CreateRandomOrderOp};
+                  &CreateRandomOrderOp,
+                  {"`RandomOrder(transforms)`", "any", "order: χ² over the n! permutations"}};
 }
 
 }  // namespace stoker

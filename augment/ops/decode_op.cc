@@ -90,7 +90,9 @@ OpSchema DecodeOpSchema() {
           {"max_pixels", ArgType::kInt, "50000000", "Width x height budget, from the header."},
           {"max_scans", ArgType::kInt, "100", "Most scans allowed in a (progressive) JPEG."},
       },
-      &CreateDecodeOp};
+      &CreateDecodeOp,
+      {"`Image.open(f).convert(\"RGB\")` (PIL)", "bytes → uint8",
+       "equal bytes (augment/kernels/decode_pil_test.cc)"}};
 }
 
 }  // namespace stoker

@@ -117,12 +117,14 @@ OpSchema GaussianBlurOpSchema() {
       "drawn per image uniformly from [sigma_min, sigma_max). Requires float32 input and an "
       "image taller and wider than ksize/2.",
       {
-          {"ksize", ArgType::kInt, "", "Kernel size, odd and > 0."},
-          {"sigma", ArgType::kFloat, "0", "Fixed sigma (> 0); 0 draws it per image."},
-          {"sigma_min", ArgType::kFloat, "0.1", "Lower end of the sigma range (> 0)."},
+          {"ksize", ArgType::kInt, "", "Kernel size, odd and > 0.", AtLeast(1)},
+          {"sigma", ArgType::kFloat, "0", "Fixed sigma (> 0); 0 draws it per image.", AtLeast(0)},
+          // 0 is the proto's unset value: the default, so the range starts at 0.
+          {"sigma_min", ArgType::kFloat, "0.1", "Lower end of the sigma range (> 0).", AtLeast(0)},
           {"sigma_max", ArgType::kFloat, "2.0", "Upper end of the sigma range (>= sigma_min)."},
       },
-      &CreateGaussianBlurOp};
+      &CreateGaussianBlurOp,
+      {"`GaussianBlur`", "float32", "≤ 1e-4 (gaussian_blur_reference_test)"}};
 }
 
 }  // namespace stoker

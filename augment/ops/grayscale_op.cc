@@ -44,7 +44,8 @@ OpSchema GrayscaleOpSchema() {
                   "RGB to gray, 0.2989 R + 0.587 G + 0.114 B (torchvision Grayscale; uint8 "
                   "truncated), written to 1 or 3 channels. uint8 or float32.",
                   {{"channels", ArgType::kInt, "1", "Output channels, 1 or 3."}},
-                  &CreateGrayscaleOp};
+                  &CreateGrayscaleOp,
+                  {"`Grayscale`", "uint8, float32", ""}};
 }
 
 }  // namespace stoker

@@ -91,9 +91,11 @@ OpSchema NormalizeOpSchema() {
       "float32 input.",
       {
           {"mean", ArgType::kFloatList, "", "One mean per channel."},
-          {"std", ArgType::kFloatList, "", "One standard deviation per channel, each > 0."},
+          {"std", ArgType::kFloatList, "", "One standard deviation per channel, each > 0.",
+           Above(0)},
       },
-      &CreateNormalizeOp};
+      &CreateNormalizeOp,
+      {"`Normalize`", "float32", "≤ 1e-4"}};
 }
 
 }  // namespace stoker

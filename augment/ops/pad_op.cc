@@ -100,8 +100,11 @@ OpSchema PadOpSchema() {
       "2 reflect, 3 symmetric. Any pixel type.",
       {{"padding", ArgType::kFloatList, "", "1, 2 or 4 non-negative integers."},
        {"fill", ArgType::kFloatList, "[0]", "Constant fill: 1 value or one per channel."},
-       {"padding_mode", ArgType::kInt, "0", "0 constant, 1 edge, 2 reflect, 3 symmetric."}},
-      &CreatePadOp};
+       {"padding_mode", ArgType::kInt, "0", "0 constant, 1 edge, 2 reflect, 3 symmetric.",
+        Closed(0, 3)}},
+      &CreatePadOp,
+      {"`Pad` / `F.pad` (`padding_mode` 0 constant, 1 edge, 2 reflect, 3 symmetric)", "any",
+       "exact"}};
 }
 
 }  // namespace stoker

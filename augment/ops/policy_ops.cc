@@ -322,7 +322,7 @@ absl::StatusOr<std::unique_ptr<Op>> CreateAugMixOp(const v1::Op& op, const Image
 std::vector<ArgSchema> WithPolicyWarpArgs(std::vector<ArgSchema> args,
                                           const char* bilinear_default = "0") {
   args.push_back({"bilinear", ArgType::kInt, bilinear_default,
-                  "0 nearest, 1 bilinear, for the geometric operations."});
+                  "0 nearest, 1 bilinear, for the geometric operations.", Closed(0, 1)});
   args.push_back(
       {"fill", ArgType::kFloatList, "[]", "Empty (outside is 0), 1 value or one per channel."});
   return args;
@@ -332,52 +332,70 @@ std::vector<ArgSchema> WithPolicyWarpArgs(std::vector<ArgSchema> args,
 
 OpSchema RandAugmentOpSchema() {
   return OpSchema{
-      "rand_augment", v1::Op::kRandAugment,
+      "rand_augment",
+      v1::Op::kRandAugment,
       "torchvision RandAugment on uint8 tensors (1 or 3 channels): num_ops operations, each "
       "drawn uniformly from torchvision's 14 (Identity, ShearX/Y, TranslateX/Y, Rotate, "
       "Brightness, Color, Contrast, Sharpness, Posterize, Solarize, AutoContrast, Equalize), at "
       "magnitude bin `magnitude` of num_magnitude_bins, signed ones negated with probability "
       "1/2.",
-      WithPolicyWarpArgs({{"num_ops", ArgType::kInt, "2", "Operations per image, 0..100."},
-                          {"magnitude", ArgType::kInt, "9", "Bin index, < num_magnitude_bins."},
-                          {"num_magnitude_bins", ArgType::kInt, "31", "Bins, >= 2."}}),
-      &CreateRandAugmentOp};
+      WithPolicyWarpArgs(
+          {{"num_ops", ArgType::kInt, "2", "Operations per image, 0..100.", Closed(0, kMaxNumOps)},
+           {"magnitude", ArgType::kInt, "9", "Bin index, < num_magnitude_bins."},
+           {"num_magnitude_bins", ArgType::kInt, "31", "Bins, >= 2.", Closed(2, 1000)}}),
+      &CreateRandAugmentOp,
+      {"`RandAugment` on uint8 tensors", "uint8, 1 or 3 channels",
+       "given the drawn ops: each of the 14 operations uint8 ≤ 1 (chains: see below); op choice "
+       "and sign: χ²"}};
 }
 
 OpSchema TrivialAugmentWideOpSchema() {
   return OpSchema{
-      "trivial_augment_wide", v1::Op::kTrivialAugmentWide,
+      "trivial_augment_wide",
+      v1::Op::kTrivialAugmentWide,
       "torchvision TrivialAugmentWide on uint8 tensors (1 or 3 channels): one operation of "
       "its 14 (wide magnitudes), at a magnitude bin drawn uniformly, signed ones negated with "
       "probability 1/2.",
-      WithPolicyWarpArgs({{"num_magnitude_bins", ArgType::kInt, "31", "Bins, >= 2."}}),
-      &CreateTrivialAugmentWideOp};
+      WithPolicyWarpArgs(
+          {{"num_magnitude_bins", ArgType::kInt, "31", "Bins, >= 2.", Closed(2, 1000)}}),
+      &CreateTrivialAugmentWideOp,
+      {"`TrivialAugmentWide` on uint8 tensors", "uint8, 1 or 3 channels",
+       "given the draws: ≤ 1; op and bin: χ²"}};
 }
 
 OpSchema AutoAugmentOpSchema() {
   return OpSchema{
-      "auto_augment", v1::Op::kAutoAugment,
+      "auto_augment",
+      v1::Op::kAutoAugment,
       "torchvision AutoAugment(AutoAugmentPolicy.IMAGENET) on uint8 tensors (1 or 3 channels): "
       "one of the 25 sub-policies uniformly, each of its two operations applied with its "
       "probability at its magnitude, signs random.",
-      WithPolicyWarpArgs({{"policy", ArgType::kInt, "0", "0: imagenet (the only one)."}}),
-      &CreateAutoAugmentOp};
+      WithPolicyWarpArgs(
+          {{"policy", ArgType::kInt, "0", "0: imagenet (the only one).", Closed(0, 0)}}),
+      &CreateAutoAugmentOp,
+      {"`AutoAugment(AutoAugmentPolicy.IMAGENET)` on uint8 tensors", "uint8, 1 or 3 channels",
+       "given `get_params`' draws: ≤ 1; sub-policy: χ²"}};
 }
 
 OpSchema AugMixOpSchema() {
   return OpSchema{
-      "aug_mix", v1::Op::kAugMix,
+      "aug_mix",
+      v1::Op::kAugMix,
       "torchvision AugMix on uint8 tensors (1 or 3 channels): mixture_width chains of "
       "chain_depth (or 1..3 drawn) operations at severity-bounded magnitudes, mixed with "
       "Dirichlet(alpha) weights and blended with the image by Beta(alpha, alpha).",
       WithPolicyWarpArgs(
-          {{"severity", ArgType::kInt, "3", "Magnitude bins drawn from, 1..10."},
-           {"mixture_width", ArgType::kInt, "3", "Chains, 1..32."},
+          {{"severity", ArgType::kInt, "3", "Magnitude bins drawn from, 1..10.", Closed(1, 10)},
+           {"mixture_width", ArgType::kInt, "3", "Chains, 1..32.", Closed(1, kMaxMixtureWidth)},
            {"chain_depth", ArgType::kInt, "-1", "> 0: operations per chain; else 1..3 drawn."},
-           {"alpha", ArgType::kFloat, "1", "Dirichlet / Beta concentration, > 0."},
-           {"all_ops", ArgType::kInt, "1", "1: all 13 operations; 0: the 9 geometric/tone."}},
+           {"alpha", ArgType::kFloat, "1", "Dirichlet / Beta concentration, > 0.",
+            ArgRange{0, true, 1e6, false}},
+           {"all_ops", ArgType::kInt, "1", "1: all 13 operations; 0: the 9 geometric/tone.",
+            Closed(0, 1)}},
           "1"),
-      &CreateAugMixOp};
+      &CreateAugMixOp,
+      {"`AugMix` on uint8 tensors", "uint8, 1 or 3 channels",
+       "given the weights and chains: ≤ 1; Beta weight: KS; chain depth, ops: χ²"}};
 }
 
 }  // namespace stoker

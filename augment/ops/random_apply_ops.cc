@@ -165,7 +165,8 @@ absl::StatusOr<std::unique_ptr<Op>> CreateAdjustHueOp(const v1::Op& op, const Im
 }
 
 ArgSchema ProbabilityArg(const char* unset = "0.5") {
-  return {"p", ArgType::kFloat, unset, "Probability in [0, 1] (1: always, the functional)."};
+  return {"p", ArgType::kFloat, unset, "Probability in [0, 1] (1: always, the functional).",
+          Closed(0, 1)};
 }
 
 }  // namespace
@@ -176,7 +177,8 @@ OpSchema HorizontalFlipOpSchema() {
                   "torchvision RandomHorizontalFlip: mirrors the image left-right with "
                   "probability p. Any pixel type.",
                   {ProbabilityArg()},
-                  &CreateHorizontalFlipOp};
+                  &CreateHorizontalFlipOp,
+                  {"`RandomHorizontalFlip` / `F.hflip`", "any", "exact; applied: χ²"}};
 }
 
 OpSchema VerticalFlipOpSchema() {
@@ -185,7 +187,8 @@ OpSchema VerticalFlipOpSchema() {
                   "torchvision RandomVerticalFlip: mirrors the image top-bottom with "
                   "probability p. Any pixel type.",
                   {ProbabilityArg()},
-                  &CreateVerticalFlipOp};
+                  &CreateVerticalFlipOp,
+                  {"`RandomVerticalFlip` / `F.vflip`", "any", "exact"}};
 }
 
 OpSchema InvertOpSchema() {
@@ -194,7 +197,8 @@ OpSchema InvertOpSchema() {
                   "torchvision RandomInvert: 255 - x (uint8) or 1 - x (float32) with "
                   "probability p.",
                   {ProbabilityArg()},
-                  &CreateInvertOp};
+                  &CreateInvertOp,
+                  {"`RandomInvert` / `F.invert`", "uint8, float32", "exact"}};
 }
 
 OpSchema PosterizeOpSchema() {
@@ -202,8 +206,9 @@ OpSchema PosterizeOpSchema() {
                   v1::Op::kPosterize,
                   "torchvision RandomPosterize: keeps the top `bits` bits of each value with "
                   "probability p. uint8 only (as torchvision).",
-                  {{"bits", ArgType::kInt, "", "Bits kept, 0..8."}, ProbabilityArg()},
-                  &CreatePosterizeOp};
+                  {{"bits", ArgType::kInt, "", "Bits kept, 0..8.", Closed(0, 8)}, ProbabilityArg()},
+                  &CreatePosterizeOp,
+                  {"`RandomPosterize` / `F.posterize`", "uint8", "exact"}};
 }
 
 OpSchema SolarizeOpSchema() {
@@ -214,17 +219,21 @@ OpSchema SolarizeOpSchema() {
       "probability p.",
       {{"threshold", ArgType::kFloat, "", "In the image's range: 0..255 (uint8), 0..1 (float32)."},
        ProbabilityArg()},
-      &CreateSolarizeOp};
+      &CreateSolarizeOp,
+      {"`RandomSolarize` / `F.solarize` (threshold in the image's range)", "uint8, float32",
+       "exact"}};
 }
 
 OpSchema AutocontrastOpSchema() {
-  return OpSchema{"autocontrast",
-                  v1::Op::kAutocontrast,
-                  "torchvision RandomAutocontrast: stretches each channel from its [min, max] "
-                  "to the full range (uint8 truncated, as torchvision) with probability p; a "
-                  "constant channel is left as it is.",
-                  {ProbabilityArg()},
-                  &CreateAutocontrastOp};
+  return OpSchema{
+      "autocontrast",
+      v1::Op::kAutocontrast,
+      "torchvision RandomAutocontrast: stretches each channel from its [min, max] "
+      "to the full range (uint8 truncated, as torchvision) with probability p; a "
+      "constant channel is left as it is.",
+      {ProbabilityArg()},
+      &CreateAutocontrastOp,
+      {"`RandomAutocontrast` / `F.autocontrast`", "uint8, float32", "uint8 ≤ 1, float ≤ 1e-4"}};
 }
 
 OpSchema RandomGrayscaleOpSchema() {
@@ -233,7 +242,9 @@ OpSchema RandomGrayscaleOpSchema() {
                   "torchvision RandomGrayscale: RGB to gray as the grayscale op (0.2989 R + "
                   "0.587 G + 0.114 B, uint8 truncated), kept as 3 channels, with probability p.",
                   {ProbabilityArg("0.1")},
-                  &CreateRandomGrayscaleOp};
+                  &CreateRandomGrayscaleOp,
+                  {"`RandomGrayscale` / `F.rgb_to_grayscale(x, 3)`", "uint8, float32",
+                   "uint8 ≤ 1 (PIL rounds), float ≤ 1e-4"}};
 }
 
 OpSchema EqualizeOpSchema() {
@@ -242,7 +253,8 @@ OpSchema EqualizeOpSchema() {
                   "torchvision RandomEqualize: per-channel histogram equalization with "
                   "probability p. uint8 only (as torchvision).",
                   {ProbabilityArg()},
-                  &CreateEqualizeOp};
+                  &CreateEqualizeOp,
+                  {"`RandomEqualize` / `F.equalize`", "uint8", "exact"}};
 }
 
 OpSchema AdjustHueOpSchema() {
@@ -251,8 +263,10 @@ OpSchema AdjustHueOpSchema() {
                   "torchvision F.adjust_hue: shifts the hue by hue_factor (HSV in float32, as "
                   "torchvision's tensor path); gray is unchanged. color_jitter(hue=...) draws "
                   "the factor per sample.",
-                  {{"hue_factor", ArgType::kFloat, "", "In [-0.5, 0.5]."}},
-                  &CreateAdjustHueOp};
+                  {{"hue_factor", ArgType::kFloat, "", "In [-0.5, 0.5].", Closed(-0.5, 0.5)}},
+                  &CreateAdjustHueOp,
+                  {"`F.adjust_hue` (tensor path: HSV in float32)", "uint8, float32",
+                   "uint8 ≤ 1, float ≤ 1e-4"}};
 }
 
 OpSchema AdjustSharpnessOpSchema() {
@@ -261,8 +275,11 @@ OpSchema AdjustSharpnessOpSchema() {
       v1::Op::kAdjustSharpness,
       "torchvision RandomAdjustSharpness: blends with a 3x3-smoothed copy, "
       "factor * x + (1 - factor) * smooth, with probability p.",
-      {{"sharpness_factor", ArgType::kFloat, "", "Factor >= 0 (1: unchanged)."}, ProbabilityArg()},
-      &CreateAdjustSharpnessOp};
+      {{"sharpness_factor", ArgType::kFloat, "", "Factor >= 0 (1: unchanged).", AtLeast(0)},
+       ProbabilityArg()},
+      &CreateAdjustSharpnessOp,
+      {"`RandomAdjustSharpness` / `F.adjust_sharpness`", "uint8, float32",
+       "uint8 ≤ 1, float ≤ 1e-4"}};
 }
 
 }  // namespace stoker

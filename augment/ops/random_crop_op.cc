@@ -130,10 +130,12 @@ OpSchema RandomCropOpSchema() {
           {"width", ArgType::kInt, "", "Output width, > 0 and <= the padded input width."},
           {"padding", ArgType::kFloatList, "[]", "As pad's; empty: no fixed padding."},
           {"fill", ArgType::kFloatList, "[0]", "As pad's."},
-          {"padding_mode", ArgType::kInt, "0", "As pad's."},
-          {"pad_if_needed", ArgType::kInt, "0", "1: pad what is smaller than the window."},
+          {"padding_mode", ArgType::kInt, "0", "As pad's.", Closed(0, 3)},
+          {"pad_if_needed", ArgType::kInt, "0", "1: pad what is smaller than the window.",
+           Closed(0, 1)},
       },
-      &CreateRandomCropOp};
+      &CreateRandomCropOp,
+      {"`RandomCrop`", "any", "padding equal; top, left: χ² against uniform"}};
 }
 
 }  // namespace stoker

@@ -142,14 +142,18 @@ OpSchema RandomErasingOpSchema() {
       "fraction in [scale_min, scale_max] and log-uniform aspect ratio in [ratio_min, "
       "ratio_max] that fits; it is overwritten with value (per channel) or, with "
       "value_random=1, standard normal noise (float32). uint8 values are rounded.",
-      {{"p", ArgType::kFloat, "0.5", "Probability in [0, 1]."},
+      {{"p", ArgType::kFloat, "0.5", "Probability in [0, 1].", Closed(0, 1)},
        {"scale_min", ArgType::kFloat, "0.02", "Smallest area fraction, > 0."},
        {"scale_max", ArgType::kFloat, "0.33", "Largest area fraction, <= 1."},
        {"ratio_min", ArgType::kFloat, "0.3", "Smallest aspect ratio (h/w), > 0."},
        {"ratio_max", ArgType::kFloat, "3.3", "Largest aspect ratio."},
        {"value", ArgType::kFloatList, "[0]", "Fill: 1 value or one per channel."},
-       {"value_random", ArgType::kInt, "0", "1: standard normal noise per pixel instead."}},
-      &CreateRandomErasingOp};
+       {"value_random", ArgType::kInt, "0", "1: standard normal noise per pixel instead.",
+        Closed(0, 1)}},
+      &CreateRandomErasingOp,
+      {"`RandomErasing` (`value=\"random\"` is `value_random=1`)", "uint8, float32",
+       "given its rectangle: exact (`F.erase`); erased fraction χ², rectangle KS against "
+       "`get_params`"}};
 }
 
 }  // namespace stoker

@@ -129,16 +129,18 @@ OpSchema RandomResizedCropOpSchema() {
       "fits, else the central crop clamped to the ratio range; then resized to height x width "
       "(0 = bilinear, 1 = area, 2 = antialias as PIL). uint8 or float32, 1 to 4 channels.",
       {
-          {"height", ArgType::kInt, "", "Output height, > 0."},
-          {"width", ArgType::kInt, "", "Output width, > 0."},
+          {"height", ArgType::kInt, "", "Output height, > 0.", AtLeast(1)},
+          {"width", ArgType::kInt, "", "Output width, > 0.", AtLeast(1)},
           {"scale_min", ArgType::kFloat, "0.08", "Smallest area fraction, > 0."},
           {"scale_max", ArgType::kFloat, "1.0", "Largest area fraction, <= 1."},
           {"ratio_min", ArgType::kFloat, "0.75", "Smallest width/height ratio, > 0."},
           {"ratio_max", ArgType::kFloat, "1.3333", "Largest width/height ratio."},
           {"interpolation", ArgType::kInt, "0",
-           "0 = bilinear, 1 = area, 2 = antialias (PIL's bilinear, torchvision on PIL images)."},
+           "0 = bilinear, 1 = area, 2 = antialias (PIL's bilinear, torchvision on PIL images).",
+           Closed(0, 2)},
       },
-      &CreateRandomResizedCropOp};
+      &CreateRandomResizedCropOp,
+      {"`RandomResizedCrop`", "any", "top, left, height, width, area: KS against `get_params`"}};
 }
 
 }  // namespace stoker

@@ -91,9 +91,12 @@ OpSchema ResizeOpSchema() {
           {"width", ArgType::kInt, "0", "Exact output width (with height)."},
           {"shorter", ArgType::kInt, "0", "Shorter side length, instead of height and width."},
           {"interpolation", ArgType::kInt, "0",
-           "0 = bilinear, 1 = area, 2 = antialias (PIL's bilinear, torchvision on PIL images)."},
+           "0 = bilinear, 1 = area, 2 = antialias (PIL's bilinear, torchvision on PIL images).",
+           Closed(0, 2)},
       },
-      &CreateResizeOp};
+      &CreateResizeOp,
+      {"`Resize`; `interpolation=2` is PIL's antialiased bilinear", "uint8, float32",
+       "2: equal to PIL; float ≤ 1e-4 (antialias=True); 0: uint8 ≤ 1 (antialias=False)"}};
 }
 
 }  // namespace stoker

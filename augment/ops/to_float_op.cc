@@ -38,7 +38,9 @@ OpSchema ToFloatOpSchema() {
                   "Converts uint8 pixels to float32 in [0, 1] (x / 255), like torchvision's "
                   "ToTensor without the layout change. Requires uint8 input.",
                   {},
-                  &CreateToFloatOp};
+                  &CreateToFloatOp,
+                  {"`ToTensor`, `ConvertImageDtype(float32)`, v2 `ToDtype(float32, scale=True)`",
+                   "uint8 → float32", "exact"}};
 }
 
 }  // namespace stoker

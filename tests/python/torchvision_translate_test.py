@@ -216,6 +216,33 @@ class TranslateTest(unittest.TestCase):
             self.assertIn(where, str(raised.exception))
             self.assertIn(why, str(raised.exception))
 
+    def test_values_outside_the_registry_ranges_name_the_transform(self):
+        # The ranges come from the op registry (stoker._stoker.op_schemas()), not the translator.
+        cases = [
+            (T.Compose([T.RandomHorizontalFlip(p=1.5)]), "RandomHorizontalFlip at position 0",
+             "p=1.5: Stoker's horizontal_flip.p must be in [0, 1]"),
+            (T.Compose([T.Resize(8), T.RandomPosterize(bits=9)]),
+             "RandomPosterize at position 1", "bits=9: Stoker's posterize.bits must be in [0, 8]"),
+            (T.Compose([T.RandomApply([T.RandomInvert()], p=-0.5)]),
+             "RandomApply at position 0", "random_apply.p must be in [0, 1]"),
+            (T.Compose([T.ToTensor(), T.Normalize(MEAN, (0.2, 0, 0.2))]),
+             "Normalize at position 1", "normalize.std must be > 0"),
+        ]
+        for transform, where, why in cases:
+            with self.assertRaises(ValueError) as raised:
+                stoker.from_torchvision(transform)
+            self.assertIn(where, str(raised.exception))
+            self.assertIn(why, str(raised.exception))
+
+    def test_op_schemas_are_the_registry(self):
+        schemas = {s["name"]: s for s in stoker._stoker.op_schemas()}
+        self.assertIn("gaussian_blur", schemas)
+        self.assertTrue(schemas["mixup"]["batch"])
+        ksize = schemas["gaussian_blur"]["args"][0]
+        self.assertEqual((ksize["name"], ksize["type"], ksize["default"]), ("ksize", "int", None))
+        p = {a["name"]: a for a in schemas["horizontal_flip"]["args"]}["p"]
+        self.assertEqual((p["default"], p["range"]["text"]), ("0.5", "[0, 1]"))
+
     def test_loader_takes_a_transform(self):
         transform = reference_eval()
         args = dict(coordinator="127.0.0.1:1", tls=stoker.TlsOptions(insecure=True))

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "augment/batch_mix.h"
 #include "augment/op.h"
 #include "augment/op_params.h"
 #include "augment/op_registry.h"
@@ -123,6 +124,50 @@ py::list DrawParams(const std::string& text, const ImageShape& shape, uint64_t s
   return all;
 }
 
+// One op's schema as plain Python data, for stoker.from_torchvision's argument checks: the
+// registry stays the one description of the ops (augment/op_registry.h).
+py::dict SchemaDict(const OpSchema& schema, bool batch) {
+  py::list args;
+  for (const ArgSchema& arg : schema.args) {
+    py::dict a;
+    a["name"] = arg.name;
+    a["type"] = ArgTypeName(arg.type);
+    a["default"] =
+        arg.default_value.empty() ? py::object(py::none()) : py::object(py::str(arg.default_value));
+    a["doc"] = arg.doc;
+    if (arg.range) {
+      py::dict range;
+      range["min"] = arg.range->min;
+      range["min_open"] = arg.range->min_open;
+      range["max"] = arg.range->max;
+      range["max_open"] = arg.range->max_open;
+      range["text"] = arg.range->Text();
+      a["range"] = range;
+    } else {
+      a["range"] = py::none();
+    }
+    args.append(a);
+  }
+  py::dict torchvision;
+  torchvision["counterpart"] = schema.torchvision.counterpart;
+  torchvision["dtypes"] = schema.torchvision.dtypes;
+  torchvision["tested"] = schema.torchvision.tested;
+  py::dict out;
+  out["name"] = schema.name;
+  out["batch"] = batch;
+  out["doc"] = schema.doc;
+  out["args"] = args;
+  out["torchvision"] = torchvision;
+  return out;
+}
+
+py::list OpSchemaList() {
+  py::list schemas;
+  for (const OpSchema& schema : OpSchemas()) schemas.append(SchemaDict(schema, false));
+  for (const OpSchema& schema : BatchOpSchemas()) schemas.append(SchemaDict(schema, true));
+  return schemas;
+}
+
 }  // namespace
 
 void DefinePipelineFunctions(py::module_& m, void (*throw_status)(const absl::Status& status)) {
@@ -147,6 +192,10 @@ void DefinePipelineFunctions(py::module_& m, void (*throw_status)(const absl::St
       py::arg("dtype") = "auto", py::arg("runs") = 15,
       "stoker-ctl pipeline explain as a str: each op's output shape and dtype and its cost per "
       "image measured here on a synthetic `input` (HxWxC) image.");
+  m.def("op_schemas", &OpSchemaList,
+        "The op registry: per op (per-sample ops in documentation order, then the batch ops) a "
+        "dict with name, batch, doc, args (name, type, default or None, doc, range or None: "
+        "min, min_open, max, max_open, text) and torchvision (counterpart, dtypes, tested).");
   m.def(
       "draw_params",
       [throw_status](const std::string& text, uint32_t height, uint32_t width, uint32_t channels,

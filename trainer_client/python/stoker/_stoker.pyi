@@ -151,3 +151,6 @@ def draw_params(op: str, height: int, width: int, channels: int = 3, is_float: b
                 seed: int = 0, epoch: int = 0, first_index: int = 0,
                 count: int = 1) -> List[List[float]]:
     """Test and debug hook: the parameters one random op draws (docs/augmentations.md)."""
+def op_schemas() -> List[Dict[str, Any]]:
+    """The op registry (augment/op_registry.h): per op its name, batch, doc, args (name, type,
+    default, doc, range) and torchvision notes; stoker.from_torchvision checks against it."""

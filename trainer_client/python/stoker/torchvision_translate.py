@@ -25,8 +25,12 @@ torch is imported only when a transform is translated or run_pipeline is called.
 import difflib
 import numbers
 
+from ._op_schema import OpTextError, Raw, op_text as _op
+
 # A translation step: the transform, the ops it became (maybe none), and whether the image is
-# float32 afterwards.
+# float32 afterwards. Ops are written with _op (stoker/_op_schema.py), which checks the op and
+# argument names and the values' ranges against the op registry, so a transform with a value
+# Stoker refuses is named here rather than failing later on the workers.
 
 
 class Pipeline:
@@ -58,12 +62,6 @@ class Pipeline:
         for position, source, ops in self.steps:
             lines.append(f"[{position}] {source}\n      -> {', '.join(ops) or '(no op)'}")
         return "\n".join(lines)
-
-
-def _num(x):
-    """A number in the text syntax (shortest round-tripping form)."""
-    x = float(x)
-    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
 
 
 def _hw(size, what):
@@ -102,7 +100,7 @@ def _resize_interpolation(t):
 def _to_float(t, is_float):
     if is_float:
         raise _Unsupported("the image is float32 already")
-    return ["to_float"], True
+    return [_op("to_float")], True
 
 
 def _convert_dtype(t, is_float):
@@ -112,7 +110,7 @@ def _convert_dtype(t, is_float):
     if isinstance(dtype, dict):  # v2 ToDtype({Image: torch.float32, ...})
         dtype = next(iter(dtype.values()))
     if dtype == torch.float32 and getattr(t, "scale", True):
-        return ([], True) if is_float else (["to_float"], True)
+        return ([], True) if is_float else ([_op("to_float")], True)
     if dtype == torch.uint8 and not is_float:
         return [], False
     raise _Unsupported(f"dtype={dtype} (scale={getattr(t, 'scale', True)}): Stoker converts "
@@ -123,18 +121,16 @@ def _normalize(t, is_float):
     if not is_float:
         raise _Unsupported("Normalize needs a float image: put ToTensor (or ConvertImageDtype) "
                            "before it")
-    mean = ", ".join(_num(m) for m in t.mean)
-    std = ", ".join(_num(s) for s in t.std)
-    return [f"normalize(mean=[{mean}], std=[{std}])"], True
+    return [_op("normalize", mean=list(t.mean), std=list(t.std))], True
 
 
 def _random_resized_crop(t, is_float):
     height, width = _hw(t.size, "size")
     scale_min, scale_max = t.scale
     ratio_min, ratio_max = t.ratio
-    return [f"random_resized_crop(height={height}, width={width}, scale_min={_num(scale_min)}, "
-            f"scale_max={_num(scale_max)}, ratio_min={_num(ratio_min)}, "
-            f"ratio_max={_num(ratio_max)}, interpolation={_resize_interpolation(t)})"], is_float
+    return [_op("random_resized_crop", height=height, width=width, scale_min=scale_min,
+                scale_max=scale_max, ratio_min=ratio_min, ratio_max=ratio_max,
+                interpolation=_resize_interpolation(t))], is_float
 
 
 def _resize(t, is_float):
@@ -144,21 +140,21 @@ def _resize(t, is_float):
     size = t.size
     if isinstance(size, numbers.Integral) or len(size) == 1:
         shorter = int(size) if isinstance(size, numbers.Integral) else int(size[0])
-        return [f"resize(shorter={shorter}, interpolation={interpolation})"], is_float
+        return [_op("resize", shorter=shorter, interpolation=interpolation)], is_float
     height, width = _hw(size, "size")
-    return [f"resize(height={height}, width={width}, interpolation={interpolation})"], is_float
+    return [_op("resize", height=height, width=width, interpolation=interpolation)], is_float
 
 
 def _center_crop(t, is_float):
     height, width = _hw(t.size, "size")
-    return [f"center_crop(height={height}, width={width})"], is_float
+    return [_op("center_crop", height=height, width=width)], is_float
 
 
 _PADDING_MODES = {"constant": 0, "edge": 1, "reflect": 2, "symmetric": 3}
 
 
 def _pad_args(padding, fill, padding_mode):
-    """pad's arguments in the text syntax: padding, fill and padding_mode as torchvision's."""
+    """pad's arguments: padding, fill and padding_mode as torchvision's."""
     if isinstance(padding, numbers.Integral):
         padding = [padding]
     if isinstance(fill, dict):  # v2: {type: fill}
@@ -166,27 +162,25 @@ def _pad_args(padding, fill, padding_mode):
     fill = [0] if fill is None else [fill] if isinstance(fill, numbers.Number) else list(fill)
     if padding_mode not in _PADDING_MODES:
         raise _Unsupported(f"padding_mode={padding_mode!r}: one of {sorted(_PADDING_MODES)}")
-    return (f"padding=[{', '.join(_num(p) for p in padding)}], "
-            f"fill=[{', '.join(_num(f) for f in fill)}], "
-            f"padding_mode={_PADDING_MODES[padding_mode]}")
+    return {"padding": list(padding), "fill": fill, "padding_mode": _PADDING_MODES[padding_mode]}
 
 
 def _pad(t, is_float):
-    return [f"pad({_pad_args(t.padding, t.fill, t.padding_mode)})"], is_float
+    return [_op("pad", **_pad_args(t.padding, t.fill, t.padding_mode))], is_float
 
 
 def _random_crop(t, is_float):
     height, width = _hw(t.size, "size")
-    args = f"height={height}, width={width}"
+    args = {"height": height, "width": width}
     if t.padding is not None or t.pad_if_needed:
-        args += f", {_pad_args(t.padding or [], t.fill, t.padding_mode)}"
-        args += f", pad_if_needed={int(bool(t.pad_if_needed))}"
-    return [f"random_crop({args})"], is_float
+        args.update(_pad_args(t.padding or [], t.fill, t.padding_mode))
+        args["pad_if_needed"] = int(bool(t.pad_if_needed))
+    return [_op("random_crop", **args)], is_float
 
 
 def _with_p(op):
     """The translator of a transform whose only argument is its probability p."""
-    return lambda t, is_float: ([f"{op}(p={_num(t.p)})"], is_float)
+    return lambda t, is_float: ([_op(op, p=t.p)], is_float)
 
 
 def _require_uint8(is_float, name):
@@ -196,33 +190,32 @@ def _require_uint8(is_float, name):
 
 def _posterize(t, is_float):
     _require_uint8(is_float, "posterize")
-    return [f"posterize(bits={int(t.bits)}, p={_num(t.p)})"], is_float
+    return [_op("posterize", bits=t.bits, p=t.p)], is_float
 
 
 def _solarize(t, is_float):
     # The threshold is in the range of the image at that point (0..255 before ToTensor, as PIL).
-    return [f"solarize(threshold={_num(t.threshold)}, p={_num(t.p)})"], is_float
+    return [_op("solarize", threshold=t.threshold, p=t.p)], is_float
 
 
 def _equalize(t, is_float):
     _require_uint8(is_float, "equalize")
-    return [f"equalize(p={_num(t.p)})"], is_float
+    return [_op("equalize", p=t.p)], is_float
 
 
 def _adjust_sharpness(t, is_float):
-    return [f"adjust_sharpness(sharpness_factor={_num(t.sharpness_factor)}, p={_num(t.p)})"], \
-        is_float
+    return [_op("adjust_sharpness", sharpness_factor=t.sharpness_factor, p=t.p)], is_float
 
 
 def _random_erasing(t, is_float):
-    args = (f"p={_num(t.p)}, scale_min={_num(t.scale[0])}, scale_max={_num(t.scale[1])}, "
-            f"ratio_min={_num(t.ratio[0])}, ratio_max={_num(t.ratio[1])}")
+    args = {"p": t.p, "scale_min": t.scale[0], "scale_max": t.scale[1], "ratio_min": t.ratio[0],
+            "ratio_max": t.ratio[1]}
     if t.value == "random":
         if not is_float:
             raise _Unsupported("value='random' needs a float image: put ToTensor before it")
-        return [f"random_erasing({args}, value_random=1)"], is_float
+        return [_op("random_erasing", **args, value_random=1)], is_float
     values = [t.value] if isinstance(t.value, numbers.Number) else list(t.value)
-    return [f"random_erasing({args}, value=[{', '.join(_num(v) for v in values)}])"], is_float
+    return [_op("random_erasing", **args, value=values)], is_float
 
 
 def _warp_args(t):
@@ -235,25 +228,24 @@ def _warp_args(t):
         raise _Unsupported(f"interpolation={mode}: nearest or bilinear")
     fill = [t.fill] if isinstance(t.fill, numbers.Number) else list(t.fill or [])
     low, high = (float(d) for d in t.degrees)
-    return (f"degrees_min={_num(low)}, degrees_max={_num(high)}",
-            f"bilinear={int(mode == 'bilinear')}, fill=[{', '.join(_num(f) for f in fill)}]")
+    return ({"degrees_min": low, "degrees_max": high},
+            {"bilinear": int(mode == "bilinear"), "fill": fill})
 
 
 def _random_rotation(t, is_float):
     degrees, warp = _warp_args(t)
-    return [f"random_rotation({degrees}, {warp})"], is_float
+    return [_op("random_rotation", **degrees, **warp)], is_float
 
 
 def _random_affine(t, is_float):
-    degrees, warp = _warp_args(t)
-    args = [degrees]
+    args, warp = _warp_args(t)
     if t.translate is not None:
-        args.append(f"translate=[{', '.join(_num(v) for v in t.translate)}]")
+        args["translate"] = list(t.translate)
     if t.scale is not None:
-        args.append(f"scale_min={_num(t.scale[0])}, scale_max={_num(t.scale[1])}")
+        args.update(scale_min=t.scale[0], scale_max=t.scale[1])
     if t.shear is not None:
-        args.append(f"shear=[{', '.join(_num(v) for v in t.shear)}]")
-    return [f"random_affine({', '.join(args + [warp])})"], is_float
+        args["shear"] = list(t.shear)
+    return [_op("random_affine", **args, **warp)], is_float
 
 
 def _gaussian_blur(t, is_float):
@@ -264,12 +256,12 @@ def _gaussian_blur(t, is_float):
         raise _Unsupported(f"kernel_size {t.kernel_size}: Stoker blurs with a square kernel")
     low, high = (float(s) for s in t.sigma)
     if low == high:
-        return [f"gaussian_blur(ksize={kx}, sigma={_num(low)})"], True
-    return [f"gaussian_blur(ksize={kx}, sigma_min={_num(low)}, sigma_max={_num(high)})"], True
+        return [_op("gaussian_blur", ksize=kx, sigma=low)], True
+    return [_op("gaussian_blur", ksize=kx, sigma_min=low, sigma_max=high)], True
 
 
 def _grayscale(t, is_float):
-    return [f"grayscale(channels={int(t.num_output_channels)})"], is_float
+    return [_op("grayscale", channels=t.num_output_channels)], is_float
 
 
 def _jitter_amount(value, name, center=1.0):
@@ -288,8 +280,7 @@ def _color_jitter(t, is_float):
     amounts = {name: _jitter_amount(getattr(t, name), name)
                for name in ("brightness", "contrast", "saturation")}
     amounts["hue"] = _jitter_amount(t.hue, "hue", center=0.0)
-    args = ", ".join(f"{name}={_num(x)}" for name, x in amounts.items() if x)
-    return [f"color_jitter({args})" if args else "color_jitter"], is_float
+    return [_op("color_jitter", **{name: x for name, x in amounts.items() if x})], is_float
 
 
 def _identity(t, is_float):
@@ -297,11 +288,10 @@ def _identity(t, is_float):
 
 
 def _fill_list(fill):
-    """A fill argument (None, a number or one per channel) as a text-syntax list."""
+    """A fill argument (None, a number or one per channel) as a list."""
     if isinstance(fill, dict):  # v2: {type: fill}
         fill = next(iter(fill.values()))
-    values = [] if fill is None else [fill] if isinstance(fill, numbers.Number) else list(fill)
-    return f"[{', '.join(_num(v) for v in values)}]"
+    return [] if fill is None else [fill] if isinstance(fill, numbers.Number) else list(fill)
 
 
 def _warp_mode(t):
@@ -312,40 +302,38 @@ def _warp_mode(t):
 
 
 def _random_perspective(t, is_float):
-    return [f"random_perspective(distortion_scale={_num(t.distortion_scale)}, p={_num(t.p)}, "
-            f"bilinear={_warp_mode(t)}, fill={_fill_list(t.fill)})"], is_float
+    return [_op("random_perspective", distortion_scale=t.distortion_scale, p=t.p,
+                bilinear=_warp_mode(t), fill=_fill_list(t.fill))], is_float
 
 
 def _policy(t, is_float, name, args):
     """A policy op: uint8 only (torchvision's policies take uint8 tensors), warp arguments."""
     _require_uint8(is_float, name)
-    args = args + [f"bilinear={_warp_mode(t)}", f"fill={_fill_list(t.fill)}"]
-    return [f"{name}({', '.join(args)})"], is_float
+    return [_op(name, **args, bilinear=_warp_mode(t), fill=_fill_list(t.fill))], is_float
 
 
 def _rand_augment(t, is_float):
-    return _policy(t, is_float, "rand_augment", [
-        f"num_ops={int(t.num_ops)}", f"magnitude={int(t.magnitude)}",
-        f"num_magnitude_bins={int(t.num_magnitude_bins)}"])
+    return _policy(t, is_float, "rand_augment", {
+        "num_ops": t.num_ops, "magnitude": t.magnitude,
+        "num_magnitude_bins": t.num_magnitude_bins})
 
 
 def _trivial_augment_wide(t, is_float):
     return _policy(t, is_float, "trivial_augment_wide",
-                   [f"num_magnitude_bins={int(t.num_magnitude_bins)}"])
+                   {"num_magnitude_bins": t.num_magnitude_bins})
 
 
 def _auto_augment(t, is_float):
     policy = getattr(t.policy, "value", str(t.policy))
     if policy != "imagenet":
         raise _Unsupported(f"policy={policy}: Stoker has the ImageNet policy only")
-    return _policy(t, is_float, "auto_augment", ["policy=0"])
+    return _policy(t, is_float, "auto_augment", {"policy": 0})
 
 
 def _aug_mix(t, is_float):
-    return _policy(t, is_float, "aug_mix", [
-        f"severity={int(t.severity)}", f"mixture_width={int(t.mixture_width)}",
-        f"chain_depth={int(t.chain_depth)}", f"alpha={_num(t.alpha)}",
-        f"all_ops={int(bool(t.all_ops))}"])
+    return _policy(t, is_float, "aug_mix", {
+        "severity": t.severity, "mixture_width": t.mixture_width,
+        "chain_depth": t.chain_depth, "alpha": t.alpha, "all_ops": int(bool(t.all_ops))})
 
 
 def _nested(t, is_float, position, sequence):
@@ -364,29 +352,29 @@ def _nested(t, is_float, position, sequence):
         if sequence or len(unit_ops) == 1:
             ops.extend(unit_ops)
         elif unit_ops:
-            ops.append(f"random_apply(ops=[{', '.join(unit_ops)}], p=1)")
+            ops.append(_op("random_apply", ops=Raw(f"[{', '.join(unit_ops)}]"), p=1))
         else:
             raise _Unsupported(f"the transform at position {position}.{i} is no op for Stoker; "
                                "leave it out of the combinator")
     if not ops:
         raise _Unsupported("no transform inside that Stoker runs")
-    return f"ops=[{', '.join(ops)}]"
+    return Raw(f"[{', '.join(ops)}]")
 
 
 def _random_apply(t, is_float, position):
-    return [f"random_apply({_nested(t, is_float, position, True)}, p={_num(t.p)})"], is_float
+    return [_op("random_apply", ops=_nested(t, is_float, position, True), p=t.p)], is_float
 
 
 def _random_choice(t, is_float, position):
     weights = getattr(t, "p", None)
     if weights is None:
-        return [f"random_choice({_nested(t, is_float, position, False)})"], is_float
-    return [f"random_choice({_nested(t, is_float, position, False)}, "
-            f"p=[{', '.join(_num(w) for w in weights)}])"], is_float
+        return [_op("random_choice", ops=_nested(t, is_float, position, False))], is_float
+    return [_op("random_choice", ops=_nested(t, is_float, position, False),
+                p=list(weights))], is_float
 
 
 def _random_order(t, is_float, position):
-    return [f"random_order({_nested(t, is_float, position, False)})"], is_float
+    return [_op("random_order", ops=_nested(t, is_float, position, False))], is_float
 
 
 # torchvision class name (v1 and v2 share them) -> translation.
@@ -492,7 +480,7 @@ def _translate_one(t, position, is_float):
         if combinator is not None:
             return combinator(t, is_float, position)
         return translate(t, is_float)
-    except _Unsupported as why:
+    except (_Unsupported, OpTextError) as why:
         raise ValueError(f"from_torchvision: transform {name} at position {position} "
                          f"({t!r}): {why}") from None
 
