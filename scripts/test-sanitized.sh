@@ -1,17 +1,15 @@
 #!/usr/bin/env bash
-# The unit, integration and fuzz-replay tests again, built with AddressSanitizer and
-# UndefinedBehaviorSanitizer (STOKER_SANITIZE) in build-asan/. scripts/test.sh runs it after the
-# normal suite; any sanitizer report fails the test that triggered it.
+# The tests of the label `sanitized` again, built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (STOKER_SANITIZE) in build-asan/: every fuzz corpus replay and the
+# parser, coordinator-state, stream and loader tests that cmake/StokerSanitizers.cmake lists
+# (STOKER_SANITIZED_TESTS, with why). scripts/test.sh runs it after the normal suite; any
+# sanitizer report fails the test that triggered it.
 #
-# Only the test binaries those labels run are built (the target sanitized_tests), with ccache
-# like build/; benchmarks, examples and the Python module are left out. Two tests stay out of
-# this run (they run in build/): install_layout_test installs the whole project (packaging, not
-# memory safety), and advisor_integration_test's scenario assumes workers much faster than its
-# consumer, which ASan's slowdown (~5x) reverses (its advice is then rightly "add workers").
+# Only those test binaries are built (the target sanitized_tests), with ccache like build/;
+# benchmarks, examples and the Python module are left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${STOKER_ASAN_BUILD_DIR:-build-asan}
-labels='^(unit|integration|fuzz)$'
 if [ ! -f "$build/build.ninja" ]; then
   mkdir -p "$build"
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTOKER_SANITIZE=ON \
@@ -24,6 +22,4 @@ STOKER_BUILD_DIR=$build scripts/build.sh sanitized_tests
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-ctest --test-dir "$build" -L "$labels" -E '^(install_layout_test|advisor_integration_test)$' \
-  --output-on-failure \
-  --parallel 2 --timeout 900
+ctest --test-dir "$build" -L '^sanitized$' --output-on-failure --parallel 2 --timeout 900

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, runs the whole test suite (every label but gpu), then the
-# unit, integration and fuzz (corpus replay) labels again built with ASan + UBSan
-# (scripts/test-sanitized.sh), then the worker stream and loader tests built with TSan
-# (scripts/test-tsan.sh). Exits non-zero on any failure. `.ci/run` calls exactly this.
+# parser, coordinator-state, stream and loader tests and the fuzz corpus replays again built with
+# ASan + UBSan (scripts/test-sanitized.sh), then the worker stream and loader tests built with
+# TSan (scripts/test-tsan.sh). Exits non-zero on any failure, and ends with how long each stage
+# took. `.ci/run` calls exactly this.
 #
 # The deployment tests (label containers) need podman, helm and the images: install-deps.sh
 # --containers --deploy installs the tools, and where podman can run containers the images are
@@ -10,19 +11,32 @@
 # test shows as skipped, naming why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+stages=()
+stage_start=$SECONDS
+stage_done() {  # Records how long the stage named $1 took.
+  stages+=("$1 $(((SECONDS - stage_start) / 60))m$(((SECONDS - stage_start) % 60))s")
+  stage_start=$SECONDS
+}
 scripts/install-deps.sh --containers --deploy
+stage_done install
 scripts/build.sh
+stage_done build
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$PWD/.cache/containers/containers.conf}
 if podman info >/dev/null 2>&1; then
   scripts/images.sh coordinator worker trainer
 else
   echo "test.sh: podman cannot run here; the container test will be skipped"
 fi
+stage_done images
 status=0
 ctest --test-dir "${STOKER_BUILD_DIR:-build}" --label-exclude gpu --output-on-failure \
   --parallel 2 --timeout 600 || status=$?
-# The unit, integration and fuzz-replay labels again under ASan + UBSan (build-asan/).
+stage_done tests
+# The label `sanitized` again under ASan + UBSan (build-asan/).
 scripts/test-sanitized.sh || status=$?
+stage_done asan
 # The worker stream and trainer-client loader tests under ThreadSanitizer (build-tsan/).
 scripts/test-tsan.sh || status=$?
+stage_done tsan
+echo "test.sh: $(IFS=,; echo "${stages[*]}" | sed 's/,/, /g') (total $((SECONDS / 60))m)"
 exit "$status"
