@@ -23,6 +23,7 @@
 #include "coordinator/prices.h"
 #include "coordinator/scale_target.h"
 #include "data/storage_backend.h"
+#include "data/storage_flags.h"
 
 namespace stoker {
 namespace {

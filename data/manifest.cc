@@ -11,6 +11,7 @@
 #include "common/status_macros.h"
 #include "data/manifest_json.h"
 #include "data/storage.h"
+#include "data/storage_backend.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace stoker {

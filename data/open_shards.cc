@@ -4,6 +4,7 @@
 
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "data/storage_backend.h"
 #include "data/tar_reader.h"
 
 namespace stoker {
@@ -12,12 +13,13 @@ namespace {
 absl::Mutex default_mu(absl::kConstInit);
 std::shared_ptr<OpenShardPool>* default_pool ABSL_GUARDED_BY(default_mu) = nullptr;
 
-absl::StatusOr<std::unique_ptr<OpenShard>> OpenAndIndex(const std::string& location,
+absl::StatusOr<std::unique_ptr<OpenShard>> OpenAndIndex(const Storage& storage,
+                                                        const std::string& location,
                                                         uint64_t expected_records,
                                                         RemoteReads reads) {
   auto shard = std::make_unique<OpenShard>();
   shard->tar = IsTarShard(location);
-  ASSIGN_OR_RETURN(shard->file, OpenStorage(location, reads));
+  ASSIGN_OR_RETURN(shard->file, storage.Open(location, reads));
   ASSIGN_OR_RETURN(shard->index, shard->tar ? LoadTarShardIndex(*shard->file)
                                             : LoadStokerShardIndex(*shard->file));
   const uint64_t found = shard->index.samples.size();
@@ -57,7 +59,8 @@ void OpenShardPool::SetDefault(std::shared_ptr<OpenShardPool> pool) {
   *default_pool = std::move(pool);
 }
 
-absl::StatusOr<std::shared_ptr<const OpenShard>> OpenShardPool::Get(const std::string& location,
+absl::StatusOr<std::shared_ptr<const OpenShard>> OpenShardPool::Get(const Storage& storage,
+                                                                    const std::string& location,
                                                                     uint64_t expected_records,
                                                                     RemoteReads reads) {
   const std::shared_ptr<Entry> entry = Touch(location);
@@ -67,7 +70,7 @@ absl::StatusOr<std::shared_ptr<const OpenShard>> OpenShardPool::Get(const std::s
     absl::MutexLock lock(&entry->mu);
     if (entry->shard == nullptr) {
       absl::StatusOr<std::unique_ptr<OpenShard>> opened =
-          OpenAndIndex(location, expected_records, reads);
+          OpenAndIndex(storage, location, expected_records, reads);
       if (!opened.ok()) {
         Forget(location, entry.get());
         return opened.status();

@@ -24,6 +24,8 @@
 
 namespace stoker {
 
+class Storage;  // data/storage_backend.h
+
 struct OpenShardLimits {
   // Most shards held open (--max-open-shards).
   uint64_t max_open = 256;
@@ -54,13 +56,13 @@ class OpenShardPool {
   // already open keep theirs.
   static void SetDefault(std::shared_ptr<OpenShardPool> pool);
 
-  // The shard at `location`, opened and indexed on first use (other readers of it wait for that
-  // one load). `expected_records` is what the manifest says it holds: a shard holding other than
-  // that is logged when it is opened. Errors: the storage's and the index loader's (not kept: the
-  // shard takes no place in the pool and the next call tries again).
+  // The shard at `location`, opened through `storage` and indexed on first use (other readers
+  // of it wait for that one load). `expected_records` is what the manifest says it holds: a shard
+  // holding other than that is logged when it is opened. Errors: the storage's and the index
+  // loader's (not kept: the shard takes no place in the pool and the next call tries again).
   // `reads`: how a shard not open yet is opened (data/storage.h); an open shard is shared as is.
   absl::StatusOr<std::shared_ptr<const OpenShard>> Get(
-      const std::string& location, uint64_t expected_records,
+      const Storage& storage, const std::string& location, uint64_t expected_records,
       RemoteReads reads = RemoteReads::kWholeShard);
 
   // Shards held now, and the bytes of their indexes.

@@ -5,6 +5,7 @@
 #include "data/s3_client.h"
 #include "data/storage.h"
 #include "data/storage_backend.h"
+#include "data/storage_flags.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -96,7 +96,7 @@ std::pair<size_t, uint64_t> ShardSource::Find(uint64_t index) const {
 }
 
 absl::StatusOr<std::shared_ptr<const OpenShard>> ShardSource::Load(size_t s) const {
-  return pool_->Get(shards_[s].location, shards_[s].records, reads_);
+  return pool_->Get(*storage_, shards_[s].location, shards_[s].records, reads_);
 }
 
 absl::Status ShardSource::Read(uint64_t index, SampleBuffer* sample) const {

@@ -13,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
 #include "common/status_macros.h"
-#include "data/storage_backend.h"
 
 namespace stoker {
 namespace {
@@ -83,27 +82,6 @@ absl::StatusOr<StorageScheme> SchemeOf(const std::string& location) {
 }
 
 bool IsUrl(const std::string& location) { return location.find("://") != std::string::npos; }
-
-absl::Status CheckDataLocation(const std::string& location) {
-  return Storage::Default()->CheckLocation(location);
-}
-
-absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenStorage(const std::string& location,
-                                                              RemoteReads reads) {
-  return Storage::Default()->Open(location, reads);
-}
-
-absl::StatusOr<std::string> ReadWholeFile(const std::string& location) {
-  return Storage::Default()->ReadAll(location);
-}
-
-absl::Status WriteWholeFile(const std::string& location, absl::Span<const uint8_t> data) {
-  return Storage::Default()->Write(location, data);
-}
-
-absl::StatusOr<std::vector<StorageEntry>> ListStorage(const std::string& prefix) {
-  return Storage::Default()->List(prefix);
-}
 
 absl::Status WriteLocalFile(const std::string& path, absl::Span<const uint8_t> data) {
   return ReplaceFile(path,

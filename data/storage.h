@@ -51,28 +51,10 @@ absl::StatusOr<StorageScheme> SchemeOf(const std::string& location);
 // True for a location with any "scheme://" prefix (known or not).
 bool IsUrl(const std::string& location);
 
-class Storage;  // data/storage_backend.h: the process's storage configuration.
-
 // How a remote (S3 or HTTP) file is read. kWholeShard: through the shard cache when there is one
 // (one download, then local reads). kRanged: straight from the store, a ranged GET per read, for
 // random reads over a dataset larger than the cache (docs/storage.md). Local files: no difference.
 enum class RemoteReads { kWholeShard, kRanged };
-
-// Opens `location` through the process's storage (Storage::Default()). Errors: SchemeOf's; a
-// local file's NOT_FOUND, PERMISSION_DENIED, UNAVAILABLE; those of data/http_file.h and
-// data/s3_client.h; messages name the location.
-absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenStorage(
-    const std::string& location, RemoteReads reads = RemoteReads::kWholeShard);
-
-// OK when `location` lies under the process's data roots (data/data_roots.h); its errors.
-absl::Status CheckDataLocation(const std::string& location);
-
-// Reads the whole (small) file at `location`: manifests. Errors as OpenStorage and ReadAt.
-absl::StatusOr<std::string> ReadWholeFile(const std::string& location);
-
-// Writes `data` as the whole file at `location`: a local path atomically (temporary file,
-// fsync, rename), an s3:// object with a PUT (multipart when large). UNIMPLEMENTED for HTTP.
-absl::Status WriteWholeFile(const std::string& location, absl::Span<const uint8_t> data);
 
 // A file under a listed prefix.
 struct StorageEntry {
@@ -80,12 +62,8 @@ struct StorageEntry {
   uint64_t size = 0;
 };
 
-// Every file under `prefix` (a local folder, recursively, or an s3:// prefix), sorted by
-// location. NOT_FOUND when a local folder does not exist; UNIMPLEMENTED for HTTP.
-absl::StatusOr<std::vector<StorageEntry>> ListStorage(const std::string& prefix);
-
-// The local halves of WriteWholeFile and ListStorage. A local write replaces the file with
-// Durability::kSynced (common/atomic_file.h).
+// The local halves of WriteWholeFile and ListStorage (data/storage_backend.h). A local write
+// replaces the file with Durability::kSynced (common/atomic_file.h).
 absl::Status WriteLocalFile(const std::string& path, absl::Span<const uint8_t> data);
 absl::StatusOr<std::vector<StorageEntry>> ListLocalFolder(const std::string& dir);
 

@@ -1,10 +1,10 @@
 #ifndef STOKER_DATA_STORAGE_BACKEND_H_
 #define STOKER_DATA_STORAGE_BACKEND_H_
 
-// The process's storage configuration behind OpenStorage and friends (data/storage.h): the S3
-// endpoint and credential chain, and the optional shard cache. A binary builds it from its flags
-// once in main.cc (StorageFlags) and installs it with Storage::SetDefault; until then the
-// default comes from the environment alone (AWS_ENDPOINT_URL, AWS_REGION, the credential chain
+// The process's storage configuration behind OpenStorage and friends (below): the S3 endpoint
+// and credential chain, and the optional shard cache. A binary builds it from its flags once in
+// main.cc (StorageFlags, data/storage_flags.h) and installs it with Storage::SetDefault; until then
+// the default comes from the environment alone (AWS_ENDPOINT_URL, AWS_REGION, the credential chain
 // of data/aws_credentials.h) without a cache, which is what the coordinator and tools need.
 //
 // Remote files (S3, HTTP) go through the cache when there is one; local files never do.
@@ -18,7 +18,6 @@
 #include "data/aws_credentials.h"
 #include "data/data_roots.h"
 #include "data/http_file.h"
-#include "data/open_shards.h"
 #include "data/s3_client.h"
 #include "data/s3_config.h"
 #include "data/shard_cache.h"
@@ -89,24 +88,20 @@ class Storage {
   std::atomic<uint64_t> sample_bytes_{0};
 };
 
-class FlagSet;  // common/flags.h
-
-// The storage flags of a binary (worker, coordinator, stoker-pack), over the environment.
-// Thread-compatible.
-struct StorageFlags {
-  std::string s3_endpoint;  // --s3-endpoint; empty: AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL.
-  std::string s3_region;    // --s3-region; empty: AWS_REGION / AWS_DEFAULT_REGION.
-  std::string s3_addressing = "auto";         // --s3-addressing: auto, path or virtual.
-  std::string cache_dir;                      // --cache-dir (with_cache only).
-  uint64_t cache_bytes = uint64_t{10} << 30;  // --cache-bytes.
-  std::vector<std::string> data_roots;        // --data-root, repeatable, required.
-  OpenShardLimits open_shards;  // --max-open-shards, --shard-index-bytes (with_cache only).
-
-  void AddTo(FlagSet* flags, bool with_cache);
-  // Builds the storage and installs it as the default. INVALID_ARGUMENT naming the flag, and
-  // naming --data-root when none is given (the binaries then exit 2, as without TLS files).
-  absl::Status Apply() const;
-};
+// The process default's conveniences (Storage::Default()), for code that is handed no Storage:
+// manifests, stoker-pack, tests. Errors as the Storage methods of the same names.
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenStorage(
+    const std::string& location, RemoteReads reads = RemoteReads::kWholeShard);
+// OK when `location` lies under the default storage's data roots (data/data_roots.h).
+absl::Status CheckDataLocation(const std::string& location);
+// Reads the whole (small) file at `location`: manifests.
+absl::StatusOr<std::string> ReadWholeFile(const std::string& location);
+// Writes `data` as the whole file at `location`: a local path atomically (WriteLocalFile), an
+// s3:// object with a PUT (multipart when large). UNIMPLEMENTED for HTTP.
+absl::Status WriteWholeFile(const std::string& location, absl::Span<const uint8_t> data);
+// Every file under `prefix` (a local folder, recursively, or an s3:// prefix), sorted by
+// location. NOT_FOUND when a local folder does not exist; UNIMPLEMENTED for HTTP.
+absl::StatusOr<std::vector<StorageEntry>> ListStorage(const std::string& prefix);
 
 // stoker_shard_cache_* and stoker_s3_requests_total of the default storage (docs/metrics.md).
 // Thread-safe.

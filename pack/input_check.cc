@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "data/storage.h"
+#include "data/storage_backend.h"
 
 namespace stoker {
 

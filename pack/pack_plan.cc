@@ -13,6 +13,7 @@
 #include "common/status_macros.h"
 #include "data/s3_config.h"
 #include "data/storage.h"
+#include "data/storage_backend.h"
 
 namespace stoker {
 namespace {

@@ -20,6 +20,7 @@
 #include "data/shard_reader.h"
 #include "data/shard_writer.h"
 #include "data/storage.h"
+#include "data/storage_backend.h"
 #include "opencv2/imgcodecs.hpp"
 #include "opencv2/imgproc.hpp"
 

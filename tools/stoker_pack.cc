@@ -21,6 +21,7 @@
 #include "absl/time/clock.h"
 #include "common/flags.h"
 #include "data/storage_backend.h"
+#include "data/storage_flags.h"
 #include "pack/packer.h"
 
 namespace stoker {

@@ -11,6 +11,7 @@
 #include "common/process_limits.h"
 #include "common/tls/tls_config.h"
 #include "data/storage_backend.h"
+#include "data/storage_flags.h"
 #include "worker/simulated_batch.h"
 #include "worker/worker_metrics.h"
 #include "worker/worker_server.h"

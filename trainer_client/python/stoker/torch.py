@@ -12,8 +12,6 @@ from typing import Any, Dict, Iterator
 
 import torch.utils.data
 
-from .loader import Loader
-
 
 class StokerIterableDataset(torch.utils.data.IterableDataset):
     """A stoker.Loader as an IterableDataset: each pass yields the rest of the current epoch,
@@ -21,7 +19,9 @@ class StokerIterableDataset(torch.utils.data.IterableDataset):
     tensors="torch" or "auto"). len() is the batches per epoch for this rank. state_dict() /
     load_state_dict() are the loader's, so torchdata's StatefulDataLoader checkpoints it."""
 
-    def __init__(self, loader: Loader) -> None:
+    # "stoker.Loader" unevaluated: stoker.loader imports this module (as_iterable_dataset), so
+    # importing it back would make a circle.
+    def __init__(self, loader: "stoker.Loader") -> None:  # noqa: F821
         super().__init__()
         if loader.tensor_type != "torch":
             raise ValueError("loader: its tensors must be torch tensors (tensors='torch')")
