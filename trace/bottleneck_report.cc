@@ -8,7 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
-#include "trace/json_text.h"
+#include "common/json_text.h"
 
 namespace stoker::trace {
 namespace {

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "trace/json_text.h"
+#include "common/json_text.h"
 
 namespace stoker::trace {
 namespace {

@@ -5,7 +5,6 @@
 
 #include "coordinator/status_matchers_for_test.h"
 #include "trace/chrome_trace_validator.h"
-#include "trace/json_text.h"
 
 namespace stoker::trace {
 namespace {
@@ -182,13 +181,6 @@ TEST(MergeProcessTest, NamesAreBoundedAndSpansOfDroppedNamesKeepTheStage) {
   EXPECT_EQ(into.thread_names.size(), kMaxNamesPerProcess);
   ASSERT_EQ(into.spans.size(), 1u);
   EXPECT_EQ(into.spans[0].name_id, 0);
-}
-
-TEST(JsonTextTest, Microseconds) {
-  EXPECT_EQ(MicrosFromNanos(0), "0.000");
-  EXPECT_EQ(MicrosFromNanos(1'234'567), "1234.567");
-  EXPECT_EQ(MicrosFromNanos(-5), "-0.005");
-  EXPECT_EQ(MicrosFromNanos(INT64_MIN), "-9223372036854775.808");
 }
 
 }  // namespace
