@@ -28,7 +28,9 @@ struct PythonLoaderConfig : JobSpecArgs {
   // Empty: DefaultJobName(spec, run_id).
   std::string job_name;
   std::string run_id;
-  uint64_t prefetch_bytes = 256ull << 20;
+  // The defaults below that LoaderOptions also has are LoaderOptions' own (one definition);
+  // Python's stoker.Loader reads all of them from here.
+  uint64_t prefetch_bytes = LoaderOptions().prefetch_bytes;
   // "cpu", "cuda" or "cuda:N". On "cpu" batches are handed out as received (zero copy) unless
   // to_float; on CUDA uint8 HWC batches are converted (DeviceFeeder) and others refused, and
   // the feeder runs a pipeline's to_float / normalize tail itself (DeviceRunsTail).
@@ -46,12 +48,12 @@ struct PythonLoaderConfig : JobSpecArgs {
   uint32_t local_threads = 0;
   // Run the pipeline's to_float / normalize tail here (LoaderOptions::tail_on_client, as
   // tail = "client"); not with a DeviceFeeder. The default job name gets "-tail".
-  bool tail_on_client = false;
+  bool tail_on_client = LoaderOptions().tail_on_client;
   // Payload compression of the worker streams (LoaderOptions::compression): "none", "lz4",
   // "zstd", "zstd:LEVEL" or "auto".
-  std::string compression = "none";
+  std::string compression = LoaderOptions().compression;
   // Yield batches in plan order (LoaderOptions::ordered).
-  bool ordered = false;
+  bool ordered = LoaderOptions().ordered;
   // Tokens of a checkpoint to resume from (LoaderOptions::resume_tokens): this rank's own, or
   // every old rank's when the world size changed.
   std::vector<std::string> resume_tokens;

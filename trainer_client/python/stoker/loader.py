@@ -31,6 +31,11 @@ Tail = Literal["auto", "worker", "client"]
 Tensors = Literal["auto", "torch", "numpy"]
 
 
+# The defaults of the C++ LoaderConfig (python_loader_config.h, job_spec_args.h): defined there
+# once, read here, so the signature cannot drift from what C++ callers get.
+_DEFAULTS = _stoker.LoaderConfig()
+
+
 class Loader:
     """Streams one rank's batches of a Stoker job (docs/trainer_client.md, "Python").
 
@@ -102,16 +107,21 @@ class Loader:
 
     def __init__(self, coordinator: str, dataset: Dataset, pipeline: PipelineArg = None, *,
                  tls: Optional[TlsOptions] = None, transform: Any = None,
-                 batch_size: int = 64, rank: int = 0, world_size: int = 1, epochs: int = 1,
-                 seed: int = 0, drop_last: bool = False, shuffle: Shuffle = "global",
-                 shuffle_block: int = 1024, shuffle_window_shards: int = 16,
+                 batch_size: int = _DEFAULTS.batch_size, rank: int = _DEFAULTS.rank,
+                 world_size: int = _DEFAULTS.world_size, epochs: int = _DEFAULTS.epochs,
+                 seed: int = _DEFAULTS.seed, drop_last: bool = _DEFAULTS.drop_last,
+                 shuffle: Shuffle = _DEFAULTS.shuffle,
+                 shuffle_block: int = _DEFAULTS.shuffle_block,
+                 shuffle_window_shards: int = _DEFAULTS.shuffle_window_shards,
                  max_bad_sample_fraction: Optional[float] = None,
                  job_name: Optional[str] = None, layout: Layout = None,
-                 dtype: DType = "auto", tail: Tail = "auto", tail_on_client: bool = False,
-                 mixup: Any = None, cutmix: Any = None, device: str = "cpu",
+                 dtype: DType = _DEFAULTS.dtype, tail: Tail = _DEFAULTS.tail,
+                 tail_on_client: bool = _DEFAULTS.tail_on_client,
+                 mixup: Any = None, cutmix: Any = None, device: str = _DEFAULTS.device,
                  convert: Optional[ConvertOptions] = None, tensors: Tensors = "auto",
-                 prefetch_bytes: int = 256 << 20, compression: str = "none",
-                 ordered: bool = False, return_indices: bool = False,
+                 prefetch_bytes: int = _DEFAULTS.prefetch_bytes,
+                 compression: str = _DEFAULTS.compression, ordered: bool = _DEFAULTS.ordered,
+                 return_indices: bool = False,
                  hybrid: Optional[HybridOptions] = None) -> None:
         args = dict(locals())
         del args["self"]

@@ -7,6 +7,10 @@
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from . import _stoker
+
+_DEFAULTS = _stoker.LoaderConfig()  # The C++ defaults (python_loader_config.h), defined once.
+
 
 @dataclass(frozen=True)
 class TlsOptions:
@@ -39,7 +43,7 @@ class ConvertOptions:
     """Per-channel mean of the normalization (with std, or neither: no normalization)."""
     std: Optional[Sequence[float]] = None
     """Per-channel standard deviation."""
-    resident_batches: int = 4
+    resident_batches: int = _DEFAULTS.resident_batches
     """Converted batches alive at once; holding more blocks the next one."""
 
 
