@@ -39,10 +39,10 @@ if(STOKER_SANITIZE OR STOKER_FUZZ)
   add_link_options(-fsanitize=address,undefined)
 endif()
 if(STOKER_SANITIZE)
-  # -O1 (after the build type's -O3, so it wins): the sanitizer build is compiled from scratch in
-  # CI, and ASan's instrumentation makes -O3 compiles of the test sources much slower for no
-  # benefit to what the tests check. NDEBUG stays, as in build/.
-  add_compile_options(-O1)
+  # -O0 (after the build type's -O3, so it wins): the sanitizer build is compiled from scratch in
+  # CI, and optimizing costs compile time the tests do not need: built cold on 2 cores the stage
+  # took 15.2 min at -O0 against 18.7 min at -O1, and its tests ran 40 s against 36 s (issue 35).
+  add_compile_options(-O0)
 endif()
 
 if(STOKER_FUZZ)
