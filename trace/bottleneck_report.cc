@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "common/status_macros.h"
 #include "common/json_text.h"
+#include "common/status_macros.h"
 
 namespace stoker::trace {
 namespace {
