@@ -12,16 +12,6 @@
 namespace stoker {
 namespace {
 
-absl::Status WriteAll(int fd, absl::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoStatus(errno, "write", path);
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return absl::OkStatus();
-}
-
 // fsync on a fresh descriptor: Linux writes back the file's dirty pages whichever descriptor
 // wrote them. `flags` adds O_DIRECTORY for a folder.
 absl::Status SyncPath(const std::string& path, int flags) {
@@ -59,6 +49,16 @@ absl::Status ErrnoStatus(int error, absl::string_view what, absl::string_view pa
   }
   if (error == ENOSPC || error == EDQUOT) return absl::ResourceExhaustedError(message);
   return absl::UnavailableError(message);
+}
+
+absl::Status WriteAll(int fd, absl::string_view data, absl::string_view path) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoStatus(errno, "write", path);
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ReplaceFile(const std::string& path, absl::string_view data, Durability durability) {

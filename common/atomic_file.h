@@ -39,6 +39,10 @@ absl::Status ReplaceFile(const std::string& path, absl::string_view data, Durabi
 absl::Status CommitReplacement(const std::string& temp, const std::string& path,
                                Durability durability);
 
+// Writes all of `data` to the open descriptor `fd` (of `path`, for messages), retrying short
+// writes and EINTR. Errors by ErrnoStatus.
+absl::Status WriteAll(int fd, absl::string_view data, absl::string_view path);
+
 // The status for `error` (an errno) while doing `what` to `path`, by the codes above.
 absl::Status ErrnoStatus(int error, absl::string_view what, absl::string_view path);
 

@@ -83,7 +83,10 @@ class PosixEnv : public JournalEnv {
   }
 
   absl::Status ReplaceFile(const std::string& path, absl::string_view data) override {
-    return PrefixStatus("journal: ", ::stoker::ReplaceFile(path, data, Durability::kDurable));
+    // This interface's codes (journal_env.h): RESOURCE_EXHAUSTED for a full disk, else INTERNAL.
+    const absl::Status status = ::stoker::ReplaceFile(path, data, Durability::kDurable);
+    if (status.ok() || absl::IsResourceExhausted(status)) return PrefixStatus("journal ", status);
+    return absl::InternalError(absl::StrCat("journal ", status.message()));
   }
 };
 

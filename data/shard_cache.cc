@@ -224,12 +224,10 @@ absl::Status ShardCache::Fill(const RandomAccessFile& source, const std::string&
   uint32_t crc = 0;
   absl::Status status;
   auto write_all = [&](const uint8_t* data, size_t n) {
-    while (n > 0 && status.ok()) {
-      const ssize_t wrote = ::write(fd, data, n);
-      if (wrote < 0 && errno == EINTR) continue;
-      if (wrote <= 0) status = IoError("write", temp);
-      if (wrote > 0) data += wrote, n -= static_cast<size_t>(wrote);
-    }
+    if (!status.ok()) return;
+    status =
+        PrefixStatus("shard cache: ",
+                     WriteAll(fd, absl::string_view(reinterpret_cast<const char*>(data), n), temp));
   };
   for (uint64_t offset = 0; offset < source.size() && status.ok(); offset += chunk.size()) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), source.size() - offset));
