@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "absl/types/span.h"
 #include "common/bad_sample.h"
 #include "common/clock.h"
@@ -95,13 +94,13 @@ void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uin
   header->set_layout(pipeline.output_layout());
   header->set_compression(stoker::v1::COMPRESSION_NONE);
   header->set_worker_id(worker_id);
+  header->set_produce_seconds(0);
   header->clear_trace();
 }
 
 absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
                           ProducerScratch* scratch, stoker::v1::BatchMessage* out,
                           BadSampleCounters* bad_sample_counters) {
-  const absl::Time start = absl::Now();
   ASSIGN_OR_RETURN(std::shared_ptr<const EpochPlan> plan, job.Plan(task.epoch()));
   const Pipeline& pipeline = job.pipeline();
   const uint32_t batch_size = job.spec().batch_size();
@@ -133,16 +132,16 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
                                header->mutable_soft_labels()->mutable_data()));
     if (scratch->timeline.on()) scratch->timeline.AddTail(trace::MonotonicNowNanos() - mix_start);
   }
-  header->set_produce_seconds(absl::ToDoubleSeconds(absl::Now() - start));
   return absl::OkStatus();
 }
 
-BatchProducer::BatchProducer(uint32_t threads, uint64_t worker_id, MessagePool* pool,
+BatchProducer::BatchProducer(uint32_t threads, uint64_t worker_id, MessagePool* pool, Clock* clock,
                              uint32_t process_cpus)
     : pool_(pool),
+      clock_(clock),
       capacity_(kQueuedPerThread * std::max<uint32_t>(threads, 1)),
       worker_id_(worker_id),
-      recent_(absl::Now(), std::max<uint32_t>(threads, 1), process_cpus) {
+      recent_(clock->Now(), std::max<uint32_t>(threads, 1), process_cpus) {
   for (uint32_t i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
 }
 
@@ -215,20 +214,13 @@ void BatchProducer::Loop() {
       work.done(absl::CancelledError("the job was retired"), nullptr);
       continue;
     }
-    const absl::Time wall_start = absl::Now();
+    const absl::Time wall_start = clock_->Now();
     std::unique_ptr<stoker::v1::BatchMessage> message = pool_->Get();
     const absl::Duration cpu_start = ThreadCpuTime();
-    absl::Status status;
-    if (simulated.has_value()) {
-      status = Simulate(*simulated, work, worker_id, cpu_start, &simulated_ready, message.get());
-    } else {
-      scratch.timeline.Begin(work.job->trace(), work.task, work.lease);
-      status =
-          ProduceBatch(*work.job, work.task, worker_id, &scratch, message.get(), &bad_samples_);
-      if (status.ok()) {
-        scratch.timeline.End(work.job->trace(), work.job->pipeline(), message->mutable_header());
-      }
-    }
+    const absl::Status status =
+        simulated.has_value()
+            ? Simulate(*simulated, work, worker_id, cpu_start, &simulated_ready, message.get())
+            : Produce(work, worker_id, &scratch, message.get());
     if (status.ok()) {
       absl::MutexLock lock(&mu_);
       ++batches_produced_;
@@ -240,11 +232,22 @@ void BatchProducer::Loop() {
     work.done(status, status.ok() ? std::move(message) : nullptr);
     // After `done`: handing the batch on (encoding it, often sending it) is part of its cost.
     if (status.ok()) {
-      const TaskTime time{ThreadCpuTime() - cpu_start, absl::Now() - wall_start};
+      const absl::Time handed_on = clock_->Now();
+      const TaskTime time{ThreadCpuTime() - cpu_start, handed_on - wall_start};
       absl::MutexLock lock(&mu_);
-      recent_.Record(absl::Now(), work.job->job_id(), time, work.job->spec().batch_size());
+      recent_.Record(handed_on, work.job->job_id(), time, work.job->spec().batch_size());
     }
   }
+}
+
+absl::Status BatchProducer::Produce(const Work& work, uint64_t worker_id, ProducerScratch* scratch,
+                                    stoker::v1::BatchMessage* out) {
+  scratch->timeline.Begin(work.job->trace(), work.task, work.lease);
+  const absl::Time start = clock_->Now();
+  RETURN_IF_ERROR(ProduceBatch(*work.job, work.task, worker_id, scratch, out, &bad_samples_));
+  out->mutable_header()->set_produce_seconds(absl::ToDoubleSeconds(clock_->Now() - start));
+  scratch->timeline.End(work.job->trace(), work.job->pipeline(), out->mutable_header());
+  return absl::OkStatus();
 }
 
 absl::Status BatchProducer::Simulate(const SimulatedProduction& simulation, const Work& work,
@@ -252,14 +255,14 @@ absl::Status BatchProducer::Simulate(const SimulatedProduction& simulation, cons
                                      absl::Time* last_ready, stoker::v1::BatchMessage* out) {
   // A fixed rate while busy: each batch is ready one period after the later of the last one's
   // ready time and the moment this task was taken (or when its CPU burn ends, if later).
-  const absl::Time ready = std::max(absl::Now(), *last_ready) + simulation.period;
+  const absl::Time ready = std::max(clock_->Now(), *last_ready) + simulation.period;
   RETURN_IF_ERROR(SimulateBatch(*work.job, work.task, worker_id, out));
   *last_ready = ready;
   if (simulation.mode == SimulatedBatchMode::kBurn) {
     BurnThreadCpu(simulation.cpu, cpu_start, out->mutable_data());
   }
   absl::MutexLock lock(&mu_);  // sleeps until `ready`; Stop() wakes it
-  mu_.AwaitWithDeadline(absl::Condition(&stopping_), ready);
+  clock_->AwaitWithDeadline(&mu_, absl::Condition(&stopping_), ready);
   return absl::OkStatus();
 }
 
@@ -270,12 +273,12 @@ OpTimeHistograms BatchProducer::op_times() const {
 
 void BatchProducer::RecordProcessCpu() {
   absl::MutexLock lock(&mu_);
-  recent_.RecordProcessCpu(absl::Now(), ProcessCpuTime());
+  recent_.RecordProcessCpu(clock_->Now(), ProcessCpuTime());
 }
 
 void BatchProducer::ReportRecent(stoker::v1::WorkerStats* stats) const {
   absl::MutexLock lock(&mu_);
-  recent_.Report(absl::Now(), stats);
+  recent_.Report(clock_->Now(), stats);
 }
 
 uint64_t BatchProducer::batches_produced() const {

@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "augment/pipeline.h"
+#include "common/clock.h"
 #include "stoker/v1/worker.pb.h"
 #include "wire/message_pool.h"
 #include "worker/bad_sample_counters.h"
@@ -43,11 +44,12 @@ inline constexpr uint64_t kMaxReplacementAttempts = 1000;
 
 // The header every batch of `task` starts with, for ProduceBatch and SimulateBatch: the task,
 // batch_size sample-index and label slots (zero), no bad samples, the pipeline's batch shape,
-// dtype and layout, no compression, the worker id.
+// dtype and layout, no compression, the worker id, no production time.
 void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
                       stoker::v1::BatchHeader* header);
 
-// Fills `out` (header and payload) with batch `task` of `job`. Reuses out's storage.
+// Fills `out` (header and payload) with batch `task` of `job`. Reuses out's storage. Reads no
+// clock: header.produce_seconds is the BatchProducer's to set.
 //
 // Bad samples (docs/architecture.md, Bad input): when the source or the pipeline fails a sample
 // with a bad-sample error (common/bad_sample.h), the sample at that plan position is replaced by
@@ -76,9 +78,11 @@ class BatchProducer {
  public:
   using Done = std::function<void(absl::Status, std::unique_ptr<stoker::v1::BatchMessage>)>;
 
-  // `process_cpus`: the CPUs of the worker's own process, for its process_cpu_fraction (0: the
-  // process is shared, not reported; worker/production_window.h).
-  BatchProducer(uint32_t threads, uint64_t worker_id, MessagePool* pool, uint32_t process_cpus = 0);
+  // `clock` times production (header.produce_seconds, the recent fractions and rates) and paces
+  // simulated batches. `process_cpus`: the CPUs of the worker's own process, for its
+  // process_cpu_fraction (0: the process is shared, not reported; worker/production_window.h).
+  BatchProducer(uint32_t threads, uint64_t worker_id, MessagePool* pool, Clock* clock,
+                uint32_t process_cpus = 0);
   ~BatchProducer();
 
   void set_worker_id(uint64_t worker_id);
@@ -117,6 +121,9 @@ class BatchProducer {
     LeaseStart lease;
   };
   void Loop();
+  // ProduceBatch for `work`, timed into header.produce_seconds, with its timeline when traced.
+  absl::Status Produce(const Work& work, uint64_t worker_id, ProducerScratch* scratch,
+                       stoker::v1::BatchMessage* out);
   // SimulateBatch for `work`, then the simulation's CPU burn and its wait until one period after
   // the later of now and *last_ready (which it advances); Stop() cuts the wait short.
   absl::Status Simulate(const SimulatedProduction& simulation, const Work& work, uint64_t worker_id,
@@ -124,6 +131,7 @@ class BatchProducer {
                         stoker::v1::BatchMessage* out);
 
   MessagePool* const pool_;
+  Clock* const clock_;
   const size_t capacity_;
   BadSampleCounters bad_samples_;
   mutable absl::Mutex mu_;

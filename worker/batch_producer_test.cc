@@ -1,9 +1,10 @@
 #include "worker/batch_producer.h"
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
-#include "absl/time/clock.h"
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "worker/simulated_batch.h"
@@ -69,7 +70,7 @@ TEST(BatchProducerTest, ProducesOnThreadsAndCountsBatches) {
   auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2));
   ASSERT_TRUE(job.ok());
   MessagePool pool(4);
-  BatchProducer producer(2, 5, &pool);
+  BatchProducer producer(2, 5, &pool, Clock::Real());
   absl::Mutex mu;
   int done = 0;
   absl::Notification all_done;
@@ -94,39 +95,64 @@ TEST(BatchProducerTest, ProducesOnThreadsAndCountsBatches) {
   EXPECT_TRUE(cancelled);
 }
 
-// Handing a batch on (`done`: encoding and sending it, on the producer thread) is part of what
-// the task cost: the busy fraction counts it. Here production costs next to nothing (a
-// simulated batch, ready at once) and each hand-off burns 30 ms of the thread's CPU, so at least
-// 90 ms were busy within the test's span. Counting production alone (as before) reported a
-// fraction of the microseconds SimulateBatch takes.
-TEST(BatchProducerTest, BusyAndOccupiedCountTheHandOff) {
-  const absl::Time test_start = absl::Now();
+// Runs `batches` simulated batches (ready at once: production costs next to nothing) of 4
+// samples on one producer thread timed by `clock`; `hand_off` runs as each batch is handed on.
+// Returns the recent figures `idle` after the last hand-off was recorded.
+pb::WorkerStats ProduceSimulated(FakeClock* clock, int batches,
+                                 const std::function<void()>& hand_off,
+                                 absl::Duration idle = absl::ZeroDuration()) {
   auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2));
-  ASSERT_TRUE(job.ok());
+  EXPECT_TRUE(job.ok()) << job.status();
   MessagePool pool(4);
-  BatchProducer producer(1, 5, &pool);
+  BatchProducer producer(1, 5, &pool, clock);
   producer.set_simulation(
       SimulatedProduction{absl::ZeroDuration(), SimulatedBatchMode::kSleep, absl::ZeroDuration()});
   absl::Notification all_done;
-  constexpr int kBatches = 3;
-  for (uint64_t g = 0; g < kBatches; ++g) {
-    producer.Submit(*job, Task(0, g),
+  for (int g = 0; g < batches; ++g) {
+    producer.Submit(*job, Task(0, static_cast<uint64_t>(g)),
                     [&, g](absl::Status status, std::unique_ptr<pb::BatchMessage> batch) {
                       EXPECT_TRUE(status.ok()) << status;
-                      std::string scratch;
-                      BurnThreadCpu(absl::Milliseconds(30), ThreadCpuTime(), &scratch);
+                      hand_off();
                       pool.Put(std::move(batch));
-                      if (g + 1 == kBatches) all_done.Notify();
+                      if (g + 1 == batches) all_done.Notify();
                     });
   }
   all_done.WaitForNotification();
   producer.Stop();  // the last task's time is recorded once its `done` has returned
+  clock->Advance(idle);
   pb::WorkerStats stats;
   producer.ReportRecent(&stats);
-  const double span = absl::ToDoubleSeconds(absl::Now() - test_start);  // >= the window's span
-  EXPECT_GE(stats.busy_fraction(), kBatches * 0.030 / span);
-  EXPECT_GE(stats.occupied_fraction(), stats.busy_fraction());
-  EXPECT_EQ(stats.process_cpu_fraction(), 0);  // a shared process: not reported
+  return stats;
+}
+
+// Handing a batch on (`done`: encoding and sending it, on the producer thread) is part of what
+// the task cost: the busy fraction counts it. Each hand-off here burns 30 ms of the thread's CPU
+// and takes 60 ms of the injected clock, so at least 90 ms of CPU were busy in a span of 180 ms.
+// Counting production alone (as before) reported a fraction of the microseconds SimulateBatch
+// takes.
+TEST(BatchProducerTest, BusyAndOccupiedCountTheHandOff) {
+  FakeClock clock;
+  const pb::WorkerStats stats = ProduceSimulated(&clock, 3, [&clock] {
+    std::string scratch;
+    BurnThreadCpu(absl::Milliseconds(30), ThreadCpuTime(), &scratch);
+    clock.Advance(absl::Milliseconds(60));
+  });
+  EXPECT_GE(stats.busy_fraction(), 0.5);
+  EXPECT_DOUBLE_EQ(stats.occupied_fraction(), 1.0);  // the thread held a task all along
+  EXPECT_EQ(stats.process_cpu_fraction(), 0);        // a shared process: not reported
+}
+
+// The recent figures are measured on the injected clock: three hand-offs of 30 ms each, then
+// 90 ms idle, make an occupied fraction of exactly a half and 12 samples in 180 ms.
+TEST(BatchProducerTest, RecentFiguresFollowTheInjectedClock) {
+  FakeClock clock;
+  const pb::WorkerStats stats = ProduceSimulated(
+      &clock, 3, [&clock] { clock.Advance(absl::Milliseconds(30)); }, absl::Milliseconds(90));
+  EXPECT_DOUBLE_EQ(stats.occupied_fraction(), 0.5);
+  EXPECT_LT(stats.busy_fraction(), stats.occupied_fraction());  // the thread's CPU barely moved
+  ASSERT_EQ(stats.job_rates_size(), 1);
+  EXPECT_EQ(stats.job_rates(0).job_id(), 1u);
+  EXPECT_DOUBLE_EQ(stats.job_rates(0).samples_per_second(), 12 / 0.18);
 }
 
 }  // namespace

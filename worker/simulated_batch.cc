@@ -34,7 +34,6 @@ absl::Status SimulateBatch(JobContext& job, const stoker::v1::TaskId& task, uint
   for (uint32_t i = 0; i < batch_size; ++i) {
     header->set_sample_indices(static_cast<int>(i), plan->SampleAt(first_position + i));
   }
-  header->set_produce_seconds(0);
   out->mutable_data()->resize(job.batch_bytes());  // keeps the pooled capacity
   return absl::OkStatus();
 }

@@ -76,7 +76,8 @@ TEST(SimulateBatchTest, StopWakesAProducerHoldingABatchForALongPeriod) {
   auto job = JobContext::Create(1, SmallJob());
   ASSERT_TRUE(job.ok()) << job.status();
   MessagePool pool(4);
-  BatchProducer producer(1, 9, &pool);
+  FakeClock clock;  // never advanced: only Stop ends the wait
+  BatchProducer producer(1, 9, &pool, &clock);
   producer.set_simulation(
       SimulatedProduction{absl::Hours(1), SimulatedBatchMode::kSleep, absl::ZeroDuration()});
   absl::Notification done;
@@ -91,6 +92,27 @@ TEST(SimulateBatchTest, StopWakesAProducerHoldingABatchForALongPeriod) {
   // OK when the thread had taken the task (its batch is finished early), CANCELLED when Stop
   // dropped it from the queue first.
   EXPECT_TRUE(result.ok() || result.code() == absl::StatusCode::kCancelled) << result;
+}
+
+TEST(SimulateBatchTest, ABatchIsReadyOnePeriodAfterItsTaskWasTakenOnTheInjectedClock) {
+  auto job = JobContext::Create(1, SmallJob());
+  ASSERT_TRUE(job.ok()) << job.status();
+  MessagePool pool(4);
+  FakeClock clock;
+  BatchProducer producer(1, 9, &pool, &clock);
+  producer.set_simulation(
+      SimulatedProduction{absl::Seconds(1), SimulatedBatchMode::kSleep, absl::ZeroDuration()});
+  absl::Notification done;
+  producer.Submit(*job, Task(0, 0), [&](absl::Status status, std::unique_ptr<pb::BatchMessage>) {
+    EXPECT_TRUE(status.ok()) << status;
+    done.Notify();
+  });
+  clock.AwaitSleepers(1);  // the producer holds the batch until the period has passed
+  clock.Advance(absl::Milliseconds(999));
+  EXPECT_FALSE(done.HasBeenNotified());
+  clock.Advance(absl::Milliseconds(1));
+  done.WaitForNotification();
+  producer.Stop();
 }
 
 bool AllZero(const std::string& bytes) {
@@ -147,7 +169,7 @@ std::pair<absl::Duration, std::string> RunSimulated(const SimulatedProduction& s
     return {};
   }
   MessagePool pool(4);
-  BatchProducer producer(1, 9, &pool);
+  BatchProducer producer(1, 9, &pool, Clock::Real());  // real CPU burns and real periods
   producer.set_simulation(simulation);
   for (int i = 0; i < batches; ++i) {
     producer.Submit(*job, Task(0, static_cast<uint64_t>(i)),

@@ -44,7 +44,7 @@ Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinat
       clock_(clock),
       pool_(PoolSize(config_.ResolvedThreads())),
       payload_buffers_(PoolSize(config_.ResolvedThreads())),
-      producer_(config_.ResolvedThreads(), 0, &pool_,
+      producer_(config_.ResolvedThreads(), 0, &pool_, clock,
                 config_.owns_process ? OwnProcessLimits().cpus : 0),
       open_thread_([this] { OpenLoop(); }) {
   producer_.set_simulation(config_.Simulation());
