@@ -1,5 +1,6 @@
 #include "worker/worker_server.h"
 
+#include <grpc/support/time.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 
@@ -21,6 +22,15 @@ namespace stoker {
 namespace {
 
 constexpr absl::Duration kShutdownDeadline = absl::Seconds(3);
+
+// Shuts `server` down, cancelling the calls still running after `grace`. gRPC waits for the
+// deadline on its own clock, so the grace is measured on gRPC's monotonic clock: the injected
+// Clock may be a test's fake, and need not be the wall clock a std::chrono deadline assumes.
+void ShutdownWithin(grpc::Server& server, absl::Duration grace) {
+  server.Shutdown(
+      gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                   gpr_time_from_micros(absl::ToInt64Microseconds(grace), GPR_TIMESPAN)));
+}
 
 // Answers a refused stream with `status` at once and deletes itself when gRPC is done with it.
 class DeniedStream : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
@@ -104,7 +114,7 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
   absl::StatusOr<std::string> address =
       ResolveAdvertiseAddress(config.advertise_inputs(), impl->port, LocalAddressToward);
   if (!address.ok()) {
-    impl->server->Shutdown(absl::ToChronoTime(absl::Now()));
+    ShutdownWithin(*impl->server, absl::ZeroDuration());
     return address.status();
   }
   impl->address = *std::move(address);
@@ -112,7 +122,7 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerCo
   impl->worker->SetRegistrationObserver(
       [impl = impl.get()](bool registered) { impl->OnRegistration(registered); });
   if (absl::Status status = impl->worker->Start(impl->address); !status.ok()) {
-    impl->server->Shutdown(absl::ToChronoTime(absl::Now()));
+    ShutdownWithin(*impl->server, absl::ZeroDuration());
     return status;
   }
   return std::unique_ptr<WorkerServer>(new WorkerServer(std::move(impl)));
@@ -143,7 +153,7 @@ void WorkerServer::Stop() {
   }
   if (auto* health = impl_->server->GetHealthCheckService()) health->Shutdown();
   impl_->worker->Stop();
-  impl_->server->Shutdown(absl::ToChronoTime(absl::Now() + kShutdownDeadline));
+  ShutdownWithin(*impl_->server, kShutdownDeadline);
   impl_->server->Wait();
 }
 
