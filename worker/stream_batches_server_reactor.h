@@ -9,7 +9,7 @@
 // one ends the stream INVALID_ARGUMENT), until the client half-closes. Protocol errors are
 // counted (Worker::CountProtocolError).
 // Writes: batches queue in order with one write outstanding (OnWriteDone starts the next); the
-// queue holds at most the session's share of the worker's memory (Worker::MaxHeldTasks). Every
+// queue holds at most the session's share of the worker's memory (worker/lease_loop.h). Every
 // StartWrite and Finish is decided by a StreamWriteOrder under mu_, so Finish never runs with a
 // write outstanding (an error meanwhile finishes the stream when the write completes) and no
 // write starts after the stream began to end. The

@@ -9,7 +9,7 @@
 // batch written consumes one. Credit is the client's request, not a grant: the worker leases at
 // most `min(credit, max_held) - outstanding` more tasks, where outstanding counts tasks leased for
 // this stream and not yet written (in production, queued, or being written: each holds one
-// batch) and max_held is the stream's share of the worker's memory in batches (the Worker sets
+// batch) and max_held is the stream's share of the worker's memory in batches (the LeaseLoop sets
 // it), so a stream never holds more leases than its client can accept or its share can hold.
 //
 // Acknowledgements (docs/security.md, "What a trainer stream may do"): a stream may acknowledge

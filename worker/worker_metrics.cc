@@ -29,7 +29,7 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
             "Samples produced per second for a job over the last 10 seconds.",
             rate.samples_per_second(), {{"job_id", absl::StrCat(rate.job_id())}});
   }
-  const Worker::StreamTraffic traffic = worker_->traffic();
+  const StreamTraffic traffic = worker_->traffic();
   m.Gauge("stoker_worker_queued_bytes",
           "Batch payload bytes produced and waiting in the streams' send queues.",
           static_cast<double>(traffic.queued_bytes));

@@ -1,7 +1,8 @@
-// The worker's loops against a fake coordinator on a FakeClock: heartbeats follow the injected
-// clock (no real sleeps), a job the coordinator retired is evicted, acks are checked, credit is
-// capped by the memory budget, reports go in heartbeats of bounded size, and a worker the
-// coordinator dropped registers again without losing its reports.
+// The worker's composition against a fake coordinator on a FakeClock: heartbeats follow the
+// injected clock (no real sleeps), a job the coordinator retired is evicted and its streams
+// ended, trace windows reach the jobs, acks are checked, reports go in heartbeats of bounded size
+// sent back to back, and a worker the coordinator dropped registers again without losing its
+// reports. Each collaborator's own rules are tested beside it.
 
 #include "worker/worker.h"
 
@@ -9,13 +10,13 @@
 #include <gtest/gtest.h>
 
 #include <memory>
-#include <tuple>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "common/clock.h"
 #include "coordinator/status_matchers_for_test.h"
+#include "worker/fake_coordinator_for_test.h"
 
 namespace stoker {
 namespace {
@@ -24,134 +25,10 @@ namespace pb = ::stoker::v1;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-constexpr uint64_t kJob = 5;
-constexpr uint64_t kBatchesPerEpoch = 16;  // 64 samples in batches of 4
-constexpr uint64_t kBatchBytes = 4 * 4 * 3 * sizeof(float) * 4;
-
-// Registers the worker (ids 7, 8, ...), answers heartbeats (retiring the jobs in `retire`, or
-// failing as told), leases the tasks of kJob in order, and answers GetJob.
-class FakeCoordinator : public CoordinatorClient {
- public:
-  absl::StatusOr<pb::RegisterWorkerResponse> RegisterWorker(
-      const pb::RegisterWorkerRequest&) override {
-    absl::MutexLock lock(&mu_);
-    if (!register_error_.ok()) return register_error_;
-    pb::RegisterWorkerResponse response;
-    response.set_worker_id(7 + registrations_++);
-    response.set_heartbeat_interval_ms(1000);
-    return response;
-  }
-  absl::StatusOr<pb::WorkerHeartbeatResponse> WorkerHeartbeat(
-      const pb::WorkerHeartbeatRequest& request) override {
-    absl::MutexLock lock(&mu_);
-    heartbeats_.push_back(request);
-    if (!heartbeat_error_.ok()) return heartbeat_error_;
-    pb::WorkerHeartbeatResponse response;
-    for (uint64_t job : request.jobs()) {
-      if (job == retire_) response.add_retired_jobs(job);
-      if (job == traced_) (*response.mutable_trace())[job].set_sample_one_in(trace_one_in_);
-    }
-    return response;
-  }
-  absl::StatusOr<pb::GetJobResponse> GetJob(const pb::GetJobRequest&) override {
-    pb::GetJobResponse response;
-    pb::JobSpec* spec = response.mutable_spec();
-    pb::SyntheticSource* source = spec->mutable_dataset()->mutable_synthetic();
-    source->set_num_samples(64);
-    source->set_height(4);
-    source->set_width(4);
-    source->set_channels(3);
-    source->set_num_classes(2);
-    spec->mutable_pipeline()->add_ops()->mutable_to_float();
-    spec->set_batch_size(4);
-    spec->set_world_size(1);
-    spec->set_epochs(1);
-    spec->set_shuffle(pb::SHUFFLE_MODE_NONE);
-    return response;
-  }
-
-  absl::StatusOr<pb::LeaseTasksResponse> LeaseTasks(const pb::LeaseTasksRequest& request) override {
-    absl::MutexLock lock(&mu_);
-    pb::LeaseTasksResponse response;
-    for (uint32_t i = 0; i < request.max_tasks() && leased_ < kBatchesPerEpoch; ++i) {
-      pb::TaskId* task = response.add_leases()->mutable_task();
-      task->set_job_id(kJob);
-      task->set_batch_index(leased_++);
-    }
-    return response;
-  }
-
-  void Retire(uint64_t job) {
-    absl::MutexLock lock(&mu_);
-    retire_ = job;
-  }
-  // Heartbeat responses say `job` is traced, 1 task in `one_in` (job 0: none is).
-  void Trace(uint64_t job, uint32_t one_in) {
-    absl::MutexLock lock(&mu_);
-    traced_ = job;
-    trace_one_in_ = one_in;
-  }
-  void FailHeartbeats(absl::Status error) {
-    absl::MutexLock lock(&mu_);
-    heartbeat_error_ = std::move(error);
-  }
-  void FailRegistrations(absl::Status error) {
-    absl::MutexLock lock(&mu_);
-    register_error_ = std::move(error);
-  }
-  int registrations() {
-    absl::MutexLock lock(&mu_);
-    return registrations_;
-  }
-  uint64_t leased() {
-    absl::MutexLock lock(&mu_);
-    return leased_;
-  }
-  // Blocks (bounded by a real minute, a liveness guard only) until `n` tasks were leased.
-  void AwaitLeased(uint64_t n) {
-    absl::MutexLock lock(&mu_);
-    auto enough = [this, n]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return leased_ >= n; };
-    mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Minutes(1));
-  }
-  // Blocks (bounded by a real minute, a liveness guard only) until `n` heartbeats arrived.
-  std::vector<pb::WorkerHeartbeatRequest> AwaitHeartbeats(size_t n) {
-    absl::MutexLock lock(&mu_);
-    auto enough = [this, n]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return heartbeats_.size() >= n; };
-    mu_.AwaitWithTimeout(absl::Condition(&enough), absl::Minutes(1));
-    return heartbeats_;
-  }
-
- private:
-  absl::Mutex mu_;
-  std::vector<pb::WorkerHeartbeatRequest> heartbeats_ ABSL_GUARDED_BY(mu_);
-  uint64_t retire_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t traced_ ABSL_GUARDED_BY(mu_) = 0;
-  uint32_t trace_one_in_ ABSL_GUARDED_BY(mu_) = 0;
-  absl::Status heartbeat_error_ ABSL_GUARDED_BY(mu_);
-  absl::Status register_error_ ABSL_GUARDED_BY(mu_);
-  int registrations_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t leased_ ABSL_GUARDED_BY(mu_) = 0;
-};
-
-class RecordingSink : public BatchSink {
- public:
-  void Send(OutgoingBatch) override {}
-  void Fail(const absl::Status& status) override {
-    absl::MutexLock lock(&mu_);
-    failure_ = status;
-  }
-  absl::Status AwaitFailure() {
-    absl::MutexLock lock(&mu_);
-    auto failed = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return !failure_.ok(); };
-    mu_.AwaitWithTimeout(absl::Condition(&failed), absl::Minutes(1));
-    return failure_;
-  }
-
- private:
-  absl::Mutex mu_;
-  absl::Status failure_ ABSL_GUARDED_BY(mu_);
-};
+using worker_testing::FakeCoordinator;
+using worker_testing::kBatchBytes;
+using worker_testing::kJob;
+using worker_testing::RecordingSink;
 
 class WorkerTest : public ::testing::Test {
  protected:
@@ -281,29 +158,6 @@ TEST_F(WorkerTest, TheCoordinatorsTraceControlSetsAJobsSampling) {
   worker_->CloseSession(session);
 }
 
-TEST_F(WorkerTest, AnOpenWithABadCompressionIsInvalidArgumentNamingTheField) {
-  ASSERT_TRUE(worker_->Start("127.0.0.1:1").ok());
-  RecordingSink sink;
-  for (const auto& [codec, level, field] :
-       {std::tuple{pb::COMPRESSION_ZSTD, 42, "open.compression.level"},
-        std::tuple{static_cast<pb::Compression>(9), 0, "open.compression.codec"}}) {
-    pb::OpenStream open;
-    open.set_job_id(kJob);
-    open.set_client_id("c");
-    open.mutable_compression()->set_codec(codec);
-    open.mutable_compression()->set_level(level);
-    absl::Notification opened;
-    absl::Status status;
-    worker_->OpenSessionAsync(open, &sink, [&](absl::StatusOr<std::shared_ptr<StreamSession>> s) {
-      status = s.status();
-      opened.Notify();
-    });
-    opened.WaitForNotification();
-    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
-    EXPECT_THAT(status.message(), HasSubstr(field));
-  }
-}
-
 // A batch of `task` as a producer hands it to a session.
 std::unique_ptr<pb::BatchMessage> BatchOf(const pb::TaskId& task) {
   auto batch = std::make_unique<pb::BatchMessage>();
@@ -342,19 +196,6 @@ TEST_F(WorkerTest, AnAckOfATaskTheStreamWasNotSentIsInvalidArgumentAndCounted) {
   EXPECT_EQ(beats[0].delivered(0).batch_index(), 3u);
 }
 
-TEST_F(WorkerTest, HugeCreditLeasesNoMoreThanTheStreamsShareOfMemory) {
-  ASSERT_TRUE(worker_->Start("127.0.0.1:1").ok());
-  RecordingSink sink;  // a client that never reads: no batch is ever written
-  std::shared_ptr<StreamSession> session = Open(&sink);
-  session->AddCredit(UINT32_MAX);
-  // Share: 8 batches of budget / (1 stream + 1) = 4 batches.
-  coordinator_->AwaitLeased(4);
-  for (int i = 0; i < 5; ++i) NextInterval();  // lease polls, heartbeats: nothing more
-  EXPECT_EQ(coordinator_->leased(), 4u);
-  EXPECT_LE(session->held_tasks() * kBatchBytes, 8 * kBatchBytes / 2);
-  worker_->CloseSession(session);
-}
-
 TEST_F(WorkerTest, DeliveredReportsGoInHeartbeatsThatFitTheCoordinatorsRequestLimit) {
   ASSERT_TRUE(worker_->Start("127.0.0.1:1").ok());
   RecordingSink sink;
@@ -376,7 +217,7 @@ TEST_F(WorkerTest, DeliveredReportsGoInHeartbeatsThatFitTheCoordinatorsRequestLi
     ASSERT_GE(beats.size(), heartbeats) << "reports left behind wait for no interval";
     const pb::WorkerHeartbeatRequest& beat = beats[heartbeats - 1];
     reported += beat.delivered_size();
-    EXPECT_LE(beat.ByteSizeLong(), Worker::kHeartbeatBytes)
+    EXPECT_LE(beat.ByteSizeLong(), TaskLedger::kHeartbeatBytes)
         << "half the smallest --max-request-bytes a coordinator accepts";
   }
   EXPECT_EQ(reported, kTasks);
@@ -397,7 +238,7 @@ TEST_F(WorkerTest, ADroppedWorkerRegistersAgainKeepingItsReports) {
   // A coordinator that refuses the heartbeats as too large, then has forgotten the worker and
   // cannot take a registration for a while.
   coordinator_->FailHeartbeats(absl::ResourceExhaustedError("received message larger than max"));
-  const size_t refusals = Worker::kExhaustedBeforeRegister;
+  const size_t refusals = WorkerRegistration::kExhaustedBeforeRegister;
   for (size_t n = 1; n < refusals; ++n) Beat(n);
   EXPECT_TRUE(worker_->registered());
   coordinator_->FailRegistrations(absl::UnavailableError("coordinator restarting"));

@@ -111,7 +111,7 @@ class CompressionTest : public ::testing::Test {
 
   // Payload bytes the workers handed to streams with `codec`, raw and on the wire.
   PayloadBytes WorkerBytes(size_t worker, const std::string& codec) {
-    const Worker::StreamTraffic traffic = cluster_->worker(worker)->worker()->traffic();
+    const StreamTraffic traffic = cluster_->worker(worker)->worker()->traffic();
     auto it = traffic.payload_bytes_total.find(codec);
     return it == traffic.payload_bytes_total.end() ? PayloadBytes{} : it->second;
   }

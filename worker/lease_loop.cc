@@ -1,0 +1,119 @@
+#include "worker/lease_loop.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+
+namespace stoker {
+
+namespace pb = ::stoker::v1;
+
+LeaseLoop::LeaseLoop(const WorkerConfig& config, CoordinatorClient* coordinator,
+                     const WorkerRegistration* registration, StreamRegistry* streams,
+                     TaskLedger* ledger, BatchProducer* producer, Clock* clock)
+    : memory_bytes_(config.ResolvedMemoryBytes()),
+      max_lease_poll_(config.max_lease_poll),
+      coordinator_(coordinator),
+      registration_(registration),
+      streams_(streams),
+      ledger_(ledger),
+      producer_(producer),
+      clock_(clock) {}
+
+LeaseLoop::~LeaseLoop() { Stop(); }
+
+void LeaseLoop::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void LeaseLoop::Wake() {
+  absl::MutexLock lock(&mu_);
+  wake_ = true;
+}
+
+void LeaseLoop::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void LeaseLoop::Loop() {
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;
+      wake_ = false;
+    }
+    const std::vector<std::shared_ptr<StreamSession>> sessions = streams_->LeasingSessions();
+    const absl::Time now = clock_->Now();
+    absl::Time next_poll = now + max_lease_poll_;
+    uint64_t held_bytes = 0;
+    for (const auto& session : sessions) {
+      held_bytes += session->held_tasks() * HeldBytesPerTask(*session);
+    }
+    for (const auto& session : sessions) {
+      const uint64_t max_held = MaxHeldTasks(*session, sessions.size(), held_bytes);
+      // Never more than the producer's bounded queue takes.
+      const uint32_t wanted = static_cast<uint32_t>(
+          std::min<size_t>(session->WantedTasks(now, &next_poll, max_held), producer_->room()));
+      if (wanted > 0) held_bytes += LeaseFor(session, wanted) * HeldBytesPerTask(*session);
+    }
+    absl::MutexLock lock(&mu_);
+    auto woken = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return wake_ || stopping_; };
+    clock_->AwaitWithDeadline(&mu_, absl::Condition(&woken), next_poll);
+  }
+}
+
+uint64_t LeaseLoop::HeldBytesPerTask(const StreamSession& session) {
+  // A compressed batch keeps its raw tensor beside the encoded copy until written; codecs bound
+  // their output near the input's size.
+  const bool compressed = session.compression().codec() != pb::COMPRESSION_NONE;
+  return std::max<uint64_t>(1, session.job()->batch_bytes() * (compressed ? 2 : 1));
+}
+
+uint64_t LeaseLoop::MaxHeldTasks(const StreamSession& session, size_t sessions,
+                                 uint64_t held_bytes) const {
+  const uint64_t batch = HeldBytesPerTask(session);
+  const uint64_t share = std::max<uint64_t>(1, memory_bytes_ / (sessions + 1) / batch);
+  const uint64_t free = held_bytes < memory_bytes_ ? (memory_bytes_ - held_bytes) / batch : 0;
+  const uint64_t held = session.held_tasks();
+  // At least one batch whenever the budget has room for it, so that every stream moves.
+  return std::min(share, held + free);
+}
+
+uint32_t LeaseLoop::LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_t wanted) {
+  pb::LeaseTasksRequest request;
+  request.set_worker_id(registration_->worker_id());
+  request.set_job_id(session->job()->job_id());
+  request.set_rank(session->rank());
+  request.set_max_tasks(wanted);
+  LeaseStart lease_start;  // for traced batches' lease_wait spans; no clock read when untraced
+  if (trace::SpanRecorder& recorder = session->job()->trace(); recorder.sampling() != 0) {
+    lease_start = LeaseStart{recorder.Now(), trace::SpanRecorder::CurrentThreadId()};
+    recorder.NameCurrentThread(absl::StrCat("lease loop ", lease_start.thread_id));
+  }
+  absl::StatusOr<pb::LeaseTasksResponse> response = coordinator_->LeaseTasks(request);
+  if (!response.ok()) {
+    STOKER_LOG(DEBUG) << "lease failed: " << response.status();
+    session->OnLeased(0, clock_->Now(), max_lease_poll_);
+    return 0;
+  }
+  session->OnLeased(static_cast<uint32_t>(response->leases_size()), clock_->Now(), max_lease_poll_);
+  ledger_->Hold(*session, response->leases());
+  for (const pb::Lease& lease : response->leases()) {
+    producer_->Submit(
+        session->job(), lease.task(),
+        [session](absl::Status status, std::unique_ptr<pb::BatchMessage> batch) {
+          session->OnProduced(std::move(status), std::move(batch));
+        },
+        lease_start);
+  }
+  return static_cast<uint32_t>(response->leases_size());
+}
+
+}  // namespace stoker
