@@ -11,6 +11,7 @@
 #include "augment/pipeline.h"
 #include "augment/pipeline_text.h"
 #include "augment/synthetic_images.h"
+#include "augment/testing/spec_from_text.h"
 #include "common/counter_rng.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -19,12 +20,6 @@ namespace stoker {
 namespace {
 
 using ::testing::HasSubstr;
-
-stoker::v1::PipelineSpec Spec(const std::string& text) {
-  auto spec = ParsePipelineText(text);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  return spec.ok() ? *spec : stoker::v1::PipelineSpec();
-}
 
 // The pipeline of `spec` for `input`, fused or not.
 Pipeline Compile(const stoker::v1::PipelineSpec& spec, const InputFormat& input, bool fuse) {
@@ -59,7 +54,7 @@ void ExpectSameAsUnfused(const std::string& text, const InputFormat& input,
                          const std::vector<SampleInput>& samples, bool expect_fused,
                          stoker::v1::DType dtype = stoker::v1::DTYPE_UNSPECIFIED,
                          stoker::v1::Layout layout = stoker::v1::LAYOUT_HWC) {
-  stoker::v1::PipelineSpec spec = Spec(text);
+  stoker::v1::PipelineSpec spec = SpecFromText(text);
   spec.set_output_dtype(dtype);
   spec.set_output_layout(layout);
   const Pipeline fused = Compile(spec, input, true);
@@ -147,7 +142,7 @@ TEST(PipelineBlurChainTest, ImageTooSmallFailsLikeUnfused) {
   std::vector<uint8_t> image = NaturalImage(6, 20, 3, 9);
   const std::vector<uint8_t> file =
       EncodeJpeg(ImageView{image.data(), ImageShape{6, 20, 3, PixelType::kUint8}}, 90);
-  const stoker::v1::PipelineSpec spec = Spec(
+  const stoker::v1::PipelineSpec spec = SpecFromText(
       "decode, to_float, gaussian_blur(ksize=5), gaussian_blur(ksize=15), "
       "resize(height=4, width=4)");
   for (const bool fuse : {true, false}) {
@@ -167,8 +162,9 @@ TEST(PipelineBlurChainTest, ImageTooSmallFailsLikeUnfused) {
 TEST(PipelineBlurChainTest, TimingPutsTheChainOnItsFirstOp) {
   const ImageShape shape{24, 20, 3, PixelType::kUint8};
   std::vector<uint8_t> pixels = Pixels(shape, 2);
-  const Pipeline pipeline = Compile(Spec("to_float, gaussian_blur(ksize=5)*3, horizontal_flip"),
-                                    InputFormat::Decoded(shape), true);
+  const Pipeline pipeline =
+      Compile(SpecFromText("to_float, gaussian_blur(ksize=5)*3, horizontal_flip"),
+              InputFormat::Decoded(shape), true);
   PipelineWorkspace workspace;
   workspace.set_time_ops(true);
   RunSample(pipeline, SampleInput::Decoded(ImageView{pixels.data(), shape}), 0, &workspace);

@@ -7,6 +7,7 @@
 #include "augment/pipeline.h"
 #include "augment/pipeline_text.h"
 #include "augment/synthetic_images.h"
+#include "augment/testing/spec_from_text.h"
 #include "common/bad_sample.h"
 #include "common/counter_rng.h"
 #include "gmock/gmock.h"
@@ -18,14 +19,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-stoker::v1::PipelineSpec Spec(std::string_view text) {
-  auto spec = ParsePipelineText(text);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  return spec.ok() ? *spec : stoker::v1::PipelineSpec();
-}
-
 absl::Status CompileEncoded(std::string_view text) {
-  return Pipeline::Compile(Spec(text), InputFormat::Encoded()).status();
+  return Pipeline::Compile(SpecFromText(text), InputFormat::Encoded()).status();
 }
 
 std::vector<uint8_t> Jpeg(uint32_t height, uint32_t width, uint64_t seed) {
@@ -56,7 +51,7 @@ TEST(EncodedPipelineCompileTest, DecodeOnlyFirstAndOnlyForEncodedInput) {
   EXPECT_THAT(std::string(twice.message()), HasSubstr("pipeline.ops[1] (decode): decode must be "
                                                       "the first op"));
   const absl::Status decoded =
-      Pipeline::Compile(Spec("decode"), ImageShape{8, 8, 3, PixelType::kUint8}).status();
+      Pipeline::Compile(SpecFromText("decode"), ImageShape{8, 8, 3, PixelType::kUint8}).status();
   EXPECT_EQ(decoded.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(decoded.message()), HasSubstr("pipeline.ops[0] (decode)"));
 }
@@ -83,8 +78,8 @@ TEST(EncodedPipelineCompileTest, ChannelsAndTypeAreKnownAfterDecode) {
 
 TEST(EncodedPipelineRunTest, ReferenceJpegPipeline) {
   auto pipeline = Pipeline::Compile(
-      Spec("decode, random_resized_crop(height=224, width=224), horizontal_flip, to_float, "
-           "normalize(mean=[0.485,0.456,0.406], std=[0.229,0.224,0.225])"),
+      SpecFromText("decode, random_resized_crop(height=224, width=224), horizontal_flip, to_float, "
+                   "normalize(mean=[0.485,0.456,0.406], std=[0.229,0.224,0.225])"),
       InputFormat::Encoded());
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   EXPECT_TRUE(pipeline->encoded_input());
@@ -103,8 +98,8 @@ TEST(EncodedPipelineRunTest, ReferenceJpegPipeline) {
 }
 
 TEST(EncodedPipelineRunTest, BadBytesAreBadSamplesNamingDecode) {
-  auto pipeline =
-      Pipeline::Compile(Spec("decode, center_crop(height=8, width=8)"), InputFormat::Encoded());
+  auto pipeline = Pipeline::Compile(SpecFromText("decode, center_crop(height=8, width=8)"),
+                                    InputFormat::Encoded());
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   PipelineWorkspace workspace;
   std::vector<uint8_t> out;
@@ -115,8 +110,8 @@ TEST(EncodedPipelineRunTest, BadBytesAreBadSamplesNamingDecode) {
 }
 
 TEST(EncodedPipelineRunTest, ImageSmallerThanCropFailsAtRunTime) {
-  auto pipeline =
-      Pipeline::Compile(Spec("decode, center_crop(height=64, width=64)"), InputFormat::Encoded());
+  auto pipeline = Pipeline::Compile(SpecFromText("decode, center_crop(height=64, width=64)"),
+                                    InputFormat::Encoded());
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   PipelineWorkspace workspace;
   std::vector<uint8_t> out;
@@ -129,11 +124,12 @@ TEST(EncodedPipelineRunTest, ImageSmallerThanCropFailsAtRunTime) {
 TEST(EncodedPipelineRunTest, DctDownscaleBeforeAShrinkingResizeStaysClose) {
   // 4x shrink: decode runs at 1/4 scale; compare with a full decode followed by area resize.
   const std::vector<uint8_t> jpeg = Jpeg(400, 400, 4);
-  auto scaled = Pipeline::Compile(Spec("decode, resize(height=100, width=100, interpolation=1)"),
-                                  InputFormat::Encoded());
+  auto scaled =
+      Pipeline::Compile(SpecFromText("decode, resize(height=100, width=100, interpolation=1)"),
+                        InputFormat::Encoded());
   auto full = Pipeline::Compile(
-      Spec("decode, center_crop(height=400, width=400), resize(height=100, width=100, "
-           "interpolation=1)"),
+      SpecFromText("decode, center_crop(height=400, width=400), resize(height=100, width=100, "
+                   "interpolation=1)"),
       InputFormat::Encoded());
   ASSERT_TRUE(scaled.ok() && full.ok());
   PipelineWorkspace scaled_workspace, full_workspace;

@@ -18,6 +18,8 @@
 #include "augment/pipeline.h"
 #include "augment/pipeline_text.h"
 #include "augment/synthetic_images.h"
+#include "augment/testing/fixture_files.h"
+#include "augment/testing/spec_from_text.h"
 #include "augment/testing/test_image_codecs.h"
 #include "common/counter_rng.h"
 #include "gmock/gmock.h"
@@ -30,15 +32,8 @@ using ::testing::HasSubstr;
 
 constexpr int kSamples = 12;
 
-std::vector<uint8_t> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open " << path
-                         << " (python3-skimage, installed by scripts/install-deps.sh)";
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
-
 std::vector<uint8_t> Skimage(const std::string& name) {
-  return ReadFile(std::string(STOKER_SKIMAGE_DATA_DIR) + "/" + name);
+  return ReadFixtureFile(std::string(STOKER_SKIMAGE_DATA_DIR) + "/" + name);
 }
 
 // A photo decoded, its top-left height × width re-encoded (JPEG, or PNG when png).
@@ -66,20 +61,14 @@ std::vector<std::vector<uint8_t>> Photos() {
       Reencoded("chelsea.png", 3, 299, 451, false, ChromaSubsampling::k420),
       Reencoded("motorcycle_left.png", 3, 500, 741, true, ChromaSubsampling::k422),
       Reencoded("camera.png", 1, 511, 387, false, ChromaSubsampling::k444),
-      ReadFile(std::string(STOKER_PIL_FIXTURES_DIR) + "/ycck.jpg"),
+      ReadFixtureFile(std::string(STOKER_PIL_FIXTURES_DIR) + "/ycck.jpg"),
       Reencoded("coffee.png", 3, 400, 599, false, ChromaSubsampling::k444, /*as_png=*/true),
   };
 }
 
-stoker::v1::PipelineSpec Spec(const std::string& text) {
-  absl::StatusOr<stoker::v1::PipelineSpec> spec = ParsePipelineText(text);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  return spec.ok() ? *spec : stoker::v1::PipelineSpec();
-}
-
 Pipeline Compiled(const std::string& text, bool fuse) {
   absl::StatusOr<Pipeline> pipeline =
-      Pipeline::Compile(Spec(text), InputFormat::Encoded(), PipelineOptions{fuse});
+      Pipeline::Compile(SpecFromText(text), InputFormat::Encoded(), PipelineOptions{fuse});
   EXPECT_TRUE(pipeline.ok()) << pipeline.status();
   EXPECT_EQ(pipeline->fuses_decode_crop(), fuse) << text;
   return std::move(*pipeline);
@@ -118,7 +107,7 @@ TEST(FusedDecodeCropTest, EveryWindowOpGivesTheUnfusedBytes) {
     // Where a DCT scale is allowed, only the samples whose window stays below 2x the output are
     // exact (the others: DownscaledWindowsStayWithinTolerance).
     const absl::StatusOr<std::unique_ptr<Op>> op =
-        CreateOp(Spec(ops).ops(0), 1, ImageShape{0, 0, 3, PixelType::kUint8});
+        CreateOp(SpecFromText(ops).ops(0), 1, ImageShape{0, 0, 3, PixelType::kUint8});
     ASSERT_TRUE(op.ok()) << op.status();
     for (size_t p = 0; p < photos.size(); ++p) {
       for (uint64_t index = 0; index < kSamples; ++index) {

@@ -82,7 +82,7 @@ std::vector<uint8_t> RunPipeline(const Pipeline& pipeline, const ImageView& inpu
   return std::vector<uint8_t>(bytes, bytes + pipeline.output_bytes_per_sample());
 }
 
-constexpr ImageShape Rgb(uint32_t height, uint32_t width) {
+constexpr ImageShape RgbShape(uint32_t height, uint32_t width) {
   return ImageShape{height, width, 3, PixelType::kUint8};
 }
 
@@ -115,7 +115,7 @@ TEST(PipelineTailTest, FusedTailsEqualTheOpsRunOneByOne) {
       {"to_float, " + norm, rgb, 2},
       {"to_float, " + norm + ", " + norm, rgb, 3},
       {"to_float, " + norm, tiny, 2},
-      {"to_float, " + norm, Rgb(300, 400), 2},  // Wider than the 256 values: one probe row.
+      {"to_float, " + norm, RgbShape(300, 400), 2},  // Wider than the 256 values: one probe row.
       {"to_float, normalize(mean=[0.5], std=[0.25])", gray, 2},
       {"random_resized_crop(height=20, width=16), horizontal_flip, to_float, " + norm, rgb, 2},
       // The flip splits the run; normalize alone takes float32: no table.

@@ -6,6 +6,7 @@
 
 #include "augment/kernels/gaussian_blur.h"
 #include "augment/pipeline_text.h"
+#include "augment/testing/spec_from_text.h"
 #include "common/counter_rng.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -17,12 +18,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 constexpr ImageShape kSource{24, 32, 3, PixelType::kUint8};
-
-stoker::v1::PipelineSpec Spec(std::string_view text) {
-  auto spec = ParsePipelineText(text);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  return spec.ok() ? *spec : stoker::v1::PipelineSpec();
-}
 
 // A random uint8 image of `shape`, the same for the same key.
 std::vector<uint8_t> SourcePixels(const ImageShape& shape, uint64_t key) {
@@ -45,13 +40,13 @@ std::vector<uint8_t> RunOnce(const Pipeline& pipeline, std::vector<uint8_t>& sou
 }
 
 absl::Status CompileStatus(std::string_view text, const ImageShape& shape = kSource) {
-  return Pipeline::Compile(Spec(text), shape).status();
+  return Pipeline::Compile(SpecFromText(text), shape).status();
 }
 
 TEST(PipelineCompileTest, ShapesTypesAndDefaults) {
   auto pipeline = Pipeline::Compile(
-      Spec("to_float, gaussian_blur(ksize=5)*2, random_crop(height=20, width=16), "
-           "horizontal_flip, normalize(mean=[0.5,0.5,0.5], std=[0.2,0.2,0.2])"),
+      SpecFromText("to_float, gaussian_blur(ksize=5)*2, random_crop(height=20, width=16), "
+                   "horizontal_flip, normalize(mean=[0.5,0.5,0.5], std=[0.2,0.2,0.2])"),
       kSource);
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   EXPECT_EQ(pipeline->input_shape(), kSource);
@@ -63,7 +58,7 @@ TEST(PipelineCompileTest, ShapesTypesAndDefaults) {
 }
 
 TEST(PipelineCompileTest, ChwAndUint8Output) {
-  stoker::v1::PipelineSpec spec = Spec("random_crop(height=10, width=12)");
+  stoker::v1::PipelineSpec spec = SpecFromText("random_crop(height=10, width=12)");
   spec.set_output_layout(stoker::v1::LAYOUT_CHW);
   auto pipeline = Pipeline::Compile(spec, kSource);
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
@@ -80,7 +75,7 @@ TEST(PipelineCompileTest, EmptyOpListIsAllowed) {
 }
 
 TEST(PipelineCompileTest, UnsetOp) {
-  stoker::v1::PipelineSpec spec = Spec("to_float");
+  stoker::v1::PipelineSpec spec = SpecFromText("to_float");
   spec.add_ops();
   const absl::Status status = Pipeline::Compile(spec, kSource).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
@@ -185,7 +180,7 @@ TEST(PipelineRunTest, EmptyPipelineCopiesAndConverts) {
 TEST(PipelineRunTest, ToFloatThenUint8OutputRoundTrips) {
   // to_float gives x/255; the uint8 output casts without rescaling, so 0 and 255 map to 0 and 1.
   std::vector<uint8_t> source = {0, 255, 128, 255};
-  stoker::v1::PipelineSpec spec = Spec("to_float");
+  stoker::v1::PipelineSpec spec = SpecFromText("to_float");
   spec.set_output_dtype(stoker::v1::DTYPE_UINT8);
   auto pipeline = Pipeline::Compile(spec, ImageShape{2, 2, 1, PixelType::kUint8});
   ASSERT_TRUE(pipeline.ok());
@@ -195,7 +190,8 @@ TEST(PipelineRunTest, ToFloatThenUint8OutputRoundTrips) {
 
 TEST(PipelineRunTest, FixedSigmaBlurMatchesKernel) {
   std::vector<uint8_t> source = SourcePixels(kSource, 1);
-  auto pipeline = Pipeline::Compile(Spec("to_float, gaussian_blur(ksize=5, sigma=1.5)"), kSource);
+  auto pipeline =
+      Pipeline::Compile(SpecFromText("to_float, gaussian_blur(ksize=5, sigma=1.5)"), kSource);
   ASSERT_TRUE(pipeline.ok());
   PipelineWorkspace workspace;
   const std::vector<uint8_t> bytes = RunOnce(*pipeline, source, 0, &workspace);
@@ -215,7 +211,7 @@ TEST(PipelineRunTest, FixedSigmaBlurMatchesKernel) {
 // The number of RNG draws one run of the pipeline `text` makes on a kSource image.
 uint64_t DrawsOf(std::string_view text) {
   std::vector<uint8_t> source = SourcePixels(kSource, 2);
-  auto pipeline = Pipeline::Compile(Spec(text), kSource);
+  auto pipeline = Pipeline::Compile(SpecFromText(text), kSource);
   EXPECT_TRUE(pipeline.ok()) << pipeline.status();
   if (!pipeline.ok()) return 0;
   PipelineWorkspace workspace;
@@ -253,7 +249,7 @@ TEST(PipelineRunTest, DeterministicPerSample) {
   for (const char* text : kPipelines) {
     SCOPED_TRACE(text);
     std::vector<uint8_t> source = SourcePixels(kSource, 3);
-    auto pipeline = Pipeline::Compile(Spec(text), kSource);
+    auto pipeline = Pipeline::Compile(SpecFromText(text), kSource);
     ASSERT_TRUE(pipeline.ok()) << pipeline.status();
     PipelineWorkspace workspace, other_workspace;
     const std::vector<uint8_t> first = RunOnce(*pipeline, source, 5, &workspace);
@@ -271,8 +267,9 @@ TEST(PipelineRunTest, SourceIsNotModifiedAndWorkspaceStopsGrowing) {
   std::vector<uint8_t> source = SourcePixels(kSource, 4);
   const std::vector<uint8_t> original = source;
   auto pipeline = Pipeline::Compile(
-      Spec("to_float, gaussian_blur(ksize=5)*4, horizontal_flip(p=1), normalize(mean=[0,0,0], "
-           "std=[1,1,1])"),
+      SpecFromText(
+          "to_float, gaussian_blur(ksize=5)*4, horizontal_flip(p=1), normalize(mean=[0,0,0], "
+          "std=[1,1,1])"),
       kSource);
   ASSERT_TRUE(pipeline.ok());
   PipelineWorkspace workspace;
@@ -288,7 +285,7 @@ TEST(PipelineRunTest, SourceIsNotModifiedAndWorkspaceStopsGrowing) {
 
 TEST(PipelineRunTest, UnalignedFloatOutputGivesTheSameBytes) {
   std::vector<uint8_t> source = SourcePixels(kSource, 5);
-  stoker::v1::PipelineSpec spec = Spec("to_float, horizontal_flip");
+  stoker::v1::PipelineSpec spec = SpecFromText("to_float, horizontal_flip");
   for (stoker::v1::Layout layout : {stoker::v1::LAYOUT_HWC, stoker::v1::LAYOUT_CHW}) {
     spec.set_output_layout(layout);
     auto pipeline = Pipeline::Compile(spec, kSource);
@@ -305,7 +302,7 @@ TEST(PipelineRunTest, UnalignedFloatOutputGivesTheSameBytes) {
 
 TEST(PipelineRunTest, ChwFloatOutputIsTransposedHwc) {
   std::vector<uint8_t> source = SourcePixels(kSource, 6);
-  stoker::v1::PipelineSpec spec = Spec("to_float, gaussian_blur(ksize=3, sigma=1)");
+  stoker::v1::PipelineSpec spec = SpecFromText("to_float, gaussian_blur(ksize=3, sigma=1)");
   auto hwc = Pipeline::Compile(spec, kSource);
   spec.set_output_layout(stoker::v1::LAYOUT_CHW);
   auto chw = Pipeline::Compile(spec, kSource);
@@ -323,7 +320,7 @@ TEST(PipelineRunTest, ChwFloatOutputIsTransposedHwc) {
 }
 
 TEST(PipelineRunTest, WrongInputShape) {
-  auto pipeline = Pipeline::Compile(Spec("to_float"), kSource);
+  auto pipeline = Pipeline::Compile(SpecFromText("to_float"), kSource);
   ASSERT_TRUE(pipeline.ok());
   std::vector<uint8_t> source(kSource.elements()), out(pipeline->output_bytes_per_sample());
   PipelineWorkspace workspace;
@@ -336,8 +333,8 @@ TEST(PipelineRunTest, WrongInputShape) {
 }
 
 TEST(PipelineRunTest, TimesEachOpWhenAsked) {
-  auto pipeline = Pipeline::Compile(Spec("to_float, gaussian_blur(ksize=5)*2, horizontal_flip"),
-                                    kSource);
+  auto pipeline = Pipeline::Compile(
+      SpecFromText("to_float, gaussian_blur(ksize=5)*2, horizontal_flip"), kSource);
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   ASSERT_EQ(pipeline->num_ops(), 4u);
   EXPECT_EQ(pipeline->op_name(1), "gaussian_blur");

@@ -34,7 +34,7 @@ TEST(HttpStatusCodeTest, EveryRowOfTheTable) {
   EXPECT_EQ(HttpStatusCode(600), C::kFailedPrecondition);
 }
 
-HttpResponse Answer(long status, const std::string& retry_after = "") {
+HttpResponse ResponseWith(long status, const std::string& retry_after = "") {
   HttpResponse response;
   response.status = status;
   if (!retry_after.empty()) response.headers["retry-after"] = retry_after;
@@ -43,15 +43,15 @@ HttpResponse Answer(long status, const std::string& retry_after = "") {
 
 TEST(HttpAnswerStatusTest, CarriesRetryAfterOnlyWhenRetried) {
   FakeClock clock;
-  EXPECT_TRUE(HttpAnswerStatus(Answer(200), "x", &clock).ok());
-  const absl::Status throttled = HttpAnswerStatus(Answer(429, "12"), "u: HTTP 429", &clock);
+  EXPECT_TRUE(HttpAnswerStatus(ResponseWith(200), "x", &clock).ok());
+  const absl::Status throttled = HttpAnswerStatus(ResponseWith(429, "12"), "u: HTTP 429", &clock);
   EXPECT_EQ(throttled.code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(throttled.message(), "u: HTTP 429");
   EXPECT_THAT(RetryAfterOf(throttled), Optional(absl::Seconds(12)));
-  EXPECT_EQ(RetryAfterOf(HttpAnswerStatus(Answer(503), "u", &clock)), std::nullopt);
-  EXPECT_EQ(RetryAfterOf(HttpAnswerStatus(Answer(503, "soon"), "u", &clock)), std::nullopt);
+  EXPECT_EQ(RetryAfterOf(HttpAnswerStatus(ResponseWith(503), "u", &clock)), std::nullopt);
+  EXPECT_EQ(RetryAfterOf(HttpAnswerStatus(ResponseWith(503, "soon"), "u", &clock)), std::nullopt);
   // A 404 with Retry-After is not retried, so it carries no wait.
-  const absl::Status missing = HttpAnswerStatus(Answer(404, "5"), "u", &clock);
+  const absl::Status missing = HttpAnswerStatus(ResponseWith(404, "5"), "u", &clock);
   EXPECT_EQ(missing.code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(RetryAfterOf(missing), std::nullopt);
 }

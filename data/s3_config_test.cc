@@ -70,7 +70,7 @@ TEST(StorageSchemeTest, UnknownSchemesAreErrorsNamingTheScheme) {
   EXPECT_EQ(OpenStorage("gs://bucket/x").status().code(), absl::StatusCode::kInvalidArgument);
 }
 
-absl::Status Answer(long status, const std::string& code) {
+absl::Status S3ErrorStatus(long status, const std::string& code) {
   HttpResponse response;
   response.status = status;
   if (!code.empty()) response.body = "<Error><Code>" + code + "</Code></Error>";
@@ -79,23 +79,24 @@ absl::Status Answer(long status, const std::string& code) {
 }
 
 TEST(S3ErrorTest, CodesSayWhatToDo) {
-  EXPECT_EQ(Answer(403, "AccessDenied").code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_THAT(Answer(403, "SignatureDoesNotMatch").message(),
+  EXPECT_EQ(S3ErrorStatus(403, "AccessDenied").code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(S3ErrorStatus(403, "SignatureDoesNotMatch").message(),
               HasSubstr("s3://data/ds/shard-00001.stoker: access denied (SignatureDoesNotMatch, "
                         "HTTP 403) for access key id AKIAID"));
-  EXPECT_EQ(Answer(403, "").code(), absl::StatusCode::kPermissionDenied);  // A HEAD: no body.
-  EXPECT_EQ(Answer(404, "NoSuchBucket").code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(Answer(404, "NoSuchBucket").message(), HasSubstr("no such bucket data"));
-  EXPECT_THAT(Answer(404, "NoSuchKey").message(), HasSubstr("no such key"));
-  EXPECT_EQ(Answer(503, "SlowDown").code(), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(Answer(500, "InternalError").code(), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(Answer(400, "ExpiredToken").code(), absl::StatusCode::kUnauthenticated);
-  EXPECT_EQ(Answer(416, "InvalidRange").code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(S3ErrorStatus(403, "").code(),
+            absl::StatusCode::kPermissionDenied);  // A HEAD: no body.
+  EXPECT_EQ(S3ErrorStatus(404, "NoSuchBucket").code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(S3ErrorStatus(404, "NoSuchBucket").message(), HasSubstr("no such bucket data"));
+  EXPECT_THAT(S3ErrorStatus(404, "NoSuchKey").message(), HasSubstr("no such key"));
+  EXPECT_EQ(S3ErrorStatus(503, "SlowDown").code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(S3ErrorStatus(500, "InternalError").code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(S3ErrorStatus(400, "ExpiredToken").code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(S3ErrorStatus(416, "InvalidRange").code(), absl::StatusCode::kOutOfRange);
   // Other 4xx: the same request would fail again (data/http_status.h).
-  EXPECT_EQ(Answer(400, "InvalidRequest").code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(Answer(429, "").code(), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(Answer(400, "SlowDown").code(), absl::StatusCode::kUnavailable);
-  const absl::Status skew = Answer(403, "RequestTimeTooSkewed");
+  EXPECT_EQ(S3ErrorStatus(400, "InvalidRequest").code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(S3ErrorStatus(429, "").code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(S3ErrorStatus(400, "SlowDown").code(), absl::StatusCode::kUnavailable);
+  const absl::Status skew = S3ErrorStatus(403, "RequestTimeTooSkewed");
   EXPECT_EQ(skew.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(skew.message(), HasSubstr("this machine's clock differs"));
 }

@@ -13,7 +13,7 @@ namespace pb = ::stoker::v1;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-pb::JobSpec Spec(uint32_t world_size) {
+pb::JobSpec SpecOfWorldSize(uint32_t world_size) {
   pb::JobSpec spec;
   spec.mutable_dataset()->mutable_synthetic()->set_num_samples(20);
   spec.set_batch_size(2);
@@ -34,17 +34,17 @@ TEST(RangesTest, RoundTrip) {
 }
 
 TEST(SpecFingerprintTest, IgnoresWorldSizeOnly) {
-  EXPECT_EQ(SpecFingerprint(Spec(2)), SpecFingerprint(Spec(3)));
-  pb::JobSpec other = Spec(2);
+  EXPECT_EQ(SpecFingerprint(SpecOfWorldSize(2)), SpecFingerprint(SpecOfWorldSize(3)));
+  pb::JobSpec other = SpecOfWorldSize(2);
   other.set_seed(8);
-  EXPECT_NE(SpecFingerprint(Spec(2)), SpecFingerprint(other));
+  EXPECT_NE(SpecFingerprint(SpecOfWorldSize(2)), SpecFingerprint(other));
 }
 
 TEST(JobSpecHashTest, IsPinned) {
   // The hash names default jobs and fingerprints tokens: it must not change across builds.
   pb::JobSpec spec;
   EXPECT_EQ(JobSpecHash(spec), 14695981039346656037ull);  // FNV-1a of no bytes
-  EXPECT_NE(JobSpecHash(Spec(2)), JobSpecHash(Spec(3)));
+  EXPECT_NE(JobSpecHash(SpecOfWorldSize(2)), JobSpecHash(SpecOfWorldSize(3)));
 }
 
 RankPosition Position(uint32_t epoch, uint64_t prefix, std::vector<uint64_t> other) {

@@ -14,8 +14,8 @@ using ::testing::HasSubstr;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 
-Span MakeSpan(Stage stage, uint32_t thread_id, uint64_t batch, int64_t start_ns, int64_t end_ns,
-              uint16_t name_id = 0) {
+Span ThreadSpan(Stage stage, uint32_t thread_id, uint64_t batch, int64_t start_ns, int64_t end_ns,
+                uint16_t name_id = 0) {
   Span span;
   span.stage = stage;
   span.thread_id = thread_id;
@@ -29,25 +29,28 @@ Span MakeSpan(Stage stage, uint32_t thread_id, uint64_t batch, int64_t start_ns,
 // A coordinator, one worker with a producer thread and a sender thread, one rank: two batches.
 std::vector<TraceProcess> TwoBatchesAcrossThreeProcesses() {
   TraceProcess coordinator{"coordinator", {}, {}, {{1, "rpc"}}, 0};
-  coordinator.spans = {MakeSpan(Stage::kLeaseGranted, 1, 0, 1'000, 1'000),
-                       MakeSpan(Stage::kLeaseGranted, 1, 1, 1'000, 1'000)};
+  coordinator.spans = {ThreadSpan(Stage::kLeaseGranted, 1, 0, 1'000, 1'000),
+                       ThreadSpan(Stage::kLeaseGranted, 1, 1, 1'000, 1'000)};
   TraceProcess worker{"worker 10.0.0.5:7000",
                       {},
                       {"", "gaussian_blur"},
                       {{4, "producer 0"}, {5, "sender"}},
                       250'000};
   worker.spans = {
-      MakeSpan(Stage::kDecode, 4, 0, 2'000, 5'000), MakeSpan(Stage::kOp, 4, 0, 5'000, 9'000, 1),
-      MakeSpan(Stage::kDecode, 4, 1, 9'000, 12'000), MakeSpan(Stage::kOp, 4, 1, 12'000, 16'000, 1),
+      ThreadSpan(Stage::kDecode, 4, 0, 2'000, 5'000), ThreadSpan(Stage::kOp, 4, 0, 5'000, 9'000, 1),
+      ThreadSpan(Stage::kDecode, 4, 1, 9'000, 12'000),
+      ThreadSpan(Stage::kOp, 4, 1, 12'000, 16'000, 1),
       // Both batches wait in the send queue at once: the second goes to a lane of its own.
-      MakeSpan(Stage::kQueue, 5, 0, 9'000, 17'000), MakeSpan(Stage::kQueue, 5, 1, 16'000, 17'500),
-      MakeSpan(Stage::kSend, 5, 0, 17'000, 17'500), MakeSpan(Stage::kSend, 5, 1, 17'500, 18'000)};
+      ThreadSpan(Stage::kQueue, 5, 0, 9'000, 17'000),
+      ThreadSpan(Stage::kQueue, 5, 1, 16'000, 17'500),
+      ThreadSpan(Stage::kSend, 5, 0, 17'000, 17'500),
+      ThreadSpan(Stage::kSend, 5, 1, 17'500, 18'000)};
   TraceProcess rank{"rank 0", {}, {}, {{2, "reader"}, {3, "consumer"}}, 400'000};
-  rank.spans = {MakeSpan(Stage::kReceive, 2, 0, 17'600, 18'000),
-                MakeSpan(Stage::kReceive, 2, 1, 18'100, 18'400),
-                MakeSpan(Stage::kHandoff, 3, 0, 18'500, 18'600),
-                MakeSpan(Stage::kConsumerStep, 3, 0, 18'600, 30'000),
-                MakeSpan(Stage::kHandoff, 3, 1, 30'000, 30'100)};
+  rank.spans = {ThreadSpan(Stage::kReceive, 2, 0, 17'600, 18'000),
+                ThreadSpan(Stage::kReceive, 2, 1, 18'100, 18'400),
+                ThreadSpan(Stage::kHandoff, 3, 0, 18'500, 18'600),
+                ThreadSpan(Stage::kConsumerStep, 3, 0, 18'600, 30'000),
+                ThreadSpan(Stage::kHandoff, 3, 1, 30'000, 30'100)};
   return {coordinator, worker, rank};
 }
 
@@ -71,7 +74,7 @@ TEST(ChromeTraceTest, OverlappingWaitsGoToExtraLanesAndOpsAreNamed) {
 }
 
 TEST(ChromeTraceTest, OneSpanIsWrittenExactly) {
-  TraceProcess rank{"rank \"7\"", {MakeSpan(Stage::kH2D, 9, 3, 5'000, 6'234)}, {}, {}, 1'500};
+  TraceProcess rank{"rank \"7\"", {ThreadSpan(Stage::kH2D, 9, 3, 5'000, 6'234)}, {}, {}, 1'500};
   EXPECT_EQ(WriteChromeTrace({rank}),
             "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
             "{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":0,"
@@ -149,10 +152,10 @@ TEST(MergeProcessTest, RenumbersNamesOfEachBatch) {
   // Two batch headers of one worker, each numbering its own names from 1.
   TraceProcess worker{"worker a:1", {}, {}, {}, 100};
   const TraceProcess first{
-      "", {MakeSpan(Stage::kOp, 4, 0, 0, 10, 1)}, {"", "resize"}, {{4, "p0"}}, 300};
+      "", {ThreadSpan(Stage::kOp, 4, 0, 0, 10, 1)}, {"", "resize"}, {{4, "p0"}}, 300};
   const TraceProcess second{
       "",
-      {MakeSpan(Stage::kOp, 4, 1, 10, 20, 1), MakeSpan(Stage::kOp, 4, 1, 20, 30, 2)},
+      {ThreadSpan(Stage::kOp, 4, 1, 10, 20, 1), ThreadSpan(Stage::kOp, 4, 1, 20, 30, 2)},
       {"", "flip", "resize"},
       {{4, "other"}},
       200};
@@ -175,7 +178,8 @@ TEST(MergeProcessTest, NamesAreBoundedAndSpansOfDroppedNamesKeepTheStage) {
     from.op_names.push_back("op" + std::to_string(i));
     from.thread_names[static_cast<uint32_t>(i)] = "t";
   }
-  from.spans = {MakeSpan(Stage::kOp, 1, 0, 0, 1, static_cast<uint16_t>(from.op_names.size() - 1))};
+  from.spans = {
+      ThreadSpan(Stage::kOp, 1, 0, 0, 1, static_cast<uint16_t>(from.op_names.size() - 1))};
   MergeProcess(from, &into);
   EXPECT_EQ(into.op_names.size(), kMaxNamesPerProcess);
   EXPECT_EQ(into.thread_names.size(), kMaxNamesPerProcess);

@@ -4,21 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "coordinator/status_matchers_for_test.h"
+#include "trace/span_for_test.h"
 
 namespace stoker::trace {
 namespace {
 
 using ::testing::HasSubstr;
-
-Span MakeSpan(Stage stage, uint64_t batch, int64_t start_ns, int64_t end_ns) {
-  Span span;
-  span.stage = stage;
-  span.thread_id = 1;
-  span.task = TaskKey{7, 0, batch};
-  span.start_ns = start_ns;
-  span.end_ns = end_ns;
-  return span;
-}
 
 double Late(const RankFootprint& footprint, Stage stage) {
   return footprint.late_stage_seconds[StageIndex(stage)];
@@ -26,20 +17,20 @@ double Late(const RankFootprint& footprint, Stage stage) {
 
 // Three batches; the consumer waits 500 ns for the third, whose op group was long.
 std::vector<TraceProcess> ThirdBatchLateOnTheWorker() {
-  TraceProcess coordinator{"coordinator", {MakeSpan(Stage::kLeaseGranted, 2, 50, 50)}, {}, {}, 0};
+  TraceProcess coordinator{"coordinator", {BatchSpan(Stage::kLeaseGranted, 2, 50, 50)}, {}, {}, 0};
   TraceProcess worker{
       "worker a:1",
-      {MakeSpan(Stage::kDecode, 1, 0, 300), MakeSpan(Stage::kDecode, 2, 100, 400),
-       MakeSpan(Stage::kOpGroup, 2, 400, 2000), MakeSpan(Stage::kSend, 2, 2000, 2400)},
+      {BatchSpan(Stage::kDecode, 1, 0, 300), BatchSpan(Stage::kDecode, 2, 100, 400),
+       BatchSpan(Stage::kOpGroup, 2, 400, 2000), BatchSpan(Stage::kSend, 2, 2000, 2400)},
       {},
       {},
       0};
   TraceProcess rank{
       "rank 0",
-      {MakeSpan(Stage::kHandoff, 0, 0, 10), MakeSpan(Stage::kConsumerStep, 0, 10, 1010),
-       MakeSpan(Stage::kHandoff, 1, 1010, 1020), MakeSpan(Stage::kConsumerStep, 1, 1020, 2020),
-       MakeSpan(Stage::kReceive, 2, 2400, 2500), MakeSpan(Stage::kHandoff, 2, 2520, 2530),
-       MakeSpan(Stage::kConsumerStep, 2, 2530, 3530)},
+      {BatchSpan(Stage::kHandoff, 0, 0, 10), BatchSpan(Stage::kConsumerStep, 0, 10, 1010),
+       BatchSpan(Stage::kHandoff, 1, 1010, 1020), BatchSpan(Stage::kConsumerStep, 1, 1020, 2020),
+       BatchSpan(Stage::kReceive, 2, 2400, 2500), BatchSpan(Stage::kHandoff, 2, 2520, 2530),
+       BatchSpan(Stage::kConsumerStep, 2, 2530, 3530)},
       {},
       {},
       0};

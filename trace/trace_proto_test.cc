@@ -15,7 +15,8 @@ using ::testing::UnorderedElementsAre;
 
 namespace pb = ::stoker::v1;
 
-Span MakeSpan(Stage stage, uint16_t name_id, uint32_t thread_id, int64_t start_ns, int64_t end_ns) {
+Span NamedSpan(Stage stage, uint16_t name_id, uint32_t thread_id, int64_t start_ns,
+               int64_t end_ns) {
   Span span;
   span.stage = stage;
   span.name_id = name_id;
@@ -30,8 +31,8 @@ const std::vector<std::string> kRecorderNames = {"", "resize", "flip", "gaussian
 
 TEST(BatchTraceTest, CarriesOnlyTheNamesItsSpansUseAndNoTask) {
   const std::vector<Span> spans = {
-      MakeSpan(Stage::kDecode, 0, 4, 100, 200), MakeSpan(Stage::kOpGroup, 3, 4, 200, 900),
-      MakeSpan(Stage::kOp, 1, 4, 900, 950), MakeSpan(Stage::kSend, 0, 6, 1000, 1100)};
+      NamedSpan(Stage::kDecode, 0, 4, 100, 200), NamedSpan(Stage::kOpGroup, 3, 4, 200, 900),
+      NamedSpan(Stage::kOp, 1, 4, 900, 950), NamedSpan(Stage::kSend, 0, 6, 1000, 1100)};
   const pb::BatchTrace trace =
       ToBatchTrace(spans, kRecorderNames, {{4, "producer 0"}, {5, "idle"}, {6, "sender"}});
   EXPECT_THAT(trace.op_names(), ElementsAre("gaussian_blur x10", "resize"));
@@ -44,18 +45,18 @@ TEST(BatchTraceTest, CarriesOnlyTheNamesItsSpansUseAndNoTask) {
 }
 
 TEST(BatchTraceTest, ComesBackAsTheHeadersTaskShiftedIntoTheReadersClock) {
-  const std::vector<Span> spans = {MakeSpan(Stage::kDecode, 0, 4, 100, 200),
-                                   MakeSpan(Stage::kOp, 2, 4, 200, 300)};
+  const std::vector<Span> spans = {NamedSpan(Stage::kDecode, 0, 4, 100, 200),
+                                   NamedSpan(Stage::kOp, 2, 4, 200, 300)};
   pb::BatchTrace trace = ToBatchTrace(spans, kRecorderNames, {});
   trace.add_spans()->set_stage(99);  // a stage of a newer worker: skipped
   const TraceProcess process = FromBatchTrace(trace, TaskKey{5, 1, 9}, -50);
-  EXPECT_THAT(process.spans, ElementsAre(MakeSpan(Stage::kDecode, 0, 4, 50, 150),
-                                         MakeSpan(Stage::kOp, 1, 4, 150, 250)));
+  EXPECT_THAT(process.spans, ElementsAre(NamedSpan(Stage::kDecode, 0, 4, 50, 150),
+                                         NamedSpan(Stage::kOp, 1, 4, 150, 250)));
   EXPECT_THAT(process.op_names, ElementsAre("", "flip"));
 }
 
 TEST(BatchTraceTest, KeepsAtMostTheLimitOfSpans) {
-  std::vector<Span> spans(kMaxSpansPerBatch + 10, MakeSpan(Stage::kDecode, 0, 1, 0, 1));
+  std::vector<Span> spans(kMaxSpansPerBatch + 10, NamedSpan(Stage::kDecode, 0, 1, 0, 1));
   EXPECT_EQ(ToBatchTrace(spans, kRecorderNames, {}).spans_size(), kMaxSpansPerBatch);
 }
 
@@ -133,7 +134,7 @@ TEST(ProcessSpansTest, RoundTripsAProcess) {
   process.name = "rank 2";
   process.op_names = {"", "normalize"};
   process.thread_names = {{3, "consumer"}};
-  process.spans = {MakeSpan(Stage::kHandoff, 0, 3, 10, 20), MakeSpan(Stage::kOp, 1, 3, 20, 30)};
+  process.spans = {NamedSpan(Stage::kHandoff, 0, 3, 10, 20), NamedSpan(Stage::kOp, 1, 3, 20, 30)};
   process.clock_error_bound_ns = 700;
   const pb::TraceProcessSpans message = ToProcessSpans(process);
   pb::TraceSpans heartbeat;

@@ -5,6 +5,7 @@
 
 #include "coordinator/status_matchers_for_test.h"
 #include "trace/chrome_trace_validator.h"
+#include "trace/span_for_test.h"
 
 namespace stoker::trace {
 namespace {
@@ -22,17 +23,6 @@ TraceStore::Options SmallOptions() {
   options.max_processes_per_job = 3;
   options.grace_ns = 2 * kSecond;
   return options;
-}
-
-Span MakeSpan(Stage stage, uint64_t batch, int64_t start_ns, int64_t end_ns, uint16_t name_id = 0) {
-  Span span;
-  span.stage = stage;
-  span.thread_id = 1;
-  span.task = TaskKey{7, 0, batch};
-  span.start_ns = start_ns;
-  span.end_ns = end_ns;
-  span.name_id = name_id;
-  return span;
 }
 
 TraceProcess Process(std::string name, std::vector<Span> spans,
@@ -61,16 +51,16 @@ TEST(TraceStoreTest, WindowOpensForItsDurationAndSamplingDefaultsToEveryTask) {
 
 TEST(TraceStoreTest, SpansAreTakenUntilTheGraceAfterTheWindowEnds) {
   TraceStore store(SmallOptions());
-  store.Add(7, 0, Process("rank 0", {MakeSpan(Stage::kReceive, 0, 0, 1)}));  // no window yet
+  store.Add(7, 0, Process("rank 0", {BatchSpan(Stage::kReceive, 0, 0, 1)}));  // no window yet
   ASSERT_TRUE(store.Start(7, 0, 10 * kSecond, 1).ok());
-  store.Add(7, 5 * kSecond, Process("rank 0", {MakeSpan(Stage::kReceive, 1, 0, 1)}));
-  store.Add(7, 11 * kSecond, Process("rank 0", {MakeSpan(Stage::kReceive, 2, 0, 1)}));  // grace
-  store.Add(7, 12 * kSecond, Process("rank 0", {MakeSpan(Stage::kReceive, 3, 0, 1)}));  // late
+  store.Add(7, 5 * kSecond, Process("rank 0", {BatchSpan(Stage::kReceive, 1, 0, 1)}));
+  store.Add(7, 11 * kSecond, Process("rank 0", {BatchSpan(Stage::kReceive, 2, 0, 1)}));  // grace
+  store.Add(7, 12 * kSecond, Process("rank 0", {BatchSpan(Stage::kReceive, 3, 0, 1)}));  // late
   const absl::StatusOr<TraceStore::Page> page = store.Read(7, 0, 100, 12 * kSecond);
   ASSERT_TRUE(page.ok()) << page.status();
   ASSERT_EQ(page->processes.size(), 1u);
-  EXPECT_EQ(page->processes[0].spans, (std::vector<Span>{MakeSpan(Stage::kReceive, 1, 0, 1),
-                                                         MakeSpan(Stage::kReceive, 2, 0, 1)}));
+  EXPECT_EQ(page->processes[0].spans, (std::vector<Span>{BatchSpan(Stage::kReceive, 1, 0, 1),
+                                                         BatchSpan(Stage::kReceive, 2, 0, 1)}));
   EXPECT_FALSE(page->tracing);
   EXPECT_EQ(page->next_token, 0u);
 }
@@ -78,12 +68,12 @@ TEST(TraceStoreTest, SpansAreTakenUntilTheGraceAfterTheWindowEnds) {
 TEST(TraceStoreTest, PagesFollowArrivalWithEachProcessesNames) {
   TraceStore store(SmallOptions());
   ASSERT_TRUE(store.Start(7, 0, 10 * kSecond, 1).ok());
-  store.Add(7, 1, Process("worker a:1", {MakeSpan(Stage::kOp, 0, 0, 5, 1)}, {"", "resize"}));
-  store.Add(7, 2, Process("rank 0", {MakeSpan(Stage::kReceive, 0, 6, 7)}));
+  store.Add(7, 1, Process("worker a:1", {BatchSpan(Stage::kOp, 0, 0, 5, 1)}, {"", "resize"}));
+  store.Add(7, 2, Process("rank 0", {BatchSpan(Stage::kReceive, 0, 6, 7)}));
   // The same worker again, its batch numbering names its own way.
   store.Add(
       7, 3,
-      Process("worker a:1", {MakeSpan(Stage::kOp, 1, 8, 9, 2), MakeSpan(Stage::kOp, 1, 9, 10, 1)},
+      Process("worker a:1", {BatchSpan(Stage::kOp, 1, 8, 9, 2), BatchSpan(Stage::kOp, 1, 9, 10, 1)},
               {"", "flip", "resize"}));
   const absl::StatusOr<TraceStore::Page> first = store.Read(7, 0, 2, 4);
   ASSERT_TRUE(first.ok()) << first.status();
@@ -96,8 +86,8 @@ TEST(TraceStoreTest, PagesFollowArrivalWithEachProcessesNames) {
   ASSERT_EQ(second->processes.size(), 1u);
   // Renumbered into the worker's table: resize stays 1, flip becomes 2.
   EXPECT_THAT(second->processes[0].op_names, ElementsAre("", "resize", "flip"));
-  EXPECT_EQ(second->processes[0].spans, (std::vector<Span>{MakeSpan(Stage::kOp, 1, 8, 9, 1),
-                                                           MakeSpan(Stage::kOp, 1, 9, 10, 2)}));
+  EXPECT_EQ(second->processes[0].spans, (std::vector<Span>{BatchSpan(Stage::kOp, 1, 8, 9, 1),
+                                                           BatchSpan(Stage::kOp, 1, 9, 10, 2)}));
   // At the end while the window is open: a token to poll again, with nothing new yet.
   const absl::StatusOr<TraceStore::Page> third = store.Read(7, second->next_token, 2, 4);
   ASSERT_TRUE(third.ok()) << third.status();
@@ -122,12 +112,12 @@ TEST(TraceStoreTest, SpansProcessesAndJobsAreBounded) {
   TraceStore store(SmallOptions());
   ASSERT_TRUE(store.Start(7, 0, 10 * kSecond, 1).ok());
   store.Add(7, 1,
-            Process("p1", {MakeSpan(Stage::kSend, 0, 0, 1), MakeSpan(Stage::kSend, 1, 1, 2)}));
-  store.Add(7, 1, Process("p2", {MakeSpan(Stage::kSend, 2, 0, 1)}));
-  store.Add(7, 1, Process("p3", {MakeSpan(Stage::kSend, 3, 0, 1)}));
-  store.Add(7, 1, Process("p4", {MakeSpan(Stage::kSend, 4, 0, 1)}));  // a fourth process
+            Process("p1", {BatchSpan(Stage::kSend, 0, 0, 1), BatchSpan(Stage::kSend, 1, 1, 2)}));
+  store.Add(7, 1, Process("p2", {BatchSpan(Stage::kSend, 2, 0, 1)}));
+  store.Add(7, 1, Process("p3", {BatchSpan(Stage::kSend, 3, 0, 1)}));
+  store.Add(7, 1, Process("p4", {BatchSpan(Stage::kSend, 4, 0, 1)}));  // a fourth process
   store.Add(7, 1,
-            Process("p1", {MakeSpan(Stage::kSend, 5, 0, 1), MakeSpan(Stage::kSend, 6, 1, 2)}));
+            Process("p1", {BatchSpan(Stage::kSend, 5, 0, 1), BatchSpan(Stage::kSend, 6, 1, 2)}));
   const absl::StatusOr<TraceStore::Page> page = store.Read(7, 0, 100, 2);
   ASSERT_TRUE(page.ok()) << page.status();
   EXPECT_EQ(page->processes.size(), 3u);
@@ -147,15 +137,15 @@ TEST(TraceStoreTest, SpansProcessesAndJobsAreBounded) {
 TEST(TraceStoreTest, ThreeRolesReadBackMakeAValidTimeline) {
   TraceStore store(TraceStore::Options{});
   ASSERT_TRUE(store.Start(7, 0, 10 * kSecond, 1).ok());
-  store.Add(7, 1, Process("coordinator", {MakeSpan(Stage::kLeaseGranted, 0, 100, 100)}));
+  store.Add(7, 1, Process("coordinator", {BatchSpan(Stage::kLeaseGranted, 0, 100, 100)}));
   store.Add(7, 1,
             Process("worker a:1",
-                    {MakeSpan(Stage::kDecode, 0, 200, 300), MakeSpan(Stage::kQueue, 0, 300, 900),
-                     MakeSpan(Stage::kSend, 0, 900, 950)}));
+                    {BatchSpan(Stage::kDecode, 0, 200, 300), BatchSpan(Stage::kQueue, 0, 300, 900),
+                     BatchSpan(Stage::kSend, 0, 900, 950)}));
   store.Add(7, 1,
-            Process("rank 0", {MakeSpan(Stage::kReceive, 0, 960, 990),
-                               MakeSpan(Stage::kBufferWait, 0, 990, 1200),
-                               MakeSpan(Stage::kHandoff, 0, 1200, 1250)}));
+            Process("rank 0", {BatchSpan(Stage::kReceive, 0, 960, 990),
+                               BatchSpan(Stage::kBufferWait, 0, 990, 1200),
+                               BatchSpan(Stage::kHandoff, 0, 1200, 1250)}));
   std::vector<TraceProcess> processes;
   // After the window and its grace (default 5 s): the last page ends the loop; 10 pages bound it.
   uint64_t token = 0;

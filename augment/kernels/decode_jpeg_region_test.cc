@@ -16,6 +16,7 @@
 #include "augment/kernels/jpeg_restart_markers.h"
 #include "augment/kernels/jpeg_restart_window.h"
 #include "augment/synthetic_images.h"
+#include "augment/testing/fixture_files.h"
 #include "common/bad_sample.h"
 #include "common/counter_rng.h"
 #include "gmock/gmock.h"
@@ -27,13 +28,6 @@ namespace {
 using ::testing::HasSubstr;
 
 constexpr DecodeLimits kLimits{50'000'000, 100};
-
-std::vector<uint8_t> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "cannot open " << path
-                         << " (python3-skimage, installed by scripts/install-deps.sh)";
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
 
 std::string SkimagePath(const std::string& name) {
   return std::string(STOKER_SKIMAGE_DATA_DIR) + "/" + name;
@@ -63,7 +57,7 @@ Pixels DecodeWhole(const std::vector<uint8_t>& bytes, uint32_t channels, uint32_
 std::vector<uint8_t> ReencodedPhoto(const std::string& png, uint32_t channels, uint32_t height,
                                     uint32_t width, bool progressive,
                                     ChromaSubsampling subsampling) {
-  Pixels photo = DecodeWhole(ReadFile(SkimagePath(png)), channels, 1);
+  Pixels photo = DecodeWhole(ReadFixtureFile(SkimagePath(png)), channels, 1);
   Pixels part{ImageShape{height, width, channels, PixelType::kUint8}, {}};
   part.data.resize(part.shape.elements());
   Crop(photo.view(), 0, 0, part.view());
@@ -155,7 +149,7 @@ TEST(DecodeJpegRegionTest, CameraJpegsAsTheyAre) {
   // rocket and hubble are 4:4:4, retina (1411 x 1411) 4:2:0.
   for (const char* name : {"rocket.jpg", "hubble_deep_field.jpg", "retina.jpg"}) {
     SCOPED_TRACE(name);
-    ExpectRegionsEqualWholeDecode(ReadFile(SkimagePath(name)));
+    ExpectRegionsEqualWholeDecode(ReadFixtureFile(SkimagePath(name)));
   }
 }
 
@@ -208,7 +202,8 @@ TEST(DecodeJpegRegionTest, GrayJpegs) {
 TEST(DecodeJpegRegionTest, CmykAndYcckJpegsConvertLikePil) {
   for (const char* name : {"cmyk_adobe.jpg", "cmyk_no_adobe.jpg", "ycck.jpg"}) {
     SCOPED_TRACE(name);
-    ExpectRegionsEqualWholeDecode(ReadFile(std::string(STOKER_PIL_FIXTURES_DIR) + "/" + name));
+    ExpectRegionsEqualWholeDecode(
+        ReadFixtureFile(std::string(STOKER_PIL_FIXTURES_DIR) + "/" + name));
   }
 }
 
@@ -333,7 +328,8 @@ TEST(DecodeJpegRegionTest, RestartMarkedFilesAreCutAndEqualTheWholeDecode) {
       WithRestartMarkers(ReencodedPhoto("camera.png", 1, 509, 383, false, ChromaSubsampling::k444));
   ExpectInteriorWindowIsCut(gray, 509, 383);
   ExpectRegionsEqualWholeDecode(gray);
-  const std::vector<uint8_t> camera = WithRestartMarkers(ReadFile(SkimagePath("retina.jpg")));
+  const std::vector<uint8_t> camera =
+      WithRestartMarkers(ReadFixtureFile(SkimagePath("retina.jpg")));
   ExpectInteriorWindowIsCut(camera, 1411, 1411);
   ExpectRegionsEqualWholeDecode(camera);
 }
@@ -342,7 +338,7 @@ TEST(DecodeJpegRegionTest, RestartMarkedCmykAndYcckFilesAreCutAndEqualTheWholeDe
   for (const char* name : {"cmyk_adobe.jpg", "cmyk_no_adobe.jpg", "ycck.jpg"}) {
     SCOPED_TRACE(name);
     const std::vector<uint8_t> jpeg =
-        WithRestartMarkers(ReadFile(std::string(STOKER_PIL_FIXTURES_DIR) + "/" + name));
+        WithRestartMarkers(ReadFixtureFile(std::string(STOKER_PIL_FIXTURES_DIR) + "/" + name));
     RestartCut cut;  // 37 x 47: an interval is a whole MCU row, so bottom windows are cut.
     EXPECT_TRUE(CutToRestartIntervals(jpeg, PixelRect{30, 0, 7, 47}, 1, &cut));
     ExpectRegionsEqualWholeDecode(jpeg);

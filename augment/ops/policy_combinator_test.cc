@@ -47,8 +47,8 @@ std::vector<uint8_t> RunText(std::string_view text, const std::vector<uint8_t>& 
   return out;
 }
 
-void ExpectInvalid(std::string_view text, std::string_view message,
-                   const ImageShape& shape = kShape) {
+void ExpectCombinatorInvalid(std::string_view text, std::string_view message,
+                             const ImageShape& shape = kShape) {
   absl::StatusOr<Pipeline> pipeline = Compile(text, shape);
   EXPECT_EQ(pipeline.status().code(), absl::StatusCode::kInvalidArgument) << text;
   EXPECT_THAT(std::string(pipeline.status().message()), HasSubstr(std::string(message))) << text;
@@ -80,31 +80,40 @@ TEST(CombinatorTest, ApplyChoiceAndOrderRunTheirOps) {
 }
 
 TEST(CombinatorTest, ErrorsNameTheNestedOp) {
-  ExpectInvalid("random_apply(ops=[])", "pipeline.ops[0] (random_apply): ops: give at least one");
-  ExpectInvalid("random_apply(ops=[invert, center_crop(height=4, width=4)])",
-                "pipeline.ops[0] (random_apply): ops[1] (center_crop): a nested op must keep "
-                "the image's shape; it turns 23x31x3 uint8 into 4x4x3 uint8");
-  ExpectInvalid("random_order(ops=[to_float])", "ops[0] (to_float): a nested op must keep");
-  ExpectInvalid("random_choice(ops=[posterize(bits=9)])", "ops[0] (posterize): bits must be");
-  ExpectInvalid("random_choice(ops=[invert, invert], p=[1])", "p takes one weight per op (2)");
-  ExpectInvalid("random_choice(ops=[invert], p=[0])", "p: the weights sum to 0");
-  ExpectInvalid("random_choice(ops=[invert], p=[-1])", "p[0] must be >= 0");
-  ExpectInvalid("random_apply(ops=[invert], p=2)", "p must be in [0, 1], got 2");
-  ExpectInvalid("random_apply(ops=[decode])", "decode must be the first op");
+  ExpectCombinatorInvalid("random_apply(ops=[])",
+                          "pipeline.ops[0] (random_apply): ops: give at least one");
+  ExpectCombinatorInvalid(
+      "random_apply(ops=[invert, center_crop(height=4, width=4)])",
+      "pipeline.ops[0] (random_apply): ops[1] (center_crop): a nested op must keep "
+      "the image's shape; it turns 23x31x3 uint8 into 4x4x3 uint8");
+  ExpectCombinatorInvalid("random_order(ops=[to_float])",
+                          "ops[0] (to_float): a nested op must keep");
+  ExpectCombinatorInvalid("random_choice(ops=[posterize(bits=9)])",
+                          "ops[0] (posterize): bits must be");
+  ExpectCombinatorInvalid("random_choice(ops=[invert, invert], p=[1])",
+                          "p takes one weight per op (2)");
+  ExpectCombinatorInvalid("random_choice(ops=[invert], p=[0])", "p: the weights sum to 0");
+  ExpectCombinatorInvalid("random_choice(ops=[invert], p=[-1])", "p[0] must be >= 0");
+  ExpectCombinatorInvalid("random_apply(ops=[invert], p=2)", "p must be in [0, 1], got 2");
+  ExpectCombinatorInvalid("random_apply(ops=[decode])", "decode must be the first op");
 }
 
 TEST(PolicyTest, ValidatesArguments) {
-  ExpectInvalid("to_float, rand_augment", "requires uint8 input");
-  ExpectInvalid("rand_augment(magnitude=31)", "magnitude must be in [0, 30], got 31");
-  ExpectInvalid("rand_augment(num_magnitude_bins=1)", "num_magnitude_bins must be in [2, 1000]");
-  ExpectInvalid("rand_augment(bilinear=2)", "bilinear must be 0 or 1");
-  ExpectInvalid("trivial_augment_wide(fill=[1, 2])", "fill takes 1 value or one per channel");
-  ExpectInvalid("auto_augment(policy=1)", "policy must be 0 (imagenet");
-  ExpectInvalid("aug_mix(severity=11)", "severity must be in [1, 10], got 11");
-  ExpectInvalid("aug_mix(mixture_width=0)", "mixture_width must be in [1, 32]");
-  ExpectInvalid("aug_mix(alpha=0)", "alpha must be > 0");
-  ExpectInvalid("rand_augment", "requires 1 or 3 channels", ImageShape{8, 8, 4, PixelType::kUint8});
-  ExpectInvalid("random_perspective(distortion_scale=1.5)", "distortion_scale must be in [0, 1]");
+  ExpectCombinatorInvalid("to_float, rand_augment", "requires uint8 input");
+  ExpectCombinatorInvalid("rand_augment(magnitude=31)", "magnitude must be in [0, 30], got 31");
+  ExpectCombinatorInvalid("rand_augment(num_magnitude_bins=1)",
+                          "num_magnitude_bins must be in [2, 1000]");
+  ExpectCombinatorInvalid("rand_augment(bilinear=2)", "bilinear must be 0 or 1");
+  ExpectCombinatorInvalid("trivial_augment_wide(fill=[1, 2])",
+                          "fill takes 1 value or one per channel");
+  ExpectCombinatorInvalid("auto_augment(policy=1)", "policy must be 0 (imagenet");
+  ExpectCombinatorInvalid("aug_mix(severity=11)", "severity must be in [1, 10], got 11");
+  ExpectCombinatorInvalid("aug_mix(mixture_width=0)", "mixture_width must be in [1, 32]");
+  ExpectCombinatorInvalid("aug_mix(alpha=0)", "alpha must be > 0");
+  ExpectCombinatorInvalid("rand_augment", "requires 1 or 3 channels",
+                          ImageShape{8, 8, 4, PixelType::kUint8});
+  ExpectCombinatorInvalid("random_perspective(distortion_scale=1.5)",
+                          "distortion_scale must be in [0, 1]");
 }
 
 TEST(PolicyTest, DeterministicPerSampleAndDifferentAcrossSamples) {
