@@ -1,6 +1,6 @@
 // The client's spans and clock hops (client_trace.h) with a fake clock.
 
-#include "trainer_client/client_trace.h"
+#include "trace/client_trace.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

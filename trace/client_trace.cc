@@ -1,4 +1,4 @@
-#include "trainer_client/client_trace.h"
+#include "trace/client_trace.h"
 
 #include <algorithm>
 #include <string>

@@ -1,5 +1,5 @@
-#ifndef STOKER_TRAINER_CLIENT_CLIENT_TRACE_H_
-#define STOKER_TRAINER_CLIENT_CLIENT_TRACE_H_
+#ifndef STOKER_TRACE_CLIENT_TRACE_H_
+#define STOKER_TRACE_CLIENT_TRACE_H_
 
 // The trainer client's side of batch timelines (docs/decisions/0046-batch-timeline.md): its own
 // stages of sampled batches (receive or decompress on the stream's callback thread; buffer_wait,
@@ -110,4 +110,4 @@ class ClientTrace {
 
 }  // namespace stoker
 
-#endif  // STOKER_TRAINER_CLIENT_CLIENT_TRACE_H_
+#endif  // STOKER_TRACE_CLIENT_TRACE_H_
