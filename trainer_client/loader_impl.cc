@@ -110,10 +110,7 @@ LoaderImpl::LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse
                    job_.batches_per_epoch_per_rank() * options_.spec.batch_size(), options_.rank),
       consumption_(env_.clock->Now()),
       policy_(CreditPolicy::ForJob(options_.prefetch_bytes, job_.batch_bytes(),
-                                   options_.balance_credit)),
-      gpu_sampler_(options_.gpu_pci_bus_id.empty()
-                       ? nullptr
-                       : GpuUtilizationSampler::Open(options_.gpu_pci_bus_id, env_.nvml_library)) {
+                                   options_.balance_credit)) {
   if (options_.compression != "auto") {
     // Validated by LoaderOptions::Validate.
     absl::StatusOr<v1::CompressionChoice> choice =

@@ -35,7 +35,6 @@
 #include "trainer_client/consumption_window.h"
 #include "trainer_client/credit_policy.h"
 #include "trainer_client/epoch_buffer.h"
-#include "trainer_client/gpu_utilization.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/loader_env.h"
 #include "trainer_client/loader_options.h"
@@ -151,9 +150,6 @@ class LoaderImpl {
   absl::BitGen jitter_ ABSL_GUARDED_BY(mu_);
   CreditPolicy policy_ ABSL_GUARDED_BY(mu_);
   ClientTrace trace_;  // thread-safe; its lock after mu_
-  // The fed GPU's utilization, sampled by the heartbeats (Start's, then the heartbeat thread's);
-  // null without LoaderOptions::gpu_pci_bus_id or NVML.
-  const std::unique_ptr<GpuUtilizationSampler> gpu_sampler_;
   // The sampled batch Next popped last and when, until the Loader hands it out.
   std::optional<std::pair<v1::TaskId, int64_t>> popped_traced_ ABSL_GUARDED_BY(mu_);
   // The last sampled batch handed out and when the consumer got it (its consumer_step follows).

@@ -66,9 +66,9 @@ absl::Status LoaderImpl::HeartbeatOnce() {
   request.set_client_clock_ns(clock);
   trace_.FillHeartbeat(&request);  // lost if the call fails: a trace is best effort
   std::vector<v1::TaskId> reported;
-  // Outside mu_: an NVML call may take a while.
+  // Outside mu_: a sample (an NVML call) may take a while.
   const std::optional<double> gpu_utilization =
-      gpu_sampler_ != nullptr ? gpu_sampler_->Sample() : std::nullopt;
+      env_.gpu_utilization != nullptr ? env_.gpu_utilization->Sample() : std::nullopt;
   {
     absl::MutexLock lock(&mu_);
     reported.swap(received_tasks_);
