@@ -7,7 +7,7 @@
 // One batch's path, in one thread: the producer's ProduceBatch with its timeline
 // (worker/batch_timeline.h), the stream writer's queue span and clock instants (AppendSpan),
 // the header's serialization and the client's parse of it, then the client's side
-// (trainer_client/client_trace.h): the worker spans moved into its clock, its receive,
+// (trace/client_trace.h): the worker spans moved into its clock, its receive,
 // buffer_wait, handoff and consumer_step spans, and a heartbeat's worth of spans every 16
 // batches. Off, the same code runs with sampling 0: what "zero when off" costs is in the off
 // figure. The payload's compression and the network are left out (they do not change with
@@ -28,8 +28,8 @@
 #include "bench/bench_util.h"
 #include "common/clock.h"
 #include "common/flags.h"
+#include "trace/client_trace.h"
 #include "trace/span_recorder.h"
-#include "trainer_client/client_trace.h"
 #include "worker/batch_producer.h"
 #include "worker/batch_timeline.h"
 

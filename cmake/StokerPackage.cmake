@@ -33,6 +33,7 @@ set_target_properties(stoker_grpc_tls PROPERTIES EXPORT_NAME grpc_tls)
 set_target_properties(stoker_coordinator_client PROPERTIES EXPORT_NAME coordinator_client)
 set_target_properties(stoker_trace PROPERTIES EXPORT_NAME trace)
 set_target_properties(stoker_trace_proto PROPERTIES EXPORT_NAME trace_proto)
+set_target_properties(stoker_client_trace PROPERTIES EXPORT_NAME client_trace)
 # stoker_cc_library only sets build-tree include directories; stoker_proto sets include/ itself.
 foreach(target stoker_common stoker_tls stoker_grpc_tls stoker_coordinator_client stoker_wire
     stoker_client)
@@ -41,6 +42,7 @@ endforeach()
 
 install(TARGETS stoker_proto stoker_common stoker_payload_codec stoker_tls stoker_grpc_tls
   stoker_plan stoker_coordinator_client stoker_wire stoker_client stoker_trace stoker_trace_proto
+  stoker_client_trace
   EXPORT stokerTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT client)

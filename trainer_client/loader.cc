@@ -94,19 +94,21 @@ absl::StatusOr<std::optional<Batch>> Loader::NextInEpoch(uint32_t epoch) {
 }
 
 absl::StatusOr<Batch> Loader::Finish(Batch batch) {
-  const bool traced = impl_->TraceSampled(batch.header().task());
+  const bool traced = impl_->trace().Sampled(batch.header().task());
   absl::StatusOr<Batch> finished =
       tail_ == nullptr ? absl::StatusOr<Batch>(std::move(batch)) : tail_->Apply(batch);
-  if (traced && finished.ok()) impl_->TraceHandedOut(finished->header().task());
+  if (traced && finished.ok()) impl_->trace().OnHandedOut(finished->header().task());
   return finished;
 }
 
-bool Loader::Traced(const Batch& batch) const { return impl_->TraceSampled(batch.header().task()); }
+bool Loader::Traced(const Batch& batch) const {
+  return impl_->trace().Sampled(batch.header().task());
+}
 
-int64_t Loader::TraceClockNanos() const { return impl_->TraceNow(); }
+int64_t Loader::TraceClockNanos() const { return impl_->trace().Now(); }
 
 void Loader::RecordDeviceCopy(const Batch& batch, int64_t start_ns, int64_t end_ns) {
-  impl_->TraceDeviceCopy(batch.header().task(), start_ns, end_ns);
+  impl_->trace().OnDeviceCopy(batch.header().task(), start_ns, end_ns);
 }
 
 EpochRange Loader::Epoch() { return EpochRange(this, current_epoch()); }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -16,7 +17,6 @@
 #include "coordinator/coordinator_client.h"
 #include "stoker/v1/pipeline.pb.h"
 #include "trainer_client/batch.h"
-#include "trainer_client/gpu_utilization.h"
 #include "trainer_client/worker_stream.h"
 
 namespace stoker {
@@ -38,6 +38,17 @@ class BatchTail {
 using BatchTailFactory = std::function<absl::StatusOr<std::unique_ptr<BatchTail>>(
     const v1::PipelineSpec& tail, absl::Span<const int64_t> worker_batch_shape)>;
 
+// The utilization of the GPU the trainer feeds, sampled once per heartbeat and reported as
+// ClientStats.gpu_utilization (for `stoker-ctl report`). The NVML implementation is
+// NvmlGpuUtilizationSampler (device/gpu_utilization.h). Called by one thread at a time.
+class GpuUtilizationSampler {
+ public:
+  virtual ~GpuUtilizationSampler() = default;
+  // The fraction of the recent past in which a kernel ran on the GPU, in [0, 1]; nullopt when
+  // unknown.
+  virtual std::optional<double> Sample() = 0;
+};
+
 struct LoaderEnv {
   std::shared_ptr<CoordinatorClient> coordinator;
   std::shared_ptr<WorkerStreamFactory> worker_streams;
@@ -47,8 +58,8 @@ struct LoaderEnv {
   // Lets the Loader run a job's tail (ClientTailFactory()): with it an unset JobSpec.tail asks
   // for AUTO; null: it asks for WORKER, and tail_on_client fails with FAILED_PRECONDITION.
   BatchTailFactory tail;
-  // The NVML library sampled for LoaderOptions::gpu_pci_bus_id (tests pass a stand-in).
-  std::string nvml_library = kNvmlLibrary;
+  // The fed GPU's utilization, sampled by the heartbeats; null: none is reported, at no cost.
+  std::shared_ptr<GpuUtilizationSampler> gpu_utilization;
 };
 
 }  // namespace stoker

@@ -1,16 +1,14 @@
-// LoaderImpl: opening, consuming, stopping, statistics. Heartbeats and stream management are in
-// loader_streams.cc.
+// LoaderImpl: opening, consuming, stopping, statistics. Heartbeats and the stream callbacks are
+// in loader_heartbeat.cc.
 
 #include "trainer_client/loader_impl.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "common/heap_tuning.h"
 #include "common/logging.h"
-#include "common/payload_codec.h"
 #include "common/read_wakeup_tuning.h"
 #include "common/retry.h"
 #include "common/status_macros.h"
@@ -30,24 +28,6 @@ std::string RandomClientId() {
   return absl::StrCat(absl::Hex(absl::Uniform<uint64_t>(gen), absl::kZeroPad16));
 }
 
-EpochBuffer::Config BufferConfig(const LoaderOptions& options, const v1::OpenJobResponse& job) {
-  EpochBuffer::Config config;
-  config.job_id = job.job_id();
-  config.epochs = options.spec.epochs();
-  config.batches_per_epoch = job.batches_per_epoch_per_rank();
-  config.rank = options.rank;
-  config.world_size = options.spec.world_size();
-  config.ordered = options.ordered;
-  const v1::ResumePoint& start = job.start();
-  if (start.resumed()) {
-    config.resumed = true;
-    config.first_epoch = start.epoch();
-    config.first_deal.assign(start.deal().begin(), start.deal().end());
-    config.first_consumed = ConsumedBeforeResume(start);
-  }
-  return config;
-}
-
 // INVALID_ARGUMENT when the coordinator's resume point does not fit the job (a batch of the deal
 // listed twice or past the limit).
 absl::Status CheckStart(const LoaderOptions& options, const v1::OpenJobResponse& job) {
@@ -57,10 +37,6 @@ absl::Status CheckStart(const LoaderOptions& options, const v1::OpenJobResponse&
                                job.batches_per_epoch_per_rank(), options.spec.epochs(),
                                start.epoch(), {start.deal().begin(), start.deal().end()})
       .CheckResumed("OpenJobResponse.start.deal");
-}
-
-bool SameTask(const v1::TaskId& a, const v1::TaskId& b) {
-  return a.job_id() == b.job_id() && a.epoch() == b.epoch() && a.batch_index() == b.batch_index();
 }
 
 }  // namespace
@@ -101,26 +77,11 @@ LoaderImpl::LoaderImpl(LoaderOptions options, LoaderEnv env, v1::OpenJobResponse
     : options_(std::move(options)),
       env_(std::move(env)),
       job_(std::move(job)),
-      pool_(std::make_shared<MessagePool>(/*max_free=*/4)),
-      gather_buffers_(std::make_shared<BufferPool>(/*max_free=*/4)),
-      buffer_(BufferConfig(options_, job_)),
-      bad_samples_(options_.spec.has_max_bad_sample_fraction()
-                       ? options_.spec.max_bad_sample_fraction()
-                       : BadSampleBudget::kDefaultFraction,
-                   job_.batches_per_epoch_per_rank() * options_.spec.batch_size(), options_.rank),
-      consumption_(env_.clock->Now()),
-      policy_(CreditPolicy::ForJob(options_.prefetch_bytes, job_.batch_bytes(),
-                                   options_.balance_credit)),
-      gpu_sampler_(options_.gpu_pci_bus_id.empty()
-                       ? nullptr
-                       : GpuUtilizationSampler::Open(options_.gpu_pci_bus_id, env_.nvml_library)) {
-  if (options_.compression != "auto") {
-    // Validated by LoaderOptions::Validate.
-    absl::StatusOr<v1::CompressionChoice> choice =
-        ParseCompressionChoice(options_.compression, "compression");
-    if (choice.ok() && !IsRaw(choice->codec())) open_compression_ = *choice;
-  }
-}
+      consumer_(options_, job_, env_.clock->Now()),
+      streams_(options_, job_, env_.clock, env_.worker_streams.get(), &trace_,
+               {.on_batch = [this](StreamDelivery delivery) { OnBatch(std::move(delivery)); },
+                .on_done = [this](StreamId id,
+                                  const absl::Status& status) { OnStreamDone(id, status); }}) {}
 
 LoaderImpl::~LoaderImpl() { Stop(); }
 
@@ -134,26 +95,19 @@ absl::Status LoaderImpl::Start() {
 }
 
 bool LoaderImpl::CanReturnLocked(std::optional<uint32_t> epoch) const {
-  return stopping_ || !fatal_.ok() || buffer_.has_ready() || buffer_.done() ||
-         (epoch.has_value() && buffer_.current_epoch() > *epoch);
+  return stopping_ || !fatal_.ok() || consumer_.CanReturn(epoch);
 }
 
 absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> epoch) {
   const absl::Time entered = env_.clock->Now();
+  trace_.OnNextCalled();
   absl::MutexLock lock(&mu_);
-  if (last_return_.has_value()) {
-    stats_.step_seconds += absl::ToDoubleSeconds(entered - *last_return_);
-    consumption_.RecordStep(entered, entered - *last_return_);
-  }
-  TraceStepLocked();
+  consumer_.OnNextEntered(entered);
   auto finish =
       [&](absl::StatusOr<std::optional<Batch>> result) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
         // Ends the stall and replenishes a handed-out batch's stream; inside Next's time.
         GrantCreditsLocked();
-        const absl::Time now = env_.clock->Now();
-        stats_.wait_seconds += absl::ToDoubleSeconds(now - entered);
-        consumption_.RecordWait(now, now - entered, result.ok() && result->has_value());
-        last_return_ = now;
+        consumer_.OnNextReturned(entered, env_.clock->Now(), result.ok() && result->has_value());
         return result;
       };
   struct WaitArgs {
@@ -167,76 +121,22 @@ absl::StatusOr<std::optional<Batch>> LoaderImpl::Next(std::optional<uint32_t> ep
   while (true) {
     if (!fatal_.ok()) return finish(fatal_);
     if (stopping_) return finish(absl::CancelledError("loader stopped"));
-    if (epoch.has_value() && !buffer_.done() && buffer_.current_epoch() > *epoch) {
-      return finish(std::optional<Batch>());
-    }
+    if (consumer_.EpochOver(epoch)) return finish(std::optional<Batch>());
     StreamId source = 0;
-    if (std::optional<Batch> batch = buffer_.Pop(&source)) {
-      ++stats_.batches_delivered;
-      policy_.OnHandedOut(source);
-      if (const int64_t popped = TracePopped(batch->header().task()); popped != 0) {
-        popped_traced_.emplace(batch->header().task(), popped);
-      }
+    if (std::optional<Batch> batch = consumer_.Pop(&source)) {
+      streams_.OnHandedOut(source);
+      trace_.OnPopped(batch->header().task());
       return finish(std::move(batch));
     }
-    if (buffer_.done()) return finish(std::optional<Batch>());
-    ++waiters_;
+    if (consumer_.buffer().done()) return finish(std::optional<Batch>());
+    consumer_.BeginWait();
     GrantCreditsLocked();  // starts the stall: may grant its extra credit
     mu_.Await(absl::Condition(+can_return, &args));
-    --waiters_;
+    consumer_.EndWait();
   }
 }
 
-void LoaderImpl::TraceStepLocked() {
-  if (!last_traced_handout_.has_value()) return;
-  const auto& [task, returned_ns] = *last_traced_handout_;
-  trace_.Record(trace::Stage::kConsumerStep, task, returned_ns, trace_.Now(), "consumer");
-  last_traced_handout_.reset();
-}
-
-int64_t LoaderImpl::TracePopped(const v1::TaskId& task) {
-  if (!trace_.Sampled(task)) return 0;
-  const int64_t popped = trace_.Now();
-  if (std::optional<int64_t> accepted = trace_.TakeAccepted(task)) {
-    trace_.Record(trace::Stage::kBufferWait, task, *accepted, popped, "consumer");
-  }
-  return popped;
-}
-
-void LoaderImpl::TraceHandedOut(const v1::TaskId& task) {
-  absl::MutexLock lock(&mu_);
-  if (!popped_traced_.has_value() || !SameTask(popped_traced_->first, task)) return;
-  const int64_t now = trace_.Now();
-  trace_.Record(trace::Stage::kHandoff, task, popped_traced_->second, now, "consumer");
-  last_traced_handout_.emplace(task, now);
-  popped_traced_.reset();
-}
-
-void LoaderImpl::TraceDeviceCopy(const v1::TaskId& task, int64_t start_ns, int64_t end_ns) {
-  trace_.Record(trace::Stage::kH2D, task, start_ns, end_ns, "consumer");
-  absl::MutexLock lock(&mu_);
-  if (last_traced_handout_.has_value() && SameTask(last_traced_handout_->first, task)) {
-    last_traced_handout_->second = std::max(last_traced_handout_->second, end_ns);
-  }
-}
-
-void LoaderImpl::GrantCreditsLocked() {
-  ConsumerView view;
-  view.waiting = waiters_ > 0;
-  view.ready = buffer_.has_ready() || buffer_.done();
-  view.buffered = buffer_.buffered();
-  for (const CreditGrant& grant : policy_.TakeCreditGrants(view, env_.clock->Now())) {
-    auto it = streams_.find(grant.stream);
-    if (it == streams_.end() || it->second.done || it->second.stream == nullptr) continue;
-    it->second.stream->GrantCredit(grant.credits);
-  }
-  const uint64_t batch_bytes = job_.batch_bytes();
-  stats_.budget_bytes =
-      std::max<uint64_t>(options_.prefetch_bytes, batch_bytes * policy_.streams());
-  stats_.max_committed_bytes =
-      std::max(stats_.max_committed_bytes, policy_.committed(view.buffered) * batch_bytes);
-  stats_.max_stall_extra = std::max(stats_.max_stall_extra, policy_.extra_credit());
-}
+void LoaderImpl::GrantCreditsLocked() { streams_.GrantCredits(consumer_.view()); }
 
 void LoaderImpl::FailLocked(absl::Status status) {
   if (!fatal_.ok()) return;
@@ -247,7 +147,7 @@ void LoaderImpl::FailLocked(absl::Status status) {
 
 uint32_t LoaderImpl::current_epoch() const {
   absl::MutexLock lock(&mu_);
-  return buffer_.current_epoch();
+  return consumer_.buffer().current_epoch();
 }
 
 std::string LoaderImpl::ResumeToken() const {
@@ -258,7 +158,7 @@ std::string LoaderImpl::ResumeToken() const {
   position.batches_per_rank = job_.batches_per_epoch_per_rank();
   {
     absl::MutexLock lock(&mu_);
-    EpochBuffer::Progress progress = buffer_.progress();
+    EpochBuffer::Progress progress = consumer_.buffer().progress();
     position.epoch = progress.epoch;
     position.prefix = progress.prefix;
     position.other = std::move(progress.other);
@@ -268,16 +168,9 @@ std::string LoaderImpl::ResumeToken() const {
 
 LoaderStats LoaderImpl::stats() const {
   absl::MutexLock lock(&mu_);
-  LoaderStats stats = stats_;
+  LoaderStats stats = consumer_.stats();
+  streams_.AddStats(&stats);
   stats.failed = !fatal_.ok();
-  stats.workers.clear();
-  for (const auto& [worker_id, received] : worker_stats_) {
-    WorkerReceiveStats worker = received;
-    for (const auto& [id, state] : streams_) {
-      if (!state.done && state.address == worker.address) worker.share = policy_.share(id);
-    }
-    stats.workers.push_back(worker);
-  }
   return stats;
 }
 
@@ -289,27 +182,18 @@ void LoaderImpl::Stop() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
-    report_received = !received_tasks_.empty() && heartbeat_failures_ == 0 && fatal_.ok();
+    report_received = consumer_.has_received_report() && heartbeat_failures_ == 0 && fatal_.ok();
   }
   if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
 
   // Half-close every stream; the workers end them. Pointers stay valid: only ReapEndedStreams
   // erases streams, and no other thread calls it once the heartbeat thread has stopped.
   auto open_streams = [this] {
-    std::vector<WorkerStream*> open;
     absl::MutexLock lock(&mu_);
-    for (auto& [id, state] : streams_) {
-      if (!state.done) open.push_back(state.stream.get());
-    }
-    return open;
+    return streams_.OpenStreams();
   };
   for (WorkerStream* stream : open_streams()) stream->Close();
-  auto all_done = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    for (const auto& [id, state] : streams_) {
-      if (!state.done) return false;
-    }
-    return true;
-  };
+  auto all_done = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return streams_.all_done(); };
   {
     absl::MutexLock lock(&mu_);
     env_.clock->AwaitWithTimeout(&mu_, absl::Condition(&all_done), kCloseGrace);

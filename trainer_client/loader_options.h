@@ -88,12 +88,6 @@ struct LoaderOptions {
   // per stream what delivers the most images per second (compression_auto.h). A worker that does
   // not offer the codec (or predates compression) sends raw payloads.
   std::string compression = "none";
-  // The PCI bus id of the CUDA device this trainer feeds, as cudaDeviceGetPCIBusId writes it
-  // ("0000:3b:00.0"; the Python module sets it for device="cuda:N"). Heartbeats then carry the
-  // GPU's utilization (ClientStats.gpu_utilization), sampled through NVML once per heartbeat
-  // where the NVIDIA driver provides NVML (gpu_utilization.h), unknown elsewhere. Empty: none is
-  // sampled, at no cost.
-  std::string gpu_pci_bus_id;
 
   // OK, or INVALID_ARGUMENT naming the first bad field, e.g.
   // "rank: must be < spec.world_size (2), got 2".

@@ -10,8 +10,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "trace/client_trace.h"
 #include "trace/span.h"
-#include "trainer_client/client_trace.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/testing/fake_env.h"
 #include "trainer_client/testing/loader_test_fixture.h"

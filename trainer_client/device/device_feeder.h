@@ -120,8 +120,8 @@ class DeviceFeeder {
 };
 
 // The PCI bus id of `device` when it is "cuda" or "cuda:N" ("0000:3b:00.0"), for
-// LoaderOptions::gpu_pci_bus_id; empty for the CPU, a bad device, a build without CUDA, or when
-// CUDA cannot say (no driver, no such device).
+// NvmlGpuUtilizationSampler::Open (gpu_utilization.h); empty for the CPU, a bad device, a build
+// without CUDA, or when CUDA cannot say (no driver, no such device).
 std::string CudaPciBusIdOf(const std::string& device);
 
 }  // namespace stoker

@@ -31,6 +31,7 @@
 #include "trainer_client/batch.h"
 #include "trainer_client/client_tail.h"
 #include "trainer_client/device/device_feeder.h"
+#include "trainer_client/device/gpu_utilization.h"
 #include "trainer_client/device/tail_on_device.h"
 #include "trainer_client/hybrid/local_producer.h"
 #include "trainer_client/loader.h"
@@ -165,8 +166,6 @@ class PyLoader {
   static std::shared_ptr<PyLoader> Create(const PythonLoaderConfig& config) {
     absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
     if (!options.ok()) ThrowStatus(options.status());
-    // Heartbeats then carry the GPU's utilization where NVML is present (gpu_utilization.h).
-    options->gpu_pci_bus_id = CudaPciBusIdOf(config.device);
     const bool device_tail = config.DeviceRunsTail(options->spec.pipeline());
     // Where DeviceTailFactory leaves the placed tail's normalization for the feeder.
     auto folded = std::make_shared<std::optional<DeviceNormalization>>();
@@ -186,6 +185,10 @@ class PyLoader {
       if (config.local_threads == 0 || local != nullptr) {
         LoaderEnv env;
         env.tail = device_tail ? DeviceTailFactory(folded) : ClientTailFactory();
+        // Heartbeats then carry the GPU's utilization where NVML is present.
+        if (const std::string bus_id = CudaPciBusIdOf(config.device); !bus_id.empty()) {
+          env.gpu_utilization = NvmlGpuUtilizationSampler::Open(bus_id);
+        }
         loader = Loader::Open(*options, std::move(env));
       }
     }

@@ -41,7 +41,7 @@ class LoaderTest : public ::testing::Test {
     env.coordinator = coordinator_;
     env.worker_streams = streams_;
     env.clock = &clock_;
-    env.nvml_library = nvml_library_;
+    env.gpu_utilization = gpu_utilization_;
     return Loader::Open(options_, env);
   }
 
@@ -75,8 +75,8 @@ class LoaderTest : public ::testing::Test {
   FakeClock clock_;  // the loader's time: heartbeats, backoff, stalls
   std::shared_ptr<FakeCoordinator> coordinator_;
   std::shared_ptr<FakeWorkerStreamFactory> streams_;
-  // The NVML sampled for options_.gpu_pci_bus_id.
-  std::string nvml_library_ = kNvmlLibrary;
+  // LoaderEnv::gpu_utilization (none by default).
+  std::shared_ptr<GpuUtilizationSampler> gpu_utilization_;
 };
 
 }  // namespace stoker::testing

@@ -1,7 +1,7 @@
 // The trainer's GPU utilization on a machine with an NVIDIA GPU and driver (label gpu; skipped
 // without a CUDA device): the driver's own libnvidia-ml.so.1 found for cuda:0's PCI bus id, and a
 // Loader feeding that device reporting it in its heartbeats. The unit tests cover the same code
-// against a stand-in NVML (trainer_client/gpu_utilization_test.cc).
+// against a stand-in NVML (trainer_client/device/gpu_utilization_test.cc).
 
 #include <cstdio>
 #include <memory>
@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "trainer_client/device/cuda/cuda_feeder.h"
 #include "trainer_client/device/device_feeder.h"
-#include "trainer_client/gpu_utilization.h"
+#include "trainer_client/device/gpu_utilization.h"
 #include "trainer_client/testing/loader_test_fixture.h"
 
 namespace stoker {
@@ -23,7 +23,7 @@ TEST(NvmlGpuTest, SamplesTheDriversNvmlForCuda0) {
   if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device";
   const std::string bus_id = CudaPciBusIdOf("cuda:0");
   ASSERT_FALSE(bus_id.empty());
-  std::unique_ptr<GpuUtilizationSampler> sampler = GpuUtilizationSampler::Open(bus_id);
+  std::unique_ptr<NvmlGpuUtilizationSampler> sampler = NvmlGpuUtilizationSampler::Open(bus_id);
   ASSERT_NE(sampler, nullptr) << kNvmlLibrary << " did not load or does not know " << bus_id;
   const std::optional<double> utilization = sampler->Sample();
   ASSERT_TRUE(utilization.has_value());
@@ -34,7 +34,8 @@ TEST(NvmlGpuTest, SamplesTheDriversNvmlForCuda0) {
 
 TEST_F(NvmlLoaderTest, HeartbeatsCarryCuda0sUtilization) {
   if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device";
-  options_.gpu_pci_bus_id = CudaPciBusIdOf("cuda:0");
+  gpu_utilization_ = NvmlGpuUtilizationSampler::Open(CudaPciBusIdOf("cuda:0"));
+  ASSERT_NE(gpu_utilization_, nullptr);
   auto loader = OpenOrDie();
   ASSERT_NE(loader, nullptr);
   ASSERT_TRUE(Heartbeats(2));

@@ -1,4 +1,4 @@
-#include "trainer_client/gpu_utilization.h"
+#include "trainer_client/device/gpu_utilization.h"
 
 #include <dlfcn.h>
 
@@ -22,7 +22,7 @@ using UtilizationRatesFn = NvmlReturn (*)(NvmlDevice, NvmlUtilization*);
 
 }  // namespace
 
-struct GpuUtilizationSampler::Nvml {
+struct NvmlGpuUtilizationSampler::Nvml {
   void* library = nullptr;
   bool initialized = false;
   ShutdownFn shutdown = nullptr;
@@ -35,8 +35,8 @@ struct GpuUtilizationSampler::Nvml {
   }
 };
 
-std::unique_ptr<GpuUtilizationSampler> GpuUtilizationSampler::Open(const std::string& pci_bus_id,
-                                                                   const std::string& library) {
+std::unique_ptr<NvmlGpuUtilizationSampler> NvmlGpuUtilizationSampler::Open(
+    const std::string& pci_bus_id, const std::string& library) {
   auto nvml = std::make_unique<Nvml>();
   nvml->library = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (nvml->library == nullptr) return nullptr;
@@ -53,14 +53,15 @@ std::unique_ptr<GpuUtilizationSampler> GpuUtilizationSampler::Open(const std::st
   if (init() != kNvmlSuccess) return nullptr;
   nvml->initialized = true;
   if (handle_by_pci_bus_id(pci_bus_id.c_str(), &nvml->device) != kNvmlSuccess) return nullptr;
-  return std::unique_ptr<GpuUtilizationSampler>(new GpuUtilizationSampler(std::move(nvml)));
+  return std::unique_ptr<NvmlGpuUtilizationSampler>(new NvmlGpuUtilizationSampler(std::move(nvml)));
 }
 
-GpuUtilizationSampler::GpuUtilizationSampler(std::unique_ptr<Nvml> nvml) : nvml_(std::move(nvml)) {}
+NvmlGpuUtilizationSampler::NvmlGpuUtilizationSampler(std::unique_ptr<Nvml> nvml)
+    : nvml_(std::move(nvml)) {}
 
-GpuUtilizationSampler::~GpuUtilizationSampler() = default;
+NvmlGpuUtilizationSampler::~NvmlGpuUtilizationSampler() = default;
 
-std::optional<double> GpuUtilizationSampler::Sample() {
+std::optional<double> NvmlGpuUtilizationSampler::Sample() {
   NvmlUtilization utilization{};
   if (nvml_->utilization_rates(nvml_->device, &utilization) != kNvmlSuccess) return std::nullopt;
   return std::min(1.0, utilization.gpu / 100.0);

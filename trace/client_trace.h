@@ -1,5 +1,5 @@
-#ifndef STOKER_TRAINER_CLIENT_CLIENT_TRACE_H_
-#define STOKER_TRAINER_CLIENT_CLIENT_TRACE_H_
+#ifndef STOKER_TRACE_CLIENT_TRACE_H_
+#define STOKER_TRACE_CLIENT_TRACE_H_
 
 // The trainer client's side of batch timelines (docs/decisions/0046-batch-timeline.md): its own
 // stages of sampled batches (receive or decompress on the stream's callback thread; buffer_wait,
@@ -27,6 +27,7 @@
 //
 // Thread-safe.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -80,6 +81,16 @@ class ClientTrace {
   void OnAccepted(const v1::TaskId& task, int64_t ns);
   std::optional<int64_t> TakeAccepted(const v1::TaskId& task);
 
+  // The consumer's side of a sampled batch, on its thread: Next took `task` from the buffer (its
+  // buffer_wait ends); the Loader handed it out, after the client tail (its handoff); the caller
+  // copied it to a device (an h2d span, after which the consumer's step starts); the consumer
+  // called Next again (its step since the last hand-out ends; one relaxed load while none is
+  // open). OnPopped ignores a task that is not sampled, OnHandedOut one that was not popped last.
+  void OnPopped(const v1::TaskId& task);
+  void OnHandedOut(const v1::TaskId& task);
+  void OnDeviceCopy(const v1::TaskId& task, int64_t start_ns, int64_t end_ns);
+  void OnNextCalled();
+
   // Moves the spans held into request->trace, in the coordinator's clock, within
   // kMaxProcessesPerHeartbeat and kMaxSpansPerHeartbeat; nothing before a hop-2 estimate.
   void FillHeartbeat(v1::ClientHeartbeatRequest* request);
@@ -106,8 +117,13 @@ class ClientTrace {
   // By (epoch, batch index): one job per client.
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, int64_t> accepted_ ABSL_GUARDED_BY(mu_);
   uint64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
+  // The sampled batch popped last and when, until it is handed out; the last one handed out and
+  // when its consumer step starts (step_open_: handed_out_ is set).
+  std::optional<std::pair<v1::TaskId, int64_t>> popped_ ABSL_GUARDED_BY(mu_);
+  std::optional<std::pair<v1::TaskId, int64_t>> handed_out_ ABSL_GUARDED_BY(mu_);
+  std::atomic<bool> step_open_{false};
 };
 
 }  // namespace stoker
 
-#endif  // STOKER_TRAINER_CLIENT_CLIENT_TRACE_H_
+#endif  // STOKER_TRACE_CLIENT_TRACE_H_

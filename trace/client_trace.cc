@@ -1,4 +1,4 @@
-#include "trainer_client/client_trace.h"
+#include "trace/client_trace.h"
 
 #include <algorithm>
 #include <string>
@@ -10,6 +10,9 @@
 
 namespace stoker {
 namespace {
+
+// The track of the consumer's stages ("consumer <thread id>").
+constexpr char kConsumerThread[] = "consumer";
 
 // `spans` of `process` as one heartbeat entry, moved by `shift_ns` into the coordinator's clock,
 // within the per-message limits of names (trace_proto.h): op names past the limit read as their
@@ -132,6 +135,44 @@ std::optional<int64_t> ClientTrace::TakeAccepted(const v1::TaskId& task) {
   const int64_t ns = it->second;
   accepted_.erase(it);
   return ns;
+}
+
+void ClientTrace::OnPopped(const v1::TaskId& task) {
+  if (!Sampled(task)) return;
+  const int64_t popped = Now();
+  if (std::optional<int64_t> accepted = TakeAccepted(task)) {
+    Record(trace::Stage::kBufferWait, task, *accepted, popped, kConsumerThread);
+  }
+  absl::MutexLock lock(&mu_);
+  popped_.emplace(task, popped);
+}
+
+void ClientTrace::OnHandedOut(const v1::TaskId& task) {
+  absl::MutexLock lock(&mu_);
+  if (!popped_.has_value() || KeyOf(popped_->first) != KeyOf(task)) return;
+  const int64_t now = Now();
+  Record(trace::Stage::kHandoff, task, popped_->second, now, kConsumerThread);
+  handed_out_.emplace(task, now);
+  step_open_.store(true, std::memory_order_relaxed);
+  popped_.reset();
+}
+
+void ClientTrace::OnDeviceCopy(const v1::TaskId& task, int64_t start_ns, int64_t end_ns) {
+  Record(trace::Stage::kH2D, task, start_ns, end_ns, kConsumerThread);
+  absl::MutexLock lock(&mu_);
+  if (handed_out_.has_value() && KeyOf(handed_out_->first) == KeyOf(task)) {
+    handed_out_->second = std::max(handed_out_->second, end_ns);
+  }
+}
+
+void ClientTrace::OnNextCalled() {
+  if (!step_open_.load(std::memory_order_relaxed)) return;
+  absl::MutexLock lock(&mu_);
+  if (!handed_out_.has_value()) return;
+  const auto& [task, returned_ns] = *handed_out_;
+  Record(trace::Stage::kConsumerStep, task, returned_ns, Now(), kConsumerThread);
+  handed_out_.reset();
+  step_open_.store(false, std::memory_order_relaxed);
 }
 
 void ClientTrace::FillHeartbeat(v1::ClientHeartbeatRequest* request) {

@@ -1,9 +1,12 @@
 // The client's spans and clock hops (client_trace.h) with a fake clock.
 
-#include "trainer_client/client_trace.h"
+#include "trace/client_trace.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <tuple>
+#include <vector>
 
 #include "trace/trace_proto.h"
 
@@ -105,6 +108,52 @@ TEST(ClientTraceTest, MovesWorkerAndOwnSpansIntoTheCoordinatorsClock) {
   pb::ClientHeartbeatRequest next;  // everything went out once
   trace.FillHeartbeat(&next);
   EXPECT_FALSE(next.has_trace());
+}
+
+// The consumer's stages of one sampled batch, in the coordinator's clock (offset +3500 ns):
+// buffer_wait from its acceptance to the pop, handoff to the hand-out, h2d as the caller timed
+// it, and the step from the copy's end to the next Next.
+TEST(ClientTraceTest, ConsumerStagesFollowTheBatchFromBufferToTheNextCall) {
+  ClientTrace trace(&FakeNow);
+  TurnOn(trace);
+  trace.OnAccepted(Task(5), 100);
+  fake_now = 300;
+  trace.OnPopped(Task(5));
+  trace.OnHandedOut(Task(6));  // not the batch popped last: ignored
+  fake_now = 400;
+  trace.OnHandedOut(Task(5));
+  trace.OnDeviceCopy(Task(5), 450, 600);
+  fake_now = 900;
+  trace.OnNextCalled();
+  trace.OnNextCalled();  // no step open: nothing
+
+  pb::ClientHeartbeatRequest request;
+  trace.FillHeartbeat(&request);
+  ASSERT_EQ(request.trace().processes_size(), 1);
+  std::vector<std::tuple<trace::Stage, int64_t, int64_t>> spans;
+  for (const pb::TraceSpan& span : request.trace().processes(0).spans()) {
+    EXPECT_EQ(span.task().batch_index(), 5u);
+    spans.emplace_back(static_cast<trace::Stage>(span.stage()), span.start_ns() - 3500,
+                       span.end_ns() - 3500);
+  }
+  EXPECT_THAT(spans, ::testing::ElementsAre(std::tuple{trace::Stage::kBufferWait, 100, 300},
+                                            std::tuple{trace::Stage::kHandoff, 300, 400},
+                                            std::tuple{trace::Stage::kH2D, 450, 600},
+                                            std::tuple{trace::Stage::kConsumerStep, 600, 900}));
+}
+
+TEST(ClientTraceTest, AnUnsampledBatchHasNoConsumerStages) {
+  ClientTrace trace(&FakeNow);
+  trace.OnPopped(Task(5));  // off: nothing is sampled
+  pb::ClientHeartbeatResponse response;
+  response.mutable_trace()->set_sample_one_in(1);
+  trace.OnHeartbeatResponse(0, response);
+  trace.OnHandedOut(Task(5));  // never popped while sampled
+  trace.OnNextCalled();
+  TurnOn(trace);
+  pb::ClientHeartbeatRequest request;
+  trace.FillHeartbeat(&request);
+  EXPECT_FALSE(request.has_trace());
 }
 
 TEST(ClientTraceTest, HoldsSpansUntilTheCoordinatorsOffsetIsKnown) {
