@@ -50,6 +50,8 @@ function(stoker_cc_test)
   endif()
   add_executable(${ARG_NAME} ${ARG_SRCS})
   stoker_apply_defaults(${ARG_NAME})
+  # Sources compiled in batches (STOKER_UNITY_TESTS, top-level CMakeLists.txt).
+  set_target_properties(${ARG_NAME} PROPERTIES UNITY_BUILD ${STOKER_UNITY_TESTS})
   # stoker_gtest_main (tests/testing/gtest_main.cc) exits 77 when a test called GTEST_SKIP and
   # none failed: CTest then shows the binary as skipped, not passed.
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} stoker_gtest_main)

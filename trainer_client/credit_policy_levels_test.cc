@@ -6,27 +6,17 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "trainer_client/credit_policy.h"
+#include "trainer_client/credit_policy_for_test.h"
 
 namespace stoker {
 namespace {
 
+using credit_testing::Budget;
+using credit_testing::Granted;
+using credit_testing::kT0;
+
 using ::testing::IsEmpty;
 using ::testing::Optional;
-
-const absl::Time kT0 = absl::FromUnixSeconds(1000);
-
-CreditPolicy::Config Budget(uint64_t batches, bool byte_cap = false) {
-  CreditPolicy::Config config;
-  config.budget_batches = batches;
-  config.byte_cap = byte_cap;
-  return config;
-}
-
-uint64_t Granted(const std::vector<CreditGrant>& grants) {
-  uint64_t total = 0;
-  for (const CreditGrant& grant : grants) total += grant.credits;
-  return total;
-}
 
 ConsumerView Waiting(size_t buffered) {
   ConsumerView view;

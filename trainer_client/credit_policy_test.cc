@@ -9,23 +9,14 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "trainer_client/credit_policy_for_test.h"
 
 namespace stoker {
 namespace {
 
-const absl::Time kT0 = absl::FromUnixSeconds(1000);
-
-CreditPolicy::Config Budget(uint64_t batches) {
-  CreditPolicy::Config config;
-  config.budget_batches = batches;
-  return config;
-}
-
-uint64_t Granted(const std::vector<CreditGrant>& grants) {
-  uint64_t total = 0;
-  for (const CreditGrant& grant : grants) total += grant.credits;
-  return total;
-}
+using credit_testing::Budget;
+using credit_testing::Granted;
+using credit_testing::kT0;
 
 uint64_t SumOfShares(const CreditPolicy& policy, std::vector<StreamId> ids) {
   uint64_t sum = 0;

@@ -11,7 +11,7 @@
 namespace stoker {
 namespace {
 
-constexpr uint64_t kJob = 7;
+constexpr uint64_t kStreamJob = 7;
 
 // Rank 0 of job 7 (batches of 6 bytes, 8 of them in the prefetch budget) over fake streams.
 class StreamSideTest : public ::testing::Test {
@@ -22,7 +22,7 @@ class StreamSideTest : public ::testing::Test {
     options_.prefetch_bytes = 6 * 8;
     options_.connect_backoff.initial = absl::Milliseconds(100);
     options_.connect_backoff.max = absl::Milliseconds(100);
-    job_.set_job_id(kJob);
+    job_.set_job_id(kStreamJob);
     job_.set_batch_bytes(6);
   }
 
@@ -42,7 +42,7 @@ class StreamSideTest : public ::testing::Test {
     return workers;
   }
   static Batch BatchOf(uint64_t index) {
-    return Batch(::stoker::testing::MakeBatchMessage(kJob, 0, index, /*worker_id=*/5));
+    return Batch(::stoker::testing::MakeBatchMessage(kStreamJob, 0, index, /*worker_id=*/5));
   }
 
   LoaderOptions options_;
@@ -62,7 +62,7 @@ TEST_F(StreamSideTest, OpensOneStreamPerListedWorkerThatOnlyWorkersAllows) {
   ASSERT_EQ(factory_.stream_count(), 1u);
   const auto stream = factory_.AwaitStream(0);
   EXPECT_EQ(stream->address(), "b:1");
-  EXPECT_EQ(stream->open().job_id(), kJob);
+  EXPECT_EQ(stream->open().job_id(), kStreamJob);
   EXPECT_EQ(stream->open().client_id(), "client-a");
 }
 
@@ -124,7 +124,7 @@ TEST_F(StreamSideTest, GrantsTheBudgetAsCredit) {
 TEST_F(StreamSideTest, TheReceivePathDecodesAndHandsTheBatchOn) {
   auto streams = Make();
   streams->Reconcile(Workers({"a:1"}), true);
-  factory_.AwaitStream(0)->Deliver(::stoker::testing::MakeBatchMessage(kJob, 0, 1));
+  factory_.AwaitStream(0)->Deliver(::stoker::testing::MakeBatchMessage(kStreamJob, 0, 1));
   ASSERT_EQ(delivered_.size(), 1u);
   EXPECT_EQ(delivered_[0].stream, 1u);
   ASSERT_TRUE(delivered_[0].decoded.ok()) << delivered_[0].decoded.status();

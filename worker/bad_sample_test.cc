@@ -9,9 +9,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "worker/batch_producer.h"
+#include "worker/task_id_for_test.h"
 
 namespace stoker {
 namespace {
+
+using worker_testing::TaskOf;
 
 namespace pb = ::stoker::v1;
 using ::testing::ElementsAre;
@@ -57,13 +60,6 @@ pb::JobSpec PlainJob(uint64_t batch_size) {
   return spec;
 }
 
-pb::TaskId Task(uint64_t batch) {
-  pb::TaskId task;
-  task.set_job_id(1);
-  task.set_batch_index(batch);
-  return task;
-}
-
 std::vector<uint64_t> Indices(const pb::BatchMessage& batch) {
   return {batch.header().sample_indices().begin(), batch.header().sample_indices().end()};
 }
@@ -76,20 +72,20 @@ TEST(BadSampleTest, ReplacedByTheNextGoodSampleOfThePlan) {
   ProducerScratch scratch;
   BadSampleCounters counters;
   pb::BatchMessage batch;
-  ASSERT_TRUE(ProduceBatch(**job, Task(0), 1, &scratch, &batch, &counters).ok());
+  ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 0, 0), 1, &scratch, &batch, &counters).ok());
   EXPECT_THAT(Indices(batch), ElementsAre(0, 1, 3, 3));
   EXPECT_THAT(batch.header().labels(), ElementsAre(0, 1, 3, 3));
   EXPECT_EQ(batch.data()[2 * 4], 3);  // Slot 2 (4 bytes a sample) holds the replacement.
   EXPECT_THAT(batch.header().bad_samples(), UnorderedElementsAre(Pair("corrupt_record", 1)));
 
   // Two bad in a row at the end of a batch: both replaced by 8, the next good one.
-  ASSERT_TRUE(ProduceBatch(**job, Task(1), 1, &scratch, &batch, &counters).ok());
+  ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 0, 1), 1, &scratch, &batch, &counters).ok());
   EXPECT_THAT(Indices(batch), ElementsAre(4, 5, 8, 8));
   EXPECT_THAT(batch.header().bad_samples(), UnorderedElementsAre(Pair("corrupt_record", 2)));
   EXPECT_EQ(counters.count(BadSampleReason::kCorruptRecord), 3u);
 
   // A clean batch carries no counts, even in a reused message.
-  ASSERT_TRUE(ProduceBatch(**job, Task(2), 1, &scratch, &batch, &counters).ok());
+  ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 0, 2), 1, &scratch, &batch, &counters).ok());
   EXPECT_TRUE(batch.header().bad_samples().empty());
 }
 
@@ -109,7 +105,7 @@ TEST(BadSampleTest, ReplacementWrapsAroundTheOrder) {
       std::make_unique<FlakySource>(8, std::set<uint64_t>{7}, BadSampleReason::kReadError));
   ProducerScratch scratch;
   pb::BatchMessage batch;
-  ASSERT_TRUE(ProduceBatch(**job, Task(1), 1, &scratch, &batch).ok());
+  ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 0, 1), 1, &scratch, &batch).ok());
   EXPECT_THAT(Indices(batch), ElementsAre(4, 5, 6, 0));
 }
 
@@ -120,7 +116,7 @@ TEST(BadSampleTest, TooManyBadInARowFailsTheBatch) {
       1, PlainJob(4), std::make_unique<FlakySource>(2000, all, BadSampleReason::kDecodeError));
   ProducerScratch scratch;
   pb::BatchMessage batch;
-  absl::Status status = ProduceBatch(**job, Task(0), 1, &scratch, &batch);
+  absl::Status status = ProduceBatch(**job, TaskOf(1, 0, 0), 1, &scratch, &batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
   EXPECT_FALSE(BadSampleReasonOf(status).has_value());
   EXPECT_THAT(std::string(status.message()), HasSubstr("the 1000 samples after it"));
@@ -133,7 +129,7 @@ TEST(BadSampleTest, OtherErrorsFailTheBatch) {
       std::make_unique<FlakySource>(8, std::set<uint64_t>{1}, BadSampleReason::kReadError, 2));
   ProducerScratch scratch;
   pb::BatchMessage batch;
-  EXPECT_EQ(ProduceBatch(**job, Task(0), 1, &scratch, &batch).code(),
+  EXPECT_EQ(ProduceBatch(**job, TaskOf(1, 0, 0), 1, &scratch, &batch).code(),
             absl::StatusCode::kUnavailable);
 }
 

@@ -9,27 +9,22 @@
 #include "gtest/gtest.h"
 #include "worker/simulated_batch.h"
 #include "worker/small_blur_job_for_test.h"
+#include "worker/task_id_for_test.h"
 
 namespace stoker {
 namespace {
 
-namespace pb = ::stoker::v1;
+using worker_testing::TaskOf;
 
-pb::TaskId Task(uint32_t epoch, uint64_t batch) {
-  pb::TaskId task;
-  task.set_job_id(1);
-  task.set_epoch(epoch);
-  task.set_batch_index(batch);
-  return task;
-}
+namespace pb = ::stoker::v1;
 
 TEST(ProduceBatchTest, FollowsThePlanAndIsDeterministic) {
   auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2));
   ASSERT_TRUE(job.ok()) << job.status();
   ProducerScratch scratch_a, scratch_b;
   pb::BatchMessage a, b;
-  ASSERT_TRUE(ProduceBatch(**job, Task(1, 3), 9, &scratch_a, &a).ok());
-  ASSERT_TRUE(ProduceBatch(**job, Task(1, 3), 9, &scratch_b, &b).ok());
+  ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 1, 3), 9, &scratch_a, &a).ok());
+  ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 1, 3), 9, &scratch_b, &b).ok());
   EXPECT_EQ(a.data(), b.data());
   EXPECT_EQ(a.data().size(), 4u * 3 * 16 * 12 * sizeof(float));
   EXPECT_EQ(std::vector<int64_t>(a.header().shape().begin(), a.header().shape().end()),
@@ -49,7 +44,7 @@ TEST(ProduceBatchTest, FollowsThePlanAndIsDeterministic) {
   }
 
   // Reusing a message for another task overwrites it completely.
-  ASSERT_TRUE(ProduceBatch(**job, Task(0, 3), 9, &scratch_a, &a).ok());
+  ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 0, 3), 9, &scratch_a, &a).ok());
   EXPECT_NE(a.data(), b.data());
 }
 
@@ -60,9 +55,9 @@ TEST(ProduceBatchTest, TaskPastThePlanIsOutOfRange) {
   pb::BatchMessage out;
   // 40 samples / 4 = 10 batches, 5 per rank; a resumed epoch may add pad batches up to
   // BatchIndexLimit(10, 2) = 24, so 24 does not exist.
-  EXPECT_EQ(ProduceBatch(**job, Task(0, 24), 1, &scratch, &out).code(),
+  EXPECT_EQ(ProduceBatch(**job, TaskOf(1, 0, 24), 1, &scratch, &out).code(),
             absl::StatusCode::kOutOfRange);
-  EXPECT_EQ(ProduceBatch(**job, Task(2, 0), 1, &scratch, &out).code(),
+  EXPECT_EQ(ProduceBatch(**job, TaskOf(1, 2, 0), 1, &scratch, &out).code(),
             absl::StatusCode::kInvalidArgument);
 }
 
@@ -75,7 +70,7 @@ TEST(BatchProducerTest, ProducesOnThreadsAndCountsBatches) {
   int done = 0;
   absl::Notification all_done;
   for (uint64_t g = 0; g < 10; ++g) {
-    producer.Submit(*job, Task(0, g),
+    producer.Submit(*job, TaskOf(1, 0, g),
                     [&](absl::Status status, std::unique_ptr<pb::BatchMessage> batch) {
                       EXPECT_TRUE(status.ok()) << status;
                       EXPECT_EQ(batch->header().worker_id(), 5u);
@@ -89,9 +84,10 @@ TEST(BatchProducerTest, ProducesOnThreadsAndCountsBatches) {
   EXPECT_EQ(producer.samples_produced(), 40u);
   producer.Stop();
   bool cancelled = false;
-  producer.Submit(*job, Task(0, 0), [&](absl::Status status, std::unique_ptr<pb::BatchMessage>) {
-    cancelled = status.code() == absl::StatusCode::kCancelled;
-  });
+  producer.Submit(*job, TaskOf(1, 0, 0),
+                  [&](absl::Status status, std::unique_ptr<pb::BatchMessage>) {
+                    cancelled = status.code() == absl::StatusCode::kCancelled;
+                  });
   EXPECT_TRUE(cancelled);
 }
 
@@ -109,7 +105,7 @@ pb::WorkerStats ProduceSimulated(FakeClock* clock, int batches,
       SimulatedProduction{absl::ZeroDuration(), SimulatedBatchMode::kSleep, absl::ZeroDuration()});
   absl::Notification all_done;
   for (int g = 0; g < batches; ++g) {
-    producer.Submit(*job, Task(0, static_cast<uint64_t>(g)),
+    producer.Submit(*job, TaskOf(1, 0, static_cast<uint64_t>(g)),
                     [&, g](absl::Status status, std::unique_ptr<pb::BatchMessage> batch) {
                       EXPECT_TRUE(status.ok()) << status;
                       hand_off();

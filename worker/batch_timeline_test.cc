@@ -12,20 +12,16 @@
 #include "trace/span.h"
 #include "worker/batch_producer.h"
 #include "worker/small_blur_job_for_test.h"
+#include "worker/task_id_for_test.h"
 
 namespace stoker {
 namespace {
 
+using worker_testing::TaskOf;
+
 namespace pb = ::stoker::v1;
 using ::testing::Contains;
 using ::testing::ElementsAre;
-
-pb::TaskId Task(uint64_t batch) {
-  pb::TaskId task;
-  task.set_job_id(1);
-  task.set_batch_index(batch);
-  return task;
-}
 
 // Produces `task` as a producer thread does, timeline included.
 pb::BatchMessage Produce(JobContext& job, const pb::TaskId& task, const LeaseStart& lease,
@@ -43,7 +39,7 @@ TEST(BatchTimelineTest, UntracedBatchesCarryNoSpans) {
   ASSERT_TRUE(job.ok()) << job.status();
   pb::BatchMessage reused;
   reused.mutable_header()->mutable_trace()->add_spans();  // a traced batch's pooled message
-  const pb::BatchMessage message = Produce(**job, Task(0), LeaseStart{}, reused);
+  const pb::BatchMessage message = Produce(**job, TaskOf(1, 0, 0), LeaseStart{}, reused);
   EXPECT_FALSE(message.header().has_trace());
 }
 
@@ -52,7 +48,7 @@ TEST(BatchTimelineTest, SampledBatchesCarryTheirStagesEndToEndOnTheProducerThrea
   ASSERT_TRUE(job.ok()) << job.status();
   (*job)->trace().SetSampling(1);
   const LeaseStart lease{trace::MonotonicNowNanos(), /*thread_id=*/4242};
-  const pb::BatchMessage message = Produce(**job, Task(2), lease);
+  const pb::BatchMessage message = Produce(**job, TaskOf(1, 0, 2), lease);
   ASSERT_TRUE(message.header().has_trace());
   const pb::BatchTrace& spans = message.header().trace();
   ASSERT_GE(spans.spans_size(), 4);
@@ -87,7 +83,7 @@ TEST(BatchTimelineTest, SamplesOneInNByTheTaskHash) {
   (*job)->trace().SetSampling(3);
   std::vector<bool> traced, expected;
   for (uint64_t batch = 0; batch < 6; ++batch) {
-    traced.push_back(Produce(**job, Task(batch), LeaseStart{}).header().has_trace());
+    traced.push_back(Produce(**job, TaskOf(1, 0, batch), LeaseStart{}).header().has_trace());
     expected.push_back(trace::TaskHash(trace::TaskKey{1, 0, batch}) % 3 == 0);
   }
   EXPECT_EQ(traced, expected);

@@ -21,7 +21,7 @@ using worker_testing::kBatchBytes;
 using worker_testing::kJob;
 using worker_testing::RecordingSink;
 
-WorkerConfig TestConfig() {
+WorkerConfig LeaseLoopConfig() {
   WorkerConfig config;
   config.threads = 1;
   config.memory_bytes = 8 * kBatchBytes;  // one stream's share: 4 batches
@@ -59,7 +59,7 @@ class LeaseLoopTest : public ::testing::Test {
     clock_.Advance(config_.max_lease_poll);
   }
 
-  const WorkerConfig config_ = TestConfig();
+  const WorkerConfig config_ = LeaseLoopConfig();
   FakeClock clock_;
   FakeCoordinator coordinator_;
   RecordingSink sink_;

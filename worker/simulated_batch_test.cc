@@ -11,9 +11,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "worker/batch_producer.h"
+#include "worker/task_id_for_test.h"
 
 namespace stoker {
 namespace {
+
+using worker_testing::TaskOf;
 
 namespace pb = ::stoker::v1;
 
@@ -37,21 +40,13 @@ pb::JobSpec SmallJob() {
   return spec;
 }
 
-pb::TaskId Task(uint32_t epoch, uint64_t batch) {
-  pb::TaskId task;
-  task.set_job_id(1);
-  task.set_epoch(epoch);
-  task.set_batch_index(batch);
-  return task;
-}
-
 TEST(SimulateBatchTest, HasTheHeaderAndSizeOfTheRealBatch) {
   auto job = JobContext::Create(1, SmallJob());
   ASSERT_TRUE(job.ok()) << job.status();
   ProducerScratch scratch;
   pb::BatchMessage real, simulated;
-  ASSERT_TRUE(ProduceBatch(**job, Task(1, 3), 9, &scratch, &real).ok());
-  ASSERT_TRUE(SimulateBatch(**job, Task(1, 3), 9, &simulated).ok());
+  ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 1, 3), 9, &scratch, &real).ok());
+  ASSERT_TRUE(SimulateBatch(**job, TaskOf(1, 1, 3), 9, &simulated).ok());
   EXPECT_EQ(simulated.data().size(), real.data().size());
   EXPECT_EQ(simulated.header().task().batch_index(), 3u);
   EXPECT_EQ(std::vector<uint64_t>(simulated.header().sample_indices().begin(),
@@ -69,7 +64,8 @@ TEST(SimulateBatchTest, TaskPastThePlanIsOutOfRange) {
   auto job = JobContext::Create(1, SmallJob());
   ASSERT_TRUE(job.ok()) << job.status();
   pb::BatchMessage out;
-  EXPECT_EQ(SimulateBatch(**job, Task(0, 1000), 9, &out).code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(SimulateBatch(**job, TaskOf(1, 0, 1000), 9, &out).code(),
+            absl::StatusCode::kOutOfRange);
 }
 
 TEST(SimulateBatchTest, StopWakesAProducerHoldingABatchForALongPeriod) {
@@ -82,7 +78,7 @@ TEST(SimulateBatchTest, StopWakesAProducerHoldingABatchForALongPeriod) {
       SimulatedProduction{absl::Hours(1), SimulatedBatchMode::kSleep, absl::ZeroDuration()});
   absl::Notification done;
   absl::Status result;
-  producer.Submit(*job, Task(0, 0),
+  producer.Submit(*job, TaskOf(1, 0, 0),
                   [&](absl::Status status, std::unique_ptr<pb::BatchMessage> batch) {
                     result = status;
                     done.Notify();
@@ -103,10 +99,11 @@ TEST(SimulateBatchTest, ABatchIsReadyOnePeriodAfterItsTaskWasTakenOnTheInjectedC
   producer.set_simulation(
       SimulatedProduction{absl::Seconds(1), SimulatedBatchMode::kSleep, absl::ZeroDuration()});
   absl::Notification done;
-  producer.Submit(*job, Task(0, 0), [&](absl::Status status, std::unique_ptr<pb::BatchMessage>) {
-    EXPECT_TRUE(status.ok()) << status;
-    done.Notify();
-  });
+  producer.Submit(*job, TaskOf(1, 0, 0),
+                  [&](absl::Status status, std::unique_ptr<pb::BatchMessage>) {
+                    EXPECT_TRUE(status.ok()) << status;
+                    done.Notify();
+                  });
   clock.AwaitSleepers(1);  // the producer holds the batch until the period has passed
   clock.Advance(absl::Milliseconds(999));
   EXPECT_FALSE(done.HasBeenNotified());
@@ -172,7 +169,7 @@ std::pair<absl::Duration, std::string> RunSimulated(const SimulatedProduction& s
   BatchProducer producer(1, 9, &pool, Clock::Real());  // real CPU burns and real periods
   producer.set_simulation(simulation);
   for (int i = 0; i < batches; ++i) {
-    producer.Submit(*job, Task(0, static_cast<uint64_t>(i)),
+    producer.Submit(*job, TaskOf(1, 0, static_cast<uint64_t>(i)),
                     [&](absl::Status status, std::unique_ptr<pb::BatchMessage> batch) {
                       EXPECT_TRUE(status.ok()) << status;
                       absl::MutexLock lock(&mu);

@@ -25,7 +25,7 @@ using worker_testing::kBatchBytes;
 using worker_testing::kJob;
 using worker_testing::RecordingSink;
 
-WorkerConfig TestConfig() {
+WorkerConfig RegistryConfig() {
   WorkerConfig config;
   config.threads = 1;
   config.max_streams = 2;
@@ -42,7 +42,7 @@ pb::OpenStream OpenOf(uint64_t job_id) {
 
 class StreamRegistryTest : public ::testing::Test {
  protected:
-  explicit StreamRegistryTest(WorkerConfig config = TestConfig())
+  explicit StreamRegistryTest(WorkerConfig config = RegistryConfig())
       : registry_(
             std::make_unique<StreamRegistry>(config, &coordinator_, &pool_, &buffers_, [] {})) {}
 
@@ -154,7 +154,7 @@ TEST_F(StreamRegistryTest, TraceWindowsSetTheSamplingOfTheJobsHeld) {
 class SmallMemoryStreamRegistryTest : public StreamRegistryTest {
  protected:
   static WorkerConfig SmallMemory() {
-    WorkerConfig config = TestConfig();
+    WorkerConfig config = RegistryConfig();
     config.memory_bytes = 3 * kBatchBytes - 1;  // one thread holds 3 batches at least
     return config;
   }

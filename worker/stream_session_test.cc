@@ -12,7 +12,7 @@ namespace {
 
 namespace pb = ::stoker::v1;
 
-class RecordingSink : public BatchSink {
+class SentBatchesSink : public BatchSink {
  public:
   void Send(OutgoingBatch batch) override { sent.push_back(std::move(batch)); }
   void Fail(const absl::Status& status) override { failure = status; }
@@ -30,7 +30,7 @@ class StreamSessionTest : public ::testing::Test {
     return session_.WantedTasks(now, &next, max_held);
   }
 
-  RecordingSink sink_;
+  SentBatchesSink sink_;
   MessagePool pool_;
   int wakes_ = 0;
   StreamSession session_;
@@ -186,7 +186,7 @@ class StreamSessionEncodingTest : public ::testing::Test {
     return std::make_unique<StreamSession>(
         nullptr, 0, "client", &sink_, &pool_, [] {}, std::move(encoding));
   }
-  RecordingSink sink_;
+  SentBatchesSink sink_;
   MessagePool pool_{4};
   PayloadBufferPool buffers_{4};
 };

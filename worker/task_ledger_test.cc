@@ -11,32 +11,28 @@
 
 #include "absl/status/status.h"
 #include "worker/fake_coordinator_for_test.h"
+#include "worker/task_id_for_test.h"
 
 namespace stoker {
 namespace {
+
+using worker_testing::TaskOf;
 
 namespace pb = ::stoker::v1;
 using ::testing::ElementsAre;
 using worker_testing::RecordingSink;
 
-pb::TaskId Task(uint64_t job_id, uint64_t batch_index) {
-  pb::TaskId task;
-  task.set_job_id(job_id);
-  task.set_batch_index(batch_index);
-  return task;
-}
-
 google::protobuf::RepeatedPtrField<pb::Lease> Leases(uint64_t job_id,
                                                      const std::vector<uint64_t>& batches) {
   google::protobuf::RepeatedPtrField<pb::Lease> leases;
-  for (uint64_t batch : batches) *leases.Add()->mutable_task() = Task(job_id, batch);
+  for (uint64_t batch : batches) *leases.Add()->mutable_task() = TaskOf(job_id, 0, batch);
   return leases;
 }
 
 google::protobuf::RepeatedPtrField<pb::TaskId> Tasks(uint64_t job_id,
                                                      const std::vector<uint64_t>& batches) {
   google::protobuf::RepeatedPtrField<pb::TaskId> tasks;
-  for (uint64_t batch : batches) *tasks.Add() = Task(job_id, batch);
+  for (uint64_t batch : batches) *tasks.Add() = TaskOf(job_id, 0, batch);
   return tasks;
 }
 
@@ -93,7 +89,7 @@ TEST_F(TaskLedgerTest, RevokedLeasesAndThoseOfRetiredJobsAreForgottenNotHandedBa
   ledger_.Hold(session, Leases(5, {1, 2}));
   ledger_.Hold(session, Leases(6, {1, 2}));
   pb::WorkerHeartbeatResponse response;
-  *response.add_drop_leases() = Task(5, 1);
+  *response.add_drop_leases() = TaskOf(5, 0, 1);
   response.add_retired_jobs(6);
   ledger_.OnHeartbeatAnswered(response);
   EXPECT_EQ(ledger_.held(), 1u);

@@ -17,7 +17,7 @@ namespace pb = ::stoker::v1;
 using ::testing::ElementsAre;
 using worker_testing::FakeCoordinator;
 
-WorkerConfig TestConfig() {
+WorkerConfig RegistrationConfig() {
   WorkerConfig config;
   config.threads = 3;
   config.pool = "spot";
@@ -31,7 +31,7 @@ class WorkerRegistrationTest : public ::testing::Test {
     registration_.set_advertise_address("10.0.0.1:7000");
   }
 
-  const WorkerConfig config_ = TestConfig();
+  const WorkerConfig config_ = RegistrationConfig();
   FakeCoordinator coordinator_;
   std::vector<uint64_t> ids_;  // what on_registered heard
   std::vector<bool> seen_;     // what the observer heard

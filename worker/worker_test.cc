@@ -17,9 +17,12 @@
 #include "common/clock.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "worker/fake_coordinator_for_test.h"
+#include "worker/task_id_for_test.h"
 
 namespace stoker {
 namespace {
+
+using worker_testing::TaskOf;
 
 namespace pb = ::stoker::v1;
 using ::testing::ElementsAre;
@@ -165,27 +168,20 @@ std::unique_ptr<pb::BatchMessage> BatchOf(const pb::TaskId& task) {
   return batch;
 }
 
-pb::TaskId Task(uint64_t job_id, uint64_t batch_index) {
-  pb::TaskId task;
-  task.set_job_id(job_id);
-  task.set_batch_index(batch_index);
-  return task;
-}
-
 TEST_F(WorkerTest, AnAckOfATaskTheStreamWasNotSentIsInvalidArgumentAndCounted) {
   ASSERT_TRUE(worker_->Start("127.0.0.1:1").ok());
   RecordingSink sink;
   MessagePool pool(2);
   StreamSession session(nullptr, 0, "c", &sink, &pool, [] {});
-  session.OnProduced(absl::OkStatus(), BatchOf(Task(kJob, 3)));
+  session.OnProduced(absl::OkStatus(), BatchOf(TaskOf(kJob, 0, 3)));
   pb::Ack ack;
-  *ack.add_tasks() = Task(kJob, 3);
+  *ack.add_tasks() = TaskOf(kJob, 0, 3);
   EXPECT_THAT(worker_->Acknowledge(session, ack), IsOk());
   EXPECT_THAT(worker_->Acknowledge(session, ack),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("batch 3")))
       << "a double ack";
   pb::Ack unsent;
-  for (uint64_t i = 0; i < 50000; ++i) *unsent.add_tasks() = Task(kJob, 1000 + i);
+  for (uint64_t i = 0; i < 50000; ++i) *unsent.add_tasks() = TaskOf(kJob, 0, 1000 + i);
   EXPECT_THAT(worker_->Acknowledge(session, unsent),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("batch 1000")));
   EXPECT_EQ(worker_->protocol_errors(ProtocolError::kAckUnsent), 2u);
@@ -205,8 +201,8 @@ TEST_F(WorkerTest, DeliveredReportsGoInHeartbeatsThatFitTheCoordinatorsRequestLi
   constexpr uint64_t kBigJob = uint64_t{1} << 50;  // ids as large as the coordinator mints
   pb::Ack ack;
   for (uint64_t i = 0; i < kTasks; ++i) {
-    session.OnProduced(absl::OkStatus(), BatchOf(Task(kBigJob, i)));
-    *ack.add_tasks() = Task(kBigJob, i);
+    session.OnProduced(absl::OkStatus(), BatchOf(TaskOf(kBigJob, 0, i)));
+    *ack.add_tasks() = TaskOf(kBigJob, 0, i);
   }
   ASSERT_THAT(worker_->Acknowledge(session, ack), IsOk());
   NextInterval();  // the first heartbeat; the rest follow at once, without time passing
@@ -230,9 +226,9 @@ TEST_F(WorkerTest, ADroppedWorkerRegistersAgainKeepingItsReports) {
   RecordingSink sink;
   MessagePool pool(2);
   StreamSession session(nullptr, 0, "c", &sink, &pool, [] {});
-  session.OnProduced(absl::OkStatus(), BatchOf(Task(kJob, 9)));
+  session.OnProduced(absl::OkStatus(), BatchOf(TaskOf(kJob, 0, 9)));
   pb::Ack ack;
-  *ack.add_tasks() = Task(kJob, 9);
+  *ack.add_tasks() = TaskOf(kJob, 0, 9);
   ASSERT_THAT(worker_->Acknowledge(session, ack), IsOk());
 
   // A coordinator that refuses the heartbeats as too large, then has forgotten the worker and
