@@ -37,7 +37,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -49,6 +48,7 @@
 #include "common/ids.h"
 #include "coordinator/job_geometry.h"
 #include "coordinator/job_validation.h"
+#include "coordinator/lease_index.h"
 #include "plan/rank_sequence.h"
 #include "stoker/v1/common.pb.h"
 #include "stoker/v1/journal.pb.h"
@@ -98,7 +98,7 @@ class ClusterState {
   // Revoked leases remembered per worker until its next heartbeat; older ones are forgotten.
   static constexpr size_t kMaxRevokedPerWorker = 4096;
   // LeaseHolder of a lease its worker released (no worker id is 0).
-  static constexpr uint64_t kReleased = 0;
+  static constexpr uint64_t kReleased = LeaseIndex::kNoHolder;
 
   ClusterState() = default;
   ClusterState(const ClusterState&) = delete;
@@ -197,8 +197,7 @@ class ClusterState {
     uint64_t worker_id = 0;  // kReleased once the worker released it
     int64_t expires_unix_ms = 0;
   };
-  // Where a lease sits: (job, rank, sequence).
-  using LeaseKey = std::tuple<uint64_t, uint32_t, uint64_t>;
+  using LeaseKey = LeaseIndex::Key;
   struct RankProgress {
     // The sequence of a resumed rank (see the file comment); unset for a plain rank.
     std::optional<RankSequence> resumed;
@@ -259,7 +258,7 @@ class ClusterState {
   // Requeues (or, with `revoke`, also records for its worker) the lease at `it`.
   void RequeueLease(const JobRecord& job, uint32_t rank, RankProgress& progress,
                     std::map<uint64_t, Lease>::iterator it, bool revoke);
-  // Adds / removes a lease of (job, rank) and keeps the expiry and worker indexes.
+  // Adds / removes a lease of (job, rank) and keeps lease_index_.
   void AddLease(uint64_t job_id, uint32_t rank, RankProgress& progress, uint64_t seq,
                 const Lease& lease);
   void EraseLease(uint64_t job_id, uint32_t rank, RankProgress& progress,
@@ -270,8 +269,6 @@ class ClusterState {
       uint64_t worker_id, const google::protobuf::RepeatedPtrField<stoker::v1::TaskId>& tasks,
       absl::FunctionRef<void(Job&, uint32_t, RankProgress&, std::map<uint64_t, Lease>::iterator)>
           fn);
-  // The worker index without the lease at `key` held by `worker_id`.
-  void UnindexWorkerLease(uint64_t worker_id, const LeaseKey& key);
   void MarkDone(const TaskRef& ref);
 
   std::map<uint64_t, Job> jobs_;
@@ -279,11 +276,8 @@ class ClusterState {
   std::map<uint64_t, Worker> workers_;
   // Every worker by (last heartbeat, id), so that silent workers are found without a scan.
   std::set<std::pair<int64_t, uint64_t>> workers_by_heartbeat_;
-  // Every lease by expiry, to find expired ones without a scan.
-  std::set<std::tuple<int64_t, uint64_t, uint32_t, uint64_t>> leases_by_expiry_;
-  // The leases each worker holds (released ones are in no worker's set), so that a lost worker's
-  // leases are found without a scan.
-  absl::flat_hash_map<uint64_t, std::set<LeaseKey>> leases_by_worker_;
+  // Every lease by expiry and by holder: expired ones and a lost worker's, without a scan.
+  LeaseIndex lease_index_;
   uint32_t incarnation_ = 0;
   uint64_t next_job_id_ = 1;
   uint64_t next_worker_id_ = 1;

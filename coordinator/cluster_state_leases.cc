@@ -77,13 +77,11 @@ absl::Status ClusterState::ApplyRemoveWorker(const stoker::v1::RemoveWorkerUpdat
   if (worker == workers_.end()) {
     return absl::NotFoundError(absl::StrCat("worker ", update.worker_id(), " is not registered"));
   }
-  if (auto held = leases_by_worker_.find(update.worker_id()); held != leases_by_worker_.end()) {
-    const std::set<LeaseKey> keys = held->second;  // RequeueLease edits the index
-    for (const auto& [job_id, rank, seq] : keys) {
-      Job& job = jobs_.at(job_id);
-      RankProgress& progress = job.ranks.at(rank);
-      RequeueLease(job.record, rank, progress, progress.leased.find(seq), /*revoke=*/false);
-    }
+  // A copy: RequeueLease edits the index.
+  for (const auto& [job_id, rank, seq] : lease_index_.HeldBy(update.worker_id())) {
+    Job& job = jobs_.at(job_id);
+    RankProgress& progress = job.ranks.at(rank);
+    RequeueLease(job.record, rank, progress, progress.leased.find(seq), /*revoke=*/false);
   }
   workers_by_heartbeat_.erase({worker->second.record.last_heartbeat_unix_ms, worker->first});
   workers_.erase(worker);
@@ -91,9 +89,9 @@ absl::Status ClusterState::ApplyRemoveWorker(const stoker::v1::RemoveWorkerUpdat
 }
 
 absl::Status ClusterState::ApplyExpireLeases(const stoker::v1::ExpireLeasesUpdate& update) {
-  while (!leases_by_expiry_.empty() &&
-         std::get<0>(*leases_by_expiry_.begin()) <= update.now_unix_ms()) {
-    const auto [expiry, job_id, rank, seq] = *leases_by_expiry_.begin();
+  while (const std::optional<LeaseKey> expired =
+             lease_index_.FirstExpiredBy(update.now_unix_ms())) {
+    const auto [job_id, rank, seq] = *expired;
     Job& job = jobs_.at(job_id);
     RankProgress& progress = job.ranks.at(rank);
     RequeueLease(job.record, rank, progress, progress.leased.find(seq), /*revoke=*/true);
@@ -133,7 +131,7 @@ absl::Status ClusterState::ApplyReleaseLeases(const stoker::v1::ReleaseLeasesUpd
   return ForEachLeaseOf(
       update.worker_id(), update.tasks(),
       [this](Job& job, uint32_t rank, RankProgress&, auto lease) {
-        UnindexWorkerLease(lease->second.worker_id, {job.record.id, rank, lease->first});
+        lease_index_.Release({job.record.id, rank, lease->first}, lease->second.worker_id);
         lease->second.worker_id = kReleased;
       });
 }
@@ -171,22 +169,13 @@ void ClusterState::RequeueLease(const JobRecord& job, uint32_t rank, RankProgres
 void ClusterState::AddLease(uint64_t job_id, uint32_t rank, RankProgress& progress, uint64_t seq,
                             const Lease& lease) {
   progress.leased[seq] = lease;
-  leases_by_expiry_.emplace(lease.expires_unix_ms, job_id, rank, seq);
-  if (lease.worker_id != kReleased) leases_by_worker_[lease.worker_id].emplace(job_id, rank, seq);
+  lease_index_.Add({job_id, rank, seq}, lease.expires_unix_ms, lease.worker_id);
 }
 
 void ClusterState::EraseLease(uint64_t job_id, uint32_t rank, RankProgress& progress,
                               std::map<uint64_t, Lease>::iterator it) {
-  leases_by_expiry_.erase({it->second.expires_unix_ms, job_id, rank, it->first});
-  UnindexWorkerLease(it->second.worker_id, {job_id, rank, it->first});
+  lease_index_.Remove({job_id, rank, it->first}, it->second.expires_unix_ms, it->second.worker_id);
   progress.leased.erase(it);
-}
-
-void ClusterState::UnindexWorkerLease(uint64_t worker_id, const LeaseKey& key) {
-  auto held = leases_by_worker_.find(worker_id);
-  if (held == leases_by_worker_.end()) return;
-  held->second.erase(key);
-  if (held->second.empty()) leases_by_worker_.erase(held);
 }
 
 std::optional<uint64_t> ClusterState::LeaseHolder(const TaskId& task) const {
@@ -200,15 +189,12 @@ std::optional<uint64_t> ClusterState::LeaseHolder(const TaskId& task) const {
 }
 
 std::optional<int64_t> ClusterState::EarliestLeaseExpiry() const {
-  if (leases_by_expiry_.empty()) return std::nullopt;
-  return std::get<0>(*leases_by_expiry_.begin());
+  return lease_index_.EarliestExpiry();
 }
 
 std::vector<TaskId> ClusterState::LeasesOf(uint64_t worker_id) const {
   std::vector<TaskId> out;
-  auto held = leases_by_worker_.find(worker_id);
-  if (held == leases_by_worker_.end() || worker_id == kReleased) return out;
-  for (const auto& [job_id, rank, seq] : held->second) {
+  for (const auto& [job_id, rank, seq] : lease_index_.HeldBy(worker_id)) {
     const Job& job = jobs_.at(job_id);
     out.push_back(MakeTask(job.record, rank, &job.ranks.at(rank), seq));
   }

@@ -13,6 +13,7 @@
 #include "coordinator/request_limits.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "plan/resume_plan.h"
+#include "trace/trace_proto.h"
 
 namespace stoker {
 namespace {
@@ -73,6 +74,7 @@ Coordinator::Coordinator(const CoordinatorConfig& config, Clock* clock, StateSto
       clock_(clock),
       store_(store),
       open_source_(std::move(open_source)),
+      probe_retire_(config.job_idle_timeout),
       board_(config.advisor),
       trace_(CoordinatorTrace::Options{.max_seconds = config.max_trace_seconds,
                                        .max_spans_per_job = config.max_trace_spans}) {
@@ -221,7 +223,7 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
   RETURN_IF_ERROR(CheckClientHeartbeatLimits(request, config_));
   ASSIGN_OR_RETURN(ClientHeartbeatReply reply,
                    Durably(&Coordinator::ClientHeartbeatLocked, request));
-  TraceClientHeartbeat(request, *reply.workers, received_ns, &reply.response);
+  trace_.AnswerClientHeartbeat(request, *reply.workers, received_ns, &reply.response);
   // Outside the lock: a thousand workers make this the largest part of the call.
   for (const WorkerRecord& worker : *reply.workers) {
     if (!worker.private_to_client.empty() && worker.private_to_client != request.client_id()) {
@@ -284,7 +286,7 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
     STOKER_LOG(INFO) << "job " << job_id << " rank " << request.rank() << " resumed at epoch "
                      << args.start.epoch() << " with " << batches.size() << " batches of it left";
   }
-  job_heard_[job->id] = clock_->Now();
+  probe_retire_.Heard(job->id, clock_->Now());
   stoker::v1::OpenJobResponse response;
   *response.mutable_start() = args.start;
   response.set_job_id(job->id);
@@ -363,7 +365,7 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
   heartbeat.mutable_worker_heartbeat()->set_worker_id(worker_id);
   heartbeat.mutable_worker_heartbeat()->set_now_unix_ms(absl::ToUnixMillis(clock_->Now()));
   RETURN_IF_ERROR(ApplyUpdate(heartbeat));
-  TraceWorkerHeartbeat(request, &response);
+  trace_.AnswerWorkerHeartbeat(request, &response);
   board_.RecordWorker(worker_id, request.stats(), clock_->Now());
   if (request.returned_size() > 0) {
     StateUpdate returned;
@@ -409,25 +411,10 @@ absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasksLocked(
   const uint32_t max = std::min(request.max_tasks(), config_.max_tasks_per_lease);
   stoker::v1::LeaseTasksResponse response;
   // Backup leases first (hedge_book.h): soft state, not in the cluster state.
-  const std::vector<TaskId> backups =
-      hedges_.Take(job->id, request.rank(), request.worker_id(), max, [this](const TaskId& t) {
-        return state_.IsTaskDone(t) || !state_.LeaseHolder(t).has_value();
-      });
-  if (!backups.empty()) {
-    const int64_t expires = absl::ToUnixMillis(clock_->Now() + config_.lease_duration);
-    for (const TaskId& task : backups) {
-      trace_.RecordEvent(Stage::kLeaseGranted, task);
-      stoker::v1::Lease* out = response.add_leases();
-      *out->mutable_task() = task;
-      out->set_expires_unix_ms(expires);
-    }
-    STOKER_LOG(INFO) << "backup lease of " << backups.size() << " overdue task(s) of job "
-                     << job->id << " rank " << request.rank() << " to worker "
-                     << request.worker_id();
-  }
-  std::vector<TaskId> tasks =
-      backups.size() >= max ? std::vector<TaskId>()
-                            : state_.PendingTasks(job->id, request.rank(), max - backups.size());
+  const size_t backups = LeaseBackupsLocked(request, max, &response);
+  std::vector<TaskId> tasks = backups >= max
+                                  ? std::vector<TaskId>()
+                                  : state_.PendingTasks(job->id, request.rank(), max - backups);
   if (!tasks.empty()) {
     const int64_t expires = absl::ToUnixMillis(clock_->Now() + config_.lease_duration);
     StateUpdate update;
@@ -498,15 +485,13 @@ absl::StatusOr<Coordinator::ClientHeartbeatReply> Coordinator::ClientHeartbeatLo
   RETURN_IF_ERROR(CompleteTasksLocked(complete));
   HedgeOverdueLocked(request, *job);
   board_.RecordClient(job->id, request.rank(), request.client_id(), request.stats(), clock_->Now());
-  job_heard_[job->id] = clock_->Now();
+  probe_retire_.Heard(job->id, clock_->Now());
   ClientHeartbeatReply reply;
   reply.workers = WorkerListLocked();
   stoker::v1::ClientHeartbeatResponse& response = reply.response;
   response.set_state(state_.JobFinished(job->id) ? stoker::v1::JOB_STATE_FINISHED
                                                  : stoker::v1::JOB_STATE_RUNNING);
-  if (auto error = data_errors_.find(job->id); error != data_errors_.end()) {
-    response.set_data_error(error->second);
-  }
+  if (const std::string* error = probe_retire_.DataError(job->id)) response.set_data_error(*error);
   return reply;
 }
 
@@ -523,6 +508,26 @@ stoker::v1::GetStatusResponse Coordinator::GetStatus() {
     STOKER_LOG(ERROR) << "journal: " << synced;
   }
   return status;
+}
+
+absl::StatusOr<stoker::v1::StartTraceResponse> Coordinator::StartTrace(
+    const stoker::v1::StartTraceRequest& request) {
+  RETURN_IF_ERROR(trace::CheckStartTraceRequest(request, config_.max_trace_seconds));
+  RETURN_IF_ERROR(CheckJobExists(request.job_id()));
+  return trace_.Start(request);
+}
+
+absl::StatusOr<stoker::v1::GetTraceResponse> Coordinator::GetTrace(
+    const stoker::v1::GetTraceRequest& request) {
+  RETURN_IF_ERROR(trace::CheckGetTraceRequest(request));
+  RETURN_IF_ERROR(CheckJobExists(request.job_id()));
+  return trace_.Read(request);
+}
+
+absl::Status Coordinator::CheckJobExists(uint64_t job_id) {
+  absl::MutexLock lock(&mu_);
+  if (state_.FindJob(job_id) != nullptr) return absl::OkStatus();
+  return UnknownJob(job_id, state_.incarnation());
 }
 
 void Coordinator::CheckLiveness() {

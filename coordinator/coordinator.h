@@ -45,7 +45,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,6 +61,7 @@
 #include "coordinator/coordinator_trace.h"
 #include "coordinator/hedge_book.h"
 #include "coordinator/job_validation.h"
+#include "coordinator/probe_retire_scheduler.h"
 #include "coordinator/state_store.h"
 #include "coordinator/status_board.h"
 #include "coordinator/tail_placement.h"
@@ -98,12 +98,11 @@ class Coordinator {
   // Opens the dataset of every recovered job not yet probed (after Recover) whose next probe is
   // due, outside the lock, and compares what it finds with the journaled geometry. A failure, or
   // a dataset that changed (another sample count or batch geometry), becomes the job's
-  // data_error in ClientHeartbeatResponse; it is retried every kProbeInterval until the
-  // dataset opens and matches, then the error is cleared and the job is not probed again.
-  // Called by the server's liveness thread, never on a gRPC callback thread.
+  // data_error in ClientHeartbeatResponse; it is retried every
+  // ProbeRetireScheduler::kProbeInterval until the dataset opens and matches, then the error is
+  // cleared and the job is not probed again. Called by the server's liveness thread, never on a
+  // gRPC callback thread.
   void ProbeDatasets();
-  // Time between two probes of a recovered job whose dataset failed.
-  static constexpr absl::Duration kProbeInterval = absl::Seconds(2);
 
   // Creates the job or returns the existing one of that name. With resume_tokens, then restarts
   // the request's rank from them (plan/resume_plan.h): a durable resume_rank update revokes the
@@ -184,7 +183,7 @@ class Coordinator {
   // Jobs with their ranks' latest reports and the advisor's verdict, and live workers.
   stoker::v1::GetStatusResponse GetStatus();
 
-  // Batch timelines (coordinator_trace.h; coordinator_tracing.cc). StartTrace opens the job's
+  // Batch timelines (the coordinator trace, coordinator_trace.h). StartTrace opens the job's
   // window: heartbeat responses to its workers and ranks carry TraceControl until it ends.
   // INVALID_ARGUMENT "seconds: ..." outside [1, --max-trace-seconds] (checked first);
   // NOT_FOUND (FAILED_PRECONDITION for another incarnation) for an unknown job;
@@ -287,23 +286,18 @@ class Coordinator {
   // hedges of done tasks.
   void HedgeOverdueLocked(const stoker::v1::ClientHeartbeatRequest& request, const JobRecord& job)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // After an accepted heartbeat, outside the lock, while its job is traced: keeps the spans
-  // the request carries (its workers' named from `workers`) and sets the response's
-  // TraceControl; with request.client_clock_ns, received_clock_ns (the heartbeat's arrival,
-  // `received_ns`) and sent_clock_ns.
-  void TraceClientHeartbeat(const stoker::v1::ClientHeartbeatRequest& request,
-                            const std::vector<WorkerRecord>& workers, int64_t received_ns,
-                            stoker::v1::ClientHeartbeatResponse* response);
-  // The TraceControl of each job of request.jobs that is traced.
-  void TraceWorkerHeartbeat(const stoker::v1::WorkerHeartbeatRequest& request,
-                            stoker::v1::WorkerHeartbeatResponse* response) const;
+  // Adds to `response` up to `max` backup leases of the request's (job, rank) for its worker;
+  // returns how many.
+  size_t LeaseBackupsLocked(const stoker::v1::LeaseTasksRequest& request, size_t max,
+                            stoker::v1::LeaseTasksResponse* response)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // NOT_FOUND (FAILED_PRECONDITION for another incarnation) unless the job exists.
+  absl::Status CheckJobExists(uint64_t job_id) ABSL_LOCKS_EXCLUDED(mu_);
   // Overdue tasks looked at per heartbeat (the rest are ignored).
   static constexpr int kMaxOverdue = kMaxOverdueTasks;  // coordinator_client.h
   void CheckLivenessLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Retires (journaled) every job none of whose clients was heard from for job_idle_timeout.
   void RetireIdleJobsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // A backup lease is no longer wanted: its task is done or its job is gone.
-  bool HedgeIsStaleLocked(const stoker::v1::TaskId& task) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Picks a random incarnation (common/ids.h) when the state has none; durable.
   void StartIncarnationLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RemoveWorkerLocked(uint64_t worker_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -319,16 +313,13 @@ class Coordinator {
   // One compaction at a time; a caller that finds one running leaves it the work.
   std::atomic<bool> compacting_{false};
   mutable absl::Mutex mu_;
-  // Recovered jobs whose dataset has not been probed successfully yet, with the time of their
-  // next probe; and the last probe's error per job (soft state, for ClientHeartbeat).
-  std::map<uint64_t, absl::Time> unprobed_ ABSL_GUARDED_BY(mu_);
-  std::map<uint64_t, std::string> data_errors_ ABSL_GUARDED_BY(mu_);
-  // When each job was last opened or heard from by a client (soft state; recovered jobs count
-  // from the recovery), for retiring idle ones.
-  std::map<uint64_t, absl::Time> job_heard_ ABSL_GUARDED_BY(mu_);
-  ClusterState state_ ABSL_GUARDED_BY(mu_);
+  ClusterState state_ ABSL_GUARDED_BY(mu_);  // the replicated state (journaled updates)
+  // Soft state beside it, each object owning its own: the dataset probes of recovered jobs and
+  // the retirement of idle ones, the ranks' and workers' latest reports, the backup leases of
+  // overdue tasks, the cached worker list, and the batch timelines.
+  ProbeRetireScheduler probe_retire_ ABSL_GUARDED_BY(mu_);
   StatusBoard board_ ABSL_GUARDED_BY(mu_);
-  HedgeBook hedges_ ABSL_GUARDED_BY(mu_);        // backup leases of overdue tasks (soft state)
+  HedgeBook hedges_ ABSL_GUARDED_BY(mu_);
   WorkerList worker_list_ ABSL_GUARDED_BY(mu_);  // null: rebuild (WorkerListLocked)
   CoordinatorTrace trace_;                       // thread-safe; its lock after mu_
 };

@@ -65,7 +65,7 @@ class CoordinatorClient {
       const stoker::v1::GetStatusRequest& request) {
     return Unimplemented("GetStatus");
   }
-  // Operator and trainer (stoker-ctl trace, Loader.trace; coordinator/trace_collect.h).
+  // Operator and trainer (stoker-ctl trace, Loader.trace; coordinator/coordinator_trace_client.h).
   virtual absl::StatusOr<stoker::v1::StartTraceResponse> StartTrace(
       const stoker::v1::StartTraceRequest& request) {
     return Unimplemented("StartTrace");

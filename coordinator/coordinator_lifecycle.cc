@@ -27,7 +27,6 @@ absl::StatusOr<stoker::v1::JobGeometry> WorkerGeometry(const stoker::v1::JobSpec
 }  // namespace
 
 using stoker::v1::StateUpdate;
-using stoker::v1::TaskId;
 
 namespace {
 
@@ -115,8 +114,7 @@ absl::Status Coordinator::Recover() {
     RETURN_IF_ERROR(state_.Apply(heartbeat));
   }
   for (const JobRecord* job : state_.Jobs()) {
-    if (!state_.JobFinished(job->id)) unprobed_[job->id] = now;
-    job_heard_[job->id] = now;  // its clients get a full job_idle_timeout, as workers do
+    probe_retire_.Recovered(job->id, state_.JobFinished(job->id), now);
   }
   StartIncarnationLocked();  // a new or pre-incarnation journal: journaled by the Compact below
   STOKER_LOG(INFO) << "recovered " << updates.size() << " journal records: " << state_.num_jobs()
@@ -152,43 +150,23 @@ void Coordinator::ProbeDatasets() {
   const absl::Time now = clock_->Now();
   {
     absl::MutexLock lock(&mu_);
-    for (const auto& [job_id, next] : unprobed_) {
-      const JobRecord* job = state_.FindJob(job_id);
-      if (job != nullptr && next <= now) due.push_back(*job);
+    for (uint64_t job_id : probe_retire_.ProbesDue(now)) {
+      if (const JobRecord* job = state_.FindJob(job_id)) due.push_back(*job);
     }
   }
   for (const JobRecord& job : due) {
     const std::string error = ProbeError(job, open_source_);  // I/O, without the lock
     absl::MutexLock lock(&mu_);
-    auto known = data_errors_.find(job.id);
-    if (error.empty()) {
-      unprobed_.erase(job.id);
-      if (known != data_errors_.end()) {
-        STOKER_LOG(INFO) << "job " << job.id << ": its dataset opens again";
-        data_errors_.erase(known);
-      }
-      continue;
-    }
-    if (known == data_errors_.end() || known->second != error) {
-      STOKER_LOG(WARNING) << error << " (told to its clients; probing again every "
-                          << absl::FormatDuration(kProbeInterval) << ")";
-    }
-    data_errors_[job.id] = error;
-    unprobed_[job.id] = now + kProbeInterval;
+    probe_retire_.RecordProbe(job.id, error, now);
   }
 }
 
 void Coordinator::RetireIdleJobsLocked(absl::Time now) {
-  std::vector<uint64_t> idle;
-  for (const auto& [job_id, heard] : job_heard_) {
-    if (heard + config_.job_idle_timeout <= now) idle.push_back(job_id);
-  }
+  const std::vector<uint64_t> idle = probe_retire_.IdleJobs(now);
   for (uint64_t job_id : idle) {
     const JobRecord* job = state_.FindJob(job_id);
-    if (job == nullptr) {
-      job_heard_.erase(job_id);
-      continue;
-    }
+    probe_retire_.Forget(job_id);
+    if (job == nullptr) continue;
     STOKER_LOG(INFO) << "retiring job " << ShortId(job_id) << " '" << job->name << "' ("
                      << (state_.JobFinished(job_id) ? "finished" : "abandoned")
                      << "): no client heartbeat for "
@@ -198,13 +176,10 @@ void Coordinator::RetireIdleJobsLocked(absl::Time now) {
     if (absl::Status status = ApplyUpdate(update); !status.ok()) {
       STOKER_LOG(ERROR) << "retiring job " << job_id << ": " << status;
     }
-    job_heard_.erase(job_id);
-    unprobed_.erase(job_id);
-    data_errors_.erase(job_id);
     board_.ForgetJob(job_id);
     trace_.Forget(job_id);
   }
-  if (!idle.empty()) hedges_.Prune([this](const TaskId& task) { return HedgeIsStaleLocked(task); });
+  if (!idle.empty()) hedges_.PruneStale(state_);
 }
 
 }  // namespace stoker

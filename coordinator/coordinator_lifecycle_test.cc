@@ -17,6 +17,7 @@
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_for_test.h"
 #include "coordinator/journal.h"
+#include "coordinator/probe_retire_scheduler.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 #include "data/testing/shard_fixtures.h"
@@ -112,13 +113,13 @@ TEST_F(CoordinatorLifecycleTest, ReplayOpensNoDatasetAndTheProbeTellsTheClients)
   coordinator.ProbeDatasets();  // not due yet
   EXPECT_EQ(server.calls, 1);
   server.down = false;
-  clock_.Advance(Coordinator::kProbeInterval);
+  clock_.Advance(ProbeRetireScheduler::kProbeInterval);
   coordinator.ProbeDatasets();
   EXPECT_EQ(server.calls, 2);
   beat = coordinator.ClientHeartbeat(ClientBeat(job_id));
   ASSERT_THAT(beat, IsOk());
   EXPECT_THAT(beat->data_error(), IsEmpty());
-  clock_.Advance(Coordinator::kProbeInterval);
+  clock_.Advance(ProbeRetireScheduler::kProbeInterval);
   coordinator.ProbeDatasets();  // probed successfully once: never again
   EXPECT_EQ(server.calls, 2);
 }

@@ -36,9 +36,9 @@ struct CoordinatorServer::Impl {
   Impl(const CoordinatorConfig& config, Clock* clock, JournalEnv* journal_env)
       : store(config.journal_path.empty()
                   ? nullptr
-                  : std::make_unique<FileJournal>(config.journal_path, journal_env)),
+                  : std::make_unique<FileJournal>(config.journal_path, journal_env, clock)),
         coordinator(config, clock, store.get()),
-        service(&coordinator, &latencies, config.tls),
+        service(&coordinator, &latencies, config.tls, clock),
         decider(config.scaler, clock),
         scaler_service(&coordinator, &decider, config.tls, config.max_job_name_bytes) {}
 

@@ -31,8 +31,8 @@ class CoordinatorServer {
  public:
   // Validates `config` (INVALID_ARGUMENT naming the field), binds config.listen_address (port 0
   // picks a free one) and starts serving. UNAVAILABLE naming the address when it cannot bind.
-  // `clock` drives liveness and leases; `journal_env` holds the journal (config.journal_path);
-  // both must outlive the server.
+  // `clock` drives liveness and leases and times the calls and the journal's syncs;
+  // `journal_env` holds the journal (config.journal_path); both must outlive the server.
   static absl::StatusOr<std::unique_ptr<CoordinatorServer>> Start(
       const CoordinatorConfig& config, Clock* clock = Clock::Real(),
       JournalEnv* journal_env = PosixJournalEnv());

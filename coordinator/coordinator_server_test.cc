@@ -87,7 +87,7 @@ TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
                             return CreateSource(spec, seed);
                           });
   CallLatencies latencies;
-  CoordinatorService service(&coordinator, &latencies, TlsConfig::Plaintext());
+  CoordinatorService service(&coordinator, &latencies, TlsConfig::Plaintext(), &clock);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);

@@ -5,7 +5,6 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
 
@@ -14,12 +13,13 @@ namespace stoker {
 // Finishes one call with a status, observing its latency since the handler was entered.
 struct CoordinatorService::Finisher {
   CallLatencies* latencies;
+  Clock* clock;
   grpc::ServerUnaryReactor* reactor;
   const char* method;
   absl::Time start;
 
   void operator()(const absl::Status& status) const {
-    latencies->Observe(method, absl::Now() - start);
+    latencies->Observe(method, clock->Now() - start);
     reactor->Finish(ToGrpcStatus(status));
   }
 };
@@ -27,7 +27,7 @@ struct CoordinatorService::Finisher {
 std::optional<CoordinatorService::Finisher> CoordinatorService::Admit(
     const char* method, std::initializer_list<Role> allowed,
     const grpc::CallbackServerContext& context, grpc::ServerUnaryReactor* reactor) {
-  const Finisher finish{latencies_, reactor, method, absl::Now()};
+  const Finisher finish{latencies_, clock_, reactor, method, clock_->Now()};
   if (absl::Status denied = gate_.Check(context, method, allowed).status(); !denied.ok()) {
     finish(denied);
     return std::nullopt;
@@ -62,9 +62,10 @@ grpc::ServerUnaryReactor* CoordinatorService::Reply(const char* method,
 }
 
 CoordinatorService::CoordinatorService(Coordinator* coordinator, CallLatencies* latencies,
-                                       const TlsConfig& tls)
+                                       const TlsConfig& tls, Clock* clock)
     : coordinator_(coordinator),
       latencies_(latencies),
+      clock_(clock),
       gate_(tls),
       calls_("calls", kCallThreads, kMaxQueuedCalls),
       leases_("LeaseTasks calls", kLeaseThreads, kMaxQueuedCalls),

@@ -19,6 +19,7 @@
 
 #include <optional>
 
+#include "common/clock.h"
 #include "common/tls/grpc_tls.h"
 #include "coordinator/call_executor.h"
 #include "coordinator/call_latencies.h"
@@ -45,8 +46,9 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   static constexpr size_t kMaxQueuedCalls = 4096;
 
   // `tls`: who may call (RoleGate; with insecure every role check passes). Each call's latency is
-  // observed in `latencies`.
-  CoordinatorService(Coordinator* coordinator, CallLatencies* latencies, const TlsConfig& tls);
+  // observed in `latencies`, timed with `clock` (which outlives the service).
+  CoordinatorService(Coordinator* coordinator, CallLatencies* latencies, const TlsConfig& tls,
+                     Clock* clock);
   ~CoordinatorService() override;
   // Finishes the queued calls and joins the threads; call after the server's Shutdown. Idempotent.
   void Stop();
@@ -101,6 +103,7 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
 
   Coordinator* const coordinator_;
   CallLatencies* const latencies_;
+  Clock* const clock_;
   const RoleGate gate_;
   CallExecutor calls_;
   CallExecutor leases_;

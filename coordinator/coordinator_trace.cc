@@ -1,7 +1,9 @@
 #include "coordinator/coordinator_trace.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -32,6 +34,14 @@ const absl::flat_hash_map<uint32_t, std::string>& EventTrackNames() {
   static const auto* names = new absl::flat_hash_map<uint32_t, std::string>{
       {1, "leases"}, {2, "hedges"}, {3, "consumed reports"}};
   return *names;
+}
+
+// "worker host:port"; empty for a worker not in `workers`.
+std::string WorkerName(const std::vector<WorkerRecord>& workers, uint64_t worker_id) {
+  for (const WorkerRecord& worker : workers) {
+    if (worker.id == worker_id) return "worker " + worker.address;
+  }
+  return "";
 }
 
 // Drops the spans of tasks of other jobs (a rank speaks for its own job only).
@@ -93,13 +103,38 @@ std::optional<pb::TraceControl> CoordinatorTrace::Control(uint64_t job_id) const
   return control;
 }
 
+void CoordinatorTrace::AnswerClientHeartbeat(const pb::ClientHeartbeatRequest& request,
+                                             const std::vector<WorkerRecord>& workers,
+                                             int64_t received_ns,
+                                             pb::ClientHeartbeatResponse* response) {
+  if (request.trace().processes_size() > 0) {
+    AddFromRank(request.job_id(), request.rank(), request.trace(), workers);
+  }
+  if (std::optional<pb::TraceControl> control = Control(request.job_id())) {
+    *response->mutable_trace() = *control;
+  }
+  if (request.client_clock_ns() != 0) {
+    response->set_received_clock_ns(received_ns);
+    response->set_sent_clock_ns(Now());
+  }
+}
+
+void CoordinatorTrace::AnswerWorkerHeartbeat(const pb::WorkerHeartbeatRequest& request,
+                                             pb::WorkerHeartbeatResponse* response) const {
+  for (uint64_t job_id : request.jobs()) {
+    if (std::optional<pb::TraceControl> control = Control(job_id)) {
+      (*response->mutable_trace())[job_id] = *control;
+    }
+  }
+}
+
 void CoordinatorTrace::AddFromRank(uint64_t job_id, uint32_t rank, const pb::TraceSpans& spans,
-                                   const std::function<std::string(uint64_t)>& worker_name) {
+                                   const std::vector<WorkerRecord>& workers) {
   const int64_t now = Now();
   for (const pb::TraceProcessSpans& message : spans.processes()) {
     trace::TraceProcess process = trace::FromProcessSpans(message);
-    process.name =
-        message.worker_id() == 0 ? absl::StrCat("rank ", rank) : worker_name(message.worker_id());
+    process.name = message.worker_id() == 0 ? absl::StrCat("rank ", rank)
+                                            : WorkerName(workers, message.worker_id());
     if (process.name.empty()) continue;
     KeepJobSpans(job_id, &process);
     store_.Add(job_id, now, process);

@@ -1,25 +1,28 @@
 #ifndef STOKER_COORDINATOR_COORDINATOR_TRACE_H_
 #define STOKER_COORDINATOR_COORDINATOR_TRACE_H_
 
-// The coordinator's side of batch timelines (docs/decisions/0046-batch-timeline.md): the
-// StartTrace/GetTrace logic over a bounded trace::TraceStore, the TraceControl heartbeat
-// responses carry while a job's window is open, the spans ranks ship in heartbeats, and the
-// coordinator's own events (leases, hedges, consumed reports) as instants.
+// The coordinator trace: the coordinator's side of batch timelines
+// (docs/decisions/0046-batch-timeline.md), which owns everything a coordinator keeps of them:
+// the StartTrace/GetTrace logic over a bounded trace::TraceStore, the TraceControl heartbeat
+// responses carry while a job's window is open, the spans ranks ship in their heartbeats, the
+// clock offsets a client heartbeat measures, and the coordinator's own events (leases, hedges,
+// consumed reports) as instants. coordinator_trace_client.h collects it from the outside.
 //
 // Instants are nanoseconds of the coordinator's monotonic clock (Options::now), the reference
 // clock of every collected span. The caller checks that the job exists; this class checks the
-// requests' fields and bounds what it keeps (Options).
+// requests' fields and bounds what it keeps (Options). Nothing here survives a restart.
 //
 // Thread-safe. Its lock is taken after the coordinator's.
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <optional>
-#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "coordinator/cluster_state.h"
 #include "stoker/v1/common.pb.h"
+#include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/trace.pb.h"
 #include "trace/span.h"
 #include "trace/span_recorder.h"
@@ -55,11 +58,17 @@ class CoordinatorTrace {
   // What heartbeat responses about the job carry; nullopt when it is not traced now.
   std::optional<stoker::v1::TraceControl> Control(uint64_t job_id) const;
 
-  // Keeps the spans a rank of the job shipped (checked with trace::CheckTraceSpans): its own as
-  // "rank R", its workers' as worker_name(worker_id) (empty: dropped, an unknown worker). Spans
-  // of tasks of other jobs are dropped.
-  void AddFromRank(uint64_t job_id, uint32_t rank, const stoker::v1::TraceSpans& spans,
-                   const std::function<std::string(uint64_t worker_id)>& worker_name);
+  // The trace's part of an accepted client heartbeat (`received_ns`: its arrival, on Now()):
+  // keeps the spans request.trace carries (the rank's own as "rank R", its workers' as "worker
+  // host:port"; spans of `workers` not registered, or of other jobs' tasks, are dropped), sets
+  // response.trace while the job is traced, and with request.client_clock_ns,
+  // received_clock_ns and sent_clock_ns.
+  void AnswerClientHeartbeat(const stoker::v1::ClientHeartbeatRequest& request,
+                             const std::vector<WorkerRecord>& workers, int64_t received_ns,
+                             stoker::v1::ClientHeartbeatResponse* response);
+  // Sets response.trace to the TraceControl of each job of request.jobs that is traced.
+  void AnswerWorkerHeartbeat(const stoker::v1::WorkerHeartbeatRequest& request,
+                             stoker::v1::WorkerHeartbeatResponse* response) const;
 
   // Records the coordinator's event `stage` (an instant) of `task` when its job's window is
   // open and the task is sampled. Costs one atomic load and a clock read when no window is open.
@@ -69,6 +78,10 @@ class CoordinatorTrace {
   void Forget(uint64_t job_id) { store_.Forget(job_id); }
 
  private:
+  // Keeps the spans a rank of the job shipped (AnswerClientHeartbeat).
+  void AddFromRank(uint64_t job_id, uint32_t rank, const stoker::v1::TraceSpans& spans,
+                   const std::vector<WorkerRecord>& workers);
+
   const uint32_t max_seconds_;
   const trace::SpanRecorder::NowFn now_;
   trace::TraceStore store_;

@@ -1,12 +1,15 @@
-// StartTrace and GetTrace (coordinator_trace.h) through the Coordinator's RPCs: the exact
-// status codes, what heartbeats carry while a window is open, the spans ranks ship and the
-// coordinator's own events.
+// The coordinator trace (coordinator_trace.h): StartTrace and GetTrace through the
+// Coordinator's RPCs (the exact status codes, what heartbeats carry while a window is open, the
+// spans ranks ship and the coordinator's own events), then CoordinatorTrace on its own.
+
+#include "coordinator/coordinator_trace.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "coordinator/coordinator_test_fixture_for_test.h"
 #include "trace/span.h"
@@ -17,6 +20,7 @@ namespace {
 namespace pb = ::stoker::v1;
 using ::testing::Contains;
 using ::testing::Property;
+using ::testing::UnorderedElementsAre;
 
 class CoordinatorTraceTest : public CoordinatorTest {
  protected:
@@ -189,6 +193,88 @@ TEST_F(CoordinatorTraceTest, DropsSpansOfOtherJobsAndUnknownWorkers) {
     EXPECT_EQ(process.spans_size(), 0) << process.process();
     EXPECT_NE(process.process(), "worker ");
   }
+}
+
+// CoordinatorTrace on its own, on a fake monotonic clock: the exact window, clock offsets and
+// process names its heartbeat answers carry.
+int64_t fake_now_ns = 0;
+int64_t FakeNowNs() { return fake_now_ns; }
+
+class CoordinatorTraceUnitTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fake_now_ns = 1'000'000'000;
+    pb::StartTraceRequest start;
+    start.set_job_id(kJob);
+    start.set_seconds(30);
+    start.set_sample_one_in(4);
+    ASSERT_THAT(trace_.Start(start), IsOk());
+  }
+
+  static constexpr uint64_t kJob = 5;
+  CoordinatorTrace trace_{CoordinatorTrace::Options{.now = &FakeNowNs}};
+};
+
+TEST_F(CoordinatorTraceUnitTest, AClientHeartbeatGetsTheWindowAndBothClockReadings) {
+  pb::ClientHeartbeatRequest request;
+  request.set_job_id(kJob);
+  request.set_client_clock_ns(12345);
+  fake_now_ns += 10'000'000'000;  // 10 s into the 30 s window
+  pb::ClientHeartbeatResponse response;
+  trace_.AnswerClientHeartbeat(request, {}, /*received_ns=*/777, &response);
+  EXPECT_EQ(response.trace().sample_one_in(), 4u);
+  EXPECT_EQ(response.trace().remaining_ms(), 20'000u);
+  EXPECT_EQ(response.received_clock_ns(), 777);
+  EXPECT_EQ(response.sent_clock_ns(), 11'000'000'000);
+
+  request.set_job_id(kJob + 1);  // not traced, and no clock asked for
+  request.set_client_clock_ns(0);
+  pb::ClientHeartbeatResponse untraced;
+  trace_.AnswerClientHeartbeat(request, {}, 777, &untraced);
+  EXPECT_FALSE(untraced.has_trace());
+  EXPECT_EQ(untraced.received_clock_ns(), 0);
+  EXPECT_EQ(untraced.sent_clock_ns(), 0);
+}
+
+TEST_F(CoordinatorTraceUnitTest, AClientHeartbeatsSpansAreNamedAfterTheRankAndKnownWorkers) {
+  pb::ClientHeartbeatRequest request;
+  request.set_job_id(kJob);
+  request.set_rank(3);
+  for (const uint64_t worker_id : {0, 7, 8}) {  // the rank itself, a known and an unknown worker
+    pb::TraceProcessSpans* process = request.mutable_trace()->add_processes();
+    process->set_worker_id(worker_id);
+    pb::TraceSpan* span = process->add_spans();
+    span->set_stage(static_cast<uint32_t>(trace::Stage::kReceive));
+    span->mutable_task()->set_job_id(kJob);
+    span->set_start_ns(100);
+    span->set_end_ns(200);
+  }
+  WorkerRecord known;
+  known.id = 7;
+  known.address = "w:7";
+  pb::ClientHeartbeatResponse response;
+  trace_.AnswerClientHeartbeat(request, {known}, 0, &response);
+  pb::GetTraceRequest get;
+  get.set_job_id(kJob);
+  const auto page = trace_.Read(get);
+  ASSERT_THAT(page, IsOk());
+  std::vector<std::string> names;
+  for (const pb::TraceProcessSpans& process : page->processes()) names.push_back(process.process());
+  EXPECT_THAT(names, UnorderedElementsAre("rank 3", "worker w:7"));
+}
+
+TEST_F(CoordinatorTraceUnitTest, AWorkerHeartbeatGetsTheWindowOfEachTracedJobItHolds) {
+  pb::WorkerHeartbeatRequest request;
+  request.add_jobs(kJob);
+  request.add_jobs(kJob + 1);
+  pb::WorkerHeartbeatResponse response;
+  trace_.AnswerWorkerHeartbeat(request, &response);
+  ASSERT_EQ(response.trace().size(), 1u);
+  EXPECT_EQ(response.trace().at(kJob).remaining_ms(), 30'000u);
+  fake_now_ns += 31'000'000'000;  // the window has ended
+  pb::WorkerHeartbeatResponse after;
+  trace_.AnswerWorkerHeartbeat(request, &after);
+  EXPECT_TRUE(after.trace().empty());
 }
 
 }  // namespace

@@ -40,6 +40,12 @@ class FakeJournalEnv : public JournalEnv {
     absl::MutexLock lock(&mu_);
     replace_hook_ = std::move(hook);
   }
+  // Every Sync first runs `hook`, outside the env's lock: a test advances its clock there (a
+  // slow fdatasync).
+  void SetSyncHook(std::function<void()> hook) {
+    absl::MutexLock lock(&mu_);
+    sync_hook_ = std::move(hook);
+  }
   // Writes that would make the files hold more than `bytes` in all fail with ENOSPC's error.
   void SetDiskBytes(size_t bytes) {
     absl::MutexLock lock(&mu_);
@@ -105,6 +111,12 @@ class FakeJournalEnv : public JournalEnv {
     return absl::OkStatus();
   }
   absl::Status Sync() {
+    std::function<void()> hook;
+    {
+      absl::MutexLock lock(&mu_);
+      hook = sync_hook_;
+    }
+    if (hook) hook();
     absl::MutexLock lock(&mu_);
     return std::exchange(sync_error_, absl::OkStatus());
   }
@@ -124,6 +136,7 @@ class FakeJournalEnv : public JournalEnv {
   std::optional<size_t> short_write_ ABSL_GUARDED_BY(mu_);
   size_t disk_bytes_ ABSL_GUARDED_BY(mu_) = SIZE_MAX;
   std::function<void()> replace_hook_ ABSL_GUARDED_BY(mu_);
+  std::function<void()> sync_hook_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace stoker

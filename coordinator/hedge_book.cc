@@ -6,16 +6,20 @@ HedgeBook::Key HedgeBook::KeyOf(const stoker::v1::TaskId& task) {
   return {task.job_id(), task.epoch(), task.batch_index()};
 }
 
-bool HedgeBook::Add(const stoker::v1::TaskId& task, uint32_t rank, uint64_t holder) {
-  if (!hedged_.try_emplace(KeyOf(task), task).second) return false;
-  queues_[{task.job_id(), rank}].push_back(Entry{task, holder});
+std::optional<uint64_t> HedgeBook::HedgeIfLeased(const ClusterState& state,
+                                                 const stoker::v1::TaskId& task, uint32_t rank) {
+  const std::optional<uint64_t> holder = state.LeaseHolder(task);
+  if (!holder.has_value() || !hedged_.try_emplace(KeyOf(task), task).second) return std::nullopt;
+  queues_[{task.job_id(), rank}].push_back(Entry{task, *holder});
   ++hedged_total_;
-  return true;
+  return holder;
 }
 
-std::vector<stoker::v1::TaskId> HedgeBook::Take(
-    uint64_t job_id, uint32_t rank, uint64_t worker, size_t max,
-    const std::function<bool(const stoker::v1::TaskId&)>& stale) {
+std::vector<stoker::v1::TaskId> HedgeBook::TakeBackups(const ClusterState& state, uint64_t job_id,
+                                                       uint32_t rank, uint64_t worker, size_t max) {
+  const auto stale = [&state](const stoker::v1::TaskId& task) {
+    return state.IsTaskDone(task) || !state.LeaseHolder(task).has_value();
+  };
   std::vector<stoker::v1::TaskId> taken;
   auto queue = queues_.find({job_id, rank});
   if (queue == queues_.end()) return taken;
@@ -34,7 +38,10 @@ std::vector<stoker::v1::TaskId> HedgeBook::Take(
   return taken;
 }
 
-void HedgeBook::Prune(const std::function<bool(const stoker::v1::TaskId&)>& done) {
+void HedgeBook::PruneStale(const ClusterState& state) {
+  const auto done = [&state](const stoker::v1::TaskId& task) {
+    return state.IsTaskDone(task) || state.FindJob(task.job_id()) == nullptr;
+  };
   for (auto it = hedged_.begin(); it != hedged_.end();) {
     it = done(it->second) ? hedged_.erase(it) : std::next(it);
   }

@@ -13,36 +13,42 @@
 // Hedge leases are soft state, like every lease, and are not recorded in ClusterState: a hedge
 // worker that dies or closes its stream simply loses the copy (its hand-back of the task is
 // ignored, since the task is not leased to it), and the primary lease still stands. Each task
-// is hedged at most once (until it is done and Prune() forgets it).
+// is hedged at most once (until it is done and PruneStale() forgets it).
+//
+// It reads the ClusterState it is given (who holds a lease, what is done) and never changes it.
 //
 // Thread-compatible: the Coordinator guards it with its mutex.
 
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "coordinator/cluster_state.h"
 #include "stoker/v1/common.pb.h"
 
 namespace stoker {
 
 class HedgeBook {
  public:
-  // Queues a backup lease of `task` (of `rank`, leased to `holder`). False (and nothing
-  // changes) when the task was hedged before.
-  bool Add(const stoker::v1::TaskId& task, uint32_t rank, uint64_t holder);
+  // Queues a backup lease of `task` (of `rank`; the caller checked both) when `state` has it
+  // leased and it was not hedged before: then returns the primary lease's holder. Otherwise
+  // nullopt, and nothing changes.
+  std::optional<uint64_t> HedgeIfLeased(const ClusterState& state, const stoker::v1::TaskId& task,
+                                        uint32_t rank);
 
-  // Up to `max` queued tasks of (job, rank) that `worker` may take: not held by it, and not
-  // `stale` (done, or no longer leased: then it is pending and leased the normal way). Taken
-  // and stale entries leave the queue; entries held by `worker` stay for another worker.
-  std::vector<stoker::v1::TaskId> Take(uint64_t job_id, uint32_t rank, uint64_t worker, size_t max,
-                                       const std::function<bool(const stoker::v1::TaskId&)>& stale);
+  // Up to `max` queued tasks of (job, rank) that `worker` may take: not held by it, not done
+  // and still leased in `state` (a task no longer leased is pending and is leased the normal
+  // way). Taken and stale entries leave the queue; entries held by `worker` stay for another.
+  std::vector<stoker::v1::TaskId> TakeBackups(const ClusterState& state, uint64_t job_id,
+                                              uint32_t rank, uint64_t worker, size_t max);
 
-  // Forgets the tasks for which `done` is true (so memory stays bounded by tasks in flight).
-  void Prune(const std::function<bool(const stoker::v1::TaskId&)>& done);
+  // Forgets the tasks that are done, or whose job is gone, in `state` (so memory stays bounded
+  // by tasks in flight).
+  void PruneStale(const ClusterState& state);
 
   // Tasks hedged so far (counter) and queued now.
   uint64_t hedged_total() const { return hedged_total_; }

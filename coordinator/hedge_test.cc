@@ -11,7 +11,6 @@
 #include "common/clock.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_for_test.h"
-#include "coordinator/hedge_book.h"
 #include "coordinator/lease_pairs_for_test.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
@@ -22,7 +21,6 @@ namespace {
 using stoker::v1::TaskId;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ::testing::IsEmpty;
 
 using P = EpochBatch;
 
@@ -143,21 +141,6 @@ TEST_F(HedgeTest, OverdueTaskOfAnotherJobOrRankIsInvalidArgument) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("overdue[0]")));
   EXPECT_THAT(ReportOverdue({Task(job_, 0, 0), Task(job_, 5, 0)}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("overdue[1]")));
-}
-
-TEST(HedgeBookTest, TakeSkipsStaleAndTheHolder) {
-  HedgeBook book;
-  EXPECT_TRUE(book.Add(Task(1, 0, 0), 0, /*holder=*/7));
-  EXPECT_TRUE(book.Add(Task(1, 0, 1), 0, /*holder=*/8));
-  EXPECT_FALSE(book.Add(Task(1, 0, 0), 0, 7));
-  auto stale = [](const TaskId& task) { return task.batch_index() == 1; };
-  EXPECT_THAT(book.Take(1, 0, /*worker=*/7, 10, stale), IsEmpty());
-  EXPECT_EQ(book.queued(), 1u);  // task 0 waits for a worker other than 7
-  EXPECT_EQ(book.Take(1, 0, /*worker=*/9, 10, stale).size(), 1u);
-  EXPECT_EQ(book.queued(), 0u);
-  EXPECT_EQ(book.hedged_total(), 2u);
-  book.Prune([](const TaskId&) { return true; });
-  EXPECT_TRUE(book.Add(Task(1, 0, 0), 0, 7));  // forgotten once done
 }
 
 }  // namespace

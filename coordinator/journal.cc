@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/crc32c.h"
 #include "common/logging.h"
@@ -67,7 +66,8 @@ absl::Status CheckMagic(const std::string& path, absl::string_view data) {
 
 }  // namespace
 
-FileJournal::FileJournal(std::string path, JournalEnv* env) : path_(std::move(path)), env_(env) {}
+FileJournal::FileJournal(std::string path, JournalEnv* env, Clock* clock)
+    : path_(std::move(path)), env_(env), clock_(clock) {}
 
 FileJournal::~FileJournal() = default;
 
@@ -181,13 +181,13 @@ absl::Status FileJournal::Sync(uint64_t seq) {
   const uint64_t through = added_;
   WritableFile* const file = file_.get();  // replaced only by Compact, which waits for !syncing_
   mu_.Unlock();
-  const absl::Time start = absl::Now();
+  const absl::Time start = clock_->Now();
   absl::Status status =
       file == nullptr
           ? absl::FailedPreconditionError(absl::StrCat("journal ", path_, ": Sync before Load"))
           : file->Append(batch);
   if (status.ok()) status = file->Sync();
-  const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  const double seconds = absl::ToDoubleSeconds(clock_->Now() - start);
   mu_.Lock();
   syncing_ = false;
   if (status.ok()) {

@@ -46,6 +46,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "common/clock.h"
 #include "coordinator/journal_env.h"
 #include "coordinator/state_store.h"
 
@@ -61,9 +62,10 @@ class FileJournal : public StateStore {
   static constexpr size_t kHeaderBytes = 8;
   static constexpr uint32_t kMaxRecordBytes = 64u << 20;
 
-  // A journal at `path`, read and written through `env` (which outlives it); nothing is read or
-  // created until Load.
-  explicit FileJournal(std::string path, JournalEnv* env = PosixJournalEnv());
+  // A journal at `path`, read and written through `env`; `clock` times each group commit
+  // (Stats::sync_seconds). Both outlive it. Nothing is read or created until Load.
+  explicit FileJournal(std::string path, JournalEnv* env = PosixJournalEnv(),
+                       Clock* clock = Clock::Real());
   ~FileJournal() override;
   FileJournal(const FileJournal&) = delete;
   FileJournal& operator=(const FileJournal&) = delete;
@@ -93,6 +95,7 @@ class FileJournal : public StateStore {
 
   const std::string path_;
   JournalEnv* const env_;
+  Clock* const clock_;
   mutable absl::Mutex mu_;
   std::unique_ptr<WritableFile> file_ ABSL_GUARDED_BY(mu_);  // set by Load, replaced by Compact
   std::string pending_ ABSL_GUARDED_BY(mu_);                 // framed records not yet written

@@ -1,6 +1,7 @@
 // The journal under injected disk faults (FakeJournalEnv): a failing fdatasync latches the
 // coordinator into UNAVAILABLE naming the cause (and a metric), a short write is recovered at
-// replay, a full disk is reported; compaction writes its file outside the coordinator's lock.
+// replay, a full disk is reported; compaction writes its file outside the coordinator's lock; a
+// group commit is timed on the injected clock.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -112,6 +113,20 @@ TEST_F(JournalFaultTest, AFullDiskIsReportedNamingIt) {
               StatusIs(absl::StatusCode::kUnavailable,
                        HasSubstr("(RESOURCE_EXHAUSTED: journal /journal: write: No space left on "
                                  "device")));
+}
+
+// A group commit is timed on the injected clock: the histogram holds exactly the fdatasync's
+// fake duration.
+TEST_F(JournalFaultTest, AGroupCommitIsTimedOnTheInjectedClock) {
+  FileJournal journal(kPath, &env_, &clock_);
+  ASSERT_THAT(journal.Load(), IsOk());
+  env_.SetSyncHook([this] { clock_.Advance(absl::Milliseconds(250)); });
+  pb::StateUpdate update;
+  update.mutable_start_incarnation()->set_incarnation(7);
+  ASSERT_THAT(journal.Sync(journal.Add(update)), IsOk());
+  const StateStore::Stats stats = journal.stats();
+  EXPECT_EQ(stats.sync_seconds.count(), 1u);
+  EXPECT_DOUBLE_EQ(stats.sync_seconds.sum(), 0.25);
 }
 
 // A heartbeat whose overdue list is bad changes nothing: its consumed tasks are not journaled.

@@ -13,7 +13,7 @@
 #include "common/text_file.h"
 #include "common/tls/tls_config.h"
 #include "coordinator/coordinator_client.h"
-#include "coordinator/trace_collect.h"
+#include "coordinator/coordinator_trace_client.h"
 #include "tools/report_assembly.h"
 #include "tools/report_html.h"
 #include "trace/bottleneck_report.h"
@@ -53,7 +53,7 @@ absl::StatusOr<std::vector<trace::RankVerdict>> Report(const ReportFlags& flags,
   absl::StatusOr<const stoker::v1::JobStatus*> job = FindJob(*before, flags.job);
   if (!job.ok()) return job.status();
   const uint64_t job_id = (*job)->job_id();
-  TraceCollectOptions collect;
+  CollectTraceOptions collect;
   collect.job_id = job_id;
   collect.seconds = static_cast<uint32_t>(flags.seconds);
   absl::StatusOr<CollectedTrace> timeline = CollectTrace(*client, collect);

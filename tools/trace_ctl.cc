@@ -12,7 +12,7 @@
 #include "common/text_file.h"
 #include "common/tls/tls_config.h"
 #include "coordinator/coordinator_client.h"
-#include "coordinator/trace_collect.h"
+#include "coordinator/coordinator_trace_client.h"
 #include "tools/report_assembly.h"
 
 namespace stoker {
@@ -42,7 +42,7 @@ int Collect(const TraceFlags& flags, const TlsConfig& tls) {
   absl::StatusOr<CollectedTrace> collected = absl::UnknownError("not collected");
   if (job.ok()) {
     collected =
-        CollectTrace(*coordinator, TraceCollectOptions{.job_id = *job,
+        CollectTrace(*coordinator, CollectTraceOptions{.job_id = *job,
                                                        .seconds = flags.seconds,
                                                        .sample_one_in = flags.sample_one_in});
   }

@@ -1,8 +1,9 @@
 #ifndef STOKER_TOOLS_TRACE_CTL_H_
 #define STOKER_TOOLS_TRACE_CTL_H_
 
-// `stoker-ctl trace`: collects a job's batch timeline (coordinator/trace_collect.h) and writes it
-// as Chrome Trace Event JSON (trace/chrome_trace.h), which Perfetto UI and chrome://tracing open.
+// `stoker-ctl trace`: collects a job's batch timeline (coordinator/coordinator_trace_client.h) and
+// writes it as Chrome Trace Event JSON (trace/chrome_trace.h), which Perfetto UI and
+// chrome://tracing open.
 //
 //   stoker-ctl trace --coordinator=HOST:PORT --job=ID|NAME --seconds=S -o trace.json
 //                    [--sample-one-in=N] [TLS flags: an operator's certificate]

@@ -26,7 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "coordinator/coordinator_client.h"
-#include "coordinator/trace_collect.h"
+#include "coordinator/coordinator_trace_client.h"
 #include "jobspec/job_spec_args.h"
 #include "trainer_client/batch.h"
 #include "trainer_client/client_tail.h"
@@ -251,15 +251,16 @@ class PyLoader {
     if (local_ != nullptr) local_->Stop();
   }
 
-  // The job's batch timeline as Chrome Trace JSON (coordinator/trace_collect.h), with the trainer's
-  // own certificate: StartTrace, `seconds` of this loader's batches, then every GetTrace page.
+  // The job's batch timeline as Chrome Trace JSON (coordinator/coordinator_trace_client.h), with
+  // the trainer's own certificate: StartTrace, `seconds` of this loader's batches, then every
+  // GetTrace page.
   std::string Trace(uint32_t seconds, uint32_t sample_one_in) {
     absl::StatusOr<std::string> json;
     {
       py::gil_scoped_release release;
       const std::unique_ptr<CoordinatorClient> coordinator = NewGrpcCoordinatorClient(
           options_.coordinator_address, options_.rpc_timeout, options_.tls);
-      json = CollectTraceJson(*coordinator, TraceCollectOptions{.job_id = loader_->job_id(),
+      json = CollectTraceJson(*coordinator, CollectTraceOptions{.job_id = loader_->job_id(),
                                                                 .seconds = seconds,
                                                                 .sample_one_in = sample_one_in});
     }

@@ -119,7 +119,8 @@ class Loader:
     def stats(self) -> Dict[str, Any]: ...
     def trace(self, seconds: int, sample_one_in: int = 0) -> str:
         """The job's batch timeline for `seconds` as Chrome Trace Event JSON (StartTrace, wait,
-        every GetTrace page; coordinator/trace_collect.h), with this loader's trainer credentials."""
+        every GetTrace page; coordinator/coordinator_trace_client.h), with this loader's trainer
+        credentials."""
     def resume_token(self) -> bytes:
         """Loader::ResumeToken(): where this rank stands, for a checkpoint."""
     @property

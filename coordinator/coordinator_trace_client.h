@@ -1,7 +1,8 @@
-#ifndef STOKER_COORDINATOR_TRACE_COLLECT_H_
-#define STOKER_COORDINATOR_TRACE_COLLECT_H_
+#ifndef STOKER_COORDINATOR_COORDINATOR_TRACE_CLIENT_H_
+#define STOKER_COORDINATOR_COORDINATOR_TRACE_CLIENT_H_
 
-// Collects a job's batch timeline from its coordinator (docs/decisions/0046-batch-timeline.md):
+// The client side of the coordinator trace (coordinator_trace.h is the coordinator's side):
+// collects a job's batch timeline from its coordinator (docs/decisions/0046-batch-timeline.md):
 // StartTrace, wait out the window, then page GetTrace until the coordinator's window (with its
 // grace for the last heartbeats) has closed and every page is read. What `stoker-ctl trace`,
 // `stoker-ctl report` and the Python Loader.trace share; they differ only in what they make of
@@ -21,7 +22,7 @@
 
 namespace stoker {
 
-struct TraceCollectOptions {
+struct CollectTraceOptions {
   uint64_t job_id = 0;
   // The window, seconds (1..the coordinator's --max-trace-seconds).
   uint32_t seconds = 10;
@@ -50,16 +51,16 @@ struct CollectedTrace {
 // "seconds: ...", NOT_FOUND for an unknown job, PERMISSION_DENIED for a role not allowed), and
 // DEADLINE_EXCEEDED past options.give_up_after.
 absl::StatusOr<CollectedTrace> CollectTrace(CoordinatorClient& coordinator,
-                                            const TraceCollectOptions& options);
+                                            const CollectTraceOptions& options);
 
 // CollectTrace written as Chrome Trace Event JSON (trace/chrome_trace.h): what
 // Loader.trace returns.
 absl::StatusOr<std::string> CollectTraceJson(CoordinatorClient& coordinator,
-                                             const TraceCollectOptions& options);
+                                             const CollectTraceOptions& options);
 
 // `processes` in the timeline's order (coordinator, workers by name, ranks by number).
 void SortTraceProcesses(std::vector<trace::TraceProcess>* processes);
 
 }  // namespace stoker
 
-#endif  // STOKER_COORDINATOR_TRACE_COLLECT_H_
+#endif  // STOKER_COORDINATOR_COORDINATOR_TRACE_CLIENT_H_

@@ -1,7 +1,8 @@
-// CollectTrace (coordinator/trace_collect.h) against a fake coordinator: the pages it reads, how it
-// merges them per process and orders the processes, and that it stops once the window closed.
+// CollectTrace (coordinator/coordinator_trace_client.h) against a fake coordinator: the pages it
+// reads, how it merges them per process and orders the processes, and that it stops once the window
+// closed.
 
-#include "coordinator/trace_collect.h"
+#include "coordinator/coordinator_trace_client.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -74,7 +75,7 @@ TEST(CollectTraceTest, ReadsEveryPageUntilTheWindowClosesAndMergesPerProcess) {
   SleepRecordingClock clock;
   const auto collected = CollectTrace(
       coordinator,
-      TraceCollectOptions{.job_id = 9, .seconds = 3, .sample_one_in = 2, .clock = &clock});
+      CollectTraceOptions{.job_id = 9, .seconds = 3, .sample_one_in = 2, .clock = &clock});
   ASSERT_TRUE(collected.ok()) << collected.status();
   EXPECT_EQ(coordinator.started.at(0).job_id(), 9u);
   EXPECT_EQ(coordinator.started.at(0).sample_one_in(), 2u);
@@ -91,7 +92,7 @@ TEST(CollectTraceTest, PassesTheCoordinatorsRefusalOn) {
   FakeCoordinator coordinator;
   SleepRecordingClock clock;
   const auto collected =
-      CollectTrace(coordinator, TraceCollectOptions{.job_id = 9, .seconds = 0, .clock = &clock});
+      CollectTrace(coordinator, CollectTraceOptions{.job_id = 9, .seconds = 0, .clock = &clock});
   EXPECT_EQ(collected.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
@@ -100,7 +101,7 @@ TEST(CollectTraceTest, GivesUpWhenTheWindowNeverCloses) {
   for (int i = 0; i < 1000; ++i) coordinator.pages.push_back(Page({}, 1, true));
   SleepRecordingClock clock;
   const auto collected =
-      CollectTrace(coordinator, TraceCollectOptions{.job_id = 9, .seconds = 1, .clock = &clock});
+      CollectTrace(coordinator, CollectTraceOptions{.job_id = 9, .seconds = 1, .clock = &clock});
   EXPECT_EQ(collected.status().code(), absl::StatusCode::kDeadlineExceeded);
 }
 

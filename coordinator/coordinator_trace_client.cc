@@ -1,4 +1,4 @@
-#include "coordinator/trace_collect.h"
+#include "coordinator/coordinator_trace_client.h"
 
 #include <algorithm>
 #include <string>
@@ -40,7 +40,7 @@ void SortTraceProcesses(std::vector<trace::TraceProcess>* processes) {
 }
 
 absl::StatusOr<CollectedTrace> CollectTrace(CoordinatorClient& coordinator,
-                                            const TraceCollectOptions& options) {
+                                            const CollectTraceOptions& options) {
   pb::StartTraceRequest start;
   start.set_job_id(options.job_id);
   start.set_seconds(options.seconds);
@@ -80,7 +80,7 @@ absl::StatusOr<CollectedTrace> CollectTrace(CoordinatorClient& coordinator,
 }
 
 absl::StatusOr<std::string> CollectTraceJson(CoordinatorClient& coordinator,
-                                             const TraceCollectOptions& options) {
+                                             const CollectTraceOptions& options) {
   ASSIGN_OR_RETURN(const CollectedTrace collected, CollectTrace(coordinator, options));
   return trace::WriteChromeTrace(collected.processes);
 }
