@@ -11,8 +11,6 @@
 //     worker does), then the batch stage (MixUp/CutMix) when the pipeline has one; prints
 //     `stoker_ips=<images per wall-clock second> stoker_cpu_ips=<images per CPU second>`.
 
-#include <time.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -49,13 +47,6 @@ int WriteInputs(const Config& config) {
               static_cast<std::streamsize>(image.size()));
   }
   return out.good() ? 0 : 1;
-}
-
-// CPU seconds this process has used (all its threads).
-double ProcessCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 int Round(const Config& config) {
@@ -103,7 +94,7 @@ int Round(const Config& config) {
   batches = 0;
   Clock* const clock = Clock::Real();
   const absl::Time start = clock->Now();
-  const double cpu_start = ProcessCpuSeconds();
+  const absl::Duration cpu_start = ProcessCpuTime();
   absl::Duration elapsed;
   while (elapsed < config.round) {
     if (absl::Status status = one_batch(); !status.ok()) {
@@ -111,7 +102,7 @@ int Round(const Config& config) {
     }
     elapsed = clock->Now() - start;
   }
-  const double cpu = ProcessCpuSeconds() - cpu_start;
+  const double cpu = absl::ToDoubleSeconds(ProcessCpuTime() - cpu_start);
   std::printf("stoker_ips=%.2f stoker_cpu_ips=%.2f\n",
               static_cast<double>(index) / absl::ToDoubleSeconds(elapsed),
               static_cast<double>(index) / cpu);
