@@ -354,11 +354,12 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
   const bool timed = workspace->time_ops();
   std::vector<double>& op_seconds = workspace->mutable_op_seconds();
   if (timed) op_seconds.assign(ops_.size(), 0.0);
-  absl::Time op_start = timed ? absl::Now() : absl::InfinitePast();
+  Clock* const clock = workspace->clock();
+  absl::Time op_start = timed ? clock->Now() : absl::InfinitePast();
   std::optional<PixelRect> window;  // Set when ops_[1] gets a window decoded alone.
   if (encoded_input_) {
     RETURN_IF_ERROR(Decode(sample, rng, workspace, &current, &window));
-    if (timed) op_seconds[0] = absl::ToDoubleSeconds(absl::Now() - op_start);
+    if (timed) op_seconds[0] = absl::ToDoubleSeconds(clock->Now() - op_start);
     first_op = 1;
     next_buffer = 1;
   } else if (input.shape != input_shape_) {
@@ -395,7 +396,7 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
       buffer.Reshape(shape);
       target = buffer.view();
     }
-    if (timed) op_start = absl::Now();
+    if (timed) op_start = clock->Now();
     absl::Status status;
     if (end > i + 1) {
       RunBlurChain(i, end, current, rng, workspace, target);
@@ -405,19 +406,19 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
       status = op.Apply(current, rng, &workspace->scratch(), target);
     }
     if (!status.ok()) return OpError(i, op, status);
-    if (timed) op_seconds[i] = absl::ToDoubleSeconds(absl::Now() - op_start);
+    if (timed) op_seconds[i] = absl::ToDoubleSeconds(clock->Now() - op_start);
     current = target;
     i = end;
   }
   if (last_op_writes_out) return absl::OkStatus();
   if (tabled) {
-    if (timed) op_start = absl::Now();
+    if (timed) op_start = clock->Now();
     if (half) {
       ConvertThroughTable16(current, tail_table16_.data(), layout, out);
     } else {
       ConvertThroughTable(current, tail_table_.data(), layout, reinterpret_cast<float*>(out));
     }
-    if (timed) op_seconds[tail_start_] = absl::ToDoubleSeconds(absl::Now() - op_start);
+    if (timed) op_seconds[tail_start_] = absl::ToDoubleSeconds(clock->Now() - op_start);
     return absl::OkStatus();
   }
   ConvertOutput(current, workspace, out);

@@ -54,6 +54,7 @@
 #include "absl/status/statusor.h"
 #include "augment/batch_mix.h"
 #include "augment/kernels/decode.h"
+#include "common/clock.h"
 #include "common/counter_rng.h"
 #include "image/image.h"
 #include "image/sample_input.h"
@@ -73,11 +74,15 @@ class PipelineWorkspace {
   // The decoder of encoded samples (keeps its TurboJPEG handle across samples).
   ImageDecoder& decoder() { return decoder_; }
 
-  // With timing on, Run records the seconds each op took (op_seconds()[i] for ops[i], the
-  // output conversion not included; a fused blur chain's time is on its first op, its other ops
-  // read 0); off by default (two clock reads per op).
-  void set_time_ops(bool on) { time_ops_ = on; }
+  // With timing on, Run records the seconds each op took on `clock` (op_seconds()[i] for
+  // ops[i], the output conversion not included; a fused blur chain's time is on its first op,
+  // its other ops read 0); off by default (two clock reads per op). `clock` outlives the timing.
+  void set_time_ops(bool on, Clock* clock = Clock::Real()) {
+    time_ops_ = on;
+    clock_ = clock;
+  }
   bool time_ops() const { return time_ops_; }
+  Clock* clock() const { return clock_; }
   const std::vector<double>& op_seconds() const { return op_seconds_; }
   std::vector<double>& mutable_op_seconds() { return op_seconds_; }
 
@@ -86,6 +91,7 @@ class PipelineWorkspace {
   ImageBuffer scratch_;
   ImageDecoder decoder_;
   bool time_ops_ = false;
+  Clock* clock_ = Clock::Real();
   std::vector<double> op_seconds_;
 };
 

@@ -9,7 +9,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "absl/time/clock.h"
 #include "augment/op.h"
 #include "augment/op_registry.h"
 #include "augment/pipeline.h"
@@ -64,19 +63,19 @@ absl::Status FillShapes(const stoker::v1::PipelineSpec& spec, const Pipeline& pi
 }
 
 // Times `runs` runs of the pipeline on `sample`: each op's median and the whole run's.
-absl::Status Measure(const Pipeline& pipeline, const SampleInput& sample, int runs,
+absl::Status Measure(const Pipeline& pipeline, const SampleInput& sample, int runs, Clock* clock,
                      PipelineExplanation* out) {
   PipelineWorkspace workspace;
-  workspace.set_time_ops(true);
+  workspace.set_time_ops(true, clock);
   std::vector<uint8_t> output(pipeline.output_bytes_per_sample());
   std::vector<std::vector<double>> op_seconds(pipeline.num_ops());
   std::vector<double> totals;
   for (int run = -1; run < runs; ++run) {  // run -1 warms the buffers up
     CounterRng rng = SampleRng(0, 0, static_cast<uint64_t>(run + 1));
-    const absl::Time start = absl::Now();
+    const absl::Time start = clock->Now();
     RETURN_IF_ERROR(pipeline.Run(sample, &rng, &workspace, output.data()));
     if (run < 0) continue;
-    totals.push_back(absl::ToDoubleSeconds(absl::Now() - start));
+    totals.push_back(absl::ToDoubleSeconds(clock->Now() - start));
     for (size_t i = 0; i < pipeline.num_ops(); ++i) {
       op_seconds[i].push_back(workspace.op_seconds()[i]);
     }
@@ -98,9 +97,9 @@ absl::Status Measure(const Pipeline& pipeline, const SampleInput& sample, int ru
   std::vector<double> per_image;
   for (int run = 0; run < runs; ++run) {
     CounterRng rng = BatchRng(0, 0, static_cast<uint64_t>(run));
-    const absl::Time start = absl::Now();
+    const absl::Time start = clock->Now();
     RETURN_IF_ERROR(mix->Apply(mix->Draw(&rng), tensor.data(), labels, &scratch, soft.data()));
-    per_image.push_back(absl::ToDoubleSeconds(absl::Now() - start) / batch);
+    per_image.push_back(absl::ToDoubleSeconds(clock->Now() - start) / batch);
   }
   out->batch_stage_seconds = Median(per_image);
   return absl::OkStatus();
@@ -160,7 +159,8 @@ absl::StatusOr<PipelineExplanation> ExplainPipeline(const stoker::v1::PipelineSp
     out.num_classes = pipeline.batch_mix()->num_classes();
   }
   if (options.runs > 0) {
-    if (absl::Status status = Measure(pipeline, sample, options.runs, &out); !status.ok()) {
+    if (absl::Status status = Measure(pipeline, sample, options.runs, options.clock, &out);
+        !status.ok()) {
       return PrefixStatus(context, status);
     }
   }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/clock.h"
 #include "image/image.h"
 #include "stoker/v1/pipeline.pb.h"
 
@@ -31,6 +32,8 @@ struct ExplainOptions {
   int runs = 15;
   // Samples per batch for the batch stage's timing.
   int batch_size = 16;
+  // The clock the runs are timed on (tests inject a fake). Not owned.
+  Clock* clock = Clock::Real();
 };
 
 struct ExplainedOp {

@@ -76,6 +76,24 @@ TEST(PipelineExplainTest, MeasuresEveryOpAndTheBatchStage) {
   EXPECT_THAT(text, HasSubstr("costs: measured on this machine, median of 3 runs"));
 }
 
+TEST(PipelineExplainTest, TimesOnTheOptionsClock) {
+  SteppingClock clock(absl::Milliseconds(1));
+  ExplainOptions options;
+  options.runs = 3;
+  options.input = ImageShape{64, 80, 3, PixelType::kUint8};
+  options.clock = &clock;
+  auto explanation = ExplainPipeline(
+      Spec("to_float, gaussian_blur(ksize=5), cutmix(alpha=1.0, num_classes=10)"), options);
+  ASSERT_TRUE(explanation.ok()) << explanation.status();
+  ASSERT_EQ(explanation->ops.size(), 2u);
+  // A run reads the clock four times after its start: once to begin, twice for the fused
+  // to_float + blur chain (its time on its first op), once to end.
+  EXPECT_DOUBLE_EQ(explanation->ops[0].seconds, 0.001);
+  EXPECT_DOUBLE_EQ(explanation->ops[1].seconds, 0.0);
+  EXPECT_DOUBLE_EQ(explanation->total_seconds, 0.004);
+  EXPECT_DOUBLE_EQ(explanation->batch_stage_seconds, 0.001 / 16);
+}
+
 TEST(PipelineExplainTest, ErrorsNameTheOpAndField) {
   ExplainOptions options;
   options.runs = 0;

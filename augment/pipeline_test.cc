@@ -14,6 +14,7 @@
 namespace stoker {
 namespace {
 
+using ::testing::DoubleEq;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -349,6 +350,20 @@ TEST(PipelineRunTest, TimesEachOpWhenAsked) {
   for (double seconds : workspace.op_seconds()) EXPECT_GE(seconds, 0.0);
   PipelineWorkspace untimed;
   EXPECT_EQ(timed, RunOnce(*pipeline, source, 0, &untimed));  // Timing changes nothing.
+}
+
+TEST(PipelineRunTest, TimesOpsOnTheWorkspacesClock) {
+  auto pipeline =
+      Pipeline::Compile(Spec("to_float, gaussian_blur(ksize=5)*2, horizontal_flip"), kSource);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  std::vector<uint8_t> source = SourcePixels(kSource, 3);
+  SteppingClock clock(absl::Milliseconds(1));
+  PipelineWorkspace workspace;
+  workspace.set_time_ops(true, &clock);
+  RunOnce(*pipeline, source, 0, &workspace);
+  // Two reads per run of ops: to_float and the blurs run as one fused chain, whose time is on its
+  // first op; then the flip.
+  EXPECT_THAT(workspace.op_seconds(), ElementsAre(DoubleEq(0.001), 0.0, 0.0, DoubleEq(0.001)));
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ constexpr int kBlurs = 10;
 constexpr float kSigmaMin = 0.1f, kSigmaMax = 2.0f;  // torchvision's GaussianBlur default.
 
 struct Config {
-  double seconds = 3;
+  absl::Duration length = absl::Seconds(3);  // of each measurement
   bool wall_clock = false;   // Time by the wall clock instead of the thread's CPU time.
   bool stoker_only = false;  // Only Stoker's (fused) pipeline: the reference of bench/e2e.py.
   uint32_t rounds = 3;
@@ -53,7 +53,7 @@ std::vector<std::vector<uint8_t>> SourceImages(uint32_t count) {
 
 // Stoker: the compiled pipeline, as a worker thread runs it.
 double StokerIps(const Pipeline& pipeline, std::vector<std::vector<uint8_t>>& images,
-                 double seconds, bench::TimeBase base) {
+                 absl::Duration length, bench::TimeBase base) {
   PipelineWorkspace workspace;
   std::vector<float> out(pipeline.output_bytes_per_sample() / sizeof(float));
   uint64_t index = 0;
@@ -65,11 +65,12 @@ double StokerIps(const Pipeline& pipeline, std::vector<std::vector<uint8_t>>& im
         (void)pipeline.Run(ImageView{image.data(), shape}, &rng, &workspace,
                            reinterpret_cast<uint8_t*>(out.data()));
       },
-      seconds, base);
+      length, base);
 }
 
 // OpenCV: uint8 → float32 in [0, 1], then cv::GaussianBlur ×10 with a drawn sigma, reflect-101.
-double OpenCvIps(std::vector<std::vector<uint8_t>>& images, double seconds, bench::TimeBase base) {
+double OpenCvIps(std::vector<std::vector<uint8_t>>& images, absl::Duration length,
+                 bench::TimeBase base) {
   cv::Mat a(kSide, kSide, CV_32FC3), b(kSide, kSide, CV_32FC3);
   CounterRng rng(42);
   uint64_t index = 0;
@@ -83,7 +84,7 @@ double OpenCvIps(std::vector<std::vector<uint8_t>>& images, double seconds, benc
           std::swap(a, b);
         }
       },
-      seconds, base);
+      length, base);
 }
 
 // The floor: the operations the folded (symmetric-tap) kernel of
@@ -149,13 +150,13 @@ Rounds RunRounds(const Config& config, const Pipeline& pipeline, const Pipeline&
               config.wall_clock ? "wall-clock time" : "thread CPU time");
   Rounds r;
   for (uint32_t round = 0; round < config.rounds; ++round) {
-    r.stoker.push_back(StokerIps(pipeline, images, config.seconds, base));
+    r.stoker.push_back(StokerIps(pipeline, images, config.length, base));
     if (config.stoker_only) {
       std::printf("round %u: stoker %.0f img/s\n", round + 1, r.stoker.back());
       continue;
     }
-    r.opencv.push_back(OpenCvIps(images, config.seconds, base));
-    r.unfused.push_back(StokerIps(unfused, images, config.seconds, base));
+    r.opencv.push_back(OpenCvIps(images, config.length, base));
+    r.unfused.push_back(StokerIps(unfused, images, config.length, base));
     // Ratios per round: each round's sides ran back to back, so a round's ratio is less exposed
     // to the shared machine's load than either figure; the RESULT gives their medians.
     r.vs_opencv.push_back(r.stoker.back() / r.opencv.back());
@@ -172,7 +173,7 @@ Rounds RunRounds(const Config& config, const Pipeline& pipeline, const Pipeline&
 int Main(int argc, char** argv) {
   Config config;
   FlagSet flags("augment_bench", "Blur reference workload: Stoker vs OpenCV (and torchvision).");
-  flags.Add("seconds", &config.seconds, "Seconds per measurement");
+  flags.Add("seconds", &config.length, absl::Seconds(1), "Length of each measurement");
   flags.Add("wall_clock", &config.wall_clock,
             "Time by the wall clock (default: the benchmark thread's CPU time)");
   flags.Add("stoker_only", &config.stoker_only,

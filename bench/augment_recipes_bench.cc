@@ -11,18 +11,17 @@
 //     worker does), then the batch stage (MixUp/CutMix) when the pipeline has one; prints
 //     `stoker_ips=<images per wall-clock second> stoker_cpu_ips=<images per CPU second>`.
 
-#include <time.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
 
-#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "augment/pipeline.h"
 #include "augment/pipeline_text.h"
 #include "augment/synthetic_images.h"
+#include "common/clock.h"
 #include "common/counter_rng.h"
 #include "common/flags.h"
 
@@ -37,7 +36,7 @@ struct Config {
   uint32_t height = 375;
   uint32_t width = 500;
   uint32_t batch = 32;
-  double seconds = 3;
+  absl::Duration round = absl::Seconds(3);
 };
 
 int WriteInputs(const Config& config) {
@@ -48,13 +47,6 @@ int WriteInputs(const Config& config) {
               static_cast<std::streamsize>(image.size()));
   }
   return out.good() ? 0 : 1;
-}
-
-// CPU seconds this process has used (all its threads).
-double ProcessCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 int Round(const Config& config) {
@@ -100,17 +92,19 @@ int Round(const Config& config) {
   }
   index = 0;
   batches = 0;
-  const absl::Time start = absl::Now();
-  const double cpu_start = ProcessCpuSeconds();
-  double elapsed = 0;
-  while (elapsed < config.seconds) {
+  Clock* const clock = Clock::Real();
+  const absl::Time start = clock->Now();
+  const absl::Duration cpu_start = ProcessCpuTime();
+  absl::Duration elapsed;
+  while (elapsed < config.round) {
     if (absl::Status status = one_batch(); !status.ok()) {
       return std::fprintf(stderr, "%s\n", status.ToString().c_str()), 1;
     }
-    elapsed = absl::ToDoubleSeconds(absl::Now() - start);
+    elapsed = clock->Now() - start;
   }
-  const double cpu = ProcessCpuSeconds() - cpu_start;
-  std::printf("stoker_ips=%.2f stoker_cpu_ips=%.2f\n", static_cast<double>(index) / elapsed,
+  const double cpu = absl::ToDoubleSeconds(ProcessCpuTime() - cpu_start);
+  std::printf("stoker_ips=%.2f stoker_cpu_ips=%.2f\n",
+              static_cast<double>(index) / absl::ToDoubleSeconds(elapsed),
               static_cast<double>(index) / cpu);
   return 0;
 }
@@ -129,7 +123,7 @@ int main(int argc, char** argv) {
   flags.Add("height", &config.height, "Input height");
   flags.Add("width", &config.width, "Input width");
   flags.Add("batch", &config.batch, "Images per batch");
-  flags.Add("seconds", &config.seconds, "Seconds of the round");
+  flags.Add("seconds", &config.round, absl::Seconds(1), "Length of the round");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (config.images == 0 || config.batch == 0 || config.height == 0 || config.width == 0) {
     return flags.Fail(absl::InvalidArgumentError("--images, --batch, --height, --width: > 0"));

@@ -1,42 +1,30 @@
 #include "bench/bench_util.h"
 
-#include <time.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <string>
 
+#include "common/clock.h"
+
 namespace stoker {
 namespace bench {
-namespace {
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double ThreadCpuNow() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
-}  // namespace
-
-double ItemsPerSecond(const std::function<void()>& item, double seconds, TimeBase base) {
-  const auto now = base == TimeBase::kWall ? &Now : &ThreadCpuNow;
+double ItemsPerSecond(const std::function<void()>& item, absl::Duration length, TimeBase base) {
+  auto now = [base] {
+    return base == TimeBase::kWall ? Clock::Real()->Now() - absl::UnixEpoch() : ThreadCpuTime();
+  };
   item();  // Warm-up: sizes buffers, faults pages in.
-  const double start = now();
-  double elapsed = 0;
+  const absl::Duration start = now();
+  absl::Duration elapsed;
   int64_t items = 0;
-  while (elapsed < seconds) {
+  while (elapsed < length) {
     item();
     ++items;
     elapsed = now() - start;
   }
-  return static_cast<double>(items) / elapsed;
+  return static_cast<double>(items) / absl::ToDoubleSeconds(elapsed);
 }
 
 double MeasuredClockHz() {
@@ -48,12 +36,12 @@ double MeasuredClockHz() {
     const int64_t blocks = 15'000;
     uint64_t x = 1;
     const uint64_t factor = 3;
-    const double start = ThreadCpuNow();  // CPU time: a descheduled thread does not slow it
+    const absl::Duration start = ThreadCpuTime();  // a descheduled thread does not slow it
     for (int64_t b = 0; b < blocks; ++b) {
       asm volatile(".rept 1000\n\timulq %1, %0\n\t.endr" : "+r"(x) : "r"(factor));
     }
     const double hz = static_cast<double>(blocks * kMultipliesPerBlock) * kCyclesPerMultiply /
-                      (ThreadCpuNow() - start);
+                      absl::ToDoubleSeconds(ThreadCpuTime() - start);
     if (hz > best) best = hz;
   }
   return best;

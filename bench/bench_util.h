@@ -8,17 +8,19 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
+
 namespace stoker {
 namespace bench {
 
-// What ItemsPerSecond's seconds are: wall-clock time, or the calling thread's CPU time
+// What ItemsPerSecond's time is: the real clock's (Clock::Real()), or the calling thread's CPU time
 // (CLOCK_THREAD_CPUTIME_ID: what a core pays, less exposed to other processes on a shared
 // machine than wall time, though not to their use of shared caches and memory).
 enum class TimeBase { kWall, kThreadCpu };
 
-// Calls `item` (which processes one image) repeatedly for about `seconds` (of `base`) after one
+// Calls `item` (which processes one image) repeatedly for about `length` (of `base`) after one
 // warm-up call; returns items per second.
-double ItemsPerSecond(const std::function<void()>& item, double seconds,
+double ItemsPerSecond(const std::function<void()>& item, absl::Duration length,
                       TimeBase base = TimeBase::kWall);
 
 // The core clock in Hz, measured with a chain of dependent 64-bit integer multiplies over about

@@ -48,8 +48,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "bench/bench_util.h"
+#include "common/clock.h"
 #include "common/flags.h"
 #include "common/logging.h"
 #include "tests/testing/test_cluster.h"
@@ -104,8 +105,8 @@ struct Producers {
 // What every mode is run with.
 struct Common {
   Producers producers;
-  double seconds = 4;   // the measured window (per run)
-  uint32_t rounds = 3;  // alternating rounds; medians count
+  absl::Duration window = absl::Seconds(4);  // the measured window (per run)
+  uint32_t rounds = 3;                       // alternating rounds; medians count
 };
 
 // " producer_cores=X" for burning producers, "" for sleeping ones: for the RESULT lines.
@@ -148,16 +149,17 @@ struct Measured {
 // consumer's demand stays 1 / step. Thread-compatible.
 class ConsumerStep {
  public:
-  explicit ConsumerStep(absl::Duration step) : step_(step) {}
+  ConsumerStep(absl::Duration step, Clock* clock) : step_(step), clock_(clock) {}
   void Take() {
     const absl::Duration target = step_ - overslept_;  // <= 0: still paying off a late wake-up
-    const absl::Time start = absl::Now();
-    if (target > absl::ZeroDuration()) absl::SleepFor(target);
-    overslept_ = (absl::Now() - start) - target;
+    const absl::Time start = clock_->Now();
+    if (target > absl::ZeroDuration()) clock_->SleepFor(target);
+    overslept_ = (clock_->Now() - start) - target;
   }
 
  private:
   const absl::Duration step_;
+  Clock* const clock_;
   absl::Duration overslept_;
 };
 
@@ -194,13 +196,14 @@ absl::StatusOr<Measured> Measure(const Run& run, const std::string& job_name) {
                                             (*loader)->batch_bytes()));
   }
 
-  const absl::Time start = absl::Now();
+  Clock* const clock = Clock::Real();
+  const absl::Time start = clock->Now();
   const absl::Time window_start = start + run.warmup;
   const absl::Time window_end = window_start + run.measure;
   std::optional<LoaderStats> first;
   absl::Time first_at;
   double first_cpu = 0;
-  ConsumerStep step(run.step);
+  ConsumerStep step(run.step, clock);
   Measured result;
   result.batch_bytes = batch_bytes;
   while (true) {
@@ -210,7 +213,7 @@ absl::StatusOr<Measured> Measure(const Run& run, const std::string& job_name) {
           absl::StrCat("the job ran out or failed before the window ended (make it longer): ",
                        batch.status().ToString()));
     }
-    const absl::Time now = absl::Now();
+    const absl::Time now = clock->Now();
     if (!first.has_value() && now >= window_start) {
       first = (*loader)->stats();
       first_at = now;
@@ -249,18 +252,19 @@ int Fail(const absl::Status& status) {
   return 1;
 }
 
-// One K of the cluster mode: K workers at one batch per `period_ms` each.
-absl::StatusOr<Measured> MeasureCluster(int k, const Producers& producers, double period_ms,
-                                        double seconds, const std::string& job_name) {
+// One K of the cluster mode: K workers at one batch per `period` each.
+absl::StatusOr<Measured> MeasureCluster(int k, const Producers& producers, absl::Duration period,
+                                        absl::Duration window, const std::string& job_name) {
   Run run;
-  run.periods.assign(k, absl::Microseconds(static_cast<int64_t>(period_ms * 1000)));
+  run.periods.assign(k, period);
   run.mode = producers.mode;
   run.burn_fraction = std::min(1.0, producers.BurnFraction(k));
-  const double nominal = k * 1000.0 / period_ms;
-  const uint64_t batches = static_cast<uint64_t>(nominal * (seconds + 4)) + 200;
+  const double nominal = k / absl::ToDoubleSeconds(period);
+  const uint64_t batches =
+      static_cast<uint64_t>(nominal * absl::ToDoubleSeconds(window + absl::Seconds(4))) + 200;
   run.spec = SimulatedJob(Shape{}, batches, 1);
   run.prefetch_batches = 4 * static_cast<uint64_t>(k) + 16;
-  run.measure = absl::Seconds(seconds);
+  run.measure = window;
   return Measure(run, job_name);
 }
 
@@ -271,10 +275,10 @@ struct ClusterFigures {
 };
 
 ClusterFigures PrintCluster(const char* label, int k, const Measured& measured, double nominal,
-                            double burn_ms_per_batch) {
+                            absl::Duration burn_per_batch) {
   ClusterFigures figures;
   figures.efficiency = measured.batches_per_second / nominal;
-  const double burn_cores = measured.batches_per_second * burn_ms_per_batch / 1000;
+  const double burn_cores = measured.batches_per_second * absl::ToDoubleSeconds(burn_per_batch);
   figures.other_cpu_us_per_batch =
       (measured.process_cores - burn_cores) / measured.batches_per_second * 1e6;
   std::printf(
@@ -286,9 +290,9 @@ ClusterFigures PrintCluster(const char* label, int k, const Measured& measured, 
   return figures;
 }
 
-int ClusterMode(const std::vector<int>& ks, double period_ms, const Common& common) {
+int ClusterMode(const std::vector<int>& ks, absl::Duration period, const Common& common) {
   const Producers& producers = common.producers;
-  const double seconds = common.seconds;
+  const double per_second = 1 / absl::ToDoubleSeconds(period);  // one worker's nominal rate
   const int rounds = static_cast<int>(common.rounds);
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const int k_max = *std::max_element(ks.begin(), ks.end());
@@ -299,8 +303,8 @@ int ClusterMode(const std::vector<int>& ks, double period_ms, const Common& comm
       "cluster: simulated workers, one batch per %.1f ms each at most (16 x 16x16x3 uint8 = "
       "12 KB batches); %s; %.1f s window after 1.5 s warm-up; %d alternating rounds; %u cores; "
       "load average %s\n",
-      period_ms, producers.Describe().c_str(), seconds, rounds, cores,
-      bench::LoadAverage().c_str());
+      absl::ToDoubleMilliseconds(period), producers.Describe().c_str(),
+      absl::ToDoubleSeconds(common.window), rounds, cores, bench::LoadAverage().c_str());
   if (control) {
     std::printf("  control: K=%d, where %s (efficiency at most ~%.2f expected)\n", k_max,
                 overloaded.Describe().c_str(), cores / overloaded.cores);
@@ -314,23 +318,22 @@ int ClusterMode(const std::vector<int>& ks, double period_ms, const Common& comm
   for (int round = 1; round <= rounds; ++round) {
     std::printf(" round %d\n", round);
     for (int k : ks) {
-      absl::StatusOr<Measured> measured =
-          MeasureCluster(k, producers, period_ms, seconds, absl::StrCat("cluster-", round, "-", k));
+      absl::StatusOr<Measured> measured = MeasureCluster(k, producers, period, common.window,
+                                                         absl::StrCat("cluster-", round, "-", k));
       if (!measured.ok()) return Fail(measured.status());
-      const double burn_ms = period_ms * std::min(1.0, producers.BurnFraction(k));
-      const ClusterFigures figures =
-          PrintCluster("", k, *measured, k * 1000.0 / period_ms, burn_ms);
+      const absl::Duration burn = period * std::min(1.0, producers.BurnFraction(k));
+      const ClusterFigures figures = PrintCluster("", k, *measured, k * per_second, burn);
       efficiency[k].push_back(figures.efficiency);
       rate[k].push_back(measured->batches_per_second);
       other_us[k].push_back(figures.other_cpu_us_per_batch);
     }
     if (!control) continue;
-    absl::StatusOr<Measured> measured = MeasureCluster(k_max, overloaded, period_ms, seconds,
+    absl::StatusOr<Measured> measured = MeasureCluster(k_max, overloaded, period, common.window,
                                                        absl::StrCat("cluster-overloaded-", round));
     if (!measured.ok()) return Fail(measured.status());
-    const double burn_ms = period_ms * std::min(1.0, overloaded.BurnFraction(k_max));
+    const absl::Duration burn = period * std::min(1.0, overloaded.BurnFraction(k_max));
     overloaded_efficiency.push_back(
-        PrintCluster("control ", k_max, *measured, k_max * 1000.0 / period_ms, burn_ms).efficiency);
+        PrintCluster("control ", k_max, *measured, k_max * per_second, burn).efficiency);
   }
   std::printf("load average at the end %s\n", bench::LoadAverage().c_str());
   std::string result =
@@ -350,28 +353,26 @@ int ClusterMode(const std::vector<int>& ks, double period_ms, const Common& comm
   return 0;
 }
 
-int StragglerMode(double period_ms, double slow_factor, const Common& common) {
-  const double seconds = common.seconds;
-  const absl::Duration period = absl::Microseconds(static_cast<int64_t>(period_ms * 1000));
+int StragglerMode(absl::Duration period, double slow_factor, const Common& common) {
   Run run;
   run.periods = {period, period, period, period * slow_factor};
   run.mode = common.producers.mode;
   run.burn_fraction = common.producers.BurnFraction(run.periods.size());
-  const double sum_rates = (3 + 1 / slow_factor) * 1000.0 / period_ms;
+  const double sum_rates = (3 + 1 / slow_factor) / absl::ToDoubleSeconds(period);
   // Epochs of ~4 s, so that the window crosses several epoch boundaries.
   const uint64_t per_epoch = static_cast<uint64_t>(sum_rates * 4);
-  const double total_seconds = seconds + 4;
+  const double total_seconds = absl::ToDoubleSeconds(common.window) + 4;
   const uint32_t epochs = static_cast<uint32_t>(total_seconds * sum_rates / per_epoch) + 2;
   run.spec = SimulatedJob(Shape{}, per_epoch, epochs);
   run.prefetch_batches = 32;
   run.warmup = absl::Seconds(2);
-  run.measure = absl::Seconds(seconds);
+  run.measure = common.window;
   std::printf(
       "straggler: 4 simulated workers at %.1f ms per batch, one at %.1fx that; %s; epochs "
       "of %llu batches; %.1f s window; %u alternating rounds; load average %s\n",
-      period_ms, slow_factor, common.producers.Describe().c_str(),
-      static_cast<unsigned long long>(per_epoch), seconds, common.rounds,
-      bench::LoadAverage().c_str());
+      absl::ToDoubleMilliseconds(period), slow_factor, common.producers.Describe().c_str(),
+      static_cast<unsigned long long>(per_epoch), absl::ToDoubleSeconds(common.window),
+      common.rounds, bench::LoadAverage().c_str());
   // Alternating rounds, balancing on and off (the negative control: even shares leave the slow
   // worker a full share of the credit); medians count.
   std::vector<double> on, off;
@@ -402,30 +403,32 @@ int StragglerMode(double period_ms, double slow_factor, const Common& common) {
   return 0;
 }
 
-absl::StatusOr<Measured> MeasureDataWait(double step_ms, double capacity, const Common& common) {
-  const double seconds = common.seconds;
+absl::StatusOr<Measured> MeasureDataWait(absl::Duration step, double capacity,
+                                         const Common& common) {
   Run run;
   run.mode = common.producers.mode;
   run.burn_fraction = common.producers.BurnFraction(4);
-  run.step = absl::Microseconds(static_cast<int64_t>(step_ms * 1000));
+  run.step = step;
   // 4 workers whose rates sum to capacity x the consumer's demand (1 / step).
-  const double worker_period_ms = 4 * step_ms / capacity;
-  run.periods.assign(4, absl::Microseconds(static_cast<int64_t>(worker_period_ms * 1000)));
-  const double demand = 1000.0 / step_ms;
+  const absl::Duration worker_period = step * (4 / capacity);
+  run.periods.assign(4, worker_period);
+  const double demand = 1 / absl::ToDoubleSeconds(step);
   const uint64_t per_epoch = static_cast<uint64_t>(demand * 4);  // ~4 s epochs
-  const uint32_t epochs = static_cast<uint32_t>((seconds + 4) * demand / per_epoch) + 2;
+  const uint32_t epochs =
+      static_cast<uint32_t>((absl::ToDoubleSeconds(common.window) + 4) * demand / per_epoch) + 2;
   run.spec = SimulatedJob(Shape{}, per_epoch, epochs);
   run.prefetch_batches = 32;
   run.warmup = absl::Seconds(2);
-  run.measure = absl::Seconds(seconds);
+  run.measure = common.window;
   absl::StatusOr<Measured> measured = Measure(run, absl::StrCat("data-wait-", capacity));
   if (!measured.ok()) return measured.status();
   std::printf(
       "  capacity %.2fx demand (4 workers at %.1f ms per batch): delivered %.1f batches/s; "
       "data wait %.4f of the consumer's time (1 - delivered / demand = %.4f); process %.2f "
       "cores\n",
-      capacity, worker_period_ms, measured->batches_per_second, measured->data_wait_fraction,
-      std::max(0.0, 1 - measured->batches_per_second / demand), measured->process_cores);
+      capacity, absl::ToDoubleMilliseconds(worker_period), measured->batches_per_second,
+      measured->data_wait_fraction, std::max(0.0, 1 - measured->batches_per_second / demand),
+      measured->process_cores);
   PrintWorkers(*measured);
   std::fflush(stdout);
   return measured;
@@ -433,18 +436,18 @@ absl::StatusOr<Measured> MeasureDataWait(double step_ms, double capacity, const 
 
 // The consumer's data wait with the workers' capacity at --capacity x its demand, and, in
 // alternating rounds of the same run, the negative control at 0.9x (wait ~ 1 - 0.9 = 10%).
-int DataWaitMode(double step_ms, double capacity, const Common& common) {
+int DataWaitMode(absl::Duration step, double capacity, const Common& common) {
   constexpr double kShortCapacity = 0.9;
-  const double demand = 1000.0 / step_ms;
+  const double demand = 1 / absl::ToDoubleSeconds(step);
   std::printf(
       "data-wait: consumer step %.1f ms (demand %.1f batches/s); %s; %.1f s windows; %u "
       "alternating rounds; load average %s\n",
-      step_ms, demand, common.producers.Describe().c_str(), common.seconds, common.rounds,
-      bench::LoadAverage().c_str());
+      absl::ToDoubleMilliseconds(step), demand, common.producers.Describe().c_str(),
+      absl::ToDoubleSeconds(common.window), common.rounds, bench::LoadAverage().c_str());
   std::vector<double> enough, short_of;
   for (uint32_t round = 0; round < common.rounds; ++round) {
     for (double c : {capacity, kShortCapacity}) {
-      absl::StatusOr<Measured> measured = MeasureDataWait(step_ms, c, common);
+      absl::StatusOr<Measured> measured = MeasureDataWait(step, c, common);
       if (!measured.ok()) return Fail(measured.status());
       (c == capacity ? enough : short_of).push_back(measured->data_wait_fraction);
     }
@@ -465,17 +468,19 @@ int DataWaitMode(double step_ms, double capacity, const Common& common) {
 int main(int argc, char** argv) {
   std::string mode = "cluster";
   std::string workers = "1,2,4,8,16,32";
-  double period_ms = 40;
+  absl::Duration period = absl::Milliseconds(40);
   double slow_factor = 4;
-  double step_ms = 20;
+  absl::Duration step = absl::Milliseconds(20);
   double capacity = 1.1;
   std::string producers = "burn";
   stoker::Common common;
   stoker::FlagSet flags("cluster_bench", "Stoker protocol benchmarks on simulated workers.");
   flags.Add("mode", &mode, "cluster | straggler | data-wait");
   flags.Add("workers", &workers, "cluster: comma-separated worker counts");
-  flags.Add("period-ms", &period_ms, "cluster, straggler: ms per batch of a (fast) worker");
-  flags.Add("seconds", &common.seconds, "length of the measured window of each run");
+  flags.Add("period-ms", &period, absl::Milliseconds(1),
+            "cluster, straggler: time per batch of a (fast) worker");
+  flags.Add("seconds", &common.window, absl::Seconds(1),
+            "length of the measured window of each run");
   flags.Add("rounds", &common.rounds, "alternating rounds (medians count)");
   flags.Add("simulate-batch-mode", &producers,
             "burn (the producers burn CPU for part of each batch's time) or sleep (no CPU: "
@@ -484,7 +489,7 @@ int main(int argc, char** argv) {
             "burn: the CPU all producers burn together at their nominal rates, in cores (at "
             "most the smallest worker count)");
   flags.Add("slow-factor", &slow_factor, "straggler: the slow worker takes this many periods");
-  flags.Add("step-ms", &step_ms, "data-wait: the consumer's step time");
+  flags.Add("step-ms", &step, absl::Milliseconds(1), "data-wait: the consumer's step time");
   flags.Add("capacity", &capacity, "data-wait: the workers' capacity / the consumer's demand");
   flags.MapField("simulate_batch_mode", "simulate-batch-mode");
   stoker::LogFlags log_flags;
@@ -520,9 +525,9 @@ int main(int argc, char** argv) {
         "--producer-cores: must be in (0, ", fewest,
         "] (a producer burns at most its whole period), got ", common.producers.cores)));
   }
-  if (mode == "cluster") return stoker::ClusterMode(ks, period_ms, common);
-  if (mode == "straggler") return stoker::StragglerMode(period_ms, slow_factor, common);
-  if (mode == "data-wait") return stoker::DataWaitMode(step_ms, capacity, common);
+  if (mode == "cluster") return stoker::ClusterMode(ks, period, common);
+  if (mode == "straggler") return stoker::StragglerMode(period, slow_factor, common);
+  if (mode == "data-wait") return stoker::DataWaitMode(step, capacity, common);
   return flags.Fail(absl::InvalidArgumentError(
       absl::StrCat("--mode: expected cluster, straggler or data-wait, got '", mode, "'")));
 }

@@ -33,8 +33,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "common/flags.h"
 #include "common/grpc_settings.h"
 #include "common/tls/grpc_tls.h"
@@ -58,8 +58,8 @@ struct Options {
   uint32_t ranks = 128;
   uint32_t workers = 500;
   uint32_t lanes = 8;
-  int64_t heartbeat_ms = 500;
-  double seconds = 5;
+  absl::Duration heartbeat = absl::Milliseconds(500);
+  absl::Duration length = absl::Seconds(5);
   // Paced load: this driver aims at this many tasks/s (a lease of 32 every 32/rate seconds);
   // 0: as fast as the coordinator answers (saturation).
   double tasks_per_s = 0;
@@ -95,17 +95,19 @@ struct Call {
 class Driver {
  public:
   Driver(const Options& o, std::shared_ptr<grpc::Channel> channel, uint64_t job,
-         std::vector<uint64_t> worker_ids)
+         std::vector<uint64_t> worker_ids, Clock* clock)
       : o_(o),
+        clock_(clock),
         stub_(pb::Coordinator::NewStub(std::move(channel))),
         job_(job),
         worker_ids_(std::move(worker_ids)),
         delivered_(worker_ids_.size()),
         rank_busy_(o.ranks) {}
 
-  // Drives until `until`, then waits for the calls in flight; prints the DRIVER line.
+  // Drives until `until` (of the driver's clock), then waits for the calls in flight; prints the
+  // DRIVER line.
   void Run(absl::Time until) {
-    const absl::Time start = absl::Now();
+    const absl::Time start = clock_->Now();
     until_ = until;
     std::thread heartbeats([this] { HeartbeatLoop(); });
     if (o_.tasks_per_s > 0) {
@@ -116,8 +118,8 @@ class Driver {
     heartbeats.join();
     absl::MutexLock lock(&mu_);
     auto idle = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return in_flight_ == 0; };
-    mu_.AwaitWithDeadline(absl::Condition(&idle), absl::Now() + absl::Seconds(60));
-    const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    clock_->AwaitWithTimeout(&mu_, absl::Condition(&idle), absl::Seconds(60));
+    const double seconds = absl::ToDoubleSeconds(clock_->Now() - start);
     std::printf("DRIVER tasks=%llu seconds=%.3f leases=%llu errors=%llu skipped=%llu lease_us=%s\n",
                 static_cast<unsigned long long>(tasks_), seconds,
                 static_cast<unsigned long long>(leases_), static_cast<unsigned long long>(errors_),
@@ -131,7 +133,7 @@ class Driver {
 
   template <typename C>
   void Begin(C* call) {
-    call->context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
+    call->context.set_deadline(DeadlineAfter(absl::Seconds(30)));
     absl::MutexLock lock(&mu_);
     ++in_flight_;
   }
@@ -165,9 +167,11 @@ class Driver {
   // the calls themselves, on the core it shares with the other driver).
   template <typename Fn>
   void Every(absl::Duration spacing, Fn fn) {
-    for (absl::Time next = absl::Now(); next < until_;) {
-      for (const absl::Time now = absl::Now(); next <= now && next < until_; next += spacing) fn();
-      absl::SleepFor(std::max(next - absl::Now(), kTick));
+    for (absl::Time next = clock_->Now(); next < until_;) {
+      for (const absl::Time now = clock_->Now(); next <= now && next < until_; next += spacing) {
+        fn();
+      }
+      clock_->SleepFor(std::max(next - clock_->Now(), kTick));
     }
   }
 
@@ -181,14 +185,14 @@ class Driver {
     call->request.set_rank(o_.first_rank + r);
     call->request.set_max_tasks(kTasksPerLease);
     Begin(call);
-    call->start = absl::Now();
+    call->start = clock_->Now();
     stub_->async()->LeaseTasks(
         &call->context, &call->request, &call->response,
         [this, call, r, w](grpc::Status status) { OnLeased(call, r, w, status); });
   }
 
   void OnLeased(LeaseCall* call, uint32_t r, size_t w, const grpc::Status& status) {
-    const int64_t us = absl::ToInt64Microseconds(absl::Now() - call->start);
+    const int64_t us = absl::ToInt64Microseconds(clock_->Now() - call->start);
     {
       absl::MutexLock lock(&mu_);
       lease_us_.push_back(us);
@@ -231,7 +235,7 @@ class Driver {
   void Next(uint32_t r) {
     if (o_.tasks_per_s > 0) {
       rank_busy_[r] = false;
-    } else if (absl::Now() < until_) {
+    } else if (clock_->Now() < until_) {
       StartLease((r + o_.lanes) % o_.ranks);
     }
   }
@@ -239,7 +243,7 @@ class Driver {
   // Worker w heartbeats at start + (k + w / n) * interval, k = 0, 1, ...
   void HeartbeatLoop() {
     size_t w = 0;
-    Every(absl::Milliseconds(o_.heartbeat_ms) / static_cast<double>(worker_ids_.size()), [&] {
+    Every(o_.heartbeat / static_cast<double>(worker_ids_.size()), [&] {
       auto* call = new WorkerCall;
       call->request.set_worker_id(worker_ids_[w]);
       {
@@ -258,6 +262,7 @@ class Driver {
   }
 
   const Options& o_;
+  Clock* const clock_;
   const std::unique_ptr<pb::Coordinator::Stub> stub_;
   const uint64_t job_;
   const std::vector<uint64_t> worker_ids_;
@@ -305,8 +310,8 @@ int Run(const Options& o) {
       o,
       grpc::CreateCustomChannel(
           o.coordinator, ChannelCredentials(TlsConfig::Plaintext(), {Role::kCoordinator}), args),
-      job->job_id(), std::move(worker_ids));
-  driver.Run(absl::Now() + absl::Seconds(o.seconds));
+      job->job_id(), std::move(worker_ids), Clock::Real());
+  driver.Run(Clock::Real()->Now() + o.length);
   return 0;
 }
 
@@ -325,13 +330,14 @@ int main(int argc, char** argv) {
   flags.Add("ranks", &o.ranks, "ranks this driver plays");
   flags.Add("workers", &o.workers, "simulated workers this driver plays");
   flags.Add("lanes", &o.lanes, "saturated: chains of lease + heartbeat running back to back");
-  flags.Add("heartbeat-ms", &o.heartbeat_ms, "each worker's heartbeat interval");
-  flags.Add("seconds", &o.seconds, "how long to drive");
+  flags.Add("heartbeat-ms", &o.heartbeat, absl::Milliseconds(1),
+            "each worker's heartbeat interval");
+  flags.Add("seconds", &o.length, absl::Seconds(1), "how long to drive");
   flags.Add("name", &o.name, "distinguishes this driver's workers and clients");
   flags.Add("tasks-per-s", &o.tasks_per_s, "paced load of this driver (0 = saturate)");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (o.coordinator.empty() || o.lanes == 0 || o.ranks == 0 || o.workers == 0 ||
-      o.heartbeat_ms <= 0 || o.first_rank + o.ranks > o.world_size) {
+      o.heartbeat <= absl::ZeroDuration() || o.first_rank + o.ranks > o.world_size) {
     std::fprintf(stderr,
                  "control_plane_bench: --coordinator must be set; lanes, ranks, workers and "
                  "heartbeat-ms > 0; first-rank + ranks <= world-size\n");

@@ -39,13 +39,14 @@ int WriteJpeg(const std::string& path) {
 
 int Main(int argc, char** argv) {
   std::string write_path, jpeg_path;
-  double tjbench_ips = 0, seconds = 3;
+  double tjbench_ips = 0;
+  absl::Duration round_length = absl::Seconds(3);
   uint32_t rounds = 3;
   FlagSet flags("decode_bench", "JPEG decode: Stoker vs tjbench on the same file.");
   flags.Add("write", &write_path, "Write the benchmark JPEG to this path and exit");
   flags.Add("jpeg", &jpeg_path, "The JPEG to decode");
   flags.Add("tjbench_ips", &tjbench_ips, "tjbench's decompressions per second on --jpeg");
-  flags.Add("seconds", &seconds, "Seconds per round");
+  flags.Add("seconds", &round_length, absl::Seconds(1), "Length of a round");
   flags.Add("rounds", &rounds, "Rounds; the best counts");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (!write_path.empty()) return WriteJpeg(write_path);
@@ -65,7 +66,7 @@ int Main(int argc, char** argv) {
           absl::StatusOr<EncodedHeader> header = decoder.ReadHeader(jpeg, limits);
           ok = ok && header.ok() && header->height == kHeight && decoder.Decode(jpeg, out).ok();
         },
-        seconds);
+        round_length);
     std::printf("round %u: stoker %.0f decodes/s\n", round + 1, ips);
     stoker_ips = std::max(stoker_ips, ips);
   }

@@ -10,10 +10,7 @@
 // Rounds alternate fused/unfused (order swapped every round) over the same sample list; the
 // figures are medians of the rounds. Prints `RESULT name=decode-crop ...`.
 
-#include <time.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +30,7 @@
 #include "augment/pipeline_text.h"
 #include "augment/synthetic_images.h"
 #include "bench/bench_util.h"
+#include "common/clock.h"
 #include "common/counter_rng.h"
 #include "common/flags.h"
 #include "common/status_macros.h"
@@ -108,12 +106,6 @@ Pipeline Compile(const std::string& text, bool fuse) {
   return std::move(*pipeline);
 }
 
-double ThreadCpuSeconds() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + t.tv_nsec * 1e-9;
-}
-
 // One round's figures: images per second of the thread's CPU time (what a worker core pays;
 // steadier than wall time on a shared machine) and per second of wall time.
 struct Round {
@@ -127,8 +119,8 @@ using Item = std::function<absl::Status(const Photo& photo, uint64_t index)>;
 // Runs `samples` samples of every photo through `item`.
 Round RunRound(const Item& item, const std::vector<Photo>& photos, uint32_t samples,
                uint64_t first_index) {
-  const auto start = std::chrono::steady_clock::now();
-  const double cpu_start = ThreadCpuSeconds();
+  const absl::Time start = Clock::Real()->Now();
+  const absl::Duration cpu_start = ThreadCpuTime();
   for (uint32_t i = 0; i < samples; ++i) {
     for (const Photo& photo : photos) {
       const absl::Status status = item(photo, first_index + i);
@@ -138,10 +130,10 @@ Round RunRound(const Item& item, const std::vector<Photo>& photos, uint32_t samp
       }
     }
   }
-  const double cpu = ThreadCpuSeconds() - cpu_start;
-  const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
+  const double cpu = absl::ToDoubleSeconds(ThreadCpuTime() - cpu_start);
+  const double wall = absl::ToDoubleSeconds(Clock::Real()->Now() - start);
   const double images = static_cast<double>(samples) * photos.size();
-  return Round{images / cpu, images / wall.count()};
+  return Round{images / cpu, images / wall};
 }
 
 struct Figures {

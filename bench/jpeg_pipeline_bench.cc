@@ -13,8 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "augment/pipeline_text.h"
+#include "common/clock.h"
 #include "common/flags.h"
 #include "worker/batch_producer.h"
 
@@ -27,13 +28,13 @@ constexpr char kPipeline[] =
 
 struct BenchConfig {
   std::string manifest;
-  double seconds = 20;
+  absl::Duration length = absl::Seconds(20);
   uint32_t threads = 0;  // 0: one per core.
   uint32_t batch_size = 64;
   double torchvision_ips = 0;  // Total images/s of torchvision's DataLoader (all workers).
 };
 
-// Produces batches of epochs 0, 1, ... on `threads` threads for `seconds`; returns images/s.
+// Produces batches of epochs 0, 1, ... on `threads` threads for `length`; returns images/s.
 absl::StatusOr<double> Measure(const BenchConfig& config, uint32_t threads) {
   stoker::v1::JobSpec spec;
   spec.mutable_dataset()->mutable_shards()->set_manifest(config.manifest);
@@ -77,12 +78,13 @@ absl::StatusOr<double> Measure(const BenchConfig& config, uint32_t threads) {
   // The first tenth of the time warms up (page faults, shard indexes, decoder state).
   std::vector<std::thread> pool;
   for (uint32_t t = 0; t < threads; ++t) pool.emplace_back(loop);
-  absl::SleepFor(absl::Seconds(config.seconds * 0.1));
+  Clock* const clock = Clock::Real();
+  clock->SleepFor(config.length * 0.1);
   const uint64_t warm_images = images;
-  const absl::Time warm = absl::Now();
-  absl::SleepFor(absl::Seconds(config.seconds * 0.9));
+  const absl::Time warm = clock->Now();
+  clock->SleepFor(config.length * 0.9);
   const uint64_t done = images;
-  const absl::Time end = absl::Now();
+  const absl::Time end = clock->Now();
   stop = true;
   for (std::thread& thread : pool) thread.join();
   if (failed) return first_error;
@@ -93,7 +95,7 @@ int Run(int argc, char** argv) {
   BenchConfig config;
   FlagSet flags("jpeg_pipeline_bench", "JPEG workload on packed shards: Stoker vs torchvision.");
   flags.Add("manifest", &config.manifest, "manifest written by stoker-pack");
-  flags.Add("seconds", &config.seconds, "seconds of measurement");
+  flags.Add("seconds", &config.length, absl::Seconds(1), "length of the measurement");
   flags.Add("threads", &config.threads, "producer threads (0 = one per core)");
   flags.Add("batch-size", &config.batch_size, "samples per batch");
   flags.Add("torchvision-ips", &config.torchvision_ips,

@@ -24,7 +24,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
 #include "common/flags.h"
 #include "common/status_macros.h"
 #include "tests/testing/advisor_scenario.h"
@@ -80,19 +81,20 @@ absl::StatusOr<Run> RunWith(int workers, absl::Duration step) {
   loader_options.spec = AdvisorBlurJob();
   loader_options.heartbeat_interval = absl::Milliseconds(100);
   ASSIGN_OR_RETURN(std::unique_ptr<Loader> loader, Loader::Open(loader_options));
-  const absl::Time start = absl::Now();
+  Clock* const clock = Clock::Real();
+  const absl::Time start = clock->Now();
   const absl::Time measure_from = start + kRunTime - kMeasureTime;
   uint64_t measured_batches = 0;
   HostCpu host_from;
-  while (absl::Now() < start + kRunTime) {
+  while (clock->Now() < start + kRunTime) {
     RETURN_IF_ERROR(loader->Next().status());
-    absl::SleepFor(step);
-    if (absl::Now() < measure_from) continue;
+    clock->SleepFor(step);
+    if (clock->Now() < measure_from) continue;
     if (measured_batches++ == 0) host_from = ReadHostCpu();
   }
   Run run;
   run.samples_per_second =
-      measured_batches * kAdvisorBatchSize / absl::ToDoubleSeconds(absl::Now() - measure_from);
+      measured_batches * kAdvisorBatchSize / absl::ToDoubleSeconds(clock->Now() - measure_from);
   const HostCpu host_to = ReadHostCpu();
   if (host_to.total > host_from.total) {
     run.host_idle_fraction = (host_to.idle - host_from.idle) / (host_to.total - host_from.total);

@@ -13,7 +13,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
 #include "common/flags.h"
 #include "data/storage_backend.h"
 #include "data/testing/s3_test_server.h"
@@ -27,7 +28,7 @@ constexpr size_t kChunk = size_t{8} << 20;
 double ReadAll(const std::vector<std::unique_ptr<RandomAccessFile>>& files) {
   std::vector<uint8_t> buffer(kChunk);
   uint64_t bytes = 0;
-  const absl::Time start = absl::Now();
+  const absl::Time start = Clock::Real()->Now();
   for (const auto& file : files) {
     for (uint64_t at = 0; at < file->size(); at += kChunk) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, file->size() - at));
@@ -39,7 +40,7 @@ double ReadAll(const std::vector<std::unique_ptr<RandomAccessFile>>& files) {
       bytes += n;
     }
   }
-  return bytes / 1e6 / absl::ToDoubleSeconds(absl::Now() - start);
+  return bytes / 1e6 / absl::ToDoubleSeconds(Clock::Real()->Now() - start);
 }
 
 std::vector<std::unique_ptr<RandomAccessFile>> OpenAll(const Storage& storage,
@@ -104,12 +105,12 @@ int Run(int argc, char** argv) {
   double s3 = 0, via_curl = 0, local = 0, cache = 0;
   for (uint32_t round = 0; round < rounds; ++round) {
     const double s3_round = ReadAll(OpenAll(**remote, urls));
-    const absl::Time start = absl::Now();
+    const absl::Time start = Clock::Real()->Now();
     if (std::system(curl.c_str()) != 0) {
       std::fprintf(stderr, "s3_bench: curl failed: %s\n", curl.c_str());
       return 1;
     }
-    const double curl_round = total_mb / absl::ToDoubleSeconds(absl::Now() - start);
+    const double curl_round = total_mb / absl::ToDoubleSeconds(Clock::Real()->Now() - start);
     const double local_round = ReadAll(OpenAll(**remote, paths));
     const double cache_round = ReadAll(OpenAll(**cached, urls));
     std::printf("round %u: s3 %.0f MB/s, curl %.0f MB/s, local %.0f MB/s, cache hit %.0f MB/s\n",

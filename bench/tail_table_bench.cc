@@ -164,7 +164,7 @@ std::vector<Build> HalfBuilds(const Pipeline& ops, const std::vector<float>& tab
 // Runs every build of `c` for `rounds` rounds (order rotated), prints the medians, appends them
 // to `result`.
 void RunCase(const Case& c, const std::vector<uint8_t>& source, uint8_t* slots, uint32_t rounds,
-             double seconds, std::string* result) {
+             absl::Duration cpu_time, std::string* result) {
   const size_t slot_bytes = kImage.elements() * c.entry_bytes;
   std::vector<std::vector<double>> us(c.builds.size());
   for (uint32_t round = 0; round < rounds; ++round) {
@@ -176,7 +176,7 @@ void RunCase(const Case& c, const std::vector<uint8_t>& source, uint8_t* slots, 
         const ImageView in{const_cast<uint8_t*>(source.data()) + slot * kImage.elements(), kImage};
         c.builds[b].run(in, slots + (c.batch_output ? slot * slot_bytes : 0));
       };
-      us[b].push_back(1e6 / bench::ItemsPerSecond(item, seconds, bench::TimeBase::kThreadCpu));
+      us[b].push_back(1e6 / bench::ItemsPerSecond(item, cpu_time, bench::TimeBase::kThreadCpu));
     }
   }
   const double base = bench::Median(us[c.baseline]);
@@ -191,10 +191,10 @@ void RunCase(const Case& c, const std::vector<uint8_t>& source, uint8_t* slots, 
 
 int Main(int argc, char** argv) {
   uint32_t rounds = 9;
-  double seconds = 0.25;
+  absl::Duration cpu_time = absl::Milliseconds(250);
   FlagSet flags("tail_table_bench", "The fused to_float/normalize tail alone, per build.");
   flags.Add("rounds", &rounds, "Rounds (build order rotated)");
-  flags.Add("seconds", &seconds, "Thread CPU seconds per build per round");
+  flags.Add("seconds", &cpu_time, absl::Seconds(1), "Thread CPU time per build per round");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
 
   CounterRng rng(1);
@@ -219,7 +219,7 @@ int Main(int argc, char** argv) {
                         {"hwc_hot", hwc, false, 4, FloatBuilds(table, hwc), 1},
                         {"chw_batch_f16", chw, true, 2, HalfBuilds(ops, table, table16), 0}};
   std::string result = "RESULT name=tail-table";
-  for (const Case& c : cases) RunCase(c, source, slots, rounds, seconds, &result);
+  for (const Case& c : cases) RunCase(c, source, slots, rounds, cpu_time, &result);
   std::printf("tail-table: load %s at the end\n", bench::LoadAverage().c_str());
   std::printf("%s\n", result.c_str());
   return 0;

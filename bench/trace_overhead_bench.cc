@@ -45,7 +45,7 @@ struct Config {
   uint32_t width = 224;
   uint32_t batch_size = 64;
   uint32_t rounds = 6;
-  double seconds = 1.0;
+  absl::Duration cpu_time = absl::Seconds(1);  // per round, of this thread's CPU
 };
 
 // One batch's path through a worker and a client (see the file comment), on or off.
@@ -137,14 +137,14 @@ struct Round {
   double on_us = 0;
 };
 
-// About `seconds` of this thread's CPU, tracing on and off by turns batch by batch (so both see
+// About `cpu_time` of this thread's CPU, tracing on and off by turns batch by batch (so both see
 // the same machine: a shared host's load moves both alike); each batch timed alone, the switch
 // between them not.
-Round MeasureRound(BatchPath& path, double seconds) {
+Round MeasureRound(BatchPath& path, absl::Duration cpu_time) {
   absl::Duration spent[2];
   uint64_t images[2] = {0, 0};
   const absl::Duration start = ThreadCpuTime();
-  for (int on = 0; absl::ToDoubleSeconds(ThreadCpuTime() - start) < seconds; on = 1 - on) {
+  for (int on = 0; ThreadCpuTime() - start < cpu_time; on = 1 - on) {
     path.SetTracing(on == 1);
     const absl::Duration before = ThreadCpuTime();
     images[on] += path.OneBatch();
@@ -180,10 +180,10 @@ int Run(const Config& config) {
   const std::string load_start = bench::LoadAverage();
   std::printf("load average at start: %s\n", load_start.c_str());
   BatchPath path(*job);
-  MeasureRound(path, 0.3);  // warm-up
+  MeasureRound(path, absl::Milliseconds(300));  // warm-up
   std::vector<double> off_us, on_us, ratios;
   for (uint32_t round = 0; round < config.rounds; ++round) {
-    const Round measured = MeasureRound(path, config.seconds);
+    const Round measured = MeasureRound(path, config.cpu_time);
     off_us.push_back(measured.off_us);
     on_us.push_back(measured.on_us);
     ratios.push_back(measured.on_us / measured.off_us);
@@ -214,7 +214,7 @@ int main(int argc, char** argv) {
   flags.Add("width", &config.width, "Image width");
   flags.Add("batch-size", &config.batch_size, "Images per batch");
   flags.Add("rounds", &config.rounds, "Alternating rounds (each: off and on)");
-  flags.Add("seconds", &config.seconds, "Thread CPU seconds per measurement");
+  flags.Add("seconds", &config.cpu_time, absl::Seconds(1), "Thread CPU time per measurement");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   return stoker::Run(config);
 }

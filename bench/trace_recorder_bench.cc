@@ -25,7 +25,8 @@ void KeepAlive(const T& value) {
 }
 
 double NanosPerSpan(const std::function<void()>& item) {
-  const double items_per_second = bench::ItemsPerSecond(item, 0.3, bench::TimeBase::kThreadCpu);
+  const double items_per_second =
+      bench::ItemsPerSecond(item, absl::Milliseconds(300), bench::TimeBase::kThreadCpu);
   return 1e9 / (items_per_second * kSpansPerItem);
 }
 

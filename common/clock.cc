@@ -2,17 +2,32 @@
 
 #include <time.h>
 
+#include <chrono>
+
 namespace stoker {
 namespace {
 
+// The wall time read once, then moved by std::chrono::steady_clock. A duration taken as the
+// difference of two Now() is the time that elapsed even when NTP steps the wall clock (which
+// absl::Now() would follow, backwards too), and Now() stays near the wall time for the humans and
+// the peers that read it: it parts from the wall clock only by the steps taken since the start.
 class RealClock : public Clock {
  public:
-  absl::Time Now() override { return absl::Now(); }
+  RealClock() : wall_start_(absl::Now()), steady_start_(std::chrono::steady_clock::now()) {}
+
+  absl::Time Now() override {
+    return wall_start_ + absl::FromChrono(std::chrono::steady_clock::now() - steady_start_);
+  }
   void SleepFor(absl::Duration d) override { absl::SleepFor(d); }
   bool AwaitWithDeadline(absl::Mutex* mu, const absl::Condition& cond,
                          absl::Time deadline) override {
-    return mu->AwaitWithDeadline(cond, deadline);
+    // absl::Mutex waits on the wall clock: hand it the time left on this one.
+    return mu->AwaitWithTimeout(cond, deadline - Now());
   }
+
+ private:
+  const absl::Time wall_start_;
+  const std::chrono::steady_clock::time_point steady_start_;
 };
 
 }  // namespace
@@ -113,6 +128,11 @@ void FakeClock::Advance(absl::Duration d) {
     mu->Lock();
     mu->Unlock();
   }
+}
+
+absl::Time SteppingClock::Now() {
+  Advance(step_);
+  return FakeClock::Now();
 }
 
 absl::Time SleepRecordingClock::Now() {

@@ -35,7 +35,8 @@ class Clock {
 
   int64_t NowUnixMillis() { return absl::ToUnixMillis(Now()); }
 
-  // The process-wide wall clock.
+  // The process-wide real clock: monotonic (it never jumps, so Now() differences are true
+  // durations), anchored at the wall time when first used (so Now() reads as wall time).
   static Clock* Real();
 };
 
@@ -66,6 +67,20 @@ class FakeClock : public Clock {
   // The mutexes AwaitWithDeadline waits on, which Advance locks and unlocks to wake them.
   absl::Mutex waiters_mu_;
   std::multiset<absl::Mutex*> waiters_ ABSL_GUARDED_BY(waiters_mu_);
+};
+
+// Thread-safe. A FakeClock that also moves `step` forward at every Now(): code that times itself
+// reads exact durations (`step` times the reads from one end to the other, the end included).
+class SteppingClock : public FakeClock {
+ public:
+  explicit SteppingClock(absl::Duration step,
+                         absl::Time start = absl::FromUnixSeconds(1'700'000'000))
+      : FakeClock(start), step_(step) {}
+
+  absl::Time Now() override;
+
+ private:
+  const absl::Duration step_;
 };
 
 // Thread-safe. Time moves only when someone sleeps: SleepFor returns at once, adds its duration

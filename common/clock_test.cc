@@ -60,6 +60,25 @@ TEST(FakeClockTest, AwaitWithDeadlineReturnsWhenTheConditionHolds) {
   EXPECT_EQ(clock.Now(), absl::FromUnixSeconds(0));
 }
 
+TEST(SteppingClockTest, EveryReadMovesOneStep) {
+  SteppingClock clock(absl::Milliseconds(2), absl::FromUnixSeconds(100));
+  EXPECT_EQ(clock.Now(), absl::FromUnixSeconds(100) + absl::Milliseconds(2));
+  EXPECT_EQ(clock.Now(), absl::FromUnixSeconds(100) + absl::Milliseconds(4));
+  clock.Advance(absl::Seconds(1));
+  EXPECT_EQ(clock.Now(), absl::FromUnixSeconds(101) + absl::Milliseconds(6));
+}
+
+// Monotonic, yet anchored at the wall time: logs and peers still read it as the date.
+TEST(RealClockTest, ReadsAsWallTimeAndNeverGoesBack) {
+  absl::Time previous = Clock::Real()->Now();
+  EXPECT_LT(absl::AbsDuration(previous - absl::Now()), absl::Minutes(1));
+  for (int i = 0; i < 1000; ++i) {
+    const absl::Time now = Clock::Real()->Now();
+    EXPECT_GE(now, previous);
+    previous = now;
+  }
+}
+
 TEST(RealClockTest, AwaitWithTimeoutTimesOutOrSeesTheCondition) {
   absl::Mutex mu;
   bool flag = false;

@@ -1,5 +1,6 @@
 #include "common/flags.h"
 
+#include <cmath>
 #include <cstdio>
 #include <utility>
 
@@ -20,6 +21,28 @@ std::function<absl::Status(const std::string&)> NumberSetter(const std::string& 
     *target = parsed;
     return absl::OkStatus();
   };
+}
+
+// The suffix absl::ParseDuration reads for `unit`.
+const char* UnitSuffix(absl::Duration unit) {
+  if (unit == absl::Nanoseconds(1)) return "ns";
+  if (unit == absl::Microseconds(1)) return "us";
+  if (unit == absl::Milliseconds(1)) return "ms";
+  if (unit == absl::Seconds(1)) return "s";
+  if (unit == absl::Minutes(1)) return "m";
+  return "h";
+}
+
+// `value` as a duration: a bare number in `unit`, or a number with its own unit.
+std::optional<absl::Duration> ParseFlagDuration(const std::string& value, absl::Duration unit) {
+  double number;
+  if (absl::SimpleAtod(value, &number)) {
+    if (!std::isfinite(number)) return std::nullopt;
+    return unit * number;
+  }
+  absl::Duration parsed;
+  if (!absl::ParseDuration(value, &parsed)) return std::nullopt;
+  return parsed;
 }
 
 }  // namespace
@@ -81,6 +104,28 @@ void FlagSet::Add(const std::string& name, bool* target, const std::string& help
                    absl::StrCat("--", name, ": '", value, "' is not true or false"));
              }
              *target = parsed;
+             return absl::OkStatus();
+           }});
+}
+
+void FlagSet::Add(const std::string& name, absl::Duration* target, absl::Duration unit,
+                  const std::string& help) {
+  const std::string suffix = UnitSuffix(unit);
+  const std::string forms = absl::StrCat("a number of ", suffix, ", or with a unit: 1.5s, 250ms");
+  AddFlag({name, absl::StrCat(help, " (", forms, ")"),
+           absl::StrCat(absl::FDivDuration(*target, unit)), false,
+           [name, target, unit, forms](const std::string& value) {
+             const std::optional<absl::Duration> parsed = ParseFlagDuration(value, unit);
+             if (!parsed || *parsed == absl::InfiniteDuration() ||
+                 *parsed == -absl::InfiniteDuration()) {
+               return absl::InvalidArgumentError(
+                   absl::StrCat("--", name, ": '", value, "' is not a duration (", forms, ")"));
+             }
+             if (*parsed < absl::ZeroDuration()) {
+               return absl::InvalidArgumentError(
+                   absl::StrCat("--", name, ": '", value, "' is negative"));
+             }
+             *target = *parsed;
              return absl::OkStatus();
            }});
 }

@@ -5,6 +5,10 @@
 // for booleans, and --help. An unknown flag, a missing value or a value that does not parse ends
 // the program with exit code 2 and a message naming the flag.
 //
+// A duration flag takes a bare number in the flag's unit, so that a flag named after its unit
+// keeps its meaning (`--lease-duration-ms=500` is 500 ms), or a number with a unit, taken as
+// written (`--lease-duration-ms=1.5s`, `250us`, `1m30s`: absl::ParseDuration's syntax).
+//
 //   FlagSet flags("stoker-worker", "Runs a worker.");
 //   flags.Add("port", &config.port, "Port to listen on (0 = any free port)");
 //   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
@@ -19,6 +23,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 
 namespace stoker {
 
@@ -36,6 +41,10 @@ class FlagSet {
   void Add(const std::string& name, uint64_t* target, const std::string& help);
   void Add(const std::string& name, double* target, const std::string& help);
   void Add(const std::string& name, bool* target, const std::string& help);
+  // A duration: a bare number is in `unit`, a number with a unit is taken as written (above).
+  // Negative and infinite values are refused. REQUIRES: `unit` is 1ns, 1us, 1ms, 1s, 1m or 1h.
+  void Add(const std::string& name, absl::Duration* target, absl::Duration unit,
+           const std::string& help);
 
   // nullopt: carry on. Otherwise the process should exit with the returned code (0 after
   // --help, kExitBadFlags after an error, both already printed). Positional arguments are errors;

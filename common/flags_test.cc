@@ -81,6 +81,70 @@ TEST_F(FlagsTest, HelpExitsZeroAndListsFlags) {
   EXPECT_NE(flags_.Usage().find("--count"), std::string::npos);
 }
 
+class DurationFlagTest : public ::testing::Test {
+ protected:
+  DurationFlagTest() : flags_("prog", "A test program.") {
+    flags_.Add("timeout-ms", &timeout_, absl::Milliseconds(1), "deadline of a call");
+  }
+  // The exit code of parsing `--timeout-ms=<value>`; stderr in `error`.
+  std::optional<int> ParseTimeout(const std::string& value) {
+    Args args({"prog", "--timeout-ms=" + value});
+    testing::internal::CaptureStderr();
+    std::optional<int> exit_code = flags_.Parse(args.argc(), args.argv());
+    error = testing::internal::GetCapturedStderr();
+    return exit_code;
+  }
+  FlagSet flags_;
+  absl::Duration timeout_ = absl::Milliseconds(500);
+  std::string error;
+};
+
+// Scripts that pass --timeout-ms=250 keep working: a bare number is in the flag's unit.
+TEST_F(DurationFlagTest, ABareNumberIsInTheFlagsUnit) {
+  EXPECT_EQ(ParseTimeout("250"), std::nullopt);
+  EXPECT_EQ(timeout_, absl::Milliseconds(250));
+  EXPECT_EQ(ParseTimeout("1.5"), std::nullopt);
+  EXPECT_EQ(timeout_, absl::Microseconds(1500));
+  EXPECT_EQ(ParseTimeout("0"), std::nullopt);
+  EXPECT_EQ(timeout_, absl::ZeroDuration());
+}
+
+TEST_F(DurationFlagTest, ANumberWithAUnitIsTakenAsWritten) {
+  EXPECT_EQ(ParseTimeout("1.5s"), std::nullopt);
+  EXPECT_EQ(timeout_, absl::Milliseconds(1500));
+  EXPECT_EQ(ParseTimeout("1m30s"), std::nullopt);
+  EXPECT_EQ(timeout_, absl::Seconds(90));
+  EXPECT_EQ(ParseTimeout("250us"), std::nullopt);
+  EXPECT_EQ(timeout_, absl::Microseconds(250));
+}
+
+TEST_F(DurationFlagTest, ABadValueExitsTwoNamingTheFlag) {
+  for (const std::string value : {"", "soon", "5 parsecs", "5parsecs", "1.5.2", "inf", "nan"}) {
+    EXPECT_EQ(ParseTimeout(value), std::optional<int>(kExitBadFlags)) << value;
+    EXPECT_EQ(error, "prog: --timeout-ms: '" + value +
+                         "' is not a duration (a number of ms, or with a unit: 1.5s, 250ms)\n"
+                         "Run 'prog --help' for the flags.\n")
+        << value;
+  }
+  EXPECT_EQ(timeout_, absl::Milliseconds(500));
+}
+
+TEST_F(DurationFlagTest, ANegativeValueExitsTwoNamingTheFlag) {
+  for (const std::string value : {"-3", "-1s"}) {
+    EXPECT_EQ(ParseTimeout(value), std::optional<int>(kExitBadFlags)) << value;
+    EXPECT_EQ(error, "prog: --timeout-ms: '" + value +
+                         "' is negative\nRun 'prog --help' for the flags.\n");
+  }
+  EXPECT_EQ(timeout_, absl::Milliseconds(500));
+}
+
+TEST_F(DurationFlagTest, HelpShowsTheDefaultInTheUnitAndTheForms) {
+  EXPECT_NE(flags_.Usage().find("--timeout-ms  deadline of a call (a number of ms, or with a unit: "
+                                "1.5s, 250ms) (default: 500)"),
+            std::string::npos)
+      << flags_.Usage();
+}
+
 TEST_F(FlagsTest, FailNamesTheFlagOfAConfigField) {
   flags_.MapField("item_count", "count");
   testing::internal::CaptureStderr();

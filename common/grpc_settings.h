@@ -17,8 +17,12 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
+
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 
 namespace stoker {
 
@@ -27,6 +31,13 @@ inline constexpr int kKeepaliveTimeoutMs = 10000;
 inline constexpr int kMinPingIntervalMs = 10000;
 inline constexpr uint64_t kHeaderBytesPerSample = 24;
 inline constexpr uint64_t kHeaderSlackBytes = 64 * 1024;
+
+// The deadline of a call given `timeout`. gRPC takes deadlines on the wall clock (system_clock)
+// and turns them into its own monotonic time as the call starts: the base is the wall time now,
+// not a Clock's reading (which may have parted from the wall clock since the process started).
+inline std::chrono::system_clock::time_point DeadlineAfter(absl::Duration timeout) {
+  return absl::ToChronoTime(absl::Now() + timeout);
+}
 
 // Keepalive for a client channel.
 inline void ApplyClientKeepalive(grpc::ChannelArguments* args) {

@@ -8,17 +8,17 @@
 //   UnaryCaller caller("coordinator " + address, absl::Seconds(10));
 //   absl::StatusOr<OpenJobResponse> r = caller.Call(stub.get(), &Coordinator::Stub::OpenJob, req);
 
+#include <grpcpp/grpcpp.h>
+
 #include <string>
 #include <utility>
-
-#include <grpcpp/grpcpp.h>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/grpc_settings.h"
 #include "common/grpc_status.h"
 
 namespace stoker {
@@ -37,7 +37,7 @@ class UnaryCaller {
                                                              Response*),
                                 const Request& request) {
     grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + timeout_));
+    context.set_deadline(DeadlineAfter(timeout_));
     {
       absl::MutexLock lock(&mu_);
       if (shut_down_) return absl::CancelledError(peer_ + ": client is shutting down");

@@ -104,6 +104,7 @@ std::string FormatLogLine(LogFormat format, LogLevel level, const char* file, in
 }
 
 LogMessage::~LogMessage() {
+  // The wall time, not a Clock: a stamp for humans to line up with other logs, never a duration.
   const std::string line =
       FormatLogLine(g_format.load(), level_, file_, line_, stream_.str(), absl::Now());
   // One fwrite per line keeps lines from different threads whole.

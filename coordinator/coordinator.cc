@@ -77,7 +77,8 @@ Coordinator::Coordinator(const CoordinatorConfig& config, Clock* clock, StateSto
       probe_retire_(config.job_idle_timeout),
       board_(config.advisor),
       trace_(CoordinatorTrace::Options{.max_seconds = config.max_trace_seconds,
-                                       .max_spans_per_job = config.max_trace_spans}) {
+                                       .max_spans_per_job = config.max_trace_spans,
+                                       .clock = clock}) {
   if (store_ == nullptr) {
     absl::MutexLock lock(&mu_);
     StartIncarnationLocked();

@@ -56,7 +56,7 @@ void KeepJobSpans(uint64_t job_id, trace::TraceProcess* process) {
 
 CoordinatorTrace::CoordinatorTrace(const Options& options)
     : max_seconds_(options.max_seconds),
-      now_(options.now),
+      clock_(options.clock),
       store_(trace::TraceStore::Options{.max_spans_per_job =
                                             static_cast<size_t>(options.max_spans_per_job)}) {}
 

@@ -8,7 +8,7 @@
 // clock offsets a client heartbeat measures, and the coordinator's own events (leases, hedges,
 // consumed reports) as instants. coordinator_trace_client.h collects it from the outside.
 //
-// Instants are nanoseconds of the coordinator's monotonic clock (Options::now), the reference
+// Instants are nanoseconds of the coordinator's clock (Options::clock), the reference
 // clock of every collected span. The caller checks that the job exists; this class checks the
 // requests' fields and bounds what it keeps (Options). Nothing here survives a restart.
 //
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/clock.h"
 #include "coordinator/cluster_state.h"
 #include "stoker/v1/common.pb.h"
 #include "stoker/v1/coordinator.pb.h"
@@ -37,7 +38,8 @@ class CoordinatorTrace {
     uint32_t max_seconds = 600;
     // Spans kept per traced job (--max-trace-spans); more are dropped and counted.
     uint64_t max_spans_per_job = 262144;
-    trace::SpanRecorder::NowFn now = &trace::MonotonicNowNanos;
+    // The coordinator's clock (tests inject a FakeClock). Not owned; outlives this object.
+    Clock* clock = Clock::Real();
   };
 
   // The process name of the coordinator's own events in a trace.
@@ -45,7 +47,7 @@ class CoordinatorTrace {
 
   explicit CoordinatorTrace(const Options& options);
 
-  int64_t Now() const { return now_(); }
+  int64_t Now() const { return trace::NowNanos(clock_); }
 
   // Opens (or extends) the job's window. INVALID_ARGUMENT "seconds: ..." outside
   // [1, max_seconds]; RESOURCE_EXHAUSTED when too many jobs are traced (trace_store.h).
@@ -83,7 +85,7 @@ class CoordinatorTrace {
                    const std::vector<WorkerRecord>& workers);
 
   const uint32_t max_seconds_;
-  const trace::SpanRecorder::NowFn now_;
+  Clock* const clock_;
   trace::TraceStore store_;
   // The latest end of any window opened, grace included: events after it skip the store.
   std::atomic<int64_t> open_until_ns_{0};

@@ -101,12 +101,11 @@ void AddLimitFlags(FlagSet* flags, CoordinatorConfig* limits) {
 }
 
 // The advisor's prices and the KEDA scaler's steadiness: flags into `prices` and `scaler`
-// (the pool price list and the cool-down are converted after parsing).
+// (the pool price list is converted after parsing).
 struct AdvisorFlags {
   Prices prices;
   std::string pool_prices;
   ScaleDeciderConfig scaler;
-  int64_t scaler_cooldown_ms = 60000;
 
   void AddTo(FlagSet* flags) {
     flags->Add(
@@ -118,7 +117,7 @@ struct AdvisorFlags {
                "Per-pool worker prices (workers' --pool), e.g. cpu-a=0.816,cpu-b=0.5");
     flags->Add("scaler-hysteresis-workers", &scaler.hysteresis_workers,
                "KEDA scaler: a fall in the advised workers smaller than this is not reported");
-    flags->Add("scaler-cooldown-ms", &scaler_cooldown_ms,
+    flags->Add("scaler-cooldown-ms", &scaler.cooldown, absl::Milliseconds(1),
                "KEDA scaler: no fall, and no reversal, sooner than this after a change");
     flags->MapField("advisor.prices.gpu_node_dollars_per_hour", "gpu-node-dollars-per-hour");
     flags->MapField("advisor.prices.worker_dollars_per_hour", "worker-dollars-per-hour");
@@ -133,38 +132,34 @@ struct AdvisorFlags {
     config->advisor.prices.gpu_node_dollars_per_hour = prices.gpu_node_dollars_per_hour;
     config->advisor.prices.worker_dollars_per_hour = prices.worker_dollars_per_hour;
     config->scaler = scaler;
-    config->scaler.cooldown = absl::Milliseconds(scaler_cooldown_ms);
     return absl::OkStatus();
   }
 };
 
 int Run(int argc, char** argv) {
   std::string listen = "127.0.0.1:7070";
-  int64_t heartbeat_interval_ms = 500;
-  int64_t worker_timeout_ms = 5000;
-  int64_t lease_duration_ms = 30000;
-  uint32_t max_tasks_per_lease = 64;
-  int64_t job_idle_timeout_ms = 600000;
   std::string port_file;
-  std::string journal;
-  CoordinatorConfig limits;  // Defaults of the limit flags.
+  CoordinatorConfig config;  // Its defaults are the flags'.
 
   FlagSet flags("stoker-coordinator",
                 "Hands out Stoker jobs' tasks to workers and tracks their progress.");
   flags.Add("listen", &listen, "host:port to serve on (port 0 = any free port)");
-  flags.Add("heartbeat-interval-ms", &heartbeat_interval_ms, "How often workers heartbeat");
-  flags.Add("worker-timeout-ms", &worker_timeout_ms,
+  flags.Add("heartbeat-interval-ms", &config.heartbeat_interval, absl::Milliseconds(1),
+            "How often workers heartbeat");
+  flags.Add("worker-timeout-ms", &config.worker_timeout, absl::Milliseconds(1),
             "A worker silent this long is removed and its leases return to pending");
-  flags.Add("lease-duration-ms", &lease_duration_ms, "How long a task lease lasts");
-  flags.Add("max-tasks-per-lease", &max_tasks_per_lease, "Most tasks one LeaseTasks returns");
-  flags.Add("job-idle-timeout-ms", &job_idle_timeout_ms,
+  flags.Add("lease-duration-ms", &config.lease_duration, absl::Milliseconds(1),
+            "How long a task lease lasts");
+  flags.Add("max-tasks-per-lease", &config.max_tasks_per_lease,
+            "Most tasks one LeaseTasks returns");
+  flags.Add("job-idle-timeout-ms", &config.job_idle_timeout, absl::Milliseconds(1),
             "A job none of whose clients heartbeated for this long (finished or abandoned) is "
             "retired and workers drop it");
-  AddLimitFlags(&flags, &limits);
+  AddLimitFlags(&flags, &config);
   AdvisorFlags advisor_flags;
   advisor_flags.AddTo(&flags);
   flags.Add("port-file", &port_file, "Write the bound port to this file once serving");
-  flags.Add("journal", &journal,
+  flags.Add("journal", &config.journal_path,
             "Journal file of the state that survives a restart (empty = memory only)");
   MetricsFlags metrics_flags;
   metrics_flags.AddTo(&flags);
@@ -184,14 +179,7 @@ int Run(int argc, char** argv) {
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
 
-  CoordinatorConfig config = limits;
   config.listen_address = listen;
-  config.heartbeat_interval = absl::Milliseconds(heartbeat_interval_ms);
-  config.worker_timeout = absl::Milliseconds(worker_timeout_ms);
-  config.lease_duration = absl::Milliseconds(lease_duration_ms);
-  config.max_tasks_per_lease = max_tasks_per_lease;
-  config.job_idle_timeout = absl::Milliseconds(job_idle_timeout_ms);
-  config.journal_path = journal;
   absl::StatusOr<TlsConfig> tls = tls_flags.Build();
   if (!tls.ok()) return flags.Fail(tls.status());
   config.tls = *std::move(tls);

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "augment/kernels/jpeg_restart_markers.h"
 #include "common/atomic_file.h"
 #include "common/bad_sample.h"
@@ -182,9 +181,9 @@ absl::StatusOr<ShardResult> WriteShard(const PackOptions& options, const PackPla
 }  // namespace
 
 absl::StatusOr<PackSummary> Pack(const PackOptions& options, const PackPlan& plan,
-                                 PackCounters* counters) {
+                                 PackCounters* counters, Clock* clock) {
   RETURN_IF_ERROR(options.Validate());
-  const absl::Time start = absl::Now();
+  const absl::Time start = clock->Now();
   std::error_code error;
   if (!IsS3Url(options.output_dir)) fs::create_directories(options.output_dir, error);
   if (error) {
@@ -236,7 +235,7 @@ absl::StatusOr<PackSummary> Pack(const PackOptions& options, const PackPlan& pla
     RETURN_IF_ERROR(WriteSkipReport(summary.skipped_inputs, options.report));
   }
   RETURN_IF_ERROR(WriteManifest(manifest, absl::StrCat(options.output_dir, "/manifest.json")));
-  summary.seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  summary.seconds = absl::ToDoubleSeconds(clock->Now() - start);
   return summary;
 }
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/clock.h"
 #include "pack/input_check.h"
 #include "pack/pack_plan.h"
 
@@ -46,9 +47,9 @@ struct PackSummary {
 };
 
 // Errors: UNAVAILABLE naming the file on an I/O error (shards finished before it stay complete
-// and are reused by a rerun); the options' INVALID_ARGUMENT.
+// and are reused by a rerun); the options' INVALID_ARGUMENT. The summary's seconds are `clock`'s.
 absl::StatusOr<PackSummary> Pack(const PackOptions& options, const PackPlan& plan,
-                                 PackCounters* counters);
+                                 PackCounters* counters, Clock* clock = Clock::Real());
 
 }  // namespace stoker
 

@@ -46,9 +46,10 @@ class PackerTest : public ::testing::Test {
     absl::StatusOr<PackPlan> plan = PlanPack(options_);
     if (!plan.ok()) return plan.status();
     PackCounters counters;
-    return Pack(options_, *plan, &counters);
+    return Pack(options_, *plan, &counters, &clock_);
   }
 
+  SteppingClock clock_{absl::Seconds(1)};
   TempDir images_;
   TempDir out_;
   PackOptions options_;
@@ -70,6 +71,7 @@ TEST_F(PackerTest, FolderToShardsAndManifest) {
   EXPECT_EQ(summary->images, 12u);
   EXPECT_EQ(summary->skipped, 0u);
   EXPECT_GE(summary->shards, 3u);
+  EXPECT_EQ(summary->seconds, 1.0);  // one step of the injected clock, start to end
   auto manifest = ReadManifest(options_.output_dir + "/manifest.json");
   ASSERT_TRUE(manifest.ok()) << manifest.status();
   EXPECT_THAT(manifest->class_names(), ElementsAre("class-000", "class-001", "class-002"));

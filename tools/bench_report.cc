@@ -25,7 +25,7 @@ std::string FormatBenchReport(const BenchRun& run) {
                         stats.wait_seconds);
   absl::StrAppendFormat(&out, "  mean step   %.2f ms (simulated step %.2f ms)\n",
                         run.batches > 0 ? 1000.0 * stats.step_seconds / run.batches : 0,
-                        run.step_ms);
+                        absl::ToDoubleMilliseconds(run.step));
   absl::StrAppendFormat(&out, "  duplicates  %d dropped; %d stream failures\n",
                         stats.duplicates_dropped, stats.stream_failures);
   for (const WorkerReceiveStats& worker : stats.workers) {
@@ -49,9 +49,9 @@ std::string FormatBenchReportJson(const BenchRun& run) {
       run.wall_seconds, PerSecond(run.images, run.wall_seconds),
       PerSecond(run.batches, run.wall_seconds),
       run.wall_seconds > 0 ? stats.wait_seconds / run.wall_seconds : 0, stats.wait_seconds,
-      run.batches > 0 ? 1000.0 * stats.step_seconds / run.batches : 0, run.step_ms,
-      stats.duplicates_dropped, stats.stream_failures, stats.corrupt_payloads, stats.decode_seconds,
-      run.steady_images, run.steady_cpu_seconds);
+      run.batches > 0 ? 1000.0 * stats.step_seconds / run.batches : 0,
+      absl::ToDoubleMilliseconds(run.step), stats.duplicates_dropped, stats.stream_failures,
+      stats.corrupt_payloads, stats.decode_seconds, run.steady_images, run.steady_cpu_seconds);
   for (size_t i = 0; i < stats.workers.size(); ++i) {
     const WorkerReceiveStats& worker = stats.workers[i];
     absl::StrAppendFormat(&out,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/time/time.h"
 #include "trainer_client/batch.h"
 #include "trainer_client/loader.h"
 
@@ -21,7 +22,7 @@ struct BenchRun {
   uint64_t batches = 0;  // consumed by the loop
   uint64_t images = 0;
   double wall_seconds = 0;  // from the first Next to the end of the loop
-  double step_ms = 0;       // the simulated step (--step-ms)
+  absl::Duration step;      // the simulated step (--step-ms)
   // After the first --warmup-batches batches (start-up, the first connections): the images
   // consumed and this process's CPU seconds (user + system) from there to the end of the loop.
   uint64_t steady_images = 0;

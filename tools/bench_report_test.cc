@@ -16,7 +16,7 @@ BenchRun SampleRun() {
   run.batches = 10;
   run.images = 640;
   run.wall_seconds = 2.0;
-  run.step_ms = 5;
+  run.step = absl::Milliseconds(5);
   run.steady_images = 192;
   run.steady_cpu_seconds = 0.125;
   run.stats.wait_seconds = 0.5;

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/grpc_settings.h"
 #include "common/grpc_status.h"
 #include "common/tls/grpc_tls.h"
 
@@ -79,7 +80,7 @@ absl::StatusOr<ServingStatus> CheckHealth(const std::string& address, const std:
   grpc::ByteBuffer request(&slice, 1);
   grpc::ByteBuffer response;
   grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  context.set_deadline(DeadlineAfter(timeout));
   context.set_wait_for_ready(false);
   grpc::Status status;
   absl::Notification done;

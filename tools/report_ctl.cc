@@ -28,7 +28,7 @@ struct ReportFlags {
   double link_gbps = 0;
   bool json = false;
   std::string html;
-  int64_t timeout_ms = 5000;
+  absl::Duration timeout = absl::Seconds(5);
 };
 
 absl::Status CheckFlags(const ReportFlags& flags) {
@@ -37,7 +37,9 @@ absl::Status CheckFlags(const ReportFlags& flags) {
     return absl::InvalidArgumentError("--seconds: must be in 1..600");
   }
   if (!(flags.link_gbps >= 0)) return absl::InvalidArgumentError("--link-gbps: must be >= 0");
-  if (flags.timeout_ms <= 0) return absl::InvalidArgumentError("--timeout-ms: must be > 0");
+  if (flags.timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("--timeout-ms: must be > 0");
+  }
   return absl::OkStatus();
 }
 
@@ -46,7 +48,7 @@ absl::StatusOr<std::vector<trace::RankVerdict>> Report(const ReportFlags& flags,
                                                        const TlsConfig& tls,
                                                        std::string* job_name) {
   std::unique_ptr<CoordinatorClient> client =
-      NewGrpcCoordinatorClient(flags.coordinator, absl::Milliseconds(flags.timeout_ms), tls);
+      NewGrpcCoordinatorClient(flags.coordinator, flags.timeout, tls);
   absl::StatusOr<stoker::v1::GetStatusResponse> before =
       client->GetStatus(stoker::v1::GetStatusRequest());
   if (!before.ok()) return before.status();
@@ -83,7 +85,7 @@ int RunReportCommand(int argc, char** argv) {
             "The trainers' link capacity in Gbit/s (0 = unknown: no link utilization)");
   flags.Add("json", &report.json, "Print as JSON");
   flags.Add("html", &report.html, "Also write the report as a self-contained HTML page here");
-  flags.Add("timeout-ms", &report.timeout_ms, "Deadline of each call");
+  flags.Add("timeout-ms", &report.timeout, absl::Milliseconds(1), "Deadline of each call");
   TlsFlags tls_flags;  // An operator certificate (or --insecure).
   tls_flags.AddTo(&flags, /*calls=*/true, /*serves=*/false);
   if (auto exit_code = flags.Parse(argc - 1, argv + 1)) return *exit_code;

@@ -26,7 +26,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
-#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/atomic_file.h"
 #include "common/clock.h"
@@ -57,7 +56,7 @@ struct BenchConfig : JobSpecArgs {
   std::string coordinator = "127.0.0.1:7070";
   std::string job;
   uint32_t rank = 0;
-  double step_ms = 0;
+  absl::Duration step;
   uint64_t max_batches = 0;
   uint64_t warmup_batches = 2;
   uint64_t prefetch_mb = 256;
@@ -122,9 +121,6 @@ absl::Status BenchConfig::Validate() const {
     return absl::InvalidArgumentError(
         "--job: required when --world-size > 1 (every rank must open the same job)");
   }
-  if (!(step_ms >= 0)) {
-    return absl::InvalidArgumentError(absl::StrCat("--step-ms: must be >= 0, got ", step_ms));
-  }
   RETURN_IF_ERROR(Positive("prefetch-mb", prefetch_mb));
   return absl::OkStatus();
 }
@@ -187,7 +183,8 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("dtype", &c.dtype, "auto | uint8 | float32 | float16 | bfloat16");
   flags.Add("tail", &c.tail,
             "auto | worker | client: where the to_float/normalize tail runs (JobSpec.tail)");
-  flags.Add("step-ms", &c.step_ms, "simulated training step: sleep this long per batch");
+  flags.Add("step-ms", &c.step, absl::Milliseconds(1),
+            "simulated training step: sleep this long per batch");
   flags.Add("max-batches", &c.max_batches, "stop after this many batches (0 = all epochs)");
   flags.Add("prefetch-mb", &c.prefetch_mb, "client prefetch budget in MiB");
   flags.Add("workers", &c.workers, "comma-separated worker addresses to use (empty = all)");
@@ -221,11 +218,10 @@ int Fail(const absl::Status& status) {
   return 1;
 }
 
-// Consumes batches until the job ends or --max-batches; fills `run`.
-absl::Status Consume(Loader& loader, const BenchConfig& config, std::ofstream* dump,
+// Consumes batches until the job ends or --max-batches, stepping on `clock`; fills `run`.
+absl::Status Consume(Loader& loader, const BenchConfig& config, std::ofstream* dump, Clock* clock,
                      BenchRun* run) {
-  const absl::Duration step = absl::Microseconds(config.step_ms * 1000.0);
-  const absl::Time start = absl::Now();
+  const absl::Time start = clock->Now();
   absl::Duration steady_cpu_start = ProcessCpuTime();
   absl::Status status;
   while (config.max_batches == 0 || run->batches < config.max_batches) {
@@ -237,7 +233,7 @@ absl::Status Consume(Loader& loader, const BenchConfig& config, std::ofstream* d
     // Flushed per line: chaos tests read it while the client runs, and after killing it.
     if (dump != nullptr) *dump << FormatIndicesLine(*batch, config.rank) << "\n" << std::flush;
     if (config.contiguous) batch->data();  // the one copy a CPU tensor's consumer pays
-    if (step > absl::ZeroDuration()) absl::SleepFor(step);
+    if (config.step > absl::ZeroDuration()) clock->SleepFor(config.step);
     ++run->batches;
     // The "checkpoint" after the step that used the batch.
     if (!config.token_file.empty()) {
@@ -251,7 +247,7 @@ absl::Status Consume(Loader& loader, const BenchConfig& config, std::ofstream* d
       steady_cpu_start = ProcessCpuTime();
     }
   }
-  run->wall_seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  run->wall_seconds = absl::ToDoubleSeconds(clock->Now() - start);
   if (run->steady_images > 0) {
     run->steady_cpu_seconds = absl::ToDoubleSeconds(ProcessCpuTime() - steady_cpu_start);
   }
@@ -292,8 +288,8 @@ int Run(int argc, char** argv) {
   run.job_id = (*loader)->job_id();
   run.rank = config.rank;
   run.world_size = config.world_size;
-  run.step_ms = config.step_ms;
-  const absl::Status status = Consume(**loader, config, dump.get(), &run);
+  run.step = config.step;
+  const absl::Status status = Consume(**loader, config, dump.get(), Clock::Real(), &run);
   run.stats = (*loader)->stats();
   (*loader)->Stop();
   if (!status.ok()) return Fail(status);

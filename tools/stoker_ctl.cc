@@ -58,9 +58,9 @@ constexpr int kExitUnreachable = 3;
 
 struct CtlOptions {
   std::string coordinator = "127.0.0.1:7070";
-  int64_t timeout_ms = 5000;
+  absl::Duration timeout = absl::Seconds(5);
   bool json = false;
-  int64_t interval_ms = 1000;
+  absl::Duration interval = absl::Seconds(1);
   int64_t iterations = 0;
   std::string address;
   std::string service;
@@ -68,8 +68,7 @@ struct CtlOptions {
 };
 
 absl::StatusOr<stoker::v1::GetStatusResponse> FetchStatus(const CtlOptions& options) {
-  return NewGrpcCoordinatorClient(options.coordinator, absl::Milliseconds(options.timeout_ms),
-                                  options.tls)
+  return NewGrpcCoordinatorClient(options.coordinator, options.timeout, options.tls)
       ->GetStatus(stoker::v1::GetStatusRequest());
 }
 
@@ -104,7 +103,7 @@ int PrintStatus(const std::string& command, const CtlOptions& options) {
 // Redraws the status in place; a failed fetch is shown and retried at the next tick.
 int Top(const CtlOptions& options) {
   for (int64_t i = 0; options.iterations == 0 || i < options.iterations; ++i) {
-    if (i > 0) absl::SleepFor(absl::Milliseconds(options.interval_ms));
+    if (i > 0) absl::SleepFor(options.interval);
     absl::StatusOr<stoker::v1::GetStatusResponse> status = FetchStatus(options);
     const std::string text = status.ok() ? FormatStatus(*status, options.coordinator)
                                          : absl::StrCat(status.status().ToString(), "\n");
@@ -116,8 +115,8 @@ int Top(const CtlOptions& options) {
 
 // Prints the server's status; the exit code says SERVING (0), not (1) or no answer (3).
 int Health(const CtlOptions& options) {
-  absl::StatusOr<ServingStatus> status = CheckHealth(
-      options.address, options.service, absl::Milliseconds(options.timeout_ms), options.tls);
+  absl::StatusOr<ServingStatus> status =
+      CheckHealth(options.address, options.service, options.timeout, options.tls);
   if (!status.ok()) {
     std::fprintf(stderr, "stoker-ctl: %s\n", status.status().ToString().c_str());
     return kExitUnreachable;
@@ -158,11 +157,11 @@ int Run(int argc, char** argv) {
   } else {
     flags.Add("coordinator", &options.coordinator, "host:port of the coordinator");
   }
-  flags.Add("timeout-ms", &options.timeout_ms, "Deadline of the call");
+  flags.Add("timeout-ms", &options.timeout, absl::Milliseconds(1), "Deadline of the call");
   if (command == "status" || command == "advise") {
     flags.Add("json", &options.json, "Print as JSON");
   } else if (command == "top") {
-    flags.Add("interval-ms", &options.interval_ms, "Time between redraws");
+    flags.Add("interval-ms", &options.interval, absl::Milliseconds(1), "Time between redraws");
     flags.Add("iterations", &options.iterations, "Redraws before exiting (0 = until interrupted)");
   }
   TlsFlags tls_flags;  // An operator certificate (or --insecure).
@@ -172,7 +171,7 @@ int Run(int argc, char** argv) {
   if (!tls.ok()) return flags.Fail(tls.status());
   options.tls = *std::move(tls);
   WarnIfInsecure(options.tls, "stoker-ctl");
-  if (options.timeout_ms <= 0) {
+  if (options.timeout <= absl::ZeroDuration()) {
     return flags.Fail(absl::InvalidArgumentError("--timeout-ms: must be > 0"));
   }
   if (command == "health") {
@@ -182,7 +181,7 @@ int Run(int argc, char** argv) {
     }
     return Health(options);
   }
-  if (options.interval_ms <= 0) {
+  if (options.interval <= absl::ZeroDuration()) {
     return flags.Fail(absl::InvalidArgumentError("--interval-ms: must be > 0"));
   }
   if (options.iterations < 0) {

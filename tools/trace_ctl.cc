@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "common/flags.h"
 #include "common/status_macros.h"
 #include "common/text_file.h"
@@ -24,7 +25,7 @@ struct TraceFlags {
   uint32_t seconds = 10;
   uint32_t sample_one_in = 0;
   std::string output;
-  int64_t timeout_ms = 5000;
+  absl::Duration timeout = absl::Seconds(5);
 };
 
 // The job id `job` names (its name, id or short serial: FindJob, as `stoker-ctl report`).
@@ -37,7 +38,7 @@ absl::StatusOr<uint64_t> ResolveJob(CoordinatorClient& coordinator, const std::s
 
 int Collect(const TraceFlags& flags, const TlsConfig& tls) {
   const std::unique_ptr<CoordinatorClient> coordinator =
-      NewGrpcCoordinatorClient(flags.coordinator, absl::Milliseconds(flags.timeout_ms), tls);
+      NewGrpcCoordinatorClient(flags.coordinator, flags.timeout, tls);
   absl::StatusOr<uint64_t> job = ResolveJob(*coordinator, flags.job);
   absl::StatusOr<CollectedTrace> collected = absl::UnknownError("not collected");
   if (job.ok()) {
@@ -82,7 +83,7 @@ int RunTraceCommand(int argc, char** argv) {
   flags.Add("seconds", &options.seconds, "How long to trace (the coordinator allows 1..600)");
   flags.Add("sample-one-in", &options.sample_one_in, "Trace 1 batch in N (0 or 1: every batch)");
   flags.Add("output", &options.output, "Where to write the JSON (-o)");
-  flags.Add("timeout-ms", &options.timeout_ms, "Deadline of each call");
+  flags.Add("timeout-ms", &options.timeout, absl::Milliseconds(1), "Deadline of each call");
   TlsFlags tls_flags;  // An operator certificate (or --insecure).
   tls_flags.AddTo(&flags, /*calls=*/true, /*serves=*/false);
   if (auto exit_code = flags.Parse(static_cast<int>(args.size()), args.data())) return *exit_code;
@@ -91,7 +92,7 @@ int RunTraceCommand(int argc, char** argv) {
   WarnIfInsecure(*tls, "stoker-ctl");
   if (options.job.empty()) return flags.Fail(absl::InvalidArgumentError("--job: required"));
   if (options.output.empty()) return flags.Fail(absl::InvalidArgumentError("--output: required"));
-  if (options.timeout_ms <= 0) {
+  if (options.timeout <= absl::ZeroDuration()) {
     return flags.Fail(absl::InvalidArgumentError("--timeout-ms: must be > 0"));
   }
   return Collect(options, *tls);

@@ -48,8 +48,7 @@ v1::TraceProcessSpans ToHeartbeatEntry(uint64_t worker_id, const trace::TracePro
 
 }  // namespace
 
-ClientTrace::ClientTrace(trace::SpanRecorder::NowFn now)
-    : recorder_(trace::SpanRecorder::Options{.now = now}) {}
+ClientTrace::ClientTrace(Clock* clock) : recorder_(trace::SpanRecorder::Options{.clock = clock}) {}
 
 void ClientTrace::OnHeartbeatResponse(int64_t request_clock_ns,
                                       const v1::ClientHeartbeatResponse& response) {

@@ -36,6 +36,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "common/clock.h"
 #include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/worker.pb.h"
 #include "trace/chrome_trace.h"
@@ -55,7 +56,8 @@ class ClientTrace {
   // Arrival instants of sampled batches remembered for their buffer_wait spans.
   static constexpr size_t kMaxAcceptedTasks = 65536;
 
-  explicit ClientTrace(trace::SpanRecorder::NowFn now = &trace::MonotonicNowNanos);
+  // `clock`: the client's clock (tests inject a FakeClock). Not owned; outlives this object.
+  explicit ClientTrace(Clock* clock = Clock::Real());
 
   bool on() const { return recorder_.sampling() != 0; }
   bool Sampled(const v1::TaskId& task) const { return recorder_.Sampled(KeyOf(task)); }

@@ -15,36 +15,11 @@ namespace {
 
 namespace pb = ::stoker::v1;
 
-int64_t fake_now = 0;
-int64_t FakeNow() { return fake_now; }
-
 pb::TaskId Task(uint64_t batch) {
   pb::TaskId task;
   task.set_job_id(1);
   task.set_batch_index(batch);
   return task;
-}
-
-// A heartbeat round trip from `t0`: the coordinator's receive and send at `coordinator_ns`, the
-// response back at `t3` (client clock).
-void Heartbeat(ClientTrace& trace, int64_t t0, int64_t coordinator_ns, int64_t t3) {
-  pb::ClientHeartbeatResponse response;
-  response.mutable_trace()->set_sample_one_in(1);
-  response.set_received_clock_ns(coordinator_ns);
-  response.set_sent_clock_ns(coordinator_ns);
-  fake_now = t3;
-  trace.OnHeartbeatResponse(t0, response);
-}
-
-// Turns tracing on; the window's first kSamplesBeforePin round trips pin the coordinator's
-// offset at the tightest: +3500 ns, bound 500 ns (the others: 2,000 ns round trips).
-void TurnOn(ClientTrace& trace) {
-  pb::ClientHeartbeatResponse response;
-  response.mutable_trace()->set_sample_one_in(1);
-  trace.OnHeartbeatResponse(0, response);
-  ASSERT_TRUE(trace.on());
-  for (int i = 1; i < ClientTrace::kSamplesBeforePin; ++i) Heartbeat(trace, 1, 4000, 2000);
-  Heartbeat(trace, 1000, 5000, 2000);
 }
 
 // A worker's batch header: decode [100, 200] and a queue span, worker clock; with its
@@ -69,24 +44,53 @@ pb::BatchHeader WorkerHeader(uint64_t batch) {
   return header;
 }
 
-TEST(ClientTraceTest, OffCostsNothingAndShipsNothing) {
-  ClientTrace trace(&FakeNow);
-  EXPECT_FALSE(trace.on());
-  EXPECT_FALSE(trace.Sampled(Task(1)));
-  EXPECT_EQ(trace.ClockIfOn(), 0);
+class ClientTraceTest : public ::testing::Test {
+ protected:
+  // A heartbeat round trip from `t0`: the coordinator's receive and send at `coordinator_ns`,
+  // the response back at `t3` (client clock).
+  void Heartbeat(int64_t t0, int64_t coordinator_ns, int64_t t3) {
+    pb::ClientHeartbeatResponse response;
+    response.mutable_trace()->set_sample_one_in(1);
+    response.set_received_clock_ns(coordinator_ns);
+    response.set_sent_clock_ns(coordinator_ns);
+    SetNow(t3);
+    trace_.OnHeartbeatResponse(t0, response);
+  }
+
+  // Turns tracing on; the window's first kSamplesBeforePin round trips pin the coordinator's
+  // offset at the tightest: +3500 ns, bound 500 ns (the others: 2,000 ns round trips).
+  void TurnOn() {
+    pb::ClientHeartbeatResponse response;
+    response.mutable_trace()->set_sample_one_in(1);
+    trace_.OnHeartbeatResponse(0, response);
+    ASSERT_TRUE(trace_.on());
+    for (int i = 1; i < ClientTrace::kSamplesBeforePin; ++i) Heartbeat(1, 4000, 2000);
+    Heartbeat(1000, 5000, 2000);
+  }
+
+  // Sets the client's clock to `ns` (it may go back: the instants are what the test names).
+  void SetNow(int64_t ns) { clock_.Advance(absl::FromUnixNanos(ns) - clock_.Now()); }
+
+  FakeClock clock_{absl::UnixEpoch()};
+  ClientTrace trace_{&clock_};
+};
+
+TEST_F(ClientTraceTest, OffCostsNothingAndShipsNothing) {
+  EXPECT_FALSE(trace_.on());
+  EXPECT_FALSE(trace_.Sampled(Task(1)));
+  EXPECT_EQ(trace_.ClockIfOn(), 0);
   pb::ClientHeartbeatRequest request;
-  trace.FillHeartbeat(&request);
+  trace_.FillHeartbeat(&request);
   EXPECT_FALSE(request.has_trace());
 }
 
-TEST(ClientTraceTest, MovesWorkerAndOwnSpansIntoTheCoordinatorsClock) {
-  ClientTrace trace(&FakeNow);
-  TurnOn(trace);
-  trace.OnWorkerSpans(WorkerHeader(4), /*arrived_ns=*/1700);
-  trace.Record(trace::Stage::kReceive, Task(4), 1700, 1800, "stream reader");
+TEST_F(ClientTraceTest, MovesWorkerAndOwnSpansIntoTheCoordinatorsClock) {
+  TurnOn();
+  trace_.OnWorkerSpans(WorkerHeader(4), /*arrived_ns=*/1700);
+  trace_.Record(trace::Stage::kReceive, Task(4), 1700, 1800, "stream reader");
 
   pb::ClientHeartbeatRequest request;
-  trace.FillHeartbeat(&request);
+  trace_.FillHeartbeat(&request);
   ASSERT_TRUE(trace::CheckTraceSpans(request.trace(), "trace").ok());
   ASSERT_EQ(request.trace().processes_size(), 2);
   const pb::TraceProcessSpans& own = request.trace().processes(0);
@@ -106,29 +110,28 @@ TEST(ClientTraceTest, MovesWorkerAndOwnSpansIntoTheCoordinatorsClock) {
   EXPECT_EQ(worker.thread_names().at(3), "producer");
 
   pb::ClientHeartbeatRequest next;  // everything went out once
-  trace.FillHeartbeat(&next);
+  trace_.FillHeartbeat(&next);
   EXPECT_FALSE(next.has_trace());
 }
 
 // The consumer's stages of one sampled batch, in the coordinator's clock (offset +3500 ns):
 // buffer_wait from its acceptance to the pop, handoff to the hand-out, h2d as the caller timed
 // it, and the step from the copy's end to the next Next.
-TEST(ClientTraceTest, ConsumerStagesFollowTheBatchFromBufferToTheNextCall) {
-  ClientTrace trace(&FakeNow);
-  TurnOn(trace);
-  trace.OnAccepted(Task(5), 100);
-  fake_now = 300;
-  trace.OnPopped(Task(5));
-  trace.OnHandedOut(Task(6));  // not the batch popped last: ignored
-  fake_now = 400;
-  trace.OnHandedOut(Task(5));
-  trace.OnDeviceCopy(Task(5), 450, 600);
-  fake_now = 900;
-  trace.OnNextCalled();
-  trace.OnNextCalled();  // no step open: nothing
+TEST_F(ClientTraceTest, ConsumerStagesFollowTheBatchFromBufferToTheNextCall) {
+  TurnOn();
+  trace_.OnAccepted(Task(5), 100);
+  SetNow(300);
+  trace_.OnPopped(Task(5));
+  trace_.OnHandedOut(Task(6));  // not the batch popped last: ignored
+  SetNow(400);
+  trace_.OnHandedOut(Task(5));
+  trace_.OnDeviceCopy(Task(5), 450, 600);
+  SetNow(900);
+  trace_.OnNextCalled();
+  trace_.OnNextCalled();  // no step open: nothing
 
   pb::ClientHeartbeatRequest request;
-  trace.FillHeartbeat(&request);
+  trace_.FillHeartbeat(&request);
   ASSERT_EQ(request.trace().processes_size(), 1);
   std::vector<std::tuple<trace::Stage, int64_t, int64_t>> spans;
   for (const pb::TraceSpan& span : request.trace().processes(0).spans()) {
@@ -142,86 +145,80 @@ TEST(ClientTraceTest, ConsumerStagesFollowTheBatchFromBufferToTheNextCall) {
                                             std::tuple{trace::Stage::kConsumerStep, 600, 900}));
 }
 
-TEST(ClientTraceTest, AnUnsampledBatchHasNoConsumerStages) {
-  ClientTrace trace(&FakeNow);
-  trace.OnPopped(Task(5));  // off: nothing is sampled
+TEST_F(ClientTraceTest, AnUnsampledBatchHasNoConsumerStages) {
+  trace_.OnPopped(Task(5));  // off: nothing is sampled
   pb::ClientHeartbeatResponse response;
   response.mutable_trace()->set_sample_one_in(1);
-  trace.OnHeartbeatResponse(0, response);
-  trace.OnHandedOut(Task(5));  // never popped while sampled
-  trace.OnNextCalled();
-  TurnOn(trace);
+  trace_.OnHeartbeatResponse(0, response);
+  trace_.OnHandedOut(Task(5));  // never popped while sampled
+  trace_.OnNextCalled();
+  TurnOn();
   pb::ClientHeartbeatRequest request;
-  trace.FillHeartbeat(&request);
+  trace_.FillHeartbeat(&request);
   EXPECT_FALSE(request.has_trace());
 }
 
-TEST(ClientTraceTest, HoldsSpansUntilTheCoordinatorsOffsetIsKnown) {
-  ClientTrace trace(&FakeNow);
+TEST_F(ClientTraceTest, HoldsSpansUntilTheCoordinatorsOffsetIsKnown) {
   pb::ClientHeartbeatResponse response;
   response.mutable_trace()->set_sample_one_in(1);
-  trace.OnHeartbeatResponse(0, response);  // on, but no hop-2 sample yet
-  trace.Record(trace::Stage::kHandoff, Task(1), 10, 20, "consumer");
+  trace_.OnHeartbeatResponse(0, response);  // on, but no hop-2 sample yet
+  trace_.Record(trace::Stage::kHandoff, Task(1), 10, 20, "consumer");
   pb::ClientHeartbeatRequest request;
-  trace.FillHeartbeat(&request);
+  trace_.FillHeartbeat(&request);
   EXPECT_FALSE(request.has_trace());
-  Heartbeat(trace, 1000, 5000, 2000);  // one round trip is not enough to pin
-  trace.FillHeartbeat(&request);
+  Heartbeat(1000, 5000, 2000);  // one round trip is not enough to pin
+  trace_.FillHeartbeat(&request);
   EXPECT_FALSE(request.has_trace());
-  TurnOn(trace);
-  trace.FillHeartbeat(&request);
+  TurnOn();
+  trace_.FillHeartbeat(&request);
   ASSERT_EQ(request.trace().processes_size(), 1);
   EXPECT_EQ(request.trace().processes(0).spans(0).end_ns(), 20 + 3500);
 }
 
-TEST(ClientTraceTest, DropsWorkerSpansOfAStreamWithoutAClockSample) {
-  ClientTrace trace(&FakeNow);
-  TurnOn(trace);
+TEST_F(ClientTraceTest, DropsWorkerSpansOfAStreamWithoutAClockSample) {
+  TurnOn();
   pb::BatchHeader header = WorkerHeader(2);
   header.mutable_trace()->clear_credit_client_ns();
-  trace.OnWorkerSpans(header, 1700);
-  EXPECT_EQ(trace.dropped(), 3u);
+  trace_.OnWorkerSpans(header, 1700);
+  EXPECT_EQ(trace_.dropped(), 3u);
   pb::ClientHeartbeatRequest request;
-  trace.FillHeartbeat(&request);
+  trace_.FillHeartbeat(&request);
   EXPECT_FALSE(request.has_trace());
 }
 
-TEST(ClientTraceTest, OffsetsStayPinnedForTheWindow) {
-  ClientTrace trace(&FakeNow);
-  TurnOn(trace);
-  trace.OnWorkerSpans(WorkerHeader(4), 1700);
+TEST_F(ClientTraceTest, OffsetsStayPinnedForTheWindow) {
+  TurnOn();
+  trace_.OnWorkerSpans(WorkerHeader(4), 1700);
   pb::ClientHeartbeatRequest first;
-  trace.FillHeartbeat(&first);
+  trace_.FillHeartbeat(&first);
   // A later, tighter sample of each hop with other offsets: spans still move by the first ones,
   // so one process's spans keep their order across heartbeats.
-  Heartbeat(trace, 2990, 9000, 3000);
+  Heartbeat(2990, 9000, 3000);
   pb::BatchHeader header = WorkerHeader(5);
   header.mutable_trace()->set_credit_client_ns(1690);
-  trace.OnWorkerSpans(header, 1700);
-  trace.Record(trace::Stage::kReceive, Task(5), 1700, 1800, "stream reader");
+  trace_.OnWorkerSpans(header, 1700);
+  trace_.Record(trace::Stage::kReceive, Task(5), 1700, 1800, "stream reader");
   pb::ClientHeartbeatRequest second;
-  trace.FillHeartbeat(&second);
+  trace_.FillHeartbeat(&second);
   ASSERT_EQ(second.trace().processes_size(), 2);
   EXPECT_EQ(second.trace().processes(0).spans(0).start_ns(), 1700 + 3500);
   EXPECT_EQ(second.trace().processes(1).spans(0).start_ns(), 100 - 8950 + 3500);
 }
 
-TEST(ClientTraceTest, CoordinatorTurnsItOff) {
-  ClientTrace trace(&FakeNow);
-  TurnOn(trace);
-  trace.OnHeartbeatResponse(0, pb::ClientHeartbeatResponse());
-  EXPECT_FALSE(trace.on());
-  EXPECT_EQ(trace.ClockIfOn(), 0);
+TEST_F(ClientTraceTest, CoordinatorTurnsItOff) {
+  TurnOn();
+  trace_.OnHeartbeatResponse(0, pb::ClientHeartbeatResponse());
+  EXPECT_FALSE(trace_.on());
+  EXPECT_EQ(trace_.ClockIfOn(), 0);
 }
 
-TEST(ClientTraceTest, AFailedHeartbeatTurnsItOffKeepingWhatItHolds) {
-  ClientTrace trace(&FakeNow);
-  TurnOn(trace);
-  trace.Record(trace::Stage::kHandoff, Task(1), 10, 20, "consumer");
-  trace.OnHeartbeatFailed();
-  EXPECT_FALSE(trace.on());
+TEST_F(ClientTraceTest, AFailedHeartbeatTurnsItOffKeepingWhatItHolds) {
+  TurnOn();
+  trace_.Record(trace::Stage::kHandoff, Task(1), 10, 20, "consumer");
+  trace_.OnHeartbeatFailed();
+  EXPECT_FALSE(trace_.on());
   pb::ClientHeartbeatRequest request;
-  trace.FillHeartbeat(&request);
+  trace_.FillHeartbeat(&request);
   ASSERT_EQ(request.trace().processes_size(), 1);
 }
 

@@ -1,24 +1,21 @@
 #include "trace/span_recorder.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "common/counter_rng.h"
 
 namespace stoker::trace {
 
-int64_t MonotonicNowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+int64_t NowNanos(Clock* clock) { return absl::ToUnixNanos(clock->Now()); }
+
+int64_t MonotonicNowNanos() { return NowNanos(Clock::Real()); }
 
 uint64_t TaskHash(const TaskKey& task) {
   return Mix64(task.job_id ^ (uint64_t{task.epoch} * kGoldenGamma) ^
                (task.batch_index * 0xbf58476d1ce4e5b9ULL));
 }
 
-SpanRecorder::SpanRecorder(Options options) : now_(options.now) {
+SpanRecorder::SpanRecorder(Options options) : clock_(options.clock) {
   ring_.resize(std::max<size_t>(options.capacity, 1));
   names_.emplace_back();
 }

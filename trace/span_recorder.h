@@ -24,11 +24,16 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "common/clock.h"
 #include "trace/span.h"
 
 namespace stoker::trace {
 
-// Nanoseconds of std::chrono::steady_clock: the clock spans are recorded in.
+// `clock`'s reading in nanoseconds since the Unix epoch: the instants spans are recorded in.
+int64_t NowNanos(Clock* clock);
+
+// NowNanos(Clock::Real()), monotonic: for code that stamps span instants of the real clock
+// without a recorder at hand.
 int64_t MonotonicNowNanos();
 
 // A fixed mix (SplitMix64's finalizer) of the task id: the same on every machine and build.
@@ -36,15 +41,14 @@ uint64_t TaskHash(const TaskKey& task);
 
 class SpanRecorder {
  public:
-  using NowFn = int64_t (*)();
   // Op names and thread names a recorder keeps at most (further ones get no name).
   static constexpr size_t kMaxNames = 4096;
 
   struct Options {
     // Spans held at most; the oldest is overwritten beyond. > 0.
     size_t capacity = 65536;
-    // The clock (tests inject a fake).
-    NowFn now = &MonotonicNowNanos;
+    // The clock spans are read from (tests inject a FakeClock). Not owned; outlives the recorder.
+    Clock* clock = Clock::Real();
   };
 
   explicit SpanRecorder(Options options);
@@ -60,7 +64,7 @@ class SpanRecorder {
     return one_in != 0 && (one_in == 1 || TaskHash(task) % one_in == 0);
   }
 
-  int64_t Now() const { return now_(); }
+  int64_t Now() const { return NowNanos(clock_); }
 
   // Stores `span`, overwriting the oldest when the ring is full.
   void Record(const Span& span);
@@ -83,7 +87,7 @@ class SpanRecorder {
   absl::flat_hash_map<uint32_t, std::string> ThreadNames() const;
 
  private:
-  const NowFn now_;
+  Clock* const clock_;
   std::atomic<uint32_t> one_in_{0};
 
   mutable absl::Mutex mu_;

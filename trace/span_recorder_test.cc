@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 namespace stoker::trace {
@@ -12,23 +13,22 @@ using ::testing::ElementsAre;
 using ::testing::Field;
 
 // A clock the test moves; counts its reads so that "off" can be shown to read no clock.
-int64_t fake_now_ns = 0;
-int fake_clock_reads = 0;
-int64_t FakeNow() {
-  ++fake_clock_reads;
-  return fake_now_ns;
-}
+class CountingClock : public FakeClock {
+ public:
+  CountingClock() : FakeClock(absl::FromUnixNanos(1000)) {}
+  absl::Time Now() override {
+    ++reads;
+    return FakeClock::Now();
+  }
+  std::atomic<int> reads{0};
+};
 
 class SpanRecorderTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    fake_now_ns = 1000;
-    fake_clock_reads = 0;
-  }
   SpanRecorder::Options FakeOptions(size_t capacity) {
     SpanRecorder::Options options;
     options.capacity = capacity;
-    options.now = &FakeNow;
+    options.clock = &clock_;
     return options;
   }
   Span SpanAt(int64_t start_ns) {
@@ -38,6 +38,8 @@ class SpanRecorderTest : public ::testing::Test {
     span.end_ns = start_ns + 1;
     return span;
   }
+
+  CountingClock clock_;
 };
 
 TEST_F(SpanRecorderTest, OffRecordsNothingAndReadsNoClock) {
@@ -46,7 +48,7 @@ TEST_F(SpanRecorderTest, OffRecordsNothingAndReadsNoClock) {
     ScopedSpan span(&recorder, Stage::kDecode, TaskKey{1, 0, batch});
   }
   EXPECT_EQ(recorder.size(), 0u);
-  EXPECT_EQ(fake_clock_reads, 0);
+  EXPECT_EQ(clock_.reads, 0);
 }
 
 TEST_F(SpanRecorderTest, ScopedSpanRecordsStageTaskThreadAndTimes) {
@@ -55,7 +57,7 @@ TEST_F(SpanRecorderTest, ScopedSpanRecordsStageTaskThreadAndTimes) {
   const uint16_t blur = recorder.InternName("gaussian_blur");
   {
     ScopedSpan span(&recorder, Stage::kOp, TaskKey{7, 2, 40}, blur);
-    fake_now_ns = 1500;
+    clock_.Advance(absl::Nanoseconds(500));
   }
   const std::vector<Span> spans = recorder.Drain(10);
   ASSERT_EQ(spans.size(), 1u);

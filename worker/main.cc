@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "absl/time/time.h"
 #include "common/flags.h"
 #include "common/heap_tuning.h"
 #include "common/logging.h"
@@ -57,21 +58,15 @@ int Serve(const stoker::WorkerConfig& config, const std::string& port_file,
   return 0;
 }
 
-// The flags that are not WorkerConfig fields as they are parsed (milliseconds, names), and the
-// flag groups of other libraries.
+// The flags that are not WorkerConfig fields as they are parsed (counts, optional milliseconds,
+// names), and the flag groups of other libraries.
 struct FlagValues {
   explicit FlagValues(const stoker::WorkerConfig& defaults)
-      : lease_poll_ms(absl::ToInt64Milliseconds(defaults.max_lease_poll)),
-        rpc_timeout_ms(absl::ToInt64Milliseconds(defaults.rpc_timeout)),
-        drain_deadline_ms(absl::ToInt64Milliseconds(defaults.drain_deadline)),
-        register_attempts(static_cast<uint32_t>(defaults.register_backoff.max_attempts)) {}
+      : register_attempts(static_cast<uint32_t>(defaults.register_backoff.max_attempts)) {}
 
   // Converts the values into `config` and validates it; INVALID_ARGUMENT naming the flag.
   absl::Status ApplyTo(stoker::WorkerConfig& config) const;
 
-  int64_t lease_poll_ms;
-  int64_t rpc_timeout_ms;
-  int64_t drain_deadline_ms;
   uint32_t register_attempts;
   std::string port_file;
   double simulate_batch_ms = -1;
@@ -84,9 +79,6 @@ struct FlagValues {
 };
 
 absl::Status FlagValues::ApplyTo(stoker::WorkerConfig& config) const {
-  config.rpc_timeout = absl::Milliseconds(rpc_timeout_ms);
-  config.max_lease_poll = absl::Milliseconds(lease_poll_ms);
-  config.drain_deadline = absl::Milliseconds(drain_deadline_ms);
   config.register_backoff.max_attempts = static_cast<int>(register_attempts);
   config.owns_process = true;  // this process is the worker alone
   absl::StatusOr<stoker::TlsConfig> built = tls.Build();
@@ -120,10 +112,12 @@ void AddFlags(stoker::FlagSet& flags, stoker::WorkerConfig& config, FlagValues& 
   flags.Add("pool", &config.pool,
             "worker pool (instance type) it runs in, e.g. cpu-a: the coordinator prices and "
             "scales workers by pool");
-  flags.Add("rpc-timeout-ms", &values.rpc_timeout_ms, "deadline of each call to the coordinator");
+  flags.Add("rpc-timeout-ms", &config.rpc_timeout, absl::Milliseconds(1),
+            "deadline of each call to the coordinator");
   flags.Add("register-attempts", &values.register_attempts,
             "attempts to register while the coordinator is unreachable");
-  flags.Add("max-lease-poll-ms", &values.lease_poll_ms, "longest pause between polls for tasks");
+  flags.Add("max-lease-poll-ms", &config.max_lease_poll, absl::Milliseconds(1),
+            "longest pause between polls for tasks");
   flags.Add("port-file", &values.port_file, "write the bound port to this file once serving");
   flags.Add("simulate-batch-ms", &values.simulate_batch_ms,
             "bench/test facility: skip the pipeline and emit each batch this many ms after its "
@@ -135,7 +129,7 @@ void AddFlags(stoker::FlagSet& flags, stoker::WorkerConfig& config, FlagValues& 
   flags.Add("simulate-batch-cpu-ms", &values.simulate_batch_cpu_ms,
             "with --simulate-batch-mode burn: thread CPU ms per batch, at most "
             "--simulate-batch-ms (negative = all of it)");
-  flags.Add("drain-deadline-ms", &values.drain_deadline_ms,
+  flags.Add("drain-deadline-ms", &config.drain_deadline, absl::Milliseconds(1),
             "on SIGTERM/SIGINT, deliver held tasks for at most this long, then hand the rest back");
   flags.Add("max-streams", &config.max_streams,
             "most streams open at once (beyond: RESOURCE_EXHAUSTED)");

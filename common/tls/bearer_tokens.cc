@@ -91,15 +91,16 @@ bool ConstantTimeEquals(absl::string_view a, absl::string_view b) {
   return diff == 0;
 }
 
-BearerTokenFile::BearerTokenFile(std::string field, std::string path, absl::Duration recheck)
-    : field_(std::move(field)), path_(std::move(path)), recheck_(recheck) {
+BearerTokenFile::BearerTokenFile(std::string field, std::string path, absl::Duration recheck,
+                                 Clock* clock)
+    : field_(std::move(field)), path_(std::move(path)), recheck_(recheck), clock_(clock) {
   absl::MutexLock lock(&mu_);
   checked_ = absl::InfinitePast();
   Refresh();
 }
 
 void BearerTokenFile::Refresh() {
-  const absl::Time now = absl::Now();
+  const absl::Time now = clock_->Now();
   if (now - checked_ < recheck_) return;
   checked_ = now;
   std::string version = FileVersion(path_);

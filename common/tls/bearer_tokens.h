@@ -23,6 +23,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "common/tls/tls_config.h"
 
 namespace stoker {
@@ -52,8 +53,10 @@ bool ConstantTimeEquals(absl::string_view a, absl::string_view b);
 // stay in use. Thread-safe.
 class BearerTokenFile {
  public:
-  // REQUIRES: ReadBearerTokens(field, path) is OK (TlsConfig::Validate checked it).
-  BearerTokenFile(std::string field, std::string path, absl::Duration recheck);
+  // REQUIRES: ReadBearerTokens(field, path) is OK (TlsConfig::Validate checked it). `recheck`
+  // is measured on `clock` (not owned).
+  BearerTokenFile(std::string field, std::string path, absl::Duration recheck,
+                  Clock* clock = Clock::Real());
 
   // The role of `token`: compared with every token of the file in constant time, so the time
   // taken says nothing about which one matched or how close a guess came. nullopt: not listed.
@@ -68,6 +71,7 @@ class BearerTokenFile {
   const std::string field_;
   const std::string path_;
   const absl::Duration recheck_;
+  Clock* const clock_;
   absl::Mutex mu_;
   std::vector<BearerToken> tokens_ ABSL_GUARDED_BY(mu_);
   std::string version_ ABSL_GUARDED_BY(mu_);  // mtime, size and inode of what tokens_ came from.

@@ -196,7 +196,7 @@ void TlsFlags::AddTo(FlagSet* flags, bool calls, bool serves) {
   }
   flags->Add("insecure", &config.insecure,
              "Plaintext gRPC without authentication (instead of the --tls-* files)");
-  flags->Add("tls-reload-interval-s", &reload_interval_s,
+  flags->Add("tls-reload-interval-s", &config.reload_interval, absl::Seconds(1),
              "How often the TLS and token files are checked for a new version");
   flags->MapField("tls.insecure", "insecure");
   flags->MapField("tls.reload_interval", "tls-reload-interval-s");
@@ -204,7 +204,6 @@ void TlsFlags::AddTo(FlagSet* flags, bool calls, bool serves) {
 
 absl::StatusOr<TlsConfig> TlsFlags::Build() const {
   TlsConfig built = config;
-  built.reload_interval = absl::Seconds(reload_interval_s);
   RETURN_IF_ERROR(serves_ ? built.ValidateServing() : built.Validate());
   return built;
 }

@@ -107,7 +107,6 @@ void WarnIfInsecure(const TlsConfig& config, absl::string_view what);
 // for FlagSet::Fail.
 struct TlsFlags {
   TlsConfig config;
-  int64_t reload_interval_s = 60;
 
   // `calls`: the process calls servers (--bearer-token-file); `serves`: it has a port
   // (--accept-bearer-tokens-file, and Build() demands its certificate).

@@ -126,5 +126,18 @@ TEST_F(TlsConfigTest, TokenFileIsReReadWhenItChanges) {
   EXPECT_EQ(file.RoleOf("0123456789abcdef0124"), Role::kWorker);
 }
 
+TEST_F(TlsConfigTest, TokenFileIsRecheckedOnlyOnceTheRecheckIntervalPassed) {
+  const std::string path = Write("tokens", std::string("trainer:") + kToken + "\n");
+  FakeClock clock;
+  BearerTokenFile file("f", path, absl::Seconds(10), &clock);
+  const std::string next = Write("next", "worker:0123456789abcdef0124\n");
+  ASSERT_EQ(rename(next.c_str(), path.c_str()), 0);
+  clock.Advance(absl::Seconds(9));
+  EXPECT_EQ(file.RoleOf(kToken), Role::kTrainer);  // not looked at yet
+  clock.Advance(absl::Seconds(1));
+  EXPECT_EQ(file.RoleOf(kToken), std::nullopt);
+  EXPECT_EQ(file.RoleOf("0123456789abcdef0124"), Role::kWorker);
+}
+
 }  // namespace
 }  // namespace stoker

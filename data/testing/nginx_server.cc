@@ -10,7 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
 
 extern char** environ;
 
@@ -92,15 +93,16 @@ absl::StatusOr<std::unique_ptr<NginxServer>> NginxServer::Start(const std::strin
     server->pid_ = -1;
     return absl::UnavailableError("cannot start nginx");
   }
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  Clock* const clock = Clock::Real();
+  const absl::Time deadline = clock->Now() + absl::Seconds(10);
   while (!Answers(server->port_)) {
     const bool exited = ::waitpid(server->pid_, nullptr, WNOHANG) != 0;
     if (exited) server->pid_ = -1;
-    if (exited || absl::Now() > deadline) {
+    if (exited || clock->Now() > deadline) {
       return absl::UnavailableError(absl::StrCat("nginx did not answer on port ", server->port_,
                                                  ": ", ReadFile(server->dir_.File("error.log"))));
     }
-    absl::SleepFor(absl::Milliseconds(20));
+    clock->SleepFor(absl::Milliseconds(20));
   }
   return server;
 }

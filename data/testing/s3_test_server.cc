@@ -11,7 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
 #include "data/http_request.h"
 #include "data/s3_config.h"
 #include "gtest/gtest.h"
@@ -87,15 +88,16 @@ absl::Status S3TestServer::Launch() {
     pid_ = -1;
     return absl::UnavailableError("cannot start node");
   }
-  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  Clock* const clock = Clock::Real();
+  const absl::Time deadline = clock->Now() + absl::Seconds(20);
   while (!absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(port_file)), &port_) || port_ == 0) {
     const bool exited = ::waitpid(pid_, nullptr, WNOHANG) != 0;
     if (exited) pid_ = -1;
-    if (exited || absl::Now() > deadline) {
+    if (exited || clock->Now() > deadline) {
       return absl::UnavailableError(
           absl::StrCat("the S3 test server did not start: ", ReadFile(output)));
     }
-    absl::SleepFor(absl::Milliseconds(20));
+    clock->SleepFor(absl::Milliseconds(20));
   }
   return absl::OkStatus();
 }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "absl/synchronization/notification.h"
+#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/test_cluster.h"
@@ -100,8 +101,9 @@ TEST(MessageLimitTest, EndedStreamHandsItsLeasesBackAtOnce) {
     return coordinator->InspectState(
         [&](const ClusterState& state) { return state.RankSummary(job->job_id(), 0); });
   };
-  const absl::Time deadline = absl::Now() + absl::Seconds(20);
-  while (summary().leased > 0 && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(10));
+  Clock* const clock = Clock::Real();
+  const absl::Time deadline = clock->Now() + absl::Seconds(20);
+  while (summary().leased > 0 && clock->Now() < deadline) clock->SleepFor(absl::Milliseconds(10));
   EXPECT_EQ(summary().leased, 0u);
   EXPECT_GE(summary().requeued, 1u);
   EXPECT_EQ(summary().done_watermark, 0u);

@@ -3,7 +3,6 @@
 #include <memory>
 #include <utility>
 
-#include "absl/time/clock.h"
 #include "common/clock.h"
 #include "common/status_macros.h"
 #include "trainer_client/loader.h"
@@ -62,18 +61,19 @@ absl::StatusOr<pb::JobStatus> ConsumeUntilAdvised(TestCluster& cluster, const st
   options.spec = AdvisorBlurJob();
   options.heartbeat_interval = absl::Milliseconds(100);
   ASSIGN_OR_RETURN(std::unique_ptr<Loader> loader, Loader::Open(options));
-  const absl::Time start = absl::Now();
+  Clock* const clock = Clock::Real();
+  const absl::Time start = clock->Now();
   const absl::Time give_up = start + absl::Seconds(30);
   pb::JobStatus status;
   absl::Status error;
-  while (absl::Now() < give_up) {
+  while (clock->Now() < give_up) {
     absl::StatusOr<Batch> batch = loader->Next();
     if (!batch.ok()) {
       error = batch.status();
       break;
     }
-    absl::SleepFor(step);
-    if (absl::Now() - start < absl::Seconds(3)) continue;  // Let the windows fill.
+    clock->SleepFor(step);
+    if (clock->Now() - start < absl::Seconds(3)) continue;  // Let the windows fill.
     status = cluster.coordinator()->coordinator()->GetStatus().jobs(0);
     if (status.advice().measured()) break;
   }

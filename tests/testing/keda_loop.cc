@@ -28,8 +28,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "common/flags.h"
 #include "common/tls/grpc_tls.h"
 #include "common/tls/tls_config.h"
@@ -45,13 +45,13 @@ void RequestStop(int) { stop_requested = 1; }
 struct LoopOptions {
   std::string coordinator = "127.0.0.1:7070";
   std::string pool;
-  int64_t interval_ms = 500;
+  absl::Duration interval = absl::Milliseconds(500);
   uint32_t max_workers = 8;
-  int64_t duration_s = 300;
+  absl::Duration duration = absl::Seconds(300);
   std::string log;
   std::string policy = "keda";
   double cpu_target = 0.8;
-  int64_t cooldown_ms = 3000;
+  absl::Duration cooldown = absl::Seconds(3);
 };
 
 pid_t StartWorker(const std::vector<std::string>& command) {
@@ -94,7 +94,7 @@ int64_t AskLikeKeda(externalscaler::ExternalScaler::Stub* stub,
 // The CPU-utilization policy's count for `running` workers (see the header); -1 when GetStatus
 // failed. Holds falls until `cooldown` after `*changed`.
 int64_t AskLikeAnHpa(stoker::v1::Coordinator::Stub* stub, const LoopOptions& options,
-                     size_t running, absl::Time* changed) {
+                     size_t running, Clock* clock, absl::Time* changed) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
   stoker::v1::GetStatusResponse status;
@@ -106,8 +106,8 @@ int64_t AskLikeAnHpa(stoker::v1::Coordinator::Stub* stub, const LoopOptions& opt
   if (std::abs(ratio - 1) <= 0.1) return running;  // the HPA's tolerance
   const int64_t desired = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(running * ratio)));
   const bool fall = desired < static_cast<int64_t>(running);
-  if (fall && absl::Now() - *changed < absl::Milliseconds(options.cooldown_ms)) return running;
-  if (desired != static_cast<int64_t>(running)) *changed = absl::Now();
+  if (fall && clock->Now() - *changed < options.cooldown) return running;
+  if (desired != static_cast<int64_t>(running)) *changed = clock->Now();
   return desired;
 }
 
@@ -122,18 +122,19 @@ int Loop(const LoopOptions& options, const TlsConfig& tls,
       grpc::CreateChannel(options.coordinator, ChannelCredentials(tls, {Role::kCoordinator}));
   auto stub = externalscaler::ExternalScaler::NewStub(channel);
   auto status_stub = stoker::v1::Coordinator::NewStub(channel);
-  absl::Time changed = absl::Now();
+  Clock* const clock = Clock::Real();
+  absl::Time changed = clock->Now();
   externalscaler::ScaledObjectRef ref;
   ref.set_name("stoker-worker");
   ref.set_namespace_("test");
   if (!options.pool.empty()) (*ref.mutable_scalermetadata())["pool"] = options.pool;
   std::vector<pid_t> workers;
-  const absl::Time start = absl::Now();
-  while (!stop_requested && absl::Now() - start < absl::Seconds(options.duration_s)) {
+  const absl::Time start = clock->Now();
+  while (!stop_requested && clock->Now() - start < options.duration) {
     bool active = true;
-    const int64_t metric = options.policy == "cpu"
-                               ? AskLikeAnHpa(status_stub.get(), options, workers.size(), &changed)
-                               : AskLikeKeda(stub.get(), ref, &active);
+    const int64_t metric = options.policy == "cpu" ? AskLikeAnHpa(status_stub.get(), options,
+                                                                  workers.size(), clock, &changed)
+                                                   : AskLikeKeda(stub.get(), ref, &active);
     if (metric >= 0) {
       const size_t want = std::min<uint64_t>(metric, options.max_workers);
       while (workers.size() < want) workers.push_back(StartWorker(command));
@@ -143,10 +144,10 @@ int Loop(const LoopOptions& options, const TlsConfig& tls,
       }
     }
     std::fprintf(log, "{\"t\": %.3f, \"active\": %s, \"metric\": %lld, \"workers\": %zu}\n",
-                 absl::ToDoubleSeconds(absl::Now() - start), active ? "true" : "false",
+                 absl::ToDoubleSeconds(clock->Now() - start), active ? "true" : "false",
                  static_cast<long long>(metric), workers.size());
     std::fflush(log);
-    absl::SleepFor(absl::Milliseconds(options.interval_ms));
+    clock->SleepFor(options.interval);
   }
   for (pid_t pid : workers) StopWorker(pid);
   std::fclose(log);
@@ -162,19 +163,22 @@ int Run(int argc, char** argv) {
                 "Scales worker processes as KEDA would, from the coordinator's external scaler.");
   flags.Add("coordinator", &options.coordinator, "host:port of the coordinator");
   flags.Add("pool", &options.pool, "the pool to scale (scalerMetadata pool; empty: all)");
-  flags.Add("interval-ms", &options.interval_ms, "time between polls (KEDA's pollingInterval)");
+  flags.Add("interval-ms", &options.interval, absl::Milliseconds(1),
+            "time between polls (KEDA's pollingInterval)");
   flags.Add("max-workers", &options.max_workers, "most workers (maxReplicaCount)");
-  flags.Add("duration-s", &options.duration_s, "stop after this long at the latest");
+  flags.Add("duration-s", &options.duration, absl::Seconds(1),
+            "stop after this long at the latest");
   flags.Add("log", &options.log, "JSON lines, one per poll");
   flags.Add("policy", &options.policy, "keda (the external scaler) or cpu (an HPA on CPU)");
   flags.Add("cpu-target", &options.cpu_target, "cpu policy: the workers' target busy fraction");
-  flags.Add("cooldown-ms", &options.cooldown_ms, "cpu policy: no fall sooner after a change");
+  flags.Add("cooldown-ms", &options.cooldown, absl::Milliseconds(1),
+            "cpu policy: no fall sooner after a change");
   TlsFlags tls_flags;  // The scaler role's certificate (or --insecure).
   tls_flags.AddTo(&flags, /*calls=*/true, /*serves=*/false);
   if (auto exit_code = flags.Parse(split, argv)) return *exit_code;
   absl::StatusOr<TlsConfig> tls = tls_flags.Build();
   if (!tls.ok()) return flags.Fail(tls.status());
-  if (command.empty() || options.log.empty() || options.interval_ms <= 0 ||
+  if (command.empty() || options.log.empty() || options.interval <= absl::ZeroDuration() ||
       (options.policy != "keda" && options.policy != "cpu") || !(options.cpu_target > 0)) {
     return flags.Fail(absl::InvalidArgumentError(
         "--log, --interval-ms > 0, --policy keda|cpu, --cpu-target > 0 and a worker command "
