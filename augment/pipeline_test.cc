@@ -353,8 +353,8 @@ TEST(PipelineRunTest, TimesEachOpWhenAsked) {
 }
 
 TEST(PipelineRunTest, TimesOpsOnTheWorkspacesClock) {
-  auto pipeline =
-      Pipeline::Compile(Spec("to_float, gaussian_blur(ksize=5)*2, horizontal_flip"), kSource);
+  auto pipeline = Pipeline::Compile(
+      SpecFromText("to_float, gaussian_blur(ksize=5)*2, horizontal_flip"), kSource);
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   std::vector<uint8_t> source = SourcePixels(kSource, 3);
   SteppingClock clock(absl::Milliseconds(1));
