@@ -47,8 +47,8 @@ struct PackSummary {
 
 // Errors: UNAVAILABLE naming the file on an I/O error (shards finished before it stay complete
 // and are reused by a rerun); the options' INVALID_ARGUMENT.
-absl::StatusOr<PackSummary> Pack(const PackOptions& options, const PackPlan& plan,
-                                 PackCounters* counters);
+absl::StatusOr<PackSummary> Pack(const Storage& storage, const PackOptions& options,
+                                 const PackPlan& plan, PackCounters* counters);
 
 }  // namespace stoker
 
