@@ -46,7 +46,9 @@ class Storage {
   // chain of data/aws_credentials.h; a malformed endpoint makes s3:// locations fail with its
   // error), without a cache or data roots: for tests and benchmarks.
   static std::shared_ptr<Storage> FromEnvironment();
-  // The installed storage, or FromEnvironment() on first use.
+  // The installed storage, or FromEnvironment() on first use. Only ShardSource and
+  // StorageMetrics still read it, until the worker's, the coordinator's and the local producer's
+  // shard sources are handed their storage (decision 0061); new code takes a Storage&.
   static std::shared_ptr<Storage> Default();
   // Installs `storage`; nullptr goes back to the environment's.
   static void SetDefault(std::shared_ptr<Storage> storage);

@@ -2,8 +2,10 @@
 #define STOKER_DATA_STORAGE_FLAGS_H_
 
 // The storage flags every binary that reads datasets shares (--data-root, --s3-*, the worker's
-// --cache-* and open-shard limits): parsed in main.cc, then Apply builds the process's Storage
-// (data/storage_backend.h) and its OpenShardPool (data/open_shards.h) and installs them.
+// --cache-* and open-shard limits): parsed in main.cc, then Build makes the Storage
+// (data/storage_backend.h) that main hands on, or Apply installs it and an OpenShardPool
+// (data/open_shards.h) as the process's defaults, which shard sources still read through
+// (docs/decisions/0061-one-byte-codec-and-storage-handed-in.md).
 
 #include <cstdint>
 #include <memory>
