@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "common/crc32c.h"
+#include "common/byte_codec.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 
@@ -13,25 +13,6 @@ namespace stoker {
 namespace {
 
 using stoker::v1::StateUpdate;
-
-// LevelDB's mask: a CRC stored next to the data it covers is rotated and offset, so that a
-// record holding its own CRC does not checksum to something trivial.
-uint32_t MaskCrc(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + 0xa282ead8u; }
-
-// CRC-32C of a record's 4 length bytes followed by its payload.
-uint32_t RecordCrc(const char* length_bytes, absl::string_view payload) {
-  return Crc32cExtend(Crc32c(length_bytes, 4), payload.data(), payload.size());
-}
-
-void PutU32(std::string* out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-
-uint32_t GetU32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= uint32_t{static_cast<unsigned char>(p[i])} << (8 * i);
-  return v;
-}
 
 absl::Status Corrupt(const std::string& path, size_t offset, absl::string_view why) {
   return absl::DataLossError(
@@ -76,9 +57,7 @@ std::string FileJournal::Frame(const StateUpdate& update) {
   update.SerializeToString(&payload);
   std::string out;
   out.reserve(kHeaderBytes + payload.size());
-  PutU32(&out, static_cast<uint32_t>(payload.size()));
-  const uint32_t crc = RecordCrc(out.data(), payload);
-  PutU32(&out, MaskCrc(crc));
+  AppendFrameHeader(FrameChecksum::kMaskedLengthAndPayload, AsBytes(payload), &out);
   out += payload;
   return out;
 }
@@ -93,20 +72,16 @@ absl::StatusOr<std::vector<StateUpdate>> FileJournal::Load() {
   std::vector<StateUpdate> updates;
   size_t pos = kMagicBytes;
   while (pos < data.size()) {
-    if (data.size() - pos < kHeaderBytes) break;  // torn header
-    const uint32_t length = GetU32(&data[pos]);
-    if (length > kMaxRecordBytes) {
-      return Corrupt(path_, pos, absl::StrCat("length ", length, " above the limit"));
-    }
-    if (data.size() - pos - kHeaderBytes < length) break;  // torn payload
-    const absl::string_view payload(&data[pos + kHeaderBytes], length);
-    const uint32_t crc = RecordCrc(&data[pos], payload);
-    if (MaskCrc(crc) != GetU32(&data[pos + 4])) return Corrupt(path_, pos, "crc mismatch");
+    absl::Span<const uint8_t> payload;
+    const absl::Status frame = ReadFrame(FrameChecksum::kMaskedLengthAndPayload,
+                                         AsBytes(data).subspan(pos), kMaxRecordBytes, &payload);
+    if (absl::IsOutOfRange(frame)) break;  // torn header or payload
+    if (!frame.ok()) return Corrupt(path_, pos, frame.message());
     StateUpdate& update = updates.emplace_back();
     if (!update.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
       return Corrupt(path_, pos, "payload does not parse");
     }
-    pos += kHeaderBytes + length;
+    pos += kHeaderBytes + payload.size();
   }
   if (pos < kMagicBytes || data.size() < kMagicBytes) {
     // New (or torn while being created): write the magic.

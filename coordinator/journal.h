@@ -5,8 +5,9 @@
 //
 // File format: the 8-byte magic "STKJRNL" + the format version digit, then records, each
 //   [u32 length, little-endian][u32 masked crc32c, little-endian][length bytes: a StateUpdate]
-// where the crc is MaskCrc(Crc32c(the 4 length bytes followed by the payload)): it covers the
-// length too, so a damaged length is caught by the crc unless it points past the end of file.
+// where the crc is LevelDB's mask of Crc32c(the 4 length bytes followed by the payload): it
+// covers the length too, so a damaged length is caught by the crc unless it points past the end
+// of file. That is common/byte_codec.h's frame with FrameChecksum::kMaskedLengthAndPayload.
 //
 // Versions: 2 (written) carries each job's geometry in create_job; 1 (read, for journals of
 // earlier coordinators) does not, and Coordinator::Recover upgrades its records. Another
@@ -59,7 +60,7 @@ class FileJournal : public StateStore {
   // The format version this coordinator writes, and the oldest it reads.
   static constexpr char kVersion = '2';
   static constexpr char kOldestVersion = '1';
-  static constexpr size_t kHeaderBytes = 8;
+  static constexpr size_t kHeaderBytes = 8;  // common/byte_codec.h's kFrameHeaderBytes
   static constexpr uint32_t kMaxRecordBytes = 64u << 20;
 
   // A journal at `path`, read and written through `env`; `clock` times each group commit

@@ -93,13 +93,13 @@ TEST_F(DataRootsTest, ARefusalRevealsNothingAboutTheLocation) {
   absl::StatusOr<std::shared_ptr<Storage>> storage =
       Storage::Create(options, AwsEnvironment::Real());
   ASSERT_TRUE(storage.ok()) << storage.status();
-  Storage::SetDefault(*storage);
+  const Storage& roots = **storage;
   const std::string secret = dir_ + "/shadow";
   auto refusals = [&] {
     std::vector<std::string> seen;
     for (const absl::Status& status :
-         {ReadManifest(secret).status(), OpenStorage(secret).status(), CheckDataLocation(secret),
-          ExpandShardPaths({secret + "*"}).status()}) {
+         {ReadManifest(roots, secret).status(), roots.Open(secret).status(),
+          roots.CheckLocation(secret), ExpandShardPaths(roots, {secret + "*"}).status()}) {
       EXPECT_EQ(status.code(), absl::StatusCode::kPermissionDenied) << status;
       seen.push_back(status.ToString());
     }
@@ -115,7 +115,6 @@ TEST_F(DataRootsTest, ARefusalRevealsNothingAboutTheLocation) {
   ASSERT_EQ(rmdir(secret.c_str()), 0);
   ASSERT_EQ(symlink("/etc/shadow", secret.c_str()), 0);
   EXPECT_EQ(refusals(), missing);
-  Storage::SetDefault(nullptr);
 }
 
 TEST_F(DataRootsTest, BadRootsNameTheField) {
@@ -127,7 +126,7 @@ TEST_F(DataRootsTest, BadRootsNameTheField) {
   }
 }
 
-// Through the process's storage: refused before anything is opened, and a file that is not a
+// Through the storage: refused before anything is opened, and a file that is not a
 // manifest is never quoted.
 TEST_F(DataRootsTest, StorageRefusesBeforeReadingAndNeverQuotesContents) {
   StorageOptions options;
@@ -135,17 +134,19 @@ TEST_F(DataRootsTest, StorageRefusesBeforeReadingAndNeverQuotesContents) {
   absl::StatusOr<std::shared_ptr<Storage>> storage =
       Storage::Create(options, AwsEnvironment::Real());
   ASSERT_TRUE(storage.ok()) << storage.status();
-  Storage::SetDefault(*storage);
-  EXPECT_EQ(ReadManifest("/etc/passwd").status().code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(ReadManifest(root_ + "/etc-link/passwd").status().code(),
+  const Storage& roots = **storage;
+  EXPECT_EQ(ReadManifest(roots, "/etc/passwd").status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(ReadManifest(roots, root_ + "/etc-link/passwd").status().code(),
             absl::StatusCode::kPermissionDenied);
   EXPECT_EQ((*storage)->List("/etc").status().code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(ExpandShardPaths({"/etc/*"}).status().code(), absl::StatusCode::kPermissionDenied);
-  absl::StatusOr<v1::ShardManifest> not_a_manifest = ReadManifest(root_ + "/sub/manifest.json");
+  EXPECT_EQ(ExpandShardPaths(roots, {"/etc/*"}).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  absl::StatusOr<v1::ShardManifest> not_a_manifest =
+      ReadManifest(roots, root_ + "/sub/manifest.json");
   EXPECT_EQ(not_a_manifest.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(not_a_manifest.status().message()), Not(HasSubstr("root:*")));
   EXPECT_THAT(std::string(not_a_manifest.status().message()), Not(HasSubstr("secret")));
-  Storage::SetDefault(nullptr);
 }
 
 }  // namespace

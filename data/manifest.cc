@@ -16,8 +16,9 @@
 
 namespace stoker {
 
-absl::StatusOr<stoker::v1::ShardManifest> ReadManifest(const std::string& location) {
-  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(location));
+absl::StatusOr<stoker::v1::ShardManifest> ReadManifest(const Storage& storage,
+                                                       const std::string& location) {
+  ASSIGN_OR_RETURN(std::string text, storage.ReadAll(location));
   return ParseManifest(text, location);
 }
 
@@ -43,14 +44,15 @@ absl::StatusOr<stoker::v1::ShardManifest> ParseManifest(const std::string& text,
   return manifest;
 }
 
-absl::Status WriteManifest(const stoker::v1::ShardManifest& manifest, const std::string& path) {
+absl::Status WriteManifest(const Storage& storage, const stoker::v1::ShardManifest& manifest,
+                           const std::string& path) {
   std::string json;
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = true;
   options.always_print_primitive_fields = true;
   const auto printed = google::protobuf::util::MessageToJsonString(manifest, &json, options);
   if (!printed.ok()) return absl::InternalError(printed.ToString());
-  return WriteWholeFile(
+  return storage.Write(
       path, absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(json.data()), json.size()));
 }
 
@@ -65,9 +67,10 @@ namespace {
 
 // The objects matching an s3:// glob: a listing of the prefix before the first wildcard,
 // filtered with fnmatch ('*' and '?' do not cross '/').
-absl::Status ExpandS3Glob(const std::string& pattern, std::vector<std::string>* out) {
+absl::Status ExpandS3Glob(const Storage& storage, const std::string& pattern,
+                          std::vector<std::string>* out) {
   const std::string prefix = pattern.substr(0, pattern.find_first_of("*?["));
-  ASSIGN_OR_RETURN(std::vector<StorageEntry> entries, ListStorage(prefix));
+  ASSIGN_OR_RETURN(std::vector<StorageEntry> entries, storage.List(prefix));
   const size_t before = out->size();
   for (const StorageEntry& entry : entries) {
     if (::fnmatch(pattern.c_str(), entry.location.c_str(), FNM_PATHNAME) == 0) {
@@ -80,7 +83,8 @@ absl::Status ExpandS3Glob(const std::string& pattern, std::vector<std::string>* 
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> ExpandShardPaths(const std::vector<std::string>& paths) {
+absl::StatusOr<std::vector<std::string>> ExpandShardPaths(const Storage& storage,
+                                                          const std::vector<std::string>& paths) {
   std::vector<std::string> out;
   for (const std::string& path : paths) {
     ASSIGN_OR_RETURN(StorageScheme scheme, SchemeOf(path));
@@ -89,11 +93,11 @@ absl::StatusOr<std::vector<std::string>> ExpandShardPaths(const std::vector<std:
       continue;
     }
     if (scheme == StorageScheme::kS3) {
-      RETURN_IF_ERROR(ExpandS3Glob(path, &out));
+      RETURN_IF_ERROR(ExpandS3Glob(storage, path, &out));
       continue;
     }
     // The glob's folder must lie under a data root before anything is listed.
-    RETURN_IF_ERROR(CheckDataLocation(path.substr(0, path.find_first_of("*?["))));
+    RETURN_IF_ERROR(storage.CheckLocation(path.substr(0, path.find_first_of("*?["))));
     glob_t matches;
     const int rc = ::glob(path.c_str(), 0, nullptr, &matches);  // Sorted by glob(3).
     if (rc == 0) {

@@ -50,7 +50,8 @@ class OpenShardPool {
  public:
   explicit OpenShardPool(OpenShardLimits limits) : limits_(limits) {}
 
-  // The process's pool (default limits until SetDefault).
+  // The process's pool (default limits until SetDefault). Only ShardSource still reads it, for
+  // the same reason as Storage::Default (decision 0061).
   static std::shared_ptr<OpenShardPool> Default();
   // Sources made after this use `pool` (nullptr: a fresh pool of default limits); sources
   // already open keep theirs.

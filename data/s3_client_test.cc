@@ -249,22 +249,22 @@ TEST_F(S3ClientTest, VirtualHostedAddressing) {
   EXPECT_EQ(server_->CountRequests("PUT", "/v/h 200"), 1);  // The path has no bucket.
 }
 
-TEST_F(S3ClientTest, ManifestsAndGlobsThroughTheDefaultStorage) {
+TEST_F(S3ClientTest, ManifestsAndGlobsThroughTheStorage) {
   StorageOptions options;
   options.s3.endpoint = server_->endpoint();
-  auto storage = Storage::Create(options, Env());
-  ASSERT_TRUE(storage.ok()) << storage.status();
-  Storage::SetDefault(*storage);
+  auto created = Storage::Create(options, Env());
+  ASSERT_TRUE(created.ok()) << created.status();
+  const Storage& storage = **created;
   for (const char* key : {"g/a-1.tar", "g/a-2.tar", "g/b-1.tar", "g/sub/a-3.tar"}) {
-    ASSERT_TRUE(WriteWholeFile(absl::StrCat("s3://data/", key), Bytes("x")).ok());
+    ASSERT_TRUE(storage.Write(absl::StrCat("s3://data/", key), Bytes("x")).ok());
   }
-  auto expanded = ExpandShardPaths({"s3://data/g/a-*.tar"});
+  auto expanded = ExpandShardPaths(storage, {"s3://data/g/a-*.tar"});
   ASSERT_TRUE(expanded.ok()) << expanded.status();
   EXPECT_THAT(*expanded, ::testing::ElementsAre("s3://data/g/a-1.tar", "s3://data/g/a-2.tar"));
-  EXPECT_EQ(ExpandShardPaths({"s3://data/g/z-*.tar"}).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(ReadManifest("s3://nobucket/ds/manifest.json").status().code(),
+  EXPECT_EQ(ExpandShardPaths(storage, {"s3://data/g/z-*.tar"}).status().code(),
             absl::StatusCode::kNotFound);
-  Storage::SetDefault(nullptr);
+  EXPECT_EQ(ReadManifest(storage, "s3://nobucket/ds/manifest.json").status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -67,7 +67,8 @@ TEST(StorageSchemeTest, UnknownSchemesAreErrorsNamingTheScheme) {
   const absl::Status status = SchemeOf("gs://bucket/ds/manifest.json").status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("unsupported URL scheme \"gs\""));
-  EXPECT_EQ(OpenStorage("gs://bucket/x").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Storage::FromEnvironment()->Open("gs://bucket/x").status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 absl::Status S3ErrorStatus(long status, const std::string& code) {

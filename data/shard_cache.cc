@@ -11,12 +11,14 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <random>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
+#include "common/byte_codec.h"
 #include "common/crc32c.h"
 #include "common/status_macros.h"
 #include "data/s3_client.h"
@@ -29,12 +31,26 @@ constexpr size_t kFooterBytes = 16;
 constexpr size_t kCopyChunk = size_t{8} << 20;
 constexpr char kSuffix[] = ".shard";
 
-struct Footer {
-  uint32_t crc;
-  uint32_t magic;
-  uint64_t size;
-};
-static_assert(sizeof(Footer) == kFooterBytes);
+// [crc32c of the content][magic][content size], little-endian.
+std::string EncodeFooter(uint32_t crc, uint64_t size) {
+  std::string footer;
+  AppendLittleEndian(crc, &footer);
+  AppendLittleEndian(kFooterMagic, &footer);
+  AppendLittleEndian(size, &footer);
+  return footer;
+}
+
+// The content's crc from a footer that is whole and describes `size` bytes; nullopt otherwise.
+std::optional<uint32_t> DecodeFooter(absl::Span<const uint8_t> footer, uint64_t size) {
+  ByteReader reader(footer);
+  uint32_t crc = 0, magic = 0;
+  uint64_t footer_size = 0;
+  if (!reader.Read(&crc) || !reader.Read(&magic) || !reader.Read(&footer_size) ||
+      magic != kFooterMagic || footer_size != size) {
+    return std::nullopt;
+  }
+  return crc;
+}
 
 absl::Status IoError(const std::string& what, const std::string& path) {
   return absl::UnavailableError(
@@ -181,12 +197,13 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> ShardCache::OpenEntry(const st
   if (absl::IsNotFound(local.status())) return nullptr;
   RETURN_IF_ERROR(local.status());
   RandomAccessFile& file = **local;
-  bool intact = file.size() == size + kFooterBytes;
-  Footer footer{};
-  if (intact) {
-    RETURN_IF_ERROR(file.ReadAt(size, kFooterBytes, reinterpret_cast<uint8_t*>(&footer)));
-    intact = footer.magic == kFooterMagic && footer.size == size;
+  std::optional<uint32_t> footer_crc;
+  if (file.size() == size + kFooterBytes) {
+    uint8_t footer[kFooterBytes];
+    RETURN_IF_ERROR(file.ReadAt(size, kFooterBytes, footer));
+    footer_crc = DecodeFooter(footer, size);
   }
+  bool intact = footer_crc.has_value();
   bool checked;
   {
     absl::MutexLock lock(&mu_);
@@ -200,7 +217,7 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> ShardCache::OpenEntry(const st
       RETURN_IF_ERROR(file.ReadAt(offset, n, chunk.data()));
       crc = Crc32cExtend(crc, chunk.data(), n);
     }
-    intact = crc == footer.crc;
+    intact = crc == *footer_crc;
   }
   if (!intact) {
     ++corrupt_;
@@ -236,8 +253,8 @@ absl::Status ShardCache::Fill(const RandomAccessFile& source, const std::string&
     crc = Crc32cExtend(crc, chunk.data(), n);
     write_all(chunk.data(), n);
   }
-  const Footer footer{crc, kFooterMagic, source.size()};
-  write_all(reinterpret_cast<const uint8_t*>(&footer), kFooterBytes);
+  const std::string footer = EncodeFooter(crc, source.size());
+  write_all(reinterpret_cast<const uint8_t*>(footer.data()), footer.size());
   if (::close(fd) != 0 && status.ok()) status = IoError("close", temp);
   if (status.ok()) {
     FileLock lock(options_.dir + "/lock");

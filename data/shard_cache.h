@@ -8,9 +8,10 @@
 //
 // Layout: <dir>/<key>.shard, key = SHA-256 of the location and its size (an object rewritten
 // with another size is another entry). Each entry ends with a 16-byte footer
-// [crc32c of the content][magic "STKC"][content size], written to <dir>/tmp/ and renamed into
-// place, so an entry is whole or absent. An entry is checked against its CRC the first time a
-// process opens it; a bad one is deleted and fetched again.
+// [crc32c of the content][magic "STKC"][content size] (u32, u32, u64, little-endian:
+// common/byte_codec.h), written to <dir>/tmp/ and renamed into place, so an entry is whole or
+// absent. An entry is checked against its CRC the first time a process opens it; a bad one is
+// deleted and fetched again.
 //
 // Bounded by max_bytes (entries' sizes on disk): before an entry is added, the least recently
 // used entries (by modification time, touched on every hit) are deleted until it fits, under

@@ -2,7 +2,8 @@
 #define STOKER_DATA_SHARD_FORMAT_H_
 
 // The stoker shard file format, version 1 (docs/shard_format.md has the full description).
-// All integers little-endian.
+// All integers little-endian, written and read with common/byte_codec.h; a record's
+// body_len | crc32c(body) | body is its frame with FrameChecksum::kPayload.
 //
 //   file header  16 bytes   "STOKSHRD" | version u32 (1) | flags u32 (0)
 //   record*                 "SREC" u32 | body_len u32 | crc32c(body) u32 | body
@@ -15,8 +16,8 @@
 // read; a shard whose trailer is missing or damaged (a truncated copy) is recovered by scanning
 // records from the start (data/shard_reader.h).
 
+#include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 namespace stoker {
 namespace shard_format {
@@ -34,19 +35,6 @@ inline constexpr size_t kIndexEntrySize = 12;
 inline constexpr size_t kTrailerSize = 32;
 // Records larger than this are refused by the writer and treated as damage by the reader.
 inline constexpr uint32_t kMaxRecordBody = 1u << 30;
-
-inline void Put32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }  // Little-endian hosts.
-inline void Put64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
-inline uint32_t Get32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-inline uint64_t Get64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
 
 }  // namespace shard_format
 }  // namespace stoker

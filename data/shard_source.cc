@@ -26,11 +26,12 @@ std::string BaseName(const std::string& location) {
 }
 
 // Expands the globs of `paths` and opens every shard to count its samples.
-absl::StatusOr<std::vector<ShardRef>> CountShards(const std::vector<std::string>& paths) {
-  ASSIGN_OR_RETURN(std::vector<std::string> locations, ExpandShardPaths(paths));
+absl::StatusOr<std::vector<ShardRef>> CountShards(const Storage& storage,
+                                                  const std::vector<std::string>& paths) {
+  ASSIGN_OR_RETURN(std::vector<std::string> locations, ExpandShardPaths(storage, paths));
   std::vector<ShardRef> shards;
   for (const std::string& location : locations) {
-    ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, OpenStorage(location));
+    ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, storage.Open(location));
     ASSIGN_OR_RETURN(ShardIndex index, LoadIndex(*file, IsTarShard(location)));
     if (!index.damage.empty()) {
       STOKER_LOG(WARNING) << location << ": " << index.damage;
@@ -44,10 +45,11 @@ absl::StatusOr<std::vector<ShardRef>> CountShards(const std::vector<std::string>
 
 absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(const stoker::v1::ShardDataset& spec,
                                                                bool random_order) {
+  const std::shared_ptr<Storage> storage = Storage::Default();
   std::vector<ShardRef> shards;
   std::vector<std::string> class_names;
   if (!spec.manifest().empty()) {
-    absl::StatusOr<stoker::v1::ShardManifest> read = ReadManifest(spec.manifest());
+    absl::StatusOr<stoker::v1::ShardManifest> read = ReadManifest(*storage, spec.manifest());
     if (!read.ok()) return PrefixStatus("dataset.shards.manifest: ", read.status());
     const stoker::v1::ShardManifest& manifest = *read;
     for (const stoker::v1::ManifestShard& shard : manifest.shards()) {
@@ -57,7 +59,7 @@ absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(const stoker::v1:
     class_names.assign(manifest.class_names().begin(), manifest.class_names().end());
   } else {
     const std::vector<std::string> paths(spec.paths().begin(), spec.paths().end());
-    absl::StatusOr<std::vector<ShardRef>> counted = CountShards(paths);
+    absl::StatusOr<std::vector<ShardRef>> counted = CountShards(*storage, paths);
     if (!counted.ok()) return PrefixStatus("dataset.shards.paths: ", counted.status());
     shards = *std::move(counted);
   }
@@ -70,7 +72,7 @@ absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(const stoker::v1:
     total += shard.records;
   }
   if (total == 0) return absl::InvalidArgumentError("dataset.shards: the shards hold no samples");
-  const ShardCache* cache = Storage::Default()->cache();
+  const ShardCache* cache = storage->cache();
   const bool ranged = random_order && cache != nullptr && bytes > cache->options().max_bytes;
   return std::make_unique<ShardSource>(std::move(shards), std::move(class_names), nullptr,
                                        ranged ? RemoteReads::kRanged : RemoteReads::kWholeShard);

@@ -11,6 +11,7 @@
 #include "common/bad_sample.h"
 #include "data/manifest.h"
 #include "data/shard_reader.h"
+#include "data/storage_backend.h"
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -219,7 +220,7 @@ TEST(ShardSourceTest, ManifestOfManyShardsOpensNoShard) {
     shard->set_path(absl::StrCat("shard-", s, ".stoker"));
     shard->set_records(10000);
   }
-  ASSERT_TRUE(WriteManifest(manifest, dir.File("manifest.json")).ok());
+  ASSERT_TRUE(WriteManifest(*Storage::FromEnvironment(), manifest, dir.File("manifest.json")).ok());
   auto pool = std::make_shared<OpenShardPool>(OpenShardLimits{});
   auto opened = ShardSource::Open(ManifestSpec(dir.File("manifest.json")).shards());
   ASSERT_TRUE(opened.ok()) << opened.status();

@@ -6,13 +6,14 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "common/byte_codec.h"
 #include "common/crc32c.h"
 #include "common/status_macros.h"
 #include "data/shard_format.h"
 
 namespace stoker {
 
-using namespace shard_format;  // NOLINT: the format's constants and byte helpers.
+using namespace shard_format;  // NOLINT: the format's constants.
 
 absl::StatusOr<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
@@ -20,10 +21,10 @@ absl::StatusOr<std::unique_ptr<ShardWriter>> ShardWriter::Create(const std::stri
     return absl::UnavailableError(absl::StrCat("cannot create ", path, ": ", std::strerror(errno)));
   }
   std::unique_ptr<ShardWriter> writer(new ShardWriter(path, file));
-  uint8_t header[kFileHeaderSize] = {};
-  std::memcpy(header, kFileMagic, 8);
-  Put32(header + 8, kVersion);
-  RETURN_IF_ERROR(writer->Write(header, sizeof(header)));
+  std::string header(kFileMagic, sizeof(kFileMagic));
+  AppendLittleEndian(kVersion, &header);
+  AppendLittleEndian(uint32_t{0}, &header);  // flags
+  RETURN_IF_ERROR(writer->Write(header.data(), header.size()));
   return writer;
 }
 
@@ -51,42 +52,40 @@ absl::Status ShardWriter::Add(absl::string_view key, int64_t label, absl::Span<c
   if (body_size > kMaxRecordBody) {
     return absl::InvalidArgumentError(absl::StrCat("record ", key, " is over 1 GiB"));
   }
-  body_.resize(kRecordHeaderSize + body_size);
-  uint8_t* body = body_.data() + kRecordHeaderSize;
-  body[0] = static_cast<uint8_t>(key.size());
-  body[1] = static_cast<uint8_t>(key.size() >> 8);
-  Put32(body + 2, static_cast<uint32_t>(metadata.size()));
-  Put64(body + 6, static_cast<uint64_t>(label));
-  uint8_t* p = body + kBodyPrefixSize;
-  if (!key.empty()) std::memcpy(p, key.data(), key.size());
-  p += key.size();
-  if (!metadata.empty()) std::memcpy(p, metadata.data(), metadata.size());
-  p += metadata.size();
-  if (!data.empty()) std::memcpy(p, data.data(), data.size());
-  Put32(body_.data(), kRecordMagic);
-  Put32(body_.data() + 4, static_cast<uint32_t>(body_size));
-  Put32(body_.data() + 8, Crc32c(body, body_size));
-  index_.push_back(Entry{offset_, static_cast<uint32_t>(body_.size())});
+  body_.clear();  // Keeps its capacity: no allocation per record once warm.
+  body_.reserve(body_size);
+  AppendLittleEndian(static_cast<uint16_t>(key.size()), &body_);
+  AppendLittleEndian(static_cast<uint32_t>(metadata.size()), &body_);
+  AppendLittleEndian(static_cast<uint64_t>(label), &body_);
+  body_.insert(body_.end(), key.begin(), key.end());
+  body_.insert(body_.end(), metadata.begin(), metadata.end());
+  body_.insert(body_.end(), data.begin(), data.end());
+  std::string header;  // kRecordHeaderSize bytes: no allocation.
+  AppendLittleEndian(kRecordMagic, &header);
+  AppendFrameHeader(FrameChecksum::kPayload, body_, &header);
+  index_.push_back(Entry{offset_, static_cast<uint32_t>(header.size() + body_.size())});
+  RETURN_IF_ERROR(Write(header.data(), header.size()));
   return Write(body_.data(), body_.size());
 }
 
 absl::Status ShardWriter::Finish() {
   if (file_ == nullptr) return absl::FailedPreconditionError(path_ + ": already finished");
   const uint64_t index_offset = offset_;
-  std::vector<uint8_t> index(4 + index_.size() * kIndexEntrySize);
-  Put32(index.data(), kIndexMagic);
-  for (size_t i = 0; i < index_.size(); ++i) {
-    Put64(index.data() + 4 + i * kIndexEntrySize, index_[i].offset);
-    Put32(index.data() + 12 + i * kIndexEntrySize, index_[i].length);
+  std::string index;
+  index.reserve(4 + index_.size() * kIndexEntrySize);
+  AppendLittleEndian(kIndexMagic, &index);
+  for (const Entry& entry : index_) {
+    AppendLittleEndian(entry.offset, &index);
+    AppendLittleEndian(entry.length, &index);
   }
   RETURN_IF_ERROR(Write(index.data(), index.size()));
-  uint8_t trailer[kTrailerSize];
-  Put64(trailer, index_offset);
-  Put64(trailer + 8, index_.size());
-  Put32(trailer + 16, Crc32c(index.data(), index.size()));
-  Put32(trailer + 20, kVersion);
-  std::memcpy(trailer + 24, kTrailerMagic, 8);
-  RETURN_IF_ERROR(Write(trailer, sizeof(trailer)));
+  std::string trailer;
+  AppendLittleEndian(index_offset, &trailer);
+  AppendLittleEndian(static_cast<uint64_t>(index_.size()), &trailer);
+  AppendLittleEndian(Crc32c(index.data(), index.size()), &trailer);
+  AppendLittleEndian(kVersion, &trailer);
+  trailer.append(kTrailerMagic, sizeof(kTrailerMagic));
+  RETURN_IF_ERROR(Write(trailer.data(), trailer.size()));
   const bool flushed = std::fflush(file_) == 0;
   const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;

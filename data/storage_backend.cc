@@ -54,20 +54,22 @@ absl::StatusOr<std::shared_ptr<Storage>> Storage::Create(const StorageOptions& o
   return std::shared_ptr<Storage>(new Storage(std::move(s3), std::move(cache), std::move(roots)));
 }
 
+std::shared_ptr<Storage> Storage::FromEnvironment() {
+  AwsEnvironment env = AwsEnvironment::Real();
+  StorageOptions options;
+  options.s3 = S3Config::FromEnvironment(env.getenv);
+  absl::StatusOr<std::shared_ptr<Storage>> made = Create(options, env);
+  if (!made.ok()) {  // A malformed AWS_ENDPOINT_URL: S3 locations then fail with its error.
+    options.s3 = S3Config();
+    made = Create(options, env);
+  }
+  return *std::move(made);
+}
+
 std::shared_ptr<Storage> Storage::Default() {
   absl::MutexLock lock(&default_mu);
-  if (default_storage == nullptr || *default_storage == nullptr) {
-    AwsEnvironment env = AwsEnvironment::Real();
-    StorageOptions options;
-    options.s3 = S3Config::FromEnvironment(env.getenv);
-    absl::StatusOr<std::shared_ptr<Storage>> made = Create(options, env);
-    if (!made.ok()) {  // A malformed AWS_ENDPOINT_URL: S3 locations then fail with its error.
-      options.s3 = S3Config();
-      made = Create(options, env);
-    }
-    if (default_storage == nullptr) default_storage = new std::shared_ptr<Storage>();
-    *default_storage = *std::move(made);
-  }
+  if (default_storage == nullptr) default_storage = new std::shared_ptr<Storage>();
+  if (*default_storage == nullptr) *default_storage = FromEnvironment();
   return *default_storage;
 }
 
@@ -130,27 +132,6 @@ absl::StatusOr<std::vector<StorageEntry>> Storage::List(const std::string& prefi
         StorageEntry{absl::StrCat("s3://", location.bucket, "/", object.key), object.size});
   }
   return entries;
-}
-
-absl::Status CheckDataLocation(const std::string& location) {
-  return Storage::Default()->CheckLocation(location);
-}
-
-absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenStorage(const std::string& location,
-                                                              RemoteReads reads) {
-  return Storage::Default()->Open(location, reads);
-}
-
-absl::StatusOr<std::string> ReadWholeFile(const std::string& location) {
-  return Storage::Default()->ReadAll(location);
-}
-
-absl::Status WriteWholeFile(const std::string& location, absl::Span<const uint8_t> data) {
-  return Storage::Default()->Write(location, data);
-}
-
-absl::StatusOr<std::vector<StorageEntry>> ListStorage(const std::string& prefix) {
-  return Storage::Default()->List(prefix);
 }
 
 std::vector<prometheus::MetricFamily> StorageMetrics::Collect() const {

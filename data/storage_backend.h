@@ -1,11 +1,10 @@
 #ifndef STOKER_DATA_STORAGE_BACKEND_H_
 #define STOKER_DATA_STORAGE_BACKEND_H_
 
-// The process's storage configuration behind OpenStorage and friends (below): the S3 endpoint
-// and credential chain, and the optional shard cache. A binary builds it from its flags once in
-// main.cc (StorageFlags, data/storage_flags.h) and installs it with Storage::SetDefault; until then
-// the default comes from the environment alone (AWS_ENDPOINT_URL, AWS_REGION, the credential chain
-// of data/aws_credentials.h) without a cache, which is what the coordinator and tools need.
+// Storage: where datasets are read from and written to (local files, S3, HTTP), with the S3
+// endpoint and credential chain, the data roots and the optional shard cache. A binary builds
+// it from its flags once in main.cc (StorageFlags, data/storage_flags.h) and hands it, by
+// reference, to what reads or writes datasets (manifests, stoker-pack).
 //
 // Remote files (S3, HTTP) go through the cache when there is one; local files never do.
 
@@ -43,7 +42,13 @@ class Storage {
   // Errors: Validate's; the cache folder's UNAVAILABLE.
   static absl::StatusOr<std::shared_ptr<Storage>> Create(const StorageOptions& options,
                                                          AwsEnvironment env);
-  // The installed storage, or one made from the process environment on first use.
+  // A storage from the process environment alone (AWS_ENDPOINT_URL, AWS_REGION, the credential
+  // chain of data/aws_credentials.h; a malformed endpoint makes s3:// locations fail with its
+  // error), without a cache or data roots: for tests and benchmarks.
+  static std::shared_ptr<Storage> FromEnvironment();
+  // The installed storage, or FromEnvironment() on first use. Only ShardSource and
+  // StorageMetrics still read it, until the worker's, the coordinator's and the local producer's
+  // shard sources are handed their storage (decision 0061); new code takes a Storage&.
   static std::shared_ptr<Storage> Default();
   // Installs `storage`; nullptr goes back to the environment's.
   static void SetDefault(std::shared_ptr<Storage> storage);
@@ -87,21 +92,6 @@ class Storage {
       std::make_shared<std::atomic<uint64_t>>(0);
   std::atomic<uint64_t> sample_bytes_{0};
 };
-
-// The process default's conveniences (Storage::Default()), for code that is handed no Storage:
-// manifests, stoker-pack, tests. Errors as the Storage methods of the same names.
-absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenStorage(
-    const std::string& location, RemoteReads reads = RemoteReads::kWholeShard);
-// OK when `location` lies under the default storage's data roots (data/data_roots.h).
-absl::Status CheckDataLocation(const std::string& location);
-// Reads the whole (small) file at `location`: manifests.
-absl::StatusOr<std::string> ReadWholeFile(const std::string& location);
-// Writes `data` as the whole file at `location`: a local path atomically (WriteLocalFile), an
-// s3:// object with a PUT (multipart when large). UNIMPLEMENTED for HTTP.
-absl::Status WriteWholeFile(const std::string& location, absl::Span<const uint8_t> data);
-// Every file under `prefix` (a local folder, recursively, or an s3:// prefix), sorted by
-// location. NOT_FOUND when a local folder does not exist; UNIMPLEMENTED for HTTP.
-absl::StatusOr<std::vector<StorageEntry>> ListStorage(const std::string& prefix);
 
 // stoker_shard_cache_* and stoker_s3_requests_total of the default storage (docs/metrics.md).
 // Thread-safe.

@@ -30,7 +30,7 @@ void StorageFlags::AddTo(FlagSet* flags, bool with_cache) {
              "bytes of record indexes of the open shards, about 24 a record (LRU beyond it)");
 }
 
-absl::Status StorageFlags::Apply() const {
+absl::StatusOr<std::shared_ptr<Storage>> StorageFlags::Build() const {
   AwsEnvironment env = AwsEnvironment::Real();
   StorageOptions options;
   options.s3 = S3Config::FromEnvironment(env.getenv);
@@ -76,6 +76,12 @@ absl::Status StorageFlags::Apply() const {
     STOKER_LOG(WARNING) << "--data-root=/: jobs may read datasets from any path or URL this "
                            "process can reach";
   }
+  return storage;
+}
+
+absl::Status StorageFlags::Apply() const {
+  absl::StatusOr<std::shared_ptr<Storage>> storage = Build();
+  if (!storage.ok()) return storage.status();
   Storage::SetDefault(*std::move(storage));
   OpenShardPool::SetDefault(std::make_shared<OpenShardPool>(open_shards));
   return absl::OkStatus();

@@ -2,18 +2,24 @@
 #define STOKER_DATA_STORAGE_FLAGS_H_
 
 // The storage flags every binary that reads datasets shares (--data-root, --s3-*, the worker's
-// --cache-* and open-shard limits): parsed in main.cc, then Apply builds the process's Storage
-// (data/storage_backend.h) and its OpenShardPool (data/open_shards.h) and installs them.
+// --cache-* and open-shard limits): parsed in main.cc, then Build makes the Storage
+// (data/storage_backend.h) that main hands on, or Apply installs it and an OpenShardPool
+// (data/open_shards.h) as the process's defaults, which shard sources still read through
+// (docs/decisions/0061-one-byte-codec-and-storage-handed-in.md).
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "common/flags.h"
 #include "data/open_shards.h"
 
 namespace stoker {
+
+class Storage;  // data/storage_backend.h
 
 // The storage flags of a binary (worker, coordinator, stoker-pack), over the environment.
 // Thread-compatible.
@@ -27,8 +33,12 @@ struct StorageFlags {
   OpenShardLimits open_shards;  // --max-open-shards, --shard-index-bytes (with_cache only).
 
   void AddTo(FlagSet* flags, bool with_cache);
-  // Builds the storage and installs it as the default. INVALID_ARGUMENT naming the flag, and
-  // naming --data-root when none is given (the binaries then exit 2, as without TLS files).
+  // The storage the flags describe, for main to hand to what reads and writes datasets.
+  // INVALID_ARGUMENT naming the flag, and naming --data-root when none is given (the binaries
+  // then exit 2, as without TLS files).
+  absl::StatusOr<std::shared_ptr<Storage>> Build() const;
+  // Builds the storage and the open-shard pool and installs them as the process's defaults,
+  // which ShardSource still reads through (the worker, the coordinator). Errors as Build's.
   absl::Status Apply() const;
 };
 

@@ -20,14 +20,14 @@ std::string SummarizeSkipped(const std::vector<SkippedInput>& skipped) {
   return absl::StrJoin(counts, ", ", absl::PairFormatter("="));
 }
 
-absl::Status WriteSkipReport(const std::vector<SkippedInput>& skipped,
+absl::Status WriteSkipReport(const Storage& storage, const std::vector<SkippedInput>& skipped,
                              const std::string& location) {
   std::string text;
   for (const SkippedInput& input : skipped) {
     absl::StrAppend(&text, input.path, "\t", input.reason, "\t", input.message, "\n");
   }
-  return WriteWholeFile(location, absl::Span<const uint8_t>(
-                                      reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  return storage.Write(location, absl::Span<const uint8_t>(
+                                     reinterpret_cast<const uint8_t*>(text.data()), text.size()));
 }
 
 }  // namespace stoker

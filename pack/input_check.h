@@ -20,6 +20,8 @@
 
 namespace stoker {
 
+class Storage;  // data/storage_backend.h: what inputs and outputs are read and written through.
+
 // One skipped input.
 struct SkippedInput {
   std::string path;
@@ -45,9 +47,10 @@ class InputChecker {
 // "reason=count, ..." sorted by reason, for the summary line.
 std::string SummarizeSkipped(const std::vector<SkippedInput>& skipped);
 
-// Writes "path<TAB>reason<TAB>message" lines to `location` (local or s3://). Errors as
-// WriteWholeFile.
-absl::Status WriteSkipReport(const std::vector<SkippedInput>& skipped, const std::string& location);
+// Writes "path<TAB>reason<TAB>message" lines to `location` (local or s3://) through `storage`.
+// Errors as Storage::Write.
+absl::Status WriteSkipReport(const Storage& storage, const std::vector<SkippedInput>& skipped,
+                             const std::string& location);
 
 }  // namespace stoker
 

@@ -43,11 +43,11 @@ absl::Status ListFolder(const std::string& dir,
 }
 
 // (s3:// URL, class name) pairs from s3://bucket/prefix/<class>/<file>.
-absl::Status ListBucketPrefix(const std::string& input,
+absl::Status ListBucketPrefix(const Storage& storage, const std::string& input,
                               std::vector<std::pair<std::string, std::string>>* files,
                               std::map<std::string, uint64_t>* sizes) {
   const std::string prefix = absl::EndsWith(input, "/") ? input : input + "/";
-  ASSIGN_OR_RETURN(std::vector<StorageEntry> entries, ListStorage(prefix));
+  ASSIGN_OR_RETURN(std::vector<StorageEntry> entries, storage.List(prefix));
   for (const StorageEntry& entry : entries) {
     const std::string rest = entry.location.substr(prefix.size());
     const size_t slash = rest.find('/');
@@ -106,13 +106,13 @@ absl::Status PackOptions::Validate() const {
 
 std::string ShardFileName(size_t shard) { return absl::StrFormat("shard-%05d.stoker", shard); }
 
-absl::StatusOr<PackPlan> PlanPack(const PackOptions& options) {
+absl::StatusOr<PackPlan> PlanPack(const Storage& storage, const PackOptions& options) {
   RETURN_IF_ERROR(options.Validate());
   std::error_code error;
   std::vector<std::pair<std::string, std::string>> files;
   std::map<std::string, uint64_t> sizes;  // Known from a listing.
   if (IsS3Url(options.input)) {
-    RETURN_IF_ERROR(ListBucketPrefix(options.input, &files, &sizes));
+    RETURN_IF_ERROR(ListBucketPrefix(storage, options.input, &files, &sizes));
   } else if (!fs::exists(options.input, error)) {
     return absl::NotFoundError(absl::StrCat("input ", options.input, " does not exist"));
   } else if (fs::is_directory(options.input, error)) {

@@ -18,6 +18,8 @@
 
 namespace stoker {
 
+class Storage;  // data/storage_backend.h: what inputs and outputs are read and written through.
+
 // The options of one packing run (stoker-pack's flags). Thread-compatible.
 struct PackOptions {
   std::string input;       // Image folder, file list, or s3://bucket/prefix/ of class folders.
@@ -55,7 +57,7 @@ struct PackPlan {
 // Lists the inputs and plans the shards. NOT_FOUND naming the input when it does not exist;
 // INVALID_ARGUMENT when it holds no image, a list line does not parse (line number named) or a
 // location has a URL scheme Stoker does not know (named).
-absl::StatusOr<PackPlan> PlanPack(const PackOptions& options);
+absl::StatusOr<PackPlan> PlanPack(const Storage& storage, const PackOptions& options);
 
 // "shard-00003.stoker".
 std::string ShardFileName(size_t shard);

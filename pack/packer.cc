@@ -50,8 +50,9 @@ bool Reencode(const PackOptions& options, std::vector<uint8_t>* bytes) {
 }
 
 // The input's bytes (a local file or an s3:// object); a skip reason when they are unusable.
-absl::Status ReadInput(const std::string& location, std::vector<uint8_t>* out, SkippedInput* skip) {
-  absl::StatusOr<std::string> bytes = ReadWholeFile(location);
+absl::Status ReadInput(const Storage& storage, const std::string& location,
+                       std::vector<uint8_t>* out, SkippedInput* skip) {
+  absl::StatusOr<std::string> bytes = storage.ReadAll(location);
   if (absl::IsNotFound(bytes.status()) || absl::IsPermissionDenied(bytes.status()) ||
       absl::IsOutOfRange(bytes.status())) {
     *skip = SkippedInput{location, "read_error", std::string(bytes.status().message())};
@@ -104,9 +105,9 @@ void Prepare(const PackOptions& options, InputChecker* checker, const std::strin
 }
 
 // A shard complete from an earlier run (reused = true), or an empty result.
-ShardResult ExistingShard(const std::string& path) {
+ShardResult ExistingShard(const Storage& storage, const std::string& path) {
   ShardResult result;
-  auto file = OpenStorage(path);
+  auto file = storage.Open(path);
   if (!file.ok()) return result;
   auto index = LoadStokerShardIndex(**file);
   if (!index.ok() || !index->damage.empty()) return result;
@@ -134,22 +135,22 @@ absl::StatusOr<std::string> ReadStagingFile(const std::string& temp) {
 }
 
 // Renames (local) or uploads (s3://, multipart when large) a finished staging file.
-absl::Status Publish(const std::string& temp, const std::string& path) {
+absl::Status Publish(const Storage& storage, const std::string& temp, const std::string& path) {
   // Synced: a packed shard is whole or absent after a crash, and a re-run packs what is absent.
   if (!IsS3Url(path)) return CommitReplacement(temp, path, Durability::kSynced);
   std::error_code error;
   absl::StatusOr<std::string> bytes = ReadStagingFile(temp);
   fs::remove(temp, error);
   RETURN_IF_ERROR(bytes.status());
-  return WriteWholeFile(path, absl::Span<const uint8_t>(
-                                  reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()));
+  return storage.Write(path, absl::Span<const uint8_t>(
+                                 reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()));
 }
 
-absl::StatusOr<ShardResult> WriteShard(const PackOptions& options, const PackPlan& plan,
-                                       size_t shard, PackCounters* counters) {
+absl::StatusOr<ShardResult> WriteShard(const Storage& storage, const PackOptions& options,
+                                       const PackPlan& plan, size_t shard, PackCounters* counters) {
   const std::string path = absl::StrCat(options.output_dir, "/", ShardFileName(shard));
   const auto [begin, end] = plan.shards[shard];
-  ShardResult result = ExistingShard(path);
+  ShardResult result = ExistingShard(storage, path);
   if (result.reused) {
     counters->images_done += end - begin;
     return result;
@@ -161,7 +162,7 @@ absl::StatusOr<ShardResult> WriteShard(const PackOptions& options, const PackPla
   for (size_t i = begin; i < end; ++i, ++counters->images_done) {
     const PackInput& input = plan.inputs[i];
     SkippedInput skip;
-    RETURN_IF_ERROR(ReadInput(input.path, &bytes, &skip));
+    RETURN_IF_ERROR(ReadInput(storage, input.path, &bytes, &skip));
     if (skip.reason.empty()) Prepare(options, &checker, input.path, &bytes, &skip);
     if (!skip.reason.empty()) {
       STOKER_LOG(WARNING) << "skipping " << input.path << ": " << skip.reason << " ("
@@ -172,7 +173,7 @@ absl::StatusOr<ShardResult> WriteShard(const PackOptions& options, const PackPla
     RETURN_IF_ERROR(writer->Add(input.key, input.label, bytes));
   }
   RETURN_IF_ERROR(writer->Finish());
-  RETURN_IF_ERROR(Publish(temp, path));
+  RETURN_IF_ERROR(Publish(storage, temp, path));
   result.records = writer->records();
   result.bytes = writer->bytes_written();
   return result;
@@ -180,8 +181,8 @@ absl::StatusOr<ShardResult> WriteShard(const PackOptions& options, const PackPla
 
 }  // namespace
 
-absl::StatusOr<PackSummary> Pack(const PackOptions& options, const PackPlan& plan,
-                                 PackCounters* counters, Clock* clock) {
+absl::StatusOr<PackSummary> Pack(const Storage& storage, const PackOptions& options,
+                                 const PackPlan& plan, PackCounters* counters, Clock* clock) {
   RETURN_IF_ERROR(options.Validate());
   const absl::Time start = clock->Now();
   std::error_code error;
@@ -196,7 +197,7 @@ absl::StatusOr<PackSummary> Pack(const PackOptions& options, const PackPlan& pla
   absl::Status first_error;  // Guarded by mu.
   auto work = [&] {
     for (size_t s = next++; s < plan.shards.size(); s = next++) {
-      absl::StatusOr<ShardResult> result = WriteShard(options, plan, s, counters);
+      absl::StatusOr<ShardResult> result = WriteShard(storage, options, plan, s, counters);
       if (!result.ok()) {
         std::lock_guard<std::mutex> lock(mu);
         if (first_error.ok()) first_error = result.status();
@@ -232,9 +233,10 @@ absl::StatusOr<PackSummary> Pack(const PackOptions& options, const PackPlan& pla
   for (const PackInput& input : plan.inputs) summary.input_bytes += input.bytes;
   summary.shards = results.size();
   if (!options.report.empty()) {
-    RETURN_IF_ERROR(WriteSkipReport(summary.skipped_inputs, options.report));
+    RETURN_IF_ERROR(WriteSkipReport(storage, summary.skipped_inputs, options.report));
   }
-  RETURN_IF_ERROR(WriteManifest(manifest, absl::StrCat(options.output_dir, "/manifest.json")));
+  RETURN_IF_ERROR(
+      WriteManifest(storage, manifest, absl::StrCat(options.output_dir, "/manifest.json")));
   summary.seconds = absl::ToDoubleSeconds(clock->Now() - start);
   return summary;
 }

@@ -48,8 +48,9 @@ struct PackSummary {
 
 // Errors: UNAVAILABLE naming the file on an I/O error (shards finished before it stay complete
 // and are reused by a rerun); the options' INVALID_ARGUMENT. The summary's seconds are `clock`'s.
-absl::StatusOr<PackSummary> Pack(const PackOptions& options, const PackPlan& plan,
-                                 PackCounters* counters, Clock* clock = Clock::Real());
+absl::StatusOr<PackSummary> Pack(const Storage& storage, const PackOptions& options,
+                                 const PackPlan& plan, PackCounters* counters,
+                                 Clock* clock = Clock::Real());
 
 }  // namespace stoker
 

@@ -9,6 +9,7 @@
 #include "augment/kernels/decode.h"
 #include "data/manifest.h"
 #include "data/shard_source.h"
+#include "data/storage_backend.h"
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -43,12 +44,13 @@ class PackerTest : public ::testing::Test {
   }
 
   absl::StatusOr<PackSummary> PackAll() {
-    absl::StatusOr<PackPlan> plan = PlanPack(options_);
+    absl::StatusOr<PackPlan> plan = PlanPack(*storage_, options_);
     if (!plan.ok()) return plan.status();
     PackCounters counters;
-    return Pack(options_, *plan, &counters, &clock_);
+    return Pack(*storage_, options_, *plan, &counters, &clock_);
   }
 
+  const std::shared_ptr<Storage> storage_ = Storage::FromEnvironment();
   SteppingClock clock_{absl::Seconds(1)};
   TempDir images_;
   TempDir out_;
@@ -72,7 +74,7 @@ TEST_F(PackerTest, FolderToShardsAndManifest) {
   EXPECT_EQ(summary->skipped, 0u);
   EXPECT_GE(summary->shards, 3u);
   EXPECT_EQ(summary->seconds, 1.0);  // one step of the injected clock, start to end
-  auto manifest = ReadManifest(options_.output_dir + "/manifest.json");
+  auto manifest = ReadManifest(*storage_, options_.output_dir + "/manifest.json");
   ASSERT_TRUE(manifest.ok()) << manifest.status();
   EXPECT_THAT(manifest->class_names(), ElementsAre("class-000", "class-001", "class-002"));
   EXPECT_EQ(manifest->shards(0).path(), "shard-00000.stoker");
@@ -176,9 +178,9 @@ TEST_F(PackerTest, RestartMarkersKeepEveryPixel) {
 TEST_F(PackerTest, BadInputsAreNamed) {
   WriteFile(images_.File("bad.txt"), "only-one-field\n");
   options_.input = images_.File("bad.txt");
-  EXPECT_THAT(PlanPack(options_).status().message(), HasSubstr("bad.txt:1"));
+  EXPECT_THAT(PlanPack(*storage_, options_).status().message(), HasSubstr("bad.txt:1"));
   options_.input = images_.File("missing");
-  EXPECT_EQ(PlanPack(options_).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(PlanPack(*storage_, options_).status().code(), absl::StatusCode::kNotFound);
   options_.shard_bytes = 0;
   EXPECT_THAT(std::string(options_.Validate().message()), HasSubstr("shard_bytes"));
 }

@@ -41,12 +41,13 @@ void PrintProgress(const PackPlan& plan, const PackCounters& counters) {
 }
 
 // Runs Pack, drawing a progress bar on stderr while it works when stderr is a terminal.
-absl::StatusOr<PackSummary> PackWithProgress(const PackOptions& options, const PackPlan& plan) {
+absl::StatusOr<PackSummary> PackWithProgress(const Storage& storage, const PackOptions& options,
+                                             const PackPlan& plan) {
   PackCounters counters;
   absl::StatusOr<PackSummary> summary;
   std::atomic<bool> finished{false};
   std::thread packer([&] {
-    summary = Pack(options, plan, &counters);
+    summary = Pack(storage, options, plan, &counters);
     finished = true;
   });
   const bool terminal = ::isatty(STDERR_FILENO) == 1;
@@ -83,8 +84,8 @@ int Run(int argc, char** argv) {
             "write each skipped input and why to this file (local or s3://), tab-separated");
   flags.Add("max-pixels", &options.max_pixels, "skip images over this many pixels (as decode)");
   flags.Add("max-scans", &options.max_scans, "skip JPEGs with more scans than this (as decode)");
-  StorageFlags storage;
-  storage.AddTo(&flags, /*with_cache=*/false);
+  StorageFlags storage_flags;
+  storage_flags.AddTo(&flags, /*with_cache=*/false);
   flags.MapField("input", "input");
   flags.MapField("output_dir", "output");
   flags.MapField("shard_bytes", "shard-mb");
@@ -96,11 +97,13 @@ int Run(int argc, char** argv) {
   options.shard_bytes = shard_mb << 20;
   options.verify = !keep_unverified;
   if (absl::Status status = options.Validate(); !status.ok()) return flags.Fail(status);
-  if (absl::Status status = storage.Apply(); !status.ok()) return flags.Fail(status);
+  absl::StatusOr<std::shared_ptr<Storage>> built = storage_flags.Build();
+  if (!built.ok()) return flags.Fail(built.status());
+  const Storage& storage = **built;
 
-  absl::StatusOr<PackPlan> plan = PlanPack(options);
+  absl::StatusOr<PackPlan> plan = PlanPack(storage, options);
   absl::StatusOr<PackSummary> summary =
-      plan.ok() ? PackWithProgress(options, *plan) : plan.status();
+      plan.ok() ? PackWithProgress(storage, options, *plan) : plan.status();
   if (!summary.ok()) {
     std::fprintf(stderr, "%s: %s\n", kProgram, summary.status().ToString().c_str());
     return 1;

@@ -13,6 +13,7 @@
 #include "data/shard_reader.h"
 #include "data/shard_writer.h"
 #include "data/storage.h"
+#include "data/storage_backend.h"
 #include "gtest/gtest.h"
 
 namespace stoker {
@@ -63,7 +64,7 @@ std::string WriteTestDataset(const std::string& dir, int shards, uint64_t per_sh
   }
   for (int c = 0; c < 10; ++c) manifest.add_class_names(absl::StrCat("c", c));
   const std::string path = dir + "/manifest.json";
-  EXPECT_TRUE(WriteManifest(manifest, path).ok());
+  EXPECT_TRUE(WriteManifest(*Storage::FromEnvironment(), manifest, path).ok());
   return path;
 }
 

@@ -14,6 +14,7 @@
 #include "augment/pipeline_text.h"
 #include "data/manifest.h"
 #include "data/open_shards.h"
+#include "data/storage_backend.h"
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -62,7 +63,7 @@ std::string WriteManyShardDataset(const TempDir& dir) {
   images.height = 16;
   PackOptions pack;
   pack.output_dir = dir.File("packed");
-  const auto summary = PackGeneratedImages(images, pack);
+  const auto summary = PackGeneratedImages(*Storage::FromEnvironment(), images, pack);
   EXPECT_TRUE(summary.ok()) << summary.status();
   pb::ShardManifest manifest;
   manifest.set_version(1);
@@ -75,7 +76,7 @@ std::string WriteManyShardDataset(const TempDir& dir) {
   }
   manifest.add_class_names("class-000");
   manifest.add_class_names("class-001");
-  EXPECT_TRUE(WriteManifest(manifest, dir.File("manifest.json")).ok());
+  EXPECT_TRUE(WriteManifest(*Storage::FromEnvironment(), manifest, dir.File("manifest.json")).ok());
   return dir.File("manifest.json");
 }
 

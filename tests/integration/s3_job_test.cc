@@ -71,7 +71,7 @@ class S3JobTest : public ::testing::Test {
     PackOptions pack;
     pack.output_dir = "s3://data/ds";
     pack.shard_bytes = 32 * 1024;
-    auto summary = PackGeneratedImages(images, pack);
+    auto summary = PackGeneratedImages(*storage_, images, pack);
     ASSERT_TRUE(summary.ok()) << summary.status();
     shards_ = summary->shards;
     ASSERT_GT(shards_, 3u);
@@ -102,7 +102,8 @@ class S3JobTest : public ::testing::Test {
     if (cache) options.cache = ShardCacheOptions{dir_.File("cache"), cache_bytes};
     auto storage = Storage::Create(options, env);
     ASSERT_TRUE(storage.ok()) << storage.status();
-    Storage::SetDefault(*storage);
+    storage_ = *storage;
+    Storage::SetDefault(storage_);
     // Open shards are shared by every job of the process (data/open_shards.h): a fresh pool, so
     // this test's shards are fetched through this test's storage, not found open from the last.
     OpenShardPool::SetDefault(nullptr);
@@ -162,7 +163,7 @@ class S3JobTest : public ::testing::Test {
   // Packs the images again into s3://data/big/, about 16 shards of 3 images; returns the bytes
   // of all its shards. Jobs then read it.
   uint64_t PackSixteenShards() {
-    auto images = ListStorage(dir_.File("images"));
+    auto images = storage_->List(dir_.File("images"));
     EXPECT_TRUE(images.ok()) << images.status();
     uint64_t image_bytes = 0;
     for (const StorageEntry& image : *images) image_bytes += image.size;
@@ -170,11 +171,11 @@ class S3JobTest : public ::testing::Test {
     pack.input = dir_.File("images");
     pack.output_dir = "s3://data/big";
     pack.shard_bytes = image_bytes / 16;
-    auto plan = PlanPack(pack);
+    auto plan = PlanPack(*storage_, pack);
     EXPECT_TRUE(plan.ok()) << plan.status();
     PackCounters counters;
-    EXPECT_TRUE(Pack(pack, *plan, &counters).ok());
-    auto manifest = ReadManifest("s3://data/big/manifest.json");
+    EXPECT_TRUE(Pack(*storage_, pack, *plan, &counters).ok());
+    auto manifest = ReadManifest(*storage_, "s3://data/big/manifest.json");
     EXPECT_TRUE(manifest.ok()) << manifest.status();
     uint64_t bytes = 0;
     for (const auto& shard : manifest->shards()) bytes += shard.bytes();
@@ -220,6 +221,7 @@ class S3JobTest : public ::testing::Test {
 
   TempDir dir_;
   std::unique_ptr<S3TestServer> server_;
+  std::shared_ptr<Storage> storage_;  // UseStorage's.
   std::unique_ptr<TestCluster> cluster_;
   uint64_t shards_ = 0;
   uint64_t big_shards_ = 0;  // Shards of s3://data/big/.
@@ -372,28 +374,29 @@ TEST_F(S3JobTest, TheServerStoppedMidEpochIsRetriedAndNothingIsLostOrRepeated) {
 
 TEST_F(S3JobTest, PacksFromABucketPrefixAndResumesThere) {
   UseStorage(EnvKeys(), /*cache=*/false);
-  auto files = ListStorage(dir_.File("images"));
+  auto files = storage_->List(dir_.File("images"));
   ASSERT_TRUE(files.ok()) << files.status();
   for (const StorageEntry& file : *files) {
     const std::string bytes = ReadFile(file.location);
     const std::string key = file.location.substr(dir_.File("images/").size());
-    ASSERT_TRUE(WriteWholeFile("s3://data/raw/" + key,
-                               absl::Span<const uint8_t>(
-                                   reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()))
+    ASSERT_TRUE(storage_
+                    ->Write("s3://data/raw/" + key,
+                            absl::Span<const uint8_t>(
+                                reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()))
                     .ok());
   }
   PackOptions pack;
   pack.input = "s3://data/raw/";
   pack.output_dir = "s3://data/from-bucket";
   pack.shard_bytes = 32 * 1024;
-  auto plan = PlanPack(pack);
+  auto plan = PlanPack(*storage_, pack);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->class_names.size(), kClasses);
   PackCounters counters;
-  auto first = Pack(pack, *plan, &counters);
+  auto first = Pack(*storage_, pack, *plan, &counters);
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ(first->images, kSamples);
-  auto again = Pack(pack, *plan, &counters);  // A rerun keeps every shard object.
+  auto again = Pack(*storage_, pack, *plan, &counters);  // A rerun keeps every shard object.
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->shards_reused, again->shards);
   EXPECT_EQ(again->images, kSamples);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "augment/pipeline_text.h"
+#include "data/storage_backend.h"
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -41,7 +42,7 @@ class ShardJobTest : public ::testing::Test {
     PackOptions pack;
     pack.output_dir = dir_.File("shards");
     pack.shard_bytes = 32 * 1024;  // A few shards.
-    auto summary = PackGeneratedImages(images, pack);
+    auto summary = PackGeneratedImages(*Storage::FromEnvironment(), images, pack);
     ASSERT_TRUE(summary.ok()) << summary.status();
     ASSERT_GT(summary->shards, 1u);
     manifest_ = pack.output_dir + "/manifest.json";

@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "augment/pipeline_text.h"
+#include "data/storage_backend.h"
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -55,7 +56,7 @@ class TailPlacementTest : public ::testing::Test {
     images.height = 72;
     PackOptions pack;
     pack.output_dir = dir_.File("shards");
-    auto summary = PackGeneratedImages(images, pack);
+    auto summary = PackGeneratedImages(*Storage::FromEnvironment(), images, pack);
     ASSERT_TRUE(summary.ok()) << summary.status();
     manifest_ = pack.output_dir + "/manifest.json";
     auto cluster = TestCluster::Start(2);

@@ -5,12 +5,13 @@
 
 namespace stoker {
 
-absl::StatusOr<PackSummary> PackGeneratedImages(const ImageFolderSpec& images, PackOptions pack) {
+absl::StatusOr<PackSummary> PackGeneratedImages(const Storage& storage,
+                                                const ImageFolderSpec& images, PackOptions pack) {
   RETURN_IF_ERROR(GenerateImageFolder(images));
   pack.input = images.dir;
-  ASSIGN_OR_RETURN(const PackPlan plan, PlanPack(pack));
+  ASSIGN_OR_RETURN(const PackPlan plan, PlanPack(storage, pack));
   PackCounters counters;
-  return Pack(pack, plan, &counters);
+  return Pack(storage, pack, plan, &counters);
 }
 
 }  // namespace stoker

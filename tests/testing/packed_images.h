@@ -10,8 +10,12 @@
 
 namespace stoker {
 
-// Generates `images`, then packs images.dir with `pack` (its `input` is set here).
-absl::StatusOr<PackSummary> PackGeneratedImages(const ImageFolderSpec& images, PackOptions pack);
+class Storage;  // data/storage_backend.h
+
+// Generates `images`, then packs images.dir with `pack` (its `input` is set here) through
+// `storage` (where pack.output_dir may be an s3:// prefix).
+absl::StatusOr<PackSummary> PackGeneratedImages(const Storage& storage,
+                                                const ImageFolderSpec& images, PackOptions pack);
 
 }  // namespace stoker
 
