@@ -197,13 +197,9 @@ TEST_F(CoordinatorTraceTest, DropsSpansOfOtherJobsAndUnknownWorkers) {
 
 // CoordinatorTrace on its own, on a fake monotonic clock: the exact window, clock offsets and
 // process names its heartbeat answers carry.
-int64_t fake_now_ns = 0;
-int64_t FakeNowNs() { return fake_now_ns; }
-
 class CoordinatorTraceUnitTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    fake_now_ns = 1'000'000'000;
     pb::StartTraceRequest start;
     start.set_job_id(kJob);
     start.set_seconds(30);
@@ -212,14 +208,15 @@ class CoordinatorTraceUnitTest : public ::testing::Test {
   }
 
   static constexpr uint64_t kJob = 5;
-  CoordinatorTrace trace_{CoordinatorTrace::Options{.now = &FakeNowNs}};
+  FakeClock clock_{absl::FromUnixNanos(1'000'000'000)};
+  CoordinatorTrace trace_{CoordinatorTrace::Options{.clock = &clock_}};
 };
 
 TEST_F(CoordinatorTraceUnitTest, AClientHeartbeatGetsTheWindowAndBothClockReadings) {
   pb::ClientHeartbeatRequest request;
   request.set_job_id(kJob);
   request.set_client_clock_ns(12345);
-  fake_now_ns += 10'000'000'000;  // 10 s into the 30 s window
+  clock_.Advance(absl::Seconds(10));  // 10 s into the 30 s window
   pb::ClientHeartbeatResponse response;
   trace_.AnswerClientHeartbeat(request, {}, /*received_ns=*/777, &response);
   EXPECT_EQ(response.trace().sample_one_in(), 4u);
@@ -271,7 +268,7 @@ TEST_F(CoordinatorTraceUnitTest, AWorkerHeartbeatGetsTheWindowOfEachTracedJobItH
   trace_.AnswerWorkerHeartbeat(request, &response);
   ASSERT_EQ(response.trace().size(), 1u);
   EXPECT_EQ(response.trace().at(kJob).remaining_ms(), 30'000u);
-  fake_now_ns += 31'000'000'000;  // the window has ended
+  clock_.Advance(absl::Seconds(31));  // the window has ended
   pb::WorkerHeartbeatResponse after;
   trace_.AnswerWorkerHeartbeat(request, &after);
   EXPECT_TRUE(after.trace().empty());
