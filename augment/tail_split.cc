@@ -10,13 +10,13 @@ absl::StatusOr<int> TailStart(const v1::PipelineSpec& pipeline) {
   while (start > 0 && ops[start - 1].has_normalize()) --start;
   if (start == 0 || !ops[start - 1].has_to_float()) {
     return absl::InvalidArgumentError(
-        "tail: a client tail (tail_on_client) needs a pipeline that ends in to_float, "
+        "tail: a client tail (tail \"client\") needs a pipeline that ends in to_float, "
         "optionally followed by normalize ops");
   }
   if (pipeline.has_batch_mix()) {
     // The workers would mix the uint8 images before the tail: not the batch they would send.
     return absl::InvalidArgumentError(
-        "tail: a client tail (tail_on_client) is not possible with a batch-level mixup/cutmix "
+        "tail: a client tail (tail \"client\") is not possible with a batch-level mixup/cutmix "
         "(pipeline.batch_mix), which mixes after the tail");
   }
   return start - 1;

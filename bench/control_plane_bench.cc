@@ -211,7 +211,7 @@ class Driver {
     {
       absl::MutexLock lock(&mu_);
       for (const pb::Lease& l : call->response.leases()) {
-        *beat->request.add_consumed() = l.task();
+        *beat->request.add_received() = l.task();
         delivered_[w].push_back(l.task());
       }
     }

@@ -14,7 +14,7 @@ to_float and ten 11x11 blurs of 224x224x3, float32 HWC out; jpeg-float32 = the p
 --manifest through decode, random_resized_crop(224) (bilinear), horizontal_flip, to_float,
 normalize, float32 CHW out, the tail forced onto the workers (--tail worker); jpeg-float16 =
 jpeg-float32 rounded to float16 on the worker, float16 CHW out; jpeg-float32-tail = jpeg-float32
-with the to_float/normalize tail run by the client (--tail-on-client: uint8 on the wire);
+with the to_float/normalize tail run by the client (--tail client: uint8 on the wire);
 jpeg-float32-auto = jpeg-float32 with the tail placed by the coordinator (--tail auto, the default:
 the client here); jpeg-uint8 = the same up to the flip, uint8 HWC out. torchvision: a DataLoader
 with W worker processes and the same pipeline and filter (bench/e2e_torchvision.py), at the same
@@ -72,7 +72,7 @@ WORKLOADS = {
     "jpeg-float32": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw", "--tail", "worker"]),
     "jpeg-float16": (f"{JPEG}, to_float, {NORMALIZE}",
                      ["--layout", "chw", "--dtype", "float16", "--tail", "worker"]),
-    "jpeg-float32-tail": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw", "--tail-on-client"]),
+    "jpeg-float32-tail": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw", "--tail", "client"]),
     "jpeg-float32-auto": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw", "--tail", "auto"]),
     "jpeg-uint8": (JPEG, []),
 }

@@ -89,7 +89,7 @@ absl::Status ClusterState::ApplyRegisterWorker(const stoker::v1::RegisterWorkerU
   record.address = update.address();
   record.cores = update.cores();
   record.last_heartbeat_unix_ms = update.now_unix_ms();
-  record.private_to_client = update.private_to_client();
+  record.hybrid_client_id = update.hybrid_client_id();
   record.pool = update.pool();
   workers_by_heartbeat_.emplace(record.last_heartbeat_unix_ms, record.id);
   next_worker_id_ = std::max(next_worker_id_, update.worker_id() + 1);
@@ -216,7 +216,7 @@ stoker::v1::Snapshot ClusterState::MakeSnapshot() const {
     out->set_address(worker.record.address);
     out->set_cores(worker.record.cores);
     out->set_now_unix_ms(worker.record.last_heartbeat_unix_ms);
-    out->set_private_to_client(worker.record.private_to_client);
+    out->set_hybrid_client_id(worker.record.hybrid_client_id);
     out->set_pool(worker.record.pool);
   }
   snapshot.set_next_job_id(next_job_id_);

@@ -75,7 +75,7 @@ struct WorkerRecord {
   uint32_t cores = 0;
   int64_t last_heartbeat_unix_ms = 0;
   // Set for a worker that serves only the client with this id (hybrid mode).
-  std::string private_to_client;
+  std::string hybrid_client_id;
   // Its worker pool (RegisterWorkerRequest.pool); empty: the default pool.
   std::string pool;
 };

@@ -334,7 +334,7 @@ TEST_F(ClusterStateTest, SnapshotRestoresJobsProgressAndWorkersButNoLeases) {
 
 TEST_F(ClusterStateTest, APrivateWorkerStaysPrivateThroughASnapshot) {
   StateUpdate update = Register(7, "127.0.0.1:9", 1);
-  update.mutable_register_worker()->set_private_to_client("trainer-a");
+  update.mutable_register_worker()->set_hybrid_client_id("trainer-a");
   update.mutable_register_worker()->set_pool("cpu-a");  // and in its pool (prices, scaling)
   ASSERT_THAT(state_.Apply(update), IsOk());
   StateUpdate restore;
@@ -342,8 +342,8 @@ TEST_F(ClusterStateTest, APrivateWorkerStaysPrivateThroughASnapshot) {
   ClusterState copy;
   ASSERT_THAT(copy.Apply(restore), IsOk());
   ASSERT_NE(copy.FindWorker(7), nullptr);
-  EXPECT_EQ(copy.FindWorker(7)->private_to_client, "trainer-a");
-  EXPECT_EQ(copy.FindWorker(kWorkerA)->private_to_client, "");
+  EXPECT_EQ(copy.FindWorker(7)->hybrid_client_id, "trainer-a");
+  EXPECT_EQ(copy.FindWorker(kWorkerA)->hybrid_client_id, "");
   EXPECT_EQ(copy.FindWorker(7)->pool, "cpu-a");
 }
 

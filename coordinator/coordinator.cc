@@ -227,7 +227,7 @@ absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat
   trace_.AnswerClientHeartbeat(request, *reply.workers, received_ns, &reply.response);
   // Outside the lock: a thousand workers make this the largest part of the call.
   for (const WorkerRecord& worker : *reply.workers) {
-    if (!worker.private_to_client.empty() && worker.private_to_client != request.client_id()) {
+    if (!worker.hybrid_client_id.empty() && worker.hybrid_client_id != request.client_id()) {
       continue;  // Another trainer's own threads (hybrid mode).
     }
     stoker::v1::WorkerInfo* info = reply.response.add_workers();
@@ -333,14 +333,14 @@ absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorkerLo
   reg->set_address(request.address());
   reg->set_cores(request.cores());
   reg->set_now_unix_ms(absl::ToUnixMillis(clock_->Now()));
-  reg->set_private_to_client(request.private_to_client());
+  reg->set_hybrid_client_id(request.hybrid_client_id());
   reg->set_pool(request.pool());
   RETURN_IF_ERROR(ApplyUpdate(update));
   STOKER_LOG(INFO) << "worker " << ShortId(reg->worker_id()) << " registered at "
                    << request.address() << " with " << request.cores() << " cores"
-                   << (request.private_to_client().empty()
+                   << (request.hybrid_client_id().empty()
                            ? ""
-                           : " for client " + request.private_to_client() + " only");
+                           : " for client " + request.hybrid_client_id() + " only");
   stoker::v1::RegisterWorkerResponse response;
   response.set_worker_id(reg->worker_id());
   response.set_heartbeat_interval_ms(
@@ -476,7 +476,7 @@ absl::StatusOr<Coordinator::ClientHeartbeatReply> Coordinator::ClientHeartbeatLo
   // Everything is validated before anything is applied (completions are journaled).
   RETURN_IF_ERROR(CheckOverdueLocked(request, *job));
   stoker::v1::CompleteTasksUpdate complete;
-  for (int i = 0; i < request.consumed_size(); ++i) {
+  for (int i = 0; i < request.received_size(); ++i) {
     const TaskId& task = request.consumed(i);
     RETURN_IF_ERROR(
         CheckTaskOfRankLocked(task, *job, request.rank(), absl::StrCat("consumed[", i, "]: ")));

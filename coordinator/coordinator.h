@@ -124,7 +124,7 @@ class Coordinator {
 
   // Adds a worker. A worker registering again with the address of a registered one replaces it
   // (it restarted): the old entry is removed and its leases return to pending.
-  // INVALID_ARGUMENT for an empty address, cores 0, or an address or private_to_client over
+  // INVALID_ARGUMENT for an empty address, cores 0, or an address or hybrid_client_id over
   // config.max_id_bytes.
   absl::StatusOr<stoker::v1::RegisterWorkerResponse> RegisterWorker(
       const stoker::v1::RegisterWorkerRequest& request);

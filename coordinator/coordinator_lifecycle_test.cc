@@ -75,7 +75,7 @@ class CoordinatorLifecycleTest : public ::testing::Test {
     auto leased = coordinator.LeaseTasks(lease);
     EXPECT_THAT(leased, IsOk());
     pb::ClientHeartbeatRequest beat = ClientBeat(job->job_id());
-    *beat.add_consumed() = leased->leases(0).task();
+    *beat.add_received() = leased->leases(0).task();
     EXPECT_THAT(coordinator.ClientHeartbeat(beat), IsOk());
     return job->job_id();
   }
@@ -267,7 +267,7 @@ TEST(CoordinatorIncarnationTest, AStaleWorkersReportsToARestartedCoordinatorAreR
   EXPECT_THAT(restarted.LeaseTasks(lease),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("job id")));
   pb::ClientHeartbeatRequest client = ClientBeat(old_job->job_id());
-  for (const pb::Lease& l : leased->leases()) *client.add_consumed() = l.task();
+  for (const pb::Lease& l : leased->leases()) *client.add_received() = l.task();
   EXPECT_THAT(restarted.ClientHeartbeat(client),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("job id")));
   pb::GetJobRequest get;

@@ -169,10 +169,10 @@ TEST(CoordinatorLimitsTest, LongIdsAreInvalidArgument) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("address: 11 bytes, over the limit of 8 (--max-id-bytes)")));
   worker.set_address("h:1");
-  worker.set_private_to_client("client-123");
+  worker.set_hybrid_client_id("client-123");
   EXPECT_THAT(coordinator.RegisterWorker(worker),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("private_to_client: 10 bytes, over the limit of 8")));
+                       HasSubstr("hybrid_client_id: 10 bytes, over the limit of 8")));
   auto job = coordinator.OpenJob(Request("ids"));
   ASSERT_THAT(job, IsOk());
   stoker::v1::ClientHeartbeatRequest heartbeat;

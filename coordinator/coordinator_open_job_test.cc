@@ -70,7 +70,7 @@ std::string Token(uint32_t world_size, uint32_t rank, uint32_t epoch, uint64_t p
   token.set_rank(rank);
   token.set_epoch(epoch);
   token.set_universe(10);
-  token.set_consumed_prefix(prefix);
+  token.set_delivered_prefix(prefix);
   return token.SerializeAsString();
 }
 
@@ -90,7 +90,7 @@ TEST_F(CoordinatorOpenJobTest, OpenJobWithATokenRestartsTheRank) {
   EXPECT_EQ(response->job_id(), job);
   EXPECT_TRUE(response->start().resumed());
   EXPECT_THAT(response->start().deal(), ElementsAre(0, 2, 4, 6, 8));
-  EXPECT_EQ(response->start().consumed_prefix(), 2u);
+  EXPECT_EQ(response->start().delivered_prefix(), 2u);
   // The old leases are revoked; the rank continues with batch 4.
   auto heartbeat = Heartbeat(worker);
   ASSERT_THAT(heartbeat, IsOk());

@@ -171,7 +171,7 @@ TEST(CoordinatorServerTest, LeaseTasksIsAnsweredWhetherTheLockIsFreeOrHeld) {
   stoker::v1::ClientHeartbeatRequest beat;
   beat.set_job_id(job->job_id());
   beat.set_client_id("c");
-  for (const stoker::v1::Lease& l : leased.leases()) *beat.add_consumed() = l.task();
+  for (const stoker::v1::Lease& l : leased.leases()) *beat.add_received() = l.task();
   ASSERT_THAT(coordinator.ClientHeartbeat(beat), IsOk());
 
   // Held lock: the call cannot be answered until it is released, then says rank_finished.

@@ -62,7 +62,7 @@ class CoordinatorStatusTest : public ::testing::Test {
     request.set_client_id("client-a");
     request.mutable_stats()->set_data_wait_fraction(wait_fraction);
     request.mutable_stats()->set_step_seconds(step_seconds);
-    request.mutable_stats()->set_batches_consumed(17);
+    request.mutable_stats()->set_batches_delivered(17);
     ASSERT_THAT(coordinator_.ClientHeartbeat(request), IsOk());
   }
 
@@ -84,7 +84,7 @@ TEST_F(CoordinatorStatusTest, ReportsRanksWorkersAndAdvice) {
   EXPECT_EQ(job.state(), stoker::v1::JOB_STATE_RUNNING);
   ASSERT_THAT(job.ranks(), SizeIs(1));
   EXPECT_EQ(job.ranks(0).client_id(), "client-a");
-  EXPECT_EQ(job.ranks(0).stats().batches_consumed(), 17u);
+  EXPECT_EQ(job.ranks(0).stats().batches_delivered(), 17u);
   EXPECT_EQ(job.ranks(0).last_report_age_ms(), 300);
   // 400 × 1.1 / 100 = 4.4 → 5 workers.
   EXPECT_TRUE(job.advice().measured());

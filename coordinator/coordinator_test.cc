@@ -207,7 +207,7 @@ TEST_F(CoordinatorTest, APrivateWorkerIsListedOnlyToItsClient) {
   stoker::v1::RegisterWorkerRequest request;
   request.set_address("127.0.0.1:5");
   request.set_cores(1);
-  request.set_private_to_client("trainer-a");
+  request.set_hybrid_client_id("trainer-a");
   ASSERT_THAT(coordinator_.RegisterWorker(request), IsOk());
   auto own = ClientHeartbeat(job, 0, {}, "trainer-a");
   ASSERT_THAT(own, IsOk());

@@ -80,7 +80,7 @@ class CoordinatorTest : public ::testing::Test {
     request.set_job_id(job);
     request.set_rank(rank);
     request.set_client_id(client_id);
-    for (const TaskId& task : consumed) *request.add_consumed() = task;
+    for (const TaskId& task : consumed) *request.add_received() = task;
     return coordinator_.ClientHeartbeat(request);
   }
 

@@ -65,7 +65,7 @@ class HedgeTest : public ::testing::Test {
     request.set_rank(0);
     request.set_client_id("client");
     for (const TaskId& task : overdue) *request.add_overdue() = task;
-    for (const TaskId& task : consumed) *request.add_consumed() = task;
+    for (const TaskId& task : consumed) *request.add_received() = task;
     return coordinator_.ClientHeartbeat(request);
   }
 

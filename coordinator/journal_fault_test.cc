@@ -140,7 +140,7 @@ TEST_F(JournalFaultTest, ABadOverdueListJournalsNothing) {
   pb::ClientHeartbeatRequest heartbeat;
   heartbeat.set_job_id(job->job_id());
   heartbeat.set_client_id("c");
-  pb::TaskId* consumed = heartbeat.add_consumed();
+  pb::TaskId* consumed = heartbeat.add_received();
   consumed->set_job_id(job->job_id());
   pb::TaskId* overdue = heartbeat.add_overdue();
   overdue->set_job_id(job->job_id());

@@ -207,8 +207,8 @@ TEST(CoordinatorJournalTest, RestartReplaysJobsAndDoneTasks) {
     ASSERT_THAT(leased->leases(), SizeIs(3));
     stoker::v1::ClientHeartbeatRequest heartbeat;
     heartbeat.set_job_id(job_id);
-    *heartbeat.add_consumed() = leased->leases(0).task();
-    *heartbeat.add_consumed() = leased->leases(2).task();
+    *heartbeat.add_received() = leased->leases(0).task();
+    *heartbeat.add_received() = leased->leases(2).task();
     ASSERT_THAT(coordinator.ClientHeartbeat(heartbeat), IsOk());
   }
   for (int restart = 0; restart < 2; ++restart) {  // the second one replays the compacted file
@@ -251,7 +251,7 @@ TEST(CoordinatorJournalTest, RestartReplaysAResumedRank) {
     token.set_rank(1);
     token.set_epoch(1);
     token.set_universe(10);
-    token.set_consumed_prefix(3);
+    token.set_delivered_prefix(3);
     stoker::v1::OpenJobRequest open;
     open.set_name("job");
     *open.mutable_spec() = spec;

@@ -42,7 +42,7 @@ absl::Status CheckRegisterWorkerLimits(const stoker::v1::RegisterWorkerRequest& 
                                        const CoordinatorConfig& config) {
   RETURN_IF_ERROR(
       AtMost("address", request.address().size(), " bytes", config.max_id_bytes, "max-id-bytes"));
-  RETURN_IF_ERROR(AtMost("private_to_client", request.private_to_client().size(), " bytes",
+  RETURN_IF_ERROR(AtMost("hybrid_client_id", request.hybrid_client_id().size(), " bytes",
                          config.max_id_bytes, "max-id-bytes"));
   return ValidatePoolName("pool", request.pool());
 }

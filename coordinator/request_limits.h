@@ -23,7 +23,7 @@ namespace stoker {
 // most one per rank of the checkpoint: --max-world-size).
 absl::Status CheckOpenJobLimits(const stoker::v1::OpenJobRequest& request,
                                 const CoordinatorConfig& config);
-// The address and private_to_client (--max-id-bytes), the pool name (common/pool_name.h).
+// The address and hybrid_client_id (--max-id-bytes), the pool name (common/pool_name.h).
 absl::Status CheckRegisterWorkerLimits(const stoker::v1::RegisterWorkerRequest& request,
                                        const CoordinatorConfig& config);
 // The jobs it holds and its per-job rates: at most --max-jobs entries each.

@@ -84,14 +84,14 @@ std::vector<uint64_t> TokenDeal(const ResumeToken& token, bool drop_last) {
 // Sorted vectors, not sets: a hostile token may make these as large as --max-resume-batches.
 absl::StatusOr<std::vector<uint64_t>> TokenConsumed(size_t i, const ResumeToken& token,
                                                     const std::vector<uint64_t>& deal) {
-  if (token.consumed_prefix() > deal.size()) {
-    return TokenError(i, absl::StrCat("consumed_prefix ", token.consumed_prefix(),
+  if (token.delivered_prefix() > deal.size()) {
+    return TokenError(i, absl::StrCat("delivered_prefix ", token.delivered_prefix(),
                                       " is past the rank's ", deal.size(), " batches"));
   }
-  std::vector<uint64_t> consumed(deal.begin(), deal.begin() + token.consumed_prefix());
+  std::vector<uint64_t> consumed(deal.begin(), deal.begin() + token.delivered_prefix());
   std::vector<uint64_t> in_deal = deal;
   std::sort(in_deal.begin(), in_deal.end());
-  for (uint64_t g : FromRanges(token.consumed_other())) {
+  for (uint64_t g : FromRanges(token.delivered_other())) {
     if (!std::binary_search(in_deal.begin(), in_deal.end(), g)) {
       return TokenError(i, absl::StrCat("consumed batch ", g, " is not one of rank ", token.rank(),
                                         "'s batches of epoch ", token.epoch()));
@@ -161,7 +161,7 @@ absl::Status CheckToken(size_t i, const ResumeToken& token, const stoker::v1::Jo
   RETURN_IF_ERROR(CheckRanges(i, "done_before", token.done_before(), token.universe()));
   // Consumed batches lie in the deal, whose pad batches (drop_last false) end below
   // universe + world_size; a range past that would only make FromRanges allocate.
-  return CheckRanges(i, "consumed_other", token.consumed_other(),
+  return CheckRanges(i, "delivered_other", token.delivered_other(),
                      token.universe() + token.world_size());
 }
 
@@ -199,8 +199,8 @@ absl::Status ResumeSameWorld(const ParsedTokens& parsed, const stoker::v1::JobSp
   point.set_universe(token.universe());
   *point.mutable_done_before() = token.done_before();
   point.mutable_deal()->Assign(deal.begin(), deal.end());
-  point.set_consumed_prefix(token.consumed_prefix());
-  *point.mutable_consumed_other() = token.consumed_other();
+  point.set_delivered_prefix(token.delivered_prefix());
+  *point.mutable_delivered_other() = token.delivered_other();
   return absl::OkStatus();
 }
 

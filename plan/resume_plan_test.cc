@@ -41,8 +41,8 @@ pb::ResumeToken Token(const pb::JobSpec& spec, uint32_t rank, uint32_t epoch, ui
   token.set_epoch(epoch);
   const uint64_t global = 10;
   token.set_universe((global + spec.world_size() - 1) / spec.world_size() * spec.world_size());
-  token.set_consumed_prefix(prefix);
-  for (auto& range : ToRanges(other)) *token.add_consumed_other() = range;
+  token.set_delivered_prefix(prefix);
+  for (auto& range : ToRanges(other)) *token.add_delivered_other() = range;
   return token;
 }
 
@@ -90,7 +90,7 @@ TEST(PlanResumeTest, OtherWorldSizeRedealsWhatRemains) {
     auto point = PlanResume(tokens, Spec(3), kSamples, rank);
     ASSERT_TRUE(point.ok()) << point.status();
     EXPECT_EQ(point->universe(), 12u);  // 9 slots: 2 pads
-    EXPECT_EQ(point->consumed_prefix(), 0u);
+    EXPECT_EQ(point->delivered_prefix(), 0u);
     ASSERT_EQ(point->done_before_size(), 1);
     EXPECT_EQ(point->done_before(0).begin(), 0u);
     EXPECT_EQ(point->done_before(0).end(), 3u);
@@ -168,7 +168,7 @@ TEST(PlanResumeTest, Errors) {
   ExpectInvalid(PlanResume(Serialize({Token(spec, 0, 4, 0)}), spec, kSamples, 0),
                 "epoch 4 is past the job's 3 epochs");
   ExpectInvalid(PlanResume(Serialize({Token(spec, 0, 0, 6)}), spec, kSamples, 0),
-                "consumed_prefix 6 is past the rank's 5 batches");
+                "delivered_prefix 6 is past the rank's 5 batches");
   ExpectInvalid(PlanResume(Serialize({Token(spec, 0, 0, 0, {3})}), spec, kSamples, 0),
                 "consumed batch 3 is not one of rank 0's batches");
   ExpectInvalid(PlanResume(Serialize({Token(spec, 0, 0, 0)}), spec, kSamples, 1),
@@ -193,11 +193,11 @@ TEST(PlanResumeTest, HugeUniverseOrRangeIsRefusedBeforeAnythingIsSized) {
   ExpectInvalid(PlanResume(Serialize({huge0, huge1}), spec, kSamples, 0), limit);
   ExpectInvalid(PlanResume(Serialize({huge0, huge1}), Spec(3), kSamples, 0), limit);
   pb::ResumeToken wide = Token(spec, 0, 0, 0);
-  pb::IndexRange* range = wide.add_consumed_other();
+  pb::IndexRange* range = wide.add_delivered_other();
   range->set_begin(0);
   range->set_end(uint64_t{1} << 62);
   ExpectInvalid(PlanResume(Serialize({wide}), spec, kSamples, 0),
-                "consumed_other[0]: [0, 4611686018427387904) is empty, unsorted, overlapping or "
+                "delivered_other[0]: [0, 4611686018427387904) is empty, unsorted, overlapping or "
                 "past the universe 12");
 }
 

@@ -61,9 +61,9 @@ std::vector<uint64_t> FromRanges(const google::protobuf::RepeatedPtrField<IndexR
 std::vector<bool> ConsumedBeforeResume(const ResumePoint& point) {
   std::vector<bool> consumed(point.deal_size(), false);
   if (!point.resumed()) return consumed;
-  const uint64_t prefix = std::min<uint64_t>(point.consumed_prefix(), point.deal_size());
+  const uint64_t prefix = std::min<uint64_t>(point.delivered_prefix(), point.deal_size());
   for (uint64_t i = 0; i < prefix; ++i) consumed[i] = true;
-  const std::vector<uint64_t> other = FromRanges(point.consumed_other());
+  const std::vector<uint64_t> other = FromRanges(point.delivered_other());
   const absl::flat_hash_set<uint64_t> other_set(other.begin(), other.end());
   for (uint64_t i = prefix; i < consumed.size(); ++i) {
     if (other_set.contains(point.deal(static_cast<int>(i)))) consumed[i] = true;
@@ -85,9 +85,9 @@ std::string EncodeResumeToken(const ResumePoint& start, const RankPosition& posi
   } else {
     token.set_universe(position.batches_per_rank * position.world_size);
   }
-  token.set_consumed_prefix(position.prefix);
+  token.set_delivered_prefix(position.prefix);
   for (IndexRange& range : ToRanges(position.other)) {
-    *token.add_consumed_other() = std::move(range);
+    *token.add_delivered_other() = std::move(range);
   }
   return token.SerializeAsString();
 }

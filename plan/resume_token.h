@@ -36,8 +36,8 @@ std::vector<stoker::v1::IndexRange> ToRanges(absl::Span<const uint64_t> sorted);
 std::vector<uint64_t> FromRanges(
     const google::protobuf::RepeatedPtrField<stoker::v1::IndexRange>& ranges);
 
-// Which entries of the point's deal were returned before the resume (its consumed_prefix and
-// consumed_other), one flag per deal entry. All false for a point that did not resume.
+// Which entries of the point's deal were returned before the resume (its delivered_prefix and
+// delivered_other), one flag per deal entry. All false for a point that did not resume.
 std::vector<bool> ConsumedBeforeResume(const stoker::v1::ResumePoint& point);
 
 // Where a rank stands, as its trainer client knows it.

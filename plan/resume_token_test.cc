@@ -73,9 +73,9 @@ TEST(ResumeTokenTest, EncodesAPlainRunAndDecodesIt) {
   EXPECT_EQ(token->epoch(), 1u);
   EXPECT_EQ(token->universe(), 10u);  // the plan's own: 5 batches per rank, 2 ranks
   EXPECT_EQ(token->done_before_size(), 0);
-  EXPECT_EQ(token->consumed_prefix(), 2u);
-  EXPECT_THAT(FromRanges(token->consumed_other()), ElementsAre(7, 9));
-  EXPECT_EQ(token->consumed_other_size(), 2);
+  EXPECT_EQ(token->delivered_prefix(), 2u);
+  EXPECT_THAT(FromRanges(token->delivered_other()), ElementsAre(7, 9));
+  EXPECT_EQ(token->delivered_other_size(), 2);
 }
 
 TEST(ResumeTokenTest, KeepsTheResumedEpochsUniverseOnlyInThatEpoch) {
@@ -122,8 +122,8 @@ TEST(ConsumedBeforeResumeTest, MarksThePrefixAndTheOthers) {
   pb::ResumePoint point;
   point.set_resumed(true);
   for (uint64_t g : {4, 6, 8, 10, 12}) point.add_deal(g);
-  point.set_consumed_prefix(1);
-  pb::IndexRange* other = point.add_consumed_other();
+  point.set_delivered_prefix(1);
+  pb::IndexRange* other = point.add_delivered_other();
   other->set_begin(10);
   other->set_end(11);
   EXPECT_THAT(ConsumedBeforeResume(point), ElementsAre(true, false, false, true, false));

@@ -44,14 +44,14 @@ void AppendJob(const stoker::v1::JobStatus& job, std::string* out) {
                   " epochs\n");
   if (job.ranks_size() > 0) {
     absl::StrAppend(out, absl::StrFormat("  %-5s %5s %9s %8s %9s  %s\n", "rank", "wait", "step",
-                                         "batch/s", "consumed", "reported"));
+                                         "batch/s", "delivered", "reported"));
   }
   for (const stoker::v1::RankStatus& rank : job.ranks()) {
     const stoker::v1::ClientStats& stats = rank.stats();
     absl::StrAppend(
         out, absl::StrFormat("  %-5d %5s %7.1fms %8.1f %9d  %s ago\n", rank.rank(),
                              Percent(stats.data_wait_fraction()), stats.step_seconds() * 1000,
-                             stats.batches_per_second(), stats.batches_consumed(),
+                             stats.batches_per_second(), stats.batches_delivered(),
                              Millis(rank.last_report_age_ms())));
   }
   const stoker::v1::JobAdvice& advice = job.advice();

@@ -22,7 +22,7 @@ stoker::v1::GetStatusResponse SampleStatus() {
   rank->mutable_stats()->set_data_wait_fraction(0.41);
   rank->mutable_stats()->set_step_seconds(0.0502);
   rank->mutable_stats()->set_batches_per_second(11.84);
-  rank->mutable_stats()->set_batches_consumed(120);
+  rank->mutable_stats()->set_batches_delivered(120);
   rank->set_last_report_age_ms(180);
   stoker::v1::JobAdvice* advice = job->mutable_advice();
   advice->set_measured(true);
@@ -47,7 +47,7 @@ TEST(StatusTextTest, FormatsJobsRanksAdviceAndWorkers) {
             "coordinator 127.0.0.1:7070: 1 job, 1 worker\n"
             "\n"
             "job demo (id 1): running, batch 64, 96 batches/epoch/rank, 2 epochs\n"
-            "  rank   wait      step  batch/s  consumed  reported\n"
+            "  rank   wait      step  batch/s delivered  reported\n"
             "  0       41%    50.2ms     11.8       120  180ms ago\n"
             "  advice: 4 workers (2 now): rank 0 waits 41% of its step; 2 workers at 95% busy\n"
             "    supply 610 samples/s of 1,275 demanded (one worker can do 321): add 2\n"

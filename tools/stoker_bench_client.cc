@@ -64,7 +64,6 @@ struct BenchConfig : JobSpecArgs {
   std::string dump_indices;
   std::string report_json;
   bool ordered = false;
-  bool tail_on_client = false;
   bool contiguous = false;
   std::string compression = "none";
   // Process-wide tunings the library leaves off by default (LoaderOptions); this process is
@@ -137,7 +136,6 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
   options.rank = rank;
   options.prefetch_bytes = prefetch_mb << 20;
   options.ordered = ordered;
-  options.tail_on_client = tail_on_client;
   options.compression = compression;
   options.retain_heap_memory = retain_heap_memory;
   options.tune_read_wakeups = tune_read_wakeups;
@@ -194,8 +192,6 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
             "the report's steady_* figures (images, process CPU seconds) count from the end of "
             "this batch (start-up and the first connections excluded)");
   flags.Add("ordered", &c.ordered, "yield batches in plan order (bounded reorder buffer)");
-  flags.Add("tail-on-client", &c.tail_on_client,
-            "workers send uint8; this client runs the pipeline's to_float/normalize tail");
   flags.Add("contiguous", &c.contiguous,
             "ask each batch for its tensor at one address (Batch::data(): gathers the received "
             "pieces once, as a consumer that wraps it in a CPU tensor does)");

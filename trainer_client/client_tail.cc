@@ -15,7 +15,7 @@ absl::StatusOr<std::unique_ptr<ClientTail>> ClientTail::Create(
     const v1::PipelineSpec& tail, absl::Span<const int64_t> worker_batch_shape) {
   if (worker_batch_shape.size() != 4) {
     return absl::InvalidArgumentError(
-        absl::StrCat("tail_on_client: the workers' batch shape must be [N, H, W, C], got [",
+        absl::StrCat("tail: the workers' batch shape must be [N, H, W, C], got [",
                      absl::StrJoin(worker_batch_shape, ", "), "]"));
   }
   const ImageShape image{static_cast<uint32_t>(worker_batch_shape[1]),
@@ -23,8 +23,7 @@ absl::StatusOr<std::unique_ptr<ClientTail>> ClientTail::Create(
                          static_cast<uint32_t>(worker_batch_shape[3]), PixelType::kUint8};
   absl::StatusOr<Pipeline> pipeline = Pipeline::Compile(tail, image);
   if (!pipeline.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("tail_on_client: ", pipeline.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat("tail: ", pipeline.status().message()));
   }
   return std::unique_ptr<ClientTail>(
       new ClientTail(*std::move(pipeline),
@@ -45,7 +44,7 @@ absl::StatusOr<Batch> ClientTail::Apply(const Batch& batch) {
       !std::equal(shape.begin(), shape.end(), input_shape_.begin(), input_shape_.end()) ||
       batch.size_bytes() != pipeline_.input_shape().bytes() * input_shape_[0]) {
     return absl::InvalidArgumentError(
-        absl::StrCat("tail_on_client: batch ", batch.batch_index(), " is not the uint8 HWC batch [",
+        absl::StrCat("tail: batch ", batch.batch_index(), " is not the uint8 HWC batch [",
                      absl::StrJoin(input_shape_, ", "), "] the client's tail was compiled for"));
   }
   std::shared_ptr<v1::BatchMessage> out = pool_->Acquire();

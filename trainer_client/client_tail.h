@@ -1,10 +1,10 @@
 #ifndef STOKER_TRAINER_CLIENT_CLIENT_TAIL_H_
 #define STOKER_TRAINER_CLIENT_CLIENT_TAIL_H_
 
-// "Tail to the trainer" (JobSpec.tail; LoaderOptions::tail_on_client forces it): when a job's
-// pipeline ends in `to_float` followed only by `normalize` ops, the coordinator may place that
-// tail on the client (coordinator/tail_placement.h): the workers send the uint8 HWC image before
-// it (4x fewer bytes on the wire than float32) and the client runs the tail itself.
+// "Tail to the trainer" (JobSpec.tail = TAIL_PLACEMENT_CLIENT, or AUTO and placed here): when a
+// job's pipeline ends in `to_float` followed only by `normalize` ops, the coordinator may place
+// that tail on the client (coordinator/tail_placement.h): the workers send the uint8 HWC image
+// before it (4x fewer bytes on the wire than float32) and the client runs the tail itself.
 //
 //   LoaderEnv env;
 //   env.tail = ClientTailFactory();   // lets Loader::Open ask for AUTO and run a placed tail

@@ -43,7 +43,7 @@ stoker::v1::ClientStats ConsumptionWindow::Snapshot(absl::Time now,
   if (wait + step > 0) stats.set_data_wait_fraction(wait / (wait + step));
   if (steps > 0) stats.set_step_seconds(step / steps);
   stats.set_batches_per_second(batches_.RatePerSecond(now));
-  stats.set_batches_consumed(batches_delivered);
+  stats.set_batches_delivered(batches_delivered);
   stats.set_received_wire_bytes_per_second(wire_bytes_.RatePerSecond(now));
   // Streams receive in parallel: their busy seconds may sum past the wall time.
   stats.set_receive_busy_fraction(std::min(1.0, receive_busy_seconds_.RatePerSecond(now)));

@@ -30,7 +30,7 @@ class ConsumptionWindow {
   void RecordGpuUtilization(absl::Time now, double utilization);
 
   // The recent figures (gpu_utilization: the mean of the recent samples, unset without any);
-  // ClientStats.batches_consumed is `batches_delivered` (the loader's total).
+  // ClientStats.batches_delivered is `batches_delivered` (the loader's total).
   stoker::v1::ClientStats Snapshot(absl::Time now, uint64_t batches_delivered) const;
 
  private:

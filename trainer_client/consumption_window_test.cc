@@ -21,7 +21,7 @@ TEST(ConsumptionWindowTest, WaitFractionAndStepOfTheLoop) {
   EXPECT_NEAR(stats.data_wait_fraction(), 0.3, 1e-9);
   EXPECT_NEAR(stats.step_seconds(), 0.070, 1e-9);
   EXPECT_NEAR(stats.batches_per_second(), 10, 1e-9);  // 4 batches in 400 ms.
-  EXPECT_EQ(stats.batches_consumed(), 4u);
+  EXPECT_EQ(stats.batches_delivered(), 4u);
 }
 
 TEST(ConsumptionWindowTest, NothingMeasuredYet) {

@@ -17,18 +17,17 @@ absl::StatusOr<std::unique_ptr<Loader>> Loader::Open(LoaderOptions options) {
 
 namespace {
 
-// Sets the placement this client asks the coordinator for (JobSpec.tail, which decides it):
-// tail_on_client forces CLIENT; an unset placement is AUTO where this program can run a tail
-// (`can_run_tail`), else stays unset (WORKER).
-absl::Status AskTailPlacement(bool tail_on_client, bool can_run_tail, v1::JobSpec& spec) {
-  if (tail_on_client) spec.set_tail(v1::TAIL_PLACEMENT_CLIENT);
+// Sets the placement this client asks the coordinator for (JobSpec.tail, which decides it): an
+// unset placement is AUTO where this program can run a tail (`can_run_tail`), else WORKER.
+absl::Status AskTailPlacement(bool can_run_tail, v1::JobSpec& spec) {
   if (spec.tail() == v1::TAIL_PLACEMENT_UNSPECIFIED && can_run_tail) {
     spec.set_tail(v1::TAIL_PLACEMENT_AUTO);
   }
   if (can_run_tail) return absl::OkStatus();
   if (spec.tail() == v1::TAIL_PLACEMENT_CLIENT) {
     return absl::FailedPreconditionError(
-        "tail_on_client: this program opened the Loader without a tail implementation; pass "
+        "tail: \"client\" asked, but this program opened the Loader without a tail implementation; "
+        "pass "
         "LoaderEnv::tail = ClientTailFactory() (trainer_client/client_tail.h, library "
         "stoker_client_tail)");
   }
@@ -40,7 +39,7 @@ absl::Status AskTailPlacement(bool tail_on_client, bool can_run_tail, v1::JobSpe
 
 absl::StatusOr<std::unique_ptr<Loader>> Loader::Open(LoaderOptions options, LoaderEnv env) {
   const BatchTailFactory tail_factory = env.tail;
-  RETURN_IF_ERROR(AskTailPlacement(options.tail_on_client, tail_factory != nullptr, options.spec));
+  RETURN_IF_ERROR(AskTailPlacement(tail_factory != nullptr, options.spec));
   ASSIGN_OR_RETURN(std::unique_ptr<LoaderImpl> impl,
                    LoaderImpl::Open(std::move(options), std::move(env)));
   std::unique_ptr<BatchTail> tail;

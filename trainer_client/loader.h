@@ -199,7 +199,7 @@ class Loader {
   const std::string& client_id() const;
   // True when the coordinator placed the job's tail on this client (JobSpec.tail): the workers
   // send uint8 HWC and Next() runs the tail.
-  bool tail_on_client() const { return tail_ != nullptr; }
+  bool tail_runs_here() const { return tail_ != nullptr; }
 
   LoaderStats stats() const;
 

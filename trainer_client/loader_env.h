@@ -56,7 +56,7 @@ struct LoaderEnv {
   // Waits that Stop() must interrupt (the heartbeat period) use real time.
   Clock* clock = nullptr;
   // Lets the Loader run a job's tail (ClientTailFactory()): with it an unset JobSpec.tail asks
-  // for AUTO; null: it asks for WORKER, and tail_on_client fails with FAILED_PRECONDITION.
+  // for AUTO; null: it asks for WORKER, and spec.tail = CLIENT fails with FAILED_PRECONDITION.
   BatchTailFactory tail;
   // The fed GPU's utilization, sampled by the heartbeats; null: none is reported, at no cost.
   std::shared_ptr<GpuUtilizationSampler> gpu_utilization;

@@ -71,7 +71,7 @@ absl::Status LoaderImpl::HeartbeatOnce() {
     AddOverdueLocked(&request);
   }
   // ClientHeartbeatRequest.consumed is the received report (the proto's historical name).
-  *request.mutable_consumed() = {reported.begin(), reported.end()};
+  *request.mutable_received() = {reported.begin(), reported.end()};
   absl::StatusOr<v1::ClientHeartbeatResponse> response = env_.coordinator->ClientHeartbeat(request);
   if (!response.ok()) {
     trace_.OnHeartbeatFailed();

@@ -24,6 +24,15 @@ struct LoaderOptions {
   // Required.
   std::string job_name;
   // What to produce; validated by the coordinator (the client checks only world_size and rank).
+  // spec.tail says where the pipeline's to_float/normalize tail runs, the one way to ask for it:
+  // TAIL_PLACEMENT_CLIENT is "tail to the trainer" (client_tail.h; needs LoaderEnv::tail, else
+  // FAILED_PRECONDITION): the pipeline must end in to_float followed only by normalize ops, with
+  // no batch_mix; the workers run the ops before that tail with uint8 HWC output (4x fewer bytes
+  // than float32 on the wire) and this client runs the tail on each batch in Next(), on the
+  // calling thread, giving exactly the batch the workers would have sent. Unset means AUTO where
+  // LoaderEnv::tail is set (the coordinator places such a tail here:
+  // docs/decisions/0039-tail-placement.md), else WORKER. The coordinator records the placement
+  // in the job, so every rank of a job must ask the same.
   v1::JobSpec spec;
   // This trainer's rank, < spec.world_size.
   uint32_t rank = 0;
@@ -72,15 +81,6 @@ struct LoaderOptions {
   // CA. Required: the files, or tls.insecure set explicitly; left empty, Validate() fails naming
   // tls.cert_file.
   TlsConfig tls;
-  // "Tail to the trainer" (client_tail.h; needs LoaderEnv::tail, else FAILED_PRECONDITION):
-  // forces spec.tail = TAIL_PLACEMENT_CLIENT. The pipeline must end in to_float followed only by
-  // normalize ops, with no batch_mix; the workers run the ops before that tail with uint8 HWC
-  // output (4x fewer bytes than float32 on the wire) and this client runs the tail on each batch
-  // in Next(), on the calling thread, giving exactly the batch the workers would have sent.
-  // Without it, an unset spec.tail means AUTO where LoaderEnv::tail is set (the coordinator
-  // places such a tail here: docs/decisions/0039-tail-placement.md), else WORKER. The coordinator
-  // records the placement in the job, so every rank of a job must ask the same.
-  bool tail_on_client = false;
   // Payload compression asked of every worker stream
   // (docs/decisions/0029-stream-compression-formats-negotiation-both-sides.md): "none"; "lz4";
   // "zstd" or "zstd:LEVEL" (LEVEL -7..19, default 1); or "auto", which starts raw, measures the

@@ -318,11 +318,11 @@ TEST_F(LoaderTest, AsksForTheTailPlacementItCanRun) {
   auto with_tail = Loader::Open(options_, env);  // the fake places no tail: no factory call
   ASSERT_TRUE(with_tail.ok()) << with_tail.status();
   EXPECT_EQ(coordinator_->last_open_job_request().spec().tail(), v1::TAIL_PLACEMENT_AUTO);
-  EXPECT_FALSE((*with_tail)->tail_on_client());
+  EXPECT_FALSE((*with_tail)->tail_runs_here());
   (*with_tail)->Stop();
   EXPECT_EQ(shape.size(), 0u);
 
-  options_.tail_on_client = true;
+  options_.spec.set_tail(v1::TAIL_PLACEMENT_CLIENT);
   auto forced = Loader::Open(options_, env);
   ASSERT_TRUE(forced.ok()) << forced.status();
   EXPECT_EQ(coordinator_->last_open_job_request().spec().tail(), v1::TAIL_PLACEMENT_CLIENT);
@@ -428,18 +428,18 @@ TEST_F(LoaderResumeTest, TokenReflectsTheBatchesReturnedAndResumesWhereItWasTake
   EXPECT_EQ(token.world_size(), 1u);
   EXPECT_EQ(token.epoch(), 0u);
   EXPECT_EQ(token.universe(), 2u);
-  EXPECT_EQ(token.consumed_prefix(), 0u);
+  EXPECT_EQ(token.delivered_prefix(), 0u);
   absl::StatusOr<Batch> batch = loader->Next();
   ASSERT_TRUE(batch.ok()) << batch.status();
   EXPECT_EQ(batch->batch_index(), 0u);  // ordered: plan order, not arrival order
   ASSERT_TRUE(token.ParseFromString(loader->ResumeToken()));
   EXPECT_EQ(token.epoch(), 0u);
-  EXPECT_EQ(token.consumed_prefix(), 1u);
-  EXPECT_EQ(token.consumed_other_size(), 0);
+  EXPECT_EQ(token.delivered_prefix(), 1u);
+  EXPECT_EQ(token.delivered_other_size(), 0);
   ASSERT_TRUE(loader->Next().ok());
   ASSERT_TRUE(token.ParseFromString(loader->ResumeToken()));
   EXPECT_EQ(token.epoch(), 1u);  // finished epoch 0: the next, nothing consumed
-  EXPECT_EQ(token.consumed_prefix(), 0u);
+  EXPECT_EQ(token.delivered_prefix(), 0u);
   loader->Stop();
 
   // Resume: the coordinator decides the start; the client sends the tokens and its rank.
@@ -451,7 +451,7 @@ TEST_F(LoaderResumeTest, TokenReflectsTheBatchesReturnedAndResumesWhereItWasTake
   start->set_universe(2);
   start->add_deal(0);
   start->add_deal(1);
-  start->set_consumed_prefix(1);
+  start->set_delivered_prefix(1);
   coordinator_->set_open_job_result(*response);
   options_.resume_tokens = {"token-bytes"};
   options_.rank = 0;

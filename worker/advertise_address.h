@@ -13,7 +13,7 @@
 //                             this host through
 // Never a wildcard (0.0.0.0, ::), and never a loopback address when the coordinator is not on
 // loopback itself (a remote client would dial its own host) — unless the worker serves only a
-// client on its own host (hybrid mode, WorkerConfig::private_to_client).
+// client on its own host (hybrid mode, WorkerConfig::hybrid_client_id).
 
 #include <functional>
 #include <string>

@@ -43,7 +43,7 @@ struct WorkerConfig {
   absl::Duration drain_deadline = absl::Seconds(10);
   // Serve only the trainer client with this id (hybrid mode: threads on the trainer's own host,
   // started by the client library); the coordinator lists this worker to no other client.
-  std::string private_to_client;
+  std::string hybrid_client_id;
   // The worker is its process's only component (stoker-worker sets it): it then reports its
   // process's CPU time, which counts the gRPC threads sending its batches, for the advisor's
   // capacity model (WorkerStats.process_cpu_fraction). Inside another program (hybrid mode,
@@ -86,7 +86,7 @@ struct WorkerConfig {
   absl::Status Validate() const;
   // What the advertised address is chosen from (worker/advertise_address.h).
   AdvertiseInputs advertise_inputs() const {
-    return {advertise_address, listen_address, coordinator_address, !private_to_client.empty()};
+    return {advertise_address, listen_address, coordinator_address, !hybrid_client_id.empty()};
   }
   // threads, with 0 resolved to the CPUs the process may use.
   uint32_t ResolvedThreads() const;

@@ -15,7 +15,7 @@ WorkerRegistration::WorkerRegistration(const WorkerConfig& config, CoordinatorCl
     : coordinator_(coordinator), on_registered_(std::move(on_registered)) {
   absl::MutexLock lock(&mu_);
   request_.set_cores(config.ResolvedThreads());
-  request_.set_private_to_client(config.private_to_client);
+  request_.set_hybrid_client_id(config.hybrid_client_id);
   request_.set_pool(config.pool);
 }
 

@@ -190,7 +190,7 @@ class Harness {
 
   void ClientHeartbeat(pb::ClientHeartbeatRequest& request) {
     request.set_job_id(Alias(jobs_, request.job_id()));
-    AliasTasks(request.mutable_consumed());
+    AliasTasks(request.mutable_received());
     AliasTasks(request.mutable_overdue());
     const std::vector<std::string> before = coordinator_->InspectState(&DurableView);
     auto response = coordinator_->ClientHeartbeat(request);
@@ -203,7 +203,7 @@ class Harness {
       return;
     }
     coordinator_->InspectState([&](const ClusterState& state) {
-      for (const pb::TaskId& task : request.consumed()) FUZZ_CHECK(state.IsTaskDone(task));
+      for (const pb::TaskId& task : request.received()) FUZZ_CHECK(state.IsTaskDone(task));
       return 0;
     });
   }

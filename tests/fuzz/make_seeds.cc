@@ -373,7 +373,7 @@ void CoordinatorRpcSeeds() {
   beat.add_jobs(0);
   stoker::v1::ClientHeartbeatRequest client;
   client.set_client_id("trainer-0");
-  *client.add_consumed() = Task(0, 0, 0);
+  *client.add_received() = Task(0, 0, 0);
   *client.add_overdue() = Task(0, 0, 2);
   stoker::v1::LeaseTasksRequest lease2 = lease;
   lease2.set_worker_id(1);

@@ -1,7 +1,7 @@
 // Compact batch formats through the whole path (TestCluster: coordinator and workers over real
 // gRPC on loopback): float16 / bfloat16 jobs deliver exactly the float32 job's tensors rounded
-// by augment/kernels/half.h, and the tail on the client (LoaderOptions::tail_on_client) delivers
-// exactly what the workers would have sent.
+// by augment/kernels/half.h, and the tail on the client (JobSpec.tail = TAIL_PLACEMENT_CLIENT)
+// delivers exactly what the workers would have sent.
 
 #include <cstring>
 #include <map>
@@ -58,16 +58,15 @@ struct Delivery {
 };
 
 absl::StatusOr<Delivery> ConsumeJob(const TestCluster& cluster, const std::string& name,
-                                    const pb::JobSpec& spec, bool tail_on_client) {
+                                    const pb::JobSpec& spec, bool client_tail) {
   LoaderOptions options;
   options.coordinator_address = cluster.coordinator_address();
   options.tls = cluster.tls_for(Role::kTrainer);
   options.job_name = name;
   options.spec = spec;
   options.heartbeat_interval = absl::Milliseconds(50);
-  options.tail_on_client = tail_on_client;
-  // Without tail_on_client the reference is what the workers send (not the AUTO placement).
-  if (!tail_on_client) options.spec.set_tail(pb::TAIL_PLACEMENT_WORKER);
+  // Without the client tail the reference is what the workers send (not the AUTO placement).
+  options.spec.set_tail(client_tail ? pb::TAIL_PLACEMENT_CLIENT : pb::TAIL_PLACEMENT_WORKER);
   LoaderEnv env;
   env.tail = ClientTailFactory();
   absl::StatusOr<std::unique_ptr<Loader>> loader = Loader::Open(std::move(options), std::move(env));
@@ -159,7 +158,7 @@ TEST_F(CompactFormatTest, TailOnClientNeedsAToFloatTail) {
   absl::StatusOr<Delivery> run = ConsumeJob(*cluster_, "no-tail", spec, /*tail=*/true);
   EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(run.status().message(),
-              HasSubstr("tail: a client tail (tail_on_client) needs a pipeline that ends in "
+              HasSubstr("tail: a client tail (tail \"client\") needs a pipeline that ends in "
                         "to_float"));
 
   pb::JobSpec mixed = NormalizeJob(pb::DTYPE_FLOAT32, pb::LAYOUT_CHW);
@@ -168,7 +167,7 @@ TEST_F(CompactFormatTest, TailOnClientNeedsAToFloatTail) {
   run = ConsumeJob(*cluster_, "mixed-tail", mixed, /*tail=*/true);
   EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(run.status().message(),
-              HasSubstr("tail: a client tail (tail_on_client) is not possible with a "
+              HasSubstr("tail: a client tail (tail \"client\") is not possible with a "
                         "batch-level mixup"));
 }
 

@@ -1,4 +1,4 @@
-// Hybrid mode (trainer_client/hybrid/local_producer.h): each trainer's own threads produce for
+// Hybrid mode (trainer_client/hybrid/hybrid_producer.h): each trainer's own threads produce for
 // it alone, through the same protocol as remote workers.
 
 #include <map>
@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/drain_loader.h"
 #include "tests/testing/test_cluster.h"
-#include "trainer_client/hybrid/local_producer.h"
+#include "trainer_client/hybrid/hybrid_producer.h"
 #include "trainer_client/loader.h"
 
 namespace stoker {
@@ -47,7 +47,7 @@ struct RankResult {
   std::string local_address;
 };
 
-// Rank `rank` with its own LocalProducer (2 threads) and no remote worker: every batch of both
+// Rank `rank` with its own HybridProducer (2 threads) and no remote worker: every batch of both
 // epochs, and where they came from.
 RankResult RunRank(const std::string& coordinator, const pb::JobSpec& spec, uint32_t rank) {
   RankResult result;
@@ -59,8 +59,8 @@ RankResult RunRank(const std::string& coordinator, const pb::JobSpec& spec, uint
   options.client_id = "trainer-" + std::to_string(rank);
   options.tls = TlsConfig::Plaintext();
   options.heartbeat_interval = absl::Milliseconds(50);
-  absl::StatusOr<std::unique_ptr<LocalProducer>> local =
-      LocalProducer::Start(coordinator, options.client_id, 2, TlsConfig::Plaintext());
+  absl::StatusOr<std::unique_ptr<HybridProducer>> local =
+      HybridProducer::Start(coordinator, options.client_id, 2, TlsConfig::Plaintext());
   if (!local.ok()) {
     result.status = local.status();
     return result;
@@ -117,11 +117,12 @@ TEST(HybridTest, TrainersWithOnlyTheirOwnThreadsGetEverySampleOnceFromTheirOwnPr
 }
 
 TEST(HybridTest, StartRejectsBadArguments) {
-  EXPECT_THAT(LocalProducer::Start("127.0.0.1:1", "", 1, TlsConfig::Plaintext()).status().message(),
-              HasSubstr("client_id"));
-  EXPECT_EQ(LocalProducer::Start("127.0.0.1:1", "", 1, TlsConfig::Plaintext()).status().code(),
+  EXPECT_THAT(
+      HybridProducer::Start("127.0.0.1:1", "", 1, TlsConfig::Plaintext()).status().message(),
+      HasSubstr("client_id"));
+  EXPECT_EQ(HybridProducer::Start("127.0.0.1:1", "", 1, TlsConfig::Plaintext()).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(LocalProducer::Start("127.0.0.1:1", "c", 0, TlsConfig::Plaintext()).status().code(),
+  EXPECT_EQ(HybridProducer::Start("127.0.0.1:1", "c", 0, TlsConfig::Plaintext()).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 

@@ -39,7 +39,7 @@ constexpr uint32_t kBatch = 4;
 constexpr uint32_t kSide = 32;
 
 struct Delivery {
-  bool tail_on_client = false;
+  bool tail_runs_here = false;
   uint64_t bytes_received = 0;  // payload bytes that came over the wire
   std::vector<int64_t> shape;
   std::map<uint64_t, std::string> payloads;  // by batch index
@@ -103,7 +103,7 @@ class TailPlacementTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<Loader>> loader = Open(name, spec);
     if (!loader.ok()) return loader.status();
     Delivery run;
-    run.tail_on_client = (*loader)->tail_on_client();
+    run.tail_runs_here = (*loader)->tail_runs_here();
     absl::Status drained = DrainLoader(**loader, [&](Batch& batch) {
       run.shape.assign(batch.shape().begin(), batch.shape().end());
       auto bytes = batch.bytes();
@@ -134,8 +134,8 @@ TEST_F(TailPlacementTest, AutoDeliversExactlyWhatTheWorkersWouldSend) {
         Consume(name + "-auto", Spec(pb::TAIL_PLACEMENT_AUTO, dtype, layout));
     ASSERT_TRUE(automatic.ok()) << automatic.status();
 
-    EXPECT_FALSE(worker->tail_on_client);
-    EXPECT_TRUE(automatic->tail_on_client);
+    EXPECT_FALSE(worker->tail_runs_here);
+    EXPECT_TRUE(automatic->tail_runs_here);
     ASSERT_EQ(worker->payloads.size(), 32u / kBatch);
     EXPECT_EQ(automatic->shape, worker->shape);
     EXPECT_TRUE(automatic->payloads == worker->payloads) << "the client tail's batches differ";
@@ -189,7 +189,7 @@ TEST_F(TailPlacementTest, UnsetPlacementIsAutoWhereTheClientCanRunTheTail) {
   absl::StatusOr<Delivery> unset =
       Consume("unset", Spec(pb::TAIL_PLACEMENT_UNSPECIFIED, pb::DTYPE_FLOAT32, pb::LAYOUT_CHW));
   ASSERT_TRUE(unset.ok()) << unset.status();
-  EXPECT_TRUE(unset->tail_on_client);
+  EXPECT_TRUE(unset->tail_runs_here);
 }
 
 TEST_F(TailPlacementTest, AutoKeepsATailThatCannotSplitOnTheWorkers) {
@@ -199,7 +199,7 @@ TEST_F(TailPlacementTest, AutoKeepsATailThatCannotSplitOnTheWorkers) {
   spec.mutable_pipeline()->set_output_dtype(pb::DTYPE_UINT8);
   absl::StatusOr<Delivery> run = Consume("uint8", spec);
   ASSERT_TRUE(run.ok()) << run.status();
-  EXPECT_FALSE(run->tail_on_client);
+  EXPECT_FALSE(run->tail_runs_here);
 }
 
 TEST_F(TailPlacementTest, EveryRankOfAJobGetsThePlacementTheCoordinatorRecorded) {
@@ -209,8 +209,8 @@ TEST_F(TailPlacementTest, EveryRankOfAJobGetsThePlacementTheCoordinatorRecorded)
   ASSERT_TRUE(rank0.ok()) << rank0.status();
   absl::StatusOr<std::unique_ptr<Loader>> rank1 = Open("two-ranks", spec, 1);
   ASSERT_TRUE(rank1.ok()) << rank1.status();
-  EXPECT_TRUE((*rank0)->tail_on_client());
-  EXPECT_TRUE((*rank1)->tail_on_client());
+  EXPECT_TRUE((*rank0)->tail_runs_here());
+  EXPECT_TRUE((*rank1)->tail_runs_here());
   EXPECT_EQ((*rank0)->job_id(), (*rank1)->job_id());
   EXPECT_THAT((*rank1)->batch_shape(), ::testing::ElementsAre(kBatch, 3, kSide, kSide));
   for (auto* loader : {rank0->get(), rank1->get()}) {

@@ -164,7 +164,7 @@ TEST(TlsTest, ForgedConsumedReportsAreRefusedAndTheJobDeliversEveryBatch) {
   forged.set_rank(0);
   forged.set_client_id("forger");
   for (uint64_t g = 0; g < 16; ++g) {
-    pb::TaskId* task = forged.add_consumed();
+    pb::TaskId* task = forged.add_received();
     task->set_job_id(opened->job_id());
     task->set_epoch(0);
     task->set_batch_index(g);

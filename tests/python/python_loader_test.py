@@ -181,15 +181,20 @@ class PythonLoaderTest(unittest.TestCase):
                 # Round to nearest even, as torch's own conversion.
                 self.assertTrue(torch.equal(images, f32[key].to(torch_dtype)), dtype)
         # The tail run here: asked for, and placed by the coordinator (tail="auto", the default).
-        for tail in (payloads(tail_on_client=True, job_name=f"py-test-tail-{seed}"),
+        for tail in (payloads(tail="client", job_name=f"py-test-tail-{seed}"),
                      payloads(job_name=f"py-test-tail-auto-{seed}")):
             self.assertEqual(tail.keys(), f32.keys())
             for key, images in tail.items():
                 self.assertEqual(images.dtype, torch.float32)
                 self.assertTrue(torch.equal(images, f32[key]))  # bit for bit
-        with self.assertRaisesRegex(stoker.StokerError, "tail_on_client"):
+        with self.assertRaisesRegex(stoker.StokerError, "tail: a client tail"):
             self.loader(pipeline="to_float, gaussian_blur(ksize=3, sigma=1)",
-                        tail_on_client=True).next_batch()
+                        tail="client").next_batch()
+        # The deprecated spelling still asks for the same placement, with a warning.
+        with self.assertWarnsRegex(DeprecationWarning, 'pass tail="client"'):
+            with self.assertRaisesRegex(stoker.StokerError, "tail: a client tail"):
+                self.loader(pipeline="to_float, gaussian_blur(ksize=3, sigma=1)",
+                            tail_on_client=True).next_batch()
 
     def test_argument_errors(self):
         with self.assertRaises(stoker.InvalidArgumentError) as raised:
@@ -348,7 +353,7 @@ class PythonLoaderTest(unittest.TestCase):
                 next(iter(rogue))
             self.assertEqual(refused.exception.code, "PERMISSION_DENIED")
 
-    def test_hybrid_local_threads_without_remote_workers(self):
+    def test_hybrid_threads_without_remote_workers(self):
         with stoker.LocalCluster(BUILD_DIR, workers=0) as empty:
             loader = stoker.Loader(coordinator=empty.address, dataset=DATASET,
                                    pipeline="to_float", batch_size=BATCH, epochs=1,

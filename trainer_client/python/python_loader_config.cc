@@ -66,24 +66,19 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
   options.tls.bearer_token_file = bearer_token_file;
   options.tls.insecure = insecure;
   ASSIGN_OR_RETURN(options.spec, ToJobSpec());
-  if ((tail_on_client || tail == "client") && NeedsFeeder() &&
-      !DeviceRunsTail(options.spec.pipeline())) {
+  if (tail == "client" && NeedsFeeder() && !DeviceRunsTail(options.spec.pipeline())) {
     return absl::InvalidArgumentError(
-        "tail_on_client: not with convert= or a CUDA device (the feeder converts uint8 batches "
+        "tail: \"client\" not with convert= or a CUDA device (the feeder converts uint8 batches "
         "itself)");
   }
-  options.tail_on_client = tail_on_client;
   options.compression = compression;
   options.job_name = job_name;
-  if (job_name.empty()) {
-    options.job_name = DefaultJobName(options.spec, run_id);
-    if (tail_on_client) absl::StrAppend(&options.job_name, "-tail");
-  }
+  if (job_name.empty()) options.job_name = DefaultJobName(options.spec, run_id);
   options.rank = rank;
   options.prefetch_bytes = prefetch_bytes;
   options.ordered = ordered;
   options.resume_tokens = resume_tokens;
-  if (local_threads > 0) {
+  if (hybrid_threads > 0) {
     absl::BitGen random;
     options.client_id = absl::StrCat("py-local-", absl::Hex(absl::Uniform<uint64_t>(random)));
   }
@@ -91,13 +86,13 @@ absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
   return options;
 }
 
-absl::StatusOr<TlsConfig> PythonLoaderConfig::LocalProducerTls() const {
+absl::StatusOr<TlsConfig> PythonLoaderConfig::HybridProducerTls() const {
   if (insecure) return TlsConfig::Plaintext();
   TlsConfig tls;
-  tls.cert_file = local_tls_cert;
-  tls.key_file = local_tls_key;
+  tls.cert_file = hybrid_tls_cert;
+  tls.key_file = hybrid_tls_key;
   tls.ca_file = tls_ca;
-  if (local_tls_cert.empty()) {
+  if (hybrid_tls_cert.empty()) {
     return absl::InvalidArgumentError(
         "hybrid.cert_file: hybrid mode under TLS needs the in-process producer's worker "
         "certificate (and hybrid.key_file)");

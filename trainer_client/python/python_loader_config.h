@@ -43,12 +43,9 @@ struct PythonLoaderConfig : JobSpecArgs {
   // Converted batches that may be alive at once (DeviceOptions::resident_batches).
   uint32_t resident_batches = 4;
   // Hybrid mode (Python: hybrid=HybridOptions(...)): producer threads of this process
-  // (LocalProducer) private to this loader; 0 = none. With > 0 the loader gets a random client id
+  // (HybridProducer) private to this loader; 0 = none. With > 0 the loader gets a random client id
   // for them.
-  uint32_t local_threads = 0;
-  // Run the pipeline's to_float / normalize tail here (LoaderOptions::tail_on_client, as
-  // tail = "client"); not with a DeviceFeeder. The default job name gets "-tail".
-  bool tail_on_client = LoaderOptions().tail_on_client;
+  uint32_t hybrid_threads = 0;
   // Payload compression of the worker streams (LoaderOptions::compression): "none", "lz4",
   // "zstd", "zstd:LEVEL" or "auto".
   std::string compression = LoaderOptions().compression;
@@ -67,8 +64,8 @@ struct PythonLoaderConfig : JobSpecArgs {
   bool insecure = false;
   // Hybrid mode under TLS: the in-process producer's certificate (role worker) and key; it
   // trusts tls_ca. Python: HybridOptions' cert_file and key_file.
-  std::string local_tls_cert;
-  std::string local_tls_key;
+  std::string hybrid_tls_cert;
+  std::string hybrid_tls_key;
 
   // The JobSpec these arguments describe. INVALID_ARGUMENT naming the Python argument.
   absl::StatusOr<v1::JobSpec> ToJobSpec() const;
@@ -77,9 +74,9 @@ struct PythonLoaderConfig : JobSpecArgs {
   absl::StatusOr<LoaderOptions> ToLoaderOptions() const;
   // Whether batches go through a DeviceFeeder, and its options.
   bool NeedsFeeder() const;
-  // The in-process producer's TLS (hybrid mode): plaintext with insecure, else local_tls_cert
-  // and local_tls_key with tls_ca. INVALID_ARGUMENT naming the Python argument.
-  absl::StatusOr<TlsConfig> LocalProducerTls() const;
+  // The in-process producer's TLS (hybrid mode): plaintext with insecure, else hybrid_tls_cert
+  // and hybrid_tls_key with tls_ca. INVALID_ARGUMENT naming the Python argument.
+  absl::StatusOr<TlsConfig> HybridProducerTls() const;
   absl::StatusOr<DeviceOptions> ToDeviceOptions() const;
   // True on a CUDA device without to_float/mean/std of our own, dtype "auto" or "float32", tail
   // not "worker", for a pipeline that ends in a tail (augment/tail_split.h): the coordinator

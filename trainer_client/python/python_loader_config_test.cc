@@ -56,8 +56,8 @@ TEST(PythonLoaderConfigTest, TlsErrorsNameThePythonArguments) {
 TEST(PythonLoaderConfigTest, HybridTlsErrorsNameThePythonArguments) {
   PythonLoaderConfig config = ValidConfig();
   config.insecure = false;
-  config.local_threads = 1;
-  EXPECT_THAT(config.LocalProducerTls().status().message(), HasSubstr("hybrid.cert_file: "));
+  config.hybrid_threads = 1;
+  EXPECT_THAT(config.HybridProducerTls().status().message(), HasSubstr("hybrid.cert_file: "));
 }
 
 TEST(PythonLoaderConfigTest, BuildsTheJobSpec) {

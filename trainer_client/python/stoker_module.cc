@@ -33,7 +33,7 @@
 #include "trainer_client/device/device_feeder.h"
 #include "trainer_client/device/gpu_utilization.h"
 #include "trainer_client/device/tail_on_device.h"
-#include "trainer_client/hybrid/local_producer.h"
+#include "trainer_client/hybrid/hybrid_producer.h"
 #include "trainer_client/loader.h"
 #include "trainer_client/python/dlpack_abi.h"
 #include "trainer_client/python/dlpack_capsule.h"
@@ -132,11 +132,11 @@ struct PyBatch {
 // ---- Loader ---------------------------------------------------------------------------------
 
 // Hybrid mode's in-process producer for the loader `options` (their client id).
-absl::StatusOr<std::unique_ptr<LocalProducer>> StartLocalProducer(const PythonLoaderConfig& config,
-                                                                  const LoaderOptions& options) {
-  ASSIGN_OR_RETURN(TlsConfig tls, config.LocalProducerTls());
-  return LocalProducer::Start(options.coordinator_address, options.client_id, config.local_threads,
-                              tls);
+absl::StatusOr<std::unique_ptr<HybridProducer>> StartHybridProducer(
+    const PythonLoaderConfig& config, const LoaderOptions& options) {
+  ASSIGN_OR_RETURN(TlsConfig tls, config.HybridProducerTls());
+  return HybridProducer::Start(options.coordinator_address, options.client_id,
+                               config.hybrid_threads, tls);
 }
 
 // The loader's DeviceFeeder when it converts (null otherwise). When the device runs the job's
@@ -169,20 +169,20 @@ class PyLoader {
     const bool device_tail = config.DeviceRunsTail(options->spec.pipeline());
     // Where DeviceTailFactory leaves the placed tail's normalization for the feeder.
     auto folded = std::make_shared<std::optional<DeviceNormalization>>();
-    std::unique_ptr<LocalProducer> local;
+    std::unique_ptr<HybridProducer> hybrid;
     absl::StatusOr<std::unique_ptr<Loader>> loader;
     {
       py::gil_scoped_release release;
-      if (config.local_threads > 0) {
-        absl::StatusOr<std::unique_ptr<LocalProducer>> started =
-            StartLocalProducer(config, *options);
+      if (config.hybrid_threads > 0) {
+        absl::StatusOr<std::unique_ptr<HybridProducer>> started =
+            StartHybridProducer(config, *options);
         if (started.ok()) {
-          local = *std::move(started);
+          hybrid = *std::move(started);
         } else {
           loader = started.status();
         }
       }
-      if (config.local_threads == 0 || local != nullptr) {
+      if (config.hybrid_threads == 0 || hybrid != nullptr) {
         LoaderEnv env;
         env.tail = device_tail ? DeviceTailFactory(folded) : ClientTailFactory();
         // Heartbeats then carry the GPU's utilization where NVML is present.
@@ -197,7 +197,7 @@ class PyLoader {
         CreateFeeder(config, device_tail, *folded);
     if (!feeder.ok()) ThrowStatus(feeder.status());
     return std::shared_ptr<PyLoader>(
-        new PyLoader(std::move(local), std::move(*loader), *std::move(feeder), *options));
+        new PyLoader(std::move(hybrid), std::move(*loader), *std::move(feeder), *options));
   }
 
   // REQUIRES: the GIL is released. The batch, converted when the loader converts.
@@ -248,7 +248,7 @@ class PyLoader {
     py::gil_scoped_release release;
     if (feeder_ != nullptr) feeder_->Stop();
     loader_->Stop();
-    if (local_ != nullptr) local_->Stop();
+    if (hybrid_ != nullptr) hybrid_->Stop();
   }
 
   // The job's batch timeline as Chrome Trace JSON (coordinator/coordinator_trace_client.h), with
@@ -312,15 +312,15 @@ class PyLoader {
   }
 
  private:
-  PyLoader(std::unique_ptr<LocalProducer> local, std::unique_ptr<Loader> loader,
+  PyLoader(std::unique_ptr<HybridProducer> hybrid, std::unique_ptr<Loader> loader,
            std::shared_ptr<DeviceFeeder> feeder, LoaderOptions options)
-      : local_(std::move(local)),
+      : hybrid_(std::move(hybrid)),
         loader_(std::move(loader)),
         feeder_(std::move(feeder)),
         options_(std::move(options)) {}
 
   // Declared before loader_: destroyed after it, so the loader's streams end first.
-  std::unique_ptr<LocalProducer> local_;
+  std::unique_ptr<HybridProducer> hybrid_;
   std::unique_ptr<Loader> loader_;
   std::shared_ptr<DeviceFeeder> feeder_;
   const LoaderOptions options_;
@@ -375,8 +375,8 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("tls_cert", &PythonLoaderConfig::tls_cert)
       .def_readwrite("tls_key", &PythonLoaderConfig::tls_key)
       .def_readwrite("tls_ca", &PythonLoaderConfig::tls_ca)
-      .def_readwrite("local_tls_cert", &PythonLoaderConfig::local_tls_cert)
-      .def_readwrite("local_tls_key", &PythonLoaderConfig::local_tls_key)
+      .def_readwrite("hybrid_tls_cert", &PythonLoaderConfig::hybrid_tls_cert)
+      .def_readwrite("hybrid_tls_key", &PythonLoaderConfig::hybrid_tls_key)
       .def_readwrite("bearer_token_file", &PythonLoaderConfig::bearer_token_file)
       .def_readwrite("insecure", &PythonLoaderConfig::insecure)
       .def_readwrite("manifest", &PythonLoaderConfig::manifest)
@@ -408,18 +408,17 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("std", &PythonLoaderConfig::std)
       .def_readwrite("resident_batches", &PythonLoaderConfig::resident_batches)
       .def_readwrite("ordered", &PythonLoaderConfig::ordered)
-      .def_readwrite("tail_on_client", &PythonLoaderConfig::tail_on_client)
       .def_readwrite("compression", &PythonLoaderConfig::compression)
-      .def_readwrite("local_threads", &PythonLoaderConfig::local_threads)
+      .def_readwrite("hybrid_threads", &PythonLoaderConfig::hybrid_threads)
       .def_readwrite("resume_tokens", &PythonLoaderConfig::resume_tokens)
       .def(
           "validate",
           [](const PythonLoaderConfig& config) {
             absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
             if (!options.ok()) ThrowStatus(options.status());
-            if (config.local_threads > 0) {
-              absl::StatusOr<TlsConfig> local_tls = config.LocalProducerTls();
-              if (!local_tls.ok()) ThrowStatus(local_tls.status());
+            if (config.hybrid_threads > 0) {
+              absl::StatusOr<TlsConfig> hybrid_tls = config.HybridProducerTls();
+              if (!hybrid_tls.ok()) ThrowStatus(hybrid_tls.status());
             }
             // A bad device or conversion raises here; the placed tail is not known yet.
             absl::StatusOr<std::shared_ptr<DeviceFeeder>> feeder =

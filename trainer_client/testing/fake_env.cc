@@ -55,7 +55,7 @@ absl::StatusOr<v1::ClientHeartbeatResponse> FakeCoordinator::ClientHeartbeat(
   absl::MutexLock lock(&mu_);
   ++heartbeats_;
   if (!heartbeat_error_.ok()) return heartbeat_error_;
-  received_.insert(received_.end(), request.consumed().begin(), request.consumed().end());
+  received_.insert(received_.end(), request.received().begin(), request.received().end());
   traced_.insert(traced_.end(), request.trace().processes().begin(),
                  request.trace().processes().end());
   last_stats_ = request.stats();

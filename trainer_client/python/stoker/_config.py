@@ -1,6 +1,7 @@
 """The Loader's arguments as the C++ module's LoaderConfig (python_loader_config.h)."""
 
 import os
+import warnings
 from typing import Any, Dict, Optional
 
 from . import _stoker
@@ -33,15 +34,27 @@ def build_config(args: Dict[str, Any]) -> _stoker.LoaderConfig:
     config.resident_batches = convert.resident_batches
     for name in ("dtype", "batch_size", "rank", "world_size", "epochs", "seed", "shuffle",
                  "shuffle_block", "shuffle_window_shards", "drop_last",
-                 "max_bad_sample_fraction", "prefetch_bytes", "device", "tail_on_client", "tail",
+                 "max_bad_sample_fraction", "prefetch_bytes", "device",
                  "compression", "ordered"):
         setattr(config, name, args[name])
+    config.tail = _tail(args["tail"], args["tail_on_client"])
     config.job_name = args["job_name"] or ""
     config.run_id = os.environ.get("TORCHELASTIC_RUN_ID", "")
     _set_tls(config, _typed("tls", args["tls"], TlsOptions) or TlsOptions())
     _set_hybrid(config, _typed("hybrid", args["hybrid"], HybridOptions))
     config.validate()  # bad arguments and unusable devices raise here
     return config
+
+
+def _tail(tail: str, tail_on_client: Optional[bool]) -> str:
+    """The placement asked for: `tail`, or "client" from the deprecated tail_on_client=True."""
+    if not tail_on_client:
+        return tail
+    warnings.warn('tail_on_client=True is deprecated: pass tail="client"', DeprecationWarning,
+                  stacklevel=4)
+    if tail not in ("auto", "client"):
+        raise ValueError(f'tail_on_client: True asks for tail="client", but tail="{tail}"')
+    return "client"
 
 
 def _typed(name: str, value: Any, cls: type) -> Any:
@@ -64,9 +77,9 @@ def _set_hybrid(config: _stoker.LoaderConfig, hybrid: Optional[HybridOptions]) -
         return
     if hybrid.threads <= 0:
         raise ValueError(f"hybrid.threads: must be > 0, got {hybrid.threads}")
-    config.local_threads = hybrid.threads
-    config.local_tls_cert = hybrid.cert_file
-    config.local_tls_key = hybrid.key_file
+    config.hybrid_threads = hybrid.threads
+    config.hybrid_tls_cert = hybrid.cert_file
+    config.hybrid_tls_key = hybrid.key_file
 
 
 def _dataset_fields(dataset):

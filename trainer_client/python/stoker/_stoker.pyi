@@ -12,8 +12,8 @@ class LoaderConfig:
     tls_cert: str
     tls_key: str
     tls_ca: str
-    local_tls_cert: str
-    local_tls_key: str
+    hybrid_tls_cert: str
+    hybrid_tls_key: str
     bearer_token_file: str
     insecure: bool
     manifest: str
@@ -45,9 +45,8 @@ class LoaderConfig:
     std: List[float]
     resident_batches: int
     ordered: bool
-    tail_on_client: bool
     compression: str
-    local_threads: int
+    hybrid_threads: int
     resume_tokens: List[bytes]
     def __init__(self) -> None: ...
     def validate(self) -> None:

@@ -78,8 +78,7 @@ class Loader:
           places it in this process when the pipeline ends in to_float then normalize ops,
           without mixup/cutmix: the workers send uint8, 4x fewer bytes, and this process gives
           exactly the tensors they would have sent), "worker" or "client".
-      tail_on_client (bool): tail="client" as LoaderOptions::tail_on_client (its default job
-          name gets "-tail").
+      tail_on_client (bool | None): deprecated, the same as tail="client" (a DeprecationWarning).
       mixup, cutmix (dict | torchvision.transforms.v2.MixUp / CutMix | None): batch-level
           MixUp / CutMix after the per-sample ops: {"alpha": 1.0, "num_classes": K} or an object
           with .alpha and .num_classes. With both, each batch uses one of them (probability
@@ -116,7 +115,7 @@ class Loader:
                  max_bad_sample_fraction: Optional[float] = None,
                  job_name: Optional[str] = None, layout: Layout = None,
                  dtype: DType = _DEFAULTS.dtype, tail: Tail = _DEFAULTS.tail,
-                 tail_on_client: bool = _DEFAULTS.tail_on_client,
+                 tail_on_client: Optional[bool] = None,
                  mixup: Any = None, cutmix: Any = None, device: str = _DEFAULTS.device,
                  convert: Optional[ConvertOptions] = None, tensors: Tensors = "auto",
                  prefetch_bytes: int = _DEFAULTS.prefetch_bytes,

@@ -1,7 +1,7 @@
-#ifndef STOKER_TRAINER_CLIENT_HYBRID_LOCAL_PRODUCER_H_
-#define STOKER_TRAINER_CLIENT_HYBRID_LOCAL_PRODUCER_H_
+#ifndef STOKER_TRAINER_CLIENT_HYBRID_HYBRID_PRODUCER_H_
+#define STOKER_TRAINER_CLIENT_HYBRID_HYBRID_PRODUCER_H_
 
-// Hybrid mode: the trainer host's spare cores as one more producer. A LocalProducer is a real
+// Hybrid mode: the trainer host's spare cores as one more producer. A HybridProducer is a real
 // worker (worker/worker_server.h) running inside the trainer process, serving on loopback and
 // registered with the coordinator as private to one client id: the coordinator lists it to that
 // client only, so the Loader with that id streams from it exactly as from a remote worker
@@ -9,14 +9,14 @@
 // with zero remote workers and gains from each one added.
 //
 //   options.client_id = "rank0-" + ...;                 // any id unique to this process
-//   ASSIGN_OR_RETURN(auto local, LocalProducer::Start(options.coordinator_address,
+//   ASSIGN_OR_RETURN(auto local, HybridProducer::Start(options.coordinator_address,
 //                                                     options.client_id, /*threads=*/2));
 //   ASSIGN_OR_RETURN(auto loader, Loader::Open(options));
 //   ... train ...
 //   loader->Stop();   // the Loader first, then the producer (destruction order does this)
 //
 // Links the worker (augmentation kernels, decoders, data sources): a separate library,
-// stoker_local_producer, so that trainers not using hybrid mode link only stoker::client.
+// stoker_hybrid_producer, so that trainers not using hybrid mode link only stoker::client.
 
 #include <cstdint>
 #include <memory>
@@ -30,7 +30,7 @@ namespace stoker {
 class WorkerServer;
 
 // Thread-safe.
-class LocalProducer {
+class HybridProducer {
  public:
   // Starts `threads` producer threads (> 0) serving on 127.0.0.1 and registers them with the
   // coordinator as private to `client_id` (non-empty). `tls`: the producer's own identity, a
@@ -38,12 +38,12 @@ class LocalProducer {
   // Loader streams only from servers whose certificate is a worker's), or insecure.
   // INVALID_ARGUMENT naming the bad argument (TLS fields as "tls.cert_file" ...); UNAVAILABLE
   // naming the coordinator when it cannot be reached.
-  static absl::StatusOr<std::unique_ptr<LocalProducer>> Start(
+  static absl::StatusOr<std::unique_ptr<HybridProducer>> Start(
       const std::string& coordinator_address, const std::string& client_id, uint32_t threads,
       const TlsConfig& tls);
-  ~LocalProducer();  // Stop()s.
-  LocalProducer(const LocalProducer&) = delete;
-  LocalProducer& operator=(const LocalProducer&) = delete;
+  ~HybridProducer();  // Stop()s.
+  HybridProducer(const HybridProducer&) = delete;
+  HybridProducer& operator=(const HybridProducer&) = delete;
 
   // host:port it serves on (loopback).
   const std::string& address() const;
@@ -51,10 +51,10 @@ class LocalProducer {
   void Stop();
 
  private:
-  explicit LocalProducer(std::unique_ptr<WorkerServer> server);
+  explicit HybridProducer(std::unique_ptr<WorkerServer> server);
   std::unique_ptr<WorkerServer> server_;
 };
 
 }  // namespace stoker
 
-#endif  // STOKER_TRAINER_CLIENT_HYBRID_LOCAL_PRODUCER_H_
+#endif  // STOKER_TRAINER_CLIENT_HYBRID_HYBRID_PRODUCER_H_

@@ -1,4 +1,4 @@
-#include "trainer_client/hybrid/local_producer.h"
+#include "trainer_client/hybrid/hybrid_producer.h"
 
 #include <utility>
 
@@ -8,7 +8,7 @@
 
 namespace stoker {
 
-absl::StatusOr<std::unique_ptr<LocalProducer>> LocalProducer::Start(
+absl::StatusOr<std::unique_ptr<HybridProducer>> HybridProducer::Start(
     const std::string& coordinator_address, const std::string& client_id, uint32_t threads,
     const TlsConfig& tls) {
   if (client_id.empty()) {
@@ -19,19 +19,19 @@ absl::StatusOr<std::unique_ptr<LocalProducer>> LocalProducer::Start(
   config.coordinator_address = coordinator_address;
   config.listen_address = "127.0.0.1:0";
   config.threads = threads;
-  config.private_to_client = client_id;
+  config.hybrid_client_id = client_id;
   config.tls = tls;
   absl::StatusOr<std::unique_ptr<WorkerServer>> server = WorkerServer::Start(config);
   if (!server.ok()) return server.status();
-  return std::unique_ptr<LocalProducer>(new LocalProducer(*std::move(server)));
+  return std::unique_ptr<HybridProducer>(new HybridProducer(*std::move(server)));
 }
 
-LocalProducer::LocalProducer(std::unique_ptr<WorkerServer> server) : server_(std::move(server)) {}
+HybridProducer::HybridProducer(std::unique_ptr<WorkerServer> server) : server_(std::move(server)) {}
 
-LocalProducer::~LocalProducer() { Stop(); }
+HybridProducer::~HybridProducer() { Stop(); }
 
-const std::string& LocalProducer::address() const { return server_->address(); }
+const std::string& HybridProducer::address() const { return server_->address(); }
 
-void LocalProducer::Stop() { server_->Stop(); }
+void HybridProducer::Stop() { server_->Stop(); }
 
 }  // namespace stoker
