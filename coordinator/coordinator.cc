@@ -477,9 +477,9 @@ absl::StatusOr<Coordinator::ClientHeartbeatReply> Coordinator::ClientHeartbeatLo
   RETURN_IF_ERROR(CheckOverdueLocked(request, *job));
   stoker::v1::CompleteTasksUpdate complete;
   for (int i = 0; i < request.received_size(); ++i) {
-    const TaskId& task = request.consumed(i);
+    const TaskId& task = request.received(i);
     RETURN_IF_ERROR(
-        CheckTaskOfRankLocked(task, *job, request.rank(), absl::StrCat("consumed[", i, "]: ")));
+        CheckTaskOfRankLocked(task, *job, request.rank(), absl::StrCat("received[", i, "]: ")));
     *complete.add_tasks() = task;
   }
   for (const TaskId& task : complete.tasks()) trace_.RecordEvent(Stage::kConsumedReport, task);

@@ -175,7 +175,7 @@ class Coordinator {
   //   NOT_FOUND         unknown job.
   //   INVALID_ARGUMENT  rank >= world size ("rank: ..."), a client_id over config.max_id_bytes,
   //                     or a consumed or overdue task that is not of this job and rank or
-  //                     outside the plan ("consumed[i]: ...", "overdue[i]: ..."); then nothing
+  //                     outside the plan ("received[i]: ...", "overdue[i]: ..."); then nothing
   //                     of the request is applied.
   absl::StatusOr<stoker::v1::ClientHeartbeatResponse> ClientHeartbeat(
       const stoker::v1::ClientHeartbeatRequest& request);
@@ -256,7 +256,7 @@ class Coordinator {
   LeaseReply LeaseReplyLocked(const stoker::v1::LeaseTasksRequest& request)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // OK when `task` is a task of `job` and of `rank`; otherwise INVALID_ARGUMENT starting with
-  // `field` ("consumed[3]: ").
+  // `field` ("received[3]: ").
   absl::Status CheckTaskOfRankLocked(const stoker::v1::TaskId& task, const JobRecord& job,
                                      uint32_t rank, const std::string& field) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

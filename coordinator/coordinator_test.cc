@@ -227,11 +227,11 @@ TEST_F(CoordinatorTest, ClientHeartbeatValidatesTheRequest) {
   task.set_job_id(job);
   task.set_batch_index(1);  // rank 1's
   EXPECT_THAT(ClientHeartbeat(job, 0, {task}),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("consumed[0]: job 1 epoch 0 "
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("received[0]: job 1 epoch 0 "
                                                                      "batch 1 is of rank 1")));
   task.set_epoch(9);
   EXPECT_THAT(ClientHeartbeat(job, 1, {task}),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("consumed[0]")));
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("received[0]")));
   task.set_epoch(0);
   task.set_job_id(job + 1);
   EXPECT_THAT(ClientHeartbeat(job, 1, {task}),
