@@ -94,11 +94,11 @@ TEST(ByteCodecTest, ReadsAFrameFollowedByMore) {
 
 TEST(ByteCodecTest, TruncatedFrameIsOutOfRange) {
   const std::string bytes = Framed(FrameChecksum::kMaskedLengthAndPayload, "payload");
-  for (size_t cut : {size_t{0}, size_t{3}, kFrameHeaderBytes - 1, kFrameHeaderBytes,
-                     bytes.size() - 1}) {
+  for (size_t cut :
+       {size_t{0}, size_t{3}, kFrameHeaderBytes - 1, kFrameHeaderBytes, bytes.size() - 1}) {
     absl::Span<const uint8_t> payload;
-    const absl::Status status = ReadFrame(FrameChecksum::kMaskedLengthAndPayload,
-                                          AsBytes(bytes).first(cut), 100, &payload);
+    const absl::Status status =
+        ReadFrame(FrameChecksum::kMaskedLengthAndPayload, AsBytes(bytes).first(cut), 100, &payload);
     EXPECT_EQ(status.code(), absl::StatusCode::kOutOfRange) << cut;
     EXPECT_THAT(status.message(), HasSubstr("frame cut short")) << cut;
   }
