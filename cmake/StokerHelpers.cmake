@@ -15,6 +15,9 @@ set(STOKER_WARNINGS -Wall -Wextra -Werror -Wno-unused-parameter)
 function(stoker_apply_defaults target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:${STOKER_WARNINGS}>)
+  # Sources compiled in batches (STOKER_UNITY_BUILD, top-level CMakeLists.txt); a source with
+  # flags of its own (the AVX2 and AVX-512 variants) is compiled alone.
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ${STOKER_UNITY_BUILD})
   target_include_directories(${target} PUBLIC
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
     $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/proto>)
@@ -50,8 +53,6 @@ function(stoker_cc_test)
   endif()
   add_executable(${ARG_NAME} ${ARG_SRCS})
   stoker_apply_defaults(${ARG_NAME})
-  # Sources compiled in batches (STOKER_UNITY_TESTS, top-level CMakeLists.txt).
-  set_target_properties(${ARG_NAME} PROPERTIES UNITY_BUILD ${STOKER_UNITY_TESTS})
   # stoker_gtest_main (tests/testing/gtest_main.cc) exits 77 when a test called GTEST_SKIP and
   # none failed: CTest then shows the binary as skipped, not passed.
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} stoker_gtest_main)

@@ -6,7 +6,8 @@
 # sanitizer report fails the test that triggered it.
 #
 # Only those test binaries are built (the target sanitized_tests), with ccache like build/;
-# benchmarks, examples and the Python module are left out.
+# benchmarks, examples and the Python module are left out. `--build-only` builds them and runs
+# nothing (scripts/test.sh builds them while the normal suite runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${STOKER_ASAN_BUILD_DIR:-build-asan}
@@ -18,6 +19,7 @@ if [ ! -f "$build/build.ninja" ]; then
     || { cat "$build/configure.log" >&2; exit 1; }
 fi
 STOKER_BUILD_DIR=$build scripts/build.sh sanitized_tests
+[ "${1:-}" != --build-only ] || exit 0
 # Leaks, UB and memory errors all fail the test; reports carry a stack trace.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}

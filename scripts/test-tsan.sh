@@ -10,7 +10,8 @@
 # CI has 2 cores. gRPC, protobuf and Abseil are Debian's, not instrumented: TSan cannot see their
 # synchronization. Abseil's Mutex, CondVar and Notification are made visible by a preloaded shim
 # (tests/tsan_absl_sync.cc); tests/tsan.supp drops reports with a frame inside gRPC, protobuf or
-# absl::Status's reference counting (never a module or function of ours).
+# absl::Status's reference counting (never a module or function of ours). `--build-only` builds
+# the binaries and runs nothing (scripts/test.sh builds them while the normal suite runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${STOKER_TSAN_BUILD_DIR:-build-tsan}
@@ -28,6 +29,7 @@ if [ ! -f "$build/build.ninja" ]; then
     >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
 fi
 STOKER_BUILD_DIR=$build scripts/build.sh "${tests[@]}"
+[ "${1:-}" != --build-only ] || exit 0
 # Debian's Abseil is not instrumented: tests/tsan_absl_sync.cc, preloaded into every test, tells
 # TSan the ordering its Mutex, CondVar and Notification give.
 sync_shim=$build/libtsan_absl_sync.so

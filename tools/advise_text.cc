@@ -13,10 +13,6 @@
 namespace stoker {
 namespace {
 
-constexpr size_t kWidth = 80;
-
-std::string Percent(double fraction) { return absl::StrCat(std::llround(fraction * 100), "%"); }
-
 // 1234567 → "1.23M", 12345 → "12.3k", 950 → "950".
 std::string Short(double value) {
   if (value >= 1e6) return absl::StrFormat("%.3gM", value / 1e6);
@@ -31,7 +27,7 @@ std::string Epoch(double seconds) {
   return absl::FormatDuration(absl::Seconds(std::llround(seconds)));
 }
 
-// One letter per mark, so that a count that is all four still fits kWidth; kMarkLegend says
+// One letter per mark, so that a count that is all four still fits kTextWidth; kMarkLegend says
 // what they mean under the table.
 constexpr absl::string_view kMarkLegend =
     "  mark: N now, K knee (fewest with no wait), C cheapest, A advised\n";
@@ -48,19 +44,19 @@ std::string Row(const std::string& label, const stoker::v1::WorkerCountCost& poi
                 const std::string& marks) {
   return absl::StrCat(
       absl::StrFormat("  %-7s %9.0f %5s %8.2f %9s %8.2f %8.3f %9s", label,
-                      point.samples_per_second(), Percent(point.data_wait_fraction()),
+                      point.samples_per_second(), RoundedPercent(point.data_wait_fraction()),
                       point.dollars_per_hour(), Epoch(point.epoch_seconds()),
                       point.dollars_per_epoch(), point.gpu_hours_lost_per_epoch(),
                       Short(point.samples_per_dollar())),
       marks.empty() ? "" : "  ", marks, "\n");
 }
 
-void AppendJob(const stoker::v1::JobStatus& job, std::string* out) {
+void AppendJobAdvice(const stoker::v1::JobStatus& job, std::string* out) {
   const stoker::v1::JobAdvice& advice = job.advice();
   absl::StrAppend(out, "job ", job.name(), " (id ", ShortId(job.job_id()),
                   "): ", advice.workers_now(), " workers now, ", advice.workers_desired(),
                   " advised\n");
-  absl::StrAppend(out, WrapText(advice.explanation(), kWidth, "  "));
+  absl::StrAppend(out, WrapText(advice.explanation(), kTextWidth, "  "));
   if (!advice.measured()) return;
   absl::StrAppend(
       out, absl::StrFormat("  %-7s %9s %5s %8s %9s %8s %8s %9s  mark\n", "workers", "samples/s",
@@ -85,7 +81,7 @@ std::string FormatAdvice(const stoker::v1::GetStatusResponse& status,
       cluster.gpu_hours_lost_per_hour());
   for (const stoker::v1::JobStatus& job : status.jobs()) {
     out += "\n";
-    AppendJob(job, &out);
+    AppendJobAdvice(job, &out);
   }
   return out;
 }

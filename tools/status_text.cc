@@ -12,10 +12,6 @@
 namespace stoker {
 namespace {
 
-constexpr size_t kWidth = 80;
-
-std::string Percent(double fraction) { return absl::StrCat(std::llround(fraction * 100), "%"); }
-
 std::string Millis(int64_t ms) {
   return ms < 10'000 ? absl::StrCat(ms, "ms") : absl::StrCat(ms / 1000, "s");
 }
@@ -48,21 +44,25 @@ void AppendJob(const stoker::v1::JobStatus& job, std::string* out) {
   }
   for (const stoker::v1::RankStatus& rank : job.ranks()) {
     const stoker::v1::ClientStats& stats = rank.stats();
-    absl::StrAppend(
-        out, absl::StrFormat("  %-5d %5s %7.1fms %8.1f %9d  %s ago\n", rank.rank(),
-                             Percent(stats.data_wait_fraction()), stats.step_seconds() * 1000,
-                             stats.batches_per_second(), stats.batches_delivered(),
-                             Millis(rank.last_report_age_ms())));
+    absl::StrAppend(out,
+                    absl::StrFormat("  %-5d %5s %7.1fms %8.1f %9d  %s ago\n", rank.rank(),
+                                    RoundedPercent(stats.data_wait_fraction()),
+                                    stats.step_seconds() * 1000, stats.batches_per_second(),
+                                    stats.batches_delivered(), Millis(rank.last_report_age_ms())));
   }
   const stoker::v1::JobAdvice& advice = job.advice();
   const std::string headline =
       advice.measured() ? absl::StrCat("advice: ", advice.workers_desired(), " workers (",
                                        advice.workers_now(), " now): ", advice.explanation())
                         : absl::StrCat("advice: none yet, ", advice.explanation());
-  absl::StrAppend(out, WrapText(headline, kWidth, "  "));
+  absl::StrAppend(out, WrapText(headline, kTextWidth, "  "));
 }
 
 }  // namespace
+
+std::string RoundedPercent(double fraction) {
+  return absl::StrCat(std::llround(fraction * 100), "%");
+}
 
 std::string WrapText(const std::string& text, size_t width, const std::string& indent) {
   std::string out;
@@ -97,12 +97,12 @@ std::string FormatStatus(const stoker::v1::GetStatusResponse& status,
                                     "cores", "busy", "samples/s", "leases", "heartbeat"));
   }
   for (const stoker::v1::WorkerStatus& worker : status.workers()) {
-    absl::StrAppend(
-        &out,
-        absl::StrFormat("%-6s %-21s %5d %5s %9.0f %6d  %s ago\n",
-                        ShortId(worker.info().worker_id()), worker.info().address(),
-                        worker.info().cores(), Percent(worker.busy_fraction()), WorkerRate(worker),
-                        worker.leases_held(), Millis(worker.last_heartbeat_age_ms())));
+    absl::StrAppend(&out,
+                    absl::StrFormat("%-6s %-21s %5d %5s %9.0f %6d  %s ago\n",
+                                    ShortId(worker.info().worker_id()), worker.info().address(),
+                                    worker.info().cores(), RoundedPercent(worker.busy_fraction()),
+                                    WorkerRate(worker), worker.leases_held(),
+                                    Millis(worker.last_heartbeat_age_ms())));
   }
   return out;
 }

@@ -67,7 +67,7 @@ class WorkerService
 struct WorkerServer::Impl {
   absl::Duration drain_deadline;
   std::unique_ptr<Worker> worker;
-  std::unique_ptr<WorkerService> service;
+  std::unique_ptr<grpc::Service> service;  // A WorkerService.
   std::unique_ptr<grpc::Server> server;
   int port = 0;
   std::string address;

@@ -5,7 +5,9 @@
 #include <algorithm>
 
 namespace stoker {
-namespace {
+// Named, not anonymous: the types are members of NvmlGpuUtilizationSampler::Nvml, which the
+// header declares (GCC's -Wsubobject-linkage where the file is compiled in a unity batch).
+namespace nvml_abi {
 
 // The few NVML declarations used, from its documented C ABI (nvml.h is not needed to build).
 using NvmlReturn = int;  // nvmlReturn_t
@@ -20,14 +22,14 @@ using ShutdownFn = NvmlReturn (*)();
 using HandleByPciBusIdFn = NvmlReturn (*)(const char*, NvmlDevice*);
 using UtilizationRatesFn = NvmlReturn (*)(NvmlDevice, NvmlUtilization*);
 
-}  // namespace
+}  // namespace nvml_abi
 
 struct NvmlGpuUtilizationSampler::Nvml {
   void* library = nullptr;
   bool initialized = false;
-  ShutdownFn shutdown = nullptr;
-  UtilizationRatesFn utilization_rates = nullptr;
-  NvmlDevice device = nullptr;
+  nvml_abi::ShutdownFn shutdown = nullptr;
+  nvml_abi::UtilizationRatesFn utilization_rates = nullptr;
+  nvml_abi::NvmlDevice device = nullptr;
 
   ~Nvml() {
     if (initialized) shutdown();
@@ -40,19 +42,21 @@ std::unique_ptr<NvmlGpuUtilizationSampler> NvmlGpuUtilizationSampler::Open(
   auto nvml = std::make_unique<Nvml>();
   nvml->library = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (nvml->library == nullptr) return nullptr;
-  const auto init = reinterpret_cast<InitFn>(dlsym(nvml->library, "nvmlInit_v2"));
-  nvml->shutdown = reinterpret_cast<ShutdownFn>(dlsym(nvml->library, "nvmlShutdown"));
-  const auto handle_by_pci_bus_id = reinterpret_cast<HandleByPciBusIdFn>(
+  const auto init = reinterpret_cast<nvml_abi::InitFn>(dlsym(nvml->library, "nvmlInit_v2"));
+  nvml->shutdown = reinterpret_cast<nvml_abi::ShutdownFn>(dlsym(nvml->library, "nvmlShutdown"));
+  const auto handle_by_pci_bus_id = reinterpret_cast<nvml_abi::HandleByPciBusIdFn>(
       dlsym(nvml->library, "nvmlDeviceGetHandleByPciBusId_v2"));
-  nvml->utilization_rates =
-      reinterpret_cast<UtilizationRatesFn>(dlsym(nvml->library, "nvmlDeviceGetUtilizationRates"));
+  nvml->utilization_rates = reinterpret_cast<nvml_abi::UtilizationRatesFn>(
+      dlsym(nvml->library, "nvmlDeviceGetUtilizationRates"));
   if (init == nullptr || nvml->shutdown == nullptr || handle_by_pci_bus_id == nullptr ||
       nvml->utilization_rates == nullptr) {
     return nullptr;
   }
-  if (init() != kNvmlSuccess) return nullptr;
+  if (init() != nvml_abi::kNvmlSuccess) return nullptr;
   nvml->initialized = true;
-  if (handle_by_pci_bus_id(pci_bus_id.c_str(), &nvml->device) != kNvmlSuccess) return nullptr;
+  if (handle_by_pci_bus_id(pci_bus_id.c_str(), &nvml->device) != nvml_abi::kNvmlSuccess) {
+    return nullptr;
+  }
   return std::unique_ptr<NvmlGpuUtilizationSampler>(new NvmlGpuUtilizationSampler(std::move(nvml)));
 }
 
@@ -62,8 +66,10 @@ NvmlGpuUtilizationSampler::NvmlGpuUtilizationSampler(std::unique_ptr<Nvml> nvml)
 NvmlGpuUtilizationSampler::~NvmlGpuUtilizationSampler() = default;
 
 std::optional<double> NvmlGpuUtilizationSampler::Sample() {
-  NvmlUtilization utilization{};
-  if (nvml_->utilization_rates(nvml_->device, &utilization) != kNvmlSuccess) return std::nullopt;
+  nvml_abi::NvmlUtilization utilization{};
+  if (nvml_->utilization_rates(nvml_->device, &utilization) != nvml_abi::kNvmlSuccess) {
+    return std::nullopt;
+  }
   return std::min(1.0, utilization.gpu / 100.0);
 }
 
