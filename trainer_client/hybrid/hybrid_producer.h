@@ -9,8 +9,9 @@
 // with zero remote workers and gains from each one added.
 //
 //   options.client_id = "rank0-" + ...;                 // any id unique to this process
-//   ASSIGN_OR_RETURN(auto local, HybridProducer::Start(options.coordinator_address,
-//                                                     options.client_id, /*threads=*/2));
+//   ASSIGN_OR_RETURN(auto local,
+//                    HybridProducer::Start(options.coordinator_address, options.client_id,
+//                                          /*threads=*/2, tls, DatasetIo::FromEnvironment()));
 //   ASSIGN_OR_RETURN(auto loader, Loader::Open(options));
 //   ... train ...
 //   loader->Stop();   // the Loader first, then the producer (destruction order does this)
