@@ -47,7 +47,8 @@ absl::StatusOr<double> Measure(const BenchConfig& config, uint32_t threads) {
   spec.set_world_size(1);
   spec.set_epochs(1000);
   spec.set_drop_last(true);
-  absl::StatusOr<std::shared_ptr<JobContext>> job = JobContext::Create(1, spec);
+  absl::StatusOr<std::shared_ptr<JobContext>> job =
+      JobContext::Create(1, spec, DatasetIo::FromEnvironment());
   if (!job.ok()) return job.status();
   absl::StatusOr<std::shared_ptr<const EpochPlan>> plan = (*job)->Plan(0);
   if (!plan.ok()) return plan.status();

@@ -172,7 +172,8 @@ int Run(const Config& config) {
   spec.set_batch_size(config.batch_size);
   spec.set_world_size(1);
   spec.set_epochs(1);
-  absl::StatusOr<std::shared_ptr<JobContext>> job = JobContext::Create(1, spec);
+  absl::StatusOr<std::shared_ptr<JobContext>> job =
+      JobContext::Create(1, spec, DatasetIo::FromEnvironment());
   if (!job.ok()) {
     std::fprintf(stderr, "trace_overhead_bench: %s\n", job.status().ToString().c_str());
     return 2;

@@ -80,8 +80,8 @@ class Coordinator {
   // REQUIRES: config.Validate().ok(); `clock` and `store` (nullptr: nothing survives a restart)
   // outlive the coordinator. With a store, call Recover() before anything else. `open_source`
   // opens datasets (OpenJob, ProbeDatasets, upgrading a format-1 journal); nothing else does.
-  Coordinator(const CoordinatorConfig& config, Clock* clock, StateStore* store = nullptr,
-              SourceFactory open_source = DefaultSourceFactory());
+  Coordinator(const CoordinatorConfig& config, Clock* clock, StateStore* store,
+              SourceFactory open_source);
   Coordinator(const Coordinator&) = delete;
   Coordinator& operator=(const Coordinator&) = delete;
 

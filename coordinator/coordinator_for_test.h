@@ -9,6 +9,7 @@
 #include "absl/time/time.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_config.h"
+#include "coordinator/source_factory_for_test.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "gtest/gtest.h"
 

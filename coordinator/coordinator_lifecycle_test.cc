@@ -39,7 +39,7 @@ struct FakeDataServer {
                   uint64_t seed) -> absl::StatusOr<std::unique_ptr<Source>> {
       ++calls;
       if (down) return absl::UnavailableError("dataset server is down");
-      return CreateSource(spec, seed);
+      return CreateSource(spec, seed, DatasetIo::FromEnvironment());
     };
   }
 };
@@ -63,7 +63,7 @@ class CoordinatorLifecycleTest : public ::testing::Test {
   // Opens `spec` as "job", registers a worker, leases and completes a task, all journaled.
   uint64_t RunSomeOfJob(const pb::JobSpec& spec) {
     FileJournal journal(path_);
-    Coordinator coordinator(config_, &clock_, &journal);
+    Coordinator coordinator(config_, &clock_, &journal, TestSourceFactory());
     EXPECT_THAT(coordinator.Recover(), IsOk());
     auto job = coordinator.OpenJob(Open("job", spec));
     EXPECT_THAT(job, IsOk());
@@ -136,7 +136,7 @@ TEST_F(CoordinatorLifecycleTest, JobWhoseShardsWereRemovedIsRecoveredAndReportsI
   std::filesystem::remove_all(data.path());  // the dataset folder is moved away
 
   FileJournal journal(path_);
-  Coordinator coordinator(config_, &clock_, &journal);
+  Coordinator coordinator(config_, &clock_, &journal, TestSourceFactory());
   ASSERT_THAT(coordinator.Recover(), IsOk());
   const uint64_t other = RegisterTestWorker(coordinator, "w:2", 1);  // it serves
   EXPECT_NE(other, 0u);
@@ -152,7 +152,7 @@ TEST_F(CoordinatorLifecycleTest, ADatasetThatChangedSizeIsReported) {
   Coordinator coordinator(config_, &clock_, &journal, [](const pb::DatasetSpec& spec, uint64_t) {
     pb::DatasetSpec bigger = spec;
     bigger.mutable_synthetic()->set_num_samples(80);
-    return CreateSource(bigger, 0);
+    return CreateSource(bigger, 0, DatasetIo::FromEnvironment());
   });
   ASSERT_THAT(coordinator.Recover(), IsOk());
   coordinator.ProbeDatasets();
@@ -174,7 +174,7 @@ TEST_F(CoordinatorLifecycleTest, Format1JournalIsUpgradedWhenItsDatasetOpens) {
   WriteFormat1Journal(path_);
   {
     FileJournal journal(path_);
-    Coordinator coordinator(config_, &clock_, &journal);
+    Coordinator coordinator(config_, &clock_, &journal, TestSourceFactory());
     ASSERT_THAT(coordinator.Recover(), IsOk());
     coordinator.InspectState([](const ClusterState& state) {
       ASSERT_NE(state.FindJob(1), nullptr);
@@ -219,7 +219,7 @@ TEST_F(CoordinatorLifecycleTest, AJournalOfANewerFormatIsRefusedNamingTheVersion
 TEST_F(CoordinatorLifecycleTest, AJournaledRestartKeepsTheIncarnation) {
   const uint64_t job_id = RunSomeOfJob(SmallJobSpec(1));
   FileJournal journal(path_);
-  Coordinator coordinator(config_, &clock_, &journal);
+  Coordinator coordinator(config_, &clock_, &journal, TestSourceFactory());
   ASSERT_THAT(coordinator.Recover(), IsOk());
   EXPECT_THAT(coordinator.ClientHeartbeat(ClientBeat(job_id)), IsOk());
   auto second = coordinator.OpenJob(Open("second", SmallJobSpec(1)));
@@ -233,7 +233,7 @@ TEST_F(CoordinatorLifecycleTest, AJournaledRestartKeepsTheIncarnation) {
 TEST(CoordinatorIncarnationTest, AStaleWorkersReportsToARestartedCoordinatorAreRefused) {
   FakeClock clock;
   const CoordinatorConfig config = TestCoordinatorConfig();
-  auto old_one = std::make_unique<Coordinator>(config, &clock);
+  auto old_one = std::make_unique<Coordinator>(config, &clock, nullptr, TestSourceFactory());
   auto old_job = old_one->OpenJob(Open("job", SmallJobSpec(1)));
   ASSERT_THAT(old_job, IsOk());
   const uint64_t old_worker = RegisterTestWorker(*old_one, "w:1", 1);
@@ -245,7 +245,7 @@ TEST(CoordinatorIncarnationTest, AStaleWorkersReportsToARestartedCoordinatorAreR
   ASSERT_THAT(leased, IsOk());
   old_one.reset();  // the coordinator dies with its state
 
-  Coordinator restarted(config, &clock);
+  Coordinator restarted(config, &clock, nullptr, TestSourceFactory());
   auto job = restarted.OpenJob(Open("job", SmallJobSpec(1)));
   ASSERT_THAT(job, IsOk());
   const uint64_t worker = RegisterTestWorker(restarted, "w:2", 1);
@@ -294,7 +294,7 @@ TEST_F(CoordinatorLifecycleTest, AnIdleJobIsRetiredDurablyAndWorkersAreTold) {
   uint64_t idle_job = 0, live_job = 0;
   {
     FileJournal journal(path_);
-    Coordinator coordinator(config_, &clock_, &journal);
+    Coordinator coordinator(config_, &clock_, &journal, TestSourceFactory());
     ASSERT_THAT(coordinator.Recover(), IsOk());
     auto idle = coordinator.OpenJob(Open("idle", SmallJobSpec(1)));
     auto live = coordinator.OpenJob(Open("live", SmallJobSpec(1)));
@@ -334,7 +334,7 @@ TEST_F(CoordinatorLifecycleTest, AnIdleJobIsRetiredDurablyAndWorkersAreTold) {
                 StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
   }
   FileJournal journal(path_);  // the retirement was journaled
-  Coordinator coordinator(config_, &clock_, &journal);
+  Coordinator coordinator(config_, &clock_, &journal, TestSourceFactory());
   ASSERT_THAT(coordinator.Recover(), IsOk());
   coordinator.InspectState([&](const ClusterState& state) {
     EXPECT_EQ(state.FindJob(idle_job), nullptr);

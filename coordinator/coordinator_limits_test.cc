@@ -30,7 +30,7 @@ TEST(CoordinatorLimitsTest, JobsBeyondMaxJobsAreResourceExhausted) {
   FakeClock clock;
   CoordinatorConfig config = TestCoordinatorConfig();
   config.max_jobs = 2;
-  Coordinator coordinator(config, &clock);
+  Coordinator coordinator(config, &clock, nullptr, TestSourceFactory());
   EXPECT_THAT(coordinator.OpenJob(Request("a")), IsOk());
   EXPECT_THAT(coordinator.OpenJob(Request("b")), IsOk());
   EXPECT_THAT(coordinator.OpenJob(Request("c")),
@@ -44,7 +44,7 @@ TEST(CoordinatorLimitsTest, LongNamesAndPipelinesAreInvalidArgument) {
   CoordinatorConfig config = TestCoordinatorConfig();
   config.max_job_name_bytes = 8;
   config.max_pipeline_ops = 3;
-  Coordinator coordinator(config, &clock);
+  Coordinator coordinator(config, &clock, nullptr, TestSourceFactory());
   EXPECT_THAT(coordinator.OpenJob(Request("12345678")), IsOk());
   EXPECT_THAT(coordinator.OpenJob(Request("123456789")),
               StatusIs(absl::StatusCode::kInvalidArgument,
@@ -82,14 +82,14 @@ TEST(CoordinatorLimitsTest, HugeWorldWithACraftedTokenIsInvalidArgument) {
   request.mutable_spec()->set_world_size(4'000'000'000u);
   request.add_resume_tokens(CraftedToken(request.spec(), 0, 16'000'000'000u - 1));
   FakeClock clock;
-  Coordinator coordinator(TestCoordinatorConfig(), &clock);
+  Coordinator coordinator(TestCoordinatorConfig(), &clock, nullptr, TestSourceFactory());
   EXPECT_THAT(coordinator.OpenJob(request),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("spec.world_size: 4000000000, over the limit of 16384 "
                                  "(--max-world-size)")));
   CoordinatorConfig lifted = TestCoordinatorConfig();
   lifted.max_world_size = 4'000'000'000u;
-  Coordinator permissive(lifted, &clock);
+  Coordinator permissive(lifted, &clock, nullptr, TestSourceFactory());
   EXPECT_THAT(permissive.OpenJob(request),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("universe 15999999999 is over the coordinator's limit of 4194304 "
@@ -100,7 +100,7 @@ TEST(CoordinatorLimitsTest, ResumeUniverseOverMaxResumeBatchesIsInvalidArgument)
   FakeClock clock;
   CoordinatorConfig config = TestCoordinatorConfig();
   config.max_resume_batches = 8;
-  Coordinator coordinator(config, &clock);
+  Coordinator coordinator(config, &clock, nullptr, TestSourceFactory());
   stoker::v1::OpenJobRequest request = Request("resume");
   request.mutable_spec()->set_world_size(1);  // 40 samples, batch 4: 10 batches an epoch
   request.add_resume_tokens(CraftedToken(request.spec(), 0, 10));
@@ -117,7 +117,7 @@ TEST(CoordinatorLimitsTest, TokensBeyondMaxWorldSizeAreInvalidArgument) {
   FakeClock clock;
   CoordinatorConfig config = TestCoordinatorConfig();
   config.max_world_size = 2;
-  Coordinator coordinator(config, &clock);
+  Coordinator coordinator(config, &clock, nullptr, TestSourceFactory());
   stoker::v1::OpenJobRequest request = Request("tokens");
   for (uint32_t rank = 0; rank < 3; ++rank) {
     request.add_resume_tokens(CraftedToken(request.spec(), rank, 10));
@@ -132,7 +132,7 @@ TEST(CoordinatorLimitsTest, EpochsOverMaxEpochsAreInvalidArgument) {
   FakeClock clock;
   CoordinatorConfig config = TestCoordinatorConfig();
   config.max_epochs = 3;
-  Coordinator coordinator(config, &clock);
+  Coordinator coordinator(config, &clock, nullptr, TestSourceFactory());
   stoker::v1::OpenJobRequest request = Request("epochs");
   request.mutable_spec()->set_epochs(3);
   EXPECT_THAT(coordinator.OpenJob(request), IsOk());
@@ -147,7 +147,7 @@ TEST(CoordinatorLimitsTest, BatchSizeOverMaxBatchSizeIsInvalidArgument) {
   FakeClock clock;
   CoordinatorConfig config = TestCoordinatorConfig();
   config.max_batch_size = 4;
-  Coordinator coordinator(config, &clock);
+  Coordinator coordinator(config, &clock, nullptr, TestSourceFactory());
   stoker::v1::OpenJobRequest request = Request("batch");
   EXPECT_THAT(coordinator.OpenJob(request), IsOk());  // batch 4
   request.set_name("batch5");
@@ -161,7 +161,7 @@ TEST(CoordinatorLimitsTest, LongIdsAreInvalidArgument) {
   FakeClock clock;
   CoordinatorConfig config = TestCoordinatorConfig();
   config.max_id_bytes = 8;
-  Coordinator coordinator(config, &clock);
+  Coordinator coordinator(config, &clock, nullptr, TestSourceFactory());
   stoker::v1::RegisterWorkerRequest worker;
   worker.set_address("host:123456");
   worker.set_cores(1);
@@ -189,7 +189,7 @@ TEST(CoordinatorLimitsTest, HeartbeatJobListsOverMaxJobsAreInvalidArgument) {
   FakeClock clock;
   CoordinatorConfig config = TestCoordinatorConfig();
   config.max_jobs = 2;
-  Coordinator coordinator(config, &clock);
+  Coordinator coordinator(config, &clock, nullptr, TestSourceFactory());
   stoker::v1::WorkerHeartbeatRequest heartbeat;
   heartbeat.set_worker_id(RegisterTestWorker(coordinator, "w:1", 1));
   for (uint64_t job = 1; job <= 3; ++job) heartbeat.add_jobs(job);

@@ -33,11 +33,11 @@ std::string DialHost(const std::string& listen_address) {
 }  // namespace
 
 struct CoordinatorServer::Impl {
-  Impl(const CoordinatorConfig& config, Clock* clock, JournalEnv* journal_env)
+  Impl(const CoordinatorConfig& config, DatasetIo io, Clock* clock, JournalEnv* journal_env)
       : store(config.journal_path.empty()
                   ? nullptr
                   : std::make_unique<FileJournal>(config.journal_path, journal_env, clock)),
-        coordinator(config, clock, store.get()),
+        coordinator(config, clock, store.get(), SourceFactoryFor(std::move(io))),
         service(&coordinator, &latencies, config.tls, clock),
         decider(config.scaler, clock),
         scaler_service(&coordinator, &decider, config.tls, config.max_job_name_bytes) {}
@@ -89,9 +89,9 @@ struct CoordinatorServer::Impl {
 };
 
 absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
-    const CoordinatorConfig& config, Clock* clock, JournalEnv* journal_env) {
+    const CoordinatorConfig& config, DatasetIo io, Clock* clock, JournalEnv* journal_env) {
   RETURN_IF_ERROR(config.Validate());
-  auto impl = std::make_unique<Impl>(config, clock, journal_env);
+  auto impl = std::make_unique<Impl>(config, std::move(io), clock, journal_env);
   RETURN_IF_ERROR(impl->coordinator.Recover());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;

@@ -8,7 +8,7 @@
 // first round after the journal failed (Coordinator::StoreUsable), so that probes restart it.
 // What main.cc, TestCluster and tests start:
 //
-//   ASSIGN_OR_RETURN(auto server, CoordinatorServer::Start(config));
+//   ASSIGN_OR_RETURN(auto server, CoordinatorServer::Start(config, io));
 //   dial(server->address());   // "127.0.0.1:<bound port>"
 //   server->Stop();            // or let the destructor do it
 //
@@ -23,6 +23,7 @@
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_config.h"
 #include "coordinator/journal_env.h"
+#include "data/dataset_io.h"
 
 namespace stoker {
 
@@ -31,10 +32,11 @@ class CoordinatorServer {
  public:
   // Validates `config` (INVALID_ARGUMENT naming the field), binds config.listen_address (port 0
   // picks a free one) and starts serving. UNAVAILABLE naming the address when it cannot bind.
+  // Jobs' datasets are read through `io` (main.cc builds it from the storage flags).
   // `clock` drives liveness and leases and times the calls and the journal's syncs;
   // `journal_env` holds the journal (config.journal_path); both must outlive the server.
   static absl::StatusOr<std::unique_ptr<CoordinatorServer>> Start(
-      const CoordinatorConfig& config, Clock* clock = Clock::Real(),
+      const CoordinatorConfig& config, DatasetIo io, Clock* clock = Clock::Real(),
       JournalEnv* journal_env = PosixJournalEnv());
 
   ~CoordinatorServer();

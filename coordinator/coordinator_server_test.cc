@@ -40,7 +40,7 @@ CoordinatorConfig PlainConfig() {
 
 std::unique_ptr<CoordinatorServer> StartServer() {
   CoordinatorConfig config = PlainConfig();
-  auto server = CoordinatorServer::Start(config);
+  auto server = CoordinatorServer::Start(config, DatasetIo::FromEnvironment());
   EXPECT_THAT(server, IsOk());
   return server.ok() ? std::move(server).value() : nullptr;
 }
@@ -84,7 +84,7 @@ TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
                           [&](const stoker::v1::DatasetSpec& spec, uint64_t seed) {
                             ++probing;
                             release.WaitForNotification();
-                            return CreateSource(spec, seed);
+                            return CreateSource(spec, seed, DatasetIo::FromEnvironment());
                           });
   CallLatencies latencies;
   CoordinatorService service(&coordinator, &latencies, TlsConfig::Plaintext(), &clock);
@@ -143,7 +143,7 @@ TEST(CoordinatorServerTest, LeaseTasksIsAnsweredWhetherTheLockIsFreeOrHeld) {
   CoordinatorConfig config = PlainConfig();
   config.journal_path = ::testing::TempDir() + "/lease_paths_" + std::to_string(getpid());
   std::remove(config.journal_path.c_str());
-  auto started = CoordinatorServer::Start(config);
+  auto started = CoordinatorServer::Start(config, DatasetIo::FromEnvironment());
   ASSERT_THAT(started, IsOk());
   std::unique_ptr<CoordinatorServer> server = *std::move(started);
   Coordinator& coordinator = *server->coordinator();
@@ -249,7 +249,7 @@ TEST(CoordinatorServerTest, AFailedJournalMakesHealthNotServing) {
   CoordinatorConfig config = PlainConfig();
   config.journal_path = "/journal";
   config.heartbeat_interval = absl::Milliseconds(10);
-  auto server = CoordinatorServer::Start(config, Clock::Real(), &env);
+  auto server = CoordinatorServer::Start(config, DatasetIo::FromEnvironment(), Clock::Real(), &env);
   ASSERT_THAT(server, IsOk());
   const std::string address = (*server)->address();
   EXPECT_EQ(CheckHealth(address), kServing);
@@ -279,16 +279,16 @@ TEST(CoordinatorServerTest, AFailedJournalMakesHealthNotServing) {
 TEST(CoordinatorServerTest, StartErrors) {
   CoordinatorConfig config = PlainConfig();
   config.max_tasks_per_lease = 0;
-  EXPECT_THAT(CoordinatorServer::Start(config),
+  EXPECT_THAT(CoordinatorServer::Start(config, DatasetIo::FromEnvironment()),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("max_tasks_per_lease")));
   std::unique_ptr<CoordinatorServer> first = StartServer();
   ASSERT_NE(first, nullptr);
   config = PlainConfig();
   config.listen_address = first->address();  // in use
-  EXPECT_THAT(CoordinatorServer::Start(config),
+  EXPECT_THAT(CoordinatorServer::Start(config, DatasetIo::FromEnvironment()),
               StatusIs(absl::StatusCode::kUnavailable, HasSubstr(first->address())));
   config.listen_address = "192.0.2.1:0";  // TEST-NET-1: not an address of this host
-  EXPECT_THAT(CoordinatorServer::Start(config),
+  EXPECT_THAT(CoordinatorServer::Start(config, DatasetIo::FromEnvironment()),
               StatusIs(absl::StatusCode::kUnavailable, HasSubstr("192.0.2.1:0")));
 }
 

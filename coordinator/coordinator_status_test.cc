@@ -9,6 +9,7 @@
 #include "common/clock.h"
 #include "common/pool_name.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/source_factory_for_test.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 
@@ -67,7 +68,7 @@ class CoordinatorStatusTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  Coordinator coordinator_{TestConfig(), &clock_};
+  Coordinator coordinator_{TestConfig(), &clock_, nullptr, TestSourceFactory()};
   uint64_t job_id_ = 0;
 };
 

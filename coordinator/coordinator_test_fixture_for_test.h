@@ -104,7 +104,7 @@ class CoordinatorTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  Coordinator coordinator_{TestCoordinatorConfig(), &clock_};
+  Coordinator coordinator_{TestCoordinatorConfig(), &clock_, nullptr, TestSourceFactory()};
 };
 
 }  // namespace

@@ -158,7 +158,7 @@ TEST_F(CoordinatorTraceTest, RefusesHeartbeatSpansOverTheLimitsNamingTheField) {
 TEST_F(CoordinatorTraceTest, KeepsAtMostMaxTraceSpansAJobAndCountsTheRest) {
   CoordinatorConfig config = TestCoordinatorConfig();
   config.max_trace_spans = 1;
-  Coordinator coordinator(config, &clock_);
+  Coordinator coordinator(config, &clock_, nullptr, TestSourceFactory());
   pb::OpenJobRequest open;
   open.set_name("job");
   *open.mutable_spec() = SmallJobSpec();

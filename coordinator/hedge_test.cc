@@ -70,7 +70,7 @@ class HedgeTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  Coordinator coordinator_{TestCoordinatorConfig(), &clock_};
+  Coordinator coordinator_{TestCoordinatorConfig(), &clock_, nullptr, TestSourceFactory()};
   uint64_t job_ = 0;
   uint64_t slow_ = 0;
   uint64_t fast_ = 0;

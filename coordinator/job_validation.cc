@@ -41,12 +41,15 @@ absl::Status ValidateScalars(const JobSpec& spec) {
 
 }  // namespace
 
-SourceFactory DefaultSourceFactory() {
-  return
-      [](const stoker::v1::DatasetSpec& spec, uint64_t seed) { return CreateSource(spec, seed); };
+SourceFactory SourceFactoryFor(DatasetIo io) {
+  return [io = std::move(io)](const stoker::v1::DatasetSpec& spec, uint64_t seed) {
+    return CreateSource(spec, seed, io);
+  };
 }
 
-absl::Status ValidateJobSpec(const JobSpec& spec) { return ComputeJobGeometry(spec).status(); }
+absl::Status ValidateJobSpec(const JobSpec& spec, const SourceFactory& open_source) {
+  return ComputeJobGeometry(spec, open_source).status();
+}
 
 absl::StatusOr<stoker::v1::JobGeometry> ComputeJobGeometry(const JobSpec& spec,
                                                            const SourceFactory& open_source) {

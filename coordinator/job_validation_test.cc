@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "coordinator/source_factory_for_test.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 
@@ -15,44 +16,46 @@ using ::testing::HasSubstr;
 TEST(JobValidationTest, GeometryOfAValidSpec) {
   stoker::v1::JobSpec spec = SmallJobSpec(/*world_size=*/3);
   spec.set_drop_last(false);
-  auto geometry = ComputeJobGeometry(spec);
+  auto geometry = ComputeJobGeometry(spec, TestSourceFactory());
   ASSERT_THAT(geometry, IsOk());
   EXPECT_EQ(geometry->num_samples(), 40u);
   EXPECT_EQ(geometry->batches_per_rank(), 4u);  // ceil(ceil(40/4) / 3)
   EXPECT_EQ(geometry->batch_bytes(), 4u * 8 * 8 * 3 * 4);
   EXPECT_THAT(geometry->batch_shape(), ElementsAre(4, 8, 8, 3));
-  EXPECT_THAT(ValidateJobSpec(spec), IsOk());
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()), IsOk());
 }
 
 TEST(JobValidationTest, ScalarFields) {
   stoker::v1::JobSpec spec = SmallJobSpec();
   spec.set_epochs(0);
-  EXPECT_THAT(ValidateJobSpec(spec),
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.epochs: must be > 0")));
   spec = SmallJobSpec();
   spec.set_shuffle(stoker::v1::SHUFFLE_MODE_BLOCK);
-  EXPECT_THAT(ValidateJobSpec(spec),
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.shuffle_block")));
   spec.set_shuffle_block(8);
-  EXPECT_THAT(ValidateJobSpec(spec), IsOk());
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()), IsOk());
   spec.set_shuffle(static_cast<stoker::v1::ShuffleMode>(17));
-  EXPECT_THAT(ValidateJobSpec(spec),
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.shuffle: unknown")));
   spec = SmallJobSpec();
   spec.set_max_bad_sample_fraction(1.5);
-  EXPECT_THAT(ValidateJobSpec(spec), StatusIs(absl::StatusCode::kInvalidArgument,
-                                              HasSubstr("spec.max_bad_sample_fraction")));
+  EXPECT_THAT(
+      ValidateJobSpec(spec, TestSourceFactory()),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.max_bad_sample_fraction")));
   spec.set_max_bad_sample_fraction(0);
-  EXPECT_THAT(ValidateJobSpec(spec), IsOk());
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()), IsOk());
 }
 
 TEST(JobValidationTest, ShardWindowNeedsAWindowAndShards) {
   stoker::v1::JobSpec spec = SmallJobSpec();  // A synthetic dataset: no shards.
   spec.set_shuffle(stoker::v1::SHUFFLE_MODE_SHARD_WINDOW);
-  EXPECT_THAT(ValidateJobSpec(spec), StatusIs(absl::StatusCode::kInvalidArgument,
-                                              HasSubstr("spec.shuffle_window_shards: must be in")));
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("spec.shuffle_window_shards: must be in")));
   spec.set_shuffle_window_shards(4);
-  EXPECT_THAT(ValidateJobSpec(spec),
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("spec.shuffle: SHUFFLE_MODE_SHARD_WINDOW needs a sharded")));
 }
@@ -60,21 +63,22 @@ TEST(JobValidationTest, ShardWindowNeedsAWindowAndShards) {
 TEST(JobValidationTest, DatasetErrorsAreUnderSpec) {
   stoker::v1::JobSpec spec = SmallJobSpec();
   spec.clear_dataset();
-  EXPECT_THAT(ValidateJobSpec(spec),
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.dataset")));
   spec = SmallJobSpec();
   spec.mutable_dataset()->mutable_synthetic()->set_height(0);
-  EXPECT_THAT(ValidateJobSpec(spec), StatusIs(absl::StatusCode::kInvalidArgument,
-                                              HasSubstr("spec.dataset.synthetic.height")));
+  EXPECT_THAT(
+      ValidateJobSpec(spec, TestSourceFactory()),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.dataset.synthetic.height")));
 }
 
 TEST(JobValidationTest, NoBatchPerRankIsRefused) {
   stoker::v1::JobSpec spec = SmallJobSpec(/*world_size=*/11);  // 10 full batches, 11 ranks
   spec.set_drop_last(true);
-  EXPECT_THAT(ValidateJobSpec(spec),
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.drop_last")));
   spec.set_drop_last(false);
-  EXPECT_THAT(ValidateJobSpec(spec), IsOk());
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()), IsOk());
 }
 
 TEST(JobValidationTest, OversizedBatchIsRefused) {
@@ -84,8 +88,9 @@ TEST(JobValidationTest, OversizedBatchIsRefused) {
   source->set_width(2048);
   spec.set_batch_size(32);  // 32 × 2048 × 2048 × 3 × 4 bytes = 1.5 GiB
   spec.set_drop_last(false);
-  EXPECT_THAT(ValidateJobSpec(spec), StatusIs(absl::StatusCode::kInvalidArgument,
-                                              HasSubstr("spec.batch_size: a batch of 32 samples")));
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("spec.batch_size: a batch of 32 samples")));
 }
 
 }  // namespace

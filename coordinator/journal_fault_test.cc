@@ -43,7 +43,7 @@ class JournalFaultTest : public ::testing::Test {
 
 TEST_F(JournalFaultTest, FsyncFailureLatchesTheCoordinatorIntoAClearError) {
   FileJournal journal(kPath, &env_);
-  Coordinator coordinator(config_, &clock_, &journal);
+  Coordinator coordinator(config_, &clock_, &journal, TestSourceFactory());
   ASSERT_THAT(coordinator.Recover(), IsOk());
   ASSERT_THAT(coordinator.OpenJob(Open("a")), IsOk());
   const uint64_t worker_id = RegisterTestWorker(coordinator, "w:0", 1);
@@ -83,7 +83,7 @@ TEST_F(JournalFaultTest, AShortWriteIsRecoveredAtReplay) {
   uint64_t kept_job = 0;
   {
     FileJournal journal(kPath, &env_);
-    Coordinator coordinator(config_, &clock_, &journal);
+    Coordinator coordinator(config_, &clock_, &journal, TestSourceFactory());
     ASSERT_THAT(coordinator.Recover(), IsOk());
     auto kept = coordinator.OpenJob(Open("kept"));
     ASSERT_THAT(kept, IsOk());
@@ -95,7 +95,7 @@ TEST_F(JournalFaultTest, AShortWriteIsRecoveredAtReplay) {
     ASSERT_EQ(env_.Contents(kPath).size(), whole + 5);
   }
   FileJournal journal(kPath, &env_);
-  Coordinator coordinator(config_, &clock_, &journal);
+  Coordinator coordinator(config_, &clock_, &journal, TestSourceFactory());
   ASSERT_THAT(coordinator.Recover(), IsOk());
   coordinator.InspectState([&](const ClusterState& state) {
     EXPECT_NE(state.FindJob(kept_job), nullptr);
@@ -106,7 +106,7 @@ TEST_F(JournalFaultTest, AShortWriteIsRecoveredAtReplay) {
 
 TEST_F(JournalFaultTest, AFullDiskIsReportedNamingIt) {
   FileJournal journal(kPath, &env_);
-  Coordinator coordinator(config_, &clock_, &journal);
+  Coordinator coordinator(config_, &clock_, &journal, TestSourceFactory());
   ASSERT_THAT(coordinator.Recover(), IsOk());
   env_.SetDiskBytes(env_.Contents(kPath).size() + 10);
   EXPECT_THAT(coordinator.OpenJob(Open("a")),
@@ -132,7 +132,7 @@ TEST_F(JournalFaultTest, AGroupCommitIsTimedOnTheInjectedClock) {
 // A heartbeat whose overdue list is bad changes nothing: its consumed tasks are not journaled.
 TEST_F(JournalFaultTest, ABadOverdueListJournalsNothing) {
   FileJournal journal(kPath, &env_);
-  Coordinator coordinator(config_, &clock_, &journal);
+  Coordinator coordinator(config_, &clock_, &journal, TestSourceFactory());
   ASSERT_THAT(coordinator.Recover(), IsOk());
   auto job = coordinator.OpenJob(Open("a"));
   ASSERT_THAT(job, IsOk());
@@ -159,7 +159,7 @@ TEST_F(JournalFaultTest, CompactionWritesOutsideTheCoordinatorsLock) {
   CoordinatorConfig config = config_;
   config.max_id_bytes = 8192;
   FileJournal journal(kPath, &env_);
-  Coordinator coordinator(config, &clock_, &journal);
+  Coordinator coordinator(config, &clock_, &journal, TestSourceFactory());
   ASSERT_THAT(coordinator.Recover(), IsOk());
   absl::Notification writing;
   absl::Notification release;
@@ -182,7 +182,7 @@ TEST_F(JournalFaultTest, CompactionWritesOutsideTheCoordinatorsLock) {
   const size_t registered =
       coordinator.InspectState([](const ClusterState& state) { return state.Workers().size(); });
   FileJournal reopened(kPath, &env_);
-  Coordinator recovered(config, &clock_, &reopened);
+  Coordinator recovered(config, &clock_, &reopened, TestSourceFactory());
   ASSERT_THAT(recovered.Recover(), IsOk());
   EXPECT_EQ(
       recovered.InspectState([](const ClusterState& state) { return state.Workers().size(); }),
@@ -192,7 +192,7 @@ TEST_F(JournalFaultTest, CompactionWritesOutsideTheCoordinatorsLock) {
 TEST_F(JournalFaultTest, AFullDiskAtRecoveryIsReported) {
   env_.SetDiskBytes(4);  // not even the magic fits
   FileJournal journal(kPath, &env_);
-  Coordinator coordinator(config_, &clock_, &journal);
+  Coordinator coordinator(config_, &clock_, &journal, TestSourceFactory());
   EXPECT_THAT(coordinator.Recover(),
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("No space left on device")));
 }

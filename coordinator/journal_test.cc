@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/source_factory_for_test.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 #include "plan/resume_plan.h"
@@ -184,7 +185,7 @@ TEST(CoordinatorJournalTest, RestartReplaysJobsAndDoneTasks) {
   uint64_t worker_id = 0;
   {
     FileJournal journal(path);
-    Coordinator coordinator(config, &clock, &journal);
+    Coordinator coordinator(config, &clock, &journal, TestSourceFactory());
     ASSERT_THAT(coordinator.Recover(), IsOk());
     stoker::v1::OpenJobRequest open;
     open.set_name("job");
@@ -213,7 +214,7 @@ TEST(CoordinatorJournalTest, RestartReplaysJobsAndDoneTasks) {
   }
   for (int restart = 0; restart < 2; ++restart) {  // the second one replays the compacted file
     FileJournal journal(path);
-    Coordinator coordinator(config, &clock, &journal);
+    Coordinator coordinator(config, &clock, &journal, TestSourceFactory());
     ASSERT_THAT(coordinator.Recover(), IsOk());
     coordinator.InspectState([&](const ClusterState& state) {
       ASSERT_NE(state.FindJobByName("job"), nullptr);
@@ -240,7 +241,7 @@ TEST(CoordinatorJournalTest, RestartReplaysAResumedRank) {
   uint64_t job_id = 0;
   {
     FileJournal journal(path);
-    Coordinator coordinator(config, &clock, &journal);
+    Coordinator coordinator(config, &clock, &journal, TestSourceFactory());
     ASSERT_THAT(coordinator.Recover(), IsOk());
     // Rank 1 resumes in epoch 1 having consumed 3 of its 5 batches (1, 3, 5).
     stoker::v1::ResumeToken token;
@@ -263,7 +264,7 @@ TEST(CoordinatorJournalTest, RestartReplaysAResumedRank) {
   }
   for (int restart = 0; restart < 2; ++restart) {  // the second one replays the compacted file
     FileJournal journal(path);
-    Coordinator coordinator(config, &clock, &journal);
+    Coordinator coordinator(config, &clock, &journal, TestSourceFactory());
     ASSERT_THAT(coordinator.Recover(), IsOk());
     coordinator.InspectState([&](const ClusterState& state) {
       EXPECT_EQ(state.RankSummary(job_id, 1).total, 2u);

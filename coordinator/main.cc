@@ -22,17 +22,18 @@
 #include "coordinator/coordinator_server.h"
 #include "coordinator/prices.h"
 #include "coordinator/scale_target.h"
-#include "data/storage_backend.h"
+#include "data/dataset_io.h"
 #include "data/storage_flags.h"
 
 namespace stoker {
 namespace {
 
-// Serves `config` (validated) until SIGINT or SIGTERM; writes the bound port to `port_file`
-// (unless empty) and serves metrics as `metrics_flags` say. The exit code.
-int Serve(const CoordinatorConfig& config, const std::string& port_file,
+// Serves `config` (validated), reading datasets through `io`, until SIGINT or SIGTERM; writes
+// the bound port to `port_file` (unless empty) and serves metrics as `metrics_flags` say. The
+// exit code.
+int Serve(const CoordinatorConfig& config, const DatasetIo& io, const std::string& port_file,
           const MetricsFlags& metrics_flags) {
-  auto server = CoordinatorServer::Start(config);
+  auto server = CoordinatorServer::Start(config, io);
   if (!server.ok()) {
     std::fprintf(stderr, "stoker-coordinator: %s\n", server.status().ToString().c_str());
     return 1;
@@ -189,10 +190,11 @@ int Run(int argc, char** argv) {
   if (absl::Status status = config.Validate(); !status.ok()) {
     return flags.Fail(status);
   }
-  if (absl::Status status = storage_flags.Apply(); !status.ok()) return flags.Fail(status);
+  absl::StatusOr<DatasetIo> io = storage_flags.BuildDatasetIo();
+  if (!io.ok()) return flags.Fail(io.status());
 
   BlockTerminationSignals();  // Before any thread starts, so every thread inherits the mask.
-  return Serve(config, port_file, metrics_flags);
+  return Serve(config, *io, port_file, metrics_flags);
 }
 
 }  // namespace

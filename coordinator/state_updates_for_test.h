@@ -12,6 +12,7 @@
 #include "coordinator/cluster_state.h"
 #include "coordinator/job_validation.h"
 #include "coordinator/lease_pairs_for_test.h"
+#include "coordinator/source_factory_for_test.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 #include "gmock/gmock.h"
@@ -44,7 +45,7 @@ inline StateUpdate CreateJob(uint64_t id, const std::string& name,
   update.mutable_create_job()->set_job_id(id);
   update.mutable_create_job()->set_name(name);
   *update.mutable_create_job()->mutable_spec() = spec;
-  absl::StatusOr<stoker::v1::JobGeometry> geometry = ComputeJobGeometry(spec);
+  absl::StatusOr<stoker::v1::JobGeometry> geometry = ComputeJobGeometry(spec, TestSourceFactory());
   if (geometry.ok()) *update.mutable_create_job()->mutable_geometry() = *geometry;
   return update;
 }

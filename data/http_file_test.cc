@@ -102,7 +102,7 @@ TEST_F(HttpFileTest, ShardSourceOverHttp) {
   WriteTestDataset(root_.path(), 3, 20);
   stoker::v1::DatasetSpec spec;
   spec.mutable_shards()->set_manifest(server_->url() + "manifest.json");
-  auto source = CreateSource(spec, 0);
+  auto source = CreateSource(spec, 0, DatasetIo::FromEnvironment());
   ASSERT_TRUE(source.ok()) << source.status();
   ASSERT_EQ((*source)->size(), 60u);
   // Four threads, each with its own curl handle, read every sample.
@@ -129,7 +129,7 @@ TEST_F(HttpFileTest, TarShardsOverHttp) {
   WriteTar(root_.File("w-0.tar"), {{"a.jpg", "AAA"}, {"a.cls", "1"}, {"b.jpg", "BB"}});
   stoker::v1::DatasetSpec spec;
   spec.mutable_shards()->add_paths(server_->url() + "w-0.tar");
-  auto source = CreateSource(spec, 0);
+  auto source = CreateSource(spec, 0, DatasetIo::FromEnvironment());
   ASSERT_TRUE(source.ok()) << source.status();
   ASSERT_EQ((*source)->size(), 2u);
   SampleBuffer sample;

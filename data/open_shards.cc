@@ -10,9 +10,6 @@
 namespace stoker {
 namespace {
 
-absl::Mutex default_mu(absl::kConstInit);
-std::shared_ptr<OpenShardPool>* default_pool ABSL_GUARDED_BY(default_mu) = nullptr;
-
 absl::StatusOr<std::unique_ptr<OpenShard>> OpenAndIndex(const Storage& storage,
                                                         const std::string& location,
                                                         uint64_t expected_records,
@@ -44,19 +41,6 @@ absl::Status OpenShardLimits::Validate() const {
 
 uint64_t OpenShard::index_bytes() const {
   return index.samples.capacity() * sizeof(SampleLocation) + index.damage.capacity();
-}
-
-std::shared_ptr<OpenShardPool> OpenShardPool::Default() {
-  absl::MutexLock lock(&default_mu);
-  if (default_pool == nullptr) default_pool = new std::shared_ptr<OpenShardPool>();
-  if (*default_pool == nullptr) *default_pool = std::make_shared<OpenShardPool>(OpenShardLimits{});
-  return *default_pool;
-}
-
-void OpenShardPool::SetDefault(std::shared_ptr<OpenShardPool> pool) {
-  absl::MutexLock lock(&default_mu);
-  if (default_pool == nullptr) default_pool = new std::shared_ptr<OpenShardPool>();
-  *default_pool = std::move(pool);
 }
 
 absl::StatusOr<std::shared_ptr<const OpenShard>> OpenShardPool::Get(const Storage& storage,

@@ -2,8 +2,9 @@
 #define STOKER_DATA_OPEN_SHARDS_H_
 
 // The shards a process holds open (a file handle and the record index of each), shared by every
-// ShardSource (data/shard_source.h) of the process: jobs over the same dataset share its open
-// shards, keyed by location. Least recently used shards are closed beyond a count
+// ShardSource (data/shard_source.h) handed the pool (data/dataset_io.h; one per binary): jobs
+// over the same dataset share its open shards, keyed by location. Least recently used shards are
+// closed beyond a count
 // (--max-open-shards) or beyond a total of index bytes (--shard-index-bytes); a shard in use by a
 // reader stays open until that reader lets go of it, so at most max_open plus the readers in
 // flight are open at once. A shard evicted and wanted again is reopened and reindexed (its
@@ -49,13 +50,6 @@ struct OpenShard {
 class OpenShardPool {
  public:
   explicit OpenShardPool(OpenShardLimits limits) : limits_(limits) {}
-
-  // The process's pool (default limits until SetDefault). Only ShardSource still reads it, for
-  // the same reason as Storage::Default (decision 0061).
-  static std::shared_ptr<OpenShardPool> Default();
-  // Sources made after this use `pool` (nullptr: a fresh pool of default limits); sources
-  // already open keep theirs.
-  static void SetDefault(std::shared_ptr<OpenShardPool> pool);
 
   // The shard at `location`, opened through `storage` and indexed on first use (other readers
   // of it wait for that one load). `expected_records` is what the manifest says it holds: a shard

@@ -8,6 +8,7 @@
 #include "data/storage_flags.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "prometheus/metric_family.h"
 
 namespace stoker {
 namespace {
@@ -104,21 +105,46 @@ TEST(S3ErrorTest, CodesSayWhatToDo) {
 
 TEST(StorageFlagsTest, BadFlagsAreNamed) {
   StorageFlags flags;
-  EXPECT_EQ(flags.Apply().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(flags.Apply().message(), HasSubstr("--data-root: required"));
+  EXPECT_EQ(flags.BuildDatasetIo().status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(flags.BuildDatasetIo().status().message(), HasSubstr("--data-root: required"));
   flags.data_roots = {"/"};
   flags.s3_addressing = "dns";
-  EXPECT_THAT(flags.Apply().message(), HasSubstr("--s3-addressing: must be auto, path or virtual"));
+  EXPECT_THAT(flags.BuildDatasetIo().status().message(),
+              HasSubstr("--s3-addressing: must be auto, path or virtual"));
   flags.s3_addressing = "path";
   flags.s3_endpoint = "minio:9000";
-  EXPECT_THAT(flags.Apply().message(), HasSubstr("--s3-endpoint: must start with http://"));
+  EXPECT_THAT(flags.BuildDatasetIo().status().message(),
+              HasSubstr("--s3-endpoint: must start with http://"));
   flags.s3_endpoint = "http://minio:9000";
   flags.cache_dir = "/tmp/stoker-unused-cache";
   flags.cache_bytes = 0;
-  EXPECT_THAT(flags.Apply().message(), HasSubstr("--cache-bytes: must be > 0"));
+  EXPECT_THAT(flags.BuildDatasetIo().status().message(), HasSubstr("--cache-bytes: must be > 0"));
   flags.cache_bytes = 1 << 20;
   flags.open_shards.max_open = 0;
-  EXPECT_THAT(flags.Apply().message(), HasSubstr("--max-open-shards: must be > 0"));
+  EXPECT_THAT(flags.BuildDatasetIo().status().message(),
+              HasSubstr("--max-open-shards: must be > 0"));
+  flags.open_shards.max_open = 4;
+  flags.cache_dir.clear();
+  absl::StatusOr<DatasetIo> io = flags.BuildDatasetIo();
+  ASSERT_TRUE(io.ok()) << io.status();
+  EXPECT_NE(io->storage, nullptr);
+  EXPECT_NE(io->shards, nullptr);
+}
+
+// The metrics are those of the storage they are given, not of some process-wide one.
+TEST(StorageMetricsTest, ReportTheStorageTheyAreGiven) {
+  const std::shared_ptr<Storage> storage = Storage::FromEnvironment();
+  storage->CountSampleBytes(123);
+  const StorageMetrics metrics(storage);
+  const StorageMetrics other(Storage::FromEnvironment());
+  auto sample_bytes = [](const StorageMetrics& of) {
+    for (const prometheus::MetricFamily& family : of.Collect()) {
+      if (family.name == "stoker_sample_bytes_total") return family.metric.at(0).counter.value;
+    }
+    return -1.0;
+  };
+  EXPECT_EQ(sample_bytes(metrics), 123.0);
+  EXPECT_EQ(sample_bytes(other), 0.0);
 }
 
 }  // namespace

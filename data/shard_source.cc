@@ -44,12 +44,13 @@ absl::StatusOr<std::vector<ShardRef>> CountShards(const Storage& storage,
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(const stoker::v1::ShardDataset& spec,
+                                                               const DatasetIo& io,
                                                                bool random_order) {
-  const std::shared_ptr<Storage> storage = Storage::Default();
+  const Storage& storage = *io.storage;
   std::vector<ShardRef> shards;
   std::vector<std::string> class_names;
   if (!spec.manifest().empty()) {
-    absl::StatusOr<stoker::v1::ShardManifest> read = ReadManifest(*storage, spec.manifest());
+    absl::StatusOr<stoker::v1::ShardManifest> read = ReadManifest(storage, spec.manifest());
     if (!read.ok()) return PrefixStatus("dataset.shards.manifest: ", read.status());
     const stoker::v1::ShardManifest& manifest = *read;
     for (const stoker::v1::ManifestShard& shard : manifest.shards()) {
@@ -59,7 +60,7 @@ absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(const stoker::v1:
     class_names.assign(manifest.class_names().begin(), manifest.class_names().end());
   } else {
     const std::vector<std::string> paths(spec.paths().begin(), spec.paths().end());
-    absl::StatusOr<std::vector<ShardRef>> counted = CountShards(*storage, paths);
+    absl::StatusOr<std::vector<ShardRef>> counted = CountShards(storage, paths);
     if (!counted.ok()) return PrefixStatus("dataset.shards.paths: ", counted.status());
     shards = *std::move(counted);
   }
@@ -72,19 +73,18 @@ absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(const stoker::v1:
     total += shard.records;
   }
   if (total == 0) return absl::InvalidArgumentError("dataset.shards: the shards hold no samples");
-  const ShardCache* cache = storage->cache();
+  const ShardCache* cache = storage.cache();
   const bool ranged = random_order && cache != nullptr && bytes > cache->options().max_bytes;
-  return std::make_unique<ShardSource>(std::move(shards), std::move(class_names), nullptr,
+  return std::make_unique<ShardSource>(std::move(shards), std::move(class_names), io,
                                        ranged ? RemoteReads::kRanged : RemoteReads::kWholeShard);
 }
 
 ShardSource::ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names,
-                         std::shared_ptr<OpenShardPool> pool, RemoteReads reads)
+                         DatasetIo io, RemoteReads reads)
     : shards_(std::move(shards)),
       class_names_(std::move(class_names)),
-      pool_(pool != nullptr ? std::move(pool) : OpenShardPool::Default()),
-      reads_(reads),
-      storage_(Storage::Default()) {
+      io_(std::move(io)),
+      reads_(reads) {
   starts_.reserve(shards_.size() + 1);
   starts_.push_back(0);
   for (const ShardRef& shard : shards_) starts_.push_back(starts_.back() + shard.records);
@@ -98,7 +98,7 @@ std::pair<size_t, uint64_t> ShardSource::Find(uint64_t index) const {
 }
 
 absl::StatusOr<std::shared_ptr<const OpenShard>> ShardSource::Load(size_t s) const {
-  return pool_->Get(*storage_, shards_[s].location, shards_[s].records, reads_);
+  return io_.shards->Get(*io_.storage, shards_[s].location, shards_[s].records, reads_);
 }
 
 absl::Status ShardSource::Read(uint64_t index, SampleBuffer* sample) const {
@@ -128,7 +128,7 @@ absl::Status ShardSource::ReadRecord(const OpenShard& shard, uint64_t record,
     return BadSampleError(BadSampleReason::kReadError, std::string(read.message()));
   }
   RETURN_IF_ERROR(read);
-  storage_->CountSampleBytes(location.length);
+  io_.storage->CountSampleBytes(location.length);
   if (shard.tar) {
     sample->label = location.label;
     return absl::OkStatus();

@@ -6,7 +6,7 @@
 // n1, and so on. The record counts come from the manifest (cheap: the coordinator learns N without
 // touching a shard) or, for a plain list of shards, from opening each one.
 //
-// Each shard is opened on first use through the process's OpenShardPool (data/open_shards.h),
+// Each shard is opened on first use through the OpenShardPool it is handed (data/dataset_io.h),
 // which keeps the most recently used shards open and indexed, shared with the other jobs over
 // the same shards, and closes the rest beyond its limits: what a source itself holds is O(shards)
 // (each shard's location and the prefix sums of their record counts), never O(samples). A
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "data/dataset_io.h"
 #include "data/open_shards.h"
 #include "data/source.h"
 #include "data/storage.h"
@@ -36,20 +37,21 @@ struct ShardRef {
 // Thread-safe.
 class ShardSource : public Source {
  public:
-  // Reads the manifest, or opens every listed shard (globs expanded) to count its samples.
+  // Reads the manifest, or opens every listed shard (globs expanded) to count its samples, through
+  // `io`, which the source keeps to read its shards.
   // Errors keep the storage's code (NOT_FOUND or UNAVAILABLE naming the file or URL; those of
   // ReadManifest) and start with the field, "dataset.shards.manifest: " or
   // "dataset.shards.paths: "; INVALID_ARGUMENT when the dataset holds no sample.
   // `random_order`: the job reads samples in a global random order (SHUFFLE_MODE_GLOBAL): when
-  // the shards are larger in all than the process's shard cache, remote shards are then read
+  // the shards are larger in all than the storage's shard cache, remote shards are then read
   // with ranged GETs of the records (RemoteReads::kRanged) instead of whole-shard downloads that
   // the cache would evict before their next use (docs/storage.md).
   static absl::StatusOr<std::unique_ptr<ShardSource>> Open(const stoker::v1::ShardDataset& spec,
+                                                           const DatasetIo& io,
                                                            bool random_order = false);
 
-  // `pool` null: OpenShardPool::Default().
-  ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names,
-              std::shared_ptr<OpenShardPool> pool = nullptr,
+  // REQUIRES: io.storage and io.shards are set.
+  ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names, DatasetIo io,
               RemoteReads reads = RemoteReads::kWholeShard);
 
   uint64_t size() const override { return starts_.back(); }
@@ -75,10 +77,10 @@ class ShardSource : public Source {
   const std::vector<ShardRef> shards_;
   const std::vector<std::string> class_names_;
   std::vector<uint64_t> starts_;  // starts_[s]: first index of shard s; back() = size().
-  const std::shared_ptr<OpenShardPool> pool_;
+  // Opens the shards; its storage counts the bytes of the samples read (read amplification,
+  // data/storage_backend.h).
+  const DatasetIo io_;
   const RemoteReads reads_;
-  // Counts the bytes of the samples read (read amplification, data/storage_backend.h).
-  const std::shared_ptr<Storage> storage_;
 };
 
 }  // namespace stoker

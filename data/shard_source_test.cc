@@ -52,7 +52,8 @@ std::string Encoded(const SampleBuffer& sample) {
 
 TEST(ShardSourceTest, ReadsEverySampleThroughTheManifest) {
   TempDir dir;
-  auto source = CreateSource(ManifestSpec(WriteTestDataset(dir.path(), 3, 7)), 0);
+  auto source = CreateSource(ManifestSpec(WriteTestDataset(dir.path(), 3, 7)), 0,
+                             DatasetIo::FromEnvironment());
   ASSERT_TRUE(source.ok()) << source.status();
   EXPECT_EQ((*source)->size(), 21u);
   EXPECT_TRUE((*source)->format().encoded);
@@ -69,7 +70,8 @@ TEST(ShardSourceTest, ReadsEverySampleThroughTheManifest) {
 
 TEST(ShardSourceTest, ReusesTheSampleBuffer) {
   TempDir dir;
-  auto source = CreateSource(ManifestSpec(WriteTestDataset(dir.path(), 1, 50)), 0);
+  auto source = CreateSource(ManifestSpec(WriteTestDataset(dir.path(), 1, 50)), 0,
+                             DatasetIo::FromEnvironment());
   SampleBuffer sample;
   sample.encoded.reserve(4096);
   const uint8_t* storage = sample.encoded.data();
@@ -83,7 +85,7 @@ TEST(ShardSourceTest, PathsAndGlobsWithoutManifest) {
   WriteTestShard(dir.File("b-0.stoker"), 0, 4);
   stoker::v1::DatasetSpec spec;
   spec.mutable_shards()->add_paths(dir.File("b-*.stoker"));
-  auto source = CreateSource(spec, 0);
+  auto source = CreateSource(spec, 0, DatasetIo::FromEnvironment());
   ASSERT_TRUE(source.ok()) << source.status();
   ASSERT_EQ((*source)->size(), 8u);
   SampleBuffer sample;
@@ -91,7 +93,8 @@ TEST(ShardSourceTest, PathsAndGlobsWithoutManifest) {
   EXPECT_EQ(Encoded(sample), SampleBytes(5));
 
   spec.mutable_shards()->set_paths(0, dir.File("none-*.stoker"));
-  EXPECT_EQ(CreateSource(spec, 0).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(CreateSource(spec, 0, DatasetIo::FromEnvironment()).status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 TEST(ShardSourceTest, WebDatasetTar) {
@@ -100,7 +103,7 @@ TEST(ShardSourceTest, WebDatasetTar) {
            {{"x/0.jpg", "zero"}, {"x/0.cls", "4"}, {"x/1.jpg", "one"}, {"x/1.cls", "2"}});
   stoker::v1::DatasetSpec spec;
   spec.mutable_shards()->add_paths(dir.File("w.tar"));
-  auto source = CreateSource(spec, 0);
+  auto source = CreateSource(spec, 0, DatasetIo::FromEnvironment());
   ASSERT_TRUE(source.ok()) << source.status();
   SampleBuffer sample;
   ASSERT_TRUE((*source)->Read(1, &sample).ok());
@@ -116,7 +119,7 @@ TEST(ShardSourceTest, TruncatedShardReportsLostSamplesAsBad) {
   auto file = OpenLocalFile(shard);
   const SampleLocation cut = (*LoadStokerShardIndex(**file)).samples[4];
   WriteFile(shard, ReadFile(shard).substr(0, cut.offset + 3));
-  auto source = CreateSource(ManifestSpec(manifest), 0);
+  auto source = CreateSource(ManifestSpec(manifest), 0, DatasetIo::FromEnvironment());
   ASSERT_TRUE(source.ok());
   SampleBuffer sample;
   EXPECT_TRUE((*source)->Read(3, &sample).ok());
@@ -133,7 +136,7 @@ TEST(ShardSourceTest, CorruptRecordIsABadSampleNamingTheShard) {
   TempDir dir;
   const std::string manifest = WriteTestDataset(dir.path(), 1, 5);
   CorruptShardRecord(dir.File("shard-00000.stoker"), 2);
-  auto source = CreateSource(ManifestSpec(manifest), 0);
+  auto source = CreateSource(ManifestSpec(manifest), 0, DatasetIo::FromEnvironment());
   SampleBuffer sample;
   absl::Status status = (*source)->Read(2, &sample);
   EXPECT_EQ(BadSampleReasonOf(status), BadSampleReason::kCorruptRecord);
@@ -145,7 +148,7 @@ TEST(ShardSourceTest, MissingShardIsNotFound) {
   TempDir dir;
   const std::string manifest = WriteTestDataset(dir.path(), 2, 3);
   std::remove(dir.File("shard-00001.stoker").c_str());
-  auto source = CreateSource(ManifestSpec(manifest), 0);
+  auto source = CreateSource(ManifestSpec(manifest), 0, DatasetIo::FromEnvironment());
   ASSERT_TRUE(source.ok());  // The manifest is enough to open the dataset.
   SampleBuffer sample;
   absl::Status status = (*source)->Read(4, &sample);
@@ -162,19 +165,25 @@ TEST(ShardSourceTest, BadSpecsAndManifests) {
   spec.mutable_shards()->add_paths("x");
   EXPECT_THAT(std::string(ValidateDatasetSpec(spec).message()),
               HasSubstr("exactly one of manifest and paths"));
-  auto missing = CreateSource(ManifestSpec(dir.File("missing.json")), 0);
+  auto missing =
+      CreateSource(ManifestSpec(dir.File("missing.json")), 0, DatasetIo::FromEnvironment());
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(missing.status().message()),
               StartsWith("dataset.shards.manifest: cannot open " + dir.File("missing.json")));
   WriteFile(dir.File("bad.json"), "{ not json");
-  EXPECT_EQ(CreateSource(ManifestSpec(dir.File("bad.json")), 0).status().code(),
+  EXPECT_EQ(CreateSource(ManifestSpec(dir.File("bad.json")), 0, DatasetIo::FromEnvironment())
+                .status()
+                .code(),
             absl::StatusCode::kInvalidArgument);
   WriteFile(dir.File("escape.json"), R"({"shards": [{"path": "../x.stoker", "records": 1}]})");
-  auto escape = CreateSource(ManifestSpec(dir.File("escape.json")), 0);
+  auto escape =
+      CreateSource(ManifestSpec(dir.File("escape.json")), 0, DatasetIo::FromEnvironment());
   EXPECT_EQ(escape.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(escape.status().message()), HasSubstr("shards[0].path"));
   WriteFile(dir.File("empty.json"), R"({"shards": []})");
-  EXPECT_EQ(CreateSource(ManifestSpec(dir.File("empty.json")), 0).status().code(),
+  EXPECT_EQ(CreateSource(ManifestSpec(dir.File("empty.json")), 0, DatasetIo::FromEnvironment())
+                .status()
+                .code(),
             absl::StatusCode::kInvalidArgument);
 }
 
@@ -191,7 +200,7 @@ TEST(ShardSourceTest, KeepsAtMostMaxOpenShardsOpenAcrossManyShards) {
     shards.push_back(ShardRef{name, 2});
   }
   auto pool = std::make_shared<OpenShardPool>(OpenShardLimits{kMaxOpen, uint64_t{1} << 20});
-  const ShardSource source(std::move(shards), {}, pool);
+  const ShardSource source(std::move(shards), {}, DatasetIo{Storage::FromEnvironment(), pool});
   const int before = OpenFiles();
   SampleBuffer sample;
   int most_open = 0;
@@ -222,9 +231,10 @@ TEST(ShardSourceTest, ManifestOfManyShardsOpensNoShard) {
   }
   ASSERT_TRUE(WriteManifest(*Storage::FromEnvironment(), manifest, dir.File("manifest.json")).ok());
   auto pool = std::make_shared<OpenShardPool>(OpenShardLimits{});
-  auto opened = ShardSource::Open(ManifestSpec(dir.File("manifest.json")).shards());
+  const DatasetIo io{Storage::FromEnvironment(), pool};
+  auto opened = ShardSource::Open(ManifestSpec(dir.File("manifest.json")).shards(), io);
   ASSERT_TRUE(opened.ok()) << opened.status();
-  const ShardSource source((*opened)->shards(), {}, pool);
+  const ShardSource source((*opened)->shards(), {}, io);
   EXPECT_EQ(source.size(), uint64_t{kShards} * 10000);
   EXPECT_EQ(source.Locate(uint64_t{kShards} * 10000 - 1), "shard-99999.stoker record 9999");
   // Locate tried to open that shard, which does not exist: a failure takes no place in the pool.
@@ -237,9 +247,10 @@ TEST(ShardSourceTest, IndexBytesBoundTheOpenShards) {
   // Room for about two indexes of 10 records.
   auto pool =
       std::make_shared<OpenShardPool>(OpenShardLimits{100, 2 * 10 * sizeof(SampleLocation) + 8});
-  auto opened = ShardSource::Open(ManifestSpec(manifest).shards());
+  const DatasetIo io{Storage::FromEnvironment(), pool};
+  auto opened = ShardSource::Open(ManifestSpec(manifest).shards(), io);
   ASSERT_TRUE(opened.ok()) << opened.status();
-  const ShardSource source((*opened)->shards(), {}, pool);
+  const ShardSource source((*opened)->shards(), {}, io);
   SampleBuffer sample;
   for (uint64_t i = 0; i < 80; ++i) ASSERT_TRUE(source.Read(i, &sample).ok()) << i;
   EXPECT_LE(pool->held_index_bytes(), 2 * 10 * sizeof(SampleLocation) + 8);
@@ -251,16 +262,39 @@ TEST(ShardSourceTest, JobsOverTheSameShardsShareThePool) {
   TempDir dir;
   const std::string manifest = WriteTestDataset(dir.path(), 3, 4);
   auto pool = std::make_shared<OpenShardPool>(OpenShardLimits{});
-  auto opened = ShardSource::Open(ManifestSpec(manifest).shards());
+  const DatasetIo io{Storage::FromEnvironment(), pool};
+  auto opened = ShardSource::Open(ManifestSpec(manifest).shards(), io);
   ASSERT_TRUE(opened.ok()) << opened.status();
-  const ShardSource first((*opened)->shards(), {}, pool);
-  const ShardSource second((*opened)->shards(), {}, pool);
+  const ShardSource first((*opened)->shards(), {}, io);
+  const ShardSource second((*opened)->shards(), {}, io);
   SampleBuffer sample;
   for (uint64_t i = 0; i < 12; ++i) {
     ASSERT_TRUE(first.Read(i, &sample).ok());
     ASSERT_TRUE(second.Read(i, &sample).ok());
   }
   EXPECT_EQ(pool->held(), 3u);
+}
+
+// No process-wide storage or pool: a source reads through the ones it is handed, and another
+// DatasetIo sees none of its reads.
+TEST(ShardSourceTest, ReadsThroughTheStorageAndPoolItIsHanded) {
+  TempDir dir;
+  const std::string manifest = WriteTestDataset(dir.path(), 3, 4);
+  const DatasetIo io = DatasetIo::FromEnvironment();
+  const DatasetIo other = DatasetIo::FromEnvironment();
+  auto source = CreateSource(ManifestSpec(manifest), 0, io);
+  ASSERT_TRUE(source.ok()) << source.status();
+  SampleBuffer sample;
+  uint64_t bytes = 0;
+  for (uint64_t i = 0; i < 12; ++i) {
+    ASSERT_TRUE((*source)->Read(i, &sample).ok()) << i;
+    bytes += sample.encoded.size();
+  }
+  EXPECT_EQ(io.shards->held(), 3u);
+  EXPECT_GT(bytes, 0u);
+  EXPECT_GE(io.storage->sample_bytes(), bytes);
+  EXPECT_EQ(other.shards->held(), 0u);
+  EXPECT_EQ(other.storage->sample_bytes(), 0u);
 }
 
 TEST(OpenShardLimitsTest, ZeroIsRefusedByName) {

@@ -61,12 +61,13 @@ absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec) {
 }
 
 absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSpec& spec,
-                                                     uint64_t seed, bool random_order) {
+                                                     uint64_t seed, const DatasetIo& io,
+                                                     bool random_order) {
   RETURN_IF_ERROR(ValidateDatasetSpec(spec));
   if (spec.has_synthetic())
     return std::unique_ptr<Source>(new SyntheticSource(spec.synthetic(), seed));
   ASSIGN_OR_RETURN(std::unique_ptr<ShardSource> source,
-                   ShardSource::Open(spec.shards(), random_order));
+                   ShardSource::Open(spec.shards(), io, random_order));
   if (source->size() > kMaxSamples) {
     return absl::InvalidArgumentError(
         absl::StrCat("dataset.shards: ", source->size(), " samples; at most 2^48"));

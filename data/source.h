@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "data/dataset_io.h"
 #include "image/image.h"
 #include "image/sample_input.h"
 #include "stoker/v1/pipeline.pb.h"
@@ -57,10 +58,12 @@ class Source {
 // "dataset.synthetic.height must be > 0".
 absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec);
 
-// Opens the dataset. `seed` is the job's seed (synthetic pixels depend on it); `random_order`
-// as ShardSource::Open's. Errors as ValidateDatasetSpec.
+// Opens the dataset. `seed` is the job's seed (synthetic pixels depend on it); shards are read
+// through `io` (a synthetic dataset reads nothing); `random_order` as ShardSource::Open's.
+// Errors as ValidateDatasetSpec and ShardSource::Open.
 absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSpec& spec,
-                                                     uint64_t seed, bool random_order = false);
+                                                     uint64_t seed, const DatasetIo& io,
+                                                     bool random_order = false);
 
 }  // namespace stoker
 

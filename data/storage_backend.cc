@@ -1,7 +1,6 @@
 #include "data/storage_backend.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "common/metric_family_builder.h"
 #include "common/status_macros.h"
 #include "data/http_file.h"
@@ -27,9 +26,6 @@ class CountingFile : public RandomAccessFile {
   const std::unique_ptr<RandomAccessFile> file_;
   const std::shared_ptr<std::atomic<uint64_t>> counter_;
 };
-
-absl::Mutex default_mu(absl::kConstInit);
-std::shared_ptr<Storage>* default_storage ABSL_GUARDED_BY(default_mu) = nullptr;
 
 }  // namespace
 
@@ -64,19 +60,6 @@ std::shared_ptr<Storage> Storage::FromEnvironment() {
     made = Create(options, env);
   }
   return *std::move(made);
-}
-
-std::shared_ptr<Storage> Storage::Default() {
-  absl::MutexLock lock(&default_mu);
-  if (default_storage == nullptr) default_storage = new std::shared_ptr<Storage>();
-  if (*default_storage == nullptr) *default_storage = FromEnvironment();
-  return *default_storage;
-}
-
-void Storage::SetDefault(std::shared_ptr<Storage> storage) {
-  absl::MutexLock lock(&default_mu);
-  if (default_storage == nullptr) default_storage = new std::shared_ptr<Storage>();
-  *default_storage = std::move(storage);
 }
 
 absl::StatusOr<std::unique_ptr<RandomAccessFile>> Storage::Open(const std::string& location,
@@ -135,11 +118,11 @@ absl::StatusOr<std::vector<StorageEntry>> Storage::List(const std::string& prefi
 }
 
 std::vector<prometheus::MetricFamily> StorageMetrics::Collect() const {
-  const std::shared_ptr<Storage> storage = Storage::Default();
+  const Storage& storage = *storage_;
   MetricFamilyBuilder builder;
   builder.Counter("stoker_s3_requests_total", "S3 requests sent (retries included).",
-                  static_cast<double>(storage->s3().requests()));
-  const uint64_t fetched = storage->fetched_bytes(), used = storage->sample_bytes();
+                  static_cast<double>(storage.s3().requests()));
+  const uint64_t fetched = storage.fetched_bytes(), used = storage.sample_bytes();
   builder.Counter("stoker_remote_fetched_bytes_total",
                   "Bytes read from S3 and HTTP (cache fills, ranged reads, shard indexes).",
                   static_cast<double>(fetched));
@@ -149,7 +132,7 @@ std::vector<prometheus::MetricFamily> StorageMetrics::Collect() const {
                 "Remote bytes fetched / bytes of samples read since the process started (0 "
                 "before any sample; local data fetches nothing).",
                 used == 0 ? 0.0 : static_cast<double>(fetched) / used);
-  if (const ShardCache* cache = storage->cache()) {
+  if (const ShardCache* cache = storage.cache()) {
     const ShardCacheStats stats = cache->stats();
     builder.Counter("stoker_shard_cache_hits_total", "Shard opens served from the local cache.",
                     static_cast<double>(stats.hits));

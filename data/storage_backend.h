@@ -3,14 +3,16 @@
 
 // Storage: where datasets are read from and written to (local files, S3, HTTP), with the S3
 // endpoint and credential chain, the data roots and the optional shard cache. A binary builds
-// it from its flags once in main.cc (StorageFlags, data/storage_flags.h) and hands it, by
-// reference, to what reads or writes datasets (manifests, stoker-pack).
+// it from its flags once in main.cc (StorageFlags, data/storage_flags.h) and hands it to what
+// reads or writes datasets: by reference to manifests and stoker-pack, inside a DatasetIo
+// (data/dataset_io.h) to the sources.
 //
 // Remote files (S3, HTTP) go through the cache when there is one; local files never do.
 
 #include <atomic>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -29,7 +31,7 @@ struct StorageOptions {
   S3Config s3;
   ShardCacheOptions cache;  // cache.dir empty: no cache.
   // Where datasets may be read from (data/data_roots.h); empty: anywhere (the binaries require
-  // at least one: StorageFlags::Apply).
+  // at least one: StorageFlags::Build).
   std::vector<std::string> data_roots;
 
   // Errors of S3Config::Validate and, with a cache dir, ShardCacheOptions::Validate.
@@ -44,14 +46,9 @@ class Storage {
                                                          AwsEnvironment env);
   // A storage from the process environment alone (AWS_ENDPOINT_URL, AWS_REGION, the credential
   // chain of data/aws_credentials.h; a malformed endpoint makes s3:// locations fail with its
-  // error), without a cache or data roots: for tests and benchmarks.
+  // error), without a cache or data roots: for tests, benchmarks and the trainer's hybrid
+  // producer (DatasetIo::FromEnvironment).
   static std::shared_ptr<Storage> FromEnvironment();
-  // The installed storage, or FromEnvironment() on first use. Only ShardSource and
-  // StorageMetrics still read it, until the worker's, the coordinator's and the local producer's
-  // shard sources are handed their storage (decision 0061); new code takes a Storage&.
-  static std::shared_ptr<Storage> Default();
-  // Installs `storage`; nullptr goes back to the environment's.
-  static void SetDefault(std::shared_ptr<Storage> storage);
 
   // See data/storage.h. Open, ReadAll and List first check the location against the data roots
   // (DataRoots::Check's errors), before any I/O; Write does not (stoker-pack's output).
@@ -93,11 +90,16 @@ class Storage {
   std::atomic<uint64_t> sample_bytes_{0};
 };
 
-// stoker_shard_cache_* and stoker_s3_requests_total of the default storage (docs/metrics.md).
-// Thread-safe.
+// stoker_shard_cache_*, stoker_s3_requests_total and the read amplification of `storage`: the
+// one its process reads datasets through (docs/metrics.md). Thread-safe.
 class StorageMetrics : public prometheus::Collectable {
  public:
+  explicit StorageMetrics(std::shared_ptr<const Storage> storage) : storage_(std::move(storage)) {}
+
   std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  const std::shared_ptr<const Storage> storage_;
 };
 
 }  // namespace stoker

@@ -79,12 +79,10 @@ absl::StatusOr<std::shared_ptr<Storage>> StorageFlags::Build() const {
   return storage;
 }
 
-absl::Status StorageFlags::Apply() const {
+absl::StatusOr<DatasetIo> StorageFlags::BuildDatasetIo() const {
   absl::StatusOr<std::shared_ptr<Storage>> storage = Build();
   if (!storage.ok()) return storage.status();
-  Storage::SetDefault(*std::move(storage));
-  OpenShardPool::SetDefault(std::make_shared<OpenShardPool>(open_shards));
-  return absl::OkStatus();
+  return DatasetIo{*std::move(storage), std::make_shared<OpenShardPool>(open_shards)};
 }
 
 }  // namespace stoker

@@ -3,9 +3,9 @@
 
 // The storage flags every binary that reads datasets shares (--data-root, --s3-*, the worker's
 // --cache-* and open-shard limits): parsed in main.cc, then Build makes the Storage
-// (data/storage_backend.h) that main hands on, or Apply installs it and an OpenShardPool
-// (data/open_shards.h) as the process's defaults, which shard sources still read through
-// (docs/decisions/0061-one-byte-codec-and-storage-handed-in.md).
+// (data/storage_backend.h) that main hands on (stoker-pack), and BuildDatasetIo that storage
+// with an OpenShardPool (data/open_shards.h) of the flags' limits, for main to hand to what opens
+// sources (the worker, the coordinator; data/dataset_io.h).
 
 #include <cstdint>
 #include <memory>
@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/flags.h"
+#include "data/dataset_io.h"
 #include "data/open_shards.h"
 
 namespace stoker {
@@ -37,9 +38,9 @@ struct StorageFlags {
   // INVALID_ARGUMENT naming the flag, and naming --data-root when none is given (the binaries
   // then exit 2, as without TLS files).
   absl::StatusOr<std::shared_ptr<Storage>> Build() const;
-  // Builds the storage and the open-shard pool and installs them as the process's defaults,
-  // which ShardSource still reads through (the worker, the coordinator). Errors as Build's.
-  absl::Status Apply() const;
+  // The storage (Build) and an open-shard pool of open_shards' limits, for main to hand to what
+  // opens sources. Errors as Build's.
+  absl::StatusOr<DatasetIo> BuildDatasetIo() const;
 };
 
 }  // namespace stoker

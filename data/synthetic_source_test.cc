@@ -22,7 +22,7 @@ stoker::v1::DatasetSpec Synthetic(uint64_t n, uint32_t h, uint32_t w, uint32_t c
 }
 
 TEST(SyntheticSourceTest, SameIndexSameImageAndLabel) {
-  auto source = CreateSource(Synthetic(100, 5, 7, 3), 99);
+  auto source = CreateSource(Synthetic(100, 5, 7, 3), 99, DatasetIo::FromEnvironment());
   ASSERT_TRUE(source.ok());
   EXPECT_FALSE((*source)->format().encoded);
   EXPECT_EQ((*source)->format().shape, (ImageShape{5, 7, 3, PixelType::kUint8}));
@@ -38,8 +38,8 @@ TEST(SyntheticSourceTest, SameIndexSameImageAndLabel) {
 }
 
 TEST(SyntheticSourceTest, SeedChangesPixels) {
-  auto s1 = CreateSource(Synthetic(10, 4, 4, 1), 1);
-  auto s2 = CreateSource(Synthetic(10, 4, 4, 1), 2);
+  auto s1 = CreateSource(Synthetic(10, 4, 4, 1), 1, DatasetIo::FromEnvironment());
+  auto s2 = CreateSource(Synthetic(10, 4, 4, 1), 2, DatasetIo::FromEnvironment());
   SampleBuffer a, b;
   ASSERT_TRUE((*s1)->Read(0, &a).ok());
   ASSERT_TRUE((*s2)->Read(0, &b).ok());
@@ -47,7 +47,7 @@ TEST(SyntheticSourceTest, SeedChangesPixels) {
 }
 
 TEST(SyntheticSourceTest, OutOfRangeIndex) {
-  auto source = CreateSource(Synthetic(3, 2, 2, 1), 0);
+  auto source = CreateSource(Synthetic(3, 2, 2, 1), 0, DatasetIo::FromEnvironment());
   SampleBuffer sample;
   EXPECT_EQ((*source)->Read(3, &sample).code(), absl::StatusCode::kOutOfRange);
 }
@@ -67,7 +67,7 @@ TEST(DatasetSpecTest, NamesTheBadField) {
   check(Synthetic(5, 2, 0, 3), "width");
   check(Synthetic(5, 2, 2, 2), "channels");
   check(Synthetic(5, 50000, 50000, 3), "pixels");
-  EXPECT_EQ(CreateSource(Synthetic(5, 2, 2, 2), 0).status().code(),
+  EXPECT_EQ(CreateSource(Synthetic(5, 2, 2, 2), 0, DatasetIo::FromEnvironment()).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 

@@ -81,7 +81,7 @@ TEST_F(PackerTest, FolderToShardsAndManifest) {
 
   stoker::v1::DatasetSpec spec;
   spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
-  auto source = CreateSource(spec, 0);
+  auto source = CreateSource(spec, 0, DatasetIo::FromEnvironment());
   ASSERT_TRUE(source.ok());
   ASSERT_EQ((*source)->size(), 12u);
   SampleBuffer sample;
@@ -115,7 +115,7 @@ TEST_F(PackerTest, ResizeShorterSideAndFileList) {
   EXPECT_EQ(summary->images, 2u);
   stoker::v1::DatasetSpec spec;
   spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
-  auto source = CreateSource(spec, 0);
+  auto source = CreateSource(spec, 0, DatasetIo::FromEnvironment());
   SampleBuffer sample;
   ASSERT_TRUE((*source)->Read(1, &sample).ok());
   EXPECT_EQ(sample.label, 1);
@@ -154,7 +154,7 @@ TEST_F(PackerTest, RestartMarkersKeepEveryPixel) {
   ASSERT_TRUE(PackAll().ok());
   stoker::v1::DatasetSpec spec;
   spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
-  auto source = CreateSource(spec, 0);
+  auto source = CreateSource(spec, 0, DatasetIo::FromEnvironment());
   ASSERT_TRUE(source.ok());
   ASSERT_EQ((*source)->size(), 13u);
   SampleBuffer sample;

@@ -44,11 +44,13 @@ TEST(HealthCheckTest, RejectsMalformedResponses) {
 }
 
 TEST(HealthCheckTest, AsksARealServer) {
-  absl::StatusOr<std::unique_ptr<CoordinatorServer>> server = CoordinatorServer::Start([] {
-    CoordinatorConfig config;  // 127.0.0.1:0
-    config.tls = TlsConfig::Plaintext();
-    return config;
-  }());
+  absl::StatusOr<std::unique_ptr<CoordinatorServer>> server = CoordinatorServer::Start(
+      [] {
+        CoordinatorConfig config;  // 127.0.0.1:0
+        config.tls = TlsConfig::Plaintext();
+        return config;
+      }(),
+      DatasetIo::FromEnvironment());
   ASSERT_THAT(server, IsOk());
   const std::string address = (*server)->address();
   EXPECT_THAT(CheckHealth(address, "", absl::Seconds(10), TlsConfig::Plaintext()),

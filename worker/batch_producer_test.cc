@@ -19,7 +19,7 @@ using worker_testing::TaskOf;
 namespace pb = ::stoker::v1;
 
 TEST(ProduceBatchTest, FollowsThePlanAndIsDeterministic) {
-  auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2));
+  auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2), DatasetIo::FromEnvironment());
   ASSERT_TRUE(job.ok()) << job.status();
   ProducerScratch scratch_a, scratch_b;
   pb::BatchMessage a, b;
@@ -49,7 +49,7 @@ TEST(ProduceBatchTest, FollowsThePlanAndIsDeterministic) {
 }
 
 TEST(ProduceBatchTest, TaskPastThePlanIsOutOfRange) {
-  auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2));
+  auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2), DatasetIo::FromEnvironment());
   ASSERT_TRUE(job.ok());
   ProducerScratch scratch;
   pb::BatchMessage out;
@@ -62,7 +62,7 @@ TEST(ProduceBatchTest, TaskPastThePlanIsOutOfRange) {
 }
 
 TEST(BatchProducerTest, ProducesOnThreadsAndCountsBatches) {
-  auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2));
+  auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2), DatasetIo::FromEnvironment());
   ASSERT_TRUE(job.ok());
   MessagePool pool(4);
   BatchProducer producer(2, 5, &pool, Clock::Real());
@@ -97,7 +97,7 @@ TEST(BatchProducerTest, ProducesOnThreadsAndCountsBatches) {
 pb::WorkerStats ProduceSimulated(FakeClock* clock, int batches,
                                  const std::function<void()>& hand_off,
                                  absl::Duration idle = absl::ZeroDuration()) {
-  auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2));
+  auto job = JobContext::Create(1, SmallBlurJobForTest(2, 2), DatasetIo::FromEnvironment());
   EXPECT_TRUE(job.ok()) << job.status();
   MessagePool pool(4);
   BatchProducer producer(1, 5, &pool, clock);

@@ -35,7 +35,7 @@ pb::BatchMessage Produce(JobContext& job, const pb::TaskId& task, const LeaseSta
 }
 
 TEST(BatchTimelineTest, UntracedBatchesCarryNoSpans) {
-  auto job = JobContext::Create(1, SmallBlurJobForTest(1, 1));
+  auto job = JobContext::Create(1, SmallBlurJobForTest(1, 1), DatasetIo::FromEnvironment());
   ASSERT_TRUE(job.ok()) << job.status();
   pb::BatchMessage reused;
   reused.mutable_header()->mutable_trace()->add_spans();  // a traced batch's pooled message
@@ -44,7 +44,7 @@ TEST(BatchTimelineTest, UntracedBatchesCarryNoSpans) {
 }
 
 TEST(BatchTimelineTest, SampledBatchesCarryTheirStagesEndToEndOnTheProducerThread) {
-  auto job = JobContext::Create(1, SmallBlurJobForTest(1, 1));
+  auto job = JobContext::Create(1, SmallBlurJobForTest(1, 1), DatasetIo::FromEnvironment());
   ASSERT_TRUE(job.ok()) << job.status();
   (*job)->trace().SetSampling(1);
   const LeaseStart lease{trace::MonotonicNowNanos(), /*thread_id=*/4242};
@@ -78,7 +78,7 @@ TEST(BatchTimelineTest, SampledBatchesCarryTheirStagesEndToEndOnTheProducerThrea
 }
 
 TEST(BatchTimelineTest, SamplesOneInNByTheTaskHash) {
-  auto job = JobContext::Create(1, SmallBlurJobForTest(1, 1));
+  auto job = JobContext::Create(1, SmallBlurJobForTest(1, 1), DatasetIo::FromEnvironment());
   ASSERT_TRUE(job.ok()) << job.status();
   (*job)->trace().SetSampling(3);
   std::vector<bool> traced, expected;

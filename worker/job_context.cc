@@ -13,12 +13,13 @@ constexpr size_t kPlansKept = 2;
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
-                                                               const stoker::v1::JobSpec& spec) {
+                                                               const stoker::v1::JobSpec& spec,
+                                                               const DatasetIo& io) {
   // GLOBAL reads the dataset at random: remote shards ranged when the cache cannot hold them.
   const bool random_order = spec.shuffle() == stoker::v1::SHUFFLE_MODE_GLOBAL ||
                             spec.shuffle() == stoker::v1::SHUFFLE_MODE_UNSPECIFIED;
   ASSIGN_OR_RETURN(std::unique_ptr<Source> source,
-                   CreateSource(spec.dataset(), spec.seed(), random_order));
+                   CreateSource(spec.dataset(), spec.seed(), io, random_order));
   return Create(job_id, spec, std::move(source));
 }
 

@@ -24,9 +24,11 @@ namespace stoker {
 // Thread-safe.
 class JobContext {
  public:
-  // INVALID_ARGUMENT when the spec does not describe a usable job.
+  // Opens the job's dataset through `io` (CreateSource, data/source.h). INVALID_ARGUMENT when
+  // the spec does not describe a usable job; the source's errors when its data cannot be read.
   static absl::StatusOr<std::shared_ptr<JobContext>> Create(uint64_t job_id,
-                                                            const stoker::v1::JobSpec& spec);
+                                                            const stoker::v1::JobSpec& spec,
+                                                            const DatasetIo& io);
   // The same with the source already opened (tests inject sources with bad samples).
   static absl::StatusOr<std::shared_ptr<JobContext>> Create(uint64_t job_id,
                                                             const stoker::v1::JobSpec& spec,

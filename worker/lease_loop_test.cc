@@ -68,7 +68,12 @@ class LeaseLoopTest : public ::testing::Test {
   BatchProducer producer_{1, 0, &pool_, &clock_};
   WorkerRegistration registration_{config_, &coordinator_, nullptr};
   TaskLedger ledger_{[] {}};
-  StreamRegistry streams_{config_, &coordinator_, &pool_, &buffers_, [this] { loop_.Wake(); }};
+  StreamRegistry streams_{config_,
+                          &coordinator_,
+                          &pool_,
+                          &buffers_,
+                          DatasetIo::FromEnvironment(),
+                          [this] { loop_.Wake(); }};
   LeaseLoop loop_{config_, &coordinator_, &registration_, &streams_, &ledger_, &producer_, &clock_};
 };
 

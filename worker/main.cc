@@ -19,12 +19,13 @@
 
 namespace {
 
-// Serves until SIGINT/SIGTERM, then drains and stops; the process's exit code.
-int Serve(const stoker::WorkerConfig& config, const std::string& port_file,
-          const stoker::MetricsFlags& metrics_flags) {
+// Serves until SIGINT/SIGTERM, reading datasets through `io`, then drains and stops; the
+// process's exit code.
+int Serve(const stoker::WorkerConfig& config, const stoker::DatasetIo& io,
+          const std::string& port_file, const stoker::MetricsFlags& metrics_flags) {
   stoker::BlockTerminationSignals();
   absl::StatusOr<std::unique_ptr<stoker::WorkerServer>> server =
-      stoker::WorkerServer::Start(config);
+      stoker::WorkerServer::Start(config, io);
   if (!server.ok()) {
     std::fprintf(stderr, "stoker-worker: %s\n", server.status().ToString().c_str());
     return 1;
@@ -42,7 +43,7 @@ int Serve(const stoker::WorkerConfig& config, const std::string& port_file,
     std::fprintf(stderr, "stoker-worker: %s\n", metrics_server.status().ToString().c_str());
     return 1;
   }
-  const auto storage_metrics = std::make_shared<stoker::StorageMetrics>();
+  const auto storage_metrics = std::make_shared<stoker::StorageMetrics>(io.storage);
   if (*metrics_server != nullptr) (*metrics_server)->Register(storage_metrics);
   STOKER_LOG(INFO) << "this process may use " << stoker::OwnProcessLimits().description;
   std::printf("stoker-worker serving on %s with %u threads and %llu bytes for batches\n",
@@ -176,6 +177,7 @@ int main(int argc, char** argv) {
   // Sending (TLS above all: its record buffers) frees and reallocates large blocks per batch.
   stoker::RetainFreedHeapMemory();
   if (absl::Status status = values.ApplyTo(config); !status.ok()) return flags.Fail(status);
-  if (absl::Status status = values.storage.Apply(); !status.ok()) return flags.Fail(status);
-  return Serve(config, values.port_file, values.metrics);
+  absl::StatusOr<stoker::DatasetIo> io = values.storage.BuildDatasetIo();
+  if (!io.ok()) return flags.Fail(io.status());
+  return Serve(config, *io, values.port_file, values.metrics);
 }

@@ -41,7 +41,7 @@ pb::JobSpec SmallJob() {
 }
 
 TEST(SimulateBatchTest, HasTheHeaderAndSizeOfTheRealBatch) {
-  auto job = JobContext::Create(1, SmallJob());
+  auto job = JobContext::Create(1, SmallJob(), DatasetIo::FromEnvironment());
   ASSERT_TRUE(job.ok()) << job.status();
   ProducerScratch scratch;
   pb::BatchMessage real, simulated;
@@ -61,7 +61,7 @@ TEST(SimulateBatchTest, HasTheHeaderAndSizeOfTheRealBatch) {
 }
 
 TEST(SimulateBatchTest, TaskPastThePlanIsOutOfRange) {
-  auto job = JobContext::Create(1, SmallJob());
+  auto job = JobContext::Create(1, SmallJob(), DatasetIo::FromEnvironment());
   ASSERT_TRUE(job.ok()) << job.status();
   pb::BatchMessage out;
   EXPECT_EQ(SimulateBatch(**job, TaskOf(1, 0, 1000), 9, &out).code(),
@@ -69,7 +69,7 @@ TEST(SimulateBatchTest, TaskPastThePlanIsOutOfRange) {
 }
 
 TEST(SimulateBatchTest, StopWakesAProducerHoldingABatchForALongPeriod) {
-  auto job = JobContext::Create(1, SmallJob());
+  auto job = JobContext::Create(1, SmallJob(), DatasetIo::FromEnvironment());
   ASSERT_TRUE(job.ok()) << job.status();
   MessagePool pool(4);
   FakeClock clock;  // never advanced: only Stop ends the wait
@@ -91,7 +91,7 @@ TEST(SimulateBatchTest, StopWakesAProducerHoldingABatchForALongPeriod) {
 }
 
 TEST(SimulateBatchTest, ABatchIsReadyOnePeriodAfterItsTaskWasTakenOnTheInjectedClock) {
-  auto job = JobContext::Create(1, SmallJob());
+  auto job = JobContext::Create(1, SmallJob(), DatasetIo::FromEnvironment());
   ASSERT_TRUE(job.ok()) << job.status();
   MessagePool pool(4);
   FakeClock clock;
@@ -160,7 +160,7 @@ std::pair<absl::Duration, std::string> RunSimulated(const SimulatedProduction& s
   int finished = 0;  // guarded by mu, as the two below
   absl::Duration thread_cpu;
   std::string payload;
-  auto job = JobContext::Create(1, SmallJob());
+  auto job = JobContext::Create(1, SmallJob(), DatasetIo::FromEnvironment());
   if (!job.ok()) {
     ADD_FAILURE() << job.status();
     return {};

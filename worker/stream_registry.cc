@@ -14,12 +14,13 @@ namespace stoker {
 namespace pb = ::stoker::v1;
 
 StreamRegistry::StreamRegistry(const WorkerConfig& config, CoordinatorClient* coordinator,
-                               MessagePool* pool, PayloadBufferPool* buffers,
+                               MessagePool* pool, PayloadBufferPool* buffers, DatasetIo io,
                                std::function<void()> on_capacity)
     : config_(config),
       coordinator_(coordinator),
       pool_(pool),
       buffers_(buffers),
+      io_(std::move(io)),
       on_capacity_(std::move(on_capacity)),
       open_thread_([this] { OpenLoop(); }) {}
 
@@ -104,7 +105,8 @@ absl::StatusOr<std::shared_ptr<JobContext>> StreamRegistry::FindOrLoadJob(uint64
   request.set_job_id(job_id);
   absl::StatusOr<pb::GetJobResponse> response = coordinator_->GetJob(request);
   if (!response.ok()) return response.status();
-  absl::StatusOr<std::shared_ptr<JobContext>> job = JobContext::Create(job_id, response->spec());
+  absl::StatusOr<std::shared_ptr<JobContext>> job =
+      JobContext::Create(job_id, response->spec(), io_);
   if (!job.ok()) return job.status();
   absl::MutexLock lock(&mu_);
   return jobs_.try_emplace(job_id, *std::move(job)).first->second;

@@ -28,6 +28,7 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "coordinator/coordinator_client.h"
+#include "data/dataset_io.h"
 #include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/worker.pb.h"
 #include "wire/message_pool.h"
@@ -50,10 +51,11 @@ class StreamRegistry {
  public:
   using OpenDone = std::function<void(absl::StatusOr<std::shared_ptr<StreamSession>>)>;
 
-  // `on_capacity` runs when a session gets credit or frees room (it wakes the lease loop).
-  // `coordinator`, `pool` and `buffers` must outlive this. REQUIRES: config.Validate() is OK.
+  // `on_capacity` runs when a session gets credit or frees room (it wakes the lease loop). Jobs'
+  // datasets are opened through `io`. `coordinator`, `pool` and `buffers` must outlive this.
+  // REQUIRES: config.Validate() is OK.
   StreamRegistry(const WorkerConfig& config, CoordinatorClient* coordinator, MessagePool* pool,
-                 PayloadBufferPool* buffers, std::function<void()> on_capacity);
+                 PayloadBufferPool* buffers, DatasetIo io, std::function<void()> on_capacity);
   ~StreamRegistry();
 
   // Admits a new stream: RESOURCE_EXHAUSTED naming --max-streams when config.max_streams are
@@ -111,6 +113,7 @@ class StreamRegistry {
   CoordinatorClient* const coordinator_;
   MessagePool* const pool_;
   PayloadBufferPool* const buffers_;
+  const DatasetIo io_;
   const std::function<void()> on_capacity_;
   std::atomic<uint32_t> open_streams_{0};  // Admitted and not yet released.
 

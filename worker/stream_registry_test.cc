@@ -43,8 +43,8 @@ pb::OpenStream OpenOf(uint64_t job_id) {
 class StreamRegistryTest : public ::testing::Test {
  protected:
   explicit StreamRegistryTest(WorkerConfig config = RegistryConfig())
-      : registry_(
-            std::make_unique<StreamRegistry>(config, &coordinator_, &pool_, &buffers_, [] {})) {}
+      : registry_(std::make_unique<StreamRegistry>(config, &coordinator_, &pool_, &buffers_,
+                                                   DatasetIo::FromEnvironment(), [] {})) {}
 
   // Opens a session and waits for the opener thread's answer.
   absl::StatusOr<std::shared_ptr<StreamSession>> Open(const pb::OpenStream& open) {

@@ -30,7 +30,8 @@ const char* ProtocolErrorName(ProtocolError reason) {
   return "unknown";
 }
 
-Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinator, Clock* clock)
+Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinator, DatasetIo io,
+               Clock* clock)
     : config_(std::move(config)),
       coordinator_(std::move(coordinator)),
       clock_(clock),
@@ -44,7 +45,7 @@ Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinat
         absl::MutexLock lock(&mu_);
         heartbeat_due_ = true;
       }),
-      streams_(config_, coordinator_.get(), &pool_, &payload_buffers_,
+      streams_(config_, coordinator_.get(), &pool_, &payload_buffers_, std::move(io),
                [this] { lease_loop_.Wake(); }),
       lease_loop_(config_, coordinator_.get(), &registration_, &streams_, &ledger_, &producer_,
                   clock) {

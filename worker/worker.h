@@ -34,6 +34,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "coordinator/coordinator_client.h"
+#include "data/dataset_io.h"
 #include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/worker.pb.h"
 #include "worker/batch_producer.h"
@@ -59,8 +60,9 @@ const char* ProtocolErrorName(ProtocolError reason);
 // Thread-safe.
 class Worker {
  public:
-  // REQUIRES: config.Validate() is OK.
-  Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinator, Clock* clock);
+  // Opens jobs' datasets through `io` (data/dataset_io.h). REQUIRES: config.Validate() is OK.
+  Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinator, DatasetIo io,
+         Clock* clock);
   ~Worker();
 
   // Hears every change of registration (true: registered). Set before Start; called from the

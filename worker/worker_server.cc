@@ -85,13 +85,13 @@ struct WorkerServer::Impl {
 };
 
 absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(const WorkerConfig& config,
-                                                                  Clock* clock) {
+                                                                  DatasetIo io, Clock* clock) {
   if (absl::Status status = config.Validate(); !status.ok()) return status;
   auto impl = std::make_unique<Impl>();
   impl->drain_deadline = config.drain_deadline;
   impl->worker = std::make_unique<Worker>(
       config, NewGrpcCoordinatorClient(config.coordinator_address, config.rpc_timeout, config.tls),
-      clock);
+      std::move(io), clock);
   impl->service = std::make_unique<WorkerService>(impl->worker.get(), config.tls);
 
   grpc::EnableDefaultHealthCheckService(true);

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/clock.h"
+#include "data/dataset_io.h"
 #include "worker/worker_config.h"
 
 namespace stoker {
@@ -22,8 +23,10 @@ class WorkerServer {
  public:
   // Binds config.listen_address (UNAVAILABLE naming it when that fails), registers with the
   // coordinator (UNAVAILABLE naming the coordinator when it stays unreachable), starts serving.
+  // Jobs' datasets are read through `io` (main.cc builds it from the storage flags).
   // INVALID_ARGUMENT when the config does not validate.
   static absl::StatusOr<std::unique_ptr<WorkerServer>> Start(const WorkerConfig& config,
+                                                             DatasetIo io,
                                                              Clock* clock = Clock::Real());
   ~WorkerServer();
 

@@ -42,7 +42,8 @@ class WorkerTest : public ::testing::Test {
     config.coordinator_address = "fake:1";
     config.threads = 1;
     config.memory_bytes = 8 * kBatchBytes;  // one stream's share: 4 batches
-    worker_ = std::make_unique<Worker>(config, std::move(coordinator), &clock_);
+    worker_ = std::make_unique<Worker>(config, std::move(coordinator), DatasetIo::FromEnvironment(),
+                                       &clock_);
     worker_->SetRegistrationObserver([this](bool registered) {
       absl::MutexLock lock(&mu_);
       registrations_seen_.push_back(registered);

@@ -26,10 +26,11 @@ using stoker::v1::StateUpdate;
 constexpr size_t kMaxUpdates = 64;
 constexpr uint32_t kMaxRanksQueried = 8;
 
+// A synthetic dataset reads nothing through its DatasetIo.
 absl::StatusOr<std::unique_ptr<Source>> SyntheticOnly(const stoker::v1::DatasetSpec& spec,
                                                       uint64_t seed) {
   if (!spec.has_synthetic()) return absl::InvalidArgumentError("fuzz: synthetic datasets only");
-  return CreateSource(spec, seed);
+  return CreateSource(spec, seed, DatasetIo::FromEnvironment());
 }
 
 std::string SnapshotBytes(const ClusterState& state) {

@@ -42,9 +42,10 @@ constexpr size_t kMaxSteps = 64;
 constexpr uint64_t kIdAliases = 16;
 constexpr uint32_t kMaxRanksCompared = 8;
 
+// A synthetic dataset reads nothing through its DatasetIo.
 absl::StatusOr<std::unique_ptr<Source>> SyntheticOnly(const pb::DatasetSpec& spec, uint64_t seed) {
   if (!spec.has_synthetic()) return absl::InvalidArgumentError("fuzz: synthetic datasets only");
-  return CreateSource(spec, seed);
+  return CreateSource(spec, seed, DatasetIo::FromEnvironment());
 }
 
 CoordinatorConfig FuzzConfig() {

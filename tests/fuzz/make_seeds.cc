@@ -53,7 +53,8 @@ StateUpdate CreateJob(uint64_t id, const stoker::v1::JobSpec& spec, bool with_ge
   update.mutable_create_job()->set_name("job" + std::to_string(id));
   *update.mutable_create_job()->mutable_spec() = spec;
   if (with_geometry) {
-    absl::StatusOr<stoker::v1::JobGeometry> geometry = ComputeJobGeometry(spec);
+    absl::StatusOr<stoker::v1::JobGeometry> geometry =
+        ComputeJobGeometry(spec, SourceFactoryFor(DatasetIo::FromEnvironment()));
     FUZZ_CHECK(geometry.ok());
     *update.mutable_create_job()->mutable_geometry() = *geometry;
   }

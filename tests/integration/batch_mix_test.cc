@@ -55,7 +55,8 @@ TEST(BatchMixIntegrationTest, AJobYieldsSoftLabelsIdenticalToLocalProduction) {
   absl::StatusOr<std::unique_ptr<Loader>> loader = Loader::Open(options);
   ASSERT_TRUE(loader.ok()) << loader.status();
 
-  absl::StatusOr<std::shared_ptr<JobContext>> local = JobContext::Create(1, spec);
+  absl::StatusOr<std::shared_ptr<JobContext>> local =
+      JobContext::Create(1, spec, DatasetIo::FromEnvironment());
   ASSERT_TRUE(local.ok()) << local.status();
   ProducerScratch scratch;
   std::set<std::pair<uint32_t, uint64_t>> seen;

@@ -34,7 +34,7 @@ class ExternalScalerTest : public ::testing::Test {
     config.tls = certs_->For(Role::kCoordinator);
     config.scaler.cooldown = absl::Seconds(60);
     // The fake clock: the fake worker below never times out, the cool-down never passes.
-    auto server = CoordinatorServer::Start(config, &clock_);
+    auto server = CoordinatorServer::Start(config, DatasetIo::FromEnvironment(), &clock_);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
     MakeMeasuredJob();

@@ -59,8 +59,8 @@ RankResult RunRank(const std::string& coordinator, const pb::JobSpec& spec, uint
   options.client_id = "trainer-" + std::to_string(rank);
   options.tls = TlsConfig::Plaintext();
   options.heartbeat_interval = absl::Milliseconds(50);
-  absl::StatusOr<std::unique_ptr<HybridProducer>> local =
-      HybridProducer::Start(coordinator, options.client_id, 2, TlsConfig::Plaintext());
+  absl::StatusOr<std::unique_ptr<HybridProducer>> local = HybridProducer::Start(
+      coordinator, options.client_id, 2, TlsConfig::Plaintext(), DatasetIo::FromEnvironment());
   if (!local.ok()) {
     result.status = local.status();
     return result;
@@ -117,12 +117,20 @@ TEST(HybridTest, TrainersWithOnlyTheirOwnThreadsGetEverySampleOnceFromTheirOwnPr
 }
 
 TEST(HybridTest, StartRejectsBadArguments) {
-  EXPECT_THAT(
-      HybridProducer::Start("127.0.0.1:1", "", 1, TlsConfig::Plaintext()).status().message(),
-      HasSubstr("client_id"));
-  EXPECT_EQ(HybridProducer::Start("127.0.0.1:1", "", 1, TlsConfig::Plaintext()).status().code(),
+  EXPECT_THAT(HybridProducer::Start("127.0.0.1:1", "", 1, TlsConfig::Plaintext(),
+                                    DatasetIo::FromEnvironment())
+                  .status()
+                  .message(),
+              HasSubstr("client_id"));
+  EXPECT_EQ(HybridProducer::Start("127.0.0.1:1", "", 1, TlsConfig::Plaintext(),
+                                  DatasetIo::FromEnvironment())
+                .status()
+                .code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(HybridProducer::Start("127.0.0.1:1", "c", 0, TlsConfig::Plaintext()).status().code(),
+  EXPECT_EQ(HybridProducer::Start("127.0.0.1:1", "c", 0, TlsConfig::Plaintext(),
+                                  DatasetIo::FromEnvironment())
+                .status()
+                .code(),
             absl::StatusCode::kInvalidArgument);
 }
 

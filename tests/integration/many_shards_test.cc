@@ -83,9 +83,11 @@ std::string WriteManyShardDataset(const TempDir& dir) {
 TEST(ManyShardsTest, AWorkerKeepsAtMostMaxOpenShardsOpenAndItsMemoryFlat) {
   TempDir dir;
   const std::string manifest = WriteManyShardDataset(dir);
-  OpenShardPool::SetDefault(
-      std::make_shared<OpenShardPool>(OpenShardLimits{kMaxOpenShards, uint64_t{1} << 20}));
-  auto cluster = TestCluster::Start(1);
+  TestClusterOptions cluster_options;
+  cluster_options.workers = 1;
+  cluster_options.io.shards =
+      std::make_shared<OpenShardPool>(OpenShardLimits{kMaxOpenShards, uint64_t{1} << 20});
+  auto cluster = TestCluster::Start(cluster_options);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
 
   pb::JobSpec spec;
@@ -130,9 +132,8 @@ TEST(ManyShardsTest, AWorkerKeepsAtMostMaxOpenShardsOpenAndItsMemoryFlat) {
   // Global shuffle touches every shard in the first batches; beyond the baseline (which holds
   // at most kMaxOpenShards shards) a few descriptors of the cluster may come and go.
   EXPECT_LE(most_open - baseline, static_cast<int>(kMaxOpenShards));
-  EXPECT_LE(OpenShardPool::Default()->held(), kMaxOpenShards);
+  EXPECT_LE(cluster_options.io.shards->held(), kMaxOpenShards);
   (*cluster).reset();
-  OpenShardPool::SetDefault(nullptr);
   ASSERT_GT(batches, 20);
 #if defined(__SANITIZE_ADDRESS__)
   // ASan's quarantine holds freed memory on purpose (190 MB of growth measured): the check would

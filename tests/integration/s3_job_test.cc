@@ -61,6 +61,9 @@ class S3JobTest : public ::testing::Test {
     auto server = S3TestServer::Start(options);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
+    auto certs = TestCerts::Make();
+    ASSERT_TRUE(certs.ok()) << certs.status();
+    certs_ = *std::move(certs);
     ImageFolderSpec images;
     images.dir = dir_.File("images");
     images.classes = kClasses;
@@ -75,14 +78,8 @@ class S3JobTest : public ::testing::Test {
     ASSERT_TRUE(summary.ok()) << summary.status();
     shards_ = summary->shards;
     ASSERT_GT(shards_, 3u);
-    auto cluster = TestCluster::Start(2);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = *std::move(cluster);
   }
-  void TearDown() override {
-    cluster_.reset();
-    Storage::SetDefault(nullptr);
-  }
+  void TearDown() override { cluster_.reset(); }
 
   Vars EnvKeys() const {
     return {{"AWS_ACCESS_KEY_ID", server_->options().access_key_id},
@@ -90,8 +87,12 @@ class S3JobTest : public ::testing::Test {
             {"AWS_EC2_METADATA_DISABLED", "true"}};
   }
 
-  // Installs the process's storage (shared by the in-process coordinator and workers).
-  void UseStorage(Vars vars, bool cache, uint64_t cache_bytes = 64 << 20) {
+  // Makes the storage jobs read through, with a fresh pool of open shards of `limits` (so that
+  // this test's shards are fetched through this storage, not found open from the last), and
+  // starts the cluster again with them: its coordinator and workers share both, as a process's
+  // sources do.
+  void UseStorage(Vars vars, bool cache, uint64_t cache_bytes = 64 << 20,
+                  OpenShardLimits limits = {}) {
     AwsEnvironment env = AwsEnvironment::Real();
     env.getenv = [vars](const std::string& name) {
       const auto it = vars.find(name);
@@ -103,10 +104,14 @@ class S3JobTest : public ::testing::Test {
     auto storage = Storage::Create(options, env);
     ASSERT_TRUE(storage.ok()) << storage.status();
     storage_ = *storage;
-    Storage::SetDefault(storage_);
-    // Open shards are shared by every job of the process (data/open_shards.h): a fresh pool, so
-    // this test's shards are fetched through this test's storage, not found open from the last.
-    OpenShardPool::SetDefault(nullptr);
+    cluster_.reset();
+    TestClusterOptions cluster_options;
+    cluster_options.workers = 2;
+    cluster_options.certs = certs_;
+    cluster_options.io = DatasetIo{storage_, std::make_shared<OpenShardPool>(limits)};
+    auto cluster = TestCluster::Start(cluster_options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = *std::move(cluster);
   }
 
   pb::JobSpec Spec() const {
@@ -215,12 +220,13 @@ class S3JobTest : public ::testing::Test {
     ExpectExactlyOnce(seen);
     EXPECT_EQ(ShardGets() - before, static_cast<int>(shards_));
     EXPECT_EQ(ShardGets(), gets_after_epoch_0);  // Epoch 2: no GET of a shard.
-    const ShardCacheStats stats = Storage::Default()->cache()->stats();
+    const ShardCacheStats stats = storage_->cache()->stats();
     EXPECT_EQ(stats.misses, shards_);
   }
 
   TempDir dir_;
   std::unique_ptr<S3TestServer> server_;
+  std::shared_ptr<const TestCerts> certs_;
   std::shared_ptr<Storage> storage_;  // UseStorage's.
   std::unique_ptr<TestCluster> cluster_;
   uint64_t shards_ = 0;
@@ -242,8 +248,8 @@ double Metric(const std::vector<prometheus::MetricFamily>& families, const std::
 
 TEST_F(S3JobTest, EnvironmentCredentialsAndTheCacheServesEpochTwo) {
   RunCachedJob("env", EnvKeys(), absl::ZeroDuration());
-  const auto families = StorageMetrics().Collect();
-  const ShardCacheStats stats = Storage::Default()->cache()->stats();
+  const auto families = StorageMetrics(storage_).Collect();
+  const ShardCacheStats stats = storage_->cache()->stats();
   EXPECT_EQ(Metric(families, "stoker_shard_cache_misses_total"), static_cast<double>(shards_));
   EXPECT_EQ(Metric(families, "stoker_shard_cache_hits_total"), static_cast<double>(stats.hits));
   EXPECT_DOUBLE_EQ(Metric(families, "stoker_shard_cache_hit_ratio"),
@@ -258,8 +264,7 @@ TEST_F(S3JobTest, ShardWindowFetchesEveryShardOncePerEpochFromACacheOfTwoWindows
   // The cluster's two workers share this process's cache and open-shard pool, so 2 × 2
   // one-shard windows: a quarter of the 16-shard dataset. (With less, one worker's fill evicts
   // the shard the other is reading, which then reads by ranges: more GETs, timing-dependent.)
-  UseStorage(EnvKeys(), /*cache=*/true, dataset_bytes / 4);
-  OpenShardPool::SetDefault(std::make_shared<OpenShardPool>(OpenShardLimits{4, 1 << 20}));
+  UseStorage(EnvKeys(), /*cache=*/true, dataset_bytes / 4, OpenShardLimits{4, 1 << 20});
   auto adjust = adjust_spec_;
   adjust_spec_ = [adjust](pb::JobSpec* spec) {
     adjust(spec);
@@ -272,15 +277,14 @@ TEST_F(S3JobTest, ShardWindowFetchesEveryShardOncePerEpochFromACacheOfTwoWindows
   const std::map<std::string, int> gets = BigShardGets();
   EXPECT_EQ(gets.size(), big_shards_);
   for (const auto& [shard, n] : gets) EXPECT_LE(n, 2) << shard << ": more than once an epoch";
-  EXPECT_EQ(Storage::Default()->cache()->stats().uncacheable, 0u);
-  EXPECT_LE(Metric(StorageMetrics().Collect(), "stoker_read_amplification"), 1.5);
+  EXPECT_EQ(storage_->cache()->stats().uncacheable, 0u);
+  EXPECT_LE(Metric(StorageMetrics(storage_).Collect(), "stoker_read_amplification"), 1.5);
 }
 
 TEST_F(S3JobTest, GlobalShuffleReadsRangedRecordsWhenTheDatasetIsTenTimesTheCache) {
   UseStorage(EnvKeys(), /*cache=*/false);
   const uint64_t dataset_bytes = PackSixteenShards();
-  UseStorage(EnvKeys(), /*cache=*/true, dataset_bytes / 10);
-  OpenShardPool::SetDefault(std::make_shared<OpenShardPool>(OpenShardLimits{3, 1 << 20}));
+  UseStorage(EnvKeys(), /*cache=*/true, dataset_bytes / 10, OpenShardLimits{3, 1 << 20});
   auto adjust = adjust_spec_;
   adjust_spec_ = [adjust](pb::JobSpec* spec) {
     adjust(spec);
@@ -289,11 +293,11 @@ TEST_F(S3JobTest, GlobalShuffleReadsRangedRecordsWhenTheDatasetIsTenTimesTheCach
   std::map<uint32_t, std::map<uint64_t, int>> seen;
   ASSERT_TRUE(Run("global", &seen).ok());
   ExpectExactlyOnce(seen);
-  const auto families = StorageMetrics().Collect();
+  const auto families = StorageMetrics(storage_).Collect();
   const double amplification = Metric(families, "stoker_read_amplification");
   EXPECT_GT(amplification, 0.9);
   EXPECT_LE(amplification, 1.5);
-  EXPECT_EQ(Storage::Default()->cache()->stats().misses, 0u) << "no whole-shard download";
+  EXPECT_EQ(storage_->cache()->stats().misses, 0u) << "no whole-shard download";
 }
 
 TEST_F(S3JobTest, ProfileInACredentialsFile) {

@@ -195,9 +195,11 @@ TEST(TlsTest, RogueWorkerIsRefused) {
   rogue.threads = 1;
   rogue.register_backoff.max_attempts = 1;
   rogue.tls = certs->For("trainer");
-  EXPECT_EQ(WorkerServer::Start(rogue).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(WorkerServer::Start(rogue, DatasetIo::FromEnvironment()).status().code(),
+            absl::StatusCode::kPermissionDenied);
   rogue.tls = TlsConfig::Plaintext();  // No certificate at all: the handshake fails.
-  EXPECT_EQ(WorkerServer::Start(rogue).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(WorkerServer::Start(rogue, DatasetIo::FromEnvironment()).status().code(),
+            absl::StatusCode::kUnavailable);
   // A trainer dialling a server whose certificate says trainer: the handshake fails.
   auto stub = pb::Worker::NewStub(
       grpc::CreateChannel((*cluster)->coordinator_address(),

@@ -258,7 +258,8 @@ TEST(WorkerServerTest, UnreachableCoordinatorIsUnavailableNamingIt) {
   config.coordinator_address = "127.0.0.1:1";
   config.tls = TlsConfig::Plaintext();  // Unreachable either way.
   config.register_backoff = BackoffPolicy{absl::Milliseconds(1), absl::Milliseconds(5), 2.0, 3};
-  absl::StatusOr<std::unique_ptr<WorkerServer>> server = WorkerServer::Start(config);
+  absl::StatusOr<std::unique_ptr<WorkerServer>> server =
+      WorkerServer::Start(config, DatasetIo::FromEnvironment());
   EXPECT_EQ(server.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(std::string(server.status().message()), HasSubstr("127.0.0.1:1"));
 }
@@ -268,7 +269,8 @@ TEST(WorkerServerTest, BadConfigIsInvalidArgument) {
   config.coordinator_address = "127.0.0.1:1";
   config.tls = TlsConfig::Plaintext();
   config.listen_address = "no-port";
-  EXPECT_EQ(WorkerServer::Start(config).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(WorkerServer::Start(config, DatasetIo::FromEnvironment()).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -37,7 +37,8 @@ pb::JobSpec AdvisorBlurJob() {
 }
 
 absl::StatusOr<double> MeasureProducerCapacity(const pb::JobSpec& spec) {
-  ASSIGN_OR_RETURN(std::shared_ptr<JobContext> job, JobContext::Create(1, spec));
+  ASSIGN_OR_RETURN(std::shared_ptr<JobContext> job,
+                   JobContext::Create(1, spec, DatasetIo::FromEnvironment()));
   ProducerScratch scratch;
   pb::BatchMessage message;
   pb::TaskId task;

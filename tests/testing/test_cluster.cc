@@ -21,7 +21,7 @@ absl::StatusOr<std::unique_ptr<TestCluster>> TestCluster::Start(const TestCluste
   CoordinatorConfig config = options.coordinator;
   config.listen_address = "127.0.0.1:0";
   if (IsUnset(config.tls)) config.tls = cluster->tls_for(Role::kCoordinator);
-  ASSIGN_OR_RETURN(cluster->coordinator_, CoordinatorServer::Start(config));
+  ASSIGN_OR_RETURN(cluster->coordinator_, CoordinatorServer::Start(config, options.io));
   for (int i = 0; i < options.workers; ++i) RETURN_IF_ERROR(cluster->AddWorker());
   return cluster;
 }
@@ -46,7 +46,7 @@ absl::Status TestCluster::AddWorker() {
   config.max_lease_poll = absl::Milliseconds(50);
   config.tls = tls_for(Role::kWorker);
   if (options_.configure_worker) options_.configure_worker(workers_.size(), &config);
-  ASSIGN_OR_RETURN(std::unique_ptr<WorkerServer> worker, WorkerServer::Start(config));
+  ASSIGN_OR_RETURN(std::unique_ptr<WorkerServer> worker, WorkerServer::Start(config, options_.io));
   workers_.push_back(std::move(worker));
   return absl::OkStatus();
 }

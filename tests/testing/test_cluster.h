@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "coordinator/coordinator_config.h"
 #include "coordinator/coordinator_server.h"
+#include "data/dataset_io.h"
 #include "tests/testing/test_certs.h"
 #include "worker/worker_server.h"
 
@@ -37,6 +38,10 @@ struct TestClusterOptions {
   // simulate_batch_period (worker/simulated_batch.h) or tls (preset to the worker's
   // certificate). May be empty.
   std::function<void(size_t index, WorkerConfig* config)> configure_worker;
+  // What the coordinator and every worker read datasets through: one storage and one pool of
+  // open shards, shared as a process's are (a test reads the cache's stats or the pool's count
+  // from here).
+  DatasetIo io = DatasetIo::FromEnvironment();
 };
 
 // Not thread-safe: drive it from the test's thread.

@@ -10,7 +10,7 @@ namespace stoker {
 
 absl::StatusOr<std::unique_ptr<HybridProducer>> HybridProducer::Start(
     const std::string& coordinator_address, const std::string& client_id, uint32_t threads,
-    const TlsConfig& tls) {
+    const TlsConfig& tls, DatasetIo io) {
   if (client_id.empty()) {
     return absl::InvalidArgumentError("client_id: must be set (the Loader's client id)");
   }
@@ -21,7 +21,7 @@ absl::StatusOr<std::unique_ptr<HybridProducer>> HybridProducer::Start(
   config.threads = threads;
   config.hybrid_client_id = client_id;
   config.tls = tls;
-  absl::StatusOr<std::unique_ptr<WorkerServer>> server = WorkerServer::Start(config);
+  absl::StatusOr<std::unique_ptr<WorkerServer>> server = WorkerServer::Start(config, std::move(io));
   if (!server.ok()) return server.status();
   return std::unique_ptr<HybridProducer>(new HybridProducer(*std::move(server)));
 }

@@ -9,8 +9,9 @@
 // with zero remote workers and gains from each one added.
 //
 //   options.client_id = "rank0-" + ...;                 // any id unique to this process
-//   ASSIGN_OR_RETURN(auto local, HybridProducer::Start(options.coordinator_address,
-//                                                     options.client_id, /*threads=*/2));
+//   ASSIGN_OR_RETURN(auto local,
+//                    HybridProducer::Start(options.coordinator_address, options.client_id,
+//                                          /*threads=*/2, tls, DatasetIo::FromEnvironment()));
 //   ASSIGN_OR_RETURN(auto loader, Loader::Open(options));
 //   ... train ...
 //   loader->Stop();   // the Loader first, then the producer (destruction order does this)
@@ -24,6 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/tls/tls_config.h"
+#include "data/dataset_io.h"
 
 namespace stoker {
 
@@ -35,12 +37,13 @@ class HybridProducer {
   // Starts `threads` producer threads (> 0) serving on 127.0.0.1 and registers them with the
   // coordinator as private to `client_id` (non-empty). `tls`: the producer's own identity, a
   // certificate of role worker (the coordinator takes RegisterWorker only from workers, and the
-  // Loader streams only from servers whose certificate is a worker's), or insecure.
+  // Loader streams only from servers whose certificate is a worker's), or insecure. Datasets are
+  // read through `io` (the Python module gives each producer DatasetIo::FromEnvironment()).
   // INVALID_ARGUMENT naming the bad argument (TLS fields as "tls.cert_file" ...); UNAVAILABLE
   // naming the coordinator when it cannot be reached.
   static absl::StatusOr<std::unique_ptr<HybridProducer>> Start(
       const std::string& coordinator_address, const std::string& client_id, uint32_t threads,
-      const TlsConfig& tls);
+      const TlsConfig& tls, DatasetIo io);
   ~HybridProducer();  // Stop()s.
   HybridProducer(const HybridProducer&) = delete;
   HybridProducer& operator=(const HybridProducer&) = delete;

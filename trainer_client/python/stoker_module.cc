@@ -27,6 +27,7 @@
 #include "common/status_macros.h"
 #include "coordinator/coordinator_client.h"
 #include "coordinator/coordinator_trace_client.h"
+#include "data/dataset_io.h"
 #include "jobspec/job_spec_args.h"
 #include "trainer_client/batch.h"
 #include "trainer_client/client_tail.h"
@@ -131,12 +132,14 @@ struct PyBatch {
 
 // ---- Loader ---------------------------------------------------------------------------------
 
-// Hybrid mode's in-process producer for the loader `options` (their client id).
+// Hybrid mode's in-process producer for the loader `options` (their client id). It reads
+// datasets as the trainer process would, through a storage of the environment alone (no data
+// roots, no cache) and a pool of open shards of its own.
 absl::StatusOr<std::unique_ptr<HybridProducer>> StartHybridProducer(
     const PythonLoaderConfig& config, const LoaderOptions& options) {
   ASSIGN_OR_RETURN(TlsConfig tls, config.HybridProducerTls());
   return HybridProducer::Start(options.coordinator_address, options.client_id,
-                               config.hybrid_threads, tls);
+                               config.hybrid_threads, tls, DatasetIo::FromEnvironment());
 }
 
 // The loader's DeviceFeeder when it converts (null otherwise). When the device runs the job's
