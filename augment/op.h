@@ -69,6 +69,7 @@
 //                    mixture_width; then per chain: its depth (1 + rng->UniformInt(3), unless
 //                    chain_depth > 0), and per operation UniformInt(9 or 13), for one with
 //                    magnitudes UniformInt(severity), for a signed one UniformInt(2).
+//   sanitize_boxes   no draw.
 //
 // Changing the order or number of draws changes every augmented sample of every job: don't,
 // except in a new op.
@@ -177,7 +178,8 @@ class Op {
   // op.h's list) and appends the moves Apply makes of the image to `moves` (none where it
   // leaves pixels in place: a photometric op, a flip not applied). Geometric ops override it;
   // the default appends nothing and draws nothing, which is right for photometric ops because
-  // ApplyTracked gives it a copy of the rng.
+  // ApplyTracked gives it a copy of the rng. Combinators keep the default and override
+  // ApplyTracked instead (their nested photometric ops' draws decide later ops' draws).
   // REQUIRES: CheckMovesTargets() is OK; OutputShapeFor(in) is OK.
   virtual void DrawTargetMoves(const ImageShape& in, CounterRng* rng, TargetMoves* moves) const;
   // Apply, appending the moves it made to `moves`: by default DrawTargetMoves on a copy of

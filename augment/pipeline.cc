@@ -449,16 +449,7 @@ absl::Status Pipeline::RunOps(const SampleInput& sample, CounterRng* rng,
       target = buffer.view();
     }
     if (timed) op_start = clock->Now();
-    absl::Status status;
-    if (end > i + 1) {
-      RunBlurChain(i, end, current, rng, workspace, target);
-    } else if (i == 1 && window.has_value()) {
-      status = op.ApplyToWindow(current, *window, target);
-    } else if (tracked != nullptr) {
-      status = op.ApplyTracked(current, rng, &workspace->scratch(), target, &tracked->moves);
-    } else {
-      status = op.Apply(current, rng, &workspace->scratch(), target);
-    }
+    const absl::Status status = RunStep(i, end, current, window, rng, workspace, target, tracked);
     if (!status.ok()) return OpError(i, op, status);
     if (timed) op_seconds[i] = absl::ToDoubleSeconds(clock->Now() - op_start);
     current = target;
@@ -477,6 +468,22 @@ absl::Status Pipeline::RunOps(const SampleInput& sample, CounterRng* rng,
   }
   ConvertOutput(current, workspace, out);
   return absl::OkStatus();
+}
+
+absl::Status Pipeline::RunStep(size_t i, size_t end, const ImageView& in,
+                               const std::optional<PixelRect>& window, CounterRng* rng,
+                               PipelineWorkspace* workspace, const ImageView& out,
+                               TrackedMoves* tracked) const {
+  const Op& op = *ops_[i];
+  if (end > i + 1) {
+    RunBlurChain(i, end, in, rng, workspace, out);
+    return absl::OkStatus();
+  }
+  if (i == 1 && window.has_value()) return op.ApplyToWindow(in, *window, out);
+  if (tracked != nullptr) {
+    return op.ApplyTracked(in, rng, &workspace->scratch(), out, &tracked->moves);
+  }
+  return op.Apply(in, rng, &workspace->scratch(), out);
 }
 
 void Pipeline::ConvertOutput(const ImageView& image, PipelineWorkspace* workspace,

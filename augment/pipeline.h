@@ -222,6 +222,12 @@ class Pipeline {
                     PipelineWorkspace* workspace, absl::Status* status,
                     std::optional<PixelRect>* window, TargetMoves* moves) const;
 
+  // Runs ops_[i, end) on `in` into `out`: a fused blur chain, ops_[1] on the window the fused
+  // decode gave it, or op i alone (tracked when `tracked` is set). Errors: the op's, unprefixed.
+  absl::Status RunStep(size_t i, size_t end, const ImageView& in,
+                       const std::optional<PixelRect>& window, CounterRng* rng,
+                       PipelineWorkspace* workspace, const ImageView& out,
+                       TrackedMoves* tracked) const;
   // Writes the final image `image` to `out` in the output dtype and layout.
   void ConvertOutput(const ImageView& image, PipelineWorkspace* workspace, uint8_t* out) const;
   // The shape ops_[first, end) make of an image of `in`; errors are the first refusing op's
