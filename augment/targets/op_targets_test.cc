@@ -102,6 +102,31 @@ std::vector<OracleCase> OracleCases() {
   };
 }
 
+// The hook's contract (op.h): the draws of Apply, no more, no fewer.
+TEST(OpTargetsTest, HooksDrawWhatApplyDraws) {
+  const OracleScene scene = GeneratedScene();
+  const ImageView input{const_cast<uint8_t*>(scene.pixels.data()), scene.shape};
+  for (const OracleCase& c : OracleCases()) {
+    absl::StatusOr<Pipeline> pipeline =
+        Pipeline::Compile(SpecFromText(c.ops), InputFormat::Decoded(scene.shape));
+    ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+    const Op& op = pipeline->op(0);
+    const bool combinator =
+        op.name() == "random_apply" || op.name() == "random_choice" || op.name() == "random_order";
+    if (pipeline->num_ops() != 1 || combinator) continue;  // Those track through ApplyTracked.
+    ImageBuffer out, scratch;
+    out.Reshape(pipeline->result_shape());
+    for (int trial = 0; trial < kTrials; ++trial) {
+      CounterRng applied = SampleRng(5, 0, trial);
+      CounterRng drawn = applied;
+      ASSERT_TRUE(op.Apply(input, &applied, &scratch, out.view()).ok());
+      TargetMoves moves;
+      op.DrawTargetMoves(scene.shape, &drawn, &moves);
+      EXPECT_EQ(applied.NextU64(), drawn.NextU64()) << c.ops << ", trial " << trial;
+    }
+  }
+}
+
 TEST(OpTargetsTest, OracleHoldsOnGeneratedScenes) {
   const OracleScene scene = GeneratedScene();
   for (const OracleCase& c : OracleCases()) ExpectOracle(scene, c.ops, c.tolerance);
