@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -181,8 +180,7 @@ void MoveMask(const TargetMove& move, const ImageView& in, const ImageView& out)
     case Kind::kPerspective:
       PerspectiveWarp(in, move.perspective, /*bilinear=*/false, /*fill=*/nullptr, out);
       return;
-    case Kind::kSanitize:
-      std::memcpy(out.data, in.data, in.shape.bytes());
+    case Kind::kSanitize:  // Drops whole masks (Sanitize), never resamples one.
       return;
   }
 }
