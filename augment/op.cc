@@ -1,5 +1,7 @@
 #include "augment/op.h"
 
+#include "augment/op_registry.h"
+
 namespace stoker {
 
 absl::StatusOr<ImageShape> Op::OutputShapeFor(const ImageShape& in) const {
@@ -26,6 +28,21 @@ std::optional<PixelRect> Op::DrawWindow(const ImageShape& in, CounterRng* rng) c
 absl::Status Op::ApplyToWindow(const ImageView& in, const PixelRect& window,
                                const ImageView& out) const {
   return absl::InternalError(name_ + " does not read a window");
+}
+
+absl::Status Op::CheckMovesTargets() const {
+  const OpSchema* schema = FindOpSchema(name_);
+  if (schema != nullptr && schema->targets != TargetSupport::kRefused) return absl::OkStatus();
+  return absl::InvalidArgumentError("moves pixels and cannot move boxes, masks or keypoints");
+}
+
+void Op::DrawTargetMoves(const ImageShape& in, CounterRng* rng, TargetMoves* moves) const {}
+
+absl::Status Op::ApplyTracked(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
+                              const ImageView& out, TargetMoves* moves) const {
+  CounterRng probe = *rng;
+  DrawTargetMoves(in.shape, &probe, moves);
+  return Apply(in, rng, scratch, out);
 }
 
 const float* Op::BlurWeights(CounterRng* rng, float* drawn) const { return nullptr; }

@@ -69,6 +69,7 @@
 //                    mixture_width; then per chain: its depth (1 + rng->UniformInt(3), unless
 //                    chain_depth > 0), and per operation UniformInt(9 or 13), for one with
 //                    magnitudes UniformInt(severity), for a signed one UniformInt(2).
+//   sanitize_boxes   no draw.
 //
 // Changing the order or number of draws changes every augmented sample of every job: don't,
 // except in a new op.
@@ -81,6 +82,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "augment/kernels/decode.h"
+#include "augment/targets/target_move.h"
 #include "common/counter_rng.h"
 #include "image/image.h"
 
@@ -162,6 +164,29 @@ class Op {
   // Errors: INTERNAL when a kernel fails (e.g. an OpenCV exception).
   virtual absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                              const ImageView& out) const = 0;
+
+  // Targets (augment/targets/: boxes, masks, keypoints). The op's schema says what it does to
+  // them (OpSchema::targets); a pipeline compiled for samples with targets runs ApplyTracked
+  // instead of Apply and moves the targets as the moves it returns say.
+  //
+  // OK when the op may run on a sample with targets. Errors: INVALID_ARGUMENT, without the
+  // "pipeline.ops[i] (name): " prefix, for an op that moves pixels but cannot move targets
+  // ("moves pixels and cannot move boxes, masks or keypoints"); combinators name the nested op
+  // ("ops[1] (rand_augment): ...").
+  virtual absl::Status CheckMovesTargets() const;
+  // Makes the draws Apply would make for an input of `in`'s size (the same, in the same order:
+  // op.h's list) and appends the moves Apply makes of the image to `moves` (none where it
+  // leaves pixels in place: a photometric op, a flip not applied). Geometric ops override it;
+  // the default appends nothing and draws nothing, which is right for photometric ops because
+  // ApplyTracked gives it a copy of the rng. Combinators keep the default and override
+  // ApplyTracked instead (their nested photometric ops' draws decide later ops' draws).
+  // REQUIRES: CheckMovesTargets() is OK; OutputShapeFor(in) is OK.
+  virtual void DrawTargetMoves(const ImageShape& in, CounterRng* rng, TargetMoves* moves) const;
+  // Apply, appending the moves it made to `moves`: by default DrawTargetMoves on a copy of
+  // `rng`, then Apply; combinators override it to track the ops they run.
+  // REQUIRES and errors: as Apply, and CheckMovesTargets() is OK.
+  virtual absl::Status ApplyTracked(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
+                                    const ImageView& out, TargetMoves* moves) const;
 
   // Ops that take encoded bytes instead of an image (decode, which must be the first op of a
   // pipeline compiled for encoded input) return true and implement the two calls below; the

@@ -3,8 +3,9 @@
 
 // The parts of docs/augmentations.md generated from the op registry (augment/op_registry.h):
 // the table of per-sample ops and the table of batch-level ops, each with the op's text syntax
-// (argument names and defaults) and its torchvision counterpart, pixel types and what is tested
-// (OpSchema::torchvision). They sit in the document between marker lines,
+// (argument names and defaults), its torchvision counterpart, pixel types and what is tested
+// (OpSchema::torchvision), and what it does to targets (OpSchema::targets). They sit in the
+// document between marker lines,
 //
 //   <!-- BEGIN GENERATED op-table ... -->
 //   ...

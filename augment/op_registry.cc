@@ -26,6 +26,20 @@ const char* ArgTypeName(ArgType type) {
   return "?";
 }
 
+const char* TargetSupportName(TargetSupport support) {
+  switch (support) {
+    case TargetSupport::kUnchanged:
+      return "unchanged";
+    case TargetSupport::kMoves:
+      return "moved";
+    case TargetSupport::kAsNested:
+      return "as nested ops";
+    case TargetSupport::kRefused:
+      return "refused";
+  }
+  return "?";
+}
+
 bool ArgRange::Contains(double value) const {
   if (std::isnan(value)) return false;
   const bool above_min = min_open ? value > min : value >= min;
@@ -101,6 +115,7 @@ const std::vector<OpSchema>& OpSchemas() {
       TrivialAugmentWideOpSchema(),
       AutoAugmentOpSchema(),
       AugMixOpSchema(),
+      SanitizeBoxesOpSchema(),
   };
   return *kSchemas;
 }

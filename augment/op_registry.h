@@ -76,6 +76,17 @@ struct TorchvisionReference {
   std::string tested;       // What equivalence with torchvision is tested, and where.
 };
 
+// What an op does to a sample's targets (boxes, masks, keypoints: augment/targets/), as
+// torchvision.transforms.v2 does; docs/augmentations.md's "Targets" column.
+enum class TargetSupport {
+  kUnchanged,  // Photometric (or no pixel moves): the targets stay where they are.
+  kMoves,      // Geometric: boxes, masks and keypoints move with the image (Op::DrawTargetMoves).
+  kAsNested,   // A combinator: as each of the ops it runs.
+  kRefused,    // Moves pixels but cannot move targets: refused in a pipeline with targets.
+};
+// "unchanged", "moved", "as nested ops", "refused".
+const char* TargetSupportName(TargetSupport support);
+
 // Validates `op` (whose oneof case is the schema's) for an image of shape `input` and creates it.
 // Errors: INVALID_ARGUMENT naming the field, without the "pipeline.ops[i] (name): " prefix,
 // which CreateOp adds.
@@ -89,6 +100,8 @@ struct OpSchema {
   std::vector<ArgSchema> args;
   OpFactory factory;
   TorchvisionReference torchvision;
+  // Required: a new op states what it does to targets.
+  TargetSupport targets;
 
   // nullptr when the op has no argument of that name.
   const ArgSchema* FindArg(std::string_view arg_name) const;

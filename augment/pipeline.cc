@@ -12,6 +12,8 @@
 #include "augment/kernels/half.h"
 #include "augment/op.h"
 #include "augment/op_registry.h"
+#include "augment/pipeline_moves.h"
+#include "augment/targets/move_targets.h"
 #include "common/status_macros.h"
 
 namespace stoker {
@@ -242,6 +244,9 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
           "] (decode): decode must be the first op, and only for a dataset of encoded images"));
     }
     ASSIGN_OR_RETURN(std::unique_ptr<Op> op, CreateOp(spec.ops(i), i, shape));
+    if (options.with_targets) {
+      if (absl::Status s = op->CheckMovesTargets(); !s.ok()) return OpError(i, *op, s);
+    }
     shape = op->output_shape();
     pipeline.ops_.push_back(std::move(op));
   }
@@ -252,6 +257,7 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
         "resize(height, width), center_crop, random_crop or random_resized_crop");
   }
   pipeline.result_shape_ = shape;
+  pipeline.with_targets_ = options.with_targets;
   pipeline.run_end_ = BlurChainRuns(spec, pipeline.ops_, options.fuse_blur_chains);
   // The op that can write the final image: the last, or an earlier one when every op after it
   // works in place and keeps the final shape (e.g. horizontal_flip after a crop), so that those
@@ -278,6 +284,11 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
     if (IsHalf(pipeline.output_dtype_)) {
       pipeline.tail_table16_ = NarrowedTable(pipeline.tail_table_, pipeline.output_dtype_);
     }
+  }
+  if (spec.has_batch_mix() && options.with_targets) {
+    return absl::InvalidArgumentError(
+        "pipeline.batch_mix: mixes images across samples and cannot mix boxes, masks or "
+        "keypoints (torchvision v2's MixUp and CutMix refuse them too)");
   }
   if (spec.has_batch_mix()) {
     ASSIGN_OR_RETURN(
@@ -306,7 +317,7 @@ std::vector<int64_t> Pipeline::BatchShape(int64_t batch_size) const {
 
 absl::Status Pipeline::Decode(const SampleInput& sample, CounterRng* rng,
                               PipelineWorkspace* workspace, ImageView* decoded,
-                              std::optional<PixelRect>* window) const {
+                              std::optional<PixelRect>* window, TrackedMoves* tracked) const {
   const Op& decode = *ops_[0];
   const Op* next = ops_.size() > 1 ? ops_[1].get() : nullptr;
   absl::StatusOr<ImageShape> shape =
@@ -315,9 +326,18 @@ absl::Status Pipeline::Decode(const SampleInput& sample, CounterRng* rng,
   ImageBuffer& buffer = workspace->buffer(0);
   absl::Status status;
   window->reset();
-  if (!fuse_decode_crop_ || !DecodeWindow(sample, *shape, rng, workspace, &status, window)) {
+  TargetMoves* const moves = tracked != nullptr ? &tracked->moves : nullptr;
+  if (tracked != nullptr) {
+    const EncodedHeader& header = workspace->decoder().header();
+    tracked->source_height = header.height;
+    tracked->source_width = header.width;
+  }
+  if (!fuse_decode_crop_ || !DecodeWindow(sample, *shape, rng, workspace, &status, window, moves)) {
     buffer.Reshape(*shape);
     status = decode.DecodeInto(sample.encoded, &workspace->decoder(), buffer.view());
+    if (moves != nullptr) {
+      tracked->decode_downscaled = AppendDecodeMove(workspace->decoder().header(), *shape, moves);
+    }
   }
   if (!status.ok()) return OpError(0, decode, status);
   *decoded = buffer.view();
@@ -326,18 +346,22 @@ absl::Status Pipeline::Decode(const SampleInput& sample, CounterRng* rng,
 
 bool Pipeline::DecodeWindow(const SampleInput& sample, const ImageShape& shape, CounterRng* rng,
                             PipelineWorkspace* workspace, absl::Status* status,
-                            std::optional<PixelRect>* window) const {
+                            std::optional<PixelRect>* window, TargetMoves* moves) const {
   ImageDecoder& decoder = workspace->decoder();
   const Op& op = *ops_[1];
   // An image too small for the op fails on the unfused path, in the same order as unfused.
   if (decoder.header().format != EncodedFormat::kJpeg || !op.OutputShapeFor(shape).ok()) {
     return false;
   }
+  const CounterRng before_window = *rng;
   const std::optional<PixelRect> drawn = op.DrawWindow(shape, rng);
   if (!drawn.has_value()) return false;
   const uint32_t denominator = WindowDenominator(op, *drawn);
-  const PixelRect region =
-      ScaledWindow(*drawn, denominator, ScaledSize(decoder.header(), denominator, 1));
+  const ImageShape scaled = ScaledSize(decoder.header(), denominator, 1);
+  const PixelRect region = ScaledWindow(*drawn, denominator, scaled);
+  if (moves != nullptr) {
+    AppendWindowMoves(op, shape, before_window, denominator, scaled, region, moves);
+  }
   PixelRect in_buffer;
   *status = decoder.DecodeJpegRegion(sample.encoded, region, denominator, shape.channels,
                                      &workspace->buffer(0), &in_buffer);
@@ -347,6 +371,34 @@ bool Pipeline::DecodeWindow(const SampleInput& sample, const ImageShape& shape, 
 
 absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineWorkspace* workspace,
                            uint8_t* out) const {
+  return RunOps(sample, rng, workspace, out, nullptr);
+}
+
+absl::Status Pipeline::RunWithTargets(const SampleInput& input, CounterRng* rng,
+                                      PipelineWorkspace* workspace, uint8_t* out,
+                                      SampleTargets* targets) const {
+  if (!with_targets_) {
+    return absl::FailedPreconditionError(
+        "the pipeline was compiled without targets (PipelineOptions::with_targets)");
+  }
+  RETURN_IF_ERROR(ValidateTargets(*targets));
+  TrackedMoves tracked;
+  tracked.source_height = input.image.shape.height;  // Decode sets it for encoded input.
+  tracked.source_width = input.image.shape.width;
+  RETURN_IF_ERROR(RunOps(input, rng, workspace, out, &tracked));
+  if (targets->canvas_height != tracked.source_height ||
+      targets->canvas_width != tracked.source_width) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "targets.canvas_size ", targets->canvas_height, "x", targets->canvas_width,
+        " differs from the image's ", tracked.source_height, "x", tracked.source_width));
+  }
+  if (tracked.decode_downscaled) MergeFirstResizes(&tracked.moves);
+  return MoveTargets(tracked.moves, targets);
+}
+
+absl::Status Pipeline::RunOps(const SampleInput& sample, CounterRng* rng,
+                              PipelineWorkspace* workspace, uint8_t* out,
+                              TrackedMoves* tracked) const {
   const ImageView& input = sample.image;
   ImageView current = input;
   size_t first_op = 0;
@@ -358,7 +410,7 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
   absl::Time op_start = timed ? clock->Now() : absl::InfinitePast();
   std::optional<PixelRect> window;  // Set when ops_[1] gets a window decoded alone.
   if (encoded_input_) {
-    RETURN_IF_ERROR(Decode(sample, rng, workspace, &current, &window));
+    RETURN_IF_ERROR(Decode(sample, rng, workspace, &current, &window, tracked));
     if (timed) op_seconds[0] = absl::ToDoubleSeconds(clock->Now() - op_start);
     first_op = 1;
     next_buffer = 1;
@@ -397,14 +449,7 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
       target = buffer.view();
     }
     if (timed) op_start = clock->Now();
-    absl::Status status;
-    if (end > i + 1) {
-      RunBlurChain(i, end, current, rng, workspace, target);
-    } else if (i == 1 && window.has_value()) {
-      status = op.ApplyToWindow(current, *window, target);
-    } else {
-      status = op.Apply(current, rng, &workspace->scratch(), target);
-    }
+    const absl::Status status = RunStep(i, end, current, window, rng, workspace, target, tracked);
     if (!status.ok()) return OpError(i, op, status);
     if (timed) op_seconds[i] = absl::ToDoubleSeconds(clock->Now() - op_start);
     current = target;
@@ -423,6 +468,22 @@ absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineW
   }
   ConvertOutput(current, workspace, out);
   return absl::OkStatus();
+}
+
+absl::Status Pipeline::RunStep(size_t i, size_t end, const ImageView& in,
+                               const std::optional<PixelRect>& window, CounterRng* rng,
+                               PipelineWorkspace* workspace, const ImageView& out,
+                               TrackedMoves* tracked) const {
+  const Op& op = *ops_[i];
+  if (end > i + 1) {
+    RunBlurChain(i, end, in, rng, workspace, out);
+    return absl::OkStatus();
+  }
+  if (i == 1 && window.has_value()) return op.ApplyToWindow(in, *window, out);
+  if (tracked != nullptr) {
+    return op.ApplyTracked(in, rng, &workspace->scratch(), out, &tracked->moves);
+  }
+  return op.Apply(in, rng, &workspace->scratch(), out);
 }
 
 void Pipeline::ConvertOutput(const ImageView& image, PipelineWorkspace* workspace,

@@ -42,6 +42,16 @@
 // final shape after the last other op (horizontal_flip after random_resized_crop) run in place on
 // `out` when the output conversion is the identity (uint8 HWC), instead of being copied into it.
 //
+// Targets. A pipeline compiled with PipelineOptions::with_targets also runs samples with boxes,
+// masks and keypoints (augment/targets/targets.h): RunWithTargets runs the ops as Run does, the
+// same draws and the same output bytes, and moves the targets with the image as
+// torchvision.transforms.v2 does (augment/targets/move_targets.h): each op reports what it did
+// (Op::ApplyTracked), the fused decode-and-crop reports the window it decoded (and, decoded at
+// 1/d scale, the scaling before and after it), and a JPEG decoded downscaled for a resize counts
+// as one resize from the full size. Compile refuses, with INVALID_ARGUMENT naming the op
+// ("pipeline.ops[2] (rand_augment): moves pixels and cannot move boxes, masks or keypoints"),
+// an op that would move the image without its targets. Run is unchanged by the option.
+//
 // Errors from Compile are INVALID_ARGUMENT and name the op and field, e.g.
 // "pipeline.ops[3] (gaussian_blur): ksize must be odd and > 0, got 4".
 
@@ -54,6 +64,8 @@
 #include "absl/status/statusor.h"
 #include "augment/batch_mix.h"
 #include "augment/kernels/decode.h"
+#include "augment/targets/target_move.h"
+#include "augment/targets/targets.h"
 #include "common/clock.h"
 #include "common/counter_rng.h"
 #include "image/image.h"
@@ -101,6 +113,8 @@ struct PipelineOptions {
   bool fuse_decode_crop = true;
   // Fused blur chains (above). Off: every op runs alone on whole images.
   bool fuse_blur_chains = true;
+  // Samples may carry targets (above): refuse ops that cannot move them, allow RunWithTargets.
+  bool with_targets = false;
 };
 
 // Immutable after Compile: Run may be called from many threads, each with its own workspace.
@@ -167,20 +181,53 @@ class Pipeline {
     return Run(SampleInput::Decoded(image), rng, workspace, out);
   }
 
+  // True when compiled with PipelineOptions::with_targets.
+  bool with_targets() const { return with_targets_; }
+  // Run, and moves `targets` (whose canvas is the input image's full size: for encoded input,
+  // the size the image decodes to without downscaling) with the image: boxes end in XYXY pixels
+  // of the output image, masks at its size (targets.h, move_targets.h).
+  // Errors: Run's; FAILED_PRECONDITION when not compiled with_targets; INVALID_ARGUMENT from
+  // ValidateTargets, and when the targets' canvas is not the input image's size
+  // ("targets.canvas_size 10x20 differs from the image's 20x20 at move 0 (crop)").
+  absl::Status RunWithTargets(const SampleInput& input, CounterRng* rng,
+                              PipelineWorkspace* workspace, uint8_t* out,
+                              SampleTargets* targets) const;
+
  private:
+  // The moves of one tracked run (RunWithTargets), from a source image of source size.
+  struct TrackedMoves {
+    TargetMoves moves;
+    uint32_t source_height = 0;
+    uint32_t source_width = 0;
+    bool decode_downscaled = false;  // moves[0] is the decode's downscale
+  };
+
   Pipeline();
+
+  // Run's body; with `tracked`, also collects the moves the ops make.
+  absl::Status RunOps(const SampleInput& input, CounterRng* rng, PipelineWorkspace* workspace,
+                      uint8_t* out, TrackedMoves* tracked) const;
 
   // Runs ops_[0] (decode) on sample.encoded into workspace buffer 0; sets *decoded to it. When
   // fused, decodes only the window ops_[1] draws from `rng` where it can, and sets *window to
   // the part of *decoded that ops_[1] must get through ApplyToWindow (nullopt: run its Apply).
+  // With `tracked`, sets its source size and appends the moves of the decode (a downscale) and,
+  // when fused, of ops_[1].
   absl::Status Decode(const SampleInput& sample, CounterRng* rng, PipelineWorkspace* workspace,
-                      ImageView* decoded, std::optional<PixelRect>* window) const;
+                      ImageView* decoded, std::optional<PixelRect>* window,
+                      TrackedMoves* tracked) const;
   // The fused branch of Decode for a JPEG whose full size is `shape`: false when ops_[1]
   // declines this input (nothing decoded, nothing drawn).
   bool DecodeWindow(const SampleInput& sample, const ImageShape& shape, CounterRng* rng,
                     PipelineWorkspace* workspace, absl::Status* status,
-                    std::optional<PixelRect>* window) const;
+                    std::optional<PixelRect>* window, TargetMoves* moves) const;
 
+  // Runs ops_[i, end) on `in` into `out`: a fused blur chain, ops_[1] on the window the fused
+  // decode gave it, or op i alone (tracked when `tracked` is set). Errors: the op's, unprefixed.
+  absl::Status RunStep(size_t i, size_t end, const ImageView& in,
+                       const std::optional<PixelRect>& window, CounterRng* rng,
+                       PipelineWorkspace* workspace, const ImageView& out,
+                       TrackedMoves* tracked) const;
   // Writes the final image `image` to `out` in the output dtype and layout.
   void ConvertOutput(const ImageView& image, PipelineWorkspace* workspace, uint8_t* out) const;
   // The shape ops_[first, end) make of an image of `in`; errors are the first refusing op's
@@ -205,6 +252,7 @@ class Pipeline {
   std::vector<uint16_t> tail_table16_;
   bool encoded_input_ = false;
   bool fuse_decode_crop_ = false;
+  bool with_targets_ = false;
   ImageShape input_shape_;
   ImageShape result_shape_;
   stoker::v1::DType output_dtype_ = stoker::v1::DTYPE_UNSPECIFIED;

@@ -40,13 +40,13 @@ class AffineOp final : public Op, public DrawsParams {
 
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
-    std::array<double, 6> matrix = matrix_;
-    if (ranges_) {
-      const std::array<double, 6> p = Draw(*ranges_, in.shape, rng);
-      matrix = InverseAffineMatrix(ranges_->rotation ? -p[0] : p[0], p[1], p[2], p[3], p[4], p[5]);
-    }
-    AffineWarp(in, matrix, warp_.bilinear, warp_.fill.empty() ? nullptr : warp_.fill.data(), out);
+    AffineWarp(in, DrawMatrix(in.shape, rng), warp_.bilinear,
+               warp_.fill.empty() ? nullptr : warp_.fill.data(), out);
     return absl::OkStatus();
+  }
+
+  void DrawTargetMoves(const ImageShape& in, CounterRng* rng, TargetMoves* moves) const override {
+    moves->push_back(AffineMove(in.height, in.width, DrawMatrix(in, rng)));
   }
 
   // random_rotation: [angle]; random_affine: [angle, tx, ty, scale, shear x, shear y]; affine
@@ -59,6 +59,13 @@ class AffineOp final : public Op, public DrawsParams {
   }
 
  private:
+  // The warp's matrix: the fixed one, or one from drawn parameters.
+  std::array<double, 6> DrawMatrix(const ImageShape& in, CounterRng* rng) const {
+    if (!ranges_) return matrix_;
+    const std::array<double, 6> p = Draw(*ranges_, in, rng);
+    return InverseAffineMatrix(ranges_->rotation ? -p[0] : p[0], p[1], p[2], p[3], p[4], p[5]);
+  }
+
   // Draws (op.h) in torchvision's order: angle; tx, ty (rounded half to even); scale; shear x,
   // then y; each only when its range is set. Returns them in that order (angle as drawn, not
   // yet negated for a rotation).
@@ -194,7 +201,8 @@ OpSchema AffineOpSchema() {
                     {"shear", ArgType::kFloatList, "[]", "(x, y) degrees; one value is x."}}),
       &CreateAffineOp,
       {"`F.affine` on tensors (`F.rotate(a)` is `affine(angle=-a)`)", "uint8, float32",
-       "uint8 ≤ 1, float ≤ 1e-4"}};
+       "uint8 ≤ 1, float ≤ 1e-4"},
+      TargetSupport::kMoves};
 }
 
 OpSchema RandomAffineOpSchema() {
@@ -215,7 +223,8 @@ OpSchema RandomAffineOpSchema() {
       &CreateRandomAffineOp,
       {"`RandomAffine` (centre) on tensors", "uint8, float32",
        "fixed ranges: equal to torchvision within 1 level; the six parameters: KS against "
-       "`get_params`"}};
+       "`get_params`"},
+      TargetSupport::kMoves};
 }
 
 OpSchema RandomRotationOpSchema() {
@@ -228,7 +237,8 @@ OpSchema RandomRotationOpSchema() {
                     {"degrees_max", ArgType::kFloat, "", "Largest angle, degrees."}}),
       &CreateRandomRotationOp,
       {"`RandomRotation` (expand=False, centre) on tensors", "uint8, float32",
-       "as affine; angle: KS against uniform"}};
+       "as affine; angle: KS against uniform"},
+      TargetSupport::kMoves};
 }
 
 }  // namespace stoker

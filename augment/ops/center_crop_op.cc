@@ -29,6 +29,11 @@ class CenterCropOp final : public WindowOp {
                      out.height, out.width};
   }
 
+  void DrawTargetMoves(const ImageShape& in, CounterRng* rng, TargetMoves* moves) const override {
+    const PixelRect w = *DrawWindow(in, rng);
+    moves->push_back(CropMove(in.height, in.width, w.top, w.left, w.height, w.width));
+  }
+
   absl::Status ApplyToWindow(const ImageView& in, const PixelRect& window,
                              const ImageView& out) const override {
     Crop(in, window.top, window.left, out);
@@ -61,7 +66,8 @@ OpSchema CenterCropOpSchema() {
                       {"width", ArgType::kInt, "", "Output width, > 0.", AtLeast(1)},
                   },
                   &CreateCenterCropOp,
-                  {"`CenterCrop`", "any", "exact"}};
+                  {"`CenterCrop`", "any", "exact"},
+                  TargetSupport::kMoves};
 }
 
 }  // namespace stoker

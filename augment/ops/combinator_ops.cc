@@ -37,6 +37,26 @@ class CombinatorOp : public Op, public DrawsParams {
     });
   }
 
+  absl::Status CheckMovesTargets() const override {
+    for (size_t i = 0; i < ops_.size(); ++i) {
+      if (absl::Status s = ops_[i]->CheckMovesTargets(); !s.ok()) {
+        return PrefixStatus(absl::StrCat("ops[", i, "] (", ops_[i]->name(), "): "), s);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // Apply, each op that runs tracked in turn (DrawTargetMoves alone could not make the draws of
+  // nested photometric ops, which the executor never asks for).
+  absl::Status ApplyTracked(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
+                            const ImageView& out, TargetMoves* moves) const override {
+    std::array<int, kMaxNestedOps> order;
+    const int count = Draw(rng, order.data());
+    return RunSteps(count, in, out, [&](int i, const ImageView& from, const ImageView& to) {
+      return ops_[order[i]]->ApplyTracked(from, rng, scratch, to, moves);
+    });
+  }
+
   // The indices of the ops that run, in order.
   std::vector<double> DrawParams(const ImageShape& in, CounterRng* rng) const override {
     std::array<int, kMaxNestedOps> order;
@@ -167,7 +187,8 @@ OpSchema RandomApplyOpSchema() {
       "torchvision RandomApply: runs ops, in order, with probability p.",
       {OpsArg(), {"p", ArgType::kFloat, "0.5", "Probability in [0, 1].", Closed(0, 1)}},
       &CreateRandomApplyOp,
-      {"`RandomApply(transforms, p)`", "any (the ops keep the shape)", "applied fraction: χ²"}};
+      {"`RandomApply(transforms, p)`", "any (the ops keep the shape)", "applied fraction: χ²"},
+      TargetSupport::kAsNested};
 }
 
 OpSchema RandomChoiceOpSchema() {
@@ -179,7 +200,8 @@ OpSchema RandomChoiceOpSchema() {
       {OpsArg(),
        {"p", ArgType::kFloatList, "[]", "One weight >= 0 per op (need not sum to 1).", AtLeast(0)}},
       &CreateRandomChoiceOp,
-      {"`RandomChoice(transforms, p)`", "any", "choice: χ² against the weights"}};
+      {"`RandomChoice(transforms, p)`", "any", "choice: χ² against the weights"},
+      TargetSupport::kAsNested};
 }
 
 OpSchema RandomOrderOpSchema() {
@@ -188,7 +210,8 @@ OpSchema RandomOrderOpSchema() {
                   "torchvision RandomOrder: runs all of ops in a random order.",
                   {OpsArg()},
                   &CreateRandomOrderOp,
-                  {"`RandomOrder(transforms)`", "any", "order: χ² over the n! permutations"}};
+                  {"`RandomOrder(transforms)`", "any", "order: χ² over the n! permutations"},
+                  TargetSupport::kAsNested};
 }
 
 }  // namespace stoker

@@ -92,7 +92,8 @@ OpSchema DecodeOpSchema() {
       },
       &CreateDecodeOp,
       {"`Image.open(f).convert(\"RGB\")` (PIL)", "bytes → uint8",
-       "equal bytes (augment/kernels/decode_pil_test.cc)"}};
+       "equal bytes (augment/kernels/decode_pil_test.cc)"},
+      TargetSupport::kUnchanged};
 }
 
 }  // namespace stoker

@@ -124,7 +124,8 @@ OpSchema GaussianBlurOpSchema() {
           {"sigma_max", ArgType::kFloat, "2.0", "Upper end of the sigma range (>= sigma_min)."},
       },
       &CreateGaussianBlurOp,
-      {"`GaussianBlur`", "float32", "≤ 1e-4 (gaussian_blur_reference_test)"}};
+      {"`GaussianBlur`", "float32", "≤ 1e-4 (gaussian_blur_reference_test)"},
+      TargetSupport::kUnchanged};
 }
 
 }  // namespace stoker

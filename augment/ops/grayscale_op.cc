@@ -45,7 +45,8 @@ OpSchema GrayscaleOpSchema() {
                   "truncated), written to 1 or 3 channels. uint8 or float32.",
                   {{"channels", ArgType::kInt, "1", "Output channels, 1 or 3."}},
                   &CreateGrayscaleOp,
-                  {"`Grayscale`", "uint8, float32", ""}};
+                  {"`Grayscale`", "uint8, float32", ""},
+                  TargetSupport::kUnchanged};
 }
 
 }  // namespace stoker

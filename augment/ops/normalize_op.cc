@@ -95,7 +95,8 @@ OpSchema NormalizeOpSchema() {
            Above(0)},
       },
       &CreateNormalizeOp,
-      {"`Normalize`", "float32", "≤ 1e-4"}};
+      {"`Normalize`", "float32", "≤ 1e-4"},
+      TargetSupport::kUnchanged};
 }
 
 }  // namespace stoker

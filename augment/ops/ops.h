@@ -53,6 +53,7 @@ OpSchema RandAugmentOpSchema();
 OpSchema TrivialAugmentWideOpSchema();
 OpSchema AutoAugmentOpSchema();
 OpSchema AugMixOpSchema();
+OpSchema SanitizeBoxesOpSchema();
 
 // OK when `input` has pixels of `type`; otherwise INVALID_ARGUMENT
 // "requires <type> input, got <other><hint>".

@@ -29,6 +29,10 @@ class PadOp final : public Op {
     return PaddedShape(in, args_.padding);
   }
 
+  void DrawTargetMoves(const ImageShape& in, CounterRng* rng, TargetMoves* moves) const override {
+    moves->push_back(PadMove(in.height, in.width, args_.padding, args_.mode));
+  }
+
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
     Pad(in, args_.padding, args_.mode, args_.fill.data(), out);
@@ -104,7 +108,8 @@ OpSchema PadOpSchema() {
         Closed(0, 3)}},
       &CreatePadOp,
       {"`Pad` / `F.pad` (`padding_mode` 0 constant, 1 edge, 2 reflect, 3 symmetric)", "any",
-       "exact"}};
+       "exact"},
+      TargetSupport::kMoves};
 }
 
 }  // namespace stoker

@@ -37,6 +37,16 @@ class RandomPerspectiveOp final : public Op, public DrawsParams {
     return absl::OkStatus();
   }
 
+  // Nothing when not applied (or degenerate: Apply copies).
+  void DrawTargetMoves(const ImageShape& in, CounterRng* rng, TargetMoves* moves) const override {
+    std::array<double, 8> end;
+    std::array<double, 8> coefficients;
+    if (!Draw(in, rng, &end) || !PerspectiveCoefficients(StartPoints(in), end, &coefficients)) {
+      return;
+    }
+    moves->push_back(PerspectiveMove(in.height, in.width, coefficients));
+  }
+
   // [0] when not applied, else [1, then the end points: top-left x, y, top-right x, y,
   // bottom-right x, y, bottom-left x, y] (get_params' endpoints).
   std::vector<double> DrawParams(const ImageShape& in, CounterRng* rng) const override {
@@ -116,7 +126,8 @@ OpSchema RandomPerspectiveOpSchema() {
       &CreateRandomPerspectiveOp,
       {"`RandomPerspective` on tensors (`get_params`, then `F.perspective`)", "uint8, float32",
        "given its coefficients: nearest exact, bilinear uint8 ≤ 1, float ≤ 1e-4 (torchvision's "
-       "float32 solve is within 1e-3 of them); end points: χ²"}};
+       "float32 solve is within 1e-3 of them); end points: χ²"},
+      TargetSupport::kMoves};
 }
 
 }  // namespace stoker

@@ -346,7 +346,8 @@ OpSchema RandAugmentOpSchema() {
       &CreateRandAugmentOp,
       {"`RandAugment` on uint8 tensors", "uint8, 1 or 3 channels",
        "given the drawn ops: each of the 14 operations uint8 ≤ 1 (chains: see below); op choice "
-       "and sign: χ²"}};
+       "and sign: χ²"},
+      TargetSupport::kRefused};
 }
 
 OpSchema TrivialAugmentWideOpSchema() {
@@ -360,7 +361,8 @@ OpSchema TrivialAugmentWideOpSchema() {
           {{"num_magnitude_bins", ArgType::kInt, "31", "Bins, >= 2.", Closed(2, 1000)}}),
       &CreateTrivialAugmentWideOp,
       {"`TrivialAugmentWide` on uint8 tensors", "uint8, 1 or 3 channels",
-       "given the draws: ≤ 1; op and bin: χ²"}};
+       "given the draws: ≤ 1; op and bin: χ²"},
+      TargetSupport::kRefused};
 }
 
 OpSchema AutoAugmentOpSchema() {
@@ -374,7 +376,8 @@ OpSchema AutoAugmentOpSchema() {
           {{"policy", ArgType::kInt, "0", "0: imagenet (the only one).", Closed(0, 0)}}),
       &CreateAutoAugmentOp,
       {"`AutoAugment(AutoAugmentPolicy.IMAGENET)` on uint8 tensors", "uint8, 1 or 3 channels",
-       "given `get_params`' draws: ≤ 1; sub-policy: χ²"}};
+       "given `get_params`' draws: ≤ 1; sub-policy: χ²"},
+      TargetSupport::kRefused};
 }
 
 OpSchema AugMixOpSchema() {
@@ -395,7 +398,8 @@ OpSchema AugMixOpSchema() {
           "1"),
       &CreateAugMixOp,
       {"`AugMix` on uint8 tensors", "uint8, 1 or 3 channels",
-       "given the weights and chains: ≤ 1; Beta weight: KS; chain depth, ops: χ²"}};
+       "given the weights and chains: ≤ 1; Beta weight: KS; chain depth, ops: χ²"},
+      TargetSupport::kRefused};
 }
 
 }  // namespace stoker

@@ -26,12 +26,20 @@ constexpr float kDefaultGrayscaleProbability = 0.1f;  // torchvision's RandomGra
 
 using Kernel = std::function<void(const ImageView& in, const ImageView& out)>;
 
+// What the kernel does to targets: nothing (photometric), or a flip.
+enum class Moves { kNone, kHorizontalFlip, kVerticalFlip };
+
 // One draw, whatever p is (op.h): the kernel when rng->UniformFloat() < p, else a copy.
 class RandomApplyOp final : public Op, public DrawsParams {
  public:
   // REQUIRES: p in [0, 1]; `kernel` keeps the shape, and works in place when `in_place`.
-  RandomApplyOp(std::string name, const ImageShape& input, float p, Kernel kernel, bool in_place)
-      : Op(std::move(name), input, input), p_(p), kernel_(std::move(kernel)), in_place_(in_place) {}
+  RandomApplyOp(std::string name, const ImageShape& input, float p, Kernel kernel, bool in_place,
+                Moves moves)
+      : Op(std::move(name), input, input),
+        p_(p),
+        kernel_(std::move(kernel)),
+        in_place_(in_place),
+        moves_(moves) {}
 
   bool SupportsInPlace() const override { return in_place_; }
 
@@ -45,6 +53,12 @@ class RandomApplyOp final : public Op, public DrawsParams {
     return absl::OkStatus();
   }
 
+  // A flip when applied (the same draw as Apply).
+  void DrawTargetMoves(const ImageShape& in, CounterRng* rng, TargetMoves* moves) const override {
+    if (!(rng->UniformFloat() < p_) || moves_ == Moves::kNone) return;
+    moves->push_back(FlipMove(moves_ == Moves::kHorizontalFlip, in.height, in.width));
+  }
+
   // [u]: applied when u < p.
   std::vector<double> DrawParams(const ImageShape& in, CounterRng* rng) const override {
     return {rng->UniformFloat()};
@@ -54,6 +68,7 @@ class RandomApplyOp final : public Op, public DrawsParams {
   const float p_;
   const Kernel kernel_;
   const bool in_place_;
+  const Moves moves_;
 };
 
 // p from an optional proto field: `unset` (0.5 unless said) when unset. Errors:
@@ -68,21 +83,23 @@ absl::StatusOr<float> Probability(bool has_p, float p, float unset = kDefaultPro
 
 absl::StatusOr<std::unique_ptr<Op>> MakeOp(const char* name, const ImageShape& input,
                                            absl::StatusOr<float> p, Kernel kernel,
-                                           bool in_place = true) {
+                                           bool in_place = true, Moves moves = Moves::kNone) {
   if (!p.ok()) return p.status();
-  return std::make_unique<RandomApplyOp>(name, input, *p, std::move(kernel), in_place);
+  return std::make_unique<RandomApplyOp>(name, input, *p, std::move(kernel), in_place, moves);
 }
 
 absl::StatusOr<std::unique_ptr<Op>> CreateHorizontalFlipOp(const v1::Op& op,
                                                            const ImageShape& input) {
   const v1::HorizontalFlipOp& args = op.horizontal_flip();
-  return MakeOp("horizontal_flip", input, Probability(args.has_p(), args.p()), HorizontalFlip);
+  return MakeOp("horizontal_flip", input, Probability(args.has_p(), args.p()), HorizontalFlip,
+                /*in_place=*/true, Moves::kHorizontalFlip);
 }
 
 absl::StatusOr<std::unique_ptr<Op>> CreateVerticalFlipOp(const v1::Op& op,
                                                          const ImageShape& input) {
   const v1::VerticalFlipOp& args = op.vertical_flip();
-  return MakeOp("vertical_flip", input, Probability(args.has_p(), args.p()), VerticalFlip);
+  return MakeOp("vertical_flip", input, Probability(args.has_p(), args.p()), VerticalFlip,
+                /*in_place=*/true, Moves::kVerticalFlip);
 }
 
 absl::StatusOr<std::unique_ptr<Op>> CreateInvertOp(const v1::Op& op, const ImageShape& input) {
@@ -178,7 +195,8 @@ OpSchema HorizontalFlipOpSchema() {
                   "probability p. Any pixel type.",
                   {ProbabilityArg()},
                   &CreateHorizontalFlipOp,
-                  {"`RandomHorizontalFlip` / `F.hflip`", "any", "exact; applied: χ²"}};
+                  {"`RandomHorizontalFlip` / `F.hflip`", "any", "exact; applied: χ²"},
+                  TargetSupport::kMoves};
 }
 
 OpSchema VerticalFlipOpSchema() {
@@ -188,7 +206,8 @@ OpSchema VerticalFlipOpSchema() {
                   "probability p. Any pixel type.",
                   {ProbabilityArg()},
                   &CreateVerticalFlipOp,
-                  {"`RandomVerticalFlip` / `F.vflip`", "any", "exact"}};
+                  {"`RandomVerticalFlip` / `F.vflip`", "any", "exact"},
+                  TargetSupport::kMoves};
 }
 
 OpSchema InvertOpSchema() {
@@ -198,7 +217,8 @@ OpSchema InvertOpSchema() {
                   "probability p.",
                   {ProbabilityArg()},
                   &CreateInvertOp,
-                  {"`RandomInvert` / `F.invert`", "uint8, float32", "exact"}};
+                  {"`RandomInvert` / `F.invert`", "uint8, float32", "exact"},
+                  TargetSupport::kUnchanged};
 }
 
 OpSchema PosterizeOpSchema() {
@@ -208,7 +228,8 @@ OpSchema PosterizeOpSchema() {
                   "probability p. uint8 only (as torchvision).",
                   {{"bits", ArgType::kInt, "", "Bits kept, 0..8.", Closed(0, 8)}, ProbabilityArg()},
                   &CreatePosterizeOp,
-                  {"`RandomPosterize` / `F.posterize`", "uint8", "exact"}};
+                  {"`RandomPosterize` / `F.posterize`", "uint8", "exact"},
+                  TargetSupport::kUnchanged};
 }
 
 OpSchema SolarizeOpSchema() {
@@ -221,7 +242,8 @@ OpSchema SolarizeOpSchema() {
        ProbabilityArg()},
       &CreateSolarizeOp,
       {"`RandomSolarize` / `F.solarize` (threshold in the image's range)", "uint8, float32",
-       "exact"}};
+       "exact"},
+      TargetSupport::kUnchanged};
 }
 
 OpSchema AutocontrastOpSchema() {
@@ -233,7 +255,8 @@ OpSchema AutocontrastOpSchema() {
       "constant channel is left as it is.",
       {ProbabilityArg()},
       &CreateAutocontrastOp,
-      {"`RandomAutocontrast` / `F.autocontrast`", "uint8, float32", "uint8 ≤ 1, float ≤ 1e-4"}};
+      {"`RandomAutocontrast` / `F.autocontrast`", "uint8, float32", "uint8 ≤ 1, float ≤ 1e-4"},
+      TargetSupport::kUnchanged};
 }
 
 OpSchema RandomGrayscaleOpSchema() {
@@ -244,7 +267,8 @@ OpSchema RandomGrayscaleOpSchema() {
                   {ProbabilityArg("0.1")},
                   &CreateRandomGrayscaleOp,
                   {"`RandomGrayscale` / `F.rgb_to_grayscale(x, 3)`", "uint8, float32",
-                   "uint8 ≤ 1 (PIL rounds), float ≤ 1e-4"}};
+                   "uint8 ≤ 1 (PIL rounds), float ≤ 1e-4"},
+                  TargetSupport::kUnchanged};
 }
 
 OpSchema EqualizeOpSchema() {
@@ -254,19 +278,21 @@ OpSchema EqualizeOpSchema() {
                   "probability p. uint8 only (as torchvision).",
                   {ProbabilityArg()},
                   &CreateEqualizeOp,
-                  {"`RandomEqualize` / `F.equalize`", "uint8", "exact"}};
+                  {"`RandomEqualize` / `F.equalize`", "uint8", "exact"},
+                  TargetSupport::kUnchanged};
 }
 
 OpSchema AdjustHueOpSchema() {
-  return OpSchema{"adjust_hue",
-                  v1::Op::kAdjustHue,
-                  "torchvision F.adjust_hue: shifts the hue by hue_factor (HSV in float32, as "
-                  "torchvision's tensor path); gray is unchanged. color_jitter(hue=...) draws "
-                  "the factor per sample.",
-                  {{"hue_factor", ArgType::kFloat, "", "In [-0.5, 0.5].", Closed(-0.5, 0.5)}},
-                  &CreateAdjustHueOp,
-                  {"`F.adjust_hue` (tensor path: HSV in float32)", "uint8, float32",
-                   "uint8 ≤ 1, float ≤ 1e-4"}};
+  return OpSchema{
+      "adjust_hue",
+      v1::Op::kAdjustHue,
+      "torchvision F.adjust_hue: shifts the hue by hue_factor (HSV in float32, as "
+      "torchvision's tensor path); gray is unchanged. color_jitter(hue=...) draws "
+      "the factor per sample.",
+      {{"hue_factor", ArgType::kFloat, "", "In [-0.5, 0.5].", Closed(-0.5, 0.5)}},
+      &CreateAdjustHueOp,
+      {"`F.adjust_hue` (tensor path: HSV in float32)", "uint8, float32", "uint8 ≤ 1, float ≤ 1e-4"},
+      TargetSupport::kUnchanged};
 }
 
 OpSchema AdjustSharpnessOpSchema() {
@@ -279,7 +305,8 @@ OpSchema AdjustSharpnessOpSchema() {
        ProbabilityArg()},
       &CreateAdjustSharpnessOp,
       {"`RandomAdjustSharpness` / `F.adjust_sharpness`", "uint8, float32",
-       "uint8 ≤ 1, float ≤ 1e-4"}};
+       "uint8 ≤ 1, float ≤ 1e-4"},
+      TargetSupport::kUnchanged};
 }
 
 }  // namespace stoker

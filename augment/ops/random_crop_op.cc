@@ -41,6 +41,17 @@ class RandomCropOp final : public Op, public DrawsParams {
     return DrawPosition(in, rng);
   }
 
+  // Apply's padding passes (each a pad move where it pads), then the window.
+  void DrawTargetMoves(const ImageShape& in, CounterRng* rng, TargetMoves* moves) const override {
+    const ImageShape once = PaddedShape(in, pad_.padding);
+    const Padding then = PaddingIfNeeded(in);
+    const ImageShape padded = PaddedShape(once, then);
+    if (once != in) moves->push_back(PadMove(in.height, in.width, pad_.padding, pad_.mode));
+    if (padded != once) moves->push_back(PadMove(once.height, once.width, then, pad_.mode));
+    const PixelRect w = DrawPosition(padded, rng);
+    moves->push_back(CropMove(padded.height, padded.width, w.top, w.left, w.height, w.width));
+  }
+
   absl::Status ApplyToWindow(const ImageView& in, const PixelRect& window,
                              const ImageView& out) const override {
     Crop(in, window.top, window.left, out);
@@ -135,7 +146,8 @@ OpSchema RandomCropOpSchema() {
            Closed(0, 1)},
       },
       &CreateRandomCropOp,
-      {"`RandomCrop`", "any", "padding equal; top, left: χ² against uniform"}};
+      {"`RandomCrop`", "any", "padding equal; top, left: χ² against uniform"},
+      TargetSupport::kMoves};
 }
 
 }  // namespace stoker

@@ -153,7 +153,8 @@ OpSchema RandomErasingOpSchema() {
       &CreateRandomErasingOp,
       {"`RandomErasing` (`value=\"random\"` is `value_random=1`)", "uint8, float32",
        "given its rectangle: exact (`F.erase`); erased fraction χ², rectangle KS against "
-       "`get_params`"}};
+       "`get_params`"},
+      TargetSupport::kUnchanged};
 }
 
 }  // namespace stoker

@@ -64,6 +64,13 @@ class RandomResizedCropOp final : public Op, public DrawsParams {
     return CropWindow(in.height, in.width, range_, rng);
   }
 
+  // v2's resized_crop: crop, then resize to the output size.
+  void DrawTargetMoves(const ImageShape& in, CounterRng* rng, TargetMoves* moves) const override {
+    const PixelRect w = *DrawWindow(in, rng);
+    moves->push_back(CropMove(in.height, in.width, w.top, w.left, w.height, w.width));
+    moves->push_back(ResizeMove(w.height, w.width, output_shape().height, output_shape().width));
+  }
+
   absl::Status ApplyToWindow(const ImageView& in, const PixelRect& window,
                              const ImageView& out) const override {
     return Resize(in, window, interpolation_, out);
@@ -140,7 +147,8 @@ OpSchema RandomResizedCropOpSchema() {
            Closed(0, 2)},
       },
       &CreateRandomResizedCropOp,
-      {"`RandomResizedCrop`", "any", "top, left, height, width, area: KS against `get_params`"}};
+      {"`RandomResizedCrop`", "any", "top, left, height, width, area: KS against `get_params`"},
+      TargetSupport::kMoves};
 }
 
 }  // namespace stoker

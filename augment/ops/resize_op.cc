@@ -39,6 +39,12 @@ class ResizeOp final : public Op {
     return ShorterSideShape(in, shorter_);
   }
 
+  // REQUIRES (op.h): OutputShapeFor(in) is OK, which it always is here.
+  void DrawTargetMoves(const ImageShape& in, CounterRng* rng, TargetMoves* moves) const override {
+    const ImageShape out = *OutputShapeFor(in);
+    moves->push_back(ResizeMove(in.height, in.width, out.height, out.width));
+  }
+
   absl::Status Apply(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                      const ImageView& out) const override {
     return Resize(in, PixelRect{0, 0, in.shape.height, in.shape.width}, interpolation_, out);
@@ -96,7 +102,8 @@ OpSchema ResizeOpSchema() {
       },
       &CreateResizeOp,
       {"`Resize`; `interpolation=2` is PIL's antialiased bilinear", "uint8, float32",
-       "2: equal to PIL; float ≤ 1e-4 (antialias=True); 0: uint8 ≤ 1 (antialias=False)"}};
+       "2: equal to PIL; float ≤ 1e-4 (antialias=True); 0: uint8 ≤ 1 (antialias=False)"},
+      TargetSupport::kMoves};
 }
 
 }  // namespace stoker

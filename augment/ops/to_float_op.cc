@@ -40,7 +40,8 @@ OpSchema ToFloatOpSchema() {
                   {},
                   &CreateToFloatOp,
                   {"`ToTensor`, `ConvertImageDtype(float32)`, v2 `ToDtype(float32, scale=True)`",
-                   "uint8 → float32", "exact"}};
+                   "uint8 → float32", "exact"},
+                  TargetSupport::kUnchanged};
 }
 
 }  // namespace stoker
