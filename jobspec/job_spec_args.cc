@@ -134,6 +134,7 @@ absl::StatusOr<v1::JobSpec> JobSpecArgs::ToJobSpec(
   spec.set_world_size(world_size);
   spec.set_epochs(epochs);
   spec.set_drop_last(drop_last);
+  for (const std::string& field : fields) spec.add_fields(field);
   if (max_bad_sample_fraction.has_value()) {
     const double fraction = *max_bad_sample_fraction;
     if (!(fraction >= 0 && fraction <= 1)) {  // NaN fails too

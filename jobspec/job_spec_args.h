@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
@@ -54,6 +55,9 @@ struct JobSpecArgs {
   bool drop_last = false;
   // JobSpec.max_bad_sample_fraction, in [0, 1]; unset: the coordinator's default (0.01).
   std::optional<double> max_bad_sample_fraction;
+  // JobSpec.fields: the sample fields the job wants ("image", "label", "text", ...); empty:
+  // images and labels as before. Checked by OpenJob (INVALID_ARGUMENT naming fields[i]).
+  std::vector<std::string> fields;
 
   // The spec, or INVALID_ARGUMENT naming the argument as `name(field)` says (field is the
   // member's name, e.g. "batch_size"; a command line answers "--batch-size").

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
@@ -24,7 +26,8 @@ namespace stoker {
 // Thread-safe.
 class JobContext {
  public:
-  // INVALID_ARGUMENT when the spec does not describe a usable job.
+  // INVALID_ARGUMENT when the spec does not describe a usable job (its fields included:
+  // CheckJobFields, data/source.h).
   static absl::StatusOr<std::shared_ptr<JobContext>> Create(uint64_t job_id,
                                                             const stoker::v1::JobSpec& spec);
   // The same with the source already opened (tests inject sources with bad samples).
@@ -36,6 +39,9 @@ class JobContext {
   const stoker::v1::JobSpec& spec() const { return spec_; }
   const Source& source() const { return *source_; }
   const Pipeline& pipeline() const { return pipeline_; }
+  // The pass-through fields every batch carries (PassThroughFields, data/sample_fields.h): the
+  // source fills them in SampleBuffer.fields, in this order.
+  const std::vector<std::string>& fields() const { return fields_; }
   // Payload bytes of one batch.
   size_t batch_bytes() const { return pipeline_.output_bytes_per_sample() * spec_.batch_size(); }
 
@@ -58,12 +64,13 @@ class JobContext {
 
  private:
   JobContext(uint64_t job_id, stoker::v1::JobSpec spec, std::unique_ptr<Source> source,
-             Pipeline pipeline);
+             Pipeline pipeline, std::vector<std::string> fields);
 
   const uint64_t job_id_;
   const stoker::v1::JobSpec spec_;
   const std::unique_ptr<Source> source_;
   const Pipeline pipeline_;
+  const std::vector<std::string> fields_;
   std::atomic<bool> retired_{false};
   trace::SpanRecorder trace_{trace::SpanRecorder::Options{.capacity = 1}};
 
