@@ -48,6 +48,12 @@ absl::Status SetDataset(const JobSpecArgs& args, Invalid invalid, v1::JobSpec* s
     spec->mutable_dataset()->mutable_shards()->set_manifest(args.manifest);
     return absl::OkStatus();
   }
+  if (!args.paths.empty()) {
+    for (const std::string& path : args.paths) {
+      spec->mutable_dataset()->mutable_shards()->add_paths(path);
+    }
+    return absl::OkStatus();
+  }
   for (const auto& [field, value] :
        {std::pair<absl::string_view, uint64_t>{"num_samples", args.num_samples},
         {"height", args.height},

@@ -28,6 +28,9 @@ absl::string_view DTypeName(v1::DType dtype);
 struct JobSpecArgs {
   // Set: the dataset is these shards (path or URL) and the synthetic fields are ignored.
   std::string manifest;
+  // Set (and no manifest): the dataset is these shard files or globs, stoker shards or
+  // WebDataset tars (ShardDataset.paths); the synthetic fields are ignored.
+  std::vector<std::string> paths;
   // Synthetic images: num_samples (> 0) of height × width × channels (1 or 3), label = index
   // mod num_classes.
   uint64_t num_samples = 0;
