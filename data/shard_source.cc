@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/bad_sample.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
@@ -64,6 +65,7 @@ absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(const stoker::v1:
   const std::shared_ptr<Storage> storage = Storage::Default();
   std::vector<ShardRef> shards;
   std::vector<std::string> class_names;
+  std::optional<std::vector<std::string>> declared_fields;
   if (!spec.manifest().empty()) {
     absl::StatusOr<stoker::v1::ShardManifest> read = ReadManifest(*storage, spec.manifest());
     if (!read.ok()) return PrefixStatus("dataset.shards.manifest: ", read.status());
@@ -73,6 +75,10 @@ absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(const stoker::v1:
                                 shard.records(), shard.bytes()});
     }
     class_names.assign(manifest.class_names().begin(), manifest.class_names().end());
+    const bool any_tar = std::any_of(shards.begin(), shards.end(), [](const ShardRef& shard) {
+      return IsTarShard(shard.location);
+    });
+    if (!any_tar) declared_fields.emplace(manifest.fields().begin(), manifest.fields().end());
   } else {
     const std::vector<std::string> paths(spec.paths().begin(), spec.paths().end());
     absl::StatusOr<std::vector<ShardRef>> counted = CountShards(*storage, paths);
@@ -92,17 +98,19 @@ absl::StatusOr<std::unique_ptr<ShardSource>> ShardSource::Open(const stoker::v1:
   const bool ranged = random_order && cache != nullptr && bytes > cache->options().max_bytes;
   return std::make_unique<ShardSource>(std::move(shards), std::move(class_names), nullptr,
                                        ranged ? RemoteReads::kRanged : RemoteReads::kWholeShard,
-                                       std::move(fields));
+                                       std::move(fields), std::move(declared_fields));
 }
 
 ShardSource::ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names,
                          std::shared_ptr<OpenShardPool> pool, RemoteReads reads,
-                         std::vector<std::string> fields)
+                         std::vector<std::string> fields,
+                         std::optional<std::vector<std::string>> declared_fields)
     : shards_(std::move(shards)),
       class_names_(std::move(class_names)),
       pool_(pool != nullptr ? std::move(pool) : OpenShardPool::Default()),
       reads_(reads),
       fields_(std::move(fields)),
+      declared_fields_(std::move(declared_fields)),
       storage_(Storage::Default()) {
   for (const std::string& field : fields_) tar_extensions_.push_back(WebDatasetExtension(field));
   starts_.reserve(shards_.size() + 1);
@@ -166,6 +174,19 @@ absl::Status ShardSource::ReadRecord(const OpenShard& shard, uint64_t record,
   std::memmove(sample->encoded.data(), sample->encoded.data() + view.data_offset, view.data_size);
   sample->encoded.resize(view.data_size);
   return absl::OkStatus();
+}
+
+absl::Status ShardSource::CheckField(absl::string_view name) const {
+  if (!declared_fields_.has_value() || std::find(declared_fields_->begin(), declared_fields_->end(),
+                                                 name) != declared_fields_->end()) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("\"", name, "\": the manifest's records carry ",
+                   declared_fields_->empty()
+                       ? "no fields"
+                       : absl::StrCat("only [", absl::StrJoin(*declared_fields_, ", "), "]"),
+                   " (stoker-pack --captions stores \"text\")"));
 }
 
 absl::Status ShardSource::ReadTarFields(const OpenShard& shard, uint64_t record,

@@ -20,6 +20,7 @@
 // sample (kMissingField), one whose value is over kMaxFieldValueBytes too (kTooLarge).
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,10 +53,12 @@ class ShardSource : public Source {
                                                            bool random_order = false,
                                                            std::vector<std::string> fields = {});
 
-  // `pool` null: OpenShardPool::Default().
+  // `pool` null: OpenShardPool::Default(). `declared_fields`: the manifest's fields when it lists
+  // only stoker shards (CheckField refuses others), nullopt when any field may be there.
   ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names,
               std::shared_ptr<OpenShardPool> pool = nullptr,
-              RemoteReads reads = RemoteReads::kWholeShard, std::vector<std::string> fields = {});
+              RemoteReads reads = RemoteReads::kWholeShard, std::vector<std::string> fields = {},
+              std::optional<std::vector<std::string>> declared_fields = std::nullopt);
 
   uint64_t size() const override { return starts_.back(); }
   absl::Span<const uint64_t> shard_starts() const override { return starts_; }
@@ -66,8 +69,9 @@ class ShardSource : public Source {
   // "shard-00003.stoker offset 1048576", or "shard-00003.stoker record 17" when the record's
   // offset is not known.
   std::string Locate(uint64_t index) const override;
-  // Any name: a tar may carry any key, a stoker shard any field in its records.
-  absl::Status CheckField(absl::string_view) const override { return absl::OkStatus(); }
+  // A manifest of stoker shards only: the fields it declares (ShardManifest.fields); otherwise
+  // any name (a tar may carry any key, shards listed by path any field in their records).
+  absl::Status CheckField(absl::string_view name) const override;
 
   const std::vector<ShardRef>& shards() const { return shards_; }
   const std::vector<std::string>& class_names() const { return class_names_; }
@@ -89,6 +93,7 @@ class ShardSource : public Source {
   const std::shared_ptr<OpenShardPool> pool_;
   const RemoteReads reads_;
   const std::vector<std::string> fields_;
+  const std::optional<std::vector<std::string>> declared_fields_;
   // The tar extension of each field (WebDatasetExtension).
   std::vector<std::string> tar_extensions_;
   // Counts the bytes of the samples read (read amplification, data/storage_backend.h).

@@ -35,6 +35,11 @@ struct PackOptions {
   // workers decode only the restart intervals a crop needs; other formats are stored as they are.
   bool restart_markers = false;
   std::string report;  // Where to list skipped inputs and why (local or s3://); empty: nowhere.
+  // Image-text pairs: each image's sidecar caption, the file of the same name with extension
+  // .txt ("cat/001.jpg" → "cat/001.txt"), is stored byte for byte as its "text" field
+  // (data/record_fields.h) and the manifest declares the field; an image without a caption is
+  // skipped (reason "missing_caption").
+  bool captions = false;
 
   // INVALID_ARGUMENT naming the field ("shard_bytes: must be > 0").
   absl::Status Validate() const;

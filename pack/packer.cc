@@ -11,11 +11,14 @@
 #include "augment/kernels/jpeg_restart_markers.h"
 #include "common/atomic_file.h"
 #include "common/bad_sample.h"
+#include "common/field_limits.h"
 #include "common/logging.h"
 #include "common/process_limits.h"
 #include "common/status_macros.h"
 #include "data/manifest.h"
+#include "data/record_fields.h"
 #include "data/s3_config.h"
+#include "data/sample_fields.h"
 #include "data/shard_reader.h"
 #include "data/shard_writer.h"
 #include "data/storage.h"
@@ -61,6 +64,27 @@ absl::Status ReadInput(const Storage& storage, const std::string& location,
   RETURN_IF_ERROR(bytes.status());  // UNAVAILABLE: the run stops, a rerun resumes.
   out->assign(bytes->begin(), bytes->end());
   if (out->empty()) *skip = SkippedInput{location, "empty", "the file is empty"};
+  return absl::OkStatus();
+}
+
+// The sidecar caption of the image at `location` (--captions), as a record's metadata; a skip
+// reason when there is none or it is too large for a field.
+absl::Status ReadCaption(const Storage& storage, const std::string& location, std::string* metadata,
+                         SkippedInput* skip) {
+  const std::string sidecar = fs::path(location).replace_extension(".txt").string();
+  absl::StatusOr<std::string> caption = storage.ReadAll(sidecar);
+  if (absl::IsNotFound(caption.status())) {
+    *skip = SkippedInput{location, "missing_caption", absl::StrCat("no caption ", sidecar)};
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(caption.status());  // UNAVAILABLE: the run stops, a rerun resumes.
+  if (caption->size() > kMaxFieldValueBytes) {
+    *skip = SkippedInput{
+        location, "too_large",
+        absl::StrCat(sidecar, ": ", caption->size(), " bytes, at most ", kMaxFieldValueBytes)};
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(*metadata, EncodeRecordFields({{std::string(kTextField), *caption}}));
   return absl::OkStatus();
 }
 
@@ -159,10 +183,12 @@ absl::StatusOr<ShardResult> WriteShard(const Storage& storage, const PackOptions
   ASSIGN_OR_RETURN(std::unique_ptr<ShardWriter> writer, ShardWriter::Create(temp));
   InputChecker checker(DecodeLimits{options.max_pixels, static_cast<int>(options.max_scans)});
   std::vector<uint8_t> bytes;
+  std::string metadata;
   for (size_t i = begin; i < end; ++i, ++counters->images_done) {
     const PackInput& input = plan.inputs[i];
     SkippedInput skip;
-    RETURN_IF_ERROR(ReadInput(storage, input.path, &bytes, &skip));
+    if (options.captions) RETURN_IF_ERROR(ReadCaption(storage, input.path, &metadata, &skip));
+    if (skip.reason.empty()) RETURN_IF_ERROR(ReadInput(storage, input.path, &bytes, &skip));
     if (skip.reason.empty()) Prepare(options, &checker, input.path, &bytes, &skip);
     if (!skip.reason.empty()) {
       STOKER_LOG(WARNING) << "skipping " << input.path << ": " << skip.reason << " ("
@@ -170,7 +196,7 @@ absl::StatusOr<ShardResult> WriteShard(const Storage& storage, const PackOptions
       result.skipped.push_back(std::move(skip));
       continue;
     }
-    RETURN_IF_ERROR(writer->Add(input.key, input.label, bytes));
+    RETURN_IF_ERROR(writer->Add(input.key, input.label, bytes, metadata));
   }
   RETURN_IF_ERROR(writer->Finish());
   RETURN_IF_ERROR(Publish(storage, temp, path));
@@ -230,6 +256,7 @@ absl::StatusOr<PackSummary> Pack(const Storage& storage, const PackOptions& opti
     summary.shards_reused += results[s].reused ? 1 : 0;
   }
   for (const std::string& name : plan.class_names) manifest.add_class_names(name);
+  if (options.captions) manifest.add_fields(std::string(kTextField));
   for (const PackInput& input : plan.inputs) summary.input_bytes += input.bytes;
   summary.shards = results.size();
   if (!options.report.empty()) {
