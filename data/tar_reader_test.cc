@@ -45,7 +45,7 @@ TEST(TarReaderTest, GroupsFilesBySampleKey) {
 }
 
 // Reads `location` of `file` as text.
-std::string FieldText(const RandomAccessFile& file, const FieldLocation& location) {
+std::string TarFieldText(const RandomAccessFile& file, const FieldLocation& location) {
   std::string bytes(location.length, '\0');
   EXPECT_TRUE(
       file.ReadAt(location.offset, bytes.size(), reinterpret_cast<uint8_t*>(bytes.data())).ok());
@@ -70,10 +70,10 @@ TEST(TarReaderTest, IndexesOnlyTheFieldsAskedForWhereverTheyLie) {
   ASSERT_EQ(index->samples.size(), 3u);
   ASSERT_EQ(index->field_count, 2u);
   ASSERT_EQ(index->fields.size(), 6u);  // Two per sample: the .json is not kept.
-  EXPECT_EQ(FieldText(**file, index->fields[0]), "caption a");
-  EXPECT_EQ(FieldText(**file, index->fields[1]), "MASK-A");
-  EXPECT_EQ(FieldText(**file, index->fields[2]), "caption b");
-  EXPECT_EQ(FieldText(**file, index->fields[3]), "MASK-B");
+  EXPECT_EQ(TarFieldText(**file, index->fields[0]), "caption a");
+  EXPECT_EQ(TarFieldText(**file, index->fields[1]), "MASK-A");
+  EXPECT_EQ(TarFieldText(**file, index->fields[2]), "caption b");
+  EXPECT_EQ(TarFieldText(**file, index->fields[3]), "MASK-B");
   EXPECT_EQ(index->fields[4].offset, FieldLocation::kAbsent);
   EXPECT_EQ(index->fields[5].offset, FieldLocation::kAbsent);
 }

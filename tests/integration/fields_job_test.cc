@@ -20,6 +20,7 @@
 #include "tests/testing/drain_loader.h"
 #include "tests/testing/test_cluster.h"
 #include "trainer_client/client_tail.h"
+#include "trainer_client/hybrid/hybrid_producer.h"
 #include "trainer_client/loader.h"
 
 namespace stoker {
@@ -187,6 +188,41 @@ TEST_F(FieldsJobTest, ASampleWithoutItsCaptionIsReplaced) {
   int delivered = 0;
   for (const auto& [sample, n] : seen[0]) delivered += n;
   EXPECT_EQ(delivered, static_cast<int>(kSamples));  // Replaced: the batch count stays.
+}
+
+// Hybrid mode: the trainer's own producer (the worker's batch producer inside the trainer) and no
+// remote worker delivers the fields too.
+TEST(FieldsHybridTest, TheTrainersOwnProducerCarriesTheFields) {
+  TestClusterOptions cluster_options;
+  cluster_options.workers = 0;
+  cluster_options.insecure = true;  // Hybrid mode runs only without TLS (docs/security.md).
+  absl::StatusOr<std::unique_ptr<TestCluster>> cluster = TestCluster::Start(cluster_options);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  TempDir dir;
+  pb::JobSpec spec;
+  for (const std::string& path : WriteImageTextTars(dir, false)) {
+    spec.mutable_dataset()->mutable_shards()->add_paths(path);
+  }
+  *spec.mutable_pipeline() = *ParsePipelineText("decode, resize(height=16, width=16), to_float");
+  spec.set_batch_size(kFieldsBatch);
+  spec.set_world_size(1);
+  spec.set_epochs(1);
+  spec.set_drop_last(true);
+  for (const char* field : {"image", "text", "json"}) spec.add_fields(field);
+  LoaderOptions options;
+  options.coordinator_address = (*cluster)->coordinator_address();
+  options.tls = TlsConfig::Plaintext();
+  options.job_name = "captions-hybrid";
+  options.spec = spec;
+  options.client_id = "trainer-hybrid";
+  options.heartbeat_interval = absl::Milliseconds(50);
+  absl::StatusOr<std::unique_ptr<HybridProducer>> local = HybridProducer::Start(
+      options.coordinator_address, options.client_id, 2, TlsConfig::Plaintext());
+  ASSERT_TRUE(local.ok()) << local.status();
+  std::map<uint32_t, std::map<uint64_t, int>> seen;
+  ASSERT_TRUE(Consume(std::move(options), &seen).ok());
+  ASSERT_EQ(seen[0].size(), kSamples);
+  for (const auto& [sample, n] : seen[0]) EXPECT_EQ(n, 1) << "sample " << sample;
 }
 
 TEST_F(FieldsJobTest, OpenJobRefusesFieldsItCannotServeNamingThem) {
