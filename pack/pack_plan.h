@@ -40,8 +40,15 @@ struct PackOptions {
   // (data/record_fields.h) and the manifest declares the field; an image without a caption is
   // skipped (reason "missing_caption").
   bool captions = false;
+  // Image-text pairs from a table instead of sidecars: a TSV of "path<TAB>caption" lines
+  // (pack/caption_table.h), local or s3://; images it does not list are skipped likewise.
+  std::string captions_file;
 
-  // INVALID_ARGUMENT naming the field ("shard_bytes: must be > 0").
+  // Whether records get a "text" field (captions or captions_file).
+  bool has_captions() const { return captions || !captions_file.empty(); }
+
+  // INVALID_ARGUMENT naming the field ("shard_bytes: must be > 0"; "captions_file: ..." with
+  // captions too).
   absl::Status Validate() const;
 };
 

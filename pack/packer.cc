@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "data/storage_backend.h"
 #include "opencv2/imgcodecs.hpp"
 #include "opencv2/imgproc.hpp"
+#include "pack/caption_table.h"
 
 namespace stoker {
 namespace {
@@ -67,24 +69,36 @@ absl::Status ReadInput(const Storage& storage, const std::string& location,
   return absl::OkStatus();
 }
 
-// The sidecar caption of the image at `location` (--captions), as a record's metadata; a skip
-// reason when there is none or it is too large for a field.
-absl::Status ReadCaption(const Storage& storage, const std::string& location, std::string* metadata,
-                         SkippedInput* skip) {
-  const std::string sidecar = fs::path(location).replace_extension(".txt").string();
-  absl::StatusOr<std::string> caption = storage.ReadAll(sidecar);
-  if (absl::IsNotFound(caption.status())) {
-    *skip = SkippedInput{location, "missing_caption", absl::StrCat("no caption ", sidecar)};
-    return absl::OkStatus();
+// The caption of the image at `location`, from `table` (--captions-file) or else its sidecar
+// .txt (--captions), as a record's metadata; a skip reason when there is none or it is too large
+// for a field.
+absl::Status ReadCaption(const Storage& storage, const CaptionTable* table,
+                         const std::string& location, std::string* metadata, SkippedInput* skip) {
+  std::string caption;
+  if (table != nullptr) {
+    const std::string* listed = table->Find(location);
+    if (listed == nullptr) {
+      *skip = SkippedInput{location, "missing_caption", "not in the captions file"};
+      return absl::OkStatus();
+    }
+    caption = *listed;
+  } else {
+    const std::string sidecar = fs::path(location).replace_extension(".txt").string();
+    absl::StatusOr<std::string> read = storage.ReadAll(sidecar);
+    if (absl::IsNotFound(read.status())) {
+      *skip = SkippedInput{location, "missing_caption", absl::StrCat("no caption ", sidecar)};
+      return absl::OkStatus();
+    }
+    RETURN_IF_ERROR(read.status());  // UNAVAILABLE: the run stops, a rerun resumes.
+    caption = *std::move(read);
   }
-  RETURN_IF_ERROR(caption.status());  // UNAVAILABLE: the run stops, a rerun resumes.
-  if (caption->size() > kMaxFieldValueBytes) {
+  if (caption.size() > kMaxFieldValueBytes) {
     *skip = SkippedInput{
         location, "too_large",
-        absl::StrCat(sidecar, ": ", caption->size(), " bytes, at most ", kMaxFieldValueBytes)};
+        absl::StrCat("a caption of ", caption.size(), " bytes, at most ", kMaxFieldValueBytes)};
     return absl::OkStatus();
   }
-  ASSIGN_OR_RETURN(*metadata, EncodeRecordFields({{std::string(kTextField), *caption}}));
+  ASSIGN_OR_RETURN(*metadata, EncodeRecordFields({{std::string(kTextField), caption}}));
   return absl::OkStatus();
 }
 
@@ -171,7 +185,8 @@ absl::Status Publish(const Storage& storage, const std::string& temp, const std:
 }
 
 absl::StatusOr<ShardResult> WriteShard(const Storage& storage, const PackOptions& options,
-                                       const PackPlan& plan, size_t shard, PackCounters* counters) {
+                                       const CaptionTable* captions, const PackPlan& plan,
+                                       size_t shard, PackCounters* counters) {
   const std::string path = absl::StrCat(options.output_dir, "/", ShardFileName(shard));
   const auto [begin, end] = plan.shards[shard];
   ShardResult result = ExistingShard(storage, path);
@@ -187,7 +202,9 @@ absl::StatusOr<ShardResult> WriteShard(const Storage& storage, const PackOptions
   for (size_t i = begin; i < end; ++i, ++counters->images_done) {
     const PackInput& input = plan.inputs[i];
     SkippedInput skip;
-    if (options.captions) RETURN_IF_ERROR(ReadCaption(storage, input.path, &metadata, &skip));
+    if (options.has_captions()) {
+      RETURN_IF_ERROR(ReadCaption(storage, captions, input.path, &metadata, &skip));
+    }
     if (skip.reason.empty()) RETURN_IF_ERROR(ReadInput(storage, input.path, &bytes, &skip));
     if (skip.reason.empty()) Prepare(options, &checker, input.path, &bytes, &skip);
     if (!skip.reason.empty()) {
@@ -217,13 +234,20 @@ absl::StatusOr<PackSummary> Pack(const Storage& storage, const PackOptions& opti
     return absl::UnavailableError(
         absl::StrCat("cannot create ", options.output_dir, ": ", error.message()));
   }
+  std::optional<CaptionTable> captions;
+  if (!options.captions_file.empty()) {
+    absl::StatusOr<CaptionTable> table = ReadCaptionTable(storage, options.captions_file);
+    if (!table.ok()) return PrefixStatus("captions_file: ", table.status());
+    captions = *std::move(table);
+  }
   std::vector<ShardResult> results(plan.shards.size());
   std::atomic<size_t> next{0};
   std::mutex mu;
   absl::Status first_error;  // Guarded by mu.
   auto work = [&] {
     for (size_t s = next++; s < plan.shards.size(); s = next++) {
-      absl::StatusOr<ShardResult> result = WriteShard(storage, options, plan, s, counters);
+      absl::StatusOr<ShardResult> result =
+          WriteShard(storage, options, captions ? &*captions : nullptr, plan, s, counters);
       if (!result.ok()) {
         std::lock_guard<std::mutex> lock(mu);
         if (first_error.ok()) first_error = result.status();
@@ -256,7 +280,7 @@ absl::StatusOr<PackSummary> Pack(const Storage& storage, const PackOptions& opti
     summary.shards_reused += results[s].reused ? 1 : 0;
   }
   for (const std::string& name : plan.class_names) manifest.add_class_names(name);
-  if (options.captions) manifest.add_fields(std::string(kTextField));
+  if (options.has_captions()) manifest.add_fields(std::string(kTextField));
   for (const PackInput& input : plan.inputs) summary.input_bytes += input.bytes;
   summary.shards = results.size();
   if (!options.report.empty()) {

@@ -262,6 +262,35 @@ TEST_F(PackerTest, CaptionsBecomeTheTextFieldAndTheManifestDeclaresIt) {
   EXPECT_THAT(json.message(), HasSubstr("\"json\": the manifest's records carry only [text]"));
 }
 
+TEST_F(PackerTest, ACaptionsFileGivesTheTextFieldOfTheImagesItLists) {
+  std::string table;
+  for (int c = 0; c < 3; ++c) {
+    for (int i = 0; i < 4; ++i) {
+      if (c == 2 && i == 0) continue;  // Not listed: skipped.
+      table += "class-00" + std::to_string(c) + "/img-0000" + std::to_string(i) + ".jpg\tpair " +
+               std::to_string(c * 4 + i) + "\n";
+    }
+  }
+  WriteFile(images_.File("pairs.tsv"), table);
+  options_.captions_file = images_.File("pairs.tsv");
+  absl::StatusOr<PackSummary> summary = PackAll();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->images, 11u);
+  ASSERT_EQ(summary->skipped_inputs.size(), 1u);
+  EXPECT_EQ(summary->skipped_inputs[0].reason, "missing_caption");
+  stoker::v1::DatasetSpec spec;
+  spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
+  auto source = CreateSource(spec, 0, false, {"text"});
+  ASSERT_TRUE(source.ok()) << source.status();
+  SampleBuffer sample;
+  ASSERT_TRUE((*source)->Read(8, &sample).ok());  // class-002/img-00001: packed after the skip.
+  EXPECT_EQ(std::string(sample.fields[0].begin(), sample.fields[0].end()), "pair 9");
+
+  options_.captions = true;  // Both: refused.
+  EXPECT_THAT(PlanPack(*storage_, options_).status().message(),
+              HasSubstr("captions_file: give it or captions"));
+}
+
 TEST_F(PackerTest, AManifestWithoutFieldsRefusesPassThroughFields) {
   ASSERT_TRUE(PackAll().ok());
   stoker::v1::DatasetSpec spec;
