@@ -6,9 +6,10 @@ real processes (stoker.LocalCluster).
 
 Checks: one epoch yields a dict per batch whose "image" is the images tensor, "label" the labels,
 "text" and "json" lists of str equal to what was packed, byte for byte, every sample exactly
-once; the same through two ranks; a worker killed (SIGKILL) mid-epoch loses and duplicates
-nothing; an unknown or reserved field is stoker.InvalidArgumentError naming fields[i]. Bounded:
-an alarm fails the run after 170 s.
+once; other keys arrive as bytes, in the order the fields were named; a caption that is not
+UTF-8 raises UnicodeDecodeError naming the field and the sample; a worker killed (SIGKILL)
+mid-epoch loses and duplicates nothing; a reserved or repeated field is
+stoker.InvalidArgumentError naming fields[i]. Bounded: an alarm fails the run after 170 s.
 """
 
 import io
@@ -59,6 +60,12 @@ def jpeg(i):
     return out.getvalue()
 
 
+def add_file(tar, name, data):
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    tar.addfile(info, io.BytesIO(data))
+
+
 def write_tars(directory):
     """SHARDS tars of PER_SHARD samples keyed "s<i>"; returns their paths."""
     paths = []
@@ -69,9 +76,7 @@ def write_tars(directory):
                 for ext, data in (("jpg", jpeg(i)), ("txt", caption(i).encode("utf-8")),
                                   ("json", json_text(i).encode("utf-8")),
                                   ("cls", str(label(i)).encode()), ("meta.bin", blob(i))):
-                    info = tarfile.TarInfo(f"s{i:03d}.{ext}")
-                    info.size = len(data)
-                    tar.addfile(info, io.BytesIO(data))
+                    add_file(tar, f"s{i:03d}.{ext}", data)
         paths.append(path)
     return paths
 
@@ -133,6 +138,16 @@ class FieldsLoaderTest(ImageTextCluster):
             self.assertEqual(stoker_batch.raw.field_names, ["meta.bin", "json"])
             with self.assertRaisesRegex(KeyError, "text"):
                 stoker_batch.field("text")
+
+    def test_a_caption_that_is_not_utf8_raises_naming_field_and_sample(self):
+        path = os.path.join(self.data.name, "not-utf8.tar")
+        with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as tar:
+            for i in range(BATCH):
+                add_file(tar, f"u{i}.jpg", jpeg(i))
+                add_file(tar, f"u{i}.txt", b"\xff\xfe latin-1?" if i == 2 else b"fine")
+        with self.loader(dataset=[path], fields=["image", "text"], shuffle="none") as loader:
+            with self.assertRaisesRegex(UnicodeDecodeError, "field 'text' of sample 2"):
+                next(iter(loader))
 
     def test_reserved_and_repeated_fields_name_their_position(self):
         with self.assertRaisesRegex(stoker.InvalidArgumentError, r"fields\[1\]: \"boxes\" is reserved"):

@@ -95,8 +95,8 @@ class Batch:
         values = self.raw.field_values(names.index(name))
         if name not in _TEXT_FIELDS:
             return values
-        return [_decode_utf8(name, self.raw.sample_indices[i], value)
-                for i, value in enumerate(values)]
+        indices = self.raw.sample_indices  # A copy: taken once.
+        return [_decode_utf8(name, indices[i], value) for i, value in enumerate(values)]
 
     def as_dict(self, names: Sequence[str]) -> Dict[str, Any]:
         """{name: value} for `names`: "image" the images, "label" the labels, any other name
