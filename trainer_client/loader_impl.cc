@@ -7,7 +7,6 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
-#include "common/field_limits.h"
 #include "common/heap_tuning.h"
 #include "common/logging.h"
 #include "common/read_wakeup_tuning.h"
@@ -65,11 +64,9 @@ absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions optio
   }));
   RETURN_IF_ERROR(CheckStart(options, *response));
   if (env.worker_streams == nullptr) {
-    // A batch with fields carries their values after the tensor.
-    const uint64_t fields =
-        MaxFieldColumnBytes(options.spec.batch_size(), options.spec.fields_size());
-    env.worker_streams = NewGrpcWorkerStreamFactory(response->batch_bytes() + fields,
-                                                    options.spec.batch_size(), options.tls);
+    env.worker_streams =
+        NewGrpcWorkerStreamFactory(options.MaxBatchPayloadBytes(response->batch_bytes()),
+                                   options.spec.batch_size(), options.tls);
   }
   std::unique_ptr<LoaderImpl> impl(
       new LoaderImpl(std::move(options), std::move(env), *std::move(response)));

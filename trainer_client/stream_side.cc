@@ -5,7 +5,6 @@
 #include <set>
 #include <utility>
 
-#include "common/field_limits.h"
 #include "common/logging.h"
 #include "common/payload_codec.h"
 #include "common/retry.h"
@@ -99,11 +98,9 @@ void StreamSide::Receive(StreamId id, const std::string& address, Batch received
   const bool worker_spans = received.header().has_trace() && trace_->on();
   const int64_t arrived = delivery.sampled || worker_spans ? trace_->Now() : 0;
   if (worker_spans) trace_->OnWorkerSpans(received.header(), arrived);
-  // A batch with fields carries their values after the tensor.
-  const uint64_t max_raw_bytes =
-      job_.batch_bytes() > 0 ? job_.batch_bytes() + MaxFieldColumnBytes(options_.spec.batch_size(),
-                                                                        options_.spec.fields_size())
-                             : std::numeric_limits<int>::max();
+  const uint64_t max_raw_bytes = job_.batch_bytes() > 0
+                                     ? options_.MaxBatchPayloadBytes(job_.batch_bytes())
+                                     : std::numeric_limits<int>::max();
   delivery.decoded = DecodeReceivedBatch(received.parts(), address, max_raw_bytes, pool_.get(),
                                          gather_buffers_.get());
   if (delivery.decoded.ok() && delivery.sampled) {
