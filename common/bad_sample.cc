@@ -10,9 +10,9 @@ namespace {
 constexpr absl::string_view kPayloadUrl = "type.stoker.dev/stoker.BadSampleReason";
 
 constexpr BadSampleReason kAllReasons[] = {
-    BadSampleReason::kReadError, BadSampleReason::kCorruptRecord,
+    BadSampleReason::kReadError,         BadSampleReason::kCorruptRecord,
     BadSampleReason::kUnsupportedFormat, BadSampleReason::kTooLarge,
-    BadSampleReason::kDecodeError};
+    BadSampleReason::kDecodeError,       BadSampleReason::kMissingField};
 
 }  // namespace
 
@@ -28,6 +28,8 @@ std::string_view BadSampleReasonName(BadSampleReason reason) {
       return "too_large";
     case BadSampleReason::kDecodeError:
       return "decode_error";
+    case BadSampleReason::kMissingField:
+      return "missing_field";
   }
   return "unknown";
 }

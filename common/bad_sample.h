@@ -22,9 +22,11 @@ enum class BadSampleReason {
   kUnsupportedFormat,  // Magic bytes are not JPEG, PNG or WebP.
   kTooLarge,           // The header announces more pixels than the budget, or too many scans.
   kDecodeError,        // The decoder rejected the bytes.
+  kMissingField,       // The sample lacks a field the job names (JobSpec.fields).
 };
 
-// "read_error", "corrupt_record", "unsupported_format", "too_large", "decode_error": the value
+// "read_error", "corrupt_record", "unsupported_format", "too_large", "decode_error",
+// "missing_field": the value
 // of the `reason` label of stoker_samples_skipped_total.
 std::string_view BadSampleReasonName(BadSampleReason reason);
 

@@ -28,6 +28,7 @@ TEST(BadSampleTest, ReasonNamesAreMetricLabels) {
   EXPECT_EQ(BadSampleReasonName(BadSampleReason::kCorruptRecord), "corrupt_record");
   EXPECT_EQ(BadSampleReasonName(BadSampleReason::kUnsupportedFormat), "unsupported_format");
   EXPECT_EQ(BadSampleReasonName(BadSampleReason::kDecodeError), "decode_error");
+  EXPECT_EQ(BadSampleReasonName(BadSampleReason::kMissingField), "missing_field");
 }
 
 }  // namespace

@@ -57,6 +57,7 @@ absl::StatusOr<stoker::v1::JobGeometry> ComputeJobGeometry(const JobSpec& spec,
   RETURN_IF_ERROR(UnderSpec(ValidateDatasetSpec(spec.dataset())));
   auto source = open_source(spec.dataset(), spec.seed());
   if (!source.ok()) return UnderSpec(source.status());
+  RETURN_IF_ERROR(UnderSpec(CheckJobFields(spec, **source)));
   auto pipeline = Pipeline::Compile(spec.pipeline(), (*source)->format());
   if (!pipeline.ok()) return UnderSpec(pipeline.status());
 

@@ -60,6 +60,25 @@ TEST(JobValidationTest, ShardWindowNeedsAWindowAndShards) {
                        HasSubstr("spec.shuffle: SHUFFLE_MODE_SHARD_WINDOW needs a sharded")));
 }
 
+TEST(JobValidationTest, FieldErrorsNameTheirPosition) {
+  stoker::v1::JobSpec spec = SmallJobSpec();  // A synthetic dataset: only image and label.
+  spec.add_fields("image");
+  spec.add_fields("label");
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()), IsOk());
+  spec.add_fields("text");
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("spec.fields[2]: \"text\": this dataset's samples have only")));
+  spec.set_fields(2, "label");
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("spec.fields[2]: \"label\" is named twice")));
+  spec.set_fields(2, "boxes");
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("spec.fields[2]: \"boxes\" is reserved for typed targets")));
+}
+
 TEST(JobValidationTest, DatasetErrorsAreUnderSpec) {
   stoker::v1::JobSpec spec = SmallJobSpec();
   spec.clear_dataset();

@@ -134,21 +134,24 @@ std::optional<stoker::v1::ShardManifest> ParseManifestFast(absl::string_view tex
   stoker::v1::ShardManifest manifest;
   Cursor in(text);
   bool class_names_seen = false;
-  const bool parsed = Object(in, {"version", "shards", "classNames", "class_names"}, [&](int key) {
-    uint64_t version = 0;
-    switch (key) {
-      case 0:
-        if (!in.Unsigned(std::numeric_limits<uint32_t>::max(), &version)) return false;
-        manifest.set_version(static_cast<uint32_t>(version));
-        return true;
-      case 1:
-        return Array(in, [&] { return Shard(in, manifest.add_shards()); });
-      default:  // Either spelling, but only one of them.
-        if (class_names_seen) return false;
-        class_names_seen = true;
-        return Array(in, [&] { return in.String(manifest.add_class_names()); });
-    }
-  });
+  const bool parsed =
+      Object(in, {"version", "shards", "classNames", "class_names", "fields"}, [&](int key) {
+        uint64_t version = 0;
+        switch (key) {
+          case 0:
+            if (!in.Unsigned(std::numeric_limits<uint32_t>::max(), &version)) return false;
+            manifest.set_version(static_cast<uint32_t>(version));
+            return true;
+          case 1:
+            return Array(in, [&] { return Shard(in, manifest.add_shards()); });
+          case 4:
+            return Array(in, [&] { return in.String(manifest.add_fields()); });
+          default:  // Either spelling, but only one of them.
+            if (class_names_seen) return false;
+            class_names_seen = true;
+            return Array(in, [&] { return in.String(manifest.add_class_names()); });
+        }
+      });
   if (!parsed || !in.AtEnd()) return std::nullopt;
   return manifest;
 }

@@ -28,6 +28,8 @@ TEST(ManifestJsonTest, ReadsWhatWriteManifestPrintsAsProtobufDoes) {
   }
   manifest.add_class_names("cat");
   manifest.add_class_names("dog house");
+  manifest.add_fields("text");
+  manifest.add_fields("seg.png");
   std::string json;
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = true;
@@ -45,6 +47,7 @@ TEST(ManifestJsonTest, AcceptedVariantsAgreeWithProtobuf) {
            R"({"shards":[{"path":"a.tar","records":"18446744073709551615","bytes":0}]})",
            " {\n\t\"shards\" : [ { \"records\" : 3 , \"path\" : \"x/y.stoker\" } ] }\r\n",
            R"({"classNames": ["a", ""], "version": "4294967295"})",
+           R"({"fields": ["text"], "shards": []})",
        }) {
     const std::optional<stoker::v1::ShardManifest> fast = ParseManifestFast(text);
     const std::optional<stoker::v1::ShardManifest> slow = ParseWithProtobuf(text);

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "data/storage_backend.h"
@@ -13,11 +15,12 @@ namespace {
 absl::StatusOr<std::unique_ptr<OpenShard>> OpenAndIndex(const Storage& storage,
                                                         const std::string& location,
                                                         uint64_t expected_records,
-                                                        RemoteReads reads) {
+                                                        RemoteReads reads,
+                                                        const std::vector<std::string>& fields) {
   auto shard = std::make_unique<OpenShard>();
   shard->tar = IsTarShard(location);
   ASSIGN_OR_RETURN(shard->file, storage.Open(location, reads));
-  ASSIGN_OR_RETURN(shard->index, shard->tar ? LoadTarShardIndex(*shard->file)
+  ASSIGN_OR_RETURN(shard->index, shard->tar ? LoadTarShardIndex(*shard->file, nullptr, fields)
                                             : LoadStokerShardIndex(*shard->file));
   const uint64_t found = shard->index.samples.size();
   if (!shard->index.damage.empty()) {
@@ -40,23 +43,27 @@ absl::Status OpenShardLimits::Validate() const {
 }
 
 uint64_t OpenShard::index_bytes() const {
-  return index.samples.capacity() * sizeof(SampleLocation) + index.damage.capacity();
+  return index.samples.capacity() * sizeof(SampleLocation) +
+         index.fields.capacity() * sizeof(FieldLocation) + index.damage.capacity();
 }
 
-absl::StatusOr<std::shared_ptr<const OpenShard>> OpenShardPool::Get(const Storage& storage,
-                                                                    const std::string& location,
-                                                                    uint64_t expected_records,
-                                                                    RemoteReads reads) {
-  const std::shared_ptr<Entry> entry = Touch(location);
+absl::StatusOr<std::shared_ptr<const OpenShard>> OpenShardPool::Get(
+    const Storage& storage, const std::string& location, uint64_t expected_records,
+    RemoteReads reads, const std::vector<std::string>& field_extensions) {
+  // The location, then the extensions one per line (they hold no newline: data/sample_fields.h).
+  const std::string key = field_extensions.empty()
+                              ? location
+                              : absl::StrCat(location, "\n", absl::StrJoin(field_extensions, "\n"));
+  const std::shared_ptr<Entry> entry = Touch(key);
   std::shared_ptr<const OpenShard> shard;
   bool loaded = false;
   {
     absl::MutexLock lock(&entry->mu);
     if (entry->shard == nullptr) {
       absl::StatusOr<std::unique_ptr<OpenShard>> opened =
-          OpenAndIndex(storage, location, expected_records, reads);
+          OpenAndIndex(storage, location, expected_records, reads, field_extensions);
       if (!opened.ok()) {
-        Forget(location, entry.get());
+        Forget(key, entry.get());
         return opened.status();
       }
       entry->shard = *std::move(opened);
@@ -64,7 +71,7 @@ absl::StatusOr<std::shared_ptr<const OpenShard>> OpenShardPool::Get(const Storag
     }
     shard = entry->shard;
   }
-  if (loaded) Admit(location, entry.get(), shard->index_bytes());
+  if (loaded) Admit(key, entry.get(), shard->index_bytes());
   return shard;
 }
 

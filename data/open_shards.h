@@ -3,8 +3,9 @@
 
 // The shards a process holds open (a file handle and the record index of each), shared by every
 // ShardSource (data/shard_source.h) handed the pool (data/dataset_io.h; one per binary): jobs
-// over the same dataset share its open shards, keyed by location. Least recently used shards are
-// closed beyond a count
+// over the same dataset share its open shards, keyed by location (and, for tar shards indexed for
+// pass-through fields, by the extensions indexed: jobs wanting other fields hold their own index
+// of the shard). Least recently used shards are closed beyond a count
 // (--max-open-shards) or beyond a total of index bytes (--shard-index-bytes); a shard in use by a
 // reader stays open until that reader lets go of it, so at most max_open plus the readers in
 // flight are open at once. A shard evicted and wanted again is reopened and reindexed (its
@@ -14,6 +15,7 @@
 #include <list>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -56,9 +58,11 @@ class OpenShardPool {
   // holding other than that is logged when it is opened. Errors: the storage's and the index
   // loader's (not kept: the shard takes no place in the pool and the next call tries again).
   // `reads`: how a shard not open yet is opened (data/storage.h); an open shard is shared as is.
+  // `field_extensions`: of a tar shard, the files indexed as fields (LoadTarShardIndex).
   absl::StatusOr<std::shared_ptr<const OpenShard>> Get(
       const Storage& storage, const std::string& location, uint64_t expected_records,
-      RemoteReads reads = RemoteReads::kWholeShard);
+      RemoteReads reads = RemoteReads::kWholeShard,
+      const std::vector<std::string>& field_extensions = {});
 
   // Shards held now, and the bytes of their indexes.
   uint64_t held() const;

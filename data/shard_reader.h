@@ -30,9 +30,22 @@ struct SampleLocation {
   int64_t label = -1;
 };
 
+// Where one pass-through field's value lives in a tar shard (data/tar_reader.h); offset kAbsent
+// when the sample has no such file.
+struct FieldLocation {
+  static constexpr uint64_t kAbsent = UINT64_MAX;
+  uint64_t offset = kAbsent;
+  uint64_t length = 0;
+};
+
 // The samples of one shard that can be reached. Thread-compatible value type.
 struct ShardIndex {
   std::vector<SampleLocation> samples;
+  // Tar shards indexed for pass-through fields: field_count locations per sample, field f of
+  // sample s at fields[s * field_count + f]. Empty otherwise (stoker shards keep their fields in
+  // the records, data/record_fields.h).
+  uint32_t field_count = 0;
+  std::vector<FieldLocation> fields;
   // Empty for an intact shard; otherwise what was wrong, e.g. "no valid trailer; recovered 12
   // records, damage at offset 4096".
   std::string damage;

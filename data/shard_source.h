@@ -13,10 +13,14 @@
 // damaged shard (truncated, bad trailer) is recovered when opened (data/shard_reader.h) and
 // logged; the samples past the damage then read as bad samples (reason kReadError), and a record
 // whose CRC does not match as kCorruptRecord.
-// Read fills SampleBuffer.encoded with the image bytes and SampleBuffer.label, reusing the
-// buffer's capacity: no allocation per sample once warm.
+// Read fills SampleBuffer.encoded with the image bytes, SampleBuffer.label and
+// SampleBuffer.fields (the pass-through fields asked for: a tar's files of those extensions,
+// data/tar_reader.h; a stoker record's metadata, data/record_fields.h), reusing the buffer's
+// capacity: no allocation per sample once warm. A sample without one of the fields is a bad
+// sample (kMissingField), one whose value is over kMaxFieldValueBytes too (kTooLarge).
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,13 +50,17 @@ class ShardSource : public Source {
   // the shards are larger in all than the storage's shard cache, remote shards are then read
   // with ranged GETs of the records (RemoteReads::kRanged) instead of whole-shard downloads that
   // the cache would evict before their next use (docs/storage.md).
+  // `fields`: the pass-through fields Read fills (data/sample_fields.h).
   static absl::StatusOr<std::unique_ptr<ShardSource>> Open(const stoker::v1::ShardDataset& spec,
                                                            const DatasetIo& io,
-                                                           bool random_order = false);
+                                                           bool random_order = false,
+                                                           std::vector<std::string> fields = {});
 
-  // REQUIRES: io.storage and io.shards are set.
+  // REQUIRES: io.storage and io.shards are set. `declared_fields`: the manifest's fields when it
+  // lists only stoker shards (CheckField refuses others), nullopt when any field may be there.
   ShardSource(std::vector<ShardRef> shards, std::vector<std::string> class_names, DatasetIo io,
-              RemoteReads reads = RemoteReads::kWholeShard);
+              RemoteReads reads = RemoteReads::kWholeShard, std::vector<std::string> fields = {},
+              std::optional<std::vector<std::string>> declared_fields = std::nullopt);
 
   uint64_t size() const override { return starts_.back(); }
   absl::Span<const uint64_t> shard_starts() const override { return starts_; }
@@ -63,6 +71,9 @@ class ShardSource : public Source {
   // "shard-00003.stoker offset 1048576", or "shard-00003.stoker record 17" when the record's
   // offset is not known.
   std::string Locate(uint64_t index) const override;
+  // A manifest of stoker shards only: the fields it declares (ShardManifest.fields); otherwise
+  // any name (a tar may carry any key, shards listed by path any field in their records).
+  absl::Status CheckField(absl::string_view name) const override;
 
   const std::vector<ShardRef>& shards() const { return shards_; }
   const std::vector<std::string>& class_names() const { return class_names_; }
@@ -73,6 +84,10 @@ class ShardSource : public Source {
   // Shard `s`, open while the result is held.
   absl::StatusOr<std::shared_ptr<const OpenShard>> Load(size_t s) const;
   absl::Status ReadRecord(const OpenShard& shard, uint64_t record, SampleBuffer* sample) const;
+  // The pass-through fields of a tar sample from the shard's index.
+  absl::Status ReadTarFields(const OpenShard& shard, uint64_t record, SampleBuffer* sample) const;
+  // The pass-through fields of a stoker record from its metadata.
+  absl::Status ReadRecordFields(absl::string_view metadata, SampleBuffer* sample) const;
 
   const std::vector<ShardRef> shards_;
   const std::vector<std::string> class_names_;
@@ -81,6 +96,10 @@ class ShardSource : public Source {
   // data/storage_backend.h).
   const DatasetIo io_;
   const RemoteReads reads_;
+  const std::vector<std::string> fields_;
+  const std::optional<std::vector<std::string>> declared_fields_;
+  // The tar extension of each field (WebDatasetExtension).
+  std::vector<std::string> tar_extensions_;
 };
 
 }  // namespace stoker

@@ -9,8 +9,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bad_sample.h"
+#include "common/byte_codec.h"
 #include "data/manifest.h"
+#include "data/record_fields.h"
 #include "data/shard_reader.h"
+#include "data/shard_writer.h"
 #include "data/storage_backend.h"
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
@@ -303,6 +306,117 @@ TEST(OpenShardLimitsTest, ZeroIsRefusedByName) {
   EXPECT_THAT(std::string(OpenShardLimits{1, 0}.Validate().message()),
               HasSubstr("shard_index_bytes"));
   EXPECT_TRUE(OpenShardLimits{}.Validate().ok());
+}
+
+stoker::v1::DatasetSpec PathsSpec(const std::string& path) {
+  stoker::v1::DatasetSpec spec;
+  spec.mutable_shards()->add_paths(path);
+  return spec;
+}
+
+std::string FieldText(const SampleBuffer& sample, size_t f) {
+  return std::string(sample.fields[f].begin(), sample.fields[f].end());
+}
+
+TEST(ShardSourceFieldsTest, TarSamplesCarryTheFieldsAskedForInOrder) {
+  TempDir dir;
+  WriteTar(dir.File("s.tar"), {{"a.jpg", "JPEG-A"},
+                               {"a.txt", "caption \xc3\xa9"},
+                               {"a.json", "{\"a\": 1}"},
+                               {"b.json", "[]"},
+                               {"b.txt", ""},
+                               {"b.jpg", "JPEG-B"}});
+  auto source = CreateSource(PathsSpec(dir.File("s.tar")), 0, DatasetIo::FromEnvironment(), false,
+                             {"json", "text"});
+  ASSERT_TRUE(source.ok()) << source.status();
+  SampleBuffer sample;
+  ASSERT_TRUE((*source)->Read(0, &sample).ok());
+  ASSERT_EQ(sample.fields.size(), 2u);
+  EXPECT_EQ(FieldText(sample, 0), "{\"a\": 1}");
+  EXPECT_EQ(FieldText(sample, 1), "caption \xc3\xa9");
+  ASSERT_TRUE((*source)->Read(1, &sample).ok());
+  EXPECT_EQ(FieldText(sample, 0), "[]");
+  EXPECT_EQ(FieldText(sample, 1), "");  // Present and empty: not missing.
+}
+
+TEST(ShardSourceFieldsTest, ASampleWithoutAFieldIsABadSampleMissingField) {
+  TempDir dir;
+  WriteTar(dir.File("s.tar"), {{"a.jpg", "JPEG-A"}, {"b.jpg", "JPEG-B"}, {"b.txt", "b"}});
+  auto source =
+      CreateSource(PathsSpec(dir.File("s.tar")), 0, DatasetIo::FromEnvironment(), false, {"text"});
+  ASSERT_TRUE(source.ok());
+  SampleBuffer sample;
+  const absl::Status missing = (*source)->Read(0, &sample);
+  EXPECT_EQ(missing.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(BadSampleReasonOf(missing), BadSampleReason::kMissingField);
+  EXPECT_THAT(missing.message(), HasSubstr("s.tar record 0: no \"text\" field"));
+  EXPECT_TRUE((*source)->Read(1, &sample).ok());
+}
+
+// Jobs over the same tar with other fields each hold an index of their own fields.
+TEST(ShardSourceFieldsTest, JobsWithOtherFieldsShareNoTarIndex) {
+  TempDir dir;
+  WriteTar(dir.File("s.tar"), {{"a.jpg", "JPEG-A"}, {"a.txt", "T"}, {"a.json", "J"}});
+  const DatasetIo io = DatasetIo::FromEnvironment();
+  const std::shared_ptr<OpenShardPool>& pool = io.shards;
+  const std::vector<ShardRef> shards = {{dir.File("s.tar"), 1, 0}};
+  ShardSource text(shards, {}, io, RemoteReads::kWholeShard, {"text"});
+  ShardSource json(shards, {}, io, RemoteReads::kWholeShard, {"json"});
+  ShardSource plain(shards, {}, io);
+  SampleBuffer sample;
+  ASSERT_TRUE(text.Read(0, &sample).ok());
+  EXPECT_EQ(FieldText(sample, 0), "T");
+  ASSERT_TRUE(json.Read(0, &sample).ok());
+  EXPECT_EQ(FieldText(sample, 0), "J");
+  ASSERT_TRUE(plain.Read(0, &sample).ok());
+  EXPECT_TRUE(sample.fields.empty());
+  EXPECT_EQ(pool->held(), 3u);
+}
+
+TEST(ShardSourceFieldsTest, StokerRecordsCarryFieldsInTheirMetadata) {
+  TempDir dir;
+  {
+    auto writer = ShardWriter::Create(dir.File("s.stoker"));
+    ASSERT_TRUE(writer.ok());
+    const std::string metadata =
+        EncodeRecordFields({{"text", "a caption"}, {"json", "{}"}}).value();
+    ASSERT_TRUE((*writer)->Add("k0", 4, AsBytes("IMAGE-0"), metadata).ok());
+    ASSERT_TRUE((*writer)->Add("k1", 5, AsBytes("IMAGE-1")).ok());  // No fields at all.
+    ASSERT_TRUE((*writer)->Finish().ok());
+  }
+  auto source = CreateSource(PathsSpec(dir.File("s.stoker")), 0, DatasetIo::FromEnvironment(),
+                             false, {"text", "json"});
+  ASSERT_TRUE(source.ok()) << source.status();
+  SampleBuffer sample;
+  ASSERT_TRUE((*source)->Read(0, &sample).ok());
+  EXPECT_EQ(Encoded(sample), "IMAGE-0");
+  EXPECT_EQ(sample.label, 4);
+  EXPECT_EQ(FieldText(sample, 0), "a caption");
+  EXPECT_EQ(FieldText(sample, 1), "{}");
+  EXPECT_EQ(BadSampleReasonOf((*source)->Read(1, &sample)), BadSampleReason::kMissingField);
+}
+
+TEST(ShardSourceFieldsTest, OnlyShardedDatasetsHavePassThroughFields) {
+  stoker::v1::JobSpec spec;
+  stoker::v1::SyntheticSource* synthetic_spec = spec.mutable_dataset()->mutable_synthetic();
+  synthetic_spec->set_num_samples(4);
+  synthetic_spec->set_height(8);
+  synthetic_spec->set_width(8);
+  synthetic_spec->set_channels(3);
+  synthetic_spec->set_num_classes(2);
+  spec.add_fields("image");
+  spec.add_fields("label");
+  spec.add_fields("text");
+  auto synthetic = CreateSource(spec.dataset(), 0, DatasetIo::FromEnvironment());
+  ASSERT_TRUE(synthetic.ok());
+  const absl::Status refused = CheckJobFields(spec, **synthetic);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.message(),
+              HasSubstr("fields[2]: \"text\": this dataset's samples have only \"image\""));
+  EXPECT_EQ(CreateSource(spec.dataset(), 0, DatasetIo::FromEnvironment(), false, {"text"})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

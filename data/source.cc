@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "data/sample_fields.h"
 #include "data/shard_source.h"
 #include "data/synthetic_source.h"
 
@@ -60,19 +61,40 @@ absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec) {
   return absl::InvalidArgumentError("dataset: no source set (expected one of: synthetic, shards)");
 }
 
+absl::Status Source::CheckField(absl::string_view name) const {
+  return absl::InvalidArgumentError(
+      absl::StrCat("\"", name, "\": this dataset's samples have only \"image\" and \"label\""));
+}
+
 absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSpec& spec,
                                                      uint64_t seed, const DatasetIo& io,
-                                                     bool random_order) {
+                                                     bool random_order,
+                                                     std::vector<std::string> fields) {
   RETURN_IF_ERROR(ValidateDatasetSpec(spec));
-  if (spec.has_synthetic())
+  if (spec.has_synthetic()) {
+    if (!fields.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "fields: a synthetic dataset has only \"image\" and \"label\", not \"", fields[0], "\""));
+    }
     return std::unique_ptr<Source>(new SyntheticSource(spec.synthetic(), seed));
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<ShardSource> source,
-                   ShardSource::Open(spec.shards(), io, random_order));
+                   ShardSource::Open(spec.shards(), io, random_order, std::move(fields)));
   if (source->size() > kMaxSamples) {
     return absl::InvalidArgumentError(
         absl::StrCat("dataset.shards: ", source->size(), " samples; at most 2^48"));
   }
   return std::unique_ptr<Source>(std::move(source));
+}
+
+absl::Status CheckJobFields(const stoker::v1::JobSpec& spec, const Source& source) {
+  RETURN_IF_ERROR(PassThroughFields(spec).status());
+  for (int i = 0; i < spec.fields_size(); ++i) {
+    const std::string& name = spec.fields(i);
+    if (name == kImageField || name == kLabelField) continue;
+    RETURN_IF_ERROR(PrefixStatus(absl::StrCat("fields[", i, "]: "), source.CheckField(name)));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace stoker

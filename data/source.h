@@ -2,7 +2,8 @@
 #define STOKER_DATA_SOURCE_H_
 
 // Where samples come from. A Source turns a dataset index into a sample (a decoded image, or the
-// encoded bytes of one) and a label.
+// encoded bytes of one), a label and the values of the job's pass-through fields
+// (data/sample_fields.h).
 
 #include <cstdint>
 #include <memory>
@@ -11,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "data/dataset_io.h"
 #include "image/image.h"
@@ -27,6 +29,9 @@ struct SampleBuffer {
   // Encoded sources: the file's bytes (resized by Read; capacity kept).
   std::vector<uint8_t> encoded;
   int64_t label = 0;
+  // The values of the source's pass-through fields (CreateSource's `fields`), in that order; each
+  // resized by Read, capacity kept.
+  std::vector<std::vector<uint8_t>> fields;
 
   // The pipeline's view of this sample for a source of `format`.
   SampleInput input(const InputFormat& format) const {
@@ -46,12 +51,17 @@ class Source {
   virtual absl::Span<const uint64_t> shard_starts() const { return {}; }
   // Whether samples are encoded, and the shape of every image when they are not.
   virtual InputFormat format() const = 0;
-  // Fills `sample` (its image or its encoded bytes, per format(), and its label) for `index`.
-  // Errors: OUT_OF_RANGE when index >= size(); a bad-sample error (common/bad_sample.h) when this
-  // sample's bytes cannot be read, so that the caller replaces it; other codes fail the batch.
+  // Fills `sample` (its image or its encoded bytes, per format(), its label and its pass-through
+  // fields) for `index`. Errors: OUT_OF_RANGE when index >= size(); a bad-sample error
+  // (common/bad_sample.h) when this sample's bytes cannot be read or it lacks a pass-through field
+  // (kMissingField), so that the caller replaces it; other codes fail the batch.
   virtual absl::Status Read(uint64_t index, SampleBuffer* sample) const = 0;
   // Where sample `index` lives, for logs: e.g. "train-00003.stoker offset 1048576".
   virtual std::string Locate(uint64_t index) const = 0;
+  // OK when samples of this dataset may have the pass-through field `name`; otherwise
+  // INVALID_ARGUMENT saying why (without the field's position, which the caller adds). By
+  // default a source has only the image and the label.
+  virtual absl::Status CheckField(absl::string_view name) const;
 };
 
 // INVALID_ARGUMENT naming the field when the spec is not usable, e.g.
@@ -59,11 +69,18 @@ class Source {
 absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec);
 
 // Opens the dataset. `seed` is the job's seed (synthetic pixels depend on it); shards are read
-// through `io` (a synthetic dataset reads nothing); `random_order` as ShardSource::Open's.
-// Errors as ValidateDatasetSpec and ShardSource::Open.
+// through `io` (a synthetic dataset reads nothing); `random_order` as ShardSource::Open's;
+// `fields`: the pass-through fields Read fills (PassThroughFields of the job,
+// data/sample_fields.h). Errors as ValidateDatasetSpec and ShardSource::Open; INVALID_ARGUMENT
+// "fields: ..." when a synthetic dataset is asked for pass-through fields.
 absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSpec& spec,
                                                      uint64_t seed, const DatasetIo& io,
-                                                     bool random_order = false);
+                                                     bool random_order = false,
+                                                     std::vector<std::string> fields = {});
+
+// Checks spec.fields (PassThroughFields) and that `source` may have each pass-through field:
+// INVALID_ARGUMENT "fields[i]: ..." otherwise.
+absl::Status CheckJobFields(const stoker::v1::JobSpec& spec, const Source& source);
 
 }  // namespace stoker
 

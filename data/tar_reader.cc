@@ -1,5 +1,6 @@
 #include "data/tar_reader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -68,6 +69,9 @@ bool IsImageExtension(const std::string& ext) {
 // Accumulates files into samples by key.
 class SampleGrouper {
  public:
+  explicit SampleGrouper(const std::vector<std::string>& field_extensions)
+      : field_extensions_(field_extensions) {}
+
   absl::Status Add(const RandomAccessFile& file, const std::string& path, uint64_t offset,
                    uint64_t size, ShardIndex* index, std::vector<std::string>* keys) {
     const size_t slash = path.rfind('/');
@@ -75,10 +79,15 @@ class SampleGrouper {
     if (dot == std::string::npos) return absl::OkStatus();
     const std::string key = path.substr(0, dot);
     const std::string ext = absl::AsciiStrToLower(path.substr(dot + 1));
+    const auto field = std::find(field_extensions_.begin(), field_extensions_.end(), ext);
     if (IsImageExtension(ext) && size <= UINT32_MAX && !positions_.count(key)) {
       positions_[key] = index->samples.size();
       index->samples.push_back(SampleLocation{offset, static_cast<uint32_t>(size), label(key)});
+      AddSampleFields(key, index);
       if (keys != nullptr) keys->push_back(key);
+    } else if (field != field_extensions_.end()) {
+      AddField(key, static_cast<size_t>(field - field_extensions_.begin()),
+               FieldLocation{offset, size}, index);
     } else if (ext == "cls" && size <= kMaxNameOrClsBytes) {
       std::string text(size, '\0');
       RETURN_IF_ERROR(file.ReadAt(offset, size, reinterpret_cast<uint8_t*>(text.data())));
@@ -92,12 +101,37 @@ class SampleGrouper {
   }
 
  private:
+  // A field file: into its sample's locations when the image came first, else kept for it.
+  void AddField(const std::string& key, size_t f, FieldLocation location, ShardIndex* index) {
+    const auto it = positions_.find(key);
+    if (it != positions_.end()) {
+      index->fields[it->second * field_extensions_.size() + f] = location;
+      return;
+    }
+    std::vector<FieldLocation>& early = early_fields_[key];
+    early.resize(field_extensions_.size());
+    early[f] = location;
+  }
+  // The new sample's field locations: those of files seen before its image, others absent.
+  void AddSampleFields(const std::string& key, ShardIndex* index) {
+    if (field_extensions_.empty()) return;
+    const auto early = early_fields_.find(key);
+    if (early == early_fields_.end()) {
+      index->fields.resize(index->fields.size() + field_extensions_.size());
+      return;
+    }
+    index->fields.insert(index->fields.end(), early->second.begin(), early->second.end());
+    early_fields_.erase(early);
+  }
   int64_t label(const std::string& key) const {
     auto it = labels_.find(key);
     return it == labels_.end() ? -1 : it->second;
   }
   std::unordered_map<std::string, size_t> positions_;
   std::unordered_map<std::string, int64_t> labels_;
+  const std::vector<std::string>& field_extensions_;
+  // Field files of keys whose image has not been seen yet.
+  std::unordered_map<std::string, std::vector<FieldLocation>> early_fields_;
 };
 
 }  // namespace
@@ -105,9 +139,11 @@ class SampleGrouper {
 bool IsTarShard(const std::string& location) { return absl::EndsWith(location, ".tar"); }
 
 absl::StatusOr<ShardIndex> LoadTarShardIndex(const RandomAccessFile& file,
-                                             std::vector<std::string>* keys) {
+                                             std::vector<std::string>* keys,
+                                             const std::vector<std::string>& field_extensions) {
   ShardIndex index;
-  SampleGrouper grouper;
+  index.field_count = static_cast<uint32_t>(field_extensions.size());
+  SampleGrouper grouper(field_extensions);
   uint8_t header[kBlock];
   std::string long_name;
   uint64_t offset = 0;

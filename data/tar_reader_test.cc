@@ -44,6 +44,50 @@ TEST(TarReaderTest, GroupsFilesBySampleKey) {
   EXPECT_EQ(index->samples[2].length, 700u);
 }
 
+// Reads `location` of `file` as text.
+std::string TarFieldText(const RandomAccessFile& file, const FieldLocation& location) {
+  std::string bytes(location.length, '\0');
+  EXPECT_TRUE(
+      file.ReadAt(location.offset, bytes.size(), reinterpret_cast<uint8_t*>(bytes.data())).ok());
+  return bytes;
+}
+
+TEST(TarReaderTest, IndexesOnlyTheFieldsAskedForWhereverTheyLie) {
+  TempDir dir;
+  // b's field files come before its image; c has no image; d lacks both fields.
+  WriteTar(dir.File("s.tar"), {{"train/a.jpg", "JPEG-A"},
+                               {"train/a.txt", "caption a"},
+                               {"train/a.seg.png", "MASK-A"},
+                               {"train/a.json", "{}"},
+                               {"train/b.seg.png", "MASK-B"},
+                               {"train/b.txt", "caption b"},
+                               {"train/b.png", "PNG-B"},
+                               {"train/c.txt", "orphan"},
+                               {"train/d.jpg", "JPEG-D"}});
+  auto file = OpenLocalFile(dir.File("s.tar"));
+  auto index = LoadTarShardIndex(**file, nullptr, {"txt", "seg.png"});
+  ASSERT_TRUE(index.ok()) << index.status();
+  ASSERT_EQ(index->samples.size(), 3u);
+  ASSERT_EQ(index->field_count, 2u);
+  ASSERT_EQ(index->fields.size(), 6u);  // Two per sample: the .json is not kept.
+  EXPECT_EQ(TarFieldText(**file, index->fields[0]), "caption a");
+  EXPECT_EQ(TarFieldText(**file, index->fields[1]), "MASK-A");
+  EXPECT_EQ(TarFieldText(**file, index->fields[2]), "caption b");
+  EXPECT_EQ(TarFieldText(**file, index->fields[3]), "MASK-B");
+  EXPECT_EQ(index->fields[4].offset, FieldLocation::kAbsent);
+  EXPECT_EQ(index->fields[5].offset, FieldLocation::kAbsent);
+}
+
+TEST(TarReaderTest, NoFieldsAskedKeepsNoFieldLocations) {
+  TempDir dir;
+  WriteTar(dir.File("s.tar"), Entries());
+  auto file = OpenLocalFile(dir.File("s.tar"));
+  auto index = LoadTarShardIndex(**file);
+  ASSERT_TRUE(index.ok());
+  EXPECT_EQ(index->field_count, 0u);
+  EXPECT_TRUE(index->fields.empty());
+}
+
 TEST(TarReaderTest, TruncatedArchiveKeepsWholeFilesBeforeTheCut) {
   TempDir dir;
   WriteTar(dir.File("s.tar"), Entries());

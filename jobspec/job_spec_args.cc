@@ -48,6 +48,12 @@ absl::Status SetDataset(const JobSpecArgs& args, Invalid invalid, v1::JobSpec* s
     spec->mutable_dataset()->mutable_shards()->set_manifest(args.manifest);
     return absl::OkStatus();
   }
+  if (!args.paths.empty()) {
+    for (const std::string& path : args.paths) {
+      spec->mutable_dataset()->mutable_shards()->add_paths(path);
+    }
+    return absl::OkStatus();
+  }
   for (const auto& [field, value] :
        {std::pair<absl::string_view, uint64_t>{"num_samples", args.num_samples},
         {"height", args.height},
@@ -134,6 +140,7 @@ absl::StatusOr<v1::JobSpec> JobSpecArgs::ToJobSpec(
   spec.set_world_size(world_size);
   spec.set_epochs(epochs);
   spec.set_drop_last(drop_last);
+  for (const std::string& field : fields) spec.add_fields(field);
   if (max_bad_sample_fraction.has_value()) {
     const double fraction = *max_bad_sample_fraction;
     if (!(fraction >= 0 && fraction <= 1)) {  // NaN fails too

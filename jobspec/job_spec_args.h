@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
@@ -27,6 +28,9 @@ absl::string_view DTypeName(v1::DType dtype);
 struct JobSpecArgs {
   // Set: the dataset is these shards (path or URL) and the synthetic fields are ignored.
   std::string manifest;
+  // Set (and no manifest): the dataset is these shard files or globs, stoker shards or
+  // WebDataset tars (ShardDataset.paths); the synthetic fields are ignored.
+  std::vector<std::string> paths;
   // Synthetic images: num_samples (> 0) of height × width × channels (1 or 3), label = index
   // mod num_classes.
   uint64_t num_samples = 0;
@@ -54,6 +58,9 @@ struct JobSpecArgs {
   bool drop_last = false;
   // JobSpec.max_bad_sample_fraction, in [0, 1]; unset: the coordinator's default (0.01).
   std::optional<double> max_bad_sample_fraction;
+  // JobSpec.fields: the sample fields the job wants ("image", "label", "text", ...); empty:
+  // images and labels as before. Checked by OpenJob (INVALID_ARGUMENT naming fields[i]).
+  std::vector<std::string> fields;
 
   // The spec, or INVALID_ARGUMENT naming the argument as `name(field)` says (field is the
   // member's name, e.g. "batch_size"; a command line answers "--batch-size").

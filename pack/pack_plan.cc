@@ -86,7 +86,8 @@ absl::Status PackOptions::Validate() const {
   if (output_dir.empty()) return absl::InvalidArgumentError("output_dir: must not be empty");
   for (const auto& [field, location] : {std::pair<const char*, const std::string*>{"input", &input},
                                         {"output_dir", &output_dir},
-                                        {"report", &report}}) {
+                                        {"report", &report},
+                                        {"captions_file", &captions_file}}) {
     absl::StatusOr<StorageScheme> scheme = SchemeOf(*location);
     if (!scheme.ok())
       return absl::InvalidArgumentError(absl::StrCat(field, ": ", scheme.status().message()));
@@ -94,6 +95,10 @@ absl::Status PackOptions::Validate() const {
       return absl::InvalidArgumentError(
           absl::StrCat(field, ": must be a local path or an s3:// URL, got ", *location));
     }
+  }
+  if (captions && !captions_file.empty()) {
+    return absl::InvalidArgumentError(
+        "captions_file: give it or captions (sidecar .txt files), not both");
   }
   if (max_pixels == 0) return absl::InvalidArgumentError("max_pixels: must be > 0");
   if (max_scans == 0) return absl::InvalidArgumentError("max_scans: must be > 0");

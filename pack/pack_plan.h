@@ -35,8 +35,20 @@ struct PackOptions {
   // workers decode only the restart intervals a crop needs; other formats are stored as they are.
   bool restart_markers = false;
   std::string report;  // Where to list skipped inputs and why (local or s3://); empty: nowhere.
+  // Image-text pairs: each image's sidecar caption, the file of the same name with extension
+  // .txt ("cat/001.jpg" → "cat/001.txt"), is stored byte for byte as its "text" field
+  // (data/record_fields.h) and the manifest declares the field; an image without a caption is
+  // skipped (reason "missing_caption").
+  bool captions = false;
+  // Image-text pairs from a table instead of sidecars: a TSV of "path<TAB>caption" lines
+  // (pack/caption_table.h), local or s3://; images it does not list are skipped likewise.
+  std::string captions_file;
 
-  // INVALID_ARGUMENT naming the field ("shard_bytes: must be > 0").
+  // Whether records get a "text" field (captions or captions_file).
+  bool has_captions() const { return captions || !captions_file.empty(); }
+
+  // INVALID_ARGUMENT naming the field ("shard_bytes: must be > 0"; "captions_file: ..." with
+  // captions too).
   absl::Status Validate() const;
 };
 

@@ -221,5 +221,86 @@ TEST_F(PackerTest, UnknownSchemesAreRefusedNamingTheScheme) {
   EXPECT_EQ(options_.Validate().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// --captions: each image's sidecar .txt becomes its "text" field, byte for byte; an image
+// without one is skipped; the manifest declares the field, and a job may name only it.
+TEST_F(PackerTest, CaptionsBecomeTheTextFieldAndTheManifestDeclaresIt) {
+  const std::string caption = "un chat \xc3\xa9tonn\xc3\xa9 \xf0\x9f\x90\x88";
+  for (int c = 0; c < 3; ++c) {
+    for (int i = 0; i < 4; ++i) {
+      if (c == 1 && i == 2) continue;  // This image has no caption.
+      WriteFile(images_.path() + "/class-00" + std::to_string(c) + "/img-0000" + std::to_string(i) +
+                    ".txt",
+                caption + std::to_string(c * 4 + i));
+    }
+  }
+  options_.captions = true;
+  options_.report = out_.File("report.tsv");
+  absl::StatusOr<PackSummary> summary = PackAll();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->images, 11u);
+  EXPECT_EQ(summary->skipped, 1u);
+  EXPECT_THAT(ReadFile(out_.File("report.tsv")), HasSubstr("img-00002.jpg\tmissing_caption\t"));
+  auto manifest = ReadManifest(*storage_, options_.output_dir + "/manifest.json");
+  ASSERT_TRUE(manifest.ok());
+  EXPECT_THAT(manifest->fields(), ElementsAre("text"));
+
+  stoker::v1::DatasetSpec spec;
+  spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
+  auto source = CreateSource(spec, 0, DatasetIo::FromEnvironment(), false, {"text"});
+  ASSERT_TRUE(source.ok()) << source.status();
+  SampleBuffer sample;
+  for (uint64_t index = 0; index < (*source)->size(); ++index) {
+    ASSERT_TRUE((*source)->Read(index, &sample).ok()) << index;
+    const std::string text(sample.fields[0].begin(), sample.fields[0].end());
+    // Packed sorted by class then file: index 6 onwards comes after the skipped image.
+    const uint64_t packed = index < 6 ? index : index + 1;
+    EXPECT_EQ(text, caption + std::to_string(packed)) << index;
+  }
+  EXPECT_TRUE((*source)->CheckField("text").ok());
+  const absl::Status json = (*source)->CheckField("json");
+  EXPECT_EQ(json.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(json.message(), HasSubstr("\"json\": the manifest's records carry only [text]"));
+}
+
+TEST_F(PackerTest, ACaptionsFileGivesTheTextFieldOfTheImagesItLists) {
+  std::string table;
+  for (int c = 0; c < 3; ++c) {
+    for (int i = 0; i < 4; ++i) {
+      if (c == 2 && i == 0) continue;  // Not listed: skipped.
+      table += "class-00" + std::to_string(c) + "/img-0000" + std::to_string(i) + ".jpg\tpair " +
+               std::to_string(c * 4 + i) + "\n";
+    }
+  }
+  WriteFile(images_.File("pairs.tsv"), table);
+  options_.captions_file = images_.File("pairs.tsv");
+  absl::StatusOr<PackSummary> summary = PackAll();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->images, 11u);
+  ASSERT_EQ(summary->skipped_inputs.size(), 1u);
+  EXPECT_EQ(summary->skipped_inputs[0].reason, "missing_caption");
+  stoker::v1::DatasetSpec spec;
+  spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
+  auto source = CreateSource(spec, 0, DatasetIo::FromEnvironment(), false, {"text"});
+  ASSERT_TRUE(source.ok()) << source.status();
+  SampleBuffer sample;
+  ASSERT_TRUE((*source)->Read(8, &sample).ok());  // class-002/img-00001: packed after the skip.
+  EXPECT_EQ(std::string(sample.fields[0].begin(), sample.fields[0].end()), "pair 9");
+
+  options_.captions = true;  // Both: refused.
+  EXPECT_THAT(PlanPack(*storage_, options_).status().message(),
+              HasSubstr("captions_file: give it or captions"));
+}
+
+TEST_F(PackerTest, AManifestWithoutFieldsRefusesPassThroughFields) {
+  ASSERT_TRUE(PackAll().ok());
+  stoker::v1::DatasetSpec spec;
+  spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
+  auto source = CreateSource(spec, 0, DatasetIo::FromEnvironment());
+  ASSERT_TRUE(source.ok());
+  const absl::Status text = (*source)->CheckField("text");
+  EXPECT_EQ(text.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(text.message(), HasSubstr("\"text\": the manifest's records carry no fields"));
+}
+
 }  // namespace
 }  // namespace stoker

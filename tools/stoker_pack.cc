@@ -2,7 +2,7 @@
 // line) into stoker shards of a target size and a manifest (docs/shard_format.md).
 //
 //   stoker-pack --input=/data/caltech256 --output=/data/caltech-shards [--resize-shorter=256]
-//   [--restart-markers]
+//   [--restart-markers] [--captions | --captions-file=PAIRS.tsv]
 //   stoker-pack --input=s3://raw/caltech256/ --output=s3://train/caltech-shards
 //   --report=skipped.tsv
 //
@@ -76,6 +76,12 @@ int Run(int argc, char** argv) {
   flags.Add("restart-markers", &options.restart_markers,
             "rewrite JPEGs losslessly with restart markers so workers decode only the intervals "
             "a crop needs");
+  flags.Add("captions", &options.captions,
+            "image-text pairs: store each image's sidecar .txt (cat/001.jpg -> cat/001.txt) as "
+            "its \"text\" field; images without one are skipped");
+  flags.Add("captions-file", &options.captions_file,
+            "image-text pairs from a TSV of \"path<TAB>caption\" lines (paths as in --input's "
+            "file list): each listed image's caption as its \"text\" field; others skipped");
   flags.Add("threads", &options.threads, "threads (0 = one per core)");
   bool keep_unverified = false;
   flags.Add("keep-unverified", &keep_unverified,

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "stoker/v1/worker.pb.h"
+#include "wire/batch_check.h"
 
 namespace stoker {
 
@@ -31,9 +32,28 @@ const BatchPayload& Batch::payload() const {
 
 const void* Batch::data() const { return payload().contiguous().data(); }
 
-size_t Batch::size_bytes() const { return payload().size(); }
+size_t Batch::size_bytes() const { return TensorBytes(header(), payload().size()); }
 
-absl::Span<const uint8_t> Batch::bytes() const { return payload().contiguous(); }
+absl::Span<const uint8_t> Batch::bytes() const {
+  return payload().contiguous().first(size_bytes());
+}
+
+const std::string& Batch::field_name(size_t column) const {
+  return header().fields(static_cast<int>(column)).name();
+}
+
+int Batch::FindField(absl::string_view name) const {
+  for (int c = 0; c < header().fields_size(); ++c) {
+    if (header().fields(c).name() == name) return c;
+  }
+  return -1;
+}
+
+absl::Span<const uint8_t> Batch::field_value(size_t column, size_t i) const {
+  const auto& offsets = header().fields(static_cast<int>(column)).offsets();
+  const uint64_t begin = offsets.Get(static_cast<int>(i));
+  return payload().contiguous().subspan(begin, offsets.Get(static_cast<int>(i + 1)) - begin);
+}
 
 absl::Span<const int64_t> Batch::shape() const {
   const auto& field = header().shape();

@@ -6,13 +6,20 @@
 // never copies the payload. data() gathers a payload that arrived in several chunks once (the
 // only copy of the tensor on the client side); a consumer that copies it elsewhere anyway reads
 // payload() instead (the CUDA feeder gathers into its pinned buffer).
+//
+// With the job's pass-through fields (JobSpec.fields), the payload is the tensor, then the
+// fields' values (BatchHeader.fields): field_value(c, i) is sample i's value of column c, a view
+// into the payload (no copy). The Loader hands out only batches whose header CheckBatchHeader
+// (wire/batch_check.h) accepted, so the offsets lie within the payload.
 // Thread-compatible: a Batch is immutable, so const methods may be called from any thread.
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <type_traits>
 
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "stoker/v1/common.pb.h"
 #include "wire/batch_payload.h"
@@ -45,10 +52,20 @@ class Batch {
   // The tensor bytes, densely packed in layout() order, at one address (the first call may
   // gather the received chunks: BatchPayload::contiguous()).
   const void* data() const;
+  // The tensor's bytes: the payload's without field columns, those before the first column with.
   size_t size_bytes() const;
   absl::Span<const uint8_t> bytes() const;
-  // The tensor bytes as received, for consumers that copy them elsewhere anyway (CopyTo).
+  // The payload as received (the tensor, then any field values), for consumers that copy the
+  // tensor elsewhere anyway (CopyTo of its first size_bytes()).
   const BatchPayload& payload() const;
+
+  // Pass-through field columns, in the job's order (JobSpec.fields without "image" and "label").
+  size_t num_fields() const { return static_cast<size_t>(header().fields_size()); }
+  const std::string& field_name(size_t column) const;
+  // The column named `name`, or -1.
+  int FindField(absl::string_view name) const;
+  // Sample i's value of `column`. REQUIRES: column < num_fields(), i < num_samples().
+  absl::Span<const uint8_t> field_value(size_t column, size_t i) const;
 
   // The tensor as elements of T: uint8_t for DTYPE_UINT8, float for DTYPE_FLOAT32, Float16 for
   // DTYPE_FLOAT16, Bfloat16 for DTYPE_BFLOAT16. Returns an empty span when T does not match

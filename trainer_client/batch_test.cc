@@ -80,5 +80,30 @@ TEST(BatchTest, EmptyBatchHasEmptyViews) {
   EXPECT_EQ(batch.dtype(), v1::DTYPE_UNSPECIFIED);
 }
 
+// A two-sample batch of 6 tensor bytes whose payload continues with a "text" column, views over
+// the payload's bytes.
+TEST(BatchTest, FieldValuesAreViewsIntoThePayloadAfterTheTensor) {
+  auto message = MakeBatchMessage(7, 0, 1);  // two samples, 6 bytes
+  message->mutable_data()->append(
+      "caf\xc3\xa9"
+      "ok");
+  v1::FieldColumn* text = message->mutable_header()->add_fields();
+  text->set_name("text");
+  for (uint64_t offset : {6, 11, 13}) text->add_offsets(offset);
+  Batch batch(message);
+  EXPECT_EQ(batch.size_bytes(), 6u);
+  EXPECT_EQ(batch.bytes().size(), 6u);
+  EXPECT_EQ(batch.elements<uint8_t>().size(), 6u);
+  ASSERT_EQ(batch.num_fields(), 1u);
+  EXPECT_EQ(batch.field_name(0), "text");
+  EXPECT_EQ(batch.FindField("text"), 0);
+  EXPECT_EQ(batch.FindField("json"), -1);
+  const absl::Span<const uint8_t> first = batch.field_value(0, 0);
+  EXPECT_EQ(std::string(first.begin(), first.end()), "caf\xc3\xa9");
+  EXPECT_EQ(first.data(), reinterpret_cast<const uint8_t*>(message->data().data()) + 6);
+  const absl::Span<const uint8_t> second = batch.field_value(0, 1);
+  EXPECT_EQ(std::string(second.begin(), second.end()), "ok");
+}
+
 }  // namespace
 }  // namespace stoker

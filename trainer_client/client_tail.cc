@@ -10,6 +10,21 @@
 #include "stoker/v1/worker.pb.h"
 
 namespace stoker {
+namespace {
+
+// The field values of `in` after the converted tensor in `data`, the header's offsets moved by
+// the tensor's change of size.
+void MoveFieldColumns(const Batch& in, v1::BatchHeader* header, std::string* data) {
+  if (header->fields_size() == 0) return;
+  const uint64_t in_tensor = in.size_bytes();
+  const uint64_t out_tensor = data->size();
+  in.payload().AppendFrom(in_tensor, data);
+  for (v1::FieldColumn& column : *header->mutable_fields()) {
+    for (uint64_t& offset : *column.mutable_offsets()) offset = offset - in_tensor + out_tensor;
+  }
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<ClientTail>> ClientTail::Create(
     const v1::PipelineSpec& tail, absl::Span<const int64_t> worker_batch_shape) {
@@ -69,6 +84,7 @@ absl::StatusOr<Batch> ClientTail::Apply(const Batch& batch) {
                           pipeline_.input_shape()};
     RETURN_IF_ERROR(pipeline_.Run(image, &unused, &workspace_, slot));
   }
+  MoveFieldColumns(batch, header, data);
   return Batch(std::move(out));
 }
 

@@ -1,10 +1,15 @@
 #include "trainer_client/loader_options.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/field_limits.h"
 #include "common/payload_codec.h"
 #include "common/status_macros.h"
 
 namespace stoker {
+
+uint64_t LoaderOptions::MaxBatchPayloadBytes(uint64_t batch_bytes) const {
+  return batch_bytes + MaxFieldColumnBytes(spec.batch_size(), spec.fields_size());
+}
 
 absl::Status LoaderOptions::Validate() const {
   if (absl::Status status = tls.Validate(); !status.ok()) return status;

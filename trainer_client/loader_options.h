@@ -92,6 +92,11 @@ struct LoaderOptions {
   // OK, or INVALID_ARGUMENT naming the first bad field, e.g.
   // "rank: must be < spec.world_size (2), got 2".
   absl::Status Validate() const;
+
+  // The most payload bytes a batch of the job may carry: its tensor (`batch_bytes`, the
+  // coordinator's OpenJob answer) and, with spec.fields, the values of its field columns after it
+  // (common/field_limits.h). What the worker streams' receive and decode limits are sized by.
+  uint64_t MaxBatchPayloadBytes(uint64_t batch_bytes) const;
 };
 
 }  // namespace stoker

@@ -1,5 +1,6 @@
 #include "trainer_client/loader_options.h"
 
+#include "common/field_limits.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -95,6 +96,18 @@ TEST(LoaderOptionsTest, AcceptsEveryCompressionName) {
     options.compression = name;
     EXPECT_TRUE(options.Validate().ok()) << name << ": " << options.Validate();
   }
+}
+
+// Without fields a batch's payload is its tensor, as before; each named field adds room for a
+// value of at most kMaxFieldValueBytes per sample.
+TEST(LoaderOptionsTest, MaxBatchPayloadBytesCountsTheFieldColumns) {
+  LoaderOptions options;
+  options.spec.set_batch_size(4);
+  EXPECT_EQ(options.MaxBatchPayloadBytes(1000), 1000u);
+  options.spec.add_fields("image");
+  options.spec.add_fields("text");
+  EXPECT_EQ(options.MaxBatchPayloadBytes(1000), 1000u + MaxFieldColumnBytes(4, 2));
+  EXPECT_GE(MaxFieldColumnBytes(4, 1), 4u * kMaxFieldValueBytes);
 }
 
 }  // namespace

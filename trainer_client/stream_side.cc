@@ -98,10 +98,11 @@ void StreamSide::Receive(StreamId id, const std::string& address, Batch received
   const bool worker_spans = received.header().has_trace() && trace_->on();
   const int64_t arrived = delivery.sampled || worker_spans ? trace_->Now() : 0;
   if (worker_spans) trace_->OnWorkerSpans(received.header(), arrived);
-  delivery.decoded = DecodeReceivedBatch(
-      received.parts(), address,
-      job_.batch_bytes() > 0 ? job_.batch_bytes() : std::numeric_limits<int>::max(), pool_.get(),
-      gather_buffers_.get());
+  const uint64_t max_raw_bytes = job_.batch_bytes() > 0
+                                     ? options_.MaxBatchPayloadBytes(job_.batch_bytes())
+                                     : std::numeric_limits<int>::max();
+  delivery.decoded = DecodeReceivedBatch(received.parts(), address, max_raw_bytes, pool_.get(),
+                                         gather_buffers_.get());
   if (delivery.decoded.ok() && delivery.sampled) {
     trace_->Record(
         IsRaw(received.header().compression()) ? trace::Stage::kReceive : trace::Stage::kDecompress,

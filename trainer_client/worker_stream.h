@@ -84,7 +84,8 @@ class WorkerStreamFactory {
 // so a rogue registration feeds nobody; common/tls/grpc_tls.h), one fresh channel per stream (so a
 // restarted worker is redialled at once rather than after a shared channel's reconnect backoff),
 // with common/grpc_settings.h keepalive, receiving messages of at most MaxBatchMessageBytes(
-// batch_bytes, batch_size) (the job's; a larger one ends its stream with RESOURCE_EXHAUSTED).
+// batch_bytes, batch_size) (the job's, `batch_bytes` its largest payload, field columns included:
+// LoaderOptions::MaxBatchPayloadBytes; a larger one ends its stream with RESOURCE_EXHAUSTED).
 // REQUIRES: tls.Validate() is OK.
 std::shared_ptr<WorkerStreamFactory> NewGrpcWorkerStreamFactory(uint64_t batch_bytes,
                                                                 uint32_t batch_size,

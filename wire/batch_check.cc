@@ -36,7 +36,51 @@ absl::Status CheckShape(const v1::BatchHeader& header, uint64_t tensor_bytes) {
   return absl::OkStatus();
 }
 
+// The field columns tile [tensor end, payload_bytes): see CheckBatchHeader.
+absl::Status CheckFieldColumns(const v1::BatchHeader& header, uint64_t samples,
+                               uint64_t payload_bytes) {
+  if (header.fields_size() == 0) return absl::OkStatus();
+  uint64_t start = header.fields(0).offsets_size() > 0 ? header.fields(0).offsets(0) : 0;
+  for (int c = 0; c < header.fields_size(); ++c) {
+    const v1::FieldColumn& column = header.fields(c);
+    // Made only for an error: the check runs for every batch received.
+    auto field = [&] { return absl::StrCat("fields[", c, "] (\"", column.name(), "\")"); };
+    if (static_cast<uint64_t>(column.offsets_size()) != samples + 1) {
+      return Lying(field(), absl::StrCat(column.offsets_size(), " offsets, the shape says ",
+                                         samples, " samples (", samples + 1, " offsets)"));
+    }
+    if (column.offsets(0) != start) {
+      return Lying(field(), absl::StrCat("starts at ", column.offsets(0), ", not at ", start,
+                                         " where the data before it ends"));
+    }
+    for (uint64_t i = 0; i < samples; ++i) {
+      const uint64_t begin = column.offsets(static_cast<int>(i));
+      const uint64_t end = column.offsets(static_cast<int>(i + 1));
+      if (end < begin) {
+        return Lying(field(),
+                     absl::StrCat("offsets decrease at value ", i, ": ", begin, " then ", end));
+      }
+      if (end > payload_bytes) {
+        return Lying(field(), absl::StrCat("value ", i, " ends at ", end, ", past the payload's ",
+                                           payload_bytes, " bytes"));
+      }
+    }
+    start = column.offsets(static_cast<int>(samples));
+  }
+  if (start != payload_bytes) {
+    return Lying(
+        absl::StrCat("fields[", header.fields_size() - 1, "]"),
+        absl::StrCat("the last column ends at ", start, ", the payload at ", payload_bytes));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+uint64_t TensorBytes(const v1::BatchHeader& header, uint64_t payload_bytes) {
+  if (header.fields_size() == 0 || header.fields(0).offsets_size() == 0) return payload_bytes;
+  return header.fields(0).offsets(0);
+}
 
 size_t DTypeBytes(v1::DType dtype) {
   switch (dtype) {
@@ -52,7 +96,12 @@ size_t DTypeBytes(v1::DType dtype) {
   }
 }
 
-absl::Status CheckBatchHeader(const v1::BatchHeader& header, uint64_t tensor_bytes) {
+absl::Status CheckBatchHeader(const v1::BatchHeader& header, uint64_t payload_bytes) {
+  const uint64_t tensor_bytes = TensorBytes(header, payload_bytes);
+  if (tensor_bytes > payload_bytes) {
+    return Lying("fields[0]", absl::StrCat("starts at ", tensor_bytes, ", past the payload's ",
+                                           payload_bytes, " bytes"));
+  }
   if (DTypeBytes(header.dtype()) == 0) {
     return Lying("dtype", absl::StrCat("unknown element type ", static_cast<int>(header.dtype())));
   }
@@ -74,7 +123,7 @@ absl::Status CheckBatchHeader(const v1::BatchHeader& header, uint64_t tensor_byt
     return Lying("soft_labels",
                  absl::StrCat(soft, " values are not whole rows for ", samples, " samples"));
   }
-  return absl::OkStatus();
+  return CheckFieldColumns(header, samples, payload_bytes);
 }
 
 }  // namespace stoker

@@ -108,5 +108,76 @@ TEST(CheckBatchHeaderTest, AnUnknownDtypeOrLayoutIsDataLoss) {
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("header.layout: unknown layout 0")));
 }
 
+// Honest() with two field columns after its 6 tensor bytes: "text" values of 3 and 0 bytes
+// [6, 9, 9), "json" of 2 and 4 bytes [9, 11, 15): a 15-byte payload.
+v1::BatchHeader WithFields() {
+  v1::BatchHeader header = Honest();
+  v1::FieldColumn* text = header.add_fields();
+  text->set_name("text");
+  for (uint64_t offset : {6, 9, 9}) text->add_offsets(offset);
+  v1::FieldColumn* json = header.add_fields();
+  json->set_name("json");
+  for (uint64_t offset : {9, 11, 15}) json->add_offsets(offset);
+  return header;
+}
+
+TEST(CheckBatchHeaderFieldsTest, HonestColumnsPassAndTheTensorEndsWhereTheyStart) {
+  EXPECT_TRUE(CheckBatchHeader(WithFields(), 15).ok());
+  EXPECT_EQ(TensorBytes(WithFields(), 15), 6u);
+  EXPECT_EQ(TensorBytes(Honest(), 6), 6u);
+}
+
+TEST(CheckBatchHeaderFieldsTest, AnOffsetPastThePayloadIsDataLoss) {
+  v1::BatchHeader header = WithFields();
+  header.mutable_fields(1)->set_offsets(1, 40);
+  EXPECT_THAT(CheckBatchHeader(header, 15),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("header.fields[1] (\"json\"): value 0 ends at 40, past the "
+                                 "payload's 15 bytes")));
+  // A first column starting past the payload.
+  header = WithFields();
+  header.mutable_fields(0)->set_offsets(0, 99);
+  EXPECT_THAT(CheckBatchHeader(header, 15),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("header.fields[0]: starts at 99, past the payload's 15 bytes")));
+}
+
+TEST(CheckBatchHeaderFieldsTest, DecreasingOffsetsAreDataLoss) {
+  v1::BatchHeader header = WithFields();
+  header.mutable_fields(0)->set_offsets(1, 5);
+  EXPECT_THAT(CheckBatchHeader(header, 15),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("header.fields[0] (\"text\"): offsets decrease at value 0: 6 "
+                                 "then 5")));
+}
+
+TEST(CheckBatchHeaderFieldsTest, AWrongOffsetCountIsDataLoss) {
+  v1::BatchHeader header = WithFields();
+  header.mutable_fields(1)->add_offsets(15);
+  EXPECT_THAT(CheckBatchHeader(header, 15),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("header.fields[1] (\"json\"): 4 offsets, the shape says 2 "
+                                 "samples (3 offsets)")));
+}
+
+TEST(CheckBatchHeaderFieldsTest, ColumnsMustTileThePayloadAfterTheTensor) {
+  // A gap between the columns.
+  v1::BatchHeader gap = WithFields();
+  gap.mutable_fields(1)->set_offsets(0, 10);
+  EXPECT_THAT(CheckBatchHeader(gap, 15),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("header.fields[1] (\"json\"): starts at 10, not at 9")));
+  // Bytes left after the last column.
+  EXPECT_THAT(
+      CheckBatchHeader(WithFields(), 16),
+      StatusIs(absl::StatusCode::kDataLoss,
+               HasSubstr("header.fields[1]: the last column ends at 15, the payload at 16")));
+  // A tensor that the columns' start makes shorter than the shape says.
+  v1::BatchHeader overlap = WithFields();
+  overlap.mutable_fields(0)->set_offsets(0, 5);
+  EXPECT_THAT(CheckBatchHeader(overlap, 15),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("header.shape: [2, 1, 1, 3]")));
+}
+
 }  // namespace
 }  // namespace stoker

@@ -41,11 +41,25 @@ absl::Span<const uint8_t> BatchPayload::contiguous() const {
   return absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(gathered_->data()), size_);
 }
 
-void BatchPayload::CopyTo(uint8_t* out) const {
+void BatchPayload::CopyTo(uint8_t* out, size_t n) const {
   for (const Chunk& chunk : chunks_) {
-    if (chunk.empty()) continue;
-    std::memcpy(out, chunk.data(), chunk.size());
-    out += chunk.size();
+    if (n == 0) return;
+    const size_t piece = std::min(n, chunk.size());
+    if (piece == 0) continue;
+    std::memcpy(out, chunk.data(), piece);
+    out += piece;
+    n -= piece;
+  }
+}
+
+void BatchPayload::AppendFrom(size_t offset, std::string* out) const {
+  for (const Chunk& chunk : chunks_) {
+    if (offset >= chunk.size()) {
+      offset -= chunk.size();
+      continue;
+    }
+    out->append(reinterpret_cast<const char*>(chunk.data()) + offset, chunk.size() - offset);
+    offset = 0;
   }
 }
 

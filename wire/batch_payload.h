@@ -9,7 +9,8 @@
 //   - contiguous(): every byte at one address. One chunk is returned as it is; several are
 //     gathered on the first call, once, into a buffer from the BufferPool, which the payload
 //     keeps (with the chunks) until it dies. The Batch view's data() is this.
-//   - CopyTo(out): gathers straight into the caller's memory (the CUDA feeder's pinned staging
+//   - CopyTo(out, n): gathers the first n bytes straight into the caller's memory (the CUDA
+//   feeder's pinned staging
 //     buffer), without the contiguous copy.
 //   - PayloadCursor: a piece (a sample) at a time, each where it lies or, when it spans chunks,
 //     copied into a small scratch buffer that stays in cache (the client's tail, client_tail.h).
@@ -49,8 +50,12 @@ class BatchPayload {
   // The first call gathers when there are several chunks (one copy); later calls return the same.
   absl::Span<const uint8_t> contiguous() const;
 
-  // Copies the payload to `out`. REQUIRES: `out` holds size() bytes.
-  void CopyTo(uint8_t* out) const;
+  // Copies the first `n` bytes of the payload (a batch's tensor, without the field values after
+  // it) to `out`. REQUIRES: n <= size(); `out` holds n bytes.
+  void CopyTo(uint8_t* out, size_t n) const;
+  // Appends the bytes from `offset` to the end to `out` (a batch's field values, after its
+  // tensor). REQUIRES: offset <= size().
+  void AppendFrom(size_t offset, std::string* out) const;
 
  private:
   const std::vector<Chunk> chunks_;

@@ -77,8 +77,28 @@ TEST(BatchPayloadTest, CopyToGathersAndSkipsEmptyChunks) {
   BatchPayload payload({View(*owner, 0, 5), View(*owner, 6, 0), View(*owner, 7, 5)}, owner,
                        nullptr);
   std::string out(payload.size(), '?');
-  payload.CopyTo(reinterpret_cast<uint8_t*>(out.data()));
+  payload.CopyTo(reinterpret_cast<uint8_t*>(out.data()), out.size());
   EXPECT_EQ(out, "helloworld");
+}
+
+TEST(BatchPayloadTest, CopyToCopiesOnlyTheFirstBytesAsked) {
+  auto owner = std::make_shared<std::string>("hello, world");
+  BatchPayload payload({View(*owner, 0, 5), View(*owner, 5, 7)}, owner, nullptr);
+  std::string out(7, '?');
+  out.push_back('!');  // Past the bytes asked for: must stay.
+  payload.CopyTo(reinterpret_cast<uint8_t*>(out.data()), 7);
+  EXPECT_EQ(out, "hello, !");
+}
+
+TEST(BatchPayloadTest, AppendFromSkipsWholeAndPartChunks) {
+  auto owner = std::make_shared<std::string>("hello, world");
+  BatchPayload payload({View(*owner, 0, 5), View(*owner, 5, 2), View(*owner, 7, 5)}, owner,
+                       nullptr);
+  std::string out = ">";
+  payload.AppendFrom(6, &out);
+  EXPECT_EQ(out, "> world");
+  payload.AppendFrom(12, &out);
+  EXPECT_EQ(out, "> world");
 }
 
 TEST(BatchPayloadTest, EmptyPayloadHasAnAddress) {
@@ -86,7 +106,7 @@ TEST(BatchPayloadTest, EmptyPayloadHasAnAddress) {
   EXPECT_EQ(none.size(), 0u);
   EXPECT_NE(none.contiguous().data(), nullptr);
   EXPECT_TRUE(none.contiguous().empty());
-  none.CopyTo(nullptr);  // nothing to copy
+  none.CopyTo(nullptr, 0);  // nothing to copy
 }
 
 TEST(PayloadCursorTest, PiecesInsideAChunkAreReadInPlace) {

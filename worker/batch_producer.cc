@@ -77,6 +77,41 @@ absl::StatusOr<uint64_t> ProduceSampleOrReplacement(JobContext& job, const Epoch
                                           status.message()));
 }
 
+// Starts a column per pass-through field of `job`: names set, offsets and values empty.
+void StartFieldColumns(const JobContext& job, ProducerScratch* scratch,
+                       stoker::v1::BatchHeader* header) {
+  scratch->field_columns.resize(job.fields().size());
+  for (size_t f = 0; f < job.fields().size(); ++f) {
+    scratch->field_columns[f].clear();  // Keeps capacity.
+    stoker::v1::FieldColumn* column = header->add_fields();
+    column->set_name(job.fields()[f]);
+    column->add_offsets(0);
+  }
+}
+
+// Appends the values of the sample just produced to the columns (offsets relative to each
+// column's start for now).
+void AddSampleFields(const SampleBuffer& sample, ProducerScratch* scratch,
+                     stoker::v1::BatchHeader* header) {
+  for (size_t f = 0; f < scratch->field_columns.size(); ++f) {
+    std::string& column = scratch->field_columns[f];
+    column.append(reinterpret_cast<const char*>(sample.fields[f].data()), sample.fields[f].size());
+    header->mutable_fields(static_cast<int>(f))->add_offsets(column.size());
+  }
+}
+
+// Appends the columns to the payload after the tensor and makes their offsets payload offsets.
+void FinishFieldColumns(const ProducerScratch& scratch, stoker::v1::BatchHeader* header,
+                        std::string* data) {
+  for (size_t f = 0; f < scratch.field_columns.size(); ++f) {
+    const uint64_t base = data->size();
+    for (uint64_t& offset : *header->mutable_fields(static_cast<int>(f))->mutable_offsets()) {
+      offset += base;
+    }
+    data->append(scratch.field_columns[f]);
+  }
+}
+
 }  // namespace
 
 void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
@@ -88,6 +123,7 @@ void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uin
   header->mutable_labels()->Resize(static_cast<int>(batch_size), 0);
   header->clear_bad_samples();
   header->clear_soft_labels();
+  header->clear_fields();
   header->clear_shape();
   for (int64_t dim : pipeline.BatchShape(batch_size)) header->add_shape(dim);
   header->set_dtype(pipeline.output_dtype());
@@ -114,12 +150,14 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
   data->resize(sample_bytes * batch_size);  // Keeps the pooled capacity: no page faults.
   uint8_t* slot = reinterpret_cast<uint8_t*>(data->data());
   const uint64_t first_position = task.batch_index() * batch_size;
+  StartFieldColumns(job, scratch, header);
   for (uint32_t i = 0; i < batch_size; ++i, slot += sample_bytes) {
     ASSIGN_OR_RETURN(uint64_t index,
                      ProduceSampleOrReplacement(job, *plan, first_position + i, scratch, slot,
                                                 header, bad_sample_counters));
     header->set_sample_indices(static_cast<int>(i), index);
     header->set_labels(static_cast<int>(i), scratch->sample.label);
+    AddSampleFields(scratch->sample, scratch, header);
   }
   if (const BatchMix* mix = pipeline.batch_mix(); mix != nullptr) {
     const int64_t mix_start = scratch->timeline.on() ? trace::MonotonicNowNanos() : 0;
@@ -132,6 +170,7 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
                                header->mutable_soft_labels()->mutable_data()));
     if (scratch->timeline.on()) scratch->timeline.AddTail(trace::MonotonicNowNanos() - mix_start);
   }
+  FinishFieldColumns(*scratch, header, data);
   return absl::OkStatus();
 }
 

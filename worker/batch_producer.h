@@ -32,6 +32,9 @@ namespace stoker {
 // Per-thread scratch for ProduceBatch. Thread-compatible.
 struct ProducerScratch {
   SampleBuffer sample;
+  // The batch's pass-through field values, one column per field, gathered sample by sample and
+  // appended to the payload after the tensor.
+  std::vector<std::string> field_columns;
   PipelineWorkspace workspace;
   // Filled per sample when workspace.time_ops() is on.
   OpTimeHistograms op_times;
@@ -44,7 +47,7 @@ inline constexpr uint64_t kMaxReplacementAttempts = 1000;
 
 // The header every batch of `task` starts with, for ProduceBatch and SimulateBatch: the task,
 // batch_size sample-index and label slots (zero), no bad samples, the pipeline's batch shape,
-// dtype and layout, no compression, the worker id, no production time.
+// dtype and layout, no compression, no field columns, the worker id, no production time.
 void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
                       stoker::v1::BatchHeader* header);
 
@@ -59,6 +62,10 @@ void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uin
 // worker and job), and counted (each time) in `bad_sample_counters` (may be null) and in
 // header.bad_samples, from which the client enforces
 // the job's error-rate limit.
+//
+// With pass-through fields (JobContext::fields), each produced sample's values (the replacement's,
+// for a bad sample) go after the tensor, column by column, described by header.fields; a
+// non-empty FieldColumn.offsets always has batch_size + 1 entries.
 //
 // With the pipeline's batch_mix (MixUp/CutMix), the batch is mixed after its last sample, drawing
 // from BatchRng(seed, epoch, batch index) (augment/batch_mix.h), and header.soft_labels is set.

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "data/sample_fields.h"
 
 namespace stoker {
 namespace {
@@ -18,25 +19,29 @@ absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
   // GLOBAL reads the dataset at random: remote shards ranged when the cache cannot hold them.
   const bool random_order = spec.shuffle() == stoker::v1::SHUFFLE_MODE_GLOBAL ||
                             spec.shuffle() == stoker::v1::SHUFFLE_MODE_UNSPECIFIED;
+  ASSIGN_OR_RETURN(std::vector<std::string> fields, PassThroughFields(spec));
   ASSIGN_OR_RETURN(std::unique_ptr<Source> source,
-                   CreateSource(spec.dataset(), spec.seed(), io, random_order));
+                   CreateSource(spec.dataset(), spec.seed(), io, random_order, std::move(fields)));
   return Create(job_id, spec, std::move(source));
 }
 
 absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
                                                                const stoker::v1::JobSpec& spec,
                                                                std::unique_ptr<Source> source) {
+  RETURN_IF_ERROR(CheckJobFields(spec, *source));
+  ASSIGN_OR_RETURN(std::vector<std::string> fields, PassThroughFields(spec));
   ASSIGN_OR_RETURN(Pipeline pipeline, Pipeline::Compile(spec.pipeline(), source->format()));
   return std::shared_ptr<JobContext>(
-      new JobContext(job_id, spec, std::move(source), std::move(pipeline)));
+      new JobContext(job_id, spec, std::move(source), std::move(pipeline), std::move(fields)));
 }
 
 JobContext::JobContext(uint64_t job_id, stoker::v1::JobSpec spec, std::unique_ptr<Source> source,
-                       Pipeline pipeline)
+                       Pipeline pipeline, std::vector<std::string> fields)
     : job_id_(job_id),
       spec_(std::move(spec)),
       source_(std::move(source)),
-      pipeline_(std::move(pipeline)) {}
+      pipeline_(std::move(pipeline)),
+      fields_(std::move(fields)) {}
 
 bool JobContext::FirstBadSampleReport(uint64_t index) {
   absl::MutexLock lock(&mu_);

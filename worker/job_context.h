@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
@@ -25,7 +27,8 @@ namespace stoker {
 class JobContext {
  public:
   // Opens the job's dataset through `io` (CreateSource, data/source.h). INVALID_ARGUMENT when
-  // the spec does not describe a usable job; the source's errors when its data cannot be read.
+  // the spec does not describe a usable job (its fields included: CheckJobFields,
+  // data/source.h); the source's errors when its data cannot be read.
   static absl::StatusOr<std::shared_ptr<JobContext>> Create(uint64_t job_id,
                                                             const stoker::v1::JobSpec& spec,
                                                             const DatasetIo& io);
@@ -38,6 +41,9 @@ class JobContext {
   const stoker::v1::JobSpec& spec() const { return spec_; }
   const Source& source() const { return *source_; }
   const Pipeline& pipeline() const { return pipeline_; }
+  // The pass-through fields every batch carries (PassThroughFields, data/sample_fields.h): the
+  // source fills them in SampleBuffer.fields, in this order.
+  const std::vector<std::string>& fields() const { return fields_; }
   // Payload bytes of one batch.
   size_t batch_bytes() const { return pipeline_.output_bytes_per_sample() * spec_.batch_size(); }
 
@@ -60,12 +66,13 @@ class JobContext {
 
  private:
   JobContext(uint64_t job_id, stoker::v1::JobSpec spec, std::unique_ptr<Source> source,
-             Pipeline pipeline);
+             Pipeline pipeline, std::vector<std::string> fields);
 
   const uint64_t job_id_;
   const stoker::v1::JobSpec spec_;
   const std::unique_ptr<Source> source_;
   const Pipeline pipeline_;
+  const std::vector<std::string> fields_;
   std::atomic<bool> retired_{false};
   trace::SpanRecorder trace_{trace::SpanRecorder::Options{.capacity = 1}};
 

@@ -3,8 +3,12 @@
 //
 // Input: the shard file's bytes. Invariants checked: loading an in-memory file never fails (damage
 // is reported in the index, not as an error); every sample lies inside the file; a record that
-// does not parse is a bad-sample DATA_LOSS; a parsed record's data lies inside the record.
+// does not parse is a bad-sample DATA_LOSS; a parsed record's data lies inside the record; its
+// metadata's fields (data/record_fields.h) are found inside the metadata, or refused as a bad
+// sample.
 
+#include "common/bad_sample.h"
+#include "data/record_fields.h"
 #include "data/shard_reader.h"
 #include "tests/fuzz/fuzz_input.h"
 
@@ -25,6 +29,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     FUZZ_CHECK(view.data_offset <= record.size() &&
                view.data_size <= record.size() - view.data_offset);
+    for (const char* name : {"text", "json"}) {
+      absl::Span<const uint8_t> value;
+      const absl::StatusOr<bool> found = stoker::FindRecordField(view.metadata, name, &value);
+      if (!found.ok()) {
+        FUZZ_CHECK(stoker::BadSampleReasonOf(found.status()) ==
+                   stoker::BadSampleReason::kCorruptRecord);
+        continue;
+      }
+      const auto* metadata = reinterpret_cast<const uint8_t*>(view.metadata.data());
+      FUZZ_CHECK(!*found || (value.data() >= metadata &&
+                             value.data() + value.size() <= metadata + view.metadata.size()));
+    }
   }
   return 0;
 }

@@ -7,7 +7,7 @@
 namespace stoker {
 
 absl::StatusOr<std::vector<int64_t>> ImagesDlpackShape(const Batch& batch) {
-  RETURN_IF_ERROR(CheckBatchHeader(batch.header(), batch.size_bytes()));
+  RETURN_IF_ERROR(CheckBatchHeader(batch.header(), batch.payload().size()));
   const absl::Span<const int64_t> shape = batch.shape();
   return std::vector<int64_t>(shape.begin(), shape.end());
 }

@@ -98,6 +98,19 @@ TEST(PythonLoaderConfigTest, ManifestDataset) {
   EXPECT_EQ(spec->dataset().shards().manifest(), "http://data/train.manifest");
 }
 
+TEST(PythonLoaderConfigTest, ShardPathsAndFields) {
+  PythonLoaderConfig config = ValidConfig();
+  config.paths = {"/data/pairs-0.tar", "/data/pairs-*.tar"};
+  config.pipeline = "decode";
+  config.fields = {"image", "text", "json"};
+  const absl::StatusOr<v1::JobSpec> spec = config.ToJobSpec();
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_THAT(spec->dataset().shards().paths(),
+              ::testing::ElementsAre("/data/pairs-0.tar", "/data/pairs-*.tar"));
+  EXPECT_THAT(spec->fields(), ::testing::ElementsAre("image", "text", "json"));
+  EXPECT_FALSE(spec->dataset().has_synthetic());
+}
+
 TEST(PythonLoaderConfigTest, NamesTheBadArgument) {
   PythonLoaderConfig config = ValidConfig();
   config.num_samples = 0;

@@ -383,6 +383,8 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("bearer_token_file", &PythonLoaderConfig::bearer_token_file)
       .def_readwrite("insecure", &PythonLoaderConfig::insecure)
       .def_readwrite("manifest", &PythonLoaderConfig::manifest)
+      .def_readwrite("paths", &PythonLoaderConfig::paths)
+      .def_readwrite("fields", &PythonLoaderConfig::fields)
       .def_readwrite("num_samples", &PythonLoaderConfig::num_samples)
       .def_readwrite("height", &PythonLoaderConfig::height)
       .def_readwrite("width", &PythonLoaderConfig::width)
@@ -487,6 +489,29 @@ void DefineBatch(py::module_& m) {
                                return std::vector<uint64_t>(s.begin(), s.end());
                              })
       .def_property_readonly("num_samples", [](const PyBatch& b) { return b.batch.num_samples(); })
+      .def_property_readonly("field_names",
+                             [](const PyBatch& b) {
+                               std::vector<std::string> names;
+                               for (size_t c = 0; c < b.batch.num_fields(); ++c) {
+                                 names.push_back(b.batch.field_name(c));
+                               }
+                               return names;
+                             })
+      .def(
+          "field_values",
+          [](const PyBatch& b, size_t column) {
+            if (column >= b.batch.num_fields()) {
+              throw py::index_error(
+                  absl::StrCat("field column ", column, " of ", b.batch.num_fields()));
+            }
+            py::list values;
+            for (size_t i = 0; i < b.batch.num_samples(); ++i) {
+              const absl::Span<const uint8_t> value = b.batch.field_value(column, i);
+              values.append(py::bytes(reinterpret_cast<const char*>(value.data()), value.size()));
+            }
+            return values;
+          },
+          py::arg("column"), "Each sample's value of field column `column`, as bytes (copies).")
       .def_property_readonly("size_bytes", [](const PyBatch& b) { return b.batch.size_bytes(); })
       .def_property_readonly("job_id", [](const PyBatch& b) { return b.batch.job_id(); })
       .def_property_readonly("epoch", [](const PyBatch& b) { return b.batch.epoch(); })

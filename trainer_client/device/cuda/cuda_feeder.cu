@@ -72,7 +72,7 @@ class CudaFeeder : public DeviceFeeder {
     // The previous copy out of this pinned buffer must be over before it is overwritten.
     STOKER_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(slot.ready));
     // Gathered straight from the received chunks: the payload's one copy on the client.
-    batch.payload().CopyTo(slot.pinned);
+    batch.payload().CopyTo(slot.pinned, batch.size_bytes());
     // The consumer may still be reading this slot's previous output on its own stream.
     STOKER_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(stream_, slot.released, 0));
     STOKER_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(slot.device_in, slot.pinned, geometry.input_bytes(),

@@ -19,7 +19,7 @@ def build_config(args: Dict[str, Any]) -> _stoker.LoaderConfig:
         setattr(config, key, value)
     config.pipeline = ", ".join(
         part for part in (_pipeline_text(args["pipeline"], args["transform"],
-                                         isinstance(dataset, str)),
+                                         isinstance(dataset, (str, list, tuple))),
                           _batch_mix_text("mixup", args["mixup"]),
                           _batch_mix_text("cutmix", args["cutmix"]))
         if part)
@@ -39,11 +39,21 @@ def build_config(args: Dict[str, Any]) -> _stoker.LoaderConfig:
         setattr(config, name, args[name])
     config.tail = _tail(args["tail"], args["tail_on_client"])
     config.job_name = args["job_name"] or ""
+    config.fields = _fields(args["fields"])
     config.run_id = os.environ.get("TORCHELASTIC_RUN_ID", "")
     _set_tls(config, _typed("tls", args["tls"], TlsOptions) or TlsOptions())
     _set_hybrid(config, _typed("hybrid", args["hybrid"], HybridOptions))
     config.validate()  # bad arguments and unusable devices raise here
     return config
+
+
+def _fields(fields: Any) -> list:
+    """The fields= argument as a list of names ([] for None); OpenJob checks the names."""
+    if fields is None:
+        return []
+    if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
+        raise TypeError("fields: expected a list of str, e.g. [\"image\", \"text\"]")
+    return list(fields)
 
 
 def _tail(tail: str, tail_on_client: Optional[bool]) -> str:
@@ -84,18 +94,23 @@ def _set_hybrid(config: _stoker.LoaderConfig, hybrid: Optional[HybridOptions]) -
 
 def _dataset_fields(dataset):
     if isinstance(dataset, bool):
-        raise TypeError("dataset: expected int, dict or str")
+        raise TypeError("dataset: expected int, dict, str or a list of str")
     if isinstance(dataset, int):
         return {"num_samples": dataset}
     if isinstance(dataset, str):
         return {"manifest": dataset}
+    if isinstance(dataset, (list, tuple)):
+        if not dataset or not all(isinstance(path, str) for path in dataset):
+            raise TypeError("dataset: a list of shard paths must be a non-empty list of str")
+        return {"paths": list(dataset)}
     if isinstance(dataset, dict):
         allowed = {"num_samples", "height", "width", "channels", "num_classes"}
         unknown = set(dataset) - allowed
         if unknown:
             raise ValueError(f"dataset: unknown keys {sorted(unknown)}; known: {sorted(allowed)}")
         return dict(dataset)
-    raise TypeError(f"dataset: expected int, dict or str, got {type(dataset).__name__}")
+    raise TypeError(f"dataset: expected int, dict, str or a list of str, "
+                    f"got {type(dataset).__name__}")
 
 
 def _pipeline_text(pipeline, transform, encoded):

@@ -17,6 +17,8 @@ class LoaderConfig:
     bearer_token_file: str
     insecure: bool
     manifest: str
+    paths: List[str]
+    fields: List[str]
     num_samples: int
     height: int
     width: int
@@ -87,6 +89,9 @@ class Batch:
     def sample_indices(self) -> List[int]: ...
     @property
     def num_samples(self) -> int: ...
+    @property
+    def field_names(self) -> List[str]: ...
+    def field_values(self, column: int) -> List[bytes]: ...
     @property
     def size_bytes(self) -> int: ...
     @property

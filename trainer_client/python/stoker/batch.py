@@ -1,10 +1,22 @@
 """stoker.Batch: one received batch, its tensors sharing the batch's memory (DLPack, no copy)."""
 
 from functools import cached_property
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _stoker
 from .tensors import DlpackTensor, from_dlpack, from_list
+
+
+# Fields delivered as str (the rest as bytes).
+_TEXT_FIELDS = ("text", "json")
+
+
+def _decode_utf8(name: str, sample: int, value: bytes) -> str:
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UnicodeDecodeError(e.encoding, e.object, e.start, e.end,
+                                 f"field {name!r} of sample {sample}: {e.reason}") from None
 
 
 class Batch:
@@ -71,6 +83,26 @@ class Batch:
     @cached_property
     def hard_labels(self) -> Any:
         return from_dlpack(self.hard_labels_dlpack, self.tensor_type)
+
+    # --- sample fields (the Loader's fields=) ---
+    def field(self, name: str) -> List[Union[str, bytes]]:
+        """Each sample's value of the pass-through field `name`, in batch order: str for
+        "text" and "json" (decoded as UTF-8), bytes for any other field. KeyError when the job
+        did not name it."""
+        names = self.raw.field_names
+        if name not in names:
+            raise KeyError(f"field {name!r}: this batch carries {names}")
+        values = self.raw.field_values(names.index(name))
+        if name not in _TEXT_FIELDS:
+            return values
+        indices = self.raw.sample_indices  # A copy: taken once.
+        return [_decode_utf8(name, indices[i], value) for i, value in enumerate(values)]
+
+    def as_dict(self, names: Sequence[str]) -> Dict[str, Any]:
+        """{name: value} for `names`: "image" the images, "label" the labels, any other name
+        field(name)."""
+        special = {"image": lambda: self.images, "label": lambda: self.labels}
+        return {name: special[name]() if name in special else self.field(name) for name in names}
 
     @property
     def sample_indices(self) -> Any:

@@ -8,6 +8,14 @@ share memory with the received batches (DLPack, no copy).
             for images, labels in loader:      # the rest of the current epoch
                 ...                            # images float32 [N, C, H, W], labels int64 [N]
 
+An image-text job (a WebDataset shard set with .jpg, .txt, .json and .cls files) names the
+sample fields it wants and gets a dict per batch:
+
+    loader = stoker.Loader(coordinator, ["/data/cc3m-{000..099}.tar"], "decode, ...",
+                           fields=["image", "text", "json"], tls=...)
+    for batch in loader:                       # {"image": tensor, "text": [str], "json": [str]}
+        ...
+
 Iterating the loader yields the rest of the current epoch and then stops (StopIteration), like a
 torch DataLoader; iterating again starts the next epoch. Once every epoch was delivered an
 iteration yields nothing; loader.next_batch() (across epochs) raises EndOfJobError instead.
@@ -21,7 +29,7 @@ from .batch import Batch
 from .options import ConvertOptions, HybridOptions, TlsOptions
 from .tensors import resolve_tensor_type
 
-Dataset = Union[int, str, Mapping[str, int]]
+Dataset = Union[int, str, Sequence[str], Mapping[str, int]]
 PipelineArg = Union[str, Sequence[str], Any, None]
 StateDict = Dict[str, Any]
 Shuffle = Literal["global", "block", "shard_window", "none"]
@@ -48,7 +56,8 @@ class Loader:
       coordinator (str): "host:port" of the coordinator.
       dataset (int | str | dict): int N: synthetic images 0..N-1; a dict of SyntheticSource
           fields {"num_samples", "height", "width", "channels", "num_classes"} (defaults 224,
-          224, 3, 1000); str: a shards manifest path or URL (stoker-pack).
+          224, 3, 1000); str: a shards manifest path or URL (stoker-pack); a list of str: shard
+          files or globs, stoker shards or WebDataset tars (.tar), without a manifest.
       pipeline (str | list[str] | stoker.Pipeline | None): the per-sample ops, in the text
           syntax ("to_float, gaussian_blur(ksize=11)*10"), as a list of op strings, or a
           stoker.Pipeline (stoker.from_torchvision); None: "to_float".
@@ -99,7 +108,16 @@ class Loader:
       ordered (bool): yield batches in the rank's plan order (a resumed ordered run continues
           exactly where an uninterrupted one would); default: as they arrive.
       return_indices (bool): iteration yields (images, labels, sample_indices) instead of
-          (images, labels).
+          (images, labels); with fields, the dict has "sample_indices" too.
+      fields (list[str] | None): the sample fields the job wants (JobSpec.fields,
+          docs/architecture.md "Sample fields"); iteration then yields a dict per batch with
+          these keys: "image" (the images tensor; must be named), "label" (the labels tensor),
+          "text" (a WebDataset .txt) and "json" (a .json) as lists of str (UTF-8; invalid UTF-8
+          raises UnicodeDecodeError naming the field and sample), and any other WebDataset key's
+          extension ("seg.png") as a list of bytes. None: (images, labels) as before. A sample
+          without a named field is a bad sample (replaced). Fields a dataset cannot have, and
+          "boxes", "box_labels", "masks", "keypoints" (reserved), raise
+          stoker.InvalidArgumentError naming fields[i] when the job opens.
       hybrid (stoker.HybridOptions | None): producer threads in this process besides the
           remote workers (a job can run with none).
     """
@@ -121,11 +139,13 @@ class Loader:
                  prefetch_bytes: int = _DEFAULTS.prefetch_bytes,
                  compression: str = _DEFAULTS.compression, ordered: bool = _DEFAULTS.ordered,
                  return_indices: bool = False,
-                 hybrid: Optional[HybridOptions] = None) -> None:
+                 hybrid: Optional[HybridOptions] = None,
+                 fields: Optional[Sequence[str]] = None) -> None:
         args = dict(locals())
         del args["self"]
         self._tensor_type = resolve_tensor_type(tensors)
         self._return_indices = return_indices
+        self._fields = list(fields) if fields else None
         self._config = build_config(args)
         self._opened: Optional[_stoker.Loader] = None  # opened on first use
 
@@ -141,11 +161,16 @@ class Loader:
         for raw in self._loader.epoch():
             yield Batch(raw, self._tensor_type)
 
-    def __iter__(self) -> Iterator[tuple]:
+    def __iter__(self) -> Iterator[Any]:
         """The rest of the current epoch as (images, labels) or, with return_indices,
-        (images, labels, sample_indices)."""
+        (images, labels, sample_indices); with fields, as a dict per batch (Batch.as_dict)."""
         for batch in self.batches():
-            if self._return_indices:
+            if self._fields is not None:
+                named = batch.as_dict(self._fields)
+                if self._return_indices:
+                    named["sample_indices"] = batch.sample_indices
+                yield named
+            elif self._return_indices:
                 yield batch.images, batch.labels, batch.sample_indices
             else:
                 yield batch.images, batch.labels

@@ -98,6 +98,13 @@ class LocalCluster:
             time.sleep(0.02)
         raise TimeoutError(f"{name} did not serve within {self.start_timeout_s}s")
 
+    def kill_worker(self, i):
+        """Kills worker `i` with SIGKILL (no drain, no last heartbeat), as a crash would: for
+        tests of the delivery guarantee."""
+        proc = self._procs[1 + i]  # The coordinator is first.
+        proc.kill()
+        proc.wait(timeout=10)
+
     def log_tail(self, name, chars=3000):
         path = os.path.join(self.dir, f"{name}.log")
         if not os.path.exists(path):

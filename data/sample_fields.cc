@@ -1,0 +1,69 @@
+#include "data/sample_fields.h"
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace stoker {
+namespace {
+
+constexpr absl::string_view kReserved[] = {"boxes", "box_labels", "masks", "keypoints"};
+
+bool IsNameChar(char c) {
+  return absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '.' || c == '_' || c == '-';
+}
+
+// Why `name` cannot be a field, or empty when it can.
+std::string NameProblem(absl::string_view name) {
+  if (name.empty()) return "must not be empty";
+  if (name.size() > kMaxFieldNameBytes) {
+    return absl::StrCat("longer than ", kMaxFieldNameBytes, " bytes");
+  }
+  if (name.front() == '.' || !std::all_of(name.begin(), name.end(), IsNameChar)) {
+    return absl::StrCat("\"", name, "\" is not a field name (lowercase a-z, 0-9, '.', '_', '-')");
+  }
+  if (std::find(std::begin(kReserved), std::end(kReserved), name) != std::end(kReserved)) {
+    return absl::StrCat("\"", name, "\" is reserved for typed targets, not supported yet");
+  }
+  if (name == "txt") return "\"txt\": a WebDataset .txt is the field \"text\"";
+  if (name == "cls") return "\"cls\": a WebDataset .cls is the field \"label\"";
+  return "";
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> PassThroughFields(const stoker::v1::JobSpec& spec) {
+  if (static_cast<uint64_t>(spec.fields_size()) > kMaxJobFields) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("fields: ", spec.fields_size(), " names, at most ", kMaxJobFields));
+  }
+  std::vector<std::string> pass_through;
+  bool image = false;
+  for (int i = 0; i < spec.fields_size(); ++i) {
+    const std::string& name = spec.fields(i);
+    std::string problem = NameProblem(name);
+    for (int j = 0; j < i && problem.empty(); ++j) {
+      if (spec.fields(j) == name) problem = absl::StrCat("\"", name, "\" is named twice");
+    }
+    if (!problem.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("fields[", i, "]: ", problem));
+    }
+    if (name == kImageField) {
+      image = true;
+    } else if (name != kLabelField) {
+      pass_through.push_back(name);
+    }
+  }
+  if (spec.fields_size() > 0 && !image) {
+    return absl::InvalidArgumentError(
+        "fields: must name \"image\" (the pipeline's output) when fields are named");
+  }
+  return pass_through;
+}
+
+std::string WebDatasetExtension(absl::string_view field) {
+  return field == kTextField ? "txt" : std::string(field);
+}
+
+}  // namespace stoker

@@ -1,0 +1,45 @@
+#ifndef STOKER_DATA_SAMPLE_FIELDS_H_
+#define STOKER_DATA_SAMPLE_FIELDS_H_
+
+// The named fields of a sample (docs/architecture.md, "Sample fields";
+// docs/decisions/0064-named-sample-fields.md). A job names the fields it wants in
+// JobSpec.fields: "image" (the pipeline's tensor), "label" (the class), and pass-through fields,
+// whose bytes travel untouched from the source to the trainer: "text" (a WebDataset .txt), "json"
+// (a .json), or any other WebDataset key under its extension ("seg.png"). Stoker shards keep
+// pass-through fields in their records' metadata under the same names (data/record_fields.h).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/field_limits.h"
+#include "stoker/v1/pipeline.pb.h"
+
+namespace stoker {
+
+inline constexpr absl::string_view kImageField = "image";
+inline constexpr absl::string_view kLabelField = "label";
+inline constexpr absl::string_view kTextField = "text";
+inline constexpr absl::string_view kJsonField = "json";
+
+// The longest field name. A value over kMaxFieldValueBytes (common/field_limits.h) is a bad
+// sample (kTooLarge), so that a batch's size stays bounded.
+inline constexpr size_t kMaxFieldNameBytes = 64;
+
+// Checks spec.fields and returns its pass-through fields (all but "image" and "label"), in the
+// job's order. Empty fields: none. INVALID_ARGUMENT "fields[i]: ..." for a name that is empty,
+// too long, not lowercase [a-z0-9._-], named twice, reserved for typed targets ("boxes",
+// "box_labels", "masks", "keypoints": not supported yet), a WebDataset key that has a field name
+// ("txt": ask for "text"; "cls": ask for "label"); "fields: ..." when fields are named without
+// "image" or more than kMaxJobFields are.
+absl::StatusOr<std::vector<std::string>> PassThroughFields(const stoker::v1::JobSpec& spec);
+
+// The WebDataset key extension a pass-through field is read from: "txt" for "text", the name
+// itself otherwise.
+std::string WebDatasetExtension(absl::string_view field);
+
+}  // namespace stoker
+
+#endif  // STOKER_DATA_SAMPLE_FIELDS_H_
