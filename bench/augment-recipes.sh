@@ -12,7 +12,9 @@
 # per-core figure, which a machine shared with other work changes far less than wall-clock
 # rates (a process that waits for a core uses no CPU meanwhile). About 2 minutes with the
 # defaults (6 rounds of 2 s; a shared machine needs many short rounds). RECIPES (default
-# "timm deit detection clip") picks some of them.
+# "timm deit detection clip") picks some of them; "clip_bilinear" is CLIP without antialiasing
+# on both sides, and a scene recipe with "_packed" appended ("clip_packed") reads JPEGs with
+# restart markers, as stoker-pack --restart-markers writes them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --bench
@@ -25,9 +27,12 @@ SCENES=32 SCENE_HEIGHT=480 SCENE_WIDTH=640 SCENE_BATCH=8
 BIN="${STOKER_BUILD_DIR:-build}/bench/augment_recipes_bench"
 inputs=$(mktemp /tmp/stoker-recipes-XXXXXX)
 scenes=$(mktemp /tmp/stoker-scenes-XXXXXX)
-trap 'rm -f "$inputs" "$scenes"' EXIT
+packed_scenes=$(mktemp /tmp/stoker-scenes-packed-XXXXXX)
+trap 'rm -f "$inputs" "$scenes" "$packed_scenes"' EXIT
 "$BIN" --write_inputs="$inputs" --images=$IMAGES --height=$HEIGHT --width=$WIDTH
 "$BIN" --write_scenes="$scenes" --images=$SCENES --height=$SCENE_HEIGHT --width=$SCENE_WIDTH
+"$BIN" --write_scenes="$packed_scenes" --images=$SCENES --height=$SCENE_HEIGHT \
+  --width=$SCENE_WIDTH --restart_markers
 
 NORMALIZE="to_float, normalize(mean=[0.485,0.456,0.406], std=[0.229,0.224,0.225])"
 TIMM="random_resized_crop(height=224, width=224, interpolation=2), horizontal_flip, \
@@ -43,8 +48,12 @@ random_apply(ops=[$CONTRAST, $SATURATION, $HUE], p=1), \
 random_apply(ops=[$SATURATION, $HUE, $CONTRAST], p=1)])"
 DETECTION="decode, $DISTORT, zoom_out, random_iou_crop, horizontal_flip, sanitize_boxes, \
 resize(height=512, width=512, interpolation=2), to_float"
-CLIP="decode, random_resized_crop(height=224, width=224, interpolation=2), horizontal_flip, \
-to_float, normalize(mean=[0.48145466,0.4578275,0.40821073], std=[0.26862954,0.26130258,0.27577711])"
+CLIP_TAIL="horizontal_flip, to_float, \
+normalize(mean=[0.48145466,0.4578275,0.40821073], std=[0.26862954,0.26130258,0.27577711])"
+CLIP="decode, random_resized_crop(height=224, width=224, interpolation=2), $CLIP_TAIL"
+# CLIP with plain bilinear resampling on both sides (torchvision antialias=False), which lets
+# Stoker decode a large window at 1/2 or 1/4 scale in the DCT domain (docs/augmentations.md).
+CLIP_BILINEAR="decode, random_resized_crop(height=224, width=224), $CLIP_TAIL"
 
 declare -A best ratios cpu_ratios
 field() { sed -n "s/.*\b$2=\([0-9.]*\).*/\1/p" <<<"$1"; }  # field LINE KEY
@@ -54,26 +63,33 @@ keep_best() {  # keep_best KEY VALUE
 }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END {
   printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# A scene recipe's name ending in _packed reads the scenes as `stoker-pack --restart-markers`
+# writes them (the same pixels; Stoker's fused decode skips the intervals outside its window).
+scenes_of() { if [[ $1 == *_packed ]]; then echo "$packed_scenes"; else echo "$scenes"; fi; }
 stoker_round() {  # stoker_round RECIPE: one round of Stoker's side
-  case $1 in
+  local file
+  file=$(scenes_of "$1")
+  case ${1%_packed} in
     timm|deit)
       local pipeline=$TIMM
       [ "$1" = deit ] && pipeline=$DEIT
       "$BIN" --inputs="$inputs" --images=$IMAGES --height=$HEIGHT --width=$WIDTH \
         --batch=$BATCH --seconds="$SECONDS_PER_ROUND" --pipeline="$pipeline" ;;
     detection)
-      "$BIN" --scenes="$scenes" --height=$SCENE_HEIGHT --width=$SCENE_WIDTH --targets \
+      "$BIN" --scenes="$file" --height=$SCENE_HEIGHT --width=$SCENE_WIDTH --targets \
         --batch=$SCENE_BATCH --seconds="$SECONDS_PER_ROUND" --pipeline="$DETECTION" ;;
-    clip)
-      "$BIN" --scenes="$scenes" --height=$SCENE_HEIGHT --width=$SCENE_WIDTH \
-        --batch=$SCENE_BATCH --seconds="$SECONDS_PER_ROUND" --pipeline="$CLIP" ;;
+    clip|clip_bilinear)
+      local pipeline=$CLIP
+      [ "${1%_packed}" = clip_bilinear ] && pipeline=$CLIP_BILINEAR
+      "$BIN" --scenes="$file" --height=$SCENE_HEIGHT --width=$SCENE_WIDTH \
+        --batch=$SCENE_BATCH --seconds="$SECONDS_PER_ROUND" --pipeline="$pipeline" ;;
   esac
 }
 torchvision_round() {  # torchvision_round RECIPE: one round of torchvision's side
   case $1 in
     timm|deit) /usr/bin/python3 bench/augment_recipes_torchvision.py "$1" "$inputs" \
       $IMAGES $HEIGHT $WIDTH $BATCH "$SECONDS_PER_ROUND" ;;
-    *) /usr/bin/python3 bench/augment_recipes_torchvision.py "$1" "$scenes" \
+    *) /usr/bin/python3 bench/augment_recipes_torchvision.py "${1%_packed}" "$(scenes_of "$1")" \
       $SCENES $SCENE_HEIGHT $SCENE_WIDTH $SCENE_BATCH "$SECONDS_PER_ROUND" ;;
   esac
 }

@@ -11,6 +11,7 @@
 //     worker does), then the batch stage (MixUp/CutMix) when the pipeline has one; prints
 //     `stoker_ips=<images per wall-clock second> stoker_cpu_ips=<images per CPU second>`;
 //   augment_recipes_bench --write_scenes=PATH --images=N --height=H --width=W
+//     [--restart_markers]
 //     writes N COCO-style JPEG scenes with boxes and captions (bench/recipe_scenes.h);
 //   augment_recipes_bench --scenes=PATH --height=H --width=W --pipeline=TEXT --batch=B
 //                         --seconds=S [--targets]
@@ -44,6 +45,7 @@ struct Config {
   std::string write_scenes;  // the detection and CLIP recipes' inputs (bench/recipe_scenes.h)
   std::string scenes;
   bool targets = false;
+  bool restart_markers = false;  // --write_scenes: as stoker-pack --restart-markers writes them
   uint32_t images = 64;
   uint32_t height = 375;
   uint32_t width = 500;
@@ -52,10 +54,9 @@ struct Config {
 };
 
 int WriteScenes(const Config& config) {
-  return WriteRecipeScenes(config.write_scenes,
-                           MakeRecipeScenes(config.images, config.height, config.width))
-             ? 0
-             : 1;
+  const std::vector<RecipeScene> scenes =
+      MakeRecipeScenes(config.images, config.height, config.width, config.restart_markers);
+  return !scenes.empty() && WriteRecipeScenes(config.write_scenes, scenes) ? 0 : 1;
 }
 
 int WriteInputs(const Config& config) {
@@ -194,6 +195,8 @@ int main(int argc, char** argv) {
   flags.Add("write_inputs", &config.write_inputs, "Write the input images here and exit");
   flags.Add("inputs", &config.inputs, "Input images written by --write_inputs");
   flags.Add("write_scenes", &config.write_scenes, "Write the encoded scenes here and exit");
+  flags.Add("restart_markers", &config.restart_markers,
+            "--write_scenes: JPEGs with restart markers, as stoker-pack --restart-markers");
   flags.Add("scenes", &config.scenes, "Encoded scenes written by --write_scenes");
   flags.Add("targets", &config.targets, "Run the scenes with their boxes (else captions)");
   flags.Add("pipeline", &config.pipeline, "Pipeline text");

@@ -14,15 +14,16 @@ torchvision 0.14 has no transforms.v2, so MixUp/CutMix are v2's own tensor code 
 add; the CutMix box formula) written out here. Prints `torchvision_ips=<images per wall-clock
 second> torchvision_cpu_ips=<images per CPU second of the process>`.
 
-RECIPE "detection" or "clip" reads INPUTS as encoded scenes (bench/recipe_scenes.h: JPEGs with
-boxes, labels and a caption; IMAGES is ignored) and starts from the JPEG bytes
+RECIPE "detection", "clip" or "clip_bilinear" reads INPUTS as encoded scenes
+(bench/recipe_scenes.h: JPEGs with boxes, labels and a caption; IMAGES is ignored) and starts
+from the JPEG bytes
 (torchvision.io.decode_jpeg). "detection" is the detection references' train transforms
 (references/detection/transforms.py, written over the functional API as the references are):
 RandomPhotometricDistort (without its channel permutation, which Stoker has no op for),
 RandomZoomOut, RandomIoUCrop, RandomHorizontalFlip, then SanitizeBoundingBoxes' filter, resized
 to 512x512 (a batch needs one shape) and converted to float32, boxes moved along. "clip" is
 RandomResizedCrop(224, antialias=True), RandomHorizontalFlip, ConvertImageDtype, Normalize(CLIP's
-mean and std), the caption passed through.
+mean and std), the caption passed through; "clip_bilinear" the same with antialias=False.
 Needs Debian's python3-torchvision (/usr/bin/python3).
 """
 import math
@@ -180,7 +181,8 @@ CLIP_MEAN, CLIP_STD = [0.48145466, 0.4578275, 0.40821073], [0.26862954, 0.261302
 def scene_main(recipe, path, batch_size, seconds):
     scenes = read_scenes(path)
     size = 512 if recipe == "detection" else 224
-    clip = T.Compose([T.RandomResizedCrop(224, antialias=True), T.RandomHorizontalFlip(),
+    antialias = recipe == "clip"  # "clip_bilinear": plain bilinear, as Stoker's there
+    clip = T.Compose([T.RandomResizedCrop(224, antialias=antialias), T.RandomHorizontalFlip(),
                       T.ConvertImageDtype(torch.float32), T.Normalize(CLIP_MEAN, CLIP_STD)])
     batch = torch.empty(batch_size, 3, size, size, dtype=torch.float32)
     index = 0
@@ -208,7 +210,7 @@ def main():
     seconds = float(sys.argv[7])
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    if recipe in ("detection", "clip"):
+    if recipe in ("detection", "clip", "clip_bilinear"):
         time_round(scene_main(recipe, path, batch_size, seconds), batch_size, seconds)
         return
     decoded = np.fromfile(path, dtype=np.uint8).reshape(images, height, width, 3)

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <utility>
 
+#include "augment/kernels/jpeg_restart_markers.h"
 #include "augment/synthetic_images.h"
 #include "common/counter_rng.h"
 #include "image/image.h"
@@ -26,13 +28,19 @@ bool Get(std::ifstream& in, T* values, size_t count) {
 
 }  // namespace
 
-std::vector<RecipeScene> MakeRecipeScenes(uint32_t count, uint32_t height, uint32_t width) {
+std::vector<RecipeScene> MakeRecipeScenes(uint32_t count, uint32_t height, uint32_t width,
+                                          bool restart_markers) {
   std::vector<RecipeScene> scenes(count);
   for (uint32_t i = 0; i < count; ++i) {
     std::vector<uint8_t> pixels = NaturalImage(height, width, 3, 2000 + i);
     RecipeScene& scene = scenes[i];
     scene.jpeg = EncodeJpeg(
         ImageView{pixels.data(), ImageShape{height, width, 3, PixelType::kUint8}}, kJpegQuality);
+    if (restart_markers) {
+      absl::StatusOr<std::vector<uint8_t>> marked = AddJpegRestartMarkers(scene.jpeg);
+      if (!marked.ok()) return {};
+      scene.jpeg = *std::move(marked);
+    }
     CounterRng rng = SampleRng(77, 0, i);
     for (uint32_t b = 0; b < kBoxesPerScene; ++b) {  // Objects of 1/10 to 1/2 of a side.
       const float w = width * rng.UniformFloat(0.1f, 0.5f);

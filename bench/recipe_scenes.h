@@ -20,8 +20,11 @@ struct RecipeScene {
   std::string caption;
 };
 
-// `count` scenes of height x width, the same for the same arguments.
-std::vector<RecipeScene> MakeRecipeScenes(uint32_t count, uint32_t height, uint32_t width);
+// `count` scenes of height x width, the same for the same arguments; with `restart_markers`,
+// each JPEG rewritten as `stoker-pack --restart-markers` writes it (AddJpegRestartMarkers), which
+// lets Stoker's fused decode skip the intervals outside its window. Empty on failure.
+std::vector<RecipeScene> MakeRecipeScenes(uint32_t count, uint32_t height, uint32_t width,
+                                          bool restart_markers);
 
 // Writes and reads the file above; false when the file cannot be written or read whole.
 bool WriteRecipeScenes(const std::string& path, const std::vector<RecipeScene>& scenes);
