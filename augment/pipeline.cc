@@ -215,13 +215,6 @@ absl::StatusOr<stoker::v1::DType> SpecOutputDType(const stoker::v1::PipelineSpec
   }
 }
 
-}  // namespace
-
-Pipeline::Pipeline() = default;
-Pipeline::Pipeline(Pipeline&&) noexcept = default;
-Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
-Pipeline::~Pipeline() = default;
-
 // With targets, refuses an op that cannot move them; without, an op that needs the boxes.
 absl::Status CheckTargetsFit(const Op& op, bool with_targets) {
   if (with_targets) return op.CheckMovesTargets();
@@ -230,6 +223,13 @@ absl::Status CheckTargetsFit(const Op& op, bool with_targets) {
       "chooses its crop from the sample's boxes, so the pipeline must be compiled with targets "
       "(PipelineOptions::with_targets)");
 }
+
+}  // namespace
+
+Pipeline::Pipeline() = default;
+Pipeline::Pipeline(Pipeline&&) noexcept = default;
+Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
+Pipeline::~Pipeline() = default;
 
 absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
                                            const InputFormat& input,

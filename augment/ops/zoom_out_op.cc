@@ -1,6 +1,7 @@
 // zoom_out: torchvision.transforms.v2's RandomZoomOut (the detection references' zoom out):
 // the image placed on a larger canvas of a constant fill, at a random position. Its output size
-// is drawn per sample (Op::DrawsOutputSize).
+// is drawn per sample (Op::DrawsOutputSize); a canvas over the decode's pixel budget makes the
+// sample a bad sample (too_large), so no input sizes memory beyond what a decode may.
 
 #include <cstring>
 #include <memory>
@@ -8,8 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "augment/kernels/decode.h"
 #include "augment/kernels/pad.h"
 #include "augment/ops/ops.h"
+#include "common/bad_sample.h"
 #include "common/status_macros.h"
 
 namespace stoker {
@@ -42,7 +45,15 @@ class ZoomOutOp final : public Op {
   absl::StatusOr<ImageShape> DrawOutputShape(const ImageShape& in, CounterRng rng,
                                              absl::Span<const float> boxes) const override {
     const std::optional<Padding> padding = DrawPadding(in, &rng);
-    return padding ? PaddedShape(in, *padding) : in;
+    if (!padding) return in;
+    const ImageShape canvas = PaddedShape(in, *padding);
+    if (uint64_t{canvas.height} * canvas.width > kDecodeDefaultMaxPixels) {
+      return BadSampleError(
+          BadSampleReason::kTooLarge,
+          absl::StrCat("a zoomed-out canvas of ", canvas.width, "x", canvas.height,
+                       " exceeds the pixel budget of ", kDecodeDefaultMaxPixels));
+    }
+    return canvas;
   }
 
   void DrawTargetMoves(const ImageShape& in, CounterRng* rng, TargetMoves* moves) const override {

@@ -17,6 +17,7 @@
 #include "augment/targets/move_targets.h"
 #include "augment/targets/target_oracle.h"
 #include "augment/testing/spec_from_text.h"
+#include "common/bad_sample.h"
 #include "common/counter_rng.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -229,6 +230,16 @@ TEST(DetectionOpsTest, ZoomOutHoldsTheMaskOracle) {
     ExpectTargetsFollowImage(scene, targets, ImageView{out.data(), pipeline->result_shape()},
                              kExact, "trial " + std::to_string(trial));
   }
+}
+
+TEST(DetectionOpsTest, ZoomOutCanvasOverThePixelBudgetIsABadSample) {
+  const ImageShape large{3000, 4000, 3, PixelType::kUint8};  // 12 MP; x16 per side: 3 GP
+  const std::unique_ptr<Op> op = MakeOp("zoom_out(side_min=16, side_max=16, p=1)", large);
+  ASSERT_NE(op, nullptr);
+  const absl::StatusOr<ImageShape> shape = op->DrawOutputShape(large, SampleRng(1, 0, 0), {});
+  EXPECT_EQ(shape.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(BadSampleReasonOf(shape.status()), BadSampleReason::kTooLarge);
+  EXPECT_THAT(shape.status().message(), HasSubstr("64000x48000 exceeds the pixel budget"));
 }
 
 TEST(DetectionOpsTest, IouCropWithoutTargetsIsRefusedNamingTheOp) {
