@@ -35,7 +35,7 @@ OracleScene DetectionScene() {
                       {{10, 8, 40, 38}, {70, 20, 110, 60}, {30, 50, 60, 85}});
 }
 
-std::unique_ptr<Op> MakeOp(const std::string& text, const ImageShape& input) {
+std::unique_ptr<Op> MakeDetectionOp(const std::string& text, const ImageShape& input) {
   const v1::PipelineSpec spec = SpecFromText(text);
   absl::StatusOr<std::unique_ptr<Op>> op = CreateOp(spec.ops(0), 0, input);
   EXPECT_TRUE(op.ok()) << op.status();
@@ -73,7 +73,7 @@ CropRun RunIouCrop(const Op& op, const OracleScene& scene, CounterRng rng) {
 
 TEST(DetectionOpsTest, IouCropKeepsTheBoxesCentredInsideAndFollowsThePixels) {
   const OracleScene scene = DetectionScene();
-  const std::unique_ptr<Op> op = MakeOp("random_iou_crop", scene.shape);
+  const std::unique_ptr<Op> op = MakeDetectionOp("random_iou_crop", scene.shape);
   ASSERT_NE(op, nullptr);
   int cropped = 0;
   for (int trial = 0; trial < kDetectionTrials; ++trial) {
@@ -113,7 +113,8 @@ TEST(DetectionOpsTest, IouCropLeavesASampleNoCropFitsAsItIs) {
   const OracleScene scene = DetectionScene();
   // No 30x30 box can overlap a crop of at least 0.3 of 90x120 with IoU 0.95: v2 would draw
   // options for ever; after 100 the sample passes unchanged.
-  const std::unique_ptr<Op> op = MakeOp("random_iou_crop(sampler_options=[0.95])", scene.shape);
+  const std::unique_ptr<Op> op =
+      MakeDetectionOp("random_iou_crop(sampler_options=[0.95])", scene.shape);
   ASSERT_NE(op, nullptr);
   const CropRun run = RunIouCrop(*op, scene, SampleRng(3, 0, 1));
   EXPECT_TRUE(run.moves.empty());
@@ -125,7 +126,8 @@ TEST(DetectionOpsTest, IouCropLeavesASampleNoCropFitsAsItIs) {
 
 TEST(DetectionOpsTest, IouCropOptionOneEndsAfterOneDraw) {
   const OracleScene scene = DetectionScene();
-  const std::unique_ptr<Op> op = MakeOp("random_iou_crop(sampler_options=[1])", scene.shape);
+  const std::unique_ptr<Op> op =
+      MakeDetectionOp("random_iou_crop(sampler_options=[1])", scene.shape);
   ASSERT_NE(op, nullptr);
   CounterRng rng = SampleRng(3, 0, 2);
   CounterRng expected = rng;
@@ -144,7 +146,7 @@ TEST(DetectionOpsTest, IouCropOptionOneEndsAfterOneDraw) {
 TEST(DetectionOpsTest, ZoomOutHooksDrawWhatApplyDraws) {
   const OracleScene scene = DetectionScene();
   const ImageView input{const_cast<uint8_t*>(scene.pixels.data()), scene.shape};
-  const std::unique_ptr<Op> op = MakeOp("zoom_out(side_max=2.5)", scene.shape);
+  const std::unique_ptr<Op> op = MakeDetectionOp("zoom_out(side_max=2.5)", scene.shape);
   ASSERT_NE(op, nullptr);
   int zoomed = 0;
   for (int trial = 0; trial < kDetectionTrials; ++trial) {
@@ -234,7 +236,7 @@ TEST(DetectionOpsTest, ZoomOutHoldsTheMaskOracle) {
 
 TEST(DetectionOpsTest, ZoomOutCanvasOverThePixelBudgetIsABadSample) {
   const ImageShape large{3000, 4000, 3, PixelType::kUint8};  // 12 MP; x16 per side: 3 GP
-  const std::unique_ptr<Op> op = MakeOp("zoom_out(side_min=16, side_max=16, p=1)", large);
+  const std::unique_ptr<Op> op = MakeDetectionOp("zoom_out(side_min=16, side_max=16, p=1)", large);
   ASSERT_NE(op, nullptr);
   const absl::StatusOr<ImageShape> shape = op->DrawOutputShape(large, SampleRng(1, 0, 0), {});
   EXPECT_EQ(shape.status().code(), absl::StatusCode::kDataLoss);
