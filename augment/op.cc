@@ -45,6 +45,17 @@ absl::Status Op::ApplyTracked(const ImageView& in, CounterRng* rng, ImageBuffer*
   return Apply(in, rng, scratch, out);
 }
 
+absl::StatusOr<ImageShape> Op::DrawOutputShape(const ImageShape& in, CounterRng rng,
+                                               absl::Span<const float> boxes) const {
+  return OutputShapeFor(in);
+}
+
+absl::Status Op::ApplyTrackedWithBoxes(const ImageView& in, absl::Span<const float> boxes,
+                                       CounterRng* rng, const ImageView& out,
+                                       TargetMoves* moves) const {
+  return absl::InternalError(name_ + " does not choose from boxes");
+}
+
 const float* Op::BlurWeights(CounterRng* rng, float* drawn) const { return nullptr; }
 
 }  // namespace stoker

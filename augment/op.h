@@ -70,6 +70,15 @@
 //                    chain_depth > 0), and per operation UniformInt(9 or 13), for one with
 //                    magnitudes UniformInt(severity), for a signed one UniformInt(2).
 //   sanitize_boxes   no draw.
+//   zoom_out         one draw: zoom out when rng->UniformFloat() < p (also drawn when p is 0 or
+//                    1); then three: r = side_min + (side_max - side_min) * rng->UniformFloat(),
+//                    then rng->UniformFloat() for left, then rng->UniformFloat() for top.
+//   random_iou_crop  rounds of: the option, rng->UniformInt(number of sampler_options); an option
+//                    >= 1 ends with no crop; else up to `trials` trials of two draws
+//                    (rng->UniformFloat() for the width factor, then for the height factor),
+//                    and for a trial whose aspect ratio is in range two more (UniformFloat() for
+//                    left, then for top); the first crop that passes ends. After 100 rounds with
+//                    no crop (v2 loops on) no further draw, no crop. Without boxes no crop passes.
 //
 // Changing the order or number of draws changes every augmented sample of every job: don't,
 // except in a new op.
@@ -187,6 +196,25 @@ class Op {
   // REQUIRES and errors: as Apply, and CheckMovesTargets() is OK.
   virtual absl::Status ApplyTracked(const ImageView& in, CounterRng* rng, ImageBuffer* scratch,
                                     const ImageView& out, TargetMoves* moves) const;
+
+  // Ops whose output size is drawn per sample (zoom_out, random_iou_crop) return true: the
+  // executor sizes each output with DrawOutputShape, and their OutputShapeFor answers "varies"
+  // (height and width 0). Nested in a combinator they are refused (a nested op keeps the shape).
+  virtual bool DrawsOutputSize() const { return false; }
+  // Ops that choose from the sample's boxes (random_iou_crop) return true: a pipeline run with
+  // targets hands them the boxes as they are at that step (XYXY pixels of the op's input) in
+  // the two calls below. Apply sees no boxes, as a sample without boxes would.
+  virtual bool ChoosesFromBoxes() const { return false; }
+  // Makes on `rng` (the executor passes a copy) the draws Apply would make for an input of `in`
+  // with `boxes` (empty: none), and returns the shape it would write.
+  // REQUIRES: DrawsOutputSize().
+  virtual absl::StatusOr<ImageShape> DrawOutputShape(const ImageShape& in, CounterRng rng,
+                                                     absl::Span<const float> boxes) const;
+  // ApplyTracked choosing from `boxes` (XYXY pixels of `in`).
+  // REQUIRES: ChoosesFromBoxes(); out.shape == *DrawOutputShape(in.shape, *rng, boxes).
+  virtual absl::Status ApplyTrackedWithBoxes(const ImageView& in, absl::Span<const float> boxes,
+                                             CounterRng* rng, const ImageView& out,
+                                             TargetMoves* moves) const;
 
   // Ops that take encoded bytes instead of an image (decode, which must be the first op of a
   // pipeline compiled for encoded input) return true and implement the two calls below; the

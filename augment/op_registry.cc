@@ -116,6 +116,8 @@ const std::vector<OpSchema>& OpSchemas() {
       AutoAugmentOpSchema(),
       AugMixOpSchema(),
       SanitizeBoxesOpSchema(),
+      ZoomOutOpSchema(),
+      RandomIouCropOpSchema(),
   };
   return *kSchemas;
 }

@@ -71,7 +71,8 @@ TEST(OpRegistryTest, FindsByNameAndCase) {
             "invert, posterize, solarize, autocontrast, random_grayscale, equalize, "
             "adjust_sharpness, pad, random_erasing, adjust_hue, affine, random_rotation, "
             "random_affine, random_perspective, random_apply, random_choice, random_order, "
-            "rand_augment, trivial_augment_wide, auto_augment, aug_mix, sanitize_boxes");
+            "rand_augment, trivial_augment_wide, auto_augment, aug_mix, sanitize_boxes, zoom_out, "
+            "random_iou_crop");
 }
 
 TEST(OpRegistryTest, CreatesOpsWithOutputShapes) {

@@ -215,6 +215,15 @@ absl::StatusOr<stoker::v1::DType> SpecOutputDType(const stoker::v1::PipelineSpec
   }
 }
 
+// With targets, refuses an op that cannot move them; without, an op that needs the boxes.
+absl::Status CheckTargetsFit(const Op& op, bool with_targets) {
+  if (with_targets) return op.CheckMovesTargets();
+  if (!op.ChoosesFromBoxes()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      "chooses its crop from the sample's boxes, so the pipeline must be compiled with targets "
+      "(PipelineOptions::with_targets)");
+}
+
 }  // namespace
 
 Pipeline::Pipeline() = default;
@@ -244,8 +253,8 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
           "] (decode): decode must be the first op, and only for a dataset of encoded images"));
     }
     ASSIGN_OR_RETURN(std::unique_ptr<Op> op, CreateOp(spec.ops(i), i, shape));
-    if (options.with_targets) {
-      if (absl::Status s = op->CheckMovesTargets(); !s.ok()) return OpError(i, *op, s);
+    if (absl::Status s = CheckTargetsFit(*op, options.with_targets); !s.ok()) {
+      return OpError(i, *op, s);
     }
     shape = op->output_shape();
     pipeline.ops_.push_back(std::move(op));
@@ -385,6 +394,7 @@ absl::Status Pipeline::RunWithTargets(const SampleInput& input, CounterRng* rng,
   TrackedMoves tracked;
   tracked.source_height = input.image.shape.height;  // Decode sets it for encoded input.
   tracked.source_width = input.image.shape.width;
+  tracked.source = targets;
   RETURN_IF_ERROR(RunOps(input, rng, workspace, out, &tracked));
   if (targets->canvas_height != tracked.source_height ||
       targets->canvas_width != tracked.source_width) {
@@ -436,7 +446,12 @@ absl::Status Pipeline::RunOps(const SampleInput& sample, CounterRng* rng,
   for (size_t i = first_op; i < end_op;) {
     const Op& op = *ops_[i];
     const size_t end = run_end_[i];  // ops_[i, end) run as one (a fused blur chain), or op i
-    ASSIGN_OR_RETURN(const ImageShape shape, OutputShapeOf(i, end, current.shape));
+    std::vector<float> boxes;  // The sample's boxes at this step, for an op that chooses by them
+    if (tracked != nullptr && op.ChoosesFromBoxes()) {
+      ASSIGN_OR_RETURN(boxes,
+                       BoxesAfter(*tracked->source, tracked->moves, tracked->decode_downscaled));
+    }
+    ASSIGN_OR_RETURN(const ImageShape shape, StepShape(i, end, current.shape, *rng, boxes));
     ImageView target;
     if (last_op_writes_out && i <= out_writer_ && out_writer_ < end) {
       target = ImageView{out, shape};  // the run that writes the final image
@@ -449,7 +464,8 @@ absl::Status Pipeline::RunOps(const SampleInput& sample, CounterRng* rng,
       target = buffer.view();
     }
     if (timed) op_start = clock->Now();
-    const absl::Status status = RunStep(i, end, current, window, rng, workspace, target, tracked);
+    const absl::Status status =
+        RunStep(i, end, current, window, boxes, rng, workspace, target, tracked);
     if (!status.ok()) return OpError(i, op, status);
     if (timed) op_seconds[i] = absl::ToDoubleSeconds(clock->Now() - op_start);
     current = target;
@@ -471,7 +487,8 @@ absl::Status Pipeline::RunOps(const SampleInput& sample, CounterRng* rng,
 }
 
 absl::Status Pipeline::RunStep(size_t i, size_t end, const ImageView& in,
-                               const std::optional<PixelRect>& window, CounterRng* rng,
+                               const std::optional<PixelRect>& window,
+                               absl::Span<const float> boxes, CounterRng* rng,
                                PipelineWorkspace* workspace, const ImageView& out,
                                TrackedMoves* tracked) const {
   const Op& op = *ops_[i];
@@ -480,6 +497,9 @@ absl::Status Pipeline::RunStep(size_t i, size_t end, const ImageView& in,
     return absl::OkStatus();
   }
   if (i == 1 && window.has_value()) return op.ApplyToWindow(in, *window, out);
+  if (tracked != nullptr && op.ChoosesFromBoxes()) {
+    return op.ApplyTrackedWithBoxes(in, boxes, rng, out, &tracked->moves);
+  }
   if (tracked != nullptr) {
     return op.ApplyTracked(in, rng, &workspace->scratch(), out, &tracked->moves);
   }
@@ -503,6 +523,15 @@ void Pipeline::ConvertOutput(const ImageView& image, PipelineWorkspace* workspac
     ConvertImage(image, layout, out_type, staging.view().data);
     std::memcpy(out, staging.view().data, output_bytes_per_sample_);
   }
+}
+
+absl::StatusOr<ImageShape> Pipeline::StepShape(size_t i, size_t end, const ImageShape& in,
+                                               const CounterRng& rng,
+                                               absl::Span<const float> boxes) const {
+  if (end != i + 1 || !ops_[i]->DrawsOutputSize()) return OutputShapeOf(i, end, in);
+  absl::StatusOr<ImageShape> shape = ops_[i]->DrawOutputShape(in, rng, boxes);
+  if (!shape.ok()) return OpError(i, *ops_[i], shape.status());
+  return shape;
 }
 
 absl::StatusOr<ImageShape> Pipeline::OutputShapeOf(size_t first, size_t end,

@@ -199,7 +199,8 @@ class Pipeline {
     TargetMoves moves;
     uint32_t source_height = 0;
     uint32_t source_width = 0;
-    bool decode_downscaled = false;  // moves[0] is the decode's downscale
+    bool decode_downscaled = false;         // moves[0] is the decode's downscale
+    const SampleTargets* source = nullptr;  // The targets at the source image
   };
 
   Pipeline();
@@ -223,16 +224,21 @@ class Pipeline {
                     std::optional<PixelRect>* window, TargetMoves* moves) const;
 
   // Runs ops_[i, end) on `in` into `out`: a fused blur chain, ops_[1] on the window the fused
-  // decode gave it, or op i alone (tracked when `tracked` is set). Errors: the op's, unprefixed.
+  // decode gave it, or op i alone (tracked when `tracked` is set; an op that chooses from boxes
+  // gets `boxes`). Errors: the op's, unprefixed.
   absl::Status RunStep(size_t i, size_t end, const ImageView& in,
-                       const std::optional<PixelRect>& window, CounterRng* rng,
-                       PipelineWorkspace* workspace, const ImageView& out,
+                       const std::optional<PixelRect>& window, absl::Span<const float> boxes,
+                       CounterRng* rng, PipelineWorkspace* workspace, const ImageView& out,
                        TrackedMoves* tracked) const;
   // Writes the final image `image` to `out` in the output dtype and layout.
   void ConvertOutput(const ImageView& image, PipelineWorkspace* workspace, uint8_t* out) const;
   // The shape ops_[first, end) make of an image of `in`; errors are the first refusing op's
   // (OpError).
   absl::StatusOr<ImageShape> OutputShapeOf(size_t first, size_t end, const ImageShape& in) const;
+  // OutputShapeOf, or for an op that draws its output size, the size it draws from a copy of
+  // `rng` (with `boxes`); errors prefixed (OpError).
+  absl::StatusOr<ImageShape> StepShape(size_t i, size_t end, const ImageShape& in,
+                                       const CounterRng& rng, absl::Span<const float> boxes) const;
   // Runs ops_[first, end) (a fused blur chain: to_float or a blur, then blurs) on `in` into
   // `out`, drawing each blur's sigma in order.
   void RunBlurChain(size_t first, size_t end, const ImageView& in, CounterRng* rng,

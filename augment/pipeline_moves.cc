@@ -1,5 +1,10 @@
 #include "augment/pipeline_moves.h"
 
+#include <utility>
+
+#include "augment/targets/move_targets.h"
+#include "common/status_macros.h"
+
 namespace stoker {
 
 bool AppendDecodeMove(const EncodedHeader& header, const ImageShape& decoded, TargetMoves* moves) {
@@ -28,6 +33,19 @@ void MergeFirstResizes(TargetMoves* moves) {
   if (first.kind != TargetMove::Kind::kResize || second.kind != TargetMove::Kind::kResize) return;
   first = ResizeMove(first.in_height, first.in_width, second.out_height, second.out_width);
   moves->erase(moves->begin() + 1);
+}
+
+absl::StatusOr<std::vector<float>> BoxesAfter(const SampleTargets& source, const TargetMoves& moves,
+                                              bool decode_downscaled) {
+  if (!source.boxes) return std::vector<float>();
+  SampleTargets boxes_only;
+  boxes_only.canvas_height = source.canvas_height;
+  boxes_only.canvas_width = source.canvas_width;
+  boxes_only.boxes = source.boxes;
+  TargetMoves so_far = moves;
+  if (decode_downscaled) MergeFirstResizes(&so_far);
+  RETURN_IF_ERROR(MoveTargets(so_far, &boxes_only));
+  return std::move(*boxes_only.boxes);
 }
 
 }  // namespace stoker

@@ -6,10 +6,13 @@
 // Used by augment/pipeline.cc only.
 
 #include <cstdint>
+#include <vector>
 
+#include "absl/status/statusor.h"
 #include "augment/kernels/decode.h"
 #include "augment/op.h"
 #include "augment/targets/target_move.h"
+#include "augment/targets/targets.h"
 #include "common/counter_rng.h"
 #include "image/image.h"
 
@@ -29,6 +32,12 @@ void AppendWindowMoves(const Op& op, const ImageShape& full, CounterRng rng, uin
 // Merges moves[0] and moves[1] into one resize when both are resizes (a downscaled decode, then
 // the resize op it was downscaled for: one resize from the full size, as torchvision does).
 void MergeFirstResizes(TargetMoves* moves);
+
+// The boxes of `source` (empty without boxes) after `moves` (those of a tracked run so far;
+// `decode_downscaled` as in RunWithTargets), for an op that chooses from the boxes.
+// Errors: MoveTargets'.
+absl::StatusOr<std::vector<float>> BoxesAfter(const SampleTargets& source, const TargetMoves& moves,
+                                              bool decode_downscaled);
 
 }  // namespace stoker
 

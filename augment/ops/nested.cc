@@ -82,6 +82,10 @@ absl::StatusOr<std::vector<std::unique_ptr<Op>>> CreateNestedOps(
     }
     absl::StatusOr<std::unique_ptr<Op>> op = schema->factory(ops[i], input);
     if (!op.ok()) return PrefixStatus(prefix, op.status());
+    if ((*op)->DrawsOutputSize()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          prefix, "a nested op must keep the image's shape; it draws its output size"));
+    }
     if ((*op)->output_shape() != input) {
       return absl::InvalidArgumentError(
           absl::StrCat(prefix, "a nested op must keep the image's shape; it turns ",

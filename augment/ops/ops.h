@@ -54,6 +54,8 @@ OpSchema TrivialAugmentWideOpSchema();
 OpSchema AutoAugmentOpSchema();
 OpSchema AugMixOpSchema();
 OpSchema SanitizeBoxesOpSchema();
+OpSchema ZoomOutOpSchema();
+OpSchema RandomIouCropOpSchema();
 
 // OK when `input` has pixels of `type`; otherwise INVALID_ARGUMENT
 // "requires <type> input, got <other><hint>".

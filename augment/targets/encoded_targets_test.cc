@@ -106,6 +106,28 @@ TEST(EncodedTargetsTest, DecodeDownscaleAndResizeAreOneResize) {
   EXPECT_EQ(moved.masks->pixels, expected.masks->pixels);
 }
 
+// random_iou_crop chooses from the boxes as the steps before it moved them: here through a JPEG
+// decoded at 1/2 for the resize, which counts as one resize from the full size (BoxesAfter).
+// The one box always holds the crop's centre test, so it is kept and must follow its pixels.
+TEST(EncodedTargetsTest, IouCropChoosesFromTheBoxesMovedSoFar) {
+  const OracleScene scene = ChelseaScene();
+  const std::vector<uint8_t> jpeg = SceneJpeg(scene);
+  absl::StatusOr<Pipeline> pipeline = EncodedWithTargets(
+      "decode, resize(height=150, width=225), random_iou_crop, resize(height=150, width=150)");
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  PipelineWorkspace workspace;
+  std::vector<uint8_t> out(pipeline->output_bytes_per_sample());
+  SampleInput input;
+  input.encoded = jpeg;
+  for (int trial = 0; trial < kEncodedTrials; ++trial) {
+    SampleTargets targets = scene.targets;
+    CounterRng rng = SampleRng(5, 1, trial);
+    ASSERT_TRUE(pipeline->RunWithTargets(input, &rng, &workspace, out.data(), &targets).ok());
+    ExpectTargetsFollowImage(scene, targets, ImageView{out.data(), pipeline->result_shape()},
+                             kJpegResampled, "trial " + std::to_string(trial));
+  }
+}
+
 TEST(EncodedTargetsTest, UnfusedPaths) {
   ExpectEncodedOracle(
       "decode, random_rotation(degrees_min=-20, degrees_max=20), "

@@ -98,7 +98,20 @@ bool Clamps(Kind kind) {
   return kind == Kind::kCrop || kind == Kind::kAffine || kind == Kind::kPerspective;
 }
 
+// v2's RandomIoUCrop: a box whose centre is not strictly inside the crop window is set to
+// (0, 0, 0, 0), which the crop then clamps to a degenerate box.
+void ZeroBoxesCentredOutside(const TargetMove& move, std::vector<float>* boxes) {
+  const float left = move.left, top = move.top;
+  const float right = left + move.out_width, bottom = top + move.out_height;
+  for (size_t i = 0; i < boxes->size(); i += 4) {
+    float* b = &(*boxes)[i];
+    const float cx = 0.5f * (b[0] + b[2]), cy = 0.5f * (b[1] + b[3]);
+    if (!(left < cx && cx < right && top < cy && cy < bottom)) std::fill(b, b + 4, 0.0f);
+  }
+}
+
 void MoveBoxes(const TargetMove& move, std::vector<float>* boxes) {
+  if (move.zero_boxes_centred_outside) ZeroBoxesCentredOutside(move, boxes);
   if (move.kind == Kind::kResize) {
     const auto [rx, ry] = ResizeRatios(move);
     for (size_t i = 0; i < boxes->size(); i += 2) {

@@ -24,6 +24,13 @@ TargetMove CropMove(uint32_t in_height, uint32_t in_width, uint32_t top, uint32_
   return move;
 }
 
+TargetMove IouCropMove(uint32_t in_height, uint32_t in_width, uint32_t top, uint32_t left,
+                       uint32_t height, uint32_t width) {
+  TargetMove move = CropMove(in_height, in_width, top, left, height, width);
+  move.zero_boxes_centred_outside = true;
+  return move;
+}
+
 TargetMove ResizeMove(uint32_t in_height, uint32_t in_width, uint32_t height, uint32_t width) {
   return Move(TargetMove::Kind::kResize, in_height, in_width, height, width);
 }

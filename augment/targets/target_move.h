@@ -45,6 +45,9 @@ struct TargetMove {
   std::array<double, 6> affine{};       // kAffine
   std::array<double, 8> perspective{};  // kPerspective
   float min_size = 1;                   // kSanitize
+  // kCrop of v2's RandomIoUCrop: boxes whose centre is not strictly inside the window become
+  // (0, 0, 0, 0) before the crop (degenerate, so a later sanitize drops them).
+  bool zero_boxes_centred_outside = false;
 };
 
 using TargetMoves = std::vector<TargetMove>;
@@ -52,6 +55,9 @@ using TargetMoves = std::vector<TargetMove>;
 // The moves of the ops, each from an input canvas of in_height × in_width.
 TargetMove CropMove(uint32_t in_height, uint32_t in_width, uint32_t top, uint32_t left,
                     uint32_t height, uint32_t width);
+// CropMove with zero_boxes_centred_outside (random_iou_crop).
+TargetMove IouCropMove(uint32_t in_height, uint32_t in_width, uint32_t top, uint32_t left,
+                       uint32_t height, uint32_t width);
 TargetMove ResizeMove(uint32_t in_height, uint32_t in_width, uint32_t height, uint32_t width);
 TargetMove FlipMove(bool horizontal, uint32_t in_height, uint32_t in_width);
 TargetMove PadMove(uint32_t in_height, uint32_t in_width, const Padding& padding, PadMode mode);

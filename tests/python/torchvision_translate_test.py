@@ -254,5 +254,77 @@ class TranslateTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "pipeline, transform"):
             stoker.Loader(dataset=16, pipeline="to_float", transform=transform, **args)
 
+class ReferencesIoUCrop(torch.nn.Module):
+    """The arguments of the detection references' RandomIoUCrop (references/detection/
+    transforms.py, the same as v2's), as torchvision 0.14's users have it."""
+
+    def __init__(self):
+        super().__init__()
+        self.min_scale, self.max_scale = 0.3, 1.0
+        self.min_aspect_ratio, self.max_aspect_ratio = 0.5, 2.0
+        self.options, self.trials = [0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0], 40
+
+
+ReferencesIoUCrop.__name__ = "RandomIoUCrop"
+
+
+class ReferencesZoomOut(torch.nn.Module):
+    def __init__(self, fill=None, side_range=(1.0, 4.0), p=0.5):
+        super().__init__()
+        self.fill, self.side_range, self.p = fill or [0.0, 0.0, 0.0], side_range, p
+
+
+ReferencesZoomOut.__name__ = "RandomZoomOut"
+
+
+class ReferencesPhotometricDistort(torch.nn.Module):
+    p = 0.5
+
+
+ReferencesPhotometricDistort.__name__ = "RandomPhotometricDistort"
+
+
+class DetectionTranslateTest(unittest.TestCase):
+    def test_the_detection_references_transforms_translate(self):
+        pipeline = stoker.from_torchvision(
+            T.Compose([ReferencesZoomOut(), ReferencesIoUCrop(), T.RandomHorizontalFlip(0.5)]))
+        self.assertEqual(pipeline.ops, [
+            "zoom_out(fill=[0, 0, 0], side_min=1, side_max=4, p=0.5)",
+            "random_iou_crop(min_scale=0.3, max_scale=1, min_aspect_ratio=0.5, "
+            "max_aspect_ratio=2, sampler_options=[0, 0.1, 0.3, 0.5, 0.7, 0.9, 1], trials=40)",
+            "horizontal_flip(p=0.5)"])
+
+    def test_photometric_distort_names_the_missing_channel_permutation(self):
+        with self.assertRaises(ValueError) as raised:
+            stoker.from_torchvision(T.Compose([ReferencesPhotometricDistort()]))
+        self.assertIn("RandomPhotometricDistort at position 0", str(raised.exception))
+        self.assertIn("permutes the channels", str(raised.exception))
+
+    def test_without_v2_the_error_names_what_is_missing(self):
+        try:
+            import torchvision.transforms.v2  # noqa: F401
+        except ImportError:
+            pass
+        else:
+            self.skipTest("torchvision.transforms.v2 is installed here")
+        with self.assertRaises(ImportError) as raised:
+            stoker.torchvision_v2()
+        message = str(raised.exception)
+        self.assertIn("has no torchvision.transforms.v2", message)
+        for name in ("RandomIoUCrop", "RandomZoomOut", "SanitizeBoundingBoxes"):
+            self.assertIn(name, message)
+
+    def test_with_v2_its_detection_transforms_translate(self):
+        try:
+            v2 = stoker.torchvision_v2()
+        except ImportError as missing:
+            self.skipTest(str(missing))
+        pipeline = stoker.from_torchvision(v2.Compose([
+            v2.RandomZoomOut(fill=0), v2.RandomIoUCrop(), v2.RandomHorizontalFlip(),
+            v2.SanitizeBoundingBoxes()]))
+        self.assertEqual([op.split("(")[0] for op in pipeline.ops],
+                         ["zoom_out", "random_iou_crop", "horizontal_flip", "sanitize_boxes"])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

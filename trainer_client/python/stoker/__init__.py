@@ -18,7 +18,7 @@ from .loader import Loader
 from .local_cluster import LocalCluster
 from .options import ConvertOptions, HybridOptions, TlsOptions
 from .tensors import DlpackTensor
-from .torchvision_translate import Pipeline, from_torchvision, run_pipeline
+from .torchvision_translate import Pipeline, from_torchvision, run_pipeline, torchvision_v2
 
 
 def explain_pipeline(pipeline, input="375x500x3", layout="hwc", dtype="auto", runs=15):
@@ -29,7 +29,8 @@ def explain_pipeline(pipeline, input="375x500x3", layout="hwc", dtype="auto", ru
 
 
 __all__ = ["Loader", "Batch", "DlpackTensor", "TlsOptions", "ConvertOptions", "HybridOptions",
-           "LocalCluster", "Pipeline", "from_torchvision", "run_pipeline", "explain_pipeline",
+           "LocalCluster", "Pipeline", "from_torchvision", "run_pipeline", "torchvision_v2",
+           "explain_pipeline",
            "StokerError", "InvalidArgumentError", "UnavailableError", "NotFoundError",
            "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError",
            "FailedPreconditionError", "EndOfJobError", "CancelledError", "DataLossError",

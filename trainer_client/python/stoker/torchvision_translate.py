@@ -17,7 +17,11 @@ combinators (random_apply(ops=[...]), ...); the policies (RandAugment, TrivialAu
 AutoAugment(IMAGENET), AugMix) take uint8, as torchvision's. An object holding a Compose in
 `.transforms` (torchvision's classification presets) is opened like a Compose. Random
 transforms draw from Stoker's per-sample RNG: the same distributions as torchvision, not the
-same draws as torch's generator.
+same draws as torch's generator. The detection transforms RandomZoomOut, RandomIoUCrop and
+SanitizeBoundingBoxes (v2's, or the detection references' own of the same names where
+torchvision has no v2) become zoom_out, random_iou_crop and sanitize_boxes, for a Loader whose
+samples carry boxes; stoker.torchvision_v2() returns torchvision.transforms.v2 or says which
+torchvision is installed and what it lacks.
 
 torch is imported only when a transform is translated or run_pipeline is called.
 """
@@ -306,6 +310,30 @@ def _random_perspective(t, is_float):
                 bilinear=_warp_mode(t), fill=_fill_list(t.fill))], is_float
 
 
+def _zoom_out(t, is_float):
+    side_min, side_max = t.side_range
+    return [_op("zoom_out", fill=_fill_list(t.fill), side_min=side_min, side_max=side_max,
+                p=t.p)], is_float
+
+
+def _random_iou_crop(t, is_float):
+    return [_op("random_iou_crop", min_scale=t.min_scale, max_scale=t.max_scale,
+                min_aspect_ratio=t.min_aspect_ratio, max_aspect_ratio=t.max_aspect_ratio,
+                sampler_options=list(t.options), trials=t.trials)], is_float
+
+
+def _sanitize_boxes(t, is_float):
+    if getattr(t, "min_area", 1.0) > 1.0:
+        raise _Unsupported(f"min_area={t.min_area}: Stoker's sanitize_boxes has min_size only")
+    return [_op("sanitize_boxes", min_size=t.min_size)], is_float
+
+
+def _photometric_distort(t, is_float):
+    raise _Unsupported(
+        "it permutes the channels with probability p, which no Stoker op does; its other steps "
+        "are RandomApply([ColorJitter(...)], p) steps (bench/augment-recipes.sh composes them)")
+
+
 def _policy(t, is_float, name, args):
     """A policy op: uint8 only (torchvision's policies take uint8 tensors), warp arguments."""
     _require_uint8(is_float, name)
@@ -412,7 +440,34 @@ _TRANSLATIONS = {
     "TrivialAugmentWide": _trivial_augment_wide,
     "AutoAugment": _auto_augment,
     "AugMix": _aug_mix,
+    # The detection transforms: v2's classes, or the detection references' own of the same
+    # name and arguments (references/detection/transforms.py, for torchvision without v2).
+    "RandomZoomOut": _zoom_out,
+    "RandomIoUCrop": _random_iou_crop,
+    "SanitizeBoundingBoxes": _sanitize_boxes,
+    "RandomPhotometricDistort": _photometric_distort,
 }
+
+# The detection transforms above that torchvision ships only in transforms.v2 (0.15 and later).
+V2_DETECTION_TRANSFORMS = ("RandomZoomOut", "RandomIoUCrop", "SanitizeBoundingBoxes",
+                           "RandomPhotometricDistort")
+
+
+def torchvision_v2():
+    """torchvision.transforms.v2, whose classes from_torchvision translates like v1's; an
+    ImportError naming the installed torchvision and what it lacks where v2 is missing."""
+    import torchvision
+
+    try:
+        from torchvision.transforms import v2
+    except ImportError:
+        raise ImportError(
+            f"stoker: torchvision {torchvision.__version__} has no torchvision.transforms.v2 "
+            f"(it arrived in 0.15), so {', '.join(V2_DETECTION_TRANSFORMS)} are missing; "
+            "install torchvision >= 0.15, or use the detection references' transforms of the "
+            "same names (references/detection/transforms.py), which from_torchvision translates "
+            "too") from None
+    return v2
 
 # Combinators: translated with their position, for the positions of their transforms.
 _COMBINATORS = {
