@@ -11,8 +11,12 @@ namespace stoker {
 
 // The most fields a job may name (JobSpec.fields).
 inline constexpr uint64_t kMaxJobFields = 64;
-// The largest value of one field of one sample: a larger one is a bad sample (too_large).
-inline constexpr uint32_t kMaxFieldValueBytes = uint32_t{4} << 20;
+// The largest value of one field of one sample: a larger one is a bad sample (too_large). A
+// worker counts every batch it holds at its largest (MaxFieldColumnBytes beside the tensor)
+// against --memory-bytes, so this bound is what a job's fields can make a worker hold: 64 KiB
+// carries a caption or a sample's JSON annotations many times over, and a batch of 256 samples
+// with two fields adds at most 32 MiB.
+inline constexpr uint32_t kMaxFieldValueBytes = uint32_t{64} << 10;
 
 // The most bytes `columns` field columns (capped at kMaxJobFields) add to a batch of `samples`
 // samples: the values in the payload, and a column's name and offsets in the header.

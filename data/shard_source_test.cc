@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/bad_sample.h"
 #include "common/byte_codec.h"
+#include "common/field_limits.h"
 #include "data/manifest.h"
 #include "data/record_fields.h"
 #include "data/shard_reader.h"
@@ -351,6 +352,24 @@ TEST(ShardSourceFieldsTest, ASampleWithoutAFieldIsABadSampleMissingField) {
   EXPECT_EQ(BadSampleReasonOf(missing), BadSampleReason::kMissingField);
   EXPECT_THAT(missing.message(), HasSubstr("s.tar record 0: no \"text\" field"));
   EXPECT_TRUE((*source)->Read(1, &sample).ok());
+}
+
+// A value over kMaxFieldValueBytes is a bad sample: the worker counts batches at that bound.
+TEST(ShardSourceFieldsTest, AFieldValueOverTheBoundIsABadSampleTooLarge) {
+  TempDir dir;
+  WriteTar(dir.File("s.tar"), {{"a.jpg", "JPEG-A"},
+                               {"a.txt", std::string(kMaxFieldValueBytes + 1, 'x')},
+                               {"b.jpg", "JPEG-B"},
+                               {"b.txt", std::string(kMaxFieldValueBytes, 'y')}});
+  auto source =
+      CreateSource(PathsSpec(dir.File("s.tar")), 0, DatasetIo::FromEnvironment(), false, {"text"});
+  ASSERT_TRUE(source.ok());
+  SampleBuffer sample;
+  const absl::Status large = (*source)->Read(0, &sample);
+  EXPECT_EQ(large.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(BadSampleReasonOf(large), BadSampleReason::kTooLarge);
+  ASSERT_TRUE((*source)->Read(1, &sample).ok());
+  EXPECT_EQ(FieldText(sample, 0).size(), kMaxFieldValueBytes);
 }
 
 // Jobs over the same tar with other fields each hold an index of their own fields.

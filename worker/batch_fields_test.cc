@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bad_sample.h"
+#include "common/field_limits.h"
 #include "data/dataset_io.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -117,6 +118,21 @@ TEST(BatchFieldsTest, AJobWithoutFieldsCarriesTheTensorAlone) {
   ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 0, 0), 1, &scratch, &batch).ok());
   EXPECT_EQ(batch.header().fields_size(), 0);
   EXPECT_EQ(batch.data().size(), 16u);
+}
+
+// The worker holds a batch at its largest: every field value at kMaxFieldValueBytes, so that the
+// bytes a job's fields can make it hold are counted against --memory-bytes before they exist.
+TEST(BatchFieldsTest, ABatchCountsItsFieldColumnsAtTheirLargest) {
+  auto with_fields = JobContext::Create(1, CaptionJob({"image", "text", "json"}),
+                                        std::make_unique<CaptionSource>(8, std::set<uint64_t>{}));
+  ASSERT_TRUE(with_fields.ok());
+  EXPECT_EQ((*with_fields)->batch_bytes(), 16u);  // 4 images of 2x2x1.
+  EXPECT_EQ((*with_fields)->max_batch_bytes(), 16u + MaxFieldColumnBytes(4, 2));
+  EXPECT_GE((*with_fields)->max_batch_bytes(), 16u + 2 * 4 * uint64_t{kMaxFieldValueBytes});
+  auto without = JobContext::Create(1, CaptionJob({}),
+                                    std::make_unique<CaptionSource>(8, std::set<uint64_t>{}));
+  ASSERT_TRUE(without.ok());
+  EXPECT_EQ((*without)->max_batch_bytes(), 16u);
 }
 
 TEST(BatchFieldsTest, JobContextRefusesFieldsItCannotServe) {

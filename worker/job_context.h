@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "augment/pipeline.h"
+#include "common/field_limits.h"
 #include "data/source.h"
 #include "plan/epoch_plan.h"
 #include "stoker/v1/pipeline.pb.h"
@@ -44,8 +45,14 @@ class JobContext {
   // The pass-through fields every batch carries (PassThroughFields, data/sample_fields.h): the
   // source fills them in SampleBuffer.fields, in this order.
   const std::vector<std::string>& fields() const { return fields_; }
-  // Payload bytes of one batch.
+  // Payload bytes of one batch's tensor.
   size_t batch_bytes() const { return pipeline_.output_bytes_per_sample() * spec_.batch_size(); }
+  // The most bytes one batch can hold: the tensor, and the field columns with every value at
+  // kMaxFieldValueBytes (common/field_limits.h). What the worker counts against --memory-bytes.
+  uint64_t max_batch_bytes() const {
+    return batch_bytes() +
+           (fields_.empty() ? 0 : MaxFieldColumnBytes(spec_.batch_size(), fields_.size()));
+  }
 
   // True the first time it is asked about sample `index`: bad samples are logged once per worker,
   // not once per epoch. Remembers up to kMaxRememberedBadSamples indices; past that, always true.

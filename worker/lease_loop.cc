@@ -70,10 +70,10 @@ void LeaseLoop::Loop() {
 }
 
 uint64_t LeaseLoop::HeldBytesPerTask(const StreamSession& session) {
-  // A compressed batch keeps its raw tensor beside the encoded copy until written; codecs bound
-  // their output near the input's size.
+  // A compressed batch keeps its raw payload beside the encoded copy until written; codecs bound
+  // their output near the input's size. Field columns count at their largest.
   const bool compressed = session.compression().codec() != pb::COMPRESSION_NONE;
-  return std::max<uint64_t>(1, session.job()->batch_bytes() * (compressed ? 2 : 1));
+  return std::max<uint64_t>(1, session.job()->max_batch_bytes() * (compressed ? 2 : 1));
 }
 
 uint64_t LeaseLoop::MaxHeldTasks(const StreamSession& session, size_t sessions,

@@ -118,9 +118,10 @@ absl::Status StreamRegistry::CheckBatchFitsMemory(const JobContext& job) const {
   // waits in a stream's send queue is bounded by the stream's share: worker/lease_loop.h.)
   const uint64_t held = 2 * uint64_t{config_.ResolvedThreads()} + 1;
   const uint64_t budget = config_.ResolvedMemoryBytes();
-  if (job.batch_bytes() == 0 || job.batch_bytes() <= budget / held) return absl::OkStatus();
+  const uint64_t batch = job.max_batch_bytes();  // Field columns at their largest.
+  if (batch == 0 || batch <= budget / held) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrCat(
-      "job ", job.job_id(), ": ", held, " batches of ", job.batch_bytes(),
+      "job ", job.job_id(), ": ", held, " batches of up to ", batch,
       " bytes (two per producer thread, and one) exceed this worker's memory budget of ", budget,
       " bytes (--memory-bytes)"));
 }

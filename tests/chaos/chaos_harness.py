@@ -183,6 +183,8 @@ class Cluster:
     # --- workers ---
     def start_worker(self, name, drain_deadline_ms=None, extra=()):
         port_file = os.path.join(self.dir, f"{name}.port")
+        if os.path.exists(port_file):  # A restart: wait for the new process's port, not the old.
+            os.remove(port_file)
         argv = [os.path.join(self.bin_dir, "worker/stoker-worker"),
                 f"--coordinator={self.coordinator_address}", "--listen=127.0.0.1:0",
                 "--threads=1", f"--port-file={port_file}", "--rpc-timeout-ms=2000",

@@ -49,6 +49,14 @@ def run_job(cluster, name):
     check_delivery(job, cluster.dump_records([tag]))
 
 
+def metrics_served(port):
+    try:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read()
+        return True
+    except OSError:
+        return False
+
+
 def metric(port, name):
     text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
     match = re.search(rf"^{name} ([0-9.e+]+)$", text, re.M)
@@ -78,6 +86,8 @@ def main():
                 for name in ports:
                     ports[name] = free_port()
                     cluster.start_worker(name, extra=cache + [f"--metrics-port={ports[name]}"])
+                    # The metrics server starts after the port file is written.
+                    wait_until(lambda: metrics_served(ports[name]), 30, f"{name}'s /metrics")
 
             start_workers()
             before = shard_gets(tmp)
