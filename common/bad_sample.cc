@@ -12,7 +12,8 @@ constexpr absl::string_view kPayloadUrl = "type.stoker.dev/stoker.BadSampleReaso
 constexpr BadSampleReason kAllReasons[] = {
     BadSampleReason::kReadError,         BadSampleReason::kCorruptRecord,
     BadSampleReason::kUnsupportedFormat, BadSampleReason::kTooLarge,
-    BadSampleReason::kDecodeError,       BadSampleReason::kMissingField};
+    BadSampleReason::kDecodeError,       BadSampleReason::kMissingField,
+    BadSampleReason::kBadAnnotation};
 
 }  // namespace
 
@@ -30,6 +31,8 @@ std::string_view BadSampleReasonName(BadSampleReason reason) {
       return "decode_error";
     case BadSampleReason::kMissingField:
       return "missing_field";
+    case BadSampleReason::kBadAnnotation:
+      return "bad_annotation";
   }
   return "unknown";
 }

@@ -23,10 +23,11 @@ enum class BadSampleReason {
   kTooLarge,           // The header announces more pixels than the budget, or too many scans.
   kDecodeError,        // The decoder rejected the bytes.
   kMissingField,       // The sample lacks a field the job names (JobSpec.fields).
+  kBadAnnotation,      // Its boxes, masks or keypoints do not parse or do not fit its image.
 };
 
 // "read_error", "corrupt_record", "unsupported_format", "too_large", "decode_error",
-// "missing_field": the value
+// "missing_field", "bad_annotation": the value
 // of the `reason` label of stoker_samples_skipped_total.
 std::string_view BadSampleReasonName(BadSampleReason reason);
 

@@ -29,6 +29,7 @@ TEST(BadSampleTest, ReasonNamesAreMetricLabels) {
   EXPECT_EQ(BadSampleReasonName(BadSampleReason::kUnsupportedFormat), "unsupported_format");
   EXPECT_EQ(BadSampleReasonName(BadSampleReason::kDecodeError), "decode_error");
   EXPECT_EQ(BadSampleReasonName(BadSampleReason::kMissingField), "missing_field");
+  EXPECT_EQ(BadSampleReasonName(BadSampleReason::kBadAnnotation), "bad_annotation");
 }
 
 }  // namespace

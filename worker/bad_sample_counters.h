@@ -15,7 +15,7 @@ namespace stoker {
 
 class BadSampleCounters {
  public:
-  static constexpr size_t kReasons = static_cast<size_t>(BadSampleReason::kMissingField) + 1;
+  static constexpr size_t kReasons = static_cast<size_t>(BadSampleReason::kBadAnnotation) + 1;
 
   void Add(BadSampleReason reason) {
     counts_[static_cast<size_t>(reason)].fetch_add(1, std::memory_order_relaxed);
