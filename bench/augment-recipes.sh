@@ -39,15 +39,8 @@ TIMM="random_resized_crop(height=224, width=224, interpolation=2), horizontal_fl
 rand_augment(num_ops=2, magnitude=9), color_jitter(brightness=0.4, contrast=0.4, saturation=0.4), \
 $NORMALIZE, random_erasing(p=0.25)"
 DEIT="$TIMM, mixup_cutmix(mixup_alpha=0.8, cutmix_alpha=1.0, switch_prob=0.5, num_classes=1000)"
-# v2's RandomPhotometricDistort without its channel permutation (Stoker has no such op): each
-# adjustment with p 0.5, contrast before or after saturation and hue with p 0.5 each.
-jitter() { echo "random_apply(ops=[color_jitter($1)], p=0.5)"; }
-CONTRAST=$(jitter contrast=0.5) SATURATION=$(jitter saturation=0.5) HUE=$(jitter hue=0.05)
-DISTORT="$(jitter brightness=0.125), random_choice(ops=[\
-random_apply(ops=[$CONTRAST, $SATURATION, $HUE], p=1), \
-random_apply(ops=[$SATURATION, $HUE, $CONTRAST], p=1)])"
-DETECTION="decode, $DISTORT, zoom_out, random_iou_crop, horizontal_flip, sanitize_boxes, \
-resize(height=512, width=512, interpolation=2), to_float"
+source bench/detection_recipe.sh
+DETECTION="$DETECTION_UINT8, to_float"
 CLIP_TAIL="horizontal_flip, to_float, \
 normalize(mean=[0.48145466,0.4578275,0.40821073], std=[0.26862954,0.26130258,0.27577711])"
 CLIP="decode, random_resized_crop(height=224, width=224, interpolation=2), $CLIP_TAIL"

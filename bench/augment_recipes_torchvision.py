@@ -159,8 +159,9 @@ def iou_crop(image, boxes, labels, trials=40):
             return F.crop(image, top, left, new_h, new_w), kept, labels[inside]
 
 
-def detection(jpeg, boxes, labels, size=512):
-    """The detection references' train transforms, then one size for the batch."""
+def detection(jpeg, boxes, labels, size=512, to_float=True):
+    """The detection references' train transforms, then one size for the batch; float32 out, or
+    uint8 without `to_float` (bench/e2e_torchvision.py's detection workload)."""
     image = photometric_distort(decode_jpeg(jpeg))
     image, boxes = zoom_out(image, boxes)
     image, boxes, labels = iou_crop(image, boxes, labels)
@@ -172,7 +173,9 @@ def detection(jpeg, boxes, labels, size=512):
     boxes, labels = boxes[keep], labels[keep]
     image = F.resize(image, [size, size], antialias=True)
     boxes = boxes * torch.tensor([size / w, size / h, size / w, size / h])
-    return F.convert_image_dtype(image, torch.float32), boxes, labels
+    if to_float:
+        image = F.convert_image_dtype(image, torch.float32)
+    return image, boxes, labels
 
 
 CLIP_MEAN, CLIP_STD = [0.48145466, 0.4578275, 0.40821073], [0.26862954, 0.26130258, 0.27577711]

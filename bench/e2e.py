@@ -16,7 +16,10 @@ normalize, float32 CHW out, the tail forced onto the workers (--tail worker); jp
 jpeg-float32 rounded to float16 on the worker, float16 CHW out; jpeg-float32-tail = jpeg-float32
 with the to_float/normalize tail run by the client (--tail client: uint8 on the wire);
 jpeg-float32-auto = jpeg-float32 with the tail placed by the coordinator (--tail auto, the default:
-the client here); jpeg-uint8 = the same up to the flip, uint8 HWC out. torchvision: a DataLoader
+the client here); jpeg-uint8 = the same up to the flip, uint8 HWC out; detection-uint8 = the
+COCO-style set of --manifest (packed with stoker-pack --coco from --images and --annotations)
+through --pipeline (the detection references' train transforms, resized to 512x512), uint8 HWC
+out with each sample's boxes and box labels. torchvision: a DataLoader
 with W worker processes and the same pipeline and filter (bench/e2e_torchvision.py), at the same
 boundary (batches reaching the training loop). Alternating rounds, medians. Per round, delivered
 img/s and CPU ms per image in two windows:
@@ -75,6 +78,8 @@ WORKLOADS = {
     "jpeg-float32-tail": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw", "--tail", "client"]),
     "jpeg-float32-auto": (f"{JPEG}, to_float, {NORMALIZE}", ["--layout", "chw", "--tail", "auto"]),
     "jpeg-uint8": (JPEG, []),
+    # The pipeline comes from --pipeline (bench/detection_recipe.sh's DETECTION_UINT8).
+    "detection-uint8": (None, ["--field", "image", "--field", "boxes", "--field", "box_labels"]),
 }
 BATCH = 64
 # Batches that reach the loop before the steady window opens (as e2e_torchvision.py's WARMUP).
@@ -267,6 +272,9 @@ def main():
     parser.add_argument("--workload", choices=sorted(WORKLOADS), default="blur")
     parser.add_argument("--manifest", default="", help="jpeg: stoker-pack manifest")
     parser.add_argument("--images", default="", help="jpeg: the same JPEGs, a folder per class")
+    parser.add_argument("--annotations", default="",
+                        help="detection: the COCO instances file --manifest was packed from")
+    parser.add_argument("--pipeline", default="", help="detection: the pipeline text")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batches", type=int, default=40)
     parser.add_argument("--torchvision-batches", type=int, default=4)
@@ -290,6 +298,10 @@ def main():
     if args.batches < 16:
         sys.exit("e2e: --batches must be at least 16 (the steady window)")
     pipeline, extra = WORKLOADS[args.workload]
+    if pipeline is None:
+        if not args.pipeline or not args.annotations:
+            sys.exit(f"e2e: --pipeline and --annotations are required for {args.workload}")
+        pipeline = args.pipeline
     if args.workload == "blur":
         source = ["--num-samples", str(args.batches * BATCH)]
         tv_extra = []
@@ -297,7 +309,7 @@ def main():
         if not args.manifest or not args.images:
             sys.exit("e2e: --manifest and --images are required for the jpeg workloads")
         source = ["--manifest", args.manifest]
-        tv_extra = [args.images]
+        tv_extra = [args.images] + ([args.annotations] if args.annotations else [])
     with tempfile.TemporaryDirectory() as tmp:
         if args.tls:
             CERTS = f"{tmp}/certs"

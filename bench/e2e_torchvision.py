@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """torchvision's side of `scripts/bench.sh e2e` (bench/e2e.py runs it as a child process).
 
-    e2e_torchvision.py WORKLOAD WORKERS BATCHES [IMAGE_DIR]
+    e2e_torchvision.py WORKLOAD WORKERS BATCHES [IMAGE_DIR [ANNOTATIONS]]
 
 A DataLoader with WORKERS worker processes (one torch thread each), batch 64, until BATCHES
 batches reached this loop (the boundary of stoker-bench-client: batches handed to the training
@@ -13,12 +13,18 @@ loop, no training step). WORKLOAD:
                 antialiasing, the filter of Stoker's random_resized_crop), RandomHorizontalFlip,
                 ConvertImageDtype(float32), Normalize(ImageNet): float32 CHW out;
   jpeg-float16  jpeg-float32, then ConvertImageDtype(float16): float16 CHW out;
-  jpeg-uint8    the same up to the flip: uint8 out.
+  jpeg-uint8    the same up to the flip: uint8 out;
+  detection-uint8  IMAGE_DIR's JPEGs with their boxes and categories from ANNOTATIONS (a COCO
+                instances file): decode_jpeg, the detection references' train transforms as
+                bench/augment_recipes_torchvision.py writes them (photometric distort, zoom out,
+                IoU crop, flip, sanitize), resized to 512x512: uint8 images stacked, boxes and
+                labels a list of tensors per batch, as the references' collate gives them.
 The DataLoader's workers are persistent; the first WARMUP batches (worker start-up, imports)
 are not counted, as Stoker's workers are running before its rounds start. Prints
 `images=N wall_seconds=S cpu_seconds=C`, C being the CPU time (utime + stime, /proc) of this
 process and its worker processes over the counted batches.
 """
+import json
 import os
 import sys
 import time
@@ -28,6 +34,8 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 from torchvision import transforms
 from torchvision.io import decode_jpeg, read_file
+
+from augment_recipes_torchvision import detection
 
 BATCH = 64
 WARMUP = 2
@@ -72,6 +80,37 @@ class Jpegs(Dataset):
         return self.pipeline(decode_jpeg(read_file(path))), label
 
 
+class CocoScenes(Dataset):
+    """A COCO instances file's images with their XYXY boxes and category ids."""
+
+    def __init__(self, root, annotations):
+        with open(annotations) as f:
+            coco = json.load(f)
+        boxes = {image["id"]: [] for image in coco["images"]}
+        labels = {image["id"]: [] for image in coco["images"]}
+        for a in coco["annotations"]:
+            x, y, w, h = a["bbox"]
+            boxes[a["image_id"]].append([x, y, x + w, y + h])
+            labels[a["image_id"]].append(a["category_id"])
+        self.items = [(os.path.join(root, image["file_name"]),
+                       torch.tensor(boxes[image["id"]], dtype=torch.float32).reshape(-1, 4),
+                       torch.tensor(labels[image["id"]], dtype=torch.int64))
+                      for image in coco["images"]]
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, index):
+        path, boxes, labels = self.items[index]
+        image, boxes, labels = detection(read_file(path), boxes, labels, to_float=False)
+        return image, {"boxes": boxes, "labels": labels}
+
+
+def collate_detection(samples):
+    """One image tensor (every image is 512x512) and the list of target dicts."""
+    return torch.stack([image for image, _ in samples]), [target for _, target in samples]
+
+
 def tree_cpu_seconds():
     """utime + stime of this process and its children (the DataLoader's workers), seconds."""
     pids = [os.getpid()]
@@ -96,12 +135,16 @@ def init_worker(_):
 def main():
     workload, workers, batches = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     torch.set_num_threads(1)
+    collate = None
     if workload == "blur":
         dataset = RandomImages((batches + WARMUP) * BATCH)
+    elif workload == "detection-uint8":
+        dataset, collate = CocoScenes(sys.argv[4], sys.argv[5]), collate_detection
     else:
         dataset = Jpegs(sys.argv[4], out=workload.split("-")[1])
     loader = DataLoader(dataset, batch_size=BATCH, shuffle=True, num_workers=workers,
-                        worker_init_fn=init_worker, persistent_workers=True)
+                        worker_init_fn=init_worker, persistent_workers=True,
+                        collate_fn=collate)
     images = 0
     for n, (data, _) in enumerate(loader):
         if n + 1 == WARMUP:

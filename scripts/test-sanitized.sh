@@ -11,11 +11,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${STOKER_ASAN_BUILD_DIR:-build-asan}
-if [ ! -f "$build/build.ninja" ]; then
+# The generated protobuf code comes compiled from build/ (proto/CMakeLists.txt, STOKER_PROTO_FROM).
+release=$PWD/${STOKER_BUILD_DIR:-build}
+scripts/build.sh stoker_proto
+if [ ! -f "$build/build.ninja" ] ||
+   ! grep -qx "STOKER_PROTO_FROM:PATH=$release" "$build/CMakeCache.txt"; then
   mkdir -p "$build"
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTOKER_SANITIZE=ON \
     -DSTOKER_BUILD_BENCH=OFF -DSTOKER_BUILD_EXAMPLES=OFF -DSTOKER_BUILD_PYTHON=OFF \
-    -DSTOKER_CUDA=OFF >"$build/configure.log" 2>&1 \
+    -DSTOKER_CUDA=OFF -DSTOKER_PROTO_FROM="$release" >"$build/configure.log" 2>&1 \
     || { cat "$build/configure.log" >&2; exit 1; }
 fi
 STOKER_BUILD_DIR=$build scripts/build.sh sanitized_tests

@@ -5,9 +5,10 @@
 # TSan (scripts/test-tsan.sh). Exits non-zero on any failure, and ends with how long each stage
 # took. `.ci/run` calls exactly this.
 #
-# The two sanitizer trees compile in the background, at the lowest priority, while the images
-# are built and the normal suite runs: that suite spends much of its time waiting on processes
-# and sockets, and on a 2-core machine the compiles fill those gaps instead of following them.
+# The benchmarks (target `benchmarks`, not in `all`) and the two sanitizer trees compile in the
+# background, at the lowest priority, while the images are built and the normal suite runs: that
+# suite spends much of its time waiting on processes and sockets, and on a 2-core machine the
+# compiles fill those gaps instead of following them.
 #
 # The deployment tests (label containers) need podman, helm and the images: install-deps.sh
 # --containers --deploy installs the tools, and where podman can run containers the images are
@@ -26,12 +27,13 @@ stage_done install
 scripts/build.sh
 stage_done build
 mkdir -p .cache
-sanitizer_log=.cache/sanitizer-builds.log
+background_log=.cache/background-builds.log
 # In a session of its own, so that leaving early (set -e) stops the whole group, ninja included.
-setsid -w nice -n 19 bash -c 'scripts/test-sanitized.sh --build-only && scripts/test-tsan.sh --build-only' \
-  >"$sanitizer_log" 2>&1 &
-sanitizer_builds=$!
-trap 'kill -- "-$sanitizer_builds" 2>/dev/null || true' EXIT
+setsid -w nice -n 19 bash -c 'scripts/test-sanitized.sh --build-only &&
+  scripts/test-tsan.sh --build-only && scripts/build.sh benchmarks' \
+  >"$background_log" 2>&1 &
+background_builds=$!
+trap 'kill -- "-$background_builds" 2>/dev/null || true' EXIT
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$PWD/.cache/containers/containers.conf}
 if podman info >/dev/null 2>&1; then
   scripts/images.sh coordinator worker trainer
@@ -43,11 +45,11 @@ status=0
 ctest --test-dir "${STOKER_BUILD_DIR:-build}" --label-exclude gpu --output-on-failure \
   --parallel 2 --timeout 600 || status=$?
 stage_done tests
-if ! wait "$sanitizer_builds"; then
-  cat "$sanitizer_log" >&2
+if ! wait "$background_builds"; then
+  cat "$background_log" >&2
   status=1
 fi
-stage_done sanitizer-builds
+stage_done background-builds
 # The label `sanitized` again under ASan + UBSan (build-asan/).
 scripts/test-sanitized.sh || status=$?
 stage_done asan

@@ -177,6 +177,9 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("rank", &c.rank, "this client's rank");
   flags.Add("drop-last", &c.drop_last, "drop the tail instead of wrapping around");
   flags.Add("pipeline", &c.pipeline, "augmentation, e.g. 'to_float, gaussian_blur(ksize=11)*10'");
+  flags.Add("field", &c.fields,
+            "a sample field the job wants (JobSpec.fields), once per field: --field image "
+            "--field boxes --field box_labels; none: images and labels");
   flags.Add("layout", &c.layout, "hwc | chw");
   flags.Add("dtype", &c.dtype, "auto | uint8 | float32 | float16 | bfloat16");
   flags.Add("tail", &c.tail,
