@@ -375,7 +375,7 @@ absl::StatusOr<CocoDataset> ParseCocoInstances(absl::string_view json, absl::str
     std::string reason(parsed.message().data(), parsed.message().size());
     reason.resize(std::min(reason.size(), reason.find('\n')));
     return absl::InvalidArgumentError(
-        absl::StrCat(file, ": malformed JSON (not an object of COCO's keys): ", reason));
+        absl::StrCat(file, ": malformed JSON: ", reason));
   }
   CocoDataset dataset;
   ASSIGN_OR_RETURN(dataset.categories, ParseCategories(reader, root));
