@@ -16,7 +16,10 @@
 #include "data/testing/shard_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "opencv2/imgcodecs.hpp"
+#include "pack/coco_masks.h"
 #include "pack/coco_scene_generator.h"
+#include "pack/image_generator.h"
 #include "pack/packer.h"
 
 namespace stoker {
@@ -148,6 +151,36 @@ TEST_F(CocoPackTest, AnImageOfAnotherSizeThanTheFileSaysStopsTheRunUnlisted) {
   options_.captions = true;
   EXPECT_THAT(PlanPack(*storage_, options_).status().message(),
               HasSubstr("coco: give it or captions, not both"));
+}
+
+TEST_F(CocoPackTest, AnImageWhoseTargetsAWorkerWouldRefuseIsSkippedAsTooLarge) {
+  // A checkerboard mask is 65,536 runs of one pixel: 256 KiB stored, over a field's 64 KiB.
+  std::vector<uint8_t> checkerboard(256 * 256);
+  for (size_t i = 0; i < checkerboard.size(); ++i) checkerboard[i] = (i / 256 + i % 256) % 2;
+  const std::string counts = EncodeCocoRleString(MaskToCocoRle(checkerboard, 256, 256));
+  std::filesystem::create_directories(set_.File("images"));
+  for (const char* name : {"images/board.png", "images/plain.png"}) {
+    ASSERT_TRUE(cv::imwrite(set_.File(name), GenerateNaturalImage(1, 0, 0, 256, 256)));
+  }
+  ASSERT_EQ(counts.find('\\'), std::string::npos);  // Written into JSON as it is.
+  WriteFile(set_.File("board.json"),
+            absl::StrCat(R"({"images": [{"id": 1, "file_name": "images/board.png", "width": 256,
+                                          "height": 256},
+                                         {"id": 2, "file_name": "images/plain.png", "width": 256,
+                                          "height": 256}],
+                             "categories": [{"id": 1, "name": "board"}],
+                             "annotations": [{"id": 1, "image_id": 1, "category_id": 1,
+                                              "bbox": [0, 0, 256, 256],
+                                              "segmentation": {"size": [256, 256],
+                                                               "counts": ")",
+                         counts, R"("}}]})"));
+  absl::StatusOr<PackSummary> summary = PackCoco(set_.File("board.json"), set_.path());
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->images, 1u);
+  ASSERT_EQ(summary->skipped_inputs.size(), 1u);
+  EXPECT_EQ(summary->skipped_inputs[0].reason, "too_large");
+  EXPECT_THAT(summary->skipped_inputs[0].message, HasSubstr("a \"masks\" field of "));
+  EXPECT_THAT(summary->skipped_inputs[0].path, HasSubstr("board.png"));
 }
 
 TEST_F(CocoPackTest, ChelseaKeepsTheCatFaceAnnotatedByHand) {
