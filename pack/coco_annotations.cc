@@ -374,8 +374,7 @@ absl::StatusOr<CocoDataset> ParseCocoInstances(absl::string_view json, absl::str
     // quote the file.
     std::string reason(parsed.message().data(), parsed.message().size());
     reason.resize(std::min(reason.size(), reason.find('\n')));
-    return absl::InvalidArgumentError(
-        absl::StrCat(file, ": malformed JSON: ", reason));
+    return absl::InvalidArgumentError(absl::StrCat(file, ": malformed JSON: ", reason));
   }
   CocoDataset dataset;
   ASSIGN_OR_RETURN(dataset.categories, ParseCategories(reader, root));
