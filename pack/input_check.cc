@@ -14,6 +14,10 @@ absl::Status InputChecker::Check(absl::Span<const uint8_t> bytes) {
   return decoder_.Decode(bytes, pixels_.view());
 }
 
+absl::StatusOr<EncodedHeader> InputChecker::ReadHeader(absl::Span<const uint8_t> bytes) {
+  return decoder_.ReadHeader(bytes, limits_);
+}
+
 std::string SummarizeSkipped(const std::vector<SkippedInput>& skipped) {
   std::map<std::string, int> counts;
   for (const SkippedInput& input : skipped) ++counts[input.reason];

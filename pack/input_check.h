@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "augment/kernels/decode.h"
 #include "image/image.h"
@@ -37,6 +38,8 @@ class InputChecker {
   // OK when a worker's decode op would accept `bytes`; otherwise the bad-sample error
   // (common/bad_sample.h) the worker would get.
   absl::Status Check(absl::Span<const uint8_t> bytes);
+  // The header of `bytes` (its size), through the same gates; the bad-sample error otherwise.
+  absl::StatusOr<EncodedHeader> ReadHeader(absl::Span<const uint8_t> bytes);
 
  private:
   const DecodeLimits limits_;

@@ -14,6 +14,8 @@
 #include "data/s3_config.h"
 #include "data/storage.h"
 #include "data/storage_backend.h"
+#include "pack/caption_fields.h"
+#include "pack/coco_fields.h"
 
 namespace stoker {
 namespace {
@@ -87,7 +89,8 @@ absl::Status PackOptions::Validate() const {
   for (const auto& [field, location] : {std::pair<const char*, const std::string*>{"input", &input},
                                         {"output_dir", &output_dir},
                                         {"report", &report},
-                                        {"captions_file", &captions_file}}) {
+                                        {"captions_file", &captions_file},
+                                        {"coco", &coco}}) {
     absl::StatusOr<StorageScheme> scheme = SchemeOf(*location);
     if (!scheme.ok())
       return absl::InvalidArgumentError(absl::StrCat(field, ": ", scheme.status().message()));
@@ -100,6 +103,13 @@ absl::Status PackOptions::Validate() const {
     return absl::InvalidArgumentError(
         "captions_file: give it or captions (sidecar .txt files), not both");
   }
+  if (!coco.empty() && has_captions()) {
+    return absl::InvalidArgumentError("coco: give it or captions, not both");
+  }
+  if (!coco.empty() && resize_shorter > 0) {
+    return absl::InvalidArgumentError(
+        "coco: cannot be combined with resize_shorter (the targets are in the original pixels)");
+  }
   if (max_pixels == 0) return absl::InvalidArgumentError("max_pixels: must be > 0");
   if (max_scans == 0) return absl::InvalidArgumentError("max_scans: must be > 0");
   if (shard_bytes == 0) return absl::InvalidArgumentError("shard_bytes: must be > 0");
@@ -111,8 +121,23 @@ absl::Status PackOptions::Validate() const {
 
 std::string ShardFileName(size_t shard) { return absl::StrFormat("shard-%05d.stoker", shard); }
 
+void CutShards(uint64_t shard_bytes, PackPlan* plan) {
+  uint64_t bytes = 0;
+  size_t begin = 0;
+  for (size_t i = 0; i < plan->inputs.size(); ++i) {
+    bytes += plan->inputs[i].bytes;
+    if (bytes >= shard_bytes) {
+      plan->shards.emplace_back(begin, i + 1);
+      begin = i + 1;
+      bytes = 0;
+    }
+  }
+  if (begin < plan->inputs.size()) plan->shards.emplace_back(begin, plan->inputs.size());
+}
+
 absl::StatusOr<PackPlan> PlanPack(const Storage& storage, const PackOptions& options) {
   RETURN_IF_ERROR(options.Validate());
+  if (!options.coco.empty()) return PlanCocoPack(storage, options);
   std::error_code error;
   std::vector<std::pair<std::string, std::string>> files;
   std::map<std::string, uint64_t> sizes;  // Known from a listing.
@@ -138,8 +163,6 @@ absl::StatusOr<PackPlan> PlanPack(const Storage& storage, const PackOptions& opt
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
     return std::tie(a.second, a.first) < std::tie(b.second, b.first);
   });
-  uint64_t shard_bytes = 0;
-  size_t shard_begin = 0;
   for (const auto& [path, cls] : files) {
     const auto listed = sizes.find(path);
     const uint64_t bytes = listed != sizes.end() ? listed->second : fs::file_size(path, error);
@@ -147,14 +170,11 @@ absl::StatusOr<PackPlan> PlanPack(const Storage& storage, const PackOptions& opt
       return absl::NotFoundError(absl::StrCat("cannot stat ", path, ": ", error.message()));
     plan.inputs.push_back(PackInput{path, absl::StrCat(cls, "/", fs::path(path).stem().string()),
                                     labels[cls], bytes});
-    shard_bytes += bytes;
-    if (shard_bytes >= options.shard_bytes) {
-      plan.shards.emplace_back(shard_begin, plan.inputs.size());
-      shard_begin = plan.inputs.size();
-      shard_bytes = 0;
-    }
   }
-  if (shard_begin < plan.inputs.size()) plan.shards.emplace_back(shard_begin, plan.inputs.size());
+  CutShards(options.shard_bytes, &plan);
+  if (options.has_captions()) {
+    ASSIGN_OR_RETURN(plan.fields, MakeCaptionFields(storage, options));
+  }
   return plan;
 }
 

@@ -1,14 +1,16 @@
 #ifndef STOKER_PACK_PACK_PLAN_H_
 #define STOKER_PACK_PACK_PLAN_H_
 
-// What stoker-pack will write: the input images with their labels, and which of them go in each
-// shard. Inputs are an image folder (one subfolder per class; class names sorted, label = rank in
-// that order; files sorted) or a file list (one "path class_name" per line, paths relative to the
-// list's directory unless absolute; class names sorted as for folders). Shards are consecutive runs
-// of inputs whose input bytes reach the target size, so the plan is a pure function of the inputs
-// and the target: a rerun plans the same shards (what resuming relies on).
+// What stoker-pack will write: the input images with their labels, what each record stores beside
+// its image (its fields), and which inputs go in each shard. Inputs are an image folder (one
+// subfolder per class; class names sorted, label = rank in that order; files sorted), a file list
+// (one "path class_name" per line, paths relative to the list's directory unless absolute; class
+// names sorted as for folders), or a COCO instances file's images (pack/coco_fields.h). Shards
+// are consecutive runs of inputs whose input bytes reach the target size, so the plan is a pure
+// function of the inputs and the target: a rerun plans the same shards (what resuming relies on).
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,7 +20,8 @@
 
 namespace stoker {
 
-class Storage;  // data/storage_backend.h: what inputs and outputs are read and written through.
+class Storage;     // data/storage_backend.h: what inputs and outputs are read and written through.
+class PackFields;  // pack/pack_fields.h: what each record stores beside its image.
 
 // The options of one packing run (stoker-pack's flags). Thread-compatible.
 struct PackOptions {
@@ -43,19 +46,24 @@ struct PackOptions {
   // Image-text pairs from a table instead of sidecars: a TSV of "path<TAB>caption" lines
   // (pack/caption_table.h), local or s3://; images it does not list are skipped likewise.
   std::string captions_file;
+  // A COCO instances file (local or s3://): `input` is then the folder its images' file_names
+  // are relative to, and each image's record gets its boxes, box labels and masks
+  // (pack/coco_fields.h).
+  std::string coco;
 
   // Whether records get a "text" field (captions or captions_file).
   bool has_captions() const { return captions || !captions_file.empty(); }
 
   // INVALID_ARGUMENT naming the field ("shard_bytes: must be > 0"; "captions_file: ..." with
-  // captions too).
+  // captions too; "coco: ..." with captions or resize_shorter, which would move the pixels the
+  // targets are in).
   absl::Status Validate() const;
 };
 
 struct PackInput {
   std::string path;
-  std::string key;  // "class_name/file_stem": unique within the dataset.
-  uint32_t label = 0;
+  std::string key;    // "class_name/file_stem": unique within the dataset.
+  int64_t label = 0;  // -1: none (COCO images: their classes are their boxes' labels).
   uint64_t bytes = 0;
 };
 
@@ -64,12 +72,18 @@ struct PackPlan {
   std::vector<std::string> class_names;
   // [begin, end) ranges of `inputs`, one per shard, in order.
   std::vector<std::pair<size_t, size_t>> shards;
+  // What each record stores beside its image; null: nothing.
+  std::shared_ptr<const PackFields> fields;
 };
 
-// Lists the inputs and plans the shards. NOT_FOUND naming the input when it does not exist;
-// INVALID_ARGUMENT when it holds no image, a list line does not parse (line number named) or a
-// location has a URL scheme Stoker does not know (named).
+// Lists the inputs, reads what their fields come from (a captions file, a COCO file) and plans
+// the shards. NOT_FOUND naming the input when it does not exist; INVALID_ARGUMENT when it holds
+// no image, a list line does not parse (line number named), a location has a URL scheme Stoker
+// does not know (named), or the captions or COCO file is refused (named).
 absl::StatusOr<PackPlan> PlanPack(const Storage& storage, const PackOptions& options);
+
+// Cuts plan->inputs into plan->shards: consecutive runs whose bytes reach `shard_bytes`.
+void CutShards(uint64_t shard_bytes, PackPlan* plan);
 
 // "shard-00003.stoker".
 std::string ShardFileName(size_t shard);

@@ -4,7 +4,6 @@
 
 #include <filesystem>
 #include <mutex>
-#include <optional>
 #include <thread>
 #include <vector>
 
@@ -19,14 +18,13 @@
 #include "data/manifest.h"
 #include "data/record_fields.h"
 #include "data/s3_config.h"
-#include "data/sample_fields.h"
 #include "data/shard_reader.h"
 #include "data/shard_writer.h"
 #include "data/storage.h"
 #include "data/storage_backend.h"
 #include "opencv2/imgcodecs.hpp"
 #include "opencv2/imgproc.hpp"
-#include "pack/caption_table.h"
+#include "pack/pack_fields.h"
 
 namespace stoker {
 namespace {
@@ -69,36 +67,18 @@ absl::Status ReadInput(const Storage& storage, const std::string& location,
   return absl::OkStatus();
 }
 
-// The caption of the image at `location`, from `table` (--captions-file) or else its sidecar
-// .txt (--captions), as a record's metadata; a skip reason when there is none or it is too large
-// for a field.
-absl::Status ReadCaption(const Storage& storage, const CaptionTable* table,
-                         const std::string& location, std::string* metadata, SkippedInput* skip) {
-  std::string caption;
-  if (table != nullptr) {
-    const std::string* listed = table->Find(location);
-    if (listed == nullptr) {
-      *skip = SkippedInput{location, "missing_caption", "not in the captions file"};
+// The metadata holding `fields`; a skip reason when a value is over a field's bound.
+absl::Status EncodeFields(const std::string& location, const RecordFields& fields,
+                          std::string* metadata, SkippedInput* skip) {
+  for (const auto& [name, value] : fields) {
+    if (value.size() > kMaxFieldValueBytes) {
+      *skip = SkippedInput{location, "too_large",
+                           absl::StrCat("a \"", name, "\" field of ", value.size(),
+                                        " bytes, at most ", kMaxFieldValueBytes)};
       return absl::OkStatus();
     }
-    caption = *listed;
-  } else {
-    const std::string sidecar = fs::path(location).replace_extension(".txt").string();
-    absl::StatusOr<std::string> read = storage.ReadAll(sidecar);
-    if (absl::IsNotFound(read.status())) {
-      *skip = SkippedInput{location, "missing_caption", absl::StrCat("no caption ", sidecar)};
-      return absl::OkStatus();
-    }
-    RETURN_IF_ERROR(read.status());  // UNAVAILABLE: the run stops, a rerun resumes.
-    caption = *std::move(read);
   }
-  if (caption.size() > kMaxFieldValueBytes) {
-    *skip = SkippedInput{
-        location, "too_large",
-        absl::StrCat("a caption of ", caption.size(), " bytes, at most ", kMaxFieldValueBytes)};
-    return absl::OkStatus();
-  }
-  ASSIGN_OR_RETURN(*metadata, EncodeRecordFields({{std::string(kTextField), caption}}));
+  ASSIGN_OR_RETURN(*metadata, EncodeRecordFields(fields));
   return absl::OkStatus();
 }
 
@@ -184,9 +164,28 @@ absl::Status Publish(const Storage& storage, const std::string& temp, const std:
                                  reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()));
 }
 
+// Reads, checks and prepares plan input `index` into `bytes` and its fields into `metadata`; a
+// skip reason when it is not to be packed.
+absl::Status PrepareInput(const Storage& storage, const PackOptions& options, const PackPlan& plan,
+                          size_t index, InputChecker* checker, std::vector<uint8_t>* bytes,
+                          std::string* metadata, SkippedInput* skip) {
+  const PackInput& input = plan.inputs[index];
+  metadata->clear();
+  RecordFields fields;
+  if (plan.fields != nullptr) {
+    RETURN_IF_ERROR(plan.fields->Read(storage, index, input, &fields, skip));
+    if (skip->reason.empty()) RETURN_IF_ERROR(EncodeFields(input.path, fields, metadata, skip));
+  }
+  if (skip->reason.empty()) RETURN_IF_ERROR(ReadInput(storage, input.path, bytes, skip));
+  if (skip->reason.empty()) Prepare(options, checker, input.path, bytes, skip);
+  if (skip->reason.empty() && plan.fields != nullptr) {
+    RETURN_IF_ERROR(plan.fields->CheckStoredImage(index, input, *bytes, checker, skip));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ShardResult> WriteShard(const Storage& storage, const PackOptions& options,
-                                       const CaptionTable* captions, const PackPlan& plan,
-                                       size_t shard, PackCounters* counters) {
+                                       const PackPlan& plan, size_t shard, PackCounters* counters) {
   const std::string path = absl::StrCat(options.output_dir, "/", ShardFileName(shard));
   const auto [begin, end] = plan.shards[shard];
   ShardResult result = ExistingShard(storage, path);
@@ -202,11 +201,7 @@ absl::StatusOr<ShardResult> WriteShard(const Storage& storage, const PackOptions
   for (size_t i = begin; i < end; ++i, ++counters->images_done) {
     const PackInput& input = plan.inputs[i];
     SkippedInput skip;
-    if (options.has_captions()) {
-      RETURN_IF_ERROR(ReadCaption(storage, captions, input.path, &metadata, &skip));
-    }
-    if (skip.reason.empty()) RETURN_IF_ERROR(ReadInput(storage, input.path, &bytes, &skip));
-    if (skip.reason.empty()) Prepare(options, &checker, input.path, &bytes, &skip);
+    RETURN_IF_ERROR(PrepareInput(storage, options, plan, i, &checker, &bytes, &metadata, &skip));
     if (!skip.reason.empty()) {
       STOKER_LOG(WARNING) << "skipping " << input.path << ": " << skip.reason << " ("
                           << skip.message << ")";
@@ -234,20 +229,13 @@ absl::StatusOr<PackSummary> Pack(const Storage& storage, const PackOptions& opti
     return absl::UnavailableError(
         absl::StrCat("cannot create ", options.output_dir, ": ", error.message()));
   }
-  std::optional<CaptionTable> captions;
-  if (!options.captions_file.empty()) {
-    absl::StatusOr<CaptionTable> table = ReadCaptionTable(storage, options.captions_file);
-    if (!table.ok()) return PrefixStatus("captions_file: ", table.status());
-    captions = *std::move(table);
-  }
   std::vector<ShardResult> results(plan.shards.size());
   std::atomic<size_t> next{0};
   std::mutex mu;
   absl::Status first_error;  // Guarded by mu.
   auto work = [&] {
     for (size_t s = next++; s < plan.shards.size(); s = next++) {
-      absl::StatusOr<ShardResult> result =
-          WriteShard(storage, options, captions ? &*captions : nullptr, plan, s, counters);
+      absl::StatusOr<ShardResult> result = WriteShard(storage, options, plan, s, counters);
       if (!result.ok()) {
         std::lock_guard<std::mutex> lock(mu);
         if (first_error.ok()) first_error = result.status();
@@ -280,7 +268,9 @@ absl::StatusOr<PackSummary> Pack(const Storage& storage, const PackOptions& opti
     summary.shards_reused += results[s].reused ? 1 : 0;
   }
   for (const std::string& name : plan.class_names) manifest.add_class_names(name);
-  if (options.has_captions()) manifest.add_fields(std::string(kTextField));
+  if (plan.fields != nullptr) {
+    for (const std::string& name : plan.fields->names()) manifest.add_fields(name);
+  }
   for (const PackInput& input : plan.inputs) summary.input_bytes += input.bytes;
   summary.shards = results.size();
   if (!options.report.empty()) {

@@ -2,6 +2,8 @@
 #define STOKER_PACK_PACKER_H_
 
 // Writes a PackPlan: the shards in parallel (one shard per thread at a time), then the manifest.
+// Each record holds its image and the fields the plan's PackFields gives it (captions, COCO
+// targets), which the manifest declares.
 //
 // Atomic and resumable: each shard is written to "<name>.tmp", fsynced and renamed; the manifest
 // (written last, atomically) lists only renamed shards. A rerun with the same inputs and options

@@ -1,13 +1,17 @@
 // stoker-gen-images: writes a folder of natural-looking JPEGs, one subfolder per class
-// (pack/image_generator.h), for the JPEG demo and benchmark. Existing files are kept.
+// (pack/image_generator.h), for the JPEG demo and benchmark. Existing files are kept. With
+// --coco-images=N it writes a COCO-style detection and segmentation set instead: N scenes of
+// shapes and their instances.json (pack/coco_scene_generator.h), for stoker-pack --coco.
 //
 //   stoker-gen-images --output=/tmp/images --classes=10 --per-class=300
+//   stoker-gen-images --output=/tmp/coco --coco-images=200 --width=320 --height=240
 //
 // Exit codes: 0 done, 1 runtime error (printed), 2 bad flags.
 
 #include <cstdio>
 
 #include "common/flags.h"
+#include "pack/coco_scene_generator.h"
 #include "pack/image_generator.h"
 
 int main(int argc, char** argv) {
@@ -24,14 +28,22 @@ int main(int argc, char** argv) {
   flags.Add("quality", &quality, "JPEG quality (1..100)");
   flags.Add("seed", &spec.seed, "seed of the pixels");
   flags.Add("threads", &spec.threads, "threads (0 = one per core)");
+  uint32_t coco_images = 0;
+  flags.Add("coco-images", &coco_images,
+            "write a COCO-style set of this many scenes of shapes (OUTPUT/images/, "
+            "OUTPUT/instances.json) instead of class folders (0 = class folders)");
   for (const char* same : {"classes", "width", "height", "quality"}) flags.MapField(same, same);
   flags.MapField("dir", "output");
   flags.MapField("per_class", "per-class");
+  flags.MapField("images", "coco-images");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   spec.width = static_cast<int>(width);
   spec.height = static_cast<int>(height);
   spec.quality = static_cast<int>(quality);
-  const absl::Status status = stoker::GenerateImageFolder(spec);
+  const absl::Status status = coco_images > 0
+                                  ? stoker::WriteCocoSet(stoker::CocoSetSpec{
+                                        spec.dir, coco_images, spec.width, spec.height, spec.seed})
+                                  : stoker::GenerateImageFolder(spec);
   if (status.code() == absl::StatusCode::kInvalidArgument) return flags.Fail(status);
   if (!status.ok()) {
     std::fprintf(stderr, "stoker-gen-images: %s\n", status.ToString().c_str());

@@ -1,10 +1,13 @@
-// stoker-pack: packs an image folder (one subfolder per class) or a file list ("path class" per
-// line) into stoker shards of a target size and a manifest (docs/shard_format.md).
+// stoker-pack: packs an image folder (one subfolder per class), a file list ("path class" per
+// line) or a COCO instances file's images with their boxes and masks into stoker shards of a
+// target size and a manifest (docs/shard_format.md).
 //
 //   stoker-pack --input=/data/caltech256 --output=/data/caltech-shards [--resize-shorter=256]
 //   [--restart-markers] [--captions | --captions-file=PAIRS.tsv]
 //   stoker-pack --input=s3://raw/caltech256/ --output=s3://train/caltech-shards
 //   --report=skipped.tsv
+//   stoker-pack --coco=annotations/instances_val2017.json --input=/data/coco/val2017
+//   --output=/data/coco-val-shards
 //
 // Checks every input with the worker's decode gates first and skips what a worker would reject
 // (--keep-unverified packs as is); credentials and endpoint as for the worker (docs/storage.md).
@@ -66,7 +69,8 @@ absl::StatusOr<PackSummary> PackWithProgress(const Storage& storage, const PackO
 int Run(int argc, char** argv) {
   PackOptions options;
   uint64_t shard_mb = 64;
-  FlagSet flags(kProgram, "Packs an image folder or file list into stoker shards and a manifest.");
+  FlagSet flags(kProgram,
+                "Packs an image folder, file list or COCO set into stoker shards and a manifest.");
   flags.Add("input", &options.input, "image folder (one subfolder per class) or file list");
   flags.Add("output", &options.output_dir, "output directory for shards and manifest.json");
   flags.Add("shard-mb", &shard_mb, "target shard size in MiB of input bytes");
@@ -82,6 +86,10 @@ int Run(int argc, char** argv) {
   flags.Add("captions-file", &options.captions_file,
             "image-text pairs from a TSV of \"path<TAB>caption\" lines (paths as in --input's "
             "file list): each listed image's caption as its \"text\" field; others skipped");
+  flags.Add("coco", &options.coco,
+            "a COCO instances file: packs its images (--input is their folder) with their "
+            "\"boxes\", \"box_labels\" and \"masks\" (and \"keypoints\") fields; a bad "
+            "annotation stops the run");
   flags.Add("threads", &options.threads, "threads (0 = one per core)");
   bool keep_unverified = false;
   flags.Add("keep-unverified", &keep_unverified,
@@ -97,6 +105,7 @@ int Run(int argc, char** argv) {
   flags.MapField("shard_bytes", "shard-mb");
   flags.MapField("quality", "quality");
   flags.MapField("report", "report");
+  flags.MapField("coco", "coco");
   flags.MapField("max_pixels", "max-pixels");
   flags.MapField("max_scans", "max-scans");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
