@@ -415,7 +415,7 @@ TEST(ShardSourceFieldsTest, StokerRecordsCarryFieldsInTheirMetadata) {
   EXPECT_EQ(BadSampleReasonOf((*source)->Read(1, &sample)), BadSampleReason::kMissingField);
 }
 
-TEST(ShardSourceFieldsTest, OnlyShardedDatasetsHavePassThroughFields) {
+TEST(ShardSourceFieldsTest, OnlyShardedDatasetsHaveSourceFields) {
   stoker::v1::JobSpec spec;
   stoker::v1::SyntheticSource* synthetic_spec = spec.mutable_dataset()->mutable_synthetic();
   synthetic_spec->set_num_samples(4);

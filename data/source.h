@@ -70,7 +70,7 @@ absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec);
 
 // Opens the dataset. `seed` is the job's seed (synthetic pixels depend on it); shards are read
 // through `io` (a synthetic dataset reads nothing); `random_order` as ShardSource::Open's;
-// `fields`: the pass-through fields Read fills (PassThroughFields of the job,
+// `fields`: the pass-through fields Read fills (SourceFields of the job,
 // data/sample_fields.h). Errors as ValidateDatasetSpec and ShardSource::Open; INVALID_ARGUMENT
 // "fields: ..." when a synthetic dataset is asked for pass-through fields.
 absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSpec& spec,
@@ -78,7 +78,7 @@ absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSp
                                                      bool random_order = false,
                                                      std::vector<std::string> fields = {});
 
-// Checks spec.fields (PassThroughFields) and that `source` may have each pass-through field:
+// Checks spec.fields (SourceFields) and that `source` may have each pass-through field:
 // INVALID_ARGUMENT "fields[i]: ..." otherwise.
 absl::Status CheckJobFields(const stoker::v1::JobSpec& spec, const Source& source);
 
