@@ -65,6 +65,11 @@ absl::StatusOr<std::vector<std::string>> SourceFields(const stoker::v1::JobSpec&
   return read;
 }
 
+bool NamesTypedTargets(const stoker::v1::JobSpec& spec) {
+  return std::any_of(spec.fields().begin(), spec.fields().end(),
+                     [](const std::string& name) { return IsTargetField(name); });
+}
+
 std::string WebDatasetExtension(absl::string_view field) {
   return field == kTextField ? "txt" : std::string(field);
 }

@@ -41,6 +41,10 @@ inline constexpr size_t kMaxFieldNameBytes = 64;
 // fields are named without "image" or more than kMaxJobFields are.
 absl::StatusOr<std::vector<std::string>> SourceFields(const stoker::v1::JobSpec& spec);
 
+// True when spec.fields names a typed target (common/target_fields.h): the job's pipeline is then
+// compiled with targets (PipelineOptions::with_targets) by the coordinator and the workers alike.
+bool NamesTypedTargets(const stoker::v1::JobSpec& spec);
+
 // The WebDataset key extension a pass-through field is read from: "txt" for "text", the name
 // itself otherwise.
 std::string WebDatasetExtension(absl::string_view field);

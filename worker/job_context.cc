@@ -1,11 +1,9 @@
 #include "worker/job_context.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "common/target_fields.h"
 #include "data/sample_fields.h"
 
 namespace stoker {
@@ -33,7 +31,7 @@ absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
   RETURN_IF_ERROR(CheckJobFields(spec, *source));
   ASSIGN_OR_RETURN(std::vector<std::string> fields, SourceFields(spec));
   PipelineOptions options;
-  options.with_targets = std::any_of(fields.begin(), fields.end(), IsTargetField);
+  options.with_targets = NamesTypedTargets(spec);
   ASSIGN_OR_RETURN(Pipeline pipeline,
                    Pipeline::Compile(spec.pipeline(), source->format(), options));
   return std::shared_ptr<JobContext>(
