@@ -9,7 +9,7 @@ processes (stoker.LocalCluster).
 The pipeline flips every image (p=1) and doubles its size, so each sample's moved boxes and masks
 are known exactly: x -> 2 (W - x), y -> 2 y. Checks: one epoch yields every sample exactly once
 with its boxes, labels and masks as expected (lists of tensors; padded tensors with counts;
-NumPy arrays; stoker.detection_targets); a worker killed (SIGKILL) mid-epoch loses and
+NumPy arrays; stoker.detection_targets; keypoints and padding without a cluster); a worker killed (SIGKILL) mid-epoch loses and
 duplicates nothing; a sample whose box lies outside its image is skipped (replaced by the next
 one), counted as bad_annotation, and the job goes on. Bounded: an alarm fails the run after
 170 s.
@@ -251,6 +251,43 @@ class TargetsLoaderTest(SceneCluster):
         logs = "".join(self.cluster.log_tail(f"worker{w}", 20000) for w in range(2))
         self.assertIn("bad_annotation", logs)
         self.assertIn("lies outside the 32x24 image", logs)
+
+
+class FakeRawBatch:
+    """The part of stoker._stoker.Batch that typed targets read: keypoints, and a sample with
+    none, without a cluster."""
+    shape = [2, 2, 3, 3]  # [N, H, W, C]
+    layout = "hwc"
+    field_names = ["keypoints"]
+
+    @staticmethod
+    def field_values(column):
+        two = struct.pack("<I", 2) + np.arange(6, dtype="<f4").tobytes()  # 1 instance, K=2
+        return [two, struct.pack("<I", 2)]  # the second sample: K=2, no instance
+
+
+class TargetArraysTest(unittest.TestCase):
+    def test_keypoints_and_padding(self):
+        arrays = stoker.targets.target_arrays(FakeRawBatch, "keypoints")
+        self.assertEqual(arrays[0].shape, (1, 2, 3))
+        np.testing.assert_array_equal(arrays[0].reshape(-1), np.arange(6))
+        self.assertEqual(arrays[1].shape, (0, 2, 3))
+        padded, counts = stoker.targets.pad_targets(arrays)
+        self.assertEqual(padded.shape, (2, 1, 2, 3))
+        np.testing.assert_array_equal(counts, [1, 0])
+        self.assertFalse(padded[1].any())
+
+    def test_detection_targets_slices_padded_fields_by_their_counts(self):
+        batch = {"image": np.zeros((2, 3, 4, 4)), "boxes": np.ones((2, 3, 4), np.float32),
+                 "boxes_count": np.array([3, 1]), "box_labels": np.ones((2, 3), np.int64),
+                 "box_labels_count": np.array([3, 1])}
+        images, targets = stoker.detection_targets(batch)
+        self.assertIs(images, batch["image"])
+        self.assertEqual([set(t) for t in targets], [{"boxes", "labels"}] * 2)
+        self.assertEqual([len(t["boxes"]) for t in targets], [3, 1])
+        self.assertEqual([len(t["labels"]) for t in targets], [3, 1])
+        with self.assertRaisesRegex(KeyError, "detection_targets: the batch has none"):
+            stoker.detection_targets({"image": batch["image"]})
 
 
 class TargetsWorkerKilledTest(SceneCluster):
