@@ -1,7 +1,6 @@
 #include "wire/target_check.h"
 
 #include <cstring>
-#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "common/target_fields.h"
@@ -34,7 +33,7 @@ absl::Status CountInstances(absl::string_view name, uint64_t size, uint64_t pixe
       return absl::OkStatus();
     }
     uint32_t per_instance = 0;
-    if (size >= kWireKeypointsPrefixBytes) std::memcpy(&per_instance, value, 4);
+    if (size >= kWireKeypointsPrefixBytes) std::memcpy(&per_instance, value, sizeof(per_instance));
     if (per_instance == 0 || per_instance > kMaxKeypointsPerInstance) {
       return absl::DataLossError(absl::StrCat("keypoints per instance must be 1..",
                                               kMaxKeypointsPerInstance, ", got ", per_instance));
