@@ -406,6 +406,16 @@ absl::Status Pipeline::RunWithTargets(const SampleInput& input, CounterRng* rng,
   return MoveTargets(tracked.moves, targets);
 }
 
+absl::StatusOr<ImageShape> Pipeline::TargetCanvas(const SampleInput& input,
+                                                  PipelineWorkspace* workspace) const {
+  if (!encoded_input_) return input.image.shape;
+  // No next op: the full size, never a DCT-downscaled one.
+  absl::StatusOr<ImageShape> shape =
+      ops_[0]->ReadEncoded(input.encoded, nullptr, &workspace->decoder());
+  if (!shape.ok()) return OpError(0, *ops_[0], shape.status());
+  return *shape;
+}
+
 absl::Status Pipeline::RunOps(const SampleInput& sample, CounterRng* rng,
                               PipelineWorkspace* workspace, uint8_t* out,
                               TrackedMoves* tracked) const {

@@ -192,6 +192,12 @@ class Pipeline {
   absl::Status RunWithTargets(const SampleInput& input, CounterRng* rng,
                               PipelineWorkspace* workspace, uint8_t* out,
                               SampleTargets* targets) const;
+  // The canvas RunWithTargets wants for `input`'s targets: the decoded image's size, or for
+  // encoded input the size its header says it decodes to without downscaling, read through
+  // ops[0] (the decode op: its format and pixel-budget gates, so that masks sized by the canvas
+  // are bounded by that budget). Errors: the decode op's bad-sample errors, prefixed as Run's.
+  absl::StatusOr<ImageShape> TargetCanvas(const SampleInput& input,
+                                          PipelineWorkspace* workspace) const;
 
  private:
   // The moves of one tracked run (RunWithTargets), from a source image of source size.

@@ -7,6 +7,7 @@
 #include "augment/pipeline.h"
 #include "common/status_macros.h"
 #include "coordinator/job_geometry.h"
+#include "data/sample_fields.h"
 #include "data/source.h"
 #include "plan/epoch_plan.h"
 
@@ -58,7 +59,9 @@ absl::StatusOr<stoker::v1::JobGeometry> ComputeJobGeometry(const JobSpec& spec,
   auto source = open_source(spec.dataset(), spec.seed());
   if (!source.ok()) return UnderSpec(source.status());
   RETURN_IF_ERROR(UnderSpec(CheckJobFields(spec, **source)));
-  auto pipeline = Pipeline::Compile(spec.pipeline(), (*source)->format());
+  PipelineOptions options;
+  options.with_targets = NamesTypedTargets(spec);  // Refuses ops that cannot move targets.
+  auto pipeline = Pipeline::Compile(spec.pipeline(), (*source)->format(), options);
   if (!pipeline.ok()) return UnderSpec(pipeline.status());
 
   const uint64_t num_samples = (*source)->size();

@@ -76,7 +76,41 @@ TEST(JobValidationTest, FieldErrorsNameTheirPosition) {
   spec.set_fields(2, "boxes");
   EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("spec.fields[2]: \"boxes\" is reserved for typed targets")));
+                       HasSubstr("spec.fields[2]: \"boxes\": this dataset's samples have only "
+                                 "\"image\" and \"label\" (typed targets come from stoker "
+                                 "shards")));
+}
+
+// Decoded 8x8 RGB samples that may carry any field, typed targets included.
+class AnyFieldSource : public Source {
+ public:
+  uint64_t size() const override { return 40; }
+  InputFormat format() const override {
+    return InputFormat::Decoded(ImageShape{8, 8, 3, PixelType::kUint8});
+  }
+  absl::Status Read(uint64_t, SampleBuffer*) const override {
+    return absl::UnimplementedError("not read at validation");
+  }
+  std::string Locate(uint64_t index) const override { return "any"; }
+  absl::Status CheckField(absl::string_view) const override { return absl::OkStatus(); }
+};
+
+// A job naming typed targets is refused at OpenJob when its pipeline cannot move them, naming
+// the op; the same pipeline without them is fine.
+TEST(JobValidationTest, TypedTargetsNeedAPipelineThatMovesThem) {
+  const SourceFactory any_field = [](const stoker::v1::DatasetSpec&, uint64_t) {
+    return absl::StatusOr<std::unique_ptr<Source>>(std::make_unique<AnyFieldSource>());
+  };
+  stoker::v1::JobSpec spec = SmallJobSpec();
+  spec.clear_pipeline();
+  spec.mutable_pipeline()->add_ops()->mutable_horizontal_flip();
+  spec.mutable_pipeline()->add_ops()->mutable_rand_augment();
+  EXPECT_THAT(ValidateJobSpec(spec, any_field), IsOk());
+  spec.add_fields("image");
+  spec.add_fields("boxes");
+  EXPECT_THAT(ValidateJobSpec(spec, any_field),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("pipeline.ops[1] (rand_augment): moves pixels and cannot move")));
 }
 
 TEST(JobValidationTest, DatasetErrorsAreUnderSpec) {

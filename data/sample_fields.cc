@@ -4,11 +4,10 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/target_fields.h"
 
 namespace stoker {
 namespace {
-
-constexpr absl::string_view kReserved[] = {"boxes", "box_labels", "masks", "keypoints"};
 
 bool IsNameChar(char c) {
   return absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '.' || c == '_' || c == '-';
@@ -23,9 +22,6 @@ std::string NameProblem(absl::string_view name) {
   if (name.front() == '.' || !std::all_of(name.begin(), name.end(), IsNameChar)) {
     return absl::StrCat("\"", name, "\" is not a field name (lowercase a-z, 0-9, '.', '_', '-')");
   }
-  if (std::find(std::begin(kReserved), std::end(kReserved), name) != std::end(kReserved)) {
-    return absl::StrCat("\"", name, "\" is reserved for typed targets, not supported yet");
-  }
   if (name == "txt") return "\"txt\": a WebDataset .txt is the field \"text\"";
   if (name == "cls") return "\"cls\": a WebDataset .cls is the field \"label\"";
   return "";
@@ -33,13 +29,14 @@ std::string NameProblem(absl::string_view name) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> PassThroughFields(const stoker::v1::JobSpec& spec) {
+absl::StatusOr<std::vector<std::string>> SourceFields(const stoker::v1::JobSpec& spec) {
   if (static_cast<uint64_t>(spec.fields_size()) > kMaxJobFields) {
     return absl::InvalidArgumentError(
         absl::StrCat("fields: ", spec.fields_size(), " names, at most ", kMaxJobFields));
   }
-  std::vector<std::string> pass_through;
-  bool image = false;
+  std::vector<std::string> read;
+  bool image = false, boxes = false;
+  int box_labels_at = -1;
   for (int i = 0; i < spec.fields_size(); ++i) {
     const std::string& name = spec.fields(i);
     std::string problem = NameProblem(name);
@@ -52,14 +49,25 @@ absl::StatusOr<std::vector<std::string>> PassThroughFields(const stoker::v1::Job
     if (name == kImageField) {
       image = true;
     } else if (name != kLabelField) {
-      pass_through.push_back(name);
+      read.push_back(name);
     }
+    boxes = boxes || name == kBoxesField;
+    if (name == kBoxLabelsField) box_labels_at = i;
+  }
+  if (box_labels_at >= 0 && !boxes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fields[", box_labels_at, "]: \"box_labels\" needs \"boxes\" (labels belong to boxes)"));
   }
   if (spec.fields_size() > 0 && !image) {
     return absl::InvalidArgumentError(
         "fields: must name \"image\" (the pipeline's output) when fields are named");
   }
-  return pass_through;
+  return read;
+}
+
+bool NamesTypedTargets(const stoker::v1::JobSpec& spec) {
+  return std::any_of(spec.fields().begin(), spec.fields().end(),
+                     [](const std::string& name) { return IsTargetField(name); });
 }
 
 std::string WebDatasetExtension(absl::string_view field) {

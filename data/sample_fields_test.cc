@@ -19,25 +19,31 @@ stoker::v1::JobSpec WithFields(const std::vector<std::string>& fields) {
 }
 
 void ExpectRefused(const std::vector<std::string>& fields, const std::string& message) {
-  const absl::Status status = PassThroughFields(WithFields(fields)).status();
+  const absl::Status status = SourceFields(WithFields(fields)).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << message;
   EXPECT_THAT(status.message(), HasSubstr(message));
 }
 
-TEST(SampleFieldsTest, PassThroughFieldsAreAllButImageAndLabelInOrder) {
-  auto fields = PassThroughFields(WithFields({"json", "image", "seg.png", "label", "text"}));
+TEST(SampleFieldsTest, SourceFieldsAreAllButImageAndLabelInOrder) {
+  auto fields = SourceFields(WithFields({"json", "image", "seg.png", "label", "text"}));
   ASSERT_TRUE(fields.ok()) << fields.status();
   EXPECT_THAT(*fields, ElementsAre("json", "seg.png", "text"));
-  EXPECT_TRUE(PassThroughFields(WithFields({})).value().empty());
-  EXPECT_TRUE(PassThroughFields(WithFields({"image"})).value().empty());
+  EXPECT_TRUE(SourceFields(WithFields({})).value().empty());
+  EXPECT_TRUE(SourceFields(WithFields({"image"})).value().empty());
+}
+
+// Typed targets are read from the record like pass-through fields (the worker moves them).
+TEST(SampleFieldsTest, TypedTargetsAreSourceFields) {
+  auto fields =
+      SourceFields(WithFields({"image", "boxes", "box_labels", "masks", "keypoints", "text"}));
+  ASSERT_TRUE(fields.ok()) << fields.status();
+  EXPECT_THAT(*fields, ElementsAre("boxes", "box_labels", "masks", "keypoints", "text"));
+  EXPECT_TRUE(SourceFields(WithFields({"image", "masks"})).ok());
 }
 
 TEST(SampleFieldsTest, BadNamesAreRefusedNamingTheirPosition) {
   ExpectRefused({"image", "text", "text"}, "fields[2]: \"text\" is named twice");
-  ExpectRefused({"image", "boxes"}, "fields[1]: \"boxes\" is reserved for typed targets");
-  ExpectRefused({"image", "masks"}, "fields[1]: \"masks\" is reserved");
-  ExpectRefused({"image", "box_labels"}, "fields[1]: \"box_labels\" is reserved");
-  ExpectRefused({"image", "keypoints"}, "fields[1]: \"keypoints\" is reserved");
+  ExpectRefused({"image", "box_labels", "masks"}, "fields[1]: \"box_labels\" needs \"boxes\"");
   ExpectRefused({"", "image"}, "fields[0]: must not be empty");
   ExpectRefused({"image", "Text"}, "fields[1]: \"Text\" is not a field name");
   ExpectRefused({"image", ".txt"}, "fields[1]: \".txt\" is not a field name");

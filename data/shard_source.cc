@@ -9,6 +9,7 @@
 #include "common/bad_sample.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "common/target_fields.h"
 #include "data/manifest.h"
 #include "data/record_fields.h"
 #include "data/sample_fields.h"
@@ -23,15 +24,15 @@ absl::StatusOr<ShardIndex> LoadIndex(const RandomAccessFile& file, bool tar) {
   return tar ? LoadTarShardIndex(file) : LoadStokerShardIndex(file);
 }
 
-// A bad sample when the field is missing or over kMaxFieldValueBytes.
+// A bad sample when the field is missing or over MaxStoredFieldValueBytes.
 absl::Status CheckFieldValue(const std::string& field, bool found, uint64_t size) {
   if (!found) {
     return BadSampleError(BadSampleReason::kMissingField, absl::StrCat("no \"", field, "\" field"));
   }
-  if (size > kMaxFieldValueBytes) {
+  if (size > MaxStoredFieldValueBytes(field)) {
     return BadSampleError(BadSampleReason::kTooLarge,
                           absl::StrCat("field \"", field, "\" of ", size, " bytes (at most ",
-                                       kMaxFieldValueBytes, ")"));
+                                       MaxStoredFieldValueBytes(field), ")"));
   }
   return absl::OkStatus();
 }
@@ -176,6 +177,13 @@ absl::Status ShardSource::ReadRecord(const OpenShard& shard, uint64_t record,
 }
 
 absl::Status ShardSource::CheckField(absl::string_view name) const {
+  const bool any_tar = std::any_of(shards_.begin(), shards_.end(), [](const ShardRef& shard) {
+    return IsTarShard(shard.location);
+  });
+  if (IsTargetField(name) && any_tar) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", name, "\": the dataset has WebDataset shards; ", kTypedTargetsSource));
+  }
   if (!declared_fields_.has_value() || std::find(declared_fields_->begin(), declared_fields_->end(),
                                                  name) != declared_fields_->end()) {
     return absl::OkStatus();
@@ -185,7 +193,7 @@ absl::Status ShardSource::CheckField(absl::string_view name) const {
                    declared_fields_->empty()
                        ? "no fields"
                        : absl::StrCat("only [", absl::StrJoin(*declared_fields_, ", "), "]"),
-                   " (stoker-pack --captions stores \"text\")"));
+                   " (stoker-pack --captions stores \"text\"; --coco the typed targets)"));
 }
 
 absl::Status ShardSource::ReadTarFields(const OpenShard& shard, uint64_t record,

@@ -14,10 +14,12 @@
 // logged; the samples past the damage then read as bad samples (reason kReadError), and a record
 // whose CRC does not match as kCorruptRecord.
 // Read fills SampleBuffer.encoded with the image bytes, SampleBuffer.label and
-// SampleBuffer.fields (the pass-through fields asked for: a tar's files of those extensions,
-// data/tar_reader.h; a stoker record's metadata, data/record_fields.h), reusing the buffer's
-// capacity: no allocation per sample once warm. A sample without one of the fields is a bad
-// sample (kMissingField), one whose value is over kMaxFieldValueBytes too (kTooLarge).
+// SampleBuffer.fields (the fields asked for: a tar's files of those extensions,
+// data/tar_reader.h; a stoker record's metadata, data/record_fields.h, typed targets included),
+// reusing the buffer's capacity: no allocation per sample once warm. A sample without one of the
+// fields is a bad sample (kMissingField), one whose value is over MaxStoredFieldValueBytes
+// (common/field_limits.h) too (kTooLarge). Typed targets come from stoker records only:
+// CheckField refuses them for a dataset with WebDataset shards.
 
 #include <memory>
 #include <optional>
@@ -50,7 +52,7 @@ class ShardSource : public Source {
   // the shards are larger in all than the storage's shard cache, remote shards are then read
   // with ranged GETs of the records (RemoteReads::kRanged) instead of whole-shard downloads that
   // the cache would evict before their next use (docs/storage.md).
-  // `fields`: the pass-through fields Read fills (data/sample_fields.h).
+  // `fields`: the fields Read fills, pass-through and typed (SourceFields, data/sample_fields.h).
   static absl::StatusOr<std::unique_ptr<ShardSource>> Open(const stoker::v1::ShardDataset& spec,
                                                            const DatasetIo& io,
                                                            bool random_order = false,

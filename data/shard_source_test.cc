@@ -415,7 +415,53 @@ TEST(ShardSourceFieldsTest, StokerRecordsCarryFieldsInTheirMetadata) {
   EXPECT_EQ(BadSampleReasonOf((*source)->Read(1, &sample)), BadSampleReason::kMissingField);
 }
 
-TEST(ShardSourceFieldsTest, OnlyShardedDatasetsHavePassThroughFields) {
+// A typed target's stored value may exceed 64 KiB (run-length masks), up to
+// kMaxStoredTargetValueBytes; a pass-through value may not.
+TEST(ShardSourceFieldsTest, TypedTargetsAreStoredValuesOfTheirOwnBound) {
+  TempDir dir;
+  {
+    auto writer = ShardWriter::Create(dir.File("s.stoker"));
+    ASSERT_TRUE(writer.ok());
+    const std::string masks(kMaxFieldValueBytes + 1, 'm');
+    const std::string over(kMaxStoredTargetValueBytes + 1, 'm');
+    ASSERT_TRUE((*writer)
+                    ->Add("k0", 0, AsBytes("IMAGE-0"),
+                          EncodeRecordFields({{"masks", masks}, {"text", "t"}}).value())
+                    .ok());
+    ASSERT_TRUE((*writer)
+                    ->Add("k1", 0, AsBytes("IMAGE-1"),
+                          EncodeRecordFields({{"masks", over}, {"text", "t"}}).value())
+                    .ok());
+    ASSERT_TRUE((*writer)
+                    ->Add("k2", 0, AsBytes("IMAGE-2"),
+                          EncodeRecordFields({{"masks", masks}, {"text", masks}}).value())
+                    .ok());
+    ASSERT_TRUE((*writer)->Finish().ok());
+  }
+  auto source = CreateSource(PathsSpec(dir.File("s.stoker")), 0, DatasetIo::FromEnvironment(),
+                             false, {"masks", "text"});
+  ASSERT_TRUE(source.ok()) << source.status();
+  SampleBuffer sample;
+  ASSERT_TRUE((*source)->Read(0, &sample).ok());
+  EXPECT_EQ(sample.fields[0].size(), kMaxFieldValueBytes + 1);
+  EXPECT_EQ(BadSampleReasonOf((*source)->Read(1, &sample)), BadSampleReason::kTooLarge);
+  EXPECT_EQ(BadSampleReasonOf((*source)->Read(2, &sample)), BadSampleReason::kTooLarge);
+}
+
+TEST(ShardSourceFieldsTest, WebDatasetShardsHaveNoTypedTargets) {
+  TempDir dir;
+  WriteTar(dir.File("s.tar"), {{"a.jpg", "JPEG-A"}, {"a.boxes", "B"}});
+  auto source = CreateSource(PathsSpec(dir.File("s.tar")), 0, DatasetIo::FromEnvironment());
+  ASSERT_TRUE(source.ok());
+  const absl::Status boxes = (*source)->CheckField("boxes");
+  EXPECT_EQ(boxes.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(boxes.message(),
+              HasSubstr("\"boxes\": the dataset has WebDataset shards; typed targets come from "
+                        "stoker shards packed with them (stoker-pack --coco)"));
+  EXPECT_TRUE((*source)->CheckField("text").ok());
+}
+
+TEST(ShardSourceFieldsTest, OnlyShardedDatasetsHaveSourceFields) {
   stoker::v1::JobSpec spec;
   stoker::v1::SyntheticSource* synthetic_spec = spec.mutable_dataset()->mutable_synthetic();
   synthetic_spec->set_num_samples(4);

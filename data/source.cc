@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/target_fields.h"
 #include "data/sample_fields.h"
 #include "data/shard_source.h"
 #include "data/synthetic_source.h"
@@ -63,7 +64,8 @@ absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec) {
 
 absl::Status Source::CheckField(absl::string_view name) const {
   return absl::InvalidArgumentError(
-      absl::StrCat("\"", name, "\": this dataset's samples have only \"image\" and \"label\""));
+      absl::StrCat("\"", name, "\": this dataset's samples have only \"image\" and \"label\"",
+                   IsTargetField(name) ? absl::StrCat(" (", kTypedTargetsSource, ")") : ""));
 }
 
 absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSpec& spec,
@@ -74,7 +76,8 @@ absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSp
   if (spec.has_synthetic()) {
     if (!fields.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "fields: a synthetic dataset has only \"image\" and \"label\", not \"", fields[0], "\""));
+          "fields: a synthetic dataset has only \"image\" and \"label\", not \"", fields[0], "\"",
+          IsTargetField(fields[0]) ? absl::StrCat(" (", kTypedTargetsSource, ")") : ""));
     }
     return std::unique_ptr<Source>(new SyntheticSource(spec.synthetic(), seed));
   }
@@ -88,7 +91,7 @@ absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSp
 }
 
 absl::Status CheckJobFields(const stoker::v1::JobSpec& spec, const Source& source) {
-  RETURN_IF_ERROR(PassThroughFields(spec).status());
+  RETURN_IF_ERROR(SourceFields(spec).status());
   for (int i = 0; i < spec.fields_size(); ++i) {
     const std::string& name = spec.fields(i);
     if (name == kImageField || name == kLabelField) continue;

@@ -2,7 +2,7 @@
 #define STOKER_DATA_SOURCE_H_
 
 // Where samples come from. A Source turns a dataset index into a sample (a decoded image, or the
-// encoded bytes of one), a label and the values of the job's pass-through fields
+// encoded bytes of one), a label and the values of the job's fields (pass-through and typed)
 // (data/sample_fields.h).
 
 #include <cstdint>
@@ -29,8 +29,8 @@ struct SampleBuffer {
   // Encoded sources: the file's bytes (resized by Read; capacity kept).
   std::vector<uint8_t> encoded;
   int64_t label = 0;
-  // The values of the source's pass-through fields (CreateSource's `fields`), in that order; each
-  // resized by Read, capacity kept.
+  // The values of the source's fields (CreateSource's `fields`: pass-through fields as stored,
+  // typed targets in their stored form), in that order; each resized by Read, capacity kept.
   std::vector<std::vector<uint8_t>> fields;
 
   // The pipeline's view of this sample for a source of `format`.
@@ -58,7 +58,7 @@ class Source {
   virtual absl::Status Read(uint64_t index, SampleBuffer* sample) const = 0;
   // Where sample `index` lives, for logs: e.g. "train-00003.stoker offset 1048576".
   virtual std::string Locate(uint64_t index) const = 0;
-  // OK when samples of this dataset may have the pass-through field `name`; otherwise
+  // OK when samples of this dataset may have the field `name`; otherwise
   // INVALID_ARGUMENT saying why (without the field's position, which the caller adds). By
   // default a source has only the image and the label.
   virtual absl::Status CheckField(absl::string_view name) const;
@@ -70,15 +70,16 @@ absl::Status ValidateDatasetSpec(const stoker::v1::DatasetSpec& spec);
 
 // Opens the dataset. `seed` is the job's seed (synthetic pixels depend on it); shards are read
 // through `io` (a synthetic dataset reads nothing); `random_order` as ShardSource::Open's;
-// `fields`: the pass-through fields Read fills (PassThroughFields of the job,
+// `fields`: the fields Read fills (SourceFields of the job,
 // data/sample_fields.h). Errors as ValidateDatasetSpec and ShardSource::Open; INVALID_ARGUMENT
-// "fields: ..." when a synthetic dataset is asked for pass-through fields.
+// "fields: ..." when a synthetic dataset is asked for any (typed targets: saying where they come
+// from).
 absl::StatusOr<std::unique_ptr<Source>> CreateSource(const stoker::v1::DatasetSpec& spec,
                                                      uint64_t seed, const DatasetIo& io,
                                                      bool random_order = false,
                                                      std::vector<std::string> fields = {});
 
-// Checks spec.fields (PassThroughFields) and that `source` may have each pass-through field:
+// Checks spec.fields (SourceFields) and that `source` may have each field it reads:
 // INVALID_ARGUMENT "fields[i]: ..." otherwise.
 absl::Status CheckJobFields(const stoker::v1::JobSpec& spec, const Source& source);
 

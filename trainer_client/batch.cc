@@ -1,13 +1,23 @@
 #include "trainer_client/batch.h"
 
+#include <cstring>
 #include <utility>
 
+#include "common/target_fields.h"
 #include "stoker/v1/worker.pb.h"
 #include "wire/batch_check.h"
 
 namespace stoker {
 
 namespace {
+
+// `bytes` as little-endian values of T (this client's byte order), copied: they may be unaligned.
+template <typename T>
+std::vector<T> CopyValues(absl::Span<const uint8_t> bytes) {
+  std::vector<T> values(bytes.size() / sizeof(T));
+  if (!values.empty()) std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
+  return values;
+}
 
 const BatchPayload& EmptyPayload() {
   static const BatchPayload* const empty = new BatchPayload(BatchPayload::Chunk(), nullptr);
@@ -53,6 +63,29 @@ absl::Span<const uint8_t> Batch::field_value(size_t column, size_t i) const {
   const auto& offsets = header().fields(static_cast<int>(column)).offsets();
   const uint64_t begin = offsets.Get(static_cast<int>(i));
   return payload().contiguous().subspan(begin, offsets.Get(static_cast<int>(i + 1)) - begin);
+}
+
+absl::Span<const uint8_t> Batch::TargetBytes(absl::string_view field, size_t i) const {
+  const int column = FindField(field);
+  return column < 0 ? absl::Span<const uint8_t>() : field_value(static_cast<size_t>(column), i);
+}
+
+std::vector<float> Batch::boxes(size_t i) const {
+  return CopyValues<float>(TargetBytes(kBoxesField, i));
+}
+
+std::vector<int64_t> Batch::box_labels(size_t i) const {
+  return CopyValues<int64_t>(TargetBytes(kBoxLabelsField, i));
+}
+
+absl::Span<const uint8_t> Batch::masks(size_t i) const { return TargetBytes(kMasksField, i); }
+
+std::vector<float> Batch::keypoints(size_t i, uint32_t* per_instance) const {
+  const absl::Span<const uint8_t> value = TargetBytes(kKeypointsField, i);
+  *per_instance = 0;
+  if (value.size() < kWireKeypointsPrefixBytes) return {};
+  std::memcpy(per_instance, value.data(), sizeof(*per_instance));
+  return CopyValues<float>(value.subspan(kWireKeypointsPrefixBytes));
 }
 
 absl::Span<const int64_t> Batch::shape() const {

@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -67,6 +68,17 @@ class Batch {
   // Sample i's value of `column`. REQUIRES: column < num_fields(), i < num_samples().
   absl::Span<const uint8_t> field_value(size_t column, size_t i) const;
 
+  // Typed targets (columns "boxes", "box_labels", "masks", "keypoints"; moved with the image by
+  // the worker, in pixels of the output image; checked on receipt, wire/target_check.h). Sample
+  // i's N instances, empty when the batch has no such column. Boxes and keypoints are copied out
+  // (their values may lie unaligned in the payload); masks are a view.
+  // REQUIRES: i < num_samples().
+  std::vector<float> boxes(size_t i) const;         // N × 4, XYXY
+  std::vector<int64_t> box_labels(size_t i) const;  // N
+  absl::Span<const uint8_t> masks(size_t i) const;  // N × H × W, 0 or 1
+  // N × K × 3 (x, y, visibility); *per_instance = K (0 when empty).
+  std::vector<float> keypoints(size_t i, uint32_t* per_instance) const;
+
   // The tensor as elements of T: uint8_t for DTYPE_UINT8, float for DTYPE_FLOAT32, Float16 for
   // DTYPE_FLOAT16, Bfloat16 for DTYPE_BFLOAT16. Returns an empty span when T does not match
   // dtype().
@@ -113,6 +125,9 @@ class Batch {
     if constexpr (std::is_same_v<T, Bfloat16>) return v1::DTYPE_BFLOAT16;
     return v1::DTYPE_UINT8;
   }
+
+  // Sample i's value of the column named `field`; empty without one.
+  absl::Span<const uint8_t> TargetBytes(absl::string_view field, size_t i) const;
 
   std::shared_ptr<const v1::BatchMessage> message_;  // the header; null when empty()
   std::shared_ptr<const BatchPayload> payload_;      // null when empty()

@@ -105,5 +105,59 @@ TEST(BatchTest, FieldValuesAreViewsIntoThePayloadAfterTheTensor) {
   EXPECT_EQ(std::string(second.begin(), second.end()), "ok");
 }
 
+// Typed targets after an odd-sized tensor: float32 and int64 values at unaligned payload offsets
+// come back copied and exact; masks are a view; a batch without a column gives empty values.
+TEST(BatchTest, TypedTargetsAreReadAtAnyAlignment) {
+  auto message = MakeBatchMessage(7, 0, 1);  // two samples, 6 bytes
+  message->mutable_data()->append("x");      // a 1-byte "text" value: the typed ones start odd
+  std::string& data = *message->mutable_data();
+  auto append = [&data](const void* bytes, size_t n) {
+    data.append(static_cast<const char*>(bytes), n);
+    return data.size();
+  };
+  v1::FieldColumn* text = message->mutable_header()->add_fields();
+  text->set_name("text");
+  for (uint64_t offset : {6, 7, 7}) text->add_offsets(offset);
+  const float box[4] = {1.5f, 2, 30.25f, 40};
+  const int64_t label = -3;
+  const uint8_t mask[3] = {0, 1, 1};
+  const uint32_t per_instance = 1;
+  const float keypoint[3] = {4, 5.5f, 2};
+  v1::FieldColumn* boxes = message->mutable_header()->add_fields();
+  boxes->set_name("boxes");
+  boxes->add_offsets(data.size());
+  boxes->add_offsets(append(box, sizeof(box)));
+  boxes->add_offsets(data.size());
+  v1::FieldColumn* labels = message->mutable_header()->add_fields();
+  labels->set_name("box_labels");
+  labels->add_offsets(data.size());
+  labels->add_offsets(append(&label, sizeof(label)));
+  labels->add_offsets(data.size());
+  v1::FieldColumn* masks = message->mutable_header()->add_fields();
+  masks->set_name("masks");
+  masks->add_offsets(data.size());
+  masks->add_offsets(append(mask, sizeof(mask)));
+  masks->add_offsets(data.size());
+  v1::FieldColumn* keypoints = message->mutable_header()->add_fields();
+  keypoints->set_name("keypoints");
+  keypoints->add_offsets(data.size());
+  append(&per_instance, sizeof(per_instance));
+  keypoints->add_offsets(append(keypoint, sizeof(keypoint)));
+  keypoints->add_offsets(data.size());
+  Batch batch(message);
+  EXPECT_THAT(batch.boxes(0), ElementsAre(1.5f, 2, 30.25f, 40));
+  EXPECT_THAT(batch.box_labels(0), ElementsAre(-3));
+  EXPECT_THAT(batch.masks(0), ElementsAre(0, 1, 1));
+  uint32_t k = 7;
+  EXPECT_THAT(batch.keypoints(0, &k), ElementsAre(4, 5.5f, 2));
+  EXPECT_EQ(k, 1u);
+  EXPECT_TRUE(batch.boxes(1).empty());
+  EXPECT_TRUE(batch.keypoints(1, &k).empty());
+  EXPECT_EQ(k, 0u);
+  Batch without(MakeBatchMessage(7, 0, 1));
+  EXPECT_TRUE(without.boxes(0).empty());
+  EXPECT_TRUE(without.masks(0).empty());
+}
+
 }  // namespace
 }  // namespace stoker

@@ -65,7 +65,7 @@ absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions optio
   RETURN_IF_ERROR(CheckStart(options, *response));
   if (env.worker_streams == nullptr) {
     env.worker_streams =
-        NewGrpcWorkerStreamFactory(options.MaxBatchPayloadBytes(response->batch_bytes()),
+        NewGrpcWorkerStreamFactory(options.MaxBatchPayloadBytes(*response),
                                    options.spec.batch_size(), options.tls);
   }
   std::unique_ptr<LoaderImpl> impl(

@@ -1,5 +1,7 @@
 #include "trainer_client/loader_options.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "common/field_limits.h"
 #include "common/payload_codec.h"
@@ -7,8 +9,17 @@
 
 namespace stoker {
 
-uint64_t LoaderOptions::MaxBatchPayloadBytes(uint64_t batch_bytes) const {
-  return batch_bytes + MaxFieldColumnBytes(spec.batch_size(), spec.fields_size());
+uint64_t LoaderOptions::MaxBatchPayloadBytes(const stoker::v1::OpenJobResponse& job) const {
+  if (spec.fields_size() == 0) return job.batch_bytes();
+  // One sample's elements: H × W × C, or the whole tensor's bytes when the shape is not known.
+  uint64_t sample_elements = job.batch_bytes();
+  if (job.batch_shape_size() >= 2) {
+    sample_elements = 1;
+    for (int d = 1; d < job.batch_shape_size(); ++d) {
+      sample_elements *= static_cast<uint64_t>(std::max<int64_t>(job.batch_shape(d), 0));
+    }
+  }
+  return job.batch_bytes() + MaxFieldColumnBytes(spec.batch_size(), spec.fields(), sample_elements);
 }
 
 absl::Status LoaderOptions::Validate() const {

@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "common/retry.h"
 #include "common/tls/tls_config.h"
+#include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/pipeline.pb.h"
 
 namespace stoker {
@@ -93,10 +94,12 @@ struct LoaderOptions {
   // "rank: must be < spec.world_size (2), got 2".
   absl::Status Validate() const;
 
-  // The most payload bytes a batch of the job may carry: its tensor (`batch_bytes`, the
+  // The most payload bytes a batch of the job may carry: its tensor (`job.batch_bytes()`, the
   // coordinator's OpenJob answer) and, with spec.fields, the values of its field columns after it
-  // (common/field_limits.h). What the worker streams' receive and decode limits are sized by.
-  uint64_t MaxBatchPayloadBytes(uint64_t batch_bytes) const;
+  // (MaxFieldColumnBytes, common/field_limits.h, the worker's own bound), masks counted at the
+  // elements of one sample of job.batch_shape() (at least its height × width whatever the
+  // layout). What the worker streams' receive and decode limits are sized by.
+  uint64_t MaxBatchPayloadBytes(const stoker::v1::OpenJobResponse& job) const;
 };
 
 }  // namespace stoker

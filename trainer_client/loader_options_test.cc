@@ -1,5 +1,8 @@
 #include "trainer_client/loader_options.h"
 
+#include <string>
+#include <vector>
+
 #include "common/field_limits.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -99,15 +102,23 @@ TEST(LoaderOptionsTest, AcceptsEveryCompressionName) {
 }
 
 // Without fields a batch's payload is its tensor, as before; each named field adds room for a
-// value of at most kMaxFieldValueBytes per sample.
+// value of at most kMaxFieldValueBytes per sample, a typed target its wire bound at the image's
+// size (masks: kMaxTargetInstances planes of a sample's elements).
 TEST(LoaderOptionsTest, MaxBatchPayloadBytesCountsTheFieldColumns) {
   LoaderOptions options;
   options.spec.set_batch_size(4);
-  EXPECT_EQ(options.MaxBatchPayloadBytes(1000), 1000u);
+  stoker::v1::OpenJobResponse job;
+  job.set_batch_bytes(4 * 300);
+  for (int64_t dim : {4, 10, 10, 3}) job.add_batch_shape(dim);
+  EXPECT_EQ(options.MaxBatchPayloadBytes(job), 1200u);
   options.spec.add_fields("image");
   options.spec.add_fields("text");
-  EXPECT_EQ(options.MaxBatchPayloadBytes(1000), 1000u + MaxFieldColumnBytes(4, 2));
-  EXPECT_GE(MaxFieldColumnBytes(4, 1), 4u * kMaxFieldValueBytes);
+  const std::vector<std::string> text = {"text"};
+  EXPECT_EQ(options.MaxBatchPayloadBytes(job), 1200u + MaxFieldColumnBytes(4, text, 300));
+  EXPECT_GE(MaxFieldColumnBytes(4, text, 300), 4u * kMaxFieldValueBytes);
+  options.spec.add_fields("masks");
+  EXPECT_GE(options.MaxBatchPayloadBytes(job),
+            1200u + 4u * kMaxFieldValueBytes + 4u * kMaxTargetInstances * 300);
 }
 
 }  // namespace

@@ -99,7 +99,7 @@ void StreamSide::Receive(StreamId id, const std::string& address, Batch received
   const int64_t arrived = delivery.sampled || worker_spans ? trace_->Now() : 0;
   if (worker_spans) trace_->OnWorkerSpans(received.header(), arrived);
   const uint64_t max_raw_bytes = job_.batch_bytes() > 0
-                                     ? options_.MaxBatchPayloadBytes(job_.batch_bytes())
+                                     ? options_.MaxBatchPayloadBytes(job_)
                                      : std::numeric_limits<int>::max();
   delivery.decoded = DecodeReceivedBatch(received.parts(), address, max_raw_bytes, pool_.get(),
                                          gather_buffers_.get());

@@ -7,6 +7,7 @@
 #include "common/payload_codec.h"
 #include "common/status_macros.h"
 #include "wire/batch_check.h"
+#include "wire/target_check.h"
 
 namespace stoker {
 namespace {
@@ -18,6 +19,7 @@ absl::StatusOr<DecodedBatch> Decode(ReceivedBatch received, uint64_t max_raw_byt
   decoded.wire_bytes = received.payload->size();
   if (IsRaw(header.compression())) {
     RETURN_IF_ERROR(CheckBatchHeader(header, decoded.wire_bytes));
+    RETURN_IF_ERROR(CheckTargetColumns(header, *received.payload));
     decoded.raw_bytes = decoded.wire_bytes;
     decoded.batch = std::move(received);
     return decoded;
@@ -45,6 +47,7 @@ absl::StatusOr<DecodedBatch> Decode(ReceivedBatch received, uint64_t max_raw_byt
   const BatchPayload::Chunk bytes(reinterpret_cast<const uint8_t*>(raw->data()), raw->size());
   decoded.batch = {std::move(decoded_header),
                    std::make_shared<const BatchPayload>(bytes, std::move(raw))};
+  RETURN_IF_ERROR(CheckTargetColumns(header, *decoded.batch.payload));
   decoded.raw_bytes = raw_bytes;
   decoded.decode_seconds = absl::ToDoubleSeconds(ThreadCpuTime() - cpu_start);
   return decoded;

@@ -34,7 +34,8 @@ struct DecodedBatch {
 
 // Decodes `received`, a batch from the worker at address `worker`, which errors name. DATA_LOSS
 // when the header does not describe the payload (CheckBatchHeader, batch_check.h: checked before
-// any buffer is sized), when the payload is corrupt or truncated, or announces more than
+// any buffer is sized), when a typed target column is ragged (CheckTargetColumns,
+// target_check.h), when the payload is corrupt or truncated, or announces more than
 // `max_raw_bytes` (a batch of the job is never larger); INVALID_ARGUMENT for a codec this client
 // does not know. The decoded header comes from `headers`, the decoded bytes from `buffers`.
 // Thread-safe.

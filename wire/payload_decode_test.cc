@@ -57,6 +57,23 @@ TEST_F(PayloadDecodeTest, ARawPayloadSmallerThanTheShapeIsDataLossNamingTheWorke
                                               HasSubstr("header.shape"))));
 }
 
+// Typed target columns are checked on receipt (wire/target_check.h): a box of 12 bytes is
+// refused before the trainer sees it.
+TEST_F(PayloadDecodeTest, ARaggedTypedTargetIsDataLossNamingTheWorker) {
+  std::shared_ptr<v1::BatchMessage> message = MakeBatchMessage(1, 0, 4);
+  v1::FieldColumn* boxes = message->mutable_header()->add_fields();
+  boxes->set_name("boxes");
+  for (uint64_t offset : {6, 22, 34}) boxes->add_offsets(offset);  // 16 bytes, then 12
+  message->mutable_data()->append(28, '\0');
+  EXPECT_THAT(Decode(message),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       AllOf(HasSubstr("batch 4 from worker 10.0.0.7:7001"),
+                             HasSubstr("header.fields[0] (\"boxes\") value 1: 12 bytes"))));
+  message->mutable_data()->resize(6 + 32);
+  boxes->set_offsets(2, 38);
+  EXPECT_TRUE(Decode(message).ok());
+}
+
 TEST_F(PayloadDecodeTest, AnnouncingMoreThanABatchIsRefusedBeforeAllocating) {
   std::shared_ptr<v1::BatchMessage> message = Compressed(v1::COMPRESSION_ZSTD);
   message->mutable_header()->set_uncompressed_bytes(uint64_t{1} << 50);

@@ -127,7 +127,8 @@ TEST(BatchFieldsTest, ABatchCountsItsFieldColumnsAtTheirLargest) {
                                         std::make_unique<CaptionSource>(8, std::set<uint64_t>{}));
   ASSERT_TRUE(with_fields.ok());
   EXPECT_EQ((*with_fields)->batch_bytes(), 16u);  // 4 images of 2x2x1.
-  EXPECT_EQ((*with_fields)->max_batch_bytes(), 16u + MaxFieldColumnBytes(4, 2));
+  const std::vector<std::string> columns = {"text", "json"};
+  EXPECT_EQ((*with_fields)->max_batch_bytes(), 16u + MaxFieldColumnBytes(4, columns, 2 * 2));
   EXPECT_GE((*with_fields)->max_batch_bytes(), 16u + 2 * 4 * uint64_t{kMaxFieldValueBytes});
   auto without = JobContext::Create(1, CaptionJob({}),
                                     std::make_unique<CaptionSource>(8, std::set<uint64_t>{}));

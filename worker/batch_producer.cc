@@ -5,11 +5,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "augment/targets/target_codec.h"
 #include "common/bad_sample.h"
 #include "common/clock.h"
 #include "common/counter_rng.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "worker/sample_targets.h"
 #include "worker/simulated_batch.h"
 
 namespace stoker {
@@ -24,9 +26,16 @@ absl::Status ProduceSample(JobContext& job, uint32_t epoch, uint64_t index,
   RETURN_IF_ERROR(job.source().Read(index, &scratch->sample));
   CounterRng rng = SampleRng(job.spec().seed(), epoch, index);
   const Pipeline& pipeline = job.pipeline();
+  const SampleInput input = scratch->sample.input(job.source().format());
   const int64_t run_start = timeline.on() ? trace::MonotonicNowNanos() : 0;
-  RETURN_IF_ERROR(
-      pipeline.Run(scratch->sample.input(job.source().format()), &rng, &scratch->workspace, slot));
+  if (job.has_targets()) {
+    ASSIGN_OR_RETURN(scratch->targets, ReadSampleTargets(job.fields(), scratch->sample, pipeline,
+                                                         input, &scratch->workspace));
+    RETURN_IF_ERROR(
+        pipeline.RunWithTargets(input, &rng, &scratch->workspace, slot, &scratch->targets));
+  } else {
+    RETURN_IF_ERROR(pipeline.Run(input, &rng, &scratch->workspace, slot));
+  }
   if (timeline.on()) {
     const int64_t run_end = trace::MonotonicNowNanos();
     timeline.AddRead(run_start - read_start);
@@ -90,12 +99,19 @@ void StartFieldColumns(const JobContext& job, ProducerScratch* scratch,
 }
 
 // Appends the values of the sample just produced to the columns (offsets relative to each
-// column's start for now).
-void AddSampleFields(const SampleBuffer& sample, ProducerScratch* scratch,
+// column's start for now): a pass-through value as read, a typed target as moved to the output
+// image (scratch->targets), in its wire form.
+void AddSampleFields(const JobContext& job, ProducerScratch* scratch,
                      stoker::v1::BatchHeader* header) {
+  const SampleBuffer& sample = scratch->sample;
   for (size_t f = 0; f < scratch->field_columns.size(); ++f) {
     std::string& column = scratch->field_columns[f];
-    column.append(reinterpret_cast<const char*>(sample.fields[f].data()), sample.fields[f].size());
+    if (IsTargetField(job.fields()[f])) {
+      AppendWireTarget(job.fields()[f], scratch->targets, &column);
+    } else {
+      column.append(reinterpret_cast<const char*>(sample.fields[f].data()),
+                    sample.fields[f].size());
+    }
     header->mutable_fields(static_cast<int>(f))->add_offsets(column.size());
   }
 }
@@ -157,7 +173,7 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
                                                 header, bad_sample_counters));
     header->set_sample_indices(static_cast<int>(i), index);
     header->set_labels(static_cast<int>(i), scratch->sample.label);
-    AddSampleFields(scratch->sample, scratch, header);
+    AddSampleFields(job, scratch, header);
   }
   if (const BatchMix* mix = pipeline.batch_mix(); mix != nullptr) {
     const int64_t mix_start = scratch->timeline.on() ? trace::MonotonicNowNanos() : 0;

@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "augment/pipeline.h"
+#include "augment/targets/targets.h"
 #include "common/clock.h"
 #include "stoker/v1/worker.pb.h"
 #include "wire/message_pool.h"
@@ -32,9 +33,12 @@ namespace stoker {
 // Per-thread scratch for ProduceBatch. Thread-compatible.
 struct ProducerScratch {
   SampleBuffer sample;
-  // The batch's pass-through field values, one column per field, gathered sample by sample and
-  // appended to the payload after the tensor.
+  // The batch's field values, one column per field, gathered sample by sample and appended to
+  // the payload after the tensor.
   std::vector<std::string> field_columns;
+  // The typed targets of the sample just produced, moved to its output image (jobs with
+  // JobContext::has_targets).
+  SampleTargets targets;
   PipelineWorkspace workspace;
   // Filled per sample when workspace.time_ops() is on.
   OpTimeHistograms op_times;
@@ -63,9 +67,12 @@ void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uin
 // header.bad_samples, from which the client enforces
 // the job's error-rate limit.
 //
-// With pass-through fields (JobContext::fields), each produced sample's values (the replacement's,
-// for a bad sample) go after the tensor, column by column, described by header.fields; a
-// non-empty FieldColumn.offsets always has batch_size + 1 entries.
+// With fields (JobContext::fields), each produced sample's values (the replacement's, for a bad
+// sample) go after the tensor, column by column, described by header.fields; a non-empty
+// FieldColumn.offsets always has batch_size + 1 entries. Typed targets (JobContext::has_targets)
+// are decoded from the sample's stored values (worker/sample_targets.h; a bad annotation or too
+// many instances is a bad sample like any other), moved with the image by
+// Pipeline::RunWithTargets, and carried in their wire form (augment/targets/target_codec.h).
 //
 // With the pipeline's batch_mix (MixUp/CutMix), the batch is mixed after its last sample, drawing
 // from BatchRng(seed, epoch, batch index) (augment/batch_mix.h), and header.soft_labels is set.

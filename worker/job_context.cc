@@ -19,7 +19,7 @@ absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
   // GLOBAL reads the dataset at random: remote shards ranged when the cache cannot hold them.
   const bool random_order = spec.shuffle() == stoker::v1::SHUFFLE_MODE_GLOBAL ||
                             spec.shuffle() == stoker::v1::SHUFFLE_MODE_UNSPECIFIED;
-  ASSIGN_OR_RETURN(std::vector<std::string> fields, PassThroughFields(spec));
+  ASSIGN_OR_RETURN(std::vector<std::string> fields, SourceFields(spec));
   ASSIGN_OR_RETURN(std::unique_ptr<Source> source,
                    CreateSource(spec.dataset(), spec.seed(), io, random_order, std::move(fields)));
   return Create(job_id, spec, std::move(source));
@@ -29,8 +29,11 @@ absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
                                                                const stoker::v1::JobSpec& spec,
                                                                std::unique_ptr<Source> source) {
   RETURN_IF_ERROR(CheckJobFields(spec, *source));
-  ASSIGN_OR_RETURN(std::vector<std::string> fields, PassThroughFields(spec));
-  ASSIGN_OR_RETURN(Pipeline pipeline, Pipeline::Compile(spec.pipeline(), source->format()));
+  ASSIGN_OR_RETURN(std::vector<std::string> fields, SourceFields(spec));
+  PipelineOptions options;
+  options.with_targets = NamesTypedTargets(spec);
+  ASSIGN_OR_RETURN(Pipeline pipeline,
+                   Pipeline::Compile(spec.pipeline(), source->format(), options));
   return std::shared_ptr<JobContext>(
       new JobContext(job_id, spec, std::move(source), std::move(pipeline), std::move(fields)));
 }

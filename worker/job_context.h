@@ -29,7 +29,8 @@ class JobContext {
  public:
   // Opens the job's dataset through `io` (CreateSource, data/source.h). INVALID_ARGUMENT when
   // the spec does not describe a usable job (its fields included: CheckJobFields,
-  // data/source.h); the source's errors when its data cannot be read.
+  // data/source.h; a job naming typed targets with a pipeline that cannot move them, naming the
+  // op: Pipeline::Compile with_targets); the source's errors when its data cannot be read.
   static absl::StatusOr<std::shared_ptr<JobContext>> Create(uint64_t job_id,
                                                             const stoker::v1::JobSpec& spec,
                                                             const DatasetIo& io);
@@ -42,16 +43,22 @@ class JobContext {
   const stoker::v1::JobSpec& spec() const { return spec_; }
   const Source& source() const { return *source_; }
   const Pipeline& pipeline() const { return pipeline_; }
-  // The pass-through fields every batch carries (PassThroughFields, data/sample_fields.h): the
-  // source fills them in SampleBuffer.fields, in this order.
+  // The fields every batch carries as columns (SourceFields, data/sample_fields.h: pass-through
+  // fields and typed targets): the source fills them in SampleBuffer.fields, in this order.
   const std::vector<std::string>& fields() const { return fields_; }
+  // True when the job names a typed target (common/target_fields.h): its pipeline was compiled
+  // with_targets and each sample runs with its targets (worker/sample_targets.h).
+  bool has_targets() const { return pipeline_.with_targets(); }
   // Payload bytes of one batch's tensor.
   size_t batch_bytes() const { return pipeline_.output_bytes_per_sample() * spec_.batch_size(); }
-  // The most bytes one batch can hold: the tensor, and the field columns with every value at
-  // kMaxFieldValueBytes (common/field_limits.h). What the worker counts against --memory-bytes.
+  // The most bytes one batch can hold: the tensor, and the field columns at their largest
+  // (MaxFieldColumnBytes, common/field_limits.h: a pass-through value at kMaxFieldValueBytes, a
+  // typed target at its wire bound for the output image). What the worker counts against
+  // --memory-bytes.
   uint64_t max_batch_bytes() const {
+    const ImageShape& image = pipeline_.result_shape();
     return batch_bytes() +
-           (fields_.empty() ? 0 : MaxFieldColumnBytes(spec_.batch_size(), fields_.size()));
+           MaxFieldColumnBytes(spec_.batch_size(), fields_, uint64_t{image.height} * image.width);
   }
 
   // True the first time it is asked about sample `index`: bad samples are logged once per worker,

@@ -155,18 +155,6 @@ absl::Status CheckBoxesOnCanvas(const std::vector<float>& boxes, uint32_t height
 
 }  // namespace
 
-bool IsTargetField(absl::string_view field) {
-  return field == kBoxesField || field == kBoxLabelsField || field == kMasksField ||
-         field == kKeypointsField;
-}
-
-uint64_t MaxWireTargetBytes(absl::string_view field, uint32_t height, uint32_t width) {
-  if (field == kBoxesField) return uint64_t{kMaxTargetInstances} * 16;
-  if (field == kBoxLabelsField) return uint64_t{kMaxTargetInstances} * 8;
-  if (field == kMasksField) return uint64_t{kMaxTargetInstances} * height * width;
-  return 4 + uint64_t{kMaxTargetInstances} * kMaxKeypointsPerInstance * 12;
-}
-
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> EncodeStoredTargets(
     const SampleTargets& targets) {
   RETURN_IF_ERROR(ValidateTargets(targets));

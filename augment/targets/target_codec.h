@@ -2,7 +2,7 @@
 #define STOKER_AUGMENT_TARGETS_TARGET_CODEC_H_
 
 // The bytes of a sample's typed targets (targets.h) under their field names ("boxes",
-// "box_labels", "masks", "keypoints"; data/sample_fields.h), in two forms, all little-endian:
+// "box_labels", "masks", "keypoints"; common/target_fields.h), in two forms, all little-endian:
 //
 // Stored (a stoker shard record's fields, data/record_fields.h; written by stoker-pack --coco),
 // in pixels of the stored image, whose decoded size is the canvas:
@@ -33,27 +33,9 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "augment/targets/targets.h"
+#include "common/target_fields.h"
 
 namespace stoker {
-
-inline constexpr absl::string_view kBoxesField = "boxes";
-inline constexpr absl::string_view kBoxLabelsField = "box_labels";
-inline constexpr absl::string_view kMasksField = "masks";
-inline constexpr absl::string_view kKeypointsField = "keypoints";
-
-// The most boxes, masks or keypoint instances one sample may carry: more is a bad sample
-// (too_large). It bounds what a sample's masks make a worker hold: kMaxTargetInstances × H × W
-// bytes of the output image.
-inline constexpr uint32_t kMaxTargetInstances = 128;
-// The most keypoints per instance.
-inline constexpr uint32_t kMaxKeypointsPerInstance = 64;
-
-// True for "boxes", "box_labels", "masks" and "keypoints".
-bool IsTargetField(absl::string_view field);
-
-// The most bytes the wire value of target `field` can hold for one sample of an output image of
-// height × width (above: kMaxTargetInstances instances). REQUIRES: IsTargetField(field).
-uint64_t MaxWireTargetBytes(absl::string_view field, uint32_t height, uint32_t width);
 
 // The stored values of `targets` (boxes, box_labels, masks, keypoints: those it has), as
 // (field name, bytes) pairs. Boxes are stored as they are (XYXY pixels of the canvas).

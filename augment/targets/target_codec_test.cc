@@ -175,7 +175,7 @@ TEST(TargetCodecTest, TargetFieldsAreTheFourTypedNames) {
   EXPECT_TRUE(IsTargetField("masks"));
   EXPECT_TRUE(IsTargetField("keypoints"));
   EXPECT_FALSE(IsTargetField("text"));
-  EXPECT_EQ(MaxWireTargetBytes("masks", 10, 20), uint64_t{kMaxTargetInstances} * 200);
+  EXPECT_EQ(MaxWireTargetBytes("masks", 10 * 20), uint64_t{kMaxTargetInstances} * 200);
 }
 
 }  // namespace

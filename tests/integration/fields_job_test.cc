@@ -233,7 +233,9 @@ TEST_F(FieldsJobTest, OpenJobRefusesFieldsItCannotServeNamingThem) {
   auto loader = Loader::Open(Options("boxes", spec, 0));
   ASSERT_FALSE(loader.ok());
   EXPECT_EQ(loader.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(loader.status().message(), HasSubstr("spec.fields[4]: \"boxes\" is reserved"));
+  EXPECT_THAT(loader.status().message(),
+              HasSubstr("spec.fields[4]: \"boxes\": the dataset has WebDataset shards; typed "
+                        "targets come from stoker shards"));
 
   spec = Spec(WriteImageTextTars(dir_, false), 1, 1);
   spec.set_fields(3, "text");

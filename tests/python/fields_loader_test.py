@@ -8,7 +8,7 @@ Checks: one epoch yields a dict per batch whose "image" is the images tensor, "l
 "text" and "json" lists of str equal to what was packed, byte for byte, every sample exactly
 once; other keys arrive as bytes, in the order the fields were named; a caption that is not
 UTF-8 raises UnicodeDecodeError naming the field and the sample; a worker killed (SIGKILL)
-mid-epoch loses and duplicates nothing; a reserved or repeated field is
+mid-epoch loses and duplicates nothing; typed targets asked of tars, and a repeated field, are
 stoker.InvalidArgumentError naming fields[i]. Bounded: an alarm fails the run after 170 s.
 """
 
@@ -149,8 +149,10 @@ class FieldsLoaderTest(ImageTextCluster):
             with self.assertRaisesRegex(UnicodeDecodeError, "field 'text' of sample 2"):
                 next(iter(loader))
 
-    def test_reserved_and_repeated_fields_name_their_position(self):
-        with self.assertRaisesRegex(stoker.InvalidArgumentError, r"fields\[1\]: \"boxes\" is reserved"):
+    def test_typed_and_repeated_fields_name_their_position(self):
+        with self.assertRaisesRegex(stoker.InvalidArgumentError,
+                                    r"fields\[1\]: \"boxes\": the dataset has WebDataset shards; "
+                                    r"typed targets come from stoker shards"):
             len(self.loader(fields=["image", "boxes"]))
         with self.assertRaisesRegex(stoker.InvalidArgumentError, r"fields\[2\]: \"text\" is named twice"):
             len(self.loader(fields=["image", "text", "text"]))

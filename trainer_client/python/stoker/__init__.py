@@ -17,6 +17,7 @@ from .errors import (AlreadyExistsError, CancelledError, DataLossError, EndOfJob
 from .loader import Loader
 from .local_cluster import LocalCluster
 from .options import ConvertOptions, HybridOptions, TlsOptions
+from .targets import detection_targets
 from .tensors import DlpackTensor
 from .torchvision_translate import Pipeline, from_torchvision, run_pipeline, torchvision_v2
 
@@ -30,7 +31,7 @@ def explain_pipeline(pipeline, input="375x500x3", layout="hwc", dtype="auto", ru
 
 __all__ = ["Loader", "Batch", "DlpackTensor", "TlsOptions", "ConvertOptions", "HybridOptions",
            "LocalCluster", "Pipeline", "from_torchvision", "run_pipeline", "torchvision_v2",
-           "explain_pipeline",
+           "explain_pipeline", "detection_targets",
            "StokerError", "InvalidArgumentError", "UnavailableError", "NotFoundError",
            "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError",
            "FailedPreconditionError", "EndOfJobError", "CancelledError", "DataLossError",

@@ -1,9 +1,10 @@
 """stoker.Batch: one received batch, its tensors sharing the batch's memory (DLPack, no copy)."""
 
 from functools import cached_property
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import _stoker
+from .targets import TARGET_FIELDS, pad_targets, target_arrays
 from .tensors import DlpackTensor, from_dlpack, from_list
 
 
@@ -85,24 +86,51 @@ class Batch:
         return from_dlpack(self.hard_labels_dlpack, self.tensor_type)
 
     # --- sample fields (the Loader's fields=) ---
-    def field(self, name: str) -> List[Union[str, bytes]]:
-        """Each sample's value of the pass-through field `name`, in batch order: str for
-        "text" and "json" (decoded as UTF-8), bytes for any other field. KeyError when the job
-        did not name it."""
+    def field(self, name: str) -> List[Any]:
+        """Each sample's value of the field `name`, in batch order: str for "text" and "json"
+        (decoded as UTF-8); for a typed target ("boxes", "box_labels", "masks", "keypoints";
+        stoker.targets) a torch tensor or NumPy array per sample, [N_i, ...]; bytes for any
+        other field. KeyError when the job did not name it."""
         names = self.raw.field_names
         if name not in names:
             raise KeyError(f"field {name!r}: this batch carries {names}")
+        if name in TARGET_FIELDS:
+            return [self._tensor(a) for a in target_arrays(self.raw, name)]
         values = self.raw.field_values(names.index(name))
         if name not in _TEXT_FIELDS:
             return values
         indices = self.raw.sample_indices  # A copy: taken once.
         return [_decode_utf8(name, indices[i], value) for i, value in enumerate(values)]
 
-    def as_dict(self, names: Sequence[str]) -> Dict[str, Any]:
+    def padded_targets(self, name: str) -> Tuple[Any, Any]:
+        """The typed target `name` of every sample as one zero-padded tensor [B, max N_i, ...]
+        and the counts N_i (int64 [B])."""
+        if name not in TARGET_FIELDS or name not in self.raw.field_names:
+            raise KeyError(f"typed target {name!r}: this batch carries {self.raw.field_names}")
+        padded, counts = pad_targets(target_arrays(self.raw, name))
+        return self._tensor(padded), self._tensor(counts)
+
+    def as_dict(self, names: Sequence[str], targets: str = "list") -> Dict[str, Any]:
         """{name: value} for `names`: "image" the images, "label" the labels, any other name
-        field(name)."""
+        field(name); with targets="padded", each typed target padded_targets(name), its counts
+        under "<name>_count"."""
         special = {"image": lambda: self.images, "label": lambda: self.labels}
-        return {name: special[name]() if name in special else self.field(name) for name in names}
+        named: Dict[str, Any] = {}
+        for name in names:
+            if name in special:
+                named[name] = special[name]()
+            elif targets == "padded" and name in TARGET_FIELDS:
+                named[name], named[f"{name}_count"] = self.padded_targets(name)
+            else:
+                named[name] = self.field(name)
+        return named
+
+    def _tensor(self, array: Any) -> Any:
+        """A NumPy array of this batch's as the loader's tensor type (no copy)."""
+        if self.tensor_type == "torch":
+            import torch
+            return torch.from_numpy(array)
+        return array
 
     @property
     def sample_indices(self) -> Any:

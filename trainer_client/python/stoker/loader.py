@@ -27,6 +27,7 @@ from . import _stoker
 from ._config import build_config
 from .batch import Batch
 from .options import ConvertOptions, HybridOptions, TlsOptions
+from .targets import TARGET_FORMS
 from .tensors import resolve_tensor_type
 
 Dataset = Union[int, str, Sequence[str], Mapping[str, int]]
@@ -114,10 +115,18 @@ class Loader:
           these keys: "image" (the images tensor; must be named), "label" (the labels tensor),
           "text" (a WebDataset .txt) and "json" (a .json) as lists of str (UTF-8; invalid UTF-8
           raises UnicodeDecodeError naming the field and sample), and any other WebDataset key's
-          extension ("seg.png") as a list of bytes. None: (images, labels) as before. A sample
-          without a named field is a bad sample (replaced). Fields a dataset cannot have, and
-          "boxes", "box_labels", "masks", "keypoints" (reserved), raise
-          stoker.InvalidArgumentError naming fields[i] when the job opens.
+          extension ("seg.png") as a list of bytes; typed targets, moved with the image by the
+          job's augmentations (stoker shards packed with them, stoker-pack --coco; the pipeline
+          must be able to move them): "boxes" float32 [N_i, 4] XYXY pixels of the output
+          image, "box_labels" int64 [N_i] (needs "boxes"), "masks" uint8 [N_i, H, W],
+          "keypoints" float32 [N_i, K, 3], as lists of one tensor per sample (see targets=;
+          stoker.detection_targets makes torchvision's (images, targets)). None: (images,
+          labels) as before. A sample without a named field, or whose targets do not fit its
+          image (bad_annotation), is a bad sample (replaced). Fields a dataset cannot have
+          raise stoker.InvalidArgumentError naming fields[i] when the job opens.
+      targets (str): how the dict carries typed targets: "list" (default; one tensor per
+          sample) or "padded" (one zero-padded tensor [B, max N_i, ...] per field, and its
+          counts, int64 [B], under "<name>_count", e.g. "boxes_count").
       hybrid (stoker.HybridOptions | None): producer threads in this process besides the
           remote workers (a job can run with none).
     """
@@ -140,9 +149,13 @@ class Loader:
                  compression: str = _DEFAULTS.compression, ordered: bool = _DEFAULTS.ordered,
                  return_indices: bool = False,
                  hybrid: Optional[HybridOptions] = None,
-                 fields: Optional[Sequence[str]] = None) -> None:
+                 fields: Optional[Sequence[str]] = None, targets: str = "list") -> None:
         args = dict(locals())
         del args["self"]
+        if targets not in TARGET_FORMS:
+            raise ValueError(f"targets: expected one of {', '.join(TARGET_FORMS)}, got "
+                             f"{targets!r}")
+        self._targets = targets
         self._tensor_type = resolve_tensor_type(tensors)
         self._return_indices = return_indices
         self._fields = list(fields) if fields else None
@@ -166,7 +179,7 @@ class Loader:
         (images, labels, sample_indices); with fields, as a dict per batch (Batch.as_dict)."""
         for batch in self.batches():
             if self._fields is not None:
-                named = batch.as_dict(self._fields)
+                named = batch.as_dict(self._fields, self._targets)
                 if self._return_indices:
                     named["sample_indices"] = batch.sample_indices
                 yield named

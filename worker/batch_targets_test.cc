@@ -1,0 +1,230 @@
+// Typed targets through the batch producer: decoded from a sample's stored values on the encoded
+// image's canvas, moved with the image (a horizontal flip and a 2x resize, whose moves are exact)
+// and carried in their wire form; a bad annotation replaced and counted; jobs refused when their
+// pipeline cannot move targets.
+
+#include <array>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "augment/synthetic_images.h"
+#include "augment/targets/target_codec.h"
+#include "common/bad_sample.h"
+#include "common/field_limits.h"
+#include "data/dataset_io.h"
+#include "data/record_fields.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "wire/batch_check.h"
+#include "worker/bad_sample_counters.h"
+#include "worker/batch_producer.h"
+#include "worker/task_id_for_test.h"
+
+namespace stoker {
+namespace {
+
+namespace pb = ::stoker::v1;
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+using ::testing::UnorderedElementsAre;
+using worker_testing::TaskOf;
+
+constexpr uint32_t kSceneHeight = 16;
+constexpr uint32_t kSceneWidth = 24;
+
+// Sample i's one box, XYXY pixels of its 16x24 image: an integer rectangle, so that a flip and
+// a 2x resize move it (and its mask) exactly. The indices in `bad` hold a box past the image.
+std::array<uint32_t, 4> SceneBox(uint64_t i) {
+  const uint32_t x1 = static_cast<uint32_t>(i % 5);
+  return {x1, 2 + static_cast<uint32_t>(i % 3), x1 + 7, 11};
+}
+
+// JPEG images of 16x24 with stored targets: the box, its label (i + 1) and its mask.
+class TargetSource : public Source {
+ public:
+  TargetSource(uint64_t n, std::set<uint64_t> bad) : n_(n), bad_(std::move(bad)) {}
+  uint64_t size() const override { return n_; }
+  InputFormat format() const override { return InputFormat::Encoded(); }
+  absl::Status Read(uint64_t index, SampleBuffer* sample) const override {
+    std::vector<uint8_t> pixels = NaturalImage(kSceneHeight, kSceneWidth, 3, index);
+    sample->encoded =
+        EncodeJpeg(ImageView{pixels.data(), {kSceneHeight, kSceneWidth, 3, PixelType::kUint8}}, 90);
+    sample->label = 0;
+    const std::array<uint32_t, 4> box = SceneBox(index);
+    SampleTargets targets;
+    targets.canvas_height = kSceneHeight;
+    targets.canvas_width = kSceneWidth;
+    targets.boxes = std::vector<float>(box.begin(), box.end());
+    targets.box_labels = std::vector<int64_t>{static_cast<int64_t>(index + 1)};
+    TargetMasks masks;
+    masks.count = 1;
+    masks.height = kSceneHeight;
+    masks.width = kSceneWidth;
+    masks.pixels.assign(kSceneHeight * kSceneWidth, 0);
+    for (uint32_t y = box[1]; y < box[3]; ++y) {
+      for (uint32_t x = box[0]; x < box[2]; ++x) masks.pixels[y * kSceneWidth + x] = 1;
+    }
+    targets.masks = std::move(masks);
+    absl::StatusOr<std::vector<std::pair<std::string, std::string>>> stored =
+        EncodeStoredTargets(targets);
+    if (!stored.ok()) return stored.status();
+    if (bad_.count(index)) (*stored)[0].second = StoredBox({0, 0, 30, 10});  // x2 past 24.
+    sample->fields.clear();
+    for (const std::string& field : fields_) {
+      for (const auto& [name, value] : *stored) {
+        if (name == field) sample->fields.emplace_back(value.begin(), value.end());
+      }
+    }
+    return absl::OkStatus();
+  }
+  std::string Locate(uint64_t index) const override { return absl::StrCat("scene ", index); }
+  absl::Status CheckField(absl::string_view) const override { return absl::OkStatus(); }
+  void set_fields(std::vector<std::string> fields) { fields_ = std::move(fields); }
+
+ private:
+  static std::string StoredBox(const std::array<float, 4>& box) {
+    std::string bytes(16, '\0');
+    std::memcpy(bytes.data(), box.data(), 16);
+    return bytes;
+  }
+  uint64_t n_;
+  std::set<uint64_t> bad_;
+  std::vector<std::string> fields_;
+};
+
+pb::JobSpec SceneJob(std::initializer_list<const char*> fields) {
+  pb::JobSpec spec;
+  spec.mutable_dataset()->mutable_synthetic();  // Unused: the source is injected.
+  spec.set_batch_size(4);
+  spec.set_shuffle(pb::SHUFFLE_MODE_NONE);
+  spec.set_world_size(1);
+  spec.set_epochs(1);
+  spec.mutable_pipeline()->add_ops()->mutable_decode();
+  spec.mutable_pipeline()->add_ops()->mutable_horizontal_flip()->set_p(1);
+  pb::ResizeOp* resize = spec.mutable_pipeline()->add_ops()->mutable_resize();
+  resize->set_height(2 * kSceneHeight);
+  resize->set_width(2 * kSceneWidth);
+  for (const char* field : fields) spec.add_fields(field);
+  return spec;
+}
+
+absl::StatusOr<std::shared_ptr<JobContext>> SceneContext(const pb::JobSpec& spec,
+                                                         std::set<uint64_t> bad = {}) {
+  auto source = std::make_unique<TargetSource>(8, std::move(bad));
+  std::vector<std::string> fields;
+  for (const std::string& field : spec.fields()) {
+    if (field != kImageField && field != kLabelField) fields.push_back(field);
+  }
+  source->set_fields(std::move(fields));
+  return JobContext::Create(1, spec, std::move(source));
+}
+
+std::string ColumnValue(const pb::BatchMessage& batch, int column, int i) {
+  const auto& offsets = batch.header().fields(column).offsets();
+  return batch.data().substr(offsets.Get(i), offsets.Get(i + 1) - offsets.Get(i));
+}
+
+template <typename T>
+std::vector<T> ValuesOf(const std::string& bytes) {
+  std::vector<T> values(bytes.size() / sizeof(T));
+  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
+  return values;
+}
+
+// The box of sample i flipped (x -> 24 - x) and scaled by 2.
+std::vector<float> MovedBox(uint64_t i) {
+  const std::array<uint32_t, 4> box = SceneBox(i);
+  return {2.0f * (kSceneWidth - box[2]), 2.0f * box[1], 2.0f * (kSceneWidth - box[0]),
+          2.0f * box[3]};
+}
+
+TEST(BatchTargetsTest, BoxesLabelsAndMasksMoveWithTheImage) {
+  auto job = SceneContext(SceneJob({"image", "boxes", "box_labels", "masks"}));
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_TRUE((*job)->has_targets());
+  ProducerScratch scratch;
+  pb::BatchMessage batch;
+  ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 0, 1), 1, &scratch, &batch).ok());
+  ASSERT_TRUE(CheckBatchHeader(batch.header(), batch.data().size()).ok());
+  ASSERT_EQ(batch.header().fields_size(), 3);
+  EXPECT_EQ(batch.header().fields(0).name(), "boxes");
+  constexpr uint32_t kOutH = 2 * kSceneHeight, kOutW = 2 * kSceneWidth;
+  for (int i = 0; i < 4; ++i) {
+    const uint64_t index = 4 + i;
+    EXPECT_THAT(ValuesOf<float>(ColumnValue(batch, 0, i)), ElementsAreArray(MovedBox(index)))
+        << "sample " << index;
+    EXPECT_THAT(ValuesOf<int64_t>(ColumnValue(batch, 1, i)),
+                ElementsAre(static_cast<int64_t>(index + 1)));
+    const std::string mask = ColumnValue(batch, 2, i);
+    ASSERT_EQ(mask.size(), kOutH * kOutW);
+    const std::vector<float> box = MovedBox(index);
+    for (uint32_t y = 0; y < kOutH; ++y) {
+      for (uint32_t x = 0; x < kOutW; ++x) {
+        const bool inside = x >= box[0] && x < box[2] && y >= box[1] && y < box[3];
+        ASSERT_EQ(mask[y * kOutW + x], inside ? 1 : 0)
+            << "sample " << index << " at " << y << "," << x;
+      }
+    }
+  }
+}
+
+TEST(BatchTargetsTest, ABadAnnotationIsReplacedAndCounted) {
+  auto job = SceneContext(SceneJob({"image", "boxes", "box_labels"}), {5});
+  ASSERT_TRUE(job.ok()) << job.status();
+  ProducerScratch scratch;
+  pb::BatchMessage batch;
+  BadSampleCounters counters;
+  ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 0, 1), 1, &scratch, &batch, &counters).ok());
+  EXPECT_THAT(batch.header().sample_indices(), ElementsAre(4, 6, 6, 7));
+  EXPECT_THAT(batch.header().bad_samples(), UnorderedElementsAre(Pair("bad_annotation", 1)));
+  EXPECT_EQ(counters.count(BadSampleReason::kBadAnnotation), 1u);
+  EXPECT_THAT(ValuesOf<float>(ColumnValue(batch, 0, 1)), ElementsAreArray(MovedBox(6)));
+  EXPECT_THAT(ValuesOf<int64_t>(ColumnValue(batch, 1, 1)), ElementsAre(7));
+}
+
+// Masks are counted at kMaxTargetInstances planes of the output image, boxes and labels at
+// their own bounds: what --memory-bytes holds them to.
+TEST(BatchTargetsTest, ABatchCountsItsTypedColumnsAtTheirWireBound) {
+  auto job = SceneContext(SceneJob({"image", "boxes", "masks"}));
+  ASSERT_TRUE(job.ok()) << job.status();
+  const uint64_t pixels = 4 * kSceneHeight * kSceneWidth;
+  const std::vector<std::string> columns = {"boxes", "masks"};
+  EXPECT_EQ((*job)->max_batch_bytes(),
+            (*job)->batch_bytes() + MaxFieldColumnBytes(4, columns, pixels));
+  EXPECT_GE((*job)->max_batch_bytes(), (*job)->batch_bytes() + 4 * kMaxTargetInstances * pixels);
+}
+
+TEST(BatchTargetsTest, APipelineThatCannotMoveTargetsIsRefusedNamingTheOp) {
+  pb::JobSpec spec = SceneJob({"image", "boxes"});
+  spec.mutable_pipeline()->add_ops()->mutable_rand_augment();
+  const absl::Status status = SceneContext(spec).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("pipeline.ops[3] (rand_augment)"));
+  // Without typed targets the same pipeline is fine.
+  spec.clear_fields();
+  EXPECT_TRUE(SceneContext(spec).ok());
+}
+
+TEST(BatchTargetsTest, ASyntheticDatasetHasNoTypedTargets) {
+  pb::JobSpec spec = SceneJob({"image", "masks"});
+  spec.clear_pipeline();
+  pb::SyntheticSource* synthetic = spec.mutable_dataset()->mutable_synthetic();
+  synthetic->set_num_samples(8);
+  synthetic->set_height(8);
+  synthetic->set_width(8);
+  synthetic->set_channels(3);
+  synthetic->set_num_classes(10);
+  const absl::Status status = JobContext::Create(1, spec, DatasetIo::FromEnvironment()).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("\"masks\""));
+  EXPECT_THAT(status.message(), HasSubstr("typed targets come from stoker shards"));
+}
+
+}  // namespace
+}  // namespace stoker
