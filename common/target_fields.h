@@ -22,6 +22,11 @@ inline constexpr absl::string_view kKeypointsField = "keypoints";
 inline constexpr uint32_t kMaxTargetInstances = 128;
 // The most keypoints per instance.
 inline constexpr uint32_t kMaxKeypointsPerInstance = 64;
+// The most bytes a sample's instance masks may take at its stored image's size, one byte a pixel
+// (count × height × width): the packer refuses more, and a worker, which unpacks them before the
+// ops move them, treats more as a bad sample (too_large). 256 MiB holds 128 masks of a 2-megapixel
+// photograph; COCO's largest images need a sixth of that.
+inline constexpr uint64_t kMaxSampleMaskBytes = uint64_t{256} << 20;
 
 // Wire bytes per value: a box (float32 XYXY), a box label (int64), a keypoint (float32 x, y,
 // visibility), and the keypoints value's leading u32 keypoints per instance.

@@ -72,8 +72,9 @@ struct CocoLimits {
   uint64_t max_pixels = 50'000'000;  // An image's width × height.
   uint32_t max_instances = 128;      // Annotations an image keeps (kMaxTargetInstances).
   uint32_t max_keypoints = 64;       // Keypoints per annotation (kMaxKeypointsPerInstance).
-  // An image's masks, one byte a pixel, annotations × width × height, when rasterized.
-  uint64_t max_mask_bytes = uint64_t{512} << 20;
+  // An image's masks, one byte a pixel, annotations × width × height, when rasterized
+  // (kMaxSampleMaskBytes).
+  uint64_t max_mask_bytes = uint64_t{256} << 20;
 };
 
 // Reads the instances file text `json`, named `file` in errors. INVALID_ARGUMENT "FILE: ..."

@@ -159,6 +159,7 @@ absl::StatusOr<PackPlan> PlanCocoPack(const Storage& storage, const PackOptions&
   limits.max_pixels = options.max_pixels;
   limits.max_instances = kMaxTargetInstances;
   limits.max_keypoints = kMaxKeypointsPerInstance;
+  limits.max_mask_bytes = kMaxSampleMaskBytes;
   ASSIGN_OR_RETURN(CocoDataset dataset, ParseCocoInstances(text, options.coco, limits));
   text = std::string();
   if (dataset.images.empty()) {

@@ -154,24 +154,25 @@ TEST_F(CocoPackTest, AnImageOfAnotherSizeThanTheFileSaysStopsTheRunUnlisted) {
 }
 
 TEST_F(CocoPackTest, AnImageWhoseTargetsAWorkerWouldRefuseIsSkippedAsTooLarge) {
-  // A checkerboard mask is 65,536 runs of one pixel: 256 KiB stored, over a field's 64 KiB.
-  std::vector<uint8_t> checkerboard(256 * 256);
-  for (size_t i = 0; i < checkerboard.size(); ++i) checkerboard[i] = (i / 256 + i % 256) % 2;
-  const std::string counts = EncodeCocoRleString(MaskToCocoRle(checkerboard, 256, 256));
+  // Vertical stripes one pixel wide over 1024x1024 are 2^20 row-major runs of one pixel: 4 MiB
+  // and 16 bytes stored, over a typed target's 4 MiB (kMaxStoredTargetValueBytes).
+  std::vector<uint8_t> stripes(1024 * 1024);
+  for (size_t i = 0; i < stripes.size(); ++i) stripes[i] = i % 2;
+  const std::string counts = EncodeCocoRleString(MaskToCocoRle(stripes, 1024, 1024));
   std::filesystem::create_directories(set_.File("images"));
   for (const char* name : {"images/board.png", "images/plain.png"}) {
-    ASSERT_TRUE(cv::imwrite(set_.File(name), GenerateNaturalImage(1, 0, 0, 256, 256)));
+    ASSERT_TRUE(cv::imwrite(set_.File(name), GenerateNaturalImage(1, 0, 0, 1024, 1024)));
   }
   ASSERT_EQ(counts.find('\\'), std::string::npos);  // Written into JSON as it is.
   WriteFile(set_.File("board.json"),
-            absl::StrCat(R"({"images": [{"id": 1, "file_name": "images/board.png", "width": 256,
-                                          "height": 256},
-                                         {"id": 2, "file_name": "images/plain.png", "width": 256,
-                                          "height": 256}],
+            absl::StrCat(R"({"images": [{"id": 1, "file_name": "images/board.png", "width": 1024,
+                                          "height": 1024},
+                                         {"id": 2, "file_name": "images/plain.png", "width": 1024,
+                                          "height": 1024}],
                              "categories": [{"id": 1, "name": "board"}],
                              "annotations": [{"id": 1, "image_id": 1, "category_id": 1,
-                                              "bbox": [0, 0, 256, 256],
-                                              "segmentation": {"size": [256, 256],
+                                              "bbox": [0, 0, 1024, 1024],
+                                              "segmentation": {"size": [1024, 1024],
                                                                "counts": ")",
                          counts, R"("}}]})"));
   absl::StatusOr<PackSummary> summary = PackCoco(set_.File("board.json"), set_.path());

@@ -5,7 +5,7 @@
 // the manifest declares (ShardManifest.fields): captions (pack/caption_fields.h) or COCO targets
 // (pack/coco_fields.h). The packer asks for an input's fields before it reads the image, and
 // shows the image as it will be stored (after any re-encoding) before it writes the record; a
-// value over kMaxFieldValueBytes skips the input (too_large), as a worker would reject it.
+// value over MaxStoredFieldValueBytes skips the input (too_large), as a worker would reject it.
 //
 // Thread-safe: shards are written in parallel.
 

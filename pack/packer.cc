@@ -71,10 +71,10 @@ absl::Status ReadInput(const Storage& storage, const std::string& location,
 absl::Status EncodeFields(const std::string& location, const RecordFields& fields,
                           std::string* metadata, SkippedInput* skip) {
   for (const auto& [name, value] : fields) {
-    if (value.size() > kMaxFieldValueBytes) {
+    if (value.size() > MaxStoredFieldValueBytes(name)) {
       *skip = SkippedInput{location, "too_large",
                            absl::StrCat("a \"", name, "\" field of ", value.size(),
-                                        " bytes, at most ", kMaxFieldValueBytes)};
+                                        " bytes, at most ", MaxStoredFieldValueBytes(name))};
       return absl::OkStatus();
     }
   }

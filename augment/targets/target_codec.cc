@@ -71,8 +71,8 @@ absl::StatusOr<std::vector<int64_t>> DecodeLabels(absl::Span<const uint8_t> byte
   return labels;
 }
 
-// Masks of the canvas's size only: their size is checked before anything is allocated, so that
-// the decode's pixel budget bounds them.
+// Masks of the canvas's size only, at most kMaxSampleMaskBytes: both are checked before anything
+// is allocated.
 absl::StatusOr<TargetMasks> DecodeMasks(absl::Span<const uint8_t> bytes, uint32_t canvas_height,
                                         uint32_t canvas_width) {
   ByteReader reader(bytes);
@@ -87,6 +87,12 @@ absl::StatusOr<TargetMasks> DecodeMasks(absl::Span<const uint8_t> bytes, uint32_
                                   canvas_height, "x", canvas_width));
   }
   const uint64_t area = uint64_t{masks.height} * masks.width;
+  if (masks.count * area > kMaxSampleMaskBytes) {
+    return BadSampleError(
+        BadSampleReason::kTooLarge,
+        absl::StrCat("\"masks\": ", masks.count, " masks of ", masks.width, "x", masks.height,
+                     " are over the bound of ", kMaxSampleMaskBytes, " bytes"));
+  }
   // Every mask holds at least one run, 4 bytes: a count the bytes cannot back is refused
   // before anything is allocated for it.
   if (masks.count > reader.remaining() / 4) {

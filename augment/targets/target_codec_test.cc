@@ -167,6 +167,14 @@ TEST(TargetCodecTest, MoreInstancesThanTheBoundAreTooLarge) {
   values.masks = AsBytes(masks);
   ExpectBadSample(DecodeStoredTargets(values, 4, 6), BadSampleReason::kBadAnnotation,
                   "100 masks in 0 bytes");
+  // 128 masks of a 2048x2048 image would take 512 MiB: refused before any is unpacked.
+  std::string huge;
+  AppendLittleEndian(kMaxTargetInstances, &huge);
+  AppendLittleEndian(uint32_t{2048}, &huge);
+  AppendLittleEndian(uint32_t{2048}, &huge);
+  values.masks = AsBytes(huge);
+  ExpectBadSample(DecodeStoredTargets(values, 2048, 2048), BadSampleReason::kTooLarge,
+                  "\"masks\": 128 masks of 2048x2048 are over the bound of 268435456 bytes");
 }
 
 TEST(TargetCodecTest, TargetFieldsAreTheFourTypedNames) {
