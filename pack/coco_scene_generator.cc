@@ -114,10 +114,11 @@ std::string AnnotationJson(const CocoSceneObject& object, int64_t id, int64_t im
 
 }  // namespace
 
-CocoScene GenerateCocoScene(uint64_t seed, uint32_t index, int width, int height) {
+CocoScene GenerateCocoScene(uint64_t seed, uint32_t index, int width, int height, bool all_jpeg) {
   CocoScene scene;
   scene.image_id = index + 1;
-  scene.file_name = absl::StrFormat("images/%06d.%s", index + 1, index % 2 == 0 ? "png" : "jpg");
+  scene.file_name =
+      absl::StrFormat("images/%06d.%s", index + 1, index % 2 == 0 && !all_jpeg ? "png" : "jpg");
   scene.width = width;
   scene.height = height;
   scene.image = GenerateNaturalImage(seed, /*label=*/0, index, width, height);
@@ -167,7 +168,7 @@ absl::Status WriteCocoSet(const CocoSetSpec& spec) {
   std::vector<CocoScene> scenes;
   std::vector<uint8_t> bytes;
   for (uint32_t i = 0; i < spec.images; ++i) {
-    CocoScene scene = GenerateCocoScene(spec.seed, i, spec.width, spec.height);
+    CocoScene scene = GenerateCocoScene(spec.seed, i, spec.width, spec.height, spec.all_jpeg);
     const std::string path = absl::StrCat(spec.dir, "/", scene.file_name);
     const std::string extension = scene.file_name.substr(scene.file_name.rfind('.'));
     if (!cv::imencode(extension, scene.image, bytes, {cv::IMWRITE_JPEG_QUALITY, 90}) ||

@@ -40,9 +40,10 @@ struct CocoScene {
   std::vector<CocoSceneObject> objects;
 };
 
-// Scene `index` (image id index + 1; PNG for even indices, JPEG for odd) of width × height.
-// REQUIRES: width, height >= 16.
-CocoScene GenerateCocoScene(uint64_t seed, uint32_t index, int width, int height);
+// Scene `index` (image id index + 1; PNG for even indices, JPEG for odd, or JPEG for all with
+// `all_jpeg`) of width × height. REQUIRES: width, height >= 16.
+CocoScene GenerateCocoScene(uint64_t seed, uint32_t index, int width, int height,
+                            bool all_jpeg = false);
 
 // The instances file of `scenes` (images, annotations with ids from 1, categories).
 std::string CocoInstancesJson(const std::vector<CocoScene>& scenes);
@@ -53,6 +54,7 @@ struct CocoSetSpec {
   int width = 160;       // >= 16.
   int height = 120;      // >= 16.
   uint64_t seed = 1;
+  bool all_jpeg = false;  // Every image a JPEG (the benchmarks' sets), not PNG and JPEG in turn.
 };
 
 // Writes the set. INVALID_ARGUMENT naming the field for a bad spec; UNAVAILABLE naming the path

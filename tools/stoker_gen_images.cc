@@ -32,6 +32,9 @@ int main(int argc, char** argv) {
   flags.Add("coco-images", &coco_images,
             "write a COCO-style set of this many scenes of shapes (OUTPUT/images/, "
             "OUTPUT/instances.json) instead of class folders (0 = class folders)");
+  bool coco_jpeg = false;
+  flags.Add("coco-jpeg", &coco_jpeg,
+            "with --coco-images: every image a JPEG (default: PNG and JPEG in turn)");
   for (const char* same : {"classes", "width", "height", "quality"}) flags.MapField(same, same);
   flags.MapField("dir", "output");
   flags.MapField("per_class", "per-class");
@@ -40,10 +43,10 @@ int main(int argc, char** argv) {
   spec.width = static_cast<int>(width);
   spec.height = static_cast<int>(height);
   spec.quality = static_cast<int>(quality);
-  const absl::Status status = coco_images > 0
-                                  ? stoker::WriteCocoSet(stoker::CocoSetSpec{
-                                        spec.dir, coco_images, spec.width, spec.height, spec.seed})
-                                  : stoker::GenerateImageFolder(spec);
+  const absl::Status status =
+      coco_images > 0 ? stoker::WriteCocoSet(stoker::CocoSetSpec{spec.dir, coco_images, spec.width,
+                                                                 spec.height, spec.seed, coco_jpeg})
+                      : stoker::GenerateImageFolder(spec);
   if (status.code() == absl::StatusCode::kInvalidArgument) return flags.Fail(status);
   if (!status.ok()) {
     std::fprintf(stderr, "stoker-gen-images: %s\n", status.ToString().c_str());

@@ -11,14 +11,18 @@ are known exactly: x -> 2 (W - x), y -> 2 y. Checks: one epoch yields every samp
 with its boxes, labels and masks as expected (lists of tensors; padded tensors with counts;
 NumPy arrays; stoker.detection_targets; keypoints and padding without a cluster); a worker killed (SIGKILL) mid-epoch loses and
 duplicates nothing; a sample whose box lies outside its image is skipped (replaced by the next
-one), counted as bad_annotation, and the job goes on. Bounded: an alarm fails the run after
-170 s.
+one), counted as bad_annotation, and the job goes on; a COCO set generated and packed as a user
+would (stoker-gen-images --coco-images, stoker-pack --coco) yields every sample once with the
+instances file's boxes moved and its category ids, also when a worker is killed. Bounded: an
+alarm fails the run after 170 s.
 """
 
 import io
+import json
 import os
 import signal
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -251,6 +255,90 @@ class TargetsLoaderTest(SceneCluster):
         logs = "".join(self.cluster.log_tail(f"worker{w}", 20000) for w in range(2))
         self.assertIn("bad_annotation", logs)
         self.assertIn("lies outside the 32x24 image", logs)
+
+
+# --- a COCO set as a user packs it: stoker-gen-images --coco-images, stoker-pack --coco ---
+COCO_IMAGES = 20
+
+
+def pack_coco_set(directory):
+    """Generates and packs a COCO set under `directory`; returns (manifest path, the instances
+    file's boxes (XYXY) and category ids per sample, in the packed order: by image id)."""
+    tools = os.path.join(BUILD_DIR, "tools")
+    scenes, shards = os.path.join(directory, "scenes"), os.path.join(directory, "coco")
+    subprocess.run([f"{tools}/stoker-gen-images", f"--output={scenes}",
+                    f"--coco-images={COCO_IMAGES}", f"--width={WIDTH}",
+                    f"--height={HEIGHT}"], check=True, capture_output=True)
+    subprocess.run([f"{tools}/stoker-pack", f"--coco={scenes}/instances.json",
+                    f"--input={scenes}", f"--output={shards}", f"--data-root={directory}"],
+                   check=True, capture_output=True)
+    with open(os.path.join(scenes, "instances.json")) as f:
+        coco = json.load(f)
+    ids = sorted(image["id"] for image in coco["images"])
+    boxes, labels = {i: [] for i in ids}, {i: [] for i in ids}
+    for a in coco["annotations"]:
+        x, y, w, h = a["bbox"]
+        boxes[a["image_id"]].append((x, y, x + w, y + h))
+        labels[a["image_id"]].append(a["category_id"])
+    return (os.path.join(shards, "manifest.json"),
+            [(boxes[i], labels[i]) for i in ids])
+
+
+class CocoPackedTest(unittest.TestCase):
+    """A COCO set packed by stoker-pack --coco, flipped and doubled: every sample once with the
+    instances file's boxes moved, its category ids and one mask per box inside its box, also when
+    a worker is killed mid-epoch."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.data = tempfile.TemporaryDirectory(prefix="stoker-coco-")
+        cls.manifest, cls.expected = pack_coco_set(cls.data.name)
+        cls.cluster = stoker.LocalCluster(BUILD_DIR, workers=2, tls_dir=None).__enter__()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.stop()
+        cls.data.cleanup()
+
+    def check_sample(self, index, boxes, labels, masks):
+        stored, categories = self.expected[index]
+        moved = np.array([(2 * (WIDTH - x2), 2 * y1, 2 * (WIDTH - x1), 2 * y2)
+                          for x1, y1, x2, y2 in stored], dtype=np.float32).reshape(-1, 4)
+        np.testing.assert_allclose(np.asarray(boxes), moved, atol=1e-4,
+                                   err_msg=f"sample {index}")
+        self.assertEqual(np.asarray(labels).tolist(), categories, f"sample {index}")
+        masks = np.asarray(masks)
+        self.assertEqual(masks.shape, (len(stored), 2 * HEIGHT, 2 * WIDTH))
+        for m, (x1, y1, x2, y2) in enumerate(moved):
+            ys, xs = np.nonzero(masks[m])
+            if len(xs) == 0:  # A thin shape on so small an image may cover no pixel centre.
+                continue
+            self.filled_masks += 1
+            # Polygon fills and RLE rounding stay inside the (moved) box.
+            self.assertGreaterEqual(xs.min(), np.floor(x1), f"sample {index} mask {m}")
+            self.assertLess(xs.max(), np.ceil(x2), f"sample {index} mask {m}")
+            self.assertGreaterEqual(ys.min(), np.floor(y1), f"sample {index} mask {m}")
+            self.assertLess(ys.max(), np.ceil(y2), f"sample {index} mask {m}")
+
+    def test_every_sample_once_with_its_annotations_also_when_a_worker_dies(self):
+        seen = {}
+        self.filled_masks = 0
+        with stoker.Loader(coordinator=self.cluster.address, dataset=self.manifest,
+                           pipeline=PIPELINE,
+                           batch_size=BATCH, epochs=1, seed=unique_seed(), drop_last=True,
+                           fields=["image", "boxes", "box_labels", "masks"],
+                           return_indices=True, tls=stoker.TlsOptions(insecure=True),
+                           prefetch_bytes=2 * BATCH * 3 * 4 * HEIGHT * WIDTH) as loader:
+            for n, batch in enumerate(loader):
+                for k, index in enumerate(batch["sample_indices"].tolist()):
+                    self.check_sample(index, batch["boxes"][k], batch["box_labels"][k],
+                                      batch["masks"][k])
+                    seen[index] = seen.get(index, 0) + 1
+                if n == 1:
+                    self.cluster.kill_worker(0)
+        self.assertEqual(seen, {i: 1 for i in range(COCO_IMAGES)})
+        self.assertTrue(any(not boxes for boxes, _ in self.expected))  # images without boxes
+        self.assertGreater(self.filled_masks, COCO_IMAGES)
 
 
 class FakeRawBatch:
