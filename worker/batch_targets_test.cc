@@ -4,9 +4,10 @@
 // pipeline cannot move targets.
 
 #include <array>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -39,16 +40,61 @@ constexpr uint32_t kSceneHeight = 16;
 constexpr uint32_t kSceneWidth = 24;
 
 // Sample i's one box, XYXY pixels of its 16x24 image: an integer rectangle, so that a flip and
-// a 2x resize move it (and its mask) exactly. The indices in `bad` hold a box past the image.
+// a 2x resize move it (and its mask) exactly.
 std::array<uint32_t, 4> SceneBox(uint64_t i) {
   const uint32_t x1 = static_cast<uint32_t>(i % 5);
   return {x1, 2 + static_cast<uint32_t>(i % 3), x1 + 7, 11};
 }
 
-// JPEG images of 16x24 with stored targets: the box, its label (i + 1) and its mask.
+// The ways a record's stored targets can be bad at run time (what stoker-pack refuses, written
+// by another tool), and the reason a worker counts each under.
+enum class BadTargets {
+  kBoxOutside,
+  kRaggedBoxes,
+  kMasksOfAnotherSize,
+  kLabelsNotOnePerBox,
+  kMasksCountOverTheBound
+};
+struct BadTargetsCase {
+  BadTargets kind;
+  const char* reason;   // stoker_samples_skipped_total's label
+  const char* message;  // in the worker's log line
+};
+
+// Sample `index`'s stored values, corrupted as `kind` says.
+void Corrupt(BadTargets kind, std::vector<std::pair<std::string, std::string>>* stored) {
+  auto value = [&](absl::string_view name) -> std::string& {
+    for (auto& [field, bytes] : *stored) {
+      if (field == name) return bytes;
+    }
+    std::abort();
+  };
+  switch (kind) {
+    case BadTargets::kBoxOutside: {
+      const std::array<float, 4> box = {0, 0, 30, 10};  // x2 past 24.
+      value(kBoxesField).assign(reinterpret_cast<const char*>(box.data()), 16);
+      break;
+    }
+    case BadTargets::kRaggedBoxes:
+      value(kBoxesField).resize(12);
+      break;
+    case BadTargets::kMasksOfAnotherSize:
+      value(kMasksField)[4] = static_cast<char>(kSceneHeight + 1);  // u32 height, low byte
+      break;
+    case BadTargets::kLabelsNotOnePerBox:
+      value(kBoxLabelsField).append(8, '\0');
+      break;
+    case BadTargets::kMasksCountOverTheBound:
+      value(kMasksField)[0] = static_cast<char>(kMaxTargetInstances + 1);  // u32 count
+      break;
+  }
+}
+
+// JPEG images of 16x24 with stored targets: the box, its label (i + 1) and its mask; the
+// indices in `bad` corrupted as it says.
 class TargetSource : public Source {
  public:
-  TargetSource(uint64_t n, std::set<uint64_t> bad) : n_(n), bad_(std::move(bad)) {}
+  TargetSource(uint64_t n, std::map<uint64_t, BadTargets> bad) : n_(n), bad_(std::move(bad)) {}
   uint64_t size() const override { return n_; }
   InputFormat format() const override { return InputFormat::Encoded(); }
   absl::Status Read(uint64_t index, SampleBuffer* sample) const override {
@@ -74,7 +120,7 @@ class TargetSource : public Source {
     absl::StatusOr<std::vector<std::pair<std::string, std::string>>> stored =
         EncodeStoredTargets(targets);
     if (!stored.ok()) return stored.status();
-    if (bad_.count(index)) (*stored)[0].second = StoredBox({0, 0, 30, 10});  // x2 past 24.
+    if (auto it = bad_.find(index); it != bad_.end()) Corrupt(it->second, &*stored);
     sample->fields.clear();
     for (const std::string& field : fields_) {
       for (const auto& [name, value] : *stored) {
@@ -88,13 +134,8 @@ class TargetSource : public Source {
   void set_fields(std::vector<std::string> fields) { fields_ = std::move(fields); }
 
  private:
-  static std::string StoredBox(const std::array<float, 4>& box) {
-    std::string bytes(16, '\0');
-    std::memcpy(bytes.data(), box.data(), 16);
-    return bytes;
-  }
   uint64_t n_;
-  std::set<uint64_t> bad_;
+  std::map<uint64_t, BadTargets> bad_;
   std::vector<std::string> fields_;
 };
 
@@ -115,7 +156,7 @@ pb::JobSpec SceneJob(std::initializer_list<const char*> fields) {
 }
 
 absl::StatusOr<std::shared_ptr<JobContext>> SceneContext(const pb::JobSpec& spec,
-                                                         std::set<uint64_t> bad = {}) {
+                                                         std::map<uint64_t, BadTargets> bad = {}) {
   auto source = std::make_unique<TargetSource>(8, std::move(bad));
   std::vector<std::string> fields;
   for (const std::string& field : spec.fields()) {
@@ -174,19 +215,44 @@ TEST(BatchTargetsTest, BoxesLabelsAndMasksMoveWithTheImage) {
   }
 }
 
-TEST(BatchTargetsTest, ABadAnnotationIsReplacedAndCounted) {
-  auto job = SceneContext(SceneJob({"image", "boxes", "box_labels"}), {5});
+class BadTargetsTest : public ::testing::TestWithParam<BadTargetsCase> {};
+
+// Every kind of bad stored targets: the sample is replaced by the next one of the plan, counted
+// by its reason, and the batch (the job) goes on.
+TEST_P(BadTargetsTest, IsReplacedAndCountedAndTheBatchGoesOn) {
+  const BadTargetsCase& bad = GetParam();
+  auto job = SceneContext(SceneJob({"image", "boxes", "box_labels", "masks"}), {{5, bad.kind}});
   ASSERT_TRUE(job.ok()) << job.status();
   ProducerScratch scratch;
   pb::BatchMessage batch;
   BadSampleCounters counters;
   ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 0, 1), 1, &scratch, &batch, &counters).ok());
   EXPECT_THAT(batch.header().sample_indices(), ElementsAre(4, 6, 6, 7));
-  EXPECT_THAT(batch.header().bad_samples(), UnorderedElementsAre(Pair("bad_annotation", 1)));
-  EXPECT_EQ(counters.count(BadSampleReason::kBadAnnotation), 1u);
+  EXPECT_THAT(batch.header().bad_samples(), UnorderedElementsAre(Pair(bad.reason, 1)));
   EXPECT_THAT(ValuesOf<float>(ColumnValue(batch, 0, 1)), ElementsAreArray(MovedBox(6)));
   EXPECT_THAT(ValuesOf<int64_t>(ColumnValue(batch, 1, 1)), ElementsAre(7));
+  SampleBuffer sample;
+  ASSERT_TRUE(job.value()->source().Read(5, &sample).ok());
+  StoredTargetValues values;
+  values.boxes = absl::MakeConstSpan(sample.fields[0]);
+  values.box_labels = absl::MakeConstSpan(sample.fields[1]);
+  values.masks = absl::MakeConstSpan(sample.fields[2]);
+  EXPECT_THAT(DecodeStoredTargets(values, kSceneHeight, kSceneWidth).status().message(),
+              HasSubstr(bad.message));
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryKind, BadTargetsTest,
+    ::testing::Values(BadTargetsCase{BadTargets::kBoxOutside, "bad_annotation",
+                                     "box 0 (0, 0, 30, 10) lies outside the 24x16 image"},
+                      BadTargetsCase{BadTargets::kRaggedBoxes, "bad_annotation",
+                                     "\"boxes\": 12 bytes are not whole values of 16 bytes"},
+                      BadTargetsCase{BadTargets::kMasksOfAnotherSize, "bad_annotation",
+                                     "masks are 17x24, the image is 16x24"},
+                      BadTargetsCase{BadTargets::kLabelsNotOnePerBox, "bad_annotation",
+                                     "box_labels has 2 entries for 1 boxes"},
+                      BadTargetsCase{BadTargets::kMasksCountOverTheBound, "too_large",
+                                     "\"masks\": 129 instances, over the bound of 128"}));
 
 // Masks are counted at kMaxTargetInstances planes of the output image, boxes and labels at
 // their own bounds: what --memory-bytes holds them to.
