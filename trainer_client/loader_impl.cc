@@ -64,9 +64,8 @@ absl::StatusOr<std::unique_ptr<LoaderImpl>> LoaderImpl::Open(LoaderOptions optio
   }));
   RETURN_IF_ERROR(CheckStart(options, *response));
   if (env.worker_streams == nullptr) {
-    env.worker_streams =
-        NewGrpcWorkerStreamFactory(options.MaxBatchPayloadBytes(*response),
-                                   options.spec.batch_size(), options.tls);
+    env.worker_streams = NewGrpcWorkerStreamFactory(options.MaxBatchPayloadBytes(*response),
+                                                    options.spec.batch_size(), options.tls);
   }
   std::unique_ptr<LoaderImpl> impl(
       new LoaderImpl(std::move(options), std::move(env), *std::move(response)));

@@ -98,9 +98,8 @@ void StreamSide::Receive(StreamId id, const std::string& address, Batch received
   const bool worker_spans = received.header().has_trace() && trace_->on();
   const int64_t arrived = delivery.sampled || worker_spans ? trace_->Now() : 0;
   if (worker_spans) trace_->OnWorkerSpans(received.header(), arrived);
-  const uint64_t max_raw_bytes = job_.batch_bytes() > 0
-                                     ? options_.MaxBatchPayloadBytes(job_)
-                                     : std::numeric_limits<int>::max();
+  const uint64_t max_raw_bytes = job_.batch_bytes() > 0 ? options_.MaxBatchPayloadBytes(job_)
+                                                        : std::numeric_limits<int>::max();
   delivery.decoded = DecodeReceivedBatch(received.parts(), address, max_raw_bytes, pool_.get(),
                                          gather_buffers_.get());
   if (delivery.decoded.ok() && delivery.sampled) {
