@@ -8,7 +8,8 @@
 # The benchmarks (target `benchmarks`, not in `all`) and the two sanitizer trees compile in the
 # background, at the lowest priority, while the images are built and the normal suite runs: that
 # suite spends much of its time waiting on processes and sockets, and on a 2-core machine the
-# compiles fill those gaps instead of following them.
+# compiles fill those gaps instead of following them. The images build beside the suite too, and
+# the deployment tests run last, once the images are there.
 #
 # The deployment tests (label containers) need podman, helm and the images: install-deps.sh
 # --containers --deploy installs the tools, and where podman can run containers the images are
@@ -35,16 +36,31 @@ setsid -w nice -n 19 bash -c 'scripts/test-sanitized.sh --build-only &&
 background_builds=$!
 trap 'kill -- "-$background_builds" 2>/dev/null || true' EXIT
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$PWD/.cache/containers/containers.conf}
+# The images build beside the suite (much of their time is apt and podman waiting on the disk and
+# the network); the tests that need them (label containers) run once they are there, and so does
+# the one that builds in build-python/ as the images' wheel does (label packaging).
+images_log=.cache/images.log
 if podman info >/dev/null 2>&1; then
-  scripts/images.sh coordinator worker trainer
+  setsid -w scripts/images.sh coordinator worker trainer >"$images_log" 2>&1 &
+  images=$!
+  trap 'kill -- "-$background_builds" "-$images" 2>/dev/null || true' EXIT
 else
-  echo "test.sh: podman cannot run here; the container test will be skipped"
+  echo "test.sh: podman cannot run here; the container tests will be skipped"
+  images=
+fi
+status=0
+run_ctest() {  # ctest over build/ with the given label options.
+  ctest --test-dir "${STOKER_BUILD_DIR:-build}" --output-on-failure --parallel 2 --timeout 600 "$@"
+}
+run_ctest --label-exclude 'gpu|containers|packaging' || status=$?
+stage_done tests
+if [ -n "$images" ] && ! wait "$images"; then
+  cat "$images_log" >&2
+  status=1
 fi
 stage_done images
-status=0
-ctest --test-dir "${STOKER_BUILD_DIR:-build}" --label-exclude gpu --output-on-failure \
-  --parallel 2 --timeout 600 || status=$?
-stage_done tests
+run_ctest --label-regex 'containers|packaging' --label-exclude gpu || status=$?
+stage_done container-and-packaging-tests
 if ! wait "$background_builds"; then
   cat "$background_log" >&2
   status=1
