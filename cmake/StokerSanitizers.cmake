@@ -23,8 +23,9 @@ set(STOKER_SANITIZED_TESTS
   # Parsers of untrusted bytes: shards, tars, manifests, batch wire, tokens, codecs, AWS files,
   # flags and JSON text.
   data_test wire_test plan_test payload_codec_test storage_unit_test common_test
-  # The coordinator's state: Apply, the journal, the logic and its service.
-  cluster_state_test journal_test coordinator_test coordinator_server_test
+  # The coordinator's state: Apply, the journal, and its service (its logic under hostile
+  # requests: the fuzz_coordinator_rpc replay).
+  cluster_state_test journal_test coordinator_server_test
   # Streams: the worker's session, reactor and wire encoder, end to end over gRPC, hostile peers.
   worker_test batch_wire_encoder_test worker_stream_test grpc_worker_stream_test compression_test
   limits_test

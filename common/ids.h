@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
 namespace stoker {
@@ -33,6 +34,12 @@ inline std::string ShortId(uint64_t id) { return absl::StrCat(SerialOf(id)); }
 // The incarnation as people read it in logs: 8 hex digits.
 inline std::string IncarnationName(uint32_t incarnation) {
   return absl::StrCat(absl::Hex(incarnation, absl::kZeroPad8));
+}
+
+// The answer to a call that names job `job_id` when the job does not exist, or exists but the
+// caller may not see it (another tenant's): one answer for both, so that it tells nothing.
+inline absl::Status JobNotFound(uint64_t job_id) {
+  return absl::NotFoundError(absl::StrCat("job ", ShortId(job_id), ": no such job"));
 }
 
 }  // namespace stoker

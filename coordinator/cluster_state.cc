@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/tls/principal.h"
 #include "plan/epoch_plan.h"
 
 namespace stoker {
@@ -58,17 +59,22 @@ absl::Status ClusterState::ApplyCreateJob(const stoker::v1::CreateJobUpdate& upd
   if (jobs_.count(update.job_id()) > 0) {
     return absl::AlreadyExistsError(absl::StrCat("job id ", update.job_id(), " is in use"));
   }
-  if (job_ids_by_name_.count(update.name()) > 0) {
-    return absl::AlreadyExistsError(absl::StrCat("job '", update.name(), "' already exists"));
+  std::string tenant = update.tenant().empty() ? std::string(kDefaultTenant) : update.tenant();
+  RETURN_IF_ERROR(CheckTenantName("create_job.tenant", tenant));
+  std::pair<std::string, std::string> key(tenant, update.name());
+  if (job_ids_by_name_.count(key) > 0) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("job '", update.name(), "' of tenant ", tenant, " already exists"));
   }
   ASSIGN_OR_RETURN(JobGeometry geometry,
                    CheckJobGeometry(update.spec(), update.geometry(), "create_job"));
   Job& job = jobs_[update.job_id()];
   job.record.id = update.job_id();
+  job.record.tenant = std::move(tenant);
   job.record.name = update.name();
   job.record.spec = update.spec();
   job.record.geometry = std::move(geometry);
-  job_ids_by_name_[update.name()] = update.job_id();
+  job_ids_by_name_[std::move(key)] = update.job_id();
   next_job_id_ = std::max(next_job_id_, update.job_id() + 1);
   return absl::OkStatus();
 }
@@ -192,6 +198,7 @@ stoker::v1::Snapshot ClusterState::MakeSnapshot() const {
     stoker::v1::CreateJobUpdate* out = snapshot.add_jobs();
     out->set_job_id(job_id);
     out->set_name(job.record.name);
+    if (job.record.tenant != kDefaultTenant) out->set_tenant(job.record.tenant);
     *out->mutable_spec() = job.record.spec;
     *out->mutable_geometry() = ToProto(job.record.geometry);
     for (const auto& [rank, progress] : job.ranks) {
@@ -272,8 +279,9 @@ const JobRecord* ClusterState::FindJob(uint64_t job_id) const {
   return it == jobs_.end() ? nullptr : &it->second.record;
 }
 
-const JobRecord* ClusterState::FindJobByName(absl::string_view name) const {
-  auto it = job_ids_by_name_.find(name);
+const JobRecord* ClusterState::FindJobByName(absl::string_view tenant,
+                                             absl::string_view name) const {
+  auto it = job_ids_by_name_.find(std::make_pair(std::string(tenant), std::string(name)));
   return it == job_ids_by_name_.end() ? nullptr : FindJob(it->second);
 }
 

@@ -62,6 +62,8 @@ std::string DescribeTask(const stoker::v1::TaskId& task);
 // A job as opened. Plain data.
 struct JobRecord {
   uint64_t id = 0;
+  // The name is unique within the tenant (common/tls/principal.h) that owns the job.
+  std::string tenant;
   std::string name;
   stoker::v1::JobSpec spec;
   // As OpenJob derived it from the dataset and journaled it (never recomputed here).
@@ -143,7 +145,8 @@ class ClusterState {
   // --- Queries. Pointers stay valid until the next Apply. ---
 
   const JobRecord* FindJob(uint64_t job_id) const;
-  const JobRecord* FindJobByName(absl::string_view name) const;
+  // The job `tenant` opened under `name`.
+  const JobRecord* FindJobByName(absl::string_view tenant, absl::string_view name) const;
   size_t num_jobs() const { return jobs_.size(); }
   // Every job, by id (ids are sparse: they need not start at 1 nor be consecutive).
   std::vector<const JobRecord*> Jobs() const;
@@ -272,7 +275,8 @@ class ClusterState {
   void MarkDone(const TaskRef& ref);
 
   std::map<uint64_t, Job> jobs_;
-  absl::flat_hash_map<std::string, uint64_t> job_ids_by_name_;
+  // By (tenant, name).
+  absl::flat_hash_map<std::pair<std::string, std::string>, uint64_t> job_ids_by_name_;
   std::map<uint64_t, Worker> workers_;
   // Every worker by (last heartbeat, id), so that silent workers are found without a scan.
   std::set<std::pair<int64_t, uint64_t>> workers_by_heartbeat_;

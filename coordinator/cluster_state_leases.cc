@@ -146,7 +146,7 @@ absl::Status ClusterState::ApplyRetireJob(const stoker::v1::RetireJobUpdate& upd
       EraseLease(update.job_id(), rank, progress, progress.leased.begin());
     }
   }
-  job_ids_by_name_.erase(job->second.record.name);
+  job_ids_by_name_.erase(std::make_pair(job->second.record.tenant, job->second.record.name));
   jobs_.erase(job);
   return absl::OkStatus();
 }

@@ -27,8 +27,8 @@ TEST_F(ClusterStateTest, CreateJobStoresSpecAndGeometry) {
   EXPECT_EQ(job->geometry.batches_per_rank, 5u);
   EXPECT_EQ(job->geometry.batch_bytes, 4u * 8 * 8 * 3 * sizeof(float));
   EXPECT_THAT(job->geometry.batch_shape, ElementsAre(4, 8, 8, 3));
-  EXPECT_EQ(state_.FindJobByName("job"), job);
-  EXPECT_EQ(state_.FindJobByName("other"), nullptr);
+  EXPECT_EQ(state_.FindJobByName("default", "job"), job);
+  EXPECT_EQ(state_.FindJobByName("default", "other"), nullptr);
   EXPECT_EQ(state_.next_job_id(), 2u);
   EXPECT_EQ(state_.num_jobs(), 1u);
 }
@@ -79,7 +79,7 @@ TEST_F(ClusterStateTest, RetireJobForgetsItsProgressLeasesAndName) {
   retire.mutable_retire_job()->set_job_id(kJob);
   ASSERT_THAT(state_.Apply(retire), IsOk());
   EXPECT_EQ(state_.FindJob(kJob), nullptr);
-  EXPECT_EQ(state_.FindJobByName("job"), nullptr);
+  EXPECT_EQ(state_.FindJobByName("default", "job"), nullptr);
   EXPECT_THAT(state_.LeasesOf(kWorkerA), IsEmpty());
   EXPECT_FALSE(state_.EarliestLeaseExpiry().has_value());
   EXPECT_THAT(state_.Apply(retire), StatusIs(absl::StatusCode::kNotFound, HasSubstr("retire_job")));
@@ -316,7 +316,7 @@ TEST_F(ClusterStateTest, SnapshotRestoresJobsProgressAndWorkersButNoLeases) {
 
   ClusterState copy;
   ASSERT_THAT(copy.Apply(restore), IsOk());
-  EXPECT_NE(copy.FindJobByName("job"), nullptr);
+  EXPECT_NE(copy.FindJobByName("default", "job"), nullptr);
   EXPECT_NE(copy.FindWorker(kWorkerB), nullptr);
   EXPECT_EQ(copy.next_job_id(), state_.next_job_id());
   EXPECT_EQ(copy.next_worker_id(), state_.next_worker_id());

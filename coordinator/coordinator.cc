@@ -13,6 +13,7 @@
 #include "coordinator/request_limits.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "plan/resume_plan.h"
+#include "plan/resume_token.h"
 #include "trace/trace_proto.h"
 
 namespace stoker {
@@ -41,7 +42,23 @@ absl::Status UnknownWorker(uint64_t worker_id, uint32_t incarnation, absl::Durat
 
 absl::Status UnknownJob(uint64_t job_id, uint32_t incarnation) {
   RETURN_IF_ERROR(CheckIncarnation("job", job_id, incarnation));
-  return absl::NotFoundError(absl::StrCat("job ", ShortId(job_id), ": no such job"));
+  return JobNotFound(job_id);
+}
+
+// Tokens taken from a job of another tenant resume nothing for this caller: NOT_FOUND, as for a
+// job that does not exist. Tokens taken before tenants existed carry none and resume anywhere.
+// A token that does not decode is left to PlanResume, which names what is wrong with it.
+absl::Status CheckTokensOfTenant(const stoker::v1::OpenJobRequest& request,
+                                 const std::string& tenant) {
+  for (int i = 0; i < request.resume_tokens_size(); ++i) {
+    absl::StatusOr<stoker::v1::ResumeToken> token = DecodeResumeToken(request.resume_tokens(i));
+    if (token.ok() && !token->tenant().empty() && token->tenant() != tenant) {
+      return absl::NotFoundError(absl::StrCat("resume_tokens[", i, "]: taken from job '",
+                                              token->job_name(),
+                                              "', which is not this tenant's: no such job"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CheckRank(uint32_t rank, const JobRecord& job) {
@@ -123,35 +140,39 @@ absl::StatusOr<Response> Coordinator::Durably(
 }
 
 absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
-    const stoker::v1::OpenJobRequest& request) {
+    const stoker::v1::OpenJobRequest& request, const TenantScope& scope) {
   if (request.name().empty()) return absl::InvalidArgumentError("name: must be set");
   RETURN_IF_ERROR(CheckOpenJobLimits(request, config_));
   OpenJobArgs args;
   args.request = &request;
+  args.tenant = scope.tenant;
   ASSIGN_OR_RETURN(args.placement, PlaceTail(request.spec()));
   // Outside the lock: computing a geometry opens the dataset and compiles the pipeline, and the
   // resume plan may be large.
-  ASSIGN_OR_RETURN(args.geometry, GeometryFor(request.name(), args.placement));
+  ASSIGN_OR_RETURN(args.geometry, GeometryFor(args.tenant, request.name(), args.placement));
   const JobGeometry& geometry = args.geometry;
   if (request.resume_tokens_size() > 0) {
     if (request.rank() >= request.spec().world_size()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "rank: ", request.rank(), " is outside world size ", request.spec().world_size()));
     }
+    RETURN_IF_ERROR(CheckTokensOfTenant(request, args.tenant));
     std::vector<std::string> tokens(request.resume_tokens().begin(), request.resume_tokens().end());
     ASSIGN_OR_RETURN(args.start, PlanResume(tokens, request.spec(), geometry.num_samples,
                                             request.rank(), config_.max_resume_batches));
   } else {
     args.start.set_spec_fingerprint(SpecFingerprint(request.spec()));
   }
+  args.start.set_tenant(args.tenant);
   return Durably(&Coordinator::OpenJobLocked, args);
 }
 
-absl::StatusOr<JobGeometry> Coordinator::GeometryFor(const std::string& name,
+absl::StatusOr<JobGeometry> Coordinator::GeometryFor(const std::string& tenant,
+                                                     const std::string& name,
                                                      const TailPlacement& placement) {
   {
     absl::MutexLock lock(&mu_);
-    const JobRecord* job = state_.FindJobByName(name);
+    const JobRecord* job = state_.FindJobByName(tenant, name);
     // An open job keeps the geometry it was created with: reopening it reads no dataset.
     if (job != nullptr &&
         google::protobuf::util::MessageDifferencer::Equals(job->spec, placement.job_spec)) {
@@ -165,7 +186,8 @@ absl::StatusOr<JobGeometry> Coordinator::GeometryFor(const std::string& name,
 }
 
 absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJob(
-    const stoker::v1::GetJobRequest& request) {
+    const stoker::v1::GetJobRequest& request, const TenantScope& scope) {
+  RETURN_IF_ERROR(CheckJobVisible(request.job_id(), scope));
   return Durably(&Coordinator::GetJobLocked, request);
 }
 
@@ -219,9 +241,11 @@ Coordinator::LeaseReply Coordinator::LeaseReplyLocked(
 }
 
 absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat(
-    const stoker::v1::ClientHeartbeatRequest& request) {
+    const stoker::v1::ClientHeartbeatRequest& request, const TenantScope& scope) {
   const int64_t received_ns = trace_.Now();
   RETURN_IF_ERROR(CheckClientHeartbeatLimits(request, config_));
+  // Job ids are never reused, so a job seen here is the job the heartbeat then reports on.
+  RETURN_IF_ERROR(CheckJobVisible(request.job_id(), scope));
   ASSIGN_OR_RETURN(ClientHeartbeatReply reply,
                    Durably(&Coordinator::ClientHeartbeatLocked, request));
   trace_.AnswerClientHeartbeat(request, *reply.workers, received_ns, &reply.response);
@@ -249,7 +273,7 @@ Coordinator::WorkerList Coordinator::WorkerListLocked() {
 
 absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const OpenJobArgs& args) {
   const stoker::v1::OpenJobRequest& request = *args.request;
-  const JobRecord* job = state_.FindJobByName(request.name());
+  const JobRecord* job = state_.FindJobByName(args.tenant, request.name());
   if (job == nullptr) {
     if (state_.num_jobs() >= config_.max_jobs) {
       return absl::ResourceExhaustedError(
@@ -260,12 +284,13 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
     stoker::v1::CreateJobUpdate* create = update.mutable_create_job();
     create->set_job_id(state_.next_job_id());
     create->set_name(request.name());
+    if (args.tenant != kDefaultTenant) create->set_tenant(args.tenant);
     *create->mutable_spec() = args.placement.job_spec;
     *create->mutable_geometry() = ToProto(args.geometry);
     RETURN_IF_ERROR(ApplyUpdate(update));
-    job = state_.FindJobByName(request.name());
-    STOKER_LOG(INFO) << "opened job " << ShortId(job->id) << " '" << job->name
-                     << "': " << job->geometry.batches_per_rank << " batches per rank per epoch, "
+    job = state_.FindJobByName(args.tenant, request.name());
+    STOKER_LOG(INFO) << "opened job " << ShortId(job->id) << " '" << job->name << "' of tenant "
+                     << job->tenant << ": " << job->geometry.batches_per_rank << " batches per rank per epoch, "
                      << job->spec.epochs() << " epochs, " << job->spec.world_size() << " ranks";
   } else if (!google::protobuf::util::MessageDifferencer::Equals(job->spec,
                                                                  args.placement.job_spec)) {
@@ -307,6 +332,7 @@ absl::StatusOr<stoker::v1::GetJobResponse> Coordinator::GetJobLocked(
   if (job == nullptr) return UnknownJob(request.job_id(), state_.incarnation());
   stoker::v1::GetJobResponse response;
   response.set_name(job->name);
+  response.set_tenant(job->tenant);
   // The workers run the job's spec up to its tail; the recorded spec always places again.
   ASSIGN_OR_RETURN(TailPlacement placement, PlaceTail(job->spec));
   *response.mutable_spec() = std::move(placement.worker_spec);
@@ -496,13 +522,13 @@ absl::StatusOr<Coordinator::ClientHeartbeatReply> Coordinator::ClientHeartbeatLo
   return reply;
 }
 
-stoker::v1::GetStatusResponse Coordinator::GetStatus() {
+stoker::v1::GetStatusResponse Coordinator::GetStatus(const TenantScope& scope) {
   stoker::v1::GetStatusResponse status;
   uint64_t seq = 0;
   {
     absl::MutexLock lock(&mu_);
     CheckLivenessLocked();  // May remove lost workers: journaled like any change.
-    status = board_.Build(state_, clock_->Now());
+    status = board_.Build(state_, clock_->Now(), scope);
     if (store_ != nullptr) seq = store_->last_added();
   }
   if (absl::Status synced = SyncStore(seq); !synced.ok()) {
@@ -512,23 +538,35 @@ stoker::v1::GetStatusResponse Coordinator::GetStatus() {
 }
 
 absl::StatusOr<stoker::v1::StartTraceResponse> Coordinator::StartTrace(
-    const stoker::v1::StartTraceRequest& request) {
+    const stoker::v1::StartTraceRequest& request, const TenantScope& scope) {
   RETURN_IF_ERROR(trace::CheckStartTraceRequest(request, config_.max_trace_seconds));
-  RETURN_IF_ERROR(CheckJobExists(request.job_id()));
+  RETURN_IF_ERROR(CheckJobVisible(request.job_id(), scope));
   return trace_.Start(request);
 }
 
 absl::StatusOr<stoker::v1::GetTraceResponse> Coordinator::GetTrace(
-    const stoker::v1::GetTraceRequest& request) {
+    const stoker::v1::GetTraceRequest& request, const TenantScope& scope) {
   RETURN_IF_ERROR(trace::CheckGetTraceRequest(request));
-  RETURN_IF_ERROR(CheckJobExists(request.job_id()));
+  RETURN_IF_ERROR(CheckJobVisible(request.job_id(), scope));
   return trace_.Read(request);
 }
 
-absl::Status Coordinator::CheckJobExists(uint64_t job_id) {
+absl::Status Coordinator::CheckJobVisible(uint64_t job_id, const TenantScope& scope) {
+  RETURN_IF_ERROR(StoreUsable());  // a failed journal is every call's first answer
   absl::MutexLock lock(&mu_);
-  if (state_.FindJob(job_id) != nullptr) return absl::OkStatus();
+  const JobRecord* job = state_.FindJob(job_id);
+  if (job != nullptr && scope.Sees(job->tenant)) return absl::OkStatus();
   return UnknownJob(job_id, state_.incarnation());
+}
+
+void Coordinator::SetTenantPolicy(std::shared_ptr<const TenantPolicy> policy) {
+  absl::MutexLock lock(&mu_);
+  tenant_policy_ = std::move(policy);
+}
+
+std::shared_ptr<const TenantPolicy> Coordinator::tenant_policy() const {
+  absl::MutexLock lock(&mu_);
+  return tenant_policy_;
 }
 
 void Coordinator::CheckLiveness() {

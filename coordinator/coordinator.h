@@ -55,6 +55,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
+#include "common/tls/principal.h"
 #include "coordinator/cluster_state.h"
 #include "coordinator/coordinator_client.h"
 #include "coordinator/coordinator_config.h"
@@ -65,6 +66,7 @@
 #include "coordinator/state_store.h"
 #include "coordinator/status_board.h"
 #include "coordinator/tail_placement.h"
+#include "coordinator/tenant_policy.h"
 #include "stoker/v1/coordinator.pb.h"
 #include "stoker/v1/journal.pb.h"
 #include "stoker/v1/status.pb.h"
@@ -117,10 +119,18 @@ class Coordinator {
   //                     resume this spec ("resume_tokens[i]: ...", see PlanResume).
   //   ALREADY_EXISTS    a job of that name exists with a different spec (message names it).
   //   RESOURCE_EXHAUSTED config.max_jobs jobs exist (the message names --max-jobs).
-  absl::StatusOr<stoker::v1::OpenJobResponse> OpenJob(const stoker::v1::OpenJobRequest& request);
+  //
+  // Tenancy (common/tls/principal.h): the job belongs to scope.tenant, and names are looked up
+  // within that tenant (two tenants may both run a job "train"). Every call below that names a
+  // job answers a caller whose scope does not see it exactly as for a job that does not exist
+  // (NOT_FOUND, same message): another tenant's jobs are not there for it. The default scope
+  // sees every tenant (in-process callers, plaintext servers).
+  absl::StatusOr<stoker::v1::OpenJobResponse> OpenJob(const stoker::v1::OpenJobRequest& request,
+                                                      const TenantScope& scope = {});
 
   // NOT_FOUND for an unknown job id.
-  absl::StatusOr<stoker::v1::GetJobResponse> GetJob(const stoker::v1::GetJobRequest& request);
+  absl::StatusOr<stoker::v1::GetJobResponse> GetJob(const stoker::v1::GetJobRequest& request,
+                                                    const TenantScope& scope = {});
 
   // Adds a worker. A worker registering again with the address of a registered one replaces it
   // (it restarted): the old entry is removed and its leases return to pending.
@@ -178,10 +188,11 @@ class Coordinator {
   //                     outside the plan ("received[i]: ...", "overdue[i]: ..."); then nothing
   //                     of the request is applied.
   absl::StatusOr<stoker::v1::ClientHeartbeatResponse> ClientHeartbeat(
-      const stoker::v1::ClientHeartbeatRequest& request);
+      const stoker::v1::ClientHeartbeatRequest& request, const TenantScope& scope = {});
 
-  // Jobs with their ranks' latest reports and the advisor's verdict, and live workers.
-  stoker::v1::GetStatusResponse GetStatus();
+  // The jobs `scope` sees with their ranks' latest reports and the advisor's verdict, and live
+  // workers (their rates of the jobs `scope` sees).
+  stoker::v1::GetStatusResponse GetStatus(const TenantScope& scope = {});
 
   // Batch timelines (the coordinator trace, coordinator_trace.h). StartTrace opens the job's
   // window: heartbeat responses to its workers and ranks carry TraceControl until it ends.
@@ -189,10 +200,11 @@ class Coordinator {
   // NOT_FOUND (FAILED_PRECONDITION for another incarnation) for an unknown job;
   // RESOURCE_EXHAUSTED when too many jobs are traced.
   absl::StatusOr<stoker::v1::StartTraceResponse> StartTrace(
-      const stoker::v1::StartTraceRequest& request);
+      const stoker::v1::StartTraceRequest& request, const TenantScope& scope = {});
   // A page of the job's collected spans. INVALID_ARGUMENT "max_spans: ..." (checked first) or
   // "page_token: ..."; NOT_FOUND for an unknown job or one never traced.
-  absl::StatusOr<stoker::v1::GetTraceResponse> GetTrace(const stoker::v1::GetTraceRequest& request);
+  absl::StatusOr<stoker::v1::GetTraceResponse> GetTrace(const stoker::v1::GetTraceRequest& request,
+                                                        const TenantScope& scope = {});
 
   // Removes workers silent for longer than worker_timeout (their leases return to pending),
   // returns expired leases to pending, and retires jobs (finished or abandoned) none of whose
@@ -200,6 +212,11 @@ class Coordinator {
   // may then be opened again as a new job), and workers that report holding it are told in
   // WorkerHeartbeatResponse.retired_jobs.
   void CheckLiveness();
+
+  // The tenants' weights and quotas (coordinator/tenant_policy.h); replaced whole when the
+  // policy file changes. Until set, every tenant has weight 1 and no quota.
+  void SetTenantPolicy(std::shared_ptr<const TenantPolicy> policy) ABSL_LOCKS_EXCLUDED(mu_);
+  std::shared_ptr<const TenantPolicy> tenant_policy() const ABSL_LOCKS_EXCLUDED(mu_);
 
   const CoordinatorConfig& config() const { return config_; }
   // The journal's figures; nullopt when the coordinator keeps its state in memory only.
@@ -228,6 +245,8 @@ class Coordinator {
   // resume point computed from them.
   struct OpenJobArgs {
     const stoker::v1::OpenJobRequest* request = nullptr;
+    // The tenant the job belongs to.
+    std::string tenant;
     // The request's spec with its tail placed (tail_placement.h); the job records job_spec.
     TailPlacement placement;
     JobGeometry geometry;
@@ -235,7 +254,8 @@ class Coordinator {
   };
   // The geometry of the job OpenJob opens: the journaled one when a job of that name and spec
   // exists, else computed from the dataset (I/O, without the lock).
-  absl::StatusOr<JobGeometry> GeometryFor(const std::string& name, const TailPlacement& placement)
+  absl::StatusOr<JobGeometry> GeometryFor(const std::string& tenant, const std::string& name,
+                                          const TailPlacement& placement)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Gives format-1 records (create_job without geometry) their geometry; see Recover.
   absl::Status UpgradeFormat1(std::vector<stoker::v1::StateUpdate>& updates)
@@ -291,8 +311,9 @@ class Coordinator {
   size_t LeaseBackupsLocked(const stoker::v1::LeaseTasksRequest& request, size_t max,
                             stoker::v1::LeaseTasksResponse* response)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // NOT_FOUND (FAILED_PRECONDITION for another incarnation) unless the job exists.
-  absl::Status CheckJobExists(uint64_t job_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // NOT_FOUND (FAILED_PRECONDITION for another incarnation) unless the job exists and `scope`
+  // sees it; the same answer either way.
+  absl::Status CheckJobVisible(uint64_t job_id, const TenantScope& scope) ABSL_LOCKS_EXCLUDED(mu_);
   // Overdue tasks looked at per heartbeat (the rest are ignored).
   static constexpr int kMaxOverdue = kMaxOverdueTasks;  // coordinator_client.h
   void CheckLivenessLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -321,6 +342,8 @@ class Coordinator {
   StatusBoard board_ ABSL_GUARDED_BY(mu_);
   HedgeBook hedges_ ABSL_GUARDED_BY(mu_);
   WorkerList worker_list_ ABSL_GUARDED_BY(mu_);  // null: rebuild (WorkerListLocked)
+  std::shared_ptr<const TenantPolicy> tenant_policy_ ABSL_GUARDED_BY(mu_) =
+      std::make_shared<const TenantPolicy>();
   CoordinatorTrace trace_;                       // thread-safe; its lock after mu_
 };
 

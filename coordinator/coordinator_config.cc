@@ -4,6 +4,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "coordinator/tenant_policy.h"
 #include "plan/resume_plan.h"
 
 namespace stoker {
@@ -40,6 +42,9 @@ absl::Status CoordinatorConfig::Validate() const {
   }
   if (absl::Status status = scaler.Validate(); !status.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("scaler.", status.message()));
+  }
+  if (!tenant_policy_path.empty()) {
+    RETURN_IF_ERROR(ReadTenantPolicy("tenant_policy_path", tenant_policy_path).status());
   }
   return ValidateLimits();
 }

@@ -32,6 +32,9 @@ struct CoordinatorConfig {
   // File journal (coordinator/journal.h) of the state that survives a restart; empty = none
   // (state lives in memory only).
   std::string journal_path;
+  // The tenant policy file (coordinator/tenant_policy.h, --tenant-policy): tenants' weights and
+  // quotas, re-read when it changes. Empty: every tenant has weight 1 and no quota.
+  std::string tenant_policy_path;
   // Limits (docs/security.md, "Limits"), each refused with an error naming its flag:
   // Most jobs held; OpenJob of a new job beyond it is RESOURCE_EXHAUSTED (--max-jobs). Jobs
   // leave by retirement (job_idle_timeout).
@@ -82,7 +85,8 @@ struct CoordinatorConfig {
   // an address without a port, a duration <= 0, a worker_timeout not above
   // heartbeat_interval, max_tasks_per_lease 0, a job_idle_timeout <= 0, a limit of 0 (or a
   // max_request_bytes under 64 KiB, a grpc_memory_bytes under 16 MiB), bad prices
-  // (advisor.prices.*) or scaler settings (scaler.*).
+  // (advisor.prices.*) or scaler settings (scaler.*), a tenant policy file that does not load
+  // ("tenant_policy_path: ...").
   absl::Status Validate() const;
 
   static constexpr uint32_t kMinRequestBytes = 64 << 10;

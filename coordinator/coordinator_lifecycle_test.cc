@@ -326,7 +326,7 @@ TEST_F(CoordinatorLifecycleTest, AnIdleJobIsRetiredDurablyAndWorkersAreTold) {
     }
     coordinator.InspectState([&](const ClusterState& state) {
       EXPECT_EQ(state.FindJob(idle_job), nullptr);
-      EXPECT_EQ(state.FindJobByName("idle"), nullptr);
+      EXPECT_EQ(state.FindJobByName("default", "idle"), nullptr);
       EXPECT_THAT(state.LeasesOf(worker), IsEmpty());
       EXPECT_FALSE(state.EarliestLeaseExpiry().has_value());
     });

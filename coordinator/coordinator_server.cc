@@ -3,6 +3,8 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include <memory>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -16,6 +18,7 @@
 #include "coordinator/coordinator_service.h"
 #include "coordinator/external_scaler_service.h"
 #include "coordinator/journal.h"
+#include "coordinator/tenant_policy.h"
 
 namespace stoker {
 namespace {
@@ -40,7 +43,21 @@ struct CoordinatorServer::Impl {
         coordinator(config, clock, store.get(), SourceFactoryFor(std::move(io))),
         service(&coordinator, &latencies, config.tls, clock),
         decider(config.scaler, clock),
-        scaler_service(&coordinator, &decider, config.tls, config.max_job_name_bytes) {}
+        scaler_service(&coordinator, &decider, config.tls, config.max_job_name_bytes) {
+    if (!config.tenant_policy_path.empty()) {
+      policy_file.emplace("tenant_policy_path", config.tenant_policy_path);
+      RefreshTenantPolicy();
+    }
+  }
+
+  // A changed tenant policy file takes effect (one that does not load is logged and ignored).
+  void RefreshTenantPolicy() {
+    if (!policy_file.has_value()) return;
+    if (std::optional<TenantPolicy> policy = policy_file->Refresh()) {
+      coordinator.SetTenantPolicy(std::make_shared<const TenantPolicy>(*std::move(policy)));
+      STOKER_LOG(INFO) << "tenant policy loaded: " << policy_file->path();
+    }
+  }
 
   // Wakes every heartbeat_interval (real time) until Stop: liveness, and the dataset probes of
   // recovered jobs.
@@ -53,6 +70,7 @@ struct CoordinatorServer::Impl {
       mu.Unlock();
       coordinator.CheckLiveness();
       coordinator.ProbeDatasets();  // dataset I/O: here, never on a gRPC callback thread
+      RefreshTenantPolicy();
       ReportStoreFailure();
       mu.Lock();
     }
@@ -77,6 +95,7 @@ struct CoordinatorServer::Impl {
   CoordinatorService service;
   ScaleDecider decider;
   ExternalScalerService scaler_service;  // KEDA's external scaler
+  std::optional<TenantPolicyFile> policy_file;  // with --tenant-policy
   std::unique_ptr<grpc::Server> server;
   std::thread liveness_thread;
   int port = 0;

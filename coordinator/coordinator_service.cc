@@ -24,15 +24,22 @@ struct CoordinatorService::Finisher {
   }
 };
 
-std::optional<CoordinatorService::Finisher> CoordinatorService::Admit(
+// An admitted call: how to finish it, and what its caller may see.
+struct CoordinatorService::Admitted {
+  Finisher finish;
+  TenantScope scope;
+};
+
+std::optional<CoordinatorService::Admitted> CoordinatorService::Admit(
     const char* method, std::initializer_list<Role> allowed,
     const grpc::CallbackServerContext& context, grpc::ServerUnaryReactor* reactor) {
   const Finisher finish{latencies_, clock_, reactor, method, clock_->Now()};
-  if (absl::Status denied = gate_.Check(context, method, allowed).status(); !denied.ok()) {
-    finish(denied);
+  absl::StatusOr<std::optional<Principal>> caller = gate_.Check(context, method, allowed);
+  if (!caller.ok()) {
+    finish(caller.status());
     return std::nullopt;
   }
-  return finish;
+  return Admitted{finish, TenantScope::Of(*caller)};
 }
 
 template <typename Response, typename Call>
@@ -56,8 +63,13 @@ grpc::ServerUnaryReactor* CoordinatorService::Reply(const char* method,
                                                     grpc::CallbackServerContext* context,
                                                     Response* response, Call call) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();  // once: it resets the reactor
-  const std::optional<Finisher> finish = Admit(method, allowed, *context, reactor);
-  if (finish.has_value()) Schedule(executor, *finish, response, std::move(call));
+  std::optional<Admitted> admitted = Admit(method, allowed, *context, reactor);
+  if (admitted.has_value()) {
+    Schedule(executor, admitted->finish, response,
+             [call = std::move(call), scope = std::move(admitted->scope)]() mutable {
+               return call(scope);
+             });
+  }
   return reactor;
 }
 
@@ -83,36 +95,46 @@ grpc::ServerUnaryReactor* CoordinatorService::OpenJob(grpc::CallbackServerContex
                                                       const stoker::v1::OpenJobRequest* request,
                                                       stoker::v1::OpenJobResponse* response) {
   return Reply("OpenJob", {Role::kTrainer}, &opens_, context, response,
-               [this, request] { return coordinator_->OpenJob(*request); });
+               [this, request](const TenantScope& scope) {
+                 return coordinator_->OpenJob(*request, scope);
+               });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::GetJob(grpc::CallbackServerContext* context,
                                                      const stoker::v1::GetJobRequest* request,
                                                      stoker::v1::GetJobResponse* response) {
   return Reply("GetJob", {Role::kWorker, Role::kTrainer}, &calls_, context, response,
-               [this, request] { return coordinator_->GetJob(*request); });
+               [this, request](const TenantScope& scope) {
+                 return coordinator_->GetJob(*request, scope);
+               });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::RegisterWorker(
     grpc::CallbackServerContext* context, const stoker::v1::RegisterWorkerRequest* request,
     stoker::v1::RegisterWorkerResponse* response) {
   return Reply("RegisterWorker", {Role::kWorker}, &calls_, context, response,
-               [this, request] { return coordinator_->RegisterWorker(*request); });
+               [this, request](const TenantScope&) {
+                 return coordinator_->RegisterWorker(*request);
+               });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::WorkerHeartbeat(
     grpc::CallbackServerContext* context, const stoker::v1::WorkerHeartbeatRequest* request,
     stoker::v1::WorkerHeartbeatResponse* response) {
   return Reply("WorkerHeartbeat", {Role::kWorker}, &calls_, context, response,
-               [this, request] { return coordinator_->WorkerHeartbeat(*request); });
+               [this, request](const TenantScope&) {
+                 return coordinator_->WorkerHeartbeat(*request);
+               });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::LeaseTasks(
     grpc::CallbackServerContext* context, const stoker::v1::LeaseTasksRequest* request,
     stoker::v1::LeaseTasksResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();  // once: it resets the reactor
-  const std::optional<Finisher> finish = Admit("LeaseTasks", {Role::kWorker}, *context, reactor);
-  if (!finish.has_value()) return reactor;
+  const std::optional<Admitted> admitted =
+      Admit("LeaseTasks", {Role::kWorker}, *context, reactor);
+  if (!admitted.has_value()) return reactor;
+  const Finisher* finish = &admitted->finish;
   std::optional<Coordinator::LeaseReply> now = coordinator_->TryLeaseTasks(*request);
   if (!now.has_value()) {  // the lock is held: wait for it on the lease pool
     Schedule(&leases_, *finish, response,
@@ -134,7 +156,9 @@ grpc::ServerUnaryReactor* CoordinatorService::ClientHeartbeat(
     grpc::CallbackServerContext* context, const stoker::v1::ClientHeartbeatRequest* request,
     stoker::v1::ClientHeartbeatResponse* response) {
   return Reply("ClientHeartbeat", {Role::kTrainer}, &calls_, context, response,
-               [this, request] { return coordinator_->ClientHeartbeat(*request); });
+               [this, request](const TenantScope& scope) {
+                 return coordinator_->ClientHeartbeat(*request, scope);
+               });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::GetStatus(grpc::CallbackServerContext* context,
@@ -142,21 +166,27 @@ grpc::ServerUnaryReactor* CoordinatorService::GetStatus(grpc::CallbackServerCont
                                                         stoker::v1::GetStatusResponse* response) {
   return Reply(
       "GetStatus", {Role::kOperator, Role::kTrainer, Role::kScaler}, &calls_, context, response,
-      [this] { return absl::StatusOr<stoker::v1::GetStatusResponse>(coordinator_->GetStatus()); });
+      [this](const TenantScope& scope) {
+        return absl::StatusOr<stoker::v1::GetStatusResponse>(coordinator_->GetStatus(scope));
+      });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::StartTrace(
     grpc::CallbackServerContext* context, const stoker::v1::StartTraceRequest* request,
     stoker::v1::StartTraceResponse* response) {
   return Reply("StartTrace", {Role::kOperator, Role::kTrainer}, &calls_, context, response,
-               [this, request] { return coordinator_->StartTrace(*request); });
+               [this, request](const TenantScope& scope) {
+                 return coordinator_->StartTrace(*request, scope);
+               });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::GetTrace(grpc::CallbackServerContext* context,
                                                        const stoker::v1::GetTraceRequest* request,
                                                        stoker::v1::GetTraceResponse* response) {
   return Reply("GetTrace", {Role::kOperator, Role::kTrainer}, &calls_, context, response,
-               [this, request] { return coordinator_->GetTrace(*request); });
+               [this, request](const TenantScope& scope) {
+                 return coordinator_->GetTrace(*request, scope);
+               });
 }
 
 }  // namespace stoker

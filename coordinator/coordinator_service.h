@@ -39,7 +39,8 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   // RegisterWorker, WorkerHeartbeat and LeaseTasks from workers; OpenJob and ClientHeartbeat from
   // trainers; GetJob from workers and trainers; GetStatus from operators and trainers;
   // StartTrace and GetTrace from operators and trainers (Loader.trace). A refused call is
-  // answered PERMISSION_DENIED or UNAUTHENTICATED naming the method and what was missing.
+  // answered PERMISSION_DENIED or UNAUTHENTICATED naming the method and what was missing. The
+  // caller's tenant (common/tls/principal.h) scopes what a trainer sees: its own tenant's jobs.
   static constexpr int kCallThreads = 8;
   static constexpr int kLeaseThreads = 4;
   static constexpr int kOpenJobThreads = 2;
@@ -84,10 +85,12 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
  private:
   using LeaseTasksResponse = stoker::v1::LeaseTasksResponse;
   struct Finisher;
-  // Starts the clock of a call and checks the caller's role: the call's finisher, or nullopt
-  // when the call was refused (and finished). `reactor` is the context's DefaultReactor(),
-  // which a handler must get once only (each call of it resets the reactor).
-  std::optional<Finisher> Admit(const char* method, std::initializer_list<Role> allowed,
+  struct Admitted;
+  // Starts the clock of a call and checks the caller's role: the call's finisher and the
+  // caller's tenant scope, or nullopt when the call was refused (and finished). `reactor` is the
+  // context's DefaultReactor(), which a handler must get once only (each call of it resets the
+  // reactor).
+  std::optional<Admitted> Admit(const char* method, std::initializer_list<Role> allowed,
                                 const grpc::CallbackServerContext& context,
                                 grpc::ServerUnaryReactor* reactor);
   // Runs `call` (which blocks: the coordinator's mutex, the journal's sync, dataset I/O) on
@@ -95,7 +98,7 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   // becomes the response. UNAVAILABLE at once when the executor has too many calls waiting.
   template <typename Response, typename Call>
   void Schedule(CallExecutor* executor, const Finisher& finish, Response* response, Call call);
-  // Admit, then Schedule. The callback thread returns at once.
+  // Admit, then Schedule `call(scope)`. The callback thread returns at once.
   template <typename Response, typename Call>
   grpc::ServerUnaryReactor* Reply(const char* method, std::initializer_list<Role> allowed,
                                   CallExecutor* executor, grpc::CallbackServerContext* context,

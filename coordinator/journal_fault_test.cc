@@ -99,7 +99,7 @@ TEST_F(JournalFaultTest, AShortWriteIsRecoveredAtReplay) {
   ASSERT_THAT(coordinator.Recover(), IsOk());
   coordinator.InspectState([&](const ClusterState& state) {
     EXPECT_NE(state.FindJob(kept_job), nullptr);
-    EXPECT_EQ(state.FindJobByName("torn"), nullptr);
+    EXPECT_EQ(state.FindJobByName("default", "torn"), nullptr);
   });
   EXPECT_THAT(coordinator.OpenJob(Open("after")), IsOk());  // and it writes again
 }

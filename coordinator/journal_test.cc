@@ -217,8 +217,8 @@ TEST(CoordinatorJournalTest, RestartReplaysJobsAndDoneTasks) {
     Coordinator coordinator(config, &clock, &journal, TestSourceFactory());
     ASSERT_THAT(coordinator.Recover(), IsOk());
     coordinator.InspectState([&](const ClusterState& state) {
-      ASSERT_NE(state.FindJobByName("job"), nullptr);
-      EXPECT_EQ(state.FindJobByName("job")->id, job_id);
+      ASSERT_NE(state.FindJobByName("default", "job"), nullptr);
+      EXPECT_EQ(state.FindJobByName("default", "job")->id, job_id);
       ASSERT_NE(state.FindWorker(worker_id), nullptr);
       RankProgressSummary summary = state.RankSummary(job_id, 0);
       EXPECT_EQ(summary.done_watermark, 1u);

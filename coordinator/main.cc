@@ -162,6 +162,9 @@ int Run(int argc, char** argv) {
   flags.Add("port-file", &port_file, "Write the bound port to this file once serving");
   flags.Add("journal", &config.journal_path,
             "Journal file of the state that survives a restart (empty = memory only)");
+  flags.Add("tenant-policy", &config.tenant_policy_path,
+            "JSON file of the tenants' weights and quotas (proto/stoker/v1/tenants.proto), "
+            "re-read when it changes (empty = weight 1 and no quota for every tenant)");
   MetricsFlags metrics_flags;
   metrics_flags.AddTo(&flags);
   StorageFlags storage_flags;  // --s3-endpoint, --s3-region, --s3-addressing (manifests).
@@ -177,6 +180,7 @@ int Run(int argc, char** argv) {
   flags.MapField("max_tasks_per_lease", "max-tasks-per-lease");
   flags.MapField("job_idle_timeout", "job-idle-timeout-ms");
   flags.MapField("journal_path", "journal");
+  flags.MapField("tenant_policy_path", "tenant-policy");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
 

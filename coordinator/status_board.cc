@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "coordinator/scale_target.h"
 
 namespace stoker {
@@ -103,6 +104,7 @@ stoker::v1::JobStatus StatusBoard::BuildJob(const JobRecord& job, const ClusterS
   stoker::v1::JobStatus out;
   out.set_job_id(job.id);
   out.set_name(job.name);
+  out.set_tenant(job.tenant);
   out.set_state(state.JobFinished(job.id) ? stoker::v1::JOB_STATE_FINISHED
                                           : stoker::v1::JOB_STATE_RUNNING);
   out.set_batch_size(job.spec.batch_size());
@@ -146,10 +148,16 @@ stoker::v1::ClusterCost StatusBoard::ClusterCostOf(
   return cluster;
 }
 
-stoker::v1::GetStatusResponse StatusBoard::Build(const ClusterState& state, absl::Time now) const {
+stoker::v1::GetStatusResponse StatusBoard::Build(const ClusterState& state, absl::Time now,
+                                                 const TenantScope& scope) const {
   stoker::v1::GetStatusResponse response;
   response.set_workers_lost(workers_lost_);
-  for (const JobRecord* job : state.Jobs()) *response.add_jobs() = BuildJob(*job, state, now);
+  absl::flat_hash_set<uint64_t> shown;
+  for (const JobRecord* job : state.Jobs()) {
+    if (!scope.Sees(job->tenant)) continue;
+    *response.add_jobs() = BuildJob(*job, state, now);
+    shown.insert(job->id);
+  }
   for (const WorkerRecord* worker : state.Workers()) {
     stoker::v1::WorkerStatus* out = response.add_workers();
     out->mutable_info()->set_worker_id(worker->id);
@@ -160,7 +168,9 @@ stoker::v1::GetStatusResponse StatusBoard::Build(const ClusterState& state, absl
     out->set_last_heartbeat_age_ms(absl::ToUnixMillis(now) - worker->last_heartbeat_unix_ms);
     if (auto it = workers_.find(worker->id); it != workers_.end()) {
       out->set_busy_fraction(it->second.stats.busy_fraction());
-      *out->mutable_job_rates() = it->second.stats.job_rates();
+      for (const stoker::v1::JobRate& rate : it->second.stats.job_rates()) {
+        if (shown.contains(rate.job_id())) *out->add_job_rates() = rate;
+      }
     }
   }
   *response.mutable_cluster() = ClusterCostOf(response);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "common/tls/principal.h"
 #include "coordinator/advisor.h"
 #include "coordinator/cluster_state.h"
 #include "stoker/v1/coordinator.pb.h"
@@ -39,8 +40,10 @@ class StatusBoard {
   // A worker was removed for missing heartbeats.
   void CountLostWorker() { ++workers_lost_; }
 
-  // Every job of `state` with its ranks and advice, and every live worker.
-  stoker::v1::GetStatusResponse Build(const ClusterState& state, absl::Time now) const;
+  // Every job of `state` that `scope` sees, with its ranks and advice, and every live worker
+  // with its rates of those jobs; the cluster's figures are over what it shows.
+  stoker::v1::GetStatusResponse Build(const ClusterState& state, absl::Time now,
+                                      const TenantScope& scope = {}) const;
 
  private:
   struct ClientReport {

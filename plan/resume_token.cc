@@ -76,6 +76,7 @@ std::string EncodeResumeToken(const ResumePoint& start, const RankPosition& posi
   token.set_version(kResumeTokenVersion);
   token.set_job_name(position.job_name);
   token.set_spec_fingerprint(start.spec_fingerprint());
+  token.set_tenant(start.tenant());
   token.set_world_size(position.world_size);
   token.set_rank(position.rank);
   token.set_epoch(position.epoch);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes throwaway certificates for trying Stoker with mutual TLS (and for its tests):
 #
-#   scripts/dev-certs.sh DIR          a new CA and every certificate
+#   scripts/dev-certs.sh DIR [--tenants=a,b]
+#                                     a new CA and every certificate
 #   scripts/dev-certs.sh DIR ROLE     re-issues ROLE's certificate and key from the CA already in
 #                                     DIR (rotation: the new files replace the old by rename)
 #
@@ -12,6 +13,12 @@
 #                                    every certificate also names localhost and 127.0.0.1, and
 #                                    the DNS names in $STOKER_CERT_DNS (space separated), so a
 #                                    server certificate also passes a hostname check.
+# DIR/trainer-<t>.pem/.key, trainer-<t>.token
+#                                    with --tenants: a trainer of each tenant <t> (SAN URI
+#                                    spiffe://stoker/tenant/<t>/role/trainer), and its token
+#                                    ("trainer@<t>:..."), also listed in `tokens`. The role-only
+#                                    certificates above are the default tenant's. A tenant name
+#                                    is a DNS label ([a-z0-9-], at most 63), not "default".
 # DIR/other-ca.pem, other-ca.key, other-trainer.pem/.key
 #                                    a second, untrusted CA and a trainer certificate it signed:
 #                                    for negative tests.
@@ -24,13 +31,27 @@
 # Keys are EC P-256, valid for 30 days. Not for production: the CA key lies next to the rest.
 # Quiet on success. Existing files in DIR are overwritten.
 set -euo pipefail
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  echo "usage: $0 DIR [coordinator|worker|trainer|operator|scaler]" >&2
+usage() {
+  echo "usage: $0 DIR [--tenants=a,b] | $0 DIR coordinator|worker|trainer|operator|scaler" >&2
   exit 2
-fi
+}
+[ $# -ge 1 ] && [ $# -le 2 ] || usage
 command -v openssl >/dev/null || { echo "$0: openssl is not installed" >&2; exit 1; }
 dir=$1
-renew=${2:-}
+renew=
+tenants=()
+case ${2:-} in
+  --tenants=*)
+    IFS=, read -r -a tenants <<<"${2#--tenants=}"
+    for tenant in "${tenants[@]}"; do
+      if ! [[ $tenant =~ ^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$ ]] || [ "$tenant" = default ]; then
+        echo "$0: --tenants: '$tenant' is not a tenant name ([a-z0-9-], 1 to 63, not 'default')" >&2
+        exit 2
+      fi
+    done ;;
+  -*) usage ;;
+  *) renew=${2:-} ;;
+esac
 mkdir -p "$dir"
 cd "$dir"
 umask 077
@@ -42,8 +63,10 @@ make_ca() {  # NAME SUBJECT
     2>/dev/null
 }
 
-make_leaf() {  # NAME ROLE CA
-  local name=$1 role=$2 ca=$3 san="URI:spiffe://stoker/role/$2,DNS:localhost,IP:127.0.0.1"
+make_leaf() {  # NAME ROLE CA [TENANT]
+  local name=$1 role=$2 ca=$3 uri="spiffe://stoker/role/$2"
+  [ -z "${4:-}" ] || uri="spiffe://stoker/tenant/$4/role/$2"
+  local san="URI:$uri,DNS:localhost,IP:127.0.0.1"
   for dns in ${STOKER_CERT_DNS:-}; do san="$san,DNS:$dns"; done
   openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$name.key" \
     -out "$name.csr" -subj "/O=stoker/OU=$role/CN=stoker-$role" 2>/dev/null
@@ -70,6 +93,7 @@ fi
 
 make_ca ca "/O=stoker/CN=stoker dev CA"
 for role in coordinator worker trainer operator scaler; do make_leaf "$role" "$role" ca; done
+for tenant in "${tenants[@]}"; do make_leaf "trainer-$tenant" trainer ca "$tenant"; done
 make_ca other-ca "/O=elsewhere/CN=another CA"
 make_leaf other-trainer trainer other-ca
 rm -f ./*.srl
@@ -77,5 +101,9 @@ rm -f ./*.srl
 for role in coordinator worker trainer operator scaler; do
   echo "$role:$(openssl rand -hex 24)" >"$role.token"
   cat "$role.token" >>tokens
+done
+for tenant in "${tenants[@]}"; do
+  echo "trainer@$tenant:$(openssl rand -hex 24)" >"trainer-$tenant.token"
+  cat "trainer-$tenant.token" >>tokens
 done
 chmod 644 ./*.pem

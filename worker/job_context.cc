@@ -15,19 +15,21 @@ constexpr size_t kPlansKept = 2;
 
 absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
                                                                const stoker::v1::JobSpec& spec,
-                                                               const DatasetIo& io) {
+                                                               const DatasetIo& io,
+                                                               std::string tenant) {
   // GLOBAL reads the dataset at random: remote shards ranged when the cache cannot hold them.
   const bool random_order = spec.shuffle() == stoker::v1::SHUFFLE_MODE_GLOBAL ||
                             spec.shuffle() == stoker::v1::SHUFFLE_MODE_UNSPECIFIED;
   ASSIGN_OR_RETURN(std::vector<std::string> fields, SourceFields(spec));
   ASSIGN_OR_RETURN(std::unique_ptr<Source> source,
                    CreateSource(spec.dataset(), spec.seed(), io, random_order, std::move(fields)));
-  return Create(job_id, spec, std::move(source));
+  return Create(job_id, spec, std::move(source), std::move(tenant));
 }
 
 absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
                                                                const stoker::v1::JobSpec& spec,
-                                                               std::unique_ptr<Source> source) {
+                                                               std::unique_ptr<Source> source,
+                                                               std::string tenant) {
   RETURN_IF_ERROR(CheckJobFields(spec, *source));
   ASSIGN_OR_RETURN(std::vector<std::string> fields, SourceFields(spec));
   PipelineOptions options;
@@ -35,12 +37,15 @@ absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
   ASSIGN_OR_RETURN(Pipeline pipeline,
                    Pipeline::Compile(spec.pipeline(), source->format(), options));
   return std::shared_ptr<JobContext>(
-      new JobContext(job_id, spec, std::move(source), std::move(pipeline), std::move(fields)));
+      new JobContext(job_id, std::move(tenant), spec, std::move(source), std::move(pipeline),
+                     std::move(fields)));
 }
 
-JobContext::JobContext(uint64_t job_id, stoker::v1::JobSpec spec, std::unique_ptr<Source> source,
-                       Pipeline pipeline, std::vector<std::string> fields)
+JobContext::JobContext(uint64_t job_id, std::string tenant, stoker::v1::JobSpec spec,
+                       std::unique_ptr<Source> source, Pipeline pipeline,
+                       std::vector<std::string> fields)
     : job_id_(job_id),
+      tenant_(std::move(tenant)),
       spec_(std::move(spec)),
       source_(std::move(source)),
       pipeline_(std::move(pipeline)),

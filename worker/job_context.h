@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "augment/pipeline.h"
+#include "common/tls/principal.h"
 #include "common/field_limits.h"
 #include "data/source.h"
 #include "plan/epoch_plan.h"
@@ -31,15 +32,17 @@ class JobContext {
   // the spec does not describe a usable job (its fields included: CheckJobFields,
   // data/source.h; a job naming typed targets with a pipeline that cannot move them, naming the
   // op: Pipeline::Compile with_targets); the source's errors when its data cannot be read.
-  static absl::StatusOr<std::shared_ptr<JobContext>> Create(uint64_t job_id,
-                                                            const stoker::v1::JobSpec& spec,
-                                                            const DatasetIo& io);
+  // `tenant`: who owns the job (GetJobResponse.tenant); only its trainers may stream it.
+  static absl::StatusOr<std::shared_ptr<JobContext>> Create(
+      uint64_t job_id, const stoker::v1::JobSpec& spec, const DatasetIo& io,
+      std::string tenant = std::string(kDefaultTenant));
   // The same with the source already opened (tests inject sources with bad samples).
-  static absl::StatusOr<std::shared_ptr<JobContext>> Create(uint64_t job_id,
-                                                            const stoker::v1::JobSpec& spec,
-                                                            std::unique_ptr<Source> source);
+  static absl::StatusOr<std::shared_ptr<JobContext>> Create(
+      uint64_t job_id, const stoker::v1::JobSpec& spec, std::unique_ptr<Source> source,
+      std::string tenant = std::string(kDefaultTenant));
 
   uint64_t job_id() const { return job_id_; }
+  const std::string& tenant() const { return tenant_; }
   const stoker::v1::JobSpec& spec() const { return spec_; }
   const Source& source() const { return *source_; }
   const Pipeline& pipeline() const { return pipeline_; }
@@ -79,10 +82,11 @@ class JobContext {
   trace::SpanRecorder& trace() { return trace_; }
 
  private:
-  JobContext(uint64_t job_id, stoker::v1::JobSpec spec, std::unique_ptr<Source> source,
-             Pipeline pipeline, std::vector<std::string> fields);
+  JobContext(uint64_t job_id, std::string tenant, stoker::v1::JobSpec spec,
+             std::unique_ptr<Source> source, Pipeline pipeline, std::vector<std::string> fields);
 
   const uint64_t job_id_;
+  const std::string tenant_;
   const stoker::v1::JobSpec spec_;
   const std::unique_ptr<Source> source_;
   const Pipeline pipeline_;

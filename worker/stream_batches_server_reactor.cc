@@ -14,7 +14,8 @@ namespace stoker {
 
 namespace pb = ::stoker::v1;
 
-StreamBatchesServerReactor::StreamBatchesServerReactor(Worker* worker) : worker_(worker) {
+StreamBatchesServerReactor::StreamBatchesServerReactor(Worker* worker, TenantScope caller)
+    : worker_(worker), caller_(std::move(caller)) {
   // At once, so a client knows its stream was admitted (a refused one ends RESOURCE_EXHAUSTED).
   StartSendInitialMetadata();
   StartRead(&read_buffer_);
@@ -130,15 +131,17 @@ void StreamBatchesServerReactor::HandleMessage() {
           absl::FailedPreconditionError("the first message of a stream must be open"));
       return;
     }
-    worker_->OpenSessionAsync(request_.open(), this,
-                              [this](absl::StatusOr<std::shared_ptr<StreamSession>> session) {
-                                if (!session.ok()) {
-                                  EndFromOutside(session.status());
-                                  return;
-                                }
-                                session_ = *std::move(session);
-                                ContinueReading();
-                              });
+    worker_->OpenSessionAsync(
+        request_.open(), this,
+        [this](absl::StatusOr<std::shared_ptr<StreamSession>> session) {
+          if (!session.ok()) {
+            EndFromOutside(session.status());
+            return;
+          }
+          session_ = *std::move(session);
+          ContinueReading();
+        },
+        caller_);
     return;  // The next read starts once the session exists.
   } else if (request_.has_credit()) {
     if (request_.credit().client_clock_ns() != 0) {  // the client traces: an offset sample

@@ -28,6 +28,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "common/tls/principal.h"
 #include "stoker/v1/worker.pb.h"
 #include "worker/stream_session.h"
 #include "worker/stream_write_order.h"
@@ -35,13 +36,14 @@
 
 namespace stoker {
 
-// Made for a stream the worker admitted (Worker::AdmitStream); releases the admission and
-// deletes itself in OnDone. Thread-safe (reactions and producer callbacks race).
+// Made for a stream the worker admitted (Worker::AdmitStream) from a caller who sees `caller`'s
+// jobs; releases the admission and deletes itself in OnDone. Thread-safe (reactions and
+// producer callbacks race).
 class StreamBatchesServerReactor
     : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>,
       public BatchSink {
  public:
-  explicit StreamBatchesServerReactor(Worker* worker);
+  StreamBatchesServerReactor(Worker* worker, TenantScope caller);
 
   // BatchSink.
   void Send(OutgoingBatch batch) override;
@@ -76,6 +78,7 @@ class StreamBatchesServerReactor
   void StampTraceLocked(OutgoingBatch& batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Worker* const worker_;
+  const TenantScope caller_;
   grpc::ByteBuffer read_buffer_;            // Owned by the read in flight.
   stoker::v1::ClientMessage request_;       // The last message read.
   std::shared_ptr<StreamSession> session_;  // Set once by the first read; reads are sequential.

@@ -40,11 +40,13 @@ absl::Status StreamRegistry::Admit() {
 
 void StreamRegistry::Release() { open_streams_.fetch_sub(1, std::memory_order_relaxed); }
 
-void StreamRegistry::OpenAsync(pb::OpenStream open, BatchSink* sink, OpenDone done) {
+void StreamRegistry::OpenAsync(pb::OpenStream open, BatchSink* sink, OpenDone done,
+                               TenantScope caller) {
   {
     absl::MutexLock lock(&mu_);
     if (!stopping_) {
-      pending_opens_.push_back(PendingOpen{std::move(open), sink, std::move(done)});
+      pending_opens_.push_back(
+          PendingOpen{std::move(open), std::move(caller), sink, std::move(done)});
       return;
     }
   }
@@ -64,11 +66,12 @@ void StreamRegistry::OpenLoop() {
       pending = std::move(pending_opens_.front());
       pending_opens_.pop_front();
     }
-    pending.done(Open(pending.open, pending.sink));
+    pending.done(Open(pending.open, pending.caller, pending.sink));
   }
 }
 
 absl::StatusOr<std::shared_ptr<StreamSession>> StreamRegistry::Open(const pb::OpenStream& open,
+                                                                    const TenantScope& caller,
                                                                     BatchSink* sink) {
   {
     absl::MutexLock lock(&mu_);
@@ -77,6 +80,8 @@ absl::StatusOr<std::shared_ptr<StreamSession>> StreamRegistry::Open(const pb::Op
   }
   absl::StatusOr<std::shared_ptr<JobContext>> job = FindOrLoadJob(open.job_id());
   if (!job.ok()) return job.status();
+  // Before any other check, whose answer would say that the job exists.
+  if (!caller.Sees((*job)->tenant())) return JobNotFound(open.job_id());
   RETURN_IF_ERROR(CheckBatchFitsMemory(**job));
   const uint32_t world_size = (*job)->spec().world_size();
   if (open.rank() >= world_size) {
@@ -104,9 +109,12 @@ absl::StatusOr<std::shared_ptr<JobContext>> StreamRegistry::FindOrLoadJob(uint64
   pb::GetJobRequest request;
   request.set_job_id(job_id);
   absl::StatusOr<pb::GetJobResponse> response = coordinator_->GetJob(request);
+  // In the words a stream of another tenant's job gets (no prefix naming the coordinator).
+  if (absl::IsNotFound(response.status())) return JobNotFound(job_id);
   if (!response.ok()) return response.status();
-  absl::StatusOr<std::shared_ptr<JobContext>> job =
-      JobContext::Create(job_id, response->spec(), io_);
+  absl::StatusOr<std::shared_ptr<JobContext>> job = JobContext::Create(
+      job_id, response->spec(), io_,
+      response->tenant().empty() ? std::string(kDefaultTenant) : response->tenant());
   if (!job.ok()) return job.status();
   absl::MutexLock lock(&mu_);
   return jobs_.try_emplace(job_id, *std::move(job)).first->second;

@@ -27,6 +27,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "common/tls/principal.h"
 #include "coordinator/coordinator_client.h"
 #include "data/dataset_io.h"
 #include "stoker/v1/coordinator.pb.h"
@@ -62,12 +63,15 @@ class StreamRegistry {
   // open. Every admitted stream calls Release once when it is done.
   absl::Status Admit();
   void Release();
-  // Opens a session for a stream's Open message; `done` runs later on the opener thread.
-  // Errors: NOT_FOUND for an unknown job (message from the coordinator), INVALID_ARGUMENT for a
+  // Opens a session for a stream's Open message from `caller`; `done` runs later on the opener
+  // thread. Errors: NOT_FOUND for an unknown job, or one of a tenant `caller` does not see (the
+  // same message: JobNotFound; the job's tenant is what the coordinator's GetJob said, asked
+  // once per job, not per stream), INVALID_ARGUMENT for a
   // rank outside the job's world size or a bad open.compression, RESOURCE_EXHAUSTED for a job
   // whose batches the worker's memory budget cannot hold (--memory-bytes), UNAVAILABLE while
   // draining or stopping.
-  void OpenAsync(stoker::v1::OpenStream open, BatchSink* sink, OpenDone done);
+  void OpenAsync(stoker::v1::OpenStream open, BatchSink* sink, OpenDone done,
+                 TenantScope caller = {});
   // The stream of `session` is done: the session is forgotten, its traffic kept. The caller
   // detaches it first and hands back its tasks before this (Drain waits for every session to be
   // forgotten, then reports the hand-backs).
@@ -98,12 +102,13 @@ class StreamRegistry {
  private:
   struct PendingOpen {
     stoker::v1::OpenStream open;
+    TenantScope caller;
     BatchSink* sink;
     OpenDone done;
   };
   void OpenLoop();
   absl::StatusOr<std::shared_ptr<StreamSession>> Open(const stoker::v1::OpenStream& open,
-                                                      BatchSink* sink);
+                                                      const TenantScope& caller, BatchSink* sink);
   absl::StatusOr<std::shared_ptr<JobContext>> FindOrLoadJob(uint64_t job_id);
   // RESOURCE_EXHAUSTED naming --memory-bytes when the batches of `job` the worker may hold at
   // once exceed its memory budget.

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "absl/synchronization/notification.h"
+#include "common/ids.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "worker/fake_coordinator_for_test.h"
 
@@ -47,13 +48,17 @@ class StreamRegistryTest : public ::testing::Test {
                                                    DatasetIo::FromEnvironment(), [] {})) {}
 
   // Opens a session and waits for the opener thread's answer.
-  absl::StatusOr<std::shared_ptr<StreamSession>> Open(const pb::OpenStream& open) {
+  absl::StatusOr<std::shared_ptr<StreamSession>> Open(const pb::OpenStream& open,
+                                                      const TenantScope& caller = {}) {
     absl::Notification opened;
     absl::StatusOr<std::shared_ptr<StreamSession>> result;
-    registry_->OpenAsync(open, &sink_, [&](absl::StatusOr<std::shared_ptr<StreamSession>> s) {
-      result = std::move(s);
-      opened.Notify();
-    });
+    registry_->OpenAsync(
+        open, &sink_,
+        [&](absl::StatusOr<std::shared_ptr<StreamSession>> s) {
+          result = std::move(s);
+          opened.Notify();
+        },
+        caller);
     opened.WaitForNotification();
     return result;
   }
@@ -88,9 +93,17 @@ TEST_F(StreamRegistryTest, OpensLoadTheJobOnceAndClosedStreamsAreForgotten) {
   EXPECT_EQ(registry_->traffic().queued_bytes, 0u);
 }
 
-TEST_F(StreamRegistryTest, AnOpenOfAnUnknownJobIsTheCoordinatorsNotFound) {
+TEST_F(StreamRegistryTest, AnOpenOfAnUnknownJobIsNotFound) {
   EXPECT_THAT(Open(OpenOf(kJob + 1)).status(),
-              StatusIs(absl::StatusCode::kNotFound, HasSubstr("job not found")));
+              StatusIs(absl::StatusCode::kNotFound, std::string(JobNotFound(kJob + 1).message())));
+}
+
+TEST_F(StreamRegistryTest, AnOpenOfAnotherTenantsJobIsNotFoundInTheSameWords) {
+  // The fake coordinator's job is the default tenant's.
+  EXPECT_THAT(Open(OpenOf(kJob), TenantScope::Only("b")).status(),
+              StatusIs(absl::StatusCode::kNotFound, std::string(JobNotFound(kJob).message())));
+  EXPECT_EQ(registry_->open_sessions(), 0u);
+  EXPECT_THAT(Open(OpenOf(kJob), TenantScope::Only("default")).status(), IsOk());
 }
 
 TEST_F(StreamRegistryTest, AnOpenOfARankOutsideTheWorldSizeIsInvalidArgument) {

@@ -99,8 +99,9 @@ void Worker::Drain(absl::Duration deadline) {
   }
 }
 
-void Worker::OpenSessionAsync(pb::OpenStream open, BatchSink* sink, OpenDone done) {
-  streams_.OpenAsync(std::move(open), sink, std::move(done));
+void Worker::OpenSessionAsync(pb::OpenStream open, BatchSink* sink, OpenDone done,
+                              TenantScope caller) {
+  streams_.OpenAsync(std::move(open), sink, std::move(done), std::move(caller));
 }
 
 absl::Status Worker::AdmitStream() { return streams_.Admit(); }

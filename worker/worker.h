@@ -81,7 +81,8 @@ class Worker {
 
   using OpenDone = StreamRegistry::OpenDone;
   // Called by a stream on its Open message: StreamRegistry::OpenAsync.
-  void OpenSessionAsync(stoker::v1::OpenStream open, BatchSink* sink, OpenDone done);
+  void OpenSessionAsync(stoker::v1::OpenStream open, BatchSink* sink, OpenDone done,
+                        TenantScope caller = {});
   // StreamRegistry::Admit and Release.
   absl::Status AdmitStream();
   void ReleaseStream();

@@ -49,12 +49,12 @@ class WorkerService
 
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* StreamBatches(
       grpc::CallbackServerContext* context) override {
-    if (absl::Status denied = gate_.Check(*context, "StreamBatches", {Role::kTrainer}).status();
-        !denied.ok()) {
-      return new DeniedStream(denied);
-    }
+    absl::StatusOr<std::optional<Principal>> caller =
+        gate_.Check(*context, "StreamBatches", {Role::kTrainer});
+    if (!caller.ok()) return new DeniedStream(caller.status());
     if (absl::Status full = worker_->AdmitStream(); !full.ok()) return new DeniedStream(full);
-    return new StreamBatchesServerReactor(worker_);  // Releases its admission when done.
+    // Releases its admission when done.
+    return new StreamBatchesServerReactor(worker_, TenantScope::Of(*caller));
   }
 
  private:

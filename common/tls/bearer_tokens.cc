@@ -1,8 +1,5 @@
 #include "common/tls/bearer_tokens.h"
 
-#include <sys/stat.h>
-
-#include <fstream>
 #include <iterator>
 #include <utility>
 
@@ -10,6 +7,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/logging.h"
+#include "common/status_macros.h"
+#include "common/text_file.h"
 
 namespace stoker {
 namespace {
@@ -23,13 +22,6 @@ absl::Status BadLine(absl::string_view field, int line, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": line ", line, ": ", why));
 }
 
-// "mtime size inode" of `path`; empty when it cannot be stat'ed.
-std::string FileVersion(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return "";
-  return absl::StrCat(st.st_mtim.tv_sec, ".", st.st_mtim.tv_nsec, " ", st.st_size, " ", st.st_ino);
-}
-
 }  // namespace
 
 absl::StatusOr<std::vector<BearerToken>> ParseBearerTokens(absl::string_view field,
@@ -41,12 +33,25 @@ absl::StatusOr<std::vector<BearerToken>> ParseBearerTokens(absl::string_view fie
     line = absl::StripAsciiWhitespace(line);
     if (line.empty() || line[0] == '#') continue;
     const size_t colon = line.find(':');
-    if (colon == absl::string_view::npos) return BadLine(field, line_number, "expected role:token");
-    std::optional<Role> role = RoleFromName(line.substr(0, colon));
+    if (colon == absl::string_view::npos) {
+      return BadLine(field, line_number, "expected role:token or role@tenant:token");
+    }
+    absl::string_view who = line.substr(0, colon);
+    Principal principal;
+    if (const size_t at = who.find('@'); at != absl::string_view::npos) {
+      const absl::string_view tenant = who.substr(at + 1);
+      if (absl::Status bad = CheckTenantName("tenant", tenant); !bad.ok()) {
+        return BadLine(field, line_number, bad.message());
+      }
+      principal.tenant = std::string(tenant);
+      who = who.substr(0, at);
+    }
+    std::optional<Role> role = RoleFromName(who);
     if (!role.has_value()) {
       return BadLine(field, line_number,
                      "unknown role (expected coordinator, worker, trainer, operator or scaler)");
     }
+    principal.role = *role;
     const absl::string_view token = line.substr(colon + 1);
     if (token.size() < kMinTokenLength) {
       return BadLine(field, line_number,
@@ -57,7 +62,7 @@ absl::StatusOr<std::vector<BearerToken>> ParseBearerTokens(absl::string_view fie
         return BadLine(field, line_number, "token has a space or a non-printable character");
       }
     }
-    tokens.push_back({*role, std::string(token)});
+    tokens.push_back({std::move(principal), std::string(token)});
   }
   if (tokens.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(field, ": no role:token line"));
@@ -67,16 +72,7 @@ absl::StatusOr<std::vector<BearerToken>> ParseBearerTokens(absl::string_view fie
 
 absl::StatusOr<std::vector<BearerToken>> ReadBearerTokens(absl::string_view field,
                                                           const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat(field, ": cannot read ", path));
-  std::string text;
-  text.resize(kMaxTokenFileBytes + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxTokenFileBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, ": ", path, " is over ", kMaxTokenFileBytes, " bytes"));
-  }
+  ASSIGN_OR_RETURN(std::string text, ReadTextFile(field, path, kMaxTokenFileBytes));
   return ParseBearerTokens(field, text);
 }
 
@@ -117,12 +113,12 @@ void BearerTokenFile::Refresh() {
   version_ = std::move(version);
 }
 
-std::optional<Role> BearerTokenFile::RoleOf(absl::string_view token) {
+std::optional<Principal> BearerTokenFile::PrincipalOf(absl::string_view token) {
   absl::MutexLock lock(&mu_);
   Refresh();
-  std::optional<Role> found;
+  std::optional<Principal> found;
   for (const BearerToken& known : tokens_) {  // No early exit.
-    if (ConstantTimeEquals(token, known.token)) found = known.role;
+    if (ConstantTimeEquals(token, known.token)) found = known.principal;
   }
   return found;
 }

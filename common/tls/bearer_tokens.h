@@ -4,8 +4,9 @@
 // Bearer tokens: for simple setups, a peer's role may come from a shared secret per role instead
 // of a client certificate (docs/security.md, "Bearer tokens").
 //
-// A token file holds one "role:token" line per token ('#' comments and blank lines skipped),
-// role one of coordinator, worker, trainer, operator, scaler; a token is at least kMinTokenLength
+// A token file holds one "role:token" or "role@tenant:token" line per token ('#' comments and
+// blank lines skipped), role one of coordinator, worker, trainer, operator, scaler, tenant a
+// tenant name (common/tls/principal.h; without one, the default tenant); a token is at least kMinTokenLength
 // printable characters without spaces. A server's accepted-tokens file may list several tokens
 // per role (rotation: add the new one, move the clients, drop the old one); a client's token
 // file holds exactly one line, the token it sends. Files are re-read when they change on disk.
@@ -24,20 +25,21 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
-#include "common/tls/tls_config.h"
+#include "common/tls/principal.h"
 
 namespace stoker {
 
 inline constexpr size_t kMinTokenLength = 16;
 
 struct BearerToken {
-  Role role;
+  Principal principal;
   std::string token;
 };
 
 // The tokens of a token file's text. INVALID_ARGUMENT naming `field` and the line number (never
-// the line: it holds a secret) for a line that is not "role:token", an unknown role or a token
-// shorter than kMinTokenLength; also when the text holds no token.
+// the line: it holds a secret) for a line that is not "role[@tenant]:token", an unknown role, a
+// tenant that is not a tenant name or a token shorter than kMinTokenLength; also when the text
+// holds no token.
 absl::StatusOr<std::vector<BearerToken>> ParseBearerTokens(absl::string_view field,
                                                            absl::string_view text);
 
@@ -58,9 +60,10 @@ class BearerTokenFile {
   BearerTokenFile(std::string field, std::string path, absl::Duration recheck,
                   Clock* clock = Clock::Real());
 
-  // The role of `token`: compared with every token of the file in constant time, so the time
-  // taken says nothing about which one matched or how close a guess came. nullopt: not listed.
-  std::optional<Role> RoleOf(absl::string_view token);
+  // The principal of `token`: compared with every token of the file in constant time, so the
+  // time taken says nothing about which one matched or how close a guess came. nullopt: not
+  // listed.
+  std::optional<Principal> PrincipalOf(absl::string_view token);
   // The file's first token (a client's file holds one): the token this process sends.
   std::string OwnToken();
 

@@ -69,14 +69,15 @@ class RoleVerifier : public gx::ExternalCertificateVerifier {
     std::vector<std::string> uris;
     for (const grpc::string_ref& uri : request->uri_names())
       uris.emplace_back(uri.data(), uri.size());
-    absl::StatusOr<Role> role = RoleFromUris(uris);
-    if (!role.ok()) {
+    absl::StatusOr<Principal> server = PrincipalFromUris(uris);
+    if (!server.ok()) {
       *sync_status = grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                                  absl::StrCat("server ", role.status().message()));
-    } else if (std::find(expected_.begin(), expected_.end(), *role) == expected_.end()) {
+                                  absl::StrCat("server ", server.status().message()));
+    } else if (std::find(expected_.begin(), expected_.end(), server->role) == expected_.end()) {
       *sync_status = grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                                  absl::StrCat("server certificate says role ", RoleName(*role),
-                                               ", expected ", RoleNames(expected_)));
+                                  absl::StrCat("server certificate says role ",
+                                               RoleName(server->role), ", expected ",
+                                               RoleNames(expected_)));
     } else {
       *sync_status = grpc::Status::OK;
     }
@@ -129,13 +130,13 @@ std::shared_ptr<grpc::ChannelCredentials> ChannelCredentials(const TlsConfig& co
       tls, grpc::MetadataCredentialsFromPlugin(std::make_unique<BearerTokenPlugin>(config)));
 }
 
-absl::StatusOr<Role> PeerRole(const grpc::AuthContext& auth) {
+absl::StatusOr<Principal> PeerPrincipal(const grpc::AuthContext& auth) {
   if (!auth.IsPeerAuthenticated()) {
     return absl::UnauthenticatedError("no verified client certificate");
   }
   std::vector<std::string> uris = PropertyValues(auth, GRPC_PEER_URI_PROPERTY_NAME);
   if (uris.empty()) uris = PropertyValues(auth, GRPC_X509_SAN_PROPERTY_NAME);
-  return RoleFromUris(uris);
+  return PrincipalFromUris(uris);
 }
 
 RoleGate::RoleGate(const TlsConfig& config)
@@ -146,17 +147,18 @@ RoleGate::RoleGate(const TlsConfig& config)
                                                       config.accept_bearer_tokens_file,
                                                       config.reload_interval)) {}
 
-absl::StatusOr<Role> RoleGate::CallerRole(const grpc::ServerContextBase& context) const {
+absl::StatusOr<Principal> RoleGate::CallerPrincipal(
+    const grpc::ServerContextBase& context) const {
   std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
-  absl::StatusOr<Role> cert_role =
+  absl::StatusOr<Principal> from_cert =
       auth == nullptr ? absl::UnauthenticatedError("no verified client certificate")
-                      : PeerRole(*auth);
+                      : PeerPrincipal(*auth);
   const auto& metadata = context.client_metadata();
   const auto header = metadata.find("authorization");
   if (header == metadata.end()) {
-    if (cert_role.ok() || tokens_ == nullptr) return cert_role;
+    if (from_cert.ok() || tokens_ == nullptr) return from_cert;
     return absl::UnauthenticatedError(
-        absl::StrCat(cert_role.status().message(), ", and no bearer token (authorization header)"));
+        absl::StrCat(from_cert.status().message(), ", and no bearer token (authorization header)"));
   }
   if (tokens_ == nullptr) {
     return absl::UnauthenticatedError(
@@ -166,32 +168,35 @@ absl::StatusOr<Role> RoleGate::CallerRole(const grpc::ServerContextBase& context
   if (!absl::ConsumePrefix(&value, kBearerPrefix)) {
     return absl::UnauthenticatedError("authorization header is not 'Bearer <token>'");
   }
-  std::optional<Role> token_role = tokens_->RoleOf(value);
-  if (!token_role.has_value()) {
+  std::optional<Principal> from_token = tokens_->PrincipalOf(value);
+  if (!from_token.has_value()) {
     return absl::UnauthenticatedError("bearer token not recognised (--accept-bearer-tokens-file)");
   }
-  if (cert_role.ok() && *cert_role != *token_role) {
-    return absl::PermissionDeniedError(absl::StrCat("certificate says role ", RoleName(*cert_role),
-                                                    ", bearer token says ", RoleName(*token_role)));
+  if (from_cert.ok() && !(*from_cert == *from_token)) {
+    return absl::PermissionDeniedError(absl::StrCat("certificate says ", PrincipalName(*from_cert),
+                                                    ", bearer token says ",
+                                                    PrincipalName(*from_token)));
   }
-  return *token_role;
+  return *std::move(from_token);
 }
 
-absl::StatusOr<std::optional<Role>> RoleGate::Check(const grpc::ServerContextBase& context,
-                                                    const char* method,
-                                                    std::initializer_list<Role> allowed) const {
-  if (insecure_) return std::optional<Role>();
-  absl::StatusOr<Role> role = CallerRole(context);
-  if (!role.ok()) {
-    CountRpcDenial(role.status().code());
-    return absl::Status(role.status().code(), absl::StrCat(method, ": ", role.status().message()));
+absl::StatusOr<std::optional<Principal>> RoleGate::Check(const grpc::ServerContextBase& context,
+                                                         const char* method,
+                                                         std::initializer_list<Role> allowed) const {
+  if (insecure_) return std::optional<Principal>();
+  absl::StatusOr<Principal> caller = CallerPrincipal(context);
+  if (!caller.ok()) {
+    CountRpcDenial(caller.status().code());
+    return absl::Status(caller.status().code(),
+                        absl::StrCat(method, ": ", caller.status().message()));
   }
   for (Role ok : allowed) {
-    if (*role == ok) return std::optional<Role>(*role);
+    if (caller->role == ok) return std::optional<Principal>(*std::move(caller));
   }
   CountRpcDenial(absl::StatusCode::kPermissionDenied);
-  return absl::PermissionDeniedError(absl::StrCat(
-      method, ": role ", RoleName(*role), " may not call it (allowed: ", RoleNames(allowed), ")"));
+  return absl::PermissionDeniedError(absl::StrCat(method, ": role ", RoleName(caller->role),
+                                                  " may not call it (allowed: ",
+                                                  RoleNames(allowed), ")"));
 }
 
 }  // namespace stoker

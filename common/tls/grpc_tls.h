@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/tls/principal.h"
 #include "common/tls/tls_config.h"
 
 namespace stoker {
@@ -35,29 +36,30 @@ std::shared_ptr<grpc::ServerCredentials> ServerCredentials(const TlsConfig& conf
 std::shared_ptr<grpc::ChannelCredentials> ChannelCredentials(const TlsConfig& config,
                                                              std::vector<Role> peer_roles);
 
-// The role of the caller of a server call. UNAUTHENTICATED when the connection carries no
-// verified certificate with a role, PERMISSION_DENIED when it names several.
-absl::StatusOr<Role> PeerRole(const grpc::AuthContext& auth);
+// The principal (role and tenant) of the caller of a server call. UNAUTHENTICATED when the
+// connection carries no verified certificate with a role, PERMISSION_DENIED when it names
+// several.
+absl::StatusOr<Principal> PeerPrincipal(const grpc::AuthContext& auth);
 
-// Decides whether a call may proceed: OK when `insecure` or the caller's role is one of
-// `allowed`; otherwise PERMISSION_DENIED naming the caller's role, `method` and the roles
+// Decides whether a call may proceed: the caller's principal (nullopt with `insecure`: no
+// identity) when its role is one of `allowed`; otherwise PERMISSION_DENIED naming the caller's role, `method` and the roles
 // allowed, or UNAUTHENTICATED naming what was missing; each denial is counted (CountRpcDenial).
 //
 // The caller's role comes from its verified certificate or, when the server accepts bearer
 // tokens (TlsConfig::accept_bearer_tokens_file), from an "authorization: Bearer <token>" header: an
-// unknown token is UNAUTHENTICATED, a token of another role than the certificate presented
-// PERMISSION_DENIED. Thread-safe.
+// unknown token is UNAUTHENTICATED, a token of another role or tenant than the certificate
+// presented PERMISSION_DENIED. Thread-safe.
 class RoleGate {
  public:
   // REQUIRES: config.Validate() is OK.
   explicit RoleGate(const TlsConfig& config);
 
-  absl::StatusOr<std::optional<Role>> Check(const grpc::ServerContextBase& context,
-                                            const char* method,
-                                            std::initializer_list<Role> allowed) const;
+  absl::StatusOr<std::optional<Principal>> Check(const grpc::ServerContextBase& context,
+                                                 const char* method,
+                                                 std::initializer_list<Role> allowed) const;
 
  private:
-  absl::StatusOr<Role> CallerRole(const grpc::ServerContextBase& context) const;
+  absl::StatusOr<Principal> CallerPrincipal(const grpc::ServerContextBase& context) const;
 
   const bool insecure_;
   const std::shared_ptr<BearerTokenFile> tokens_;  // Null: no tokens accepted.

@@ -15,7 +15,6 @@
 namespace stoker {
 namespace {
 
-constexpr absl::string_view kRoleUriPrefix = "spiffe://stoker/role/";
 constexpr Role kRoles[] = {Role::kCoordinator, Role::kWorker, Role::kTrainer, Role::kOperator,
                            Role::kScaler};
 
@@ -56,34 +55,6 @@ std::optional<Role> RoleFromName(absl::string_view name) {
     if (name == RoleName(role)) return role;
   }
   return std::nullopt;
-}
-
-std::string RoleUri(Role role) { return absl::StrCat(kRoleUriPrefix, RoleName(role)); }
-
-std::optional<Role> RoleFromUri(absl::string_view uri) {
-  for (Role role : kRoles) {
-    if (uri == RoleUri(role)) return role;
-  }
-  return std::nullopt;
-}
-
-absl::StatusOr<Role> RoleFromUris(const std::vector<std::string>& uris) {
-  std::optional<Role> found;
-  for (const std::string& uri : uris) {
-    std::optional<Role> role = RoleFromUri(uri);
-    if (!role.has_value()) continue;
-    if (found.has_value() && *found != *role) {
-      return absl::PermissionDeniedError(absl::StrCat("peer certificate names more than one role (",
-                                                      RoleName(*found), ", ", RoleName(*role),
-                                                      ")"));
-    }
-    found = role;
-  }
-  if (!found.has_value()) {
-    return absl::UnauthenticatedError(
-        absl::StrCat("peer certificate has no role (a SAN URI ", kRoleUriPrefix, "<role>)"));
-  }
-  return *found;
 }
 
 absl::Status TlsConfig::Validate() const {

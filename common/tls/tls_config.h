@@ -8,8 +8,8 @@
 // disk (rotation without a restart; common/tls/grpc_tls.h). Connections are mutual TLS: both
 // ends present a certificate signed by the CA. Plaintext only when `insecure` is set explicitly.
 //
-// A peer's role is the SAN URI spiffe://stoker/role/<role> of its certificate
-// (scripts/dev-certs.sh makes such certificates).
+// A peer's role (and tenant) is the SAN URI spiffe://stoker/[tenant/<tenant>/]role/<role> of its
+// certificate (common/tls/principal.h; scripts/dev-certs.sh makes such certificates).
 //
 // No gRPC here: the credentials are built in common/tls/grpc_tls.h.
 
@@ -37,16 +37,6 @@ absl::string_view RoleName(Role role);
 
 // The role named `name` ("worker"); nullopt when it names none.
 std::optional<Role> RoleFromName(absl::string_view name);
-
-// The SAN URI that gives a certificate `role`: "spiffe://stoker/role/<role>".
-std::string RoleUri(Role role);
-
-// The role named by SAN URI `uri`; nullopt when `uri` is not a Stoker role URI.
-std::optional<Role> RoleFromUri(absl::string_view uri);
-
-// The roles named by `uris` (a certificate's SAN URIs). A certificate must name exactly one role.
-// UNAUTHENTICATED when none does, PERMISSION_DENIED when it names several.
-absl::StatusOr<Role> RoleFromUris(const std::vector<std::string>& uris);
 
 // Plain data; thread-compatible. The default is neither TLS nor plaintext: Validate() fails
 // until the files or `insecure` are set (no silent plaintext).

@@ -82,7 +82,7 @@ class Job:
 
 
 class Cluster:
-    def __init__(self, bin_dir, heartbeat_ms=200, worker_timeout_ms=1000):
+    def __init__(self, bin_dir, heartbeat_ms=200, worker_timeout_ms=1000, tenants=()):
         self.bin_dir = bin_dir
         self.heartbeat_ms = heartbeat_ms
         self.worker_timeout_ms = worker_timeout_ms
@@ -91,9 +91,11 @@ class Cluster:
         self.coordinator = None
         self.coordinator_port = 0
         self.journal = os.path.join(self.dir, "coordinator.journal")
-        # Every process runs mutual TLS with throwaway certificates (the default path).
+        # Every process runs mutual TLS with throwaway certificates (the default path); with
+        # `tenants`, also a trainer certificate per tenant (tls_flags("trainer", tenant)).
         self.certs = os.path.join(self.dir, "certs")
-        subprocess.run([DEV_CERTS, self.certs], check=True)
+        subprocess.run([DEV_CERTS, self.certs] +
+                       ([f"--tenants={','.join(tenants)}"] if tenants else []), check=True)
         self.workers = {}
         self.clients = {}
 
@@ -121,9 +123,10 @@ class Cluster:
                     tail = f.read()[-3000:]
                 print(f"===== {name} (tail) =====\n{tail}")
 
-    def tls_flags(self, role):
-        c = self.certs
-        return [f"--tls-cert={c}/{role}.pem", f"--tls-key={c}/{role}.key", f"--tls-ca={c}/ca.pem"]
+    def tls_flags(self, role, tenant=None):
+        """A `role`'s certificate flags; with `tenant`, that tenant's trainer's."""
+        c, name = self.certs, (f"{role}-{tenant}" if tenant else role)
+        return [f"--tls-cert={c}/{name}.pem", f"--tls-key={c}/{name}.key", f"--tls-ca={c}/ca.pem"]
 
     @staticmethod
     def data_root_flags(extra):
@@ -227,12 +230,13 @@ class Cluster:
         self.nginx.wait(timeout=10)
 
     # --- clients ---
-    def start_client(self, job, rank=0, tag=None, extra=()):
+    def start_client(self, job, rank=0, tag=None, extra=(), tenant=None):
         tag = tag or f"client{rank}"
         dump = os.path.join(self.dir, f"{tag}.jsonl")
         argv = [os.path.join(self.bin_dir, "tools/stoker-bench-client"),
                 f"--coordinator={self.coordinator_address}", f"--rank={rank}",
-                f"--dump-indices={dump}"] + job.flags() + self.tls_flags("trainer") + list(extra)
+                f"--dump-indices={dump}"] + job.flags() + self.tls_flags("trainer", tenant) + \
+            list(extra)
         proc = self._spawn(tag, argv)
         self.clients[tag] = (proc, dump)
         return proc

@@ -11,6 +11,13 @@
 //             message was written; prints how each stream ended.
 //   credit    one stream granting credit 2^32-1 for a job of large batches, never reading, for
 //             --hold-seconds; then it cancels the stream.
+//   other-tenant
+//             with one tenant's trainer certificate, every call that names --victim-job-id,
+//             another tenant's job: GetStatus (does it list the job or rates of it?), GetJob,
+//             ClientHeartbeat reporting the victim's first batch received (with its own client
+//             id and with --victim-client-id), StartTrace, GetTrace, and a worker stream with
+//             credit 64 (with either client id), counting the batches and bytes it receives.
+//             GetJob of a job id that never existed, for the answer to compare with.
 //
 // Every attack ends with GetStatus: "workers" (live) and "workers_lost" (ever removed).
 
@@ -49,6 +56,8 @@ struct HostileConfig {
   uint64_t acks = 2'000'000;
   uint32_t acks_per_message = 50'000;
   uint32_t hold_seconds = 20;
+  uint64_t victim_job_id = 0;
+  std::string victim_client_id;
   TlsFlags tls;
 };
 
@@ -169,6 +178,94 @@ class Attacker {
     (*out)["credit_stream"] = Quote(CodeName(stream->Finish()));
   }
 
+  void OtherTenantAttack(std::map<std::string, std::string>* out) {
+    const uint64_t victim = config_.victim_job_id;
+    {
+      grpc::ClientContext context;
+      context.set_deadline(Deadline());
+      pb::GetStatusResponse status;
+      grpc::Status result = coordinator_->GetStatus(&context, pb::GetStatusRequest(), &status);
+      uint64_t mentions = 0;
+      for (const pb::JobStatus& job : status.jobs()) mentions += job.job_id() == victim;
+      for (const pb::WorkerStatus& worker : status.workers()) {
+        for (const pb::JobRate& rate : worker.job_rates()) mentions += rate.job_id() == victim;
+      }
+      (*out)["status"] = Quote(CodeName(result));
+      (*out)["status_jobs"] = absl::StrCat(status.jobs_size());
+      (*out)["status_victim_mentions"] = absl::StrCat(mentions);
+    }
+    // A job id of the victim's incarnation that was never handed out.
+    const uint64_t never = victim + 100000;
+    for (const auto& [key, job_id] : {std::pair<std::string, uint64_t>{"get_job", victim},
+                                      std::pair<std::string, uint64_t>{"get_job_never", never}}) {
+      grpc::ClientContext context;
+      context.set_deadline(Deadline());
+      pb::GetJobRequest request;
+      request.set_job_id(job_id);
+      pb::GetJobResponse response;
+      grpc::Status result = coordinator_->GetJob(&context, request, &response);
+      (*out)[key] = Quote(CodeName(result));
+      (*out)[key + "_message"] = Quote(result.error_message());
+    }
+    for (const auto& [key, client_id] :
+         {std::pair<std::string, std::string>{"heartbeat_own_client", "thief"},
+          std::pair<std::string, std::string>{"heartbeat_victim_client",
+                                              config_.victim_client_id}}) {
+      grpc::ClientContext context;
+      context.set_deadline(Deadline());
+      pb::ClientHeartbeatRequest request;
+      request.set_job_id(victim);
+      request.set_rank(0);
+      request.set_client_id(client_id);
+      pb::TaskId* first = request.add_received();  // would complete it, were it accepted
+      first->set_job_id(victim);
+      first->set_epoch(0);
+      first->set_batch_index(0);
+      pb::ClientHeartbeatResponse response;
+      (*out)[key] = Quote(CodeName(coordinator_->ClientHeartbeat(&context, request, &response)));
+    }
+    {
+      grpc::ClientContext context;
+      context.set_deadline(Deadline());
+      pb::StartTraceRequest request;
+      request.set_job_id(victim);
+      request.set_seconds(1);
+      pb::StartTraceResponse response;
+      (*out)["start_trace"] = Quote(CodeName(coordinator_->StartTrace(&context, request, &response)));
+    }
+    {
+      grpc::ClientContext context;
+      context.set_deadline(Deadline());
+      pb::GetTraceRequest request;
+      request.set_job_id(victim);
+      pb::GetTraceResponse response;
+      (*out)["get_trace"] = Quote(CodeName(coordinator_->GetTrace(&context, request, &response)));
+    }
+    auto stub = pb::Worker::NewStub(grpc::CreateChannel(config_.worker, worker_credentials_));
+    uint64_t batches = 0;
+    uint64_t bytes = 0;
+    for (const auto& [key, client_id] :
+         {std::pair<std::string, std::string>{"stream_own_client", "thief"},
+          std::pair<std::string, std::string>{"stream_victim_client",
+                                              config_.victim_client_id}}) {
+      grpc::ClientContext context;
+      context.set_deadline(Deadline(15));
+      auto stream = stub->StreamBatches(&context);
+      pb::ClientMessage credit;
+      credit.mutable_credit()->set_n(64);
+      if (stream->Write(OpenMessage(victim, client_id)) && stream->Write(credit)) {
+        pb::BatchMessage batch;
+        while (stream->Read(&batch)) {
+          ++batches;
+          bytes += batch.data().size();
+        }
+      }
+      (*out)[key] = Quote(CodeName(stream->Finish()));
+    }
+    (*out)["victim_batches_received"] = absl::StrCat(batches);
+    (*out)["victim_bytes_received"] = absl::StrCat(bytes);
+  }
+
   void StatusAfter(std::map<std::string, std::string>* out) {
     grpc::ClientContext context;
     context.set_deadline(Deadline());
@@ -223,12 +320,15 @@ class Attacker {
 int Run(int argc, char** argv) {
   HostileConfig config;
   FlagSet flags("stoker-hostile-client", "Attacks a coordinator and a worker (chaos test).");
-  flags.Add("attack", &config.attack, "open-job, acks or credit");
+  flags.Add("attack", &config.attack, "open-job, acks, credit or other-tenant");
   flags.Add("coordinator", &config.coordinator, "host:port of the coordinator");
   flags.Add("worker", &config.worker, "host:port of the worker (acks, credit)");
   flags.Add("acks", &config.acks, "acknowledgements of unsent tasks to send (acks)");
   flags.Add("acks-per-message", &config.acks_per_message, "task ids in each Ack (acks)");
   flags.Add("hold-seconds", &config.hold_seconds, "how long the unread stream is held (credit)");
+  flags.Add("victim-job-id", &config.victim_job_id, "another tenant's job (other-tenant)");
+  flags.Add("victim-client-id", &config.victim_client_id,
+            "the client id of its rank 0 (other-tenant)");
   config.tls.AddTo(&flags, /*calls=*/true, /*serves=*/false);
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (config.acks_per_message == 0) {
@@ -244,9 +344,11 @@ int Run(int argc, char** argv) {
     attacker.AckAttack(&results);
   } else if (config.attack == "credit") {
     attacker.CreditAttack(&results);
+  } else if (config.attack == "other-tenant") {
+    attacker.OtherTenantAttack(&results);
   } else {
-    return flags.Fail(absl::InvalidArgumentError(
-        absl::StrCat("attack: want open-job, acks or credit, got \"", config.attack, "\"")));
+    return flags.Fail(absl::InvalidArgumentError(absl::StrCat(
+        "attack: want open-job, acks, credit or other-tenant, got \"", config.attack, "\"")));
   }
   attacker.StatusAfter(&results);
   std::vector<std::string> parts;

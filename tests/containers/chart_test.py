@@ -14,6 +14,7 @@ Skips (exit 77) naming the tool when helm, node or an npm package is missing.
 """
 
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -237,6 +238,21 @@ def check_insecure(objects):
     assert "volumes" not in test
 
 
+def check_tenants(objects):
+    """coordinator.tenants: the policy file in a ConfigMap, mounted and named by --tenant-policy."""
+    policy = json.loads(dt.find(objects, "ConfigMap", "-tenants")["data"]["policy.json"])
+    assert policy == {"tenants": {"vision": {"weight": 3, "max_jobs": 8},
+                                  "nlp": {"max_prefetch_bytes_per_worker": "1073741824"}},
+                      "defaults": {"max_jobs": 2}}, policy
+    spec = dt.find(objects, "StatefulSet", "-coordinator")["spec"]["template"]["spec"]
+    c = container(spec, "coordinator")
+    assert flag(c["args"], "tenant-policy") == "/etc/stoker/tenants/policy.json", c["args"]
+    mount = [m for m in c["volumeMounts"] if m["name"] == "tenants"]
+    assert mount and mount[0]["mountPath"] == "/etc/stoker/tenants", c["volumeMounts"]
+    volume = [v for v in spec["volumes"] if v["name"] == "tenants"]
+    assert volume[0]["configMap"]["name"].endswith("-tenants"), spec["volumes"]
+
+
 CHECKS = {
     "default": check_default,
     "insecure": check_insecure,
@@ -245,6 +261,7 @@ CHECKS = {
     "autoscaling-hpa": check_autoscaling_hpa,
     "monitoring": check_monitoring,
     "pools": check_pools,
+    "tenants": check_tenants,
 }
 
 
