@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "common/ids.h"
+#include "common/tls/principal.h"
 
 namespace stoker {
 namespace {
@@ -34,7 +35,12 @@ double WorkerRate(const stoker::v1::WorkerStatus& worker) {
 }
 
 void AppendJob(const stoker::v1::JobStatus& job, std::string* out) {
-  absl::StrAppend(out, "job ", job.name(), " (id ", ShortId(job.job_id()),
+  // The tenant only where there are tenants (the default tenant's jobs read as before).
+  const std::string tenant =
+      job.tenant().empty() || job.tenant() == kDefaultTenant
+          ? ""
+          : absl::StrCat(", tenant ", job.tenant());
+  absl::StrAppend(out, "job ", job.name(), " (id ", ShortId(job.job_id()), tenant,
                   "): ", StateName(job.state()), ", batch ", job.batch_size(), ", ",
                   job.batches_per_epoch_per_rank(), " batches/epoch/rank, ", job.epochs(),
                   " epochs\n");

@@ -8,6 +8,8 @@
 namespace stoker {
 namespace {
 
+using ::testing::HasSubstr;
+
 stoker::v1::GetStatusResponse SampleStatus() {
   stoker::v1::GetStatusResponse status;
   stoker::v1::JobStatus* job = status.add_jobs();
@@ -54,6 +56,15 @@ TEST(StatusTextTest, FormatsJobsRanksAdviceAndWorkers) {
             "\n"
             "worker address               cores  busy samples/s leases  heartbeat\n"
             "3      127.0.0.1:40123           1   95%       305      2  12s ago\n");
+}
+
+TEST(StatusTextTest, NamesAJobsTenantWhenItIsNotTheDefault) {
+  stoker::v1::GetStatusResponse status = SampleStatus();
+  status.mutable_jobs(0)->set_tenant("vision");
+  EXPECT_THAT(FormatStatus(status, "127.0.0.1:7070"),
+              HasSubstr("job demo (id 1, tenant vision): running"));
+  status.mutable_jobs(0)->set_tenant("default");
+  EXPECT_THAT(FormatStatus(status, "127.0.0.1:7070"), HasSubstr("job demo (id 1): running"));
 }
 
 TEST(StatusTextTest, EveryLineFitsEightyColumns) {
