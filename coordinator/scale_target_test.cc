@@ -39,6 +39,18 @@ TEST(WorkersWantedTest, MeasuredJobsAddUpAndPoolsGetWhatOthersLeave) {
   EXPECT_EQ(WorkersWanted(status, {"cpu-b", "b"}), 0u);  // cpu-a's two cover job b
 }
 
+TEST(WorkersWantedTest, ATenantScopeCountsOnlyThatTenantsJobs) {
+  pb::GetStatusResponse status;
+  AddJob(&status, "train", true, 1, 5);
+  status.mutable_jobs(0)->set_tenant("a");
+  AddJob(&status, "train", true, 1, 2);
+  status.mutable_jobs(1)->set_tenant("b");
+  EXPECT_EQ(WorkersWanted(status, {}), 7u);  // no tenant named: every tenant, as before
+  EXPECT_EQ(WorkersWanted(status, {"", "", "a"}), 5u);
+  EXPECT_EQ(WorkersWanted(status, {"", "train", "b"}), 2u);
+  EXPECT_EQ(WorkersWanted(status, {"", "", "c"}), 0u);
+}
+
 TEST(WorkersWantedTest, UnmeasuredJobsKeepWhatTheyHaveAndStartOne) {
   pb::GetStatusResponse status;
   AddJob(&status, "new", false, 0, 0);
