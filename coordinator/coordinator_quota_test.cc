@@ -94,7 +94,8 @@ TEST_F(CoordinatorQuotaTest, ARetiredJobFreesItsTenantsQuota) {
   limits.max_jobs = 1;
   SetQuota("a", limits);
   ASSERT_THAT(OpenAs("a", "old"), IsOk());
-  EXPECT_THAT(OpenAs("a", "new"), StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_THAT(OpenAs("a", "new"),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("max_jobs")));
   clock_.Advance(coordinator_.config().job_idle_timeout + absl::Seconds(1));
   coordinator_.CheckLiveness();  // no client heard from: "old" retires
   EXPECT_EQ(coordinator_.TenantQuotaUses().at("a").usage.jobs, 0u);
@@ -131,7 +132,7 @@ TEST_F(CoordinatorQuotaTest, MaxTraceWindowsCountsTracedJobsNotExtensions) {
 }
 
 TEST_F(CoordinatorQuotaTest, TheDefaultTenantWithoutAPolicyIsBoundedOnlyByMaxJobs) {
-  for (int i = 0; i < 20; ++i) ASSERT_THAT(OpenJobWithSpec(SmallJobSpec(4, 1)), IsOk()) << i;
+  for (int i = 0; i < 20; ++i) EXPECT_NE(OpenJob(absl::StrCat("job", i), SmallJobSpec(4, 1)), 0u);
   const Coordinator::TenantQuotaUse use = coordinator_.TenantQuotaUses().at("default");
   EXPECT_EQ(use.usage.jobs, 20u);
   EXPECT_EQ(use.usage.ranks, 80u);
