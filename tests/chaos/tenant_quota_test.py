@@ -3,11 +3,13 @@ mutual TLS:
 
     python3 tenant_quota_test.py BUILD_DIR quota
 
-stoker-coordinator --tenant-policy gives tenant a max_jobs 1. Tenant a's first job runs to its
-end (a finished job stays open until --job-idle-timeout-ms); its second job's stoker-bench-client
-then gets RESOURCE_EXHAUSTED naming max_jobs and tenant a, and receives nothing, while tenant b
-opens the same job and receives every batch. The coordinator's metrics page shows each tenant's
-open jobs and ranks, tenant a's quota and its one refusal. Exit 0 = pass.
+stoker-coordinator --tenant-policy gives tenant a max_jobs 1 and max_bearer_tokens 1: with two
+of tenant a's tokens in --accept-bearer-tokens-file it does not start. Without them, tenant a's
+first job runs to its end (a finished job stays open until --job-idle-timeout-ms); its second
+job's stoker-bench-client then gets RESOURCE_EXHAUSTED naming max_jobs and tenant a, and
+receives nothing, while tenant b opens the same job and receives every batch. The coordinator's
+metrics page shows each tenant's open jobs and ranks, tenant a's quota and its one refusal.
+Exit 0 = pass.
 """
 
 import json
@@ -43,7 +45,19 @@ def run(bin_dir, _name):
     with Cluster(bin_dir, tenants=("a", "b")) as cluster:
         policy = os.path.join(cluster.dir, "tenants.json")
         with open(policy, "w") as f:
-            json.dump({"tenants": {"a": {"max_jobs": 1}}}, f)
+            json.dump({"tenants": {"a": {"max_jobs": 1, "max_bearer_tokens": 1}}}, f)
+        # Two of tenant a's tokens against its max_bearer_tokens of 1: the coordinator refuses
+        # to start, naming the flag, the tenant and the quota.
+        tokens = os.path.join(cluster.dir, "tokens")
+        with open(tokens, "w") as f:
+            f.write("trainer@a:first-token-of-tenant-a\ntrainer@a:second-token-of-tenant-a\n")
+        rc = cluster.start_coordinator(journal=False, expect_fail=True, extra=[
+            f"--tenant-policy={policy}", f"--accept-bearer-tokens-file={tokens}"])
+        with open(os.path.join(cluster.dir, "coordinator.log"), errors="replace") as f:
+            log = f.read()
+        if rc == 0 or "tenant a: 2 bearer tokens, over its quota of 1" not in log:
+            raise ChaosError(f"a token file over max_bearer_tokens did not stop the coordinator "
+                             f"(exit {rc}): {log[-1500:]}")
         metrics_port = free_port()
         cluster.start_coordinator(journal=False, extra=[
             f"--tenant-policy={policy}", f"--metrics-port={metrics_port}",
