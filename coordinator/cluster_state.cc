@@ -75,6 +75,9 @@ absl::Status ClusterState::ApplyCreateJob(const stoker::v1::CreateJobUpdate& upd
   job.record.spec = update.spec();
   job.record.geometry = std::move(geometry);
   job_ids_by_name_[std::move(key)] = update.job_id();
+  TenantUsage& usage = tenant_usage_[job.record.tenant];
+  ++usage.jobs;
+  usage.ranks += job.record.spec.world_size();
   next_job_id_ = std::max(next_job_id_, update.job_id() + 1);
   return absl::OkStatus();
 }
@@ -184,6 +187,7 @@ absl::Status ClusterState::ApplyRestore(const stoker::v1::Snapshot& snapshot) {
   scratch.next_worker_id_ = std::max(scratch.next_worker_id_, snapshot.next_worker_id());
   jobs_ = std::move(scratch.jobs_);
   job_ids_by_name_ = std::move(scratch.job_ids_by_name_);
+  tenant_usage_ = std::move(scratch.tenant_usage_);
   workers_ = std::move(scratch.workers_);
   workers_by_heartbeat_ = std::move(scratch.workers_by_heartbeat_);
   next_job_id_ = scratch.next_job_id_;
@@ -277,6 +281,11 @@ bool ClusterState::IsDoneAt(const RankProgress* progress, uint64_t seq) {
 const JobRecord* ClusterState::FindJob(uint64_t job_id) const {
   auto it = jobs_.find(job_id);
   return it == jobs_.end() ? nullptr : &it->second.record;
+}
+
+TenantUsage ClusterState::UsageOf(absl::string_view tenant) const {
+  auto it = tenant_usage_.find(std::string(tenant));
+  return it == tenant_usage_.end() ? TenantUsage{} : it->second;
 }
 
 const JobRecord* ClusterState::FindJobByName(absl::string_view tenant,

@@ -70,6 +70,13 @@ struct JobRecord {
   JobGeometry geometry;
 };
 
+// What a tenant's open jobs hold, for its quotas (coordinator/tenant_policy.h). Plain data.
+struct TenantUsage {
+  uint32_t jobs = 0;
+  // The sum of their world sizes.
+  uint64_t ranks = 0;
+};
+
 // A registered worker. Plain data.
 struct WorkerRecord {
   uint64_t id = 0;
@@ -150,6 +157,11 @@ class ClusterState {
   size_t num_jobs() const { return jobs_.size(); }
   // Every job, by id (ids are sparse: they need not start at 1 nor be consecutive).
   std::vector<const JobRecord*> Jobs() const;
+  // What the open jobs of each tenant with one hold, by tenant: kept by create_job, retire_job
+  // and restore, so that it follows the jobs through retirement and journal replay.
+  const std::map<std::string, TenantUsage>& tenant_usage() const { return tenant_usage_; }
+  // Zero for a tenant without an open job.
+  TenantUsage UsageOf(absl::string_view tenant) const;
   // Ids the next create_job / register_worker should use: the next serial of this incarnation.
   uint64_t next_job_id() const { return std::max(next_job_id_, MakeId(incarnation_, 1)); }
   uint64_t next_worker_id() const { return std::max(next_worker_id_, MakeId(incarnation_, 1)); }
@@ -277,6 +289,7 @@ class ClusterState {
   std::map<uint64_t, Job> jobs_;
   // By (tenant, name).
   absl::flat_hash_map<std::pair<std::string, std::string>, uint64_t> job_ids_by_name_;
+  std::map<std::string, TenantUsage> tenant_usage_;
   std::map<uint64_t, Worker> workers_;
   // Every worker by (last heartbeat, id), so that silent workers are found without a scan.
   std::set<std::pair<int64_t, uint64_t>> workers_by_heartbeat_;

@@ -146,7 +146,14 @@ absl::Status ClusterState::ApplyRetireJob(const stoker::v1::RetireJobUpdate& upd
       EraseLease(update.job_id(), rank, progress, progress.leased.begin());
     }
   }
-  job_ids_by_name_.erase(std::make_pair(job->second.record.tenant, job->second.record.name));
+  const JobRecord& record = job->second.record;
+  job_ids_by_name_.erase(std::make_pair(record.tenant, record.name));
+  auto usage = tenant_usage_.find(record.tenant);
+  if (--usage->second.jobs == 0) {
+    tenant_usage_.erase(usage);
+  } else {
+    usage->second.ranks -= record.spec.world_size();
+  }
   jobs_.erase(job);
   return absl::OkStatus();
 }

@@ -88,6 +88,35 @@ TEST_F(ClusterStateTest, RetireJobForgetsItsProgressLeasesAndName) {
   EXPECT_EQ(state_.MakeSnapshot().jobs_size(), 1);
 }
 
+// The fixture's job is the default tenant's; the usage follows create_job, retire_job and
+// restore, so a replayed journal or a snapshot gives the counts the quotas need.
+TEST_F(ClusterStateTest, TenantUsageFollowsCreateRetireAndRestore) {
+  StateUpdate of_a = CreateJob(kJob + 1, "a1", SmallJobSpec(2));
+  of_a.mutable_create_job()->set_tenant("a");
+  ASSERT_THAT(state_.Apply(of_a), IsOk());
+  of_a = CreateJob(kJob + 2, "a2", SmallJobSpec(3));
+  of_a.mutable_create_job()->set_tenant("a");
+  ASSERT_THAT(state_.Apply(of_a), IsOk());
+  EXPECT_EQ(state_.UsageOf("a").jobs, 2u);
+  EXPECT_EQ(state_.UsageOf("a").ranks, 5u);
+  EXPECT_EQ(state_.UsageOf("default").jobs, 1u);
+  EXPECT_EQ(state_.UsageOf("b").jobs, 0u);
+  StateUpdate retire;
+  retire.mutable_retire_job()->set_job_id(kJob + 1);
+  ASSERT_THAT(state_.Apply(retire), IsOk());
+  EXPECT_EQ(state_.UsageOf("a").ranks, 3u);
+  StateUpdate restore;
+  *restore.mutable_restore() = state_.MakeSnapshot();
+  ClusterState restored;
+  ASSERT_THAT(restored.Apply(restore), IsOk());
+  EXPECT_EQ(restored.tenant_usage().size(), 2u);
+  EXPECT_EQ(restored.UsageOf("a").jobs, 1u);
+  EXPECT_EQ(restored.UsageOf("a").ranks, 3u);
+  retire.mutable_retire_job()->set_job_id(kJob + 2);
+  ASSERT_THAT(restored.Apply(retire), IsOk());
+  EXPECT_EQ(restored.tenant_usage().count("a"), 0u);  // a tenant with nothing open is not kept
+}
+
 TEST_F(ClusterStateTest, EmptyUpdateIsInvalid) {
   EXPECT_THAT(state_.Apply(StateUpdate()),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no update")));

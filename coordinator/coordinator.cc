@@ -280,6 +280,13 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
           absl::StrCat("the coordinator holds ", state_.num_jobs(), " jobs, its limit (--max-jobs=",
                        config_.max_jobs, "); finished jobs leave after --job-idle-timeout-ms"));
     }
+    // Only a new job counts against the quotas: reopening or resuming one holds nothing more.
+    const TenantUsage usage = state_.UsageOf(args.tenant);
+    if (std::optional<QuotaRefusal> refusal =
+            OpenJobOverQuota(args.tenant, tenant_policy_->For(args.tenant), usage.jobs, usage.ranks,
+                             args.placement.job_spec.world_size())) {
+      return RefuseByQuotaLocked(args.tenant, *std::move(refusal));
+    }
     StateUpdate update;
     stoker::v1::CreateJobUpdate* create = update.mutable_create_job();
     create->set_job_id(state_.next_job_id());
@@ -290,8 +297,9 @@ absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJobLocked(const Ope
     RETURN_IF_ERROR(ApplyUpdate(update));
     job = state_.FindJobByName(args.tenant, request.name());
     STOKER_LOG(INFO) << "opened job " << ShortId(job->id) << " '" << job->name << "' of tenant "
-                     << job->tenant << ": " << job->geometry.batches_per_rank << " batches per rank per epoch, "
-                     << job->spec.epochs() << " epochs, " << job->spec.world_size() << " ranks";
+                     << job->tenant << ": " << job->geometry.batches_per_rank
+                     << " batches per rank per epoch, " << job->spec.epochs() << " epochs, "
+                     << job->spec.world_size() << " ranks";
   } else if (!google::protobuf::util::MessageDifferencer::Equals(job->spec,
                                                                  args.placement.job_spec)) {
     return absl::AlreadyExistsError(
@@ -541,6 +549,15 @@ absl::StatusOr<stoker::v1::StartTraceResponse> Coordinator::StartTrace(
     const stoker::v1::StartTraceRequest& request, const TenantScope& scope) {
   RETURN_IF_ERROR(trace::CheckStartTraceRequest(request, config_.max_trace_seconds));
   RETURN_IF_ERROR(CheckJobVisible(request.job_id(), scope));
+  absl::MutexLock lock(&mu_);  // so that two windows of a tenant cannot both pass its quota
+  const JobRecord* job = state_.FindJob(request.job_id());
+  // Extending an open window holds no more of the quota.
+  if (job != nullptr && !trace_.Control(job->id).has_value()) {
+    if (std::optional<QuotaRefusal> refusal = TraceOverQuota(
+            job->tenant, tenant_policy_->For(job->tenant), TracedJobsLocked(job->tenant))) {
+      return RefuseByQuotaLocked(job->tenant, *std::move(refusal));
+    }
+  }
   return trace_.Start(request);
 }
 
@@ -567,6 +584,32 @@ void Coordinator::SetTenantPolicy(std::shared_ptr<const TenantPolicy> policy) {
 std::shared_ptr<const TenantPolicy> Coordinator::tenant_policy() const {
   absl::MutexLock lock(&mu_);
   return tenant_policy_;
+}
+
+uint32_t Coordinator::TracedJobsLocked(absl::string_view tenant) const {
+  uint32_t traced = 0;
+  for (const JobRecord* job : state_.Jobs()) {
+    if (job->tenant == tenant && trace_.Control(job->id).has_value()) ++traced;
+  }
+  return traced;
+}
+
+absl::Status Coordinator::RefuseByQuotaLocked(const std::string& tenant, QuotaRefusal refusal) {
+  ++quota_refusals_[{tenant, refusal.quota}];
+  return std::move(refusal.status);
+}
+
+std::map<std::string, Coordinator::TenantQuotaUse> Coordinator::TenantQuotaUses() const {
+  absl::MutexLock lock(&mu_);
+  std::map<std::string, TenantQuotaUse> uses;
+  for (const auto& [tenant, usage] : state_.tenant_usage()) uses[tenant].usage = usage;
+  for (const JobRecord* job : state_.Jobs()) {
+    if (trace_.Control(job->id).has_value()) ++uses[job->tenant].traced_jobs;
+  }
+  for (const auto& [tenant, limits] : tenant_policy_->tenants()) uses[tenant];
+  for (const auto& [key, count] : quota_refusals_) uses[key.first].refusals[key.second] = count;
+  for (auto& [tenant, use] : uses) use.limits = tenant_policy_->For(tenant);
+  return uses;
 }
 
 void Coordinator::CheckLiveness() {

@@ -45,6 +45,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -118,7 +119,9 @@ class Coordinator {
   //                     outside the world size with tokens ("rank: ..."), or tokens that do not
   //                     resume this spec ("resume_tokens[i]: ...", see PlanResume).
   //   ALREADY_EXISTS    a job of that name exists with a different spec (message names it).
-  //   RESOURCE_EXHAUSTED config.max_jobs jobs exist (the message names --max-jobs).
+  //   RESOURCE_EXHAUSTED config.max_jobs jobs exist (the message names --max-jobs), or a new
+  //                     job would take its tenant over max_jobs or max_ranks of the tenant
+  //                     policy (OpenJobOverQuota names the quota and the tenant).
   //
   // Tenancy (common/tls/principal.h): the job belongs to scope.tenant, and names are looked up
   // within that tenant (two tenants may both run a job "train"). Every call below that names a
@@ -198,7 +201,8 @@ class Coordinator {
   // window: heartbeat responses to its workers and ranks carry TraceControl until it ends.
   // INVALID_ARGUMENT "seconds: ..." outside [1, --max-trace-seconds] (checked first);
   // NOT_FOUND (FAILED_PRECONDITION for another incarnation) for an unknown job;
-  // RESOURCE_EXHAUSTED when too many jobs are traced.
+  // RESOURCE_EXHAUSTED when too many jobs are traced, or a new window would take the job's
+  // tenant over max_trace_windows (TraceOverQuota).
   absl::StatusOr<stoker::v1::StartTraceResponse> StartTrace(
       const stoker::v1::StartTraceRequest& request, const TenantScope& scope = {});
   // A page of the job's collected spans. INVALID_ARGUMENT "max_spans: ..." (checked first) or
@@ -217,6 +221,17 @@ class Coordinator {
   // policy file changes. Until set, every tenant has weight 1 and no quota.
   void SetTenantPolicy(std::shared_ptr<const TenantPolicy> policy) ABSL_LOCKS_EXCLUDED(mu_);
   std::shared_ptr<const TenantPolicy> tenant_policy() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // A tenant's use of its quotas (docs/decisions/0072-tenant-quotas.md), for the metrics.
+  struct TenantQuotaUse {
+    TenantUsage usage;  // its open jobs
+    uint32_t traced_jobs = 0;
+    TenantLimits limits;
+    // Requests refused, by quota (a kQuota* name), since the coordinator started.
+    std::map<std::string, uint64_t> refusals;
+  };
+  // By tenant: every tenant with an open job, a refusal or an entry in the policy.
+  std::map<std::string, TenantQuotaUse> TenantQuotaUses() const ABSL_LOCKS_EXCLUDED(mu_);
 
   const CoordinatorConfig& config() const { return config_; }
   // The journal's figures; nullopt when the coordinator keeps its state in memory only.
@@ -255,8 +270,7 @@ class Coordinator {
   // The geometry of the job OpenJob opens: the journaled one when a job of that name and spec
   // exists, else computed from the dataset (I/O, without the lock).
   absl::StatusOr<JobGeometry> GeometryFor(const std::string& tenant, const std::string& name,
-                                          const TailPlacement& placement)
-      ABSL_LOCKS_EXCLUDED(mu_);
+                                          const TailPlacement& placement) ABSL_LOCKS_EXCLUDED(mu_);
   // Gives format-1 records (create_job without geometry) their geometry; see Recover.
   absl::Status UpgradeFormat1(std::vector<stoker::v1::StateUpdate>& updates)
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -314,6 +328,11 @@ class Coordinator {
   // NOT_FOUND (FAILED_PRECONDITION for another incarnation) unless the job exists and `scope`
   // sees it; the same answer either way.
   absl::Status CheckJobVisible(uint64_t job_id, const TenantScope& scope) ABSL_LOCKS_EXCLUDED(mu_);
+  // Jobs of `tenant` whose trace window is open now.
+  uint32_t TracedJobsLocked(absl::string_view tenant) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts the refusal (metrics) and returns its status.
+  absl::Status RefuseByQuotaLocked(const std::string& tenant, QuotaRefusal refusal)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Overdue tasks looked at per heartbeat (the rest are ignored).
   static constexpr int kMaxOverdue = kMaxOverdueTasks;  // coordinator_client.h
   void CheckLivenessLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -344,7 +363,9 @@ class Coordinator {
   WorkerList worker_list_ ABSL_GUARDED_BY(mu_);  // null: rebuild (WorkerListLocked)
   std::shared_ptr<const TenantPolicy> tenant_policy_ ABSL_GUARDED_BY(mu_) =
       std::make_shared<const TenantPolicy>();
-  CoordinatorTrace trace_;                       // thread-safe; its lock after mu_
+  // Requests refused by a tenant quota, by (tenant, quota). Tenants are authenticated names.
+  std::map<std::pair<std::string, std::string>, uint64_t> quota_refusals_ ABSL_GUARDED_BY(mu_);
+  CoordinatorTrace trace_;  // thread-safe; its lock after mu_
 };
 
 }  // namespace stoker

@@ -345,6 +345,35 @@ TEST_F(CoordinatorLifecycleTest, AnIdleJobIsRetiredDurablyAndWorkersAreTold) {
   EXPECT_NE(reopened->job_id(), idle_job);
 }
 
+TEST_F(CoordinatorLifecycleTest, ATenantsQuotaCountsTheJobsItHadBeforeARestart) {
+  TenantLimits limits;
+  limits.max_jobs = 2;
+  limits.max_ranks = 3;
+  const auto policy = std::make_shared<const TenantPolicy>(
+      std::map<std::string, TenantLimits>{{"a", limits}}, TenantLimits{});
+  const TenantScope a = TenantScope::Only("a");
+  {
+    FileJournal journal(path_);
+    Coordinator coordinator(config_, &clock_, &journal, TestSourceFactory());
+    ASSERT_THAT(coordinator.Recover(), IsOk());
+    coordinator.SetTenantPolicy(policy);
+    ASSERT_THAT(coordinator.OpenJob(Open("one", SmallJobSpec(1)), a), IsOk());
+    ASSERT_THAT(coordinator.OpenJob(Open("two", SmallJobSpec(2)), a), IsOk());
+  }
+  FileJournal journal(path_);
+  Coordinator coordinator(config_, &clock_, &journal, TestSourceFactory());
+  ASSERT_THAT(coordinator.Recover(), IsOk());
+  coordinator.SetTenantPolicy(policy);
+  coordinator.InspectState([](const ClusterState& state) {
+    EXPECT_EQ(state.UsageOf("a").jobs, 2u);
+    EXPECT_EQ(state.UsageOf("a").ranks, 3u);
+  });
+  EXPECT_THAT(coordinator.OpenJob(Open("three", SmallJobSpec(1)), a),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("tenant a: 2 jobs open, its quota (max_jobs")));
+  EXPECT_THAT(coordinator.OpenJob(Open("two", SmallJobSpec(2)), a), IsOk());  // a reopen
+}
+
 TEST(CoordinatorConfigTest, JobIdleTimeoutMustBePositive) {
   CoordinatorConfig config = TestCoordinatorConfig();
   config.job_idle_timeout = absl::ZeroDuration();

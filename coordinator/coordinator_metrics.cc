@@ -1,10 +1,13 @@
 #include "coordinator/coordinator_metrics.h"
 
+#include <map>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/metric_family_builder.h"
 #include "common/tls/tls_config.h"
+#include "coordinator/scale_target.h"
 
 namespace stoker {
 namespace {
@@ -119,6 +122,51 @@ void AddJobFigures(const stoker::v1::JobStatus& job, MetricFamilyBuilder* m) {
   }
 }
 
+// Each tenant's use of its quotas beside the quotas (so that use / quota plots), its refusals,
+// and its demand: what the KEDA scaler would report for the tenant, and its trainers' samples/s.
+void AddTenantFigures(const std::map<std::string, Coordinator::TenantQuotaUse>& uses,
+                      const stoker::v1::GetStatusResponse& status, MetricFamilyBuilder* m) {
+  std::map<std::string, double> demand;
+  for (const stoker::v1::JobStatus& job : status.jobs()) {
+    if (job.state() == stoker::v1::JOB_STATE_FINISHED) continue;
+    demand[job.tenant()] += job.advice().demand_samples_per_second();
+  }
+  for (const auto& [tenant, use] : uses) {
+    const MetricFamilyBuilder::Labels labels = {{"tenant", tenant}};
+    m->Gauge("stoker_tenant_jobs", "Jobs the tenant has open.", use.usage.jobs, labels);
+    m->Gauge("stoker_tenant_ranks", "Ranks of the tenant's open jobs (their world sizes summed).",
+             static_cast<double>(use.usage.ranks), labels);
+    m->Gauge("stoker_tenant_traced_jobs", "Jobs of the tenant with an open trace window.",
+             use.traced_jobs, labels);
+    const std::pair<const char*, double> quotas[] = {
+        {kQuotaMaxJobs, use.limits.max_jobs},
+        {kQuotaMaxRanks, static_cast<double>(use.limits.max_ranks)},
+        {kQuotaMaxTraceWindows, use.limits.max_trace_windows},
+        {"max_bearer_tokens", use.limits.max_bearer_tokens},
+        {"max_prefetch_bytes_per_worker",
+         static_cast<double>(use.limits.max_prefetch_bytes_per_worker)}};
+    for (const auto& [quota, value] : quotas) {
+      m->Gauge("stoker_tenant_quota",
+               "The tenant's quota as the tenant policy names it (0: unlimited).", value,
+               {{"tenant", tenant}, {"quota", quota}});
+    }
+    for (const char* quota : {kQuotaMaxJobs, kQuotaMaxRanks, kQuotaMaxTraceWindows}) {
+      auto refused = use.refusals.find(quota);
+      m->Counter("stoker_tenant_quota_refusals_total",
+                 "Requests refused with RESOURCE_EXHAUSTED by one of the tenant's quotas.",
+                 refused == use.refusals.end() ? 0 : static_cast<double>(refused->second),
+                 {{"tenant", tenant}, {"quota", quota}});
+    }
+    m->Gauge("stoker_tenant_workers_desired",
+             "Workers the tenant's running jobs need (what the KEDA scaler reports for "
+             "scalerMetadata.tenant).",
+             WorkersWanted(status, ScaleScope{"", "", tenant}), labels);
+    m->Gauge("stoker_tenant_demand_samples_per_second",
+             "Samples/s the tenant's running jobs' trainers would consume if they never waited.",
+             demand[tenant], labels);
+  }
+}
+
 }  // namespace
 
 std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
@@ -165,6 +213,7 @@ std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
     AddJobCosts(job, &m);
   }
   AddClusterCosts(status.cluster(), &m);
+  AddTenantFigures(coordinator_->TenantQuotaUses(), status, &m);
   AddRpcDenialMetrics(&m);
   return m.Take();
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
@@ -14,6 +15,7 @@
 #include "common/grpc_settings.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "common/tls/bearer_tokens.h"
 #include "common/tls/grpc_tls.h"
 #include "coordinator/coordinator_service.h"
 #include "coordinator/external_scaler_service.h"
@@ -50,13 +52,26 @@ struct CoordinatorServer::Impl {
     }
   }
 
-  // A changed tenant policy file takes effect (one that does not load is logged and ignored).
-  void RefreshTenantPolicy() {
-    if (!policy_file.has_value()) return;
-    if (std::optional<TenantPolicy> policy = policy_file->Refresh()) {
-      coordinator.SetTenantPolicy(std::make_shared<const TenantPolicy>(*std::move(policy)));
-      STOKER_LOG(INFO) << "tenant policy loaded: " << policy_file->path();
-    }
+  // A changed tenant policy file takes effect (one that does not load is logged and ignored);
+  // true when it did.
+  bool RefreshTenantPolicy() {
+    if (!policy_file.has_value()) return false;
+    std::optional<TenantPolicy> policy = policy_file->Refresh();
+    if (!policy.has_value()) return false;
+    coordinator.SetTenantPolicy(std::make_shared<const TenantPolicy>(*std::move(policy)));
+    STOKER_LOG(INFO) << "tenant policy loaded: " << policy_file->path();
+    return true;
+  }
+
+  // max_bearer_tokens: INVALID_ARGUMENT naming the tenant when --accept-bearer-tokens-file
+  // lists more of its tokens than the policy in force allows. The tokens are the operator's:
+  // the quota catches a file that grew past what the platform agreed with a team.
+  absl::Status CheckBearerTokenQuota() {
+    const std::string& path = coordinator.config().tls.accept_bearer_tokens_file;
+    if (!policy_file.has_value() || path.empty()) return absl::OkStatus();
+    constexpr absl::string_view kField = "--accept-bearer-tokens-file";
+    ASSIGN_OR_RETURN(const std::vector<BearerToken> tokens, ReadBearerTokens(kField, path));
+    return CheckBearerTokenQuotas(kField, *coordinator.tenant_policy(), tokens);
   }
 
   // Wakes every heartbeat_interval (real time) until Stop: liveness, and the dataset probes of
@@ -70,7 +85,12 @@ struct CoordinatorServer::Impl {
       mu.Unlock();
       coordinator.CheckLiveness();
       coordinator.ProbeDatasets();  // dataset I/O: here, never on a gRPC callback thread
-      RefreshTenantPolicy();
+      if (RefreshTenantPolicy()) {
+        // The tokens stay accepted (refusing them now would cut off running trainers).
+        if (absl::Status quota = CheckBearerTokenQuota(); !quota.ok()) {
+          STOKER_LOG(ERROR) << quota;
+        }
+      }
       ReportStoreFailure();
       mu.Lock();
     }
@@ -94,7 +114,7 @@ struct CoordinatorServer::Impl {
   CallLatencies latencies;
   CoordinatorService service;
   ScaleDecider decider;
-  ExternalScalerService scaler_service;  // KEDA's external scaler
+  ExternalScalerService scaler_service;         // KEDA's external scaler
   std::optional<TenantPolicyFile> policy_file;  // with --tenant-policy
   std::unique_ptr<grpc::Server> server;
   std::thread liveness_thread;
@@ -111,6 +131,7 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     const CoordinatorConfig& config, DatasetIo io, Clock* clock, JournalEnv* journal_env) {
   RETURN_IF_ERROR(config.Validate());
   auto impl = std::make_unique<Impl>(config, std::move(io), clock, journal_env);
+  RETURN_IF_ERROR(impl->CheckBearerTokenQuota());
   RETURN_IF_ERROR(impl->coordinator.Recover());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;

@@ -6,6 +6,7 @@
 #include "common/grpc_status.h"
 #include "common/pool_name.h"
 #include "common/status_macros.h"
+#include "common/tls/principal.h"
 
 namespace stoker {
 
@@ -27,7 +28,11 @@ absl::StatusOr<ScaleScope> ExternalScalerService::ScopeOf(
   const auto& metadata = ref.scalermetadata();
   if (auto it = metadata.find("pool"); it != metadata.end()) scope.pool = it->second;
   if (auto it = metadata.find("job"); it != metadata.end()) scope.job = it->second;
+  if (auto it = metadata.find("tenant"); it != metadata.end()) scope.tenant = it->second;
   RETURN_IF_ERROR(ValidatePoolName("scalerMetadata.pool", scope.pool));
+  if (!scope.tenant.empty() && scope.tenant != kDefaultTenant) {
+    RETURN_IF_ERROR(CheckTenantName("scalerMetadata.tenant", scope.tenant));
+  }
   if (scope.job.size() > max_job_name_bytes_) {
     return absl::InvalidArgumentError(absl::StrCat("scalerMetadata.job: ", scope.job.size(),
                                                    " bytes, over the limit of ",

@@ -12,6 +12,7 @@ uint32_t WorkersWanted(const stoker::v1::GetStatusResponse& status, const ScaleS
   for (const stoker::v1::JobStatus& job : status.jobs()) {
     if (job.state() == stoker::v1::JOB_STATE_FINISHED) continue;
     if (!scope.job.empty() && job.name() != scope.job) continue;
+    if (!scope.tenant.empty() && job.tenant() != scope.tenant) continue;
     if (job.advice().measured()) {
       total += job.advice().workers_desired();
     } else {
@@ -48,7 +49,7 @@ absl::StatusOr<uint32_t> ScaleDecider::Decide(const ScaleScope& scope, uint32_t 
     if (held_.size() >= kMaxScaleScopes) {
       return absl::ResourceExhaustedError(
           absl::StrCat("scaler scopes: over the limit of ", kMaxScaleScopes,
-                       " (pool, job) pairs; use fewer ScaledObjects"));
+                       " (pool, job, tenant) scopes; use fewer ScaledObjects"));
     }
     held_.emplace(scope, Held{wanted, now, false});
     return wanted;

@@ -5,8 +5,8 @@
 // how many workers a scope of the cluster needs, from the advisor's per-job counts, held steady
 // by hysteresis and a cool-down so that noise in the measurements does not flap the pool.
 //
-// WorkersWanted, for a scope (a pool, a job; either may be empty meaning all):
-//   - the jobs counted are the running ones (of the scope's job, if named);
+// WorkersWanted, for a scope (a pool, a job, a tenant; each may be empty meaning all):
+//   - the jobs counted are the running ones (of the scope's job and tenant, if named);
 //   - a measured job needs its advice's workers_desired; the counts add up (each job's count is
 //     what it needs of a whole worker's capacity);
 //   - an unmeasured running job needs at least the workers there are, and at least one (so a
@@ -40,10 +40,11 @@ namespace stoker {
 inline constexpr size_t kMaxScaleScopes = 1024;
 
 struct ScaleScope {
-  std::string pool;  // empty: every worker
-  std::string job;   // empty: every running job
+  std::string pool;    // empty: every worker
+  std::string job;     // empty: every running job
+  std::string tenant;  // empty: jobs of every tenant; else only that tenant's
   bool operator<(const ScaleScope& other) const {
-    return std::tie(pool, job) < std::tie(other.pool, other.job);
+    return std::tie(pool, job, tenant) < std::tie(other.pool, other.job, other.tenant);
   }
 };
 

@@ -33,10 +33,22 @@ TEST(WorkersWantedTest, MeasuredJobsAddUpAndPoolsGetWhatOthersLeave) {
   AddJob(&status, "b", true, 3, 2);
   AddJob(&status, "done", true, 3, 9, /*finished=*/true);  // needs nothing
   EXPECT_EQ(WorkersWanted(status, {}), 7u);
-  EXPECT_EQ(WorkersWanted(status, {"cpu-a", ""}), 6u);  // 7 less cpu-b's one
-  EXPECT_EQ(WorkersWanted(status, {"cpu-b", ""}), 5u);  // 7 less cpu-a's two
-  EXPECT_EQ(WorkersWanted(status, {"", "b"}), 2u);
-  EXPECT_EQ(WorkersWanted(status, {"cpu-b", "b"}), 0u);  // cpu-a's two cover job b
+  EXPECT_EQ(WorkersWanted(status, {"cpu-a", "", ""}), 6u);  // 7 less cpu-b's one
+  EXPECT_EQ(WorkersWanted(status, {"cpu-b", "", ""}), 5u);  // 7 less cpu-a's two
+  EXPECT_EQ(WorkersWanted(status, {"", "b", ""}), 2u);
+  EXPECT_EQ(WorkersWanted(status, {"cpu-b", "b", ""}), 0u);  // cpu-a's two cover job b
+}
+
+TEST(WorkersWantedTest, ATenantScopeCountsOnlyThatTenantsJobs) {
+  pb::GetStatusResponse status;
+  AddJob(&status, "train", true, 1, 5);
+  status.mutable_jobs(0)->set_tenant("a");
+  AddJob(&status, "train", true, 1, 2);
+  status.mutable_jobs(1)->set_tenant("b");
+  EXPECT_EQ(WorkersWanted(status, {}), 7u);  // no tenant named: every tenant, as before
+  EXPECT_EQ(WorkersWanted(status, {"", "", "a"}), 5u);
+  EXPECT_EQ(WorkersWanted(status, {"", "train", "b"}), 2u);
+  EXPECT_EQ(WorkersWanted(status, {"", "", "c"}), 0u);
 }
 
 TEST(WorkersWantedTest, UnmeasuredJobsKeepWhatTheyHaveAndStartOne) {
@@ -63,7 +75,7 @@ class ScaleDeciderTest : public ::testing::Test {
 
   FakeClock clock_;
   ScaleDecider decider_{Config(), &clock_};
-  const ScaleScope scope_{"cpu-a", ""};
+  const ScaleScope scope_{"cpu-a", "", ""};
 };
 
 TEST_F(ScaleDeciderTest, RisesAtOnceFallsAfterTheCooldownBeyondTheHysteresis) {
@@ -104,11 +116,11 @@ TEST(ScaleDeciderLimitsTest, BoundsTheScopesAndValidates) {
   FakeClock clock;
   ScaleDecider decider(ScaleDeciderConfig(), &clock);
   for (size_t i = 0; i < kMaxScaleScopes; ++i) {
-    ASSERT_TRUE(decider.Decide({"", std::to_string(i)}, 1).ok());
+    ASSERT_TRUE(decider.Decide({"", std::to_string(i), ""}, 1).ok());
   }
-  EXPECT_THAT(decider.Decide({"", "one-more"}, 1),
+  EXPECT_THAT(decider.Decide({"", "one-more", ""}, 1),
               StatusIs(absl::StatusCode::kResourceExhausted, ::testing::HasSubstr("scopes")));
-  EXPECT_TRUE(decider.Decide({"", "0"}, 2).ok());  // known scopes still answer
+  EXPECT_TRUE(decider.Decide({"", "0", ""}, 2).ok());  // known scopes still answer
   ScaleDeciderConfig bad;
   bad.hysteresis_workers = 0;
   EXPECT_THAT(bad.Validate(), StatusIs(absl::StatusCode::kInvalidArgument,

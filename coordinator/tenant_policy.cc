@@ -19,8 +19,8 @@ absl::StatusOr<TenantLimits> LimitsOf(const stoker::v1::TenantQuota& quota,
   if (quota.has_weight()) {
     const double weight = quota.weight();
     if (!std::isfinite(weight) || weight <= 0 || weight > kMaxTenantWeight) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ".weight: ", weight,
-                                                     " is not in (0, ", kMaxTenantWeight, "]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ".weight: ", weight, " is not in (0, ", kMaxTenantWeight, "]"));
     }
     limits.weight = weight;
   }
@@ -38,7 +38,8 @@ absl::StatusOr<TenantPolicy> ParseTenantPolicy(absl::string_view field, absl::st
   stoker::v1::TenantPolicyFile file;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;  // a misspelt quota must not silently mean "unlimited"
-  const auto parsed = google::protobuf::util::JsonStringToMessage(std::string(json), &file, options);
+  const auto parsed =
+      google::protobuf::util::JsonStringToMessage(std::string(json), &file, options);
   if (!parsed.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(field, ": ", parsed.message().ToString()));
   }
@@ -64,6 +65,50 @@ absl::StatusOr<TenantPolicy> ParseTenantPolicy(absl::string_view field, absl::st
 absl::StatusOr<TenantPolicy> ReadTenantPolicy(absl::string_view field, const std::string& path) {
   ASSIGN_OR_RETURN(std::string text, ReadTextFile(field, path, kMaxTenantPolicyBytes));
   return ParseTenantPolicy(field, text);
+}
+
+std::optional<QuotaRefusal> OpenJobOverQuota(absl::string_view tenant, const TenantLimits& limits,
+                                             uint32_t jobs, uint64_t ranks, uint32_t world_size) {
+  if (limits.max_jobs != 0 && jobs >= limits.max_jobs) {
+    return QuotaRefusal{
+        kQuotaMaxJobs,
+        absl::ResourceExhaustedError(absl::StrCat(
+            "tenant ", tenant, ": ", jobs, " jobs open, its quota (", kQuotaMaxJobs,
+            " in the tenant policy); finished jobs leave after --job-idle-timeout-ms"))};
+  }
+  if (limits.max_ranks != 0 && ranks + world_size > limits.max_ranks) {
+    return QuotaRefusal{kQuotaMaxRanks,
+                        absl::ResourceExhaustedError(absl::StrCat(
+                            "tenant ", tenant, ": ", ranks, " ranks in open jobs, and ", world_size,
+                            " more would be over its quota of ", limits.max_ranks, " (",
+                            kQuotaMaxRanks, " in the tenant policy)"))};
+  }
+  return std::nullopt;
+}
+
+std::optional<QuotaRefusal> TraceOverQuota(absl::string_view tenant, const TenantLimits& limits,
+                                           uint32_t traced) {
+  if (limits.max_trace_windows == 0 || traced < limits.max_trace_windows) return std::nullopt;
+  return QuotaRefusal{
+      kQuotaMaxTraceWindows,
+      absl::ResourceExhaustedError(absl::StrCat(
+          "tenant ", tenant, ": ", traced, " jobs traced, its quota (", kQuotaMaxTraceWindows,
+          " in the tenant policy); a window closes after its seconds"))};
+}
+
+absl::Status CheckBearerTokenQuotas(absl::string_view field, const TenantPolicy& policy,
+                                    const std::vector<BearerToken>& tokens) {
+  std::map<std::string, uint32_t> per_tenant;
+  for (const BearerToken& token : tokens) ++per_tenant[token.principal.tenant];
+  for (const auto& [tenant, count] : per_tenant) {
+    const uint32_t quota = policy.For(tenant).max_bearer_tokens;
+    if (quota != 0 && count > quota) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": tenant ", tenant, ": ", count,
+                                                     " bearer tokens, over its quota of ", quota,
+                                                     " (max_bearer_tokens in the tenant policy)"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 std::optional<TenantPolicy> TenantPolicyFile::Refresh() {

@@ -12,9 +12,11 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/tls/bearer_tokens.h"
 
 namespace stoker {
 
@@ -70,6 +72,32 @@ absl::StatusOr<TenantPolicy> ParseTenantPolicy(absl::string_view field, absl::st
 // ParseTenantPolicy of the file at `path`; INVALID_ARGUMENT naming `field` when it cannot be
 // read or is over kMaxTenantPolicyBytes.
 absl::StatusOr<TenantPolicy> ReadTenantPolicy(absl::string_view field, const std::string& path);
+
+// The quotas the coordinator enforces, named as in the policy file (and the metrics' `quota`
+// label). docs/decisions/0072-tenant-quotas.md.
+inline constexpr char kQuotaMaxJobs[] = "max_jobs";
+inline constexpr char kQuotaMaxRanks[] = "max_ranks";
+inline constexpr char kQuotaMaxTraceWindows[] = "max_trace_windows";
+
+// A request a quota refused: the quota (a kQuota* name) and the RESOURCE_EXHAUSTED status naming
+// it and the tenant.
+struct QuotaRefusal {
+  const char* quota;
+  absl::Status status;
+};
+
+// Whether `tenant`, whose open jobs are `jobs` holding `ranks` ranks, may open one more of
+// `world_size` ranks: nullopt, or the refusal of max_jobs (checked first) or max_ranks.
+std::optional<QuotaRefusal> OpenJobOverQuota(absl::string_view tenant, const TenantLimits& limits,
+                                             uint32_t jobs, uint64_t ranks, uint32_t world_size);
+// Whether `tenant`, `traced` of whose jobs are traced now, may trace one more: nullopt, or the
+// refusal of max_trace_windows.
+std::optional<QuotaRefusal> TraceOverQuota(absl::string_view tenant, const TenantLimits& limits,
+                                           uint32_t traced);
+// OK unless `tokens` (a server's --accept-bearer-tokens-file) hold more tokens of a tenant than
+// its max_bearer_tokens: INVALID_ARGUMENT naming `field`, the tenant and the quota.
+absl::Status CheckBearerTokenQuotas(absl::string_view field, const TenantPolicy& policy,
+                                    const std::vector<BearerToken>& tokens);
 
 // A policy file kept current. Thread-compatible: one thread (the coordinator server's liveness
 // thread) calls Refresh.

@@ -76,13 +76,15 @@ class ExternalScalerTest : public ::testing::Test {
         server_->address(), ChannelCredentials(certs_->For(role), {Role::kCoordinator})));
   }
 
-  static es::ScaledObjectRef Ref(const std::string& pool, const std::string& job = "") {
+  static es::ScaledObjectRef Ref(const std::string& pool, const std::string& job = "",
+                                 const std::string& tenant = "") {
     es::ScaledObjectRef ref;
     ref.set_name("stoker-worker-" + pool);
     ref.set_namespace_("default");
     (*ref.mutable_scalermetadata())["scalerAddress"] = "stoker-coordinator:7070";
     if (!pool.empty()) (*ref.mutable_scalermetadata())["pool"] = pool;
     if (!job.empty()) (*ref.mutable_scalermetadata())["job"] = job;
+    if (!tenant.empty()) (*ref.mutable_scalermetadata())["tenant"] = tenant;
     return ref;
   }
 
@@ -149,6 +151,12 @@ TEST_F(ExternalScalerTest, AnswersTheAdvisorsCountForThePool) {
 
   C code = C::OK;
   EXPECT_EQ(Metric(stub.get(), Ref("cpu a"), &code), -1);
+  EXPECT_EQ(code, C::INVALID_ARGUMENT);
+
+  // A tenant scope counts that tenant's jobs only (the running job is the default tenant's).
+  EXPECT_EQ(Metric(stub.get(), Ref("cpu-a", "", "default")), 5);
+  EXPECT_EQ(Metric(stub.get(), Ref("cpu-a", "", "b")), 0);
+  EXPECT_EQ(Metric(stub.get(), Ref("cpu-a", "", "Not A Tenant"), &code), -1);
   EXPECT_EQ(code, C::INVALID_ARGUMENT);
 }
 
