@@ -19,8 +19,20 @@ struct TaskCounts {
 };
 
 // Per job, over its ranks and epochs: O(ranks with progress) per job, not O(world size).
-std::vector<std::pair<std::string, TaskCounts>> CountTasks(const ClusterState& state) {
-  std::vector<std::pair<std::string, TaskCounts>> out;
+// A job's labels: its name is unique only within its tenant.
+MetricFamilyBuilder::Labels JobLabels(const std::string& tenant, const std::string& name) {
+  return {{"job_name", name}, {"tenant", tenant}};
+}
+
+MetricFamilyBuilder::Labels WithLabel(MetricFamilyBuilder::Labels labels, const std::string& name,
+                                      const std::string& value) {
+  labels.emplace_back(name, value);
+  return labels;
+}
+
+std::vector<std::pair<MetricFamilyBuilder::Labels, TaskCounts>> CountTasks(
+    const ClusterState& state) {
+  std::vector<std::pair<MetricFamilyBuilder::Labels, TaskCounts>> out;
   for (const JobRecord* job : state.Jobs()) {
     TaskCounts counts;
     const auto progressed = state.ProgressedRankSummaries(job->id);
@@ -33,7 +45,7 @@ std::vector<std::pair<std::string, TaskCounts>> CountTasks(const ClusterState& s
     // The other ranks have all their tasks pending (the product fits: CheckBatchCounts).
     counts.pending += (job->spec.world_size() - progressed.size()) *
                       job->geometry.batches_per_rank * job->spec.epochs();
-    out.emplace_back(job->name, counts);
+    out.emplace_back(JobLabels(job->tenant, job->name), counts);
   }
   return out;
 }
@@ -66,7 +78,7 @@ constexpr CostFigure kCostFigures[] = {
 void AddJobCosts(const stoker::v1::JobStatus& job, MetricFamilyBuilder* m) {
   const stoker::v1::JobAdvice& advice = job.advice();
   if (!advice.measured()) return;
-  const MetricFamilyBuilder::Labels labels = {{"job_name", job.name()}};
+  const MetricFamilyBuilder::Labels labels = JobLabels(job.tenant(), job.name());
   m->Gauge("stoker_job_workers_knee", "Fewest workers with no predicted data wait.",
            advice.knee_workers(), labels);
   m->Gauge("stoker_job_workers_cheapest", "Workers with the fewest predicted dollars per epoch.",
@@ -78,7 +90,7 @@ void AddJobCosts(const stoker::v1::JobStatus& job, MetricFamilyBuilder* m) {
       m->Gauge(absl::StrCat("stoker_job_predicted_", figure.suffix),
                absl::StrCat(figure.help, ", predicted with `workers` workers."),
                (point.*figure.value)() * figure.scale,
-               {{"job_name", job.name()}, {"workers", absl::StrCat(point.workers())}});
+               WithLabel(labels, "workers", absl::StrCat(point.workers())));
     }
   }
 }
@@ -99,7 +111,7 @@ void AddClusterCosts(const stoker::v1::ClusterCost& cluster, MetricFamilyBuilder
 }
 
 void AddJobFigures(const stoker::v1::JobStatus& job, MetricFamilyBuilder* m) {
-  const MetricFamilyBuilder::Labels labels = {{"job_name", job.name()}};
+  const MetricFamilyBuilder::Labels labels = JobLabels(job.tenant(), job.name());
   const stoker::v1::JobAdvice& advice = job.advice();
   m->Gauge("stoker_job_workers_desired",
            "Workers the advisor says the job needs (equals the live workers until measured).",
@@ -112,8 +124,8 @@ void AddJobFigures(const stoker::v1::JobStatus& job, MetricFamilyBuilder* m) {
   m->Gauge("stoker_job_finished", "1 once every task of every epoch and rank is done.",
            job.state() == stoker::v1::JOB_STATE_FINISHED ? 1 : 0, labels);
   for (const stoker::v1::RankStatus& rank : job.ranks()) {
-    const MetricFamilyBuilder::Labels rank_labels = {{"job_name", job.name()},
-                                                     {"rank", absl::StrCat(rank.rank())}};
+    const MetricFamilyBuilder::Labels rank_labels =
+        WithLabel(labels, "rank", absl::StrCat(rank.rank()));
     m->Gauge("stoker_job_data_wait_ratio",
              "Fraction of a rank's recent loop time spent waiting for data.",
              rank.stats().data_wait_fraction(), rank_labels);
@@ -179,11 +191,9 @@ std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
   });
   for (const auto& [job, counts] : tasks) {
     const char* const help = "Tasks (batches of all epochs and ranks) by state.";
-    m.Gauge("stoker_coordinator_tasks", help, counts.pending,
-            {{"job_name", job}, {"state", "pending"}});
-    m.Gauge("stoker_coordinator_tasks", help, counts.leased,
-            {{"job_name", job}, {"state", "leased"}});
-    m.Gauge("stoker_coordinator_tasks", help, counts.done, {{"job_name", job}, {"state", "done"}});
+    m.Gauge("stoker_coordinator_tasks", help, counts.pending, WithLabel(job, "state", "pending"));
+    m.Gauge("stoker_coordinator_tasks", help, counts.leased, WithLabel(job, "state", "leased"));
+    m.Gauge("stoker_coordinator_tasks", help, counts.done, WithLabel(job, "state", "done"));
   }
   m.Counter("stoker_coordinator_workers_lost_total",
             "Workers removed because they missed heartbeats for longer than the timeout.",
