@@ -50,10 +50,12 @@ TEST_F(CoordinatorTenancyTest, AnotherTenantsJobIsNotFoundAsAJobThatNeverExisted
   stoker::v1::StartTraceRequest start;
   start.set_job_id(job);
   start.set_seconds(1);
-  EXPECT_THAT(coordinator_.StartTrace(start, b_), StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
+  EXPECT_THAT(coordinator_.StartTrace(start, b_),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
   stoker::v1::GetTraceRequest read;
   read.set_job_id(job);
-  EXPECT_THAT(coordinator_.GetTrace(read, b_), StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
+  EXPECT_THAT(coordinator_.GetTrace(read, b_),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
   EXPECT_THAT(coordinator_.StartTrace(start, a_), IsOk());
 }
 
