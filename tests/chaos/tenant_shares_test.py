@@ -9,8 +9,9 @@ batch costs the same producer time). The weights come from a --tenant-policy fil
 given). While every job is backlogged, the share of producer time the workers spent on y
 (stoker_worker_tenant_busy_seconds_total over a window) must be within 0.05 of y's configured
 share weight_y / (weight_x + weight_y); before the fair queue it was about 1/9 at 1:1.
---report prints the measured and configured shares as JSON (bench/tenant-shares.sh) and exits 0
-whatever they are. Exit 0 = pass.
+--report prints the measured and configured shares as JSON (bench/tenant-shares.sh), with y's
+share of the batches delivered in the window beside them, and exits 0 whatever they are (also
+against a worker without the metric: measured_y null). Exit 0 = pass.
 """
 
 import json
@@ -76,18 +77,25 @@ def measure(bin_dir, weight_x, weight_y):
                    and cluster.delivered("y0") > 0, 60, "every client's first batch")
         time.sleep(WARMUP_S)
         before = [tenant_busy_seconds(port) for port in ports]
+        delivered_before = {tag: cluster.delivered(tag) for tag in cluster.clients}
         time.sleep(WINDOW_S)
         after = [tenant_busy_seconds(port) for port in ports]
+        delivered = {tag: cluster.delivered(tag) - n for tag, n in delivered_before.items()}
         for tag, (proc, _) in cluster.clients.items():
             if proc.poll() is not None:
                 raise ChaosError(f"client {tag} ended (exit {proc.returncode}) within the "
                                  "window: not backlogged throughout")
+        # Every batch costs the same: y's share of the batches delivered in the window is a
+        # cross-check that needs no worker metric (a worker built before it has none).
+        batches_y = delivered["y0"] / max(1, sum(delivered.values()))
         spent = {t: sum(a.get(t, 0) - b.get(t, 0) for a, b in zip(after, before))
                  for t in ("x", "y")}
         total = spent["x"] + spent["y"]
         if total <= 0:
+            if "--report" in sys.argv:
+                return None, batches_y, 0
             raise ChaosError(f"no producer time measured: {after}")
-        return spent["y"] / total, total / (WINDOW_S * WORKERS)
+        return spent["y"] / total, batches_y, total / (WINDOW_S * WORKERS)
 
 
 def main():
@@ -95,10 +103,11 @@ def main():
     weights = sys.argv[2] if len(sys.argv) > 2 and ":" in sys.argv[2] else "1:1"
     weight_x, weight_y = (float(w) for w in weights.split(":"))
     target = weight_y / (weight_x + weight_y)
-    share, busy = measure(bin_dir, weight_x, weight_y)
+    share, batches_y, busy = measure(bin_dir, weight_x, weight_y)
     result = {"weights": weights, "y_jobs": 1, "x_jobs": X_JOBS, "configured_y": target,
-              "measured_y": round(share, 4), "deviation": round(abs(share - target) / target, 4),
-              "busy_per_worker": round(busy, 3)}
+              "measured_y": share and round(share, 4),
+              "deviation": share and round(abs(share - target) / target, 4),
+              "batches_y": round(batches_y, 4), "busy_per_worker": round(busy, 3)}
     print(json.dumps(result))
     if "--report" in sys.argv:
         return 0
