@@ -394,7 +394,15 @@ absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat
     *response.add_drop_leases() = std::move(task);
   }
   for (uint64_t job_id : request.jobs()) {
-    if (state_.FindJob(job_id) == nullptr) response.add_retired_jobs(job_id);
+    const JobRecord* job = state_.FindJob(job_id);
+    if (job == nullptr) {
+      response.add_retired_jobs(job_id);
+    } else if (!response.tenants().contains(job->tenant)) {
+      const TenantLimits& limits = tenant_policy_->For(job->tenant);
+      stoker::v1::WorkerTenantShare& share = (*response.mutable_tenants())[job->tenant];
+      share.set_weight(limits.weight);
+      share.set_max_prefetch_bytes_per_worker(limits.max_prefetch_bytes_per_worker);
+    }
   }
   StateUpdate heartbeat;
   heartbeat.mutable_worker_heartbeat()->set_worker_id(worker_id);

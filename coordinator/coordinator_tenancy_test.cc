@@ -50,10 +50,12 @@ TEST_F(CoordinatorTenancyTest, AnotherTenantsJobIsNotFoundAsAJobThatNeverExisted
   stoker::v1::StartTraceRequest start;
   start.set_job_id(job);
   start.set_seconds(1);
-  EXPECT_THAT(coordinator_.StartTrace(start, b_), StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
+  EXPECT_THAT(coordinator_.StartTrace(start, b_),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
   stoker::v1::GetTraceRequest read;
   read.set_job_id(job);
-  EXPECT_THAT(coordinator_.GetTrace(read, b_), StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
+  EXPECT_THAT(coordinator_.GetTrace(read, b_),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such job")));
   EXPECT_THAT(coordinator_.StartTrace(start, a_), IsOk());
 }
 
@@ -106,6 +108,28 @@ TEST_F(CoordinatorTenancyTest, ATokenOfAnotherTenantsJobResumesNothing) {
   untagged.clear_tenant();
   request.set_resume_tokens(0, EncodeResumeToken(untagged, position));
   EXPECT_THAT(coordinator_.OpenJob(request, b_), IsOk());
+}
+
+TEST_F(CoordinatorTenancyTest, WorkerHeartbeatCarriesTheSharesOfItsJobsTenantsOnly) {
+  const uint64_t a_job = OpenAs("a", "train");
+  const uint64_t a_other = OpenAs("a", "eval");
+  OpenAs("b", "train");  // held by no worker: its tenant's share is not sent
+  TenantLimits a_limits;
+  a_limits.weight = 3;
+  a_limits.max_prefetch_bytes_per_worker = 1 << 20;
+  coordinator_.SetTenantPolicy(std::make_shared<const TenantPolicy>(
+      std::map<std::string, TenantLimits>{{"a", a_limits}}, TenantLimits{}));
+  stoker::v1::WorkerHeartbeatRequest heartbeat;
+  heartbeat.set_worker_id(Register("w:1"));
+  heartbeat.add_jobs(a_job);
+  heartbeat.add_jobs(a_other);
+  heartbeat.add_jobs(a_job + 1000);  // retired: no share
+  absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> response =
+      coordinator_.WorkerHeartbeat(heartbeat);
+  ASSERT_THAT(response, IsOk());
+  ASSERT_EQ(response->tenants_size(), 1);  // one entry per tenant, not per job
+  EXPECT_EQ(response->tenants().at("a").weight(), 3.0);
+  EXPECT_EQ(response->tenants().at("a").max_prefetch_bytes_per_worker(), 1u << 20);
 }
 
 }  // namespace

@@ -218,6 +218,9 @@ void BatchProducer::Submit(std::shared_ptr<JobContext> job, stoker::v1::TaskId t
   {
     absl::MutexLock lock(&mu_);
     if (!stopping_ && queue_.size() < capacity_) {
+      auto share = tenant_shares_.find(job->tenant());
+      fair_.Add(job->tenant(), job->job_id(),
+                share == tenant_shares_.end() ? TenantShare{}.weight : share->second.weight);
       queue_.push_back(Work{std::move(job), std::move(task), std::move(done), lease});
       return;
     }
@@ -233,6 +236,32 @@ size_t BatchProducer::room() const {
   return capacity_ - std::min(capacity_, queue_.size());
 }
 
+size_t BatchProducer::queued_of_job(uint64_t job_id) const {
+  absl::MutexLock lock(&mu_);
+  return fair_.queued_of_job(job_id);
+}
+
+void BatchProducer::SetTenantShares(absl::flat_hash_map<std::string, TenantShare> shares) {
+  absl::MutexLock lock(&mu_);
+  tenant_shares_.swap(shares);
+}
+
+TenantShare BatchProducer::tenant_share(absl::string_view tenant) const {
+  absl::MutexLock lock(&mu_);
+  auto it = tenant_shares_.find(tenant);
+  return it == tenant_shares_.end() ? TenantShare{} : it->second;
+}
+
+absl::flat_hash_map<std::string, TenantShare> BatchProducer::tenant_shares() const {
+  absl::MutexLock lock(&mu_);
+  return tenant_shares_;
+}
+
+absl::flat_hash_map<std::string, double> BatchProducer::tenant_busy_seconds() const {
+  absl::MutexLock lock(&mu_);
+  return tenant_busy_seconds_;
+}
+
 void BatchProducer::Stop() {
   std::deque<Work> dropped;
   {
@@ -240,6 +269,7 @@ void BatchProducer::Stop() {
     if (stopping_ && threads_.empty()) return;
     stopping_ = true;
     dropped.swap(queue_);
+    fair_.Clear();
   }
   for (Work& work : dropped) work.done(absl::CancelledError("worker is stopping"), nullptr);
   for (std::thread& thread : threads_) thread.join();
@@ -252,6 +282,7 @@ void BatchProducer::Loop() {
   absl::Time simulated_ready = absl::InfinitePast();  // the last simulated batch's ready time
   while (true) {
     Work work;
+    TenantFairQueue::Turn turn;
     uint64_t worker_id;
     std::optional<SimulatedProduction> simulated;
     {
@@ -260,16 +291,17 @@ void BatchProducer::Loop() {
                        ABSL_SHARED_LOCKS_REQUIRED(mu_) { return stopping_ || !queue_.empty(); };
       mu_.Await(absl::Condition(&ready));
       if (queue_.empty()) return;  // Stopping.
-      work = std::move(queue_.front());
-      queue_.pop_front();
+      work = TakeLocked(&turn);
       worker_id = worker_id_;
       simulated = simulation_;
     }
+    const absl::Time wall_start = clock_->Now();
     if (work.job->retired()) {
       work.done(absl::CancelledError("the job was retired"), nullptr);
+      absl::MutexLock lock(&mu_);
+      ChargeLocked(work, turn, absl::ZeroDuration());
       continue;
     }
-    const absl::Time wall_start = clock_->Now();
     std::unique_ptr<stoker::v1::BatchMessage> message = pool_->Get();
     const absl::Duration cpu_start = ThreadCpuTime();
     const absl::Status status =
@@ -286,13 +318,33 @@ void BatchProducer::Loop() {
     }
     work.done(status, status.ok() ? std::move(message) : nullptr);
     // After `done`: handing the batch on (encoding it, often sending it) is part of its cost.
+    const absl::Time handed_on = clock_->Now();
+    const TaskTime time{ThreadCpuTime() - cpu_start, handed_on - wall_start};
+    absl::MutexLock lock(&mu_);
+    ChargeLocked(work, turn, time.wall);
     if (status.ok()) {
-      const absl::Time handed_on = clock_->Now();
-      const TaskTime time{ThreadCpuTime() - cpu_start, handed_on - wall_start};
-      absl::MutexLock lock(&mu_);
       recent_.Record(handed_on, work.job->job_id(), time, work.job->spec().batch_size());
     }
   }
+}
+
+BatchProducer::Work BatchProducer::TakeLocked(TenantFairQueue::Turn* turn) {
+  *turn = *fair_.Next();
+  // The first queued task of the chosen job: a job's tasks keep their order.
+  auto it = std::find_if(queue_.begin(), queue_.end(),
+                         [turn](const Work& w) { return w.job->job_id() == turn->job_id; });
+  Work work = std::move(*it);
+  queue_.erase(it);
+  return work;
+}
+
+void BatchProducer::ChargeLocked(const Work& work, const TenantFairQueue::Turn& turn,
+                                 absl::Duration cost) {
+  fair_.Done(turn, cost);
+  const std::string& tenant = work.job->tenant();
+  auto it = tenant_busy_seconds_.find(tenant);
+  if (it == tenant_busy_seconds_.end()) it = tenant_busy_seconds_.emplace(tenant, 0.0).first;
+  it->second += absl::ToDoubleSeconds(cost);
 }
 
 absl::Status BatchProducer::Produce(const Work& work, uint64_t worker_id, ProducerScratch* scratch,

@@ -10,10 +10,12 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "augment/pipeline.h"
@@ -27,6 +29,7 @@
 #include "worker/op_time_histograms.h"
 #include "worker/production_window.h"
 #include "worker/simulated_batch.h"
+#include "worker/tenant_fair_queue.h"
 
 namespace stoker {
 
@@ -84,10 +87,19 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
                           ProducerScratch* scratch, stoker::v1::BatchMessage* out,
                           BadSampleCounters* bad_sample_counters = nullptr);
 
+// What one tenant may use of a worker (WorkerHeartbeatResponse.tenants).
+struct TenantShare {
+  // Its weight in the fair share of producer time; > 0.
+  double weight = 1;
+  // Bytes its streams may hold here together; 0: no quota.
+  uint64_t max_prefetch_bytes = 0;
+};
+
 // Thread-safe. Stop() (or the destructor) finishes queued work it has started and drops the rest,
 // calling their callbacks with CANCELLED. The queue is bounded (capacity()): Submit beyond it
 // fails the task with RESOURCE_EXHAUSTED, so callers lease no more than room(). Work of a
-// retired job (JobContext::Retire) is dropped with CANCELLED when its turn comes.
+// retired job (JobContext::Retire) is dropped with CANCELLED when its turn comes. Threads take
+// queued tasks in weighted fair order between the jobs' tenants (worker/tenant_fair_queue.h).
 class BatchProducer {
  public:
   using Done = std::function<void(absl::Status, std::unique_ptr<stoker::v1::BatchMessage>)>;
@@ -113,7 +125,19 @@ class BatchProducer {
   size_t capacity() const { return capacity_; }
   // Tasks that may be submitted now without exceeding the capacity.
   size_t room() const;
+  // Tasks of job `job_id` queued and not yet taken by a thread.
+  size_t queued_of_job(uint64_t job_id) const;
   void Stop();
+
+  // Replaces the tenants' shares (the coordinator's, each heartbeat); a tenant not in `shares`
+  // has TenantShare{}.
+  void SetTenantShares(absl::flat_hash_map<std::string, TenantShare> shares);
+  TenantShare tenant_share(absl::string_view tenant) const;
+  // The current shares, by tenant (for metrics).
+  absl::flat_hash_map<std::string, TenantShare> tenant_shares() const;
+  // Producer time (wall, from taking a task to handing its batch on) spent on each tenant's
+  // tasks since the start, by tenant.
+  absl::flat_hash_map<std::string, double> tenant_busy_seconds() const;
 
   // Per-op time histograms of every batch produced so far.
   OpTimeHistograms op_times() const;
@@ -135,6 +159,11 @@ class BatchProducer {
     LeaseStart lease;
   };
   void Loop();
+  // Takes the next task in fair order. REQUIRES: the queue is not empty.
+  Work TakeLocked(TenantFairQueue::Turn* turn) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Charges `cost` of producer time to `work`'s tenant, taken as `turn`.
+  void ChargeLocked(const Work& work, const TenantFairQueue::Turn& turn, absl::Duration cost)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // ProduceBatch for `work`, timed into header.produce_seconds, with its timeline when traced.
   absl::Status Produce(const Work& work, uint64_t worker_id, ProducerScratch* scratch,
                        stoker::v1::BatchMessage* out);
@@ -150,6 +179,10 @@ class BatchProducer {
   BadSampleCounters bad_samples_;
   mutable absl::Mutex mu_;
   std::deque<Work> queue_ ABSL_GUARDED_BY(mu_);
+  TenantFairQueue fair_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, TenantShare> tenant_shares_ ABSL_GUARDED_BY(mu_);
+  // Grows by tenant seen: tenants are named by their certificates, which operators issue.
+  absl::flat_hash_map<std::string, double> tenant_busy_seconds_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t worker_id_ ABSL_GUARDED_BY(mu_);
   std::optional<SimulatedProduction> simulation_ ABSL_GUARDED_BY(mu_);

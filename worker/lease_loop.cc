@@ -53,15 +53,35 @@ void LeaseLoop::Loop() {
     const absl::Time now = clock_->Now();
     absl::Time next_poll = now + max_lease_poll_;
     uint64_t held_bytes = 0;
+    tenants_.clear();  // keeps its capacity
     for (const auto& session : sessions) {
-      held_bytes += session->held_tasks() * HeldBytesPerTask(*session);
+      const uint64_t bytes = session->held_tasks() * HeldBytesPerTask(*session);
+      held_bytes += bytes;
+      TenantPass& tenant = TenantOf(session->job()->tenant());
+      tenant.held_bytes += bytes;
+      ++tenant.streams;
     }
+    const size_t tenant_room = producer_->capacity() / std::max<size_t>(1, tenants_.size());
     for (const auto& session : sessions) {
-      const uint64_t max_held = MaxHeldTasks(*session, sessions.size(), held_bytes);
-      // Never more than the producer's bounded queue takes.
+      const std::string& tenant_name = session->job()->tenant();
+      TenantPass& tenant = TenantOf(tenant_name);
+      const uint64_t max_held = std::min(
+          MaxHeldTasks(*session, sessions.size(), held_bytes),
+          MaxHeldTasksOfTenant(*session, producer_->tenant_share(tenant_name), tenant.held_bytes));
+      // Each tenant with a stream gets an equal part of the producer's queue, each of its streams
+      // an equal part of that (at least one task): no tenant, and no stream listed first, fills
+      // it, so the fair queue always has every active tenant's and job's tasks to choose from.
+      const size_t stream_room = std::max<size_t>(1, tenant_room / tenant.streams);
+      const size_t queued = producer_->queued_of_job(session->job()->job_id());
+      // Never more than the producer's bounded queue takes, nor the stream's part of it.
       const uint32_t wanted = static_cast<uint32_t>(
-          std::min<size_t>(session->WantedTasks(now, &next_poll, max_held), producer_->room()));
-      if (wanted > 0) held_bytes += LeaseFor(session, wanted) * HeldBytesPerTask(*session);
+          std::min({static_cast<size_t>(session->WantedTasks(now, &next_poll, max_held)),
+                    producer_->room(), stream_room - std::min(stream_room, queued)}));
+      if (wanted > 0) {
+        const uint64_t bytes = LeaseFor(session, wanted) * HeldBytesPerTask(*session);
+        held_bytes += bytes;
+        tenant.held_bytes += bytes;
+      }
     }
     absl::MutexLock lock(&mu_);
     auto woken = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return wake_ || stopping_; };
@@ -84,6 +104,24 @@ uint64_t LeaseLoop::MaxHeldTasks(const StreamSession& session, size_t sessions,
   const uint64_t held = session.held_tasks();
   // At least one batch whenever the budget has room for it, so that every stream moves.
   return std::min(share, held + free);
+}
+
+uint64_t LeaseLoop::MaxHeldTasksOfTenant(const StreamSession& session, const TenantShare& share,
+                                         uint64_t tenant_held_bytes) {
+  if (share.max_prefetch_bytes == 0) return UINT64_MAX;
+  const uint64_t batch = HeldBytesPerTask(session);
+  const uint64_t free = tenant_held_bytes < share.max_prefetch_bytes
+                            ? (share.max_prefetch_bytes - tenant_held_bytes) / batch
+                            : 0;
+  // At least one batch per stream, so that every stream of the tenant moves.
+  return std::max<uint64_t>(1, session.held_tasks() + free);
+}
+
+LeaseLoop::TenantPass& LeaseLoop::TenantOf(const std::string& tenant) {
+  for (TenantPass& pass : tenants_) {
+    if (*pass.name == tenant) return pass;
+  }
+  return tenants_.emplace_back(TenantPass{&tenant});
 }
 
 uint32_t LeaseLoop::LeaseFor(const std::shared_ptr<StreamSession>& session, uint32_t wanted) {

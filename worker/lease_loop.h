@@ -14,10 +14,18 @@
 // least one batch (counted twice when compressed: raw and encoded copies); all streams together
 // never more than the budget. A client that never reads thus holds at most its share while the
 // others keep being served.
+//
+// Tenants (docs/decisions/0071-tenant-fair-shares.md): each tenant with a stream here may have at
+// most an equal part of the producer's queue queued, each of its streams an equal part of that
+// (the ranks of one job on this worker share their job's), so that the producer's fair queue
+// always has every active tenant's and job's tasks to choose from; and a tenant's streams together
+// hold at most its TenantShare::max_prefetch_bytes (when set), each stream at least one batch.
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -57,6 +65,18 @@ class LeaseLoop {
   static uint64_t HeldBytesPerTask(const StreamSession& session);
   // The most `session` may hold, in tasks, with `sessions` open holding `held_bytes` in all.
   uint64_t MaxHeldTasks(const StreamSession& session, size_t sessions, uint64_t held_bytes) const;
+  // The most `session` may hold, in tasks, under its tenant's quota `share`, the tenant's streams
+  // holding `tenant_held_bytes` in all.
+  static uint64_t MaxHeldTasksOfTenant(const StreamSession& session, const TenantShare& share,
+                                       uint64_t tenant_held_bytes);
+  // One tenant's streams in one pass of the loop.
+  struct TenantPass {
+    const std::string* name;  // owned by the sessions' jobs during the pass
+    uint64_t held_bytes = 0;
+    size_t streams = 0;
+  };
+  // The entry of `tenant` in tenants_ (made empty when missing). Loop thread only.
+  TenantPass& TenantOf(const std::string& tenant);
 
   const uint64_t memory_bytes_;
   const absl::Duration max_lease_poll_;
@@ -71,6 +91,8 @@ class LeaseLoop {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool wake_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
+  // Loop thread only: the tenants of this pass's streams. Few tenants: a linear search.
+  std::vector<TenantPass> tenants_;
 };
 
 }  // namespace stoker

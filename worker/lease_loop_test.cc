@@ -1,5 +1,6 @@
 // The lease loop on a FakeClock against a fake coordinator: it leases what a stream's credit
-// asks for, no more than the stream's share of memory, and nothing while the worker drains.
+// asks for, no more than the stream's share of memory nor its tenant's prefetch quota, and
+// nothing while the worker drains.
 
 #include "worker/lease_loop.h"
 
@@ -86,6 +87,28 @@ TEST_F(LeaseLoopTest, HugeCreditLeasesNoMoreThanTheStreamsShareOfMemory) {
   EXPECT_EQ(coordinator_.leased(), 4u);
   EXPECT_EQ(session->held_tasks(), 4u);
   EXPECT_EQ(ledger_.held(), 4u);
+  streams_.Forget(session);
+}
+
+TEST_F(LeaseLoopTest, HugeCreditLeasesNoMoreThanTheTenantsPrefetchQuota) {
+  // Memory would allow 4 batches; the tenant's quota 2 and a half.
+  producer_.SetTenantShares({{std::string(kDefaultTenant), TenantShare{1, 5 * kBatchBytes / 2}}});
+  std::shared_ptr<StreamSession> session = Open();
+  session->AddCredit(UINT32_MAX);
+  coordinator_.AwaitLeased(2);
+  for (int i = 0; i < 5; ++i) NextPoll();
+  EXPECT_EQ(coordinator_.leased(), 2u);
+  EXPECT_EQ(session->held_tasks(), 2u);
+  streams_.Forget(session);
+}
+
+TEST_F(LeaseLoopTest, AQuotaUnderOneBatchStillLetsTheStreamMove) {
+  producer_.SetTenantShares({{std::string(kDefaultTenant), TenantShare{1, 1}}});
+  std::shared_ptr<StreamSession> session = Open();
+  session->AddCredit(UINT32_MAX);
+  coordinator_.AwaitLeased(1);
+  for (int i = 0; i < 5; ++i) NextPoll();
+  EXPECT_EQ(coordinator_.leased(), 1u);
   streams_.Forget(session);
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "common/clock.h"
@@ -110,6 +111,45 @@ TEST(SimulateBatchTest, ABatchIsReadyOnePeriodAfterItsTaskWasTakenOnTheInjectedC
   clock.Advance(absl::Milliseconds(1));
   done.WaitForNotification();
   producer.Stop();
+}
+
+// The producer's threads take tasks in fair order between tenants (worker/tenant_fair_queue.h)
+// and count each tenant's time: with 6 tasks of tenant x queued before 2 of tenant y, y's come
+// within the first four batches (first in, first out: the last two).
+TEST(SimulateBatchTest, TheProducerTakesTasksFairlyBetweenTenantsAndCountsTheirTime) {
+  auto x_job = JobContext::Create(1, SmallJob(), DatasetIo::FromEnvironment(), "x");
+  auto y_job = JobContext::Create(2, SmallJob(), DatasetIo::FromEnvironment(), "y");
+  ASSERT_TRUE(x_job.ok() && y_job.ok());
+  MessagePool pool(4);
+  FakeClock clock;
+  BatchProducer producer(1, 9, &pool, &clock);
+  producer.set_simulation(
+      SimulatedProduction{absl::Seconds(1), SimulatedBatchMode::kSleep, absl::ZeroDuration()});
+  absl::Mutex mu;
+  std::vector<std::string> order;
+  auto submit = [&](const std::shared_ptr<JobContext>& job, uint64_t batch) {
+    producer.Submit(
+        job, TaskOf(job->job_id(), 0, batch),
+        [&, tenant = job->tenant()](absl::Status status, std::unique_ptr<pb::BatchMessage>) {
+          EXPECT_TRUE(status.ok()) << status;
+          absl::MutexLock lock(&mu);
+          order.push_back(tenant);
+        });
+  };
+  for (uint64_t batch = 0; batch < 6; ++batch) submit(*x_job, batch);
+  for (uint64_t batch = 0; batch < 2; ++batch) submit(*y_job, batch);
+  for (size_t done = 0; done < 8; ++done) {
+    clock.AwaitSleepers(1);
+    clock.Advance(absl::Seconds(1));
+    absl::MutexLock lock(&mu);
+    auto finished = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu) { return order.size() > done; };
+    mu.Await(absl::Condition(&finished));
+  }
+  producer.Stop();
+  EXPECT_EQ(std::count(order.begin(), order.begin() + 4, "y"), 2) << absl::StrJoin(order, " ");
+  const auto busy = producer.tenant_busy_seconds();
+  EXPECT_EQ(busy.at("x"), 6.0);
+  EXPECT_EQ(busy.at("y"), 2.0);
 }
 
 bool AllZero(const std::string& bytes) {

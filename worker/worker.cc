@@ -201,6 +201,12 @@ std::vector<std::shared_ptr<StreamSession>> Worker::OnHeartbeatAnswered(
   ledger_.OnHeartbeatAnswered(response);
   std::vector<std::shared_ptr<StreamSession>> ending = streams_.EvictJobs(response.retired_jobs());
   streams_.SetTraceSampling(response.trace());
+  absl::flat_hash_map<std::string, TenantShare> shares;
+  for (const auto& [tenant, share] : response.tenants()) {
+    shares[tenant] = TenantShare{share.weight() > 0 ? share.weight() : TenantShare{}.weight,
+                                 share.max_prefetch_bytes_per_worker()};
+  }
+  producer_.SetTenantShares(std::move(shares));
   const bool reports_due = ledger_.reports_due();
   absl::MutexLock lock(&mu_);
   coordinator_reachable_ = true;

@@ -103,6 +103,13 @@ class Worker {
   OpTimeHistograms op_times() const { return producer_.op_times(); }
   // Samples replaced because they could not be read or decoded, by reason.
   const BadSampleCounters& bad_samples() const { return producer_.bad_samples(); }
+  // Producer seconds spent on each tenant's batches, and the tenants' current shares.
+  absl::flat_hash_map<std::string, double> tenant_busy_seconds() const {
+    return producer_.tenant_busy_seconds();
+  }
+  absl::flat_hash_map<std::string, TenantShare> tenant_shares() const {
+    return producer_.tenant_shares();
+  }
   MessagePool* message_pool() { return &pool_; }
   PayloadBufferPool* payload_buffers() { return &payload_buffers_; }
 

@@ -29,6 +29,18 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
             "Samples produced per second for a job over the last 10 seconds.",
             rate.samples_per_second(), {{"job_id", absl::StrCat(rate.job_id())}});
   }
+  for (const auto& [tenant, seconds] : worker_->tenant_busy_seconds()) {
+    m.Counter("stoker_worker_tenant_busy_seconds_total",
+              "Producer thread seconds spent on the tenant's batches (from taking a task to "
+              "handing its batch on).",
+              seconds, {{"tenant", tenant}});
+  }
+  for (const auto& [tenant, share] : worker_->tenant_shares()) {
+    m.Gauge("stoker_worker_tenant_weight",
+            "The tenant's weight in this worker's fair share of producer time (from the "
+            "coordinator's tenant policy), for tenants with jobs here.",
+            share.weight, {{"tenant", tenant}});
+  }
   const StreamTraffic traffic = worker_->traffic();
   m.Gauge("stoker_worker_queued_bytes",
           "Batch payload bytes produced and waiting in the streams' send queues.",
