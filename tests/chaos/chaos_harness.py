@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 
 NGINX = "/usr/sbin/nginx"
@@ -53,6 +54,19 @@ def wait_until(predicate, timeout_s, what):
             return
         time.sleep(0.02)
     raise ChaosError(f"timed out after {timeout_s}s waiting for {what}")
+
+
+def free_port():
+    """A TCP port free on loopback now (for a process's --metrics-port)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def metrics_page(port):
+    """The text of the /metrics page a process serves on loopback `port`."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as page:
+        return page.read().decode()
 
 
 class Job:

@@ -29,23 +29,17 @@ worker's peak RSS (VmHWM) stays below --memory-bytes + 64 MiB. Exit 0 = pass.
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 
-from chaos_harness import ChaosError, Cluster, Job, check_delivery, scenario_main, wait_until
+from chaos_harness import (ChaosError, Cluster, Job, check_delivery, free_port, metrics_page,
+                           scenario_main, wait_until)
 
 MEMORY_BYTES = 256 << 20
 PEAK_RSS_BOUND_KIB = (MEMORY_BYTES + (64 << 20)) // 1024
 HOLD_SECONDS = 20
 
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def peak_rss_kib(proc):
@@ -58,8 +52,7 @@ def peak_rss_kib(proc):
 
 def metric_sum(port, name):
     """Sum of every sample of metric `name` on a /metrics page (0 when absent)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as page:
-        text = page.read().decode()
+    text = metrics_page(port)
     total = 0.0
     for line in text.splitlines():
         if line.startswith(name + "{") or line.startswith(name + " "):

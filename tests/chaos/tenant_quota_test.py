@@ -14,23 +14,16 @@ Exit 0 = pass.
 
 import json
 import os
-import socket
 import sys
-import urllib.request
 
-from chaos_harness import ChaosError, Cluster, Job, check_delivery, scenario_main
+from chaos_harness import (ChaosError, Cluster, Job, check_delivery, free_port, metrics_page,
+                           scenario_main)
 
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def quota_metrics(port):
     """The stoker_tenant_* samples of the metrics page: {line without its value: value}."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as page:
-        text = page.read().decode()
+    text = metrics_page(port)
     return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
             for line in text.splitlines() if line.startswith("stoker_tenant_")}
 

@@ -16,12 +16,10 @@ against a worker without the metric: measured_y null). Exit 0 = pass.
 
 import json
 import os
-import socket
 import sys
 import time
-import urllib.request
 
-from chaos_harness import ChaosError, Cluster, Job, wait_until
+from chaos_harness import ChaosError, Cluster, Job, free_port, metrics_page, wait_until
 
 X_JOBS = 8
 WORKERS = 2
@@ -32,16 +30,10 @@ WINDOW_S = 15
 MARGIN = 0.05
 
 
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
 
 def tenant_busy_seconds(port):
     """stoker_worker_tenant_busy_seconds_total by tenant on one worker's /metrics page."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as page:
-        text = page.read().decode()
+    text = metrics_page(port)
     busy = {}
     prefix = 'stoker_worker_tenant_busy_seconds_total{tenant="'
     for line in text.splitlines():
