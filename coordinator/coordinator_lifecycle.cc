@@ -1,7 +1,7 @@
 // Coordinator: a job's life outside the RPCs: recovery from the store (replay, upgrade of
 // format-1 journals), syncing and compacting the store, the probe of recovered jobs' datasets,
-// and the retirement of idle jobs. See coordinator.h (Recover, SyncStore, ProbeDatasets,
-// CheckLiveness).
+// the retirement of idle jobs, and liveness (silent workers removed, expired leases returned).
+// See coordinator.h (Recover, SyncStore, ProbeDatasets, CheckLiveness).
 
 #include <utility>
 #include <vector>
@@ -180,6 +180,52 @@ void Coordinator::RetireIdleJobsLocked(absl::Time now) {
     trace_.Forget(job_id);
   }
   if (!idle.empty()) hedges_.PruneStale(state_);
+}
+
+void Coordinator::CheckLiveness() {
+  // A failed store makes nothing durable any more: the server reports NOT_SERVING instead.
+  if (!StoreUsable().ok()) return;
+  uint64_t seq = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    CheckLivenessLocked();
+    if (store_ != nullptr) seq = store_->last_added();
+  }
+  if (absl::Status status = SyncStore(seq); !status.ok()) {
+    STOKER_LOG(ERROR) << "journal: " << status;
+  }
+}
+
+void Coordinator::CheckLivenessLocked() {
+  const absl::Time now = clock_->Now();
+  RetireIdleJobsLocked(now);
+  for (uint64_t worker_id :
+       state_.WorkersSilentSince(absl::ToUnixMillis(now - config_.worker_timeout))) {
+    STOKER_LOG(WARNING) << "worker " << worker_id << " missed heartbeats for longer than "
+                        << absl::FormatDuration(config_.worker_timeout)
+                        << "; removing it and returning its leases";
+    board_.CountLostWorker();
+    absl::Status status = RemoveWorkerLocked(worker_id);
+    if (!status.ok()) {
+      STOKER_LOG(ERROR) << "removing worker " << worker_id << ": " << status;
+    }
+  }
+  const int64_t now_ms = absl::ToUnixMillis(now);
+  std::optional<int64_t> earliest = state_.EarliestLeaseExpiry();
+  if (!earliest || *earliest > now_ms) return;
+  StateUpdate update;
+  update.mutable_expire_leases()->set_now_unix_ms(now_ms);
+  absl::Status status = ApplyUpdate(update);
+  if (!status.ok()) {
+    STOKER_LOG(ERROR) << "expiring leases: " << status;
+  }
+}
+
+absl::Status Coordinator::RemoveWorkerLocked(uint64_t worker_id) {
+  StateUpdate update;
+  update.mutable_remove_worker()->set_worker_id(worker_id);
+  board_.ForgetWorker(worker_id);
+  return ApplyUpdate(update);
 }
 
 }  // namespace stoker

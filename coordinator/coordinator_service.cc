@@ -94,45 +94,40 @@ void CoordinatorService::Stop() {
 grpc::ServerUnaryReactor* CoordinatorService::OpenJob(grpc::CallbackServerContext* context,
                                                       const stoker::v1::OpenJobRequest* request,
                                                       stoker::v1::OpenJobResponse* response) {
-  return Reply("OpenJob", {Role::kTrainer}, &opens_, context, response,
-               [this, request](const TenantScope& scope) {
-                 return coordinator_->OpenJob(*request, scope);
-               });
+  return Reply(
+      "OpenJob", {Role::kTrainer}, &opens_, context, response,
+      [this, request](const TenantScope& scope) { return coordinator_->OpenJob(*request, scope); });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::GetJob(grpc::CallbackServerContext* context,
                                                      const stoker::v1::GetJobRequest* request,
                                                      stoker::v1::GetJobResponse* response) {
-  return Reply("GetJob", {Role::kWorker, Role::kTrainer}, &calls_, context, response,
-               [this, request](const TenantScope& scope) {
-                 return coordinator_->GetJob(*request, scope);
-               });
+  return Reply(
+      "GetJob", {Role::kWorker, Role::kTrainer}, &calls_, context, response,
+      [this, request](const TenantScope& scope) { return coordinator_->GetJob(*request, scope); });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::RegisterWorker(
     grpc::CallbackServerContext* context, const stoker::v1::RegisterWorkerRequest* request,
     stoker::v1::RegisterWorkerResponse* response) {
-  return Reply("RegisterWorker", {Role::kWorker}, &calls_, context, response,
-               [this, request](const TenantScope&) {
-                 return coordinator_->RegisterWorker(*request);
-               });
+  return Reply(
+      "RegisterWorker", {Role::kWorker}, &calls_, context, response,
+      [this, request](const TenantScope&) { return coordinator_->RegisterWorker(*request); });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::WorkerHeartbeat(
     grpc::CallbackServerContext* context, const stoker::v1::WorkerHeartbeatRequest* request,
     stoker::v1::WorkerHeartbeatResponse* response) {
-  return Reply("WorkerHeartbeat", {Role::kWorker}, &calls_, context, response,
-               [this, request](const TenantScope&) {
-                 return coordinator_->WorkerHeartbeat(*request);
-               });
+  return Reply(
+      "WorkerHeartbeat", {Role::kWorker}, &calls_, context, response,
+      [this, request](const TenantScope&) { return coordinator_->WorkerHeartbeat(*request); });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::LeaseTasks(
     grpc::CallbackServerContext* context, const stoker::v1::LeaseTasksRequest* request,
     stoker::v1::LeaseTasksResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();  // once: it resets the reactor
-  const std::optional<Admitted> admitted =
-      Admit("LeaseTasks", {Role::kWorker}, *context, reactor);
+  const std::optional<Admitted> admitted = Admit("LeaseTasks", {Role::kWorker}, *context, reactor);
   if (!admitted.has_value()) return reactor;
   const Finisher* finish = &admitted->finish;
   std::optional<Coordinator::LeaseReply> now = coordinator_->TryLeaseTasks(*request);

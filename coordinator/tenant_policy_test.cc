@@ -15,8 +15,8 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(TenantPolicyTest, ParsesTenantsAndDefaults) {
-  absl::StatusOr<TenantPolicy> policy = ParseTenantPolicy(
-      "f", R"({"tenants": {"vision": {"weight": 3, "max_jobs": 8},
+  absl::StatusOr<TenantPolicy> policy =
+      ParseTenantPolicy("f", R"({"tenants": {"vision": {"weight": 3, "max_jobs": 8},
                            "default": {"max_ranks": "64"}},
                "defaults": {"weight": 0.5, "max_prefetch_bytes_per_worker": "1048576",
                             "max_trace_windows": 1, "max_bearer_tokens": 2}})");
@@ -75,10 +75,9 @@ TEST(TenantPolicyTest, TheFileIsReReadWhenItChangesAndABrokenVersionKeepsThePoli
   std::optional<TenantPolicy> next = file.Refresh();
   ASSERT_TRUE(next.has_value());
   EXPECT_EQ(next->For("a").weight, 4);
-  EXPECT_THAT(ReadTenantPolicy("tenant_policy_path", std::string(dir) + "/none.json")
-                  .status()
-                  .message(),
-              HasSubstr("tenant_policy_path: cannot read"));
+  EXPECT_THAT(
+      ReadTenantPolicy("tenant_policy_path", std::string(dir) + "/none.json").status().message(),
+      HasSubstr("tenant_policy_path: cannot read"));
   ASSERT_EQ(std::system((std::string("rm -rf ") + dir).c_str()), 0);
 }
 

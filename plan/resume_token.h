@@ -55,8 +55,8 @@ struct RankPosition {
 };
 
 // The serialized token of a rank at `position` that started at `start` (OpenJob's ResumePoint):
-// version kResumeTokenVersion, start's spec fingerprint and tenant; the universe and done_before are the
-// start's while the rank is still in its resumed first epoch, else the plan's own
+// version kResumeTokenVersion, start's spec fingerprint and tenant; the universe and done_before
+// are the start's while the rank is still in its resumed first epoch, else the plan's own
 // (batches_per_rank * world_size, nothing done before).
 std::string EncodeResumeToken(const stoker::v1::ResumePoint& start, const RankPosition& position);
 

@@ -36,10 +36,9 @@ double WorkerRate(const stoker::v1::WorkerStatus& worker) {
 
 void AppendJob(const stoker::v1::JobStatus& job, std::string* out) {
   // The tenant only where there are tenants (the default tenant's jobs read as before).
-  const std::string tenant =
-      job.tenant().empty() || job.tenant() == kDefaultTenant
-          ? ""
-          : absl::StrCat(", tenant ", job.tenant());
+  const std::string tenant = job.tenant().empty() || job.tenant() == kDefaultTenant
+                                 ? ""
+                                 : absl::StrCat(", tenant ", job.tenant());
   absl::StrAppend(out, "job ", job.name(), " (id ", ShortId(job.job_id()), tenant,
                   "): ", StateName(job.state()), ", batch ", job.batch_size(), ", ",
                   job.batches_per_epoch_per_rank(), " batches/epoch/rank, ", job.epochs(),

@@ -36,9 +36,8 @@ absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
   options.with_targets = NamesTypedTargets(spec);
   ASSIGN_OR_RETURN(Pipeline pipeline,
                    Pipeline::Compile(spec.pipeline(), source->format(), options));
-  return std::shared_ptr<JobContext>(
-      new JobContext(job_id, std::move(tenant), spec, std::move(source), std::move(pipeline),
-                     std::move(fields)));
+  return std::shared_ptr<JobContext>(new JobContext(
+      job_id, std::move(tenant), spec, std::move(source), std::move(pipeline), std::move(fields)));
 }
 
 JobContext::JobContext(uint64_t job_id, std::string tenant, stoker::v1::JobSpec spec,

@@ -6,10 +6,11 @@
 //
 // A token file holds one "role:token" or "role@tenant:token" line per token ('#' comments and
 // blank lines skipped), role one of coordinator, worker, trainer, operator, scaler, tenant a
-// tenant name (common/tls/principal.h; without one, the default tenant); a token is at least kMinTokenLength
-// printable characters without spaces. A server's accepted-tokens file may list several tokens
-// per role (rotation: add the new one, move the clients, drop the old one); a client's token
-// file holds exactly one line, the token it sends. Files are re-read when they change on disk.
+// tenant name (common/tls/principal.h; without one, the default tenant); a token is at least
+// kMinTokenLength printable characters without spaces. A server's accepted-tokens file may list
+// several tokens per role (rotation: add the new one, move the clients, drop the old one); a
+// client's token file holds exactly one line, the token it sends. Files are re-read when they
+// change on disk.
 //
 // Tokens travel only over TLS (the server still presents its certificate; the client then needs
 // only the CA bundle and its token). No gRPC here: common/tls/grpc_tls.h sends and checks them.

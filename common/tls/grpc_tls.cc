@@ -74,10 +74,10 @@ class RoleVerifier : public gx::ExternalCertificateVerifier {
       *sync_status = grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                                   absl::StrCat("server ", server.status().message()));
     } else if (std::find(expected_.begin(), expected_.end(), server->role) == expected_.end()) {
-      *sync_status = grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                                  absl::StrCat("server certificate says role ",
-                                               RoleName(server->role), ", expected ",
-                                               RoleNames(expected_)));
+      *sync_status =
+          grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                       absl::StrCat("server certificate says role ", RoleName(server->role),
+                                    ", expected ", RoleNames(expected_)));
     } else {
       *sync_status = grpc::Status::OK;
     }
@@ -147,8 +147,7 @@ RoleGate::RoleGate(const TlsConfig& config)
                                                       config.accept_bearer_tokens_file,
                                                       config.reload_interval)) {}
 
-absl::StatusOr<Principal> RoleGate::CallerPrincipal(
-    const grpc::ServerContextBase& context) const {
+absl::StatusOr<Principal> RoleGate::CallerPrincipal(const grpc::ServerContextBase& context) const {
   std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
   absl::StatusOr<Principal> from_cert =
       auth == nullptr ? absl::UnauthenticatedError("no verified client certificate")
@@ -180,9 +179,9 @@ absl::StatusOr<Principal> RoleGate::CallerPrincipal(
   return *std::move(from_token);
 }
 
-absl::StatusOr<std::optional<Principal>> RoleGate::Check(const grpc::ServerContextBase& context,
-                                                         const char* method,
-                                                         std::initializer_list<Role> allowed) const {
+absl::StatusOr<std::optional<Principal>> RoleGate::Check(
+    const grpc::ServerContextBase& context, const char* method,
+    std::initializer_list<Role> allowed) const {
   if (insecure_) return std::optional<Principal>();
   absl::StatusOr<Principal> caller = CallerPrincipal(context);
   if (!caller.ok()) {
@@ -195,8 +194,8 @@ absl::StatusOr<std::optional<Principal>> RoleGate::Check(const grpc::ServerConte
   }
   CountRpcDenial(absl::StatusCode::kPermissionDenied);
   return absl::PermissionDeniedError(absl::StrCat(method, ": role ", RoleName(caller->role),
-                                                  " may not call it (allowed: ",
-                                                  RoleNames(allowed), ")"));
+                                                  " may not call it (allowed: ", RoleNames(allowed),
+                                                  ")"));
 }
 
 }  // namespace stoker

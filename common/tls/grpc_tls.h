@@ -42,8 +42,9 @@ std::shared_ptr<grpc::ChannelCredentials> ChannelCredentials(const TlsConfig& co
 absl::StatusOr<Principal> PeerPrincipal(const grpc::AuthContext& auth);
 
 // Decides whether a call may proceed: the caller's principal (nullopt with `insecure`: no
-// identity) when its role is one of `allowed`; otherwise PERMISSION_DENIED naming the caller's role, `method` and the roles
-// allowed, or UNAUTHENTICATED naming what was missing; each denial is counted (CountRpcDenial).
+// identity) when its role is one of `allowed`; otherwise PERMISSION_DENIED naming the caller's
+// role, `method` and the roles allowed, or UNAUTHENTICATED naming what was missing; each denial is
+// counted (CountRpcDenial).
 //
 // The caller's role comes from its verified certificate or, when the server accepts bearer
 // tokens (TlsConfig::accept_bearer_tokens_file), from an "authorization: Bearer <token>" header: an

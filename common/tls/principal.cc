@@ -20,8 +20,8 @@ bool IsLabelChar(char c) { return absl::ascii_islower(c) || absl::ascii_isdigit(
 
 absl::Status CheckTenantName(absl::string_view field, absl::string_view name) {
   if (name.empty() || name.size() > kMaxTenantNameBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": a tenant name has 1 to ",
-                                                   kMaxTenantNameBytes, " characters"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": a tenant name has 1 to ", kMaxTenantNameBytes, " characters"));
   }
   for (char c : name) {
     if (!IsLabelChar(c)) {
@@ -81,9 +81,9 @@ absl::StatusOr<Principal> PrincipalFromUris(const std::vector<std::string>& uris
     found = std::move(principal);
   }
   if (!found.has_value()) {
-    return absl::UnauthenticatedError(
-        absl::StrCat("peer certificate has no role (a SAN URI ", kUriPrefix, kRolePart,
-                     "<role> or ", kUriPrefix, kTenantPart, "<tenant>/", kRolePart, "<role>)"));
+    return absl::UnauthenticatedError(absl::StrCat("peer certificate has no role (a SAN URI ",
+                                                   kUriPrefix, kRolePart, "<role> or ", kUriPrefix,
+                                                   kTenantPart, "<tenant>/", kRolePart, "<role>)"));
   }
   return *std::move(found);
 }

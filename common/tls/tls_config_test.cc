@@ -167,7 +167,7 @@ TEST(PrincipalTest, TenantNamesAreDnsLabels) {
   EXPECT_TRUE(CheckTenantName("t", "team-7").ok());
   EXPECT_TRUE(CheckTenantName("t", std::string(63, 'a')).ok());
   for (const std::string& bad : {std::string(""), std::string(64, 'a'), std::string("-a"),
-                                std::string("a-"), std::string("A"), std::string("a.b")}) {
+                                 std::string("a-"), std::string("A"), std::string("a.b")}) {
     const absl::Status status = CheckTenantName("tenants[0]", bad);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad;
     EXPECT_THAT(status.message(), HasSubstr("tenants[0]: a tenant name")) << bad;

@@ -231,7 +231,8 @@ class Attacker {
       request.set_job_id(victim);
       request.set_seconds(1);
       pb::StartTraceResponse response;
-      (*out)["start_trace"] = Quote(CodeName(coordinator_->StartTrace(&context, request, &response)));
+      (*out)["start_trace"] =
+          Quote(CodeName(coordinator_->StartTrace(&context, request, &response)));
     }
     {
       grpc::ClientContext context;
@@ -246,8 +247,7 @@ class Attacker {
     uint64_t bytes = 0;
     for (const auto& [key, client_id] :
          {std::pair<std::string, std::string>{"stream_own_client", "thief"},
-          std::pair<std::string, std::string>{"stream_victim_client",
-                                              config_.victim_client_id}}) {
+          std::pair<std::string, std::string>{"stream_victim_client", config_.victim_client_id}}) {
       grpc::ClientContext context;
       context.set_deadline(Deadline(15));
       auto stream = stub->StreamBatches(&context);
