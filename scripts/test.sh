@@ -23,7 +23,7 @@ stage_done() {  # Records how long the stage named $1 took.
   stages+=("$1 $(((SECONDS - stage_start) / 60))m$(((SECONDS - stage_start) % 60))s")
   stage_start=$SECONDS
 }
-scripts/install-deps.sh --containers --deploy
+scripts/install-deps.sh --containers --deploy --etcd
 stage_done install
 scripts/build.sh
 stage_done build
