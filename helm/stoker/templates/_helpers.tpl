@@ -198,3 +198,72 @@ timeoutSeconds: 3
 {{- $a := .Values.autoscaling -}}
 {{- if and $a.enabled (eq $a.type "keda") (eq $a.keda.trigger "external") }}true{{ end }}
 {{- end }}
+
+{{- /*
+Replicated coordinators (coordinator.stateBackend: etcd; docs/deploy.md, "Replicated
+coordinators"): "true" when the coordinators keep their state in etcd.
+*/ -}}
+{{- define "stoker.replicated" -}}
+{{- if eq .Values.coordinator.stateBackend "etcd" }}true{{ end }}
+{{- end }}
+
+{{/* Name of the bundled etcd's StatefulSet and headless Service. */}}
+{{- define "stoker.etcdName" -}}
+{{- printf "%s-etcd" (include "stoker.fullname" .) }}
+{{- end }}
+
+{{/* host:port of every etcd member, comma-separated: the bundled members' stable DNS names, or
+etcd.endpoints. */}}
+{{- define "stoker.etcdEndpoints" -}}
+{{- if eq .Values.etcd.mode "bundled" }}
+{{- $name := include "stoker.etcdName" . }}
+{{- $members := list }}
+{{- range $i := until (int .Values.etcd.replicas) }}
+{{- $members = append $members (printf "%s-%d.%s.%s.svc:%d" $name $i $name $.Release.Namespace (int $.Values.etcd.clientPort)) }}
+{{- end }}
+{{- join "," $members }}
+{{- else }}
+{{- if not .Values.etcd.endpoints }}
+{{- fail "etcd.endpoints: list the external etcd's members (host:port), or set etcd.mode: bundled" }}
+{{- end }}
+{{- join "," .Values.etcd.endpoints }}
+{{- end }}
+{{- end }}
+
+{{- define "stoker.etcdTlsDir" -}}/etc/stoker/etcd-tls{{- end }}
+
+{{- /*
+A Secret volume named `name` with `keys` projected, failing with the value's name when the
+Secret is not named. Called with (dict "name" ... "secret" ... "value" ... "keys" (list ...)).
+*/ -}}
+{{- define "stoker.secretVolume" -}}
+{{- if not .secret -}}
+{{- fail (printf "%s.secretName: name the Secret (or set %s.enabled: false)" .value .value) -}}
+{{- end -}}
+- name: {{ .name }}
+  secret:
+    secretName: {{ .secret }}
+    items:
+      {{- range .keys }}
+      - key: {{ . }}
+        path: {{ . }}
+      {{- end }}
+{{- end }}
+
+{{- /*
+Pod anti-affinity across nodes for a component: required, or preferred (weight 100). Called
+with (dict "ctx" $ "component" ... "mode" "required"|"preferred").
+*/ -}}
+{{- define "stoker.antiAffinity" -}}
+podAntiAffinity:
+  {{- $term := dict "topologyKey" "kubernetes.io/hostname" "labelSelector" (dict "matchLabels" (include "stoker.selectorLabels" . | fromYaml)) }}
+  {{- if eq .mode "required" }}
+  requiredDuringSchedulingIgnoredDuringExecution:
+    - {{ toYaml $term | nindent 6 | trim }}
+  {{- else }}
+  preferredDuringSchedulingIgnoredDuringExecution:
+    - weight: 100
+      podAffinityTerm:
+        {{- toYaml $term | nindent 8 }}
+  {{- end }}
+{{- end }}
