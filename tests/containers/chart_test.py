@@ -253,6 +253,116 @@ def check_tenants(objects):
     assert volume[0]["configMap"]["name"].endswith("-tenants"), spec["volumes"]
 
 
+def check_replicated_coordinators(objects, replicas, state, lease_ttl, anti_affinity):
+    """coordinator.stateBackend etcd: a Deployment of `replicas` without a volume or journal,
+    --state/--leader-lease-ttl/--advertise-address=$(POD_IP):port; readiness asks health (a
+    standby is NOT_SERVING: the Service routes to the leader), liveness and startup the metrics
+    page (a standby answers it); anti-affinity across nodes; a PDB of one that lets the standbys
+    (never Ready) be evicted; a rollout that waits for no standby's readiness. Returns the pod
+    spec."""
+    assert not [o for o in objects if o["kind"] == "StatefulSet" and
+                o["metadata"]["name"].endswith("-coordinator")]
+    deployment = dt.find(objects, "Deployment", "-coordinator")
+    assert deployment["spec"]["replicas"] == replicas, deployment["spec"]["replicas"]
+    assert deployment["spec"]["strategy"]["rollingUpdate"] == {"maxSurge": 0,
+                                                               "maxUnavailable": "100%"}
+    spec = deployment["spec"]["template"]["spec"]
+    check_secure(spec)
+    c = container(spec, "coordinator")
+    args = c["args"]
+    assert flag(args, "state") == state, args
+    assert flag(args, "leader-lease-ttl") == lease_ttl, args
+    assert flag(args, "advertise-address") == "$(POD_IP):7070", args
+    assert flag(args, "journal") is None, args
+    assert any(e["name"] == "POD_IP" and e["valueFrom"]["fieldRef"]["fieldPath"] ==
+               "status.podIP" for e in c["env"]), c["env"]
+    assert "volumeClaimTemplates" not in deployment["spec"]
+    assert all(v["name"] != "journal" for v in spec.get("volumes", [])), spec["volumes"]
+    assert c["readinessProbe"]["exec"]["command"][:2] == ["stoker-ctl", "health"]
+    for probe in ("livenessProbe", "startupProbe"):
+        assert c[probe]["httpGet"] == {"path": "/metrics", "port": "metrics"}, c[probe]
+    check_anti_affinity(spec, "coordinator", anti_affinity)
+    budget = dt.find(objects, "PodDisruptionBudget", "-coordinator")["spec"]
+    assert budget["maxUnavailable"] == 1 and budget["unhealthyPodEvictionPolicy"] == "AlwaysAllow"
+    assert budget["selector"]["matchLabels"]["app.kubernetes.io/component"] == "coordinator"
+    service = dt.find(objects, "Service", "-coordinator")["spec"]
+    assert service["selector"]["app.kubernetes.io/component"] == "coordinator", service
+    return spec
+
+
+def check_anti_affinity(pod_spec, component, mode):
+    """One term keeping `component`'s pods on different nodes, required or preferred."""
+    anti = pod_spec["affinity"]["podAntiAffinity"]
+    if mode == "required":
+        term = anti["requiredDuringSchedulingIgnoredDuringExecution"][0]
+    else:
+        term = anti["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]
+    assert term["topologyKey"] == "kubernetes.io/hostname", term
+    assert term["labelSelector"]["matchLabels"]["app.kubernetes.io/component"] == component
+
+
+def secret_items(pod_spec, volume):
+    secret = next(v for v in pod_spec["volumes"] if v["name"] == volume)["secret"]
+    return secret["secretName"], sorted(i["key"] for i in secret["items"])
+
+
+def check_etcd_bundled(objects):
+    """Three coordinators on a bundled three-member etcd, client and peer TLS on."""
+    members = [f"stoker-etcd-{i}.stoker-etcd.stoker.svc" for i in range(3)]
+    state = "etcd://" + ",".join(f"{m}:2379" for m in members) + "/stoker"
+    spec = check_replicated_coordinators(objects, 3, state, "2s", "required")
+    args = container(spec, "coordinator")["args"]
+    assert (flag(args, "etcd-ca"), flag(args, "etcd-cert"), flag(args, "etcd-key")) == (
+        "/etc/stoker/etcd-tls/ca.pem", "/etc/stoker/etcd-tls/client.pem",
+        "/etc/stoker/etcd-tls/client.key"), args
+    assert secret_items(spec, "etcd-tls") == ("stoker-etcd-client-tls",
+                                              ["ca.pem", "client.key", "client.pem"])
+    etcd = dt.find(objects, "StatefulSet", "-etcd")
+    assert etcd["spec"]["replicas"] == 3 and etcd["spec"]["podManagementPolicy"] == "Parallel"
+    assert etcd["spec"]["serviceName"] == "stoker-etcd"
+    headless = dt.find(objects, "Service", "-etcd")["spec"]
+    assert headless["clusterIP"] == "None" and headless["publishNotReadyAddresses"] is True
+    pod = etcd["spec"]["template"]["spec"]
+    check_secure(pod)
+    check_anti_affinity(pod, "etcd", "required")
+    e = container(pod, "etcd")
+    eargs = e["args"]
+    assert flag(eargs, "initial-cluster") == ",".join(
+        f"stoker-etcd-{i}=https://{m}:2380" for i, m in enumerate(members)), eargs
+    assert flag(eargs, "advertise-client-urls") == \
+        "https://$(POD_NAME).stoker-etcd.stoker.svc:2379", eargs
+    assert "--client-cert-auth" in eargs and "--peer-client-cert-auth" in eargs, eargs
+    assert flag(eargs, "cert-file") == "/etc/etcd/client-tls/server.pem", eargs
+    assert flag(eargs, "peer-cert-file") == "/etc/etcd/peer-tls/peer.pem", eargs
+    assert secret_items(pod, "client-tls") == ("stoker-etcd-client-tls",
+                                               ["ca.pem", "server.key", "server.pem"])
+    assert secret_items(pod, "peer-tls") == ("stoker-etcd-peer-tls",
+                                             ["ca.pem", "peer.key", "peer.pem"])
+    assert e["readinessProbe"]["httpGet"]["path"] == "/health", e["readinessProbe"]
+    assert "limits" in e["resources"] and "requests" in e["resources"], e["resources"]
+    claim = etcd["spec"]["volumeClaimTemplates"][0]
+    assert claim["metadata"]["name"] == "data" and claim["spec"]["resources"]["requests"][
+        "storage"] == "2Gi", claim
+    budget = dt.find(objects, "PodDisruptionBudget", "-etcd")["spec"]
+    assert budget["maxUnavailable"] == 1, budget
+    # etcd's client port admits the coordinators only.
+    clients = dt.find(objects, "NetworkPolicy", "-etcd")["spec"]["ingress"][0]
+    assert clients["ports"] == [{"port": 2379, "protocol": "TCP"}], clients
+    assert clients["from"][0]["podSelector"]["matchLabels"]["app.kubernetes.io/component"] == \
+        "coordinator", clients
+
+
+def check_etcd_external(objects):
+    """Two coordinators on an external etcd named by its endpoints: no etcd of the chart's own,
+    plaintext to it, preferred anti-affinity, a 3 s lease."""
+    state = ("etcd://etcd-0.etcd.db.svc:2379,etcd-1.etcd.db.svc:2379,etcd-2.etcd.db.svc:2379"
+             "/stoker/prod")
+    spec = check_replicated_coordinators(objects, 2, state, "3s", "preferred")
+    args = container(spec, "coordinator")["args"]
+    assert flag(args, "etcd-ca") is None and flag(args, "etcd-cert") is None, args
+    assert not [o for o in objects if o["metadata"]["name"].endswith("-etcd")]
+
+
 CHECKS = {
     "default": check_default,
     "insecure": check_insecure,
@@ -262,6 +372,8 @@ CHECKS = {
     "monitoring": check_monitoring,
     "pools": check_pools,
     "tenants": check_tenants,
+    "etcd-bundled": check_etcd_bundled,
+    "etcd-external": check_etcd_external,
 }
 
 
