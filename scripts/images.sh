@@ -5,6 +5,8 @@
 #   localhost/stoker-worker        a CPU worker (+ stoker-ctl)
 #   localhost/stoker-trainer       trainer base: python3-torch and the package stoker from its
 #                                  wheel (scripts/wheel.sh), stoker-bench-client, stoker-ctl
+#   localhost/stoker-etcd          only when named: Debian's etcd-server on stoker-base, for the
+#                                  chart's bundled etcd (no binaries built for it alone)
 #
 # each tagged :latest and :VERSION, on localhost/stoker-runtime (the shared libraries, computed
 # from the binaries with ldd + dpkg -S) on localhost/stoker-base (docker/base-image.sh:
@@ -14,7 +16,8 @@
 # runtime images are rebuilt only when what they are made of changes, and podman's layer cache
 # keeps the package layers of the others.
 #
-#   scripts/images.sh [IMAGE...]        IMAGE: coordinator worker trainer (default: all three)
+#   scripts/images.sh [IMAGE...]        IMAGE: coordinator worker trainer etcd (default: the
+#                                       first three)
 #   scripts/images.sh --save DIR ...    also `podman save` each to DIR/stoker-IMAGE.tar
 #
 # Needs scripts/install-deps.sh --containers (podman, buildah, runc, debootstrap, containers.conf).
@@ -29,8 +32,9 @@ images=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --save) save_dir=${2:?--save needs a directory}; shift 2 ;;
-    coordinator|worker|trainer) images+=("$1"); shift ;;
-    *) echo "usage: scripts/images.sh [--save DIR] [coordinator] [worker] [trainer]" >&2; exit 2 ;;
+    coordinator|worker|trainer|etcd) images+=("$1"); shift ;;
+    *) echo "usage: scripts/images.sh [--save DIR] [coordinator] [worker] [trainer] [etcd]" >&2
+       exit 2 ;;
   esac
 done
 [ ${#images[@]} -gt 0 ] || images=(coordinator worker trainer)
@@ -45,13 +49,25 @@ done
 version=$(sed -n 's/^project(stoker VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
+context=$ROOT/.cache/images/context
+rm -rf "$context" && mkdir -p "$context"
+docker/base-image.sh
+build() {  # build NAME CONTAINERFILE [podman build args...]
+  local name=$1 file=$2
+  shift 2
+  local start=$SECONDS
+  podman build --quiet --layers --format docker --file "$file" --build-arg "VERSION=$version" "$@" "$context" \
+    >/dev/null
+  echo "images.sh: built $name in $((SECONDS - start)) s"
+}
+
+# The etcd image is Debian's package on the base alone: asked for by itself, nothing is built.
+if [ -n "$(printf '%s\n' "${images[@]}" | grep -vx etcd)" ]; then
 # --- binaries, installed into the build context; the trainer's wheel ---
 # Everything `cmake --install --component runtime` installs.
 targets=(stoker-coordinator stoker-worker stoker-ctl stoker-bench-client stoker-pack
          stoker-gen-images)
 scripts/build.sh "${targets[@]}"
-context=$ROOT/.cache/images/context
-rm -rf "$context" && mkdir -p "$context"
 cmake --install "$BUILD_DIR" --component runtime --prefix "$context/stage" --strip >/dev/null
 if [[ " ${images[*]} " == *" trainer "* ]]; then
   scripts/wheel.sh "$context/wheel" >/dev/null
@@ -71,28 +87,22 @@ runtime_packages() {
 # (The trainer's wheel carries its own libraries.)
 packages=$(runtime_packages "$context"/stage/bin/stoker-{coordinator,worker,ctl,bench-client})
 
-# --- base and runtime (cached by content) ---
-docker/base-image.sh
+# --- the runtime (cached by content) ---
 base_id=$(podman image inspect --format '{{.Id}}' localhost/stoker-base:bookworm)
 runtime_tag=$(printf '%s\n' "$base_id" "$packages" | cat - docker/runtime.Containerfile |
               sha256sum | cut -c1-16)
-build() {  # build NAME CONTAINERFILE [podman build args...]
-  local name=$1 file=$2
-  shift 2
-  local start=$SECONDS
-  podman build --quiet --layers --format docker --file "$file" --build-arg "VERSION=$version" "$@" "$context" \
-    >/dev/null
-  echo "images.sh: built $name in $((SECONDS - start)) s"
-}
 if ! podman image exists "localhost/stoker-runtime:$runtime_tag"; then
   build stoker-runtime docker/runtime.Containerfile --build-arg "RUNTIME_PACKAGES=$packages" \
     --tag "localhost/stoker-runtime:$runtime_tag" --tag localhost/stoker-runtime:latest
 fi
+fi  # the binaries and the runtime
 
-# --- the three images ---
+# --- the images ---
 for image in "${images[@]}"; do
-  args=(--build-arg "RUNTIME_TAG=$runtime_tag" --build-arg "REVISION=$revision"
-        --tag "localhost/stoker-$image:latest" --tag "localhost/stoker-$image:$version")
+  args=(--tag "localhost/stoker-$image:latest" --tag "localhost/stoker-$image:$version")
+  if [ "$image" != etcd ]; then
+    args+=(--build-arg "RUNTIME_TAG=$runtime_tag" --build-arg "REVISION=$revision")
+  fi
   if [ "$image" = trainer ]; then
     args+=(--build-arg "TRAINER_PACKAGES=$(scripts/install-deps.sh --print-trainer-image-packages)")
   fi
