@@ -50,7 +50,6 @@ version=$(sed -n 's/^project(stoker VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 context=$ROOT/.cache/images/context
-rm -rf "$context" && mkdir -p "$context"
 docker/base-image.sh
 build() {  # build NAME CONTAINERFILE [podman build args...]
   local name=$1 file=$2
@@ -68,6 +67,7 @@ if [ -n "$(printf '%s\n' "${images[@]}" | grep -vx etcd)" ]; then
 targets=(stoker-coordinator stoker-worker stoker-ctl stoker-bench-client stoker-pack
          stoker-gen-images)
 scripts/build.sh "${targets[@]}"
+rm -rf "$context" && mkdir -p "$context"
 cmake --install "$BUILD_DIR" --component runtime --prefix "$context/stage" --strip >/dev/null
 if [[ " ${images[*]} " == *" trainer "* ]]; then
   scripts/wheel.sh "$context/wheel" >/dev/null
@@ -106,7 +106,12 @@ for image in "${images[@]}"; do
   if [ "$image" = trainer ]; then
     args+=(--build-arg "TRAINER_PACKAGES=$(scripts/install-deps.sh --print-trainer-image-packages)")
   fi
-  build "stoker-$image" "docker/$image.Containerfile" "${args[@]}"
+  if [ "$image" = etcd ]; then  # an empty context of its own: the binaries' may be in use
+    (context=$ROOT/.cache/images/etcd-context && mkdir -p "$context" &&
+     build "stoker-$image" "docker/$image.Containerfile" "${args[@]}")
+  else
+    build "stoker-$image" "docker/$image.Containerfile" "${args[@]}"
+  fi
   if [ -n "$save_dir" ]; then
     mkdir -p "$save_dir"
     podman save --quiet --output "$save_dir/stoker-$image.tar" "localhost/stoker-$image:$version"
