@@ -255,7 +255,7 @@ def check_tenants(objects):
 
 def check_replicated_coordinators(objects, replicas, state, lease_ttl, anti_affinity):
     """coordinator.stateBackend etcd: a Deployment of `replicas` without a volume or journal,
-    --state/--leader-lease-ttl/--advertise-address=$(POD_IP):port; readiness asks health (a
+    --state/--leader-lease-ttl-ms/--advertise-address=$(POD_IP):port; readiness asks health (a
     standby is NOT_SERVING: the Service routes to the leader), liveness and startup the metrics
     page (a standby answers it); anti-affinity across nodes; a PDB of one that lets the standbys
     (never Ready) be evicted; a rollout that waits for no standby's readiness. Returns the pod
@@ -271,7 +271,7 @@ def check_replicated_coordinators(objects, replicas, state, lease_ttl, anti_affi
     c = container(spec, "coordinator")
     args = c["args"]
     assert flag(args, "state") == state, args
-    assert flag(args, "leader-lease-ttl") == lease_ttl, args
+    assert flag(args, "leader-lease-ttl-ms") == lease_ttl, args
     assert flag(args, "advertise-address") == "$(POD_IP):7070", args
     assert flag(args, "journal") is None, args
     assert any(e["name"] == "POD_IP" and e["valueFrom"]["fieldRef"]["fieldPath"] ==
@@ -310,7 +310,7 @@ def check_etcd_bundled(objects):
     """Three coordinators on a bundled three-member etcd, client and peer TLS on."""
     members = [f"stoker-etcd-{i}.stoker-etcd.stoker.svc" for i in range(3)]
     state = "etcd://" + ",".join(f"{m}:2379" for m in members) + "/stoker"
-    spec = check_replicated_coordinators(objects, 3, state, "2s", "required")
+    spec = check_replicated_coordinators(objects, 3, state, "2000", "required")
     args = container(spec, "coordinator")["args"]
     assert (flag(args, "etcd-ca"), flag(args, "etcd-cert"), flag(args, "etcd-key")) == (
         "/etc/stoker/etcd-tls/ca.pem", "/etc/stoker/etcd-tls/client.pem",
@@ -357,7 +357,7 @@ def check_etcd_external(objects):
     plaintext to it, preferred anti-affinity, a 3 s lease."""
     state = ("etcd://etcd-0.etcd.db.svc:2379,etcd-1.etcd.db.svc:2379,etcd-2.etcd.db.svc:2379"
              "/stoker/prod")
-    spec = check_replicated_coordinators(objects, 2, state, "3s", "preferred")
+    spec = check_replicated_coordinators(objects, 2, state, "3000", "preferred")
     args = container(spec, "coordinator")["args"]
     assert flag(args, "etcd-ca") is None and flag(args, "etcd-cert") is None, args
     assert not [o for o in objects if o["metadata"]["name"].endswith("-etcd")]

@@ -45,7 +45,7 @@ spec:
         - --listen=0.0.0.0:{{ $c.port }}
         {{- if $replicated }}
         - --state=etcd://{{ include "stoker.etcdEndpoints" . }}{{ .Values.etcd.prefix }}
-        - --leader-lease-ttl={{ $c.leaderLeaseTtl }}
+        - --leader-lease-ttl-ms={{ mul $c.leaderLeaseTtlSeconds 1000 }}
         - --advertise-address=$(POD_IP):{{ $c.port }}
         {{- if $etcdTls }}
         - --etcd-ca={{ include "stoker.etcdTlsDir" . }}/ca.pem
