@@ -21,11 +21,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/tls/tls_config.h"
 #include "stoker/v1/coordinator.pb.h"
@@ -93,11 +91,10 @@ class CoordinatorClient {
   }
 };
 
-// "HOST:PORT[,HOST:PORT...]" (the coordinator replicas) split into its addresses; INVALID_ARGUMENT
-// naming `field` (the flag or option) and the entry when one is not host:port or the list is
-// empty.
-absl::StatusOr<std::vector<std::string>> ParseCoordinatorAddresses(absl::string_view field,
-                                                                   absl::string_view addresses);
+// The help text of every --coordinator flag (worker, stoker-ctl, the bench client).
+inline constexpr char kCoordinatorFlagHelp[] =
+    "host:port of the coordinator, or HOST:PORT,HOST:PORT... of its replicas (calls follow the "
+    "leader)";
 
 // A gRPC client of `addresses` ("HOST:PORT[,HOST:PORT...]", one channel each, client keepalive)
 // secured by `tls` (the coordinator's certificate must name role coordinator;
@@ -106,7 +103,8 @@ absl::StatusOr<std::vector<std::string>> ParseCoordinatorAddresses(absl::string_
 // once on the next candidate within the same call and deadline, each address at most once: the
 // leader a standby names (metadata stoker-leader) when it is one of `addresses`, else the next
 // in the list. DEADLINE_EXCEEDED moves later calls on the same way.
-// REQUIRES: tls.Validate() is OK and ParseCoordinatorAddresses accepts `addresses`.
+// REQUIRES: tls.Validate() is OK and ParseAddressList (common/address_list.h) accepts
+// `addresses`.
 std::unique_ptr<CoordinatorClient> NewGrpcCoordinatorClient(const std::string& addresses,
                                                             absl::Duration rpc_timeout,
                                                             const TlsConfig& tls);

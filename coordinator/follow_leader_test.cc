@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "common/address_list.h"
 #include "common/ids.h"
 #include "coordinator/coordinator_client.h"
 #include "coordinator/coordinator_server.h"
@@ -195,17 +196,17 @@ TEST(FollowLeaderTest, AResponseOfAnOlderEpochIsRefusedAndCounted) {
 }
 
 TEST(FollowLeaderTest, ABadAddressListIsAnErrorNamingTheFlag) {
-  EXPECT_THAT(ParseCoordinatorAddresses("--coordinator", "h1:7070,h2"),
+  EXPECT_THAT(ParseAddressList("--coordinator", "h1:7070,h2"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "--coordinator: entry 2 of 'h1:7070,h2' is not host:port: 'h2'"));
-  EXPECT_THAT(ParseCoordinatorAddresses("--coordinator", "h1:7070,,h2:7070"),
+  EXPECT_THAT(ParseAddressList("--coordinator", "h1:7070,,h2:7070"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("entry 2")));
-  EXPECT_THAT(ParseCoordinatorAddresses("--coordinator", ""),
+  EXPECT_THAT(ParseAddressList("--coordinator", ""),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("entry 1")));
-  EXPECT_THAT(ParseCoordinatorAddresses("--coordinator", "h1:99999"),
+  EXPECT_THAT(ParseAddressList("--coordinator", "h1:99999"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'h1:99999'")));
   absl::StatusOr<std::vector<std::string>> parsed =
-      ParseCoordinatorAddresses("--coordinator", "h1:7070,[::1]:7071");
+      ParseAddressList("--coordinator", "h1:7070,[::1]:7071");
   ASSERT_THAT(parsed, IsOk());
   EXPECT_EQ(*parsed, (std::vector<std::string>{"h1:7070", "[::1]:7071"}));
 }

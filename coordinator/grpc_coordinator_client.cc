@@ -11,6 +11,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/address_list.h"
 #include "common/grpc_settings.h"
 #include "common/grpc_unary_caller.h"
 #include "common/tls/grpc_tls.h"
@@ -228,8 +229,7 @@ class GrpcCoordinatorClient : public CoordinatorClient {
 std::unique_ptr<CoordinatorClient> NewGrpcCoordinatorClient(const std::string& addresses,
                                                             absl::Duration rpc_timeout,
                                                             const TlsConfig& tls) {
-  absl::StatusOr<std::vector<std::string>> parsed =
-      ParseCoordinatorAddresses("coordinator", addresses);
+  absl::StatusOr<std::vector<std::string>> parsed = ParseAddressList("coordinator", addresses);
   // The flags were checked where they were parsed; a single address the check would refuse
   // (a gRPC target such as unix:PATH) is dialed as given, as before replicas.
   return std::make_unique<GrpcCoordinatorClient>(

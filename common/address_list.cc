@@ -1,15 +1,13 @@
-#include <string>
-#include <vector>
+#include "common/address_list.h"
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "coordinator/coordinator_client.h"
 
 namespace stoker {
 
-absl::StatusOr<std::vector<std::string>> ParseCoordinatorAddresses(absl::string_view field,
-                                                                   absl::string_view addresses) {
+absl::StatusOr<std::vector<std::string>> ParseAddressList(absl::string_view field,
+                                                          absl::string_view addresses) {
   std::vector<std::string> parsed = absl::StrSplit(addresses, ',');
   for (size_t i = 0; i < parsed.size(); ++i) {
     const std::string& entry = parsed[i];
