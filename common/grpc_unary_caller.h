@@ -10,6 +10,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -36,8 +37,22 @@ class UnaryCaller {
                                 grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
                                                              Response*),
                                 const Request& request) {
+    return Call(stub, method, request, absl::InfiniteFuture(), nullptr);
+  }
+
+  // As above, by `deadline` when it comes before the timeout's; with `trailer`, trailer->value
+  // becomes the value of the answer's trailing metadata trailer->key (empty when absent).
+  struct Trailer {
+    std::string key;
+    std::string value;
+  };
+  template <typename Stub, typename Request, typename Response>
+  absl::StatusOr<Response> Call(Stub* stub,
+                                grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
+                                                             Response*),
+                                const Request& request, absl::Time deadline, Trailer* trailer) {
     grpc::ClientContext context;
-    context.set_deadline(DeadlineAfter(timeout_));
+    context.set_deadline(absl::ToChronoTime(std::min(deadline, absl::Now() + timeout_)));
     {
       absl::MutexLock lock(&mu_);
       if (shut_down_) return absl::CancelledError(peer_ + ": client is shutting down");
@@ -48,6 +63,12 @@ class UnaryCaller {
     {
       absl::MutexLock lock(&mu_);
       in_flight_.erase(&context);
+    }
+    if (trailer != nullptr) {
+      const auto& metadata = context.GetServerTrailingMetadata();
+      const auto it = metadata.find(trailer->key);
+      trailer->value =
+          it == metadata.end() ? "" : std::string(it->second.data(), it->second.size());
     }
     if (!status.ok()) return FromGrpcStatus(status, peer_);
     return response;

@@ -11,9 +11,14 @@
 // job or worker of this coordinator; FAILED_PRECONDITION: an id of another coordinator
 // incarnation (common/ids.h), never to retry with; INVALID_ARGUMENT names the bad field.
 //
+// Replicated coordinators (docs/decisions/0075-follow-the-leader.md): the gRPC client takes every
+// replica's address and follows the leader; it refuses a response whose coordinator_epoch is
+// lower than one it has seen (a deposed leader), UNAVAILABLE, counted in stale_epoch_responses().
+//
 // Each method has a default that answers UNIMPLEMENTED, so a test fake overrides only the calls
 // its role makes (the trainer client's FakeCoordinator: OpenJob and ClientHeartbeat).
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -77,6 +82,8 @@ class CoordinatorClient {
   // Cancels the calls in flight and fails later ones with CANCELLED, so that a stopping process
   // does not wait out a deadline on a coordinator that is itself shutting down.
   virtual void Shutdown() {}
+  // Responses refused for an epoch older than one already seen (a deposed leader's).
+  virtual uint64_t stale_epoch_responses() const { return 0; }
 
  private:
   static absl::Status Unimplemented(const char* method) {
@@ -84,10 +91,21 @@ class CoordinatorClient {
   }
 };
 
-// A gRPC client of `address` (client keepalive) secured by `tls` (the coordinator's certificate
-// must name role coordinator; common/tls/grpc_tls.h); every call has deadline `rpc_timeout`.
-// REQUIRES: tls.Validate() is OK.
-std::unique_ptr<CoordinatorClient> NewGrpcCoordinatorClient(const std::string& address,
+// The help text of every --coordinator flag (worker, stoker-ctl, the bench client).
+inline constexpr char kCoordinatorFlagHelp[] =
+    "host:port of the coordinator, or HOST:PORT,HOST:PORT... of its replicas (calls follow the "
+    "leader)";
+
+// A gRPC client of `addresses` ("HOST:PORT[,HOST:PORT...]", one channel each, client keepalive)
+// secured by `tls` (the coordinator's certificate must name role coordinator;
+// common/tls/grpc_tls.h); every call has deadline `rpc_timeout`. Calls go to the address that
+// last answered; an UNAVAILABLE answer (a standby, a dead replica, a deposed leader) is retried at
+// once on the next candidate within the same call and deadline, each address at most once: the
+// leader a standby names (metadata stoker-leader) when it is one of `addresses`, else the next
+// in the list. DEADLINE_EXCEEDED moves later calls on the same way.
+// REQUIRES: tls.Validate() is OK and ParseAddressList (common/address_list.h) accepts
+// `addresses`.
+std::unique_ptr<CoordinatorClient> NewGrpcCoordinatorClient(const std::string& addresses,
                                                             absl::Duration rpc_timeout,
                                                             const TlsConfig& tls);
 

@@ -19,6 +19,10 @@ absl::Status CoordinatorConfig::Validate() const {
     return absl::InvalidArgumentError(absl::StrCat(
         "listen_address: must be host:port (port 0 = any free port), got '", listen_address, "'"));
   }
+  if (!advertise_address.empty() && advertise_address.rfind(':') == std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("advertise_address: must be host:port, got '", advertise_address, "'"));
+  }
   if (heartbeat_interval <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("heartbeat_interval: must be > 0");
   }

@@ -16,6 +16,9 @@ namespace stoker {
 struct CoordinatorConfig {
   // host:port to serve on; port 0 picks a free port (CoordinatorServer reports it).
   std::string listen_address = "127.0.0.1:0";
+  // host:port a standby replica names itself by in its UNAVAILABLE answers
+  // (--advertise-address); empty: the bound listen address.
+  std::string advertise_address;
   // How often workers heartbeat (told to them in RegisterWorkerResponse), and how often the
   // server checks liveness.
   absl::Duration heartbeat_interval = absl::Milliseconds(500);

@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -20,6 +21,7 @@
 #include "coordinator/coordinator_service.h"
 #include "coordinator/external_scaler_service.h"
 #include "coordinator/journal.h"
+#include "coordinator/leader_gate.h"
 #include "coordinator/tenant_policy.h"
 
 namespace stoker {
@@ -38,14 +40,17 @@ std::string DialHost(const std::string& listen_address) {
 }  // namespace
 
 struct CoordinatorServer::Impl {
-  Impl(const CoordinatorConfig& config, DatasetIo io, Clock* clock, JournalEnv* journal_env)
-      : store(config.journal_path.empty()
+  Impl(const CoordinatorConfig& config, DatasetIo io, Clock* clock, JournalEnv* journal_env,
+       Leadership* leadership)
+      : leader(leadership,
+               config.advertise_address.empty() ? config.listen_address : config.advertise_address),
+        store(config.journal_path.empty()
                   ? nullptr
                   : std::make_unique<FileJournal>(config.journal_path, journal_env, clock)),
         coordinator(config, clock, store.get(), SourceFactoryFor(std::move(io))),
-        service(&coordinator, &latencies, config.tls, clock),
+        service(&coordinator, &latencies, config.tls, clock, &leader),
         decider(config.scaler, clock),
-        scaler_service(&coordinator, &decider, config.tls, config.max_job_name_bytes) {
+        scaler_service(&coordinator, &decider, config.tls, config.max_job_name_bytes, &leader) {
     if (!config.tenant_policy_path.empty()) {
       policy_file.emplace("tenant_policy_path", config.tenant_policy_path);
       RefreshTenantPolicy();
@@ -99,16 +104,48 @@ struct CoordinatorServer::Impl {
   // NOT_SERVING once the journal failed: the coordinator takes no more changes, and the probes
   // restart it (a restart replays the journal to its last whole record).
   void ReportStoreFailure() {
-    if (store_failed) return;
+    if (store_failed.load()) return;
     const absl::Status usable = coordinator.StoreUsable();
     if (usable.ok()) return;
-    store_failed = true;
+    store_failed.store(true);
     STOKER_LOG(ERROR) << usable.message() << "; health is NOT_SERVING from now on";
+    UpdateHealth();
+  }
+
+  // SERVING while this replica leads and its store works; a change is logged.
+  void UpdateHealth() {
+    const bool leading = leader.leadership()->view().leading;
+    const bool serving = leading && !store_failed.load();
+    absl::MutexLock lock(&health_mu);
+    if (serving == health_serving) return;
+    health_serving = serving;
+    if (!store_failed.load()) {
+      STOKER_LOG(INFO) << "coordinator " << (leading ? "leads" : "is a standby") << "; health is "
+                       << (serving ? "SERVING" : "NOT_SERVING");
+    }
+    SetHealth(serving);
+  }
+
+  // For the server ("") and by name for stoker.v1.Coordinator, which probes may ask for.
+  void SetHealth(bool serving) {
     if (grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService()) {
-      health->SetServingStatus(false);
+      health->SetServingStatus(stoker::v1::Coordinator::service_full_name(), serving);
+      health->SetServingStatus(serving);
     }
   }
 
+  // Health follows the leadership every kLeadershipPoll until Stop.
+  void LeadershipLoop() {
+    absl::MutexLock lock(&mu);
+    while (!stopping) {
+      mu.Unlock();
+      UpdateHealth();
+      mu.Lock();
+      mu.AwaitWithTimeout(absl::Condition(&stopping), kLeadershipPoll);
+    }
+  }
+
+  LeaderGate leader;
   std::unique_ptr<StateStore> store;
   Coordinator coordinator;
   CallLatencies latencies;
@@ -118,9 +155,13 @@ struct CoordinatorServer::Impl {
   std::optional<TenantPolicyFile> policy_file;  // with --tenant-policy
   std::unique_ptr<grpc::Server> server;
   std::thread liveness_thread;
+  std::thread leadership_thread;  // not with SoleLeadership, which never changes
   int port = 0;
   std::string host;
-  bool store_failed = false;  // only the liveness thread reads and writes it
+  std::atomic<bool> store_failed{false};
+
+  absl::Mutex health_mu;
+  bool health_serving ABSL_GUARDED_BY(health_mu) = false;
 
   absl::Mutex mu;
   bool stopping ABSL_GUARDED_BY(mu) = false;
@@ -128,9 +169,10 @@ struct CoordinatorServer::Impl {
 };
 
 absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
-    const CoordinatorConfig& config, DatasetIo io, Clock* clock, JournalEnv* journal_env) {
+    const CoordinatorConfig& config, DatasetIo io, Clock* clock, JournalEnv* journal_env,
+    Leadership* leadership) {
   RETURN_IF_ERROR(config.Validate());
-  auto impl = std::make_unique<Impl>(config, std::move(io), clock, journal_env);
+  auto impl = std::make_unique<Impl>(config, std::move(io), clock, journal_env, leadership);
   RETURN_IF_ERROR(impl->CheckBearerTokenQuota());
   RETURN_IF_ERROR(impl->coordinator.Recover());
   grpc::EnableDefaultHealthCheckService(true);
@@ -151,11 +193,16 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
                                                config.listen_address,
                                                " (address in use or not local?)"));
   }
-  if (grpc::HealthCheckServiceInterface* health = impl->server->GetHealthCheckService()) {
-    health->SetServingStatus(true);
-  }
   impl->host = DialHost(config.listen_address);
+  if (config.advertise_address.empty())
+    impl->leader.SetSelf(absl::StrCat(impl->host, ":", impl->port));
+  // gRPC starts its health service SERVING: a standby must not say so even briefly.
+  impl->SetHealth(false);
+  impl->UpdateHealth();
   impl->liveness_thread = std::thread([raw = impl.get()] { raw->LivenessLoop(); });
+  if (leadership != SoleLeadership()) {
+    impl->leadership_thread = std::thread([raw = impl.get()] { raw->LeadershipLoop(); });
+  }
   STOKER_LOG(INFO) << "coordinator serving on " << config.listen_address << " (port " << impl->port
                    << ")";
   return std::unique_ptr<CoordinatorServer>(new CoordinatorServer(std::move(impl)));
@@ -182,9 +229,9 @@ void CoordinatorServer::Stop() {
     impl_->stopped = true;
     impl_->stopping = true;
   }
-  if (grpc::HealthCheckServiceInterface* health = impl_->server->GetHealthCheckService()) {
-    health->SetServingStatus(false);
-  }
+  // Joined first: it would otherwise set health back to SERVING.
+  if (impl_->leadership_thread.joinable()) impl_->leadership_thread.join();
+  impl_->SetHealth(false);
   impl_->scaler_service.Stop();  // ends KEDA's streams, which Shutdown would wait for
   impl_->server->Shutdown(std::chrono::system_clock::now() +
                           absl::ToChronoMilliseconds(kShutdownGrace));

@@ -6,6 +6,9 @@
 // a liveness thread that removes silent workers and expires leases every heartbeat_interval.
 // Health is SERVING once the journal is replayed, and NOT_SERVING from the liveness thread's
 // first round after the journal failed (Coordinator::StoreUsable), so that probes restart it.
+// Replicated (docs/decisions/0075-follow-the-leader.md), a replica that does not lead answers
+// every call UNAVAILABLE naming the leader and health NOT_SERVING; a watcher thread re-reads the
+// Leadership every kLeadershipPoll, so health follows a takeover within that.
 // What main.cc, TestCluster and tests start:
 //
 //   ASSIGN_OR_RETURN(auto server, CoordinatorServer::Start(config, io));
@@ -23,6 +26,7 @@
 #include "coordinator/coordinator.h"
 #include "coordinator/coordinator_config.h"
 #include "coordinator/journal_env.h"
+#include "coordinator/leadership.h"
 #include "data/dataset_io.h"
 
 namespace stoker {
@@ -34,10 +38,13 @@ class CoordinatorServer {
   // picks a free one) and starts serving. UNAVAILABLE naming the address when it cannot bind.
   // Jobs' datasets are read through `io` (main.cc builds it from the storage flags).
   // `clock` drives liveness and leases and times the calls and the journal's syncs;
-  // `journal_env` holds the journal (config.journal_path); both must outlive the server.
+  // `journal_env` holds the journal (config.journal_path); `leadership` says whether this
+  // replica serves and under which epoch (leadership.h). All three must outlive the server.
   static absl::StatusOr<std::unique_ptr<CoordinatorServer>> Start(
       const CoordinatorConfig& config, DatasetIo io, Clock* clock = Clock::Real(),
-      JournalEnv* journal_env = PosixJournalEnv());
+      JournalEnv* journal_env = PosixJournalEnv(), Leadership* leadership = SoleLeadership());
+
+  static constexpr absl::Duration kLeadershipPoll = absl::Milliseconds(50);
 
   ~CoordinatorServer();
   CoordinatorServer(const CoordinatorServer&) = delete;

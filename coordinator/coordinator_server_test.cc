@@ -1,7 +1,6 @@
 #include "coordinator/coordinator_server.h"
 
 #include <gmock/gmock.h>
-#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 #include "common/ids.h"
 #include "coordinator/coordinator_service.h"
 #include "coordinator/fake_journal_env_for_test.h"
+#include "coordinator/health_check_for_test.h"
 #include "coordinator/status_matchers_for_test.h"
 #include "coordinator/test_job_spec.h"
 #include "stoker/v1/coordinator.grpc.pb.h"
@@ -87,7 +87,8 @@ TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
                             return CreateSource(spec, seed, DatasetIo::FromEnvironment());
                           });
   CallLatencies latencies;
-  CoordinatorService service(&coordinator, &latencies, TlsConfig::Plaintext(), &clock);
+  const LeaderGate leader(SoleLeadership(), "127.0.0.1:0");
+  CoordinatorService service(&coordinator, &latencies, TlsConfig::Plaintext(), &clock, &leader);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -204,41 +205,10 @@ TEST(CoordinatorServerTest, LeaseTasksIsAnsweredWhetherTheLockIsFreeOrHeld) {
   std::remove(config.journal_path.c_str());
 }
 
-// grpc.health.v1.Health/Check with a hand-encoded request: Debian ships no generated health
-// proto. HealthCheckRequest{service: ""} is empty on the wire; the response is
-// HealthCheckResponse{status}: field 1 as a varint, so bytes 08 01 for SERVING, 08 02 for
-// NOT_SERVING.
-const std::string kServing("\x08\x01", 2);
-const std::string kNotServing("\x08\x02", 2);
-
-std::string CheckHealth(const std::string& address) {
-  grpc::GenericStub stub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
-  grpc::Slice empty("");
-  grpc::ByteBuffer request(&empty, 1);
-  grpc::ByteBuffer response;
-  grpc::ClientContext context;
-  grpc::Status status;
-  absl::Notification done;
-  stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request, &response,
-                 [&](grpc::Status s) {
-                   status = std::move(s);
-                   done.Notify();
-                 });
-  done.WaitForNotification();
-  EXPECT_TRUE(status.ok()) << status.error_message();
-  std::vector<grpc::Slice> slices;
-  EXPECT_TRUE(response.Dump(&slices).ok());
-  std::string bytes;
-  for (const grpc::Slice& slice : slices) {
-    bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-  }
-  return bytes;
-}
-
 TEST(CoordinatorServerTest, ServesHealthCheck) {
   std::unique_ptr<CoordinatorServer> server = StartServer();
   ASSERT_NE(server, nullptr);
-  EXPECT_EQ(CheckHealth(server->address()), kServing);
+  EXPECT_EQ(CheckHealth(server->address()), kHealthServing);
 }
 
 // A coordinator whose journal's file system fails answers UNAVAILABLE naming the cause and
@@ -252,7 +222,7 @@ TEST(CoordinatorServerTest, AFailedJournalMakesHealthNotServing) {
   auto server = CoordinatorServer::Start(config, DatasetIo::FromEnvironment(), Clock::Real(), &env);
   ASSERT_THAT(server, IsOk());
   const std::string address = (*server)->address();
-  EXPECT_EQ(CheckHealth(address), kServing);
+  EXPECT_EQ(CheckHealth(address), kHealthServing);
 
   env.FailNextSync(absl::InternalError("journal /journal: fdatasync: Input/output error"));
   auto stub = stoker::v1::Coordinator::NewStub(
@@ -268,11 +238,11 @@ TEST(CoordinatorServerTest, AFailedJournalMakesHealthNotServing) {
 
   // Bounded: a few liveness rounds at most, polled.
   std::string health = CheckHealth(address);
-  for (int poll = 0; poll < 1000 && health != kNotServing; ++poll) {
+  for (int poll = 0; poll < 1000 && health != kHealthNotServing; ++poll) {
     absl::SleepFor(config.heartbeat_interval);
     health = CheckHealth(address);
   }
-  EXPECT_EQ(health, kNotServing);
+  EXPECT_EQ(health, kHealthNotServing);
   (*server)->Stop();
 }
 

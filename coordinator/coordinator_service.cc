@@ -1,6 +1,7 @@
 #include "coordinator/coordinator_service.h"
 
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "absl/status/statusor.h"
@@ -9,6 +10,22 @@
 #include "common/status_macros.h"
 
 namespace stoker {
+namespace {
+
+// Whether a response carries coordinator_epoch (StartTrace's and GetTrace's do not).
+template <typename Response, typename = void>
+struct ServiceHasEpoch : std::false_type {};
+template <typename Response>
+struct ServiceHasEpoch<
+    Response, std::void_t<decltype(std::declval<Response&>().set_coordinator_epoch(uint64_t{0}))>>
+    : std::true_type {};
+
+template <typename Response>
+void ServiceStampEpoch(uint64_t epoch, Response* response) {
+  if constexpr (ServiceHasEpoch<Response>::value) response->set_coordinator_epoch(epoch);
+}
+
+}  // namespace
 
 // Finishes one call with a status, observing its latency since the handler was entered.
 struct CoordinatorService::Finisher {
@@ -28,28 +45,38 @@ struct CoordinatorService::Finisher {
 struct CoordinatorService::Admitted {
   Finisher finish;
   TenantScope scope;
+  uint64_t epoch;
 };
 
 std::optional<CoordinatorService::Admitted> CoordinatorService::Admit(
-    const char* method, std::initializer_list<Role> allowed,
-    const grpc::CallbackServerContext& context, grpc::ServerUnaryReactor* reactor) {
+    const char* method, std::initializer_list<Role> allowed, grpc::CallbackServerContext* context,
+    grpc::ServerUnaryReactor* reactor) {
   const Finisher finish{latencies_, clock_, reactor, method, clock_->Now()};
-  absl::StatusOr<std::optional<Principal>> caller = gate_.Check(context, method, allowed);
+  absl::StatusOr<std::optional<Principal>> caller = gate_.Check(*context, method, allowed);
   if (!caller.ok()) {
     finish(caller.status());
     return std::nullopt;
   }
-  return Admitted{finish, TenantScope::Of(*caller)};
+  const absl::StatusOr<uint64_t> epoch = leader_->Check(context);
+  if (!epoch.ok()) {
+    finish(epoch.status());
+    return std::nullopt;
+  }
+  return Admitted{finish, TenantScope::Of(*caller), *epoch};
 }
 
 template <typename Response, typename Call>
-void CoordinatorService::Schedule(CallExecutor* executor, const Finisher& finish,
+void CoordinatorService::Schedule(CallExecutor* executor, const Finisher& finish, uint64_t epoch,
                                   Response* response, Call call) {
-  const bool queued = executor->Schedule([response, finish, call = std::move(call)]() mutable {
-    absl::StatusOr<Response> result = call();
-    if (result.ok()) *response = std::move(result).value();
-    finish(result.status());
-  });
+  const bool queued =
+      executor->Schedule([response, finish, epoch, call = std::move(call)]() mutable {
+        absl::StatusOr<Response> result = call();
+        if (result.ok()) {
+          *response = std::move(result).value();
+          ServiceStampEpoch(epoch, response);
+        }
+        finish(result.status());
+      });
   if (!queued) {
     finish(absl::UnavailableError(absl::StrCat("coordinator overloaded: too many calls waiting (",
                                                executor->name(), "); retry")));
@@ -63,9 +90,9 @@ grpc::ServerUnaryReactor* CoordinatorService::Reply(const char* method,
                                                     grpc::CallbackServerContext* context,
                                                     Response* response, Call call) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();  // once: it resets the reactor
-  std::optional<Admitted> admitted = Admit(method, allowed, *context, reactor);
+  std::optional<Admitted> admitted = Admit(method, allowed, context, reactor);
   if (admitted.has_value()) {
-    Schedule(executor, admitted->finish, response,
+    Schedule(executor, admitted->finish, admitted->epoch, response,
              [call = std::move(call), scope = std::move(admitted->scope)]() mutable {
                return call(scope);
              });
@@ -74,11 +101,12 @@ grpc::ServerUnaryReactor* CoordinatorService::Reply(const char* method,
 }
 
 CoordinatorService::CoordinatorService(Coordinator* coordinator, CallLatencies* latencies,
-                                       const TlsConfig& tls, Clock* clock)
+                                       const TlsConfig& tls, Clock* clock, const LeaderGate* leader)
     : coordinator_(coordinator),
       latencies_(latencies),
       clock_(clock),
       gate_(tls),
+      leader_(leader),
       calls_("calls", kCallThreads, kMaxQueuedCalls),
       leases_("LeaseTasks calls", kLeaseThreads, kMaxQueuedCalls),
       opens_("OpenJob calls", kOpenJobThreads, kMaxQueuedCalls) {}
@@ -127,18 +155,22 @@ grpc::ServerUnaryReactor* CoordinatorService::LeaseTasks(
     grpc::CallbackServerContext* context, const stoker::v1::LeaseTasksRequest* request,
     stoker::v1::LeaseTasksResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();  // once: it resets the reactor
-  const std::optional<Admitted> admitted = Admit("LeaseTasks", {Role::kWorker}, *context, reactor);
+  const std::optional<Admitted> admitted = Admit("LeaseTasks", {Role::kWorker}, context, reactor);
   if (!admitted.has_value()) return reactor;
   const Finisher* finish = &admitted->finish;
+  const uint64_t epoch = admitted->epoch;
   std::optional<Coordinator::LeaseReply> now = coordinator_->TryLeaseTasks(*request);
   if (!now.has_value()) {  // the lock is held: wait for it on the lease pool
-    Schedule(&leases_, *finish, response,
+    Schedule(&leases_, *finish, epoch, response,
              [this, request] { return coordinator_->LeaseTasks(*request); });
   } else if (now->sync_seq == 0) {  // answered here, no wait
-    if (now->result.ok()) *response = *std::move(now->result);
+    if (now->result.ok()) {
+      *response = *std::move(now->result);
+      ServiceStampEpoch(epoch, response);
+    }
     (*finish)(now->result.status());
   } else {  // a rank_finished reply waits for the journal on the lease pool
-    Schedule(&leases_, *finish, response,
+    Schedule(&leases_, *finish, epoch, response,
              [this, reply = *std::move(now)]() mutable -> absl::StatusOr<LeaseTasksResponse> {
                RETURN_IF_ERROR(coordinator_->SyncStore(reply.sync_seq));
                return std::move(reply.result);

@@ -24,6 +24,7 @@
 #include "coordinator/call_executor.h"
 #include "coordinator/call_latencies.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/leader_gate.h"
 #include "stoker/v1/coordinator.grpc.pb.h"
 
 namespace stoker {
@@ -41,15 +42,18 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   // StartTrace and GetTrace from operators and trainers (Loader.trace). A refused call is
   // answered PERMISSION_DENIED or UNAUTHENTICATED naming the method and what was missing. The
   // caller's tenant (common/tls/principal.h) scopes what a trainer sees: its own tenant's jobs.
+  // Then `leader` (leader_gate.h): a standby answers UNAVAILABLE naming the leader; a leader
+  // stamps its epoch on the responses that have coordinator_epoch.
   static constexpr int kCallThreads = 8;
   static constexpr int kLeaseThreads = 4;
   static constexpr int kOpenJobThreads = 2;
   static constexpr size_t kMaxQueuedCalls = 4096;
 
   // `tls`: who may call (RoleGate; with insecure every role check passes). Each call's latency is
-  // observed in `latencies`, timed with `clock` (which outlives the service).
+  // observed in `latencies`, timed with `clock`; `leader` says whether to answer. All three
+  // outlive the service.
   CoordinatorService(Coordinator* coordinator, CallLatencies* latencies, const TlsConfig& tls,
-                     Clock* clock);
+                     Clock* clock, const LeaderGate* leader);
   ~CoordinatorService() override;
   // Finishes the queued calls and joins the threads; call after the server's Shutdown. Idempotent.
   void Stop();
@@ -86,18 +90,21 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   using LeaseTasksResponse = stoker::v1::LeaseTasksResponse;
   struct Finisher;
   struct Admitted;
-  // Starts the clock of a call and checks the caller's role: the call's finisher and the
-  // caller's tenant scope, or nullopt when the call was refused (and finished). `reactor` is the
+  // Starts the clock of a call, checks the caller's role, then that this replica leads: the
+  // call's finisher, the caller's tenant scope and the epoch to stamp, or nullopt when the call
+  // was refused (and finished). `reactor` is the
   // context's DefaultReactor(), which a handler must get once only (each call of it resets the
   // reactor).
   std::optional<Admitted> Admit(const char* method, std::initializer_list<Role> allowed,
-                                const grpc::CallbackServerContext& context,
+                                grpc::CallbackServerContext* context,
                                 grpc::ServerUnaryReactor* reactor);
   // Runs `call` (which blocks: the coordinator's mutex, the journal's sync, dataset I/O) on
   // `executor` and finishes the gRPC call from there with its result; on success its value
-  // becomes the response. UNAVAILABLE at once when the executor has too many calls waiting.
+  // becomes the response, stamped with `epoch`. UNAVAILABLE at once when the executor has too
+  // many calls waiting.
   template <typename Response, typename Call>
-  void Schedule(CallExecutor* executor, const Finisher& finish, Response* response, Call call);
+  void Schedule(CallExecutor* executor, const Finisher& finish, uint64_t epoch, Response* response,
+                Call call);
   // Admit, then Schedule `call(scope)`. The callback thread returns at once.
   template <typename Response, typename Call>
   grpc::ServerUnaryReactor* Reply(const char* method, std::initializer_list<Role> allowed,
@@ -108,6 +115,7 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   CallLatencies* const latencies_;
   Clock* const clock_;
   const RoleGate gate_;
+  const LeaderGate* const leader_;
   CallExecutor calls_;
   CallExecutor leases_;
   CallExecutor opens_;

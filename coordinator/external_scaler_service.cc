@@ -11,10 +11,12 @@
 namespace stoker {
 
 ExternalScalerService::ExternalScalerService(Coordinator* coordinator, ScaleDecider* decider,
-                                             const TlsConfig& tls, uint32_t max_job_name_bytes)
+                                             const TlsConfig& tls, uint32_t max_job_name_bytes,
+                                             const LeaderGate* leader)
     : coordinator_(coordinator),
       decider_(decider),
       gate_(tls),
+      leader_(leader),
       max_job_name_bytes_(max_job_name_bytes) {}
 
 void ExternalScalerService::Stop() {
@@ -41,10 +43,14 @@ absl::StatusOr<ScaleScope> ExternalScalerService::ScopeOf(
   return scope;
 }
 
+absl::Status ExternalScalerService::Admit(grpc::ServerContext* context, const char* method) {
+  RETURN_IF_ERROR(gate_.Check(*context, method, {Role::kScaler}).status());
+  return leader_->Check(context).status();
+}
+
 absl::StatusOr<uint32_t> ExternalScalerService::Workers(
-    const grpc::ServerContext& context, const char* method,
-    const externalscaler::ScaledObjectRef& ref) {
-  RETURN_IF_ERROR(gate_.Check(context, method, {Role::kScaler}).status());
+    grpc::ServerContext* context, const char* method, const externalscaler::ScaledObjectRef& ref) {
+  RETURN_IF_ERROR(Admit(context, method));
   ASSIGN_OR_RETURN(const ScaleScope scope, ScopeOf(ref));
   return decider_->Decide(scope, WorkersWanted(coordinator_->GetStatus(), scope));
 }
@@ -52,7 +58,7 @@ absl::StatusOr<uint32_t> ExternalScalerService::Workers(
 grpc::Status ExternalScalerService::IsActive(grpc::ServerContext* context,
                                              const externalscaler::ScaledObjectRef* ref,
                                              externalscaler::IsActiveResponse* response) {
-  const absl::StatusOr<uint32_t> workers = Workers(*context, "IsActive", *ref);
+  const absl::StatusOr<uint32_t> workers = Workers(context, "IsActive", *ref);
   if (workers.ok()) response->set_result(*workers > 0);
   return ToGrpcStatus(workers.status());
 }
@@ -74,7 +80,7 @@ grpc::Status ExternalScalerService::StreamIsActive(
   absl::MutexLock lock(&mu_);
   while (!stopping_ && !context->IsCancelled()) {
     mu_.Unlock();
-    const absl::StatusOr<uint32_t> workers = Workers(*context, "StreamIsActive", *ref);
+    const absl::StatusOr<uint32_t> workers = Workers(context, "StreamIsActive", *ref);
     mu_.Lock();
     if (!workers.ok()) {
       status = workers.status();
@@ -100,7 +106,7 @@ grpc::Status ExternalScalerService::StreamIsActive(
 grpc::Status ExternalScalerService::GetMetricSpec(grpc::ServerContext* context,
                                                   const externalscaler::ScaledObjectRef* ref,
                                                   externalscaler::GetMetricSpecResponse* response) {
-  absl::Status status = gate_.Check(*context, "GetMetricSpec", {Role::kScaler}).status();
+  absl::Status status = Admit(context, "GetMetricSpec");
   if (status.ok()) status = ScopeOf(*ref).status();
   if (!status.ok()) return ToGrpcStatus(status);
   externalscaler::MetricSpec* spec = response->add_metricspecs();
@@ -114,7 +120,7 @@ grpc::Status ExternalScalerService::GetMetrics(grpc::ServerContext* context,
                                                const externalscaler::GetMetricsRequest* request,
                                                externalscaler::GetMetricsResponse* response) {
   const absl::StatusOr<uint32_t> workers =
-      Workers(*context, "GetMetrics", request->scaledobjectref());
+      Workers(context, "GetMetrics", request->scaledobjectref());
   if (!workers.ok()) return ToGrpcStatus(workers.status());
   externalscaler::MetricValue* value = response->add_metricvalues();
   // KEDA asks by the name it was given (it may prefix it, "s0-stoker-workers"): answer in kind.

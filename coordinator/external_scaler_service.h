@@ -18,9 +18,10 @@
 //                   kStreamCheckInterval) until KEDA cancels or the server stops.
 //
 // Only the scaler role may call (read-only: it cannot change the cluster), others get
-// PERMISSION_DENIED; a bad scope is INVALID_ARGUMENT naming scalerMetadata.pool or .job.
-// Handlers are synchronous (gRPC's sync API threads): each takes the coordinator's status, which
-// waits on its mutex, and a stream waits between checks.
+// PERMISSION_DENIED; a standby replica answers UNAVAILABLE naming the leader (leader_gate.h), and
+// ends a stream when it stops leading; a bad scope is INVALID_ARGUMENT naming scalerMetadata.pool
+// or .job. Handlers are synchronous (gRPC's sync API threads): each takes the coordinator's status,
+// which waits on its mutex, and a stream waits between checks.
 
 #include <grpcpp/grpcpp.h>
 
@@ -32,12 +33,14 @@
 #include "absl/time/time.h"
 #include "common/tls/grpc_tls.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/leader_gate.h"
 #include "coordinator/scale_target.h"
 #include "externalscaler/externalscaler.grpc.pb.h"
 
 namespace stoker {
 
-// Thread-safe. Does not own the coordinator or the decider, which must outlive it.
+// Thread-safe. Does not own the coordinator, the decider or the leader gate, which must outlive
+// it.
 class ExternalScalerService final : public externalscaler::ExternalScaler::Service {
  public:
   static constexpr char kMetricName[] = "stoker-workers";
@@ -47,7 +50,7 @@ class ExternalScalerService final : public externalscaler::ExternalScaler::Servi
 
   // `max_job_name_bytes`: the longest `job` accepted (the coordinator's --max-job-name-bytes).
   ExternalScalerService(Coordinator* coordinator, ScaleDecider* decider, const TlsConfig& tls,
-                        uint32_t max_job_name_bytes);
+                        uint32_t max_job_name_bytes, const LeaderGate* leader);
 
   // Ends open StreamIsActive calls (before the server's Shutdown, which waits for them).
   void Stop();
@@ -65,8 +68,10 @@ class ExternalScalerService final : public externalscaler::ExternalScaler::Servi
                           externalscaler::GetMetricsResponse* response) override;
 
  private:
-  // The caller's role allows `method`; the count to report for `ref`'s scope.
-  absl::StatusOr<uint32_t> Workers(const grpc::ServerContext& context, const char* method,
+  // The caller's role allows `method` and this replica leads.
+  absl::Status Admit(grpc::ServerContext* context, const char* method);
+  // Admit; the count to report for `ref`'s scope.
+  absl::StatusOr<uint32_t> Workers(grpc::ServerContext* context, const char* method,
                                    const externalscaler::ScaledObjectRef& ref);
   // The scope `ref`'s metadata names; INVALID_ARGUMENT naming the key.
   absl::StatusOr<ScaleScope> ScopeOf(const externalscaler::ScaledObjectRef& ref) const;
@@ -74,6 +79,7 @@ class ExternalScalerService final : public externalscaler::ExternalScaler::Servi
   Coordinator* const coordinator_;
   ScaleDecider* const decider_;
   const RoleGate gate_;
+  const LeaderGate* const leader_;
   const uint32_t max_job_name_bytes_;
   absl::Mutex mu_;
   int streams_ ABSL_GUARDED_BY(mu_) = 0;

@@ -9,7 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "common/address_list.h"
 #include "common/flags.h"
+#include "common/status_macros.h"
 #include "common/text_file.h"
 #include "common/tls/tls_config.h"
 #include "coordinator/coordinator_client.h"
@@ -32,6 +34,7 @@ struct ReportFlags {
 };
 
 absl::Status CheckFlags(const ReportFlags& flags) {
+  RETURN_IF_ERROR(ParseAddressList("--coordinator", flags.coordinator).status());
   if (flags.job.empty()) return absl::InvalidArgumentError("--job: required");
   if (flags.seconds < 1 || flags.seconds > 600) {
     return absl::InvalidArgumentError("--seconds: must be in 1..600");
@@ -78,7 +81,7 @@ int RunReportCommand(int argc, char** argv) {
   FlagSet flags("stoker-ctl report",
                 "Traces a job for --seconds and names each rank's bottleneck (workers, storage, "
                 "network, trainer or none) with a recommendation.");
-  flags.Add("coordinator", &report.coordinator, "host:port of the coordinator");
+  flags.Add("coordinator", &report.coordinator, kCoordinatorFlagHelp);
   flags.Add("job", &report.job, "the job's name or id");
   flags.Add("seconds", &report.seconds, "How long to trace (1..600)");
   flags.Add("link-gbps", &report.link_gbps,

@@ -27,6 +27,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "common/address_list.h"
 #include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/flags.h"
@@ -34,6 +35,7 @@
 #include "common/metrics.h"
 #include "common/status_macros.h"
 #include "common/tls/tls_config.h"
+#include "coordinator/coordinator_client.h"
 #include "jobspec/job_spec_args.h"
 #include "tools/bench_report.h"
 #include "trainer_client/client_tail.h"
@@ -111,7 +113,7 @@ absl::Status Positive(const char* flag, uint64_t value) {
 }
 
 absl::Status BenchConfig::Validate() const {
-  if (coordinator.empty()) return absl::InvalidArgumentError("--coordinator: must not be empty");
+  RETURN_IF_ERROR(ParseAddressList("--coordinator", coordinator).status());
   if (rank >= world_size) {
     return absl::InvalidArgumentError(
         absl::StrCat("--rank: must be < --world-size (", world_size, "), got ", rank));
@@ -156,7 +158,7 @@ absl::StatusOr<LoaderOptions> BenchConfig::ToLoaderOptions() const {
 }
 
 void AddFlags(FlagSet& flags, BenchConfig& c) {
-  flags.Add("coordinator", &c.coordinator, "host:port of the coordinator");
+  flags.Add("coordinator", &c.coordinator, kCoordinatorFlagHelp);
   c.tls.AddTo(&flags, /*calls=*/true, /*serves=*/false);
   flags.Add("job", &c.job, "job name (every rank uses the same); empty = a random bench-* name");
   flags.Add("manifest", &c.manifest,

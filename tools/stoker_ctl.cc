@@ -26,6 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/address_list.h"
 #include "common/flags.h"
 #include "common/tls/tls_config.h"
 #include "coordinator/coordinator_client.h"
@@ -155,7 +156,7 @@ int Run(int argc, char** argv) {
     flags.Add("address", &options.address, "host:port of a coordinator or worker");
     flags.Add("service", &options.service, "service to ask about (empty = the whole server)");
   } else {
-    flags.Add("coordinator", &options.coordinator, "host:port of the coordinator");
+    flags.Add("coordinator", &options.coordinator, kCoordinatorFlagHelp);
   }
   flags.Add("timeout-ms", &options.timeout, absl::Milliseconds(1), "Deadline of the call");
   if (command == "status" || command == "advise") {
@@ -180,6 +181,10 @@ int Run(int argc, char** argv) {
           absl::StrCat("--address: expected host:port, got '", options.address, "'")));
     }
     return Health(options);
+  }
+  if (absl::Status valid = ParseAddressList("--coordinator", options.coordinator).status();
+      !valid.ok()) {
+    return flags.Fail(valid);
   }
   if (options.interval <= absl::ZeroDuration()) {
     return flags.Fail(absl::InvalidArgumentError("--interval-ms: must be > 0"));

@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/address_list.h"
 #include "common/flags.h"
 #include "common/status_macros.h"
 #include "common/text_file.h"
@@ -78,7 +79,7 @@ int RunTraceCommand(int argc, char** argv) {
   FlagSet flags("stoker-ctl trace",
                 "Collects a job's batch timeline for --seconds and writes it as Chrome Trace "
                 "Event JSON (open it in ui.perfetto.dev or chrome://tracing).");
-  flags.Add("coordinator", &options.coordinator, "host:port of the coordinator");
+  flags.Add("coordinator", &options.coordinator, kCoordinatorFlagHelp);
   flags.Add("job", &options.job, "The job: its name or id");
   flags.Add("seconds", &options.seconds, "How long to trace (the coordinator allows 1..600)");
   flags.Add("sample-one-in", &options.sample_one_in, "Trace 1 batch in N (0 or 1: every batch)");
@@ -90,6 +91,10 @@ int RunTraceCommand(int argc, char** argv) {
   absl::StatusOr<TlsConfig> tls = tls_flags.Build();
   if (!tls.ok()) return flags.Fail(tls.status());
   WarnIfInsecure(*tls, "stoker-ctl");
+  if (absl::Status valid = ParseAddressList("--coordinator", options.coordinator).status();
+      !valid.ok()) {
+    return flags.Fail(valid);
+  }
   if (options.job.empty()) return flags.Fail(absl::InvalidArgumentError("--job: required"));
   if (options.output.empty()) return flags.Fail(absl::InvalidArgumentError("--output: required"));
   if (options.timeout <= absl::ZeroDuration()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/address_list.h"
 #include "common/field_limits.h"
 #include "common/payload_codec.h"
 #include "common/status_macros.h"
@@ -24,9 +25,7 @@ uint64_t LoaderOptions::MaxBatchPayloadBytes(const stoker::v1::OpenJobResponse& 
 
 absl::Status LoaderOptions::Validate() const {
   if (absl::Status status = tls.Validate(); !status.ok()) return status;
-  if (coordinator_address.empty()) {
-    return absl::InvalidArgumentError("coordinator_address: must not be empty");
-  }
+  RETURN_IF_ERROR(ParseAddressList("coordinator_address", coordinator_address).status());
   if (job_name.empty()) return absl::InvalidArgumentError("job_name: must not be empty");
   if (spec.world_size() == 0) {
     return absl::InvalidArgumentError("spec.world_size: must be > 0, got 0");

@@ -19,7 +19,8 @@ namespace stoker {
 
 // Thread-compatible value type.
 struct LoaderOptions {
-  // host:port of the coordinator. Required.
+  // host:port of the coordinator, or HOST:PORT,HOST:PORT... of its replicas (calls follow the
+  // leader; docs/decisions/0075-follow-the-leader.md). Required.
   std::string coordinator_address;
   // The job's name: OpenJob's idempotency key (every rank of a job uses the same name and spec).
   // Required.

@@ -48,7 +48,13 @@ TEST(LoaderOptionsTest, NoTlsSettingsIsAnErrorNotPlaintext) {
 TEST(LoaderOptionsTest, NamesTheBadField) {
   LoaderOptions options = ValidOptions();
   options.coordinator_address.clear();
-  ExpectInvalid(options, "coordinator_address: must not be empty");
+  ExpectInvalid(options, "coordinator_address: entry 1 of '' is not host:port: ''");
+  options.coordinator_address = "10.0.0.1:7070,10.0.0.2";  // replicas: each entry host:port
+  ExpectInvalid(options,
+                "coordinator_address: entry 2 of '10.0.0.1:7070,10.0.0.2' is not host:port: "
+                "'10.0.0.2'");
+  options.coordinator_address = "10.0.0.1:7070,10.0.0.2:7070";
+  EXPECT_TRUE(options.Validate().ok());
 
   options = ValidOptions();
   options.job_name.clear();

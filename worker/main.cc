@@ -11,6 +11,7 @@
 #include "common/process.h"
 #include "common/process_limits.h"
 #include "common/tls/tls_config.h"
+#include "coordinator/coordinator_client.h"
 #include "data/storage_backend.h"
 #include "data/storage_flags.h"
 #include "worker/simulated_batch.h"
@@ -102,7 +103,7 @@ absl::Status FlagValues::ApplyTo(stoker::WorkerConfig& config) const {
 
 // Every flag of stoker-worker, into `config` or `values`.
 void AddFlags(stoker::FlagSet& flags, stoker::WorkerConfig& config, FlagValues& values) {
-  flags.Add("coordinator", &config.coordinator_address, "host:port of the coordinator");
+  flags.Add("coordinator", &config.coordinator_address, stoker::kCoordinatorFlagHelp);
   flags.Add("listen", &config.listen_address, "host:port to serve on (port 0 = any free port)");
   flags.Add("advertise-address", &config.advertise_address,
             "host or host:port trainer clients dial (the bound port when none; default: the "

@@ -94,6 +94,8 @@ class Worker {
   absl::Status Acknowledge(StreamSession& session, const stoker::v1::Ack& ack);
   void CountProtocolError(ProtocolError reason);
   uint64_t protocol_errors(ProtocolError reason) const;
+  // Coordinator responses refused as a deposed leader's (CoordinatorClient).
+  uint64_t stale_epoch_responses() const { return coordinator_->stale_epoch_responses(); }
   bool registered() const { return registration_.registered(); }
 
   uint64_t worker_id() const { return registration_.worker_id(); }

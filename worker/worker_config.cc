@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/address_list.h"
 #include "common/pool_name.h"
 #include "common/process_limits.h"
 #include "common/status_macros.h"
@@ -43,9 +44,7 @@ absl::Status ValidateSimulation(const WorkerConfig& c) {
 
 absl::Status WorkerConfig::Validate() const {
   RETURN_IF_ERROR(tls.ValidateServing());
-  if (coordinator_address.empty()) {
-    return absl::InvalidArgumentError("coordinator_address: must not be empty");
-  }
+  RETURN_IF_ERROR(ParseAddressList("coordinator_address", coordinator_address).status());
   if (listen_address.find(':') == std::string::npos) {
     return absl::InvalidArgumentError(
         absl::StrCat("listen_address: expected host:port, got '", listen_address, "'"));

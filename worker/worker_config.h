@@ -20,7 +20,8 @@ namespace stoker {
 // Everything a worker process is configured with. Filled from flags in worker/main.cc or by
 // tests; Validate() before use.
 struct WorkerConfig {
-  // host:port of the coordinator.
+  // host:port of the coordinator, or HOST:PORT,HOST:PORT... of its replicas (the worker follows
+  // the leader; docs/decisions/0075-follow-the-leader.md).
   std::string coordinator_address;
   // Where to serve stoker.v1.Worker; port 0 picks a free port.
   std::string listen_address = "127.0.0.1:0";
@@ -84,9 +85,12 @@ struct WorkerConfig {
 
   // INVALID_ARGUMENT naming the field.
   absl::Status Validate() const;
-  // What the advertised address is chosen from (worker/advertise_address.h).
+  // What the advertised address is chosen from (worker/advertise_address.h). Of several
+  // coordinator replicas the first stands for all: they share one network.
   AdvertiseInputs advertise_inputs() const {
-    return {advertise_address, listen_address, coordinator_address, !hybrid_client_id.empty()};
+    return {advertise_address, listen_address,
+            coordinator_address.substr(0, coordinator_address.find(',')),
+            !hybrid_client_id.empty()};
   }
   // threads, with 0 resolved to the CPUs the process may use.
   uint32_t ResolvedThreads() const;

@@ -33,11 +33,26 @@ TEST(WorkerConfigTest, ZeroMeansWhatTheProcessMayUse) {
   EXPECT_EQ(config.ResolvedMemoryBytes(), 1000u);
 }
 
+// The replicas of a coordinator share a network: the first address decides whether a loopback
+// listen address can serve its clients.
+TEST(WorkerConfigTest, TheFirstReplicaStandsForTheCoordinator) {
+  WorkerConfig config;
+  config.tls = TlsConfig::Plaintext();
+  config.coordinator_address = "10.0.0.5:7070,10.0.0.6:7070";
+  EXPECT_EQ(config.Validate().message(),
+            "listen_address: '127.0.0.1:0' is loopback but the coordinator (10.0.0.5:7070) is "
+            "not; listen on 0.0.0.0 or set --advertise-address");
+  config.coordinator_address = "127.0.0.1:7070,127.0.0.1:7071";
+  EXPECT_TRUE(config.Validate().ok()) << config.Validate();
+}
+
 TEST(WorkerConfigTest, NamesTheBadField) {
   WorkerConfig config;
   ExpectInvalid(config, "tls.cert_file: no TLS settings");  // Never silently plaintext.
   config.tls = TlsConfig::Plaintext();
   ExpectInvalid(config, "coordinator_address");
+  config.coordinator_address = "127.0.0.1:7070,127.0.0.1";
+  ExpectInvalid(config, "coordinator_address: entry 2 of '127.0.0.1:7070,127.0.0.1'");
   config.coordinator_address = "127.0.0.1:7070";
   config.listen_address = "nohost";
   ExpectInvalid(config, "listen_address");

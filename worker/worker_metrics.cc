@@ -76,6 +76,10 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
               static_cast<double>(worker_->protocol_errors(reason)),
               {{"reason", ProtocolErrorName(reason)}});
   }
+  m.Counter("stoker_worker_stale_epoch_responses_total",
+            "Coordinator responses refused because their epoch was older than one already seen "
+            "(a deposed leader's; docs/decisions/0075-follow-the-leader.md).",
+            static_cast<double>(worker_->stale_epoch_responses()));
   AddRpcDenialMetrics(&m);
   return m.Take();
 }

@@ -7,7 +7,7 @@ Checks: one full epoch (of two) delivers every sample index exactly once, with t
 shapes and dtypes; the torch tensors share memory with the received batch (data_ptr() == the
 payload address) and stay valid after the loader is gone; the second epoch through the
 (images, labels, indices) iteration; EndOfJobError at the end; uint8 batches and their host
-conversion; argument errors; hybrid mode (HybridOptions) with no remote worker; an ordered
+conversion; argument errors; a coordinator list whose first address is dead; hybrid mode (HybridOptions) with no remote worker; an ordered
 loader resumed from state_dict() continues exactly where an uninterrupted run would. Bounded: an alarm fails the run after 150 s.
 """
 
@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import sys
@@ -123,6 +124,23 @@ class PythonLoaderTest(unittest.TestCase):
         images, images_copy, labels, labels_copy = kept
         self.assertTrue(torch.equal(images, images_copy))
         self.assertTrue(torch.equal(labels, labels_copy))
+
+    def test_a_dead_first_coordinator_address_is_passed_over(self):
+        # Replicas listed in order, the first one down (a port nothing listens on): every call
+        # moves on to the next address within the call, and the job runs.
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            dead = f"127.0.0.1:{probe.getsockname()[1]}"
+        loader = self.loader(coordinator=f"{dead},{self.cluster.address}", epochs=1,
+                             return_indices=True)
+        seen = []
+        for _, _, indices in loader:
+            seen.extend(indices.tolist())
+        self.assertEqual(sorted(seen), list(range(NUM_SAMPLES)))
+        loader.stop()
+        with self.assertRaises(stoker.InvalidArgumentError) as raised:
+            self.loader(coordinator=f"{self.cluster.address},nohost")
+        self.assertIn("coordinator: entry 2 of", str(raised.exception))
 
     def test_uint8_batches_and_host_conversion(self):
         seed = unique_seed()

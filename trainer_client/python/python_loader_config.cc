@@ -9,6 +9,7 @@
 #include "absl/strings/strip.h"
 #include "augment/pipeline_text.h"
 #include "augment/tail_split.h"
+#include "common/address_list.h"
 #include "common/status_macros.h"
 #include "plan/resume_token.h"
 
@@ -52,7 +53,7 @@ bool PythonLoaderConfig::DeviceRunsTail(const v1::PipelineSpec& pipeline) const 
 }
 
 absl::StatusOr<LoaderOptions> PythonLoaderConfig::ToLoaderOptions() const {
-  if (coordinator.empty()) return absl::InvalidArgumentError("coordinator: must not be empty");
+  RETURN_IF_ERROR(ParseAddressList("coordinator", coordinator).status());
   RETURN_IF_ERROR(Positive("prefetch_bytes", prefetch_bytes));
   if (rank >= world_size) {
     return absl::InvalidArgumentError(

@@ -138,7 +138,9 @@ TEST(PythonLoaderConfigTest, NamesTheBadArgument) {
   ExpectInvalid(config, "max_bad_sample_fraction: ");
   config = ValidConfig();
   config.coordinator.clear();
-  ExpectInvalid(config, "coordinator: must not be empty");
+  ExpectInvalid(config, "coordinator: entry 1 of '' is not host:port");
+  config.coordinator = "10.0.0.1:7070,";
+  ExpectInvalid(config, "coordinator: entry 2 of '10.0.0.1:7070,' is not host:port");
   config = ValidConfig();
   config.compression = "brotli";
   ExpectInvalid(config, "compression: unknown compression 'brotli'");

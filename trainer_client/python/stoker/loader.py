@@ -54,7 +54,8 @@ class Loader:
     stoker.StokerError subclasses carrying the status code (stoker/errors.py).
 
     Arguments (all but coordinator, dataset and pipeline are keyword-only):
-      coordinator (str): "host:port" of the coordinator.
+      coordinator (str): "host:port" of the coordinator, or "h1:p1,h2:p2,..." of its replicas
+          (calls follow the leader).
       dataset (int | str | dict): int N: synthetic images 0..N-1; a dict of SyntheticSource
           fields {"num_samples", "height", "width", "channels", "num_classes"} (defaults 224,
           224, 3, 1000); str: a shards manifest path or URL (stoker-pack); a list of str: shard
