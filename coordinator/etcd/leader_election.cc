@@ -128,8 +128,8 @@ absl::Status LeaderElection::WaitForVacancy(int64_t watch_from) {
     if (!next.ok()) {
       status = next.status();
     } else if (next->canceled()) {
-      status = absl::UnavailableError(absl::StrCat("watch of ", key_, " cancelled by etcd: ",
-                                                   next->cancel_reason()));
+      status = absl::UnavailableError(
+          absl::StrCat("watch of ", key_, " cancelled by etcd: ", next->cancel_reason()));
     }
     if (next.ok()) {
       vacant = std::any_of(next->events().begin(), next->events().end(),
