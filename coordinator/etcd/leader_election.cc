@@ -33,6 +33,13 @@ absl::Status LeaderElection::Stopped() const {
 }
 
 absl::StatusOr<uint64_t> LeaderElection::Campaign() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (LeadingLocked()) return epoch_;
+  }
+  // A lead that lapsed locally may still hold the key in etcd: give it up (fenced), or this
+  // campaign would wait for its own key to go.
+  Resign().IgnoreError();
   for (;;) {
     {
       absl::MutexLock lock(&mu_);
