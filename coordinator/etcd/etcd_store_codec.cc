@@ -1,0 +1,151 @@
+#include "coordinator/etcd/etcd_store_codec.h"
+
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "common/byte_codec.h"
+#include "common/status_macros.h"
+#include "coordinator/journal.h"
+
+namespace stoker {
+namespace {
+
+using stoker::v1::StateUpdate;
+
+constexpr uint32_t kEtcdMetaPayloadBytes = 8 + 8 + 4 + 4 + 8;
+
+absl::Status EtcdKeyDamaged(absl::string_view key, absl::string_view what) {
+  return absl::DataLossError(absl::StrCat("etcd key ", key, ": ", what));
+}
+
+}  // namespace
+
+std::string EtcdLogPrefix(absl::string_view prefix) { return absl::StrCat(prefix, "log/"); }
+
+std::string EtcdLogKey(absl::string_view prefix, uint64_t first_sequence) {
+  return absl::StrFormat("%slog/%020u", prefix, first_sequence);
+}
+
+absl::StatusOr<uint64_t> ParseEtcdLogKey(absl::string_view prefix, absl::string_view key) {
+  const std::string log_prefix = EtcdLogPrefix(prefix);
+  absl::string_view digits = key;
+  uint64_t sequence = 0;
+  if (!absl::ConsumePrefix(&digits, log_prefix) || digits.size() != 20 ||
+      !absl::SimpleAtoi(digits, &sequence) || sequence == 0) {
+    return EtcdKeyDamaged(key, "not a log key (log/ and a 20-digit sequence from 1)");
+  }
+  return sequence;
+}
+
+std::string EtcdSnapMetaKey(absl::string_view prefix) { return absl::StrCat(prefix, "snap/meta"); }
+
+std::string EtcdSnapPrefix(absl::string_view prefix) { return absl::StrCat(prefix, "snap/"); }
+
+std::string EtcdSnapGenerationPrefix(absl::string_view prefix, uint64_t generation) {
+  return absl::StrFormat("%ssnap/%020u/", prefix, generation);
+}
+
+std::string EtcdSnapChunkKey(absl::string_view prefix, uint64_t generation, size_t chunk) {
+  return absl::StrFormat("%s%06u", EtcdSnapGenerationPrefix(prefix, generation), chunk);
+}
+
+std::string EncodeEtcdSnapMeta(const EtcdSnapMeta& meta) {
+  std::string payload;
+  AppendLittleEndian(meta.generation, &payload);
+  AppendLittleEndian(meta.through, &payload);
+  AppendLittleEndian(meta.chunks, &payload);
+  AppendLittleEndian(meta.crc, &payload);
+  AppendLittleEndian(meta.bytes, &payload);
+  std::string value;
+  AppendFrameHeader(FrameChecksum::kMaskedLengthAndPayload, AsBytes(payload), &value);
+  return value + payload;
+}
+
+absl::StatusOr<EtcdSnapMeta> DecodeEtcdSnapMeta(absl::string_view key, absl::string_view value) {
+  absl::Span<const uint8_t> payload;
+  const absl::Status frame = ReadFrame(FrameChecksum::kMaskedLengthAndPayload, AsBytes(value),
+                                       kEtcdMetaPayloadBytes, &payload);
+  if (!frame.ok()) return EtcdKeyDamaged(key, frame.message());
+  EtcdSnapMeta meta;
+  ByteReader reader(payload);
+  if (payload.size() != kEtcdMetaPayloadBytes ||
+      value.size() != kFrameHeaderBytes + payload.size() || !reader.Read(&meta.generation) ||
+      !reader.Read(&meta.through) || !reader.Read(&meta.chunks) || !reader.Read(&meta.crc) ||
+      !reader.Read(&meta.bytes)) {
+    return EtcdKeyDamaged(key, "snapshot meta of the wrong size");
+  }
+  return meta;
+}
+
+std::vector<std::string> EncodeEtcdSnapshot(const StateUpdate& restore, EtcdSnapMeta* meta) {
+  const std::string bytes = FileJournal::Frame(restore);
+  std::vector<std::string> chunks;
+  for (size_t pos = 0; pos < bytes.size(); pos += kEtcdSnapshotChunkBytes) {
+    const absl::string_view piece = absl::string_view(bytes).substr(pos, kEtcdSnapshotChunkBytes);
+    std::string& chunk = chunks.emplace_back();
+    AppendFrameHeader(FrameChecksum::kPayload, AsBytes(piece), &chunk);
+    chunk.append(piece.data(), piece.size());
+  }
+  meta->chunks = static_cast<uint32_t>(chunks.size());
+  meta->crc = FrameChecksumOf(FrameChecksum::kPayload, AsBytes(bytes));
+  meta->bytes = bytes.size();
+  return chunks;
+}
+
+absl::StatusOr<StateUpdate> DecodeEtcdSnapshot(
+    absl::string_view meta_key, const EtcdSnapMeta& meta,
+    const std::vector<std::pair<std::string, std::string>>& chunks) {
+  std::string bytes;
+  for (const auto& [key, value] : chunks) {
+    absl::Span<const uint8_t> payload;
+    const absl::Status frame =
+        ReadFrame(FrameChecksum::kPayload, AsBytes(value), kEtcdSnapshotChunkBytes, &payload);
+    if (!frame.ok()) return EtcdKeyDamaged(key, absl::StrCat("snapshot chunk: ", frame.message()));
+    if (value.size() != kFrameHeaderBytes + payload.size()) {
+      return EtcdKeyDamaged(key, "snapshot chunk: bytes after its frame");
+    }
+    bytes.append(reinterpret_cast<const char*>(payload.data()), payload.size());
+  }
+  if (bytes.size() != meta.bytes ||
+      FrameChecksumOf(FrameChecksum::kPayload, AsBytes(bytes)) != meta.crc) {
+    return EtcdKeyDamaged(
+        meta_key, absl::StrCat("generation ", meta.generation, "'s ", chunks.size(),
+                               " chunks hold ", bytes.size(), " bytes that do not match its size (",
+                               meta.bytes, ") or checksum"));
+  }
+  std::vector<StateUpdate> restore;
+  RETURN_IF_ERROR(DecodeEtcdLogValue(meta_key, bytes, &restore));
+  if (restore.size() != 1 || !restore.front().has_restore()) {
+    return EtcdKeyDamaged(meta_key, "the snapshot is not one restore update");
+  }
+  return std::move(restore.front());
+}
+
+void AppendEtcdLogRecord(const StateUpdate& update, std::string* value) {
+  *value += FileJournal::Frame(update);
+}
+
+absl::Status DecodeEtcdLogValue(absl::string_view key, absl::string_view value,
+                                std::vector<StateUpdate>* out) {
+  size_t pos = 0;
+  for (int record = 0; pos < value.size(); ++record) {
+    absl::Span<const uint8_t> payload;
+    const absl::Status frame =
+        ReadFrame(FrameChecksum::kMaskedLengthAndPayload, AsBytes(value).subspan(pos),
+                  FileJournal::kMaxRecordBytes, &payload);
+    if (!frame.ok()) {
+      return EtcdKeyDamaged(key, absl::StrCat("record ", record, " (", frame.message(), ")"));
+    }
+    if (!out->emplace_back().ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+      out->pop_back();
+      return EtcdKeyDamaged(key, absl::StrCat("record ", record, " (payload does not parse)"));
+    }
+    pos += kFrameHeaderBytes + payload.size();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace stoker
