@@ -383,7 +383,10 @@ absl::StatusOr<std::vector<StateUpdate>> EtcdStateStore::Follow(absl::Duration t
   if (absl::IsDeadlineExceeded(response.status())) return std::vector<StateUpdate>();
   if (!response.ok()) {
     watch_.reset();  // the next Follow watches again from the last revision seen
-    return response.status();
+    if (!absl::IsOutOfRange(response.status())) return response.status();
+    return absl::OutOfRangeError(
+        absl::StrCat("etcd store: the history of ", EtcdLogPrefix(prefix_), " after revision ",
+                     revision, " was compacted (load again): ", response.status().message()));
   }
   if (response->canceled()) {
     watch_.reset();
