@@ -48,6 +48,21 @@ void EtcdStateStore::SetFence(std::optional<etcdserverpb::Compare> fence) {
   fence_ = std::move(fence);
 }
 
+void EtcdStateStore::Confirmed(size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    stats_.bytes_written_total += queued_.front().size();
+    queued_bytes_ -= queued_.front().size();
+    queued_.pop_front();
+  }
+  durable_ += count;
+}
+
+void EtcdStateStore::CountRefusal(const absl::Status& status) {
+  if (!absl::IsResourceExhausted(status)) return;
+  stats_.quota_exhausted = true;
+  ++stats_.quota_refusals_total;
+}
+
 bool EtcdStateStore::Retryable(const absl::Status& status) {
   return absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status) ||
          absl::IsResourceExhausted(status);
@@ -247,21 +262,13 @@ absl::Status EtcdStateStore::Sync(uint64_t seq) {
   const double seconds = absl::ToDoubleSeconds(clock_->Now() - start);
   mu_.Lock();
   syncing_ = false;
-  for (size_t i = 0; i < confirmed; ++i) {
-    stats_.bytes_written_total += queued_.front().size();
-    queued_bytes_ -= queued_.front().size();
-    queued_.pop_front();
-  }
-  durable_ += confirmed;
+  Confirmed(confirmed);
   if (status.ok()) {
     stats_.sync_seconds.Observe(seconds);
     stats_.quota_exhausted = false;
     return durable_ >= seq ? absl::OkStatus() : status;
   }
-  if (absl::IsResourceExhausted(status)) {
-    stats_.quota_exhausted = true;
-    ++stats_.quota_refusals_total;
-  }
+  CountRefusal(status);
   if (!Retryable(status)) {
     Latch(status);
     return failed_;
@@ -322,14 +329,23 @@ absl::Status EtcdStateStore::Compact(const std::function<Snapshot()>& take_snaps
   const Snapshot snapshot = take_snapshot();
   int64_t revision = 0;
   absl::Status status;
+  uint64_t first = 0;
+  std::vector<std::string> covered;
   {
     absl::MutexLock lock(&mu_);
     if (snapshot.through < durable_ || snapshot.through > added_) {
       status = absl::InvalidArgumentError(
           absl::StrCat("etcd store: a snapshot through ", snapshot.through, " outside ", durable_,
                        "..", added_, " (stored through, added through)"));
+    } else {
+      first = durable_ + 1;
+      covered.assign(queued_.begin(), queued_.begin() + (snapshot.through - durable_));
     }
   }
+  // The queued records the snapshot covers go to the log first, so that a standby following
+  // the log sees them (the switch deletes them a moment later) instead of a gap to reload at.
+  size_t confirmed = 0;
+  if (status.ok()) status = WriteLog(first, covered, &confirmed);
   if (status.ok()) status = WriteSnapshot(snapshot, &revision);
   if (status.ok()) {
     // History before the switch is garbage now; a failure here only delays its removal.
@@ -343,11 +359,9 @@ absl::Status EtcdStateStore::Compact(const std::function<Snapshot()>& take_snaps
   }
   absl::MutexLock lock(&mu_);
   syncing_ = false;
+  Confirmed(confirmed);
   if (!status.ok()) {
-    if (absl::IsResourceExhausted(status)) {
-      stats_.quota_exhausted = true;
-      ++stats_.quota_refusals_total;
-    }
+    CountRefusal(status);
     // An unconfirmed switch leaves the queue whole: records it covers are written again and
     // skipped by readers (their sequences are at or below the snapshot's).
     if (!Retryable(status) && !absl::IsInvalidArgument(status)) Latch(status);

@@ -135,6 +135,10 @@ class EtcdStateStore : public StateStore {
                             std::vector<stoker::v1::StateUpdate>* out);
   absl::Status WriteSnapshot(const Snapshot& snapshot, int64_t* revision);
   void Latch(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The first `count` queued records are in etcd.
+  void Confirmed(size_t count) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts a refusal for space (Stats::quota_exhausted).
+  void CountRefusal(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes that leave the records queued: retry later.
   static bool Retryable(const absl::Status& status);
 

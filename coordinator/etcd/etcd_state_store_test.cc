@@ -156,19 +156,30 @@ TEST_F(EtcdStoreTest, AStandbyFollowsTheLeaderThenTakesOver) {
   ASSERT_THAT(idle, IsOk());
   EXPECT_THAT(*idle, IsEmpty());
 
-  // The leader's last appends reach etcd but not the standby before it wins.
+  // A compaction with records queued: a standby that keeps up sees them, and no reload.
   leader.Add(StoreRecord(31));
   leader.Add(StoreRecord(32));
-  ASSERT_THAT(leader.Sync(32), IsOk());
+  ASSERT_THAT(leader.Compact(StoreSnapshot(32, 0)), IsOk());
+  for (int i = 0; i < 100 && seen.size() < 32; ++i) {
+    absl::StatusOr<std::vector<stoker::v1::StateUpdate>> next = standby.Follow(absl::Seconds(1));
+    ASSERT_THAT(next, IsOk());
+    for (uint64_t id : StoreRecordIds(*next)) seen.push_back(id);
+  }
+  EXPECT_THAT(seen, ElementsAreArray(StoreRange(1, 32)));
+
+  // The leader's last appends reach etcd but not the standby before it wins.
+  leader.Add(StoreRecord(33));
+  leader.Add(StoreRecord(34));
+  ASSERT_THAT(leader.Sync(34), IsOk());
   absl::StatusOr<std::vector<stoker::v1::StateUpdate>> rest = standby.TakeOver();
   ASSERT_THAT(rest, IsOk());
-  EXPECT_THAT(StoreRecordIds(*rest), ElementsAreArray({31u, 32u}));
-  EXPECT_EQ(standby.Add(StoreRecord(33)), 33u);
-  ASSERT_THAT(standby.Sync(33), IsOk());
+  EXPECT_THAT(StoreRecordIds(*rest), ElementsAreArray({33u, 34u}));
+  EXPECT_EQ(standby.Add(StoreRecord(35)), 35u);
+  ASSERT_THAT(standby.Sync(35), IsOk());
   EtcdStateStore reader(leader_client.get(), kStorePrefix);
   loaded = reader.Load();
   ASSERT_THAT(loaded, IsOk());
-  EXPECT_THAT(StoreRecordIds(*loaded), ElementsAreArray(StoreRange(1, 33)));
+  EXPECT_THAT(StoreRecordIds(*loaded), ElementsAreArray(StoreRange(1, 35)));
 }
 
 TEST_F(EtcdStoreTest, AStandbyBehindACompactionIsToldToLoadAgain) {
