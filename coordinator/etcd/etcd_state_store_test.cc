@@ -143,7 +143,9 @@ TEST_F(EtcdStoreTest, AStandbyFollowsTheLeaderThenTakesOver) {
   std::vector<uint64_t> seen = StoreRecordIds(*loaded);
   for (uint64_t n = 2; n <= 30; ++n) {
     leader.Add(StoreRecord(n));
-    if (n % 4 == 0 || n == 30) ASSERT_THAT(leader.Sync(n), IsOk());
+    if (n % 4 == 0 || n == 30) {
+      ASSERT_THAT(leader.Sync(n), IsOk());
+    }
   }
   for (int i = 0; i < 100 && seen.size() < 30; ++i) {
     absl::StatusOr<std::vector<stoker::v1::StateUpdate>> next = standby.Follow(absl::Seconds(1));
