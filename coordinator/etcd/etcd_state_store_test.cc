@@ -111,6 +111,59 @@ TEST_F(EtcdStoreTest, AWriteAfterTheFenceKeyChangedIsRefusedAndWritesNothing) {
   EXPECT_THAT(StoreRecordIds(*loaded), ElementsAreArray({1u}));
 }
 
+TEST_F(EtcdStoreTest, RecordsOfAnUnconfirmedWriteStayQueuedAndAreStoredOnce) {
+  auto client = Client();
+  auto standby_client = Client();
+  EtcdStateStore store(client.get(), kStorePrefix);
+  ASSERT_THAT(store.Load(), IsOk());
+  EtcdStateStore standby(standby_client.get(), kStorePrefix);
+  ASSERT_THAT(standby.Load(), IsOk());
+  ASSERT_THAT(store.Sync(store.Add(StoreRecord(1))), IsOk());
+  // etcd applies records 2..3 but the answer is lost: Sync fails, nothing is latched.
+  store.Add(StoreRecord(2));
+  store.Add(StoreRecord(3));
+  client->LoseAnswers(1);
+  EXPECT_THAT(store.Sync(3), StatusIs(absl::StatusCode::kUnavailable,
+                                      HasSubstr("records 2..3 stay queued")));
+  EXPECT_THAT(store.failure(), IsOk());
+  // The next Sync writes 2..4 at log/2 again; readers see every record once.
+  store.Add(StoreRecord(4));
+  ASSERT_THAT(store.Sync(4), IsOk());
+  EXPECT_EQ(store.last_sequence(), 4u);
+  EtcdStateStore reader(client.get(), kStorePrefix);
+  absl::StatusOr<std::vector<stoker::v1::StateUpdate>> loaded = reader.Load();
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_THAT(StoreRecordIds(*loaded), ElementsAreArray(StoreRange(1, 4)));
+  std::vector<uint64_t> seen;
+  for (int i = 0; i < 100 && seen.size() < 4; ++i) {
+    absl::StatusOr<std::vector<stoker::v1::StateUpdate>> next = standby.Follow(absl::Seconds(1));
+    ASSERT_THAT(next, IsOk());
+    for (uint64_t id : StoreRecordIds(*next)) seen.push_back(id);
+  }
+  EXPECT_THAT(seen, ElementsAreArray(StoreRange(1, 4)));
+  absl::StatusOr<std::vector<stoker::v1::StateUpdate>> idle =
+      standby.Follow(absl::Milliseconds(200));
+  ASSERT_THAT(idle, IsOk());
+  EXPECT_THAT(*idle, IsEmpty());
+}
+
+TEST_F(EtcdStoreTest, WhileEtcdIsPausedRecordsStayQueuedThenAreWritten) {
+  auto client = Client();
+  EtcdStateStore store(client.get(), kStorePrefix);
+  ASSERT_THAT(store.Load(), IsOk());
+  ASSERT_THAT(store.Sync(store.Add(StoreRecord(1))), IsOk());
+  ASSERT_THAT(etcd_->Stop(0), IsOk());
+  const absl::Status paused = store.Sync(store.Add(StoreRecord(2)));
+  ASSERT_THAT(etcd_->Resume(0), IsOk());
+  EXPECT_TRUE(absl::IsUnavailable(paused) || absl::IsDeadlineExceeded(paused)) << paused;
+  EXPECT_THAT(store.failure(), IsOk());
+  ASSERT_THAT(store.Sync(2), IsOk());
+  EtcdStateStore reader(client.get(), kStorePrefix);
+  absl::StatusOr<std::vector<stoker::v1::StateUpdate>> loaded = reader.Load();
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_THAT(StoreRecordIds(*loaded), ElementsAreArray(StoreRange(1, 2)));
+}
+
 TEST_F(EtcdStoreTest, ADamagedLogRecordIsDataLossNamingItsKey) {
   auto client = Client();
   EtcdStateStore store(client.get(), kStorePrefix);

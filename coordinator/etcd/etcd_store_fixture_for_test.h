@@ -53,18 +53,25 @@ inline stoker::v1::StateUpdate StoreSnapshot(uint64_t n, size_t padding) {
   return update;
 }
 
-// Forwards to a client, counting write transactions.
+// Forwards to a client, counting write transactions; can lose the answers of applied ones
+// (what a member that commits and then drops the connection looks like).
 class CountingEtcdClient : public EtcdClient {
  public:
   explicit CountingEtcdClient(std::unique_ptr<EtcdClient> client) : client_(std::move(client)) {}
   int64_t txns() const { return txns_.load(); }
+  // The next `n` transactions are applied and then answered UNAVAILABLE.
+  void LoseAnswers(int n) { lose_answers_ = n; }
   absl::StatusOr<etcdserverpb::RangeResponse> Range(
       const etcdserverpb::RangeRequest& request) override {
     return client_->Range(request);
   }
   absl::StatusOr<etcdserverpb::TxnResponse> Txn(const etcdserverpb::TxnRequest& request) override {
     ++txns_;
-    return client_->Txn(request);
+    absl::StatusOr<etcdserverpb::TxnResponse> response = client_->Txn(request);
+    if (response.ok() && lose_answers_.fetch_sub(1) > 0) {
+      return absl::UnavailableError("etcd test: the answer of an applied transaction was lost");
+    }
+    return response;
   }
   absl::StatusOr<etcdserverpb::CompactionResponse> Compact(
       const etcdserverpb::CompactionRequest& request) override {
@@ -95,6 +102,7 @@ class CountingEtcdClient : public EtcdClient {
  private:
   std::unique_ptr<EtcdClient> client_;
   std::atomic<int64_t> txns_{0};
+  std::atomic<int> lose_answers_{0};
 };
 
 class EtcdStoreTest : public ::testing::Test {
