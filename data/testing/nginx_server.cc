@@ -21,22 +21,6 @@ namespace {
 
 constexpr char kNginx[] = "/usr/sbin/nginx";
 
-// A port the kernel just gave out on loopback, released for nginx to bind.
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
 bool Answers(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
@@ -80,7 +64,7 @@ absl::StatusOr<std::unique_ptr<NginxServer>> NginxServer::Start(const std::strin
     return absl::FailedPreconditionError("nginx is not installed (scripts/install-deps.sh)");
   }
   std::unique_ptr<NginxServer> server(new NginxServer());
-  server->port_ = FreePort();
+  server->port_ = FreeLoopbackPort();
   const std::string conf = server->dir_.File("nginx.conf");
   WriteFile(conf, Config(server->dir_.path(), root, server->port_));
   std::string prefix = server->dir_.path() + "/";

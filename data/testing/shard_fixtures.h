@@ -1,7 +1,8 @@
 #ifndef STOKER_DATA_TESTING_SHARD_FIXTURES_H_
 #define STOKER_DATA_TESTING_SHARD_FIXTURES_H_
 
-// Test helpers: temporary directories, small shards and tars with known contents.
+// Test helpers: temporary directories, free loopback ports, small shards and tars with known
+// contents.
 
 #include <cstdint>
 #include <string>
@@ -49,6 +50,9 @@ struct TarEntry {
 };
 // Writes a ustar archive (names up to 100 bytes) with its end marker.
 void WriteTar(const std::string& path, const std::vector<TarEntry>& entries);
+
+// A TCP port the kernel just gave out on 127.0.0.1, released for a child process to bind.
+int FreeLoopbackPort();
 
 // Reads or rewrites a whole file.
 std::string ReadFile(const std::string& path);
