@@ -14,20 +14,6 @@ namespace {
 using etcdserverpb::RequestOp;
 using stoker::v1::StateUpdate;
 
-RequestOp EtcdStorePut(std::string key, std::string value) {
-  RequestOp op;
-  op.mutable_request_put()->set_key(std::move(key));
-  op.mutable_request_put()->set_value(std::move(value));
-  return op;
-}
-
-RequestOp EtcdStoreDeleteRange(std::string key, std::string range_end) {
-  RequestOp op;
-  op.mutable_request_delete_range()->set_key(std::move(key));
-  op.mutable_request_delete_range()->set_range_end(std::move(range_end));
-  return op;
-}
-
 absl::Status EtcdStoreLatched(const absl::Status& first) {
   return absl::Status(first.code(), absl::StrCat(first.message(),
                                                  " (the etcd store takes no more writes: the "
@@ -230,7 +216,7 @@ absl::Status EtcdStateStore::WriteLog(uint64_t first, const std::vector<std::str
     }
     const uint64_t from = first + *confirmed;
     std::vector<RequestOp> ops;
-    ops.push_back(EtcdStorePut(EtcdLogKey(prefix_, from), std::move(value)));
+    ops.push_back(EtcdPutOp(EtcdLogKey(prefix_, from), std::move(value)));
     RETURN_IF_ERROR(
         FencedTxn(std::move(ops), absl::StrCat("records ", from, "..", from + count - 1)).status());
     *confirmed += count;
@@ -296,21 +282,19 @@ absl::Status EtcdStateStore::WriteSnapshot(const Snapshot& snapshot, int64_t* re
   std::vector<std::string> chunks = EncodeEtcdSnapshot(snapshot.update, &meta);
   for (size_t i = 0; i < chunks.size(); ++i) {
     std::vector<RequestOp> ops;
-    ops.push_back(
-        EtcdStorePut(EtcdSnapChunkKey(prefix_, meta.generation, i), std::move(chunks[i])));
+    ops.push_back(EtcdPutOp(EtcdSnapChunkKey(prefix_, meta.generation, i), std::move(chunks[i])));
     RETURN_IF_ERROR(
         FencedTxn(std::move(ops), absl::StrCat("snapshot chunk ", i, " of ", meta.chunks))
             .status());
   }
   const std::string generation = EtcdSnapGenerationPrefix(prefix_, meta.generation);
   std::vector<RequestOp> ops;
-  ops.push_back(EtcdStorePut(meta_request.key(), EncodeEtcdSnapMeta(meta)));
-  ops.push_back(
-      EtcdStoreDeleteRange(EtcdLogPrefix(prefix_), EtcdLogKey(prefix_, meta.through + 1)));
+  ops.push_back(EtcdPutOp(meta_request.key(), EncodeEtcdSnapMeta(meta)));
+  ops.push_back(EtcdDeleteRangeOp(EtcdLogPrefix(prefix_), EtcdLogKey(prefix_, meta.through + 1)));
   // Earlier generations, and chunks past this one's count left by a switch that never happened.
-  ops.push_back(EtcdStoreDeleteRange(EtcdSnapPrefix(prefix_), generation));
-  ops.push_back(EtcdStoreDeleteRange(EtcdSnapChunkKey(prefix_, meta.generation, meta.chunks),
-                                     EtcdPrefixEnd(generation)));
+  ops.push_back(EtcdDeleteRangeOp(EtcdSnapPrefix(prefix_), generation));
+  ops.push_back(EtcdDeleteRangeOp(EtcdSnapChunkKey(prefix_, meta.generation, meta.chunks),
+                                  EtcdPrefixEnd(generation)));
   ASSIGN_OR_RETURN(const etcdserverpb::TxnResponse switched,
                    FencedTxn(std::move(ops), "the snapshot switch"));
   *revision = switched.header().revision();

@@ -102,7 +102,6 @@ TEST_F(EtcdStoreTest, ADamagedChunkOrMetaIsDataLossNamingItsKey) {
 }
 
 TEST_F(EtcdStoreTest, AFullQuotaIsResourceExhaustedCountedAndWhatWasStoredStillLoads) {
-  etcd_.reset();
   StartEtcd({.members = 1, .quota_backend_bytes = 2 << 20});
   auto client = Client();
   EtcdStateStore store(client.get(), kStorePrefix);

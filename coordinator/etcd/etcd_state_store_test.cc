@@ -123,8 +123,8 @@ TEST_F(EtcdStoreTest, RecordsOfAnUnconfirmedWriteStayQueuedAndAreStoredOnce) {
   store.Add(StoreRecord(2));
   store.Add(StoreRecord(3));
   client->LoseAnswers(1);
-  EXPECT_THAT(store.Sync(3), StatusIs(absl::StatusCode::kUnavailable,
-                                      HasSubstr("records 2..3 stay queued")));
+  EXPECT_THAT(store.Sync(3),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("records 2..3 stay queued")));
   EXPECT_THAT(store.failure(), IsOk());
   // The next Sync writes 2..4 at log/2 again; readers see every record once.
   store.Add(StoreRecord(4));

@@ -52,6 +52,20 @@ std::string EtcdSnapChunkKey(absl::string_view prefix, uint64_t generation, size
   return absl::StrFormat("%s%06u", EtcdSnapGenerationPrefix(prefix, generation), chunk);
 }
 
+etcdserverpb::RequestOp EtcdPutOp(std::string key, std::string value) {
+  etcdserverpb::RequestOp op;
+  op.mutable_request_put()->set_key(std::move(key));
+  op.mutable_request_put()->set_value(std::move(value));
+  return op;
+}
+
+etcdserverpb::RequestOp EtcdDeleteRangeOp(std::string key, std::string range_end) {
+  etcdserverpb::RequestOp op;
+  op.mutable_request_delete_range()->set_key(std::move(key));
+  op.mutable_request_delete_range()->set_range_end(std::move(range_end));
+  return op;
+}
+
 std::string EncodeEtcdSnapMeta(const EtcdSnapMeta& meta) {
   std::string payload;
   AppendLittleEndian(meta.generation, &payload);

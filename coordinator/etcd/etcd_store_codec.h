@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "etcd/etcdserver/etcdserverpb/rpc.pb.h"
 #include "stoker/v1/journal.pb.h"
 
 namespace stoker {
@@ -32,6 +33,10 @@ std::string EtcdSnapPrefix(absl::string_view prefix);
 // "<prefix>snap/<20-digit generation>/", under which its chunks "<6-digit index>" lie.
 std::string EtcdSnapGenerationPrefix(absl::string_view prefix, uint64_t generation);
 std::string EtcdSnapChunkKey(absl::string_view prefix, uint64_t generation, size_t chunk);
+
+// Transaction operations: a put, a delete of the keys [key, range_end).
+etcdserverpb::RequestOp EtcdPutOp(std::string key, std::string value);
+etcdserverpb::RequestOp EtcdDeleteRangeOp(std::string key, std::string range_end);
 
 // snap/meta: the current snapshot. Its value is a frame (common/byte_codec.h) of
 // [u64 generation][u64 through][u32 chunks][u32 crc32c of the snapshot bytes][u64 bytes].

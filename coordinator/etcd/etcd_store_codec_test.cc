@@ -26,8 +26,9 @@ TEST(EtcdStoreCodecTest, LogKeysSortBySequenceAndParseBack) {
   EXPECT_LT(EtcdLogKey("/p/", 9), EtcdLogKey("/p/", 10));
   EXPECT_THAT(ParseEtcdLogKey("/p/", EtcdLogKey("/p/", 12)), IsOk());
   EXPECT_EQ(*ParseEtcdLogKey("/p/", EtcdLogKey("/p/", 12)), 12u);
-  EXPECT_THAT(ParseEtcdLogKey("/p/", "/p/log/12"),
-              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("etcd key /p/log/12: not a log key")));
+  EXPECT_THAT(
+      ParseEtcdLogKey("/p/", "/p/log/12"),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("etcd key /p/log/12: not a log key")));
   // Chunks and meta sort apart from each other: a range delete of generations spares meta.
   EXPECT_LT(EtcdSnapChunkKey("/p/", 7, 999999), EtcdSnapMetaKey("/p/"));
   EXPECT_EQ(EtcdSnapChunkKey("/p/", 1, 2), "/p/snap/00000000000000000001/000002");

@@ -105,16 +105,35 @@ class CountingEtcdClient : public EtcdClient {
   std::atomic<int> lose_answers_{0};
 };
 
+// One 1-member etcd for the suite (starting one takes seconds); each test starts on an empty
+// prefix. A test that needs other options starts a cluster of its own.
 class EtcdStoreTest : public ::testing::Test {
  protected:
+  static void TearDownTestSuite() { shared_etcd_.reset(); }
+
   // A missing etcd binary fails here, loudly (never a skip).
   void StartEtcd(testing::EtcdClusterOptions options) {
     absl::StatusOr<std::unique_ptr<testing::EtcdCluster>> etcd =
         testing::EtcdCluster::Start(options);
     ASSERT_THAT(etcd, IsOk());
-    etcd_ = *std::move(etcd);
+    own_etcd_ = *std::move(etcd);
+    etcd_ = own_etcd_.get();
   }
-  void SetUp() override { StartEtcd({.members = 1}); }
+  void SetUp() override {
+    if (shared_etcd_ == nullptr) {
+      absl::StatusOr<std::unique_ptr<testing::EtcdCluster>> etcd =
+          testing::EtcdCluster::Start({.members = 1});
+      ASSERT_THAT(etcd, IsOk());
+      shared_etcd_ = *std::move(etcd);
+    }
+    etcd_ = shared_etcd_.get();
+    auto client = Client();
+    etcdserverpb::TxnRequest wipe;
+    wipe.add_success()->mutable_request_delete_range()->set_key(kStorePrefix);
+    wipe.mutable_success(0)->mutable_request_delete_range()->set_range_end(
+        EtcdPrefixEnd(kStorePrefix));
+    ASSERT_THAT(client->Txn(wipe), IsOk());
+  }
 
   // A client of member `member` (-1: all of them).
   std::unique_ptr<CountingEtcdClient> Client(int member = -1) {
@@ -151,7 +170,9 @@ class EtcdStoreTest : public ::testing::Test {
     return got.ok() ? got->count() : -1;
   }
 
-  std::unique_ptr<testing::EtcdCluster> etcd_;
+  inline static std::unique_ptr<testing::EtcdCluster> shared_etcd_;
+  std::unique_ptr<testing::EtcdCluster> own_etcd_;
+  testing::EtcdCluster* etcd_ = nullptr;
 };
 
 }  // namespace stoker
