@@ -66,6 +66,11 @@ absl::StatusOr<etcdserverpb::TxnResponse> EtcdStateStore::FencedTxn(std::vector<
   std::string fence_key;
   {
     absl::MutexLock lock(&mu_);
+    if (!loaded_) {
+      // Sequences would restart at 1 over what is stored.
+      return absl::FailedPreconditionError(
+          absl::StrCat("etcd store: ", what, " written before Load or TakeOver"));
+    }
     if (fence_.has_value()) {
       *request.add_compare() = *fence_;
       fence_key = fence_->key();
@@ -149,6 +154,7 @@ absl::StatusOr<std::vector<StateUpdate>> EtcdStateStore::Load() {
   ASSIGN_OR_RETURN(const uint64_t last, ReadLog(revision, through, &updates));
   absl::MutexLock lock(&mu_);
   added_ = durable_ = last;
+  loaded_ = true;
   revision_ = revision;
   bytes_ = 0;
   for (const StateUpdate& update : updates) bytes_ += update.ByteSizeLong();
@@ -425,6 +431,7 @@ absl::StatusOr<std::vector<StateUpdate>> EtcdStateStore::TakeOver() {
   ASSIGN_OR_RETURN(last, ReadLog(current.header().revision(), last, &updates));
   absl::MutexLock lock(&mu_);
   added_ = durable_ = last;
+  loaded_ = true;
   revision_ = current.header().revision();
   return updates;
 }

@@ -161,6 +161,7 @@ class EtcdStateStore : public StateStore {
   bool syncing_ ABSL_GUARDED_BY(mu_) = false;  // a Sync or Compact writes outside the lock
   absl::Status failed_ ABSL_GUARDED_BY(mu_);
   int64_t revision_ ABSL_GUARDED_BY(mu_) = 0;
+  bool loaded_ ABSL_GUARDED_BY(mu_) = false;  // Load or TakeOver read where the log ends
 
   // Follow's watch (the replica's thread only).
   std::unique_ptr<EtcdWatch> watch_;

@@ -73,6 +73,11 @@ TEST_F(EtcdStoreTest, CompactionBoundsTheKeyspaceAndHistoryOverALongRun) {
   EXPECT_LE(KeyCount(client.get()), 2 + kCompactEvery);
   // Without the compaction of etcd's history every revision would be kept.
   EXPECT_LT(static_cast<uint64_t>(status->dbsizeinuse()), written);
+  etcdserverpb::RangeRequest old_revision;
+  old_revision.set_key(EtcdLogKey(kStorePrefix, 1));
+  old_revision.set_revision(status->header().revision() - 10);
+  EXPECT_THAT(client->Range(old_revision),
+              StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("compacted")));
 }
 
 TEST_F(EtcdStoreTest, ADamagedChunkOrMetaIsDataLossNamingItsKey) {

@@ -34,6 +34,11 @@ TEST_F(EtcdStoreTest, RecordsRoundTripAndSequencesContinueInTheNextStore) {
   EXPECT_EQ(next.Add(StoreRecord(16)), 16u);
   ASSERT_THAT(next.Sync(16), IsOk());
   EXPECT_EQ(Get(client.get(), EtcdLogKey(kStorePrefix, 16)).empty(), false);
+
+  // A store that never loaded does not know where the log ends: it writes nothing.
+  EtcdStateStore unloaded(client.get(), kStorePrefix);
+  EXPECT_THAT(unloaded.Sync(unloaded.Add(StoreRecord(1))),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("before Load")));
 }
 
 TEST_F(EtcdStoreTest, ConcurrentSyncsShareTransactions) {
