@@ -129,13 +129,18 @@ absl::Status EtcdStateStore::WriteLog(uint64_t first, const std::vector<std::str
                                       size_t* confirmed) {
   *confirmed = 0;
   while (*confirmed < records.size()) {
+    const uint64_t from = first + *confirmed;
+    if (records[*confirmed].size() > kMaxTxnBytes) {
+      RETURN_IF_ERROR(WriteLargeRecord(from, records[*confirmed]));
+      ++*confirmed;
+      continue;
+    }
     std::string value = records[*confirmed];
     size_t count = 1;
     while (*confirmed + count < records.size() &&
            value.size() + records[*confirmed + count].size() <= kMaxTxnBytes) {
       value += records[*confirmed + count++];
     }
-    const uint64_t from = first + *confirmed;
     std::vector<RequestOp> ops;
     ops.push_back(EtcdPutOp(EtcdLogKey(prefix_, from), std::move(value)));
     RETURN_IF_ERROR(
@@ -143,6 +148,22 @@ absl::Status EtcdStateStore::WriteLog(uint64_t first, const std::vector<std::str
     *confirmed += count;
   }
   return absl::OkStatus();
+}
+
+absl::Status EtcdStateStore::WriteLargeRecord(uint64_t sequence, absl::string_view framed) {
+  // The parts first, then the manifest in the log: a record is there once its manifest is.
+  EtcdSnapMeta manifest{sequence, sequence};
+  std::vector<std::string> parts = EncodeEtcdChunks(framed, &manifest);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::vector<RequestOp> ops;
+    ops.push_back(EtcdPutOp(EtcdLargePartKey(prefix_, sequence, i), std::move(parts[i])));
+    RETURN_IF_ERROR(FencedTxn(std::move(ops), absl::StrCat("record ", sequence, "'s part ", i,
+                                                           " of ", manifest.chunks))
+                        .status());
+  }
+  std::vector<RequestOp> ops;
+  ops.push_back(EtcdPutOp(EtcdLargeRecordKey(prefix_, sequence), EncodeEtcdSnapMeta(manifest)));
+  return FencedTxn(std::move(ops), absl::StrCat("record ", sequence)).status();
 }
 
 bool EtcdStateStore::SyncDoneOrFree(SyncWait* wait) ABSL_NO_THREAD_SAFETY_ANALYSIS {
@@ -212,6 +233,8 @@ absl::Status EtcdStateStore::WriteSnapshot(const Snapshot& snapshot, int64_t* re
   std::vector<RequestOp> ops;
   ops.push_back(EtcdPutOp(meta_request.key(), EncodeEtcdSnapMeta(meta)));
   ops.push_back(EtcdDeleteRangeOp(EtcdLogPrefix(prefix_), EtcdLogKey(prefix_, meta.through + 1)));
+  ops.push_back(
+      EtcdDeleteRangeOp(EtcdLargePrefix(prefix_), EtcdLargePartsPrefix(prefix_, meta.through + 1)));
   // Earlier generations, and chunks past this one's count left by a switch that never happened.
   ops.push_back(EtcdDeleteRangeOp(EtcdSnapPrefix(prefix_), generation));
   ops.push_back(EtcdDeleteRangeOp(EtcdSnapChunkKey(prefix_, meta.generation, meta.chunks),

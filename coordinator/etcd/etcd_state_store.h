@@ -8,6 +8,9 @@
 //   log/<20-digit first sequence>  one group commit's records, framed as the file journal's
 //                                  (FileJournal::Frame, crc included); one key per transaction,
 //                                  each under kMaxTxnBytes (a larger group commit takes several).
+//   log/<20-digit sequence>.large  the manifest of one record over kMaxTxnBytes, whose parts
+//                                  (<= 1 MiB each, a transaction each) are written before it at
+//   large/<sequence>/<part>        (a resume_rank of many batches can be tens of MiB).
 //   snap/meta                      the current snapshot: generation, `through`, chunks, checksum.
 //   snap/<generation>/<chunk>      the snapshot (a `restore` update) in chunks of <= 1 MiB.
 // Sequence numbers are global: a record's is its key's first sequence + its index there, and
@@ -32,10 +35,10 @@
 // returns that error, and the replica must step down and Load again.
 //
 // Compact writes the snapshot's chunks (a transaction each) under the next generation, then one
-// transaction switches snap/meta to it and range-deletes the log keys it covers and every other
-// generation's chunks; then it compacts etcd's revision history at that revision, so etcd's
-// keyspace and history are bounded by live state. A crash in between leaves orphan chunks of a
-// generation snap/meta does not name; the next switch deletes them.
+// transaction switches snap/meta to it and range-deletes the log keys (and large records'
+// parts) it covers and every other generation's chunks; then it compacts etcd's revision history at
+// that revision, so etcd's keyspace and history are bounded by live state. A crash in between
+// leaves orphan chunks of a generation snap/meta does not name; the next switch deletes them.
 //
 // Standbys: Load, then Follow the leader's appends (an etcd watch of log/ from the revision
 // Load read at); on winning the election, SetFence then TakeOver, then Add/Sync.
@@ -49,6 +52,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -58,6 +62,7 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "coordinator/etcd/etcd_client.h"
+#include "coordinator/etcd/etcd_store_codec.h"
 #include "coordinator/state_store.h"
 
 namespace stoker {
@@ -65,7 +70,7 @@ namespace stoker {
 class EtcdStateStore : public StateStore {
  public:
   // One log transaction's records stay under this (etcd refuses requests over 1.5 MiB); a
-  // single larger record goes alone and etcd may refuse it (RESOURCE_EXHAUSTED: latched).
+  // larger record is written in parts.
   static constexpr size_t kMaxTxnBytes = 1u << 20;
   // Queued, unwritten records above this latch the store RESOURCE_EXHAUSTED.
   static constexpr size_t kMaxQueuedBytes = 64u << 20;
@@ -130,9 +135,16 @@ class EtcdStateStore : public StateStore {
   // returns the last sequence read.
   absl::StatusOr<uint64_t> ReadLog(int64_t revision, uint64_t after,
                                    std::vector<stoker::v1::StateUpdate>* out);
-  // The records of one log key (key, value) after `*last`, appended to `out`; advances *last.
-  absl::Status TakeLogValue(const std::string& key, const std::string& value, uint64_t* last,
-                            std::vector<stoker::v1::StateUpdate>* out);
+  // The records of one log key (key, value, read at `revision`) after `*last`, appended to
+  // `out`; advances *last.
+  absl::Status TakeLogValue(const std::string& key, const std::string& value, int64_t revision,
+                            uint64_t* last, std::vector<stoker::v1::StateUpdate>* out);
+  // The chunks (key, value) `meta` (read from `meta_key`) names, at `revision`.
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ReadChunks(
+      const std::string& meta_key, const EtcdSnapMeta& meta,
+      const std::function<std::string(size_t)>& chunk_key, int64_t revision);
+  // A record over kMaxTxnBytes: its parts, a transaction each, then its manifest in the log.
+  absl::Status WriteLargeRecord(uint64_t sequence, absl::string_view framed);
   absl::Status WriteSnapshot(const Snapshot& snapshot, int64_t* revision);
   void Latch(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The first `count` queued records are in etcd.

@@ -42,6 +42,44 @@ TEST_F(EtcdStoreTest, ASnapshotLargerThanOneRequestRoundTripsInChunks) {
   EXPECT_FALSE(Get(client.get(), EtcdSnapChunkKey(kStorePrefix, 1, 3)).empty());
 }
 
+TEST_F(EtcdStoreTest, ARecordLargerThanOneRequestIsWrittenInPartsAndCompactedAway) {
+  auto client = Client();
+  auto standby_client = Client();
+  EtcdStateStore store(client.get(), kStorePrefix);
+  ASSERT_THAT(store.Load(), IsOk());
+  EtcdStateStore standby(standby_client.get(), kStorePrefix);
+  ASSERT_THAT(standby.Load(), IsOk());
+  store.Add(StoreRecord(1));
+  store.Add(StoreRecord(2, 3 << 20));  // a resume_rank of a few hundred thousand batches
+  store.Add(StoreRecord(3));
+  ASSERT_THAT(store.Sync(3), IsOk());
+  // log/1, the manifest log/2.large and its four parts, log/3.
+  EXPECT_EQ(KeyCount(client.get()), 7);
+  EtcdStateStore reader(client.get(), kStorePrefix);
+  absl::StatusOr<std::vector<stoker::v1::StateUpdate>> loaded = reader.Load();
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_THAT(StoreRecordIds(*loaded), ElementsAreArray(StoreRange(1, 3)));
+  EXPECT_EQ(loaded->at(1).register_worker().address().size(), (3u << 20) + 2);
+  std::vector<uint64_t> seen;
+  for (int i = 0; i < 100 && seen.size() < 3; ++i) {
+    absl::StatusOr<std::vector<stoker::v1::StateUpdate>> next = standby.Follow(absl::Seconds(1));
+    ASSERT_THAT(next, IsOk());
+    for (uint64_t id : StoreRecordIds(*next)) seen.push_back(id);
+  }
+  EXPECT_THAT(seen, ElementsAreArray(StoreRange(1, 3)));
+
+  const std::string part = EtcdLargePartKey(kStorePrefix, 2, 1);
+  std::string damaged = Get(client.get(), part);
+  damaged[100] ^= 1;
+  Put(client.get(), part, damaged);
+  EtcdStateStore damaged_reader(client.get(), kStorePrefix);
+  EXPECT_THAT(damaged_reader.Load(),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("etcd key /store/large/00000000000000000002/000001: chunk")));
+  ASSERT_THAT(store.Compact(StoreSnapshot(3, 0)), IsOk());
+  EXPECT_EQ(KeyCount(client.get()), 2);  // snap/meta and its chunk: the parts went too
+}
+
 TEST_F(EtcdStoreTest, CompactionBoundsTheKeyspaceAndHistoryOverALongRun) {
   auto client = Client();
   EtcdStateStore store(client.get(), kStorePrefix);
@@ -94,7 +132,7 @@ TEST_F(EtcdStoreTest, ADamagedChunkOrMetaIsDataLossNamingItsKey) {
   EtcdStateStore reader(client.get(), kStorePrefix);
   EXPECT_THAT(reader.Load(), StatusIs(absl::StatusCode::kDataLoss,
                                       HasSubstr("etcd key /store/snap/00000000000000000001/000002: "
-                                                "snapshot chunk: crc mismatch")));
+                                                "chunk: crc mismatch")));
 
   Put(client.get(), chunk_key, chunk);
   const std::string meta_key = EtcdSnapMetaKey(kStorePrefix);

@@ -24,7 +24,7 @@ absl::StatusOr<uint64_t> EtcdStateStore::ReadLog(int64_t revision, uint64_t afte
   for (;;) {
     ASSIGN_OR_RETURN(etcdserverpb::RangeResponse page, client_->Range(request));
     for (const auto& kv : page.kvs())
-      RETURN_IF_ERROR(TakeLogValue(kv.key(), kv.value(), &last, out));
+      RETURN_IF_ERROR(TakeLogValue(kv.key(), kv.value(), request.revision(), &last, out));
     if (!page.more() || page.kvs_size() == 0) return last;
     // Keys come in key order, which is sequence order (20 digits): the next page starts after.
     request.set_key(page.kvs(page.kvs_size() - 1).key() + '\0');
@@ -32,11 +32,43 @@ absl::StatusOr<uint64_t> EtcdStateStore::ReadLog(int64_t revision, uint64_t afte
   }
 }
 
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> EtcdStateStore::ReadChunks(
+    const std::string& meta_key, const EtcdSnapMeta& meta,
+    const std::function<std::string(size_t)>& chunk_key, int64_t revision) {
+  std::vector<std::pair<std::string, std::string>> chunks;
+  for (uint32_t i = 0; i < meta.chunks; ++i) {
+    etcdserverpb::RangeRequest request;
+    request.set_key(chunk_key(i));
+    request.set_revision(revision);
+    ASSIGN_OR_RETURN(const etcdserverpb::RangeResponse chunk, client_->Range(request));
+    if (chunk.kvs_size() == 0) {
+      return absl::DataLossError(absl::StrCat("etcd key ", request.key(), ": missing (", meta_key,
+                                              " names ", meta.chunks, " chunks)"));
+    }
+    chunks.emplace_back(request.key(), chunk.kvs(0).value());
+  }
+  return chunks;
+}
+
 absl::Status EtcdStateStore::TakeLogValue(const std::string& key, const std::string& value,
-                                          uint64_t* last, std::vector<StateUpdate>* out) {
-  ASSIGN_OR_RETURN(const uint64_t first, ParseEtcdLogKey(prefix_, key));
+                                          int64_t revision, uint64_t* last,
+                                          std::vector<StateUpdate>* out) {
+  bool large = false;
+  ASSIGN_OR_RETURN(const uint64_t first, ParseEtcdLogKey(prefix_, key, &large));
   std::vector<StateUpdate> records;
-  RETURN_IF_ERROR(DecodeEtcdLogValue(key, value, &records));
+  if (large) {
+    ASSIGN_OR_RETURN(const EtcdSnapMeta manifest, DecodeEtcdSnapMeta(key, value));
+    ASSIGN_OR_RETURN(const auto parts,
+                     ReadChunks(
+                         key, manifest,
+                         [&](size_t i) { return EtcdLargePartKey(prefix_, first, i); }, revision));
+    ASSIGN_OR_RETURN(const std::string framed, DecodeEtcdChunks(key, manifest, parts));
+    RETURN_IF_ERROR(DecodeEtcdLogValue(key, framed, &records));
+    if (records.size() != 1)
+      return absl::DataLossError(absl::StrCat("etcd key ", key, ": not one record"));
+  } else {
+    RETURN_IF_ERROR(DecodeEtcdLogValue(key, value, &records));
+  }
   if (first > *last + 1) {
     return absl::OutOfRangeError(absl::StrCat("etcd store: ", key, " starts at sequence ", first,
                                               " but the last record read is ", *last,
@@ -60,19 +92,11 @@ absl::StatusOr<std::vector<StateUpdate>> EtcdStateStore::Load() {
   if (meta_response.kvs_size() > 0) {
     ASSIGN_OR_RETURN(const EtcdSnapMeta meta,
                      DecodeEtcdSnapMeta(meta_request.key(), meta_response.kvs(0).value()));
-    std::vector<std::pair<std::string, std::string>> chunks;
-    for (uint32_t i = 0; i < meta.chunks; ++i) {
-      etcdserverpb::RangeRequest chunk_request;
-      chunk_request.set_key(EtcdSnapChunkKey(prefix_, meta.generation, i));
-      chunk_request.set_revision(revision);
-      ASSIGN_OR_RETURN(const etcdserverpb::RangeResponse chunk, client_->Range(chunk_request));
-      if (chunk.kvs_size() == 0) {
-        return absl::DataLossError(absl::StrCat("etcd key ", chunk_request.key(), ": missing (",
-                                                meta_request.key(), " names ", meta.chunks,
-                                                " chunks)"));
-      }
-      chunks.emplace_back(chunk_request.key(), chunk.kvs(0).value());
-    }
+    ASSIGN_OR_RETURN(
+        const auto chunks,
+        ReadChunks(
+            meta_request.key(), meta,
+            [&](size_t i) { return EtcdSnapChunkKey(prefix_, meta.generation, i); }, revision));
     ASSIGN_OR_RETURN(StateUpdate restore, DecodeEtcdSnapshot(meta_request.key(), meta, chunks));
     updates.push_back(std::move(restore));
     through = meta.through;
@@ -130,7 +154,8 @@ absl::StatusOr<std::vector<StateUpdate>> EtcdStateStore::Follow(absl::Duration t
   for (const mvccpb::Event& event : response->events()) {
     revision = std::max(revision, event.kv().mod_revision());
     if (event.type() != mvccpb::Event::PUT) continue;  // a snapshot's switch deleting keys
-    RETURN_IF_ERROR(TakeLogValue(event.kv().key(), event.kv().value(), &last, &updates));
+    RETURN_IF_ERROR(TakeLogValue(event.kv().key(), event.kv().value(), event.kv().mod_revision(),
+                                 &last, &updates));
   }
   absl::MutexLock lock(&mu_);
   added_ = durable_ = last;

@@ -16,6 +16,7 @@ namespace {
 using stoker::v1::StateUpdate;
 
 constexpr uint32_t kEtcdMetaPayloadBytes = 8 + 8 + 4 + 4 + 8;
+constexpr char kEtcdLargeSuffix[] = ".large";
 
 absl::Status EtcdKeyDamaged(absl::string_view key, absl::string_view what) {
   return absl::DataLossError(absl::StrCat("etcd key ", key, ": ", what));
@@ -29,10 +30,26 @@ std::string EtcdLogKey(absl::string_view prefix, uint64_t first_sequence) {
   return absl::StrFormat("%slog/%020u", prefix, first_sequence);
 }
 
-absl::StatusOr<uint64_t> ParseEtcdLogKey(absl::string_view prefix, absl::string_view key) {
+std::string EtcdLargeRecordKey(absl::string_view prefix, uint64_t sequence) {
+  return absl::StrCat(EtcdLogKey(prefix, sequence), kEtcdLargeSuffix);
+}
+
+std::string EtcdLargePrefix(absl::string_view prefix) { return absl::StrCat(prefix, "large/"); }
+
+std::string EtcdLargePartsPrefix(absl::string_view prefix, uint64_t sequence) {
+  return absl::StrFormat("%slarge/%020u/", prefix, sequence);
+}
+
+std::string EtcdLargePartKey(absl::string_view prefix, uint64_t sequence, size_t part) {
+  return absl::StrFormat("%s%06u", EtcdLargePartsPrefix(prefix, sequence), part);
+}
+
+absl::StatusOr<uint64_t> ParseEtcdLogKey(absl::string_view prefix, absl::string_view key,
+                                         bool* large) {
   const std::string log_prefix = EtcdLogPrefix(prefix);
   absl::string_view digits = key;
   uint64_t sequence = 0;
+  *large = absl::ConsumeSuffix(&digits, kEtcdLargeSuffix);
   if (!absl::ConsumePrefix(&digits, log_prefix) || digits.size() != 20 ||
       !absl::SimpleAtoi(digits, &sequence) || sequence == 0) {
     return EtcdKeyDamaged(key, "not a log key (log/ and a 20-digit sequence from 1)");
@@ -94,11 +111,10 @@ absl::StatusOr<EtcdSnapMeta> DecodeEtcdSnapMeta(absl::string_view key, absl::str
   return meta;
 }
 
-std::vector<std::string> EncodeEtcdSnapshot(const StateUpdate& restore, EtcdSnapMeta* meta) {
-  const std::string bytes = FileJournal::Frame(restore);
+std::vector<std::string> EncodeEtcdChunks(absl::string_view bytes, EtcdSnapMeta* meta) {
   std::vector<std::string> chunks;
   for (size_t pos = 0; pos < bytes.size(); pos += kEtcdSnapshotChunkBytes) {
-    const absl::string_view piece = absl::string_view(bytes).substr(pos, kEtcdSnapshotChunkBytes);
+    const absl::string_view piece = bytes.substr(pos, kEtcdSnapshotChunkBytes);
     std::string& chunk = chunks.emplace_back();
     AppendFrameHeader(FrameChecksum::kPayload, AsBytes(piece), &chunk);
     chunk.append(piece.data(), piece.size());
@@ -109,7 +125,7 @@ std::vector<std::string> EncodeEtcdSnapshot(const StateUpdate& restore, EtcdSnap
   return chunks;
 }
 
-absl::StatusOr<StateUpdate> DecodeEtcdSnapshot(
+absl::StatusOr<std::string> DecodeEtcdChunks(
     absl::string_view meta_key, const EtcdSnapMeta& meta,
     const std::vector<std::pair<std::string, std::string>>& chunks) {
   std::string bytes;
@@ -117,19 +133,29 @@ absl::StatusOr<StateUpdate> DecodeEtcdSnapshot(
     absl::Span<const uint8_t> payload;
     const absl::Status frame =
         ReadFrame(FrameChecksum::kPayload, AsBytes(value), kEtcdSnapshotChunkBytes, &payload);
-    if (!frame.ok()) return EtcdKeyDamaged(key, absl::StrCat("snapshot chunk: ", frame.message()));
+    if (!frame.ok()) return EtcdKeyDamaged(key, absl::StrCat("chunk: ", frame.message()));
     if (value.size() != kFrameHeaderBytes + payload.size()) {
-      return EtcdKeyDamaged(key, "snapshot chunk: bytes after its frame");
+      return EtcdKeyDamaged(key, "chunk: bytes after its frame");
     }
     bytes.append(reinterpret_cast<const char*>(payload.data()), payload.size());
   }
   if (bytes.size() != meta.bytes ||
       FrameChecksumOf(FrameChecksum::kPayload, AsBytes(bytes)) != meta.crc) {
     return EtcdKeyDamaged(
-        meta_key, absl::StrCat("generation ", meta.generation, "'s ", chunks.size(),
-                               " chunks hold ", bytes.size(), " bytes that do not match its size (",
-                               meta.bytes, ") or checksum"));
+        meta_key, absl::StrCat("its ", chunks.size(), " chunks hold ", bytes.size(),
+                               " bytes that do not match its size (", meta.bytes, ") or checksum"));
   }
+  return bytes;
+}
+
+std::vector<std::string> EncodeEtcdSnapshot(const StateUpdate& restore, EtcdSnapMeta* meta) {
+  return EncodeEtcdChunks(FileJournal::Frame(restore), meta);
+}
+
+absl::StatusOr<StateUpdate> DecodeEtcdSnapshot(
+    absl::string_view meta_key, const EtcdSnapMeta& meta,
+    const std::vector<std::pair<std::string, std::string>>& chunks) {
+  ASSIGN_OR_RETURN(const std::string bytes, DecodeEtcdChunks(meta_key, meta, chunks));
   std::vector<StateUpdate> restore;
   RETURN_IF_ERROR(DecodeEtcdLogValue(meta_key, bytes, &restore));
   if (restore.size() != 1 || !restore.front().has_restore()) {

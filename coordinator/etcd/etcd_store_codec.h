@@ -25,8 +25,17 @@ inline constexpr size_t kEtcdSnapshotChunkBytes = (1u << 20) - 64;
 
 // "<prefix>log/<20-digit first sequence>": one group commit's records, first..first+n-1.
 std::string EtcdLogKey(absl::string_view prefix, uint64_t first_sequence);
-// The first sequence a log key names; DATA_LOSS naming the key when it is not one.
-absl::StatusOr<uint64_t> ParseEtcdLogKey(absl::string_view prefix, absl::string_view key);
+// "<prefix>log/<20-digit sequence>.large": a record too large for one transaction; its value
+// is a manifest (an EtcdSnapMeta) of its parts, "<prefix>large/<20-digit sequence>/<part>",
+// written before it.
+std::string EtcdLargeRecordKey(absl::string_view prefix, uint64_t sequence);
+std::string EtcdLargePrefix(absl::string_view prefix);
+std::string EtcdLargePartsPrefix(absl::string_view prefix, uint64_t sequence);
+std::string EtcdLargePartKey(absl::string_view prefix, uint64_t sequence, size_t part);
+// The first sequence a log key names (and whether it is a large record's); DATA_LOSS naming
+// the key when it is not one.
+absl::StatusOr<uint64_t> ParseEtcdLogKey(absl::string_view prefix, absl::string_view key,
+                                         bool* large);
 std::string EtcdLogPrefix(absl::string_view prefix);
 std::string EtcdSnapMetaKey(absl::string_view prefix);
 std::string EtcdSnapPrefix(absl::string_view prefix);
@@ -38,8 +47,9 @@ std::string EtcdSnapChunkKey(absl::string_view prefix, uint64_t generation, size
 etcdserverpb::RequestOp EtcdPutOp(std::string key, std::string value);
 etcdserverpb::RequestOp EtcdDeleteRangeOp(std::string key, std::string range_end);
 
-// snap/meta: the current snapshot. Its value is a frame (common/byte_codec.h) of
-// [u64 generation][u64 through][u32 chunks][u32 crc32c of the snapshot bytes][u64 bytes].
+// snap/meta: the current snapshot (and a large record's manifest). Its value is a frame
+// (common/byte_codec.h) of [u64 generation][u64 through][u32 chunks][u32 crc32c of the snapshot
+// bytes][u64 bytes].
 struct EtcdSnapMeta {
   uint64_t generation = 0;
   uint64_t through = 0;  // the last sequence the snapshot covers
@@ -49,6 +59,13 @@ struct EtcdSnapMeta {
 };
 std::string EncodeEtcdSnapMeta(const EtcdSnapMeta& meta);
 absl::StatusOr<EtcdSnapMeta> DecodeEtcdSnapMeta(absl::string_view key, absl::string_view value);
+
+// `bytes` in chunk values (frames of up to kEtcdSnapshotChunkBytes); sets meta's chunks, crc
+// and bytes. And back, checked against `meta` (read from `meta_key`, which a mismatch names).
+std::vector<std::string> EncodeEtcdChunks(absl::string_view bytes, EtcdSnapMeta* meta);
+absl::StatusOr<std::string> DecodeEtcdChunks(
+    absl::string_view meta_key, const EtcdSnapMeta& meta,
+    const std::vector<std::pair<std::string, std::string>>& chunks);
 
 // The chunk values of a snapshot: its bytes (FileJournal::Frame of the `restore` update) in
 // frames of up to kEtcdSnapshotChunkBytes. Sets meta's chunks, crc and bytes.

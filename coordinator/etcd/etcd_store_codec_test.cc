@@ -24,10 +24,18 @@ stoker::v1::StateUpdate CodecSnapshot(int workers, size_t padding) {
 TEST(EtcdStoreCodecTest, LogKeysSortBySequenceAndParseBack) {
   EXPECT_EQ(EtcdLogKey("/p/", 12), "/p/log/00000000000000000012");
   EXPECT_LT(EtcdLogKey("/p/", 9), EtcdLogKey("/p/", 10));
-  EXPECT_THAT(ParseEtcdLogKey("/p/", EtcdLogKey("/p/", 12)), IsOk());
-  EXPECT_EQ(*ParseEtcdLogKey("/p/", EtcdLogKey("/p/", 12)), 12u);
+  bool large = true;
+  absl::StatusOr<uint64_t> sequence = ParseEtcdLogKey("/p/", EtcdLogKey("/p/", 12), &large);
+  ASSERT_THAT(sequence, IsOk());
+  EXPECT_EQ(*sequence, 12u);
+  EXPECT_FALSE(large);
+  sequence = ParseEtcdLogKey("/p/", EtcdLargeRecordKey("/p/", 13), &large);
+  ASSERT_THAT(sequence, IsOk());
+  EXPECT_EQ(*sequence, 13u);
+  EXPECT_TRUE(large);
+  EXPECT_LT(EtcdLargeRecordKey("/p/", 13), EtcdLogKey("/p/", 14));
   EXPECT_THAT(
-      ParseEtcdLogKey("/p/", "/p/log/12"),
+      ParseEtcdLogKey("/p/", "/p/log/12", &large),
       StatusIs(absl::StatusCode::kDataLoss, HasSubstr("etcd key /p/log/12: not a log key")));
   // Chunks and meta sort apart from each other: a range delete of generations spares meta.
   EXPECT_LT(EtcdSnapChunkKey("/p/", 7, 999999), EtcdSnapMetaKey("/p/"));
