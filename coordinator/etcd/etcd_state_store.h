@@ -75,7 +75,7 @@ class EtcdStateStore : public StateStore {
   // Queued, unwritten records above this latch the store RESOURCE_EXHAUSTED.
   static constexpr size_t kMaxQueuedBytes = 64u << 20;
   // Log keys a Range page asks for: each value is under kMaxTxnBytes, so that a page stays
-  // under gRPC's default 4 MiB receive limit.
+  // a few MiB.
   static constexpr int64_t kLogPageKeys = 3;
 
   // A store over `client` (which outlives it) under `prefix` (EtcdTarget::prefix, ending in

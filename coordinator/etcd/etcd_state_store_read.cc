@@ -134,6 +134,10 @@ absl::StatusOr<std::vector<StateUpdate>> EtcdStateStore::Follow(absl::Duration t
     request.set_key(EtcdLogPrefix(prefix_));
     request.set_range_end(EtcdPrefixEnd(request.key()));
     request.set_start_revision(revision + 1);
+    // A standby that lags gets many revisions' events at once: in fragments of about etcd's
+    // request limit, never one response over the client's receive limit. Each revision puts
+    // one log key, so a fragment never splits what a revision wrote.
+    request.set_fragment(true);
     ASSIGN_OR_RETURN(watch_, client_->Watch(request));
   }
   absl::StatusOr<etcdserverpb::WatchResponse> response = watch_->Next(timeout);
