@@ -100,6 +100,7 @@ class EtcdStateStore : public StateStore {
   absl::Status failure() const override;
   using StateStore::Compact;
   absl::Status Compact(const std::function<Snapshot()>& take_snapshot) override;
+  // The log's bytes since the last snapshot (the snapshot itself not counted).
   uint64_t bytes_since_compact() const override;
   Stats stats() const override;
 

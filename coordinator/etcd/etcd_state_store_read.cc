@@ -107,7 +107,9 @@ absl::StatusOr<std::vector<StateUpdate>> EtcdStateStore::Load() {
   loaded_ = true;
   revision_ = revision;
   bytes_ = 0;
-  for (const StateUpdate& update : updates) bytes_ += update.ByteSizeLong();
+  for (const StateUpdate& update : updates) {
+    if (!update.has_restore()) bytes_ += update.ByteSizeLong();  // log bytes, as after Compact
+  }
   return updates;
 }
 
