@@ -211,6 +211,13 @@ std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
             journal->failed ? 1 : 0);
     m.Histogram("stoker_coordinator_journal_sync_seconds",
                 "Seconds one group commit took (write and fdatasync).", journal->sync_seconds);
+    m.Gauge("stoker_coordinator_store_quota_exhausted",
+            "1 while the state store's backend refuses writes for space (etcd's quota, its "
+            "NOSPACE alarm); the records stay queued.",
+            journal->quota_exhausted ? 1 : 0);
+    m.Counter("stoker_coordinator_store_quota_refusals_total",
+              "Writes the state store's backend refused for space.",
+              static_cast<double>(journal->quota_refusals_total));
   }
   for (const auto& [method, histogram] : latencies_->Snapshot()) {
     m.Histogram("stoker_coordinator_rpc_seconds",

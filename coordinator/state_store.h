@@ -63,6 +63,10 @@ class StateStore {
     uint64_t bytes_stored = 0;  // bytes_since_compact()
     uint64_t bytes_written_total = 0;
     bool failed = false;  // failure() is not OK
+    // The backend refused the last write for space (etcd's quota, its NOSPACE alarm): cleared
+    // by the next write that succeeds. Refusals counted since the store opened.
+    bool quota_exhausted = false;
+    uint64_t quota_refusals_total = 0;
     Histogram sync_seconds{{1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1, 1.0}};
   };
   virtual Stats stats() const = 0;
