@@ -92,21 +92,21 @@ class GrpcEtcdClient : public EtcdClient {
 
   absl::StatusOr<etcdserverpb::RangeResponse> Range(
       const etcdserverpb::RangeRequest& request) override {
-    return Unary<etcdserverpb::RangeResponse>([&](EtcdMember& m, grpc::ClientContext* c, auto* r) {
-      return m.kv->Range(c, request, r);
-    });
+    return Unary<etcdserverpb::RangeResponse>(
+        [&](EtcdMember& m, grpc::ClientContext* c, auto* r) { return m.kv->Range(c, request, r); });
   }
 
   absl::StatusOr<etcdserverpb::TxnResponse> Txn(const etcdserverpb::TxnRequest& request) override {
-    return Unary<etcdserverpb::TxnResponse>([&](EtcdMember& m, grpc::ClientContext* c, auto* r) {
-      return m.kv->Txn(c, request, r);
-    });
+    return Unary<etcdserverpb::TxnResponse>(
+        [&](EtcdMember& m, grpc::ClientContext* c, auto* r) { return m.kv->Txn(c, request, r); });
   }
 
   absl::StatusOr<etcdserverpb::CompactionResponse> Compact(
       const etcdserverpb::CompactionRequest& request) override {
     return Unary<etcdserverpb::CompactionResponse>(
-        [&](EtcdMember& m, grpc::ClientContext* c, auto* r) { return m.kv->Compact(c, request, r); });
+        [&](EtcdMember& m, grpc::ClientContext* c, auto* r) {
+          return m.kv->Compact(c, request, r);
+        });
   }
 
   absl::StatusOr<etcdserverpb::LeaseGrantResponse> LeaseGrant(
@@ -134,10 +134,9 @@ class GrpcEtcdClient : public EtcdClient {
 
   absl::StatusOr<etcdserverpb::StatusResponse> Status() override {
     const etcdserverpb::StatusRequest request;
-    return Unary<etcdserverpb::StatusResponse>(
-        [&](EtcdMember& m, grpc::ClientContext* c, auto* r) {
-          return m.maintenance->Status(c, request, r);
-        });
+    return Unary<etcdserverpb::StatusResponse>([&](EtcdMember& m, grpc::ClientContext* c, auto* r) {
+      return m.maintenance->Status(c, request, r);
+    });
   }
 
   absl::StatusOr<std::unique_ptr<EtcdWatch>> Watch(
@@ -146,8 +145,8 @@ class GrpcEtcdClient : public EtcdClient {
     const size_t first = preferred_.load();
     for (size_t k = 0; k < members_.size(); ++k) {
       EtcdMember& member = members_[(first + k) % members_.size()];
-      absl::StatusOr<std::unique_ptr<EtcdWatch>> watch = OpenGrpcEtcdWatch(
-          member.watch.get(), member.endpoint, request, rpc_timeout_, registry_);
+      absl::StatusOr<std::unique_ptr<EtcdWatch>> watch =
+          OpenGrpcEtcdWatch(member.watch.get(), member.endpoint, request, rpc_timeout_, registry_);
       if (watch.ok() || !absl::IsUnavailable(watch.status())) return watch;
       last = watch.status();
     }
@@ -241,8 +240,9 @@ class GrpcEtcdClient : public EtcdClient {
     watchdog.join();
     if (ok) return response;
     if (timed_out) {
-      return absl::DeadlineExceededError(
-          absl::StrCat("etcd ", endpoint, ": no lease renewal answer within ", absl::FormatDuration(rpc_timeout_)));
+      return absl::DeadlineExceededError(absl::StrCat("etcd ", endpoint,
+                                                      ": no lease renewal answer within ",
+                                                      absl::FormatDuration(rpc_timeout_)));
     }
     if (registry_->shut_down()) return ShutDownError();
     const grpc::Status status = keepalive_stream_->Finish();
@@ -277,13 +277,13 @@ absl::StatusOr<std::string> ReadEtcdTlsFile(absl::string_view flag, const std::s
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<EtcdClient>> NewGrpcEtcdClient(const EtcdTarget& target,
-                                                               const EtcdTls& tls,
-                                                               absl::Duration rpc_timeout) {
+                                                              const EtcdTls& tls,
+                                                              absl::Duration rpc_timeout) {
   if (target.endpoints.empty()) return absl::InvalidArgumentError("etcd: no endpoint");
   if (tls.cert_file.empty() != tls.key_file.empty()) {
-    return absl::InvalidArgumentError(
-        tls.cert_file.empty() ? "--etcd-cert: required with --etcd-key"
-                              : "--etcd-key: required with --etcd-cert");
+    return absl::InvalidArgumentError(tls.cert_file.empty()
+                                          ? "--etcd-cert: required with --etcd-key"
+                                          : "--etcd-key: required with --etcd-cert");
   }
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
   if (!tls.ca_file.empty() || !tls.cert_file.empty()) {
@@ -301,9 +301,12 @@ absl::StatusOr<std::unique_ptr<EtcdClient>> NewGrpcEtcdClient(const EtcdTarget& 
   }
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kEtcdMaxReceiveBytes);
-  // A member that comes back is used again within a second, not after gRPC's default 2 minutes.
+  // A member that comes back is used again within a second, not after gRPC's default 2 minutes;
+  // a connection attempt that a starting member accepted but does not answer gives up after a
+  // second, not gRPC's default 20.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 1000);
   std::vector<EtcdMember> members;
   for (const std::string& endpoint : target.endpoints) {
     EtcdMember member;

@@ -20,8 +20,8 @@ namespace stoker {
 // INVALID_ARGUMENT naming the flag (--etcd-ca, --etcd-cert, --etcd-key) when a TLS file cannot
 // be read, or when only one of the client certificate and key is given.
 absl::StatusOr<std::unique_ptr<EtcdClient>> NewGrpcEtcdClient(const EtcdTarget& target,
-                                                               const EtcdTls& tls,
-                                                               absl::Duration rpc_timeout);
+                                                              const EtcdTls& tls,
+                                                              absl::Duration rpc_timeout);
 
 }  // namespace stoker
 

@@ -1,10 +1,11 @@
 // The gRPC EtcdClient against real etcd members on loopback (tests/testing/etcd_cluster.h).
 
+#include "coordinator/etcd/grpc_etcd_client.h"
+
 #include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "coordinator/etcd/grpc_etcd_client.h"
 #include "gtest/gtest.h"
 #include "tests/testing/etcd_cluster.h"
 
@@ -21,7 +22,7 @@ std::unique_ptr<EtcdClient> ClientOf(const EtcdCluster& etcd) {
 }
 
 absl::StatusOr<etcdserverpb::PutResponse> Put(EtcdClient* client, const std::string& key,
-                                             const std::string& value) {
+                                              const std::string& value) {
   etcdserverpb::TxnRequest txn;
   etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
   put->set_key(key);
@@ -85,8 +86,8 @@ TEST(GrpcEtcdClientTest, AFullBackendIsResourceExhausted) {
     status = Put(client.get(), absl::StrCat("/t/big", i), std::string(512 << 10, 'x')).status();
   }
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
-  EXPECT_EQ(status.message(),
-            absl::StrCat("etcd ", (*etcd)->endpoint(0), ": etcdserver: mvcc: database space exceeded"));
+  EXPECT_EQ(status.message(), absl::StrCat("etcd ", (*etcd)->endpoint(0),
+                                           ": etcdserver: mvcc: database space exceeded"));
 }
 
 TEST(GrpcEtcdClientTest, WatchDeliversEventsAndCancelEndsIt) {
@@ -123,7 +124,8 @@ TEST(GrpcEtcdClientTest, KeepsWorkingWhenAMemberAndThenEtcdsLeaderAreKilled) {
   ASSERT_TRUE((*etcd)->Kill(0).ok());
   EXPECT_TRUE(Put(client.get(), "/t/k", "1").ok());
   EXPECT_EQ(Get(client.get(), "/t/k"), "1");
-  absl::StatusOr<etcdserverpb::LeaseKeepAliveResponse> renewed = client->LeaseKeepAlive(lease->id());
+  absl::StatusOr<etcdserverpb::LeaseKeepAliveResponse> renewed =
+      client->LeaseKeepAlive(lease->id());
   ASSERT_TRUE(renewed.ok()) << renewed.status();
   EXPECT_GT(renewed->ttl(), 0);
 

@@ -43,12 +43,10 @@ class GrpcEtcdWatch : public EtcdWatch {
 
   absl::StatusOr<etcdserverpb::WatchResponse> Next(absl::Duration timeout) override {
     absl::MutexLock lock(&mu_);
-    auto ready = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-      return cancelled_ || !queue_.empty();
-    };
+    auto ready = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return cancelled_ || !queue_.empty(); };
     if (!mu_.AwaitWithTimeout(absl::Condition(&ready), timeout)) {
-      return absl::DeadlineExceededError(
-          absl::StrCat("etcd ", endpoint_, ": no watch response within ", absl::FormatDuration(timeout)));
+      return absl::DeadlineExceededError(absl::StrCat(
+          "etcd ", endpoint_, ": no watch response within ", absl::FormatDuration(timeout)));
     }
     if (cancelled_) return absl::CancelledError(absl::StrCat("etcd ", endpoint_, ": cancelled"));
     absl::StatusOr<etcdserverpb::WatchResponse> next = queue_.front();
@@ -81,9 +79,9 @@ class GrpcEtcdWatch : public EtcdWatch {
     context_.TryCancel();
     const grpc::Status status = stream_->Finish();
     const absl::Status error = EtcdCallError(status, endpoint_);
-    Push(absl::UnavailableError(
-        error.ok() ? absl::StrCat("etcd ", endpoint_, ": watch stream ended")
-                   : absl::StrCat(error.message(), " (watch stream broke)")));
+    Push(absl::UnavailableError(error.ok()
+                                    ? absl::StrCat("etcd ", endpoint_, ": watch stream ended")
+                                    : absl::StrCat(error.message(), " (watch stream broke)")));
   }
 
   // Waits for room in the queue; false once cancelled.
@@ -124,8 +122,8 @@ absl::StatusOr<std::unique_ptr<EtcdWatch>> OpenGrpcEtcdWatch(
   if (!created.ok()) {
     watch->Cancel();
     if (absl::IsDeadlineExceeded(created.status())) {
-      return absl::UnavailableError(
-          absl::StrCat("etcd ", endpoint, ": watch not created within ", absl::FormatDuration(timeout)));
+      return absl::UnavailableError(absl::StrCat("etcd ", endpoint, ": watch not created within ",
+                                                 absl::FormatDuration(timeout)));
     }
     return created.status();
   }

@@ -33,6 +33,13 @@ absl::Status LeaderElection::Stopped() const {
 }
 
 absl::StatusOr<uint64_t> LeaderElection::Campaign() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (LeadingLocked()) return epoch_;
+  }
+  // A lead that lapsed locally may still hold the key in etcd: give it up (fenced), or this
+  // campaign would wait for its own key to go.
+  Resign().IgnoreError();
   for (;;) {
     {
       absl::MutexLock lock(&mu_);
@@ -128,8 +135,8 @@ absl::Status LeaderElection::WaitForVacancy(int64_t watch_from) {
     if (!next.ok()) {
       status = next.status();
     } else if (next->canceled()) {
-      status = absl::UnavailableError(absl::StrCat("watch of ", key_, " cancelled by etcd: ",
-                                                   next->cancel_reason()));
+      status = absl::UnavailableError(
+          absl::StrCat("watch of ", key_, " cancelled by etcd: ", next->cancel_reason()));
     }
     if (next.ok()) {
       vacant = std::any_of(next->events().begin(), next->events().end(),

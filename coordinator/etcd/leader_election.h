@@ -41,7 +41,8 @@ class LeaderElection : public Leadership {
   // Blocks until this process holds the key and returns its epoch, or until Stop() (CANCELLED).
   // etcd errors that a retry may cure (UNAVAILABLE, DEADLINE_EXCEEDED, an expired lease, a
   // compacted watch) are retried after a short wait; others are returned. Call again after
-  // losing the lead to campaign anew.
+  // losing the lead to campaign anew (a lead that lapsed locally is resigned first); while
+  // leading it returns the current epoch.
   absl::StatusOr<uint64_t> Campaign();
 
   // Leading (with this process's epoch) while the lease is known to be alive; otherwise the

@@ -123,6 +123,20 @@ TEST_F(LeaderElectionTest, LeadershipSurvivesKillingEtcdsLeaderMember) {
   EXPECT_TRUE(FencedPut(client_a_.get(), a));
 }
 
+TEST_F(LeaderElectionTest, ACampaignAfterALapsedLeadStartsAfresh) {
+  LeaderElection a(client_a_.get(), kLeaderKey, "a:1", kTtl, Clock::Real());
+  absl::StatusOr<uint64_t> first = a.Campaign();
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(a.Campaign().value_or(0), *first);  // still leading: the same epoch
+  a.Abandon();
+  ASSERT_TRUE(a.WaitUntilNotLeading(absl::Seconds(10)));
+  // Its own key (its lease may not have expired yet in etcd) does not hold it up.
+  absl::StatusOr<uint64_t> second = a.Campaign();
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_GT(*second, *first);
+  EXPECT_TRUE(FencedPut(client_a_.get(), a));
+}
+
 TEST_F(LeaderElectionTest, StopEndsACampaignCancelled) {
   LeaderElection a(client_a_.get(), kLeaderKey, "a:1", kTtl, Clock::Real());
   LeaderElection b(client_b_.get(), kLeaderKey, "b:1", kTtl, Clock::Real());

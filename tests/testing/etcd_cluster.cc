@@ -124,9 +124,6 @@ absl::Status EtcdCluster::Spawn(int i) {
 
 absl::Status EtcdCluster::AwaitAnswer(int i) {
   Member& member = members_[i];
-  absl::StatusOr<std::unique_ptr<EtcdClient>> client =
-      NewGrpcEtcdClient(EtcdTarget{{endpoint(i)}, "/"}, EtcdTls{}, absl::Seconds(1));
-  if (!client.ok()) return client.status();
   Clock* const clock = Clock::Real();
   const absl::Time deadline = clock->Now() + absl::Seconds(30);
   absl::Status last;
@@ -136,6 +133,11 @@ absl::Status EtcdCluster::AwaitAnswer(int i) {
       return absl::UnavailableError(
           absl::StrCat("etcd member ", member.name, " exited:\n", Log(i)));
     }
+    // A fresh channel each time: one that connected while etcd was starting can wait seconds
+    // for etcd's HTTP/2 settings.
+    absl::StatusOr<std::unique_ptr<EtcdClient>> client =
+        NewGrpcEtcdClient(EtcdTarget{{endpoint(i)}, "/"}, EtcdTls{}, absl::Seconds(1));
+    if (!client.ok()) return client.status();
     absl::StatusOr<etcdserverpb::StatusResponse> status = (*client)->Status();
     if (status.ok() && status->leader() != 0) {
       member.id = status->header().member_id();

@@ -44,9 +44,9 @@ class EtcdCluster {
   std::string endpoint(int i) const;
   int size() const { return static_cast<int>(members_.size()); }
 
-  absl::Status Kill(int i);     // SIGKILL and reap
-  absl::Status Stop(int i);     // SIGSTOP
-  absl::Status Resume(int i);   // SIGCONT
+  absl::Status Kill(int i);    // SIGKILL and reap
+  absl::Status Stop(int i);    // SIGSTOP
+  absl::Status Resume(int i);  // SIGCONT
   // Starts a killed member again on its data directory and ports; waits until it answers.
   absl::Status Restart(int i);
   // The member etcd's raft elected (asked of the running members); UNAVAILABLE when none
