@@ -92,7 +92,8 @@ uint64_t EtcdStateStore::Add(const StateUpdate& update) {
   absl::MutexLock lock(&mu_);
   if (failed_.ok() && queued_bytes_ + framed.size() > kMaxQueuedBytes) {
     Latch(absl::ResourceExhaustedError(absl::StrCat(
-        "etcd store: ", queued_bytes_, " bytes of records queued that etcd has not confirmed")));
+        "etcd store: ", queued_bytes_, " bytes of records queued that etcd has not confirmed, ",
+        "the most it holds (kMaxQueuedBytes)")));
   }
   if (failed_.ok()) {  // a failed store writes nothing more: queueing would only grow
     queued_bytes_ += framed.size();
@@ -194,7 +195,7 @@ absl::Status EtcdStateStore::Sync(uint64_t seq) {
   if (status.ok()) {
     stats_.sync_seconds.Observe(seconds);
     stats_.quota_exhausted = false;
-    return durable_ >= seq ? absl::OkStatus() : status;
+    return absl::OkStatus();
   }
   CountRefusal(status);
   if (!Retryable(status)) {
@@ -296,12 +297,7 @@ absl::Status EtcdStateStore::Compact(const std::function<Snapshot()>& take_snaps
     return status;
   }
   stats_.quota_exhausted = false;
-  // The queued records the snapshot covers are dropped; the later ones stay for the next Sync.
-  while (durable_ < snapshot.through) {
-    queued_bytes_ -= queued_.front().size();
-    queued_.pop_front();
-    ++durable_;
-  }
+  // The records the snapshot covers were confirmed above; the later ones stay for the next Sync.
   // Log bytes only: counting the snapshot would compact again at every Sync once the state
   // alone passes the coordinator's threshold, each compaction rewriting every chunk.
   bytes_ = queued_bytes_;

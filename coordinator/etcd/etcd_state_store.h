@@ -36,9 +36,10 @@
 //
 // Compact writes the snapshot's chunks (a transaction each) under the next generation, then one
 // transaction switches snap/meta to it and range-deletes the log keys (and large records'
-// parts) it covers and every other generation's chunks; then it compacts etcd's revision history at
-// that revision, so etcd's keyspace and history are bounded by live state. A crash in between
-// leaves orphan chunks of a generation snap/meta does not name; the next switch deletes them.
+// parts) it covers and every other generation's chunks; then it compacts etcd's revision
+// history at that revision, so etcd's keyspace and history are bounded by live state. A crash
+// in between leaves orphan chunks of a generation snap/meta does not name; the next switch
+// deletes them.
 //
 // Standbys: Load, then Follow the leader's appends (an etcd watch of log/ from the revision
 // Load read at); on winning the election, SetFence then TakeOver, then Add/Sync.
@@ -72,8 +73,9 @@ class EtcdStateStore : public StateStore {
   // One log transaction's records stay under this (etcd refuses requests over 1.5 MiB); a
   // larger record is written in parts.
   static constexpr size_t kMaxTxnBytes = 1u << 20;
-  // Queued, unwritten records above this latch the store RESOURCE_EXHAUSTED.
-  static constexpr size_t kMaxQueuedBytes = 64u << 20;
+  // Queued, unconfirmed records above this latch the store RESOURCE_EXHAUSTED: two of the
+  // largest records the file journal takes (FileJournal::kMaxRecordBytes).
+  static constexpr size_t kMaxQueuedBytes = 128u << 20;
   // Log keys a Range page asks for: each value is under kMaxTxnBytes, so that a page stays
   // a few MiB.
   static constexpr int64_t kLogPageKeys = 3;

@@ -23,8 +23,9 @@ absl::StatusOr<uint64_t> EtcdStateStore::ReadLog(int64_t revision, uint64_t afte
   uint64_t last = after;
   for (;;) {
     ASSIGN_OR_RETURN(etcdserverpb::RangeResponse page, client_->Range(request));
-    for (const auto& kv : page.kvs())
+    for (const auto& kv : page.kvs()) {
       RETURN_IF_ERROR(TakeLogValue(kv.key(), kv.value(), request.revision(), &last, out));
+    }
     if (!page.more() || page.kvs_size() == 0) return last;
     // Keys come in key order, which is sequence order (20 digits): the next page starts after.
     request.set_key(page.kvs(page.kvs_size() - 1).key() + '\0');
@@ -56,6 +57,7 @@ absl::Status EtcdStateStore::TakeLogValue(const std::string& key, const std::str
   bool large = false;
   ASSIGN_OR_RETURN(const uint64_t first, ParseEtcdLogKey(prefix_, key, &large));
   std::vector<StateUpdate> records;
+  if (large && first <= *last) return absl::OkStatus();  // seen: its parts are not read again
   if (large) {
     ASSIGN_OR_RETURN(const EtcdSnapMeta manifest, DecodeEtcdSnapMeta(key, value));
     ASSIGN_OR_RETURN(const auto parts,
@@ -64,8 +66,9 @@ absl::Status EtcdStateStore::TakeLogValue(const std::string& key, const std::str
                          [&](size_t i) { return EtcdLargePartKey(prefix_, first, i); }, revision));
     ASSIGN_OR_RETURN(const std::string framed, DecodeEtcdChunks(key, manifest, parts));
     RETURN_IF_ERROR(DecodeEtcdLogValue(key, framed, &records));
-    if (records.size() != 1)
+    if (records.size() != 1) {
       return absl::DataLossError(absl::StrCat("etcd key ", key, ": not one record"));
+    }
   } else {
     RETURN_IF_ERROR(DecodeEtcdLogValue(key, value, &records));
   }
@@ -160,8 +163,12 @@ absl::StatusOr<std::vector<StateUpdate>> EtcdStateStore::Follow(absl::Duration t
   for (const mvccpb::Event& event : response->events()) {
     revision = std::max(revision, event.kv().mod_revision());
     if (event.type() != mvccpb::Event::PUT) continue;  // a snapshot's switch deleting keys
-    RETURN_IF_ERROR(TakeLogValue(event.kv().key(), event.kv().value(), event.kv().mod_revision(),
-                                 &last, &updates));
+    const absl::Status taken = TakeLogValue(event.kv().key(), event.kv().value(),
+                                            event.kv().mod_revision(), &last, &updates);
+    if (!taken.ok()) {
+      watch_.reset();  // the next Follow reads this response's events again
+      return taken;
+    }
   }
   absl::MutexLock lock(&mu_);
   added_ = durable_ = last;
