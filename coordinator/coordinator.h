@@ -97,6 +97,13 @@ class Coordinator {
   // FAILED_PRECONDITION when a format-1 record cannot be upgraded because its dataset cannot be
   // opened (the message names format 1 and the job); INTERNAL when writing fails.
   absl::Status Recover();
+  // Recover in two steps, for a replica that follows a leader before it leads
+  // (coordinator/etcd/coordinator_replica.h): Replay applies stored updates (as Recover does,
+  // format-1 records upgraded; DATA_LOSS naming the record that does not apply), and may be
+  // called many times; FinishRecovery then does the rest of Recover once (recovered workers'
+  // timeouts, dataset probes, the incarnation, and a compaction of the store).
+  absl::Status Replay(std::vector<stoker::v1::StateUpdate> updates);
+  absl::Status FinishRecovery();
 
   // Opens the dataset of every recovered job not yet probed (after Recover) whose next probe is
   // due, outside the lock, and compares what it finds with the journaled geometry. A failure, or
@@ -353,7 +360,8 @@ class Coordinator {
   // One compaction at a time; a caller that finds one running leaves it the work.
   std::atomic<bool> compacting_{false};
   mutable absl::Mutex mu_;
-  ClusterState state_ ABSL_GUARDED_BY(mu_);  // the replicated state (journaled updates)
+  ClusterState state_ ABSL_GUARDED_BY(mu_);   // the replicated state (journaled updates)
+  size_t replayed_ ABSL_GUARDED_BY(mu_) = 0;  // stored updates applied by Replay
   // Soft state beside it, each object owning its own: the dataset probes of recovered jobs and
   // the retirement of idle ones, the ranks' and workers' latest reports, the backup leases of
   // overdue tasks, the cached worker list, and the batch timelines.

@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "coordinator/etcd/etcd_client.h"
 #include "coordinator/tenant_policy.h"
 #include "plan/resume_plan.h"
 
@@ -47,10 +48,51 @@ absl::Status CoordinatorConfig::Validate() const {
   if (absl::Status status = scaler.Validate(); !status.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("scaler.", status.message()));
   }
+  RETURN_IF_ERROR(ValidateReplication());
   if (!tenant_policy_path.empty()) {
     RETURN_IF_ERROR(ReadTenantPolicy("tenant_policy_path", tenant_policy_path).status());
   }
   return ValidateLimits();
+}
+
+absl::Status CoordinatorConfig::ValidateReplication() const {
+  if (state.empty()) {
+    for (const auto& [field, value] :
+         {std::pair<const char*, const std::string&>{"etcd_ca_file", etcd_ca_file},
+          {"etcd_cert_file", etcd_cert_file},
+          {"etcd_key_file", etcd_key_file}}) {
+      if (!value.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ": only with state = etcd://... (--state)"));
+      }
+    }
+    return absl::OkStatus();
+  }
+  if (!journal_path.empty()) {
+    return absl::InvalidArgumentError(
+        "state: --state and --journal exclude each other (etcd holds what the journal would)");
+  }
+  RETURN_IF_ERROR(ParseEtcdTarget(state, "state").status());
+  if (etcd_cert_file.empty() != etcd_key_file.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(etcd_cert_file.empty() ? "etcd_cert_file" : "etcd_key_file",
+                     ": etcd's client certificate and key go together (--etcd-cert, --etcd-key)"));
+  }
+  // etcd leases are granted in whole seconds.
+  if (leader_lease_ttl < absl::Seconds(1) ||
+      leader_lease_ttl != absl::Seconds(absl::ToInt64Seconds(leader_lease_ttl))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("leader_lease_ttl: must be a whole number of seconds >= 1, got ",
+                     absl::FormatDuration(leader_lease_ttl)));
+  }
+  const std::string host = listen_address.substr(0, listen_address.rfind(':'));
+  if (advertise_address.empty() &&
+      (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::")) {
+    return absl::InvalidArgumentError(
+        "advertise_address: required with --state when --listen has a wildcard host (the "
+        "address standbys name to clients)");
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CoordinatorConfig::ValidateLimits() const {

@@ -16,8 +16,8 @@ namespace stoker {
 struct CoordinatorConfig {
   // host:port to serve on; port 0 picks a free port (CoordinatorServer reports it).
   std::string listen_address = "127.0.0.1:0";
-  // host:port a standby replica names itself by in its UNAVAILABLE answers
-  // (--advertise-address); empty: the bound listen address.
+  // host:port that clients reach this replica at: a standby names itself by it, and the
+  // others name it as the leader's (--advertise-address); empty: the bound listen address.
   std::string advertise_address;
   // How often workers heartbeat (told to them in RegisterWorkerResponse), and how often the
   // server checks liveness.
@@ -35,6 +35,17 @@ struct CoordinatorConfig {
   // File journal (coordinator/journal.h) of the state that survives a restart; empty = none
   // (state lives in memory only).
   std::string journal_path;
+  // Replicated coordinators (docs/architecture.md, "Replicated coordinators"): the state in
+  // etcd instead of a journal file, "etcd://HOST:PORT[,HOST:PORT...]/PREFIX" (--state); empty:
+  // journal_path (or memory). The replicas that share it elect one leader; the others stand by.
+  std::string state;
+  // etcd's client TLS (--etcd-ca, --etcd-cert, --etcd-key); all empty: plaintext.
+  std::string etcd_ca_file;
+  std::string etcd_cert_file;
+  std::string etcd_key_file;
+  // The leader key's lease (--leader-lease-ttl-ms): a leader that dies is replaced after about
+  // this long; renewed every third of it.
+  absl::Duration leader_lease_ttl = absl::Seconds(2);
   // The tenant policy file (coordinator/tenant_policy.h, --tenant-policy): tenants' weights and
   // quotas, re-read when it changes. Empty: every tenant has weight 1 and no quota.
   std::string tenant_policy_path;
@@ -89,7 +100,9 @@ struct CoordinatorConfig {
   // heartbeat_interval, max_tasks_per_lease 0, a job_idle_timeout <= 0, a limit of 0 (or a
   // max_request_bytes under 64 KiB, a grpc_memory_bytes under 16 MiB), bad prices
   // (advisor.prices.*) or scaler settings (scaler.*), a tenant policy file that does not load
-  // ("tenant_policy_path: ...").
+  // ("tenant_policy_path: ..."), replication settings that do not fit (state with a journal, a
+  // state that is not etcd://HOST:PORT/PREFIX, a lease TTL not whole seconds, no
+  // advertise_address beside a wildcard listen host, etcd TLS files without a state).
   absl::Status Validate() const;
 
   static constexpr uint32_t kMinRequestBytes = 64 << 10;
@@ -97,6 +110,8 @@ struct CoordinatorConfig {
 
  private:
   absl::Status ValidateLimits() const;
+  // state, the etcd TLS files, leader_lease_ttl and advertise_address.
+  absl::Status ValidateReplication() const;
 };
 
 }  // namespace stoker

@@ -98,14 +98,25 @@ absl::Status Coordinator::UpgradeFormat1(std::vector<StateUpdate>& updates) {
 absl::Status Coordinator::Recover() {
   if (store_ == nullptr) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::vector<StateUpdate> updates, store_->Load());
+  RETURN_IF_ERROR(Replay(std::move(updates)));
+  return FinishRecovery();
+}
+
+absl::Status Coordinator::Replay(std::vector<StateUpdate> updates) {
   RETURN_IF_ERROR(UpgradeFormat1(updates));
   absl::MutexLock lock(&mu_);
   for (size_t i = 0; i < updates.size(); ++i) {
     if (absl::Status status = state_.Apply(updates[i]); !status.ok()) {
       return absl::DataLossError(
-          absl::StrCat("journal record ", i, " does not apply: ", status.message()));
+          absl::StrCat("journal record ", replayed_ + i, " does not apply: ", status.message()));
     }
   }
+  replayed_ += updates.size();
+  return absl::OkStatus();
+}
+
+absl::Status Coordinator::FinishRecovery() {
+  absl::MutexLock lock(&mu_);
   const absl::Time now = clock_->Now();
   for (const WorkerRecord* worker : state_.Workers()) {
     StateUpdate heartbeat;
@@ -117,7 +128,7 @@ absl::Status Coordinator::Recover() {
     probe_retire_.Recovered(job->id, state_.JobFinished(job->id), now);
   }
   StartIncarnationLocked();  // a new or pre-incarnation journal: journaled by the Compact below
-  STOKER_LOG(INFO) << "recovered " << updates.size() << " journal records: " << state_.num_jobs()
+  STOKER_LOG(INFO) << "recovered " << replayed_ << " journal records: " << state_.num_jobs()
                    << " jobs, " << state_.Workers().size() << " workers";
   StateUpdate snapshot;
   *snapshot.mutable_restore() = state_.MakeSnapshot();

@@ -19,6 +19,7 @@
 #include "common/tls/bearer_tokens.h"
 #include "common/tls/grpc_tls.h"
 #include "coordinator/coordinator_service.h"
+#include "coordinator/etcd/etcd_replication.h"
 #include "coordinator/external_scaler_service.h"
 #include "coordinator/journal.h"
 #include "coordinator/leader_gate.h"
@@ -41,13 +42,15 @@ std::string DialHost(const std::string& listen_address) {
 
 struct CoordinatorServer::Impl {
   Impl(const CoordinatorConfig& config, DatasetIo io, Clock* clock, JournalEnv* journal_env,
-       Leadership* leadership)
-      : leader(leadership,
+       Leadership* leadership, std::unique_ptr<EtcdReplication> etcd)
+      : replication(std::move(etcd)),
+        leader(replication != nullptr ? replication.get() : leadership,
                config.advertise_address.empty() ? config.listen_address : config.advertise_address),
         store(config.journal_path.empty()
                   ? nullptr
                   : std::make_unique<FileJournal>(config.journal_path, journal_env, clock)),
-        coordinator(config, clock, store.get(), SourceFactoryFor(std::move(io))),
+        coordinator(config, clock, replication != nullptr ? replication->store() : store.get(),
+                    SourceFactoryFor(std::move(io))),
         service(&coordinator, &latencies, config.tls, clock, &leader),
         decider(config.scaler, clock),
         scaler_service(&coordinator, &decider, config.tls, config.max_job_name_bytes, &leader) {
@@ -88,8 +91,11 @@ struct CoordinatorServer::Impl {
       mu.AwaitWithTimeout(absl::Condition(&stopping), interval);
       if (stopping) break;
       mu.Unlock();
-      coordinator.CheckLiveness();
-      coordinator.ProbeDatasets();  // dataset I/O: here, never on a gRPC callback thread
+      // A standby's state is the leader's: it removes no worker and probes nothing itself.
+      if (leader.leadership()->view().leading) {
+        coordinator.CheckLiveness();
+        coordinator.ProbeDatasets();  // dataset I/O: here, never on a gRPC callback thread
+      }
       if (RefreshTenantPolicy()) {
         // The tokens stay accepted (refusing them now would cut off running trainers).
         if (absl::Status quota = CheckBearerTokenQuota(); !quota.ok()) {
@@ -145,8 +151,9 @@ struct CoordinatorServer::Impl {
     }
   }
 
+  std::unique_ptr<EtcdReplication> replication;  // with config.state
   LeaderGate leader;
-  std::unique_ptr<StateStore> store;
+  std::unique_ptr<StateStore> store;  // the file journal (config.journal_path)
   Coordinator coordinator;
   CallLatencies latencies;
   CoordinatorService service;
@@ -170,11 +177,18 @@ struct CoordinatorServer::Impl {
 
 absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
     const CoordinatorConfig& config, DatasetIo io, Clock* clock, JournalEnv* journal_env,
-    Leadership* leadership) {
+    Leadership* leadership, std::function<void(const absl::Status&)> on_deposed) {
   RETURN_IF_ERROR(config.Validate());
-  auto impl = std::make_unique<Impl>(config, std::move(io), clock, journal_env, leadership);
+  std::unique_ptr<EtcdReplication> replication;
+  if (!config.state.empty()) {
+    ASSIGN_OR_RETURN(replication, EtcdReplication::Connect(config, clock));
+    leadership = replication.get();
+  }
+  auto impl = std::make_unique<Impl>(config, std::move(io), clock, journal_env, leadership,
+                                     std::move(replication));
   RETURN_IF_ERROR(impl->CheckBearerTokenQuota());
-  RETURN_IF_ERROR(impl->coordinator.Recover());
+  // A replica loads its state once it serves (as a standby), when it knows its own address.
+  if (impl->replication == nullptr) RETURN_IF_ERROR(impl->coordinator.Recover());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   // Without this gRPC sets SO_REUSEPORT, and a second coordinator on a busy port would start
@@ -194,8 +208,18 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
                                                " (address in use or not local?)"));
   }
   impl->host = DialHost(config.listen_address);
-  if (config.advertise_address.empty())
-    impl->leader.SetSelf(absl::StrCat(impl->host, ":", impl->port));
+  const std::string self = config.advertise_address.empty()
+                               ? absl::StrCat(impl->host, ":", impl->port)
+                               : config.advertise_address;
+  impl->leader.SetSelf(self);
+  if (impl->replication != nullptr) {
+    if (!on_deposed) {
+      on_deposed = [](const absl::Status&) {
+        STOKER_LOG(ERROR) << "this replica no longer serves; restart it to stand by again";
+      };
+    }
+    RETURN_IF_ERROR(impl->replication->Start(&impl->coordinator, self, std::move(on_deposed)));
+  }
   // gRPC starts its health service SERVING: a standby must not say so even briefly.
   impl->SetHealth(false);
   impl->UpdateHealth();
@@ -219,6 +243,8 @@ std::string CoordinatorServer::address() const {
 }
 
 Coordinator* CoordinatorServer::coordinator() { return &impl_->coordinator; }
+
+bool CoordinatorServer::leading() const { return impl_->leader.leadership()->view().leading; }
 
 const CallLatencies* CoordinatorServer::call_latencies() const { return &impl_->latencies; }
 
@@ -244,6 +270,7 @@ void CoordinatorServer::Stop() {
       STOKER_LOG(ERROR) << "flushing the journal: " << status;
     }
   }
+  if (impl_->replication != nullptr) impl_->replication->Stop();  // resigns: a standby leads
 }
 
 }  // namespace stoker

@@ -17,6 +17,7 @@
 //
 // The header is free of grpcpp (the server lives behind a pimpl).
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -40,9 +41,16 @@ class CoordinatorServer {
   // `clock` drives liveness and leases and times the calls and the journal's syncs;
   // `journal_env` holds the journal (config.journal_path); `leadership` says whether this
   // replica serves and under which epoch (leadership.h). All three must outlive the server.
+  //
+  // With config.state (etcd), the server is one replica of several: it loads the state from
+  // etcd once serving (errors as EtcdReplication::Start: the server does not start), answers as
+  // a standby until it wins the election, and `leadership` is unused (the replica is the
+  // leadership). `on_deposed` runs when it stops leading (coordinator_replica.h); by default
+  // the replica only stops serving.
   static absl::StatusOr<std::unique_ptr<CoordinatorServer>> Start(
       const CoordinatorConfig& config, DatasetIo io, Clock* clock = Clock::Real(),
-      JournalEnv* journal_env = PosixJournalEnv(), Leadership* leadership = SoleLeadership());
+      JournalEnv* journal_env = PosixJournalEnv(), Leadership* leadership = SoleLeadership(),
+      std::function<void(const absl::Status&)> on_deposed = {});
 
   static constexpr absl::Duration kLeadershipPoll = absl::Milliseconds(50);
 
@@ -56,6 +64,8 @@ class CoordinatorServer {
   // bound port.
   std::string address() const;
   Coordinator* coordinator();
+  // Whether this replica serves now (always, but for a standby of replicated coordinators).
+  bool leading() const;
   // Per-method time from handler entry to reply (call_latencies.h).
   const CallLatencies* call_latencies() const;
 

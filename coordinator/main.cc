@@ -2,8 +2,13 @@
 //
 //   stoker-coordinator --listen=0.0.0.0:7070 --port-file=/tmp/coordinator.port
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,12 +33,25 @@
 namespace stoker {
 namespace {
 
+// A replica that stopped leading (coordinator/etcd/coordinator_replica.h) runs this binary again
+// with the same arguments, in the same process: its memory may hold changes etcd never took, and
+// it comes back as a standby that loads what etcd holds. An orchestrator sees no restart, and a
+// standby is back within the start-up time instead of a crash loop's back-off.
+[[noreturn]] void StandByAgain(char** argv, const absl::Status& why) {
+  STOKER_LOG(ERROR) << "re-executing to stand by again (" << why.message() << ")";
+  execv("/proc/self/exe", argv);
+  std::fprintf(stderr, "stoker-coordinator: re-executing failed: %s\n", std::strerror(errno));
+  std::_Exit(3);
+}
+
 // Serves `config` (validated), reading datasets through `io`, until SIGINT or SIGTERM; writes
 // the bound port to `port_file` (unless empty) and serves metrics as `metrics_flags` say. The
 // exit code.
 int Serve(const CoordinatorConfig& config, const DatasetIo& io, const std::string& port_file,
-          const MetricsFlags& metrics_flags) {
-  auto server = CoordinatorServer::Start(config, io);
+          const MetricsFlags& metrics_flags, char** argv) {
+  auto server =
+      CoordinatorServer::Start(config, io, Clock::Real(), PosixJournalEnv(), SoleLeadership(),
+                               [argv](const absl::Status& why) { StandByAgain(argv, why); });
   if (!server.ok()) {
     std::fprintf(stderr, "stoker-coordinator: %s\n", server.status().ToString().c_str());
     return 1;
@@ -162,6 +180,17 @@ int Run(int argc, char** argv) {
   flags.Add("port-file", &port_file, "Write the bound port to this file once serving");
   flags.Add("journal", &config.journal_path,
             "Journal file of the state that survives a restart (empty = memory only)");
+  flags.Add("state", &config.state,
+            "Keep the state in etcd instead of a journal: etcd://HOST:PORT[,HOST:PORT...]/PREFIX. "
+            "Replicas given the same state elect one leader; the others stand by");
+  flags.Add("etcd-ca", &config.etcd_ca_file, "CA bundle that etcd's certificates chain to");
+  flags.Add("etcd-cert", &config.etcd_cert_file, "Client certificate presented to etcd");
+  flags.Add("etcd-key", &config.etcd_key_file, "Private key of --etcd-cert");
+  flags.Add("leader-lease-ttl-ms", &config.leader_lease_ttl, absl::Milliseconds(1),
+            "With --state: the leader's lease; a dead leader is replaced after about this long "
+            "(whole seconds)");
+  flags.Add("advertise-address", &config.advertise_address,
+            "With --state: host:port that clients reach this replica at (default: --listen)");
   flags.Add("tenant-policy", &config.tenant_policy_path,
             "JSON file of the tenants' weights and quotas (proto/stoker/v1/tenants.proto), "
             "re-read when it changes (empty = weight 1 and no quota for every tenant)");
@@ -181,6 +210,12 @@ int Run(int argc, char** argv) {
   flags.MapField("job_idle_timeout", "job-idle-timeout-ms");
   flags.MapField("journal_path", "journal");
   flags.MapField("tenant_policy_path", "tenant-policy");
+  flags.MapField("state", "state");
+  flags.MapField("etcd_ca_file", "etcd-ca");
+  flags.MapField("etcd_cert_file", "etcd-cert");
+  flags.MapField("etcd_key_file", "etcd-key");
+  flags.MapField("leader_lease_ttl", "leader-lease-ttl-ms");
+  flags.MapField("advertise_address", "advertise-address");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
 
@@ -198,7 +233,7 @@ int Run(int argc, char** argv) {
   if (!io.ok()) return flags.Fail(io.status());
 
   BlockTerminationSignals();  // Before any thread starts, so every thread inherits the mask.
-  return Serve(config, *io, port_file, metrics_flags);
+  return Serve(config, *io, port_file, metrics_flags, argv);
 }
 
 }  // namespace

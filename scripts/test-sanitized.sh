@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 build=${STOKER_ASAN_BUILD_DIR:-build-asan}
 # The generated protobuf code comes compiled from build/ (proto/CMakeLists.txt, STOKER_PROTO_FROM).
 release=$PWD/${STOKER_BUILD_DIR:-build}
-scripts/build.sh stoker_proto
+scripts/build.sh stoker_proto etcd_proto
 if [ ! -f "$build/build.ninja" ] ||
    ! grep -qx "STOKER_PROTO_FROM:PATH=$release" "$build/CMakeCache.txt"; then
   mkdir -p "$build"
