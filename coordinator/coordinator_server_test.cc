@@ -302,5 +302,40 @@ TEST(CoordinatorConfigTest, ValidateNamesTheField) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("lease_duration")));
 }
 
+TEST(CoordinatorConfigTest, ReplicationSettingsThatDoNotFitAreRefusedNamingTheField) {
+  CoordinatorConfig config = PlainConfig();
+  config.state = "etcd://127.0.0.1:2379/stoker";
+  EXPECT_THAT(config.Validate(), IsOk());
+  config.journal_path = "/tmp/j";
+  EXPECT_THAT(config.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("state: --state and --journal exclude each other")));
+  config = PlainConfig();
+  config.state = "zk://127.0.0.1:2181/stoker";
+  EXPECT_THAT(config.Validate(), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("state")));
+  config = PlainConfig();
+  config.state = "etcd://127.0.0.1:2379/stoker";
+  config.leader_lease_ttl = absl::Milliseconds(1500);
+  EXPECT_THAT(config.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("leader_lease_ttl: must be a whole number of seconds >= 1")));
+  config.leader_lease_ttl = absl::Seconds(2);
+  config.etcd_cert_file = "/etc/etcd/client.pem";
+  EXPECT_THAT(config.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("etcd_key_file")));
+  config.etcd_cert_file.clear();
+  config.listen_address = "0.0.0.0:7070";
+  EXPECT_THAT(config.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("advertise_address: required with --state")));
+  config.advertise_address = "10.0.0.5:7070";
+  EXPECT_THAT(config.Validate(), IsOk());
+  config = PlainConfig();
+  config.etcd_ca_file = "/etc/etcd/ca.pem";
+  EXPECT_THAT(config.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("etcd_ca_file: only with state = etcd://")));
+}
+
 }  // namespace
 }  // namespace stoker
