@@ -112,6 +112,10 @@ class Cluster:
                        ([f"--tenants={','.join(tenants)}"] if tenants else []), check=True)
         self.workers = {}
         self.clients = {}
+        # Replicated coordinators (start_replicas): their fixed ports, processes and state.
+        self.replica_ports = []
+        self.replicas = []
+        self.replica_state = None
 
     def __enter__(self):
         return self
@@ -195,7 +199,41 @@ class Cluster:
 
     @property
     def coordinator_address(self):
+        """What workers and clients are given: every replica's address once there are replicas."""
+        if self.replica_ports:
+            return ",".join(f"127.0.0.1:{port}" for port in self.replica_ports)
         return f"127.0.0.1:{self.coordinator_port}"
+
+    # --- replicated coordinators (--state=etcd://...) ---
+    def start_replicas(self, count, state, extra=()):
+        """`count` coordinators sharing `state`, each on a port of its own that a restart keeps,
+        so that the address list workers and clients are given stays true."""
+        self.replica_state = state
+        self.replica_ports = [free_port() for _ in range(count)]
+        self.replicas = [None] * count
+        self.replica_extra = list(extra)
+        for i in range(count):
+            self.start_replica(i)
+
+    def start_replica(self, i):
+        name = f"coordinator-{i}"
+        port_file = os.path.join(self.dir, f"{name}.port")
+        if os.path.exists(port_file):
+            os.remove(port_file)
+        argv = [os.path.join(self.bin_dir, "coordinator/stoker-coordinator"),
+                f"--listen=127.0.0.1:{self.replica_ports[i]}", f"--port-file={port_file}",
+                f"--heartbeat-interval-ms={self.heartbeat_ms}",
+                f"--worker-timeout-ms={self.worker_timeout_ms}", "--lease-duration-ms=5000",
+                f"--state={self.replica_state}"]
+        argv += self.tls_flags("coordinator") + self.data_root_flags(self.replica_extra) + \
+            self.replica_extra
+        self.replicas[i] = self._spawn(name, argv)
+        self._wait_port(port_file, self.replicas[i], name)
+        return self.replicas[i]
+
+    def replica_index(self, address):
+        """The replica serving at `address` (host:port)."""
+        return self.replica_ports.index(int(address.rsplit(":", 1)[1]))
 
     # --- workers ---
     def start_worker(self, name, drain_deadline_ms=None, extra=()):

@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""Chaos tests of replicated coordinators (issue "No single point of failure"): a real 3-member
+etcd on loopback, three stoker-coordinator processes sharing --state=etcd://.../stoker, two
+workers and a trainer client given every coordinator's address, all under mutual TLS. Each
+scenario hurts the control plane while the job runs, then checks that every batch reached the
+client exactly once per epoch.
+
+    replicated_test.py BUILD_DIR leader_killed_repeatedly|leader_paused_past_its_lease|
+                                 etcd_members_killed
+
+  leader_killed_repeatedly      the leading coordinator is SIGKILLed four times (each time
+                                restarted as a standby); prints the takeover times (SIGKILL to
+                                the new leader's key in etcd), which are figures, not asserts.
+  leader_paused_past_its_lease  the leader is SIGSTOPped until another one leads, then resumed:
+                                it must step down on waking (its lease lapsed on its own clock)
+                                and come back as a standby in the same process (re-executed),
+                                while the new leader keeps the lead.
+  etcd_members_killed           an etcd follower is SIGKILLed and restarted, then etcd's own
+                                leader.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chaos_harness import ChaosError, Cluster, Job, check_delivery, scenario_main, wait_until
+from etcd_harness import ETCDCTL, EtcdCluster
+
+PREFIX = "/stoker"
+LEASE_TTL_MS = 1000
+REPLICAS = 3
+
+
+def leader_address(etcd):
+    """The address in the leader key (empty when no replica leads), asked of any live member."""
+    for i in range(len(etcd.names)):
+        if etcd.procs[i].poll() is not None or etcd.paused[i]:
+            continue
+        out = subprocess.run([ETCDCTL, f"--endpoints={etcd.endpoint(i)}", "--command-timeout=1s",
+                              "get", f"{PREFIX}/leader", "--print-value-only"],
+                             env=dict(os.environ, ETCDCTL_API="3"), capture_output=True,
+                             timeout=5, text=True)
+        if out.returncode == 0:
+            return out.stdout.strip()
+    return ""
+
+
+def await_new_leader(etcd, old, timeout_s=30):
+    """Waits until a replica other than `old` leads; returns its address."""
+    found = {}
+
+    def other_leads():
+        found["address"] = leader_address(etcd)
+        return found["address"] not in ("", old)
+    wait_until(other_leads, timeout_s, f"a leader other than {old}")
+    return found["address"]
+
+
+def replica_log(cluster, i):
+    with open(os.path.join(cluster.dir, f"coordinator-{i}.log"), errors="replace") as f:
+        return f.read()
+
+
+def run_replicated(build_dir, action):
+    job = Job("replicated", num_samples=8192, batch_size=8, epochs=2, step_ms=10)
+    with EtcdCluster(members=3) as etcd, Cluster(build_dir) as cluster:
+        cluster.start_replicas(REPLICAS, f"etcd://{','.join(etcd.endpoints())}{PREFIX}",
+                               extra=[f"--leader-lease-ttl-ms={LEASE_TTL_MS}"])
+        wait_until(lambda: leader_address(etcd) != "", 30, "a coordinator to lead")
+        for i in range(2):
+            cluster.start_worker(f"worker{i}")
+        cluster.start_client(job)
+        total = job.batches_per_epoch * job.epochs
+        action(cluster, etcd, total)
+        cluster.wait_clients(timeout_s=300)
+        check_delivery(job, cluster.dump_records())
+
+
+def leader_killed_repeatedly(cluster, etcd, total):
+    takeovers = []
+    for kill in range(4):
+        cluster.wait_delivered("client0", total * (kill + 1) // 6, timeout_s=120)
+        old = leader_address(etcd)
+        i = cluster.replica_index(old)
+        killed_at = time.monotonic()
+        cluster.replicas[i].send_signal(signal.SIGKILL)
+        cluster.replicas[i].wait(timeout=20)
+        await_new_leader(etcd, old)
+        takeovers.append(time.monotonic() - killed_at)
+        cluster.start_replica(i)
+    print("takeover seconds (SIGKILL to the new leader's key): " +
+          ", ".join(f"{t:.2f}" for t in takeovers))
+
+
+def leader_paused_past_its_lease(cluster, etcd, total):
+    cluster.wait_delivered("client0", total // 4, timeout_s=120)
+    old = leader_address(etcd)
+    i = cluster.replica_index(old)
+    paused = cluster.replicas[i]
+    paused.send_signal(signal.SIGSTOP)
+    new = await_new_leader(etcd, old)
+    cluster.wait_delivered("client0", total // 2, timeout_s=120)  # served by the new leader
+    paused.send_signal(signal.SIGCONT)
+    wait_until(lambda: "re-executing to stand by again" in replica_log(cluster, i), 30,
+               f"coordinator-{i} to step down after its pause")
+    log = replica_log(cluster, i)
+    if "steps down: UNAVAILABLE: the leader's lease in etcd expired or was lost" not in log:
+        raise ChaosError(f"coordinator-{i} stepped down for another reason:\n{log[-3000:]}")
+    # Re-executed in the same process, it loads the state again and stands by.
+    wait_until(lambda: replica_log(cluster, i).count("coordinator serving on") >= 2, 30,
+               f"coordinator-{i} to serve again as a standby")
+    if paused.poll() is not None:
+        raise ChaosError(f"coordinator-{i} exited with {paused.returncode} instead of standing by")
+    if leader_address(etcd) != new:
+        raise ChaosError(f"the lead moved from {new} to {leader_address(etcd)} after the pause")
+
+
+def etcd_members_killed(cluster, etcd, total):
+    cluster.wait_delivered("client0", total // 5, timeout_s=120)
+    leader = etcd.leader_index()
+    follower = (leader + 1) % 3
+    etcd.kill(follower)
+    cluster.wait_delivered("client0", total * 2 // 5, timeout_s=120)
+    etcd.restart(follower)
+    cluster.wait_delivered("client0", total * 3 // 5, timeout_s=120)
+    etcd.kill(etcd.leader_index())
+
+
+SCENARIOS = {
+    "leader_killed_repeatedly": leader_killed_repeatedly,
+    "leader_paused_past_its_lease": leader_paused_past_its_lease,
+    "etcd_members_killed": etcd_members_killed,
+}
+
+
+if __name__ == "__main__":
+    sys.exit(scenario_main(lambda build, name: run_replicated(build, SCENARIOS[name]),
+                           list(SCENARIOS), label=lambda name: f"replicated_{name}"))
