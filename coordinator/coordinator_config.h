@@ -19,6 +19,10 @@ struct CoordinatorConfig {
   // host:port that clients reach this replica at: a standby names itself by it, and the
   // others name it as the leader's (--advertise-address); empty: the bound listen address.
   std::string advertise_address;
+  // With state: load it in the background, waiting while etcd is unreachable, instead of
+  // failing the start. Not a flag: stoker-coordinator sets it when it runs itself again after
+  // stepping down (a first start fails fast, naming the endpoint).
+  bool wait_for_state = false;
   // How often workers heartbeat (told to them in RegisterWorkerResponse), and how often the
   // server checks liveness.
   absl::Duration heartbeat_interval = absl::Milliseconds(500);

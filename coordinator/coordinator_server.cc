@@ -218,7 +218,8 @@ absl::StatusOr<std::unique_ptr<CoordinatorServer>> CoordinatorServer::Start(
         STOKER_LOG(ERROR) << "this replica no longer serves; restart it to stand by again";
       };
     }
-    RETURN_IF_ERROR(impl->replication->Start(&impl->coordinator, self, std::move(on_deposed)));
+    RETURN_IF_ERROR(impl->replication->Start(&impl->coordinator, self, std::move(on_deposed),
+                                             config.wait_for_state));
   }
   // gRPC starts its health service SERVING: a standby must not say so even briefly.
   impl->SetHealth(false);

@@ -33,12 +33,17 @@
 namespace stoker {
 namespace {
 
+// Set in the environment of a replica that runs itself again (StandByAgain): it then waits for
+// etcd (CoordinatorConfig::wait_for_state) where a first start would fail.
+constexpr char kStandingByAgain[] = "STOKER_COORDINATOR_STANDING_BY_AGAIN";
+
 // A replica that stopped leading (coordinator/etcd/coordinator_replica.h) runs this binary again
 // with the same arguments, in the same process: its memory may hold changes etcd never took, and
 // it comes back as a standby that loads what etcd holds. An orchestrator sees no restart, and a
 // standby is back within the start-up time instead of a crash loop's back-off.
 [[noreturn]] void StandByAgain(char** argv, const absl::Status& why) {
   STOKER_LOG(ERROR) << "re-executing to stand by again (" << why.message() << ")";
+  setenv(kStandingByAgain, "1", /*overwrite=*/1);
   execv("/proc/self/exe", argv);
   std::fprintf(stderr, "stoker-coordinator: re-executing failed: %s\n", std::strerror(errno));
   std::_Exit(3);
@@ -220,6 +225,7 @@ int Run(int argc, char** argv) {
   if (absl::Status status = log_flags.Apply(); !status.ok()) return flags.Fail(status);
 
   config.listen_address = listen;
+  config.wait_for_state = std::getenv(kStandingByAgain) != nullptr;
   absl::StatusOr<TlsConfig> tls = tls_flags.Build();
   if (!tls.ok()) return flags.Fail(tls.status());
   config.tls = *std::move(tls);

@@ -17,8 +17,10 @@ constexpr absl::Duration kReplicaFollowWait = absl::Milliseconds(50);
 // third of the TTL, leading only within the TTL of the last one) is what makes it step down in
 // time, this only decides how soon the process acts on it.
 constexpr absl::Duration kReplicaLeadCheck = absl::Milliseconds(50);
-// A campaign that failed (etcd unreachable) is tried again after this.
+// A campaign or a load that failed (etcd unreachable) is tried again after this.
 constexpr absl::Duration kReplicaCampaignRetry = absl::Milliseconds(500);
+// While etcd stays away, a waiting load logs this often.
+constexpr absl::Duration kReplicaWaitLog = absl::Seconds(5);
 
 }  // namespace
 
@@ -32,9 +34,48 @@ CoordinatorReplica::CoordinatorReplica(Coordinator* coordinator, EtcdStateStore*
 
 CoordinatorReplica::~CoordinatorReplica() { Stop(); }
 
-absl::Status CoordinatorReplica::Start() {
-  ASSIGN_OR_RETURN(std::vector<stoker::v1::StateUpdate> stored, store_->Load());
-  RETURN_IF_ERROR(coordinator_->Replay(std::move(stored)));
+absl::Status CoordinatorReplica::Start(bool wait_for_etcd) {
+  if (!wait_for_etcd) {
+    ASSIGN_OR_RETURN(std::vector<stoker::v1::StateUpdate> stored, store_->Load());
+    RETURN_IF_ERROR(coordinator_->Replay(std::move(stored)));
+    StartCampaign();
+    run_thread_ = std::thread([this] { Run(); });
+    return absl::OkStatus();
+  }
+  run_thread_ = std::thread([this] {
+    if (!LoadPatiently()) return;
+    StartCampaign();
+    Run();
+  });
+  return absl::OkStatus();
+}
+
+bool CoordinatorReplica::LoadPatiently() {
+  absl::Time next_log = absl::InfinitePast();
+  while (true) {
+    absl::StatusOr<std::vector<stoker::v1::StateUpdate>> stored = store_->Load();
+    if (stored.ok()) {
+      absl::Status replayed = coordinator_->Replay(*std::move(stored));
+      if (replayed.ok()) return true;
+      Depose(replayed);
+      return false;
+    }
+    const absl::StatusCode code = stored.status().code();
+    if (code != absl::StatusCode::kUnavailable && code != absl::StatusCode::kDeadlineExceeded) {
+      Depose(stored.status());
+      return false;
+    }
+    if (absl::Now() >= next_log) {
+      STOKER_LOG(WARNING) << "waiting for etcd to load the coordinators' state: "
+                          << stored.status();
+      next_log = absl::Now() + kReplicaWaitLog;
+    }
+    absl::MutexLock lock(&mu_);
+    if (mu_.AwaitWithTimeout(absl::Condition(&stopping_), kReplicaCampaignRetry)) return false;
+  }
+}
+
+void CoordinatorReplica::StartCampaign() {
   campaign_thread_ = std::thread([this] {
     while (true) {
       absl::StatusOr<uint64_t> won = election_->Campaign();
@@ -49,8 +90,6 @@ absl::Status CoordinatorReplica::Start() {
       mu_.AwaitWithTimeout(absl::Condition(&stopping_), kReplicaCampaignRetry);
     }
   });
-  run_thread_ = std::thread([this] { Run(); });
-  return absl::OkStatus();
 }
 
 void CoordinatorReplica::Run() {
@@ -144,8 +183,9 @@ void CoordinatorReplica::Stop() {
     }
   }
   election_->Stop();
-  if (campaign_thread_.joinable()) campaign_thread_.join();
+  // The run thread may start the campaign thread: joined first.
   if (run_thread_.joinable()) run_thread_.join();
+  if (campaign_thread_.joinable()) campaign_thread_.join();
 }
 
 }  // namespace stoker

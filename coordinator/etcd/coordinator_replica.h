@@ -56,13 +56,20 @@ class CoordinatorReplica : public Leadership {
   CoordinatorReplica(const CoordinatorReplica&) = delete;
   CoordinatorReplica& operator=(const CoordinatorReplica&) = delete;
 
-  // Step 1, then starts the replica's threads.
-  absl::Status Start();
+  // Step 1, then starts the replica's threads. With `wait_for_etcd` (a replica that stood
+  // down and runs again, main.cc), the state is loaded on the replica's thread instead,
+  // retried while etcd is unreachable, and Start returns at once: a replica that lost etcd
+  // while leading waits for it to return instead of exiting.
+  absl::Status Start(bool wait_for_etcd = false);
   LeaderView view() const override;
   // Resigns when leading and joins the threads. Idempotent.
   void Stop();
 
  private:
+  // Loads the stored state into the coordinator, retrying while etcd is unreachable; false
+  // when stopped or deposed (another error).
+  bool LoadPatiently();
+  void StartCampaign();
   // Follows until the campaign is won or Stop; then leads until deposed or Stop.
   void Run();
   // Step 3; an error deposes.
@@ -81,7 +88,7 @@ class CoordinatorReplica : public Leadership {
   bool campaign_done_ ABSL_GUARDED_BY(mu_) = false;
   absl::StatusOr<uint64_t> campaign_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread campaign_thread_;
+  std::thread campaign_thread_;  // started by Start or, when waiting for etcd, by run_thread_
   std::thread run_thread_;
 };
 

@@ -34,7 +34,7 @@ namespace stoker {
 // Where a coordinator's state lives in etcd: `--state=etcd://HOST:PORT[,HOST:PORT...]/PREFIX`.
 struct EtcdTarget {
   std::vector<std::string> endpoints;  // host:port of the members, in the order given
-  std::string prefix;                  // every key the coordinator writes starts with it; ends in '/'
+  std::string prefix;  // every key the coordinator writes starts with it; ends in '/'
 };
 
 // Parses "etcd://HOST:PORT[,HOST:PORT...]/PREFIX" (PREFIX non-empty, without a trailing '/'

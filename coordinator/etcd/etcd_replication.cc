@@ -35,12 +35,13 @@ EtcdReplication::~EtcdReplication() {
 }
 
 absl::Status EtcdReplication::Start(Coordinator* coordinator, const std::string& self,
-                                    std::function<void(const absl::Status&)> on_deposed) {
+                                    std::function<void(const absl::Status&)> on_deposed,
+                                    bool wait_for_etcd) {
   election_ = std::make_unique<LeaderElection>(client_.get(), target_.prefix + kLeaderKey, self,
                                                lease_ttl_, clock_);
   auto replica = std::make_unique<CoordinatorReplica>(coordinator, &store_, election_.get(),
                                                       std::move(on_deposed));
-  if (absl::Status started = replica->Start(); !started.ok()) {
+  if (absl::Status started = replica->Start(wait_for_etcd); !started.ok()) {
     return absl::Status(started.code(),
                         absl::StrCat("loading the coordinator's state from etcd (--state=etcd://",
                                      absl::StrJoin(target_.endpoints, ","), target_.prefix,

@@ -49,9 +49,10 @@ class EtcdReplication : public Leadership {
   // Loads the stored state into `coordinator` (built over store()) and starts following and
   // campaigning as `self` (host:port clients reach this replica at). UNAVAILABLE naming the
   // endpoints when etcd does not answer; DATA_LOSS naming the key of a stored record that does
-  // not parse. `on_deposed`: see CoordinatorReplica.
+  // not parse. `on_deposed` and `wait_for_etcd`: see CoordinatorReplica.
   absl::Status Start(Coordinator* coordinator, const std::string& self,
-                     std::function<void(const absl::Status&)> on_deposed);
+                     std::function<void(const absl::Status&)> on_deposed,
+                     bool wait_for_etcd = false);
 
   // Not leading until Start; then the replica's view.
   LeaderView view() const override;

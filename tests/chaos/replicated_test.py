@@ -17,6 +17,9 @@ client exactly once per epoch.
                                 while the new leader keeps the lead.
   etcd_members_killed           an etcd follower is SIGKILLed and restarted, then etcd's own
                                 leader.
+  etcd_lost_while_leading       every etcd member is SIGSTOPped: the leader steps down and,
+                                run again in the same process, waits for etcd; once etcd is
+                                back a replica leads and the job goes on, nothing lost.
 """
 
 import os
@@ -129,10 +132,29 @@ def etcd_members_killed(cluster, etcd, total):
     etcd.kill(etcd.leader_index())
 
 
+def etcd_lost_while_leading(cluster, etcd, total):
+    cluster.wait_delivered("client0", total // 4, timeout_s=120)
+    i = cluster.replica_index(leader_address(etcd))
+    stepped_down = cluster.replicas[i]
+    for member in range(3):
+        etcd.stop(member)
+    wait_until(lambda: "re-executing to stand by again" in replica_log(cluster, i), 30,
+               f"coordinator-{i} to step down without etcd")
+    wait_until(lambda: "waiting for etcd to load the coordinators' state" in
+               replica_log(cluster, i), 30, f"coordinator-{i} to wait for etcd")
+    for member in range(3):
+        etcd.resume(member)
+    wait_until(lambda: leader_address(etcd) != "", 30, "a coordinator to lead again")
+    if stepped_down.poll() is not None:
+        raise ChaosError(f"coordinator-{i} exited with {stepped_down.returncode} while etcd "
+                         "was away instead of waiting for it")
+
+
 SCENARIOS = {
     "leader_killed_repeatedly": leader_killed_repeatedly,
     "leader_paused_past_its_lease": leader_paused_past_its_lease,
     "etcd_members_killed": etcd_members_killed,
+    "etcd_lost_while_leading": etcd_lost_while_leading,
 }
 
 
