@@ -5,7 +5,7 @@ between separate processes on loopback.
     e2e.py BUILD_DIR --workload blur|jpeg-float32|jpeg-float16|jpeg-float32-tail|jpeg-float32-auto|
                                 jpeg-uint8
            [--manifest M --images DIR]
-           [--workers W] [--batches N] [--torchvision-batches N] [--rounds R]
+           [--workers W] [--batches N] [--torchvision-batches N | --no-torchvision] [--rounds R]
            [--client-flag FLAG]... [--compare-client 'BINARY [FLAG...]']...
 
 Stoker: a coordinator, W `stoker-worker --threads 1` processes and one `stoker-bench-client`
@@ -33,6 +33,13 @@ img/s and CPU ms per image in two windows:
   - whole run (*_whole_run): the workers' CPU before and after the round and the client's whole
     process (wait4), start-up and the extra prefetched batches included.
 --batches must be at least 16 (/proc counts worker CPU in 10 ms ticks).
+Minor page faults per image in the same steady window (issue "Decode once", item 6): minflt of
+/proc/PID/stat, the workers' summed (each image is made by one worker, so this is per image of
+the process that made it: workers_minflt_per_image) and the client's (client_minflt_per_image),
+both between the client's batches WARMUP and --batches - 2. On VMs where a first touch of a page
+costs ~12 µs they are much of the CPU; their counts are not noisy where the CPU figures are.
+--no-torchvision skips torchvision's side (where python3-torchvision is not installed): the
+RESULT line then says torchvision=skipped and has no vs_torchvision figures.
 blur also reports the wire overhead (issue 13): the workers' steady CPU per delivered image
 against the CPU per image of the same pipeline in one thread (`augment_bench --stoker_only`, run
 after each round): worker_vs_augment.
@@ -88,23 +95,34 @@ TICK = os.sysconf("SC_CLK_TCK")
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def proc_stat(pid):
+    """The fields of /proc/PID/stat after the command name (the first is the state, field 3)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()
+
+
 def cpu_seconds(pid):
     """utime + stime of a live process, seconds."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
+    fields = proc_stat(pid)
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
+def minor_faults(pid):
+    """minflt of a live process: pages it touched for the first time since the kernel gave them
+    (or gave them back), file cache hits included."""
+    return int(proc_stat(pid)[7])
+
+
 def run_child(argv, log, poll=None):
-    """Runs argv to completion, calling poll() every 5 ms meanwhile if given; returns (stdout,
-    CPU seconds of it and its waited-for children)."""
+    """Runs argv to completion, calling poll(its pid) every 5 ms meanwhile if given; returns
+    (stdout, CPU seconds of it and its waited-for children)."""
     with open(log, "w") as err:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, text=True)
         pid = 0
         while poll is not None and pid == 0:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid == 0:
-                poll()
+                poll(proc.pid)
                 time.sleep(0.005)
         out = proc.stdout.read()
         if pid == 0:
@@ -117,15 +135,16 @@ def run_child(argv, log, poll=None):
 
 
 class SteadyWindow:
-    """The workers' CPU seconds between two batch counts of the client (read from its
-    --token-file), so that the batches the workers make for the client's prefetch credit after
-    its last batch, and the start-up, are not charged to the delivered images."""
+    """The workers' CPU seconds and minor page faults, and the client's minor page faults,
+    between two batch counts of the client (read from its --token-file), so that the batches the
+    workers make for the client's prefetch credit after its last batch, and the start-up, are not
+    charged to the delivered images."""
 
     def __init__(self, token_file, workers, first, last):
         self.token_file, self.workers = token_file, workers
         self.marks = {first: None, last: None}
 
-    def __call__(self):
+    def __call__(self, client_pid):
         try:
             with open(self.token_file) as f:
                 batches = int(f.readline())
@@ -133,16 +152,22 @@ class SteadyWindow:
             return
         for mark, seen in self.marks.items():
             if seen is None and batches >= mark:
-                self.marks[mark] = (batches, sum(cpu_seconds(w.pid) for w in self.workers))
+                self.marks[mark] = dict(
+                    batches=batches, cpu=sum(cpu_seconds(w.pid) for w in self.workers),
+                    worker_minflt=sum(minor_faults(w.pid) for w in self.workers),
+                    client_minflt=minor_faults(client_pid))
 
-    def worker_ms_per_image(self):
+    def per_image(self):
+        """{cpu, worker_minflt, client_minflt} per image over the window (CPU in ms)."""
         missing = [m for m, seen in self.marks.items() if seen is None]
         if missing:  # a figure from half a window would be wrong, not merely noisy
             sys.exit(f"e2e: the client's token file ({self.token_file}) never reached batch "
                      f"{missing[0]} of the steady window {sorted(self.marks)}: --batches over "
                      f"what one epoch of the data set holds?")
-        (b0, c0), (b1, c1) = (self.marks[m] for m in sorted(self.marks))
-        return 1e3 * (c1 - c0) / ((b1 - b0) * BATCH)
+        first, last = (self.marks[m] for m in sorted(self.marks))
+        images = (last["batches"] - first["batches"]) * BATCH
+        scale = dict(cpu=1e3, worker_minflt=1, client_minflt=1)
+        return {k: scale[k] * (last[k] - first[k]) / images for k in scale}
 
 
 def augment_ms_per_image(build_dir):
@@ -253,7 +278,12 @@ def stoker_round(b, cluster, client, args, pipeline, source, extra, prefix, job,
              client_ms=1e3 * client_cpu / images)
     s["total_ms"] = s["worker_ms"] + s["client_ms"]
     s["image_bytes"] = sum(w["wire_bytes"] for w in rep["workers"]) / images
-    s["steady_ms"] = window.worker_ms_per_image()
+    steady = window.per_image()
+    s["steady_ms"] = steady["cpu"]
+    # Summed over the workers: each image is made by one of them, so this is the faults of the
+    # process that made it, per image.
+    s["worker_minflt"] = steady["worker_minflt"]
+    s["client_minflt"] = steady["client_minflt"]
     s["client_steady_ms"] = (1e3 * rep["steady_cpu_seconds"] / rep["steady_images"]
                              if rep.get("steady_images") else s["client_ms"])
     s["steady_total_ms"] = s["steady_ms"] + s["client_steady_ms"]
@@ -279,6 +309,9 @@ def main():
     parser.add_argument("--batches", type=int, default=40)
     parser.add_argument("--torchvision-batches", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-torchvision", dest="torchvision", action="store_false",
+                        help="skip torchvision's side (no vs_torchvision figures), e.g. where "
+                             "python3-torchvision is not installed")
     parser.add_argument("--client-flag", action="append", default=[])
     parser.add_argument("--compare-client", action="append", default=[])
     parser.add_argument("--baseline-worker", default="",
@@ -344,27 +377,31 @@ def main():
                                      f"{tmp}/compare{i}-{r}", f"compare{i}-{r}", augment=False)
                     rows[f"compare{i}"].append(c)
                     print(f"round {r + 1}: compare{i} ({' '.join(client)}) {c['ips']:.0f} img/s, "
-                          f"client {c['client_steady_ms']:.4f} CPU ms/image", flush=True)
-                out, _ = run_child(
-                    [sys.executable, f"{HERE}/e2e_torchvision.py", args.workload,
-                     str(args.workers), str(args.torchvision_batches), *tv_extra],
-                    f"{tmp}/torchvision{r}.log")
-                fields = dict(kv.split("=") for kv in out.split())
-                tv_images = int(fields["images"])
-                t = dict(ips=tv_images / float(fields["wall_seconds"]),
-                         total_ms=1e3 * float(fields["cpu_seconds"]) / tv_images)
-                rows["torchvision"].append(t)
+                          f"client {c['client_steady_ms']:.4f} CPU ms/image, "
+                          f"{c['client_minflt']:.2f} minor faults/image", flush=True)
                 line = f"round {r + 1}: "
+                if args.torchvision:
+                    out, _ = run_child(
+                        [sys.executable, f"{HERE}/e2e_torchvision.py", args.workload,
+                         str(args.workers), str(args.torchvision_batches), *tv_extra],
+                        f"{tmp}/torchvision{r}.log")
+                    fields = dict(kv.split("=") for kv in out.split())
+                    tv_images = int(fields["images"])
+                    t = dict(ips=tv_images / float(fields["wall_seconds"]),
+                             total_ms=1e3 * float(fields["cpu_seconds"]) / tv_images)
+                    rows["torchvision"].append(t)
                 for side in clusters:
                     s = rows[side][-1]
                     line += (f"{side} {s['ips']:.0f} img/s, worker {s['steady_ms']:.3f} + client "
                              f"{s['client_steady_ms']:.3f} = {s['steady_total_ms']:.3f} CPU "
-                             f"ms/image (whole run {s['total_ms']:.3f}); ")
+                             f"ms/image (whole run {s['total_ms']:.3f}), minor faults per image "
+                             f"worker {s['worker_minflt']:.2f} client {s['client_minflt']:.2f}; ")
                 line += f"TCP receive floor {rows['stoker'][-1]['floor_ms']:.3f} ms/image; "
                 if args.decode_floor_ms:
                     line += f"1/8-scale decode floor {args.decode_floor_ms:.3f} ms/image; "
-                print(line + f"torchvision {t['ips']:.1f} img/s, {t['total_ms']:.2f} CPU ms/image "
-                      f"(load average {os.getloadavg()[0]:.1f})", flush=True)
+                line += (f"torchvision {t['ips']:.1f} img/s, {t['total_ms']:.2f} CPU ms/image "
+                         if args.torchvision else "torchvision skipped (--no-torchvision) ")
+                print(line + f"(load average {os.getloadavg()[0]:.1f})", flush=True)
         finally:
             for p in procs:
                 p.terminate()
@@ -384,6 +421,7 @@ def main():
         speedups = [a["steady_ms"] / s["steady_ms"]
                     for s, a in zip(rows["stoker"], rows["baseline"])]
         baseline = (f" baseline_worker_cpu_ms_per_image={med('baseline', 'steady_ms'):.4f}"
+                    f" baseline_workers_minflt_per_image={med('baseline', 'worker_minflt'):.3f}"
                     f" baseline_cpu_ms_per_image={med('baseline', 'steady_total_ms'):.4f}"
                     f" worker_cpu_vs_baseline={statistics.median(speedups):.3f}")
     print(f"RESULT name=e2e workload={args.workload} workers={args.workers} "
@@ -392,13 +430,16 @@ def main():
           f"stoker_worker_cpu_ms_per_image={med('stoker', 'steady_ms'):.4f} "
           f"stoker_client_cpu_ms_per_image={med('stoker', 'client_steady_ms'):.4f} "
           f"stoker_cpu_ms_per_image={med('stoker', 'steady_total_ms'):.4f} "
-          f"torchvision_ips={med('torchvision', 'ips'):.2f} "
-          f"torchvision_cpu_ms_per_image={med('torchvision', 'total_ms'):.3f} "
-          f"vs_torchvision={ratio('steady_total_ms'):.2f} "
-          f"stoker_worker_cpu_ms_per_image_whole_run={med('stoker', 'worker_ms'):.4f} "
+          f"workers_minflt_per_image={med('stoker', 'worker_minflt'):.3f} "
+          f"client_minflt_per_image={med('stoker', 'client_minflt'):.3f} "
+          + (f"torchvision_ips={med('torchvision', 'ips'):.2f} "
+             f"torchvision_cpu_ms_per_image={med('torchvision', 'total_ms'):.3f} "
+             f"vs_torchvision={ratio('steady_total_ms'):.2f} "
+             if args.torchvision else "torchvision=skipped ")
+          + f"stoker_worker_cpu_ms_per_image_whole_run={med('stoker', 'worker_ms'):.4f} "
           f"stoker_client_cpu_ms_per_image_whole_run={med('stoker', 'client_ms'):.4f} "
-          f"vs_torchvision_whole_run={ratio('total_ms'):.2f} "
-          f"tcp_receive_floor_ms_per_image={med('stoker', 'floor_ms'):.4f} "
+          + (f"vs_torchvision_whole_run={ratio('total_ms'):.2f} " if args.torchvision else "")
+          + f"tcp_receive_floor_ms_per_image={med('stoker', 'floor_ms'):.4f} "
           f"client_vs_floor={statistics.median(s['client_steady_ms'] / s['floor_ms'] for s in rows['stoker']):.2f}"
           f"{baseline}"
           + (f" decode_floor_ms_per_image={args.decode_floor_ms:.4f} worker_vs_decode_floor="
@@ -406,6 +447,7 @@ def main():
              if args.decode_floor_ms else "")
           + "".join(f" compare{i}_client_cpu_ms_per_image="
                     f"{med(f'compare{i}', 'client_steady_ms'):.4f}"
+                    f" compare{i}_client_minflt_per_image={med(f'compare{i}', 'client_minflt'):.3f}"
                     for i in range(1, len(compares) + 1))
           + (f" augment_cpu_ms_per_image={med('stoker', 'augment_ms'):.4f} "
              f"worker_vs_augment={med('stoker', 'wire'):.3f}"

@@ -3,7 +3,7 @@
 # workers with 1 thread each, stoker-bench-client, no training step) against torchvision's
 # DataLoader with 2 worker processes, same pipeline and resize filter; delivered img/s and CPU
 # ms per image of the workers and the client after two warm-up batches on both sides (whole-run
-# figures beside them), and a plain-TCP receive floor (iperf3 taking the same bytes at the same
+# figures beside them, and minor page faults per image in the same window), and a plain-TCP receive floor (iperf3 taking the same bytes at the same
 # rate); 3 alternating rounds, medians (bench/e2e.py). The workers' floor beside them: the
 # 1/8-scale decode of the same JPEGs (jpeg_floor_bench's `eighth` stage, one thread, run once).
 # Workloads: blur (float32), JPEG float32 CHW (tail forced on the workers, the tail on the

@@ -27,6 +27,16 @@ namespace stoker {
 // already sets glibc.malloc tunables, and a no-op on C libraries other than glibc.
 void RetainFreedHeapMemory();
 
+// Once per process: mallopt(M_ARENA_MAX, 1), so that every thread allocates from glibc's main
+// arena. Measured in stoker-bench-client (bench/e2e.py, jpeg-uint8 under mutual TLS,
+// docs/benchmarks/e2e-faults.md): with per-thread arenas the client took 6–13 minor page faults
+// per image in steady state (gRPC's polling thread reads each batch into slices of its own
+// arena, which kept growing onto fresh pages), with one arena 2–3, and a third less CPU. Call it
+// from a binary's main before it starts threads: it changes every thread's allocation, so the
+// client library never calls it (a trainer process sets GLIBC_TUNABLES=glibc.malloc.arena_max=1
+// itself). Same GLIBC_TUNABLES and non-glibc rules as RetainFreedHeapMemory.
+void UseOneHeapArena();
+
 }  // namespace stoker
 
 #endif  // STOKER_COMMON_HEAP_TUNING_H_

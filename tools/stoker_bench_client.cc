@@ -31,6 +31,7 @@
 #include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/flags.h"
+#include "common/heap_tuning.h"
 #include "common/logging.h"
 #include "common/metrics.h"
 #include "common/status_macros.h"
@@ -71,6 +72,7 @@ struct BenchConfig : JobSpecArgs {
   // Process-wide tunings the library leaves off by default (LoaderOptions); this process is
   // the bench's own, so they are on unless a flag turns them off.
   bool retain_heap_memory = true;
+  bool one_heap_arena = true;
   bool tune_read_wakeups = true;
   std::string token_file;
   std::string resume_from;
@@ -204,6 +206,8 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
             "payload compression of the worker streams: none, lz4, zstd, zstd:LEVEL or auto");
   flags.Add("retain-heap-memory", &c.retain_heap_memory,
             "keep freed heap memory in the process (LoaderOptions::retain_heap_memory)");
+  flags.Add("one-heap-arena", &c.one_heap_arena,
+            "allocate from one glibc arena in every thread (common/heap_tuning.h)");
   flags.Add("tune-read-wakeups", &c.tune_read_wakeups,
             "gRPC's read-wakeup experiments for this process (LoaderOptions::tune_read_wakeups)");
   flags.Add("token-file", &c.token_file,
@@ -265,6 +269,8 @@ int Run(int argc, char** argv) {
   AddFlags(flags, config);
   if (std::optional<int> exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (absl::Status status = config.log.Apply(); !status.ok()) return flags.Fail(status);
+  // Before the loader starts gRPC's threads, so that none has an arena of its own.
+  if (config.one_heap_arena) UseOneHeapArena();
   absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
   if (!options.ok()) return flags.Fail(options.status());
 
