@@ -182,8 +182,18 @@ void AddTenantFigures(const std::map<std::string, Coordinator::TenantQuotaUse>& 
 }  // namespace
 
 std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
-  const stoker::v1::GetStatusResponse status = coordinator_->GetStatus();
   MetricFamilyBuilder m;
+  const LeaderView leader = leadership_->view();
+  m.Gauge("stoker_coordinator_leader",
+          "1 while this coordinator serves (the leader of replicated coordinators, or the only "
+          "one); 0 for a standby.",
+          leader.leading ? 1 : 0);
+  m.Gauge("stoker_coordinator_epoch",
+          "The epoch this coordinator leads under (the leader key's create revision in etcd); "
+          "0 for a standby and for a coordinator without election.",
+          static_cast<double>(leader.leading ? leader.epoch : 0));
+  if (!leader.leading) return m.Take();
+  const stoker::v1::GetStatusResponse status = coordinator_->GetStatus();
   m.Gauge("stoker_coordinator_workers", "Registered workers by state.", status.workers_size(),
           {{"state", "live"}});
   const auto [tasks, requeued] = coordinator_->InspectState([](const ClusterState& state) {

@@ -9,20 +9,27 @@
 
 #include "coordinator/call_latencies.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/leadership.h"
 #include "prometheus/collectable.h"
 
 namespace stoker {
 
-// Thread-safe. REQUIRES: `coordinator` and `latencies` outlive this object.
+// Thread-safe. REQUIRES: `coordinator`, `latencies` and `leadership` outlive this object.
+//
+// Replicated coordinators (leadership.h): every replica exports whether it leads and its epoch;
+// only the leader exports the rest. A standby's state follows the leader's, and its figures
+// beside the leader's would count every job twice in a sum over the pods.
 class CoordinatorMetrics : public prometheus::Collectable {
  public:
-  CoordinatorMetrics(Coordinator* coordinator, const CallLatencies* latencies)
-      : coordinator_(coordinator), latencies_(latencies) {}
+  CoordinatorMetrics(Coordinator* coordinator, const CallLatencies* latencies,
+                     const Leadership* leadership = SoleLeadership())
+      : coordinator_(coordinator), latencies_(latencies), leadership_(leadership) {}
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
   Coordinator* const coordinator_;
   const CallLatencies* const latencies_;
+  const Leadership* const leadership_;
 };
 
 }  // namespace stoker

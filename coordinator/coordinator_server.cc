@@ -245,7 +245,9 @@ std::string CoordinatorServer::address() const {
 
 Coordinator* CoordinatorServer::coordinator() { return &impl_->coordinator; }
 
-bool CoordinatorServer::leading() const { return impl_->leader.leadership()->view().leading; }
+bool CoordinatorServer::leading() const { return leadership()->view().leading; }
+
+const Leadership* CoordinatorServer::leadership() const { return impl_->leader.leadership(); }
 
 const CallLatencies* CoordinatorServer::call_latencies() const { return &impl_->latencies; }
 

@@ -66,6 +66,8 @@ class CoordinatorServer {
   Coordinator* coordinator();
   // Whether this replica serves now (always, but for a standby of replicated coordinators).
   bool leading() const;
+  // What says so: the replica's election with config.state, else the one Start was given.
+  const Leadership* leadership() const;
   // Per-method time from handler entry to reply (call_latencies.h).
   const CallLatencies* call_latencies() const;
 

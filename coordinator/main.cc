@@ -67,8 +67,8 @@ int Serve(const CoordinatorConfig& config, const DatasetIo& io, const std::strin
       return 1;
     }
   }
-  const auto metrics =
-      std::make_shared<CoordinatorMetrics>((*server)->coordinator(), (*server)->call_latencies());
+  const auto metrics = std::make_shared<CoordinatorMetrics>(
+      (*server)->coordinator(), (*server)->call_latencies(), (*server)->leadership());
   absl::StatusOr<std::unique_ptr<MetricsServer>> metrics_server = metrics_flags.Serve(metrics);
   if (!metrics_server.ok()) {
     std::fprintf(stderr, "stoker-coordinator: %s\n", metrics_server.status().ToString().c_str());

@@ -210,6 +210,7 @@ class Cluster:
         so that the address list workers and clients are given stays true."""
         self.replica_state = state
         self.replica_ports = [free_port() for _ in range(count)]
+        self.replica_metrics_ports = [free_port() for _ in range(count)]
         self.replicas = [None] * count
         self.replica_extra = list(extra)
         for i in range(count):
@@ -224,7 +225,8 @@ class Cluster:
                 f"--listen=127.0.0.1:{self.replica_ports[i]}", f"--port-file={port_file}",
                 f"--heartbeat-interval-ms={self.heartbeat_ms}",
                 f"--worker-timeout-ms={self.worker_timeout_ms}", "--lease-duration-ms=5000",
-                f"--state={self.replica_state}"]
+                f"--state={self.replica_state}",
+                f"--metrics-port={self.replica_metrics_ports[i]}", "--metrics-address=127.0.0.1"]
         argv += self.tls_flags("coordinator") + self.data_root_flags(self.replica_extra) + \
             self.replica_extra
         self.replicas[i] = self._spawn(name, argv)

@@ -29,7 +29,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chaos_harness import ChaosError, Cluster, Job, check_delivery, scenario_main, wait_until
+from chaos_harness import (ChaosError, Cluster, Job, check_delivery, metrics_page, scenario_main,
+                           wait_until)
 from etcd_harness import ETCDCTL, EtcdCluster
 
 PREFIX = "/stoker"
@@ -82,6 +83,32 @@ def run_replicated(build_dir, action):
         check_delivery(job, cluster.dump_records())
 
 
+def gauge(page, name):
+    """The value of an unlabelled sample `name` on a metrics page (None when absent)."""
+    for line in page.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return None
+
+
+def check_replica_metrics(cluster, etcd):
+    """The leader's page says it leads, under a nonzero epoch, with the job's figures; a
+    standby's says it does not and carries no job figure (a sum over pods counts each once)."""
+    leader = cluster.replica_index(leader_address(etcd))
+    for i, port in enumerate(cluster.replica_metrics_ports):
+        page = metrics_page(port)
+        leads = gauge(page, "stoker_coordinator_leader") == 1
+        if leads != (i == leader):
+            raise ChaosError(f"coordinator-{i} (leader: coordinator-{leader}) says "
+                             f"{'it leads' if leads else 'it stands by'}:\n{page[:1500]}")
+        has_jobs = "stoker_coordinator_tasks{" in page
+        if has_jobs != (i == leader):
+            raise ChaosError(f"coordinator-{i}: job figures {'present' if has_jobs else 'absent'}"
+                             f" (leader: coordinator-{leader})")
+        if i == leader and not gauge(page, "stoker_coordinator_epoch"):
+            raise ChaosError(f"the leader coordinator-{i} exports epoch 0")
+
+
 def leader_killed_repeatedly(cluster, etcd, total):
     takeovers = []
     for kill in range(4):
@@ -94,6 +121,11 @@ def leader_killed_repeatedly(cluster, etcd, total):
         await_new_leader(etcd, old)
         takeovers.append(time.monotonic() - killed_at)
         cluster.start_replica(i)
+        if kill == 0:
+            wait_until(lambda: gauge(metrics_page(
+                cluster.replica_metrics_ports[cluster.replica_index(leader_address(etcd))]),
+                "stoker_coordinator_leader") == 1, 30, "the new leader to export that it leads")
+            check_replica_metrics(cluster, etcd)
     print("takeover seconds (SIGKILL to the new leader's key): " +
           ", ".join(f"{t:.2f}" for t in takeovers))
 
