@@ -24,6 +24,8 @@
 # CONTROL_PLANE_SECONDS (per round, default 8), CONTROL_PLANE_DRIVERS (default 2) and
 # CONTROL_PLANE_ROUNDS (default 3) change the run;
 # CONTROL_PLANE_ETCD=0 skips etcd (skipped too, saying so, when /usr/bin/etcd is missing);
+# CONTROL_PLANE_ETCD_FLAGS adds flags to every etcd member (a diagnostic such as
+# --unsafe-no-fsync: never for the headline figures); CONTROL_PLANE_ETCD_CORES moves them;
 # CONTROL_PLANE_COORDINATOR and CONTROL_PLANE_DRIVER name other binaries (an older build, for a
 # before/after comparison).
 set -euo pipefail
@@ -45,6 +47,7 @@ CORES=$(nproc)
 DRIVER_CORES=$([ "$CORES" -gt 1 ] && echo "1-$((CORES - 1))" || echo 0)
 ETCD_CORES=${CONTROL_PLANE_ETCD_CORES:-$DRIVER_CORES}
 USE_ETCD=${CONTROL_PLANE_ETCD:-1}
+ETCD_FLAGS=${CONTROL_PLANE_ETCD_FLAGS:-}
 if [ "$USE_ETCD" = 1 ] && [ ! -x /usr/bin/etcd ]; then
   echo "SKIPPED etcd rounds: /usr/bin/etcd is missing (scripts/install-deps.sh --etcd)"
   USE_ETCD=0
@@ -74,12 +77,13 @@ etcd_ticks() {
 # A 3-member etcd on loopback for the whole run (tests/chaos/etcd_harness.py, which kills its
 # members when this helper gets SIGTERM), pinned to $ETCD_CORES; sets etcd_endpoints.
 start_etcd() {
-  taskset -c "$ETCD_CORES" /usr/bin/python3 - "$dir/etcd-endpoints" >"$dir/etcd.log" 2>&1 <<'PY' &
+  taskset -c "$ETCD_CORES" /usr/bin/python3 - "$dir/etcd-endpoints" "$ETCD_FLAGS" \
+    >"$dir/etcd.log" 2>&1 <<'PY' &
 import os, signal, sys
 sys.path.insert(0, "tests/chaos")
 from etcd_harness import EtcdCluster
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-with EtcdCluster(members=3) as etcd:
+with EtcdCluster(members=3, extra_args=sys.argv[2].split()) as etcd:
     with open(sys.argv[1] + ".tmp", "w") as out:
         out.write(",".join(etcd.endpoints()))
     os.rename(sys.argv[1] + ".tmp", sys.argv[1])
@@ -198,9 +202,10 @@ for _ in $(seq "$ROUNDS"); do
 done
 if [ "$USE_ETCD" = 1 ]; then run_round etcd-long etcd 0 "$LONG_SECS"; fi
 
-/usr/bin/python3 - "$dir/rounds.txt" "$WORKERS" "$RANKS" "$(nproc)" "$TARGET" "$ETCD_CORES" <<'PY'
+/usr/bin/python3 - "$dir/rounds.txt" "$WORKERS" "$RANKS" "$(nproc)" "$TARGET" "$ETCD_CORES" \
+  "$ETCD_FLAGS" <<'PY'
 import math, statistics, sys
-path, workers, ranks, cores, target, etcd_cores = sys.argv[1:7]
+path, workers, ranks, cores, target, etcd_cores, etcd_flags = sys.argv[1:8]
 rounds = []
 for line in open(path):
     parts = line.split()
@@ -277,7 +282,9 @@ if "etcd" in by:
         print(f"  {t:4d} s  {keys:4d} keys under the prefix  revision {revision:9d}  "
               f"db {db / 1e6:6.1f} MB ({in_use / 1e6:.1f} MB in use)")
     last = long_round["keyspace"][-1] if long_round["keyspace"] else [0] * 5
-    etcd = (f"etcd_tasks_per_s={med('etcd', 'tps'):.0f} "
+    # A diagnostic's flags (--unsafe-no-fsync) stay beside its figures.
+    etcd = "".join(f"etcd_flag={flag} " for flag in etcd_flags.split())
+    etcd += (f"etcd_tasks_per_s={med('etcd', 'tps'):.0f} "
             f"etcd_tasks_per_cpu_s={med('etcd', 'per_cpu'):.0f} "
             f"etcd_coordinator_busy={med('etcd', 'busy'):.2f} "
             f"etcd_paced_tasks_per_s={med('etcd-paced', 'tps'):.0f} "
