@@ -51,7 +51,9 @@ struct CoordinatorServer::Impl {
                   : std::make_unique<FileJournal>(config.journal_path, journal_env, clock)),
         coordinator(config, clock, replication != nullptr ? replication->store() : store.get(),
                     SourceFactoryFor(std::move(io))),
-        service(&coordinator, &latencies, config.tls, clock, &leader),
+        service(&coordinator, &latencies, config.tls, clock, &leader,
+                replication != nullptr ? CoordinatorService::kEtcdCallThreads
+                                       : CoordinatorService::kCallThreads),
         decider(config.scaler, clock),
         scaler_service(&coordinator, &decider, config.tls, config.max_job_name_bytes, &leader) {
     if (!config.tenant_policy_path.empty()) {

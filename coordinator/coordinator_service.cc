@@ -101,13 +101,14 @@ grpc::ServerUnaryReactor* CoordinatorService::Reply(const char* method,
 }
 
 CoordinatorService::CoordinatorService(Coordinator* coordinator, CallLatencies* latencies,
-                                       const TlsConfig& tls, Clock* clock, const LeaderGate* leader)
+                                       const TlsConfig& tls, Clock* clock, const LeaderGate* leader,
+                                       int call_threads)
     : coordinator_(coordinator),
       latencies_(latencies),
       clock_(clock),
       gate_(tls),
       leader_(leader),
-      calls_("calls", kCallThreads, kMaxQueuedCalls),
+      calls_("calls", call_threads, kMaxQueuedCalls),
       leases_("LeaseTasks calls", kLeaseThreads, kMaxQueuedCalls),
       opens_("OpenJob calls", kOpenJobThreads, kMaxQueuedCalls) {}
 

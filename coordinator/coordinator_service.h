@@ -44,7 +44,13 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   // caller's tenant (common/tls/principal.h) scopes what a trainer sees: its own tenant's jobs.
   // Then `leader` (leader_gate.h): a standby answers UNAVAILABLE naming the leader; a leader
   // stamps its epoch on the responses that have coordinator_epoch.
+  //
+  // The calls pool's threads mostly wait for the store's group commit (Little's law: threads ~
+  // calls/s x commit time). A file journal commits in ~1 ms; etcd (a raft round and two fsyncs)
+  // in 3-6 ms, where 8 threads capped a 1,000-worker cluster at ~8,000 tasks/s
+  // (docs/benchmarks/control-plane.md), so a coordinator on etcd runs kEtcdCallThreads.
   static constexpr int kCallThreads = 8;
+  static constexpr int kEtcdCallThreads = 64;
   static constexpr int kLeaseThreads = 4;
   static constexpr int kOpenJobThreads = 2;
   static constexpr size_t kMaxQueuedCalls = 4096;
@@ -52,8 +58,9 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   // `tls`: who may call (RoleGate; with insecure every role check passes). Each call's latency is
   // observed in `latencies`, timed with `clock`; `leader` says whether to answer. All three
   // outlive the service.
+  // `call_threads` runs the calls other than LeaseTasks and OpenJob.
   CoordinatorService(Coordinator* coordinator, CallLatencies* latencies, const TlsConfig& tls,
-                     Clock* clock, const LeaderGate* leader);
+                     Clock* clock, const LeaderGate* leader, int call_threads = kCallThreads);
   ~CoordinatorService() override;
   // Finishes the queued calls and joins the threads; call after the server's Shutdown. Idempotent.
   void Stop();

@@ -167,18 +167,14 @@ absl::Status EtcdStateStore::WriteLargeRecord(uint64_t sequence, absl::string_vi
   return FencedTxn(std::move(ops), absl::StrCat("record ", sequence)).status();
 }
 
-bool EtcdStateStore::SyncDoneOrFree(SyncWait* wait) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-  EtcdStateStore* self = wait->self;
-  return !self->failed_.ok() || self->durable_ >= wait->seq ||
-         self->write_failures_ != wait->failures_seen || !self->syncing_;
-}
-
 absl::Status EtcdStateStore::Sync(uint64_t seq) {
   absl::MutexLock lock(&mu_);
-  SyncWait wait{this, seq, write_failures_};
-  mu_.Await(absl::Condition(&SyncDoneOrFree, &wait));
+  const uint64_t failures_seen = write_failures_;
+  while (failed_.ok() && durable_ < seq && write_failures_ == failures_seen && syncing_) {
+    written_.Wait(&mu_);
+  }
   if (!failed_.ok() || durable_ >= seq) return durable_ >= seq ? absl::OkStatus() : failed_;
-  if (write_failures_ != wait.failures_seen) return last_write_failure_;
+  if (write_failures_ != failures_seen) return last_write_failure_;
   // Leader: write everything queued so far, for every waiter. The records stay queued until
   // etcd confirms them, so that a failed write leaves them for the next Sync.
   syncing_ = true;
@@ -191,6 +187,7 @@ absl::Status EtcdStateStore::Sync(uint64_t seq) {
   const double seconds = absl::ToDoubleSeconds(clock_->Now() - start);
   mu_.Lock();
   syncing_ = false;
+  written_.SignalAll();  // the waiters see what follows once this returns and unlocks
   Confirmed(confirmed);
   if (status.ok()) {
     stats_.sync_seconds.Observe(seconds);
@@ -249,8 +246,7 @@ absl::Status EtcdStateStore::WriteSnapshot(const Snapshot& snapshot, int64_t* re
 absl::Status EtcdStateStore::Compact(const std::function<Snapshot()>& take_snapshot) {
   {
     absl::MutexLock lock(&mu_);
-    mu_.Await(absl::Condition(
-        +[](bool* syncing) { return !*syncing; }, &syncing_));
+    while (syncing_) written_.Wait(&mu_);
     RETURN_IF_ERROR(failed_);
     syncing_ = true;  // no Sync writes while the snapshot is written
   }
@@ -288,6 +284,7 @@ absl::Status EtcdStateStore::Compact(const std::function<Snapshot()>& take_snaps
   }
   absl::MutexLock lock(&mu_);
   syncing_ = false;
+  written_.SignalAll();
   Confirmed(confirmed);
   if (!status.ok()) {
     CountRefusal(status);

@@ -30,7 +30,7 @@ ELECTION_MS = 500
 
 
 class EtcdCluster:
-    def __init__(self, members=3, quota_backend_bytes=0):
+    def __init__(self, members=3, quota_backend_bytes=0, extra_args=()):
         for tool in (ETCD, ETCDCTL):
             if not os.access(tool, os.X_OK):
                 raise ChaosError(f"{tool} is missing: the etcd tests need a real etcd "
@@ -38,6 +38,7 @@ class EtcdCluster:
         if members not in (1, 3):
             raise ValueError("members: want 1 or 3")
         self.quota_backend_bytes = quota_backend_bytes
+        self.extra_args = list(extra_args)  # more etcd flags (a benchmark's diagnostics)
         self.dir = tempfile.mkdtemp(prefix="stoker-etcd-")
         self.names = [f"m{i}" for i in range(members)]
         self.client_ports = [free_port() for _ in range(members)]
@@ -90,7 +91,7 @@ class EtcdCluster:
                 f"--initial-cluster-token={self.dir}",
                 f"--heartbeat-interval={HEARTBEAT_MS}", f"--election-timeout={ELECTION_MS}",
                 f"--quota-backend-bytes={self.quota_backend_bytes}",
-                "--logger=zap", "--log-outputs=stderr", "--log-level=warn"]
+                "--logger=zap", "--log-outputs=stderr", "--log-level=warn"] + self.extra_args
         with open(os.path.join(self.dir, self.names[i] + ".log"), "ab") as log:
             self.procs[i] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
         self.paused[i] = False
