@@ -56,6 +56,8 @@ class CaptionCsvReader {
   absl::StatusOr<std::vector<CaptionRow>> Rows() {
     std::vector<CaptionRow> rows;
     bool first = true;
+    // Spreadsheets start their UTF-8 CSV with a byte order mark.
+    if (absl::StartsWith(text_, "\xEF\xBB\xBF")) pos_ = 3;
     while (pos_ < text_.size()) {
       if (ConsumeLineEnd()) continue;  // An empty line.
       const int row_line = line_;

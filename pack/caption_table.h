@@ -8,6 +8,7 @@
 //   CSV  RFC 4180 rows of two fields, path and caption: a field in double quotes may hold
 //        commas, newlines and doubled quotes (""); CRLF or LF line ends; empty lines skipped.
 //        A first row of exactly `path,caption` is a header and skipped; no header is needed.
+//        A leading UTF-8 byte order mark (spreadsheets write one) is skipped.
 // Every bad row is refused naming the table, the line and the reason.
 //
 // Thread-compatible; immutable once read.

@@ -53,7 +53,7 @@ TEST(CaptionTableTest, MalformedLinesAndRepeatedPathsNameTheLine) {
 TEST(CaptionTableTest, CsvFieldsInQuotesHoldCommasQuotesAndNewlines) {
   TempDir dir;
   WriteFile(dir.File("pairs.csv"),
-            "path,caption\r\n"
+            "\xEF\xBB\xBFpath,caption\r\n"  // As spreadsheets save it: a byte order mark.
             "cats/a.jpg,\"a cat, sitting\"\r\n"
             "\r\n"
             "\"cats/b,c.jpg\",\"she said \"\"hi\"\"\"\n"
