@@ -38,12 +38,18 @@ absl::Status CaptionFields::Read(const Storage& storage, size_t /*index*/, const
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<CaptionFields>> MakeCaptionFields(const Storage& storage,
-                                                                 const PackOptions& options) {
+absl::StatusOr<std::unique_ptr<CaptionFields>> MakeCaptionFields(
+    const Storage& storage, const PackOptions& options, const std::vector<PackInput>& inputs) {
   std::optional<CaptionTable> table;
   if (!options.captions_file.empty()) {
-    absl::StatusOr<CaptionTable> read = ReadCaptionTable(storage, options.captions_file);
+    ASSIGN_OR_RETURN(const CaptionTableFormat format,
+                     CaptionTableFormatOf(options.captions_format, options.captions_file));
+    absl::StatusOr<CaptionTable> read = ReadCaptionTable(storage, options.captions_file, format);
     if (!read.ok()) return PrefixStatus("captions_file: ", read.status());
+    std::vector<std::string> paths;
+    paths.reserve(inputs.size());
+    for (const PackInput& input : inputs) paths.push_back(input.path);
+    RETURN_IF_ERROR(PrefixStatus("captions_file: ", read->CheckListedAmong(paths)));
     table = *std::move(read);
   }
   return std::make_unique<CaptionFields>(std::move(table));

@@ -31,10 +31,11 @@ class CaptionFields : public PackFields {
   const std::optional<CaptionTable> table_;
 };
 
-// The captions of `options` (has_captions()): its table read through `storage`, or sidecars.
-// The table's errors, prefixed "captions_file: ".
-absl::StatusOr<std::unique_ptr<CaptionFields>> MakeCaptionFields(const Storage& storage,
-                                                                 const PackOptions& options);
+// The captions of `options` (has_captions()): its table read through `storage`, in the format
+// options.captions_format names, or sidecars. The table's errors, and a row naming an image
+// that is not one of `inputs`, prefixed "captions_file: "; captions_format's.
+absl::StatusOr<std::unique_ptr<CaptionFields>> MakeCaptionFields(
+    const Storage& storage, const PackOptions& options, const std::vector<PackInput>& inputs);
 
 }  // namespace stoker
 

@@ -103,6 +103,9 @@ absl::Status PackOptions::Validate() const {
     return absl::InvalidArgumentError(
         "captions_file: give it or captions (sidecar .txt files), not both");
   }
+  if (!captions_format.empty() && captions_file.empty()) {
+    return absl::InvalidArgumentError("captions_format: needs captions_file");
+  }
   if (!coco.empty() && has_captions()) {
     return absl::InvalidArgumentError("coco: give it or captions, not both");
   }
@@ -173,7 +176,7 @@ absl::StatusOr<PackPlan> PlanPack(const Storage& storage, const PackOptions& opt
   }
   CutShards(options.shard_bytes, &plan);
   if (options.has_captions()) {
-    ASSIGN_OR_RETURN(plan.fields, MakeCaptionFields(storage, options));
+    ASSIGN_OR_RETURN(plan.fields, MakeCaptionFields(storage, options, plan.inputs));
   }
   return plan;
 }

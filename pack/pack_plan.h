@@ -43,9 +43,12 @@ struct PackOptions {
   // (data/record_fields.h) and the manifest declares the field; an image without a caption is
   // skipped (reason "missing_caption").
   bool captions = false;
-  // Image-text pairs from a table instead of sidecars: a TSV of "path<TAB>caption" lines
-  // (pack/caption_table.h), local or s3://; images it does not list are skipped likewise.
+  // Image-text pairs from a table instead of sidecars: a TSV of "path<TAB>caption" lines or a
+  // CSV of path,caption rows (pack/caption_table.h), local or s3://; images it does not list are
+  // skipped likewise, a row naming an image that is not an input is refused.
   std::string captions_file;
+  // "csv" or "tsv"; empty: by captions_file's extension (.csv: CSV, anything else: TSV).
+  std::string captions_format;
   // A COCO instances file (local or s3://): `input` is then the folder its images' file_names
   // are relative to, and each image's record gets its boxes, box labels and masks
   // (pack/coco_fields.h).

@@ -291,6 +291,43 @@ TEST_F(PackerTest, ACaptionsFileGivesTheTextFieldOfTheImagesItLists) {
               HasSubstr("captions_file: give it or captions"));
 }
 
+TEST_F(PackerTest, ACsvCaptionsFileIsReadByItsExtensionOrTheFlagAndBadRowsStopThePlan) {
+  WriteFile(images_.File("pairs.csv"),
+            "path,caption\n"
+            "class-000/img-00000.jpg,\"a photo, \"\"quoted\"\",\nover two lines\"\n"
+            "class-001/img-00002.jpg,plain\n");
+  options_.captions_file = images_.File("pairs.csv");
+  absl::StatusOr<PackSummary> summary = PackAll();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->images, 2u);
+  stoker::v1::DatasetSpec spec;
+  spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
+  auto source = CreateSource(spec, 0, DatasetIo::FromEnvironment(), false, {"text"});
+  ASSERT_TRUE(source.ok()) << source.status();
+  SampleBuffer sample;
+  ASSERT_TRUE((*source)->Read(0, &sample).ok());
+  EXPECT_EQ(std::string(sample.fields[0].begin(), sample.fields[0].end()),
+            "a photo, \"quoted\",\nover two lines");
+
+  // The same rows read as TSV have no tab: refused, naming the flag's format's reason.
+  options_.captions_format = "tsv";
+  EXPECT_THAT(PlanPack(*storage_, options_).status().message(),
+              HasSubstr("captions_file: " + images_.File("pairs.csv") +
+                        ":1: expected \"path<TAB>caption\""));
+  options_.captions_format = "";
+  WriteFile(images_.File("pairs.csv"),
+            "class-000/img-00000.jpg,one\nclass-009/img-00000.jpg,nowhere\n");
+  const absl::Status unknown = PlanPack(*storage_, options_).status();
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(unknown.message(),
+              HasSubstr("captions_file: " + images_.File("pairs.csv") +
+                        ":2: unknown image class-009/img-00000.jpg (not among the inputs)"));
+  options_.captions_file.clear();
+  options_.captions_format = "csv";
+  EXPECT_THAT(PlanPack(*storage_, options_).status().message(),
+              HasSubstr("captions_format: needs captions_file"));
+}
+
 TEST_F(PackerTest, AManifestWithoutFieldsRefusesPassThroughFields) {
   ASSERT_TRUE(PackAll().ok());
   stoker::v1::DatasetSpec spec;

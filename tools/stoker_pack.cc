@@ -3,7 +3,7 @@
 // target size and a manifest (docs/shard_format.md).
 //
 //   stoker-pack --input=/data/caltech256 --output=/data/caltech-shards [--resize-shorter=256]
-//   [--restart-markers] [--captions | --captions-file=PAIRS.tsv]
+//   [--restart-markers] [--captions | --captions-file=PAIRS.tsv|.csv [--captions-format=csv|tsv]]
 //   stoker-pack --input=s3://raw/caltech256/ --output=s3://train/caltech-shards
 //   --report=skipped.tsv
 //   stoker-pack --coco=annotations/instances_val2017.json --input=/data/coco/val2017
@@ -84,8 +84,11 @@ int Run(int argc, char** argv) {
             "image-text pairs: store each image's sidecar .txt (cat/001.jpg -> cat/001.txt) as "
             "its \"text\" field; images without one are skipped");
   flags.Add("captions-file", &options.captions_file,
-            "image-text pairs from a TSV of \"path<TAB>caption\" lines (paths as in --input's "
-            "file list): each listed image's caption as its \"text\" field; others skipped");
+            "image-text pairs from a TSV of \"path<TAB>caption\" lines or a CSV of path,caption "
+            "rows (RFC 4180 quoting; an optional path,caption header), paths as in --input's "
+            "file list: each listed image's caption as its \"text\" field; others skipped");
+  flags.Add("captions-format", &options.captions_format,
+            "csv or tsv: the --captions-file format (empty: by its extension, .csv is CSV)");
   flags.Add("coco", &options.coco,
             "a COCO instances file: packs its images (--input is their folder) with their "
             "\"boxes\", \"box_labels\" and \"masks\" (and \"keypoints\") fields; a bad "

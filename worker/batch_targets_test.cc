@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "augment/synthetic_images.h"
 #include "augment/targets/target_codec.h"
+#include "augment/testing/spec_from_text.h"
 #include "common/bad_sample.h"
 #include "common/field_limits.h"
 #include "data/dataset_io.h"
@@ -44,6 +45,19 @@ constexpr uint32_t kSceneWidth = 24;
 std::array<uint32_t, 4> SceneBox(uint64_t i) {
   const uint32_t x1 = static_cast<uint32_t>(i % 5);
   return {x1, 2 + static_cast<uint32_t>(i % 3), x1 + 7, 11};
+}
+
+// Sample i's one instance's keypoints, COCO-style: one inside its box (visible), one
+// unlabelled at (0, 0) (visibility 0), one on the last pixel (labelled, not visible) that a
+// crop leaves outside its window.
+TargetKeypoints SceneKeypoints(uint64_t i) {
+  const std::array<uint32_t, 4> box = SceneBox(i);
+  TargetKeypoints keypoints;
+  keypoints.count = 1;
+  keypoints.per_instance = 3;
+  keypoints.xy = {box[0] + 0.5f, box[1] + 1.25f, 0, 0, kSceneWidth - 1, kSceneHeight - 1};
+  keypoints.visibility = {2, 0, 1};
+  return keypoints;
 }
 
 // The ways a record's stored targets can be bad at run time (what stoker-pack refuses, written
@@ -117,6 +131,7 @@ class TargetSource : public Source {
       for (uint32_t x = box[0]; x < box[2]; ++x) masks.pixels[y * kSceneWidth + x] = 1;
     }
     targets.masks = std::move(masks);
+    targets.keypoints = SceneKeypoints(index);
     absl::StatusOr<std::vector<std::pair<std::string, std::string>>> stored =
         EncodeStoredTargets(targets);
     if (!stored.ok()) return stored.status();
@@ -214,6 +229,93 @@ TEST(BatchTargetsTest, BoxesLabelsAndMasksMoveWithTheImage) {
     }
   }
 }
+
+// One geometric step as torchvision.transforms.v2's keypoint kernels take it
+// (v2/functional/_geometry.py): horizontal_flip_keypoints x -> W - 1 - x, crop_keypoints
+// x -> x - left (no clamping), resize_keypoints x -> x * float32(W' / W).
+struct V2KeypointStep {
+  enum Kind { kFlip, kVerticalFlip, kCrop, kResize } kind;
+  float a;  // kFlip: the canvas width; kVerticalFlip: its height; kCrop: top; kResize: W' / W
+  float b;  // kCrop: left; kResize: H' / H
+};
+struct KeypointPipelineCase {
+  const char* pipeline;
+  std::vector<V2KeypointStep> steps;
+};
+
+// Sample i's keypoints after `steps`, as the wire carries them: x, y, visibility per keypoint.
+std::vector<float> V2MovedKeypoints(uint64_t i, const std::vector<V2KeypointStep>& steps) {
+  const TargetKeypoints keypoints = SceneKeypoints(i);
+  std::vector<float> out;
+  for (uint32_t k = 0; k < keypoints.per_instance; ++k) {
+    float x = keypoints.xy[2 * k], y = keypoints.xy[2 * k + 1];
+    for (const V2KeypointStep& step : steps) {
+      switch (step.kind) {
+        case V2KeypointStep::kFlip:
+          x = step.a - 1 - x;
+          break;
+        case V2KeypointStep::kVerticalFlip:
+          y = step.a - 1 - y;
+          break;
+        case V2KeypointStep::kCrop:
+          y -= step.a;
+          x -= step.b;
+          break;
+        case V2KeypointStep::kResize:
+          x *= step.a;
+          y *= step.b;
+          break;
+      }
+    }
+    out.insert(out.end(), {x, y, static_cast<float>(keypoints.visibility[k])});
+  }
+  return out;
+}
+
+class KeypointPipelineTest : public ::testing::TestWithParam<KeypointPipelineCase> {};
+
+// A job that names only "keypoints": flips, centre crops and resizes on the worker move each
+// keypoint exactly as v2 does; the visibility is kept, and the keypoint the crop leaves outside
+// its window keeps its (outside) coordinates, as v2 keeps them.
+TEST_P(KeypointPipelineTest, KeypointsMoveAsTorchvisionV2MovesThem) {
+  pb::JobSpec spec = SceneJob({"image", "keypoints"});
+  *spec.mutable_pipeline() = SpecFromText(GetParam().pipeline);
+  auto job = SceneContext(spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+  ProducerScratch scratch;
+  pb::BatchMessage batch;
+  ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 0, 1), 1, &scratch, &batch).ok());
+  ASSERT_TRUE(CheckBatchHeader(batch.header(), batch.data().size()).ok());
+  ASSERT_EQ(batch.header().fields_size(), 1);
+  EXPECT_EQ(batch.header().fields(0).name(), "keypoints");
+  for (int i = 0; i < 4; ++i) {
+    const uint64_t index = 4 + i;
+    const std::string value = ColumnValue(batch, 0, i);
+    ASSERT_GE(value.size(), 4u);
+    EXPECT_THAT(ValuesOf<uint32_t>(value.substr(0, 4)), ElementsAre(3u));
+    const std::vector<float> moved = V2MovedKeypoints(index, GetParam().steps);
+    EXPECT_THAT(ValuesOf<float>(value.substr(4)), ElementsAreArray(moved)) << "sample " << index;
+    // The last keypoint lies left of the output image: moved, never clamped or dropped.
+    EXPECT_LT(moved[6], 0) << "sample " << index;
+  }
+}
+
+// The 16x24 image: centre crop 12x16 at top 2, left 4; resize to 24x32 (x2) or 15x20 (x1.25).
+INSTANTIATE_TEST_SUITE_P(
+    FlipsCropsResizes, KeypointPipelineTest,
+    ::testing::Values(
+        KeypointPipelineCase{"decode, horizontal_flip(p=1), center_crop(height=12, width=16), "
+                             "resize(height=24, width=32)",
+                             {{V2KeypointStep::kFlip, 24, 0},
+                              {V2KeypointStep::kCrop, 2, 4},
+                              {V2KeypointStep::kResize, 2, 2}}},
+        // The decode-and-crop fusion moves the crop into the decode.
+        KeypointPipelineCase{"decode, center_crop(height=12, width=16), horizontal_flip(p=1), "
+                             "vertical_flip(p=1), resize(height=15, width=20)",
+                             {{V2KeypointStep::kCrop, 2, 4},
+                              {V2KeypointStep::kFlip, 16, 0},
+                              {V2KeypointStep::kVerticalFlip, 12, 0},
+                              {V2KeypointStep::kResize, 1.25f, 1.25f}}}));
 
 class BadTargetsTest : public ::testing::TestWithParam<BadTargetsCase> {};
 

@@ -4,7 +4,8 @@
 // output of the real writer: journals from FileJournal, tokens from EncodeResumeToken (and
 // PlanResume), shards from ShardWriter, tars from the test fixtures' ustar writer, manifests from
 // WriteManifest, state updates as a coordinator makes them, frames from CompressPayload, batch
-// messages, client messages and RPC requests as protobuf serializes them.
+// messages, client messages and RPC requests as protobuf serializes them, typed target values
+// from AppendWireTarget.
 //
 //   fuzz_make_seeds CORPUS_DIR
 
@@ -12,6 +13,7 @@
 #include <iostream>
 #include <type_traits>
 
+#include "augment/targets/target_codec.h"
 #include "common/payload_codec.h"
 #include "coordinator/cluster_state.h"
 #include "coordinator/fake_journal_env_for_test.h"
@@ -264,6 +266,87 @@ void BatchWireSeeds() {
   Write("batch_wire", "truncated_data", JoinChunks({wire.substr(0, wire.size() - 10)}));
 }
 
+// A detection batch as a worker writes it: a 2 × 4 × 6 × 3 uint8 tensor, then one column per
+// named typed field, each sample's value in its wire form (AppendWireTarget, the worker's
+// writer). Sample 0 has two instances with K = 2 keypoints, sample 1 none.
+stoker::v1::BatchMessage DetectionBatch(const std::vector<std::string>& fields) {
+  std::vector<SampleTargets> samples(2);
+  for (SampleTargets& targets : samples) {
+    targets.canvas_height = 4;
+    targets.canvas_width = 6;
+    targets.boxes.emplace();
+    targets.box_labels.emplace();
+    targets.masks.emplace();
+    targets.masks->height = 4;
+    targets.masks->width = 6;
+    targets.keypoints.emplace();
+    targets.keypoints->per_instance = 2;
+  }
+  SampleTargets& two = samples[0];
+  *two.boxes = {0, 0, 3, 2, 2, 1, 6, 4};
+  *two.box_labels = {3, 17};
+  two.masks->count = 2;
+  two.masks->pixels.assign(2 * 4 * 6, 0);
+  for (int x = 0; x < 3; ++x) two.masks->pixels[x] = two.masks->pixels[6 + x] = 1;
+  two.masks->pixels[24 + 6 + 2] = 1;
+  two.keypoints->count = 2;
+  two.keypoints->xy = {1.5f, 0.5f, 0, 0, 3, 2, -1, 5};  // The last outside the image.
+  two.keypoints->visibility = {2, 0, 2, 1};
+  stoker::v1::BatchMessage message;
+  stoker::v1::BatchHeader* header = message.mutable_header();
+  header->mutable_task()->set_job_id(MakeId(1, 1));
+  for (int64_t d : {2, 4, 6, 3}) header->add_shape(d);
+  for (uint64_t i : {0, 1}) {
+    header->add_sample_indices(i);
+    header->add_labels(0);
+  }
+  header->set_dtype(stoker::v1::DTYPE_UINT8);
+  header->set_layout(stoker::v1::LAYOUT_HWC);
+  std::string data(2 * 4 * 6 * 3, '\x40');
+  for (const std::string& field : fields) {
+    stoker::v1::FieldColumn* column = header->add_fields();
+    column->set_name(field);
+    column->add_offsets(data.size());
+    for (const SampleTargets& targets : samples) {
+      AppendWireTarget(field, targets, &data);
+      column->add_offsets(data.size());
+    }
+  }
+  message.set_data(std::move(data));
+  return message;
+}
+
+// CheckTargetColumns' input: the header, then the payload in slices.
+std::string TargetColumnsInput(const stoker::v1::BatchMessage& message,
+                               const std::vector<size_t>& cuts) {
+  std::vector<std::string> chunks = {message.header().SerializeAsString()};
+  size_t from = 0;
+  for (size_t cut : cuts) {
+    chunks.push_back(message.data().substr(from, cut - from));
+    from = cut;
+  }
+  chunks.push_back(message.data().substr(from));
+  return JoinChunks(chunks);
+}
+
+void TargetColumnsSeeds() {
+  const stoker::v1::BatchMessage all =
+      DetectionBatch({"boxes", "box_labels", "masks", "keypoints"});
+  Write("target_columns", "detection_one_slice", TargetColumnsInput(all, {}));
+  // A cut inside sample 0's keypoints: they are read from gathered bytes.
+  const size_t keypoints = all.header().fields(3).offsets(0);
+  Write("target_columns", "detection_keypoints_cut",
+        TargetColumnsInput(all, {keypoints / 2, keypoints + 6}));
+  Write("target_columns", "keypoints_without_boxes",
+        TargetColumnsInput(DetectionBatch({"keypoints", "masks"}), {150}));
+  stoker::v1::BatchMessage ragged = all;  // Sample 0's label column one instance short.
+  ragged.mutable_header()->mutable_fields(1)->set_offsets(1, all.header().fields(1).offsets(1) - 8);
+  Write("target_columns", "labels_fewer_than_boxes", TargetColumnsInput(ragged, {}));
+  stoker::v1::BatchMessage no_k = all;  // Sample 0's K overwritten with 0.
+  no_k.mutable_data()->replace(keypoints, 4, std::string(4, '\0'));
+  Write("target_columns", "keypoints_k_zero", TargetColumnsInput(no_k, {}));
+}
+
 // Control bytes of payload_frame: codec and mode, then the announced size (3 bytes).
 std::string FrameControl(bool zstd, bool lie, uint32_t size, int level_bits = 0) {
   std::string control(4, '\0');
@@ -413,5 +496,6 @@ int main(int argc, char** argv) {
   stoker::fuzz::AwsConfigSeeds();
   stoker::fuzz::StreamSessionSeeds();
   stoker::fuzz::CoordinatorRpcSeeds();
+  stoker::fuzz::TargetColumnsSeeds();
   return 0;
 }

@@ -263,7 +263,8 @@ COCO_IMAGES = 20
 
 def pack_coco_set(directory):
     """Generates and packs a COCO set under `directory`; returns (manifest path, the instances
-    file's boxes (XYXY) and category ids per sample, in the packed order: by image id)."""
+    file's boxes (XYXY), category ids and keypoints ([x, y, v] per keypoint) per sample, in the
+    packed order: by image id)."""
     tools = os.path.join(BUILD_DIR, "tools")
     scenes, shards = os.path.join(directory, "scenes"), os.path.join(directory, "coco")
     subprocess.run([f"{tools}/stoker-gen-images", f"--output={scenes}",
@@ -276,18 +277,20 @@ def pack_coco_set(directory):
         coco = json.load(f)
     ids = sorted(image["id"] for image in coco["images"])
     boxes, labels = {i: [] for i in ids}, {i: [] for i in ids}
+    keypoints = {i: [] for i in ids}
     for a in coco["annotations"]:
         x, y, w, h = a["bbox"]
         boxes[a["image_id"]].append((x, y, x + w, y + h))
         labels[a["image_id"]].append(a["category_id"])
+        keypoints[a["image_id"]].append(np.reshape(a["keypoints"], (-1, 3)))
     return (os.path.join(shards, "manifest.json"),
-            [(boxes[i], labels[i]) for i in ids])
+            [(boxes[i], labels[i], keypoints[i]) for i in ids])
 
 
 class CocoPackedTest(unittest.TestCase):
     """A COCO set packed by stoker-pack --coco, flipped and doubled: every sample once with the
-    instances file's boxes moved, its category ids and one mask per box inside its box, also when
-    a worker is killed mid-epoch."""
+    instances file's boxes and keypoints moved, its category ids and one mask per box inside its
+    box, also when a worker is killed mid-epoch."""
 
     @classmethod
     def setUpClass(cls):
@@ -300,8 +303,16 @@ class CocoPackedTest(unittest.TestCase):
         cls.cluster.stop()
         cls.data.cleanup()
 
-    def check_sample(self, index, boxes, labels, masks):
-        stored, categories = self.expected[index]
+    def check_sample(self, index, boxes, labels, masks, keypoints):
+        stored, categories, points = self.expected[index]
+        # v2's keypoint kernels: a flip mirrors about the last pixel (W - 1 - x), resize scales;
+        # the visibility is kept.
+        moved_points = np.array([(2 * (WIDTH - 1 - x), 2 * y, v) for p in points for x, y, v in p],
+                                dtype=np.float32).reshape(-1, 3)
+        keypoints = np.asarray(keypoints)
+        self.assertEqual(keypoints.shape[0], len(stored), f"sample {index}")
+        np.testing.assert_allclose(keypoints.reshape(-1, 3), moved_points, atol=1e-4,
+                                   err_msg=f"sample {index}")
         moved = np.array([(2 * (WIDTH - x2), 2 * y1, 2 * (WIDTH - x1), 2 * y2)
                           for x1, y1, x2, y2 in stored], dtype=np.float32).reshape(-1, 4)
         np.testing.assert_allclose(np.asarray(boxes), moved, atol=1e-4,
@@ -326,18 +337,18 @@ class CocoPackedTest(unittest.TestCase):
         with stoker.Loader(coordinator=self.cluster.address, dataset=self.manifest,
                            pipeline=PIPELINE,
                            batch_size=BATCH, epochs=1, seed=unique_seed(), drop_last=True,
-                           fields=["image", "boxes", "box_labels", "masks"],
+                           fields=["image", "boxes", "box_labels", "masks", "keypoints"],
                            return_indices=True, tls=stoker.TlsOptions(insecure=True),
                            prefetch_bytes=2 * BATCH * 3 * 4 * HEIGHT * WIDTH) as loader:
             for n, batch in enumerate(loader):
                 for k, index in enumerate(batch["sample_indices"].tolist()):
                     self.check_sample(index, batch["boxes"][k], batch["box_labels"][k],
-                                      batch["masks"][k])
+                                      batch["masks"][k], batch["keypoints"][k])
                     seen[index] = seen.get(index, 0) + 1
                 if n == 1:
                     self.cluster.kill_worker(0)
         self.assertEqual(seen, {i: 1 for i in range(COCO_IMAGES)})
-        self.assertTrue(any(not boxes for boxes, _ in self.expected))  # images without boxes
+        self.assertTrue(any(not boxes for boxes, _, _ in self.expected))  # images without boxes
         self.assertGreater(self.filled_masks, COCO_IMAGES)
 
 
