@@ -110,6 +110,19 @@ TEST(GrpcEtcdClientTest, WatchDeliversEventsAndCancelEndsIt) {
   EXPECT_EQ((*watch)->Next(absl::Seconds(1)).status().code(), absl::StatusCode::kCancelled);
 }
 
+// Put, retried (bounded) while the members left after a kill elect a raft leader: calls
+// meanwhile may be UNAVAILABLE or time out, and only those are retried.
+absl::Status PutWhileElecting(EtcdClient* client, const std::string& key,
+                              const std::string& value) {
+  absl::Status put;
+  for (int i = 0; i < 50; ++i) {
+    put = Put(client, key, value).status();
+    if (put.ok()) break;
+    EXPECT_TRUE(absl::IsUnavailable(put) || absl::IsDeadlineExceeded(put)) << put;
+  }
+  return put;
+}
+
 TEST(GrpcEtcdClientTest, KeepsWorkingWhenAMemberAndThenEtcdsLeaderAreKilled) {
   absl::StatusOr<std::unique_ptr<EtcdCluster>> etcd = EtcdCluster::Start({.members = 3});
   ASSERT_TRUE(etcd.ok()) << etcd.status();
@@ -122,7 +135,7 @@ TEST(GrpcEtcdClientTest, KeepsWorkingWhenAMemberAndThenEtcdsLeaderAreKilled) {
 
   // The first endpoint is where calls start: killing it makes the client move on.
   ASSERT_TRUE((*etcd)->Kill(0).ok());
-  EXPECT_TRUE(Put(client.get(), "/t/k", "1").ok());
+  EXPECT_TRUE(PutWhileElecting(client.get(), "/t/k", "1").ok());
   EXPECT_EQ(Get(client.get(), "/t/k"), "1");
   absl::StatusOr<etcdserverpb::LeaseKeepAliveResponse> renewed =
       client->LeaseKeepAlive(lease->id());
@@ -133,14 +146,7 @@ TEST(GrpcEtcdClientTest, KeepsWorkingWhenAMemberAndThenEtcdsLeaderAreKilled) {
   absl::StatusOr<int> leader = (*etcd)->LeaderIndex();
   ASSERT_TRUE(leader.ok()) << leader.status();
   ASSERT_TRUE((*etcd)->Kill(*leader).ok());
-  // The two left elect a new raft leader; calls meanwhile may be UNAVAILABLE: retry, bounded.
-  absl::Status put;
-  for (int i = 0; i < 50; ++i) {
-    put = Put(client.get(), "/t/k", "2").status();
-    if (put.ok()) break;
-    EXPECT_TRUE(absl::IsUnavailable(put) || absl::IsDeadlineExceeded(put)) << put;
-  }
-  EXPECT_TRUE(put.ok()) << put;
+  EXPECT_TRUE(PutWhileElecting(client.get(), "/t/k", "2").ok());
   EXPECT_EQ(Get(client.get(), "/t/k"), "2");
   renewed = client->LeaseKeepAlive(lease->id());
   ASSERT_TRUE(renewed.ok()) << renewed.status();

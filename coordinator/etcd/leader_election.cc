@@ -156,20 +156,25 @@ bool LeaderElection::Pause(absl::Duration d) {
 }
 
 void LeaderElection::RenewLoop() {
+  // After a failed renewal (the member it went to died, etcd is electing a raft leader) the
+  // next try comes sooner than a period: two lost periods would already spend the lease.
+  absl::Duration wait = ttl_ / 3;
   for (;;) {
     int64_t lease = 0;
     {
       absl::MutexLock lock(&mu_);
       auto done = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return stopped_ || !renewing_; };
-      clock_->AwaitWithTimeout(&mu_, absl::Condition(&done), ttl_ / 3);
+      clock_->AwaitWithTimeout(&mu_, absl::Condition(&done), wait);
       if (done()) return;
       lease = lease_;
     }
     const absl::Time sent = clock_->Now();
     absl::StatusOr<etcdserverpb::LeaseKeepAliveResponse> renewed = etcd_->LeaseKeepAlive(lease);
     absl::MutexLock lock(&mu_);
+    wait = ttl_ / 12;
     if (renewed.ok() && renewed->ttl() > 0) {
       renewed_at_ = std::max(renewed_at_, sent);
+      wait = ttl_ / 3;
     } else if (renewed.ok() || absl::IsNotFound(renewed.status())) {
       // The lease expired in etcd, and the key with it: lost for good.
       holding_ = false;
@@ -177,7 +182,7 @@ void LeaderElection::RenewLoop() {
       leader_address_.clear();
       return;
     }
-    // Other errors: try again next period; view() stops leading by itself meanwhile.
+    // Other errors: try again soon; view() stops leading by itself meanwhile.
   }
 }
 

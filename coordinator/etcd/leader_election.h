@@ -7,10 +7,10 @@
 // is its epoch, which grows with every new leader. Every write of the leader carries Fence(),
 // so a deposed leader's writes fail their compare.
 //
-// While leading, a thread renews the lease every ttl/3. view() says leading only while the
-// clock is before (send time of the last acknowledged renewal) + ttl: etcd expires the lease no
-// earlier than that, so a process paused past its lease (SIGSTOP, a long GC-like stall) knows on
-// waking, without asking etcd, that it may no longer lead.
+// While leading, a thread renews the lease every ttl/3 (every ttl/12 after a failed renewal).
+// view() says leading only while the clock is before (send time of the last acknowledged renewal) +
+// ttl: etcd expires the lease no earlier than that, so a process paused past its lease (SIGSTOP, a
+// long GC-like stall) knows on waking, without asking etcd, that it may no longer lead.
 
 #include <cstdint>
 #include <memory>

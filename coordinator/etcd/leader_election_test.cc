@@ -30,7 +30,7 @@ class LeaderElectionTest : public ::testing::Test {
 
   std::unique_ptr<EtcdClient> NewClient() {
     absl::StatusOr<std::unique_ptr<EtcdClient>> client =
-        NewGrpcEtcdClient(EtcdTarget{etcd_->endpoints(), "/t/"}, EtcdTls{}, absl::Seconds(2));
+        NewGrpcEtcdClient(EtcdTarget{etcd_->endpoints(), "/t/"}, EtcdTls{}, absl::Seconds(1));
     EXPECT_TRUE(client.ok()) << client.status();
     return *std::move(client);
   }
