@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Chaos tests of replicated coordinators (issue "No single point of failure"): a real 3-member
 etcd on loopback, three stoker-coordinator processes sharing --state=etcd://.../stoker, two
-workers and a trainer client given every coordinator's address, all under mutual TLS. Each
+workers and the two ranks' trainer clients given every coordinator's address, all under mutual
+TLS. Each
 scenario hurts the control plane while the job runs, then checks that every batch reached the
 client exactly once per epoch.
 
@@ -69,15 +70,16 @@ def replica_log(cluster, i):
 
 
 def run_replicated(build_dir, action):
-    job = Job("replicated", num_samples=8192, batch_size=8, epochs=2, step_ms=10)
+    job = Job("replicated", num_samples=8192, batch_size=8, epochs=2, world_size=2, step_ms=10)
     with EtcdCluster(members=3) as etcd, Cluster(build_dir) as cluster:
         cluster.start_replicas(REPLICAS, f"etcd://{','.join(etcd.endpoints())}{PREFIX}",
                                extra=[f"--leader-lease-ttl-ms={LEASE_TTL_MS}"])
         wait_until(lambda: leader_address(etcd) != "", 30, "a coordinator to lead")
         for i in range(2):
             cluster.start_worker(f"worker{i}")
-        cluster.start_client(job)
-        total = job.batches_per_epoch * job.epochs
+        for rank in range(job.world_size):
+            cluster.start_client(job, rank=rank)
+        total = job.batches_per_epoch * job.epochs // job.world_size  # client0's share
         action(cluster, etcd, total)
         cluster.wait_clients(timeout_s=300)
         check_delivery(job, cluster.dump_records())
