@@ -325,16 +325,14 @@ TEST(CoordinatorConfigTest, ReplicationSettingsThatDoNotFitAreRefusedNamingTheFi
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("etcd_key_file")));
   config.etcd_cert_file.clear();
   config.listen_address = "0.0.0.0:7070";
-  EXPECT_THAT(config.Validate(),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("advertise_address: required with --state")));
+  EXPECT_THAT(config.Validate(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                          HasSubstr("advertise_address: required with --state")));
   config.advertise_address = "10.0.0.5:7070";
   EXPECT_THAT(config.Validate(), IsOk());
   config = PlainConfig();
   config.etcd_ca_file = "/etc/etcd/ca.pem";
-  EXPECT_THAT(config.Validate(),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("etcd_ca_file: only with state = etcd://")));
+  EXPECT_THAT(config.Validate(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                          HasSubstr("etcd_ca_file: only with state = etcd://")));
 }
 
 }  // namespace
