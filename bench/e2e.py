@@ -38,7 +38,7 @@ Minor page faults per image in the same steady window (issue "Decode once", item
 the process that made it: workers_minflt_per_image) and the client's (client_minflt_per_image),
 both between the client's batches WARMUP and --batches - 2. On VMs where a first touch of a page
 costs ~12 µs they are much of the CPU; their counts are not noisy where the CPU figures are.
---no-torchvision skips torchvision's side (where python3-torchvision is not installed): the
+--no-torchvision skips torchvision's side (for figures of Stoker's processes alone): the
 RESULT line then says torchvision=skipped and has no vs_torchvision figures.
 blur also reports the wire overhead (issue 13): the workers' steady CPU per delivered image
 against the CPU per image of the same pipeline in one thread (`augment_bench --stoker_only`, run
@@ -310,8 +310,8 @@ def main():
     parser.add_argument("--torchvision-batches", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-torchvision", dest="torchvision", action="store_false",
-                        help="skip torchvision's side (no vs_torchvision figures), e.g. where "
-                             "python3-torchvision is not installed")
+                        help="skip torchvision's side (no vs_torchvision figures), for "
+                             "figures of Stoker's processes alone")
     parser.add_argument("--client-flag", action="append", default=[])
     parser.add_argument("--compare-client", action="append", default=[])
     parser.add_argument("--baseline-worker", default="",
