@@ -220,7 +220,9 @@ std::vector<prometheus::MetricFamily> CoordinatorMetrics::Collect() const {
             "reports NOT_SERVING until restarted.",
             journal->failed ? 1 : 0);
     m.Histogram("stoker_coordinator_journal_sync_seconds",
-                "Seconds one group commit took (write and fdatasync).", journal->sync_seconds);
+                "Seconds one group commit took (the journal's write and fdatasync, or etcd's "
+                "transaction with --state).",
+                journal->sync_seconds);
     m.Gauge("stoker_coordinator_store_quota_exhausted",
             "1 while the state store's backend refuses writes for space (etcd's quota, its "
             "NOSPACE alarm); the records stay queued.",
