@@ -71,6 +71,16 @@ class ReplicatedCoordinatorTest : public ::testing::Test {
     return -1;
   }
 
+  // A standby learns the leader from its watch on the leader key, a moment after the leader
+  // itself knows; true once `standby` names `leader`.
+  static bool AwaitStandbyNames(const CoordinatorServer& standby, const CoordinatorServer& leader) {
+    for (int attempt = 0; attempt < 300; ++attempt) {
+      if (standby.leadership()->view().leader_address == leader.address()) return true;
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    return false;
+  }
+
   std::unique_ptr<testing::EtcdCluster> etcd_;
 };
 
@@ -95,6 +105,7 @@ TEST_F(ReplicatedCoordinatorTest, TheNextLeaderServesWhatTheFirstMadeDurable) {
   CoordinatorServer* standing_by = leader == 0 ? second->get() : first->get();
 
   // The standby answers as one, naming the leader.
+  ASSERT_TRUE(AwaitStandbyNames(*standing_by, *leading));
   std::unique_ptr<CoordinatorClient> to_standby =
       NewGrpcCoordinatorClient(standing_by->address(), absl::Seconds(5), TlsConfig::Plaintext());
   EXPECT_THAT(
