@@ -120,22 +120,22 @@ void CoordinatorReplica::Run() {
     epoch = *campaign_;
   }
   if (absl::Status taken = TakeOver(epoch); !taken.ok()) return Depose(taken);
-  while (true) {  // leader
+  // Leader: polls, on real time, the lease as the election's clock sees it and the store. Not a
+  // wait on that clock: a leader whose clock stalls still believes it leads, and only a write
+  // etcd refuses tells it otherwise; it must step down then, not when its clock moves again.
+  while (true) {
     {
       absl::MutexLock lock(&mu_);
-      if (stopping_) return;
+      if (mu_.AwaitWithTimeout(absl::Condition(&stopping_), kReplicaLeadCheck)) return;
     }
-    if (!election_->WaitUntilNotLeading(kReplicaLeadCheck)) {
-      const absl::Status failure = store_->failure();
-      if (failure.ok()) continue;
-      return Depose(failure);
-    }
-    {
+    if (absl::Status failure = store_->failure(); !failure.ok()) return Depose(failure);
+    if (!election_->view().leading) {
       absl::MutexLock lock(&mu_);
       if (stopping_) return;  // Stop resigned
+      break;
     }
-    return Depose(absl::UnavailableError("the leader's lease in etcd expired or was lost"));
   }
+  Depose(absl::UnavailableError("the leader's lease in etcd expired or was lost"));
 }
 
 absl::Status CoordinatorReplica::TakeOver(uint64_t epoch) {

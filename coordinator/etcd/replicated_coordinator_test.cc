@@ -1,7 +1,8 @@
 // Replicated coordinators on real etcd (coordinator/etcd/coordinator_replica.h): two
 // CoordinatorServers started with config.state on a 3-member etcd cluster on loopback, a client
 // given both addresses. What one leader made durable, the next one serves; a standby answers as
-// one; bad starts fail naming what is wrong.
+// one; a leader whose clock stopped is fenced by etcd and refused by clients; bad starts fail
+// naming what is wrong.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -46,10 +47,10 @@ class ReplicatedCoordinatorTest : public ::testing::Test {
   }
 
   absl::StatusOr<std::unique_ptr<CoordinatorServer>> StartReplica(
-      const CoordinatorConfig& config, absl::Notification* deposed = nullptr) {
-    return CoordinatorServer::Start(config, DatasetIo::FromEnvironment(), Clock::Real(),
-                                    PosixJournalEnv(), SoleLeadership(),
-                                    [deposed](const absl::Status&) {
+      const CoordinatorConfig& config, absl::Notification* deposed = nullptr,
+      Clock* clock = Clock::Real()) {
+    return CoordinatorServer::Start(config, DatasetIo::FromEnvironment(), clock, PosixJournalEnv(),
+                                    SoleLeadership(), [deposed](const absl::Status&) {
                                       if (deposed != nullptr && !deposed->HasBeenNotified()) {
                                         deposed->Notify();
                                       }
@@ -159,6 +160,64 @@ TEST_F(ReplicatedCoordinatorTest, TheNextLeaderServesWhatTheFirstMadeDurable) {
                  task.task().batch_index() == done.batch_index())
         << "a consumed batch was leased again";
   }
+}
+
+// What a paused leader (SIGSTOP, a long GC-like stall) or one whose clock runs slow looks like
+// from the inside: its clock stopped, so it neither renews its lease nor sees it lapse, and it
+// still believes it leads. The local lease check cannot save it; the two fences must: etcd
+// refuses its writes (they compare the leader key's create revision, now another's) and a
+// client that has seen the newer leader refuses its older epoch.
+TEST_F(ReplicatedCoordinatorTest, ALeaderWhoseClockStoppedIsFencedByEtcdAndRefusedByClients) {
+  FakeClock stopped;
+  absl::Notification old_deposed;
+  auto old_leader = StartReplica(ConfigOn(etcd_->endpoints()), &old_deposed, &stopped);
+  ASSERT_THAT(old_leader, IsOk());
+  std::unique_ptr<CoordinatorClient> to_old =
+      NewGrpcCoordinatorClient((*old_leader)->address(), absl::Seconds(5), TlsConfig::Plaintext());
+  ASSERT_EQ(AwaitLeader(to_old.get(), {old_leader->get()}), 0);
+  absl::StatusOr<pb::GetStatusResponse> old_status = to_old->GetStatus(pb::GetStatusRequest());
+  ASSERT_THAT(old_status, IsOk());
+  const uint64_t old_epoch = old_status->coordinator_epoch();
+
+  // Its lease lapses in etcd (never renewed); the second replica takes over.
+  auto new_leader = StartReplica(ConfigOn(etcd_->endpoints()));
+  ASSERT_THAT(new_leader, IsOk());
+  std::unique_ptr<CoordinatorClient> to_new =
+      NewGrpcCoordinatorClient((*new_leader)->address(), absl::Seconds(5), TlsConfig::Plaintext());
+  ASSERT_EQ(AwaitLeader(to_new.get(), {new_leader->get()}), 0);
+  // Made now, its first call goes to the new leader (the first address).
+  std::unique_ptr<CoordinatorClient> client = NewGrpcCoordinatorClient(
+      absl::StrCat((*new_leader)->address(), ",", (*old_leader)->address()), absl::Seconds(5),
+      TlsConfig::Plaintext());
+  ASSERT_TRUE((*old_leader)->leading()) << "the premise: the stopped clock still says leading";
+  absl::StatusOr<pb::GetStatusResponse> new_status = client->GetStatus(pb::GetStatusRequest());
+  ASSERT_THAT(new_status, IsOk());
+  ASSERT_GT(new_status->coordinator_epoch(), old_epoch);
+
+  // A client that has seen the new epoch refuses the old leader's answer: the new leader resigns,
+  // the client moves on to the old one, which answers under its old epoch.
+  (*new_leader)->Stop();
+  EXPECT_THAT(client->GetStatus(pb::GetStatusRequest()),
+              StatusIs(absl::StatusCode::kUnavailable,
+                       HasSubstr(absl::StrCat("epoch ", old_epoch, " is older than epoch ",
+                                              new_status->coordinator_epoch()))));
+  EXPECT_EQ(client->stale_epoch_responses(), 1u);
+
+  // Its first write is refused by etcd, and it steps down.
+  EXPECT_THAT(to_old->OpenJob(TrainJob()),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("FAILED_PRECONDITION")));
+  EXPECT_TRUE(old_deposed.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_FALSE((*old_leader)->leading());
+
+  // Nothing it tried to write is in etcd: a new leader has no job.
+  auto next = StartReplica(ConfigOn(etcd_->endpoints()));
+  ASSERT_THAT(next, IsOk());
+  std::unique_ptr<CoordinatorClient> to_next =
+      NewGrpcCoordinatorClient((*next)->address(), absl::Seconds(5), TlsConfig::Plaintext());
+  ASSERT_EQ(AwaitLeader(to_next.get(), {next->get()}), 0);
+  absl::StatusOr<pb::GetStatusResponse> after = to_next->GetStatus(pb::GetStatusRequest());
+  ASSERT_THAT(after, IsOk());
+  EXPECT_EQ(after->jobs_size(), 0);
 }
 
 TEST_F(ReplicatedCoordinatorTest, EtcdUnreachableAtStartNamesTheEndpoint) {
