@@ -231,10 +231,10 @@ def security(role):
             "--tls-key", f"{CERTS}/{role}.key"]
 
 
-def start_cluster(b, worker_binary, workers, prefix, procs, data_root):
-    """A coordinator and `workers` workers of `worker_binary` on loopback, reading datasets under
-    `data_root` (--data-root); appends them to procs. Returns (coordinator address, worker
-    processes)."""
+def start_cluster(b, worker_binary, workers, prefix, procs, data_root, worker_flags=()):
+    """A coordinator and `workers` workers of `worker_binary` (with `worker_flags`) on loopback,
+    reading datasets under `data_root` (--data-root); appends them to procs. Returns (coordinator
+    address, worker processes)."""
     log = open(f"{prefix}-coordinator.log", "w")
     coordinator = subprocess.Popen(
         [f"{b}/coordinator/stoker-coordinator", *security("coordinator"), "--listen", "127.0.0.1:0",
@@ -247,7 +247,8 @@ def start_cluster(b, worker_binary, workers, prefix, procs, data_root):
         log = open(f"{prefix}-worker{i}.log", "w")
         w = subprocess.Popen(
             [worker_binary, *security("worker"), "--coordinator", address, "--threads", "1",
-             "--port-file", f"{prefix}-worker{i}.port", "--data-root", data_root],
+             "--port-file", f"{prefix}-worker{i}.port", "--data-root", data_root,
+             *worker_flags],
             stdout=log, stderr=log)
         procs.append(w)
         started.append(w)

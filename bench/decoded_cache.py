@@ -1,0 +1,198 @@
+#!/usr/bin/python3
+"""`scripts/bench.sh decoded-cache` (issue "Decode once", item 5): what the workers' decoded
+cache saves, end to end between separate processes on loopback.
+
+    decoded_cache.py BUILD_DIR --manifest M [--epochs E] [--rounds R] [--recipe NAME]...
+                     [--plaintext]
+
+One coordinator and one `stoker-worker --threads 1` per run (started fresh, so every run begins
+with an empty cache), --decoded-cache-bytes large enough for the whole data set, and
+stoker-bench-client processes under mutual TLS (--plaintext: all plaintext). Each run is made
+twice in every round, the job's cache switch on (`--decoded-cache always`: every entry kept,
+the set is known to fit) and off (today's path, the fused decode-and-crop where the pipeline
+allows it), in alternating order. Two measurements per recipe:
+  (a) epochs: one job of E epochs; the worker's CPU ms and minor page faults per image in each
+      epoch, between the client's batches (e-1)*B + 3 and e*B - 3 of epoch e (B batches an
+      epoch; the margins keep the worker's prefetch on the epoch's side of the boundary).
+      epochs_vs_first = CPU per image of epochs >= 2 / epoch 1 (bar <= 0.5 with the cache on;
+      the cache-off run is the negative control, ~1 by construction).
+  (b) sweep: 4 jobs (seeds 1-4) started together on the same data and pipeline, one epoch each;
+      the worker's CPU over the whole sweep per delivered image. sweep_vs_off = cache on / cache
+      off (bar <= 0.4).
+Beside them, the worker's VmRSS at the end of each cache-on run and --decoded-cache-bytes.
+Recipes: resize-crop = decode, resize(256x256), random_crop(224), horizontal_flip (the prefix is
+decode and the resize: entries of 256x256x3); rrc = decode, random_resized_crop(224),
+horizontal_flip (the prefix is the decode alone: entries of the full 500x375x3 image; with the
+cache off the worker decodes only the crop's window, DCT-downscaled where it can). uint8 HWC out.
+One RESULT line per recipe.
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e  # noqa: E402  (the harness the e2e benchmark uses: processes, CPU, faults, TLS)
+
+RECIPES = {
+    "resize-crop": "decode, resize(height=256, width=256), random_crop(height=224, width=224), "
+                   "horizontal_flip",
+    "rrc": e2e.JPEG,
+}
+SWEEP_JOBS = 4
+
+
+def vm_rss_bytes(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def client_argv(b, address, job, pipeline, manifest, cache, epochs, seed, tmp):
+    return [f"{b}/tools/stoker-bench-client", *e2e.security("trainer"), "--coordinator", address,
+            "--job", job, "--pipeline", pipeline, "--manifest", manifest,
+            "--batch-size", str(e2e.BATCH), "--epochs", str(epochs), "--seed", str(seed),
+            "--decoded-cache", cache, "--report-json", f"{tmp}/{job}-report.json",
+            "--token-file", f"{tmp}/{job}-token"]
+
+
+def run_epochs(b, args, pipeline, cache, batches_per_epoch, tmp, procs, worker_flags):
+    """(a): per-epoch worker CPU ms and minor faults per image, and the worker's RSS at the end."""
+    address, workers = e2e.start_cluster(b, f"{b}/worker/stoker-worker", 1, f"{tmp}/c", procs,
+                                         os.path.dirname(os.path.abspath(args.manifest)),
+                                         worker_flags)
+    job = f"epochs-{cache}"
+    windows = [e2e.SteadyWindow(f"{tmp}/{job}-token", workers,
+                                e * batches_per_epoch + (e2e.WARMUP if e == 0 else 3),
+                                (e + 1) * batches_per_epoch - 3)
+               for e in range(args.epochs)]
+
+    def poll(pid):
+        for window in windows:
+            window(pid)
+
+    e2e.run_child(client_argv(b, address, job, pipeline, args.manifest, cache, args.epochs, 1, tmp),
+                  f"{tmp}/{job}-client.log", poll)
+    rss = vm_rss_bytes(workers[0].pid)
+    return [w.per_image() for w in windows], rss
+
+
+def run_sweep(b, args, pipeline, cache, tmp, procs, worker_flags):
+    """(b): the worker's CPU ms per delivered image over SWEEP_JOBS jobs run together."""
+    address, workers = e2e.start_cluster(b, f"{b}/worker/stoker-worker", 1, f"{tmp}/s", procs,
+                                         os.path.dirname(os.path.abspath(args.manifest)),
+                                         worker_flags)
+    before = e2e.cpu_seconds(workers[0].pid)
+    clients = []
+    for seed in range(1, SWEEP_JOBS + 1):
+        job = f"sweep-{cache}-{seed}"
+        log = open(f"{tmp}/{job}-client.log", "w")
+        clients.append((job, subprocess.Popen(
+            client_argv(b, address, job, pipeline, args.manifest, cache, 1, seed, tmp),
+            stdout=subprocess.DEVNULL, stderr=log)))
+    images = 0
+    for job, client in clients:
+        if client.wait() != 0:
+            sys.exit(f"decoded_cache: the client of {job} exited with {client.returncode}; see "
+                     f"{tmp}/{job}-client.log")
+        images += json.load(open(f"{tmp}/{job}-report.json"))["images"]
+    return 1e3 * (e2e.cpu_seconds(workers[0].pid) - before) / images
+
+
+def stop(procs):
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        p.wait(timeout=30)
+    procs.clear()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("build_dir")
+    parser.add_argument("--manifest", required=True, help="stoker-pack manifest of the JPEGs")
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--recipe", action="append", choices=sorted(RECIPES),
+                        help="default: every recipe")
+    parser.add_argument("--cache-bytes", type=int, default=3 << 30,
+                        help="the worker's --decoded-cache-bytes (the set must fit)")
+    parser.add_argument("--plaintext", dest="tls", action="store_false")
+    args = parser.parse_args()
+    b = args.build_dir
+    if args.epochs < 2:
+        sys.exit("decoded_cache: --epochs must be at least 2")
+    manifest = json.load(open(args.manifest))
+    samples = sum(int(s["records"]) for s in manifest["shards"])
+    batches_per_epoch = math.ceil(samples / e2e.BATCH)  # the bench client wraps the last batch
+    if batches_per_epoch < 16:
+        sys.exit(f"decoded_cache: {samples} samples are {batches_per_epoch} batches an epoch; "
+                 f"the per-epoch windows need 16")
+    # The cache a documented share of the worker's budget: give it twice the cache.
+    worker_flags = ["--decoded-cache-bytes", str(args.cache_bytes),
+                    "--memory-bytes", str(2 * args.cache_bytes)]
+    for recipe in args.recipe or sorted(RECIPES):
+        pipeline = RECIPES[recipe]
+        rows = {"always": [], "off": []}
+        with tempfile.TemporaryDirectory() as tmp:
+            if args.tls:
+                e2e.CERTS = f"{tmp}/certs"
+                subprocess.run([f"{e2e.HERE}/../scripts/dev-certs.sh", e2e.CERTS], check=True,
+                               stdout=subprocess.DEVNULL)
+            procs = []
+            try:
+                for r in range(args.rounds):
+                    for cache in (["always", "off"] if r % 2 == 0 else ["off", "always"]):
+                        run_tmp = f"{tmp}/{recipe}-{cache}-{r}"
+                        os.makedirs(run_tmp)
+                        epochs, rss = run_epochs(b, args, pipeline, cache, batches_per_epoch,
+                                                 run_tmp, procs, worker_flags)
+                        stop(procs)
+                        sweep = run_sweep(b, args, pipeline, cache, run_tmp, procs, worker_flags)
+                        stop(procs)
+                        later = statistics.mean(e["cpu"] for e in epochs[1:])
+                        rows[cache].append(dict(
+                            first=epochs[0]["cpu"], later=later, ratio=later / epochs[0]["cpu"],
+                            first_minflt=epochs[0]["worker_minflt"],
+                            later_minflt=statistics.mean(e["worker_minflt"] for e in epochs[1:]),
+                            sweep=sweep, rss=rss))
+                        cpu = " ".join("%.3f" % e["cpu"] for e in epochs)
+                        faults = " ".join("%.2f" % e["worker_minflt"] for e in epochs)
+                        print(f"{recipe} round {r + 1} cache {cache}: worker CPU ms/image by "
+                              f"epoch {cpu} (epochs >= 2 / epoch 1 = "
+                              f"{later / epochs[0]['cpu']:.3f}), minor faults/image {faults}"
+                              f"; sweep of {SWEEP_JOBS}: {sweep:.3f} ms/image; worker RSS "
+                              f"{rss / 2**20:.0f} MiB (load average {os.getloadavg()[0]:.1f})",
+                              flush=True)
+            finally:
+                stop(procs)
+
+        def med(cache, key):
+            return statistics.median(row[key] for row in rows[cache])
+
+        sweep_vs_off = statistics.median(
+            on["sweep"] / off["sweep"] for on, off in zip(rows["always"], rows["off"]))
+        print(f"RESULT name=decoded-cache recipe={recipe} tls={'on' if args.tls else 'off'} "
+              f"samples={samples} epochs={args.epochs} "
+              f"cache_epoch1_ms={med('always', 'first'):.4f} "
+              f"cache_later_ms={med('always', 'later'):.4f} "
+              f"epochs_vs_first={med('always', 'ratio'):.3f} "
+              f"off_epoch1_ms={med('off', 'first'):.4f} off_later_ms={med('off', 'later'):.4f} "
+              f"off_epochs_vs_first={med('off', 'ratio'):.3f} "
+              f"cache_epoch1_minflt={med('always', 'first_minflt'):.2f} "
+              f"cache_later_minflt={med('always', 'later_minflt'):.2f} "
+              f"off_later_minflt={med('off', 'later_minflt'):.2f} "
+              f"sweep_cache_ms={med('always', 'sweep'):.4f} sweep_off_ms={med('off', 'sweep'):.4f} "
+              f"sweep_vs_off={sweep_vs_off:.3f} "
+              f"worker_rss_mib={med('always', 'rss') / 2**20:.0f} "
+              f"decoded_cache_mib={args.cache_bytes / 2**20:.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
