@@ -234,8 +234,11 @@ TEST(OpSchemaDrawsTest, SchemasStateWhatApplyDraws) {
     bool op_says = false;
     const bool drew = AppliedOpDraws(BaseOpText(schema), &op_says);
     EXPECT_EQ(op_says, drew) << "Op::Draws() differs from what Apply did";
-    if (schema.draws == RngDraws::kNever) EXPECT_FALSE(drew) << "said never to draw, but drew";
-    if (schema.draws == RngDraws::kAlways) EXPECT_TRUE(drew) << "said always to draw, but did not";
+    if (schema.draws == RngDraws::kNever) {
+      EXPECT_FALSE(drew) << "said never to draw, but drew";
+    } else if (schema.draws == RngDraws::kAlways) {
+      EXPECT_TRUE(drew) << "said always to draw, but did not";
+    }
   }
   // gaussian_blur (kByArgs): a fixed sigma draws nothing, a range draws.
   for (const bool range : {false, true}) {
