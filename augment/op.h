@@ -41,6 +41,7 @@
 //   adjust_sharpness, adjust_hue: the same single draw, applying the op when
 //                    rng->UniformFloat() < p (adjust_hue: p = 1).
 //   affine           no draw.
+//   pad              no draw.
 //   random_rotation  one draw: angle = rng->UniformFloat(degrees_min, degrees_max).
 //   random_affine    angle = UniformFloat(degrees_min, degrees_max); with translate, tx then ty
 //                    = UniformFloat(-f * size, f * size) rounded half to even; with a scale
@@ -81,7 +82,9 @@
 //                    no crop (v2 loops on) no further draw, no crop. Without boxes no crop passes.
 //
 // Changing the order or number of draws changes every augmented sample of every job: don't,
-// except in a new op.
+// except in a new op. Each op's schema states whether it draws (OpSchema::draws, never / always
+// / by arguments), which decides whether it may join a decoded prefix (augment/pipeline.h);
+// op_schema_range_test checks the statement against Apply.
 
 #include <optional>
 #include <string>

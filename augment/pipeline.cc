@@ -279,6 +279,17 @@ absl::Status CheckTargetsFit(const Op& op, bool with_targets) {
       "(PipelineOptions::with_targets)");
 }
 
+absl::Status NoPrefixError() {
+  return absl::FailedPreconditionError(
+      "the pipeline has no decoded prefix (compile it for encoded input with "
+      "PipelineOptions::decoded_prefix)");
+}
+
+absl::Status NoTargetsError() {
+  return absl::FailedPreconditionError(
+      "the pipeline was compiled without targets (PipelineOptions::with_targets)");
+}
+
 }  // namespace
 
 Pipeline::Pipeline() = default;
@@ -462,8 +473,7 @@ absl::Status Pipeline::RunWithTargets(const SampleInput& input, CounterRng* rng,
                                       PipelineWorkspace* workspace, uint8_t* out,
                                       SampleTargets* targets) const {
   if (!with_targets_) {
-    return absl::FailedPreconditionError(
-        "the pipeline was compiled without targets (PipelineOptions::with_targets)");
+    return NoTargetsError();
   }
   RETURN_IF_ERROR(ValidateTargets(*targets));
   TrackedMoves tracked;
@@ -498,9 +508,7 @@ absl::StatusOr<ImageShape> Pipeline::TargetCanvas(const SampleInput& input,
 absl::Status Pipeline::RunPrefix(const SampleInput& input, PipelineWorkspace* workspace,
                                  ImageView* result) const {
   if (prefix_ops_ == 0) {
-    return absl::FailedPreconditionError(
-        "the pipeline has no decoded prefix (compile it for encoded input with "
-        "PipelineOptions::decoded_prefix)");
+    return NoPrefixError();
   }
   CounterRng no_draws = SampleRng(0, 0, 0);  // Prefix ops draw nothing; decode is not fused.
   RunState state;
@@ -522,8 +530,7 @@ absl::Status Pipeline::RunSuffixWithTargets(const ImageView& prefix_image,
                                             PipelineWorkspace* workspace, uint8_t* out,
                                             SampleTargets* targets) const {
   if (!with_targets_) {
-    return absl::FailedPreconditionError(
-        "the pipeline was compiled without targets (PipelineOptions::with_targets)");
+    return NoTargetsError();
   }
   RunState state;
   RETURN_IF_ERROR(BeginSuffix(prefix_image, workspace, &state));
@@ -538,9 +545,7 @@ absl::Status Pipeline::RunSuffixWithTargets(const ImageView& prefix_image,
 absl::Status Pipeline::BeginSuffix(const ImageView& prefix_image, PipelineWorkspace* workspace,
                                    RunState* state) const {
   if (prefix_ops_ == 0) {
-    return absl::FailedPreconditionError(
-        "the pipeline has no decoded prefix (compile it for encoded input with "
-        "PipelineOptions::decoded_prefix)");
+    return NoPrefixError();
   }
   const ImageShape& made = ops_[prefix_ops_ - 1]->output_shape();
   const ImageShape& got = prefix_image.shape;
