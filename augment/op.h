@@ -41,6 +41,7 @@
 //   adjust_sharpness, adjust_hue: the same single draw, applying the op when
 //                    rng->UniformFloat() < p (adjust_hue: p = 1).
 //   affine           no draw.
+//   pad              no draw.
 //   random_rotation  one draw: angle = rng->UniformFloat(degrees_min, degrees_max).
 //   random_affine    angle = UniformFloat(degrees_min, degrees_max); with translate, tx then ty
 //                    = UniformFloat(-f * size, f * size) rounded half to even; with a scale
@@ -81,7 +82,9 @@
 //                    no crop (v2 loops on) no further draw, no crop. Without boxes no crop passes.
 //
 // Changing the order or number of draws changes every augmented sample of every job: don't,
-// except in a new op.
+// except in a new op. Each op's schema states whether it draws (OpSchema::draws, never / always
+// / by arguments), which decides whether it may join a decoded prefix (augment/pipeline.h);
+// op_schema_range_test checks the statement against Apply.
 
 #include <optional>
 #include <string>
@@ -155,6 +158,11 @@ class Op {
   // REQUIRES: BlurKsize() > 0.
   virtual const float* BlurWeights(CounterRng* rng, float* drawn) const;
 
+  // True when Apply may draw from its rng (op.h's list): the schema's RngDraws answer
+  // (augment/op_registry.h); an op whose schema says kByArgs overrides it (gaussian_blur: a
+  // sigma range), and an unknown name answers true.
+  virtual bool Draws() const;
+
   // True when Apply accepts out.data == in.data (an in-place run).
   virtual bool SupportsInPlace() const { return false; }
 
@@ -226,6 +234,9 @@ class Op {
   // Errors: bad-sample errors (common/bad_sample.h).
   virtual absl::StatusOr<ImageShape> ReadEncoded(absl::Span<const uint8_t> bytes, const Op* next,
                                                  ImageDecoder* decoder) const;
+  // The shape ReadEncoded returns for an image of `header` (its size and format).
+  // REQUIRES: TakesEncodedInput().
+  virtual ImageShape DecodedShape(const EncodedHeader& header, const Op* next) const;
   // REQUIRES: ReadEncoded(bytes, ...) just returned out.shape on the same decoder.
   // Errors: bad-sample errors.
   virtual absl::Status DecodeInto(absl::Span<const uint8_t> bytes, ImageDecoder* decoder,

@@ -37,12 +37,12 @@ GeneratedBlock Table(const std::string& name, const std::string& first_column,
       ": made from the op registry (augment/ops/*.cc, augment/batch_mix.cc) by `stoker-ctl "
       "pipeline ops --update=docs/augmentations.md`; edit the registry, not this table -->\n",
       "| ", first_column, " | ", counterpart_column,
-      " | dtype | tested against torchvision | boxes, masks, keypoints |\n"
-      "|---|---|---|---|---|\n");
+      " | dtype | tested against torchvision | boxes, masks, keypoints | draws |\n"
+      "|---|---|---|---|---|---|\n");
   for (const OpSchema& schema : schemas) {
     absl::StrAppend(&text, "| `", Signature(schema), "` | ", schema.torchvision.counterpart, " | ",
                     schema.torchvision.dtypes, " | ", schema.torchvision.tested, " | ",
-                    TargetSupportName(schema.targets), " |\n");
+                    TargetSupportName(schema.targets), " | ", RngDrawsName(schema.draws), " |\n");
   }
   absl::StrAppend(&text, kEndPrefix, name, " -->\n");
   return GeneratedBlock{name, std::move(text)};

@@ -62,26 +62,40 @@ absl::Status FillShapes(const stoker::v1::PipelineSpec& spec, const Pipeline& pi
   return absl::OkStatus();
 }
 
-// Times `runs` runs of the pipeline on `sample`: each op's median and the whole run's.
-absl::Status Measure(const Pipeline& pipeline, const SampleInput& sample, int runs, Clock* clock,
-                     PipelineExplanation* out) {
+// Times `runs` runs of `pipeline` on `sample`: each op's median into *op_medians, the whole
+// run's into *total; *output holds the last run's output.
+absl::Status TimeRuns(const Pipeline& pipeline, const SampleInput& sample, int runs, Clock* clock,
+                      std::vector<double>* op_medians, double* total,
+                      std::vector<uint8_t>* output) {
   PipelineWorkspace workspace;
   workspace.set_time_ops(true, clock);
-  std::vector<uint8_t> output(pipeline.output_bytes_per_sample());
+  output->assign(pipeline.output_bytes_per_sample(), 0);
   std::vector<std::vector<double>> op_seconds(pipeline.num_ops());
   std::vector<double> totals;
   for (int run = -1; run < runs; ++run) {  // run -1 warms the buffers up
     CounterRng rng = SampleRng(0, 0, static_cast<uint64_t>(run + 1));
     const absl::Time start = clock->Now();
-    RETURN_IF_ERROR(pipeline.Run(sample, &rng, &workspace, output.data()));
+    RETURN_IF_ERROR(pipeline.Run(sample, &rng, &workspace, output->data()));
     if (run < 0) continue;
     totals.push_back(absl::ToDoubleSeconds(clock->Now() - start));
     for (size_t i = 0; i < pipeline.num_ops(); ++i) {
       op_seconds[i].push_back(workspace.op_seconds()[i]);
     }
   }
-  for (size_t i = 0; i < pipeline.num_ops(); ++i) out->ops[i].seconds = Median(op_seconds[i]);
-  out->total_seconds = Median(totals);
+  op_medians->clear();
+  for (const std::vector<double>& seconds : op_seconds) op_medians->push_back(Median(seconds));
+  *total = Median(totals);
+  return absl::OkStatus();
+}
+
+// Times `runs` runs of the pipeline on `sample`: each op's median and the whole run's.
+absl::Status Measure(const Pipeline& pipeline, const SampleInput& sample, int runs, Clock* clock,
+                     PipelineExplanation* out) {
+  std::vector<uint8_t> output;
+  std::vector<double> op_medians;
+  RETURN_IF_ERROR(
+      TimeRuns(pipeline, sample, runs, clock, &op_medians, &out->total_seconds, &output));
+  for (size_t i = 0; i < pipeline.num_ops(); ++i) out->ops[i].seconds = op_medians[i];
   out->runs = runs;
   const BatchMix* mix = pipeline.batch_mix();
   if (mix == nullptr) return absl::OkStatus();
@@ -103,6 +117,93 @@ absl::Status Measure(const Pipeline& pipeline, const SampleInput& sample, int ru
   }
   out->batch_stage_seconds = Median(per_image);
   return absl::OkStatus();
+}
+
+double SumOf(const std::vector<double>& seconds, size_t first, size_t end) {
+  double sum = 0;
+  for (size_t i = first; i < end; ++i) sum += std::max(0.0, seconds[i]);
+  return sum;
+}
+
+// The decoded prefix of `spec` (compiled for the cache) on `sample`: its split and entry, and
+// with runs > 0 the planner's costs, the uncached ones from `out`'s measured ops.
+absl::Status ExplainPrefix(const stoker::v1::PipelineSpec& spec, const SampleInput& sample,
+                           bool fuses_decode_crop, int runs, Clock* clock,
+                           PipelineExplanation* out) {
+  PipelineOptions options;
+  options.decoded_prefix = true;
+  ASSIGN_OR_RETURN(const Pipeline prefixed,
+                   Pipeline::Compile(spec, InputFormat::Encoded(), options));
+  PrefixExplanation prefix;
+  prefix.prefix_ops = prefixed.prefix_ops();
+  prefix.fingerprint = prefixed.prefix_fingerprint();
+  prefix.fuses_decode_crop = fuses_decode_crop;
+  prefix.compared_ops = std::max(prefix.prefix_ops, size_t{fuses_decode_crop ? 2u : 0u});
+  PipelineWorkspace workspace;
+  ImageView entry;
+  RETURN_IF_ERROR(prefixed.RunPrefix(sample, &workspace, &entry));
+  prefix.entry = entry.shape;
+  if (runs > 0) {
+    std::vector<double> op_medians;
+    double total = 0;
+    std::vector<uint8_t> output;
+    RETURN_IF_ERROR(TimeRuns(prefixed, sample, runs, clock, &op_medians, &total, &output));
+    prefix.miss_seconds = SumOf(op_medians, 0, prefix.prefix_ops);
+    const uint8_t* entry_bytes = entry.pixels<const uint8_t>();
+    std::vector<uint8_t> kept(entry_bytes, entry_bytes + entry.shape.bytes()), copy(kept.size());
+    std::vector<double> copies;
+    for (int run = 0; run < runs; ++run) {
+      const absl::Time start = clock->Now();
+      std::copy(kept.begin(), kept.end(), copy.begin());
+      copies.push_back(absl::ToDoubleSeconds(clock->Now() - start));
+    }
+    prefix.copy_seconds = Median(copies);
+    prefix.hit_seconds =
+        prefix.copy_seconds + SumOf(op_medians, prefix.prefix_ops, prefix.compared_ops);
+    std::vector<double> uncached;
+    for (const ExplainedOp& op : out->ops) uncached.push_back(op.seconds);
+    prefix.uncached_seconds = SumOf(uncached, 0, prefix.compared_ops);
+  }
+  out->prefix = prefix;
+  return absl::OkStatus();
+}
+
+// "ops 0-2 (decode, resize, center_crop)".
+std::string OpRangeText(const PipelineExplanation& e, size_t first, size_t end) {
+  std::string names;
+  for (size_t i = first; i < end; ++i)
+    absl::StrAppend(&names, i > first ? ", " : "", e.ops[i].name);
+  return absl::StrCat(end - first == 1 ? "op " : "ops ", first,
+                      end - first == 1 ? "" : absl::StrCat("-", end - 1), " (", names, ")");
+}
+
+void AppendPrefixText(const PipelineExplanation& e, std::string* text) {
+  const PrefixExplanation& p = *e.prefix;
+  absl::StrAppendFormat(text, "decoded prefix: %s, fingerprint 0x%016x\n",
+                        OpRangeText(e, 0, p.prefix_ops), p.fingerprint);
+  absl::StrAppendFormat(text, "  one cached entry: %s, %d bytes\n", ShapeText(p.entry),
+                        p.entry.bytes());
+  if (p.hit_seconds < 0) {
+    absl::StrAppend(text, "decoded cache: costs not measured\n");
+    return;
+  }
+  absl::StrAppendFormat(text,
+                        "  miss (the prefix, epoch 1): %.1f us/image, %.2f ns of decode CPU per "
+                        "byte kept\n",
+                        p.miss_seconds * 1e6, p.miss_ns_per_byte());
+  const std::string then =
+      p.compared_ops > p.prefix_ops
+          ? absl::StrCat(", then ", OpRangeText(e, p.prefix_ops, p.compared_ops), " on it")
+          : "";
+  absl::StrAppendFormat(text, "  hit (copy the entry%s): %.1f us/image\n", then,
+                        p.hit_seconds * 1e6);
+  absl::StrAppendFormat(text, "  without the cache (%s%s): %.1f us/image\n",
+                        OpRangeText(e, 0, p.compared_ops), p.fuses_decode_crop ? ", fused" : "",
+                        p.uncached_seconds * 1e6);
+  absl::StrAppendFormat(
+      text, "decoded cache: %s: a hit costs %.3f ms, %s %.3f ms\n",
+      p.worth_it() ? "worth it from epoch 2" : "not worth it", p.hit_seconds * 1e3,
+      p.fuses_decode_crop ? "the fused decode+crop" : "decoding again", p.uncached_seconds * 1e3);
 }
 
 std::string BatchStageText(const stoker::v1::BatchMixOp& mix) {
@@ -164,7 +265,18 @@ absl::StatusOr<PipelineExplanation> ExplainPipeline(const stoker::v1::PipelineSp
       return PrefixStatus(context, status);
     }
   }
+  if (out.encoded) {
+    if (absl::Status status = ExplainPrefix(spec, sample, pipeline.fuses_decode_crop(),
+                                            options.runs, options.clock, &out);
+        !status.ok()) {
+      return PrefixStatus(context, status);
+    }
+  }
   return out;
+}
+
+double PrefixExplanation::miss_ns_per_byte() const {
+  return entry.bytes() == 0 || miss_seconds < 0 ? -1 : miss_seconds * 1e9 / entry.bytes();
 }
 
 std::string FormatExplanation(const PipelineExplanation& e) {
@@ -197,6 +309,7 @@ std::string FormatExplanation(const PipelineExplanation& e) {
                         e.output_layout, e.output_bytes_per_sample);
   if (e.total_seconds < 0) {
     absl::StrAppend(&text, "costs: not measured\n");
+    if (e.prefix.has_value()) AppendPrefixText(e, &text);
     return text;
   }
   const double total = e.total_seconds + std::max(0.0, e.batch_stage_seconds);
@@ -206,6 +319,7 @@ std::string FormatExplanation(const PipelineExplanation& e) {
                         "natural image (estimates: a busy machine reads higher)\n",
                         total * 1e6, e.batch_stage.empty() ? "" : ", batch stage", 1.0 / total,
                         e.runs);
+  if (e.prefix.has_value()) AppendPrefixText(e, &text);
   return text;
 }
 

@@ -13,8 +13,17 @@
 // data-dependent ops (equalize, autocontrast) only slightly; a shared or busy machine makes every
 // figure larger: they are estimates for sizing, not benchmarks (bench/ has those).
 //
+// For a pipeline that decodes, it also shows the decoded prefix (augment/pipeline.h: the ops a
+// worker's decoded-sample cache may skip on a hit), what one kept entry holds for the synthetic
+// input, and the planner's view: the measured cost of a miss (the prefix, compiled for the
+// cache), of a hit (copying the entry, then any op the fused decode-and-crop would have taken
+// on the window now running on the whole image), of the same ops without the cache (fused
+// when the pipeline fuses), and whether the cache pays from the second epoch on.
+//
 // Thread-compatible.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +54,26 @@ struct ExplainedOp {
   double seconds = -1;
 };
 
+// The decoded prefix and the planner's view (above); seconds are medians per image, negative
+// when not measured.
+struct PrefixExplanation {
+  size_t prefix_ops = 0;  // ops[0, prefix_ops) are the prefix
+  uint64_t fingerprint = 0;
+  ImageShape entry;  // One kept entry for the synthetic input (its bytes: entry.bytes())
+  // The pipeline without the cache fuses decode-and-crop: ops[1] is then compared too.
+  bool fuses_decode_crop = false;
+  // ops[0, compared_ops) are what a hit replaces: the prefix, and ops[1] when fused.
+  size_t compared_ops = 0;
+  double miss_seconds = -1;      // The prefix, compiled for the cache (epoch 1, and evictions)
+  double copy_seconds = -1;      // Copying one kept entry
+  double hit_seconds = -1;       // The copy and ops[prefix_ops, compared_ops) on the entry
+  double uncached_seconds = -1;  // ops[0, compared_ops) without the cache
+  // Decode CPU spent per byte a kept entry holds (miss_seconds / entry bytes), in nanoseconds.
+  double miss_ns_per_byte() const;
+  // True when a hit costs less than running the same ops without the cache.
+  bool worth_it() const { return hit_seconds >= 0 && hit_seconds < uncached_seconds; }
+};
+
 struct PipelineExplanation {
   ImageShape input;
   bool encoded = false;
@@ -61,6 +90,8 @@ struct PipelineExplanation {
   // Median seconds of a whole Pipeline::Run (ops and output conversion); negative: not measured.
   double total_seconds = -1;
   int runs = 0;
+  // Set for a pipeline that decodes.
+  std::optional<PrefixExplanation> prefix;
 };
 
 // Compiles `spec` for options.input (encoded when spec's first op is decode) and measures it.
@@ -73,7 +104,9 @@ absl::StatusOr<PipelineExplanation> ExplainPipeline(const stoker::v1::PipelineSp
 
 // A table: one line per op (index, name, output shape and dtype, µs per image, ns per output
 // element), the batch stage, the total and images/s per core, then the output and how the costs
-// were obtained.
+// were obtained; then the decoded prefix (its ops, fingerprint in hex, entry size), the
+// planner's costs and its verdict ("decoded cache: worth it from epoch 2: a hit costs X ms, the
+// fused decode+crop Y ms", or "... not worth it: ...").
 std::string FormatExplanation(const PipelineExplanation& explanation);
 
 // "375x500x3" → ImageShape (uint8). INVALID_ARGUMENT naming `field` otherwise.

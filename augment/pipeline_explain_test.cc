@@ -44,7 +44,10 @@ TEST(PipelineExplainTest, ShapesOnlyTableIsExact) {
             "  b  batch_mix              + soft labels [N,1000]            -              -\n"
             "     batch_mix: mixup(alpha=0.8) per batch\n"
             "output per sample: 3x224x224 float32 CHW, 602112 bytes\n"
-            "costs: not measured\n");
+            "costs: not measured\n"
+            "decoded prefix: op 0 (decode), fingerprint 0x706ce9ea12a865dd\n"
+            "  one cached entry: 375x500x3 uint8, 562500 bytes\n"
+            "decoded cache: costs not measured\n");
 }
 
 TEST(PipelineExplainTest, DecodeShowsTheDctDownscaleBeforeAResize) {
@@ -86,12 +89,54 @@ TEST(PipelineExplainTest, TimesOnTheOptionsClock) {
       Spec("to_float, gaussian_blur(ksize=5), cutmix(alpha=1.0, num_classes=10)"), options);
   ASSERT_TRUE(explanation.ok()) << explanation.status();
   ASSERT_EQ(explanation->ops.size(), 2u);
-  // A run reads the clock four times after its start: once to begin, twice for the fused
-  // to_float + blur chain (its time on its first op), once to end.
+  // A run reads the clock three times after its start: twice for the fused to_float + blur
+  // chain (its time on its first op), once to end.
   EXPECT_DOUBLE_EQ(explanation->ops[0].seconds, 0.001);
   EXPECT_DOUBLE_EQ(explanation->ops[1].seconds, 0.0);
-  EXPECT_DOUBLE_EQ(explanation->total_seconds, 0.004);
+  EXPECT_DOUBLE_EQ(explanation->total_seconds, 0.003);
   EXPECT_DOUBLE_EQ(explanation->batch_stage_seconds, 0.001 / 16);
+}
+
+// The decoded prefix's lines and the planner's verdict: their shape, not their timings.
+TEST(PipelineExplainTest, ShowsTheDecodedPrefixAndThePlannersView) {
+  ExplainOptions options;
+  options.runs = 3;
+  options.input = ImageShape{120, 160, 3, PixelType::kUint8};
+  auto fused = ExplainPipeline(
+      Spec("decode, random_resized_crop(height=64, width=64), horizontal_flip"), options);
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  ASSERT_TRUE(fused->prefix.has_value());
+  EXPECT_EQ(fused->prefix->prefix_ops, 1u);
+  EXPECT_EQ(fused->prefix->compared_ops, 2u);
+  EXPECT_EQ(fused->prefix->entry, options.input);
+  const std::string verdict =
+      "decoded cache: (worth it from epoch 2|not worth it): a hit costs [0-9]+\\.[0-9]{3} ms, ";
+  const std::string fused_text = FormatExplanation(*fused);
+  EXPECT_THAT(fused_text,
+              ContainsRegex("\ndecoded prefix: op 0 \\(decode\\), fingerprint 0x[0-9a-f]{16}\n"
+                            "  one cached entry: 120x160x3 uint8, 57600 bytes\n"
+                            "  miss \\(the prefix, epoch 1\\): [0-9.]+ us/image, [0-9.]+ ns of "
+                            "decode CPU per byte kept\n"
+                            "  hit \\(copy the entry, then op 1 \\(random_resized_crop\\) on "
+                            "it\\): [0-9.]+ us/image\n"
+                            "  without the cache \\(ops 0-1 \\(decode, random_resized_crop\\), "
+                            "fused\\): [0-9.]+ us/image\n"));
+  EXPECT_THAT(fused_text,
+              ContainsRegex(verdict + "the fused decode\\+crop [0-9]+\\.[0-9]{3} ms\n$"));
+  auto resized = ExplainPipeline(
+      Spec("decode, resize(shorter=72), center_crop(height=64, width=64), to_float"), options);
+  ASSERT_TRUE(resized.ok()) << resized.status();
+  const std::string resized_text = FormatExplanation(*resized);
+  EXPECT_THAT(resized_text,
+              ContainsRegex("\ndecoded prefix: ops 0-2 \\(decode, resize, center_crop\\), "
+                            "fingerprint 0x[0-9a-f]{16}\n  one cached entry: 64x64x3 uint8, "
+                            "12288 bytes\n"));
+  EXPECT_THAT(resized_text, HasSubstr("  hit (copy the entry): "));
+  EXPECT_THAT(resized_text, ContainsRegex(verdict + "decoding again [0-9]+\\.[0-9]{3} ms\n$"));
+  // Decoded input has no prefix to show.
+  auto decoded = ExplainPipeline(Spec("to_float"), options);
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_FALSE(decoded->prefix.has_value());
 }
 
 TEST(PipelineExplainTest, ErrorsNameTheOpAndField) {

@@ -22,7 +22,9 @@ constexpr char kPipelineUsage[] =
     "                  [--dtype=auto|uint8|float32] [--runs=N]\n"
     "       stoker-ctl pipeline ops [--markdown | --update=FILE]\n"
     "  explain  the ops with each output shape and dtype, and each op's cost per image measured\n"
-    "           here on a synthetic image of --input (a JPEG of it when the pipeline decodes)\n"
+    "           here on a synthetic image of --input (a JPEG of it when the pipeline decodes);\n"
+    "           for a pipeline that decodes, its decoded prefix (fingerprint, cached entry size)\n"
+    "           and whether a decoded-sample cache pays (a hit against decoding again)\n"
     "  ops      every op with its arguments, defaults, ranges and docs, from the op registry\n";
 
 // `pipeline ops`: the registry as help text, or as docs/augmentations.md's generated tables.
