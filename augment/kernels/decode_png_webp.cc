@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bad_sample.h"
+#include "common/status_macros.h"
 
 namespace stoker {
 namespace {
@@ -137,20 +138,20 @@ bool ReadPngRows(png_structp png, png_infop info, const ImageView& out, bool lab
   return true;
 }
 
-// Runs ReadPngRows on `bytes`; false with `source`'s message on an error.
-bool ReadPng(absl::Span<const uint8_t> bytes, const ImageView& out, bool labels,
-             std::vector<uint8_t>* scratch, PngSource* source) {
+// Runs ReadPngRows on `bytes`: RESOURCE_EXHAUSTED without a decoder; *ok false with `source`'s
+// message when the PNG cannot be read.
+absl::Status ReadPng(absl::Span<const uint8_t> bytes, const ImageView& out, bool labels,
+                     std::vector<uint8_t>* scratch, PngSource* source, bool* ok) {
   png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, source, OnPngError, OnPngWarning);
   png_infop info = png == nullptr ? nullptr : png_create_info_struct(png);
   if (info == nullptr) {
     png_destroy_read_struct(&png, nullptr, nullptr);
-    std::snprintf(source->message, sizeof(source->message), "cannot allocate a decoder");
-    return false;
+    return absl::ResourceExhaustedError("libpng: cannot allocate a decoder");
   }
   png_set_read_fn(png, source, ReadFromMemory);
-  const bool ok = ReadPngRows(png, info, out, labels, scratch);
+  *ok = ReadPngRows(png, info, out, labels, scratch);
   png_destroy_read_struct(&png, &info, nullptr);
-  return ok;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -160,19 +161,17 @@ absl::Status DecodePngLabels(absl::Span<const uint8_t> bytes, const ImageView& o
     return absl::InvalidArgumentError("not a PNG (label maps are stored losslessly, as PNG)");
   }
   PngSource source{bytes.data(), bytes.size(), 0, {}};
-  if (!ReadPng(bytes, out, /*labels=*/true, /*scratch=*/nullptr, &source)) {
-    return absl::InvalidArgumentError(source.message);
-  }
-  return absl::OkStatus();
+  bool ok = false;
+  RETURN_IF_ERROR(ReadPng(bytes, out, /*labels=*/true, /*scratch=*/nullptr, &source, &ok));
+  return ok ? absl::OkStatus() : absl::InvalidArgumentError(source.message);
 }
 
 absl::Status DecodePng(absl::Span<const uint8_t> bytes, const ImageView& out,
                        std::vector<uint8_t>* scratch) {
   PngSource source{bytes.data(), bytes.size(), 0, {}};
-  if (!ReadPng(bytes, out, /*labels=*/false, scratch, &source)) {
-    return DecodeError(absl::StrCat("libpng: ", source.message));
-  }
-  return absl::OkStatus();
+  bool ok = false;
+  RETURN_IF_ERROR(ReadPng(bytes, out, /*labels=*/false, scratch, &source, &ok));
+  return ok ? absl::OkStatus() : DecodeError(absl::StrCat("libpng: ", source.message));
 }
 
 absl::Status DecodeWebp(absl::Span<const uint8_t> bytes, const ImageView& out,

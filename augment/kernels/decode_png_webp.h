@@ -30,7 +30,8 @@ absl::Status DecodePng(absl::Span<const uint8_t> bytes, const ImageView& out,
 // its colour; any bit depth). Other PNGs are refused, not converted: 16-bit or 1/2/4-bit gray,
 // colour, alpha. REQUIRES: out is 1-channel uint8.
 // Errors: INVALID_ARGUMENT saying why ("not a PNG", "is 40x30, expected 64x48", "16-bit gray:
-// label maps are 8-bit gray or palette", libpng's message for a corrupt file).
+// label maps are 8-bit gray or palette", libpng's message for a corrupt file); RESOURCE_EXHAUSTED
+// when libpng cannot allocate a decoder.
 absl::Status DecodePngLabels(absl::Span<const uint8_t> bytes, const ImageView& out);
 
 // `scratch` holds the RGB image when `out` is gray (reused across calls).
