@@ -15,6 +15,9 @@ inline constexpr absl::string_view kBoxesField = "boxes";
 inline constexpr absl::string_view kBoxLabelsField = "box_labels";
 inline constexpr absl::string_view kMasksField = "masks";
 inline constexpr absl::string_view kKeypointsField = "keypoints";
+// One H × W label map per sample (semantic segmentation), stored as the PNG file itself; read
+// from a WebDataset's ".seg.png" (data/sample_fields.h).
+inline constexpr absl::string_view kSemanticMaskField = "semantic_mask";
 
 // The most boxes, masks or keypoint instances one sample may carry: more is a bad sample
 // (too_large). It bounds what a sample's masks make a worker hold: kMaxTargetInstances × H × W
@@ -35,19 +38,20 @@ inline constexpr uint64_t kWireBoxLabelBytes = 8;
 inline constexpr uint64_t kWireKeypointBytes = 12;
 inline constexpr uint64_t kWireKeypointsPrefixBytes = 4;
 
-// True for "boxes", "box_labels", "masks" and "keypoints".
+// True for "boxes", "box_labels", "masks", "keypoints" and "semantic_mask".
 inline bool IsTargetField(absl::string_view field) {
   return field == kBoxesField || field == kBoxLabelsField || field == kMasksField ||
-         field == kKeypointsField;
+         field == kKeypointsField || field == kSemanticMaskField;
 }
 
 // The most bytes the wire value of target `field` can hold for one sample whose output image has
-// `image_pixels` pixels (height × width): kMaxTargetInstances instances.
+// `image_pixels` pixels (height × width): kMaxTargetInstances instances, one semantic mask.
 // REQUIRES: IsTargetField(field).
 inline uint64_t MaxWireTargetBytes(absl::string_view field, uint64_t image_pixels) {
   if (field == kBoxesField) return uint64_t{kMaxTargetInstances} * kWireBoxBytes;
   if (field == kBoxLabelsField) return uint64_t{kMaxTargetInstances} * kWireBoxLabelBytes;
   if (field == kMasksField) return uint64_t{kMaxTargetInstances} * image_pixels;
+  if (field == kSemanticMaskField) return image_pixels;
   return kWireKeypointsPrefixBytes +
          uint64_t{kMaxTargetInstances} * kMaxKeypointsPerInstance * kWireKeypointBytes;
 }

@@ -71,7 +71,9 @@ bool NamesTypedTargets(const stoker::v1::JobSpec& spec) {
 }
 
 std::string WebDatasetExtension(absl::string_view field) {
-  return field == kTextField ? "txt" : std::string(field);
+  if (field == kTextField) return "txt";
+  if (field == kSemanticMaskField) return "seg.png";
+  return std::string(field);
 }
 
 }  // namespace stoker

@@ -6,7 +6,7 @@
 // fields it wants in JobSpec.fields: "image" (the pipeline's tensor), "label" (the class),
 // pass-through fields, whose bytes travel untouched from the source to the trainer: "text" (a
 // WebDataset .txt), "json" (a .json), or any other WebDataset key under its extension
-// ("seg.png"); and typed targets ("boxes", "box_labels", "masks", "keypoints";
+// ("seg.png"); and typed targets ("boxes", "box_labels", "masks", "keypoints", "semantic_mask";
 // common/target_fields.h), which the worker moves with the image. Stoker shards keep both kinds
 // in their records' metadata under the same names (data/record_fields.h); a source reads them
 // alike.
@@ -27,7 +27,8 @@ inline constexpr absl::string_view kJsonField = "json";
 
 // Why a source that is not stoker shards cannot serve a typed target, for its error messages.
 inline constexpr absl::string_view kTypedTargetsSource =
-    "typed targets come from stoker shards packed with them (stoker-pack --coco)";
+    "typed targets come from stoker shards packed with them (stoker-pack --coco); "
+    "\"semantic_mask\" from either, a WebDataset's .seg.png";
 
 // The longest field name. A value over MaxStoredFieldValueBytes (common/field_limits.h) is a bad
 // sample (kTooLarge), so that a batch's size stays bounded.
@@ -45,8 +46,8 @@ absl::StatusOr<std::vector<std::string>> SourceFields(const stoker::v1::JobSpec&
 // compiled with targets (PipelineOptions::with_targets) by the coordinator and the workers alike.
 bool NamesTypedTargets(const stoker::v1::JobSpec& spec);
 
-// The WebDataset key extension a pass-through field is read from: "txt" for "text", the name
-// itself otherwise.
+// The WebDataset key extension a field is read from: "txt" for "text", "seg.png" for the typed
+// target "semantic_mask" (the label map's PNG is its stored form), the name itself otherwise.
 std::string WebDatasetExtension(absl::string_view field);
 
 }  // namespace stoker

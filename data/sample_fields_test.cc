@@ -59,6 +59,7 @@ TEST(SampleFieldsTest, WebDatasetExtensionOfTextIsTxt) {
   EXPECT_EQ(WebDatasetExtension("text"), "txt");
   EXPECT_EQ(WebDatasetExtension("json"), "json");
   EXPECT_EQ(WebDatasetExtension("seg.png"), "seg.png");
+  EXPECT_EQ(WebDatasetExtension("semantic_mask"), "seg.png");
 }
 
 }  // namespace

@@ -180,7 +180,8 @@ absl::Status ShardSource::CheckField(absl::string_view name) const {
   const bool any_tar = std::any_of(shards_.begin(), shards_.end(), [](const ShardRef& shard) {
     return IsTarShard(shard.location);
   });
-  if (IsTargetField(name) && any_tar) {
+  // A WebDataset holds a semantic mask in the stored form (its .seg.png), no other typed target.
+  if (IsTargetField(name) && name != kSemanticMaskField && any_tar) {
     return absl::InvalidArgumentError(
         absl::StrCat("\"", name, "\": the dataset has WebDataset shards; ", kTypedTargetsSource));
   }

@@ -448,9 +448,9 @@ TEST(ShardSourceFieldsTest, TypedTargetsAreStoredValuesOfTheirOwnBound) {
   EXPECT_EQ(BadSampleReasonOf((*source)->Read(2, &sample)), BadSampleReason::kTooLarge);
 }
 
-TEST(ShardSourceFieldsTest, WebDatasetShardsHaveNoTypedTargets) {
+TEST(ShardSourceFieldsTest, WebDatasetShardsHaveNoTypedTargetsButASemanticMask) {
   TempDir dir;
-  WriteTar(dir.File("s.tar"), {{"a.jpg", "JPEG-A"}, {"a.boxes", "B"}});
+  WriteTar(dir.File("s.tar"), {{"a.jpg", "JPEG-A"}, {"a.boxes", "B"}, {"a.seg.png", "PNG-A"}});
   auto source = CreateSource(PathsSpec(dir.File("s.tar")), 0, DatasetIo::FromEnvironment());
   ASSERT_TRUE(source.ok());
   const absl::Status boxes = (*source)->CheckField("boxes");
@@ -459,6 +459,14 @@ TEST(ShardSourceFieldsTest, WebDatasetShardsHaveNoTypedTargets) {
               HasSubstr("\"boxes\": the dataset has WebDataset shards; typed targets come from "
                         "stoker shards packed with them (stoker-pack --coco)"));
   EXPECT_TRUE((*source)->CheckField("text").ok());
+  // A semantic mask's stored form is its PNG: the .seg.png, read under the typed name.
+  EXPECT_TRUE((*source)->CheckField("semantic_mask").ok());
+  auto with_mask = CreateSource(PathsSpec(dir.File("s.tar")), 0, DatasetIo::FromEnvironment(),
+                                false, {"semantic_mask"});
+  ASSERT_TRUE(with_mask.ok()) << with_mask.status();
+  SampleBuffer sample;
+  ASSERT_TRUE((*with_mask)->Read(0, &sample).ok());
+  EXPECT_EQ(std::string(sample.fields[0].begin(), sample.fields[0].end()), "PNG-A");
 }
 
 TEST(ShardSourceFieldsTest, OnlyShardedDatasetsHaveSourceFields) {

@@ -16,6 +16,7 @@
 #include "data/storage_backend.h"
 #include "pack/caption_fields.h"
 #include "pack/coco_fields.h"
+#include "pack/seg_mask_fields.h"
 
 namespace stoker {
 namespace {
@@ -24,6 +25,7 @@ namespace fs = std::filesystem;
 
 bool IsImageFile(const fs::path& path) {
   const std::string ext = absl::AsciiStrToLower(path.extension().string());
+  if (absl::EndsWith(absl::AsciiStrToLower(path.filename().string()), ".seg.png")) return false;
   return ext == ".jpg" || ext == ".jpeg" || ext == ".png" || ext == ".webp";
 }
 
@@ -113,6 +115,14 @@ absl::Status PackOptions::Validate() const {
     return absl::InvalidArgumentError(
         "coco: cannot be combined with resize_shorter (the targets are in the original pixels)");
   }
+  if (seg_masks && (has_captions() || !coco.empty())) {
+    return absl::InvalidArgumentError("seg_masks: give it or captions or coco, not both");
+  }
+  if (seg_masks && resize_shorter > 0) {
+    return absl::InvalidArgumentError(
+        "seg_masks: cannot be combined with resize_shorter (the label maps are in the original "
+        "pixels)");
+  }
   if (max_pixels == 0) return absl::InvalidArgumentError("max_pixels: must be > 0");
   if (max_scans == 0) return absl::InvalidArgumentError("max_scans: must be > 0");
   if (shard_bytes == 0) return absl::InvalidArgumentError("shard_bytes: must be > 0");
@@ -178,6 +188,7 @@ absl::StatusOr<PackPlan> PlanPack(const Storage& storage, const PackOptions& opt
   if (options.has_captions()) {
     ASSIGN_OR_RETURN(plan.fields, MakeCaptionFields(storage, options, plan.inputs));
   }
+  if (options.seg_masks) plan.fields = std::make_shared<SegMaskFields>(plan.inputs.size());
   return plan;
 }
 

@@ -3,7 +3,8 @@
 
 // What stoker-pack will write: the input images with their labels, what each record stores beside
 // its image (its fields), and which inputs go in each shard. Inputs are an image folder (one
-// subfolder per class; class names sorted, label = rank in that order; files sorted), a file list
+// subfolder per class; class names sorted, label = rank in that order; files sorted; a file named
+// *.seg.png is a label map, pack/seg_mask_fields.h, never an input), a file list
 // (one "path class_name" per line, paths relative to the list's directory unless absolute; class
 // names sorted as for folders), or a COCO instances file's images (pack/coco_fields.h). Shards
 // are consecutive runs of inputs whose input bytes reach the target size, so the plan is a pure
@@ -53,13 +54,16 @@ struct PackOptions {
   // are relative to, and each image's record gets its boxes, box labels and masks
   // (pack/coco_fields.h).
   std::string coco;
+  // Semantic segmentation: each image's sidecar label map "X.seg.png" stored as its
+  // "semantic_mask" field (pack/seg_mask_fields.h); an image without one is skipped.
+  bool seg_masks = false;
 
   // Whether records get a "text" field (captions or captions_file).
   bool has_captions() const { return captions || !captions_file.empty(); }
 
   // INVALID_ARGUMENT naming the field ("shard_bytes: must be > 0"; "captions_file: ..." with
   // captions too; "coco: ..." with captions or resize_shorter, which would move the pixels the
-  // targets are in).
+  // targets are in; "seg_masks: ..." likewise, and with coco or captions).
   absl::Status Validate() const;
 };
 

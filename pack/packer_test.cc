@@ -262,6 +262,87 @@ TEST_F(PackerTest, CaptionsBecomeTheTextFieldAndTheManifestDeclaresIt) {
   EXPECT_THAT(json.message(), HasSubstr("\"json\": the manifest's records carry only [text]"));
 }
 
+// "class-00C/img-0000I" of the generated folder.
+std::string ImageStem(const std::string& dir, int c, int i) {
+  return dir + "/class-00" + std::to_string(c) + "/img-0000" + std::to_string(i);
+}
+
+// --seg-masks: each image's sidecar .seg.png becomes its "semantic_mask" field, byte for byte; an
+// image without one is skipped; the label maps are not packed as images.
+TEST_F(PackerTest, LabelMapsBecomeTheSemanticMaskField) {
+  std::vector<std::string> pngs;
+  for (int c = 0; c < 3; ++c) {
+    for (int i = 0; i < 4; ++i) {
+      if (c == 1 && i == 2) continue;  // This image has no label map.
+      cv::Mat labels(90, 120, CV_8UC1, cv::Scalar(c * 4 + i));
+      std::vector<uint8_t> png;
+      ASSERT_TRUE(cv::imencode(".png", labels, png));
+      pngs.emplace_back(png.begin(), png.end());
+      WriteFile(ImageStem(images_.path(), c, i) + ".seg.png", pngs.back());
+    }
+  }
+  options_.seg_masks = true;
+  options_.report = out_.File("report.tsv");
+  absl::StatusOr<PackSummary> summary = PackAll();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->images, 11u);
+  EXPECT_EQ(summary->skipped, 1u);
+  EXPECT_THAT(ReadFile(out_.File("report.tsv")), HasSubstr("img-00002.jpg\tmissing_seg_mask\t"));
+  auto manifest = ReadManifest(*storage_, options_.output_dir + "/manifest.json");
+  ASSERT_TRUE(manifest.ok());
+  EXPECT_THAT(manifest->fields(), ElementsAre("semantic_mask"));
+  stoker::v1::DatasetSpec spec;
+  spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
+  auto source = CreateSource(spec, 0, DatasetIo::FromEnvironment(), false, {"semantic_mask"});
+  ASSERT_TRUE(source.ok()) << source.status();
+  ASSERT_EQ((*source)->size(), pngs.size());
+  SampleBuffer sample;
+  for (uint64_t index = 0; index < (*source)->size(); ++index) {
+    ASSERT_TRUE((*source)->Read(index, &sample).ok()) << index;
+    EXPECT_EQ(std::string(sample.fields[0].begin(), sample.fields[0].end()), pngs[index]) << index;
+  }
+}
+
+// A label map a worker would refuse stops the run naming its file and why.
+TEST_F(PackerTest, BadLabelMapsStopThePackNamingTheFile) {
+  options_.seg_masks = true;
+  const auto write_all = [&](const cv::Mat& labels, const char* extension) {
+    std::vector<uint8_t> bytes;
+    ASSERT_TRUE(cv::imencode(extension, labels, bytes));
+    for (int c = 0; c < 3; ++c) {
+      for (int i = 0; i < 4; ++i) {
+        WriteFile(ImageStem(images_.path(), c, i) + ".seg.png",
+                  std::string(bytes.begin(), bytes.end()));
+      }
+    }
+  };
+  const struct {
+    cv::Mat labels;
+    const char* extension;
+    std::string why;
+  } cases[] = {
+      {cv::Mat(90, 120, CV_16UC1, cv::Scalar(3)), ".png",
+       "16-bit gray: label maps are 8-bit gray or palette"},
+      {cv::Mat(90, 120, CV_8UC3, cv::Scalar(3, 4, 5)), ".png",
+       "colour or alpha: label maps are 8-bit gray or palette"},
+      {cv::Mat(45, 60, CV_8UC1, cv::Scalar(3)), ".png", "is 60x45, its image "},
+      {cv::Mat(90, 120, CV_8UC1, cv::Scalar(3)), ".jpg",
+       "not a PNG (label maps are stored losslessly, as PNG)"},
+  };
+  for (const auto& bad : cases) {
+    write_all(bad.labels, bad.extension);
+    std::filesystem::remove_all(options_.output_dir);
+    absl::StatusOr<PackSummary> summary = PackAll();
+    ASSERT_FALSE(summary.ok()) << bad.why;
+    EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument) << summary.status();
+    // Shards are packed in parallel: any shard's first label map may be the one named.
+    EXPECT_THAT(summary.status().message(), HasSubstr(".seg.png: " + bad.why));
+  }
+  options_.resize_shorter = 64;
+  EXPECT_THAT(PackAll().status().message(),
+              HasSubstr("seg_masks: cannot be combined with resize_shorter"));
+}
+
 TEST_F(PackerTest, ACaptionsFileGivesTheTextFieldOfTheImagesItLists) {
   std::string table;
   for (int c = 0; c < 3; ++c) {

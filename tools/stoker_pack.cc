@@ -93,6 +93,10 @@ int Run(int argc, char** argv) {
             "a COCO instances file: packs its images (--input is their folder) with their "
             "\"boxes\", \"box_labels\" and \"masks\" (and \"keypoints\") fields; a bad "
             "annotation stops the run");
+  flags.Add("seg-masks", &options.seg_masks,
+            "semantic segmentation: store each image's sidecar label map (street/001.jpg -> "
+            "street/001.seg.png; 8-bit gray or palette PNG of the image's size) as its "
+            "\"semantic_mask\" field; images without one are skipped, a bad one stops the run");
   flags.Add("threads", &options.threads, "threads (0 = one per core)");
   bool keep_unverified = false;
   flags.Add("keep-unverified", &keep_unverified,

@@ -80,6 +80,10 @@ std::vector<int64_t> Batch::box_labels(size_t i) const {
 
 absl::Span<const uint8_t> Batch::masks(size_t i) const { return TargetBytes(kMasksField, i); }
 
+absl::Span<const uint8_t> Batch::semantic_mask(size_t i) const {
+  return TargetBytes(kSemanticMaskField, i);
+}
+
 std::vector<float> Batch::keypoints(size_t i, uint32_t* per_instance) const {
   const absl::Span<const uint8_t> value = TargetBytes(kKeypointsField, i);
   *per_instance = 0;

@@ -68,14 +68,18 @@ class Batch {
   // Sample i's value of `column`. REQUIRES: column < num_fields(), i < num_samples().
   absl::Span<const uint8_t> field_value(size_t column, size_t i) const;
 
-  // Typed targets (columns "boxes", "box_labels", "masks", "keypoints"; moved with the image by
+  // Typed targets (columns "boxes", "box_labels", "masks", "keypoints", "semantic_mask"; moved
+  // with the image by
   // the worker, in pixels of the output image; checked on receipt, wire/target_check.h). Sample
-  // i's N instances, empty when the batch has no such column. Boxes and keypoints are copied out
-  // (their values may lie unaligned in the payload); masks are a view.
+  // i's N instances (one H × W label map for a semantic mask), empty when the batch has no such
+  // column. Boxes and keypoints are copied out (their values may lie unaligned in the payload);
+  // masks are a view.
   // REQUIRES: i < num_samples().
   std::vector<float> boxes(size_t i) const;         // N × 4, XYXY
   std::vector<int64_t> box_labels(size_t i) const;  // N
   absl::Span<const uint8_t> masks(size_t i) const;  // N × H × W, 0 or 1
+  // H × W class ids, 255 where the ops filled.
+  absl::Span<const uint8_t> semantic_mask(size_t i) const;
   // N × K × 3 (x, y, visibility); *per_instance = K (0 when empty).
   std::vector<float> keypoints(size_t i, uint32_t* per_instance) const;
 

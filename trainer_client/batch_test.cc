@@ -144,10 +144,18 @@ TEST(BatchTest, TypedTargetsAreReadAtAnyAlignment) {
   append(&per_instance, sizeof(per_instance));
   keypoints->add_offsets(append(keypoint, sizeof(keypoint)));
   keypoints->add_offsets(data.size());
+  const uint8_t labels_map[6] = {5, 0, 255, 1, 2, 3};
+  v1::FieldColumn* semantic = message->mutable_header()->add_fields();
+  semantic->set_name("semantic_mask");
+  semantic->add_offsets(data.size());
+  semantic->add_offsets(append(labels_map, 3));
+  semantic->add_offsets(append(labels_map + 3, 3));
   Batch batch(message);
   EXPECT_THAT(batch.boxes(0), ElementsAre(1.5f, 2, 30.25f, 40));
   EXPECT_THAT(batch.box_labels(0), ElementsAre(-3));
   EXPECT_THAT(batch.masks(0), ElementsAre(0, 1, 1));
+  EXPECT_THAT(batch.semantic_mask(0), ElementsAre(5, 0, 255));
+  EXPECT_THAT(batch.semantic_mask(1), ElementsAre(1, 2, 3));
   uint32_t k = 7;
   EXPECT_THAT(batch.keypoints(0, &k), ElementsAre(4, 5.5f, 2));
   EXPECT_EQ(k, 1u);
@@ -157,6 +165,7 @@ TEST(BatchTest, TypedTargetsAreReadAtAnyAlignment) {
   Batch without(MakeBatchMessage(7, 0, 1));
   EXPECT_TRUE(without.boxes(0).empty());
   EXPECT_TRUE(without.masks(0).empty());
+  EXPECT_TRUE(without.semantic_mask(0).empty());
 }
 
 }  // namespace

@@ -27,6 +27,11 @@ absl::Status CountInstances(absl::string_view name, uint64_t size, uint64_t pixe
   if (name == kBoxesField) unit = kWireBoxBytes;
   if (name == kBoxLabelsField) unit = kWireBoxLabelBytes;
   if (name == kMasksField) unit = pixels;
+  if (name == kSemanticMaskField && size != pixels) {
+    return absl::DataLossError(
+        absl::StrCat(size, " bytes are not one mask of the image's ", pixels, " pixels"));
+  }
+  if (name == kSemanticMaskField) unit = pixels;
   if (name == kKeypointsField) {
     if (size == 0) {
       *count = 0;
@@ -73,7 +78,7 @@ absl::Status CheckTargetColumns(const v1::BatchHeader& header, const BatchPayloa
       absl::Status status = CountInstances(column.name(), size, pixels,
                                            bytes == nullptr ? nullptr : bytes + begin, &count);
       if (!status.ok()) return Ragged(c, column.name(), i, status.message());
-      if (boxes_column < 0 || c == boxes_column) continue;
+      if (boxes_column < 0 || c == boxes_column || column.name() == kSemanticMaskField) continue;
       const v1::FieldColumn& boxes = header.fields(boxes_column);
       const uint64_t box_count =
           (boxes.offsets(static_cast<int>(i + 1)) - boxes.offsets(static_cast<int>(i))) /

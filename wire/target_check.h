@@ -16,7 +16,8 @@ namespace stoker {
 // Checks each typed column of `header` over `payload`: a "boxes" value is a multiple of 16
 // bytes, a "box_labels" value of 8, a "masks" value of the batch image's H × W (from the header's
 // shape and layout), a "keypoints" value is empty or a u32 K (1..kMaxKeypointsPerInstance) then
-// a multiple of 12 × K bytes; at most kMaxTargetInstances instances each; "box_labels", "masks"
+// a multiple of 12 × K bytes, a "semantic_mask" value exactly H × W bytes (one label map, not tied
+// to the boxes); at most kMaxTargetInstances instances each; "box_labels", "masks"
 // and "keypoints" of a sample have as many instances as its "boxes" when the batch has both.
 // DATA_LOSS naming the column and the sample ("header.fields[1] (\"boxes\") value 3: 20 bytes are
 // not whole boxes of 16 bytes"). Reads the payload only for keypoints (gathering it when it

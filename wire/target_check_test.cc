@@ -120,6 +120,21 @@ TEST(CheckTargetColumnsTest, ASamplesColumnsAgreeOnItsInstances) {
                HasSubstr("header.fields[0] (\"box_labels\") value 1: 1 instances for 0 boxes")));
 }
 
+// One label map a sample, of the image's H x W exactly, whatever the boxes hold.
+TEST(CheckTargetColumnsTest, ASemanticMaskIsOneImageSizedMapNotTiedToTheBoxes) {
+  EXPECT_TRUE(
+      TargetBatch({{"boxes", {Boxes(2), Boxes(0)}}, {"semantic_mask", {Masks(1), Masks(1)}}})
+          .Check()
+          .ok());
+  for (const std::string& value : {Masks(2), Masks(0), std::string(5, '\1')}) {
+    EXPECT_THAT(TargetBatch({{"semantic_mask", {Masks(1), value}}}).Check(),
+                StatusIs(absl::StatusCode::kDataLoss,
+                         HasSubstr(absl::StrCat(
+                             "header.fields[0] (\"semantic_mask\") value 1: ", value.size(),
+                             " bytes are not one mask of the image's 6 pixels"))));
+  }
+}
+
 TEST(CheckTargetColumnsTest, MoreThanTheInstanceBoundIsDataLoss) {
   const int over = static_cast<int>(kMaxTargetInstances) + 1;
   EXPECT_THAT(TargetBatch({{"boxes", {Boxes(over), Boxes(0)}}}).Check(),

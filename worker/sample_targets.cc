@@ -16,6 +16,7 @@ absl::StatusOr<SampleTargets> ReadSampleTargets(const std::vector<std::string>& 
     if (fields[f] == kBoxLabelsField) values.box_labels = value;
     if (fields[f] == kMasksField) values.masks = value;
     if (fields[f] == kKeypointsField) values.keypoints = value;
+    if (fields[f] == kSemanticMaskField) values.semantic_mask = value;
   }
   ASSIGN_OR_RETURN(const ImageShape canvas, pipeline.TargetCanvas(input, workspace));
   return DecodeStoredTargets(values, canvas.height, canvas.width);

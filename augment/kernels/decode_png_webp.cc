@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bad_sample.h"
+#include "common/status_macros.h"
 
 namespace stoker {
 namespace {
@@ -83,18 +84,44 @@ void ClipGray16(const uint8_t* wide, const ImageView& out) {
   }
 }
 
+// SetPngTransforms for a label map: 8-bit gray, or a palette of any depth whose indices are
+// unpacked, never expanded to colours or scaled; png_error for any other PNG.
+int SetLabelMapTransforms(png_structp png, png_infop info) {
+  const int color_type = png_get_color_type(png, info);
+  const int depth = png_get_bit_depth(png, info);
+  if (color_type == PNG_COLOR_TYPE_GRAY && depth == 16) {
+    png_error(png, "16-bit gray: label maps are 8-bit gray or palette");
+  }
+  if (color_type == PNG_COLOR_TYPE_GRAY && depth < 8) {
+    png_error(png, "1/2/4-bit gray: label maps are 8-bit gray or palette");
+  }
+  if (color_type != PNG_COLOR_TYPE_GRAY && color_type != PNG_COLOR_TYPE_PALETTE) {
+    png_error(png, "colour or alpha: label maps are 8-bit gray or palette");
+  }
+  png_set_packing(png);
+  const int passes = png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  return passes;
+}
+
 // The setjmp frame: no object with a destructor lives here (`wide` is the caller's), so longjmp
-// skips nothing.
-bool ReadPngRows(png_structp png, png_infop info, const ImageView& out,
+// skips nothing. `labels`: a label map (SetLabelMapTransforms), whose size may differ from out's.
+bool ReadPngRows(png_structp png, png_infop info, const ImageView& out, bool labels,
                  std::vector<uint8_t>* wide) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_read_info(png, info);
   if (png_get_image_width(png, info) != out.shape.width ||
       png_get_image_height(png, info) != out.shape.height) {
-    png_error(png, "decoded size differs from the header's");
+    if (!labels) png_error(png, "decoded size differs from the header's");
+    auto* source = static_cast<PngSource*>(png_get_error_ptr(png));
+    std::snprintf(source->message, sizeof(source->message), "is %ux%u, expected %ux%u",
+                  png_get_image_width(png, info), png_get_image_height(png, info), out.shape.width,
+                  out.shape.height);
+    return false;
   }
-  const bool gray16 = IsClippedGray16(png, info);
-  const int passes = SetPngTransforms(png, info, out.shape.channels);
+  const bool gray16 = !labels && IsClippedGray16(png, info);
+  const int passes =
+      labels ? SetLabelMapTransforms(png, info) : SetPngTransforms(png, info, out.shape.channels);
   const size_t stride = static_cast<size_t>(out.shape.width) * (gray16 ? 2 : out.shape.channels);
   if (png_get_rowbytes(png, info) != stride) {
     png_error(png, "unexpected row size after transforms");
@@ -111,23 +138,40 @@ bool ReadPngRows(png_structp png, png_infop info, const ImageView& out,
   return true;
 }
 
-}  // namespace
-
-absl::Status DecodePng(absl::Span<const uint8_t> bytes, const ImageView& out,
-                       std::vector<uint8_t>* scratch) {
-  PngSource source{bytes.data(), bytes.size(), 0, {}};
-  png_structp png =
-      png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, OnPngError, OnPngWarning);
+// Runs ReadPngRows on `bytes`: RESOURCE_EXHAUSTED without a decoder; *ok false with `source`'s
+// message when the PNG cannot be read.
+absl::Status ReadPng(absl::Span<const uint8_t> bytes, const ImageView& out, bool labels,
+                     std::vector<uint8_t>* scratch, PngSource* source, bool* ok) {
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, source, OnPngError, OnPngWarning);
   png_infop info = png == nullptr ? nullptr : png_create_info_struct(png);
   if (info == nullptr) {
     png_destroy_read_struct(&png, nullptr, nullptr);
     return absl::ResourceExhaustedError("libpng: cannot allocate a decoder");
   }
-  png_set_read_fn(png, &source, ReadFromMemory);
-  const bool ok = ReadPngRows(png, info, out, scratch);
+  png_set_read_fn(png, source, ReadFromMemory);
+  *ok = ReadPngRows(png, info, out, labels, scratch);
   png_destroy_read_struct(&png, &info, nullptr);
-  if (!ok) return DecodeError(absl::StrCat("libpng: ", source.message));
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status DecodePngLabels(absl::Span<const uint8_t> bytes, const ImageView& out) {
+  if (bytes.size() < 8 || png_sig_cmp(bytes.data(), 0, 8) != 0) {
+    return absl::InvalidArgumentError("not a PNG (label maps are stored losslessly, as PNG)");
+  }
+  PngSource source{bytes.data(), bytes.size(), 0, {}};
+  bool ok = false;
+  RETURN_IF_ERROR(ReadPng(bytes, out, /*labels=*/true, /*scratch=*/nullptr, &source, &ok));
+  return ok ? absl::OkStatus() : absl::InvalidArgumentError(source.message);
+}
+
+absl::Status DecodePng(absl::Span<const uint8_t> bytes, const ImageView& out,
+                       std::vector<uint8_t>* scratch) {
+  PngSource source{bytes.data(), bytes.size(), 0, {}};
+  bool ok = false;
+  RETURN_IF_ERROR(ReadPng(bytes, out, /*labels=*/false, scratch, &source, &ok));
+  return ok ? absl::OkStatus() : DecodeError(absl::StrCat("libpng: ", source.message));
 }
 
 absl::Status DecodeWebp(absl::Span<const uint8_t> bytes, const ImageView& out,

@@ -25,6 +25,15 @@ namespace stoker {
 absl::Status DecodePng(absl::Span<const uint8_t> bytes, const ImageView& out,
                        std::vector<uint8_t>* scratch);
 
+// A label map (a semantic segmentation mask, e.g. ADE20K's, Cityscapes' or VOC's PNGs) into `out`,
+// each pixel's value as PIL reads it into np.array: 8-bit gray as it is, a palette's index (not
+// its colour; any bit depth). Other PNGs are refused, not converted: 16-bit or 1/2/4-bit gray,
+// colour, alpha. REQUIRES: out is 1-channel uint8.
+// Errors: INVALID_ARGUMENT saying why ("not a PNG", "is 40x30, expected 64x48", "16-bit gray:
+// label maps are 8-bit gray or palette", libpng's message for a corrupt file); RESOURCE_EXHAUSTED
+// when libpng cannot allocate a decoder.
+absl::Status DecodePngLabels(absl::Span<const uint8_t> bytes, const ImageView& out);
+
 // `scratch` holds the RGB image when `out` is gray (reused across calls).
 absl::Status DecodeWebp(absl::Span<const uint8_t> bytes, const ImageView& out,
                         std::vector<uint8_t>* scratch);

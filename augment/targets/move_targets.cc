@@ -167,8 +167,8 @@ void MoveKeypoints(const TargetMove& move, std::vector<float>* xy) {
   }
 }
 
-// One mask of `move`'s input into `out` (its output size).
-void MoveMask(const TargetMove& move, const ImageView& in, const ImageView& out) {
+// One mask of `move`'s input into `out` (its output size); `fill` where pixels come from outside.
+void MoveMask(const TargetMove& move, float fill, const ImageView& in, const ImageView& out) {
   switch (move.kind) {
     case Kind::kCrop:
       Crop(in, move.top, move.left, out);
@@ -182,28 +182,26 @@ void MoveMask(const TargetMove& move, const ImageView& in, const ImageView& out)
     case Kind::kVerticalFlip:
       VerticalFlip(in, out);
       return;
-    case Kind::kPad: {
-      const float zero = 0;
-      Pad(in, move.padding, move.pad_mode, &zero, out);
+    case Kind::kPad:
+      Pad(in, move.padding, move.pad_mode, &fill, out);
       return;
-    }
     case Kind::kAffine:
-      AffineWarp(in, move.affine, /*bilinear=*/false, /*fill=*/nullptr, out);
+      AffineWarp(in, move.affine, /*bilinear=*/false, &fill, out);
       return;
     case Kind::kPerspective:
-      PerspectiveWarp(in, move.perspective, /*bilinear=*/false, /*fill=*/nullptr, out);
+      PerspectiveWarp(in, move.perspective, /*bilinear=*/false, &fill, out);
       return;
     case Kind::kSanitize:  // Drops whole masks (Sanitize), never resamples one.
       return;
   }
 }
 
-void MoveMasks(const TargetMove& move, TargetMasks* masks) {
+void MoveMasks(const TargetMove& move, uint8_t fill, TargetMasks* masks) {
   const ImageShape in_shape{move.in_height, move.in_width, 1, PixelType::kUint8};
   const ImageShape out_shape{move.out_height, move.out_width, 1, PixelType::kUint8};
   std::vector<uint8_t> moved(out_shape.bytes() * masks->count);
   for (uint32_t i = 0; i < masks->count; ++i) {
-    MoveMask(move, ImageView{masks->pixels.data() + in_shape.bytes() * i, in_shape},
+    MoveMask(move, fill, ImageView{masks->pixels.data() + in_shape.bytes() * i, in_shape},
              ImageView{moved.data() + out_shape.bytes() * i, out_shape});
   }
   masks->pixels = std::move(moved);
@@ -235,7 +233,7 @@ void Sanitize(const TargetMove& move, SampleTargets* targets) {
   const size_t kept = std::count(keep.begin(), keep.end(), true);
   KeepEntries(keep, 4, &*targets->boxes);
   if (targets->box_labels) KeepEntries(keep, 1, &*targets->box_labels);
-  if (targets->masks && !targets->masks->semantic) {
+  if (targets->masks) {
     TargetMasks& masks = *targets->masks;
     KeepEntries(keep, size_t{masks.height} * masks.width, &masks.pixels);
     masks.count = static_cast<uint32_t>(kept);
@@ -287,7 +285,8 @@ absl::Status MoveTargets(const TargetMoves& moves, SampleTargets* targets) {
     }
     if (targets->boxes) MoveBoxes(move, &*targets->boxes);
     if (targets->keypoints) MoveKeypoints(move, &targets->keypoints->xy);
-    if (targets->masks) MoveMasks(move, &*targets->masks);
+    if (targets->masks) MoveMasks(move, /*fill=*/0, &*targets->masks);
+    if (targets->semantic_mask) MoveMasks(move, kSemanticMaskFill, &*targets->semantic_mask);
     targets->canvas_height = move.out_height;
     targets->canvas_width = move.out_width;
   }

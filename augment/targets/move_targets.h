@@ -11,14 +11,15 @@
 //   keypoints  each point goes through the move, unclamped; flips mirror about the last pixel
 //              (x' = W - 1 - x), as v2's horizontal_flip_keypoints, where boxes mirror about
 //              the canvas edge (x' = W - x).
-//   masks      resampled by the image kernels with nearest-neighbour sampling, outside pixels
-//              0: crops and flips copy, resize picks torch's nearest source pixel
-//              (ResizeMaskNearest), pad uses the image's padding mode with fill 0, the warps
-//              are AffineWarp / PerspectiveWarp with nearest sampling and no fill. A fill other
-//              than 0 for masks (v2's fill applies to masks unless given per type) is not
-//              offered: a mask's 0 is "no object".
+//   masks      instance and semantic masks alike, resampled by the image kernels with
+//              nearest-neighbour sampling: crops and flips copy, resize picks torch's nearest
+//              source pixel (ResizeMaskNearest), pad uses the image's padding mode, the warps are
+//              AffineWarp / PerspectiveWarp with nearest sampling. Pixels from outside the image
+//              are 0 in instance masks (v2's default: "no object") and kSemanticMaskFill (255,
+//              "ignore") in a semantic mask (targets.h says why); neither is a job option.
 //   sanitize   drops the boxes with width or height below min_size, or outside the canvas,
-//              with their labels, instance masks and keypoints (v2's SanitizeBoundingBoxes).
+//              with their labels, instance masks and keypoints (v2's SanitizeBoundingBoxes); a
+//              semantic mask stays whole.
 //
 // Pure functions; thread-safe on distinct targets.
 

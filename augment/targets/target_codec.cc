@@ -5,9 +5,11 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "augment/kernels/decode_png_webp.h"
 #include "common/bad_sample.h"
 #include "common/byte_codec.h"
 #include "common/status_macros.h"
+#include "image/image.h"
 
 namespace stoker {
 namespace {
@@ -146,6 +148,20 @@ absl::StatusOr<TargetKeypoints> DecodeKeypoints(absl::Span<const uint8_t> bytes)
   return keypoints;
 }
 
+// A label map PNG of the canvas's size: it holds what the image's decode already held, one byte a
+// pixel, and DecodePngLabels refuses another size before reading any row.
+absl::StatusOr<TargetMasks> DecodeSemanticMask(absl::Span<const uint8_t> png,
+                                               uint32_t canvas_height, uint32_t canvas_width) {
+  TargetMasks mask{1, canvas_height, canvas_width, {}};
+  const ImageShape shape{canvas_height, canvas_width, 1, PixelType::kUint8};
+  mask.pixels.resize(shape.bytes());
+  if (absl::Status status = DecodePngLabels(png, ImageView{mask.pixels.data(), shape});
+      !status.ok()) {
+    return BadAnnotation(kSemanticMaskField, status.message());
+  }
+  return mask;
+}
+
 // Boxes must lie on the canvas: [0, width] × [0, height].
 absl::Status CheckBoxesOnCanvas(const std::vector<float>& boxes, uint32_t height, uint32_t width) {
   for (size_t i = 0; i < boxes.size(); i += 4) {
@@ -182,11 +198,12 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> EncodeStoredTar
       AppendLittleEndian(static_cast<uint64_t>(label), &value);
     }
   }
+  if (targets.semantic_mask) {
+    return absl::InvalidArgumentError(
+        "targets.semantic_mask: stored as its PNG file as it is, not encoded from pixels");
+  }
   if (targets.masks) {
     const TargetMasks& masks = *targets.masks;
-    if (masks.semantic) {
-      return absl::InvalidArgumentError("targets.masks: a semantic mask cannot be stored");
-    }
     std::string& value = fields.emplace_back(std::string(kMasksField), "").second;
     AppendLittleEndian(masks.count, &value);
     AppendLittleEndian(masks.height, &value);
@@ -227,6 +244,10 @@ absl::StatusOr<SampleTargets> DecodeStoredTargets(const StoredTargetValues& valu
   if (values.keypoints) {
     ASSIGN_OR_RETURN(targets.keypoints, DecodeKeypoints(*values.keypoints));
   }
+  if (values.semantic_mask) {
+    ASSIGN_OR_RETURN(targets.semantic_mask,
+                     DecodeSemanticMask(*values.semantic_mask, canvas_height, canvas_width));
+  }
   if (absl::Status status = ValidateTargets(targets); !status.ok()) {
     return BadSampleError(BadSampleReason::kBadAnnotation, std::string(status.message()));
   }
@@ -245,6 +266,8 @@ void AppendWireTarget(absl::string_view field, const SampleTargets& targets, std
     }
   } else if (field == kMasksField && targets.masks) {
     out->append(targets.masks->pixels.begin(), targets.masks->pixels.end());
+  } else if (field == kSemanticMaskField && targets.semantic_mask) {
+    out->append(targets.semantic_mask->pixels.begin(), targets.semantic_mask->pixels.end());
   } else if (field == kKeypointsField && targets.keypoints) {
     const TargetKeypoints& keypoints = *targets.keypoints;
     AppendLittleEndian(keypoints.per_instance, out);

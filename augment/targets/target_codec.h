@@ -2,7 +2,8 @@
 #define STOKER_AUGMENT_TARGETS_TARGET_CODEC_H_
 
 // The bytes of a sample's typed targets (targets.h) under their field names ("boxes",
-// "box_labels", "masks", "keypoints"; common/target_fields.h), in two forms, all little-endian:
+// "box_labels", "masks", "keypoints", "semantic_mask"; common/target_fields.h), in two forms, all
+// little-endian:
 //
 // Stored (a stoker shard record's fields, data/record_fields.h; written by stoker-pack --coco),
 // in pixels of the stored image, whose decoded size is the canvas:
@@ -13,12 +14,16 @@
 //               with a 1 has a first run of 0); the runs of a mask sum to height × width
 //   keypoints   u32 count | u32 per_instance | float32 x y, count × per_instance times |
 //               u8 visibility, count × per_instance times
+//   semantic_mask  the label map's PNG file as it is (8-bit gray or palette, the index the
+//               label; a WebDataset's .seg.png), the image's size
 //
 // On the wire (a batch's field columns, BatchHeader.fields), in pixels of the output image:
 //   boxes       float32 N × 4, XYXY
 //   box_labels  int64 N
 //   masks       uint8 N × H × W (H × W the batch's image size), one byte a pixel, 0 or 1
 //   keypoints   u32 per_instance | float32 N × per_instance × 3 (x, y, visibility)
+//   semantic_mask  uint8 H × W, the class ids; kSemanticMaskFill (255) where the ops brought in
+//               pixels from outside the image
 //
 // Thread-safe functions.
 
@@ -40,7 +45,7 @@ namespace stoker {
 // The stored values of `targets` (boxes, box_labels, masks, keypoints: those it has), as
 // (field name, bytes) pairs. Boxes are stored as they are (XYXY pixels of the canvas).
 // INVALID_ARGUMENT from ValidateTargets, or naming the field when it holds more than
-// kMaxTargetInstances instances; masks must not be semantic.
+// kMaxTargetInstances instances; a semantic mask is refused (the packer stores its PNG file).
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> EncodeStoredTargets(
     const SampleTargets& targets);
 
@@ -50,12 +55,14 @@ struct StoredTargetValues {
   std::optional<absl::Span<const uint8_t>> box_labels;
   std::optional<absl::Span<const uint8_t>> masks;
   std::optional<absl::Span<const uint8_t>> keypoints;
+  std::optional<absl::Span<const uint8_t>> semantic_mask;
 };
 
 // The targets of a sample whose image decodes to canvas_height × canvas_width, from its stored
 // values. A bad-sample error (common/bad_sample.h) naming the field when they cannot be used:
 // kBadAnnotation for bytes that do not parse (a length that is not a whole number of values,
-// runs that do not sum to the mask's size), masks of another size than the canvas, and anything
+// runs that do not sum to the mask's size), masks of another size than the canvas, a semantic
+// mask that is not an 8-bit gray or palette PNG of the canvas's size, and anything
 // ValidateTargets refuses (a box outside the canvas, labels not one per box, ...); kTooLarge for
 // more than kMaxTargetInstances instances or kMaxKeypointsPerInstance keypoints.
 absl::StatusOr<SampleTargets> DecodeStoredTargets(const StoredTargetValues& values,

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "augment/testing/fixture_files.h"
+#include "augment/testing/test_image_codecs.h"
 #include "common/bad_sample.h"
 #include "common/byte_codec.h"
 #include "gmock/gmock.h"
@@ -177,13 +179,75 @@ TEST(TargetCodecTest, MoreInstancesThanTheBoundAreTooLarge) {
                   "\"masks\": 128 masks of 2048x2048 are over the bound of 268435456 bytes");
 }
 
-TEST(TargetCodecTest, TargetFieldsAreTheFourTypedNames) {
+TEST(TargetCodecTest, TargetFieldsAreTheFiveTypedNames) {
   EXPECT_TRUE(IsTargetField("boxes"));
   EXPECT_TRUE(IsTargetField("box_labels"));
   EXPECT_TRUE(IsTargetField("masks"));
   EXPECT_TRUE(IsTargetField("keypoints"));
+  EXPECT_TRUE(IsTargetField("semantic_mask"));
   EXPECT_FALSE(IsTargetField("text"));
+  EXPECT_FALSE(IsTargetField("seg.png"));  // A pass-through field: the PNG's bytes untouched.
   EXPECT_EQ(MaxWireTargetBytes("masks", 10 * 20), uint64_t{kMaxTargetInstances} * 200);
+  EXPECT_EQ(MaxWireTargetBytes("semantic_mask", 10 * 20), 200u);
+}
+
+std::string LabelMapFile(const std::string& name) {
+  const std::vector<uint8_t> bytes =
+      ReadFixtureFile(std::string(STOKER_TARGETS_TESTDATA_DIR) + "/label_maps/" + name + ".png");
+  return std::string(bytes.begin(), bytes.end());
+}
+
+absl::StatusOr<SampleTargets> DecodeLabelMapValue(const std::string& png, uint32_t height,
+                                                  uint32_t width) {
+  StoredTargetValues values;
+  values.semantic_mask = AsBytes(png);
+  return DecodeStoredTargets(values, height, width);
+}
+
+// testdata/make_label_maps.py: a 4-bit palette PNG whose indices, not colours, are the labels.
+TEST(TargetCodecTest, SemanticMaskIsThePalettesIndexOnTheWire) {
+  auto decoded = DecodeLabelMapValue(LabelMapFile("palette"), 4, 6);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_TRUE(decoded->semantic_mask.has_value());
+  std::string wire;
+  AppendWireTarget(kSemanticMaskField, *decoded, &wire);
+  std::string expected;
+  for (int y = 0; y < 4; ++y) {
+    for (int x = 0; x < 6; ++x) expected.push_back(static_cast<char>((x + y) % 6));
+  }
+  EXPECT_EQ(wire, expected);
+}
+
+TEST(TargetCodecTest, SemanticMaskFromEightBitGrayKeepsItsValues) {
+  std::vector<uint8_t> labels(4 * 6);
+  for (size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<uint8_t>(i * 10);
+  const std::vector<uint8_t> png =
+      EncodePng(ImageView{labels.data(), ImageShape{4, 6, 1, PixelType::kUint8}});
+  auto decoded = DecodeLabelMapValue(std::string(png.begin(), png.end()), 4, 6);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->semantic_mask->pixels, labels);
+}
+
+// A label map that cannot be used is a bad annotation naming the field and why: the worker
+// skips the sample and counts it.
+TEST(TargetCodecTest, BadLabelMapsAreBadAnnotations) {
+  ExpectBadSample(DecodeLabelMapValue(LabelMapFile("palette"), 8, 6),
+                  BadSampleReason::kBadAnnotation, "\"semantic_mask\": is 6x4, expected 6x8");
+  ExpectBadSample(DecodeLabelMapValue(LabelMapFile("gray16"), 4, 6),
+                  BadSampleReason::kBadAnnotation,
+                  "\"semantic_mask\": 16-bit gray: label maps are 8-bit gray or palette");
+  std::vector<uint8_t> rgb(4 * 6 * 3, 1);
+  const std::vector<uint8_t> png =
+      EncodePng(ImageView{rgb.data(), ImageShape{4, 6, 3, PixelType::kUint8}});
+  ExpectBadSample(DecodeLabelMapValue(std::string(png.begin(), png.end()), 4, 6),
+                  BadSampleReason::kBadAnnotation,
+                  "\"semantic_mask\": colour or alpha: label maps are 8-bit gray or palette");
+  ExpectBadSample(DecodeLabelMapValue("\xff\xd8\xff a JPEG", 4, 6), BadSampleReason::kBadAnnotation,
+                  "\"semantic_mask\": not a PNG");
+  std::string truncated = LabelMapFile("palette");
+  truncated.resize(truncated.size() - 20);
+  ExpectBadSample(DecodeLabelMapValue(truncated, 4, 6), BadSampleReason::kBadAnnotation,
+                  "\"semantic_mask\": ");
 }
 
 }  // namespace

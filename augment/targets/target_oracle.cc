@@ -40,6 +40,28 @@ void ExpectNear(const std::array<float, 4>& box, const std::array<float, 4>& pix
   }
 }
 
+// The semantic mask went where the instance masks went, each of its pixels the label of the last
+// box whose mask holds it (as PaintedScene painted them), 0 where none does; only pixels the ops
+// brought in from outside the image may be kSemanticMaskFill instead of 0. Instance masks are
+// checked against the painted image, so this checks the semantic mask against it too.
+void ExpectSemanticMaskFollowsInstanceMasks(const SampleTargets& moved, const std::string& what) {
+  ASSERT_TRUE(moved.semantic_mask.has_value()) << what;
+  const TargetMasks& semantic = *moved.semantic_mask;
+  ASSERT_EQ(semantic.height, moved.canvas_height) << what;
+  ASSERT_EQ(semantic.width, moved.canvas_width) << what;
+  const size_t area = size_t{semantic.height} * semantic.width;
+  size_t differing = 0;
+  for (size_t j = 0; j < area; ++j) {
+    uint8_t label = 0;
+    for (uint32_t i = 0; i < moved.masks->count; ++i) {
+      if (moved.masks->pixels[i * area + j] != 0) label = static_cast<uint8_t>(i + 1);
+    }
+    const uint8_t got = semantic.pixels[j];
+    differing += !(got == label || (label == 0 && got == kSemanticMaskFill));
+  }
+  EXPECT_EQ(differing, 0u) << what << ", semantic mask";
+}
+
 }  // namespace
 
 OracleScene PaintedScene(std::vector<uint8_t> pixels, const ImageShape& shape,
@@ -50,8 +72,10 @@ OracleScene PaintedScene(std::vector<uint8_t> pixels, const ImageShape& shape,
   scene.targets.canvas_width = shape.width;
   scene.targets.boxes.emplace();
   scene.targets.box_labels.emplace();
-  TargetMasks masks{static_cast<uint32_t>(boxes.size()), shape.height, shape.width, false, {}};
+  TargetMasks masks{static_cast<uint32_t>(boxes.size()), shape.height, shape.width, {}};
   masks.pixels.assign(size_t{masks.count} * shape.height * shape.width, 0);
+  TargetMasks semantic{1, shape.height, shape.width, {}};
+  semantic.pixels.assign(size_t{shape.height} * shape.width, 0);
   TargetKeypoints keypoints{static_cast<uint32_t>(boxes.size()), 1, {}, {}};
   for (size_t i = 0; i < boxes.size(); ++i) {
     const auto [x1, y1, x2, y2] = boxes[i];
@@ -62,6 +86,7 @@ OracleScene PaintedScene(std::vector<uint8_t> pixels, const ImageShape& shape,
         const bool inside = x >= x1 && x < x2 && y >= y1 && y < y2;
         pixels[(size_t{y} * shape.width + x) * shape.channels + channel] = inside ? 255 : 0;
         masks.pixels[(i * shape.height + y) * shape.width + x] = inside ? 1 : 0;
+        if (inside) semantic.pixels[size_t{y} * shape.width + x] = static_cast<uint8_t>(i + 1);
       }
     }
     for (const uint32_t v : boxes[i]) scene.targets.boxes->push_back(static_cast<float>(v));
@@ -71,6 +96,7 @@ OracleScene PaintedScene(std::vector<uint8_t> pixels, const ImageShape& shape,
     keypoints.visibility.push_back(2);
   }
   scene.targets.masks = std::move(masks);
+  scene.targets.semantic_mask = std::move(semantic);
   scene.targets.keypoints = std::move(keypoints);
   scene.pixels = std::move(pixels);
   return scene;
@@ -139,6 +165,7 @@ void ExpectTargetsFollowImage(const OracleScene& scene, const SampleTargets& mov
           << name << " keypoint (" << kx << ", " << ky << ") left its box";
     }
   }
+  ExpectSemanticMaskFollowsInstanceMasks(moved, what);
   if (tolerance.masks_exact) {
     for (size_t i = 0; i < moved.box_count(); ++i) {
       const uint8_t* mask = moved.masks->pixels.data() + i * image.shape.height * image.shape.width;

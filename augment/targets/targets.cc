@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 namespace stoker {
 
@@ -65,22 +66,25 @@ absl::Status ValidateBoxes(const std::vector<float>& boxes) {
   return absl::OkStatus();
 }
 
-absl::Status ValidateMasks(const TargetMasks& masks, const SampleTargets& targets) {
+// `masks` (named `field` in errors) of the canvas's size, their pixels count × height × width.
+absl::Status ValidateMaskPlanes(const TargetMasks& masks, const SampleTargets& targets,
+                                absl::string_view field) {
   if (masks.height != targets.canvas_height || masks.width != targets.canvas_width) {
     return absl::InvalidArgumentError(
-        absl::StrCat("targets.masks are ", masks.height, "x", masks.width, ", the canvas is ",
+        absl::StrCat("targets.", field, " are ", masks.height, "x", masks.width, ", the canvas is ",
                      targets.canvas_height, "x", targets.canvas_width));
   }
   if (masks.pixels.size() != size_t{masks.count} * masks.height * masks.width) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("targets.masks hold ", masks.pixels.size(), " bytes, not count x height x ",
-                     "width = ", masks.count, " x ", masks.height, " x ", masks.width));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "targets.", field, " hold ", masks.pixels.size(), " bytes, not count x height x width = ",
+        masks.count, " x ", masks.height, " x ", masks.width));
   }
-  if (masks.semantic && masks.count != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("targets.masks: a semantic mask is one mask, got ", masks.count));
-  }
-  if (!masks.semantic && targets.boxes && masks.count != targets.box_count()) {
+  return absl::OkStatus();
+}
+
+absl::Status ValidateMasks(const TargetMasks& masks, const SampleTargets& targets) {
+  if (absl::Status s = ValidateMaskPlanes(masks, targets, "masks"); !s.ok()) return s;
+  if (targets.boxes && masks.count != targets.box_count()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "targets.masks hold ", masks.count, " instance masks for ", targets.box_count(), " boxes"));
   }
@@ -128,6 +132,16 @@ absl::Status ValidateTargets(const SampleTargets& targets) {
   }
   if (targets.masks) {
     if (absl::Status s = ValidateMasks(*targets.masks, targets); !s.ok()) return s;
+  }
+  if (targets.semantic_mask) {
+    const TargetMasks& semantic = *targets.semantic_mask;
+    if (semantic.count != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("targets.semantic_mask is ", semantic.count, " masks, not one"));
+    }
+    if (absl::Status s = ValidateMaskPlanes(semantic, targets, "semantic_mask"); !s.ok()) {
+      return s;
+    }
   }
   if (targets.keypoints) {
     if (absl::Status s = ValidateKeypoints(*targets.keypoints, targets); !s.ok()) return s;

@@ -32,14 +32,20 @@ std::vector<float> BoxesToXyxy(absl::Span<const float> boxes, BoxFormat format);
 std::vector<float> BoxesFromXyxy(absl::Span<const float> boxes, BoxFormat format);
 
 // N masks of height × width, row-major, one byte a pixel: N instance masks (one per box), or
-// one semantic mask of class ids (`semantic`, N == 1, not tied to the boxes).
+// one semantic mask of class ids (N == 1, not tied to the boxes).
 struct TargetMasks {
   uint32_t count = 0;
   uint32_t height = 0;
   uint32_t width = 0;
-  bool semantic = false;
   std::vector<uint8_t> pixels;  // count × height × width
 };
+
+// The class id a semantic mask gets where a move brings in pixels from outside the image (pad in
+// constant mode, affine and perspective warps): 255, "ignore", the fill of torchvision's
+// segmentation references ({tv_tensors.Mask: 255}) and the ignore_index their loss skips, so
+// that made-up pixels do not train as class 0. v2's own default for masks is 0, which instance
+// masks keep (0 is "not this object" there). A dataset's label 255 therefore means "ignore".
+inline constexpr uint8_t kSemanticMaskFill = 255;
 
 // N instances of K keypoints each: (x, y) per keypoint and a visibility flag (COCO's 0, 1, 2),
 // which the ops carry unchanged.
@@ -57,7 +63,8 @@ struct SampleTargets {
   uint32_t canvas_width = 0;
   std::optional<std::vector<float>> boxes;         // N × 4, XYXY pixels
   std::optional<std::vector<int64_t>> box_labels;  // N, one per box
-  std::optional<TargetMasks> masks;
+  std::optional<TargetMasks> masks;                // instance masks
+  std::optional<TargetMasks> semantic_mask;        // one label map (count 1)
   std::optional<TargetKeypoints> keypoints;
 
   // Number of boxes (0 without boxes).
@@ -68,7 +75,8 @@ struct SampleTargets {
 // "targets.canvas_size must be > 0", "targets.boxes holds 7 values, not N x 4",
 // "targets.boxes[2] has a NaN or infinite coordinate", "targets.boxes[2] has x2 < x1",
 // "targets.box_labels has 3 entries for 2 boxes", "targets.masks are 10x20, the canvas is
-// 20x20", "targets.masks hold 3 instance masks for 2 boxes", "targets.keypoints ...".
+// 20x20", "targets.masks hold 3 instance masks for 2 boxes", "targets.semantic_mask is 2 masks,
+// not one", "targets.keypoints ...".
 absl::Status ValidateTargets(const SampleTargets& targets);
 
 }  // namespace stoker

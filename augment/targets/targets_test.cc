@@ -27,7 +27,7 @@ SampleTargets TwoBoxes() {
   t.canvas_width = 30;
   t.boxes = std::vector<float>{2, 3, 12, 10, 20, 5, 29, 19};
   t.box_labels = std::vector<int64_t>{7, 9};
-  t.masks = TargetMasks{2, 20, 30, false, std::vector<uint8_t>(2 * 20 * 30, 0)};
+  t.masks = TargetMasks{2, 20, 30, std::vector<uint8_t>(2 * 20 * 30, 0)};
   t.keypoints = TargetKeypoints{2, 1, {5, 5, 25, 10}, {2, 1}};
   return t;
 }
@@ -79,8 +79,13 @@ TEST(TargetsTest, ChecksNameTheField) {
 
 TEST(TargetsTest, ASemanticMaskIsNotTiedToTheBoxes) {
   SampleTargets t = TwoBoxes();
-  t.masks = TargetMasks{1, 20, 30, true, std::vector<uint8_t>(600, 3)};
+  t.semantic_mask = TargetMasks{1, 20, 30, std::vector<uint8_t>(600, 3)};
   EXPECT_TRUE(ValidateTargets(t).ok());
+  t.semantic_mask->count = 2;
+  t.semantic_mask->pixels.resize(1200);
+  ExpectInvalid(ValidateTargets(t), "targets.semantic_mask is 2 masks, not one");
+  t.semantic_mask = TargetMasks{1, 20, 20, std::vector<uint8_t>(400, 3)};
+  ExpectInvalid(ValidateTargets(t), "targets.semantic_mask are 20x20, the canvas is 20x30");
 }
 
 TEST(TargetsTest, FormatsConvertBothWays) {

@@ -10,8 +10,8 @@
 //   - an accepted batch: every typed value is a whole number of its instances (boxes of 16
 //     bytes, labels of 8, masks of H × W, keypoints a u32 K in 1..64 then K × 12-byte points, or
 //     empty), at most kMaxTargetInstances each, and a sample's labels, masks and keypoints as many
-//     as its boxes when the batch has boxes: what a trainer slices into tensors without a
-//     remainder.
+//     as its boxes when the batch has boxes; a semantic mask exactly H × W bytes, whatever the
+//     boxes: what a trainer slices into tensors without a remainder.
 
 #include <cstring>
 #include <memory>
@@ -37,6 +37,10 @@ uint64_t TargetColumnsFuzzInstances(absl::string_view name, absl::string_view va
   if (name == stoker::kBoxesField) unit = stoker::kWireBoxBytes;
   if (name == stoker::kBoxLabelsField) unit = stoker::kWireBoxLabelBytes;
   if (name == stoker::kMasksField) unit = pixels;
+  if (name == stoker::kSemanticMaskField) {
+    FUZZ_CHECK(value.size() == pixels);
+    return 1;
+  }
   if (name == stoker::kKeypointsField) {
     if (value.empty()) return 0;
     FUZZ_CHECK(value.size() >= 4);
@@ -96,7 +100,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!stoker::IsTargetField(column.name())) continue;
     for (int i = 0; i + 1 < column.offsets_size(); ++i) {
       const uint64_t count = TargetColumnsFuzzInstances(column.name(), value(column, i), pixels);
-      if (boxes != nullptr && &column != boxes) {
+      if (boxes != nullptr && &column != boxes && column.name() != stoker::kSemanticMaskField) {
         FUZZ_CHECK(count == value(*boxes, i).size() / stoker::kWireBoxBytes);
       }
     }

@@ -94,7 +94,7 @@ std::vector<std::string> WriteSceneShards(const TempDir& dir) {
         targets.box_labels->push_back(static_cast<int64_t>(10 * i + b));
       }
       targets.masks = TargetMasks{static_cast<uint32_t>(rects.size()), kSceneRows, kSceneCols,
-                                  false, RectMasks(rects, kSceneRows, kSceneCols)};
+                                  RectMasks(rects, kSceneRows, kSceneCols)};
       auto fields = EncodeStoredTargets(targets);
       EXPECT_TRUE(fields.ok()) << fields.status();
       auto metadata = EncodeRecordFields(*fields);

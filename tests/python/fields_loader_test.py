@@ -1,6 +1,6 @@
-"""Image-text jobs through the Python module: a generated WebDataset shard set (.jpg, .txt, .json,
-.cls; captions with multi-byte UTF-8) read by stoker.Loader(fields=[...]) from a local cluster of
-real processes (stoker.LocalCluster).
+"""Image-text and segmentation jobs through the Python module: a generated WebDataset shard set
+(.jpg, .txt, .json, .cls, .seg.png; captions with multi-byte UTF-8, palette label maps) read by
+stoker.Loader(fields=[...]) from a local cluster of real processes (stoker.LocalCluster).
 
     /usr/bin/python3 tests/python/fields_loader_test.py BUILD_DIR
 
@@ -9,7 +9,11 @@ Checks: one epoch yields a dict per batch whose "image" is the images tensor, "l
 once; other keys arrive as bytes, in the order the fields were named; a caption that is not
 UTF-8 raises UnicodeDecodeError naming the field and the sample; a worker killed (SIGKILL)
 mid-epoch loses and duplicates nothing; typed targets asked of tars, and a repeated field, are
-stoker.InvalidArgumentError naming fields[i]. Bounded: an alarm fails the run after 170 s.
+stoker.InvalidArgumentError naming fields[i]; "semantic_mask" arrives as a uint8 [H, W] tensor per
+sample, every sample once, equal to its .seg.png's palette indices moved as torchvision moves a
+mask (nearest resize, then 255 where pad filled), listed or stacked (targets="padded"); a .seg.png
+of another size than its image is skipped (replaced), counted as bad_annotation, and the job goes
+on. Bounded: an alarm fails the run after 170 s.
 """
 
 import io
@@ -25,6 +29,7 @@ BUILD_DIR = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else "build")
 sys.path.insert(0, os.path.join(BUILD_DIR, "trainer_client", "python"))
 
 import numpy as np  # noqa: E402
+import torch  # noqa: E402
 from PIL import Image  # noqa: E402
 
 import stoker  # noqa: E402
@@ -60,6 +65,37 @@ def jpeg(i):
     return out.getvalue()
 
 
+SEG_HEIGHT, SEG_WIDTH = 24, 32  # the .jpg's size
+# Resized to 16x16, then padded by 1 left and right, 2 top and bottom: 20x18.
+SEG_PIPELINE = "decode, resize(height=16, width=16), pad(padding=[1, 2]), to_float"
+
+
+def label_map(i):
+    """Sample i's labels: a rectangle of class 1 + i % 7 and a band of class 200 on 0."""
+    labels = np.zeros((SEG_HEIGHT, SEG_WIDTH), dtype=np.uint8)
+    labels[4:12, 6:20] = 1 + i % 7
+    labels[14:, i % 9:i % 9 + 10] = 200
+    return labels
+
+
+def seg_png(labels):
+    """`labels` as a palette PNG (mode "P"): the indices are the labels, the colours are not."""
+    image = Image.fromarray(labels, mode="P")
+    image.putpalette([(37 * c) % 256 for c in range(3 * 256)])
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def moved_label_map(i):
+    """label_map(i) through SEG_PIPELINE as torchvision moves a mask: torch's nearest resize
+    (source index floor(dst * in / out)), then the pad's fill, 255 for a semantic mask."""
+    rows = np.floor(np.arange(16) * np.float32(SEG_HEIGHT / 16)).astype(int)
+    cols = np.floor(np.arange(16) * np.float32(SEG_WIDTH / 16)).astype(int)
+    resized = label_map(i)[rows][:, cols]
+    return np.pad(resized, ((2, 2), (1, 1)), constant_values=255)
+
+
 def add_file(tar, name, data):
     info = tarfile.TarInfo(name)
     info.size = len(data)
@@ -75,7 +111,8 @@ def write_tars(directory):
             for i in range(s * PER_SHARD, (s + 1) * PER_SHARD):
                 for ext, data in (("jpg", jpeg(i)), ("txt", caption(i).encode("utf-8")),
                                   ("json", json_text(i).encode("utf-8")),
-                                  ("cls", str(label(i)).encode()), ("meta.bin", blob(i))):
+                                  ("cls", str(label(i)).encode()), ("meta.bin", blob(i)),
+                                  ("seg.png", seg_png(label_map(i)))):
                     add_file(tar, f"s{i:03d}.{ext}", data)
         paths.append(path)
     return paths
@@ -158,6 +195,55 @@ class FieldsLoaderTest(ImageTextCluster):
             len(self.loader(fields=["image", "text", "text"]))
         with self.assertRaises(TypeError):
             self.loader(fields="text")
+
+
+class SemanticMaskTest(ImageTextCluster):
+    """A segmentation job: .jpg + .seg.png, the label map moved with the image."""
+
+    def seg_loader(self, **kwargs):
+        return self.loader(pipeline=SEG_PIPELINE, fields=["image", "semantic_mask"],
+                           return_indices=True, **kwargs)
+
+    def test_one_epoch_every_sample_once_with_its_moved_mask(self):
+        seen = {}
+        with self.seg_loader() as loader:
+            for batch in loader:
+                self.assertEqual(tuple(batch["image"].shape), (BATCH, 3, 20, 18))
+                for k, index in enumerate(batch["sample_indices"].tolist()):
+                    mask = batch["semantic_mask"][k]
+                    self.assertEqual(mask.dtype, torch.uint8)
+                    self.assertEqual(tuple(mask.shape), (20, 18))
+                    np.testing.assert_array_equal(mask.numpy(), moved_label_map(index))
+                    seen[index] = seen.get(index, 0) + 1
+        self.assertEqual(seen, {i: 1 for i in range(SAMPLES)})
+
+    def test_padded_targets_stack_the_masks(self):
+        with self.seg_loader(targets="padded") as loader:
+            batch = next(iter(loader))
+        self.assertEqual(tuple(batch["semantic_mask"].shape), (BATCH, 20, 18))
+        self.assertEqual(batch["semantic_mask_count"].tolist(), [1] * BATCH)
+        for k, index in enumerate(batch["sample_indices"].tolist()):
+            np.testing.assert_array_equal(batch["semantic_mask"][k].numpy(),
+                                          moved_label_map(index))
+
+    def test_a_mask_of_another_size_is_skipped_counted_and_the_job_goes_on(self):
+        path = os.path.join(self.data.name, "bad-seg.tar")
+        with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as tar:
+            for i in range(BATCH):
+                add_file(tar, f"b{i}.jpg", jpeg(i))
+                labels = label_map(i)[:10] if i == 2 else label_map(i)
+                add_file(tar, f"b{i}.seg.png", seg_png(labels))
+        with self.seg_loader(dataset=[path], shuffle="none",
+                             max_bad_sample_fraction=0.25) as loader:
+            indices = [i for batch in loader for i in batch["sample_indices"].tolist()]
+        self.assertEqual(sorted(indices), [0, 1, 3, 3])  # 2 replaced by the next one
+        with self.assertRaisesRegex(stoker.DataLossError, "bad_annotation=1"):
+            with self.seg_loader(dataset=[path], shuffle="none",
+                                 max_bad_sample_fraction=0.0) as loader:
+                for _ in loader:
+                    pass
+        logs = "".join(self.cluster.log_tail(f"worker{w}", 20000) for w in range(2))
+        self.assertIn("\"semantic_mask\": is 32x10, expected 32x24", logs)
 
 
 class WorkerKilledTest(ImageTextCluster):

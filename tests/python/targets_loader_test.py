@@ -371,7 +371,7 @@ class TargetArraysTest(unittest.TestCase):
         self.assertEqual(arrays[0].shape, (1, 2, 3))
         np.testing.assert_array_equal(arrays[0].reshape(-1), np.arange(6))
         self.assertEqual(arrays[1].shape, (0, 2, 3))
-        padded, counts = stoker.targets.pad_targets(arrays)
+        padded, counts = stoker.targets.pad_targets("keypoints", arrays)
         self.assertEqual(padded.shape, (2, 1, 2, 3))
         np.testing.assert_array_equal(counts, [1, 0])
         self.assertFalse(padded[1].any())

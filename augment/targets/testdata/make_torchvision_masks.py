@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes the expected masks of mask_torchvision_test: torchvision 0.14's functional ops on
 tensors with NEAREST interpolation (what torchvision.transforms.v2 runs on a Mask), applied to a
-37x53 uint8 mask of a few shapes with several class ids.
+37x53 uint8 mask of a few shapes with several class ids; the cases that bring in pixels from
+outside the image again with fill=255, a semantic mask's fill.
 
 Run with Debian's /usr/bin/python3 (python3-torchvision) from this folder:
     /usr/bin/python3 make_torchvision_masks.py
@@ -51,6 +52,12 @@ def main():
                            interpolation=NEAREST),
         "rotate_25": F.rotate(mask, 25.0, interpolation=NEAREST),
         "perspective": F.perspective(mask, start, end, interpolation=NEAREST),
+        # A semantic mask's fill, 255 ("ignore"), where pixels come from outside the image.
+        "pad_constant_fill255": F.pad(mask, [3, 5, 7, 2], fill=255, padding_mode="constant"),
+        "affine_fill255": F.affine(mask, angle=30.0, translate=[5, -3], scale=1.2,
+                                   shear=[10.0, 5.0], interpolation=NEAREST, fill=255),
+        "rotate_25_fill255": F.rotate(mask, 25.0, interpolation=NEAREST, fill=255),
+        "perspective_fill255": F.perspective(mask, start, end, interpolation=NEAREST, fill=255),
     }
     for name, value in cases.items():
         with open(os.path.join(out_dir, name + ".bin"), "wb") as f:

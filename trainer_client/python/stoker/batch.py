@@ -89,8 +89,8 @@ class Batch:
     def field(self, name: str) -> List[Any]:
         """Each sample's value of the field `name`, in batch order: str for "text" and "json"
         (decoded as UTF-8); for a typed target ("boxes", "box_labels", "masks", "keypoints";
-        stoker.targets) a torch tensor or NumPy array per sample, [N_i, ...]; bytes for any
-        other field. KeyError when the job did not name it."""
+        stoker.targets) a torch tensor or NumPy array per sample, [N_i, ...] ([H, W] for
+        "semantic_mask"); bytes for any other field. KeyError when the job did not name it."""
         names = self.raw.field_names
         if name not in names:
             raise KeyError(f"field {name!r}: this batch carries {names}")
@@ -107,7 +107,7 @@ class Batch:
         and the counts N_i (int64 [B])."""
         if name not in TARGET_FIELDS or name not in self.raw.field_names:
             raise KeyError(f"typed target {name!r}: this batch carries {self.raw.field_names}")
-        padded, counts = pad_targets(target_arrays(self.raw, name))
+        padded, counts = pad_targets(name, target_arrays(self.raw, name))
         return self._tensor(padded), self._tensor(counts)
 
     def as_dict(self, names: Sequence[str], targets: str = "list") -> Dict[str, Any]:

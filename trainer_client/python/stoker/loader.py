@@ -120,7 +120,9 @@ class Loader:
           job's augmentations (stoker shards packed with them, stoker-pack --coco; the pipeline
           must be able to move them): "boxes" float32 [N_i, 4] XYXY pixels of the output
           image, "box_labels" int64 [N_i] (needs "boxes"), "masks" uint8 [N_i, H, W],
-          "keypoints" float32 [N_i, K, 3], as lists of one tensor per sample (see targets=;
+          "keypoints" float32 [N_i, K, 3], "semantic_mask" uint8 [H, W] (a label map: a
+          WebDataset's .seg.png or packed; 255 where the ops filled), as lists of one tensor
+          per sample (see targets=;
           stoker.detection_targets makes torchvision's (images, targets)). None: (images,
           labels) as before. A sample without a named field, or whose targets do not fit its
           image (bad_annotation), is a bad sample (replaced). Fields a dataset cannot have

@@ -13,6 +13,10 @@ Per sample, as torch tensors (NumPy arrays with tensors="numpy"):
     "box_labels"  int64 [N]
     "masks"       uint8 [N, H, W], 0 or 1 (H x W the batch's images)
     "keypoints"   float32 [N, K, 3], (x, y, visibility)
+    "semantic_mask"  uint8 [H, W], the class ids of a label map (a WebDataset's .seg.png, the
+                  palette index of a palette PNG), 255 where the augmentations brought in
+                  pixels from outside the image (pad, affine, rotation, perspective): "ignore",
+                  as CrossEntropyLoss(ignore_index=255) in torchvision's segmentation references
 The values lie in the received payload at any alignment: each is copied once (np.frombuffer
 reads unaligned bytes), so a sample's targets are ordinary, writable tensors.
 """
@@ -21,7 +25,9 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-TARGET_FIELDS = ("boxes", "box_labels", "masks", "keypoints")
+TARGET_FIELDS = ("boxes", "box_labels", "masks", "keypoints", "semantic_mask")
+# The per-instance ones, which detection_targets hands to torchvision's detection models.
+_DETECTION_FIELDS = TARGET_FIELDS[:4]
 # How the Loader's dict carries them (Loader(targets=...)).
 TARGET_FORMS = ("list", "padded")
 
@@ -36,6 +42,8 @@ def _sample_array(name: str, value: bytes, height: int, width: int) -> np.ndarra
         return np.frombuffer(value, dtype="<i8").copy()
     if name == "masks":
         return np.frombuffer(value, dtype=np.uint8).reshape(-1, height, width).copy()
+    if name == "semantic_mask":
+        return np.frombuffer(value, dtype=np.uint8).reshape(height, width).copy()
     if not value:
         return np.zeros((0, 0, 3), dtype=np.float32)
     per_instance = int(np.frombuffer(value, dtype="<u4", count=1)[0])
@@ -52,9 +60,12 @@ def target_arrays(raw: Any, name: str) -> List[np.ndarray]:
     return [_sample_array(name, value, height, width) for value in values]
 
 
-def pad_targets(arrays: Sequence[np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+def pad_targets(name: str, arrays: Sequence[np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
     """Per-sample arrays [N_i, ...] as one zero-padded array [B, max N_i, ...] and the counts
-    N_i (int64 [B]). Keypoints of samples without instances take the others' K."""
+    N_i (int64 [B]). Keypoints of samples without instances take the others' K. Semantic masks,
+    one [H, W] a sample, are stacked [B, H, W], their counts all 1."""
+    if name == "semantic_mask":
+        return np.stack(arrays), np.ones(len(arrays), dtype=np.int64)
     counts = np.array([len(a) for a in arrays], dtype=np.int64)
     trailing = max((a.shape[1:] for a in arrays if len(a)), default=arrays[0].shape[1:])
     padded = np.zeros((len(arrays), int(counts.max(initial=0))) + tuple(trailing),
@@ -71,9 +82,9 @@ def detection_targets(batch: Dict[str, Any]) -> Tuple[Any, List[Dict[str, Any]]]
     a chw layout), targets one dict per sample with "boxes", "labels" (from "box_labels"),
     "masks" and "keypoints", those the job named. Works with targets="list" and "padded"."""
     renamed = {"box_labels": "labels"}
-    present = [name for name in TARGET_FIELDS if name in batch]
+    present = [name for name in _DETECTION_FIELDS if name in batch]
     if not present:
-        raise KeyError(f"detection_targets: the batch has none of {TARGET_FIELDS} "
+        raise KeyError(f"detection_targets: the batch has none of {_DETECTION_FIELDS} "
                        f"(name them in Loader(fields=...))")
     size = len(batch["image"])
     targets: List[Dict[str, Any]] = [{} for _ in range(size)]
