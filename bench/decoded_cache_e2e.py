@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""`scripts/bench.sh decoded-cache` (issue "Decode once", item 5): what the workers' decoded
+"""`scripts/bench.sh decoded-cache-e2e` (issue "Decode once", item 5): what the workers' decoded
 cache saves, end to end between separate processes on loopback.
 
-    decoded_cache.py BUILD_DIR --manifest M [--epochs E] [--rounds R] [--recipe NAME]...
+    decoded_cache_e2e.py BUILD_DIR --manifest M [--epochs E] [--rounds R] [--recipe NAME]...
                      [--plaintext]
 
 One coordinator and one `stoker-worker --threads 1` per run (started fresh, so every run begins
@@ -99,7 +99,7 @@ def run_sweep(b, args, pipeline, cache, tmp, procs, worker_flags):
     images = 0
     for job, client in clients:
         if client.wait() != 0:
-            sys.exit(f"decoded_cache: the client of {job} exited with {client.returncode}; see "
+            sys.exit(f"decoded_cache_e2e: the client of {job} exited with {client.returncode}; see "
                      f"{tmp}/{job}-client.log")
         images += json.load(open(f"{tmp}/{job}-report.json"))["images"]
     return 1e3 * (e2e.cpu_seconds(workers[0].pid) - before) / images
@@ -127,12 +127,12 @@ def main():
     args = parser.parse_args()
     b = args.build_dir
     if args.epochs < 2:
-        sys.exit("decoded_cache: --epochs must be at least 2")
+        sys.exit("decoded_cache_e2e: --epochs must be at least 2")
     manifest = json.load(open(args.manifest))
     samples = sum(int(s["records"]) for s in manifest["shards"])
     batches_per_epoch = math.ceil(samples / e2e.BATCH)  # the bench client wraps the last batch
     if batches_per_epoch < 16:
-        sys.exit(f"decoded_cache: {samples} samples are {batches_per_epoch} batches an epoch; "
+        sys.exit(f"decoded_cache_e2e: {samples} samples are {batches_per_epoch} batches an epoch; "
                  f"the per-epoch windows need 16")
     # The cache a documented share of the worker's budget: give it twice the cache.
     worker_flags = ["--decoded-cache-bytes", str(args.cache_bytes),
