@@ -32,6 +32,7 @@ enum class Stage : uint8_t {
   kCompress = 9,    // compressing the payload
   kQueue = 10,      // waiting in the stream's send queue (credit, the previous write)
   kSend = 11,       // writing the batch on the stream
+  kDecodedCacheHit = 12,  // copying decoded samples out of the decoded cache (decode skipped)
   // Trainer client, per batch.
   kReceive = 20,       // reading and parsing the batch message
   kDecompress = 21,    // decompressing the payload
@@ -54,6 +55,7 @@ inline constexpr Stage kAllStages[] = {
     Stage::kCompress,     Stage::kQueue,        Stage::kSend,       Stage::kReceive,
     Stage::kDecompress,   Stage::kBufferWait,   Stage::kHandoff,    Stage::kH2D,
     Stage::kConsumerStep, Stage::kLeaseGranted, Stage::kHedged,     Stage::kConsumedReport,
+    Stage::kDecodedCacheHit,
 };
 inline constexpr int kStageCount = sizeof(kAllStages) / sizeof(kAllStages[0]);
 
