@@ -75,7 +75,8 @@ const std::vector<OpSchema>& BatchOpSchemas() {
        {"v2 `MixUp(alpha, num_classes)`", "uint8, float32 (the batch's output)",
         "float32 within 1e-6 of torchvision's formula (`python_batch_mix_test`); lam: KS against "
         "Beta(alpha, alpha) (`batch_mix_test`)"},
-       TargetSupport::kRefused},
+       TargetSupport::kRefused,
+       RngDraws::kAlways},
       {"cutmix",
        stoker::v1::Op::OP_NOT_SET,
        "torchvision v2 CutMix, batch-level: a box of x[i-1] pasted into x[i], its area from "
@@ -86,7 +87,8 @@ const std::vector<OpSchema>& BatchOpSchemas() {
        nullptr,
        {"v2 `CutMix(alpha, num_classes)`", "uint8, float32 (the batch's output)",
         "box and lam as torchvision's (`python_batch_mix_test`, `batch_mix_test`)"},
-       TargetSupport::kRefused},
+       TargetSupport::kRefused,
+       RngDraws::kAlways},
       {"mixup_cutmix",
        stoker::v1::Op::OP_NOT_SET,
        "timm's Mixup (mode='batch', no label smoothing): with probability p a batch is mixed, "
@@ -103,7 +105,8 @@ const std::vector<OpSchema>& BatchOpSchemas() {
        {"timm `Mixup(mixup_alpha, cutmix_alpha, prob=p, switch_prob, mode=\"batch\", "
         "label_smoothing=0)` (DeiT's defaults)",
         "uint8, float32 (the batch's output)", "switch and apply probabilities (`batch_mix_test`)"},
-       TargetSupport::kRefused},
+       TargetSupport::kRefused,
+       RngDraws::kAlways},
   };
   return *kSchemas;
 }

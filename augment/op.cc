@@ -16,6 +16,10 @@ absl::StatusOr<ImageShape> Op::ReadEncoded(absl::Span<const uint8_t> bytes, cons
   return absl::InternalError(name_ + " does not take encoded input");
 }
 
+ImageShape Op::DecodedShape(const EncodedHeader& header, const Op* next) const {
+  return ImageShape{};  // Only decode takes encoded input.
+}
+
 absl::Status Op::DecodeInto(absl::Span<const uint8_t> bytes, ImageDecoder* decoder,
                             const ImageView& out) const {
   return absl::InternalError(name_ + " does not take encoded input");
@@ -28,6 +32,11 @@ std::optional<PixelRect> Op::DrawWindow(const ImageShape& in, CounterRng* rng) c
 absl::Status Op::ApplyToWindow(const ImageView& in, const PixelRect& window,
                                const ImageView& out) const {
   return absl::InternalError(name_ + " does not read a window");
+}
+
+bool Op::Draws() const {
+  const OpSchema* schema = FindOpSchema(name_);
+  return schema == nullptr || schema->draws != RngDraws::kNever;
 }
 
 absl::Status Op::CheckMovesTargets() const {

@@ -155,6 +155,11 @@ class Op {
   // REQUIRES: BlurKsize() > 0.
   virtual const float* BlurWeights(CounterRng* rng, float* drawn) const;
 
+  // True when Apply may draw from its rng (op.h's list): the schema's RngDraws answer
+  // (augment/op_registry.h); an op whose schema says kByArgs overrides it (gaussian_blur: a
+  // sigma range), and an unknown name answers true.
+  virtual bool Draws() const;
+
   // True when Apply accepts out.data == in.data (an in-place run).
   virtual bool SupportsInPlace() const { return false; }
 
@@ -226,6 +231,9 @@ class Op {
   // Errors: bad-sample errors (common/bad_sample.h).
   virtual absl::StatusOr<ImageShape> ReadEncoded(absl::Span<const uint8_t> bytes, const Op* next,
                                                  ImageDecoder* decoder) const;
+  // The shape ReadEncoded returns for an image of `header` (its size and format).
+  // REQUIRES: TakesEncodedInput().
+  virtual ImageShape DecodedShape(const EncodedHeader& header, const Op* next) const;
   // REQUIRES: ReadEncoded(bytes, ...) just returned out.shape on the same decoder.
   // Errors: bad-sample errors.
   virtual absl::Status DecodeInto(absl::Span<const uint8_t> bytes, ImageDecoder* decoder,

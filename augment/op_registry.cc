@@ -40,6 +40,18 @@ const char* TargetSupportName(TargetSupport support) {
   return "?";
 }
 
+const char* RngDrawsName(RngDraws draws) {
+  switch (draws) {
+    case RngDraws::kNever:
+      return "never";
+    case RngDraws::kAlways:
+      return "always";
+    case RngDraws::kByArgs:
+      return "by arguments";
+  }
+  return "?";
+}
+
 bool ArgRange::Contains(double value) const {
   if (std::isnan(value)) return false;
   const bool above_min = min_open ? value > min : value >= min;

@@ -87,6 +87,17 @@ enum class TargetSupport {
 // "unchanged", "moved", "as nested ops", "refused".
 const char* TargetSupportName(TargetSupport support);
 
+// Whether an op draws from the sample's CounterRng (augment/op.h's list of draws). Ops that never
+// draw, on uint8, may belong to a pipeline's deterministic prefix (augment/pipeline.h, decoded
+// prefix). Starts at 1 so that a schema leaving it out (0) fails op_registry_test.
+enum class RngDraws {
+  kNever = 1,  // No draw, whatever the arguments.
+  kAlways,     // Draws with any arguments (combinators; ops that draw even at p 0 or 1).
+  kByArgs,     // Depends on the arguments (gaussian_blur: a sigma range); Op::Draws() says.
+};
+// "never", "always", "by arguments".
+const char* RngDrawsName(RngDraws draws);
+
 // Validates `op` (whose oneof case is the schema's) for an image of shape `input` and creates it.
 // Errors: INVALID_ARGUMENT naming the field, without the "pipeline.ops[i] (name): " prefix,
 // which CreateOp adds.
@@ -102,6 +113,8 @@ struct OpSchema {
   TorchvisionReference torchvision;
   // Required: a new op states what it does to targets.
   TargetSupport targets;
+  // Required: a new op states whether it draws (op.h's list is the truth to match).
+  RngDraws draws;
 
   // nullptr when the op has no argument of that name.
   const ArgSchema* FindArg(std::string_view arg_name) const;

@@ -3,6 +3,7 @@
 // not. Tools (stoker.from_torchvision) check values against the schema's ranges before an op
 // exists, so a range narrower than the factory's would refuse good pipelines and a wider one
 // would let bad ones through to the workers.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -12,8 +13,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "augment/batch_mix.h"
+#include "augment/kernels/convert.h"
 #include "augment/op_registry.h"
 #include "augment/pipeline_text.h"
+#include "augment/synthetic_images.h"
+#include "augment/testing/spec_from_text.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "gtest/gtest.h"
@@ -49,13 +53,16 @@ const std::map<std::string, std::string>& BaseArgs() {
   return *kBase;
 }
 
+// Op `schema` with its base arguments, in the pipeline text form.
+std::string BaseOpText(const OpSchema& schema) {
+  const auto base = BaseArgs().find(schema.name);
+  return base == BaseArgs().end() ? schema.name : absl::StrCat(schema.name, "(", base->second, ")");
+}
+
 // Op `schema` from its base arguments with argument `arg` set to `value` (for a list, its first
 // element); false when the field cannot hold `value` (a negative unsigned).
 bool MakeOp(const OpSchema& schema, const ArgSchema& arg, double value, stoker::v1::Op* op) {
-  const auto base = BaseArgs().find(schema.name);
-  const std::string text =
-      base == BaseArgs().end() ? schema.name : absl::StrCat(schema.name, "(", base->second, ")");
-  absl::StatusOr<stoker::v1::PipelineSpec> spec = ParsePipelineText(text);
+  absl::StatusOr<stoker::v1::PipelineSpec> spec = ParsePipelineText(BaseOpText(schema));
   EXPECT_TRUE(spec.ok()) << spec.status();
   if (!spec.ok()) return false;
   *op = spec->ops(0);
@@ -175,6 +182,71 @@ TEST(OpSchemaRangeTest, BatchOpsAgreeWithTheSchemaRanges) {
       }
     }
   }
+}
+
+// Whether `text` (one op) made a draw when applied to a natural image: the op created for uint8,
+// or where it refuses uint8 for float32, then Apply'd with a fresh CounterRng. Also sets *draws
+// to the op's own answer (Op::Draws).
+bool AppliedOpDraws(const std::string& text, bool* draws) {
+  const stoker::v1::Op op = SpecFromText(text).ops(0);
+  const ImageShape uint8_shape{32, 48, 3, PixelType::kUint8};
+  absl::StatusOr<std::unique_ptr<Op>> created = CreateOp(op, 0, uint8_shape);
+  ImageShape shape = uint8_shape;
+  if (!created.ok()) {
+    shape.type = PixelType::kFloat32;
+    created = CreateOp(op, 0, shape);
+  }
+  EXPECT_TRUE(created.ok()) << text << ": " << created.status();
+  if (!created.ok()) return false;
+  const Op& applied = **created;
+  *draws = applied.Draws();
+  ImageBuffer in, out, scratch;
+  in.Reshape(uint8_shape);
+  const std::vector<uint8_t> pixels = NaturalImage(32, 48, 3, 7);
+  std::copy(pixels.begin(), pixels.end(), in.view().pixels<uint8_t>());
+  if (shape.type == PixelType::kFloat32) {
+    ImageBuffer floats;
+    floats.Reshape(shape);
+    ConvertImage(in.view(), OutputLayout::kHwc, PixelType::kFloat32, floats.view().data);
+    std::swap(in, floats);
+  }
+  CounterRng rng = SampleRng(5, 0, 1);
+  absl::StatusOr<ImageShape> out_shape = applied.DrawsOutputSize()
+                                             ? applied.DrawOutputShape(shape, rng, {})
+                                             : applied.OutputShapeFor(shape);
+  EXPECT_TRUE(out_shape.ok()) << text << ": " << out_shape.status();
+  if (!out_shape.ok()) return false;
+  out.Reshape(*out_shape);
+  const absl::Status status = applied.Apply(in.view(), &rng, &scratch, out.view());
+  EXPECT_TRUE(status.ok()) << text << ": " << status;
+  return rng.counter() != 0;
+}
+
+// Each schema's RngDraws is what its op's Apply does (op.h's list): an op said never to draw
+// would be taken into a decoded prefix (pipeline.h) and kept across epochs while it should vary.
+TEST(OpSchemaDrawsTest, SchemasStateWhatApplyDraws) {
+  for (const OpSchema& schema : OpSchemas()) {
+    SCOPED_TRACE(schema.name);
+    ASSERT_TRUE(schema.draws == RngDraws::kNever || schema.draws == RngDraws::kAlways ||
+                schema.draws == RngDraws::kByArgs)
+        << "no RngDraws stated";
+    if (schema.op_case == stoker::v1::Op::kDecode) continue;  // Takes bytes, never an image.
+    bool op_says = false;
+    const bool drew = AppliedOpDraws(BaseOpText(schema), &op_says);
+    EXPECT_EQ(op_says, drew) << "Op::Draws() differs from what Apply did";
+    if (schema.draws == RngDraws::kNever) EXPECT_FALSE(drew) << "said never to draw, but drew";
+    if (schema.draws == RngDraws::kAlways) EXPECT_TRUE(drew) << "said always to draw, but did not";
+  }
+  // gaussian_blur (kByArgs): a fixed sigma draws nothing, a range draws.
+  for (const bool range : {false, true}) {
+    const char* text = range ? "gaussian_blur(ksize=3, sigma_min=0.5, sigma_max=1)"
+                             : "gaussian_blur(ksize=3, sigma=1)";
+    bool op_says = !range;
+    EXPECT_EQ(AppliedOpDraws(text, &op_says), range) << text;
+    EXPECT_EQ(op_says, range) << text;
+  }
+  EXPECT_EQ(FindOpSchema("gaussian_blur")->draws, RngDraws::kByArgs);
+  EXPECT_EQ(std::string(RngDrawsName(RngDraws::kByArgs)), "by arguments");
 }
 
 TEST(ArgRangeTest, ContainsAndText) {

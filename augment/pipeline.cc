@@ -15,6 +15,8 @@
 #include "augment/pipeline_moves.h"
 #include "augment/targets/move_targets.h"
 #include "common/status_macros.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
 namespace stoker {
 namespace {
@@ -134,6 +136,59 @@ size_t TableTailStart(const std::vector<std::unique_ptr<Op>>& ops, size_t first)
   while (start > first && ops[start - 1]->MapsElementsPerChannel()) --start;
   while (start < ops.size() && ops[start]->input_shape().type != PixelType::kUint8) ++start;
   return start;
+}
+
+// The end of the decoded prefix of `ops` (pipeline.h): decode, then each op that never draws,
+// maps uint8 to uint8, does not choose from boxes or draw its size, and comes before `tail`.
+size_t DecodedPrefixEnd(const std::vector<std::unique_ptr<Op>>& ops, size_t tail) {
+  size_t end = 1;
+  while (end < ops.size() && end < tail) {
+    const Op& op = *ops[end];
+    if (op.Draws() || op.ChoosesFromBoxes() || op.DrawsOutputSize() ||
+        op.input_shape().type != PixelType::kUint8 || op.output_shape().type != PixelType::kUint8) {
+      break;
+    }
+    ++end;
+  }
+  return end;
+}
+
+// FNV-1a 64 over `bytes`, continuing from `hash`.
+uint64_t PrefixFnv1a(uint64_t hash, const void* bytes, size_t size) {
+  const auto* p = static_cast<const uint8_t*>(bytes);
+  for (size_t i = 0; i < size; ++i) hash = (hash ^ p[i]) * 0x100000001b3ULL;
+  return hash;
+}
+
+// Pipeline::prefix_fingerprint() of spec.ops(0, end) for `input`: kDecodedPrefixVersion, the
+// input format (its encoded flag, and a decoded input's shape), then per op its length and its
+// deterministic protobuf bytes, every integer little-endian.
+uint64_t DecodedPrefixFingerprint(const stoker::v1::PipelineSpec& spec, const InputFormat& input,
+                                  size_t end) {
+  const auto add_u64 = [](uint64_t hash, uint64_t value) {
+    uint8_t le[8];
+    for (int b = 0; b < 8; ++b) le[b] = static_cast<uint8_t>(value >> (8 * b));
+    return PrefixFnv1a(hash, le, sizeof(le));
+  };
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  hash = add_u64(hash, kDecodedPrefixVersion);
+  hash = add_u64(hash, input.encoded ? 1 : 0);
+  hash = add_u64(hash, input.shape.height);
+  hash = add_u64(hash, input.shape.width);
+  hash = add_u64(hash, input.shape.channels);
+  hash = add_u64(hash, static_cast<uint64_t>(input.shape.type));
+  for (size_t i = 0; i < end; ++i) {
+    std::string bytes;
+    {
+      google::protobuf::io::StringOutputStream stream(&bytes);
+      google::protobuf::io::CodedOutputStream coded(&stream);
+      coded.SetSerializationDeterministic(true);
+      spec.ops(static_cast<int>(i)).SerializeToCodedStream(&coded);
+    }
+    hash = add_u64(hash, bytes.size());
+    hash = PrefixFnv1a(hash, bytes.data(), bytes.size());
+  }
+  return hash;
 }
 
 // What ops[start..] give each uint8 value of each channel (ConvertThroughTable's table): the ops
@@ -267,19 +322,30 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
   }
   pipeline.result_shape_ = shape;
   pipeline.with_targets_ = options.with_targets;
+  const size_t first_transform = input.encoded ? 1 : 0;
+  if (options.decoded_prefix && input.encoded) {
+    pipeline.prefix_ops_ =
+        DecodedPrefixEnd(pipeline.ops_, TableTailStart(pipeline.ops_, first_transform));
+    pipeline.prefix_fingerprint_ = DecodedPrefixFingerprint(spec, input, pipeline.prefix_ops_);
+  }
+  // Blurs take float32, so no blur chain reaches into a (uint8) decoded prefix.
   pipeline.run_end_ = BlurChainRuns(spec, pipeline.ops_, options.fuse_blur_chains);
   // The op that can write the final image: the last, or an earlier one when every op after it
   // works in place and keeps the final shape (e.g. horizontal_flip after a crop), so that those
-  // run in place on `out` instead of copying into it.
+  // run in place on `out` instead of copying into it; never a prefix op when there is a suffix
+  // (RunSuffix starts after them).
   pipeline.out_writer_ = pipeline.ops_.empty() ? 0 : pipeline.ops_.size() - 1;
-  const size_t first_transform = input.encoded ? 1 : 0;
-  while (pipeline.out_writer_ > first_transform) {
+  const size_t first_writer = pipeline.prefix_ops_ < pipeline.ops_.size()
+                                  ? std::max(first_transform, pipeline.prefix_ops_)
+                                  : first_transform;
+  while (pipeline.out_writer_ > first_writer) {
     const Op& op = *pipeline.ops_[pipeline.out_writer_];
     if (!op.SupportsInPlace() || op.input_shape() != shape || op.output_shape() != shape) break;
     --pipeline.out_writer_;
   }
-  pipeline.fuse_decode_crop_ = options.fuse_decode_crop && input.encoded &&
-                               pipeline.ops_.size() > 1 && pipeline.ops_[1]->ReadsWindow();
+  pipeline.fuse_decode_crop_ = options.fuse_decode_crop && !options.decoded_prefix &&
+                               input.encoded && pipeline.ops_.size() > 1 &&
+                               pipeline.ops_[1]->ReadsWindow();
 
   ASSIGN_OR_RETURN(pipeline.output_layout_, SpecOutputLayout(spec));
   ASSIGN_OR_RETURN(pipeline.output_dtype_, SpecOutputDType(spec, shape.type));
@@ -378,6 +444,15 @@ bool Pipeline::DecodeWindow(const SampleInput& sample, const ImageShape& shape, 
   return true;
 }
 
+// The state of one run between its steps.
+struct Pipeline::RunState {
+  ImageView input;  // Never written: the sample's image, or a kept prefix image (RunSuffix).
+  ImageView current;
+  std::optional<PixelRect> window;  // Set when ops_[1] gets a window decoded alone.
+  size_t next_op = 0;
+  int next_buffer = 0;
+};
+
 absl::Status Pipeline::Run(const SampleInput& sample, CounterRng* rng, PipelineWorkspace* workspace,
                            uint8_t* out) const {
   return RunOps(sample, rng, workspace, out, nullptr);
@@ -396,14 +471,18 @@ absl::Status Pipeline::RunWithTargets(const SampleInput& input, CounterRng* rng,
   tracked.source_width = input.image.shape.width;
   tracked.source = targets;
   RETURN_IF_ERROR(RunOps(input, rng, workspace, out, &tracked));
-  if (targets->canvas_height != tracked.source_height ||
-      targets->canvas_width != tracked.source_width) {
+  return MoveTracked(&tracked, targets);
+}
+
+absl::Status Pipeline::MoveTracked(TrackedMoves* tracked, SampleTargets* targets) {
+  if (targets->canvas_height != tracked->source_height ||
+      targets->canvas_width != tracked->source_width) {
     return absl::InvalidArgumentError(absl::StrCat(
         "targets.canvas_size ", targets->canvas_height, "x", targets->canvas_width,
-        " differs from the image's ", tracked.source_height, "x", tracked.source_width));
+        " differs from the image's ", tracked->source_height, "x", tracked->source_width));
   }
-  if (tracked.decode_downscaled) MergeFirstResizes(&tracked.moves);
-  return MoveTargets(tracked.moves, targets);
+  if (tracked->decode_downscaled) MergeFirstResizes(&tracked->moves);
+  return MoveTargets(tracked->moves, targets);
 }
 
 absl::StatusOr<ImageShape> Pipeline::TargetCanvas(const SampleInput& input,
@@ -416,28 +495,129 @@ absl::StatusOr<ImageShape> Pipeline::TargetCanvas(const SampleInput& input,
   return *shape;
 }
 
+absl::Status Pipeline::RunPrefix(const SampleInput& input, PipelineWorkspace* workspace,
+                                 ImageView* result) const {
+  if (prefix_ops_ == 0) {
+    return absl::FailedPreconditionError(
+        "the pipeline has no decoded prefix (compile it for encoded input with "
+        "PipelineOptions::decoded_prefix)");
+  }
+  CounterRng no_draws = SampleRng(0, 0, 0);  // Prefix ops draw nothing; decode is not fused.
+  RunState state;
+  RETURN_IF_ERROR(BeginRun(input, &no_draws, workspace, &state, nullptr));
+  RETURN_IF_ERROR(RunSteps(prefix_ops_, nullptr, &no_draws, workspace, &state, nullptr));
+  *result = state.current;
+  return absl::OkStatus();
+}
+
+absl::Status Pipeline::RunSuffix(const ImageView& prefix_image, CounterRng* rng,
+                                 PipelineWorkspace* workspace, uint8_t* out) const {
+  RunState state;
+  RETURN_IF_ERROR(BeginSuffix(prefix_image, workspace, &state));
+  return RunToOutput(rng, workspace, out, &state, nullptr);
+}
+
+absl::Status Pipeline::RunSuffixWithTargets(const ImageView& prefix_image,
+                                            const ImageShape& source_shape, CounterRng* rng,
+                                            PipelineWorkspace* workspace, uint8_t* out,
+                                            SampleTargets* targets) const {
+  if (!with_targets_) {
+    return absl::FailedPreconditionError(
+        "the pipeline was compiled without targets (PipelineOptions::with_targets)");
+  }
+  RunState state;
+  RETURN_IF_ERROR(BeginSuffix(prefix_image, workspace, &state));
+  RETURN_IF_ERROR(ValidateTargets(*targets));
+  TrackedMoves tracked;
+  tracked.source = targets;
+  RETURN_IF_ERROR(ReplayPrefixMoves(source_shape, prefix_image.shape, &tracked));
+  RETURN_IF_ERROR(RunToOutput(rng, workspace, out, &state, &tracked));
+  return MoveTracked(&tracked, targets);
+}
+
+absl::Status Pipeline::BeginSuffix(const ImageView& prefix_image, PipelineWorkspace* workspace,
+                                   RunState* state) const {
+  if (prefix_ops_ == 0) {
+    return absl::FailedPreconditionError(
+        "the pipeline has no decoded prefix (compile it for encoded input with "
+        "PipelineOptions::decoded_prefix)");
+  }
+  const ImageShape& made = ops_[prefix_ops_ - 1]->output_shape();
+  const ImageShape& got = prefix_image.shape;
+  if (got.channels != made.channels || got.type != made.type ||
+      (made.height != 0 && got.height != made.height) ||
+      (made.width != 0 && got.width != made.width) || got.elements() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("prefix image is ", ShapeString(got),
+                                                   ", the prefix makes ", ShapeString(made),
+                                                   " (0: varies)"));
+  }
+  if (workspace->time_ops()) workspace->mutable_op_seconds().assign(ops_.size(), 0.0);
+  state->input = prefix_image;
+  state->current = prefix_image;
+  state->next_op = prefix_ops_;
+  return absl::OkStatus();
+}
+
+absl::Status Pipeline::ReplayPrefixMoves(const ImageShape& source, const ImageShape& prefix,
+                                         TrackedMoves* tracked) const {
+  tracked->source_height = source.height;
+  tracked->source_width = source.width;
+  EncodedHeader header;  // A JPEG's: the one format decoded at a DCT scale.
+  header.height = source.height;
+  header.width = source.width;
+  const ImageShape full = ops_[0]->DecodedShape(header, nullptr);
+  const ImageShape scaled =
+      ops_[0]->DecodedShape(header, ops_.size() > 1 ? ops_[1].get() : nullptr);
+  for (const ImageShape& decoded : {scaled, full}) {
+    absl::StatusOr<ImageShape> made = OutputShapeOf(1, prefix_ops_, decoded);
+    if (!made.ok() || *made != prefix) continue;
+    TargetMoves& moves = tracked->moves;
+    tracked->decode_downscaled = AppendDecodeMove(header, decoded, &moves);
+    CounterRng no_draws = SampleRng(0, 0, 0);  // Prefix ops draw nothing.
+    ImageShape shape = decoded;
+    for (size_t i = 1; i < prefix_ops_; ++i) {
+      ops_[i]->DrawTargetMoves(shape, &no_draws, &moves);
+      shape = *ops_[i]->OutputShapeFor(shape);
+    }
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat("the prefix does not make a ", ShapeString(prefix),
+                                                 " image of source_shape ", source.height, "x",
+                                                 source.width));
+}
+
 absl::Status Pipeline::RunOps(const SampleInput& sample, CounterRng* rng,
                               PipelineWorkspace* workspace, uint8_t* out,
                               TrackedMoves* tracked) const {
-  const ImageView& input = sample.image;
-  ImageView current = input;
-  size_t first_op = 0;
-  int next_buffer = 0;
+  RunState state;
+  RETURN_IF_ERROR(BeginRun(sample, rng, workspace, &state, tracked));
+  return RunToOutput(rng, workspace, out, &state, tracked);
+}
+
+absl::Status Pipeline::BeginRun(const SampleInput& sample, CounterRng* rng,
+                                PipelineWorkspace* workspace, RunState* state,
+                                TrackedMoves* tracked) const {
+  state->input = sample.image;
+  state->current = sample.image;
   const bool timed = workspace->time_ops();
-  std::vector<double>& op_seconds = workspace->mutable_op_seconds();
-  if (timed) op_seconds.assign(ops_.size(), 0.0);
-  Clock* const clock = workspace->clock();
-  absl::Time op_start = timed ? clock->Now() : absl::InfinitePast();
-  std::optional<PixelRect> window;  // Set when ops_[1] gets a window decoded alone.
+  if (timed) workspace->mutable_op_seconds().assign(ops_.size(), 0.0);
   if (encoded_input_) {
-    RETURN_IF_ERROR(Decode(sample, rng, workspace, &current, &window, tracked));
-    if (timed) op_seconds[0] = absl::ToDoubleSeconds(clock->Now() - op_start);
-    first_op = 1;
-    next_buffer = 1;
-  } else if (input.shape != input_shape_) {
-    return absl::InvalidArgumentError(absl::StrCat("pipeline input is ", ShapeString(input.shape),
+    Clock* const clock = workspace->clock();
+    const absl::Time start = timed ? clock->Now() : absl::InfinitePast();
+    RETURN_IF_ERROR(Decode(sample, rng, workspace, &state->current, &state->window, tracked));
+    if (timed) workspace->mutable_op_seconds()[0] = absl::ToDoubleSeconds(clock->Now() - start);
+    state->next_op = 1;
+    state->next_buffer = 1;
+  } else if (sample.image.shape != input_shape_) {
+    return absl::InvalidArgumentError(absl::StrCat("pipeline input is ",
+                                                   ShapeString(sample.image.shape),
                                                    ", compiled for ", ShapeString(input_shape_)));
   }
+  return absl::OkStatus();
+}
+
+absl::Status Pipeline::RunToOutput(CounterRng* rng, PipelineWorkspace* workspace, uint8_t* out,
+                                   RunState* state, TrackedMoves* tracked) const {
   const PixelType out_type = PixelTypeOf(output_dtype_);
   const bool half = IsHalf(output_dtype_);
   const bool out_aligned = IsAligned(out, PixelTypeSize(out_type));
@@ -449,11 +629,39 @@ absl::Status Pipeline::RunOps(const SampleInput& sample, CounterRng* rng,
   const size_t end_op = tabled ? tail_start_ : ops_.size();
   // When the output conversion is the identity, out_writer_ writes straight into `out` and the
   // ops after it run there in place.
-  const bool last_op_writes_out = !tabled && ops_.size() > first_op && !half &&
+  const bool last_op_writes_out = !tabled && ops_.size() > state->next_op && !half &&
                                   output_layout_ == stoker::v1::LAYOUT_HWC &&
                                   out_type == result_shape_.type && out_aligned;
+  RETURN_IF_ERROR(
+      RunSteps(end_op, last_op_writes_out ? out : nullptr, rng, workspace, state, tracked));
+  if (last_op_writes_out) return absl::OkStatus();
+  const ImageView& current = state->current;
+  if (tabled) {
+    const bool timed = workspace->time_ops();
+    Clock* const clock = workspace->clock();
+    const absl::Time start = timed ? clock->Now() : absl::InfinitePast();
+    if (half) {
+      ConvertThroughTable16(current, tail_table16_.data(), layout, out);
+    } else {
+      ConvertThroughTable(current, tail_table_.data(), layout, reinterpret_cast<float*>(out));
+    }
+    if (timed) {
+      workspace->mutable_op_seconds()[tail_start_] = absl::ToDoubleSeconds(clock->Now() - start);
+    }
+    return absl::OkStatus();
+  }
+  ConvertOutput(current, workspace, out);
+  return absl::OkStatus();
+}
 
-  for (size_t i = first_op; i < end_op;) {
+absl::Status Pipeline::RunSteps(size_t end_op, uint8_t* out, CounterRng* rng,
+                                PipelineWorkspace* workspace, RunState* state,
+                                TrackedMoves* tracked) const {
+  const bool timed = workspace->time_ops();
+  std::vector<double>& op_seconds = workspace->mutable_op_seconds();
+  Clock* const clock = workspace->clock();
+  absl::Time op_start = absl::InfinitePast();
+  for (size_t i = state->next_op; i < end_op;) {
     const Op& op = *ops_[i];
     const size_t end = run_end_[i];  // ops_[i, end) run as one (a fused blur chain), or op i
     std::vector<float> boxes;  // The sample's boxes at this step, for an op that chooses by them
@@ -461,38 +669,27 @@ absl::Status Pipeline::RunOps(const SampleInput& sample, CounterRng* rng,
       ASSIGN_OR_RETURN(boxes,
                        BoxesAfter(*tracked->source, tracked->moves, tracked->decode_downscaled));
     }
-    ASSIGN_OR_RETURN(const ImageShape shape, StepShape(i, end, current.shape, *rng, boxes));
+    ASSIGN_OR_RETURN(const ImageShape shape, StepShape(i, end, state->current.shape, *rng, boxes));
     ImageView target;
-    if (last_op_writes_out && i <= out_writer_ && out_writer_ < end) {
+    if (out != nullptr && i <= out_writer_ && out_writer_ < end) {
       target = ImageView{out, shape};  // the run that writes the final image
-    } else if (end == i + 1 && op.SupportsInPlace() && current.data != input.data) {
-      target = ImageView{current.data, shape};  // A workspace buffer (or `out`): reuse it.
+    } else if (end == i + 1 && op.SupportsInPlace() && state->current.data != state->input.data) {
+      target = ImageView{state->current.data, shape};  // A workspace buffer (or `out`): reuse it.
     } else {
-      ImageBuffer& buffer = workspace->buffer(next_buffer);
-      next_buffer ^= 1;
+      ImageBuffer& buffer = workspace->buffer(state->next_buffer);
+      state->next_buffer ^= 1;
       buffer.Reshape(shape);
       target = buffer.view();
     }
     if (timed) op_start = clock->Now();
     const absl::Status status =
-        RunStep(i, end, current, window, boxes, rng, workspace, target, tracked);
+        RunStep(i, end, state->current, state->window, boxes, rng, workspace, target, tracked);
     if (!status.ok()) return OpError(i, op, status);
     if (timed) op_seconds[i] = absl::ToDoubleSeconds(clock->Now() - op_start);
-    current = target;
+    state->current = target;
     i = end;
   }
-  if (last_op_writes_out) return absl::OkStatus();
-  if (tabled) {
-    if (timed) op_start = clock->Now();
-    if (half) {
-      ConvertThroughTable16(current, tail_table16_.data(), layout, out);
-    } else {
-      ConvertThroughTable(current, tail_table_.data(), layout, reinterpret_cast<float*>(out));
-    }
-    if (timed) op_seconds[tail_start_] = absl::ToDoubleSeconds(clock->Now() - op_start);
-    return absl::OkStatus();
-  }
-  ConvertOutput(current, workspace, out);
+  state->next_op = std::max(state->next_op, end_op);
   return absl::OkStatus();
 }
 

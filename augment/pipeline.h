@@ -52,6 +52,19 @@
 // ("pipeline.ops[2] (rand_augment): moves pixels and cannot move boxes, masks or keypoints"),
 // an op that would move the image without its targets. Run is unchanged by the option.
 //
+// Decoded prefix (decode once; docs/decisions/0080-decoded-prefix.md). Compiled with
+// PipelineOptions::decoded_prefix for encoded input, a pipeline splits into a deterministic
+// prefix, ops_[0, prefix_ops()): decode and the longest run after it of ops that never draw
+// (Op::Draws), take and give uint8, do not choose from boxes or draw their size, and are not
+// replaced by the table tail (resize, center_crop, grayscale, affine, pad, sanitize_boxes;
+// gaussian_blur takes float32, so it never belongs); and the random suffix, the rest. The
+// prefix's output depends on the sample's bytes alone, so a caller may keep it (RunPrefix) and
+// run only the suffix on it later (RunSuffix), in any epoch and for any job whose
+// prefix_fingerprint() is the same. Run gives the same bytes as RunPrefix then RunSuffix: the
+// fused decode-and-crop is off (it would change bytes), and no table tail or in-place run
+// crosses the split. A JPEG is still decoded at a DCT scale before a resize in the prefix (the
+// same bytes every time).
+//
 // Errors from Compile are INVALID_ARGUMENT and name the op and field, e.g.
 // "pipeline.ops[3] (gaussian_blur): ksize must be odd and > 0, got 4".
 
@@ -115,7 +128,15 @@ struct PipelineOptions {
   bool fuse_blur_chains = true;
   // Samples may carry targets (above): refuse ops that cannot move them, allow RunWithTargets.
   bool with_targets = false;
+  // Compile for a two-part run (RunPrefix, RunSuffix: decoded prefix, above); turns the fused
+  // decode-and-crop off. Run then gives the same bytes as RunPrefix + RunSuffix.
+  bool decoded_prefix = false;
 };
+
+// Part of prefix_fingerprint(): bump it whenever a change of a kernel changes what a prefix op
+// (decode, resize, center_crop, ...) writes, so that entries kept under the old fingerprint are
+// never taken for the new output.
+inline constexpr uint32_t kDecodedPrefixVersion = 1;
 
 // Immutable after Compile: Run may be called from many threads, each with its own workspace.
 class Pipeline {
@@ -181,6 +202,37 @@ class Pipeline {
     return Run(SampleInput::Decoded(image), rng, workspace, out);
   }
 
+  // Decoded prefix (above). ops_[0, prefix_ops()) are the deterministic prefix; 0 for decoded
+  // input or when not compiled decoded_prefix.
+  size_t prefix_ops() const { return prefix_ops_; }
+  // Names the prefix's output: FNV-1a 64 of kDecodedPrefixVersion, the input format and each
+  // prefix op's deterministic protobuf bytes, so it is the same across processes, machines and
+  // builds of the same version; 0 when prefix_ops() == 0.
+  uint64_t prefix_fingerprint() const { return prefix_fingerprint_; }
+  // Runs the prefix on `input` into workspace memory; *result views it (valid until the next
+  // call on this workspace). Errors: Run's (DATA_LOSS bad sample from decode, ...), prefixed as
+  // Run's; FAILED_PRECONDITION when prefix_ops() == 0.
+  absl::Status RunPrefix(const SampleInput& input, PipelineWorkspace* workspace,
+                         ImageView* result) const;
+  // Runs ops_[prefix_ops(), end) on `prefix_image` (RunPrefix's result for this sample, possibly
+  // kept elsewhere: it must not be workspace memory), drawing from `rng` exactly as Run does,
+  // writing output_bytes_per_sample() bytes to `out`. Same bytes as Run on the sample.
+  // Errors: Run's for the suffix ops; FAILED_PRECONDITION when prefix_ops() == 0;
+  // INVALID_ARGUMENT when prefix_image's channels, type or (where the prefix fixes them) size
+  // are not what the prefix makes.
+  absl::Status RunSuffix(const ImageView& prefix_image, CounterRng* rng,
+                         PipelineWorkspace* workspace, uint8_t* out) const;
+  // RunSuffix with targets (compiled with_targets), as RunWithTargets: `source_shape` is the
+  // size the image decodes to (the targets' canvas, TargetCanvas); the prefix ops' moves are
+  // replayed from sizes. A JPEG decoded at a DCT scale for a resize in the prefix is told apart
+  // from a full decode by the size it leads to (prefix_image's); where a crop after the resize
+  // hides a difference of a pixel, a JPEG is assumed.
+  // Errors: RunSuffix's and RunWithTargets'; INVALID_ARGUMENT when the prefix cannot make
+  // prefix_image's size from source_shape.
+  absl::Status RunSuffixWithTargets(const ImageView& prefix_image, const ImageShape& source_shape,
+                                    CounterRng* rng, PipelineWorkspace* workspace, uint8_t* out,
+                                    SampleTargets* targets) const;
+
   // True when compiled with PipelineOptions::with_targets.
   bool with_targets() const { return with_targets_; }
   // Run, and moves `targets` (whose canvas is the input image's full size: for encoded input,
@@ -209,11 +261,33 @@ class Pipeline {
     const SampleTargets* source = nullptr;  // The targets at the source image
   };
 
+  // One run between its steps (defined in pipeline.cc).
+  struct RunState;
+
   Pipeline();
 
   // Run's body; with `tracked`, also collects the moves the ops make.
   absl::Status RunOps(const SampleInput& input, CounterRng* rng, PipelineWorkspace* workspace,
                       uint8_t* out, TrackedMoves* tracked) const;
+  // Starts a run of `input`: decodes it (Decode) or checks its shape, and sets up op timing.
+  absl::Status BeginRun(const SampleInput& input, CounterRng* rng, PipelineWorkspace* workspace,
+                        RunState* state, TrackedMoves* tracked) const;
+  // Starts a run of the suffix on `prefix_image` (RunSuffix). Errors: RunSuffix's own.
+  absl::Status BeginSuffix(const ImageView& prefix_image, PipelineWorkspace* workspace,
+                           RunState* state) const;
+  // Runs ops_[state->next_op, end) in workspace buffers, except that with `out` set the run
+  // holding out_writer_ writes it there (the output conversion is then the identity).
+  absl::Status RunSteps(size_t end, uint8_t* out, CounterRng* rng, PipelineWorkspace* workspace,
+                        RunState* state, TrackedMoves* tracked) const;
+  // Runs the rest of the ops from `state` and writes the result to `out`.
+  absl::Status RunToOutput(CounterRng* rng, PipelineWorkspace* workspace, uint8_t* out,
+                           RunState* state, TrackedMoves* tracked) const;
+  // The moves the prefix made of an image of `source` to give one of `prefix` (RunSuffixWith
+  // Targets), into `tracked`.
+  absl::Status ReplayPrefixMoves(const ImageShape& source, const ImageShape& prefix,
+                                 TrackedMoves* tracked) const;
+  // After a tracked run: checks the targets' canvas and moves them as `tracked` says.
+  static absl::Status MoveTracked(TrackedMoves* tracked, SampleTargets* targets);
 
   // Runs ops_[0] (decode) on sample.encoded into workspace buffer 0; sets *decoded to it. When
   // fused, decodes only the window ops_[1] draws from `rng` where it can, and sets *window to
@@ -265,6 +339,8 @@ class Pipeline {
   bool encoded_input_ = false;
   bool fuse_decode_crop_ = false;
   bool with_targets_ = false;
+  size_t prefix_ops_ = 0;
+  uint64_t prefix_fingerprint_ = 0;
   ImageShape input_shape_;
   ImageShape result_shape_;
   stoker::v1::DType output_dtype_ = stoker::v1::DTYPE_UNSPECIFIED;

@@ -202,7 +202,8 @@ OpSchema AffineOpSchema() {
       &CreateAffineOp,
       {"`F.affine` on tensors (`F.rotate(a)` is `affine(angle=-a)`)", "uint8, float32",
        "uint8 ≤ 1, float ≤ 1e-4"},
-      TargetSupport::kMoves};
+      TargetSupport::kMoves,
+      RngDraws::kNever};
 }
 
 OpSchema RandomAffineOpSchema() {
@@ -224,7 +225,8 @@ OpSchema RandomAffineOpSchema() {
       {"`RandomAffine` (centre) on tensors", "uint8, float32",
        "fixed ranges: equal to torchvision within 1 level; the six parameters: KS against "
        "`get_params`"},
-      TargetSupport::kMoves};
+      TargetSupport::kMoves,
+      RngDraws::kAlways};
 }
 
 OpSchema RandomRotationOpSchema() {
@@ -238,7 +240,8 @@ OpSchema RandomRotationOpSchema() {
       &CreateRandomRotationOp,
       {"`RandomRotation` (expand=False, centre) on tensors", "uint8, float32",
        "as affine; angle: KS against uniform"},
-      TargetSupport::kMoves};
+      TargetSupport::kMoves,
+      RngDraws::kAlways};
 }
 
 }  // namespace stoker

@@ -67,7 +67,8 @@ OpSchema CenterCropOpSchema() {
                   },
                   &CreateCenterCropOp,
                   {"`CenterCrop`", "any", "exact"},
-                  TargetSupport::kMoves};
+                  TargetSupport::kMoves,
+                  RngDraws::kNever};
 }
 
 }  // namespace stoker

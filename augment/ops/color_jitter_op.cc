@@ -116,7 +116,8 @@ OpSchema ColorJitterOpSchema() {
       &CreateColorJitterOp,
       {"`ColorJitter`", "uint8, float32",
        "order: χ² over the 24 permutations; factors: KS against uniform"},
-      TargetSupport::kUnchanged};
+      TargetSupport::kUnchanged,
+      RngDraws::kAlways};
 }
 
 }  // namespace stoker

@@ -188,7 +188,8 @@ OpSchema RandomApplyOpSchema() {
       {OpsArg(), {"p", ArgType::kFloat, "0.5", "Probability in [0, 1].", Closed(0, 1)}},
       &CreateRandomApplyOp,
       {"`RandomApply(transforms, p)`", "any (the ops keep the shape)", "applied fraction: χ²"},
-      TargetSupport::kAsNested};
+      TargetSupport::kAsNested,
+      RngDraws::kAlways};
 }
 
 OpSchema RandomChoiceOpSchema() {
@@ -201,7 +202,8 @@ OpSchema RandomChoiceOpSchema() {
        {"p", ArgType::kFloatList, "[]", "One weight >= 0 per op (need not sum to 1).", AtLeast(0)}},
       &CreateRandomChoiceOp,
       {"`RandomChoice(transforms, p)`", "any", "choice: χ² against the weights"},
-      TargetSupport::kAsNested};
+      TargetSupport::kAsNested,
+      RngDraws::kAlways};
 }
 
 OpSchema RandomOrderOpSchema() {
@@ -211,7 +213,8 @@ OpSchema RandomOrderOpSchema() {
                   {OpsArg()},
                   &CreateRandomOrderOp,
                   {"`RandomOrder(transforms)`", "any", "order: χ² over the n! permutations"},
-                  TargetSupport::kAsNested};
+                  TargetSupport::kAsNested,
+                  RngDraws::kAlways};
 }
 
 }  // namespace stoker

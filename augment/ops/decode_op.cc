@@ -28,6 +28,10 @@ class DecodeOp final : public Op {
   absl::StatusOr<ImageShape> ReadEncoded(absl::Span<const uint8_t> bytes, const Op* next,
                                          ImageDecoder* decoder) const override {
     ASSIGN_OR_RETURN(const EncodedHeader header, decoder->ReadHeader(bytes, limits_));
+    return DecodedShape(header, next);
+  }
+
+  ImageShape DecodedShape(const EncodedHeader& header, const Op* next) const override {
     if (header.format == EncodedFormat::kJpeg && next != nullptr && next->ResamplesWholeImage()) {
       for (const uint32_t denominator : kDctDenominators) {
         const ImageShape scaled = ScaledSize(header, denominator, channels_);
@@ -93,7 +97,8 @@ OpSchema DecodeOpSchema() {
       &CreateDecodeOp,
       {"`Image.open(f).convert(\"RGB\")` (PIL)", "bytes → uint8",
        "equal bytes (augment/kernels/decode_pil_test.cc)"},
-      TargetSupport::kUnchanged};
+      TargetSupport::kUnchanged,
+      RngDraws::kNever};
 }
 
 }  // namespace stoker

@@ -57,6 +57,8 @@ class GaussianBlurOp final : public Op {
 
   int BlurKsize() const override { return ksize_; }
 
+  bool Draws() const override { return fixed_weights_.empty(); }  // A sigma range draws.
+
   const float* BlurWeights(CounterRng* rng, float* drawn) const override {
     if (!fixed_weights_.empty()) return fixed_weights_.data();
     GaussianKernel1D(ksize_, rng->UniformFloat(sigma_min_, sigma_max_), drawn);
@@ -125,7 +127,8 @@ OpSchema GaussianBlurOpSchema() {
       },
       &CreateGaussianBlurOp,
       {"`GaussianBlur`", "float32", "≤ 1e-4 (gaussian_blur_reference_test)"},
-      TargetSupport::kUnchanged};
+      TargetSupport::kUnchanged,
+      RngDraws::kByArgs};
 }
 
 }  // namespace stoker

@@ -46,7 +46,8 @@ OpSchema GrayscaleOpSchema() {
                   {{"channels", ArgType::kInt, "1", "Output channels, 1 or 3."}},
                   &CreateGrayscaleOp,
                   {"`Grayscale`", "uint8, float32", ""},
-                  TargetSupport::kUnchanged};
+                  TargetSupport::kUnchanged,
+                  RngDraws::kNever};
 }
 
 }  // namespace stoker

@@ -96,7 +96,8 @@ OpSchema NormalizeOpSchema() {
       },
       &CreateNormalizeOp,
       {"`Normalize`", "float32", "≤ 1e-4"},
-      TargetSupport::kUnchanged};
+      TargetSupport::kUnchanged,
+      RngDraws::kNever};
 }
 
 }  // namespace stoker

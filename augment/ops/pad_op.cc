@@ -109,7 +109,8 @@ OpSchema PadOpSchema() {
       &CreatePadOp,
       {"`Pad` / `F.pad` (`padding_mode` 0 constant, 1 edge, 2 reflect, 3 symmetric)", "any",
        "exact"},
-      TargetSupport::kMoves};
+      TargetSupport::kMoves,
+      RngDraws::kNever};
 }
 
 }  // namespace stoker

@@ -127,7 +127,8 @@ OpSchema RandomPerspectiveOpSchema() {
       {"`RandomPerspective` on tensors (`get_params`, then `F.perspective`)", "uint8, float32",
        "given its coefficients: nearest exact, bilinear uint8 ≤ 1, float ≤ 1e-4 (torchvision's "
        "float32 solve is within 1e-3 of them); end points: χ²"},
-      TargetSupport::kMoves};
+      TargetSupport::kMoves,
+      RngDraws::kAlways};
 }
 
 }  // namespace stoker

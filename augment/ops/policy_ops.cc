@@ -347,7 +347,8 @@ OpSchema RandAugmentOpSchema() {
       {"`RandAugment` on uint8 tensors", "uint8, 1 or 3 channels",
        "given the drawn ops: each of the 14 operations uint8 ≤ 1 (chains: see below); op choice "
        "and sign: χ²"},
-      TargetSupport::kRefused};
+      TargetSupport::kRefused,
+      RngDraws::kAlways};
 }
 
 OpSchema TrivialAugmentWideOpSchema() {
@@ -362,7 +363,8 @@ OpSchema TrivialAugmentWideOpSchema() {
       &CreateTrivialAugmentWideOp,
       {"`TrivialAugmentWide` on uint8 tensors", "uint8, 1 or 3 channels",
        "given the draws: ≤ 1; op and bin: χ²"},
-      TargetSupport::kRefused};
+      TargetSupport::kRefused,
+      RngDraws::kAlways};
 }
 
 OpSchema AutoAugmentOpSchema() {
@@ -377,7 +379,8 @@ OpSchema AutoAugmentOpSchema() {
       &CreateAutoAugmentOp,
       {"`AutoAugment(AutoAugmentPolicy.IMAGENET)` on uint8 tensors", "uint8, 1 or 3 channels",
        "given `get_params`' draws: ≤ 1; sub-policy: χ²"},
-      TargetSupport::kRefused};
+      TargetSupport::kRefused,
+      RngDraws::kAlways};
 }
 
 OpSchema AugMixOpSchema() {
@@ -399,7 +402,8 @@ OpSchema AugMixOpSchema() {
       &CreateAugMixOp,
       {"`AugMix` on uint8 tensors", "uint8, 1 or 3 channels",
        "given the weights and chains: ≤ 1; Beta weight: KS; chain depth, ops: χ²"},
-      TargetSupport::kRefused};
+      TargetSupport::kRefused,
+      RngDraws::kAlways};
 }
 
 }  // namespace stoker

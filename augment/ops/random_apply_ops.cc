@@ -196,7 +196,8 @@ OpSchema HorizontalFlipOpSchema() {
                   {ProbabilityArg()},
                   &CreateHorizontalFlipOp,
                   {"`RandomHorizontalFlip` / `F.hflip`", "any", "exact; applied: χ²"},
-                  TargetSupport::kMoves};
+                  TargetSupport::kMoves,
+                  RngDraws::kAlways};
 }
 
 OpSchema VerticalFlipOpSchema() {
@@ -207,7 +208,8 @@ OpSchema VerticalFlipOpSchema() {
                   {ProbabilityArg()},
                   &CreateVerticalFlipOp,
                   {"`RandomVerticalFlip` / `F.vflip`", "any", "exact"},
-                  TargetSupport::kMoves};
+                  TargetSupport::kMoves,
+                  RngDraws::kAlways};
 }
 
 OpSchema InvertOpSchema() {
@@ -218,7 +220,8 @@ OpSchema InvertOpSchema() {
                   {ProbabilityArg()},
                   &CreateInvertOp,
                   {"`RandomInvert` / `F.invert`", "uint8, float32", "exact"},
-                  TargetSupport::kUnchanged};
+                  TargetSupport::kUnchanged,
+                  RngDraws::kAlways};
 }
 
 OpSchema PosterizeOpSchema() {
@@ -229,7 +232,8 @@ OpSchema PosterizeOpSchema() {
                   {{"bits", ArgType::kInt, "", "Bits kept, 0..8.", Closed(0, 8)}, ProbabilityArg()},
                   &CreatePosterizeOp,
                   {"`RandomPosterize` / `F.posterize`", "uint8", "exact"},
-                  TargetSupport::kUnchanged};
+                  TargetSupport::kUnchanged,
+                  RngDraws::kAlways};
 }
 
 OpSchema SolarizeOpSchema() {
@@ -243,7 +247,8 @@ OpSchema SolarizeOpSchema() {
       &CreateSolarizeOp,
       {"`RandomSolarize` / `F.solarize` (threshold in the image's range)", "uint8, float32",
        "exact"},
-      TargetSupport::kUnchanged};
+      TargetSupport::kUnchanged,
+      RngDraws::kAlways};
 }
 
 OpSchema AutocontrastOpSchema() {
@@ -256,7 +261,8 @@ OpSchema AutocontrastOpSchema() {
       {ProbabilityArg()},
       &CreateAutocontrastOp,
       {"`RandomAutocontrast` / `F.autocontrast`", "uint8, float32", "uint8 ≤ 1, float ≤ 1e-4"},
-      TargetSupport::kUnchanged};
+      TargetSupport::kUnchanged,
+      RngDraws::kAlways};
 }
 
 OpSchema RandomGrayscaleOpSchema() {
@@ -268,7 +274,8 @@ OpSchema RandomGrayscaleOpSchema() {
                   &CreateRandomGrayscaleOp,
                   {"`RandomGrayscale` / `F.rgb_to_grayscale(x, 3)`", "uint8, float32",
                    "uint8 ≤ 1 (PIL rounds), float ≤ 1e-4"},
-                  TargetSupport::kUnchanged};
+                  TargetSupport::kUnchanged,
+                  RngDraws::kAlways};
 }
 
 OpSchema EqualizeOpSchema() {
@@ -279,7 +286,8 @@ OpSchema EqualizeOpSchema() {
                   {ProbabilityArg()},
                   &CreateEqualizeOp,
                   {"`RandomEqualize` / `F.equalize`", "uint8", "exact"},
-                  TargetSupport::kUnchanged};
+                  TargetSupport::kUnchanged,
+                  RngDraws::kAlways};
 }
 
 OpSchema AdjustHueOpSchema() {
@@ -292,7 +300,8 @@ OpSchema AdjustHueOpSchema() {
       {{"hue_factor", ArgType::kFloat, "", "In [-0.5, 0.5].", Closed(-0.5, 0.5)}},
       &CreateAdjustHueOp,
       {"`F.adjust_hue` (tensor path: HSV in float32)", "uint8, float32", "uint8 ≤ 1, float ≤ 1e-4"},
-      TargetSupport::kUnchanged};
+      TargetSupport::kUnchanged,
+      RngDraws::kAlways};
 }
 
 OpSchema AdjustSharpnessOpSchema() {
@@ -306,7 +315,8 @@ OpSchema AdjustSharpnessOpSchema() {
       &CreateAdjustSharpnessOp,
       {"`RandomAdjustSharpness` / `F.adjust_sharpness`", "uint8, float32",
        "uint8 ≤ 1, float ≤ 1e-4"},
-      TargetSupport::kUnchanged};
+      TargetSupport::kUnchanged,
+      RngDraws::kAlways};
 }
 
 }  // namespace stoker

@@ -147,7 +147,8 @@ OpSchema RandomCropOpSchema() {
       },
       &CreateRandomCropOp,
       {"`RandomCrop`", "any", "padding equal; top, left: χ² against uniform"},
-      TargetSupport::kMoves};
+      TargetSupport::kMoves,
+      RngDraws::kAlways};
 }
 
 }  // namespace stoker

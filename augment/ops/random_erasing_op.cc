@@ -154,7 +154,8 @@ OpSchema RandomErasingOpSchema() {
       {"`RandomErasing` (`value=\"random\"` is `value_random=1`)", "uint8, float32",
        "given its rectangle: exact (`F.erase`); erased fraction χ², rectangle KS against "
        "`get_params`"},
-      TargetSupport::kUnchanged};
+      TargetSupport::kUnchanged,
+      RngDraws::kAlways};
 }
 
 }  // namespace stoker

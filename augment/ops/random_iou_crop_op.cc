@@ -193,7 +193,8 @@ OpSchema RandomIouCropOpSchema() {
        {"trials", ArgType::kInt, "40", "Crops tried per drawn option.", Closed(0, kMaxTrials)}},
       &CreateRandomIouCropOp,
       {"v2 `RandomIoUCrop`", "any", "boxes kept and draws: targets tests (mask oracle)"},
-      TargetSupport::kMoves};
+      TargetSupport::kMoves,
+      RngDraws::kAlways};
 }
 
 }  // namespace stoker

@@ -148,7 +148,8 @@ OpSchema RandomResizedCropOpSchema() {
       },
       &CreateRandomResizedCropOp,
       {"`RandomResizedCrop`", "any", "top, left, height, width, area: KS against `get_params`"},
-      TargetSupport::kMoves};
+      TargetSupport::kMoves,
+      RngDraws::kAlways};
 }
 
 }  // namespace stoker

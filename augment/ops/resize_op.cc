@@ -103,7 +103,8 @@ OpSchema ResizeOpSchema() {
       &CreateResizeOp,
       {"`Resize`; `interpolation=2` is PIL's antialiased bilinear", "uint8, float32",
        "2: equal to PIL; float ≤ 1e-4 (antialias=True); 0: uint8 ≤ 1 (antialias=False)"},
-      TargetSupport::kMoves};
+      TargetSupport::kMoves,
+      RngDraws::kNever};
 }
 
 }  // namespace stoker

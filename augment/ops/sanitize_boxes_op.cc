@@ -55,7 +55,8 @@ OpSchema SanitizeBoxesOpSchema() {
       {{"min_size", ArgType::kFloat, "1", "Smallest width and height kept, pixels.", AtLeast(0)}},
       &CreateSanitizeBoxesOp,
       {"v2 `SanitizeBoundingBoxes` (`min_size`)", "any", "boxes dropped: targets tests"},
-      TargetSupport::kMoves};
+      TargetSupport::kMoves,
+      RngDraws::kNever};
 }
 
 }  // namespace stoker

@@ -41,7 +41,8 @@ OpSchema ToFloatOpSchema() {
                   &CreateToFloatOp,
                   {"`ToTensor`, `ConvertImageDtype(float32)`, v2 `ToDtype(float32, scale=True)`",
                    "uint8 → float32", "exact"},
-                  TargetSupport::kUnchanged};
+                  TargetSupport::kUnchanged,
+                  RngDraws::kNever};
 }
 
 }  // namespace stoker

@@ -125,7 +125,8 @@ OpSchema ZoomOutOpSchema() {
       &CreateZoomOutOp,
       {"v2 `RandomZoomOut` (`side_range` = [side_min, side_max])", "any",
        "draws and padding: targets tests (mask oracle)"},
-      TargetSupport::kMoves};
+      TargetSupport::kMoves,
+      RngDraws::kAlways};
 }
 
 }  // namespace stoker
