@@ -19,19 +19,26 @@ namespace stoker {
 
 namespace {
 
+// How a sample's prefix output was had (DecodedPrefix).
+struct DecodedPrefixOutcome {
+  bool hit = false;
+  int64_t hit_ns = 0;  // the copy out of the cache, when traced
+};
+
 // Into scratch->prefix: the output of the job's deterministic prefix for sample `index`, copied
 // out of `cache`, or made now from `input` (RunPrefix, its thread CPU time measured) and offered
 // to the cache. The prefix's own output lives in the workspace, which RunSuffix uses: it is
-// copied out either way.
-absl::Status DecodedPrefix(JobContext& job, uint64_t index, const SampleInput& input,
-                           DecodedCache& cache, ProducerScratch* scratch) {
+// copied out either way. After a miss, scratch->prefix_op_seconds holds the prefix ops' times
+// (RunSuffix zeroes them in the workspace).
+absl::StatusOr<DecodedPrefixOutcome> DecodedPrefix(JobContext& job, uint64_t index,
+                                                   const SampleInput& input, DecodedCache& cache,
+                                                   ProducerScratch* scratch) {
   const Pipeline& pipeline = job.pipeline();
   const DecodedCacheKey key{job.source().fingerprint(), index, pipeline.prefix_fingerprint()};
-  BatchTimeline& timeline = scratch->timeline;
-  const int64_t lookup_start = timeline.on() ? trace::MonotonicNowNanos() : 0;
+  const bool traced = scratch->timeline.on();
+  const int64_t lookup_start = traced ? trace::MonotonicNowNanos() : 0;
   if (cache.Lookup(key, &scratch->prefix) >= 0) {
-    if (timeline.on()) timeline.AddDecodedCacheHit(trace::MonotonicNowNanos() - lookup_start);
-    return absl::OkStatus();
+    return DecodedPrefixOutcome{true, traced ? trace::MonotonicNowNanos() - lookup_start : 0};
   }
   const absl::Duration cpu_start = ThreadCpuTime();
   ImageView made;
@@ -40,7 +47,10 @@ absl::Status DecodedPrefix(JobContext& job, uint64_t index, const SampleInput& i
               job.forces_decoded_cache());
   scratch->prefix.Reshape(made.shape);
   std::memcpy(scratch->prefix.view().data, made.data, made.shape.bytes());
-  return absl::OkStatus();
+  const std::vector<double>& seconds = scratch->workspace.op_seconds();
+  scratch->prefix_op_seconds.assign(
+      seconds.begin(), seconds.begin() + std::min(seconds.size(), pipeline.prefix_ops()));
+  return DecodedPrefixOutcome{};
 }
 
 // Reads and augments the sample of `index` into `slot`; through `decoded_cache` (may be null)
@@ -56,7 +66,10 @@ absl::Status ProduceSample(JobContext& job, uint32_t epoch, uint64_t index,
   const int64_t run_start = timeline.on() ? trace::MonotonicNowNanos() : 0;
   // Labels and fields come from the source as always: only the prefix's pixels are cached.
   const bool cached = decoded_cache != nullptr && job.uses_decoded_cache();
-  if (cached) RETURN_IF_ERROR(DecodedPrefix(job, index, input, *decoded_cache, scratch));
+  DecodedPrefixOutcome prefix;
+  if (cached) {
+    ASSIGN_OR_RETURN(prefix, DecodedPrefix(job, index, input, *decoded_cache, scratch));
+  }
   if (job.has_targets()) {
     ASSIGN_OR_RETURN(scratch->targets, ReadSampleTargets(job.fields(), scratch->sample, pipeline,
                                                          input, &scratch->workspace));
@@ -74,14 +87,22 @@ absl::Status ProduceSample(JobContext& job, uint32_t epoch, uint64_t index,
   } else {
     RETURN_IF_ERROR(pipeline.Run(input, &rng, &scratch->workspace, slot));
   }
+  std::vector<double>& seconds = scratch->workspace.mutable_op_seconds();
+  if (cached && !prefix.hit && seconds.size() >= scratch->prefix_op_seconds.size()) {
+    // The prefix ran: its ops' times back.
+    std::copy(scratch->prefix_op_seconds.begin(), scratch->prefix_op_seconds.end(),
+              seconds.begin());
+  }
   if (timeline.on()) {
     const int64_t run_end = trace::MonotonicNowNanos();
     timeline.AddRead(run_start - read_start);
-    timeline.AddRun(run_end - run_start, scratch->workspace.op_seconds());
+    timeline.AddDecodedCacheHit(prefix.hit_ns);
+    timeline.AddRun(run_end - run_start - prefix.hit_ns, seconds);
   }
   if (scratch->workspace.time_ops()) {
-    const std::vector<double>& seconds = scratch->workspace.op_seconds();
-    for (uint32_t op = 0; op < seconds.size(); ++op) {
+    // After a hit the prefix ops did not run: their histograms see nothing of this sample.
+    for (uint32_t op = prefix.hit ? static_cast<uint32_t>(job.pipeline().prefix_ops()) : 0;
+         op < seconds.size(); ++op) {
       scratch->op_times.Observe(op, pipeline.op_name(op), seconds[op]);
     }
   }

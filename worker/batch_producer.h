@@ -47,6 +47,8 @@ struct ProducerScratch {
   // The job's deterministic prefix output for the sample (jobs that use the decoded cache):
   // copied out of the cache, or out of the workspace after RunPrefix.
   ImageBuffer prefix;
+  // The prefix ops' times of the last sample whose prefix ran (op_times and the timeline).
+  std::vector<double> prefix_op_seconds;
   // Filled per sample when workspace.time_ops() is on.
   OpTimeHistograms op_times;
   // The stage times of a sampled batch (off otherwise).

@@ -8,8 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "augment/pipeline_text.h"
 #include "augment/synthetic_images.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "stoker/v1/worker.pb.h"
+#include "trace/span.h"
 #include "worker/batch_producer.h"
 #include "worker/decoded_cache.h"
 #include "worker/job_context.h"
@@ -18,6 +20,8 @@ namespace stoker {
 namespace {
 
 namespace pb = ::stoker::v1;
+using ::testing::Contains;
+using ::testing::Not;
 
 constexpr uint64_t kDecodedSamples = 24;
 constexpr uint64_t kDecodedDatasetFingerprint = 0x5eed;
@@ -167,6 +171,35 @@ TEST(DecodedBatchesTest, ACorruptedEntryIsDecodedAgainAndTheBatchIsUnchanged) {
   EXPECT_EQ(stats.insertions, 8u);  // kept again once decoded again
   EXPECT_EQ(DecodedTestBatch(*job, 0, 0, &cache), expected);
   EXPECT_EQ(cache.stats().hits, 4u);
+}
+
+// The stages of a traced batch produced through `cache`.
+std::vector<trace::Stage> DecodedTestStages(JobContext& job, DecodedCache* cache) {
+  pb::TaskId task;
+  ProducerScratch scratch;
+  scratch.workspace.set_time_ops(true);
+  scratch.timeline.Begin(job.trace(), task, LeaseStart{});
+  pb::BatchMessage out;
+  EXPECT_TRUE(ProduceBatch(job, task, 1, &scratch, &out, nullptr, cache).ok());
+  scratch.timeline.End(job.trace(), job.pipeline(), out.mutable_header());
+  std::vector<trace::Stage> stages;
+  for (const pb::TraceSpan& span : out.header().trace().spans()) {
+    stages.push_back(static_cast<trace::Stage>(span.stage()));
+  }
+  return stages;
+}
+
+TEST(DecodedBatchesTest, TheTimelineShowsHitsAsTheirOwnStageInsteadOfDecode) {
+  const std::shared_ptr<JobContext> job = DecodedCacheJob(1, 3, pb::DECODED_CACHE_ALWAYS);
+  job->trace().SetSampling(1);
+  DecodedCache cache(64 << 20, DecodedCacheCompression::kNone);
+  const std::vector<trace::Stage> cold = DecodedTestStages(*job, &cache);
+  EXPECT_THAT(cold, Contains(trace::Stage::kDecode));
+  EXPECT_THAT(cold, Not(Contains(trace::Stage::kDecodedCacheHit)));
+  const std::vector<trace::Stage> warm = DecodedTestStages(*job, &cache);
+  EXPECT_THAT(warm, Contains(trace::Stage::kDecodedCacheHit));
+  EXPECT_THAT(warm, Not(Contains(trace::Stage::kDecode)));
+  EXPECT_THAT(warm, Contains(trace::Stage::kOp));  // the suffix ran
 }
 
 TEST(DecodedBatchesTest, CacheOnOffersEverySampleByTheThresholdAndKeepsTheBatches) {

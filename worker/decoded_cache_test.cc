@@ -49,7 +49,9 @@ TEST(DecodedCacheTest, HitReturnsThePixelsAndTheSavedSeconds) {
     EXPECT_EQ(stats.insertions, 1u);
     EXPECT_EQ(stats.entries, 1u);
     EXPECT_DOUBLE_EQ(stats.saved_seconds, 0.25);
-    if (compression == DecodedCacheCompression::kNone) EXPECT_EQ(stats.bytes, kCharge);
+    if (compression == DecodedCacheCompression::kNone) {
+      EXPECT_EQ(stats.bytes, kCharge);
+    }
   }
 }
 
