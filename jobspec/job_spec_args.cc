@@ -148,8 +148,8 @@ absl::StatusOr<v1::JobSpec> JobSpecArgs::ToJobSpec(
   } else if (decoded_cache == "always") {
     spec.set_decoded_cache(v1::DECODED_CACHE_ALWAYS);
   } else if (!decoded_cache.empty()) {
-    return invalid("decoded_cache", absl::StrCat("must be 'on', 'off' or 'always', got '",
-                                                 decoded_cache, "'"));
+    return invalid("decoded_cache",
+                   absl::StrCat("must be 'on', 'off' or 'always', got '", decoded_cache, "'"));
   }
   if (max_bad_sample_fraction.has_value()) {
     const double fraction = *max_bad_sample_fraction;

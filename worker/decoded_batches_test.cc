@@ -60,8 +60,7 @@ std::shared_ptr<JobContext> DecodedCacheJob(uint64_t job_id, uint64_t seed,
 }
 
 // The payload of batch `batch` of `epoch`, produced through `cache` (null: none).
-std::string DecodedTestBatch(JobContext& job, uint32_t epoch, uint64_t batch,
-                             DecodedCache* cache) {
+std::string DecodedTestBatch(JobContext& job, uint32_t epoch, uint64_t batch, DecodedCache* cache) {
   pb::TaskId task;
   task.set_epoch(epoch);
   task.set_batch_index(batch);

@@ -102,7 +102,8 @@ double DecodedCache::Lookup(const DecodedCacheKey& key, ImageBuffer* out) {
   bool intact = Crc32c(entry->bytes.get(), entry->size) == entry->crc;
   if (intact) {
     out->Reshape(entry->shape);
-    const auto pixels = absl::MakeSpan(static_cast<uint8_t*>(out->view().data), entry->shape.bytes());
+    const auto pixels =
+        absl::MakeSpan(static_cast<uint8_t*>(out->view().data), entry->shape.bytes());
     if (compression_ == DecodedCacheCompression::kLz4) {
       intact = DecompressPayload(v1::COMPRESSION_LZ4,
                                  absl::MakeConstSpan(entry->bytes.get(), entry->size), pixels)

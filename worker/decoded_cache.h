@@ -96,8 +96,7 @@ class DecodedCache {
   // Offers the prefix's output for `key`, which took `prefix_seconds` of CPU to make. Kept when
   // `force` or it meets the admission threshold, it fits a shard's budget and the key is not
   // already there; evicts to make room. True when kept. REQUIRES: image is uint8.
-  bool Offer(const DecodedCacheKey& key, const ImageView& image, double prefix_seconds,
-             bool force);
+  bool Offer(const DecodedCacheKey& key, const ImageView& image, double prefix_seconds, bool force);
 
   DecodedCacheStats stats() const;
   uint64_t capacity_bytes() const { return capacity_bytes_; }

@@ -66,7 +66,8 @@ TEST(DecodedCacheTest, BytesStayWithinTheCapacityAndClockGivesAHitEntryASecondCh
   EXPECT_LT(cache.Lookup(CacheTestKey(1), &out), 0);
   EXPECT_GE(cache.Lookup(CacheTestKey(2), &out), 0);
   EXPECT_GE(cache.Lookup(CacheTestKey(3), &out), 0);
-  for (uint64_t i = 4; i < 40; ++i) ASSERT_TRUE(cache.Offer(CacheTestKey(i), image.view(), 0, true));
+  for (uint64_t i = 4; i < 40; ++i)
+    ASSERT_TRUE(cache.Offer(CacheTestKey(i), image.view(), 0, true));
   const DecodedCacheStats stats = cache.stats();
   EXPECT_EQ(stats.entries, 3u);
   EXPECT_EQ(stats.bytes, 3 * kCharge);
@@ -160,9 +161,9 @@ TEST(DecodedCacheTest, ConcurrentOffersAndLookupsStayBoundedAndServeTheRightPixe
 TEST(DecodedCacheTest, CompressionNamesParse) {
   EXPECT_EQ(*ParseDecodedCacheCompression("lz4", "f"), DecodedCacheCompression::kLz4);
   EXPECT_EQ(*ParseDecodedCacheCompression("none", "f"), DecodedCacheCompression::kNone);
-  EXPECT_EQ(ParseDecodedCacheCompression("zstd", "decoded_cache_compression").status(),
-            absl::InvalidArgumentError(
-                "decoded_cache_compression: must be 'none' or 'lz4', got 'zstd'"));
+  EXPECT_EQ(
+      ParseDecodedCacheCompression("zstd", "decoded_cache_compression").status(),
+      absl::InvalidArgumentError("decoded_cache_compression: must be 'none' or 'lz4', got 'zstd'"));
 }
 
 }  // namespace

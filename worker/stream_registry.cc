@@ -131,8 +131,8 @@ absl::Status StreamRegistry::CheckBatchFitsMemory(const JobContext& job) const {
   return absl::ResourceExhaustedError(absl::StrCat(
       "job ", job.job_id(), ": ", held, " batches of up to ", batch,
       " bytes (two per producer thread, and one) exceed this worker's memory budget of ", budget,
-      " bytes (--memory-bytes", config_.decoded_cache_bytes > 0 ? ", less --decoded-cache-bytes" : "",
-      ")"));
+      " bytes (--memory-bytes",
+      config_.decoded_cache_bytes > 0 ? ", less --decoded-cache-bytes" : "", ")"));
 }
 
 void StreamRegistry::Forget(const std::shared_ptr<StreamSession>& session) {

@@ -76,8 +76,9 @@ absl::Status WorkerConfig::Validate() const {
     return absl::InvalidArgumentError(absl::StrCat(
         "decoded_cache_bytes: ", decoded_cache_bytes,
         " bytes is more than half of the worker's memory budget, memory_bytes (--memory-bytes) = ",
-        memory, " bytes; the decoded cache takes its share of that budget and batches need the "
-                "rest: lower --decoded-cache-bytes or raise --memory-bytes"));
+        memory,
+        " bytes; the decoded cache takes its share of that budget and batches need the "
+        "rest: lower --decoded-cache-bytes or raise --memory-bytes"));
   }
   return OfferedCodecs().status();
 }

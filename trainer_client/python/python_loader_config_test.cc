@@ -49,8 +49,9 @@ TEST(PythonLoaderConfigTest, DecodedCacheNamesSetTheJobSpecSwitch) {
   }
   PythonLoaderConfig config = ValidConfig();
   config.decoded_cache = "yes";
-  EXPECT_EQ(config.ToLoaderOptions().status(),
-            absl::InvalidArgumentError("decoded_cache: must be 'on', 'off' or 'always', got 'yes'"));
+  EXPECT_EQ(
+      config.ToLoaderOptions().status(),
+      absl::InvalidArgumentError("decoded_cache: must be 'on', 'off' or 'always', got 'yes'"));
 }
 
 void ExpectInvalid(const PythonLoaderConfig& config, const std::string& substring) {
