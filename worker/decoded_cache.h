@@ -105,6 +105,7 @@ class DecodedCache {
   bool CorruptForTest(const DecodedCacheKey& key);
 
  private:
+  class EntryBytes;
   struct Entry;
   struct Shard;
 
