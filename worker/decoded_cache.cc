@@ -178,8 +178,11 @@ bool DecodedCache::Offer(const DecodedCacheKey& key, const ImageView& image, dou
   auto admitted = [&](size_t stored) {
     return force || prefix_seconds * 1e9 >= kMinPrefixNanosPerByte * static_cast<double>(stored);
   };
-  // Compression only shrinks what is kept: no need to compress what is not kept raw or squeezed.
-  if (compression_ == DecodedCacheCompression::kNone && !admitted(raw_size)) return reject();
+  // Refused raw, it is refused compressed too when not compressed: nothing to copy.
+  if (compression_ == DecodedCacheCompression::kNone &&
+      (!admitted(raw_size) || raw_size + kEntryOverheadBytes > shard_budget_)) {
+    return reject();
+  }
   {
     absl::MutexLock lock(&shard.mu);
     if (shard.index.contains(key)) return false;  // another thread kept it first

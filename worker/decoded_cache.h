@@ -79,11 +79,12 @@ class DecodedCache {
  public:
   // What an entry costs beyond its pixels: the entry, its ring node and its index slot.
   static constexpr uint64_t kEntryOverheadBytes = 160;
-  // Admission: prefix CPU per byte kept, in nanoseconds. A 224x224 RGB JPEG decoded and resized
-  // takes 2-3 ms for 150 KB kept (15-20 ns/B); a PNG inflates at 300-600 MB/s (2-3 ns/B of
-  // output) and a raw image is a copy (well under 1 ns/B). At 5 ns/B, a GiB of cache saves at
-  // least 5 s of CPU per pass over it; below that, the bytes serve the worker better as batches.
-  static constexpr double kMinPrefixNanosPerByte = 5;
+  // Admission: prefix CPU per byte kept, in nanoseconds. Measured (docs/benchmarks/
+  // decoded-cache.md): a 500x375 JPEG decoded at a DCT scale and resized to 256x256 takes 0.68
+  // ms for 196,608 bytes kept (3.5 ns/B), larger photos more; a PNG inflates at 300-600 MB/s
+  // (2-3 ns/B of output) and a raw image is a copy (well under 1 ns/B). At 3 ns/B the JPEGs are
+  // kept and the cheap-but-large are not; a GiB of cache saves at least 3 s of CPU per pass.
+  static constexpr double kMinPrefixNanosPerByte = 3;
 
   // `capacity_bytes` > 0; `shards` > 0 (each gets capacity_bytes / shards).
   DecodedCache(uint64_t capacity_bytes, DecodedCacheCompression compression, size_t shards = 16);
