@@ -37,7 +37,9 @@ absl::StatusOr<DecodedPrefixOutcome> DecodedPrefix(JobContext& job, uint64_t ind
   const DecodedCacheKey key{job.source().fingerprint(), index, pipeline.prefix_fingerprint()};
   const bool traced = scratch->timeline.on();
   const int64_t lookup_start = traced ? trace::MonotonicNowNanos() : 0;
-  if (cache.Lookup(key, &scratch->prefix) >= 0) {
+  const bool hit = cache.Lookup(key, &scratch->prefix) >= 0;
+  job.CountDecodedLookup(hit);
+  if (hit) {
     return DecodedPrefixOutcome{true, traced ? trace::MonotonicNowNanos() - lookup_start : 0};
   }
   const absl::Duration cpu_start = ThreadCpuTime();

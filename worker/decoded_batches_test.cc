@@ -146,6 +146,13 @@ TEST(DecodedBatchesTest, FourJobsOnTheSameDataShareOneCacheAndEachGetsItsOwnBatc
   EXPECT_EQ(stats.insertions, kDecodedSamples);  // decoded once for the four jobs
   EXPECT_EQ(stats.hits + stats.misses, 4 * 2 * kDecodedSamples);
   EXPECT_EQ(stats.entries, kDecodedSamples);
+  // Each job counts its own lookups (its per-job metrics).
+  uint64_t job_hits = 0;
+  for (const std::shared_ptr<JobContext>& job : jobs) {
+    EXPECT_EQ(job->decoded_hits() + job->decoded_misses(), 2 * kDecodedSamples);
+    job_hits += job->decoded_hits();
+  }
+  EXPECT_EQ(job_hits, stats.hits);
 }
 
 TEST(DecodedBatchesTest, ACorruptedEntryIsDecodedAgainAndTheBatchIsUnchanged) {

@@ -70,6 +70,12 @@ class JobContext {
   bool forces_decoded_cache() const {
     return spec_.decoded_cache() == stoker::v1::DECODED_CACHE_ALWAYS;
   }
+  // This job's lookups in this worker's decoded cache (its per-job metrics).
+  void CountDecodedLookup(bool hit) {
+    (hit ? decoded_hits_ : decoded_misses_).fetch_add(1, std::memory_order_relaxed);
+  }
+  uint64_t decoded_hits() const { return decoded_hits_.load(std::memory_order_relaxed); }
+  uint64_t decoded_misses() const { return decoded_misses_.load(std::memory_order_relaxed); }
   // Payload bytes of one batch's tensor.
   size_t batch_bytes() const { return pipeline_.output_bytes_per_sample() * spec_.batch_size(); }
   // The most bytes one batch can hold: the tensor, and the field columns at their largest
@@ -110,6 +116,8 @@ class JobContext {
   const Pipeline pipeline_;
   const std::vector<std::string> fields_;
   std::atomic<bool> retired_{false};
+  std::atomic<uint64_t> decoded_hits_{0};
+  std::atomic<uint64_t> decoded_misses_{0};
   trace::SpanRecorder trace_{trace::SpanRecorder::Options{.capacity = 1}};
 
   absl::Mutex mu_;

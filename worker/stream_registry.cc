@@ -172,6 +172,14 @@ std::vector<uint64_t> StreamRegistry::job_ids() const {
   return ids;
 }
 
+std::vector<std::shared_ptr<const JobContext>> StreamRegistry::jobs() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::shared_ptr<const JobContext>> jobs;
+  jobs.reserve(jobs_.size());
+  for (const auto& [job_id, job] : jobs_) jobs.push_back(job);
+  return jobs;
+}
+
 void StreamRegistry::SetTraceSampling(
     const google::protobuf::Map<uint64_t, pb::TraceControl>& trace) {
   absl::MutexLock lock(&mu_);

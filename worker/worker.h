@@ -113,6 +113,8 @@ class Worker {
   absl::flat_hash_map<std::string, TenantShare> tenant_shares() const {
     return producer_.tenant_shares();
   }
+  // The jobs this worker holds.
+  std::vector<std::shared_ptr<const JobContext>> jobs() const { return streams_.jobs(); }
   // The decoded cache's counters (worker/decoded_cache.h); nullopt without one.
   std::optional<DecodedCacheStats> decoded_cache_stats() const {
     if (decoded_cache_ == nullptr) return std::nullopt;

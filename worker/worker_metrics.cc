@@ -119,6 +119,17 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
             static_cast<double>(worker_->stale_epoch_responses()));
   if (const std::optional<DecodedCacheStats> cache = worker_->decoded_cache_stats()) {
     AddDecodedCacheMetrics(*cache, &m);
+    // Per job, for the jobs held only (a retired job's series go with it): bounded.
+    for (const std::shared_ptr<const JobContext>& job : worker_->jobs()) {
+      if (!job->uses_decoded_cache()) continue;
+      const MetricFamilyBuilder::Labels labels{{"job_id", absl::StrCat(job->job_id())}};
+      m.Counter("stoker_worker_job_decoded_cache_hits_total",
+                "A held job's samples whose decoded prefix came from the decoded cache.",
+                static_cast<double>(job->decoded_hits()), labels);
+      m.Counter("stoker_worker_job_decoded_cache_misses_total",
+                "A held job's decoded cache lookups that found nothing usable.",
+                static_cast<double>(job->decoded_misses()), labels);
+    }
   }
   AddRpcDenialMetrics(&m);
   return m.Take();

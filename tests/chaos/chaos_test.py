@@ -186,6 +186,11 @@ def decoded_cache_worker_killed_and_joined():
             raise ChaosError("no worker alive looked a sample up in its decoded cache")
         if any(s.get("checksum_failures_total", 0) for s in alive.values()):
             raise ChaosError(f"a decoded cache entry failed its checksum: {alive}")
+        for name, stats in alive.items():
+            if stats.get("misses_total", 0) and \
+                    "stoker_worker_job_decoded_cache_misses_total{job_id=" \
+                    not in metrics_page(ports[name]):
+                raise ChaosError(f"{name} serves no per-job decoded cache series")
 
 
 def worker_rss_within_memory_bytes_with_decoded_cache_full():
