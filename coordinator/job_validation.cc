@@ -32,6 +32,10 @@ absl::Status ValidateScalars(const JobSpec& spec) {
   if (spec.shuffle() == stoker::v1::SHUFFLE_MODE_BLOCK && spec.shuffle_block() == 0) {
     return absl::InvalidArgumentError("spec.shuffle_block: must be > 0 with SHUFFLE_MODE_BLOCK");
   }
+  if (!stoker::v1::DecodedCache_IsValid(spec.decoded_cache())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("spec.decoded_cache: unknown value ", spec.decoded_cache()));
+  }
   if (spec.has_max_bad_sample_fraction() &&
       !(spec.max_bad_sample_fraction() >= 0 && spec.max_bad_sample_fraction() <= 1)) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -46,6 +46,11 @@ TEST(JobValidationTest, ScalarFields) {
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("spec.max_bad_sample_fraction")));
   spec.set_max_bad_sample_fraction(0);
   EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()), IsOk());
+  spec.set_decoded_cache(stoker::v1::DECODED_CACHE_ON);
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()), IsOk());
+  spec.set_decoded_cache(static_cast<stoker::v1::DecodedCache>(9));
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()),
+              StatusIs(absl::StatusCode::kInvalidArgument, "spec.decoded_cache: unknown value 9"));
 }
 
 TEST(JobValidationTest, ShardWindowNeedsAWindowAndShards) {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/bad_sample.h"
 #include "common/logging.h"
+#include "common/stable_fingerprint.h"
 #include "common/status_macros.h"
 #include "common/target_fields.h"
 #include "data/manifest.h"
@@ -116,6 +117,12 @@ ShardSource::ShardSource(std::vector<ShardRef> shards, std::vector<std::string> 
   starts_.reserve(shards_.size() + 1);
   starts_.push_back(0);
   for (const ShardRef& shard : shards_) starts_.push_back(starts_.back() + shard.records);
+  StableFingerprint fingerprint;
+  fingerprint.Add("stoker shards").Add(shards_.size());
+  for (const ShardRef& shard : shards_) {
+    fingerprint.Add(shard.location).Add(shard.records).Add(shard.bytes);
+  }
+  fingerprint_ = fingerprint.value();
 }
 
 std::pair<size_t, uint64_t> ShardSource::Find(uint64_t index) const {

@@ -76,6 +76,10 @@ class ShardSource : public Source {
   // A manifest of stoker shards only: the fields it declares (ShardManifest.fields); otherwise
   // any name (a tar may carry any key, shards listed by path any field in their records).
   absl::Status CheckField(absl::string_view name) const override;
+  // From the shard list (the manifest's, or the paths opened): each shard's location, record
+  // count and size in bytes (manifests carry no checksums; a shard rewritten in place with the
+  // same name, count and size would not be told apart).
+  uint64_t fingerprint() const override { return fingerprint_; }
 
   const std::vector<ShardRef>& shards() const { return shards_; }
   const std::vector<std::string>& class_names() const { return class_names_; }
@@ -93,6 +97,7 @@ class ShardSource : public Source {
 
   const std::vector<ShardRef> shards_;
   const std::vector<std::string> class_names_;
+  uint64_t fingerprint_ = 0;
   std::vector<uint64_t> starts_;  // starts_[s]: first index of shard s; back() = size().
   // Opens the shards; its storage counts the bytes of the samples read (read amplification,
   // data/storage_backend.h).

@@ -72,6 +72,21 @@ TEST(ShardSourceTest, ReadsEverySampleThroughTheManifest) {
   EXPECT_EQ(dynamic_cast<const ShardSource&>(**source).class_names().size(), 10u);
 }
 
+TEST(ShardSourceTest, FingerprintIsTheSameForTheSameShardsAndDiffersForOthers) {
+  TempDir dir;
+  const std::string manifest = WriteTestDataset(dir.path(), 3, 7);
+  auto a = CreateSource(ManifestSpec(manifest), 0, DatasetIo::FromEnvironment());
+  auto b = CreateSource(ManifestSpec(manifest), 5, DatasetIo::FromEnvironment(), true);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_NE((*a)->fingerprint(), 0u);
+  EXPECT_EQ((*a)->fingerprint(), (*b)->fingerprint());  // another job on the same dataset
+  TempDir other;
+  auto c = CreateSource(ManifestSpec(WriteTestDataset(other.path(), 3, 7)), 0,
+                        DatasetIo::FromEnvironment());
+  ASSERT_TRUE(c.ok());
+  EXPECT_NE((*c)->fingerprint(), (*a)->fingerprint());  // other shard locations
+}
+
 TEST(ShardSourceTest, ReusesTheSampleBuffer) {
   TempDir dir;
   auto source = CreateSource(ManifestSpec(WriteTestDataset(dir.path(), 1, 50)), 0,

@@ -62,6 +62,10 @@ class Source {
   // INVALID_ARGUMENT saying why (without the field's position, which the caller adds). By
   // default a source has only the image and the label.
   virtual absl::Status CheckField(absl::string_view name) const;
+  // What identifies the dataset's image bytes, the same in every process for the same dataset
+  // (common/stable_fingerprint.h): the decoded cache's key (worker/decoded_cache.h) shares
+  // entries between jobs and epochs by it. 0: unknown, nothing of this source is cached.
+  virtual uint64_t fingerprint() const { return 0; }
 };
 
 // INVALID_ARGUMENT naming the field when the spec is not usable, e.g.

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/counter_rng.h"
+#include "common/stable_fingerprint.h"
 
 namespace stoker {
 
@@ -12,6 +13,18 @@ SyntheticSource::SyntheticSource(const stoker::v1::SyntheticSource& spec, uint64
       num_classes_(spec.num_classes()),
       seed_(seed),
       shape_{spec.height(), spec.width(), spec.channels(), PixelType::kUint8} {}
+
+uint64_t SyntheticSource::fingerprint() const {
+  return StableFingerprint()
+      .Add("synthetic")
+      .Add(num_samples_)
+      .Add(uint64_t{shape_.height})
+      .Add(uint64_t{shape_.width})
+      .Add(uint64_t{shape_.channels})
+      .Add(uint64_t{num_classes_})
+      .Add(seed_)
+      .value();
+}
 
 std::string SyntheticSource::Locate(uint64_t index) const {
   return absl::StrCat("synthetic sample ", index);

@@ -19,6 +19,8 @@ class SyntheticSource : public Source {
   InputFormat format() const override { return InputFormat::Decoded(shape_); }
   absl::Status Read(uint64_t index, SampleBuffer* sample) const override;
   std::string Locate(uint64_t index) const override;
+  // From the parameters that make the pixels: the count, the shape, the classes and the seed.
+  uint64_t fingerprint() const override;
 
  private:
   uint64_t num_samples_;

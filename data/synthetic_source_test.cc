@@ -46,6 +46,18 @@ TEST(SyntheticSourceTest, SeedChangesPixels) {
   EXPECT_NE(std::memcmp(a.image.view().data, b.image.view().data, 16), 0);
 }
 
+TEST(SyntheticSourceTest, FingerprintFollowsThePixelsParameters) {
+  auto fingerprint = [](const stoker::v1::DatasetSpec& spec, uint64_t seed) {
+    return (*CreateSource(spec, seed, DatasetIo::FromEnvironment()))->fingerprint();
+  };
+  const uint64_t base = fingerprint(Synthetic(10, 4, 4, 1), 1);
+  EXPECT_NE(base, 0u);
+  EXPECT_EQ(fingerprint(Synthetic(10, 4, 4, 1), 1), base);
+  EXPECT_NE(fingerprint(Synthetic(10, 4, 4, 1), 2), base);
+  EXPECT_NE(fingerprint(Synthetic(10, 4, 5, 1), 1), base);
+  EXPECT_NE(fingerprint(Synthetic(11, 4, 4, 1), 1), base);
+}
+
 TEST(SyntheticSourceTest, OutOfRangeIndex) {
   auto source = CreateSource(Synthetic(3, 2, 2, 1), 0, DatasetIo::FromEnvironment());
   SampleBuffer sample;

@@ -141,6 +141,16 @@ absl::StatusOr<v1::JobSpec> JobSpecArgs::ToJobSpec(
   spec.set_epochs(epochs);
   spec.set_drop_last(drop_last);
   for (const std::string& field : fields) spec.add_fields(field);
+  if (decoded_cache == "on") {
+    spec.set_decoded_cache(v1::DECODED_CACHE_ON);
+  } else if (decoded_cache == "off") {
+    spec.set_decoded_cache(v1::DECODED_CACHE_OFF);
+  } else if (decoded_cache == "always") {
+    spec.set_decoded_cache(v1::DECODED_CACHE_ALWAYS);
+  } else if (!decoded_cache.empty()) {
+    return invalid("decoded_cache",
+                   absl::StrCat("must be 'on', 'off' or 'always', got '", decoded_cache, "'"));
+  }
   if (max_bad_sample_fraction.has_value()) {
     const double fraction = *max_bad_sample_fraction;
     if (!(fraction >= 0 && fraction <= 1)) {  // NaN fails too

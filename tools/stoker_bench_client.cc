@@ -188,6 +188,9 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("dtype", &c.dtype, "auto | uint8 | float32 | float16 | bfloat16");
   flags.Add("tail", &c.tail,
             "auto | worker | client: where the to_float/normalize tail runs (JobSpec.tail)");
+  flags.Add("decoded-cache", &c.decoded_cache,
+            "on | off | always: whether workers keep decoded samples for the next epoch and "
+            "other jobs (JobSpec.decoded_cache; unset: off)");
   flags.Add("step-ms", &c.step, absl::Milliseconds(1),
             "simulated training step: sleep this long per batch");
   flags.Add("max-batches", &c.max_batches, "stop after this many batches (0 = all epochs)");

@@ -182,6 +182,7 @@ std::optional<StageGroup> GroupOf(Stage stage) {
     case Stage::kCacheFetch:
       return StageGroup::kStorage;
     case Stage::kDecode:
+    case Stage::kDecodedCacheHit:
     case Stage::kOp:
     case Stage::kOpGroup:
     case Stage::kTail:

@@ -26,6 +26,8 @@ absl::string_view StageName(Stage stage) {
       return "queue";
     case Stage::kSend:
       return "send";
+    case Stage::kDecodedCacheHit:
+      return "decoded_cache_hit";
     case Stage::kReceive:
       return "receive";
     case Stage::kDecompress:

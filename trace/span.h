@@ -21,17 +21,18 @@ namespace stoker::trace {
 // Where time goes. Values are stable: they travel on the wire (proto/stoker/v1/trace.proto).
 enum class Stage : uint8_t {
   // Worker, per batch, in order.
-  kLeaseWait = 1,   // waiting for the coordinator to lease the task
-  kShardRead = 2,   // reading sample bytes from storage
-  kCacheFetch = 3,  // reading sample bytes from the worker's cache
-  kDecode = 4,      // decoding images
-  kOp = 5,          // one op of the pipeline (Span::name_id names it)
-  kOpGroup = 6,     // a fused group of ops (Span::name_id names it)
-  kTail = 7,        // the pipeline's tail (to_float, normalize, layout) on the worker
-  kEncode = 8,      // packing the batch tensor
-  kCompress = 9,    // compressing the payload
-  kQueue = 10,      // waiting in the stream's send queue (credit, the previous write)
-  kSend = 11,       // writing the batch on the stream
+  kLeaseWait = 1,         // waiting for the coordinator to lease the task
+  kShardRead = 2,         // reading sample bytes from storage
+  kCacheFetch = 3,        // reading sample bytes from the worker's cache
+  kDecode = 4,            // decoding images
+  kOp = 5,                // one op of the pipeline (Span::name_id names it)
+  kOpGroup = 6,           // a fused group of ops (Span::name_id names it)
+  kTail = 7,              // the pipeline's tail (to_float, normalize, layout) on the worker
+  kEncode = 8,            // packing the batch tensor
+  kCompress = 9,          // compressing the payload
+  kQueue = 10,            // waiting in the stream's send queue (credit, the previous write)
+  kSend = 11,             // writing the batch on the stream
+  kDecodedCacheHit = 12,  // copying decoded samples out of the decoded cache (decode skipped)
   // Trainer client, per batch.
   kReceive = 20,       // reading and parsing the batch message
   kDecompress = 21,    // decompressing the payload
@@ -49,11 +50,13 @@ enum class Stage : uint8_t {
 enum class Role : uint8_t { kCoordinator, kWorker, kClient };
 
 inline constexpr Stage kAllStages[] = {
-    Stage::kLeaseWait,    Stage::kShardRead,    Stage::kCacheFetch, Stage::kDecode,
-    Stage::kOp,           Stage::kOpGroup,      Stage::kTail,       Stage::kEncode,
-    Stage::kCompress,     Stage::kQueue,        Stage::kSend,       Stage::kReceive,
-    Stage::kDecompress,   Stage::kBufferWait,   Stage::kHandoff,    Stage::kH2D,
-    Stage::kConsumerStep, Stage::kLeaseGranted, Stage::kHedged,     Stage::kConsumedReport,
+    Stage::kLeaseWait,    Stage::kShardRead,  Stage::kCacheFetch,
+    Stage::kDecode,       Stage::kOp,         Stage::kOpGroup,
+    Stage::kTail,         Stage::kEncode,     Stage::kCompress,
+    Stage::kQueue,        Stage::kSend,       Stage::kDecodedCacheHit,
+    Stage::kReceive,      Stage::kDecompress, Stage::kBufferWait,
+    Stage::kHandoff,      Stage::kH2D,        Stage::kConsumerStep,
+    Stage::kLeaseGranted, Stage::kHedged,     Stage::kConsumedReport,
 };
 inline constexpr int kStageCount = sizeof(kAllStages) / sizeof(kAllStages[0]);
 

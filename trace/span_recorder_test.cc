@@ -139,7 +139,7 @@ TEST(StageTest, WireValuesNamesAndRolesRoundTrip) {
     EXPECT_EQ(kAllStages[StageIndex(stage)], stage);
   }
   EXPECT_EQ(StageFromWire(0), std::nullopt);
-  EXPECT_EQ(StageFromWire(12), std::nullopt);
+  EXPECT_EQ(StageFromWire(13), std::nullopt);
   EXPECT_EQ(StageName(Stage::kH2D), "h2d");
   EXPECT_EQ(StageRole(Stage::kSend), Role::kWorker);
   EXPECT_EQ(StageRole(Stage::kReceive), Role::kClient);

@@ -1,6 +1,7 @@
 #include "worker/batch_producer.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -18,9 +19,46 @@ namespace stoker {
 
 namespace {
 
-// Reads and augments the sample of `index` into `slot`.
+// How a sample's prefix output was had (DecodedPrefix).
+struct DecodedPrefixOutcome {
+  bool hit = false;
+  int64_t hit_ns = 0;  // the copy out of the cache, when traced
+};
+
+// Into scratch->prefix: the output of the job's deterministic prefix for sample `index`, copied
+// out of `cache`, or made now from `input` (RunPrefix, its thread CPU time measured) and offered
+// to the cache. The prefix's own output lives in the workspace, which RunSuffix uses: it is
+// copied out either way. After a miss, scratch->prefix_op_seconds holds the prefix ops' times
+// (RunSuffix zeroes them in the workspace).
+absl::StatusOr<DecodedPrefixOutcome> DecodedPrefix(JobContext& job, uint64_t index,
+                                                   const SampleInput& input, DecodedCache& cache,
+                                                   ProducerScratch* scratch) {
+  const Pipeline& pipeline = job.pipeline();
+  const DecodedCacheKey key{job.source().fingerprint(), index, pipeline.prefix_fingerprint()};
+  const bool traced = scratch->timeline.on();
+  const int64_t lookup_start = traced ? trace::MonotonicNowNanos() : 0;
+  const bool hit = cache.Lookup(key, &scratch->prefix) >= 0;
+  job.CountDecodedLookup(hit);
+  if (hit) {
+    return DecodedPrefixOutcome{true, traced ? trace::MonotonicNowNanos() - lookup_start : 0};
+  }
+  const absl::Duration cpu_start = ThreadCpuTime();
+  ImageView made;
+  RETURN_IF_ERROR(pipeline.RunPrefix(input, &scratch->workspace, &made));
+  cache.Offer(key, made, absl::ToDoubleSeconds(ThreadCpuTime() - cpu_start),
+              job.forces_decoded_cache());
+  scratch->prefix.Reshape(made.shape);
+  std::memcpy(scratch->prefix.view().data, made.data, made.shape.bytes());
+  const std::vector<double>& seconds = scratch->workspace.op_seconds();
+  scratch->prefix_op_seconds.assign(
+      seconds.begin(), seconds.begin() + std::min(seconds.size(), pipeline.prefix_ops()));
+  return DecodedPrefixOutcome{};
+}
+
+// Reads and augments the sample of `index` into `slot`; through `decoded_cache` (may be null)
+// for a job that uses it.
 absl::Status ProduceSample(JobContext& job, uint32_t epoch, uint64_t index,
-                           ProducerScratch* scratch, uint8_t* slot) {
+                           ProducerScratch* scratch, uint8_t* slot, DecodedCache* decoded_cache) {
   BatchTimeline& timeline = scratch->timeline;
   const int64_t read_start = timeline.on() ? trace::MonotonicNowNanos() : 0;
   RETURN_IF_ERROR(job.source().Read(index, &scratch->sample));
@@ -28,22 +66,45 @@ absl::Status ProduceSample(JobContext& job, uint32_t epoch, uint64_t index,
   const Pipeline& pipeline = job.pipeline();
   const SampleInput input = scratch->sample.input(job.source().format());
   const int64_t run_start = timeline.on() ? trace::MonotonicNowNanos() : 0;
+  // Labels and fields come from the source as always: only the prefix's pixels are cached.
+  const bool cached = decoded_cache != nullptr && job.uses_decoded_cache();
+  DecodedPrefixOutcome prefix;
+  if (cached) {
+    ASSIGN_OR_RETURN(prefix, DecodedPrefix(job, index, input, *decoded_cache, scratch));
+  }
   if (job.has_targets()) {
     ASSIGN_OR_RETURN(scratch->targets, ReadSampleTargets(job.fields(), scratch->sample, pipeline,
                                                          input, &scratch->workspace));
-    RETURN_IF_ERROR(
-        pipeline.RunWithTargets(input, &rng, &scratch->workspace, slot, &scratch->targets));
+    if (cached) {
+      const ImageShape canvas{scratch->targets.canvas_height, scratch->targets.canvas_width,
+                              scratch->prefix.shape().channels, PixelType::kUint8};
+      RETURN_IF_ERROR(pipeline.RunSuffixWithTargets(scratch->prefix.view(), canvas, &rng,
+                                                    &scratch->workspace, slot, &scratch->targets));
+    } else {
+      RETURN_IF_ERROR(
+          pipeline.RunWithTargets(input, &rng, &scratch->workspace, slot, &scratch->targets));
+    }
+  } else if (cached) {
+    RETURN_IF_ERROR(pipeline.RunSuffix(scratch->prefix.view(), &rng, &scratch->workspace, slot));
   } else {
     RETURN_IF_ERROR(pipeline.Run(input, &rng, &scratch->workspace, slot));
+  }
+  std::vector<double>& seconds = scratch->workspace.mutable_op_seconds();
+  if (cached && !prefix.hit && seconds.size() >= scratch->prefix_op_seconds.size()) {
+    // The prefix ran: its ops' times back.
+    std::copy(scratch->prefix_op_seconds.begin(), scratch->prefix_op_seconds.end(),
+              seconds.begin());
   }
   if (timeline.on()) {
     const int64_t run_end = trace::MonotonicNowNanos();
     timeline.AddRead(run_start - read_start);
-    timeline.AddRun(run_end - run_start, scratch->workspace.op_seconds());
+    timeline.AddDecodedCacheHit(prefix.hit_ns);
+    timeline.AddRun(run_end - run_start - prefix.hit_ns, seconds);
   }
   if (scratch->workspace.time_ops()) {
-    const std::vector<double>& seconds = scratch->workspace.op_seconds();
-    for (uint32_t op = 0; op < seconds.size(); ++op) {
+    // After a hit the prefix ops did not run: their histograms see nothing of this sample.
+    for (uint32_t op = prefix.hit ? static_cast<uint32_t>(job.pipeline().prefix_ops()) : 0;
+         op < seconds.size(); ++op) {
       scratch->op_times.Observe(op, pipeline.op_name(op), seconds[op]);
     }
   }
@@ -57,9 +118,10 @@ absl::Status ProduceSample(JobContext& job, uint32_t epoch, uint64_t index,
 absl::StatusOr<uint64_t> ProduceSampleOrReplacement(JobContext& job, const EpochPlan& plan,
                                                     uint64_t position, ProducerScratch* scratch,
                                                     uint8_t* slot, stoker::v1::BatchHeader* header,
-                                                    BadSampleCounters* counters) {
+                                                    BadSampleCounters* counters,
+                                                    DecodedCache* decoded_cache) {
   const uint64_t original = plan.SampleAt(position);
-  absl::Status status = ProduceSample(job, plan.epoch(), original, scratch, slot);
+  absl::Status status = ProduceSample(job, plan.epoch(), original, scratch, slot, decoded_cache);
   if (status.ok()) return original;
   const std::optional<BadSampleReason> reason = BadSampleReasonOf(status);
   if (!reason.has_value()) return status;
@@ -74,7 +136,7 @@ absl::StatusOr<uint64_t> ProduceSampleOrReplacement(JobContext& job, const Epoch
   }
   for (uint64_t attempt = 1; attempt <= kMaxReplacementAttempts; ++attempt) {
     const uint64_t candidate = plan.SampleAt(position + attempt);
-    status = ProduceSample(job, plan.epoch(), candidate, scratch, slot);
+    status = ProduceSample(job, plan.epoch(), candidate, scratch, slot, decoded_cache);
     if (status.ok()) return candidate;
     if (!BadSampleReasonOf(status).has_value()) return status;
   }
@@ -152,7 +214,7 @@ void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uin
 
 absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
                           ProducerScratch* scratch, stoker::v1::BatchMessage* out,
-                          BadSampleCounters* bad_sample_counters) {
+                          BadSampleCounters* bad_sample_counters, DecodedCache* decoded_cache) {
   ASSIGN_OR_RETURN(std::shared_ptr<const EpochPlan> plan, job.Plan(task.epoch()));
   const Pipeline& pipeline = job.pipeline();
   const uint32_t batch_size = job.spec().batch_size();
@@ -170,7 +232,7 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
   for (uint32_t i = 0; i < batch_size; ++i, slot += sample_bytes) {
     ASSIGN_OR_RETURN(uint64_t index,
                      ProduceSampleOrReplacement(job, *plan, first_position + i, scratch, slot,
-                                                header, bad_sample_counters));
+                                                header, bad_sample_counters, decoded_cache));
     header->set_sample_indices(static_cast<int>(i), index);
     header->set_labels(static_cast<int>(i), scratch->sample.label);
     AddSampleFields(job, scratch, header);
@@ -191,9 +253,10 @@ absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint6
 }
 
 BatchProducer::BatchProducer(uint32_t threads, uint64_t worker_id, MessagePool* pool, Clock* clock,
-                             uint32_t process_cpus)
+                             uint32_t process_cpus, DecodedCache* decoded_cache)
     : pool_(pool),
       clock_(clock),
+      decoded_cache_(decoded_cache),
       capacity_(kQueuedPerThread * std::max<uint32_t>(threads, 1)),
       worker_id_(worker_id),
       recent_(clock->Now(), std::max<uint32_t>(threads, 1), process_cpus) {
@@ -351,7 +414,8 @@ absl::Status BatchProducer::Produce(const Work& work, uint64_t worker_id, Produc
                                     stoker::v1::BatchMessage* out) {
   scratch->timeline.Begin(work.job->trace(), work.task, work.lease);
   const absl::Time start = clock_->Now();
-  RETURN_IF_ERROR(ProduceBatch(*work.job, work.task, worker_id, scratch, out, &bad_samples_));
+  RETURN_IF_ERROR(
+      ProduceBatch(*work.job, work.task, worker_id, scratch, out, &bad_samples_, decoded_cache_));
   out->mutable_header()->set_produce_seconds(absl::ToDoubleSeconds(clock_->Now() - start));
   scratch->timeline.End(work.job->trace(), work.job->pipeline(), out->mutable_header());
   return absl::OkStatus();

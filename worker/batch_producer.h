@@ -25,6 +25,7 @@
 #include "wire/message_pool.h"
 #include "worker/bad_sample_counters.h"
 #include "worker/batch_timeline.h"
+#include "worker/decoded_cache.h"
 #include "worker/job_context.h"
 #include "worker/op_time_histograms.h"
 #include "worker/production_window.h"
@@ -43,6 +44,11 @@ struct ProducerScratch {
   // JobContext::has_targets).
   SampleTargets targets;
   PipelineWorkspace workspace;
+  // The job's deterministic prefix output for the sample (jobs that use the decoded cache):
+  // copied out of the cache, or out of the workspace after RunPrefix.
+  ImageBuffer prefix;
+  // The prefix ops' times of the last sample whose prefix ran (op_times and the timeline).
+  std::vector<double> prefix_op_seconds;
   // Filled per sample when workspace.time_ops() is on.
   OpTimeHistograms op_times;
   // The stage times of a sampled batch (off otherwise).
@@ -70,6 +76,11 @@ void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uin
 // header.bad_samples, from which the client enforces
 // the job's error-rate limit.
 //
+// With `decoded_cache` (may be null) and a job that uses it (JobContext::uses_decoded_cache),
+// each sample's prefix output comes from the cache when it is there and is offered to it when
+// made (DecodedCache::Offer), and only the pipeline's suffix runs on it: the same bytes as
+// without the cache (docs/decisions/0081-decoded-cache.md).
+//
 // With fields (JobContext::fields), each produced sample's values (the replacement's, for a bad
 // sample) go after the tensor, column by column, described by header.fields; a non-empty
 // FieldColumn.offsets always has batch_size + 1 entries. Typed targets (JobContext::has_targets)
@@ -85,7 +96,8 @@ void StartBatchHeader(const JobContext& job, const stoker::v1::TaskId& task, uin
 // [0, num_classes); other errors of the source or the pipeline.
 absl::Status ProduceBatch(JobContext& job, const stoker::v1::TaskId& task, uint64_t worker_id,
                           ProducerScratch* scratch, stoker::v1::BatchMessage* out,
-                          BadSampleCounters* bad_sample_counters = nullptr);
+                          BadSampleCounters* bad_sample_counters = nullptr,
+                          DecodedCache* decoded_cache = nullptr);
 
 // What one tenant may use of a worker (WorkerHeartbeatResponse.tenants).
 struct TenantShare {
@@ -107,8 +119,9 @@ class BatchProducer {
   // `clock` times production (header.produce_seconds, the recent fractions and rates) and paces
   // simulated batches. `process_cpus`: the CPUs of the worker's own process, for its
   // process_cpu_fraction (0: the process is shared, not reported; worker/production_window.h).
+  // `decoded_cache` (may be null; must outlive the producer): the worker's decoded cache.
   BatchProducer(uint32_t threads, uint64_t worker_id, MessagePool* pool, Clock* clock,
-                uint32_t process_cpus = 0);
+                uint32_t process_cpus = 0, DecodedCache* decoded_cache = nullptr);
   ~BatchProducer();
 
   void set_worker_id(uint64_t worker_id);
@@ -175,6 +188,7 @@ class BatchProducer {
 
   MessagePool* const pool_;
   Clock* const clock_;
+  DecodedCache* const decoded_cache_;
   const size_t capacity_;
   BadSampleCounters bad_samples_;
   mutable absl::Mutex mu_;

@@ -146,6 +146,7 @@ class TargetSource : public Source {
   }
   std::string Locate(uint64_t index) const override { return absl::StrCat("scene ", index); }
   absl::Status CheckField(absl::string_view) const override { return absl::OkStatus(); }
+  uint64_t fingerprint() const override { return 0x5ce7e; }  // for the decoded cache
   void set_fields(std::vector<std::string> fields) { fields_ = std::move(fields); }
 
  private:
@@ -198,6 +199,31 @@ std::vector<float> MovedBox(uint64_t i) {
   const std::array<uint32_t, 4> box = SceneBox(i);
   return {2.0f * (kSceneWidth - box[2]), 2.0f * box[1], 2.0f * (kSceneWidth - box[0]),
           2.0f * box[3]};
+}
+
+// A job with the decoded cache on: the prefix (decode, resize) is cached and its moves replayed
+// from sizes; the flip runs on each sample. Image and targets are the same bytes cold, warm and
+// without a cache.
+TEST(BatchTargetsTest, TargetsMoveTheSameWithTheDecodedCache) {
+  pb::JobSpec spec = SceneJob({"image", "boxes", "box_labels", "masks", "keypoints"});
+  spec.mutable_pipeline()->mutable_ops()->SwapElements(1, 2);  // decode, resize, flip
+  spec.set_decoded_cache(pb::DECODED_CACHE_ALWAYS);
+  auto job = SceneContext(spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE((*job)->uses_decoded_cache());
+  ASSERT_EQ((*job)->pipeline().prefix_ops(), 2u);
+  DecodedCache cache(16 << 20, DecodedCacheCompression::kNone);
+  for (uint64_t b = 0; b < 2; ++b) {
+    ProducerScratch scratch;
+    pb::BatchMessage expected, cold, warm;
+    ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 0, b), 1, &scratch, &expected).ok());
+    ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 0, b), 1, &scratch, &cold, nullptr, &cache).ok());
+    ASSERT_TRUE(ProduceBatch(**job, TaskOf(1, 0, b), 1, &scratch, &warm, nullptr, &cache).ok());
+    EXPECT_EQ(cold.data(), expected.data()) << "batch " << b;
+    EXPECT_EQ(warm.data(), expected.data()) << "batch " << b;
+  }
+  EXPECT_EQ(cache.stats().hits, 8u);
+  EXPECT_EQ(cache.stats().misses, 8u);
 }
 
 TEST(BatchTargetsTest, BoxesLabelsAndMasksMoveWithTheImage) {

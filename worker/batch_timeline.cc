@@ -15,7 +15,7 @@ void BatchTimeline::Begin(const trace::SpanRecorder& recorder, const stoker::v1:
   if (!on_) return;
   lease_ = lease;
   start_ns_ = recorder.Now();
-  read_ns_ = run_ns_ = mix_ns_ = 0;
+  read_ns_ = decoded_hit_ns_ = run_ns_ = mix_ns_ = 0;
   op_ns_.clear();
 }
 
@@ -54,6 +54,7 @@ void BatchTimeline::End(trace::SpanRecorder& recorder, const Pipeline& pipeline,
     cursor += ns;
   };
   lay(trace::Stage::kShardRead, read_ns_, 0);
+  lay(trace::Stage::kDecodedCacheHit, decoded_hit_ns_, 0);
   int64_t ops_ns = 0;
   const size_t ops = std::min(op_ns_.size(), pipeline.num_ops());
   for (size_t op = 0; op < ops; ++op) {

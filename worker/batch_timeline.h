@@ -8,10 +8,11 @@
 // make hundreds of spans. Instead each stage's time is summed over the batch's samples and the
 // stages are laid end to end from the batch's start, in pipeline order: lease_wait (from the
 // lease call to the producer taking the task; a wait, on the lease thread's track), shard_read,
-// decode, each op (its registry name; a fused run, whose time is on its first op, as one
+// decoded_cache_hit (samples copied out of the decoded cache, worker/decoded_cache.h), decode,
+// each op (its registry name; a fused run, whose time is on its first op, as one
 // op_group span "a+b+c"), tail (the
 // output conversion and any batch mix), encode (the rest: labels, header, the loop's own work),
-// so one batch is at most 3 + ops spans, sequential on its producer thread, and their lengths
+// so one batch is at most 4 + ops spans, sequential on its producer thread, and their lengths
 // are the stages' true shares. The session adds compress and the stream writer queue
 // (AppendSpan).
 //
@@ -44,6 +45,9 @@ class BatchTimeline {
   // One sample's read time, and its pipeline run time with the per-op seconds
   // (PipelineWorkspace::op_seconds). REQUIRES: on().
   void AddRead(int64_t ns) { read_ns_ += ns; }
+  // One sample's copy out of the decoded cache (its decode and prefix ops skipped).
+  // REQUIRES: on().
+  void AddDecodedCacheHit(int64_t ns) { decoded_hit_ns_ += ns; }
   void AddRun(int64_t ns, const std::vector<double>& op_seconds);
   // The batch mix's time (part of the tail). REQUIRES: on().
   void AddTail(int64_t ns) { mix_ns_ += ns; }
@@ -58,6 +62,7 @@ class BatchTimeline {
   LeaseStart lease_;
   int64_t start_ns_ = 0;
   int64_t read_ns_ = 0;
+  int64_t decoded_hit_ns_ = 0;
   int64_t run_ns_ = 0;
   int64_t mix_ns_ = 0;
   std::vector<int64_t> op_ns_;

@@ -34,6 +34,7 @@ absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
   ASSIGN_OR_RETURN(std::vector<std::string> fields, SourceFields(spec));
   PipelineOptions options;
   options.with_targets = NamesTypedTargets(spec);
+  options.decoded_prefix = WantsDecodedCache(spec);
   ASSIGN_OR_RETURN(Pipeline pipeline,
                    Pipeline::Compile(spec.pipeline(), source->format(), options));
   return std::shared_ptr<JobContext>(new JobContext(

@@ -25,6 +25,12 @@
 
 namespace stoker {
 
+// JobSpec.decoded_cache is ON or ALWAYS (UNSPECIFIED and OFF: off).
+inline bool WantsDecodedCache(const stoker::v1::JobSpec& spec) {
+  return spec.decoded_cache() == stoker::v1::DECODED_CACHE_ON ||
+         spec.decoded_cache() == stoker::v1::DECODED_CACHE_ALWAYS;
+}
+
 // Thread-safe.
 class JobContext {
  public:
@@ -52,6 +58,24 @@ class JobContext {
   // True when the job names a typed target (common/target_fields.h): its pipeline was compiled
   // with_targets and each sample runs with its targets (worker/sample_targets.h).
   bool has_targets() const { return pipeline_.with_targets(); }
+  // The job asks for the decoded cache (JobSpec.decoded_cache ON or ALWAYS): its pipeline was
+  // compiled with PipelineOptions::decoded_prefix, so its batches are the same bytes whether a
+  // worker caches or not. It is served from a worker's cache when the pipeline has a prefix and
+  // the source a fingerprint (uses_decoded_cache); otherwise it runs whole, as any job.
+  bool wants_decoded_cache() const { return WantsDecodedCache(spec_); }
+  bool uses_decoded_cache() const {
+    return wants_decoded_cache() && pipeline_.prefix_ops() > 0 && source_->fingerprint() != 0;
+  }
+  // DECODED_CACHE_ALWAYS: every prefix output is offered as worth keeping.
+  bool forces_decoded_cache() const {
+    return spec_.decoded_cache() == stoker::v1::DECODED_CACHE_ALWAYS;
+  }
+  // This job's lookups in this worker's decoded cache (its per-job metrics).
+  void CountDecodedLookup(bool hit) {
+    (hit ? decoded_hits_ : decoded_misses_).fetch_add(1, std::memory_order_relaxed);
+  }
+  uint64_t decoded_hits() const { return decoded_hits_.load(std::memory_order_relaxed); }
+  uint64_t decoded_misses() const { return decoded_misses_.load(std::memory_order_relaxed); }
   // Payload bytes of one batch's tensor.
   size_t batch_bytes() const { return pipeline_.output_bytes_per_sample() * spec_.batch_size(); }
   // The most bytes one batch can hold: the tensor, and the field columns at their largest
@@ -92,6 +116,8 @@ class JobContext {
   const Pipeline pipeline_;
   const std::vector<std::string> fields_;
   std::atomic<bool> retired_{false};
+  std::atomic<uint64_t> decoded_hits_{0};
+  std::atomic<uint64_t> decoded_misses_{0};
   trace::SpanRecorder trace_{trace::SpanRecorder::Options{.capacity = 1}};
 
   absl::Mutex mu_;

@@ -14,7 +14,7 @@ namespace pb = ::stoker::v1;
 LeaseLoop::LeaseLoop(const WorkerConfig& config, CoordinatorClient* coordinator,
                      const WorkerRegistration* registration, StreamRegistry* streams,
                      TaskLedger* ledger, BatchProducer* producer, Clock* clock)
-    : memory_bytes_(config.ResolvedMemoryBytes()),
+    : memory_bytes_(config.BatchMemoryBytes()),
       max_lease_poll_(config.max_lease_poll),
       coordinator_(coordinator),
       registration_(registration),

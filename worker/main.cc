@@ -47,6 +47,8 @@ int Serve(const stoker::WorkerConfig& config, const stoker::DatasetIo& io,
   const auto storage_metrics = std::make_shared<stoker::StorageMetrics>(io.storage);
   if (*metrics_server != nullptr) (*metrics_server)->Register(storage_metrics);
   STOKER_LOG(INFO) << "this process may use " << stoker::OwnProcessLimits().description;
+  // tests/containers/limits_test.py reads the budget (--memory-bytes, the decoded cache's share
+  // included) from this line.
   std::printf("stoker-worker serving on %s with %u threads and %llu bytes for batches\n",
               (*server)->address().c_str(), config.ResolvedThreads(),
               static_cast<unsigned long long>(config.ResolvedMemoryBytes()));
@@ -74,6 +76,7 @@ struct FlagValues {
   double simulate_batch_ms = -1;
   std::string simulate_batch_mode = "sleep";
   double simulate_batch_cpu_ms = -1;
+  std::string decoded_cache_compression = "none";
   stoker::MetricsFlags metrics;
   stoker::StorageFlags storage;  // --s3-endpoint, --cache-dir, --cache-bytes, ...
   stoker::LogFlags log;
@@ -94,6 +97,11 @@ absl::Status FlagValues::ApplyTo(stoker::WorkerConfig& config) const {
       stoker::ParseSimulatedBatchMode(simulate_batch_mode);
   if (!mode.ok()) return mode.status();
   config.simulate_batch_mode = *mode;
+  absl::StatusOr<stoker::DecodedCacheCompression> cache_compression =
+      stoker::ParseDecodedCacheCompression(decoded_cache_compression,
+                                           "--decoded-cache-compression");
+  if (!cache_compression.ok()) return cache_compression.status();
+  config.decoded_cache_compression = *cache_compression;
   if (simulate_batch_cpu_ms >= 0) {
     config.simulate_batch_cpu =
         absl::Microseconds(static_cast<int64_t>(simulate_batch_cpu_ms * 1000));
@@ -139,6 +147,11 @@ void AddFlags(stoker::FlagSet& flags, stoker::WorkerConfig& config, FlagValues& 
             "memory for batches, bytes (0 = half the cgroup's memory limit, else of the "
             "machine's); a job whose batches the worker "
             "cannot hold is refused");
+  flags.Add("decoded-cache-bytes", &config.decoded_cache_bytes,
+            "bytes of decoded images kept for jobs with the decoded cache on (0 = none); a share "
+            "of --memory-bytes, at most half of it (batches get the rest)");
+  flags.Add("decoded-cache-compression", &values.decoded_cache_compression,
+            "how the decoded cache keeps pixels: none or lz4 (fewer bytes, more CPU per hit)");
   flags.Add("max-request-bytes", &config.max_request_bytes, "largest client message read, bytes");
   flags.Add("compression-codecs", &config.offered_compression,
             "payload codecs offered to clients: lz4,zstd (comma-separated) or none");
@@ -160,6 +173,7 @@ void AddFlags(stoker::FlagSet& flags, stoker::WorkerConfig& config, FlagValues& 
   flags.MapField("simulate_batch_cpu", "simulate-batch-cpu-ms");
   flags.MapField("max_streams", "max-streams");
   flags.MapField("memory_bytes", "memory-bytes");
+  flags.MapField("decoded_cache_bytes", "decoded-cache-bytes");
   flags.MapField("max_request_bytes", "max-request-bytes");
 }
 

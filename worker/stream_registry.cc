@@ -125,13 +125,14 @@ absl::Status StreamRegistry::CheckBatchFitsMemory(const JobContext& job) const {
   // production and one being sent per thread, and one more. (Queued tasks hold no batch; what
   // waits in a stream's send queue is bounded by the stream's share: worker/lease_loop.h.)
   const uint64_t held = 2 * uint64_t{config_.ResolvedThreads()} + 1;
-  const uint64_t budget = config_.ResolvedMemoryBytes();
+  const uint64_t budget = config_.BatchMemoryBytes();
   const uint64_t batch = job.max_batch_bytes();  // Field columns at their largest.
   if (batch == 0 || batch <= budget / held) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrCat(
       "job ", job.job_id(), ": ", held, " batches of up to ", batch,
       " bytes (two per producer thread, and one) exceed this worker's memory budget of ", budget,
-      " bytes (--memory-bytes)"));
+      " bytes (--memory-bytes",
+      config_.decoded_cache_bytes > 0 ? ", less --decoded-cache-bytes" : "", ")"));
 }
 
 void StreamRegistry::Forget(const std::shared_ptr<StreamSession>& session) {
@@ -169,6 +170,14 @@ std::vector<uint64_t> StreamRegistry::job_ids() const {
   ids.reserve(jobs_.size());
   for (const auto& [job_id, job] : jobs_) ids.push_back(job_id);
   return ids;
+}
+
+std::vector<std::shared_ptr<const JobContext>> StreamRegistry::jobs() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::shared_ptr<const JobContext>> jobs;
+  jobs.reserve(jobs_.size());
+  for (const auto& [job_id, job] : jobs_) jobs.push_back(job);
+  return jobs;
 }
 
 void StreamRegistry::SetTraceSampling(

@@ -83,6 +83,8 @@ class StreamRegistry {
       const google::protobuf::RepeatedField<uint64_t>& retired);
   // The jobs held a context for.
   std::vector<uint64_t> job_ids() const;
+  // The jobs held (until the coordinator retires them).
+  std::vector<std::shared_ptr<const JobContext>> jobs() const;
   // Sets each job's trace sampling from the coordinator's trace windows (absent: not traced).
   void SetTraceSampling(const google::protobuf::Map<uint64_t, stoker::v1::TraceControl>& trace);
 

@@ -179,5 +179,23 @@ TEST_F(SmallMemoryStreamRegistryTest, AJobWhoseBatchesTheMemoryCannotHoldIsResou
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("--memory-bytes")));
 }
 
+// 6 batches of memory would hold the job's 3, but half of it is the decoded cache's.
+class DecodedCacheShareStreamRegistryTest : public StreamRegistryTest {
+ protected:
+  static WorkerConfig CacheTakesHalf() {
+    WorkerConfig config = RegistryConfig();
+    config.memory_bytes = 6 * kBatchBytes - 2;
+    config.decoded_cache_bytes = 3 * kBatchBytes;
+    return config;
+  }
+  DecodedCacheShareStreamRegistryTest() : StreamRegistryTest(CacheTakesHalf()) {}
+};
+
+TEST_F(DecodedCacheShareStreamRegistryTest, TheDecodedCacheIsCountedInTheMemoryBudget) {
+  EXPECT_THAT(Open(OpenOf(kJob)).status(),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("bytes (--memory-bytes, less --decoded-cache-bytes)")));
+}
+
 }  // namespace
 }  // namespace stoker

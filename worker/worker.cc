@@ -37,8 +37,12 @@ Worker::Worker(WorkerConfig config, std::unique_ptr<CoordinatorClient> coordinat
       clock_(clock),
       pool_(PoolSize(config_.ResolvedThreads())),
       payload_buffers_(PoolSize(config_.ResolvedThreads())),
+      decoded_cache_(config_.decoded_cache_bytes > 0
+                         ? std::make_unique<DecodedCache>(config_.decoded_cache_bytes,
+                                                          config_.decoded_cache_compression)
+                         : nullptr),
       producer_(config_.ResolvedThreads(), 0, &pool_, clock,
-                config_.owns_process ? OwnProcessLimits().cpus : 0),
+                config_.owns_process ? OwnProcessLimits().cpus : 0, decoded_cache_.get()),
       registration_(config_, coordinator_.get(),
                     [this](uint64_t worker_id) { producer_.set_worker_id(worker_id); }),
       ledger_([this] {

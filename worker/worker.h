@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -112,6 +113,13 @@ class Worker {
   absl::flat_hash_map<std::string, TenantShare> tenant_shares() const {
     return producer_.tenant_shares();
   }
+  // The jobs this worker holds.
+  std::vector<std::shared_ptr<const JobContext>> jobs() const { return streams_.jobs(); }
+  // The decoded cache's counters (worker/decoded_cache.h); nullopt without one.
+  std::optional<DecodedCacheStats> decoded_cache_stats() const {
+    if (decoded_cache_ == nullptr) return std::nullopt;
+    return decoded_cache_->stats();
+  }
   MessagePool* message_pool() { return &pool_; }
   PayloadBufferPool* payload_buffers() { return &payload_buffers_; }
 
@@ -128,6 +136,8 @@ class Worker {
   Clock* const clock_;
   MessagePool pool_;
   PayloadBufferPool payload_buffers_;
+  // Null without --decoded-cache-bytes. Before producer_: its threads use it until they stop.
+  const std::unique_ptr<DecodedCache> decoded_cache_;
   BatchProducer producer_;
   WorkerRegistration registration_;
   TaskLedger ledger_;

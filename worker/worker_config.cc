@@ -71,6 +71,15 @@ absl::Status WorkerConfig::Validate() const {
         "max_request_bytes: must be >= ", kMinRequestBytes, ", got ", max_request_bytes));
   }
   RETURN_IF_ERROR(ValidateSimulation(*this));
+  const uint64_t memory = ResolvedMemoryBytes();
+  if (decoded_cache_bytes > static_cast<uint64_t>(memory * kMaxDecodedCacheShare)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "decoded_cache_bytes: ", decoded_cache_bytes,
+        " bytes is more than half of the worker's memory budget, memory_bytes (--memory-bytes) = ",
+        memory,
+        " bytes; the decoded cache takes its share of that budget and batches need the "
+        "rest: lower --decoded-cache-bytes or raise --memory-bytes"));
+  }
   return OfferedCodecs().status();
 }
 
@@ -107,6 +116,11 @@ uint64_t WorkerConfig::ResolvedMemoryBytes() const {
   if (memory_bytes > 0) return memory_bytes;
   // The other half is the process's own: code, gRPC buffers, decoders, the allocator's slack.
   return OwnProcessLimits().memory_bytes / 2;
+}
+
+uint64_t WorkerConfig::BatchMemoryBytes() const {
+  const uint64_t memory = ResolvedMemoryBytes();
+  return memory - std::min(memory, decoded_cache_bytes);
 }
 
 }  // namespace stoker

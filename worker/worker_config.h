@@ -13,6 +13,7 @@
 #include "common/tls/tls_config.h"
 #include "stoker/v1/common.pb.h"
 #include "worker/advertise_address.h"
+#include "worker/decoded_cache.h"
 #include "worker/simulated_batch.h"
 
 namespace stoker {
@@ -72,6 +73,14 @@ struct WorkerConfig {
   // times the batches the worker holds at once to keep its threads busy (2 x threads + 1),
   // exceeds it is RESOURCE_EXHAUSTED (--memory-bytes).
   uint64_t memory_bytes = 0;
+  // The decoded cache (worker/decoded_cache.h; jobs with JobSpec.decoded_cache on), bytes; 0:
+  // none (--decoded-cache-bytes). A share of memory_bytes, at most kMaxDecodedCacheShare of it:
+  // batches get the rest (BatchMemoryBytes); more is refused at start, naming both flags. Apart
+  // from the shard cache's --cache-bytes (encoded shards, docs/storage.md).
+  uint64_t decoded_cache_bytes = 0;
+  static constexpr double kMaxDecodedCacheShare = 0.5;
+  // How the decoded cache keeps pixels: kNone (raw) or kLz4 (--decoded-cache-compression).
+  DecodedCacheCompression decoded_cache_compression = DecodedCacheCompression::kNone;
   // Largest client message read, bytes (Open, Credit, Ack are small; larger is
   // RESOURCE_EXHAUSTED before parsing) (--max-request-bytes).
   uint32_t max_request_bytes = 1 << 20;
@@ -96,6 +105,8 @@ struct WorkerConfig {
   uint32_t ResolvedThreads() const;
   // memory_bytes, with 0 resolved to half the memory the process may use.
   uint64_t ResolvedMemoryBytes() const;
+  // What batches may hold: ResolvedMemoryBytes() less decoded_cache_bytes.
+  uint64_t BatchMemoryBytes() const;
   // The producers' simulation from the simulate_batch_* fields; nullopt: real production.
   std::optional<SimulatedProduction> Simulation() const;
   // offered_compression parsed, or INVALID_ARGUMENT naming offered_compression.

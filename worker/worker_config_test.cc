@@ -33,6 +33,23 @@ TEST(WorkerConfigTest, ZeroMeansWhatTheProcessMayUse) {
   EXPECT_EQ(config.ResolvedMemoryBytes(), 1000u);
 }
 
+TEST(WorkerConfigTest, TheDecodedCacheIsAShareOfTheMemoryBudget) {
+  WorkerConfig config;
+  config.coordinator_address = "127.0.0.1:7070";
+  config.tls = TlsConfig::Plaintext();
+  config.memory_bytes = 4000;
+  config.decoded_cache_bytes = 2000;
+  EXPECT_TRUE(config.Validate().ok()) << config.Validate();
+  EXPECT_EQ(config.BatchMemoryBytes(), 2000u);
+  config.decoded_cache_bytes = 2001;
+  EXPECT_EQ(config.Validate(),
+            absl::InvalidArgumentError(
+                "decoded_cache_bytes: 2001 bytes is more than half of the worker's memory budget, "
+                "memory_bytes (--memory-bytes) = 4000 bytes; the decoded cache takes its share of "
+                "that budget and batches need the rest: lower --decoded-cache-bytes or raise "
+                "--memory-bytes"));
+}
+
 // The replicas of a coordinator share a network: the first address decides whether a loopback
 // listen address can serve its clients.
 TEST(WorkerConfigTest, TheFirstReplicaStandsForTheCoordinator) {

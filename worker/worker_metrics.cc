@@ -1,10 +1,47 @@
 #include "worker/worker_metrics.h"
 
+#include <optional>
+#include <tuple>
+
 #include "absl/strings/str_cat.h"
 #include "common/metric_family_builder.h"
 #include "common/tls/tls_config.h"
 
 namespace stoker {
+namespace {
+
+// The decoded cache's families (docs/metrics.md), when the worker has one.
+void AddDecodedCacheMetrics(const DecodedCacheStats& stats, MetricFamilyBuilder* m) {
+  for (const auto& [name, help, value] :
+       {std::tuple<const char*, const char*, uint64_t>{
+            "hits", "Samples whose decoded prefix came from the decoded cache.", stats.hits},
+        {"misses", "Lookups of the decoded cache that found nothing usable (decoded instead).",
+         stats.misses},
+        {"insertions", "Decoded samples kept in the decoded cache.", stats.insertions},
+        {"evictions", "Decoded samples evicted from the decoded cache to make room.",
+         stats.evictions},
+        {"checksum_failures",
+         "Decoded cache entries whose crc32c did not match on a hit: dropped, decoded again.",
+         stats.checksum_failures},
+        {"rejections",
+         "Decoded samples offered to the decoded cache and not kept (too cheap to decode for "
+         "their bytes, or larger than a shard's budget).",
+         stats.rejections}}) {
+    m->Counter(absl::StrCat("stoker_worker_decoded_cache_", name, "_total"), help,
+               static_cast<double>(value));
+  }
+  m->Counter("stoker_worker_decoded_cache_saved_seconds_total",
+             "Prefix (decode and deterministic ops) CPU seconds not spent again: the seconds "
+             "recorded with each entry, summed over its hits.",
+             stats.saved_seconds);
+  m->Gauge("stoker_worker_decoded_cache_bytes",
+           "Bytes the decoded cache holds: stored pixels plus a fixed overhead per entry.",
+           static_cast<double>(stats.bytes));
+  m->Gauge("stoker_worker_decoded_cache_entries", "Decoded samples in the decoded cache.",
+           static_cast<double>(stats.entries));
+}
+
+}  // namespace
 
 std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
   const stoker::v1::WorkerStats stats = worker_->stats();
@@ -80,6 +117,20 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
             "Coordinator responses refused because their epoch was older than one already seen "
             "(a deposed leader's; docs/decisions/0075-follow-the-leader.md).",
             static_cast<double>(worker_->stale_epoch_responses()));
+  if (const std::optional<DecodedCacheStats> cache = worker_->decoded_cache_stats()) {
+    AddDecodedCacheMetrics(*cache, &m);
+    // Per job, for the jobs held only (a retired job's series go with it): bounded.
+    for (const std::shared_ptr<const JobContext>& job : worker_->jobs()) {
+      if (!job->uses_decoded_cache()) continue;
+      const MetricFamilyBuilder::Labels labels{{"job_id", absl::StrCat(job->job_id())}};
+      m.Counter("stoker_worker_job_decoded_cache_hits_total",
+                "A held job's samples whose decoded prefix came from the decoded cache.",
+                static_cast<double>(job->decoded_hits()), labels);
+      m.Counter("stoker_worker_job_decoded_cache_misses_total",
+                "A held job's decoded cache lookups that found nothing usable.",
+                static_cast<double>(job->decoded_misses()), labels);
+    }
+  }
   AddRpcDenialMetrics(&m);
   return m.Take();
 }

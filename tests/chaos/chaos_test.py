@@ -18,7 +18,7 @@ import sys
 import time
 
 from chaos_harness import (ChaosError, Cluster, Job, check_delivery, check_exactly_once,
-                           read_token_count, scenario_main, wait_until)
+                           free_port, metrics_page, read_token_count, scenario_main, wait_until)
 
 BIN = None
 
@@ -92,6 +92,19 @@ def coordinator_five_restarts_in_one_epoch():
     coordinator_kill_at([0.1, 0.25, 0.4, 0.55, 0.7])
 
 
+def make_jpeg_shards(cluster, per_class, width, height):
+    """Generated JPEGs (4 classes x per_class, width x height) packed into shards in the
+    cluster's folder; the shards' folder (its manifest.json lists them)."""
+    images, shards = os.path.join(cluster.dir, "images"), os.path.join(cluster.dir, "shards")
+    subprocess.run([os.path.join(BIN, "tools/stoker-gen-images"), f"--output={images}",
+                    "--classes=4", f"--per-class={per_class}", f"--width={width}",
+                    f"--height={height}", "--threads=1"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([os.path.join(BIN, "tools/stoker-pack"), f"--input={images}",
+                    f"--output={shards}", f"--data-root={images}", "--threads=1"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return shards
+
+
 def coordinator_restart_while_manifest_server_down():
     """Issue 16: replay reads no dataset. The job's shards and manifest are served over HTTP; the
     coordinator is killed and restarted while that server is down. It must recover (not refuse
@@ -99,13 +112,7 @@ def coordinator_restart_while_manifest_server_down():
     server is back. The workers are paused meanwhile, so that no sample is read while the data
     is away (that is the bad-sample path, tested elsewhere)."""
     with Cluster(BIN) as cluster:
-        images, shards = os.path.join(cluster.dir, "images"), os.path.join(cluster.dir, "shards")
-        subprocess.run([os.path.join(BIN, "tools/stoker-gen-images"), f"--output={images}",
-                        "--classes=4", "--per-class=32", "--width=40", "--height=36",
-                        "--threads=1"], check=True, stdout=subprocess.DEVNULL)
-        subprocess.run([os.path.join(BIN, "tools/stoker-pack"), f"--input={images}",
-                        f"--output={shards}", f"--data-root={images}", "--threads=1"], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shards = make_jpeg_shards(cluster, per_class=32, width=40, height=36)
         port = cluster.start_nginx(shards)
         # Eight epochs of 16 batches: the workers must still owe batches when they are paused
         # (one epoch fits the client's prefetch and could be produced before the pause).
@@ -132,6 +139,89 @@ def coordinator_restart_while_manifest_server_down():
             proc.send_signal(signal.SIGCONT)
         cluster.wait_clients()
         check_delivery(job, cluster.dump_records())
+
+
+
+
+def decoded_cache_stats(port):
+    """stoker_worker_decoded_cache_* values of a worker's /metrics page, by short name."""
+    stats = {}
+    for line in metrics_page(port).splitlines():
+        if line.startswith("stoker_worker_decoded_cache_"):
+            name, value = line.rsplit(" ", 1)
+            stats[name[len("stoker_worker_decoded_cache_"):]] = float(value)
+    return stats
+
+
+def decoded_cache_worker_killed_and_joined():
+    """Decode once (docs/decisions/0081-decoded-cache.md): a job with the decoded cache on, two
+    epochs over JPEG shards, three workers with a cache; one is killed mid-job and a fresh one
+    (empty cache) joins. Every batch is still delivered exactly once, through the caches of the
+    workers alive."""
+    with Cluster(BIN) as cluster:
+        manifest = os.path.join(make_jpeg_shards(cluster, 48, 40, 40), "manifest.json")
+        job = Job("decoded", num_samples=192, epochs=2,
+                  pipeline="decode, resize(height=32, width=32), "
+                           "random_resized_crop(height=24, width=24), horizontal_flip, to_float")
+        cluster.start_coordinator()
+        ports = {f"worker{i}": free_port() for i in range(4)}
+
+        def flags(name):
+            return ["--decoded-cache-bytes=8000000", "--memory-bytes=256000000",
+                    f"--metrics-port={ports[name]}", "--metrics-address=127.0.0.1"]
+        for i in range(3):
+            cluster.start_worker(f"worker{i}", extra=flags(f"worker{i}"))
+        cluster.start_client(job, extra=[f"--manifest={manifest}", "--decoded-cache=always"])
+        cluster.wait_delivered("client0", 10)
+        cluster.workers["worker1"].send_signal(signal.SIGKILL)
+        cluster.start_worker("worker3", extra=flags("worker3"))
+        cluster.wait_clients()
+        check_delivery(job, cluster.dump_records())
+        # Which worker makes which batch is the coordinator's choice: hits are printed, not
+        # required; that the cache path ran (lookups) and never served a bad entry is.
+        alive = {name: decoded_cache_stats(ports[name])
+                 for name in ("worker0", "worker2", "worker3")}
+        print("decoded caches of the workers alive:", alive)
+        if sum(s.get("hits_total", 0) + s.get("misses_total", 0) for s in alive.values()) == 0:
+            raise ChaosError("no worker alive looked a sample up in its decoded cache")
+        if any(s.get("checksum_failures_total", 0) for s in alive.values()):
+            raise ChaosError(f"a decoded cache entry failed its checksum: {alive}")
+        for name, stats in alive.items():
+            if stats.get("misses_total", 0) and \
+                    "stoker_worker_job_decoded_cache_misses_total{job_id=" \
+                    not in metrics_page(ports[name]):
+                raise ChaosError(f"{name} serves no per-job decoded cache series")
+
+
+def worker_rss_within_memory_bytes_with_decoded_cache_full():
+    """A worker's decoded cache stays within --decoded-cache-bytes and the process within
+    --memory-bytes: 400 JPEGs whose prefix output (resized to 512x512, 786 KB) would take 315 MB
+    uncached fill a 96 MB cache of a worker with --memory-bytes=192 MB, over two epochs."""
+    with Cluster(BIN) as cluster:
+        manifest = os.path.join(make_jpeg_shards(cluster, 100, 48, 48), "manifest.json")
+        job = Job("decoded-full", num_samples=400, epochs=2, step_ms=0,
+                  pipeline="decode, resize(height=512, width=512), "
+                           "random_resized_crop(height=32, width=32), to_float")
+        cluster.start_coordinator(journal=False)
+        port = free_port()
+        cluster.start_worker("worker0", extra=["--decoded-cache-bytes=96000000",
+                                               "--memory-bytes=192000000",
+                                               f"--metrics-port={port}",
+                                               "--metrics-address=127.0.0.1"])
+        cluster.start_client(job, extra=[f"--manifest={manifest}", "--decoded-cache=always"])
+        peak = 0
+        while cluster.clients["client0"][0].poll() is None:
+            peak = max(peak, cluster.rss_kib("worker0"))
+            time.sleep(0.1)
+        peak = max(peak, cluster.rss_kib("worker0"))
+        cluster.wait_clients()
+        check_delivery(job, cluster.dump_records())
+        stats = decoded_cache_stats(port)
+        print(f"worker peak RSS {peak} KiB; decoded cache {stats}")
+        if stats["bytes"] > 96_000_000 or stats["evictions_total"] == 0:
+            raise ChaosError(f"the decoded cache was not full and bounded: {stats}")
+        if peak * 1024 > 192_000_000:
+            raise ChaosError(f"worker RSS {peak} KiB passed --memory-bytes (192,000,000 bytes)")
 
 
 def worker_memory_flat_over_20_abandoned_jobs():
@@ -466,6 +556,7 @@ SCENARIOS = {f.__name__: f for f in [
     trainer_restart_on_a_fresh_coordinator, trainer_restart_one_rank,
     worker_sigterm_drains,
     worker_kill_one, worker_kill_two, coordinator_kill_before_first_batch,
+    decoded_cache_worker_killed_and_joined, worker_rss_within_memory_bytes_with_decoded_cache_full,
     coordinator_kill_at_10_percent, coordinator_kill_at_50_percent,
     coordinator_kill_between_epochs, coordinator_five_restarts_in_one_epoch,
     journal_truncated_at_random_byte, journal_byte_flipped_mid_file, journal_garbage,

@@ -35,6 +35,25 @@ TEST(PythonLoaderConfigTest, ShardWindowShuffleCarriesItsWindow) {
   EXPECT_EQ(options->spec.shuffle_block(), 0u);
 }
 
+TEST(PythonLoaderConfigTest, DecodedCacheNamesSetTheJobSpecSwitch) {
+  for (const auto& [name, value] :
+       {std::pair<std::string, v1::DecodedCache>{"", v1::DECODED_CACHE_UNSPECIFIED},
+        {"on", v1::DECODED_CACHE_ON},
+        {"off", v1::DECODED_CACHE_OFF},
+        {"always", v1::DECODED_CACHE_ALWAYS}}) {
+    PythonLoaderConfig config = ValidConfig();
+    config.decoded_cache = name;
+    const absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
+    ASSERT_TRUE(options.ok()) << options.status();
+    EXPECT_EQ(options->spec.decoded_cache(), value) << name;
+  }
+  PythonLoaderConfig config = ValidConfig();
+  config.decoded_cache = "yes";
+  EXPECT_EQ(
+      config.ToLoaderOptions().status(),
+      absl::InvalidArgumentError("decoded_cache: must be 'on', 'off' or 'always', got 'yes'"));
+}
+
 void ExpectInvalid(const PythonLoaderConfig& config, const std::string& substring) {
   const absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
   EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument) << options.status();

@@ -403,6 +403,7 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("shuffle_block", &PythonLoaderConfig::shuffle_block)
       .def_readwrite("shuffle_window_shards", &PythonLoaderConfig::shuffle_window_shards)
       .def_readwrite("drop_last", &PythonLoaderConfig::drop_last)
+      .def_readwrite("decoded_cache", &PythonLoaderConfig::decoded_cache)
       .def_readwrite("max_bad_sample_fraction", &PythonLoaderConfig::max_bad_sample_fraction)
       .def_readwrite("job_name", &PythonLoaderConfig::job_name)
       .def_readwrite("run_id", &PythonLoaderConfig::run_id)

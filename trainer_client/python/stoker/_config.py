@@ -40,11 +40,23 @@ def build_config(args: Dict[str, Any]) -> _stoker.LoaderConfig:
     config.tail = _tail(args["tail"], args["tail_on_client"])
     config.job_name = args["job_name"] or ""
     config.fields = _fields(args["fields"])
+    config.decoded_cache = _decoded_cache(args["decoded_cache"])
     config.run_id = os.environ.get("TORCHELASTIC_RUN_ID", "")
     _set_tls(config, _typed("tls", args["tls"], TlsOptions) or TlsOptions())
     _set_hybrid(config, _typed("hybrid", args["hybrid"], HybridOptions))
     config.validate()  # bad arguments and unusable devices raise here
     return config
+
+
+def _decoded_cache(value: Any) -> str:
+    """JobSpecArgs.decoded_cache from Loader's decoded_cache= (True, False, None or a name)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, str):
+        return value  # JobSpecArgs names the argument when the name is unknown
+    raise TypeError(f"decoded_cache: expected a bool, 'on', 'off' or 'always', got {value!r}")
 
 
 def _fields(fields: Any) -> list:

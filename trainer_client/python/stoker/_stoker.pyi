@@ -37,6 +37,7 @@ class LoaderConfig:
     shuffle_block: int
     shuffle_window_shards: int
     drop_last: bool
+    decoded_cache: str
     max_bad_sample_fraction: Optional[float]
     job_name: str
     run_id: str

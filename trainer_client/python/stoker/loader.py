@@ -132,6 +132,10 @@ class Loader:
           counts, int64 [B], under "<name>_count", e.g. "boxes_count").
       hybrid (stoker.HybridOptions | None): producer threads in this process besides the
           remote workers (a job can run with none).
+      decoded_cache (bool | str | None): JobSpec.decoded_cache: True (or "on"): workers with
+          --decoded-cache-bytes keep each sample's decoded prefix for later epochs and other
+          jobs on the same data; "always": keep every sample, whatever its decode cost; False
+          (or "off"), None: decode every time (docs/decisions/0081-decoded-cache.md).
     """
 
     def __init__(self, coordinator: str, dataset: Dataset, pipeline: PipelineArg = None, *,
@@ -152,7 +156,8 @@ class Loader:
                  compression: str = _DEFAULTS.compression, ordered: bool = _DEFAULTS.ordered,
                  return_indices: bool = False,
                  hybrid: Optional[HybridOptions] = None,
-                 fields: Optional[Sequence[str]] = None, targets: str = "list") -> None:
+                 fields: Optional[Sequence[str]] = None, targets: str = "list",
+                 decoded_cache: Union[bool, str, None] = None) -> None:
         args = dict(locals())
         del args["self"]
         if targets not in TARGET_FORMS:

@@ -1,0 +1,125 @@
+#ifndef STOKER_WORKER_DECODED_CACHE_H_
+#define STOKER_WORKER_DECODED_CACHE_H_
+
+// Decode once (docs/decisions/0081-decoded-cache.md): a worker keeps the output of a pipeline's
+// deterministic prefix (decode and the ops that draw nothing, Pipeline::RunPrefix) per sample, so
+// that the next epoch, or another job on the same dataset and prefix, runs only the random suffix.
+//
+// Keyed by (dataset fingerprint, sample index, prefix fingerprint). An entry holds the image's
+// shape, its uint8 pixels (raw, or one lz4 frame) and a crc32c of the stored bytes, checked on
+// every hit: a mismatch drops the entry, counts a checksum failure and is a miss.
+//
+// Bounded by `capacity_bytes`, counting each entry's stored bytes plus kEntryOverheadBytes,
+// split evenly over the shards (a key's shard is chosen by its hash; each shard has its own lock,
+// so producer threads rarely meet). Eviction: CLOCK (second chance) per shard: a hit sets the
+// entry's referenced bit; to make room the hand passes over the ring, clearing set bits and
+// evicting the first entry whose bit is clear (at most two turns).
+//
+// Admission: an offered entry is kept when its prefix took at least kMinPrefixNanosPerByte of CPU
+// per byte it would keep, or always when the offer is forced (DECODED_CACHE_ALWAYS jobs).
+//
+// A hit copies (or decompresses) the pixels into the caller's buffer. The copy is made outside the
+// shard's lock from a shared_ptr to the entry taken under it: eviction only drops the shard's
+// reference, so an entry being copied lives until the copy ends (no use-after-free). Such an entry
+// is no longer counted once evicted: the bytes held may pass capacity_bytes by at most one entry
+// per reading thread, for the length of a copy.
+//
+// Thread-safe.
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "image/image.h"
+
+namespace stoker {
+
+struct DecodedCacheKey {
+  uint64_t dataset = 0;  // Source::fingerprint()
+  uint64_t index = 0;    // the sample's dataset index
+  uint64_t prefix = 0;   // Pipeline::prefix_fingerprint()
+
+  bool operator==(const DecodedCacheKey& o) const {
+    return dataset == o.dataset && index == o.index && prefix == o.prefix;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const DecodedCacheKey& k) {
+    return H::combine(std::move(h), k.dataset, k.index, k.prefix);
+  }
+};
+
+enum class DecodedCacheCompression { kNone, kLz4 };
+
+// "none" or "lz4"; INVALID_ARGUMENT naming `field` otherwise.
+absl::StatusOr<DecodedCacheCompression> ParseDecodedCacheCompression(absl::string_view text,
+                                                                     absl::string_view field);
+
+struct DecodedCacheStats {
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t insertions = 0;
+  uint64_t evictions = 0;
+  uint64_t checksum_failures = 0;
+  // Offers not kept: under the admission threshold, or larger than a shard's budget.
+  uint64_t rejections = 0;
+  // The prefix seconds recorded with each entry hit, summed: decode time not spent again.
+  double saved_seconds = 0;
+  uint64_t bytes = 0;    // charged: stored bytes plus kEntryOverheadBytes per entry
+  uint64_t entries = 0;  // kept now
+};
+
+class DecodedCache {
+ public:
+  // What an entry costs beyond its pixels: the entry, its ring node and its index slot.
+  static constexpr uint64_t kEntryOverheadBytes = 160;
+  // Admission: prefix CPU per byte kept, in nanoseconds. Measured (docs/benchmarks/
+  // decoded-cache.md): a 500x375 JPEG decoded at a DCT scale and resized to 256x256 takes 0.68
+  // ms for 196,608 bytes kept (3.5 ns/B), larger photos more; a PNG inflates at 300-600 MB/s
+  // (2-3 ns/B of output) and a raw image is a copy (well under 1 ns/B). At 3 ns/B the JPEGs are
+  // kept and the cheap-but-large are not; a GiB of cache saves at least 3 s of CPU per pass.
+  static constexpr double kMinPrefixNanosPerByte = 3;
+
+  // `capacity_bytes` > 0; `shards` > 0 (each gets capacity_bytes / shards).
+  DecodedCache(uint64_t capacity_bytes, DecodedCacheCompression compression, size_t shards = 16);
+  ~DecodedCache();
+
+  // A hit copies the entry's pixels into `out` (reshaped to the entry's shape) and returns the
+  // prefix seconds recorded with it; a miss (absent, or its checksum fails) returns a negative
+  // number and leaves `out` unspecified.
+  double Lookup(const DecodedCacheKey& key, ImageBuffer* out);
+  // Offers the prefix's output for `key`, which took `prefix_seconds` of CPU to make. Kept when
+  // `force` or it meets the admission threshold, it fits a shard's budget and the key is not
+  // already there; evicts to make room. True when kept. REQUIRES: image is uint8.
+  bool Offer(const DecodedCacheKey& key, const ImageView& image, double prefix_seconds, bool force);
+
+  DecodedCacheStats stats() const;
+  uint64_t capacity_bytes() const { return capacity_bytes_; }
+
+  // Tests: flips a bit of the stored bytes of `key`'s entry (a memory error). False if absent.
+  bool CorruptForTest(const DecodedCacheKey& key);
+
+ private:
+  class EntryBytes;
+  struct Entry;
+  struct Shard;
+
+  Shard& ShardOf(const DecodedCacheKey& key);
+  // Evicts from `shard` until `bytes` more fit its budget. REQUIRES: bytes <= budget.
+  void MakeRoomLocked(Shard& shard, uint64_t bytes);
+
+  const uint64_t capacity_bytes_;
+  const uint64_t shard_budget_;
+  const DecodedCacheCompression compression_;
+  std::vector<std::unique_ptr<Shard>> shards_;
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_WORKER_DECODED_CACHE_H_
