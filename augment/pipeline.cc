@@ -14,6 +14,7 @@
 #include "augment/op_registry.h"
 #include "augment/pipeline_moves.h"
 #include "augment/targets/move_targets.h"
+#include "common/stable_fingerprint.h"
 #include "common/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -153,30 +154,18 @@ size_t DecodedPrefixEnd(const std::vector<std::unique_ptr<Op>>& ops, size_t tail
   return end;
 }
 
-// FNV-1a 64 over `bytes`, continuing from `hash`.
-uint64_t PrefixFnv1a(uint64_t hash, const void* bytes, size_t size) {
-  const auto* p = static_cast<const uint8_t*>(bytes);
-  for (size_t i = 0; i < size; ++i) hash = (hash ^ p[i]) * 0x100000001b3ULL;
-  return hash;
-}
-
 // Pipeline::prefix_fingerprint() of spec.ops(0, end) for `input`: kDecodedPrefixVersion, the
-// input format (its encoded flag, and a decoded input's shape), then per op its length and its
-// deterministic protobuf bytes, every integer little-endian.
+// input format (its encoded flag, and a decoded input's shape), then per op its deterministic
+// protobuf bytes (StableFingerprint: integers little-endian, strings length-prefixed).
 uint64_t DecodedPrefixFingerprint(const stoker::v1::PipelineSpec& spec, const InputFormat& input,
                                   size_t end) {
-  const auto add_u64 = [](uint64_t hash, uint64_t value) {
-    uint8_t le[8];
-    for (int b = 0; b < 8; ++b) le[b] = static_cast<uint8_t>(value >> (8 * b));
-    return PrefixFnv1a(hash, le, sizeof(le));
-  };
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  hash = add_u64(hash, kDecodedPrefixVersion);
-  hash = add_u64(hash, input.encoded ? 1 : 0);
-  hash = add_u64(hash, input.shape.height);
-  hash = add_u64(hash, input.shape.width);
-  hash = add_u64(hash, input.shape.channels);
-  hash = add_u64(hash, static_cast<uint64_t>(input.shape.type));
+  StableFingerprint fingerprint;
+  fingerprint.Add(uint64_t{kDecodedPrefixVersion})
+      .Add(uint64_t{input.encoded ? 1u : 0u})
+      .Add(uint64_t{input.shape.height})
+      .Add(uint64_t{input.shape.width})
+      .Add(uint64_t{input.shape.channels})
+      .Add(static_cast<uint64_t>(input.shape.type));
   for (size_t i = 0; i < end; ++i) {
     std::string bytes;
     {
@@ -185,10 +174,9 @@ uint64_t DecodedPrefixFingerprint(const stoker::v1::PipelineSpec& spec, const In
       coded.SetSerializationDeterministic(true);
       spec.ops(static_cast<int>(i)).SerializeToCodedStream(&coded);
     }
-    hash = add_u64(hash, bytes.size());
-    hash = PrefixFnv1a(hash, bytes.data(), bytes.size());
+    fingerprint.Add(bytes);
   }
-  return hash;
+  return fingerprint.value();
 }
 
 // What ops[start..] give each uint8 value of each channel (ConvertThroughTable's table): the ops
