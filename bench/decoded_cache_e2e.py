@@ -178,7 +178,7 @@ def main():
 
         sweep_vs_off = statistics.median(
             on["sweep"] / off["sweep"] for on, off in zip(rows["always"], rows["off"]))
-        print(f"RESULT name=decoded-cache recipe={recipe} tls={'on' if args.tls else 'off'} "
+        print(f"RESULT name=decoded-cache-e2e recipe={recipe} tls={'on' if args.tls else 'off'} "
               f"samples={samples} epochs={args.epochs} "
               f"cache_epoch1_ms={med('always', 'first'):.4f} "
               f"cache_later_ms={med('always', 'later'):.4f} "
