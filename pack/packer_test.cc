@@ -50,6 +50,26 @@ class PackerTest : public ::testing::Test {
     return Pack(*storage_, options_, *plan, &counters, &clock_);
   }
 
+  // Packs the folder, whose image 2 of class 1 lacks its `field` sidecar (skipped as `skip`),
+  // checks the summary, report and manifest, and opens the shards for `field`.
+  void PackOneFieldSkippingOne(const std::string& field, const std::string& skip,
+                               std::unique_ptr<Source>* source) {
+    options_.report = out_.File("report.tsv");
+    absl::StatusOr<PackSummary> summary = PackAll();
+    ASSERT_TRUE(summary.ok()) << summary.status();
+    EXPECT_EQ(summary->images, 11u);
+    EXPECT_EQ(summary->skipped, 1u);
+    EXPECT_THAT(ReadFile(out_.File("report.tsv")), HasSubstr("img-00002.jpg\t" + skip + "\t"));
+    auto manifest = ReadManifest(*storage_, options_.output_dir + "/manifest.json");
+    ASSERT_TRUE(manifest.ok());
+    EXPECT_THAT(manifest->fields(), ElementsAre(field));
+    stoker::v1::DatasetSpec spec;
+    spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
+    auto opened = CreateSource(spec, 0, DatasetIo::FromEnvironment(), false, {field});
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    *source = *std::move(opened);
+  }
+
   const std::shared_ptr<Storage> storage_ = Storage::FromEnvironment();
   SteppingClock clock_{absl::Seconds(1)};
   TempDir images_;
@@ -234,30 +254,18 @@ TEST_F(PackerTest, CaptionsBecomeTheTextFieldAndTheManifestDeclaresIt) {
     }
   }
   options_.captions = true;
-  options_.report = out_.File("report.tsv");
-  absl::StatusOr<PackSummary> summary = PackAll();
-  ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_EQ(summary->images, 11u);
-  EXPECT_EQ(summary->skipped, 1u);
-  EXPECT_THAT(ReadFile(out_.File("report.tsv")), HasSubstr("img-00002.jpg\tmissing_caption\t"));
-  auto manifest = ReadManifest(*storage_, options_.output_dir + "/manifest.json");
-  ASSERT_TRUE(manifest.ok());
-  EXPECT_THAT(manifest->fields(), ElementsAre("text"));
-
-  stoker::v1::DatasetSpec spec;
-  spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
-  auto source = CreateSource(spec, 0, DatasetIo::FromEnvironment(), false, {"text"});
-  ASSERT_TRUE(source.ok()) << source.status();
+  std::unique_ptr<Source> source;
+  ASSERT_NO_FATAL_FAILURE(PackOneFieldSkippingOne("text", "missing_caption", &source));
   SampleBuffer sample;
-  for (uint64_t index = 0; index < (*source)->size(); ++index) {
-    ASSERT_TRUE((*source)->Read(index, &sample).ok()) << index;
+  for (uint64_t index = 0; index < source->size(); ++index) {
+    ASSERT_TRUE(source->Read(index, &sample).ok()) << index;
     const std::string text(sample.fields[0].begin(), sample.fields[0].end());
     // Packed sorted by class then file: index 6 onwards comes after the skipped image.
     const uint64_t packed = index < 6 ? index : index + 1;
     EXPECT_EQ(text, caption + std::to_string(packed)) << index;
   }
-  EXPECT_TRUE((*source)->CheckField("text").ok());
-  const absl::Status json = (*source)->CheckField("json");
+  EXPECT_TRUE(source->CheckField("text").ok());
+  const absl::Status json = source->CheckField("json");
   EXPECT_EQ(json.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(json.message(), HasSubstr("\"json\": the manifest's records carry only [text]"));
 }
@@ -282,23 +290,12 @@ TEST_F(PackerTest, LabelMapsBecomeTheSemanticMaskField) {
     }
   }
   options_.seg_masks = true;
-  options_.report = out_.File("report.tsv");
-  absl::StatusOr<PackSummary> summary = PackAll();
-  ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_EQ(summary->images, 11u);
-  EXPECT_EQ(summary->skipped, 1u);
-  EXPECT_THAT(ReadFile(out_.File("report.tsv")), HasSubstr("img-00002.jpg\tmissing_seg_mask\t"));
-  auto manifest = ReadManifest(*storage_, options_.output_dir + "/manifest.json");
-  ASSERT_TRUE(manifest.ok());
-  EXPECT_THAT(manifest->fields(), ElementsAre("semantic_mask"));
-  stoker::v1::DatasetSpec spec;
-  spec.mutable_shards()->set_manifest(options_.output_dir + "/manifest.json");
-  auto source = CreateSource(spec, 0, DatasetIo::FromEnvironment(), false, {"semantic_mask"});
-  ASSERT_TRUE(source.ok()) << source.status();
-  ASSERT_EQ((*source)->size(), pngs.size());
+  std::unique_ptr<Source> source;
+  ASSERT_NO_FATAL_FAILURE(PackOneFieldSkippingOne("semantic_mask", "missing_seg_mask", &source));
+  ASSERT_EQ(source->size(), pngs.size());
   SampleBuffer sample;
-  for (uint64_t index = 0; index < (*source)->size(); ++index) {
-    ASSERT_TRUE((*source)->Read(index, &sample).ok()) << index;
+  for (uint64_t index = 0; index < source->size(); ++index) {
+    ASSERT_TRUE(source->Read(index, &sample).ok()) << index;
     EXPECT_EQ(std::string(sample.fields[0].begin(), sample.fields[0].end()), pngs[index]) << index;
   }
 }
