@@ -25,7 +25,7 @@ void AddDecodedCacheMetrics(const DecodedCacheStats& stats, MetricFamilyBuilder*
          stats.checksum_failures},
         {"rejections",
          "Decoded samples offered to the decoded cache and not kept (too cheap to decode for "
-         "their bytes, or larger than a shard's budget).",
+         "their bytes, larger than a shard's budget, or blocks still held by a hit's copy).",
          stats.rejections}}) {
     m->Counter(absl::StrCat("stoker_worker_decoded_cache_", name, "_total"), help,
                static_cast<double>(value));
