@@ -1,7 +1,5 @@
 #include "worker/decoded_cache.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -13,57 +11,30 @@
 #include "absl/types/span.h"
 #include "common/crc32c.h"
 #include "common/payload_codec.h"
+#include "worker/decoded_cache_arena.h"
 
 namespace stoker {
 
-// An entry's stored bytes. From 64 KiB up they are mapped with MAP_POPULATE: one call faults all
-// their pages in, where a fresh heap block took one fault per page as the copy first touched it
-// (48 for a 224x224 RGB image; on a VM that was 0.6 ms of a 1.5 ms miss).
-class DecodedCache::EntryBytes {
- public:
-  static constexpr size_t kMappedFrom = 64 << 10;
-
-  explicit EntryBytes(size_t size) : size_(size) {
-    if (size >= kMappedFrom) {
-      void* mapped = mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-      if (mapped != MAP_FAILED) {
-        data_ = static_cast<uint8_t*>(mapped);
-        mapped_ = true;
-        return;
-      }
-    }
-    data_ = new uint8_t[size];
-  }
-  ~EntryBytes() {
-    if (mapped_) {
-      munmap(data_, size_);
-    } else {
-      delete[] data_;
-    }
-  }
-  EntryBytes(const EntryBytes&) = delete;
-  EntryBytes& operator=(const EntryBytes&) = delete;
-
-  uint8_t* get() const { return data_; }
-  uint8_t& operator[](size_t i) const { return data_[i]; }
-
- private:
-  const size_t size_;
-  uint8_t* data_ = nullptr;
-  bool mapped_ = false;
-};
-
+// An entry's stored bytes fill its blocks in order (the last partly). The blocks go back to the
+// shard's arena when the last reference goes: an entry being copied by a hit is not reused.
 struct DecodedCache::Entry {
+  explicit Entry(DecodedCacheArena* arena) : arena(arena) {}
+  ~Entry() { arena->Give(blocks); }
+  Entry(const Entry&) = delete;
+  Entry& operator=(const Entry&) = delete;
+
+  DecodedCacheArena* const arena;
+  std::vector<uint8_t*> blocks;
   ImageShape shape;
-  std::unique_ptr<EntryBytes> bytes;  // raw pixels, or one lz4 frame of them
-  size_t size = 0;
-  uint32_t crc = 0;  // of bytes[0, size)
+  size_t size = 0;   // raw pixels, or one lz4 frame of them
+  uint32_t crc = 0;  // of the stored bytes
   double prefix_seconds = 0;
-  uint64_t charge = 0;  // size + kEntryOverheadBytes
+  uint64_t charge = 0;  // BlockCharge(blocks.size())
 };
 
 struct DecodedCache::Shard {
+  explicit Shard(uint64_t max_blocks) : arena(max_blocks) {}
+
   struct Slot {
     DecodedCacheKey key;
     std::shared_ptr<Entry> entry;
@@ -71,6 +42,8 @@ struct DecodedCache::Shard {
   };
   using Ring = std::list<Slot>;
 
+  // Before the ring: destroyed after it, when its entries have given their blocks back.
+  DecodedCacheArena arena;
   absl::Mutex mu;
   Ring ring ABSL_GUARDED_BY(mu);
   Ring::iterator hand ABSL_GUARDED_BY(mu) = ring.end();
@@ -106,13 +79,39 @@ absl::StatusOr<DecodedCacheCompression> ParseDecodedCacheCompression(absl::strin
       absl::StrCat(field, ": must be 'none' or 'lz4', got '", text, "'"));
 }
 
+namespace {
+
+// Calls `fn(block, offset, n)` for each block of an entry of `size` stored bytes, in order.
+template <typename Fn>
+void DecodedCacheForEachBlock(absl::Span<uint8_t* const> blocks, size_t size, Fn fn) {
+  for (size_t offset = 0, i = 0; offset < size; offset += DecodedCacheArena::kBlockBytes, ++i) {
+    fn(blocks[i], offset, std::min(DecodedCacheArena::kBlockBytes, size - offset));
+  }
+}
+
+// Copies an entry's stored bytes out into `dst` and returns their crc32c, each block summed
+// while it is in the cache.
+uint32_t DecodedCacheCopyOut(absl::Span<uint8_t* const> blocks, size_t size, uint8_t* dst) {
+  uint32_t crc = 0;
+  DecodedCacheForEachBlock(blocks, size, [&](const uint8_t* block, size_t offset, size_t n) {
+    crc = Crc32cExtend(crc, block, n);
+    std::memcpy(dst + offset, block, n);
+  });
+  return crc;
+}
+
+}  // namespace
+
 DecodedCache::DecodedCache(uint64_t capacity_bytes, DecodedCacheCompression compression,
                            size_t shards)
     : capacity_bytes_(capacity_bytes),
       shard_budget_(capacity_bytes / std::max<size_t>(shards, 1)),
+      // An entry has a block at least: a shard's mapped blocks plus its entries' overhead stay
+      // within its budget however many entries share them.
+      shard_blocks_(shard_budget_ / BlockCharge(1)),
       compression_(compression) {
   for (size_t i = 0; i < std::max<size_t>(shards, 1); ++i) {
-    shards_.push_back(std::make_unique<Shard>());
+    shards_.push_back(std::make_unique<Shard>(shard_blocks_));
   }
 }
 
@@ -132,25 +131,24 @@ double DecodedCache::Lookup(const DecodedCacheKey& key, ImageBuffer* out) {
     auto it = shard.index.find(key);
     if (it != shard.index.end()) {
       it->second->referenced = true;
-      entry = it->second->entry;  // keeps the bytes alive through the copy below
+      entry = it->second->entry;  // keeps the blocks from reuse through the copy below
     }
   }
   if (entry == nullptr) {
     shard.misses.fetch_add(1, std::memory_order_relaxed);
     return -1;
   }
-  bool intact = Crc32c(entry->bytes->get(), entry->size) == entry->crc;
-  if (intact) {
-    out->Reshape(entry->shape);
-    const auto pixels =
-        absl::MakeSpan(static_cast<uint8_t*>(out->view().data), entry->shape.bytes());
-    if (compression_ == DecodedCacheCompression::kLz4) {
-      intact = DecompressPayload(v1::COMPRESSION_LZ4,
-                                 absl::MakeConstSpan(entry->bytes->get(), entry->size), pixels)
-                   .ok();
-    } else {
-      std::memcpy(pixels.data(), entry->bytes->get(), pixels.size());
-    }
+  out->Reshape(entry->shape);
+  const auto pixels = absl::MakeSpan(static_cast<uint8_t*>(out->view().data), entry->shape.bytes());
+  bool intact;
+  if (compression_ == DecodedCacheCompression::kLz4) {
+    // The frame is gathered in one piece for the decoder; the buffer is kept for the next hit.
+    thread_local std::vector<uint8_t> frame;
+    frame.resize(entry->size);
+    intact = DecodedCacheCopyOut(entry->blocks, entry->size, frame.data()) == entry->crc &&
+             DecompressPayload(v1::COMPRESSION_LZ4, frame, pixels).ok();
+  } else {
+    intact = DecodedCacheCopyOut(entry->blocks, entry->size, pixels.data()) == entry->crc;
   }
   if (!intact) {
     shard.checksum_failures.fetch_add(1, std::memory_order_relaxed);
@@ -176,52 +174,65 @@ bool DecodedCache::Offer(const DecodedCacheKey& key, const ImageView& image, dou
   const size_t raw_size = image.shape.bytes();
   const auto pixels = absl::MakeConstSpan(static_cast<const uint8_t*>(image.data), raw_size);
   auto admitted = [&](size_t stored) {
-    return force || prefix_seconds * 1e9 >= kMinPrefixNanosPerByte * static_cast<double>(stored);
+    return (force ||
+            prefix_seconds * 1e9 >= kMinPrefixNanosPerByte * static_cast<double>(stored)) &&
+           BlocksFor(stored) <= shard_blocks_;
   };
   // Refused raw, it is refused compressed too when not compressed: nothing to copy.
-  if (compression_ == DecodedCacheCompression::kNone &&
-      (!admitted(raw_size) || raw_size + kEntryOverheadBytes > shard_budget_)) {
-    return reject();
-  }
+  if (compression_ == DecodedCacheCompression::kNone && !admitted(raw_size)) return reject();
   {
     absl::MutexLock lock(&shard.mu);
     if (shard.index.contains(key)) return false;  // another thread kept it first
   }
-  auto entry = std::make_shared<Entry>();
-  entry->shape = image.shape;
-  entry->prefix_seconds = prefix_seconds;
+  PayloadBuffer frame;
+  absl::Span<const uint8_t> stored = pixels;
   if (compression_ == DecodedCacheCompression::kLz4) {
-    PayloadBuffer frame;
     v1::CompressionChoice lz4;
     lz4.set_codec(v1::COMPRESSION_LZ4);
     if (!CompressPayload(lz4, pixels, &frame).ok()) return reject();
-    entry->size = frame.size();
-    entry->bytes = std::make_unique<EntryBytes>(entry->size);
-    std::memcpy(entry->bytes->get(), frame.data(), entry->size);
-  } else {
-    entry->size = raw_size;
-    entry->bytes = std::make_unique<EntryBytes>(entry->size);
-    std::memcpy(entry->bytes->get(), pixels.data(), entry->size);
+    stored = absl::MakeConstSpan(frame.data(), frame.size());
+    if (!admitted(stored.size())) return reject();
   }
-  entry->charge = entry->size + kEntryOverheadBytes;
-  if (!admitted(entry->size) || entry->charge > shard_budget_) return reject();
-  entry->crc = Crc32c(entry->bytes->get(), entry->size);
+  auto entry = std::make_shared<Entry>(&shard.arena);
+  entry->shape = image.shape;
+  entry->prefix_seconds = prefix_seconds;
+  entry->size = stored.size();
+  entry->charge = Charge(entry->size);
+  {
+    // The blocks are taken, and their charge counted, before the copy, which runs unlocked.
+    absl::MutexLock lock(&shard.mu);
+    if (shard.index.contains(key)) return false;
+    const size_t blocks = BlocksFor(entry->size);
+    MakeRoomLocked(shard, entry->charge, blocks);
+    // Still short: the blocks are held by evicted entries that hits are copying from.
+    if (shard.bytes + entry->charge > shard_budget_ || !shard.arena.Take(blocks, &entry->blocks)) {
+      return reject();
+    }
+    shard.bytes += entry->charge;
+  }
+  DecodedCacheForEachBlock(entry->blocks, entry->size,
+                           [&](uint8_t* block, size_t offset, size_t n) {
+                             std::memcpy(block, stored.data() + offset, n);
+                             entry->crc = Crc32cExtend(entry->crc, block, n);
+                           });
 
   absl::MutexLock lock(&shard.mu);
-  if (shard.index.contains(key)) return false;
-  MakeRoomLocked(shard, entry->charge);
+  if (shard.index.contains(key)) {
+    shard.bytes -= entry->charge;
+    return false;
+  }
   // Behind the hand: the newest entry is the last the hand reaches.
   const auto slot = shard.ring.insert(shard.hand, Shard::Slot{key, std::move(entry), false});
   if (shard.hand == shard.ring.end()) shard.hand = slot;
   shard.index.emplace(key, slot);
-  shard.bytes += slot->entry->charge;
   ++shard.insertions;
   return true;
 }
 
-void DecodedCache::MakeRoomLocked(Shard& shard, uint64_t bytes) {
+void DecodedCache::MakeRoomLocked(Shard& shard, uint64_t bytes, size_t blocks) {
   // Each pass clears a bit or evicts an entry: at most two turns of the ring.
-  while (shard.bytes + bytes > shard_budget_ && !shard.ring.empty()) {
+  while ((shard.bytes + bytes > shard_budget_ || shard.arena.available() < blocks) &&
+         !shard.ring.empty()) {
     if (shard.hand == shard.ring.end()) shard.hand = shard.ring.begin();
     if (shard.hand->referenced) {
       shard.hand->referenced = false;
@@ -247,6 +258,7 @@ DecodedCacheStats DecodedCache::stats() const {
     stats.evictions += shard->evictions;
     stats.bytes += shard->bytes;
     stats.entries += shard->index.size();
+    stats.mapped_bytes += shard->arena.mapped_bytes();
   }
   stats.saved_seconds = static_cast<double>(saved_nanos) * 1e-9;
   return stats;
@@ -257,7 +269,8 @@ bool DecodedCache::CorruptForTest(const DecodedCacheKey& key) {
   absl::MutexLock lock(&shard.mu);
   auto it = shard.index.find(key);
   if (it == shard.index.end() || it->second->entry->size == 0) return false;
-  (*it->second->entry->bytes)[it->second->entry->size / 2] ^= 0x10;
+  const size_t offset = it->second->entry->size / 2;
+  it->second->entry->blocks[offset / kBlockBytes][offset % kBlockBytes] ^= 0x10;
   return true;
 }
 

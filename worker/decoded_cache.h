@@ -9,20 +9,24 @@
 // shape, its uint8 pixels (raw, or one lz4 frame) and a crc32c of the stored bytes, checked on
 // every hit: a mismatch drops the entry, counts a checksum failure and is a miss.
 //
-// Bounded by `capacity_bytes`, counting each entry's stored bytes plus kEntryOverheadBytes,
-// split evenly over the shards (a key's shard is chosen by its hash; each shard has its own lock,
-// so producer threads rarely meet). Eviction: CLOCK (second chance) per shard: a hit sets the
-// entry's referenced bit; to make room the hand passes over the ring, clearing set bits and
-// evicting the first entry whose bit is clear (at most two turns).
+// Memory: each shard has a DecodedCacheArena of fixed blocks (worker/decoded_cache_arena.h) mapped
+// lazily in 2 MiB chunks and reused after eviction; an entry's stored bytes fill its list of
+// blocks. Bounded by `capacity_bytes`, counting each entry's blocks (kBlockBytes and a pointer
+// each) plus kEntryOverheadBytes (Charge), split evenly over the shards (a key's shard is chosen by
+// its hash; each shard has its own lock, so producer threads rarely meet). Eviction: CLOCK (second
+// chance) per shard: a hit sets the entry's referenced bit; to make room the hand passes over the
+// ring, clearing set bits and evicting the first entry whose bit is clear (at most two turns).
 //
 // Admission: an offered entry is kept when its prefix took at least kMinPrefixNanosPerByte of CPU
 // per byte it would keep, or always when the offer is forced (DECODED_CACHE_ALWAYS jobs).
 //
 // A hit copies (or decompresses) the pixels into the caller's buffer. The copy is made outside the
 // shard's lock from a shared_ptr to the entry taken under it: eviction only drops the shard's
-// reference, so an entry being copied lives until the copy ends (no use-after-free). Such an entry
-// is no longer counted once evicted: the bytes held may pass capacity_bytes by at most one entry
-// per reading thread, for the length of a copy.
+// reference and an entry's blocks go back to the arena with its last reference, so an entry being
+// copied is neither freed nor reused until the copy ends. A shard's arena maps at most its budget
+// over BlockCharge(1) blocks, evicted entries still being copied included (an offer that needs
+// their blocks is refused), so the mapped bytes plus the entries' overhead stay within
+// capacity_bytes.
 //
 // Thread-safe.
 
@@ -38,6 +42,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "image/image.h"
+#include "worker/decoded_cache_arena.h"
 
 namespace stoker {
 
@@ -71,14 +76,16 @@ struct DecodedCacheStats {
   uint64_t rejections = 0;
   // The prefix seconds recorded with each entry hit, summed: decode time not spent again.
   double saved_seconds = 0;
-  uint64_t bytes = 0;    // charged: stored bytes plus kEntryOverheadBytes per entry
-  uint64_t entries = 0;  // kept now
+  uint64_t bytes = 0;         // charged: Charge(stored bytes) per entry
+  uint64_t entries = 0;       // kept now
+  uint64_t mapped_bytes = 0;  // the arenas' blocks, held or free
 };
 
 class DecodedCache {
  public:
-  // What an entry costs beyond its pixels: the entry, its ring node and its index slot.
+  // What an entry costs beyond its blocks: the entry, its ring node and its index slot.
   static constexpr uint64_t kEntryOverheadBytes = 160;
+  static constexpr size_t kBlockBytes = DecodedCacheArena::kBlockBytes;
   // Admission: prefix CPU per byte kept, in nanoseconds. Measured (docs/benchmarks/
   // decoded-cache.md): a 500x375 JPEG decoded at a DCT scale and resized to 256x256 takes 0.68
   // ms for 196,608 bytes kept (3.5 ns/B), larger photos more; a PNG inflates at 300-600 MB/s
@@ -99,6 +106,19 @@ class DecodedCache {
   // already there; evicts to make room. True when kept. REQUIRES: image is uint8.
   bool Offer(const DecodedCacheKey& key, const ImageView& image, double prefix_seconds, bool force);
 
+  // What an entry of `blocks` blocks charges.
+  static constexpr uint64_t BlockCharge(size_t blocks) {
+    return blocks * (kBlockBytes + sizeof(uint8_t*)) + kEntryOverheadBytes;
+  }
+  // The blocks `stored_bytes` fill: at least one, so that entries never outnumber blocks (the
+  // bound on a shard's arena counts on it).
+  static constexpr size_t BlocksFor(size_t stored_bytes) {
+    return stored_bytes <= kBlockBytes ? 1 : (stored_bytes + kBlockBytes - 1) / kBlockBytes;
+  }
+  static constexpr uint64_t Charge(size_t stored_bytes) {
+    return BlockCharge(BlocksFor(stored_bytes));
+  }
+
   DecodedCacheStats stats() const;
   uint64_t capacity_bytes() const { return capacity_bytes_; }
 
@@ -111,11 +131,13 @@ class DecodedCache {
   struct Shard;
 
   Shard& ShardOf(const DecodedCacheKey& key);
-  // Evicts from `shard` until `bytes` more fit its budget. REQUIRES: bytes <= budget.
-  void MakeRoomLocked(Shard& shard, uint64_t bytes);
+  // Evicts from `shard` until `bytes` more fit its budget and its arena has `blocks` available,
+  // or nothing is left to evict.
+  void MakeRoomLocked(Shard& shard, uint64_t bytes, size_t blocks);
 
   const uint64_t capacity_bytes_;
   const uint64_t shard_budget_;
+  const uint64_t shard_blocks_;  // each shard's arena's most
   const DecodedCacheCompression compression_;
   std::vector<std::unique_ptr<Shard>> shards_;
 };

@@ -11,7 +11,7 @@
 namespace stoker {
 namespace {
 
-// An 8x8x3 image whose bytes depend on `seed`; stored raw it charges 192 + overhead bytes.
+// An 8x8x3 image whose bytes depend on `seed`; stored raw it takes one block of the arena.
 struct CacheTestImage {
   explicit CacheTestImage(uint32_t seed, uint32_t side = 8) {
     buffer.Reshape({side, side, 3, PixelType::kUint8});
@@ -22,7 +22,7 @@ struct CacheTestImage {
   ImageBuffer buffer;
 };
 
-constexpr uint64_t kCharge = 8 * 8 * 3 + DecodedCache::kEntryOverheadBytes;
+constexpr uint64_t kCharge = DecodedCache::Charge(8 * 8 * 3);
 
 DecodedCacheKey CacheTestKey(uint64_t index) { return {1, index, 2}; }
 
@@ -84,9 +84,9 @@ TEST(DecodedCacheTest, AdmitsByPrefixCpuPerByteUnlessForced) {
   EXPECT_TRUE(cache.Offer(CacheTestKey(2), image.view(), 0, /*force=*/true));
   // A second offer of a kept key keeps the first.
   EXPECT_FALSE(cache.Offer(CacheTestKey(2), image.view(), 0, true));
-  // Larger than a shard's budget: never kept.
+  // Larger than a shard's budget (two blocks): never kept.
   DecodedCache small(kCharge, DecodedCacheCompression::kNone, 1);
-  EXPECT_FALSE(small.Offer(CacheTestKey(0), CacheTestImage(0, 9).view(), 1, true));
+  EXPECT_FALSE(small.Offer(CacheTestKey(0), CacheTestImage(0, 74).view(), 1, true));
   const DecodedCacheStats stats = cache.stats();
   EXPECT_EQ(stats.rejections, 1u);
   EXPECT_EQ(stats.entries, 2u);
@@ -95,10 +95,10 @@ TEST(DecodedCacheTest, AdmitsByPrefixCpuPerByteUnlessForced) {
 }
 
 TEST(DecodedCacheTest, CompressionShrinksWhatIsKept) {
-  DecodedCache raw(1 << 20, DecodedCacheCompression::kNone);
-  DecodedCache lz4(1 << 20, DecodedCacheCompression::kLz4);
+  DecodedCache raw(1 << 20, DecodedCacheCompression::kNone, /*shards=*/1);
+  DecodedCache lz4(1 << 20, DecodedCacheCompression::kLz4, /*shards=*/1);
   ImageBuffer flat;
-  flat.Reshape({64, 64, 3, PixelType::kUint8});
+  flat.Reshape({256, 256, 3, PixelType::kUint8});  // 12 blocks raw
   std::memset(flat.view().data, 90, flat.shape().bytes());
   ASSERT_TRUE(raw.Offer(CacheTestKey(0), flat.view(), 0, true));
   ASSERT_TRUE(lz4.Offer(CacheTestKey(0), flat.view(), 0, true));

@@ -25,7 +25,7 @@ void AddDecodedCacheMetrics(const DecodedCacheStats& stats, MetricFamilyBuilder*
          stats.checksum_failures},
         {"rejections",
          "Decoded samples offered to the decoded cache and not kept (too cheap to decode for "
-         "their bytes, or larger than a shard's budget).",
+         "their bytes, larger than a shard's budget, or blocks still held by a hit's copy).",
          stats.rejections}}) {
     m->Counter(absl::StrCat("stoker_worker_decoded_cache_", name, "_total"), help,
                static_cast<double>(value));
@@ -35,8 +35,12 @@ void AddDecodedCacheMetrics(const DecodedCacheStats& stats, MetricFamilyBuilder*
              "recorded with each entry, summed over its hits.",
              stats.saved_seconds);
   m->Gauge("stoker_worker_decoded_cache_bytes",
-           "Bytes the decoded cache holds: stored pixels plus a fixed overhead per entry.",
+           "Bytes the decoded cache's entries hold: their 16 KiB blocks plus a fixed overhead "
+           "per entry.",
            static_cast<double>(stats.bytes));
+  m->Gauge("stoker_worker_decoded_cache_mapped_bytes",
+           "Bytes of blocks the decoded cache has mapped, held or free (never returned).",
+           static_cast<double>(stats.mapped_bytes));
   m->Gauge("stoker_worker_decoded_cache_entries", "Decoded samples in the decoded cache.",
            static_cast<double>(stats.entries));
 }
