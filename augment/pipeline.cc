@@ -13,19 +13,13 @@
 #include "augment/op.h"
 #include "augment/op_registry.h"
 #include "augment/pipeline_moves.h"
+#include "augment/pipeline_prefix.h"
+#include "augment/pipeline_tail_table.h"
 #include "augment/targets/move_targets.h"
-#include "common/stable_fingerprint.h"
 #include "common/status_macros.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
 namespace stoker {
 namespace {
-
-std::string ShapeString(const ImageShape& shape) {
-  return absl::StrCat(shape.height, "x", shape.width, "x", shape.channels, " ",
-                      PixelTypeName(shape.type));
-}
 
 // The element type ConvertImage writes for `dtype`: float32 for the 16-bit floats, which are
 // narrowed from it (ConvertToHalf).
@@ -130,103 +124,6 @@ std::vector<size_t> BlurChainRuns(const stoker::v1::PipelineSpec& spec,
   return run_end;
 }
 
-// The first op of the run at the end of `ops` (from `first` on) that a table can replace: ops
-// that map elements per channel, the first of them taking uint8; ops.size() when there is none.
-size_t TableTailStart(const std::vector<std::unique_ptr<Op>>& ops, size_t first) {
-  size_t start = ops.size();
-  while (start > first && ops[start - 1]->MapsElementsPerChannel()) --start;
-  while (start < ops.size() && ops[start]->input_shape().type != PixelType::kUint8) ++start;
-  return start;
-}
-
-// The end of the decoded prefix of `ops` (pipeline.h): decode, then each op that never draws,
-// maps uint8 to uint8, does not choose from boxes or draw its size, and comes before `tail`.
-size_t DecodedPrefixEnd(const std::vector<std::unique_ptr<Op>>& ops, size_t tail) {
-  size_t end = 1;
-  while (end < ops.size() && end < tail) {
-    const Op& op = *ops[end];
-    if (op.Draws() || op.ChoosesFromBoxes() || op.DrawsOutputSize() ||
-        op.input_shape().type != PixelType::kUint8 || op.output_shape().type != PixelType::kUint8) {
-      break;
-    }
-    ++end;
-  }
-  return end;
-}
-
-// Pipeline::prefix_fingerprint() of spec.ops(0, end) for `input`: kDecodedPrefixVersion, the
-// input format (its encoded flag, and a decoded input's shape), then per op its deterministic
-// protobuf bytes (StableFingerprint: integers little-endian, strings length-prefixed).
-uint64_t DecodedPrefixFingerprint(const stoker::v1::PipelineSpec& spec, const InputFormat& input,
-                                  size_t end) {
-  StableFingerprint fingerprint;
-  fingerprint.Add(uint64_t{kDecodedPrefixVersion})
-      .Add(uint64_t{input.encoded ? 1u : 0u})
-      .Add(uint64_t{input.shape.height})
-      .Add(uint64_t{input.shape.width})
-      .Add(uint64_t{input.shape.channels})
-      .Add(static_cast<uint64_t>(input.shape.type));
-  for (size_t i = 0; i < end; ++i) {
-    std::string bytes;
-    {
-      google::protobuf::io::StringOutputStream stream(&bytes);
-      google::protobuf::io::CodedOutputStream coded(&stream);
-      coded.SetSerializationDeterministic(true);
-      spec.ops(static_cast<int>(i)).SerializeToCodedStream(&coded);
-    }
-    fingerprint.Add(bytes);
-  }
-  return fingerprint.value();
-}
-
-// What ops[start..] give each uint8 value of each channel (ConvertThroughTable's table): the ops
-// themselves run on a probe image whose pixels hold the values 0..255 in every channel, of the
-// first op's own width where it is fixed (normalize keeps per-row constants), as many rows as it
-// takes; so the table equals their output bit for bit.
-absl::StatusOr<std::vector<float>> TailTable(const std::vector<std::unique_ptr<Op>>& ops,
-                                             size_t start) {
-  const ImageShape& in = ops[start]->input_shape();
-  const uint32_t width = in.width == 0 ? kTableValues : in.width;
-  const ImageShape probe{static_cast<uint32_t>((kTableValues + width - 1) / width), width,
-                         in.channels, PixelType::kUint8};
-  ImageBuffer buffers[2], scratch;
-  buffers[0].Reshape(probe);
-  uint8_t* values = buffers[0].view().pixels<uint8_t>();
-  for (size_t p = 0; p < probe.elements(); ++p) {
-    values[p] = static_cast<uint8_t>(p / in.channels);  // Pixels past 255 wrap around.
-  }
-  CounterRng no_draws = SampleRng(0, 0, 0);  // These ops draw nothing.
-  ImageView current = buffers[0].view();
-  for (size_t i = start; i < ops.size(); ++i) {
-    // The probe's size (OutputShapeFor would give the op's own, fixed one); the op's type.
-    const ImageShape shape{current.shape.height, current.shape.width, current.shape.channels,
-                           ops[i]->output_shape().type};
-    ImageBuffer& next = buffers[(i - start + 1) % 2];
-    next.Reshape(shape);
-    RETURN_IF_ERROR(ops[i]->Apply(current, &no_draws, &scratch, next.view()));
-    current = next.view();
-  }
-  std::vector<float> table(size_t{in.channels} * kTableValues);
-  const float* mapped = current.pixels<const float>();
-  for (size_t v = 0; v < kTableValues; ++v) {
-    for (size_t c = 0; c < in.channels; ++c) {
-      table[c * kTableValues + v] = mapped[v * in.channels + c];
-    }
-  }
-  return table;
-}
-
-// The float16 or bfloat16 bits of each entry: what FloatToFloat16 / FloatToBfloat16 give them
-// (every variant of those gives the scalar definition's bits).
-std::vector<uint16_t> NarrowedTable(const std::vector<float>& table, stoker::v1::DType dtype) {
-  std::vector<uint16_t> narrowed(table.size());
-  for (size_t i = 0; i < table.size(); ++i) {
-    narrowed[i] =
-        dtype == stoker::v1::DTYPE_FLOAT16 ? Float16Bits(table[i]) : Bfloat16Bits(table[i]);
-  }
-  return narrowed;
-}
-
 // The spec's output layout (HWC when unspecified).
 absl::StatusOr<stoker::v1::Layout> SpecOutputLayout(const stoker::v1::PipelineSpec& spec) {
   switch (spec.output_layout()) {
@@ -267,12 +164,6 @@ absl::Status CheckTargetsFit(const Op& op, bool with_targets) {
       "(PipelineOptions::with_targets)");
 }
 
-absl::Status NoPrefixError() {
-  return absl::FailedPreconditionError(
-      "the pipeline has no decoded prefix (compile it for encoded input with "
-      "PipelineOptions::decoded_prefix)");
-}
-
 absl::Status NoTargetsError() {
   return absl::FailedPreconditionError(
       "the pipeline was compiled without targets (PipelineOptions::with_targets)");
@@ -290,7 +181,7 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
                                            const PipelineOptions& options) {
   if (!input.encoded && input.shape.elements() == 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("pipeline input shape ", ShapeString(input.shape), " is empty"));
+        absl::StrCat("pipeline input shape ", ImageShapeText(input.shape), " is empty"));
   }
   if (input.encoded && (spec.ops_size() == 0 || !spec.ops(0).has_decode())) {
     return absl::InvalidArgumentError(
@@ -493,26 +384,6 @@ absl::StatusOr<ImageShape> Pipeline::TargetCanvas(const SampleInput& input,
   return *shape;
 }
 
-absl::Status Pipeline::RunPrefix(const SampleInput& input, PipelineWorkspace* workspace,
-                                 ImageView* result) const {
-  if (prefix_ops_ == 0) {
-    return NoPrefixError();
-  }
-  CounterRng no_draws = SampleRng(0, 0, 0);  // Prefix ops draw nothing; decode is not fused.
-  RunState state;
-  RETURN_IF_ERROR(BeginRun(input, &no_draws, workspace, &state, nullptr));
-  RETURN_IF_ERROR(RunSteps(prefix_ops_, nullptr, &no_draws, workspace, &state, nullptr));
-  *result = state.current;
-  return absl::OkStatus();
-}
-
-absl::Status Pipeline::RunSuffix(const ImageView& prefix_image, CounterRng* rng,
-                                 PipelineWorkspace* workspace, uint8_t* out) const {
-  RunState state;
-  RETURN_IF_ERROR(BeginSuffix(prefix_image, workspace, &state));
-  return RunToOutput(rng, workspace, out, &state, nullptr);
-}
-
 absl::Status Pipeline::RunSuffixWithTargets(const ImageView& prefix_image,
                                             const ImageShape& source_shape, CounterRng* rng,
                                             PipelineWorkspace* workspace, uint8_t* out,
@@ -528,55 +399,6 @@ absl::Status Pipeline::RunSuffixWithTargets(const ImageView& prefix_image,
   RETURN_IF_ERROR(ReplayPrefixMoves(source_shape, prefix_image.shape, &tracked));
   RETURN_IF_ERROR(RunToOutput(rng, workspace, out, &state, &tracked));
   return MoveTracked(&tracked, targets);
-}
-
-absl::Status Pipeline::BeginSuffix(const ImageView& prefix_image, PipelineWorkspace* workspace,
-                                   RunState* state) const {
-  if (prefix_ops_ == 0) {
-    return NoPrefixError();
-  }
-  const ImageShape& made = ops_[prefix_ops_ - 1]->output_shape();
-  const ImageShape& got = prefix_image.shape;
-  if (got.channels != made.channels || got.type != made.type ||
-      (made.height != 0 && got.height != made.height) ||
-      (made.width != 0 && got.width != made.width) || got.elements() == 0) {
-    return absl::InvalidArgumentError(absl::StrCat("prefix image is ", ShapeString(got),
-                                                   ", the prefix makes ", ShapeString(made),
-                                                   " (0: varies)"));
-  }
-  if (workspace->time_ops()) workspace->mutable_op_seconds().assign(ops_.size(), 0.0);
-  state->input = prefix_image;
-  state->current = prefix_image;
-  state->next_op = prefix_ops_;
-  return absl::OkStatus();
-}
-
-absl::Status Pipeline::ReplayPrefixMoves(const ImageShape& source, const ImageShape& prefix,
-                                         TrackedMoves* tracked) const {
-  tracked->source_height = source.height;
-  tracked->source_width = source.width;
-  EncodedHeader header;  // A JPEG's: the one format decoded at a DCT scale.
-  header.height = source.height;
-  header.width = source.width;
-  const ImageShape full = ops_[0]->DecodedShape(header, nullptr);
-  const ImageShape scaled =
-      ops_[0]->DecodedShape(header, ops_.size() > 1 ? ops_[1].get() : nullptr);
-  for (const ImageShape& decoded : {scaled, full}) {
-    absl::StatusOr<ImageShape> made = OutputShapeOf(1, prefix_ops_, decoded);
-    if (!made.ok() || *made != prefix) continue;
-    TargetMoves& moves = tracked->moves;
-    tracked->decode_downscaled = AppendDecodeMove(header, decoded, &moves);
-    CounterRng no_draws = SampleRng(0, 0, 0);  // Prefix ops draw nothing.
-    ImageShape shape = decoded;
-    for (size_t i = 1; i < prefix_ops_; ++i) {
-      ops_[i]->DrawTargetMoves(shape, &no_draws, &moves);
-      shape = *ops_[i]->OutputShapeFor(shape);
-    }
-    return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(absl::StrCat("the prefix does not make a ", ShapeString(prefix),
-                                                 " image of source_shape ", source.height, "x",
-                                                 source.width));
 }
 
 absl::Status Pipeline::RunOps(const SampleInput& sample, CounterRng* rng,
@@ -602,9 +424,9 @@ absl::Status Pipeline::BeginRun(const SampleInput& sample, CounterRng* rng,
     state->next_op = 1;
     state->next_buffer = 1;
   } else if (sample.image.shape != input_shape_) {
-    return absl::InvalidArgumentError(absl::StrCat("pipeline input is ",
-                                                   ShapeString(sample.image.shape),
-                                                   ", compiled for ", ShapeString(input_shape_)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("pipeline input is ", ImageShapeText(sample.image.shape), ", compiled for ",
+                     ImageShapeText(input_shape_)));
   }
   return absl::OkStatus();
 }

@@ -2,6 +2,8 @@
 
 #include <new>
 
+#include "absl/strings/str_cat.h"
+
 namespace stoker {
 
 namespace {
@@ -10,6 +12,11 @@ constexpr std::align_val_t kAlignment{64};
 
 const char* PixelTypeName(PixelType type) {
   return type == PixelType::kUint8 ? "uint8" : "float32";
+}
+
+std::string ImageShapeText(const ImageShape& shape) {
+  return absl::StrCat(shape.height, "x", shape.width, "x", shape.channels, " ",
+                      PixelTypeName(shape.type));
 }
 
 void ImageBuffer::FreeDeleter::operator()(void* p) const { ::operator delete(p, kAlignment); }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace stoker {
 
@@ -30,6 +31,9 @@ struct ImageShape {
   }
   bool operator!=(const ImageShape& o) const { return !(*this == o); }
 };
+
+// "HxWxC type" (e.g. "224x224x3 uint8"), for messages.
+std::string ImageShapeText(const ImageShape& shape);
 
 // A window of an image, in pixels.
 struct PixelRect {
