@@ -51,6 +51,7 @@ struct Config {
   uint32_t width = 500;
   uint32_t batch = 32;
   absl::Duration round = absl::Seconds(3);
+  uint32_t batches = 0;  // > 0: the round is this many batches instead (fixed work, for perf)
 };
 
 int WriteScenes(const Config& config) {
@@ -82,11 +83,13 @@ int TimeRound(const Config& config, const std::function<absl::Status()>& one_bat
   const absl::Time start = clock->Now();
   const absl::Duration cpu_start = ProcessCpuTime();
   absl::Duration elapsed;
-  while (elapsed < config.round) {
+  uint64_t batches = 0;
+  while (config.batches > 0 ? batches < config.batches : elapsed < config.round) {
     if (absl::Status status = one_batch(); !status.ok()) {
       return std::fprintf(stderr, "%s\n", status.ToString().c_str()), 1;
     }
     images += config.batch;
+    ++batches;
     elapsed = clock->Now() - start;
   }
   const double cpu = absl::ToDoubleSeconds(ProcessCpuTime() - cpu_start);
@@ -205,6 +208,9 @@ int main(int argc, char** argv) {
   flags.Add("width", &config.width, "Input width");
   flags.Add("batch", &config.batch, "Images per batch");
   flags.Add("seconds", &config.round, absl::Seconds(1), "Length of the round");
+  flags.Add("batches", &config.batches,
+            "When > 0, the round is this many batches instead of --seconds (a fixed amount of "
+            "work, for perf stat and perf record)");
   if (auto exit_code = flags.Parse(argc, argv)) return *exit_code;
   if (config.images == 0 || config.batch == 0 || config.height == 0 || config.width == 0) {
     return flags.Fail(absl::InvalidArgumentError("--images, --batch, --height, --width: > 0"));

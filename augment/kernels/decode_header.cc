@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "absl/strings/str_cat.h"
 #include "augment/kernels/decode.h"
 #include "common/bad_sample.h"
@@ -83,6 +87,23 @@ absl::Status CheckPixelBudget(const EncodedHeader& header, uint64_t max_pixels) 
   return absl::OkStatus();
 }
 
+const uint8_t* NextJpegMarker(const uint8_t* p, const uint8_t* end) {
+#if defined(__SSE2__)
+  const __m128i ff = _mm_set1_epi8(static_cast<char>(0xFF));
+  for (; end - p >= 17; p += 16) {  // Reads p[0..16].
+    const __m128i here = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 1));
+    const __m128i stuffed = _mm_cmpeq_epi8(next, _mm_setzero_si128());
+    const int mask = _mm_movemask_epi8(_mm_andnot_si128(stuffed, _mm_cmpeq_epi8(here, ff)));
+    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+  }
+#endif
+  for (; end - p >= 2; ++p) {
+    if (p[0] == 0xFF && p[1] != 0x00) return p;
+  }
+  return nullptr;
+}
+
 int CountJpegScans(absl::Span<const uint8_t> bytes, int cap) {
   const size_t n = bytes.size();
   size_t pos = 2;  // After SOI.
@@ -100,18 +121,18 @@ int CountJpegScans(absl::Span<const uint8_t> bytes, int cap) {
     pos += length;
     if (marker != 0xDA) continue;
     ++scans;
-    // Entropy-coded data runs to the next marker other than FF00 (stuffing) and RSTn; memchr
-    // finds the FF bytes (this walk is over the whole file, for every sample a worker decodes).
+    // Entropy-coded data runs to the next marker other than RSTn (this walk is over the whole
+    // file, for every sample a worker decodes).
     while (pos + 1 < n) {
-      const void* ff = std::memchr(bytes.data() + pos, 0xFF, n - 1 - pos);
-      if (ff == nullptr) {
+      const uint8_t* marker_at = NextJpegMarker(bytes.data() + pos, bytes.data() + n);
+      if (marker_at == nullptr) {
         pos = n - 1;
         break;
       }
-      pos = static_cast<size_t>(static_cast<const uint8_t*>(ff) - bytes.data());
+      pos = static_cast<size_t>(marker_at - bytes.data());
       const uint8_t next = bytes[pos + 1];
-      if (next != 0x00 && !(next >= 0xD0 && next <= 0xD7)) break;
-      ++pos;
+      if (!(next >= 0xD0 && next <= 0xD7)) break;
+      pos += 2;
     }
   }
   return scans;

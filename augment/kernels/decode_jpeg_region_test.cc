@@ -334,6 +334,30 @@ TEST(DecodeJpegRegionTest, RestartMarkedFilesAreCutAndEqualTheWholeDecode) {
   ExpectRegionsEqualWholeDecode(camera);
 }
 
+// Fill bytes (a run of 0xFF) before the restart markers, which JPEG allows: the cut's marker
+// scan (16 positions at a time) takes the marker at the run's last 0xFF, as a byte-by-byte scan
+// does, and stuffed 0xFF 0x00 pairs across its 16-byte steps are not taken for markers.
+TEST(DecodeJpegRegionTest, FillBytesBeforeRestartMarkersAreCutAndEqualTheWholeDecode) {
+  const std::vector<uint8_t> marked = WithRestartMarkers(
+      ReencodedPhoto("motorcycle_left.png", 3, 500, 741, false, ChromaSubsampling::k420));
+  const size_t sos = FindMarker(marked, 0xDA);
+  ASSERT_GT(sos, 0u);
+  std::vector<uint8_t> filled(marked.begin(), marked.begin() + sos);
+  size_t runs = 0;
+  for (size_t i = sos; i < marked.size(); ++i) {
+    const bool restart = i + 1 < marked.size() && marked[i] == 0xFF && marked[i + 1] >= 0xD0 &&
+                         marked[i + 1] <= 0xD7;
+    if (restart) {
+      runs++;
+      filled.insert(filled.end(), runs % 3 + 1, 0xFF);  // 1 to 3 fill bytes.
+    }
+    filled.push_back(marked[i]);
+  }
+  ASSERT_GT(runs, 100u);
+  ExpectInteriorWindowIsCut(filled, 500, 741);
+  ExpectRegionsEqualWholeDecode(filled);
+}
+
 TEST(DecodeJpegRegionTest, RestartMarkedCmykAndYcckFilesAreCutAndEqualTheWholeDecode) {
   for (const char* name : {"cmyk_adobe.jpg", "cmyk_no_adobe.jpg", "ycck.jpg"}) {
     SCOPED_TRACE(name);

@@ -153,7 +153,8 @@ TEST_F(DecodeTest, ProgressiveScansAreCountedAndCapped) {
                   BadSampleReason::kTooLarge, "more than");
 }
 
-// CountJpegScans as first written, one byte at a time: the reference its memchr walk must match.
+// CountJpegScans as first written, one byte at a time: the reference its NextJpegMarker walk
+// (16 positions at a time with SSE2) must match.
 int CountScansBytewise(const std::vector<uint8_t>& bytes, int cap) {
   const size_t n = bytes.size();
   size_t pos = 2;

@@ -1,8 +1,9 @@
 #include "augment/kernels/jpeg_restart_window.h"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
+
+#include "augment/kernels/decode.h"
 
 namespace stoker {
 namespace {
@@ -109,11 +110,11 @@ bool FindIntervals(absl::Span<const uint8_t> jpeg, size_t scan_data, uint32_t la
   uint32_t interval = 0;
   const uint8_t* p = bytes + scan_data;
   while (true) {
-    p = static_cast<const uint8_t*>(std::memchr(p, 0xFF, static_cast<size_t>(end - p)));
-    if (p == nullptr || end - p < 2) return false;
+    p = NextJpegMarker(p, end);
+    if (p == nullptr) return false;
     const uint8_t next = p[1];
-    if (next == 0x00 || next == 0xFF) {  // A stuffed 0xFF, or a fill byte before a marker.
-      p += next == 0x00 ? 2 : 1;
+    if (next == 0xFF) {  // A fill byte before a marker.
+      ++p;
       continue;
     }
     const bool restart = next >= kRst0 && next < kRst0 + 8;
