@@ -141,7 +141,7 @@ int CountJpegScans(absl::Span<const uint8_t> bytes, int cap);
 // The first 0xFF in [p, end - 1) that a byte other than 0x00 follows (a marker, or a fill byte
 // before one), or null: how entropy-coded data is walked to the marker ending it (0x00 after
 // 0xFF is stuffing). High-quality data holds an 0xFF every ~90 bytes, so a memchr per 0xFF cost
-// more in calls than in scanning (3-4 % of a CLIP-recipe image between CountJpegScans and the
+// more in calls than in scanning (about 3 % of a CLIP-recipe image between CountJpegScans and the
 // restart cut); with SSE2 (every x86-64) 16 positions are tested at once.
 const uint8_t* NextJpegMarker(const uint8_t* p, const uint8_t* end);
 

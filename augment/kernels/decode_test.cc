@@ -202,6 +202,32 @@ TEST_F(DecodeTest, ScanCountMatchesBytewiseWalkOnDamagedFiles) {
   }
 }
 
+// NextJpegMarker against a byte-at-a-time search, on buffers dense in 0xFF and 0x00 (so hits
+// land at every offset of its 16-byte steps, including the last byte of a step, whose follower
+// is the next step's first) and of every length up to 80 (the bytewise tail, and 0xFF last).
+TEST(NextJpegMarkerTest, FindsWhatAByteAtATimeSearchFinds) {
+  std::srand(29);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(trial % 81));
+    for (uint8_t& b : bytes) {
+      constexpr uint8_t kValues[] = {0xFF, 0xFF, 0xFF, 0x00, 0x00, 0xD0, 0xD9, 0x42};
+      b = kValues[std::rand() % 8];
+    }
+    const uint8_t* end = bytes.data() + bytes.size();
+    for (size_t from = 0; from <= bytes.size(); ++from) {
+      const uint8_t* expected = nullptr;
+      for (size_t i = from; i + 1 < bytes.size(); ++i) {
+        if (bytes[i] == 0xFF && bytes[i + 1] != 0x00) {
+          expected = bytes.data() + i;
+          break;
+        }
+      }
+      ASSERT_EQ(NextJpegMarker(bytes.data() + from, end), expected)
+          << "trial " << trial << ", from " << from;
+    }
+  }
+}
+
 TEST_F(DecodeTest, TruncatedOrCorruptIsDecodeError) {
   std::vector<uint8_t> jpeg = EncodeJpeg(view_, 90);
   jpeg.resize(jpeg.size() / 2);
