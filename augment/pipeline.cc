@@ -265,6 +265,10 @@ absl::StatusOr<Pipeline> Pipeline::Compile(const stoker::v1::PipelineSpec& spec,
 
 const std::string& Pipeline::op_name(size_t i) const { return ops_[i]->name(); }
 
+bool Pipeline::may_decode_window_downscaled() const {
+  return fuse_decode_crop_ && ops_[1]->WindowMayBeDownscaled();
+}
+
 bool Pipeline::fuses_blur_chains() const {
   for (size_t i = 0; i < run_end_.size(); ++i) {
     if (run_end_[i] > i + 1) return true;

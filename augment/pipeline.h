@@ -161,6 +161,10 @@ class Pipeline {
   bool encoded_input() const { return encoded_input_; }
   // True when Run decodes JPEGs window by window for ops[1] (fused decode-and-crop, above).
   bool fuses_decode_crop() const { return fuse_decode_crop_; }
+  // True when that fused decode may decode ops[1]'s window at a DCT scale
+  // (Op::WindowMayBeDownscaled): Run's bytes may then differ from the unfused path's, and from
+  // the same pipeline compiled decoded_prefix. False: Run gives the unfused path's bytes.
+  bool may_decode_window_downscaled() const;
   // True when at least one run of ops executes as a fused blur chain (above).
   bool fuses_blur_chains() const;
   // How many ops at the end Run replaces by a table (fused tails, above); 0 for none.

@@ -128,8 +128,9 @@ double SumOf(const std::vector<double>& seconds, size_t first, size_t end) {
 // The decoded prefix of `spec` (compiled for the cache) on `sample`: its split and entry, and
 // with runs > 0 the planner's costs, the uncached ones from `out`'s measured ops.
 absl::Status ExplainPrefix(const stoker::v1::PipelineSpec& spec, const SampleInput& sample,
-                           bool fuses_decode_crop, int runs, Clock* clock,
+                           const Pipeline& uncached, int runs, Clock* clock,
                            PipelineExplanation* out) {
+  const bool fuses_decode_crop = uncached.fuses_decode_crop();
   PipelineOptions options;
   options.decoded_prefix = true;
   ASSIGN_OR_RETURN(const Pipeline prefixed,
@@ -138,6 +139,7 @@ absl::Status ExplainPrefix(const stoker::v1::PipelineSpec& spec, const SampleInp
   prefix.prefix_ops = prefixed.prefix_ops();
   prefix.fingerprint = prefixed.prefix_fingerprint();
   prefix.fuses_decode_crop = fuses_decode_crop;
+  prefix.auto_may_cache = !uncached.may_decode_window_downscaled() && prefixed.prefix_ops() > 0;
   prefix.compared_ops = std::max(prefix.prefix_ops, size_t{fuses_decode_crop ? 2u : 0u});
   PipelineWorkspace workspace;
   ImageView entry;
@@ -200,10 +202,24 @@ void AppendPrefixText(const PipelineExplanation& e, std::string* text) {
   absl::StrAppendFormat(text, "  without the cache (%s%s): %.1f us/image\n",
                         OpRangeText(e, 0, p.compared_ops), p.fuses_decode_crop ? ", fused" : "",
                         p.uncached_seconds * 1e6);
-  absl::StrAppendFormat(
-      text, "decoded cache: %s: a hit costs %.3f ms, %s %.3f ms\n",
-      p.worth_it() ? "worth it from epoch 2" : "not worth it", p.hit_seconds * 1e3,
-      p.fuses_decode_crop ? "the fused decode+crop" : "decoding again", p.uncached_seconds * 1e3);
+  const uint32_t passes = p.break_even_passes();
+  absl::StrAppendFormat(text, "decoded cache: %s: a hit costs %.3f ms, %s %.3f ms\n",
+                        passes > 0 ? absl::StrCat("worth it from epoch ", passes) : "not worth it",
+                        p.hit_seconds * 1e3,
+                        p.fuses_decode_crop ? "the fused decode+crop" : "decoding again",
+                        p.uncached_seconds * 1e3);
+  if (p.miss_ns_per_byte() < kMinPrefixNanosPerByte) {
+    absl::StrAppendFormat(text,
+                          "  admission: decoded_cache=on keeps no entry (%.2f ns of decode CPU per "
+                          "byte kept, under %.0f); decoded_cache=always keeps them\n",
+                          p.miss_ns_per_byte(), kMinPrefixNanosPerByte);
+  }
+  absl::StrAppend(
+      text, p.auto_may_cache
+                ? "  auto (the default): each worker with a cache times the job's first samples "
+                  "both ways and keeps the cache when it pays over the job's epochs\n"
+                : "  auto (the default): off: the fused decode may decode the window at a DCT "
+                  "scale, so the cache would change bytes (decoded_cache=on forces it, unfused)\n");
 }
 
 std::string BatchStageText(const stoker::v1::BatchMixOp& mix) {
@@ -266,8 +282,8 @@ absl::StatusOr<PipelineExplanation> ExplainPipeline(const stoker::v1::PipelineSp
     }
   }
   if (out.encoded) {
-    if (absl::Status status = ExplainPrefix(spec, sample, pipeline.fuses_decode_crop(),
-                                            options.runs, options.clock, &out);
+    if (absl::Status status =
+            ExplainPrefix(spec, sample, pipeline, options.runs, options.clock, &out);
         !status.ok()) {
       return PrefixStatus(context, status);
     }
@@ -277,6 +293,20 @@ absl::StatusOr<PipelineExplanation> ExplainPipeline(const stoker::v1::PipelineSp
 
 double PrefixExplanation::miss_ns_per_byte() const {
   return entry.bytes() == 0 || miss_seconds < 0 ? -1 : miss_seconds * 1e9 / entry.bytes();
+}
+
+DecodedCacheCosts PrefixExplanation::costs() const {
+  DecodedCacheCosts costs;
+  costs.uncached_seconds = uncached_seconds;
+  costs.miss_seconds = miss_seconds + hit_seconds;
+  costs.hit_seconds = hit_seconds;
+  costs.prefix_seconds = miss_seconds;
+  costs.entry_bytes = static_cast<double>(entry.bytes());
+  return costs;
+}
+
+uint32_t PrefixExplanation::break_even_passes() const {
+  return hit_seconds < 0 ? 0 : DecodedCacheBreakEvenPasses(costs());
 }
 
 std::string FormatExplanation(const PipelineExplanation& e) {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "augment/decoded_cache_choice.h"
 #include "common/clock.h"
 #include "image/image.h"
 #include "stoker/v1/pipeline.pb.h"
@@ -68,10 +69,16 @@ struct PrefixExplanation {
   double copy_seconds = -1;      // Copying one kept entry
   double hit_seconds = -1;       // The copy and ops[prefix_ops, compared_ops) on the entry
   double uncached_seconds = -1;  // ops[0, compared_ops) without the cache
+  // AUTO jobs may take the cache route: the pipeline without the cache never decodes a window at
+  // a DCT scale (Pipeline::may_decode_window_downscaled), so both routes give the same bytes.
+  bool auto_may_cache = false;
   // Decode CPU spent per byte a kept entry holds (miss_seconds / entry bytes), in nanoseconds.
   double miss_ns_per_byte() const;
-  // True when a hit costs less than running the same ops without the cache.
-  bool worth_it() const { return hit_seconds >= 0 && hit_seconds < uncached_seconds; }
+  // The costs as the planner's rule takes them (augment/decoded_cache_choice.h): a miss is the
+  // prefix and then what a hit does.
+  DecodedCacheCosts costs() const;
+  // The passes after which the cache pays when every later one hits; 0: never (or unmeasured).
+  uint32_t break_even_passes() const;
 };
 
 struct PipelineExplanation {
@@ -106,7 +113,7 @@ absl::StatusOr<PipelineExplanation> ExplainPipeline(const stoker::v1::PipelineSp
 // element), the batch stage, the total and images/s per core, then the output and how the costs
 // were obtained; then the decoded prefix (its ops, fingerprint in hex, entry size), the
 // planner's costs and its verdict ("decoded cache: worth it from epoch 2: a hit costs X ms, the
-// fused decode+crop Y ms", or "... not worth it: ...").
+// fused decode+crop Y ms", or "... not worth it: ..."), and what an AUTO job does.
 std::string FormatExplanation(const PipelineExplanation& explanation);
 
 // "375x500x3" → ImageShape (uint8). INVALID_ARGUMENT naming `field` otherwise.

@@ -110,7 +110,12 @@ TEST(PipelineExplainTest, ShowsTheDecodedPrefixAndThePlannersView) {
   EXPECT_EQ(fused->prefix->compared_ops, 2u);
   EXPECT_EQ(fused->prefix->entry, options.input);
   const std::string verdict =
-      "decoded cache: (worth it from epoch 2|not worth it): a hit costs [0-9]+\\.[0-9]{3} ms, ";
+      "decoded cache: (worth it from epoch [0-9]+|not worth it): a hit costs [0-9]+\\.[0-9]{3} "
+      "ms, ";
+  // Under 3 ns of decode CPU per byte kept (a small image decodes fast), a line says so.
+  const std::string admission =
+      "(  admission: decoded_cache=on keeps no entry \\([0-9.]+ ns of decode CPU per byte kept, "
+      "under 3\\); decoded_cache=always keeps them\n)?";
   const std::string fused_text = FormatExplanation(*fused);
   EXPECT_THAT(fused_text,
               ContainsRegex("\ndecoded prefix: op 0 \\(decode\\), fingerprint 0x[0-9a-f]{16}\n"
@@ -121,8 +126,12 @@ TEST(PipelineExplainTest, ShowsTheDecodedPrefixAndThePlannersView) {
                             "it\\): [0-9.]+ us/image\n"
                             "  without the cache \\(ops 0-1 \\(decode, random_resized_crop\\), "
                             "fused\\): [0-9.]+ us/image\n"));
+  // random_resized_crop's default (bilinear) window may be decoded at a DCT scale: AUTO stays off.
+  EXPECT_FALSE(fused->prefix->auto_may_cache);
   EXPECT_THAT(fused_text,
-              ContainsRegex(verdict + "the fused decode\\+crop [0-9]+\\.[0-9]{3} ms\n$"));
+              ContainsRegex(verdict + "the fused decode\\+crop [0-9]+\\.[0-9]{3} ms\n" + admission +
+                            "  auto \\(the default\\): off: the fused decode may "
+                            "decode the window at a DCT scale"));
   auto resized = ExplainPipeline(
       Spec("decode, resize(shorter=72), center_crop(height=64, width=64), to_float"), options);
   ASSERT_TRUE(resized.ok()) << resized.status();
@@ -132,7 +141,11 @@ TEST(PipelineExplainTest, ShowsTheDecodedPrefixAndThePlannersView) {
                             "fingerprint 0x[0-9a-f]{16}\n  one cached entry: 64x64x3 uint8, "
                             "12288 bytes\n"));
   EXPECT_THAT(resized_text, HasSubstr("  hit (copy the entry): "));
-  EXPECT_THAT(resized_text, ContainsRegex(verdict + "decoding again [0-9]+\\.[0-9]{3} ms\n$"));
+  EXPECT_TRUE(resized->prefix->auto_may_cache);
+  EXPECT_THAT(resized_text,
+              ContainsRegex(verdict + "decoding again [0-9]+\\.[0-9]{3} ms\n" + admission +
+                            "  auto \\(the default\\): each worker "
+                            "with a cache times"));
   // Decoded input has no prefix to show.
   auto decoded = ExplainPipeline(Spec("to_float"), options);
   ASSERT_TRUE(decoded.ok());

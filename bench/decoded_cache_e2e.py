@@ -3,7 +3,7 @@
 cache saves, end to end between separate processes on loopback.
 
     decoded_cache_e2e.py BUILD_DIR --manifest M [--epochs E] [--rounds R] [--recipe NAME]...
-                     [--plaintext]
+                     [--plaintext] [--auto]
 
 One coordinator and one `stoker-worker --threads 1` per run (started fresh, so every run begins
 with an empty cache), --decoded-cache-bytes large enough for the whole data set, and
@@ -20,6 +20,10 @@ allows it), in alternating order. Two measurements per recipe:
       the worker's CPU over the whole sweep per delivered image. sweep_vs_off = cache on / cache
       off (bar <= 0.4).
 Beside them, the worker's VmRSS at the end of each cache-on run and --decoded-cache-bytes.
+--auto adds a third run to each round, the job's switch unset (AUTO: the worker times the job's
+first samples both ways and keeps the cheaper, decision 0084): auto_vs_best = its worker CPU per
+image over all epochs (and its sweep's) / the cheaper of the other two's, and the worker's
+choice as its log states it.
 Recipes: resize-crop = decode, resize(256x256), random_crop(224), horizontal_flip (the prefix is
 decode and the resize: entries of 256x256x3); rrc = decode, random_resized_crop(224),
 horizontal_flip (the prefix is the decode alone: entries of the full 500x375x3 image; with the
@@ -58,7 +62,8 @@ def client_argv(b, address, job, pipeline, manifest, cache, epochs, seed, tmp):
     return [f"{b}/tools/stoker-bench-client", *e2e.security("trainer"), "--coordinator", address,
             "--job", job, "--pipeline", pipeline, "--manifest", manifest,
             "--batch-size", str(e2e.BATCH), "--epochs", str(epochs), "--seed", str(seed),
-            "--decoded-cache", cache, "--report-json", f"{tmp}/{job}-report.json",
+            *([] if cache == "auto" else ["--decoded-cache", cache]),
+            "--report-json", f"{tmp}/{job}-report.json",
             "--token-file", f"{tmp}/{job}-token"]
 
 
@@ -105,6 +110,29 @@ def run_sweep(b, args, pipeline, cache, tmp, procs, worker_flags):
     return 1e3 * (e2e.cpu_seconds(workers[0].pid) - before) / images
 
 
+def auto_choices(tmp):
+    """The AUTO choices the run's workers logged (decision 0084), counted: '; auto: 5 use, 0 off'."""
+    chosen = {"use the cache": 0, "leave it off": 0}
+    for root, _, files in os.walk(tmp):
+        for name in files:
+            if "worker" not in name or not name.endswith(".log"):
+                continue
+            for line in open(os.path.join(root, name), errors="replace"):
+                for verdict in chosen:
+                    if "decoded cache (auto)" in line and verdict in line:
+                        chosen[verdict] += 1
+    return f"; auto chose: {chosen['use the cache']} use, {chosen['leave it off']} off"
+
+
+def auto_result(rows):
+    """The AUTO arm against the cheaper of the forced ones, epochs and sweep, per round."""
+    def ratio(key):
+        return statistics.median(a[key] / min(on[key], off[key]) for a, on, off in
+                                 zip(rows["auto"], rows["always"], rows["off"]))
+    return (f" auto_total_ms={statistics.median(r['total'] for r in rows['auto']):.4f} "
+            f"auto_vs_best={ratio('total'):.3f} auto_sweep_vs_best={ratio('sweep'):.3f}")
+
+
 def stop(procs):
     for p in procs:
         p.terminate()
@@ -124,6 +152,8 @@ def main():
     parser.add_argument("--cache-bytes", type=int, default=3 << 30,
                         help="the worker's --decoded-cache-bytes (the set must fit)")
     parser.add_argument("--plaintext", dest="tls", action="store_false")
+    parser.add_argument("--auto", action="store_true",
+                        help="also run each round with the job's switch unset (AUTO)")
     args = parser.parse_args()
     b = args.build_dir
     if args.epochs < 2:
@@ -139,7 +169,8 @@ def main():
                     "--memory-bytes", str(2 * args.cache_bytes)]
     for recipe in args.recipe or sorted(RECIPES):
         pipeline = RECIPES[recipe]
-        rows = {"always": [], "off": []}
+        arms = ["always", "off"] + (["auto"] if args.auto else [])
+        rows = {arm: [] for arm in arms}
         with tempfile.TemporaryDirectory() as tmp:
             if args.tls:
                 e2e.CERTS = f"{tmp}/certs"
@@ -148,7 +179,7 @@ def main():
             procs = []
             try:
                 for r in range(args.rounds):
-                    for cache in (["always", "off"] if r % 2 == 0 else ["off", "always"]):
+                    for cache in arms[r % len(arms):] + arms[:r % len(arms)]:
                         run_tmp = f"{tmp}/{recipe}-{cache}-{r}"
                         os.makedirs(run_tmp)
                         epochs, rss = run_epochs(b, args, pipeline, cache, batches_per_epoch,
@@ -158,6 +189,7 @@ def main():
                         stop(procs)
                         later = statistics.mean(e["cpu"] for e in epochs[1:])
                         rows[cache].append(dict(
+                            total=statistics.mean(e["cpu"] for e in epochs),
                             first=epochs[0]["cpu"], later=later, ratio=later / epochs[0]["cpu"],
                             first_minflt=epochs[0]["worker_minflt"],
                             later_minflt=statistics.mean(e["worker_minflt"] for e in epochs[1:]),
@@ -168,8 +200,8 @@ def main():
                               f"epoch {cpu} (epochs >= 2 / epoch 1 = "
                               f"{later / epochs[0]['cpu']:.3f}), minor faults/image {faults}"
                               f"; sweep of {SWEEP_JOBS}: {sweep:.3f} ms/image; worker RSS "
-                              f"{rss / 2**20:.0f} MiB (load average {os.getloadavg()[0]:.1f})",
-                              flush=True)
+                              f"{rss / 2**20:.0f} MiB (load average {os.getloadavg()[0]:.1f})"
+                              f"{auto_choices(run_tmp) if cache == 'auto' else ''}", flush=True)
             finally:
                 stop(procs)
 
@@ -191,7 +223,8 @@ def main():
               f"sweep_cache_ms={med('always', 'sweep'):.4f} sweep_off_ms={med('off', 'sweep'):.4f} "
               f"sweep_vs_off={sweep_vs_off:.3f} "
               f"worker_rss_mib={med('always', 'rss') / 2**20:.0f} "
-              f"decoded_cache_mib={args.cache_bytes / 2**20:.0f}", flush=True)
+              f"decoded_cache_mib={args.cache_bytes / 2**20:.0f}"
+              f"{auto_result(rows) if args.auto else ''}", flush=True)
 
 
 if __name__ == "__main__":

@@ -147,9 +147,11 @@ absl::StatusOr<v1::JobSpec> JobSpecArgs::ToJobSpec(
     spec.set_decoded_cache(v1::DECODED_CACHE_OFF);
   } else if (decoded_cache == "always") {
     spec.set_decoded_cache(v1::DECODED_CACHE_ALWAYS);
+  } else if (decoded_cache == "auto") {
+    spec.set_decoded_cache(v1::DECODED_CACHE_AUTO);
   } else if (!decoded_cache.empty()) {
-    return invalid("decoded_cache",
-                   absl::StrCat("must be 'on', 'off' or 'always', got '", decoded_cache, "'"));
+    return invalid("decoded_cache", absl::StrCat("must be 'auto', 'on', 'off' or 'always', got '",
+                                                 decoded_cache, "'"));
   }
   if (max_bad_sample_fraction.has_value()) {
     const double fraction = *max_bad_sample_fraction;

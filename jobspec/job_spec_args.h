@@ -61,8 +61,9 @@ struct JobSpecArgs {
   // JobSpec.fields: the sample fields the job wants ("image", "label", "text", ...); empty:
   // images and labels as before. Checked by OpenJob (INVALID_ARGUMENT naming fields[i]).
   std::vector<std::string> fields;
-  // JobSpec.decoded_cache (docs/decisions/0081-decoded-cache.md): "on", "off", "always" (every
-  // sample kept, whatever its decode cost), or empty for unset (off).
+  // JobSpec.decoded_cache (docs/decisions/0081-decoded-cache.md, 0084): "auto" (each worker
+  // chooses from measured costs), "on", "off", "always" (forced on, every sample kept whatever its
+  // decode cost), or empty for unset (auto).
   std::string decoded_cache;
 
   // The spec, or INVALID_ARGUMENT naming the argument as `name(field)` says (field is the

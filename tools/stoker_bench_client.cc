@@ -189,8 +189,9 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("tail", &c.tail,
             "auto | worker | client: where the to_float/normalize tail runs (JobSpec.tail)");
   flags.Add("decoded-cache", &c.decoded_cache,
-            "on | off | always: whether workers keep decoded samples for the next epoch and "
-            "other jobs (JobSpec.decoded_cache; unset: off)");
+            "auto | on | off | always: whether workers keep decoded samples for the next epoch "
+            "and other jobs (JobSpec.decoded_cache; unset: auto, each worker choosing from "
+            "measured costs)");
   flags.Add("step-ms", &c.step, absl::Milliseconds(1),
             "simulated training step: sleep this long per batch");
   flags.Add("max-batches", &c.max_batches, "stop after this many batches (0 = all epochs)");

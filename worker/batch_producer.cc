@@ -22,7 +22,9 @@ namespace {
 // How a sample's prefix output was had (DecodedPrefix).
 struct DecodedPrefixOutcome {
   bool hit = false;
-  int64_t hit_ns = 0;  // the copy out of the cache, when traced
+  int64_t hit_ns = 0;         // the copy out of the cache, when traced
+  double prefix_seconds = 0;  // a miss's prefix, thread CPU
+  size_t entry_bytes = 0;     // a miss's output
 };
 
 // Into scratch->prefix: the output of the job's deterministic prefix for sample `index`, copied
@@ -33,41 +35,80 @@ struct DecodedPrefixOutcome {
 absl::StatusOr<DecodedPrefixOutcome> DecodedPrefix(JobContext& job, uint64_t index,
                                                    const SampleInput& input, DecodedCache& cache,
                                                    ProducerScratch* scratch) {
-  const Pipeline& pipeline = job.pipeline();
+  const Pipeline& pipeline = job.cache_pipeline();
   const DecodedCacheKey key{job.source().fingerprint(), index, pipeline.prefix_fingerprint()};
   const bool traced = scratch->timeline.on();
   const int64_t lookup_start = traced ? trace::MonotonicNowNanos() : 0;
   const bool hit = cache.Lookup(key, &scratch->prefix) >= 0;
   job.CountDecodedLookup(hit);
   if (hit) {
-    return DecodedPrefixOutcome{true, traced ? trace::MonotonicNowNanos() - lookup_start : 0};
+    DecodedPrefixOutcome outcome;
+    outcome.hit = true;
+    outcome.hit_ns = traced ? trace::MonotonicNowNanos() - lookup_start : 0;
+    return outcome;
   }
   const absl::Duration cpu_start = ThreadCpuTime();
   ImageView made;
   RETURN_IF_ERROR(pipeline.RunPrefix(input, &scratch->workspace, &made));
-  cache.Offer(key, made, absl::ToDoubleSeconds(ThreadCpuTime() - cpu_start),
-              job.forces_decoded_cache());
+  DecodedPrefixOutcome outcome;
+  outcome.prefix_seconds = absl::ToDoubleSeconds(ThreadCpuTime() - cpu_start);
+  outcome.entry_bytes = made.shape.bytes();
+  cache.Offer(key, made, outcome.prefix_seconds, job.forces_decoded_cache());
   scratch->prefix.Reshape(made.shape);
   std::memcpy(scratch->prefix.view().data, made.data, made.shape.bytes());
   const std::vector<double>& seconds = scratch->workspace.op_seconds();
   scratch->prefix_op_seconds.assign(
       seconds.begin(), seconds.begin() + std::min(seconds.size(), pipeline.prefix_ops()));
-  return DecodedPrefixOutcome{};
+  return outcome;
+}
+
+// The route of one sample: the cache's for a job that forces it, an AUTO job's probe's turn, or
+// the pipeline as it runs without a cache.
+DecodedCacheProbe::Turn DecodedCacheTurn(JobContext& job, DecodedCache* cache) {
+  if (cache == nullptr || !job.uses_decoded_cache()) return {};
+  job.JoinDecodedCacheGroup(*cache);
+  if (job.decoded_cache_probe() == nullptr) return {DecodedCacheProbe::Route::kCached, false};
+  return job.decoded_cache_probe()->Next();
+}
+
+// Gives an AUTO job's probe what a timed sample cost; logs the choice when it is made.
+void RecordDecodedCacheTurn(const JobContext& job, bool cached, const DecodedPrefixOutcome& prefix,
+                            double seconds, DecodedCache& cache) {
+  DecodedCacheProbe& probe = *job.decoded_cache_probe();
+  std::optional<DecodedCacheChoice> choice;
+  if (!cached) {
+    choice = probe.RecordUncached(seconds);
+  } else {
+    DecodedCacheProbe::CachedSample sample;
+    sample.seconds = seconds;
+    sample.hit = prefix.hit;
+    sample.prefix_seconds = prefix.prefix_seconds;
+    sample.entry_bytes = static_cast<double>(prefix.entry_bytes);
+    sample.entries_fit = cache.capacity_bytes() / DecodedCache::Charge(prefix.entry_bytes);
+    sample.group_members = cache.groups().Members(job.decoded_cache_group());
+    choice = probe.RecordCached(sample);
+  }
+  if (choice.has_value()) {
+    STOKER_LOG(INFO) << "job " << job.job_id()
+                     << ": decoded cache (auto) on this worker: " << choice->why;
+  }
 }
 
 // Reads and augments the sample of `index` into `slot`; through `decoded_cache` (may be null)
-// for a job that uses it.
+// when the job's route for it is the cache's.
 absl::Status ProduceSample(JobContext& job, uint32_t epoch, uint64_t index,
                            ProducerScratch* scratch, uint8_t* slot, DecodedCache* decoded_cache) {
   BatchTimeline& timeline = scratch->timeline;
   const int64_t read_start = timeline.on() ? trace::MonotonicNowNanos() : 0;
   RETURN_IF_ERROR(job.source().Read(index, &scratch->sample));
   CounterRng rng = SampleRng(job.spec().seed(), epoch, index);
-  const Pipeline& pipeline = job.pipeline();
+  const DecodedCacheProbe::Turn turn = DecodedCacheTurn(job, decoded_cache);
+  const absl::Duration turn_start = turn.timed ? ThreadCpuTime() : absl::ZeroDuration();
+  // Labels and fields come from the source as always: only the prefix's pixels are cached.
+  const bool cached = turn.route == DecodedCacheProbe::Route::kCached;
+  const Pipeline& pipeline = cached ? job.cache_pipeline() : job.pipeline();
   const SampleInput input = scratch->sample.input(job.source().format());
   const int64_t run_start = timeline.on() ? trace::MonotonicNowNanos() : 0;
-  // Labels and fields come from the source as always: only the prefix's pixels are cached.
-  const bool cached = decoded_cache != nullptr && job.uses_decoded_cache();
   DecodedPrefixOutcome prefix;
   if (cached) {
     ASSIGN_OR_RETURN(prefix, DecodedPrefix(job, index, input, *decoded_cache, scratch));
@@ -89,6 +130,10 @@ absl::Status ProduceSample(JobContext& job, uint32_t epoch, uint64_t index,
   } else {
     RETURN_IF_ERROR(pipeline.Run(input, &rng, &scratch->workspace, slot));
   }
+  if (turn.timed) {
+    RecordDecodedCacheTurn(job, cached, prefix, absl::ToDoubleSeconds(ThreadCpuTime() - turn_start),
+                           *decoded_cache);
+  }
   std::vector<double>& seconds = scratch->workspace.mutable_op_seconds();
   if (cached && !prefix.hit && seconds.size() >= scratch->prefix_op_seconds.size()) {
     // The prefix ran: its ops' times back.
@@ -103,7 +148,7 @@ absl::Status ProduceSample(JobContext& job, uint32_t epoch, uint64_t index,
   }
   if (scratch->workspace.time_ops()) {
     // After a hit the prefix ops did not run: their histograms see nothing of this sample.
-    for (uint32_t op = prefix.hit ? static_cast<uint32_t>(job.pipeline().prefix_ops()) : 0;
+    for (uint32_t op = prefix.hit ? static_cast<uint32_t>(pipeline.prefix_ops()) : 0;
          op < seconds.size(); ++op) {
       scratch->op_times.Observe(op, pipeline.op_name(op), seconds[op]);
     }

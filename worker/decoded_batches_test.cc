@@ -42,13 +42,16 @@ class DecodedJpegSource : public Source {
 };
 
 // decode and a resize (the deterministic prefix), then a random crop and flip (the suffix).
+constexpr char kResizeThenCrop[] =
+    "decode, resize(height=20, width=20), random_resized_crop(height=12, width=12), "
+    "horizontal_flip, to_float";
+
 std::shared_ptr<JobContext> DecodedCacheJob(uint64_t job_id, uint64_t seed,
-                                            pb::DecodedCache decoded_cache) {
+                                            pb::DecodedCache decoded_cache,
+                                            const char* pipeline = kResizeThenCrop) {
   pb::JobSpec spec;
   spec.mutable_dataset()->mutable_synthetic();  // Unused: the source is injected.
-  *spec.mutable_pipeline() = *ParsePipelineText(
-      "decode, resize(height=20, width=20), random_resized_crop(height=12, width=12), "
-      "horizontal_flip, to_float");
+  *spec.mutable_pipeline() = *ParsePipelineText(pipeline);
   spec.set_batch_size(4);
   spec.set_seed(seed);
   spec.set_world_size(1);
@@ -82,12 +85,72 @@ std::vector<std::string> BatchesWithoutCache(JobContext& job) {
   return batches;
 }
 
-TEST(DecodedBatchesTest, TheJobHasAPrefixAndUsesTheCacheOnlyWhenAskedTo) {
+TEST(DecodedBatchesTest, TheJobHasAPrefixAndUsesTheCacheUnlessTurnedOff) {
   EXPECT_TRUE(DecodedCacheJob(1, 3, pb::DECODED_CACHE_ON)->uses_decoded_cache());
   EXPECT_TRUE(DecodedCacheJob(1, 3, pb::DECODED_CACHE_ALWAYS)->uses_decoded_cache());
   EXPECT_FALSE(DecodedCacheJob(1, 3, pb::DECODED_CACHE_OFF)->uses_decoded_cache());
-  EXPECT_FALSE(DecodedCacheJob(1, 3, pb::DECODED_CACHE_UNSPECIFIED)->uses_decoded_cache());
   EXPECT_EQ(DecodedCacheJob(1, 3, pb::DECODED_CACHE_ON)->pipeline().prefix_ops(), 2u);
+  EXPECT_EQ(DecodedCacheJob(1, 3, pb::DECODED_CACHE_ON)->decoded_cache_probe(), nullptr);
+  // Unset is AUTO: the job's pipeline runs as without the cache, the cache route is its own.
+  for (const pb::DecodedCache mode : {pb::DECODED_CACHE_UNSPECIFIED, pb::DECODED_CACHE_AUTO}) {
+    const std::shared_ptr<JobContext> job = DecodedCacheJob(1, 3, mode);
+    ASSERT_TRUE(job->uses_decoded_cache());
+    EXPECT_EQ(job->pipeline().prefix_ops(), 0u);
+    EXPECT_EQ(job->cache_pipeline().prefix_ops(), 2u);
+    EXPECT_NE(job->decoded_cache_probe(), nullptr);
+  }
+}
+
+// A crop right after decode, decoded window by window: exact (antialiased, interpolation=2), or
+// possibly at a DCT scale (bilinear, interpolation=0), where the cache route would change bytes.
+constexpr char kExactWindowCrop[] =
+    "decode, random_resized_crop(height=12, width=12, interpolation=2), horizontal_flip, to_float";
+constexpr char kDownscaledWindowCrop[] =
+    "decode, random_resized_crop(height=12, width=12, interpolation=0), horizontal_flip, to_float";
+
+TEST(DecodedBatchesTest, AnAutoJobTakesTheCacheRouteOnlyWhereItCannotChangeAByte) {
+  const std::shared_ptr<JobContext> exact =
+      DecodedCacheJob(1, 3, pb::DECODED_CACHE_AUTO, kExactWindowCrop);
+  EXPECT_TRUE(exact->pipeline().fuses_decode_crop());
+  EXPECT_TRUE(exact->uses_decoded_cache());
+  const std::shared_ptr<JobContext> downscaled =
+      DecodedCacheJob(1, 3, pb::DECODED_CACHE_AUTO, kDownscaledWindowCrop);
+  EXPECT_TRUE(downscaled->pipeline().may_decode_window_downscaled());
+  EXPECT_FALSE(downscaled->uses_decoded_cache());
+  // Its batches through a cache: no lookup at all.
+  DecodedCache cache(64 << 20, DecodedCacheCompression::kNone);
+  DecodedTestBatch(*downscaled, 0, 0, &cache);
+  EXPECT_EQ(cache.stats().misses, 0u);
+  // Forced on, the same pipeline runs unfused and uses the cache.
+  EXPECT_TRUE(
+      DecodedCacheJob(1, 3, pb::DECODED_CACHE_ON, kDownscaledWindowCrop)->uses_decoded_cache());
+}
+
+TEST(DecodedBatchesTest, AnAutoJobsBatchesAreTheJobWithoutTheCacheWhateverItsWorkersChoose) {
+  for (const char* pipeline : {kResizeThenCrop, kExactWindowCrop}) {
+    SCOPED_TRACE(pipeline);
+    const std::vector<std::string> expected =
+        BatchesWithoutCache(*DecodedCacheJob(1, 7, pb::DECODED_CACHE_OFF, pipeline));
+    // Two workers' worth: the first timing both routes on a cold cache, then the choice; the
+    // second on the first's warm cache.
+    DecodedCache cache(64 << 20, DecodedCacheCompression::kNone);
+    for (const char* worker : {"cold", "warm"}) {
+      const std::shared_ptr<JobContext> job =
+          DecodedCacheJob(1, 7, pb::DECODED_CACHE_AUTO, pipeline);
+      size_t i = 0;
+      for (uint32_t epoch = 0; epoch < 2; ++epoch) {
+        for (uint64_t b = 0; b < kDecodedSamples / 4; ++b, ++i) {
+          EXPECT_EQ(DecodedTestBatch(*job, epoch, b, &cache), expected[i])
+              << worker << " epoch " << epoch << " batch " << b;
+        }
+      }
+      // 48 samples: 16 timed on each route decide, whichever way.
+      EXPECT_TRUE(job->decoded_cache_probe()->choice().has_value()) << worker;
+      EXPECT_GE(job->decoded_hits() + job->decoded_misses(), DecodedCacheProbe::kSamplesPerRoute)
+          << worker;
+    }
+    EXPECT_GT(cache.stats().insertions + cache.stats().rejections, 0u);
+  }
 }
 
 TEST(DecodedBatchesTest, ColdAndWarmBatchesOfBothEpochsEqualTheBatchesWithoutACache) {
@@ -153,6 +216,11 @@ TEST(DecodedBatchesTest, FourJobsOnTheSameDataShareOneCacheAndEachGetsItsOwnBatc
     job_hits += job->decoded_hits();
   }
   EXPECT_EQ(job_hits, stats.hits);
+  // One group on this worker while the jobs are held (what an AUTO job counts as passes).
+  const DecodedCacheGroups::Key group = jobs[0]->decoded_cache_group();
+  EXPECT_EQ(cache.groups().Members(group), 4u);
+  jobs.clear();
+  EXPECT_EQ(cache.groups().Members(group), 0u);
 }
 
 TEST(DecodedBatchesTest, ACorruptedEntryIsDecodedAgainAndTheBatchIsUnchanged) {

@@ -17,8 +17,9 @@
 // chance) per shard: a hit sets the entry's referenced bit; to make room the hand passes over the
 // ring, clearing set bits and evicting the first entry whose bit is clear (at most two turns).
 //
-// Admission: an offered entry is kept when its prefix took at least kMinPrefixNanosPerByte of CPU
-// per byte it would keep, or always when the offer is forced (DECODED_CACHE_ALWAYS jobs).
+// Admission: an offered entry is kept when its prefix took at least kMinPrefixNanosPerByte
+// (augment/decoded_cache_choice.h) of CPU per byte it would keep, or always when the offer is
+// forced (DECODED_CACHE_ALWAYS jobs).
 //
 // A hit copies (or decompresses) the pixels into the caller's buffer. The copy is made outside the
 // shard's lock from a shared_ptr to the entry taken under it: eviction only drops the shard's
@@ -41,8 +42,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "augment/decoded_cache_choice.h"
 #include "image/image.h"
 #include "worker/decoded_cache_arena.h"
+#include "worker/decoded_cache_groups.h"
 
 namespace stoker {
 
@@ -86,12 +89,6 @@ class DecodedCache {
   // What an entry costs beyond its blocks: the entry, its ring node and its index slot.
   static constexpr uint64_t kEntryOverheadBytes = 160;
   static constexpr size_t kBlockBytes = DecodedCacheArena::kBlockBytes;
-  // Admission: prefix CPU per byte kept, in nanoseconds. Measured (docs/benchmarks/
-  // decoded-cache.md): a 500x375 JPEG decoded at a DCT scale and resized to 256x256 takes 0.68
-  // ms for 196,608 bytes kept (3.5 ns/B), larger photos more; a PNG inflates at 300-600 MB/s
-  // (2-3 ns/B of output) and a raw image is a copy (well under 1 ns/B). At 3 ns/B the JPEGs are
-  // kept and the cheap-but-large are not; a GiB of cache saves at least 3 s of CPU per pass.
-  static constexpr double kMinPrefixNanosPerByte = 3;
 
   // `capacity_bytes` > 0; `shards` > 0 (each gets capacity_bytes / shards).
   DecodedCache(uint64_t capacity_bytes, DecodedCacheCompression compression, size_t shards = 16);
@@ -121,6 +118,8 @@ class DecodedCache {
 
   DecodedCacheStats stats() const;
   uint64_t capacity_bytes() const { return capacity_bytes_; }
+  // The jobs sharing entries (worker/decoded_cache_groups.h).
+  DecodedCacheGroups& groups() { return groups_; }
 
   // Tests: flips a bit of the stored bytes of `key`'s entry (a memory error). False if absent.
   bool CorruptForTest(const DecodedCacheKey& key);
@@ -140,6 +139,7 @@ class DecodedCache {
   const uint64_t shard_blocks_;  // each shard's arena's most
   const DecodedCacheCompression compression_;
   std::vector<std::unique_ptr<Shard>> shards_;
+  DecodedCacheGroups groups_;
 };
 
 }  // namespace stoker

@@ -78,7 +78,7 @@ TEST(DecodedCacheTest, BytesStayWithinTheCapacityAndClockGivesAHitEntryASecondCh
 TEST(DecodedCacheTest, AdmitsByPrefixCpuPerByteUnlessForced) {
   DecodedCache cache(1 << 20, DecodedCacheCompression::kNone);
   const CacheTestImage image(0);  // 192 bytes kept
-  const double threshold = DecodedCache::kMinPrefixNanosPerByte * 192 * 1e-9;
+  const double threshold = kMinPrefixNanosPerByte * 192 * 1e-9;
   EXPECT_FALSE(cache.Offer(CacheTestKey(0), image.view(), threshold * 0.9, false));
   EXPECT_TRUE(cache.Offer(CacheTestKey(1), image.view(), threshold * 1.1, false));
   EXPECT_TRUE(cache.Offer(CacheTestKey(2), image.view(), 0, /*force=*/true));
@@ -164,6 +164,27 @@ TEST(DecodedCacheTest, CompressionNamesParse) {
   EXPECT_EQ(
       ParseDecodedCacheCompression("zstd", "decoded_cache_compression").status(),
       absl::InvalidArgumentError("decoded_cache_compression: must be 'none' or 'lz4', got 'zstd'"));
+}
+
+TEST(DecodedCacheGroupsTest, JobsOnTheSameDataAndPrefixAreOneGroupWhileTheyHoldTheirHandles) {
+  std::shared_ptr<const void> a, b, other, late;
+  {
+    DecodedCache cache(1 << 20, DecodedCacheCompression::kNone);
+    DecodedCacheGroups& groups = cache.groups();
+    EXPECT_EQ(groups.Members({1, 2}), 0u);
+    a = groups.Join({1, 2});
+    b = groups.Join({1, 2});
+    other = groups.Join({1, 3});  // another prefix: another group
+    EXPECT_EQ(groups.Members({1, 2}), 2u);
+    EXPECT_EQ(groups.Members({1, 3}), 1u);
+    b.reset();
+    EXPECT_EQ(groups.Members({1, 2}), 1u);
+    late = groups.Join({1, 2});
+  }
+  // Handles outlive the cache that made them (a job dropped after its worker's cache).
+  a.reset();
+  late.reset();
+  other.reset();
 }
 
 }  // namespace

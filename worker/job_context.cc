@@ -11,6 +11,15 @@ namespace {
 
 constexpr size_t kPlansKept = 2;
 
+// The cache route's pipeline (JobContext::uses_decoded_cache), or null.
+const Pipeline* CacheRoutePipeline(const stoker::v1::JobSpec& spec, const Source& source,
+                                   const Pipeline& pipeline,
+                                   const std::optional<Pipeline>& auto_cache_pipeline) {
+  if (auto_cache_pipeline.has_value()) return &*auto_cache_pipeline;
+  const bool forced = DecodedCacheModeOf(spec) == DecodedCacheMode::kForced;
+  return forced && pipeline.prefix_ops() > 0 && source.fingerprint() != 0 ? &pipeline : nullptr;
+}
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
@@ -32,24 +41,60 @@ absl::StatusOr<std::shared_ptr<JobContext>> JobContext::Create(uint64_t job_id,
                                                                std::string tenant) {
   RETURN_IF_ERROR(CheckJobFields(spec, *source));
   ASSIGN_OR_RETURN(std::vector<std::string> fields, SourceFields(spec));
+  const DecodedCacheMode mode = DecodedCacheModeOf(spec);
   PipelineOptions options;
   options.with_targets = NamesTypedTargets(spec);
-  options.decoded_prefix = WantsDecodedCache(spec);
+  options.decoded_prefix = mode == DecodedCacheMode::kForced;
   ASSIGN_OR_RETURN(Pipeline pipeline,
                    Pipeline::Compile(spec.pipeline(), source->format(), options));
-  return std::shared_ptr<JobContext>(new JobContext(
-      job_id, std::move(tenant), spec, std::move(source), std::move(pipeline), std::move(fields)));
+  // AUTO: a second compile for the cache route, only where it gives Run's bytes.
+  std::optional<Pipeline> auto_cache_pipeline;
+  if (mode == DecodedCacheMode::kAuto && source->fingerprint() != 0 &&
+      !pipeline.may_decode_window_downscaled()) {
+    options.decoded_prefix = true;
+    ASSIGN_OR_RETURN(Pipeline split, Pipeline::Compile(spec.pipeline(), source->format(), options));
+    if (split.prefix_ops() > 0) auto_cache_pipeline.emplace(std::move(split));
+  }
+  return std::shared_ptr<JobContext>(
+      new JobContext(job_id, std::move(tenant), spec, std::move(source), std::move(pipeline),
+                     std::move(auto_cache_pipeline), std::move(fields)));
+}
+
+DecodedCacheMode DecodedCacheModeOf(const stoker::v1::JobSpec& spec) {
+  switch (spec.decoded_cache()) {
+    case stoker::v1::DECODED_CACHE_ON:
+    case stoker::v1::DECODED_CACHE_ALWAYS:
+      return DecodedCacheMode::kForced;
+    case stoker::v1::DECODED_CACHE_OFF:
+      return DecodedCacheMode::kOff;
+    default:
+      return DecodedCacheMode::kAuto;
+  }
 }
 
 JobContext::JobContext(uint64_t job_id, std::string tenant, stoker::v1::JobSpec spec,
                        std::unique_ptr<Source> source, Pipeline pipeline,
-                       std::vector<std::string> fields)
+                       std::optional<Pipeline> auto_cache_pipeline, std::vector<std::string> fields)
     : job_id_(job_id),
       tenant_(std::move(tenant)),
       spec_(std::move(spec)),
       source_(std::move(source)),
       pipeline_(std::move(pipeline)),
+      auto_cache_pipeline_(std::move(auto_cache_pipeline)),
+      cache_pipeline_(CacheRoutePipeline(spec_, *source_, pipeline_, auto_cache_pipeline_)),
+      probe_(auto_cache_pipeline_.has_value()
+                 ? std::make_unique<DecodedCacheProbe>(source_->size(), spec_.epochs())
+                 : nullptr),
       fields_(std::move(fields)) {}
+
+void JobContext::JoinDecodedCacheGroup(DecodedCache& cache) {
+  if (joined_decoded_cache_group_.load(std::memory_order_acquire)) return;
+  absl::MutexLock lock(&mu_);
+  if (decoded_cache_membership_ == nullptr) {
+    decoded_cache_membership_ = cache.groups().Join(decoded_cache_group());
+  }
+  joined_decoded_cache_group_.store(true, std::memory_order_release);
+}
 
 bool JobContext::FirstBadSampleReport(uint64_t index) {
   absl::MutexLock lock(&mu_);

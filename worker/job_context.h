@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,14 +23,19 @@
 #include "plan/epoch_plan.h"
 #include "stoker/v1/pipeline.pb.h"
 #include "trace/span_recorder.h"
+#include "worker/decoded_cache.h"
+#include "worker/decoded_cache_probe.h"
 
 namespace stoker {
 
-// JobSpec.decoded_cache is ON or ALWAYS (UNSPECIFIED and OFF: off).
-inline bool WantsDecodedCache(const stoker::v1::JobSpec& spec) {
-  return spec.decoded_cache() == stoker::v1::DECODED_CACHE_ON ||
-         spec.decoded_cache() == stoker::v1::DECODED_CACHE_ALWAYS;
-}
+// How a job uses a worker's decoded cache (JobSpec.decoded_cache; docs/decisions/
+// 0084-decoded-cache-chosen-from-measured-costs.md).
+enum class DecodedCacheMode {
+  kOff,     // OFF
+  kForced,  // ON or ALWAYS: every sample takes the cache route, and Run runs unfused
+  kAuto,    // AUTO or unset: each worker with a cache chooses (worker/decoded_cache_probe.h)
+};
+DecodedCacheMode DecodedCacheModeOf(const stoker::v1::JobSpec& spec);
 
 // Thread-safe.
 class JobContext {
@@ -51,6 +57,7 @@ class JobContext {
   const std::string& tenant() const { return tenant_; }
   const stoker::v1::JobSpec& spec() const { return spec_; }
   const Source& source() const { return *source_; }
+  // The pipeline as it runs without the decoded cache: Run (and RunWithTargets).
   const Pipeline& pipeline() const { return pipeline_; }
   // The fields every batch carries as columns (SourceFields, data/sample_fields.h: pass-through
   // fields and typed targets): the source fills them in SampleBuffer.fields, in this order.
@@ -58,14 +65,24 @@ class JobContext {
   // True when the job names a typed target (common/target_fields.h): its pipeline was compiled
   // with_targets and each sample runs with its targets (worker/sample_targets.h).
   bool has_targets() const { return pipeline_.with_targets(); }
-  // The job asks for the decoded cache (JobSpec.decoded_cache ON or ALWAYS): its pipeline was
-  // compiled with PipelineOptions::decoded_prefix, so its batches are the same bytes whether a
-  // worker caches or not. It is served from a worker's cache when the pipeline has a prefix and
-  // the source a fingerprint (uses_decoded_cache); otherwise it runs whole, as any job.
-  bool wants_decoded_cache() const { return WantsDecodedCache(spec_); }
-  bool uses_decoded_cache() const {
-    return wants_decoded_cache() && pipeline_.prefix_ops() > 0 && source_->fingerprint() != 0;
+  // The job may take the cache route on a worker with a decoded cache: its pipeline has a
+  // deterministic prefix, the source a fingerprint, and either the job forces the cache (its one
+  // pipeline was compiled decoded_prefix, so its batches are the same bytes with or without a
+  // cache) or it is AUTO and the pipeline's Run gives the bytes of RunPrefix then RunSuffix (no
+  // decode at a DCT scale: Pipeline::may_decode_window_downscaled), so either route gives the
+  // same batches. Otherwise it runs whole, as any job.
+  bool uses_decoded_cache() const { return cache_pipeline_ != nullptr; }
+  // The pipeline of the cache route (RunPrefix, RunSuffix). REQUIRES: uses_decoded_cache().
+  const Pipeline& cache_pipeline() const { return *cache_pipeline_; }
+  // An AUTO job's choice on this worker; null for the others.
+  DecodedCacheProbe* decoded_cache_probe() const { return probe_.get(); }
+  // The group of jobs that may read this job's entries. REQUIRES: uses_decoded_cache().
+  DecodedCacheGroups::Key decoded_cache_group() const {
+    return {source_->fingerprint(), cache_pipeline_->prefix_fingerprint()};
   }
+  // The first call makes the job a member of its group in `cache` until the job is dropped.
+  // REQUIRES: uses_decoded_cache().
+  void JoinDecodedCacheGroup(DecodedCache& cache);
   // DECODED_CACHE_ALWAYS: every prefix output is offered as worth keeping.
   bool forces_decoded_cache() const {
     return spec_.decoded_cache() == stoker::v1::DECODED_CACHE_ALWAYS;
@@ -107,22 +124,29 @@ class JobContext {
 
  private:
   JobContext(uint64_t job_id, std::string tenant, stoker::v1::JobSpec spec,
-             std::unique_ptr<Source> source, Pipeline pipeline, std::vector<std::string> fields);
+             std::unique_ptr<Source> source, Pipeline pipeline,
+             std::optional<Pipeline> auto_cache_pipeline, std::vector<std::string> fields);
 
   const uint64_t job_id_;
   const std::string tenant_;
   const stoker::v1::JobSpec spec_;
   const std::unique_ptr<Source> source_;
   const Pipeline pipeline_;
+  // An AUTO job's cache route (uses_decoded_cache); a forced job's is pipeline_.
+  const std::optional<Pipeline> auto_cache_pipeline_;
+  const Pipeline* const cache_pipeline_;
+  const std::unique_ptr<DecodedCacheProbe> probe_;
   const std::vector<std::string> fields_;
   std::atomic<bool> retired_{false};
   std::atomic<uint64_t> decoded_hits_{0};
   std::atomic<uint64_t> decoded_misses_{0};
+  std::atomic<bool> joined_decoded_cache_group_{false};
   trace::SpanRecorder trace_{trace::SpanRecorder::Options{.capacity = 1}};
 
   absl::Mutex mu_;
   std::deque<std::shared_ptr<const EpochPlan>> plans_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<uint64_t> reported_bad_samples_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const void> decoded_cache_membership_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace stoker

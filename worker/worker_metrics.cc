@@ -133,6 +133,14 @@ std::vector<prometheus::MetricFamily> WorkerMetrics::Collect() const {
       m.Counter("stoker_worker_job_decoded_cache_misses_total",
                 "A held job's decoded cache lookups that found nothing usable.",
                 static_cast<double>(job->decoded_misses()), labels);
+      const DecodedCacheProbe* probe = job->decoded_cache_probe();
+      if (const std::optional<DecodedCacheChoice> choice =
+              probe != nullptr ? probe->choice() : std::nullopt) {
+        m.Gauge("stoker_worker_job_decoded_cache_chosen",
+                "A held AUTO job's choice on this worker, once its first samples were timed both "
+                "ways: 1 the decoded cache, 0 the pipeline without it.",
+                choice->use ? 1 : 0, labels);
+      }
     }
   }
   AddRpcDenialMetrics(&m);

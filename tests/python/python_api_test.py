@@ -249,11 +249,13 @@ print(sorted(m for m in sys.modules if m == "torch" or m.startswith("torch.")))
                          (stoker.AlreadyExistsError, "ALREADY_EXISTS", raised.exception.message))
 
     def test_decoded_cache_switch_reaches_the_job_spec_and_the_job_opens(self):
-        for value, name in ((True, "on"), (False, "off"), (None, ""), ("always", "always")):
+        for value, name in ((True, "on"), (False, "off"), (None, ""), ("always", "always"),
+                            ("auto", "auto")):
             self.assertEqual(self.loader(decoded_cache=value)._config.decoded_cache, name)
         with self.assertRaisesRegex(TypeError, "decoded_cache: expected a bool"):
             self.loader(decoded_cache=1)
-        with self.assertRaisesRegex(ValueError, "decoded_cache: must be 'on', 'off' or 'always'"):
+        with self.assertRaisesRegex(ValueError,
+                                    "decoded_cache: must be 'auto', 'on', 'off' or 'always'"):
             len(self.loader(decoded_cache="sometimes"))
         # A synthetic (decoded) dataset has no decode to cache: the job runs as any other.
         self.assertEqual(len(self.loader(decoded_cache=True)), NUM_SAMPLES // BATCH)

@@ -40,7 +40,8 @@ TEST(PythonLoaderConfigTest, DecodedCacheNamesSetTheJobSpecSwitch) {
        {std::pair<std::string, v1::DecodedCache>{"", v1::DECODED_CACHE_UNSPECIFIED},
         {"on", v1::DECODED_CACHE_ON},
         {"off", v1::DECODED_CACHE_OFF},
-        {"always", v1::DECODED_CACHE_ALWAYS}}) {
+        {"always", v1::DECODED_CACHE_ALWAYS},
+        {"auto", v1::DECODED_CACHE_AUTO}}) {
     PythonLoaderConfig config = ValidConfig();
     config.decoded_cache = name;
     const absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
@@ -49,9 +50,9 @@ TEST(PythonLoaderConfigTest, DecodedCacheNamesSetTheJobSpecSwitch) {
   }
   PythonLoaderConfig config = ValidConfig();
   config.decoded_cache = "yes";
-  EXPECT_EQ(
-      config.ToLoaderOptions().status(),
-      absl::InvalidArgumentError("decoded_cache: must be 'on', 'off' or 'always', got 'yes'"));
+  EXPECT_EQ(config.ToLoaderOptions().status(),
+            absl::InvalidArgumentError(
+                "decoded_cache: must be 'auto', 'on', 'off' or 'always', got 'yes'"));
 }
 
 void ExpectInvalid(const PythonLoaderConfig& config, const std::string& substring) {

@@ -56,7 +56,8 @@ def _decoded_cache(value: Any) -> str:
         return "on" if value else "off"
     if isinstance(value, str):
         return value  # JobSpecArgs names the argument when the name is unknown
-    raise TypeError(f"decoded_cache: expected a bool, 'on', 'off' or 'always', got {value!r}")
+    raise TypeError(
+        f"decoded_cache: expected a bool, 'auto', 'on', 'off' or 'always', got {value!r}")
 
 
 def _fields(fields: Any) -> list:

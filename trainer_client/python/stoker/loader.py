@@ -132,10 +132,12 @@ class Loader:
           counts, int64 [B], under "<name>_count", e.g. "boxes_count").
       hybrid (stoker.HybridOptions | None): producer threads in this process besides the
           remote workers (a job can run with none).
-      decoded_cache (bool | str | None): JobSpec.decoded_cache: True (or "on"): workers with
-          --decoded-cache-bytes keep each sample's decoded prefix for later epochs and other
-          jobs on the same data; "always": keep every sample, whatever its decode cost; False
-          (or "off"), None: decode every time (docs/decisions/0081-decoded-cache.md).
+      decoded_cache (bool | str | None): JobSpec.decoded_cache: None (or "auto"): each worker
+          with --decoded-cache-bytes times the job's first samples with and without its cache
+          and keeps using the cheaper way over the job's epochs, where the cache cannot change
+          a byte; True (or "on"): workers keep each sample's decoded prefix for later epochs and
+          other jobs on the same data; "always": keep every sample, whatever its decode cost;
+          False (or "off"): decode every time (docs/decisions/0081-decoded-cache.md, 0084).
     """
 
     def __init__(self, coordinator: str, dataset: Dataset, pipeline: PipelineArg = None, *,

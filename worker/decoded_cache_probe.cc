@@ -1,0 +1,71 @@
+#include "worker/decoded_cache_probe.h"
+
+#include <algorithm>
+
+namespace stoker {
+
+DecodedCacheProbe::Turn DecodedCacheProbe::Next() {
+  switch (state_.load(std::memory_order_acquire)) {
+    case kUse:
+      return Turn{Route::kCached, false};
+    case kLeaveOff:
+      return Turn{Route::kUncached, false};
+    default:
+      break;
+  }
+  const uint64_t turn = turns_.fetch_add(1, std::memory_order_relaxed);
+  return Turn{turn % 2 == 0 ? Route::kUncached : Route::kCached, true};
+}
+
+std::optional<DecodedCacheChoice> DecodedCacheProbe::RecordUncached(double seconds) {
+  absl::MutexLock lock(&mu_);
+  ++uncached_;
+  uncached_seconds_ += seconds;
+  return MaybeDecideLocked();
+}
+
+std::optional<DecodedCacheChoice> DecodedCacheProbe::RecordCached(const CachedSample& sample) {
+  absl::MutexLock lock(&mu_);
+  if (sample.hit) {
+    ++hits_;
+    hit_seconds_ += sample.seconds;
+  } else {
+    ++misses_;
+    miss_seconds_ += sample.seconds;
+    prefix_seconds_ += sample.prefix_seconds;
+    entry_bytes_ += sample.entry_bytes;
+    entries_fit_ = sample.entries_fit;
+  }
+  group_members_ = std::max<uint32_t>(1, sample.group_members);
+  return MaybeDecideLocked();
+}
+
+std::optional<DecodedCacheChoice> DecodedCacheProbe::MaybeDecideLocked() {
+  if (choice_.has_value() || uncached_ < kSamplesPerRoute || misses_ == 0 ||
+      misses_ + hits_ < kSamplesPerRoute) {
+    return std::nullopt;
+  }
+  DecodedCacheCosts costs;
+  costs.uncached_seconds = uncached_seconds_ / uncached_;
+  costs.miss_seconds = miss_seconds_ / misses_;
+  costs.prefix_seconds = prefix_seconds_ / misses_;
+  costs.entry_bytes = entry_bytes_ / misses_;
+  // A hit is the miss without its prefix, until hits (another job's entries) are measured.
+  costs.hit_seconds =
+      hits_ > 0 ? hit_seconds_ / hits_ : std::max(0.0, costs.miss_seconds - costs.prefix_seconds);
+  DecodedCacheOutlook outlook;
+  outlook.samples = samples_;
+  outlook.entries_fit = entries_fit_;
+  // Each decode serves every sharing job's epochs.
+  outlook.passes = passes_ * group_members_;
+  choice_ = ChooseDecodedCache(costs, outlook);
+  state_.store(choice_->use ? kUse : kLeaveOff, std::memory_order_release);
+  return choice_;
+}
+
+std::optional<DecodedCacheChoice> DecodedCacheProbe::choice() const {
+  absl::MutexLock lock(&mu_);
+  return choice_;
+}
+
+}  // namespace stoker

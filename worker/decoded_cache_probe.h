@@ -1,0 +1,83 @@
+#ifndef STOKER_WORKER_DECODED_CACHE_PROBE_H_
+#define STOKER_WORKER_DECODED_CACHE_PROBE_H_
+
+// One worker's choice, for one DECODED_CACHE_AUTO job, between its pipeline as it runs without the
+// decoded cache and the cache path (prefix from the cache or made and offered, then the suffix):
+// the job's first samples on this worker alternate between the two routes, timed in thread CPU,
+// until each has kSamplesPerRoute (and the cache route one miss at least); then
+// ChooseDecodedCache (augment/decoded_cache_choice.h) decides from those costs, how many of the
+// job's entries the cache holds, the dataset's size and the passes each entry serves — the job's
+// epochs times the jobs on this worker sharing its entries (DecodedCacheGroups) — once. A job is
+// AUTO only where both routes give the same bytes (JobContext), so mixing them changes no batch.
+//
+// Thread-safe: producer threads take turns and record concurrently.
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "augment/decoded_cache_choice.h"
+
+namespace stoker {
+
+class DecodedCacheProbe {
+ public:
+  static constexpr uint32_t kSamplesPerRoute = 16;
+
+  enum class Route { kUncached, kCached };
+  struct Turn {
+    Route route = Route::kUncached;
+    bool timed = false;  // a probe: time it and record it
+  };
+  // What one sample cost on the cache route.
+  struct CachedSample {
+    double seconds = 0;  // all of it
+    bool hit = false;
+    double prefix_seconds = 0;   // a miss's prefix
+    double entry_bytes = 0;      // a miss's entry
+    uint64_t entries_fit = 0;    // entries of that size the cache holds
+    uint32_t group_members = 1;  // jobs on this worker sharing the job's entries, itself included
+  };
+
+  // `samples`: the dataset's; `passes`: the job's epochs.
+  DecodedCacheProbe(uint64_t samples, uint32_t passes) : samples_(samples), passes_(passes) {}
+
+  // The route of the next sample: alternating (timed) until decided, then the choice's.
+  Turn Next();
+  // Each returns the choice when this record made it (the caller logs it), nullopt otherwise.
+  std::optional<DecodedCacheChoice> RecordUncached(double seconds);
+  std::optional<DecodedCacheChoice> RecordCached(const CachedSample& sample);
+
+  // The choice, once made.
+  std::optional<DecodedCacheChoice> choice() const;
+
+ private:
+  enum State : int { kProbing, kUse, kLeaveOff };
+
+  // Decides when enough is recorded; the choice when it did.
+  std::optional<DecodedCacheChoice> MaybeDecideLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const uint64_t samples_;
+  const uint32_t passes_;
+  std::atomic<int> state_{kProbing};
+  std::atomic<uint64_t> turns_{0};
+
+  mutable absl::Mutex mu_;
+  uint32_t uncached_ ABSL_GUARDED_BY(mu_) = 0;
+  double uncached_seconds_ ABSL_GUARDED_BY(mu_) = 0;
+  uint32_t misses_ ABSL_GUARDED_BY(mu_) = 0;
+  double miss_seconds_ ABSL_GUARDED_BY(mu_) = 0;
+  double prefix_seconds_ ABSL_GUARDED_BY(mu_) = 0;
+  double entry_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t entries_fit_ ABSL_GUARDED_BY(mu_) = 0;
+  uint32_t group_members_ ABSL_GUARDED_BY(mu_) = 1;
+  uint32_t hits_ ABSL_GUARDED_BY(mu_) = 0;
+  double hit_seconds_ ABSL_GUARDED_BY(mu_) = 0;
+  std::optional<DecodedCacheChoice> choice_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace stoker
+
+#endif  // STOKER_WORKER_DECODED_CACHE_PROBE_H_
