@@ -250,8 +250,8 @@ def start_cluster(b, worker_binary, workers, prefix, procs, data_root, worker_fl
     them to procs. Returns (coordinator address, worker processes)."""
     log = open(f"{prefix}-coordinator.log", "w")
     coordinator = subprocess.Popen(
-        [f"{b}/coordinator/stoker-coordinator", *security("coordinator", tls), "--listen", "127.0.0.1:0",
-         "--port-file", f"{prefix}-coordinator.port", "--data-root", data_root],
+        [f"{b}/coordinator/stoker-coordinator", *security("coordinator", tls), "--listen",
+         "127.0.0.1:0", "--port-file", f"{prefix}-coordinator.port", "--data-root", data_root],
         stdout=log, stderr=log)
     procs.append(coordinator)
     address = f"127.0.0.1:{wait_port(f'{prefix}-coordinator.port', coordinator, 'coordinator')}"
