@@ -7,6 +7,7 @@ between separate processes on loopback.
            [--manifest M --images DIR]
            [--workers W] [--batches N] [--torchvision-batches N | --no-torchvision] [--rounds R]
            [--client-flag FLAG]... [--compare-client 'BINARY [FLAG...]']...
+           [--security tls|plaintext|both] [--warmup-batches N]
 
 Stoker: a coordinator, W `stoker-worker --threads 1` processes and one `stoker-bench-client`
 process (no training step). Workloads (docs/architecture.md, Reference workloads): blur =
@@ -23,13 +24,18 @@ out with each sample's boxes and box labels. torchvision: a DataLoader
 with W worker processes and the same pipeline and filter (bench/e2e_torchvision.py), at the same
 boundary (batches reaching the training loop). Alternating rounds, medians. Per round, delivered
 img/s and CPU ms per image in two windows:
-  - steady (what vs_torchvision uses, the same window as torchvision's): after WARMUP (2)
-    batches reached the loop, as e2e_torchvision.py counts torchvision's process and its
-    DataLoader workers after two warm-up batches. The workers' CPU (/proc/PID/stat) between the
+  - steady (what vs_torchvision uses, the same window as torchvision's): after --warmup-batches
+    (default WARMUP, 2) batches reached the loop, as e2e_torchvision.py counts torchvision's
+    process and its DataLoader workers after two warm-up batches. For faults in steady state
+    (issue 38, item 6) give a warm-up past the heaps' growth: the client's heap grows until its
+    buffered batches first reach its prefetch budget (256 MiB: ~27 uint8 batches of 64), the
+    workers' during their first ~100 batches (they live across rounds, the client does not),
+    so e.g. --warmup-batches 200 --batches 800. The workers' CPU (/proc/PID/stat) between the
     client's batches WARMUP and --batches - 2 (read from its --token-file while it runs, so that
     the batches the workers make for prefetch credit after the last one are not charged to the
     delivered images); the client's own process CPU after its batch WARMUP
-    (CLOCK_PROCESS_CPUTIME_ID, its report's steady_cpu_seconds).
+    (CLOCK_PROCESS_CPUTIME_ID, its report's steady_cpu_seconds; the client gets the same
+    --warmup-batches).
   - whole run (*_whole_run): the workers' CPU before and after the round and the client's whole
     process (wait4), start-up and the extra prefetched batches included.
 --batches must be at least 16 (/proc counts worker CPU in 10 ms ticks).
@@ -44,8 +50,13 @@ blur also reports the wire overhead (issue 13): the workers' steady CPU per deli
 against the CPU per image of the same pipeline in one thread (`augment_bench --stoker_only`, run
 after each round): worker_vs_augment.
 Every Stoker connection runs mutual TLS (certificates from scripts/dev-certs.sh), as the chart
-deploys it; --plaintext runs them all plaintext (--insecure) instead, the second column of
-`scripts/bench.sh e2e`. The TCP floor stays plaintext.
+deploys it; --plaintext (--security plaintext) runs them all plaintext (--insecure) instead, the
+second column of `scripts/bench.sh e2e`. The TCP floor stays plaintext. --security both runs a
+mutual-TLS cluster (the stoker side) and a plaintext one (coordinator and workers of their own)
+in the same rounds, in alternating order, against the same data: the RESULT line (tls=both)
+adds the plaintext side's figures (plaintext_*) and tls_vs_plaintext_worker_cpu, the median of
+the per-round ratios of the workers' steady CPU per image (a paired figure: both sides of a
+round share the machine's load).
 Stage floors beside the figures (issue 24, item 3): the client's, a plain TCP receiver taking the
 same bytes (tcp_receive_floor_ms_per_image, client_vs_floor); the workers', with
 --decode-floor-ms (the 1/8-scale decode of the same files, jpeg_floor_bench's `eighth` stage, run
@@ -224,21 +235,23 @@ def wait_port(path, proc, what):
 CERTS = None
 
 
-def security(role):
-    if CERTS is None:
+def security(role, tls=None):
+    """`role`'s flags: mutual TLS with CERTS, or --insecure (tls=None: TLS whenever CERTS is
+    set; False: plaintext, the plaintext side of --security both)."""
+    if CERTS is None or tls is False:
         return ["--insecure"]
     return ["--tls-ca", f"{CERTS}/ca.pem", "--tls-cert", f"{CERTS}/{role}.pem",
             "--tls-key", f"{CERTS}/{role}.key"]
 
 
-def start_cluster(b, worker_binary, workers, prefix, procs, data_root, worker_flags=()):
+def start_cluster(b, worker_binary, workers, prefix, procs, data_root, worker_flags=(), tls=None):
     """A coordinator and `workers` workers of `worker_binary` (with `worker_flags`) on loopback,
-    reading datasets under `data_root` (--data-root); appends them to procs. Returns (coordinator
-    address, worker processes)."""
+    reading datasets under `data_root` (--data-root), secured as security(role, tls); appends
+    them to procs. Returns (coordinator address, worker processes)."""
     log = open(f"{prefix}-coordinator.log", "w")
     coordinator = subprocess.Popen(
-        [f"{b}/coordinator/stoker-coordinator", *security("coordinator"), "--listen", "127.0.0.1:0",
-         "--port-file", f"{prefix}-coordinator.port", "--data-root", data_root],
+        [f"{b}/coordinator/stoker-coordinator", *security("coordinator", tls), "--listen",
+         "127.0.0.1:0", "--port-file", f"{prefix}-coordinator.port", "--data-root", data_root],
         stdout=log, stderr=log)
     procs.append(coordinator)
     address = f"127.0.0.1:{wait_port(f'{prefix}-coordinator.port', coordinator, 'coordinator')}"
@@ -246,7 +259,7 @@ def start_cluster(b, worker_binary, workers, prefix, procs, data_root, worker_fl
     for i in range(workers):
         log = open(f"{prefix}-worker{i}.log", "w")
         w = subprocess.Popen(
-            [worker_binary, *security("worker"), "--coordinator", address, "--threads", "1",
+            [worker_binary, *security("worker", tls), "--coordinator", address, "--threads", "1",
              "--port-file", f"{prefix}-worker{i}.port", "--data-root", data_root,
              *worker_flags],
             stdout=log, stderr=log)
@@ -256,21 +269,26 @@ def start_cluster(b, worker_binary, workers, prefix, procs, data_root, worker_fl
     return address, started
 
 
-def stoker_round(b, cluster, client, args, pipeline, source, extra, prefix, job, augment):
-    """One run of `client` (stoker-bench-client argv: binary, flags) against `cluster`: img/s and
-    CPU ms per image over the whole run, and in steady state: the workers' CPU between the
-    client's batches WARMUP and --batches - 2 (SteadyWindow) and the client's own CPU after its
-    batch WARMUP (its report's steady_* figures; the whole run where an older client has none).
-    With `augment` (blur), also augment's CPU per image for the same pipeline."""
+def stoker_round(b, cluster, client, args, pipeline, source, extra, prefix, job, augment,
+                 tls=None):
+    """One run of `client` (stoker-bench-client argv: binary, flags; secured as
+    security("trainer", tls)) against `cluster`: img/s and CPU ms per image over the whole run,
+    and in steady state: the workers' CPU between the client's batches --warmup-batches and
+    --batches - 2 (SteadyWindow) and the client's own CPU after its batch --warmup-batches (its
+    report's steady_* figures; the whole run where an older client has none). With `augment`
+    (blur), also augment's CPU per image for the same pipeline."""
     address, workers = cluster
     before = sum(cpu_seconds(w.pid) for w in workers)
     report = f"{prefix}-report.json"
-    window = SteadyWindow(f"{prefix}-token", workers, WARMUP, args.batches - 2)
+    window = SteadyWindow(f"{prefix}-token", workers, args.warmup_batches, args.batches - 2)
+    # Only when asked: clients built before the flag (--compare-client) still run without it.
+    warmup = ([] if args.warmup_batches == WARMUP
+              else ["--warmup-batches", str(args.warmup_batches)])
     _, client_cpu = run_child(
-        [client[0], *security("trainer"), "--coordinator", address,
+        [client[0], *security("trainer", tls), "--coordinator", address,
          "--job", f"e2e-{args.workload}-{job}", "--pipeline", pipeline, *source,
          *extra, "--batch-size", str(BATCH), "--max-batches", str(args.batches),
-         "--report-json", report, "--token-file", f"{prefix}-token", *client[1:]],
+         "--report-json", report, "--token-file", f"{prefix}-token", *warmup, *client[1:]],
         f"{prefix}-client.log", window)
     worker_cpu = sum(cpu_seconds(w.pid) for w in workers) - before
     rep = json.load(open(report))
@@ -321,16 +339,26 @@ def main():
     parser.add_argument("--decode-floor-ms", type=float, default=0.0,
                         help="jpeg: CPU ms per image of the 1/8-scale decode of the same files "
                              "(the workers' floor), printed beside their figure")
-    parser.add_argument("--plaintext", dest="tls", action="store_false",
-                        help="every Stoker connection plaintext (--insecure); default mutual TLS "
-                             "(scripts/dev-certs.sh), as deployed")
+    parser.add_argument("--security", choices=["tls", "plaintext", "both"], default="tls",
+                        help="tls: every Stoker connection mutual TLS (scripts/dev-certs.sh), as "
+                             "deployed; plaintext: --insecure; both: a TLS and a plaintext "
+                             "cluster in the same rounds (paired tls_vs_plaintext_worker_cpu)")
+    parser.add_argument("--plaintext", dest="security", action="store_const", const="plaintext",
+                        help="--security plaintext")
     # The default since issue 24; kept so that the commands recorded before it still run.
-    parser.add_argument("--tls", dest="tls", action="store_true", default=True,
-                        help="mutual TLS (the default)")
+    parser.add_argument("--tls", dest="security", action="store_const", const="tls",
+                        help="--security tls (the default)")
+    parser.add_argument("--warmup-batches", type=int, default=WARMUP,
+                        help="batches before the steady window opens (the client's heap grows "
+                             "until its buffered batches reach its prefetch budget)")
     args = parser.parse_args()
     b = args.build_dir
-    if args.batches < 16:
-        sys.exit("e2e: --batches must be at least 16 (the steady window)")
+    if args.warmup_batches < 1 or args.batches - 2 - args.warmup_batches < 12:
+        sys.exit("e2e: --batches must be at least --warmup-batches + 14 (a steady window of 12 "
+                 "batches: /proc counts CPU in 10 ms ticks), and --warmup-batches at least 1")
+    if args.security == "both" and args.baseline_worker:
+        sys.exit("e2e: --security both and --baseline-worker each add a second cluster; "
+                 "give one of them")
     pipeline, extra = WORKLOADS[args.workload]
     if pipeline is None:
         if not args.pipeline or not args.annotations:
@@ -345,7 +373,7 @@ def main():
         source = ["--manifest", args.manifest]
         tv_extra = [args.images] + ([args.annotations] if args.annotations else [])
     with tempfile.TemporaryDirectory() as tmp:
-        if args.tls:
+        if args.security != "plaintext":
             CERTS = f"{tmp}/certs"
             subprocess.run([f"{HERE}/../scripts/dev-certs.sh", CERTS], check=True)
         procs = []
@@ -357,6 +385,9 @@ def main():
             if args.baseline_worker:
                 clusters["baseline"] = start_cluster(b, args.baseline_worker, args.workers,
                                                      f"{tmp}/b", procs, root)
+            if args.security == "both":
+                clusters["plaintext"] = start_cluster(b, f"{b}/worker/stoker-worker", args.workers,
+                                                      f"{tmp}/p", procs, root, tls=False)
             clients = [[f"{b}/tools/stoker-bench-client", *args.client_flag]]
             compares = [shlex.split(c) for c in args.compare_client]
             rows = {side: [] for side in [*clusters, "torchvision"]}
@@ -367,7 +398,8 @@ def main():
                     rows[side].append(stoker_round(
                         b, clusters[side], clients[0], args, pipeline, source, extra,
                         f"{tmp}/{side}{r}", f"{side}-{r}",
-                        augment=side == "stoker" and args.workload == "blur"))
+                        augment=side == "stoker" and args.workload == "blur",
+                        tls=False if side == "plaintext" else None))
                 # The control: a plain TCP receiver taking the same bytes at the same rate.
                 s = rows["stoker"][-1]
                 s["floor_ms"] = tcp_receive_floor_ms(
@@ -416,17 +448,30 @@ def main():
         return statistics.median(
             t["total_ms"] / s[key] for s, t in zip(rows["stoker"], rows["torchvision"]))
 
-    baseline = ""
+    second_side = ""  # the figures of --baseline-worker or of --security both's plaintext side
     if "baseline" in rows:
         # How many times the baseline worker's CPU per image this one's is, median of the rounds.
         speedups = [a["steady_ms"] / s["steady_ms"]
                     for s, a in zip(rows["stoker"], rows["baseline"])]
-        baseline = (f" baseline_worker_cpu_ms_per_image={med('baseline', 'steady_ms'):.4f}"
+        second_side = (f" baseline_worker_cpu_ms_per_image={med('baseline', 'steady_ms'):.4f}"
                     f" baseline_workers_minflt_per_image={med('baseline', 'worker_minflt'):.3f}"
                     f" baseline_cpu_ms_per_image={med('baseline', 'steady_total_ms'):.4f}"
                     f" worker_cpu_vs_baseline={statistics.median(speedups):.3f}")
+    if "plaintext" in rows:
+        # The TLS side's worker CPU per image over the plaintext side's of the same round.
+        tls_costs = [s["steady_ms"] / p["steady_ms"]
+                     for s, p in zip(rows["stoker"], rows["plaintext"])]
+        second_side = (f" plaintext_worker_cpu_ms_per_image={med('plaintext', 'steady_ms'):.4f}"
+                    f" plaintext_client_cpu_ms_per_image="
+                    f"{med('plaintext', 'client_steady_ms'):.4f}"
+                    f" plaintext_workers_minflt_per_image={med('plaintext', 'worker_minflt'):.3f}"
+                    f" plaintext_client_minflt_per_image={med('plaintext', 'client_minflt'):.3f}"
+                    f" tls_vs_plaintext_worker_cpu={statistics.median(tls_costs):.3f}"
+                    f" tls_vs_plaintext_worker_cpu_rounds="
+                    + ",".join(f"{c:.3f}" for c in tls_costs))
     print(f"RESULT name=e2e workload={args.workload} workers={args.workers} "
-          f"tls={'on' if args.tls else 'off'} "
+          f"tls={dict(tls='on', plaintext='off', both='both')[args.security]} "
+          f"warmup_batches={args.warmup_batches} batches={args.batches} "
           f"stoker_ips={med('stoker', 'ips'):.1f} "
           f"stoker_worker_cpu_ms_per_image={med('stoker', 'steady_ms'):.4f} "
           f"stoker_client_cpu_ms_per_image={med('stoker', 'client_steady_ms'):.4f} "
@@ -442,7 +487,7 @@ def main():
           + (f"vs_torchvision_whole_run={ratio('total_ms'):.2f} " if args.torchvision else "")
           + f"tcp_receive_floor_ms_per_image={med('stoker', 'floor_ms'):.4f} "
           f"client_vs_floor={statistics.median(s['client_steady_ms'] / s['floor_ms'] for s in rows['stoker']):.2f}"
-          f"{baseline}"
+          f"{second_side}"
           + (f" decode_floor_ms_per_image={args.decode_floor_ms:.4f} worker_vs_decode_floor="
              f"{med('stoker', 'steady_ms') / args.decode_floor_ms:.2f}"
              if args.decode_floor_ms else "")

@@ -34,6 +34,7 @@
 #include "common/heap_tuning.h"
 #include "common/logging.h"
 #include "common/metrics.h"
+#include "common/mutex_tuning.h"
 #include "common/status_macros.h"
 #include "common/tls/tls_config.h"
 #include "coordinator/coordinator_client.h"
@@ -275,6 +276,7 @@ int Run(int argc, char** argv) {
   if (absl::Status status = config.log.Apply(); !status.ok()) return flags.Fail(status);
   // Before the loader starts gRPC's threads, so that none has an arena of its own.
   if (config.one_heap_arena) UseOneHeapArena();
+  SkipMutexDeadlockDetection();
   absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
   if (!options.ok()) return flags.Fail(options.status());
 

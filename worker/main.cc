@@ -8,6 +8,7 @@
 #include "common/heap_tuning.h"
 #include "common/logging.h"
 #include "common/metrics.h"
+#include "common/mutex_tuning.h"
 #include "common/process.h"
 #include "common/process_limits.h"
 #include "common/tls/tls_config.h"
@@ -191,6 +192,7 @@ int main(int argc, char** argv) {
   if (absl::Status status = values.log.Apply(); !status.ok()) return flags.Fail(status);
   // Sending (TLS above all: its record buffers) frees and reallocates large blocks per batch.
   stoker::RetainFreedHeapMemory();
+  stoker::SkipMutexDeadlockDetection();
   if (absl::Status status = values.ApplyTo(config); !status.ok()) return flags.Fail(status);
   absl::StatusOr<stoker::DatasetIo> io = values.storage.BuildDatasetIo();
   if (!io.ok()) return flags.Fail(io.status());
