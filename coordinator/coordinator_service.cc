@@ -68,8 +68,17 @@ template <typename Response, typename Start>
 void CoordinatorService::Schedule(CallExecutor* executor, const Finisher& finish, uint64_t epoch,
                                   Response* response, Start start) {
   const bool queued =
-      executor->Schedule([response, finish, epoch, start = std::move(start)]() mutable {
-        start([response, finish, epoch](absl::StatusOr<Response> result) {
+      executor->Schedule([this, response, finish, epoch, start = std::move(start)]() mutable {
+        // A started call may hold its response until the store's commit (SyncThen): bounded.
+        if (started_.fetch_add(1) >= kMaxStartedCalls) {
+          --started_;
+          finish(absl::UnavailableError(
+              absl::StrCat("coordinator overloaded: ", kMaxStartedCalls,
+                           " calls wait for the store (kMaxStartedCalls); retry")));
+          return;
+        }
+        start([this, response, finish, epoch](absl::StatusOr<Response> result) {
+          --started_;
           if (result.ok()) {
             *response = std::move(result).value();
             ServiceStampEpoch(epoch, response);

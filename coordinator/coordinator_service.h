@@ -17,6 +17,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <optional>
 
 #include "common/clock.h"
@@ -55,6 +56,10 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   static constexpr int kLeaseThreads = 4;
   static constexpr int kOpenJobThreads = 2;
   static constexpr size_t kMaxQueuedCalls = 4096;
+  // Calls started and not yet answered, most of them waiting for the store's commit with their
+  // response built (a ClientHeartbeat's lists every worker: ~35 KB for 1,000); one more is
+  // answered UNAVAILABLE.
+  static constexpr int64_t kMaxStartedCalls = 1024;
 
   // `tls`: who may call (RoleGate; with insecure every role check passes). Each call's latency is
   // observed in `latencies`, timed with `clock`; `leader` says whether to answer. All three
@@ -129,6 +134,7 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   Clock* const clock_;
   const RoleGate gate_;
   const LeaderGate* const leader_;
+  std::atomic<int64_t> started_{0};  // see kMaxStartedCalls
   CallExecutor calls_;
   CallExecutor leases_;
   CallExecutor opens_;
