@@ -199,7 +199,7 @@ void EtcdStateStore::WriterLoop() {
     std::vector<std::pair<SyncDone, absl::Status>> settled;
     auto waiting = callbacks_.begin();
     for (auto it = callbacks_.begin(); it != callbacks_.end(); ++it) {
-      if (durable_ >= it->seq) {
+      if (durable_ >= it->seq || it->seq > added_) {  // durable, or never added: no wait
         settled.emplace_back(std::move(it->done), absl::OkStatus());
       } else if (!failed_.ok()) {
         settled.emplace_back(std::move(it->done), failed_);
