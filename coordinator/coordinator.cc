@@ -7,6 +7,7 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "common/ids.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
@@ -21,6 +22,20 @@ namespace {
 
 using stoker::v1::StateUpdate;
 using stoker::v1::TaskId;
+
+// Calls `start` with a reply callback, then waits for the reply (the blocking form of a call
+// whose reply may come from the store's thread).
+template <typename Response, typename Start>
+absl::StatusOr<Response> CoordinatorAwait(Start start) {
+  absl::Notification answered;
+  absl::StatusOr<Response> reply;
+  start([&](absl::StatusOr<Response> result) {
+    reply = std::move(result);
+    answered.Notify();
+  });
+  answered.WaitForNotification();
+  return reply;
+}
 using trace::Stage;
 
 // FAILED_PRECONDITION for an id minted by another incarnation of the coordinator (it lost its
@@ -125,18 +140,32 @@ absl::Status Coordinator::ApplyUpdate(const StateUpdate& update) {
 }
 
 template <typename Response, typename Request>
+Coordinator::Pending<Response> Coordinator::RunLocked(
+    absl::StatusOr<Response> (Coordinator::*method)(const Request&), const Request& request) {
+  Pending<Response> pending;
+  absl::MutexLock lock(&mu_);
+  pending.result = (this->*method)(request);
+  if (store_ != nullptr) pending.sync_seq = store_->last_added();
+  return pending;
+}
+
+template <typename Response, typename Request>
+void Coordinator::DurablyThen(absl::StatusOr<Response> (Coordinator::*method)(const Request&),
+                              const Request& request, Then<Response> done) {
+  if (absl::Status usable = StoreUsable(); !usable.ok()) return done(usable);
+  Pending<Response> pending = RunLocked(method, request);
+  SyncStoreThen(pending.sync_seq, [result = std::move(pending.result),
+                                   done = std::move(done)](absl::Status synced) mutable {
+    if (!synced.ok()) return done(synced);
+    done(std::move(result));
+  });
+}
+
+template <typename Response, typename Request>
 absl::StatusOr<Response> Coordinator::Durably(
     absl::StatusOr<Response> (Coordinator::*method)(const Request&), const Request& request) {
-  RETURN_IF_ERROR(StoreUsable());
-  uint64_t seq = 0;
-  absl::StatusOr<Response> result;
-  {
-    absl::MutexLock lock(&mu_);
-    result = (this->*method)(request);
-    if (store_ != nullptr) seq = store_->last_added();
-  }
-  RETURN_IF_ERROR(SyncStore(seq));
-  return result;
+  return CoordinatorAwait<Response>(
+      [&](Then<Response> done) { DurablyThen(method, request, std::move(done)); });
 }
 
 absl::StatusOr<stoker::v1::OpenJobResponse> Coordinator::OpenJob(
@@ -199,8 +228,18 @@ absl::StatusOr<stoker::v1::RegisterWorkerResponse> Coordinator::RegisterWorker(
 
 absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> Coordinator::WorkerHeartbeat(
     const stoker::v1::WorkerHeartbeatRequest& request) {
-  RETURN_IF_ERROR(CheckWorkerHeartbeatLimits(request, config_));
-  return Durably(&Coordinator::WorkerHeartbeatLocked, request);
+  return CoordinatorAwait<stoker::v1::WorkerHeartbeatResponse>(
+      [&](Then<stoker::v1::WorkerHeartbeatResponse> done) {
+        WorkerHeartbeat(request, std::move(done));
+      });
+}
+
+void Coordinator::WorkerHeartbeat(const stoker::v1::WorkerHeartbeatRequest& request,
+                                  Then<stoker::v1::WorkerHeartbeatResponse> done) {
+  if (absl::Status limits = CheckWorkerHeartbeatLimits(request, config_); !limits.ok()) {
+    return done(limits);
+  }
+  DurablyThen(&Coordinator::WorkerHeartbeatLocked, request, std::move(done));
 }
 
 absl::StatusOr<stoker::v1::LeaseTasksResponse> Coordinator::LeaseTasks(
@@ -242,24 +281,43 @@ Coordinator::LeaseReply Coordinator::LeaseReplyLocked(
 
 absl::StatusOr<stoker::v1::ClientHeartbeatResponse> Coordinator::ClientHeartbeat(
     const stoker::v1::ClientHeartbeatRequest& request, const TenantScope& scope) {
+  return CoordinatorAwait<stoker::v1::ClientHeartbeatResponse>(
+      [&](Then<stoker::v1::ClientHeartbeatResponse> done) {
+        ClientHeartbeat(request, scope, std::move(done));
+      });
+}
+
+void Coordinator::ClientHeartbeat(const stoker::v1::ClientHeartbeatRequest& request,
+                                  const TenantScope& scope,
+                                  Then<stoker::v1::ClientHeartbeatResponse> done) {
   const int64_t received_ns = trace_.Now();
-  RETURN_IF_ERROR(CheckClientHeartbeatLimits(request, config_));
+  absl::Status checked = CheckClientHeartbeatLimits(request, config_);
   // Job ids are never reused, so a job seen here is the job the heartbeat then reports on.
-  RETURN_IF_ERROR(CheckJobVisible(request.job_id(), scope));
-  ASSIGN_OR_RETURN(ClientHeartbeatReply reply,
-                   Durably(&Coordinator::ClientHeartbeatLocked, request));
-  trace_.AnswerClientHeartbeat(request, *reply.workers, received_ns, &reply.response);
-  // Outside the lock: a thousand workers make this the largest part of the call.
-  for (const WorkerRecord& worker : *reply.workers) {
-    if (!worker.hybrid_client_id.empty() && worker.hybrid_client_id != request.client_id()) {
-      continue;  // Another trainer's own threads (hybrid mode).
+  if (checked.ok()) checked = CheckJobVisible(request.job_id(), scope);
+  if (checked.ok()) checked = StoreUsable();
+  if (!checked.ok()) return done(checked);
+  Pending<ClientHeartbeatReply> pending = RunLocked(&Coordinator::ClientHeartbeatLocked, request);
+  if (pending.result.ok()) {
+    // Outside the lock, and before waiting for the store rather than on the thread that
+    // answers many calls: a thousand workers make this the largest part of the call.
+    for (const WorkerRecord& worker : *pending.result->workers) {
+      if (!worker.hybrid_client_id.empty() && worker.hybrid_client_id != request.client_id()) {
+        continue;  // Another trainer's own threads (hybrid mode).
+      }
+      stoker::v1::WorkerInfo* info = pending.result->response.add_workers();
+      info->set_worker_id(worker.id);
+      info->set_address(worker.address);
+      info->set_cores(worker.cores);
     }
-    stoker::v1::WorkerInfo* info = reply.response.add_workers();
-    info->set_worker_id(worker.id);
-    info->set_address(worker.address);
-    info->set_cores(worker.cores);
   }
-  return std::move(reply.response);
+  SyncStoreThen(pending.sync_seq, [this, &request, received_ns, reply = std::move(pending.result),
+                                   done = std::move(done)](absl::Status synced) mutable {
+    if (!synced.ok()) return done(synced);
+    if (!reply.ok()) return done(reply.status());
+    // When the answer goes out: its clock stamps time the reply.
+    trace_.AnswerClientHeartbeat(request, *reply->workers, received_ns, &reply->response);
+    done(std::move(reply->response));
+  });
 }
 
 Coordinator::WorkerList Coordinator::WorkerListLocked() {

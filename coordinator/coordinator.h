@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -166,6 +167,18 @@ class Coordinator {
   absl::StatusOr<stoker::v1::WorkerHeartbeatResponse> WorkerHeartbeat(
       const stoker::v1::WorkerHeartbeatRequest& request);
 
+  // A reply that waits for the store, called once what its call changed or saw is durable
+  // (StateStore::SyncThen): on this thread or on the store's, never under the coordinator's
+  // lock. `request` must outlive the call of `done`.
+  template <typename Response>
+  using Then = absl::AnyInvocable<void(absl::StatusOr<Response>)>;
+  // WorkerHeartbeat and ClientHeartbeat with no thread waiting for the store (the gRPC
+  // handlers': on etcd a commit takes milliseconds and carries dozens of calls).
+  void WorkerHeartbeat(const stoker::v1::WorkerHeartbeatRequest& request,
+                       Then<stoker::v1::WorkerHeartbeatResponse> done);
+  void ClientHeartbeat(const stoker::v1::ClientHeartbeatRequest& request, const TenantScope& scope,
+                       Then<stoker::v1::ClientHeartbeatResponse> done);
+
   // Leases up to min(max_tasks, max_tasks_per_lease) pending tasks of (job, rank) to the worker,
   // in plan order (tasks returned by expired leases or lost workers first). Errors:
   //   INVALID_ARGUMENT  max_tasks 0 ("max_tasks: ..."), rank >= world size ("rank: ...").
@@ -175,16 +188,21 @@ class Coordinator {
   // LeaseTasks for a caller that must not block (a gRPC callback thread): nullopt, having done
   // nothing, when the lock is held; otherwise LeaseTasks' result and the journal sequence the
   // reply must wait for (0: none; else pass it to SyncStore, which blocks, before replying).
-  struct LeaseReply {
-    absl::StatusOr<stoker::v1::LeaseTasksResponse> result;
+  template <typename Response>
+  struct Pending {
+    absl::StatusOr<Response> result;
     uint64_t sync_seq = 0;
   };
+  using LeaseReply = Pending<stoker::v1::LeaseTasksResponse>;
   std::optional<LeaseReply> TryLeaseTasks(const stoker::v1::LeaseTasksRequest& request)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Waits until the store holds everything up to `seq` durably (0, or no store: at once), then
   // compacts it when due (its file I/O outside the lock). UNAVAILABLE naming the journal's error
   // when it cannot (see StoreUsable).
   absl::Status SyncStore(uint64_t seq) ABSL_LOCKS_EXCLUDED(mu_);
+  // SyncStore without waiting: `done` gets what SyncStore would return but a compaction's
+  // error, which is logged (the compaction, when due, runs on this thread, after SyncThen).
+  void SyncStoreThen(uint64_t seq, StateStore::SyncDone done) ABSL_LOCKS_EXCLUDED(mu_);
   // OK unless the store failed a write (it latches, journal.h); then UNAVAILABLE naming the
   // cause and saying to retry against a restarted coordinator. Every RPC but GetStatus answers
   // it, CheckLiveness does nothing, and the server reports NOT_SERVING on its health service
@@ -258,11 +276,21 @@ class Coordinator {
   // The one place state changes; durable updates are added to the store.
   absl::Status ApplyUpdate(const stoker::v1::StateUpdate& update)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Runs `method` under the lock, then waits until what it saw is durable (and compacts the
-  // store when it is due).
+  // Runs `method` under the lock: its result and the store's last sequence then.
+  template <typename Response, typename Request>
+  Pending<Response> RunLocked(absl::StatusOr<Response> (Coordinator::*method)(const Request&),
+                              const Request& request) ABSL_LOCKS_EXCLUDED(mu_);
+  // Runs `method` under the lock, then answers `done` once what it saw is durable (and compacts
+  // the store when it is due); Durably waits for that answer.
+  template <typename Response, typename Request>
+  void DurablyThen(absl::StatusOr<Response> (Coordinator::*method)(const Request&),
+                   const Request& request, Then<Response> done) ABSL_LOCKS_EXCLUDED(mu_);
   template <typename Response, typename Request>
   absl::StatusOr<Response> Durably(absl::StatusOr<Response> (Coordinator::*method)(const Request&),
                                    const Request& request) ABSL_LOCKS_EXCLUDED(mu_);
+  // Compacts the store when it holds kCompactBytes since the last compaction and no other
+  // thread compacts (the snapshot under the lock, the writes after it is released).
+  absl::Status CompactIfDue() ABSL_LOCKS_EXCLUDED(mu_);
   // OpenJob's request, the job's geometry (computed outside the lock) and, with tokens, the
   // resume point computed from them.
   struct OpenJobArgs {

@@ -49,6 +49,20 @@ absl::Status Coordinator::StoreUsable() const {
 absl::Status Coordinator::SyncStore(uint64_t seq) {
   if (store_ == nullptr || seq == 0) return absl::OkStatus();
   if (absl::Status synced = store_->Sync(seq); !synced.ok()) return JournalUnavailable(synced);
+  return CompactIfDue();
+}
+
+void Coordinator::SyncStoreThen(uint64_t seq, StateStore::SyncDone done) {
+  if (store_ == nullptr || seq == 0) return done(absl::OkStatus());
+  store_->SyncThen(seq, [done = std::move(done)](absl::Status synced) mutable {
+    done(synced.ok() ? synced : JournalUnavailable(synced));
+  });
+  if (absl::Status compacted = CompactIfDue(); !compacted.ok()) {
+    STOKER_LOG(WARNING) << "compacting the store: " << compacted;
+  }
+}
+
+absl::Status Coordinator::CompactIfDue() {
   if (store_->bytes_since_compact() < kCompactBytes || compacting_.exchange(true)) {
     return absl::OkStatus();
   }

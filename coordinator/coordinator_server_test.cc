@@ -137,6 +137,127 @@ TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
                                     Pair("RegisterWorker", 20)));
 }
 
+// A store whose commits wait until the test releases them (SyncThen callbacks held).
+class ServerTestHeldStore : public StateStore {
+ public:
+  absl::StatusOr<std::vector<stoker::v1::StateUpdate>> Load() override {
+    return std::vector<stoker::v1::StateUpdate>();
+  }
+  uint64_t Add(const stoker::v1::StateUpdate&) override { return ++added_; }
+  uint64_t last_added() const override { return added_; }
+  absl::Status Sync(uint64_t) override { return absl::OkStatus(); }
+  void SyncThen(uint64_t, SyncDone done) override {
+    absl::MutexLock lock(&mu_);
+    if (!holding_) return done(absl::OkStatus());
+    held_.push_back(std::move(done));
+  }
+  absl::Status failure() const override { return absl::OkStatus(); }
+  absl::Status Compact(const std::function<Snapshot()>&) override { return absl::OkStatus(); }
+  uint64_t bytes_since_compact() const override { return 0; }
+  Stats stats() const override { return Stats(); }
+
+  void Hold() {
+    absl::MutexLock lock(&mu_);
+    holding_ = true;
+  }
+  size_t held() {
+    absl::MutexLock lock(&mu_);
+    return held_.size();
+  }
+  void Release() {
+    std::vector<SyncDone> held;
+    {
+      absl::MutexLock lock(&mu_);
+      holding_ = false;
+      held.swap(held_);
+    }
+    for (SyncDone& done : held) done(absl::OkStatus());
+  }
+
+ private:
+  std::atomic<uint64_t> added_{0};
+  absl::Mutex mu_;
+  bool holding_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<SyncDone> held_ ABSL_GUARDED_BY(mu_);
+};
+
+// Heartbeats wait for the store's commit without a thread each, so what bounds them is a count
+// of started calls: one past kMaxStartedCalls is answered UNAVAILABLE at once, and the others
+// are answered once the commit comes.
+TEST(CoordinatorServerTest, CallsWaitingForTheStoreAreBounded) {
+  ServerTestHeldStore store;
+  FakeClock clock;
+  Coordinator coordinator(CoordinatorConfig(), &clock, &store, nullptr);
+  ASSERT_THAT(coordinator.Recover(), IsOk());
+  stoker::v1::RegisterWorkerRequest registration;
+  registration.set_address("w:1");
+  registration.set_cores(1);
+  absl::StatusOr<stoker::v1::RegisterWorkerResponse> registered =
+      coordinator.RegisterWorker(registration);
+  ASSERT_THAT(registered, IsOk());
+  CallLatencies latencies;
+  const LeaderGate leader(SoleLeadership(), "127.0.0.1:0");
+  CoordinatorService service(&coordinator, &latencies, TlsConfig::Plaintext(), &clock, &leader);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  store.Hold();
+  constexpr int kCalls = CoordinatorService::kMaxStartedCalls + 1;
+  constexpr int kChannels = 16;  // no single connection carries them all
+  std::vector<std::unique_ptr<stoker::v1::Coordinator::Stub>> stubs;
+  for (int c = 0; c < kChannels; ++c) {
+    grpc::ChannelArguments args;
+    args.SetInt("stoker.test_channel", c);
+    stubs.push_back(stoker::v1::Coordinator::NewStub(grpc::CreateCustomChannel(
+        "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(), args)));
+  }
+  stoker::v1::WorkerHeartbeatRequest beat;
+  beat.set_worker_id(registered->worker_id());
+  std::vector<grpc::ClientContext> contexts(kCalls);
+  std::vector<stoker::v1::WorkerHeartbeatResponse> responses(kCalls);
+  absl::Mutex mu;
+  std::vector<grpc::Status> statuses;
+  for (int i = 0; i < kCalls; ++i) {
+    contexts[i].set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(120));
+    stubs[i % kChannels]->async()->WorkerHeartbeat(&contexts[i], &beat, &responses[i],
+                                                   [&](grpc::Status status) {
+                                                     absl::MutexLock lock(&mu);
+                                                     statuses.push_back(std::move(status));
+                                                   });
+  }
+  auto answered = [&](size_t n) {
+    return [&, n] {
+      absl::MutexLock lock(&mu);
+      return statuses.size() >= n;
+    };
+  };
+  for (int i = 0; i < 1200 && !answered(1)(); ++i) absl::SleepFor(absl::Milliseconds(100));
+  {
+    absl::MutexLock lock(&mu);
+    ASSERT_EQ(statuses.size(), 1u);
+    EXPECT_EQ(statuses[0].error_code(), grpc::StatusCode::UNAVAILABLE);
+    EXPECT_THAT(statuses[0].error_message(), HasSubstr("kMaxStartedCalls"));
+  }
+  for (int i = 0; i < 1200 && store.held() < kCalls - 1; ++i) {
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  EXPECT_EQ(store.held(), static_cast<size_t>(kCalls - 1));
+  store.Release();
+  for (int i = 0; i < 1200 && !answered(kCalls)(); ++i) absl::SleepFor(absl::Milliseconds(100));
+  {
+    absl::MutexLock lock(&mu);
+    ASSERT_EQ(statuses.size(), static_cast<size_t>(kCalls));
+    for (size_t i = 1; i < statuses.size(); ++i) {
+      EXPECT_TRUE(statuses[i].ok()) << statuses[i].error_message();
+    }
+  }
+  server->Shutdown();
+  service.Stop();
+}
+
 // LeaseTasks runs on the callback thread when the coordinator's lock is free and on the lease
 // pool when it is held or the reply must wait for the journal (rank_finished): every way ends in
 // the right answer.

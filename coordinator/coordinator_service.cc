@@ -7,7 +7,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
-#include "common/status_macros.h"
 
 namespace stoker {
 namespace {
@@ -65,22 +64,48 @@ std::optional<CoordinatorService::Admitted> CoordinatorService::Admit(
   return Admitted{finish, TenantScope::Of(*caller), *epoch};
 }
 
-template <typename Response, typename Call>
+template <typename Response, typename Start>
 void CoordinatorService::Schedule(CallExecutor* executor, const Finisher& finish, uint64_t epoch,
-                                  Response* response, Call call) {
+                                  Response* response, Start start) {
   const bool queued =
-      executor->Schedule([response, finish, epoch, call = std::move(call)]() mutable {
-        absl::StatusOr<Response> result = call();
-        if (result.ok()) {
-          *response = std::move(result).value();
-          ServiceStampEpoch(epoch, response);
+      executor->Schedule([this, response, finish, epoch, start = std::move(start)]() mutable {
+        // A started call may hold its response until the store's commit (SyncThen): bounded.
+        if (started_.fetch_add(1) >= kMaxStartedCalls) {
+          --started_;
+          finish(absl::UnavailableError(
+              absl::StrCat("coordinator overloaded: ", kMaxStartedCalls,
+                           " calls wait for the store (kMaxStartedCalls); retry")));
+          return;
         }
-        finish(result.status());
+        start([this, response, finish, epoch](absl::StatusOr<Response> result) {
+          --started_;
+          if (result.ok()) {
+            *response = std::move(result).value();
+            ServiceStampEpoch(epoch, response);
+          }
+          finish(result.status());
+        });
       });
   if (!queued) {
     finish(absl::UnavailableError(absl::StrCat("coordinator overloaded: too many calls waiting (",
                                                executor->name(), "); retry")));
   }
+}
+
+template <typename Response, typename Start>
+grpc::ServerUnaryReactor* CoordinatorService::ReplyThen(const char* method,
+                                                        std::initializer_list<Role> allowed,
+                                                        CallExecutor* executor,
+                                                        grpc::CallbackServerContext* context,
+                                                        Response* response, Start start) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();  // once: it resets the reactor
+  std::optional<Admitted> admitted = Admit(method, allowed, context, reactor);
+  if (admitted.has_value()) {
+    Schedule(executor, admitted->finish, admitted->epoch, response,
+             [start = std::move(start), scope = std::move(admitted->scope)](
+                 Coordinator::Then<Response> done) mutable { start(scope, std::move(done)); });
+  }
+  return reactor;
 }
 
 template <typename Response, typename Call>
@@ -89,15 +114,11 @@ grpc::ServerUnaryReactor* CoordinatorService::Reply(const char* method,
                                                     CallExecutor* executor,
                                                     grpc::CallbackServerContext* context,
                                                     Response* response, Call call) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();  // once: it resets the reactor
-  std::optional<Admitted> admitted = Admit(method, allowed, context, reactor);
-  if (admitted.has_value()) {
-    Schedule(executor, admitted->finish, admitted->epoch, response,
-             [call = std::move(call), scope = std::move(admitted->scope)]() mutable {
-               return call(scope);
-             });
-  }
-  return reactor;
+  return ReplyThen(
+      method, allowed, executor, context, response,
+      [call = std::move(call)](const TenantScope& scope, Coordinator::Then<Response> done) mutable {
+        done(call(scope));
+      });
 }
 
 CoordinatorService::CoordinatorService(Coordinator* coordinator, CallLatencies* latencies,
@@ -147,9 +168,11 @@ grpc::ServerUnaryReactor* CoordinatorService::RegisterWorker(
 grpc::ServerUnaryReactor* CoordinatorService::WorkerHeartbeat(
     grpc::CallbackServerContext* context, const stoker::v1::WorkerHeartbeatRequest* request,
     stoker::v1::WorkerHeartbeatResponse* response) {
-  return Reply(
-      "WorkerHeartbeat", {Role::kWorker}, &calls_, context, response,
-      [this, request](const TenantScope&) { return coordinator_->WorkerHeartbeat(*request); });
+  return ReplyThen("WorkerHeartbeat", {Role::kWorker}, &calls_, context, response,
+                   [this, request](const TenantScope&,
+                                   Coordinator::Then<stoker::v1::WorkerHeartbeatResponse> done) {
+                     coordinator_->WorkerHeartbeat(*request, std::move(done));
+                   });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::LeaseTasks(
@@ -163,7 +186,9 @@ grpc::ServerUnaryReactor* CoordinatorService::LeaseTasks(
   std::optional<Coordinator::LeaseReply> now = coordinator_->TryLeaseTasks(*request);
   if (!now.has_value()) {  // the lock is held: wait for it on the lease pool
     Schedule(&leases_, *finish, epoch, response,
-             [this, request] { return coordinator_->LeaseTasks(*request); });
+             [this, request](Coordinator::Then<LeaseTasksResponse> done) {
+               done(coordinator_->LeaseTasks(*request));
+             });
   } else if (now->sync_seq == 0) {  // answered here, no wait
     if (now->result.ok()) {
       *response = *std::move(now->result);
@@ -172,9 +197,13 @@ grpc::ServerUnaryReactor* CoordinatorService::LeaseTasks(
     (*finish)(now->result.status());
   } else {  // a rank_finished reply waits for the journal on the lease pool
     Schedule(&leases_, *finish, epoch, response,
-             [this, reply = *std::move(now)]() mutable -> absl::StatusOr<LeaseTasksResponse> {
-               RETURN_IF_ERROR(coordinator_->SyncStore(reply.sync_seq));
-               return std::move(reply.result);
+             [this, reply = *std::move(now)](Coordinator::Then<LeaseTasksResponse> done) mutable {
+               coordinator_->SyncStoreThen(reply.sync_seq,
+                                           [result = std::move(reply.result),
+                                            done = std::move(done)](absl::Status synced) mutable {
+                                             if (!synced.ok()) return done(synced);
+                                             done(std::move(result));
+                                           });
              });
   }
   return reactor;
@@ -183,10 +212,11 @@ grpc::ServerUnaryReactor* CoordinatorService::LeaseTasks(
 grpc::ServerUnaryReactor* CoordinatorService::ClientHeartbeat(
     grpc::CallbackServerContext* context, const stoker::v1::ClientHeartbeatRequest* request,
     stoker::v1::ClientHeartbeatResponse* response) {
-  return Reply("ClientHeartbeat", {Role::kTrainer}, &calls_, context, response,
-               [this, request](const TenantScope& scope) {
-                 return coordinator_->ClientHeartbeat(*request, scope);
-               });
+  return ReplyThen("ClientHeartbeat", {Role::kTrainer}, &calls_, context, response,
+                   [this, request](const TenantScope& scope,
+                                   Coordinator::Then<stoker::v1::ClientHeartbeatResponse> done) {
+                     coordinator_->ClientHeartbeat(*request, scope, std::move(done));
+                   });
 }
 
 grpc::ServerUnaryReactor* CoordinatorService::GetStatus(grpc::CallbackServerContext* context,

@@ -17,6 +17,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <optional>
 
 #include "common/clock.h"
@@ -45,15 +46,20 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   // Then `leader` (leader_gate.h): a standby answers UNAVAILABLE naming the leader; a leader
   // stamps its epoch on the responses that have coordinator_epoch.
   //
-  // The calls pool's threads mostly wait for the store's group commit (Little's law: threads ~
-  // calls/s x commit time). A file journal commits in ~1 ms; etcd (a raft round and two fsyncs)
-  // in 3-6 ms, where 8 threads capped a 1,000-worker cluster at ~8,000 tasks/s
-  // (docs/benchmarks/control-plane.md), so a coordinator on etcd runs kEtcdCallThreads.
+  // The calls pool's threads wait for the store's group commit only in the calls that block
+  // (RegisterWorker, GetJob, GetStatus): the heartbeats hand their reply to the store
+  // (StateStore::SyncThen), whose writer finishes them. A file journal commits in ~1 ms; etcd
+  // (a raft round and two fsyncs) in 3-6 ms, so a coordinator on etcd keeps kEtcdCallThreads for
+  // a burst of registrations (docs/benchmarks/control-plane.md).
   static constexpr int kCallThreads = 8;
-  static constexpr int kEtcdCallThreads = 64;
+  static constexpr int kEtcdCallThreads = 16;
   static constexpr int kLeaseThreads = 4;
   static constexpr int kOpenJobThreads = 2;
   static constexpr size_t kMaxQueuedCalls = 4096;
+  // Calls started and not yet answered, most of them waiting for the store's commit with their
+  // response built (a ClientHeartbeat's lists every worker: ~35 KB for 1,000); one more is
+  // answered UNAVAILABLE.
+  static constexpr int64_t kMaxStartedCalls = 1024;
 
   // `tls`: who may call (RoleGate; with insecure every role check passes). Each call's latency is
   // observed in `latencies`, timed with `clock`; `leader` says whether to answer. All three
@@ -105,14 +111,19 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   std::optional<Admitted> Admit(const char* method, std::initializer_list<Role> allowed,
                                 grpc::CallbackServerContext* context,
                                 grpc::ServerUnaryReactor* reactor);
-  // Runs `call` (which blocks: the coordinator's mutex, the journal's sync, dataset I/O) on
-  // `executor` and finishes the gRPC call from there with its result; on success its value
-  // becomes the response, stamped with `epoch`. UNAVAILABLE at once when the executor has too
-  // many calls waiting.
-  template <typename Response, typename Call>
+  // Runs `start(done)` (which may block: the coordinator's mutex, the journal's sync, dataset
+  // I/O) on `executor`; `done` (Coordinator::Then, called there or later on the store's thread)
+  // finishes the gRPC call with its result: on success its value becomes the response, stamped
+  // with `epoch`. UNAVAILABLE at once when the executor has too many calls waiting.
+  template <typename Response, typename Start>
   void Schedule(CallExecutor* executor, const Finisher& finish, uint64_t epoch, Response* response,
-                Call call);
-  // Admit, then Schedule `call(scope)`. The callback thread returns at once.
+                Start start);
+  // Admit, then Schedule `start(scope, done)`. The callback thread returns at once.
+  template <typename Response, typename Start>
+  grpc::ServerUnaryReactor* ReplyThen(const char* method, std::initializer_list<Role> allowed,
+                                      CallExecutor* executor, grpc::CallbackServerContext* context,
+                                      Response* response, Start start);
+  // ReplyThen for a `call(scope)` that returns its result.
   template <typename Response, typename Call>
   grpc::ServerUnaryReactor* Reply(const char* method, std::initializer_list<Role> allowed,
                                   CallExecutor* executor, grpc::CallbackServerContext* context,
@@ -123,6 +134,7 @@ class CoordinatorService final : public stoker::v1::Coordinator::CallbackService
   Clock* const clock_;
   const RoleGate gate_;
   const LeaderGate* const leader_;
+  std::atomic<int64_t> started_{0};  // see kMaxStartedCalls
   CallExecutor calls_;
   CallExecutor leases_;
   CallExecutor opens_;

@@ -8,12 +8,14 @@
 // Protocol: under the coordinator's lock, each durable update is Add()ed right after it is
 // applied (so the log order is the apply order); after releasing the lock, the RPC calls
 // Sync(seq) with the last sequence it saw and replies only once that returns OK. Concurrent
-// Syncs share one write+fsync (group commit).
+// Syncs share one write+fsync (group commit). SyncThen is Sync without a thread waiting per
+// caller: the reply is sent from the thread whose commit made the record durable.
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
+#include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/histogram.h"
@@ -38,6 +40,11 @@ class StateStore {
   // Returns once every update through `seq` is durable. INTERNAL when writing failed (the store
   // then fails every later Sync: the coordinator must not reply as if it were durable).
   virtual absl::Status Sync(uint64_t seq) = 0;
+  // Calls `done` with what Sync(seq) returns, once it would return: here, or later on the thread
+  // whose write made `seq` durable (a store whose writes are slow, etcd, keeps no thread waiting
+  // per caller), with no lock of the store held. The default Syncs on this thread.
+  using SyncDone = absl::AnyInvocable<void(absl::Status)>;
+  virtual void SyncThen(uint64_t seq, SyncDone done) { done(Sync(seq)); }
   // OK while the store takes writes; once a write failed, the error every later Sync returns.
   virtual absl::Status failure() const = 0;
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "coordinator/etcd/etcd_store_codec.h"
@@ -23,9 +24,17 @@ absl::Status EtcdStoreLatched(const absl::Status& first) {
 }  // namespace
 
 EtcdStateStore::EtcdStateStore(EtcdClient* client, std::string prefix, Clock* clock)
-    : client_(client), prefix_(std::move(prefix)), clock_(clock) {}
+    : client_(client), prefix_(std::move(prefix)), clock_(clock) {
+  writer_ = std::thread([this] { WriterLoop(); });
+}
 
 EtcdStateStore::~EtcdStateStore() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    work_.Signal();
+  }
+  writer_.join();  // after the callbacks still waiting are settled
   if (watch_ != nullptr) watch_->Cancel();
 }
 
@@ -168,15 +177,59 @@ absl::Status EtcdStateStore::WriteLargeRecord(uint64_t sequence, absl::string_vi
 }
 
 absl::Status EtcdStateStore::Sync(uint64_t seq) {
+  absl::Notification settled;
+  absl::Status result;
+  SyncThen(seq, [&](absl::Status status) {
+    result = std::move(status);
+    settled.Notify();
+  });
+  settled.WaitForNotification();
+  return result;
+}
+
+void EtcdStateStore::SyncThen(uint64_t seq, SyncDone done) {
   absl::MutexLock lock(&mu_);
-  const uint64_t failures_seen = write_failures_;
-  while (failed_.ok() && durable_ < seq && write_failures_ == failures_seen && syncing_) {
-    written_.Wait(&mu_);
+  callbacks_.push_back(SyncCallback{seq, write_failures_, std::move(done)});
+  work_.Signal();
+}
+
+void EtcdStateStore::WriterLoop() {
+  absl::MutexLock lock(&mu_);
+  for (;;) {
+    std::vector<std::pair<SyncDone, absl::Status>> settled;
+    auto waiting = callbacks_.begin();
+    for (auto it = callbacks_.begin(); it != callbacks_.end(); ++it) {
+      if (durable_ >= it->seq || it->seq > added_) {  // durable, or never added: no wait
+        settled.emplace_back(std::move(it->done), absl::OkStatus());
+      } else if (!failed_.ok()) {
+        settled.emplace_back(std::move(it->done), failed_);
+      } else if (it->failures_seen != write_failures_) {
+        settled.emplace_back(std::move(it->done), last_write_failure_);
+      } else {
+        if (waiting != it) *waiting = std::move(*it);
+        ++waiting;
+      }
+    }
+    callbacks_.erase(waiting, callbacks_.end());
+    if (!settled.empty()) {
+      // The replies go out before the next write: they are what the callers wait for.
+      mu_.Unlock();
+      for (auto& [done, status] : settled) done(std::move(status));
+      mu_.Lock();
+      continue;
+    }
+    if (callbacks_.empty() && stopping_) return;
+    if (callbacks_.empty() || syncing_) {
+      work_.Wait(&mu_);
+      continue;
+    }
+    WriteQueuedLocked();
   }
-  if (!failed_.ok() || durable_ >= seq) return durable_ >= seq ? absl::OkStatus() : failed_;
-  if (write_failures_ != failures_seen) return last_write_failure_;
-  // Leader: write everything queued so far, for every waiter. The records stay queued until
-  // etcd confirms them, so that a failed write leaves them for the next Sync.
+}
+
+void EtcdStateStore::WriteQueuedLocked() {
+  // Everything queued so far, for every waiter. The records stay queued until etcd confirms
+  // them, so that a failed write leaves them for the next one.
   syncing_ = true;
   const uint64_t first = durable_ + 1;
   const std::vector<std::string> records(queued_.begin(), queued_.end());
@@ -187,24 +240,23 @@ absl::Status EtcdStateStore::Sync(uint64_t seq) {
   const double seconds = absl::ToDoubleSeconds(clock_->Now() - start);
   mu_.Lock();
   syncing_ = false;
-  written_.SignalAll();  // the waiters see what follows once this returns and unlocks
+  written_.SignalAll();  // a Compact waiting for this write
   Confirmed(confirmed);
   if (status.ok()) {
     stats_.sync_seconds.Observe(seconds);
     stats_.quota_exhausted = false;
-    return absl::OkStatus();
+    return;
   }
   CountRefusal(status);
   if (!Retryable(status)) {
     Latch(status);
-    return failed_;
+    return;
   }
   ++write_failures_;
   last_write_failure_ = absl::Status(
       status.code(), absl::StrCat(status.message(), " (records ", durable_ + 1, "..", added_,
                                   " stay queued: the next Sync writes them again)"));
   STOKER_LOG(WARNING) << last_write_failure_;
-  return durable_ >= seq ? absl::OkStatus() : last_write_failure_;
 }
 
 absl::Status EtcdStateStore::WriteSnapshot(const Snapshot& snapshot, int64_t* revision) {
@@ -285,6 +337,7 @@ absl::Status EtcdStateStore::Compact(const std::function<Snapshot()>& take_snaps
   absl::MutexLock lock(&mu_);
   syncing_ = false;
   written_.SignalAll();
+  work_.Signal();  // the writer, which waited for this
   Confirmed(confirmed);
   if (!status.ok()) {
     CountRefusal(status);

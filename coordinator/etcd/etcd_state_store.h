@@ -18,10 +18,12 @@
 //
 // Writes: Add queues a record under the store's lock; Sync writes everything queued in as few
 // transactions as etcd's limits allow (1.5 MiB a request), concurrent Syncs sharing them
-// (group commit). Every write transaction carries the fence (SetFence: the leader key's create
-// revision compare); a transaction whose compare fails latches the store FAILED_PRECONDITION
-// "etcd store: no longer the leader ...": a deposed leader never writes and never replies as if
-// durable.
+// (group commit). No thread waits per caller: SyncThen queues the caller's callback, and the
+// store's writer thread writes everything queued while callbacks wait, then runs the callbacks
+// that write settled (Sync is SyncThen and a wait). One write is in flight at a time. Every write
+// transaction carries the fence (SetFence: the leader key's create revision compare); a transaction
+// whose compare fails latches the store FAILED_PRECONDITION "etcd store: no longer the leader ...":
+// a deposed leader never writes and never replies as if durable.
 //
 // Failures. A write that etcd may or may not have applied (UNAVAILABLE, DEADLINE_EXCEEDED) or
 // surely refused for space (RESOURCE_EXHAUSTED: the backend quota, the NOSPACE alarm) does not
@@ -53,6 +55,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -99,6 +102,7 @@ class EtcdStateStore : public StateStore {
   // See the failure rules above: UNAVAILABLE, DEADLINE_EXCEEDED and RESOURCE_EXHAUSTED leave
   // the records queued; FAILED_PRECONDITION (deposed) and other errors latch.
   absl::Status Sync(uint64_t seq) override;
+  void SyncThen(uint64_t seq, SyncDone done) override;
   absl::Status failure() const override;
   using StateStore::Compact;
   absl::Status Compact(const std::function<Snapshot()>& take_snapshot) override;
@@ -143,6 +147,18 @@ class EtcdStateStore : public StateStore {
   // A record over kMaxTxnBytes: its parts, a transaction each, then its manifest in the log.
   absl::Status WriteLargeRecord(uint64_t sequence, absl::string_view framed);
   absl::Status WriteSnapshot(const Snapshot& snapshot, int64_t* revision);
+  // A SyncThen caller's callback: settled once durable_ >= seq, the store latched, or a write
+  // failed after it came (failures_seen != write_failures_).
+  struct SyncCallback {
+    uint64_t seq;
+    uint64_t failures_seen;
+    SyncDone done;
+  };
+  // The writer thread: runs the settled callbacks (without the lock), and writes everything
+  // queued while callbacks wait and no Compact writes; returns once stopping_ and none waits.
+  void WriterLoop();
+  // One group commit of everything queued (syncing_ while etcd is called without the lock).
+  void WriteQueuedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Latch(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The first `count` queued records are in etcd.
   void Confirmed(size_t count) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -168,17 +184,20 @@ class EtcdStateStore : public StateStore {
   absl::Status last_write_failure_ ABSL_GUARDED_BY(mu_);
   Stats stats_ ABSL_GUARDED_BY(mu_);
   bool syncing_ ABSL_GUARDED_BY(mu_) = false;  // a Sync or Compact writes outside the lock
-  // Syncs and Compacts wait here only while syncing_, and whoever clears syncing_ signals it.
-  // A CondVar, not mu_.Await: a Condition on mu_ is evaluated at every unlock, and with dozens
-  // of calls waiting on a 3-6 ms etcd commit each Add (under the coordinator's lock) paid for
-  // them all.
+  // Compacts wait here only while syncing_, and whoever clears syncing_ signals it.
   absl::CondVar written_;
+  // Callers waiting for a write (SyncThen), in the order they came; the writer waits on work_
+  // for them (and for a Compact to end).
+  std::vector<SyncCallback> callbacks_ ABSL_GUARDED_BY(mu_);
+  absl::CondVar work_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status failed_ ABSL_GUARDED_BY(mu_);
   int64_t revision_ ABSL_GUARDED_BY(mu_) = 0;
   bool loaded_ ABSL_GUARDED_BY(mu_) = false;  // Load or TakeOver read where the log ends
 
   // Follow's watch (the replica's thread only).
   std::unique_ptr<EtcdWatch> watch_;
+  std::thread writer_;  // last: started once the members above exist
 };
 
 }  // namespace stoker

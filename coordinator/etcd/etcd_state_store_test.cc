@@ -116,6 +116,48 @@ TEST_F(EtcdStoreTest, AWriteAfterTheFenceKeyChangedIsRefusedAndWritesNothing) {
   EXPECT_THAT(StoreRecordIds(*loaded), ElementsAreArray({1u}));
 }
 
+TEST_F(EtcdStoreTest, SyncThenAnswersEveryCallerInOrderWithNoThreadWaitingForIt) {
+  auto client = Client();
+  EtcdStateStore store(client.get(), kStorePrefix);
+  ASSERT_THAT(store.Load(), IsOk());
+  constexpr uint64_t kRecords = 300;
+  absl::Mutex mu;
+  std::vector<uint64_t> answered;  // sequences in the order their callbacks ran
+  std::vector<absl::Status> statuses;
+  // One thread adds and asks for every record and never waits: the store's writer answers.
+  for (uint64_t n = 1; n <= kRecords; ++n) {
+    store.SyncThen(store.Add(StoreRecord(n, 100)), [&, n](absl::Status status) {
+      absl::MutexLock lock(&mu);
+      answered.push_back(n);
+      statuses.push_back(std::move(status));
+    });
+  }
+  {
+    absl::MutexLock lock(&mu);
+    ASSERT_TRUE(mu.AwaitWithTimeout(
+        absl::Condition(
+            +[](std::vector<uint64_t>* a) { return a->size() == kRecords; }, &answered),
+        absl::Seconds(60)));
+  }
+  EXPECT_THAT(answered, ElementsAreArray(StoreRange(1, kRecords)));
+  for (const absl::Status& status : statuses) EXPECT_THAT(status, IsOk());
+  EXPECT_LT(client->txns(), static_cast<int64_t>(kRecords));  // group commits
+  // A sequence already durable is answered at once; then a lost answer fails the callers of
+  // that write (their records stay queued) and the next write stores them once.
+  absl::Status durable = absl::UnknownError("not answered");
+  store.SyncThen(kRecords, [&](absl::Status status) { durable = std::move(status); });
+  store.Add(StoreRecord(kRecords + 1));
+  client->LoseAnswers(1);
+  EXPECT_THAT(store.Sync(kRecords + 1),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("stay queued")));
+  EXPECT_THAT(durable, IsOk());
+  ASSERT_THAT(store.Sync(store.Add(StoreRecord(kRecords + 2))), IsOk());
+  EtcdStateStore reader(client.get(), kStorePrefix);
+  absl::StatusOr<std::vector<stoker::v1::StateUpdate>> loaded = reader.Load();
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_THAT(StoreRecordIds(*loaded), ElementsAreArray(StoreRange(1, kRecords + 2)));
+}
+
 TEST_F(EtcdStoreTest, RecordsOfAnUnconfirmedWriteStayQueuedAndAreStoredOnce) {
   auto client = Client();
   auto standby_client = Client();
