@@ -76,6 +76,22 @@ TEST(CoordinatorServerTest, ServesOpenJobOverGrpc) {
 // OpenJob reads datasets on its own pool, off gRPC's callback threads: while every OpenJob
 // thread (and one more call) waits on a dataset that does not answer, heartbeats, registrations
 // and status calls are still served.
+// `coordinator`'s CoordinatorService, plaintext, the sole leader, on a loopback port.
+struct ServiceOnLoopback {
+  ServiceOnLoopback(Coordinator* coordinator, Clock* clock)
+      : service(coordinator, &latencies, TlsConfig::Plaintext(), clock, &leader) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(&service);
+    server = builder.BuildAndStart();
+  }
+  CallLatencies latencies;
+  const LeaderGate leader{SoleLeadership(), "127.0.0.1:0"};
+  CoordinatorService service;
+  int port = 0;
+  std::unique_ptr<grpc::Server> server;  // null when it did not start
+};
+
 TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
   absl::Notification release;
   std::atomic<int> probing{0};
@@ -86,15 +102,9 @@ TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
                             release.WaitForNotification();
                             return CreateSource(spec, seed, DatasetIo::FromEnvironment());
                           });
-  CallLatencies latencies;
-  const LeaderGate leader(SoleLeadership(), "127.0.0.1:0");
-  CoordinatorService service(&coordinator, &latencies, TlsConfig::Plaintext(), &clock, &leader);
-  grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  ASSERT_NE(server, nullptr);
+  ServiceOnLoopback served(&coordinator, &clock);
+  ASSERT_NE(served.server, nullptr);
+  const int port = served.port;
   auto stub = stoker::v1::Coordinator::NewStub(
       grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
   constexpr int kOpens = CoordinatorService::kOpenJobThreads + 1;
@@ -128,11 +138,12 @@ TEST(CoordinatorServerTest, ASlowDatasetHoldsUpNoOtherCall) {
   release.Notify();
   for (std::thread& open : opens) open.join();
   for (const grpc::Status& open : open_status) EXPECT_TRUE(open.ok()) << open.error_message();
-  server->Shutdown();
-  service.Stop();
+  served.server->Shutdown();
+  served.service.Stop();
   // Every answered call's latency was observed, by method.
   std::map<std::string, uint64_t> observed;
-  for (const auto& [method, histogram] : latencies.Snapshot()) observed[method] = histogram.count();
+  for (const auto& [method, histogram] : served.latencies.Snapshot())
+    observed[method] = histogram.count();
   EXPECT_THAT(observed, ElementsAre(Pair("GetStatus", 1), Pair("OpenJob", kOpens),
                                     Pair("RegisterWorker", 20)));
 }
@@ -195,15 +206,9 @@ TEST(CoordinatorServerTest, CallsWaitingForTheStoreAreBounded) {
   absl::StatusOr<stoker::v1::RegisterWorkerResponse> registered =
       coordinator.RegisterWorker(registration);
   ASSERT_THAT(registered, IsOk());
-  CallLatencies latencies;
-  const LeaderGate leader(SoleLeadership(), "127.0.0.1:0");
-  CoordinatorService service(&coordinator, &latencies, TlsConfig::Plaintext(), &clock, &leader);
-  grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  ASSERT_NE(server, nullptr);
+  ServiceOnLoopback served(&coordinator, &clock);
+  ASSERT_NE(served.server, nullptr);
+  const int port = served.port;
   store.Hold();
   constexpr int kCalls = CoordinatorService::kMaxStartedCalls + 1;
   constexpr int kChannels = 16;  // no single connection carries them all
@@ -254,8 +259,8 @@ TEST(CoordinatorServerTest, CallsWaitingForTheStoreAreBounded) {
       EXPECT_TRUE(statuses[i].ok()) << statuses[i].error_message();
     }
   }
-  server->Shutdown();
-  service.Stop();
+  served.server->Shutdown();
+  served.service.Stop();
 }
 
 // LeaseTasks runs on the callback thread when the coordinator's lock is free and on the lease
