@@ -137,6 +137,8 @@ class Driver {
     absl::MutexLock lock(&mu_);
     ++in_flight_;
   }
+  // A call's last step: once in_flight_ reaches 0, Run returns and the driver is destroyed, so
+  // nothing of the driver may be touched after it (Next before End, never after).
   void End(bool ok) {
     absl::MutexLock lock(&mu_);
     --in_flight_;
@@ -200,8 +202,8 @@ class Driver {
     }
     std::unique_ptr<LeaseCall> done(call);
     if (!status.ok()) {
-      End(false);
       Next(r);
+      End(false);
       return;
     }
     auto* beat = new ClientCall;
@@ -224,8 +226,8 @@ class Driver {
                                         absl::MutexLock lock(&mu_);
                                         tasks_ += leased;
                                       }
-                                      End(status.ok());
                                       Next(r);
+                                      End(status.ok());
                                     });
     End(true);
   }
