@@ -23,8 +23,8 @@ namespace {
 struct DecodedPrefixOutcome {
   bool hit = false;
   int64_t hit_ns = 0;         // the copy out of the cache, when traced
-  double prefix_seconds = 0;  // a miss's prefix, thread CPU
-  size_t entry_bytes = 0;     // a miss's output
+  double prefix_seconds = 0;  // the prefix's thread CPU: a miss's, or the one a hit's entry took
+  size_t entry_bytes = 0;     // the prefix's output
 };
 
 // Into scratch->prefix: the output of the job's deterministic prefix for sample `index`, copied
@@ -39,12 +39,15 @@ absl::StatusOr<DecodedPrefixOutcome> DecodedPrefix(JobContext& job, uint64_t ind
   const DecodedCacheKey key{job.source().fingerprint(), index, pipeline.prefix_fingerprint()};
   const bool traced = scratch->timeline.on();
   const int64_t lookup_start = traced ? trace::MonotonicNowNanos() : 0;
-  const bool hit = cache.Lookup(key, &scratch->prefix) >= 0;
+  const double recorded_prefix_seconds = cache.Lookup(key, &scratch->prefix);
+  const bool hit = recorded_prefix_seconds >= 0;
   job.CountDecodedLookup(hit);
   if (hit) {
     DecodedPrefixOutcome outcome;
     outcome.hit = true;
     outcome.hit_ns = traced ? trace::MonotonicNowNanos() - lookup_start : 0;
+    outcome.prefix_seconds = recorded_prefix_seconds;
+    outcome.entry_bytes = scratch->prefix.shape().bytes();
     return outcome;
   }
   const absl::Duration cpu_start = ThreadCpuTime();

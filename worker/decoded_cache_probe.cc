@@ -32,27 +32,31 @@ std::optional<DecodedCacheChoice> DecodedCacheProbe::RecordCached(const CachedSa
   } else {
     ++misses_;
     miss_seconds_ += sample.seconds;
-    prefix_seconds_ += sample.prefix_seconds;
-    entry_bytes_ += sample.entry_bytes;
-    entries_fit_ = sample.entries_fit;
+    miss_prefix_seconds_ += sample.prefix_seconds;
   }
+  prefix_seconds_ += sample.prefix_seconds;
+  entry_bytes_ += sample.entry_bytes;
+  entries_fit_ = sample.entries_fit;
   group_members_ = std::max<uint32_t>(1, sample.group_members);
   return MaybeDecideLocked();
 }
 
 std::optional<DecodedCacheChoice> DecodedCacheProbe::MaybeDecideLocked() {
-  if (choice_.has_value() || uncached_ < kSamplesPerRoute || misses_ == 0 ||
-      misses_ + hits_ < kSamplesPerRoute) {
+  const uint32_t cached = misses_ + hits_;
+  if (choice_.has_value() || uncached_ < kSamplesPerRoute || cached < kSamplesPerRoute) {
     return std::nullopt;
   }
   DecodedCacheCosts costs;
   costs.uncached_seconds = uncached_seconds_ / uncached_;
-  costs.miss_seconds = miss_seconds_ / misses_;
-  costs.prefix_seconds = prefix_seconds_ / misses_;
-  costs.entry_bytes = entry_bytes_ / misses_;
-  // A hit is the miss without its prefix, until hits (another job's entries) are measured.
-  costs.hit_seconds =
-      hits_ > 0 ? hit_seconds_ / hits_ : std::max(0.0, costs.miss_seconds - costs.prefix_seconds);
+  costs.prefix_seconds = prefix_seconds_ / cached;
+  costs.entry_bytes = entry_bytes_ / cached;
+  // Without hits (another job's entries, or this one's from earlier turns) a hit is a miss
+  // without its prefix; without misses (every entry was there) a miss is a hit plus the prefix
+  // time its entry recorded.
+  costs.hit_seconds = hits_ > 0 ? hit_seconds_ / hits_
+                                : std::max(0.0, (miss_seconds_ - miss_prefix_seconds_) / misses_);
+  costs.miss_seconds =
+      misses_ > 0 ? miss_seconds_ / misses_ : costs.hit_seconds + costs.prefix_seconds;
   DecodedCacheOutlook outlook;
   outlook.samples = samples_;
   outlook.entries_fit = entries_fit_;

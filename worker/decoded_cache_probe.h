@@ -4,7 +4,8 @@
 // One worker's choice, for one DECODED_CACHE_AUTO job, between its pipeline as it runs without the
 // decoded cache and the cache path (prefix from the cache or made and offered, then the suffix):
 // the job's first samples on this worker alternate between the two routes, timed in thread CPU,
-// until each has kSamplesPerRoute (and the cache route one miss at least); then
+// until each has kSamplesPerRoute (a hit's miss cost is the hit plus the prefix time its entry
+// recorded); then
 // ChooseDecodedCache (augment/decoded_cache_choice.h) decides from those costs, how many of the
 // job's entries the cache holds, the dataset's size and the passes each entry serves — the job's
 // epochs times the jobs on this worker sharing its entries (DecodedCacheGroups) — once. A job is
@@ -35,8 +36,8 @@ class DecodedCacheProbe {
   struct CachedSample {
     double seconds = 0;  // all of it
     bool hit = false;
-    double prefix_seconds = 0;   // a miss's prefix
-    double entry_bytes = 0;      // a miss's entry
+    double prefix_seconds = 0;   // the prefix: a miss's, or the one recorded with a hit's entry
+    double entry_bytes = 0;      // the entry's
     uint64_t entries_fit = 0;    // entries of that size the cache holds
     uint32_t group_members = 1;  // jobs on this worker sharing the job's entries, itself included
   };
@@ -69,7 +70,8 @@ class DecodedCacheProbe {
   double uncached_seconds_ ABSL_GUARDED_BY(mu_) = 0;
   uint32_t misses_ ABSL_GUARDED_BY(mu_) = 0;
   double miss_seconds_ ABSL_GUARDED_BY(mu_) = 0;
-  double prefix_seconds_ ABSL_GUARDED_BY(mu_) = 0;
+  double miss_prefix_seconds_ ABSL_GUARDED_BY(mu_) = 0;
+  double prefix_seconds_ ABSL_GUARDED_BY(mu_) = 0;  // over misses and hits
   double entry_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t entries_fit_ ABSL_GUARDED_BY(mu_) = 0;
   uint32_t group_members_ ABSL_GUARDED_BY(mu_) = 1;

@@ -79,15 +79,32 @@ TEST(DecodedCacheProbeTest, JobsSharingTheEntriesCountAsPasses) {
   EXPECT_NEAR(choice->with_cache_seconds, (1.3e-3 + 3 * 0.2e-3) / 4, 1e-12);
 }
 
+TEST(DecodedCacheProbeTest, EveryEntryThereDecidesFromTheCostTheEntriesRecorded) {
+  // A second worker's probe on a warm cache: every cached turn hits. A miss is then the hit plus
+  // the prefix time recorded with the entry: 0.2 + 1.1 ms.
+  DecodedCacheProbe probe(1000, 2);
+  std::optional<DecodedCacheChoice> choice;
+  for (uint32_t i = 0; i < DecodedCacheProbe::kSamplesPerRoute; ++i) {
+    DecodedCacheProbe::CachedSample hit = ProbeMiss(0.2e-3);
+    hit.hit = true;
+    hit.prefix_seconds = 1.1e-3;
+    EXPECT_FALSE(probe.RecordCached(hit).has_value());
+    choice = probe.RecordUncached(1.0e-3);
+  }
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_TRUE(choice->use) << choice->why;
+  EXPECT_NEAR(choice->with_cache_seconds, (1.3e-3 + 0.2e-3) / 2, 1e-12);
+}
+
 TEST(DecodedCacheProbeTest, MeasuredHitsReplaceTheEstimate) {
   DecodedCacheProbe probe(1000, 2);
   // Another job's entries: every cached turn hits at 0.9 ms, but one miss is needed for the
   // entry's size and prefix cost.
   std::optional<DecodedCacheChoice> choice = probe.RecordCached(ProbeMiss(1.3e-3));
   for (uint32_t i = 0; i < DecodedCacheProbe::kSamplesPerRoute; ++i) {
-    DecodedCacheProbe::CachedSample hit;
-    hit.seconds = 0.9e-3;
+    DecodedCacheProbe::CachedSample hit = ProbeMiss(0.9e-3);
     hit.hit = true;
+    hit.prefix_seconds = 1.1e-3;  // what the entry recorded
     EXPECT_FALSE(probe.RecordCached(hit).has_value());
   }
   for (uint32_t i = 0; i + 1 < DecodedCacheProbe::kSamplesPerRoute; ++i) {
