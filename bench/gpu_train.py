@@ -5,24 +5,32 @@ on the same host's cores, in the same run (issue 24, "The GPU, measured").
 
 The data set is generated first: --images JPEGs of 500x375 (smooth random content, one folder per
 class) and the same files as WebDataset tar shards with a manifest, so both loaders read the same
-bytes. Both sides run the same pipeline: decode, RandomResizedCrop(224), RandomHorizontalFlip,
-then to float and normalize:
-  torchvision: ImageFolder + DataLoader(num_workers=--cores, pin_memory) with ToTensor+Normalize
-               in the workers (PIL decode), the float32 batch copied to the device;
-  stoker:      a coordinator and --stoker-workers workers with --cores threads in all on the same
-               host, the same pipeline text with tail "auto": uint8 HWC batches streamed to the
-               trainer, to_float/normalize on the device (the DeviceFeeder runs the placed tail)
-               when --device is cuda, on the client's CPU otherwise.
+bytes. Every side runs the same pipeline: decode, RandomResizedCrop(224), RandomHorizontalFlip,
+then to float and normalize (--sides picks which run):
+  torchvision:       ImageFolder + DataLoader(num_workers=--cores, pin_memory) with
+                     ToTensor+Normalize in the workers (PIL decode), the float32 batch copied to
+                     the device (the transforms as the references write them);
+  torchvision_uint8: the peer's best practice: the same DataLoader ending in PILToTensor, uint8
+                     batches pinned and copied, converted to float and normalized on the device;
+  stoker:            a coordinator and --stoker-workers workers with --cores threads in all on
+                     the same host, the same pipeline text with tail "auto": uint8 HWC batches
+                     streamed to the trainer, to_float/normalize on the device (the DeviceFeeder
+                     runs the placed tail) when --device is cuda, on the client's CPU otherwise;
+  stoker_cache:      the same with the job's decoded cache forced on ("always"; each worker
+                     --decoded-cache-mib), after --cache-warm-epochs untimed epochs, so the
+                     timed steps are epochs >= 2 served from the cache.
 The trainer is torchvision's --model (channels_last; bf16 autocast on CUDA) trained with SGD on
 the batches for --steps steps after --warmup steps. Reported per side, over the timed steps:
 images/s, GPU utilization (NVML, sampled every 50 ms; absent without pynvml or a GPU) and host
 CPU seconds per image (every process of the side: the trainer, DataLoader workers, coordinator,
-Stoker workers, from /proc). Rounds alternate (torchvision, stoker, torchvision, ...). With
+Stoker workers, from /proc). Each round runs every side, the first side rotating by round. With
 --trace-out, each Stoker round then keeps training while Loader.trace records 2 s of the batch timeline
 (printed: its span count per stage; h2d appears on the device path), then while
 `stoker-ctl report --json` names each rank's bottleneck (printed: verdict, NVML GPU
 utilization). Last
-line: RESULT name=gpu-train ... stoker_vs_torchvision=IMAGES_PER_S_RATIO.
+line: RESULT name=gpu-train ... stoker_vs_torchvision=IMAGES_PER_S_RATIO, and each Stoker side
+against each torchvision side that ran (stoker_cache_vs_torchvision_uint8=...), best round of
+each side.
 
 On CPU with --model tiny it checks the harness itself (CTest gpu_train_harness).
 """
@@ -177,9 +185,10 @@ class Trainer:
         return loss
 
 
-def timed_training(trainer, batches, args):
-    """Runs --warmup then --steps steps from the `batches` iterator; returns the figures."""
-    for _ in range(args.warmup):
+def timed_training(trainer, batches, args, warmup=None):
+    """Runs `warmup` (default --warmup) then --steps steps from the `batches` iterator; returns
+    the figures."""
+    for _ in range(args.warmup if warmup is None else warmup):
         images, labels = next(batches)
         trainer.step(images, labels)
     if trainer.device.type == "cuda":
@@ -203,24 +212,53 @@ def endless(make_epoch):
         yield from make_epoch()
 
 
-def run_torchvision(args, device, folder):
-    transform = T.Compose([T.RandomResizedCrop(224), T.RandomHorizontalFlip(), T.ToTensor(),
-                           T.Normalize(MEAN, STD)])
+def torchvision_loader(args, device, folder, last_transforms):
+    transform = T.Compose([T.RandomResizedCrop(224), T.RandomHorizontalFlip()] + last_transforms)
     dataset = torchvision.datasets.ImageFolder(folder, transform=transform)
-    loader = torch.utils.data.DataLoader(
+    return torch.utils.data.DataLoader(
         dataset, batch_size=args.batch, shuffle=True, num_workers=args.cores,
         pin_memory=device.type == "cuda", drop_last=True, persistent_workers=args.cores > 0,
         prefetch_factor=4 if args.cores > 0 else None)
+
+
+def run_torchvision(args, device, folder):
+    loader = torchvision_loader(args, device, folder, [T.ToTensor(), T.Normalize(MEAN, STD)])
     trainer = Trainer(args, device)
     return timed_training(trainer, endless(lambda: iter(loader)), args)
 
 
-def run_stoker(args, device, manifest):
+def normalized_on_device(batches, device):
+    """uint8 NCHW batches from the DataLoader, copied and then converted on the device: float,
+    less mean*255, over std*255 (to_float's 1/255 folded into the normalize)."""
+    mean = torch.tensor(MEAN, device=device).view(1, 3, 1, 1) * 255
+    std = torch.tensor(STD, device=device).view(1, 3, 1, 1) * 255
+    for images, labels in batches:
+        images = images.to(device, non_blocking=True).contiguous(
+            memory_format=torch.channels_last).float()
+        yield images.sub_(mean).div_(std), labels
+
+
+def run_torchvision_uint8(args, device, folder):
+    loader = torchvision_loader(args, device, folder, [T.PILToTensor()])
+    trainer = Trainer(args, device)
+    return timed_training(trainer, normalized_on_device(endless(lambda: iter(loader)), device),
+                          args)
+
+
+def run_stoker_cache(args, device, manifest):
+    warm_steps = args.cache_warm_epochs * args.images // args.batch
+    return run_stoker(args, device, manifest, decoded_cache="always",
+                      worker_flags=[f"--decoded-cache-bytes={args.decoded_cache_mib << 20}"],
+                      warmup=args.warmup + warm_steps, trace=False)
+
+
+def run_stoker(args, device, manifest, decoded_cache=None, worker_flags=(), warmup=None,
+               trace=True):
     import stoker
     threads = max(1, args.cores // args.stoker_workers)
     with stoker.LocalCluster(args.build, workers=args.stoker_workers, worker_threads=threads,
-                             tls_dir=args.tls_dir, data_roots=[os.path.dirname(manifest)]) \
-            as cluster:
+                             tls_dir=args.tls_dir, data_roots=[os.path.dirname(manifest)],
+                             worker_flags=worker_flags) as cluster:
         # The torchvision pipeline as written; tail "auto" ships uint8 and runs to_float and
         # normalize on the GPU (DeviceFeeder) or, on the CPU, in this process.
         loader = stoker.Loader(
@@ -228,12 +266,12 @@ def run_stoker(args, device, manifest):
             pipeline=["decode", "random_resized_crop(height=224, width=224)",
                       "horizontal_flip(p=0.5)", "to_float", f"normalize(mean={MEAN}, std={STD})"],
             device=str(device) if device.type == "cuda" else "cpu", drop_last=True,
-            **cluster.loader_tls)
+            decoded_cache=decoded_cache, **cluster.loader_tls)
         with loader:
             trainer = Trainer(args, device)
             batches = endless(lambda: iter(loader))
-            result = timed_training(trainer, batches, args)
-            if args.trace_out:
+            result = timed_training(trainer, batches, args, warmup)
+            if args.trace_out and trace:
                 training_while(trainer, batches, lambda: loader.trace(2, args.trace_out))
                 result["trace_stages"] = stage_counts(args.trace_out)
                 result["report"] = training_while(
@@ -280,6 +318,12 @@ def stoker_ctl_report(args, cluster, loader):
             for rank in json.loads(out)["ranks"]]
 
 
+SIDES = {"torchvision": ("folder", run_torchvision),
+         "torchvision_uint8": ("folder", run_torchvision_uint8),
+         "stoker": ("manifest", run_stoker),
+         "stoker_cache": ("manifest", run_stoker_cache)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", required=True, help="CMake build dir (or a bin/ with both)")
@@ -296,21 +340,32 @@ def main():
     parser.add_argument("--rounds", type=int, default=1, help="alternating rounds per side")
     parser.add_argument("--tls-dir", default=None,
                         help="certificates from scripts/dev-certs.sh: mutual TLS (else plaintext)")
+    parser.add_argument("--sides", default=",".join(SIDES),
+                        help="comma-separated, of " + ", ".join(SIDES))
+    parser.add_argument("--decoded-cache-mib", type=int, default=2048,
+                        help="stoker_cache: each worker's --decoded-cache-bytes, in MiB")
+    parser.add_argument("--cache-warm-epochs", type=int, default=2,
+                        help="stoker_cache: untimed epochs before --warmup and --steps")
     parser.add_argument("--trace-out", default=None,
                         help="after each Stoker round, trace 2 s of training to this JSON file, "
                         "then run stoker-ctl report over 2 s more")
     args = parser.parse_args()
+    sides = args.sides.split(",")
+    unknown = [side for side in sides if side not in SIDES]
+    if unknown or "torchvision" not in sides or "stoker" not in sides:
+        parser.error(f"--sides: {unknown or args.sides}: each of {', '.join(SIDES)}, "
+                     "torchvision and stoker among them")
     device = torch.device(args.device)
     torch.manual_seed(0)
     random.seed(0)
     with tempfile.TemporaryDirectory(prefix="stoker-gpu-train-") as root:
-        folder, manifest = make_dataset(root, args.images, args.shards)
-        results = {"torchvision": [], "stoker": []}
+        inputs = dict(zip(("folder", "manifest"), make_dataset(root, args.images, args.shards)))
+        results = {side: [] for side in sides}
         for r in range(args.rounds):
-            results["torchvision"].append(run_torchvision(args, device, folder))
-            print("round", r, "torchvision", results["torchvision"][-1], flush=True)
-            results["stoker"].append(run_stoker(args, device, manifest))
-            print("round", r, "stoker", results["stoker"][-1], flush=True)
+            for side in sides[r % len(sides):] + sides[:r % len(sides)]:
+                source, run = SIDES[side]
+                results[side].append(run(args, device, inputs[source]))
+                print("round", r, side, results[side][-1], flush=True)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     best = {side: max(runs, key=lambda x: x["images_per_s"]) for side, runs in results.items()}
     fields = [f"device={name.replace(' ', '_')}", f"model={args.model}", f"batch={args.batch}",
@@ -320,8 +375,11 @@ def main():
         fields.append(f"{side}_cpu_ms_per_image={figures['cpu_ms_per_image']:.3f}")
         if figures["gpu_util"] is not None:
             fields.append(f"{side}_gpu_util={figures['gpu_util']:.1f}")
-    ratio = best["stoker"]["images_per_s"] / best["torchvision"]["images_per_s"]
-    fields.append(f"stoker_vs_torchvision={ratio:.3f}")
+    for ours in ("stoker", "stoker_cache"):
+        for peer in ("torchvision", "torchvision_uint8"):
+            if ours in best and peer in best:
+                ratio = best[ours]["images_per_s"] / best[peer]["images_per_s"]
+                fields.append(f"{ours}_vs_{peer}={ratio:.3f}")
     print("RESULT name=gpu-train " + " ".join(fields))
     return 0
 

@@ -20,16 +20,18 @@ rm -rf "$out" && mkdir -p "$out/bin" "$out/pkg/stoker" "$out/obj" "$out/libs"
 cp "$BUILD/worker/stoker-worker" "$BUILD/coordinator/stoker-coordinator" \
   "$BUILD/tools/stoker-ctl" "$out/bin/"
 cp trainer_client/python/stoker/*.py "$out/pkg/stoker/"
-# The module's own sources again, against the other Python's headers; the libraries as built.
+# The module's own objects again (its sources, or the unity file holding them), against the
+# other Python's headers; the libraries as built.
 link=$(ninja -C "$BUILD" -t commands stoker_python | tail -1 | sed 's/^: && //; s/ && :$//')
 module_dir=trainer_client/python/CMakeFiles/stoker_python.dir
-module_objects=$(tr ' ' '\n' <<<"$link" | sed -n "s#^$module_dir/\\(.*\\)\\.cc\\.o\$#\\1#p")
-for source in $module_objects; do
+for object in $(tr ' ' '\n' <<<"$link" | grep "^$module_dir/.*\.o\$"); do
+  source=$(ninja -C "$BUILD" -t commands "$object" | tail -1 | sed -n 's/.* -c \([^ ]*\).*/\1/p')
+  [ -n "$source" ] || { echo "no compile command for $object" >&2; exit 1; }
+  name=$(basename "$object")
   c++ -DSTOKER_HAVE_CUDA=1 -I"$pybind11_include" -I. -I"$BUILD/proto" -isystem "$py_include" \
     -isystem "$py_include/../multiarch" -isystem /usr/local/cuda/include -O3 -DNDEBUG -fPIC \
-    -fvisibility=hidden -pthread -std=c++17 -c "trainer_client/python/$source.cc" \
-    -o "$out/obj/$source.o"
-  link=${link//trainer_client\/python\/CMakeFiles\/stoker_python.dir\/$source.cc.o/$PWD/$out/obj/$source.o}
+    -fvisibility=hidden -pthread -std=c++17 -c "$source" -o "$out/obj/$name"
+  link=${link//$object/$PWD/$out/obj/$name}
 done
 link=$(sed -E "s#-o [^ ]*_stoker[^ ]*\\.so#-o $PWD/$out/pkg/stoker/_stoker$suffix#" <<<"$link")
 (cd "$BUILD" && eval "$link")

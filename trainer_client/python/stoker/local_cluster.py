@@ -32,13 +32,15 @@ def _find_binary(build_dir, subdir, name):
 
 class LocalCluster:
     def __init__(self, build_dir, workers=1, worker_threads=1, start_timeout_s=30, tls_dir=None,
-                 data_roots=("/",)):
+                 data_roots=("/",), worker_flags=()):
+        # worker_flags: more stoker-worker flags, e.g. ["--decoded-cache-bytes=..."].
         # tls_dir: certificates laid out as scripts/dev-certs.sh makes them (mutual TLS);
         # None: plaintext (--insecure). tls is the matching stoker.TlsOptions, loader_tls the
         # Loader argument holding it ({"tls": tls}).
         self.coordinator_binary = _find_binary(build_dir, "coordinator", "stoker-coordinator")
         self.worker_binary = _find_binary(build_dir, "worker", "stoker-worker")
         self._root_flags = [f"--data-root={root}" for root in data_roots]
+        self._worker_flags = list(worker_flags)
         self.num_workers = workers
         self.worker_threads = worker_threads
         self.start_timeout_s = start_timeout_s
@@ -67,7 +69,7 @@ class LocalCluster:
                 port = self._start(f"worker{i}", [
                     self.worker_binary, f"--coordinator={self.address}", "--listen=127.0.0.1:0",
                     f"--threads={self.worker_threads}"] + self._tls_flags("worker")
-                    + self._root_flags)
+                    + self._root_flags + self._worker_flags)
                 self.worker_addresses.append(f"127.0.0.1:{port}")
         except BaseException:
             self.stop()
