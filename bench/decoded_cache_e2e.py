@@ -3,7 +3,7 @@
 cache saves, end to end between separate processes on loopback.
 
     decoded_cache_e2e.py BUILD_DIR --manifest M [--epochs E] [--rounds R] [--recipe NAME]...
-                     [--plaintext] [--auto]
+                     [--plaintext] [--auto] [--pretouch]
 
 One coordinator and one `stoker-worker --threads 1` per run (started fresh, so every run begins
 with an empty cache), --decoded-cache-bytes large enough for the whole data set, and
@@ -20,6 +20,9 @@ allows it), in alternating order. Two measurements per recipe:
       the worker's CPU over the whole sweep per delivered image. sweep_vs_off = cache on / cache
       off (bar <= 0.4).
 Beside them, the worker's VmRSS at the end of each cache-on run and --decoded-cache-bytes.
+--pretouch starts every worker with --decoded-cache-pretouch (the cache mapped and touched before
+it registers): the sweep worker's CPU at start is reported beside the sweep (start_cpu_s), and
+sweep_vs_off_with_start charges it to the sweep.
 --auto adds a third run to each round, the job's switch unset (AUTO: the worker times the job's
 first samples both ways and keeps the cheaper, decision 0084): auto_vs_best = its worker CPU per
 image over all epochs (and its sweep's) / the cheaper of the other two's, and the worker's
@@ -93,7 +96,7 @@ def run_sweep(b, args, pipeline, cache, tmp, procs, worker_flags):
     address, workers = e2e.start_cluster(b, f"{b}/worker/stoker-worker", 1, f"{tmp}/s", procs,
                                          os.path.dirname(os.path.abspath(args.manifest)),
                                          worker_flags)
-    before = e2e.cpu_seconds(workers[0].pid)
+    start = before = e2e.cpu_seconds(workers[0].pid)
     clients = []
     for seed in range(1, SWEEP_JOBS + 1):
         job = f"sweep-{cache}-{seed}"
@@ -107,7 +110,7 @@ def run_sweep(b, args, pipeline, cache, tmp, procs, worker_flags):
             sys.exit(f"decoded_cache_e2e: the client of {job} exited with {client.returncode}; see "
                      f"{tmp}/{job}-client.log")
         images += json.load(open(f"{tmp}/{job}-report.json"))["images"]
-    return 1e3 * (e2e.cpu_seconds(workers[0].pid) - before) / images
+    return 1e3 * (e2e.cpu_seconds(workers[0].pid) - before) / images, start, images
 
 
 def auto_choices(tmp):
@@ -152,6 +155,8 @@ def main():
     parser.add_argument("--cache-bytes", type=int, default=3 << 30,
                         help="the worker's --decoded-cache-bytes (the set must fit)")
     parser.add_argument("--plaintext", dest="tls", action="store_false")
+    parser.add_argument("--pretouch", action="store_true",
+                        help="workers map and touch their decoded cache before registering")
     parser.add_argument("--auto", action="store_true",
                         help="also run each round with the job's switch unset (AUTO)")
     args = parser.parse_args()
@@ -167,6 +172,7 @@ def main():
     # The cache a documented share of the worker's budget: give it twice the cache.
     worker_flags = ["--decoded-cache-bytes", str(args.cache_bytes),
                     "--memory-bytes", str(2 * args.cache_bytes)]
+    worker_flags += ["--decoded-cache-pretouch"] if args.pretouch else []
     for recipe in args.recipe or sorted(RECIPES):
         pipeline = RECIPES[recipe]
         arms = ["always", "off"] + (["auto"] if args.auto else [])
@@ -185,7 +191,8 @@ def main():
                         epochs, rss = run_epochs(b, args, pipeline, cache, batches_per_epoch,
                                                  run_tmp, procs, worker_flags)
                         stop(procs)
-                        sweep = run_sweep(b, args, pipeline, cache, run_tmp, procs, worker_flags)
+                        sweep, start, images = run_sweep(b, args, pipeline, cache, run_tmp, procs,
+                                                         worker_flags)
                         stop(procs)
                         later = statistics.mean(e["cpu"] for e in epochs[1:])
                         rows[cache].append(dict(
@@ -193,13 +200,15 @@ def main():
                             first=epochs[0]["cpu"], later=later, ratio=later / epochs[0]["cpu"],
                             first_minflt=epochs[0]["worker_minflt"],
                             later_minflt=statistics.mean(e["worker_minflt"] for e in epochs[1:]),
-                            sweep=sweep, rss=rss))
+                            sweep=sweep, start=start,
+                            sweep_with_start=sweep + 1e3 * start / images, rss=rss))
                         cpu = " ".join("%.3f" % e["cpu"] for e in epochs)
                         faults = " ".join("%.2f" % e["worker_minflt"] for e in epochs)
                         print(f"{recipe} round {r + 1} cache {cache}: worker CPU ms/image by "
                               f"epoch {cpu} (epochs >= 2 / epoch 1 = "
                               f"{later / epochs[0]['cpu']:.3f}), minor faults/image {faults}"
-                              f"; sweep of {SWEEP_JOBS}: {sweep:.3f} ms/image; worker RSS "
+                              f"; sweep of {SWEEP_JOBS}: {sweep:.3f} ms/image (worker start "
+                              f"{start:.2f} CPU s); worker RSS "
                               f"{rss / 2**20:.0f} MiB (load average {os.getloadavg()[0]:.1f})"
                               f"{auto_choices(run_tmp) if cache == 'auto' else ''}", flush=True)
             finally:
@@ -208,8 +217,9 @@ def main():
         def med(cache, key):
             return statistics.median(row[key] for row in rows[cache])
 
-        sweep_vs_off = statistics.median(
-            on["sweep"] / off["sweep"] for on, off in zip(rows["always"], rows["off"]))
+        def on_vs_off(key):
+            return statistics.median(
+                on[key] / off[key] for on, off in zip(rows["always"], rows["off"]))
         print(f"RESULT name=decoded-cache-e2e recipe={recipe} tls={'on' if args.tls else 'off'} "
               f"samples={samples} epochs={args.epochs} "
               f"cache_epoch1_ms={med('always', 'first'):.4f} "
@@ -221,7 +231,9 @@ def main():
               f"cache_later_minflt={med('always', 'later_minflt'):.2f} "
               f"off_later_minflt={med('off', 'later_minflt'):.2f} "
               f"sweep_cache_ms={med('always', 'sweep'):.4f} sweep_off_ms={med('off', 'sweep'):.4f} "
-              f"sweep_vs_off={sweep_vs_off:.3f} "
+              f"sweep_vs_off={on_vs_off('sweep'):.3f} "
+              f"start_cpu_s={med('always', 'start'):.2f} "
+              f"sweep_vs_off_with_start={on_vs_off('sweep_with_start'):.3f} "
               f"worker_rss_mib={med('always', 'rss') / 2**20:.0f} "
               f"decoded_cache_mib={args.cache_bytes / 2**20:.0f}"
               f"{auto_result(rows) if args.auto else ''}", flush=True)

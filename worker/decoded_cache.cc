@@ -244,6 +244,12 @@ void DecodedCache::MakeRoomLocked(Shard& shard, uint64_t bytes, size_t blocks) {
   }
 }
 
+bool DecodedCache::Pretouch() {
+  bool all = true;
+  for (const std::unique_ptr<Shard>& shard : shards_) all = shard->arena.MapAll() && all;
+  return all;
+}
+
 DecodedCacheStats DecodedCache::stats() const {
   DecodedCacheStats stats;
   uint64_t saved_nanos = 0;

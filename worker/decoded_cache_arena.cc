@@ -65,6 +65,14 @@ void DecodedCacheArena::Give(absl::Span<uint8_t* const> blocks) {
   free_.insert(free_.end(), blocks.begin(), blocks.end());
 }
 
+bool DecodedCacheArena::MapAll() {
+  for (;;) {
+    absl::MutexLock lock(&mu_);
+    if (mapped_blocks_ == max_blocks_) return true;
+    if (!GrowLocked()) return false;
+  }
+}
+
 bool DecodedCacheArena::GrowLocked() {
   const uint64_t blocks =
       std::min<uint64_t>(kChunkBytes / kBlockBytes, max_blocks_ - mapped_blocks_);

@@ -8,6 +8,7 @@
 //
 // A chunk is advised MADV_HUGEPAGE (one fault can give 2 MiB where the kernel has a huge page)
 // and prefaulted with MADV_POPULATE_WRITE when it is mapped, so the copy into a block never faults.
+// MapAll maps every chunk at once (the worker's --decoded-cache-pretouch).
 //
 // Thread-safe: blocks are given back by whichever thread drops an entry's last reference.
 
@@ -41,6 +42,9 @@ class DecodedCacheArena {
   bool Take(size_t n, std::vector<uint8_t*>* blocks);
   // Blocks from Take, free again.
   void Give(absl::Span<uint8_t* const> blocks);
+  // Maps (and so prefaults) every block still mappable now, a chunk at a time, the lock taken per
+  // chunk. False if the kernel refused a chunk (what was mapped stays).
+  bool MapAll();
 
   uint64_t max_blocks() const { return max_blocks_; }
   uint64_t mapped_bytes() const;

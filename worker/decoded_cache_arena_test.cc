@@ -15,6 +15,20 @@ namespace {
 constexpr uint64_t kBlocksPerChunk =
     DecodedCacheArena::kChunkBytes / DecodedCacheArena::kBlockBytes;
 
+TEST(DecodedCacheArenaTest, MapAllMapsEveryBlockUpFrontSoTakeMapsNothingMore) {
+  DecodedCacheArena arena(2 * kBlocksPerChunk + 3);
+  ASSERT_TRUE(arena.MapAll());
+  EXPECT_EQ(arena.mapped_bytes(), (2 * kBlocksPerChunk + 3) * DecodedCacheArena::kBlockBytes);
+  EXPECT_EQ(arena.available(), 2 * kBlocksPerChunk + 3);
+  ASSERT_TRUE(arena.MapAll());  // nothing left to map: a no-op
+  std::vector<uint8_t*> blocks;
+  ASSERT_TRUE(arena.Take(2 * kBlocksPerChunk + 3, &blocks));
+  EXPECT_EQ(arena.mapped_bytes(), (2 * kBlocksPerChunk + 3) * DecodedCacheArena::kBlockBytes);
+  EXPECT_EQ(absl::flat_hash_set<uint8_t*>(blocks.begin(), blocks.end()).size(), blocks.size());
+  for (uint8_t* block : blocks) std::memset(block, 0xcd, DecodedCacheArena::kBlockBytes);
+  arena.Give(blocks);
+}
+
 TEST(DecodedCacheArenaTest, MapsLazilyInAlignedChunksAndReusesGivenBlocks) {
   DecodedCacheArena arena(kBlocksPerChunk + 10);
   EXPECT_EQ(arena.mapped_bytes(), 0u);

@@ -158,6 +158,25 @@ TEST(DecodedCacheTest, ConcurrentOffersAndLookupsStayBoundedAndServeTheRightPixe
   EXPECT_EQ(stats.checksum_failures, 0u);
 }
 
+TEST(DecodedCacheTest, PretouchMapsEveryShardsArenaWholeAndEntriesUseThoseBlocks) {
+  constexpr uint64_t kShards = 4, kBlocksPerShard = 50;
+  DecodedCache cache(kShards * kBlocksPerShard * DecodedCache::BlockCharge(1),
+                     DecodedCacheCompression::kNone, kShards);
+  EXPECT_EQ(cache.stats().mapped_bytes, 0u);
+  ASSERT_TRUE(cache.Pretouch());
+  const uint64_t whole = kShards * kBlocksPerShard * DecodedCache::kBlockBytes;
+  EXPECT_EQ(cache.stats().mapped_bytes, whole);
+  for (uint32_t i = 0; i < 40; ++i) {
+    ASSERT_TRUE(cache.Offer(CacheTestKey(i), CacheTestImage(i).view(), 0.001, /*force=*/true));
+  }
+  ImageBuffer out;
+  for (uint32_t i = 0; i < 40; ++i) {
+    ASSERT_GE(cache.Lookup(CacheTestKey(i), &out), 0) << i;
+    EXPECT_TRUE(SamePixels(out, CacheTestImage(i).view())) << i;
+  }
+  EXPECT_EQ(cache.stats().mapped_bytes, whole);
+}
+
 TEST(DecodedCacheTest, CompressionNamesParse) {
   EXPECT_EQ(*ParseDecodedCacheCompression("lz4", "f"), DecodedCacheCompression::kLz4);
   EXPECT_EQ(*ParseDecodedCacheCompression("none", "f"), DecodedCacheCompression::kNone);

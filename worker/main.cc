@@ -151,6 +151,9 @@ void AddFlags(stoker::FlagSet& flags, stoker::WorkerConfig& config, FlagValues& 
   flags.Add("decoded-cache-bytes", &config.decoded_cache_bytes,
             "bytes of decoded images kept for jobs with the decoded cache on (0 = none); a share "
             "of --memory-bytes, at most half of it (batches get the rest)");
+  flags.Add("decoded-cache-pretouch", &config.decoded_cache_pretouch,
+            "map and touch the whole decoded cache before registering: the start pays the "
+            "kernel's first touch of its pages, not the first epoch's misses");
   flags.Add("decoded-cache-compression", &values.decoded_cache_compression,
             "how the decoded cache keeps pixels: none or lz4 (fewer bytes, more CPU per hit)");
   flags.Add("max-request-bytes", &config.max_request_bytes, "largest client message read, bytes");
@@ -175,6 +178,7 @@ void AddFlags(stoker::FlagSet& flags, stoker::WorkerConfig& config, FlagValues& 
   flags.MapField("max_streams", "max-streams");
   flags.MapField("memory_bytes", "memory-bytes");
   flags.MapField("decoded_cache_bytes", "decoded-cache-bytes");
+  flags.MapField("decoded_cache_pretouch", "decoded-cache-pretouch");
   flags.MapField("max_request_bytes", "max-request-bytes");
 }
 

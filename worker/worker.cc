@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "common/ids.h"
 #include "common/logging.h"
 #include "common/process_limits.h"
@@ -63,6 +64,7 @@ void Worker::SetRegistrationObserver(std::function<void(bool registered)> observ
 }
 
 absl::Status Worker::Start(const std::string& advertise_address) {
+  if (config_.decoded_cache_pretouch && decoded_cache_ != nullptr) PretouchDecodedCache();
   registration_.set_advertise_address(advertise_address);
   absl::Status status = RetryUnavailable(config_.register_backoff, clock_,
                                          [this] { return registration_.Register(); });
@@ -70,6 +72,16 @@ absl::Status Worker::Start(const std::string& advertise_address) {
   heartbeat_thread_ = std::thread([this] { HeartbeatLoop(); });
   lease_loop_.Start();
   return absl::OkStatus();
+}
+
+void Worker::PretouchDecodedCache() {
+  const absl::Time start = absl::Now();
+  const absl::Duration cpu_before = ThreadCpuTime();
+  const bool all = decoded_cache_->Pretouch();
+  STOKER_LOG(INFO) << "decoded cache pretouched: " << decoded_cache_->stats().mapped_bytes
+                   << " bytes mapped in " << absl::Now() - start << " ("
+                   << ThreadCpuTime() - cpu_before << " CPU)"
+                   << (all ? "" : "; the kernel refused the rest, mapped as entries need it");
 }
 
 void Worker::Stop() {

@@ -124,6 +124,8 @@ class Worker {
   PayloadBufferPool* payload_buffers() { return &payload_buffers_; }
 
  private:
+  // Worker::Start, with config.decoded_cache_pretouch: maps the cache whole, logging how long.
+  void PretouchDecodedCache();
   void HeartbeatLoop();
   // True when it succeeded and left reports behind for the next one.
   bool Heartbeat();

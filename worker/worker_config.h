@@ -79,6 +79,11 @@ struct WorkerConfig {
   // from the shard cache's --cache-bytes (encoded shards, docs/storage.md).
   uint64_t decoded_cache_bytes = 0;
   static constexpr double kMaxDecodedCacheShare = 0.5;
+  // Map and touch the whole decoded cache before registering (--decoded-cache-pretouch), as a
+  // JVM's AlwaysPreTouch does for its heap: the worker's start pays the kernel's page zeroing once
+  // and its resident memory holds the whole cache from the start, instead of the first epoch's
+  // misses paying it per entry. Default off (memory is taken as entries need it).
+  bool decoded_cache_pretouch = false;
   // How the decoded cache keeps pixels: kNone (raw) or kLz4 (--decoded-cache-compression).
   DecodedCacheCompression decoded_cache_compression = DecodedCacheCompression::kNone;
   // Largest client message read, bytes (Open, Credit, Ack are small; larger is

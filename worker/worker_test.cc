@@ -1,8 +1,9 @@
 // The worker's composition against a fake coordinator on a FakeClock: heartbeats follow the
 // injected clock (no real sleeps), a job the coordinator retired is evicted and its streams
 // ended, trace windows reach the jobs, acks are checked, reports go in heartbeats of bounded size
-// sent back to back, and a worker the coordinator dropped registers again without losing its
-// reports. Each collaborator's own rules are tested beside it.
+// sent back to back, a worker the coordinator dropped registers again without losing its
+// reports, and --decoded-cache-pretouch maps the cache before registering. Each collaborator's own
+// rules are tested beside it.
 
 #include "worker/worker.h"
 
@@ -263,6 +264,33 @@ TEST_F(WorkerTest, AWorkerTheCoordinatorForgotRegistersAgain) {
   EXPECT_THAT(AwaitRegistrationsSeen(3), ElementsAre(true, false, true));
   EXPECT_EQ(coordinator_->registrations(), 2);
   EXPECT_EQ(worker_->worker_id(), 8u);
+}
+
+// --decoded-cache-pretouch: the whole cache is mapped before the worker registers; without it,
+// nothing is until an entry needs it.
+TEST(WorkerDecodedCacheTest, PretouchMapsTheWholeCacheBeforeRegistering) {
+  for (const bool pretouch : {false, true}) {
+    FakeClock clock;
+    WorkerConfig config;
+    config.coordinator_address = "fake:1";
+    config.threads = 1;
+    config.memory_bytes = 32 << 20;
+    config.decoded_cache_bytes = 8 << 20;
+    config.decoded_cache_pretouch = pretouch;
+    Worker worker(config, std::make_unique<FakeCoordinator>(), DatasetIo::FromEnvironment(),
+                  &clock);
+    ASSERT_TRUE(worker.Start("127.0.0.1:1").ok());
+    const uint64_t mapped = worker.decoded_cache_stats()->mapped_bytes;
+    if (pretouch) {
+      // Each of the 16 shards' arena whole: its budget over one block's charge, in blocks.
+      const uint64_t shard_blocks =
+          (config.decoded_cache_bytes / 16) / DecodedCache::BlockCharge(1);
+      EXPECT_EQ(mapped, 16 * shard_blocks * DecodedCache::kBlockBytes);
+    } else {
+      EXPECT_EQ(mapped, 0u);
+    }
+    worker.Stop();
+  }
 }
 
 }  // namespace
