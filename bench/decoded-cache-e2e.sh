@@ -4,8 +4,8 @@
 # (worker CPU per image of epochs 2-3 against epoch 1) and a sweep of 4 jobs started together, each
 # with the job's cache on and off, alternating, 3 rounds; two recipes (a fixed resize in the prefix,
 # and random_resized_crop right after decode) on the generated Caltech-256-like JPEG set
-# (bench/jpeg_set.sh). Extra arguments go to bench/decoded_cache_e2e.py (--plaintext, --pretouch, --rounds N,
-# --recipe NAME). About 10 minutes.
+# (bench/jpeg_set.sh). Extra arguments go to bench/decoded_cache_e2e.py (--plaintext, --pretouch,
+# --aligned-sweep BLOCK, --cache-bytes N, --rounds N, --recipe NAME). About 10 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --bench

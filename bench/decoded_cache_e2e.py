@@ -3,7 +3,7 @@
 cache saves, end to end between separate processes on loopback.
 
     decoded_cache_e2e.py BUILD_DIR --manifest M [--epochs E] [--rounds R] [--recipe NAME]...
-                     [--plaintext] [--auto] [--pretouch]
+                     [--plaintext] [--auto] [--pretouch] [--aligned-sweep BLOCK]
 
 One coordinator and one `stoker-worker --threads 1` per run (started fresh, so every run begins
 with an empty cache), --decoded-cache-bytes large enough for the whole data set, and
@@ -27,6 +27,11 @@ sweep_vs_off_with_start charges it to the sweep.
 first samples both ways and keeps the cheaper, decision 0084): auto_vs_best = its worker CPU per
 image over all epochs (and its sweep's) / the cheaper of the other two's, and the worker's
 choice as its log states it.
+--aligned-sweep BLOCK measures instead a sweep on a data set larger than the cache (set
+--cache-bytes below the set's entries): 4 jobs with shuffle "block" (BLOCK samples a block), each
+round three arms: "aligned" (the cache always, the jobs sharing --sweep-seed: the same blocks in
+step, decision 0087), "unaligned" (the cache always, each job its own block order) and "off";
+RESULT name=decoded-cache-aligned-sweep with aligned_vs_off and unaligned_vs_off.
 Recipes: resize-crop = decode, resize(256x256), random_crop(224), horizontal_flip (the prefix is
 decode and the resize: entries of 256x256x3); rrc = decode, random_resized_crop(224),
 horizontal_flip (the prefix is the decode alone: entries of the full 500x375x3 image; with the
@@ -61,13 +66,13 @@ def vm_rss_bytes(pid):
     return 0
 
 
-def client_argv(b, address, job, pipeline, manifest, cache, epochs, seed, tmp):
+def client_argv(b, address, job, pipeline, manifest, cache, epochs, seed, tmp, extra=()):
     return [f"{b}/tools/stoker-bench-client", *e2e.security("trainer"), "--coordinator", address,
             "--job", job, "--pipeline", pipeline, "--manifest", manifest,
             "--batch-size", str(e2e.BATCH), "--epochs", str(epochs), "--seed", str(seed),
             *([] if cache == "auto" else ["--decoded-cache", cache]),
             "--report-json", f"{tmp}/{job}-report.json",
-            "--token-file", f"{tmp}/{job}-token"]
+            "--token-file", f"{tmp}/{job}-token", *extra]
 
 
 def run_epochs(b, args, pipeline, cache, batches_per_epoch, tmp, procs, worker_flags):
@@ -91,7 +96,7 @@ def run_epochs(b, args, pipeline, cache, batches_per_epoch, tmp, procs, worker_f
     return [w.per_image() for w in windows], rss
 
 
-def run_sweep(b, args, pipeline, cache, tmp, procs, worker_flags):
+def run_sweep(b, args, pipeline, cache, tmp, procs, worker_flags, client_extra=()):
     """(b): the worker's CPU ms per delivered image over SWEEP_JOBS jobs run together."""
     address, workers = e2e.start_cluster(b, f"{b}/worker/stoker-worker", 1, f"{tmp}/s", procs,
                                          os.path.dirname(os.path.abspath(args.manifest)),
@@ -102,7 +107,8 @@ def run_sweep(b, args, pipeline, cache, tmp, procs, worker_flags):
         job = f"sweep-{cache}-{seed}"
         log = open(f"{tmp}/{job}-client.log", "w")
         clients.append((job, subprocess.Popen(
-            client_argv(b, address, job, pipeline, args.manifest, cache, 1, seed, tmp),
+            client_argv(b, address, job, pipeline, args.manifest, cache, 1, seed, tmp,
+                        client_extra),
             stdout=subprocess.DEVNULL, stderr=log)))
     images = 0
     for job, client in clients:
@@ -136,6 +142,47 @@ def auto_result(rows):
             f"auto_vs_best={ratio('total'):.3f} auto_sweep_vs_best={ratio('sweep'):.3f}")
 
 
+def aligned_sweep(b, args, worker_flags):
+    """--aligned-sweep: the sweep of SWEEP_JOBS block-shuffled jobs over a set larger than the
+    cache, aligned by a shared sweep seed, unaligned, and with the cache off; per recipe a RESULT."""
+    block = ["--shuffle", "block", "--shuffle-block", str(args.aligned_sweep)]
+    arms = {"aligned": ("always", block + ["--sweep-seed", "7"]),
+            "unaligned": ("always", block), "off": ("off", block)}
+    for recipe in args.recipe or sorted(RECIPES):
+        rows = {arm: [] for arm in arms}
+        with tempfile.TemporaryDirectory() as tmp:
+            if args.tls:
+                e2e.CERTS = f"{tmp}/certs"
+                subprocess.run([f"{e2e.HERE}/../scripts/dev-certs.sh", e2e.CERTS], check=True,
+                               stdout=subprocess.DEVNULL)
+            procs = []
+            try:
+                names = list(arms)
+                for r in range(args.rounds):
+                    for arm in names[r % len(names):] + names[:r % len(names)]:
+                        run_tmp = f"{tmp}/{recipe}-{arm}-{r}"
+                        os.makedirs(run_tmp)
+                        cache, extra = arms[arm]
+                        sweep, _, _ = run_sweep(b, args, RECIPES[recipe], cache, run_tmp, procs,
+                                                worker_flags, extra)
+                        stop(procs)
+                        rows[arm].append(sweep)
+                        print(f"{recipe} round {r + 1} {arm}: sweep of {SWEEP_JOBS} block-shuffled "
+                              f"jobs {sweep:.3f} ms/image (load average "
+                              f"{os.getloadavg()[0]:.1f})", flush=True)
+            finally:
+                stop(procs)
+
+        def vs_off(arm):
+            return statistics.median(a / o for a, o in zip(rows[arm], rows["off"]))
+        print(f"RESULT name=decoded-cache-aligned-sweep recipe={recipe} "
+              f"tls={'on' if args.tls else 'off'} block={args.aligned_sweep} "
+              f"decoded_cache_mib={args.cache_bytes / 2**20:.0f} "
+              + " ".join(f"{arm}_ms={statistics.median(rows[arm]):.4f}" for arm in arms)
+              + f" aligned_vs_off={vs_off('aligned'):.3f} "
+              f"unaligned_vs_off={vs_off('unaligned'):.3f}", flush=True)
+
+
 def stop(procs):
     for p in procs:
         p.terminate()
@@ -157,6 +204,8 @@ def main():
     parser.add_argument("--plaintext", dest="tls", action="store_false")
     parser.add_argument("--pretouch", action="store_true",
                         help="workers map and touch their decoded cache before registering")
+    parser.add_argument("--aligned-sweep", type=int, default=0, metavar="BLOCK",
+                        help="measure aligned against unaligned block-shuffled sweeps instead")
     parser.add_argument("--auto", action="store_true",
                         help="also run each round with the job's switch unset (AUTO)")
     args = parser.parse_args()
@@ -173,6 +222,8 @@ def main():
     worker_flags = ["--decoded-cache-bytes", str(args.cache_bytes),
                     "--memory-bytes", str(2 * args.cache_bytes)]
     worker_flags += ["--decoded-cache-pretouch"] if args.pretouch else []
+    if args.aligned_sweep:
+        return aligned_sweep(b, args, worker_flags)
     for recipe in args.recipe or sorted(RECIPES):
         pipeline = RECIPES[recipe]
         arms = ["always", "off"] + (["auto"] if args.auto else [])

@@ -32,6 +32,12 @@ absl::Status ValidateScalars(const JobSpec& spec) {
   if (spec.shuffle() == stoker::v1::SHUFFLE_MODE_BLOCK && spec.shuffle_block() == 0) {
     return absl::InvalidArgumentError("spec.shuffle_block: must be > 0 with SHUFFLE_MODE_BLOCK");
   }
+  if (spec.sweep_seed() != 0 && spec.shuffle() != stoker::v1::SHUFFLE_MODE_BLOCK &&
+      spec.shuffle() != stoker::v1::SHUFFLE_MODE_SHARD_WINDOW) {
+    return absl::InvalidArgumentError(
+        "spec.sweep_seed: aligns the blocks or shard windows of a sweep's jobs; needs "
+        "SHUFFLE_MODE_BLOCK or SHUFFLE_MODE_SHARD_WINDOW");
+  }
   if (!stoker::v1::DecodedCache_IsValid(spec.decoded_cache())) {
     return absl::InvalidArgumentError(
         absl::StrCat("spec.decoded_cache: unknown value ", spec.decoded_cache()));

@@ -53,6 +53,22 @@ TEST(JobValidationTest, ScalarFields) {
               StatusIs(absl::StatusCode::kInvalidArgument, "spec.decoded_cache: unknown value 9"));
 }
 
+TEST(JobValidationTest, ASweepSeedNeedsBlocksOrShardWindows) {
+  stoker::v1::JobSpec spec = SmallJobSpec();
+  spec.set_sweep_seed(7);
+  for (auto mode : {stoker::v1::SHUFFLE_MODE_UNSPECIFIED, stoker::v1::SHUFFLE_MODE_GLOBAL,
+                    stoker::v1::SHUFFLE_MODE_NONE}) {
+    spec.set_shuffle(mode);
+    EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         "spec.sweep_seed: aligns the blocks or shard windows of a sweep's jobs; "
+                         "needs SHUFFLE_MODE_BLOCK or SHUFFLE_MODE_SHARD_WINDOW"));
+  }
+  spec.set_shuffle(stoker::v1::SHUFFLE_MODE_BLOCK);
+  spec.set_shuffle_block(8);
+  EXPECT_THAT(ValidateJobSpec(spec, TestSourceFactory()), IsOk());
+}
+
 TEST(JobValidationTest, ShardWindowNeedsAWindowAndShards) {
   stoker::v1::JobSpec spec = SmallJobSpec();  // A synthetic dataset: no shards.
   spec.set_shuffle(stoker::v1::SHUFFLE_MODE_SHARD_WINDOW);

@@ -137,6 +137,12 @@ absl::StatusOr<v1::JobSpec> JobSpecArgs::ToJobSpec(
   spec.set_shuffle(mode->second);
   spec.set_shuffle_block(shuffle == "block" ? shuffle_block : 0);
   spec.set_shuffle_window_shards(shuffle == "shard_window" ? shuffle_window_shards : 0);
+  if (sweep_seed != 0 && shuffle != "block" && shuffle != "shard_window") {
+    return invalid("sweep_seed",
+                   "aligns blocks or shard windows: needs shuffle 'block' or "
+                   "'shard_window'");
+  }
+  spec.set_sweep_seed(sweep_seed);
   spec.set_world_size(world_size);
   spec.set_epochs(epochs);
   spec.set_drop_last(drop_last);

@@ -55,6 +55,9 @@ struct JobSpecArgs {
   std::string shuffle = "global";
   uint32_t shuffle_block = 1024;
   uint32_t shuffle_window_shards = 16;
+  // JobSpec.sweep_seed: jobs of a sweep sharing it read the same blocks or shard windows in step
+  // (shuffle "block" or "shard_window"; docs/decisions/0087-sweep-aligned-orders.md); 0: off.
+  uint64_t sweep_seed = 0;
   bool drop_last = false;
   // JobSpec.max_bad_sample_fraction, in [0, 1]; unset: the coordinator's default (0.01).
   std::optional<double> max_bad_sample_fraction;

@@ -12,6 +12,10 @@ namespace {
 
 using stoker::v1::ShuffleMode;
 
+// K of plan/epoch_plan.h for `seed` (the job's, or its sweep_seed for the order of blocks and
+// windows).
+uint64_t EpochKey(uint64_t seed, uint32_t epoch) { return KeyOf(seed ^ kPlanDomain, epoch, 0); }
+
 uint64_t BlockCount(uint64_t num_samples, uint64_t block) {
   return num_samples / block + (num_samples % block != 0 ? 1 : 0);
 }
@@ -26,13 +30,14 @@ uint64_t BatchesPerRank(uint64_t num_samples, uint32_t batch_size, uint32_t worl
 }
 
 EpochOrder::EpochOrder(uint64_t num_samples, uint64_t seed, uint32_t epoch, ShuffleMode mode,
-                       uint32_t block)
+                       uint32_t block, uint64_t sweep_seed)
     : num_samples_(num_samples),
       mode_(mode),
-      key_(KeyOf(seed ^ kPlanDomain, epoch, 0)),
+      key_(EpochKey(seed, epoch)),
       permutation_(
           mode == stoker::v1::SHUFFLE_MODE_BLOCK ? BlockCount(num_samples, block) : num_samples,
-          key_) {
+          mode == stoker::v1::SHUFFLE_MODE_BLOCK && sweep_seed != 0 ? EpochKey(sweep_seed, epoch)
+                                                                    : key_) {
   if (mode_ != stoker::v1::SHUFFLE_MODE_BLOCK) return;
   block_ = block;
   const uint64_t blocks = permutation_.size();
@@ -87,15 +92,18 @@ namespace {
 absl::StatusOr<EpochOrder> MakeOrder(const stoker::v1::JobSpec& spec, uint64_t num_samples,
                                      uint32_t epoch, absl::Span<const uint64_t> shard_starts) {
   if (spec.shuffle() != stoker::v1::SHUFFLE_MODE_SHARD_WINDOW) {
-    return EpochOrder(num_samples, spec.seed(), epoch, spec.shuffle(), spec.shuffle_block());
+    return EpochOrder(num_samples, spec.seed(), epoch, spec.shuffle(), spec.shuffle_block(),
+                      spec.sweep_seed());
   }
   if (!shard_starts.empty() && shard_starts.back() != num_samples) {
     return absl::InvalidArgumentError(absl::StrCat(
         "spec.shuffle: the shards hold ", shard_starts.back(), " samples, not ", num_samples));
   }
-  ASSIGN_OR_RETURN(ShardWindowOrder windows,
-                   ShardWindowOrder::Create(shard_starts, spec.shuffle_window_shards(),
-                                            KeyOf(spec.seed() ^ kPlanDomain, epoch, 0)));
+  const uint64_t key = EpochKey(spec.seed(), epoch);
+  ASSIGN_OR_RETURN(
+      ShardWindowOrder windows,
+      ShardWindowOrder::Create(shard_starts, spec.shuffle_window_shards(), key,
+                               spec.sweep_seed() != 0 ? EpochKey(spec.sweep_seed(), epoch) : key));
   return EpochOrder(std::make_shared<const ShardWindowOrder>(std::move(windows)));
 }
 

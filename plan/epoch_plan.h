@@ -26,6 +26,10 @@
 //   SHARD_WINDOW: shards permuted by P(S, K), grouped into windows of W shards, each window's
 //           samples permuted as a whole (plan/shard_window_order.h). It needs the dataset's
 //           shard boundaries and holds 16 bytes a shard; a lookup is O(log S).
+// Sweep alignment (JobSpec.sweep_seed != 0, BLOCK and SHARD_WINDOW only): the block slots'
+// permutation P(M, K) and the shard slots' P(S, K) take K' = KeyOf(sweep_seed ^ kPlanDomain,
+// epoch, 0) instead of K; the samples inside a block or window keep K. Jobs sharing a sweep_seed
+// (same N, block or shards and window) hold the same block or window at every position.
 // Changing any of this changes every plan (and must bump kResumeTokenVersion).
 
 #include <cstdint>
@@ -50,8 +54,9 @@ uint64_t BatchesPerRank(uint64_t num_samples, uint32_t batch_size, uint32_t worl
 class EpochOrder {
  public:
   // REQUIRES: num_samples > 0; block > 0 when mode is BLOCK. Unspecified mode is GLOBAL.
+  // sweep_seed (0: none) orders the blocks of BLOCK; ignored by the other modes.
   EpochOrder(uint64_t num_samples, uint64_t seed, uint32_t epoch, stoker::v1::ShuffleMode mode,
-             uint32_t block);
+             uint32_t block, uint64_t sweep_seed = 0);
   // SHUFFLE_MODE_SHARD_WINDOW. REQUIRES: windows non-null.
   explicit EpochOrder(std::shared_ptr<const ShardWindowOrder> windows);
 

@@ -172,7 +172,8 @@ Order Affine(uint64_t n, uint64_t seed, uint32_t epoch) {
 Order ShardWindow(uint64_t n, uint64_t seed, uint32_t epoch, uint32_t window) {
   std::vector<uint64_t> starts;
   for (uint64_t s = 0; s <= n / 16; ++s) starts.push_back(s * 16);
-  const auto windows = ShardWindowOrder::Create(starts, window, KeyOf(seed, epoch, 7));
+  const auto windows =
+      ShardWindowOrder::Create(starts, window, KeyOf(seed, epoch, 7), KeyOf(seed, epoch, 7));
   Order out(n);
   for (uint64_t p = 0; p < n; ++p) out[p] = windows->At(p);
   return out;

@@ -56,6 +56,38 @@ TEST(EpochOrderTest, OrdersArePinned) {
   EXPECT_EQ(huge.At((uint64_t{1} << 36) - 1), 20647721796u);
 }
 
+// JobSpec.sweep_seed with BLOCK: every job of the sweep holds the same block at every slot (the
+// same samples at positions [t*W, (t+1)*W)), in its own order inside it; epochs still differ.
+TEST(EpochOrderTest, ASweepSeedAlignsTheBlocksOfJobsWithTheirOwnOrderInside) {
+  constexpr uint64_t kN = 1000, kBlock = 100;
+  auto blocks_at_slots = [](const std::vector<uint64_t>& order) {
+    std::vector<std::vector<uint64_t>> blocks;
+    for (uint64_t begin = 0; begin < order.size(); begin += kBlock) {
+      std::vector<uint64_t> block(order.begin() + begin, order.begin() + begin + kBlock);
+      std::sort(block.begin(), block.end());
+      blocks.push_back(block);
+    }
+    return blocks;
+  };
+  auto order = [](uint64_t seed, uint32_t epoch, uint64_t sweep_seed) {
+    const EpochOrder o(kN, seed, epoch, stoker::v1::SHUFFLE_MODE_BLOCK, kBlock, sweep_seed);
+    std::vector<uint64_t> out(kN);
+    for (uint64_t p = 0; p < kN; ++p) out[p] = o.At(p);
+    return out;
+  };
+  const auto first = order(1, 2, 77);
+  for (uint64_t seed : {2, 3, 4}) {
+    EXPECT_EQ(blocks_at_slots(order(seed, 2, 77)), blocks_at_slots(first)) << seed;
+    EXPECT_NE(order(seed, 2, 77), first) << seed;
+  }
+  EXPECT_NE(blocks_at_slots(order(1, 3, 77)), blocks_at_slots(first));  // a new epoch's blocks
+  EXPECT_NE(blocks_at_slots(order(2, 2, 0)), blocks_at_slots(order(1, 2, 0)));
+  EXPECT_EQ(order(42, 3, 42), order(42, 3, 0));  // the seed itself as sweep seed: no change
+  // GLOBAL has no blocks: the sweep seed does not touch it (OpenJob refuses the pair).
+  EXPECT_EQ(EpochOrder(kN, 1, 2, stoker::v1::SHUFFLE_MODE_GLOBAL, 0, 77).At(5),
+            EpochOrder(kN, 1, 2, stoker::v1::SHUFFLE_MODE_GLOBAL, 0).At(5));
+}
+
 TEST(BatchesPerRankTest, DropLastAndPadding) {
   EXPECT_EQ(BatchesPerRank(100, 10, 2, true), 5u);
   EXPECT_EQ(BatchesPerRank(105, 10, 2, true), 5u);   // 10 full batches.

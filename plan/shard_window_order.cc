@@ -23,7 +23,8 @@ absl::Status CheckShardStarts(absl::Span<const uint64_t> starts) {
 }  // namespace
 
 absl::StatusOr<ShardWindowOrder> ShardWindowOrder::Create(absl::Span<const uint64_t> shard_starts,
-                                                          uint32_t window_shards, uint64_t key) {
+                                                          uint32_t window_shards, uint64_t key,
+                                                          uint64_t slot_key) {
   if (window_shards == 0 || window_shards > kMaxWindowShards) {
     return absl::InvalidArgumentError(
         absl::StrCat("spec.shuffle_window_shards: must be in [1, ", kMaxWindowShards,
@@ -31,7 +32,7 @@ absl::StatusOr<ShardWindowOrder> ShardWindowOrder::Create(absl::Span<const uint6
   }
   if (absl::Status status = CheckShardStarts(shard_starts); !status.ok()) return status;
   const size_t shards = shard_starts.size() - 1;
-  const KeyedPermutation slots(shards, key);
+  const KeyedPermutation slots(shards, slot_key);
   ShardWindowOrder order(window_shards, key);
   order.slot_start_.reserve(shards + 1);
   order.slot_first_sample_.reserve(shards);

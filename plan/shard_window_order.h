@@ -4,7 +4,8 @@
 // The SHUFFLE_MODE_SHARD_WINDOW order (plan/epoch_plan.h), shard-aware in the spirit of MosaicML
 // Streaming's py1e: with S shards of sizes n_0..n_{S-1} (N = their sum), K the epoch's key and
 // P(n, key) the keyed permutation of [0, n) (plan/keyed_permutation.h):
-//   Shard slots: slot t holds shard P(S, K)(t); slots are laid out in order, each taking as many
+//   Shard slots: slot t holds shard P(S, K')(t), K' = K or, with JobSpec.sweep_seed, the sweep's
+//   key (plan/epoch_plan.h); slots are laid out in order, each taking as many
 //   positions as its shard has samples (slot_start[t] = the sum of the sizes of slots < t).
 //   Windows: window w is slots [w*W, min((w+1)*W, S)), i.e. positions [b_w, e_w) with
 //   b_w = slot_start[w*W]; its n_w = e_w - b_w samples are permuted as a whole: position
@@ -35,8 +36,11 @@ class ShardWindowOrder {
   // [shard_starts[s], shard_starts[s+1]); shard_starts[0] == 0, non-decreasing, back() == N > 0.
   // INVALID_ARGUMENT naming spec.shuffle_window_shards when window_shards is 0 or past
   // kMaxWindowShards, or spec.shuffle when shard_starts does not describe a sharded dataset.
+  // `key` orders the samples inside each window; `slot_key` the shard slots (K both, or the
+  // sweep's key: JobSpec.sweep_seed).
   static absl::StatusOr<ShardWindowOrder> Create(absl::Span<const uint64_t> shard_starts,
-                                                 uint32_t window_shards, uint64_t key);
+                                                 uint32_t window_shards, uint64_t key,
+                                                 uint64_t slot_key);
 
   uint64_t size() const { return slot_start_.back(); }
   // The sample at `position`. REQUIRES: position < size().

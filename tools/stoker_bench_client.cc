@@ -176,6 +176,8 @@ void AddFlags(FlagSet& flags, BenchConfig& c) {
   flags.Add("seed", &c.seed, "seed of the epoch plan and the per-sample randomness");
   flags.Add("shuffle", &c.shuffle, "none | global | block | shard_window");
   flags.Add("shuffle-block", &c.shuffle_block, "block length for --shuffle=block");
+  flags.Add("sweep-seed", &c.sweep_seed,
+            "the seed a sweep's jobs share: the same blocks or shard windows in step (0: off)");
   flags.Add("shuffle-window-shards", &c.shuffle_window_shards,
             "shards per window for --shuffle=shard_window");
   flags.Add("world-size", &c.world_size, "number of trainer ranks");

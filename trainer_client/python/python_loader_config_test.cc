@@ -24,14 +24,16 @@ PythonLoaderConfig ValidConfig() {
   return config;
 }
 
-TEST(PythonLoaderConfigTest, ShardWindowShuffleCarriesItsWindow) {
+TEST(PythonLoaderConfigTest, ShardWindowShuffleCarriesItsWindowAndSweepSeed) {
   PythonLoaderConfig config = ValidConfig();
   config.shuffle = "shard_window";
   config.shuffle_window_shards = 8;
+  config.sweep_seed = 9;
   const absl::StatusOr<LoaderOptions> options = config.ToLoaderOptions();
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_EQ(options->spec.shuffle(), v1::SHUFFLE_MODE_SHARD_WINDOW);
   EXPECT_EQ(options->spec.shuffle_window_shards(), 8u);
+  EXPECT_EQ(options->spec.sweep_seed(), 9u);
   EXPECT_EQ(options->spec.shuffle_block(), 0u);
 }
 
@@ -148,6 +150,11 @@ TEST(PythonLoaderConfigTest, NamesTheBadArgument) {
   config.shuffle = "shard_window";
   config.shuffle_window_shards = 0;
   ExpectInvalid(config, "shuffle_window_shards: must be > 0");
+  config = ValidConfig();
+  config.sweep_seed = 5;  // the default shuffle, "global", has no blocks or windows to align
+  ExpectInvalid(config,
+                "sweep_seed: aligns blocks or shard windows: needs shuffle 'block' or "
+                "'shard_window'");
   config = ValidConfig();
   config.layout = "nhwc";
   ExpectInvalid(config, "layout: ");

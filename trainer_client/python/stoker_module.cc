@@ -402,6 +402,7 @@ void DefineConfig(py::module_& m) {
       .def_readwrite("shuffle", &PythonLoaderConfig::shuffle)
       .def_readwrite("shuffle_block", &PythonLoaderConfig::shuffle_block)
       .def_readwrite("shuffle_window_shards", &PythonLoaderConfig::shuffle_window_shards)
+      .def_readwrite("sweep_seed", &PythonLoaderConfig::sweep_seed)
       .def_readwrite("drop_last", &PythonLoaderConfig::drop_last)
       .def_readwrite("decoded_cache", &PythonLoaderConfig::decoded_cache)
       .def_readwrite("max_bad_sample_fraction", &PythonLoaderConfig::max_bad_sample_fraction)

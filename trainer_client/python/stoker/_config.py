@@ -33,7 +33,7 @@ def build_config(args: Dict[str, Any]) -> _stoker.LoaderConfig:
     config.std = list(convert.std or [])
     config.resident_batches = convert.resident_batches
     for name in ("dtype", "batch_size", "rank", "world_size", "epochs", "seed", "shuffle",
-                 "shuffle_block", "shuffle_window_shards", "drop_last",
+                 "shuffle_block", "shuffle_window_shards", "sweep_seed", "drop_last",
                  "max_bad_sample_fraction", "prefetch_bytes", "device",
                  "compression", "ordered"):
         setattr(config, name, args[name])

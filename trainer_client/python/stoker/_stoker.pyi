@@ -36,6 +36,7 @@ class LoaderConfig:
     shuffle: str
     shuffle_block: int
     shuffle_window_shards: int
+    sweep_seed: int
     drop_last: bool
     decoded_cache: str
     max_bad_sample_fraction: Optional[float]

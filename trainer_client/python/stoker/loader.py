@@ -74,6 +74,9 @@ class Loader:
           storage: each shard read once an epoch; docs/storage.md) or "none".
       shuffle_block (int): the block size of shuffle="block", in samples.
       shuffle_window_shards (int): the window of shuffle="shard_window", in shards.
+      sweep_seed (int): 0 (default), or the seed a sweep's jobs share: with shuffle="block" or
+          "shard_window" they then read the same blocks or windows in step, each in its own order
+          inside them (its `seed`), so the workers' decoded cache serves one decode to all of them.
       max_bad_sample_fraction (float | None): the largest fraction of a rank's samples of one
           epoch that may be unreadable (each replaced by the next good one) before the job
           fails with DATA_LOSS, in [0, 1]; None: the coordinator's default, 0.01.
@@ -148,6 +151,7 @@ class Loader:
                  shuffle: Shuffle = _DEFAULTS.shuffle,
                  shuffle_block: int = _DEFAULTS.shuffle_block,
                  shuffle_window_shards: int = _DEFAULTS.shuffle_window_shards,
+                 sweep_seed: int = _DEFAULTS.sweep_seed,
                  max_bad_sample_fraction: Optional[float] = None,
                  job_name: Optional[str] = None, layout: Layout = None,
                  dtype: DType = _DEFAULTS.dtype, tail: Tail = _DEFAULTS.tail,
