@@ -260,6 +260,25 @@ print(sorted(m for m in sys.modules if m == "torch" or m.startswith("torch.")))
         # A synthetic (decoded) dataset has no decode to cache: the job runs as any other.
         self.assertEqual(len(self.loader(decoded_cache=True)), NUM_SAMPLES // BATCH)
 
+    def test_jobs_sharing_a_sweep_seed_read_the_same_blocks_in_step(self):
+        block = 4 * BATCH  # 4 blocks of 32 samples
+
+        def blocks_in_plan_order(seed, sweep_seed):
+            with self.loader(seed=seed, sweep_seed=sweep_seed, shuffle="block",
+                             shuffle_block=block, ordered=True, return_indices=True) as loader:
+                order = [i for _, _, indices in loader for i in indices.tolist()]
+            self.assertEqual(sorted(order), list(range(NUM_SAMPLES)))
+            return order, [sorted(order[p:p + block]) for p in range(0, NUM_SAMPLES, block)]
+
+        sweep = unique_seed()
+        first, first_blocks = blocks_in_plan_order(1, sweep)
+        second, second_blocks = blocks_in_plan_order(2, sweep)
+        self.assertEqual(second_blocks, first_blocks)  # the same block at every position
+        self.assertNotEqual(second, first)  # each job its own order inside the blocks
+        with self.assertRaises(stoker.InvalidArgumentError) as raised:
+            len(self.loader(sweep_seed=sweep))  # the default shuffle, global, has no blocks
+        self.assertIn("sweep_seed: aligns blocks or shard windows", raised.exception.message)
+
     # --- the typed, documented surface ---
     def test_every_loader_argument_is_typed_and_documented(self):
         parameters = inspect.signature(stoker.Loader.__init__).parameters
