@@ -106,6 +106,7 @@ def check_default(objects):
     spec = worker["spec"]["template"]["spec"]
     args = container(spec, "worker")["args"]
     drain_s = int(flag(args, "drain-deadline-ms")) / 1000
+    assert not any(a.startswith("--decoded-cache") for a in args), args  # no cache unless asked
     assert spec["terminationGracePeriodSeconds"] > drain_s, "grace period must exceed the drain"
     assert flag(args, "advertise-address") == "$(POD_IP)", args
     env = container(spec, "worker")["env"]
@@ -209,6 +210,10 @@ def check_pools(objects):
     assert worker["tolerations"][0]["key"] == "stoker.io/pool"
     assert "nodeAffinity" in worker["affinity"]
     assert worker["terminationGracePeriodSeconds"] == 55  # 45 s drain + 10
+    args = container(worker, "worker")["args"]
+    assert flag(args, "decoded-cache-bytes") == "3221225472", args  # not 3.221225472e+09
+    assert flag(args, "decoded-cache-compression") == "none", args
+    assert "--decoded-cache-pretouch" in args, args
     assert container(worker, "worker")["image"] == "registry.example.com/ml/stoker-worker:0.1.0"
     job = dt.find(objects, "Job", "-trainer")
     assert (job["spec"]["completionMode"], job["spec"]["completions"]) == ("Indexed", 8)
