@@ -6,12 +6,16 @@
 // DECODED_CACHE_AUTO job and `stoker-ctl pipeline explain` apply.
 //
 // Per image, over the passes a sample makes through one worker's cache:
-//   with the cache:    miss + (passes - 1) * (h * hit + (1 - h) * miss)
+//   with the cache:    miss + (passes - 1 - a) * (h * hit + (1 - h) * miss)
+//                           + a * (h_a * hit + (1 - h_a) * miss)
 //   without it:        passes * uncached
 // where h, the share of later passes that hit, is the share of the dataset's entries the cache can
 // hold (1 when it holds them all), and 0 when the cache would not admit the entries (prefix CPU per
-// byte kept under kMinPrefixNanosPerByte). Costs may include work both paths share (reading, the
-// rest of the pipeline): it cancels out of the comparison.
+// byte kept under kMinPrefixNanosPerByte). a of the passes are sweep-aligned jobs' (JobSpec.
+// sweep_seed, decision 0087) following the job through the same block or window while it is
+// cached: h_a = the share of two such windows the cache holds (the one read and the one before, as
+// the jobs drift), whatever the dataset's size. Costs may include work both paths share (reading,
+// the rest of the pipeline): it cancels out of the comparison.
 
 #include <cstdint>
 #include <string>
@@ -40,11 +44,16 @@ struct DecodedCacheOutlook {
   uint64_t entries_fit = 0;  // entries of entry_bytes the cache holds
   uint32_t passes = 1;       // times each sample comes back (the job's epochs)
   bool admit_all = false;    // DECODED_CACHE_ALWAYS: no admission threshold
+  // Of `passes`, the sweep-aligned jobs' (a above; at most passes - 1), and the samples of the
+  // block or window they read in step.
+  uint32_t aligned_passes = 0;
+  uint64_t aligned_window_samples = 0;
 };
 
 struct DecodedCacheChoice {
   bool use = false;
   double hit_share = 0;           // h
+  double aligned_hit_share = 0;   // h_a
   double with_cache_seconds = 0;  // per image over all passes
   double without_cache_seconds = 0;
   // "use the cache: 2.31 ms per image over 3 passes against 2.37 ms without (miss 1.10 ms, hit

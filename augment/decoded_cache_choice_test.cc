@@ -54,6 +54,32 @@ TEST(DecodedCacheChoiceTest, ACacheHoldingASmallShareOfTheDatasetIsLeftOff) {
   EXPECT_NE(choice.why.find("leave it off"), std::string::npos) << choice.why;
 }
 
+TEST(DecodedCacheChoiceTest, SweepAlignedJobsHitWhileTheCacheHoldsTheirBlocks) {
+  // 4 one-epoch jobs of a sweep over 10,000 samples; the cache holds 1,000 entries.
+  DecodedCacheOutlook outlook{.samples = 10'000, .entries_fit = 1'000, .passes = 4};
+  const DecodedCacheChoice unaligned = ChooseDecodedCache(ResizeThenCrop(), outlook);
+  EXPECT_FALSE(unaligned.use) << unaligned.why;  // 10 % of later passes hit
+  EXPECT_DOUBLE_EQ(unaligned.aligned_hit_share, 0);
+  // The same jobs sharing a sweep seed, reading blocks of 256 in step: the 3 followers hit.
+  outlook.aligned_passes = 3;
+  outlook.aligned_window_samples = 256;
+  const DecodedCacheChoice aligned = ChooseDecodedCache(ResizeThenCrop(), outlook);
+  EXPECT_TRUE(aligned.use) << aligned.why;
+  EXPECT_DOUBLE_EQ(aligned.aligned_hit_share, 1.0);
+  EXPECT_DOUBLE_EQ(aligned.with_cache_seconds, (1.3e-3 + 3 * 0.2e-3) / 4);
+  EXPECT_NE(aligned.why.find("3 sweep-aligned passes 100%"), std::string::npos) << aligned.why;
+  // Blocks of 2,000: the cache holds a quarter of the two blocks the jobs may straddle.
+  outlook.aligned_window_samples = 2'000;
+  const DecodedCacheChoice large = ChooseDecodedCache(ResizeThenCrop(), outlook);
+  EXPECT_DOUBLE_EQ(large.aligned_hit_share, 0.25);
+  EXPECT_FALSE(large.use) << large.why;
+  // Aligned passes never exceed the passes after the first.
+  outlook.aligned_window_samples = 256;
+  outlook.aligned_passes = 9;
+  EXPECT_DOUBLE_EQ(ChooseDecodedCache(ResizeThenCrop(), outlook).with_cache_seconds,
+                   aligned.with_cache_seconds);
+}
+
 TEST(DecodedCacheChoiceTest, EntriesTheCacheWouldNotAdmitNeverHit) {
   DecodedCacheCosts cheap = ResizeThenCrop();
   cheap.prefix_seconds = 0.5e-3;  // 2.54 ns per byte kept, under the threshold

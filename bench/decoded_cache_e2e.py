@@ -29,9 +29,11 @@ image over all epochs (and its sweep's) / the cheaper of the other two's, and th
 choice as its log states it.
 --aligned-sweep BLOCK measures instead a sweep on a data set larger than the cache (set
 --cache-bytes below the set's entries): 4 jobs with shuffle "block" (BLOCK samples a block), each
-round three arms: "aligned" (the cache always, the jobs sharing --sweep-seed: the same blocks in
-step, decision 0087), "unaligned" (the cache always, each job its own block order) and "off";
-RESULT name=decoded-cache-aligned-sweep with aligned_vs_off and unaligned_vs_off.
+round four arms: "aligned" (the cache always, the jobs sharing --sweep-seed: the same blocks in
+step, decision 0087), "unaligned" (the cache always, each job its own block order), "off", and
+"aligned_auto" (aligned, the job's switch unset: AUTO, the workers' choices printed);
+RESULT name=decoded-cache-aligned-sweep with aligned_vs_off, unaligned_vs_off and
+aligned_auto_vs_off.
 Recipes: resize-crop = decode, resize(256x256), random_crop(224), horizontal_flip (the prefix is
 decode and the resize: entries of 256x256x3); rrc = decode, random_resized_crop(224),
 horizontal_flip (the prefix is the decode alone: entries of the full 500x375x3 image; with the
@@ -146,8 +148,9 @@ def aligned_sweep(b, args, worker_flags):
     """--aligned-sweep: the sweep of SWEEP_JOBS block-shuffled jobs over a set larger than the
     cache, aligned by a shared sweep seed, unaligned, and with the cache off; per recipe a RESULT."""
     block = ["--shuffle", "block", "--shuffle-block", str(args.aligned_sweep)]
-    arms = {"aligned": ("always", block + ["--sweep-seed", "7"]),
-            "unaligned": ("always", block), "off": ("off", block)}
+    aligned = block + ["--sweep-seed", "7"]
+    arms = {"aligned": ("always", aligned), "unaligned": ("always", block),
+            "off": ("off", block), "aligned_auto": ("auto", aligned)}
     for recipe in args.recipe or sorted(RECIPES):
         rows = {arm: [] for arm in arms}
         with tempfile.TemporaryDirectory() as tmp:
@@ -169,7 +172,8 @@ def aligned_sweep(b, args, worker_flags):
                         rows[arm].append(sweep)
                         print(f"{recipe} round {r + 1} {arm}: sweep of {SWEEP_JOBS} block-shuffled "
                               f"jobs {sweep:.3f} ms/image (load average "
-                              f"{os.getloadavg()[0]:.1f})", flush=True)
+                              f"{os.getloadavg()[0]:.1f})"
+                              f"{auto_choices(run_tmp) if cache == 'auto' else ''}", flush=True)
             finally:
                 stop(procs)
 
@@ -180,7 +184,8 @@ def aligned_sweep(b, args, worker_flags):
               f"decoded_cache_mib={args.cache_bytes / 2**20:.0f} "
               + " ".join(f"{arm}_ms={statistics.median(rows[arm]):.4f}" for arm in arms)
               + f" aligned_vs_off={vs_off('aligned'):.3f} "
-              f"unaligned_vs_off={vs_off('unaligned'):.3f}", flush=True)
+              f"unaligned_vs_off={vs_off('unaligned'):.3f} "
+              f"aligned_auto_vs_off={vs_off('aligned_auto'):.3f}", flush=True)
 
 
 def stop(procs):

@@ -89,6 +89,10 @@ void RecordDecodedCacheTurn(const JobContext& job, bool cached, const DecodedPre
     sample.entry_bytes = static_cast<double>(prefix.entry_bytes);
     sample.entries_fit = cache.capacity_bytes() / DecodedCache::Charge(prefix.entry_bytes);
     sample.group_members = cache.groups().Members(job.decoded_cache_group());
+    if (const auto aligned = job.aligned_cache_group()) {
+      sample.aligned_members = cache.groups().Members(*aligned);
+      sample.aligned_window_samples = job.aligned_window_samples();
+    }
     choice = probe.RecordCached(sample);
   }
   if (choice.has_value()) {

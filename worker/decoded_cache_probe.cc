@@ -38,6 +38,8 @@ std::optional<DecodedCacheChoice> DecodedCacheProbe::RecordCached(const CachedSa
   entry_bytes_ += sample.entry_bytes;
   entries_fit_ = sample.entries_fit;
   group_members_ = std::max<uint32_t>(1, sample.group_members);
+  aligned_members_ = sample.aligned_members;
+  aligned_window_samples_ = sample.aligned_window_samples;
   return MaybeDecideLocked();
 }
 
@@ -62,6 +64,9 @@ std::optional<DecodedCacheChoice> DecodedCacheProbe::MaybeDecideLocked() {
   outlook.entries_fit = entries_fit_;
   // Each decode serves every sharing job's epochs.
   outlook.passes = passes_ * group_members_;
+  // In each epoch the other aligned jobs follow through the blocks this one reads.
+  outlook.aligned_passes = passes_ * (std::max<uint32_t>(aligned_members_, 1) - 1);
+  outlook.aligned_window_samples = aligned_window_samples_;
   choice_ = ChooseDecodedCache(costs, outlook);
   state_.store(choice_->use ? kUse : kLeaveOff, std::memory_order_release);
   return choice_;

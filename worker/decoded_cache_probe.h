@@ -8,7 +8,8 @@
 // recorded); then
 // ChooseDecodedCache (augment/decoded_cache_choice.h) decides from those costs, how many of the
 // job's entries the cache holds, the dataset's size and the passes each entry serves — the job's
-// epochs times the jobs on this worker sharing its entries (DecodedCacheGroups) — once. A job is
+// epochs times the jobs on this worker sharing its entries (DecodedCacheGroups), of which the
+// sweep-aligned jobs' hit while the cache holds their block (decision 0087) — once. A job is
 // AUTO only where both routes give the same bytes (JobContext), so mixing them changes no batch.
 //
 // Thread-safe: producer threads take turns and record concurrently.
@@ -40,6 +41,10 @@ class DecodedCacheProbe {
     double entry_bytes = 0;      // the entry's
     uint64_t entries_fit = 0;    // entries of that size the cache holds
     uint32_t group_members = 1;  // jobs on this worker sharing the job's entries, itself included
+    // Of those, the jobs reading the same blocks in step with it (JobSpec.sweep_seed), itself
+    // included (0 or 1: none), and the samples of such a block or window.
+    uint32_t aligned_members = 0;
+    uint64_t aligned_window_samples = 0;
   };
 
   // `samples`: the dataset's; `passes`: the job's epochs.
@@ -75,6 +80,8 @@ class DecodedCacheProbe {
   double entry_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t entries_fit_ ABSL_GUARDED_BY(mu_) = 0;
   uint32_t group_members_ ABSL_GUARDED_BY(mu_) = 1;
+  uint32_t aligned_members_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t aligned_window_samples_ ABSL_GUARDED_BY(mu_) = 0;
   uint32_t hits_ ABSL_GUARDED_BY(mu_) = 0;
   double hit_seconds_ ABSL_GUARDED_BY(mu_) = 0;
   std::optional<DecodedCacheChoice> choice_ ABSL_GUARDED_BY(mu_);

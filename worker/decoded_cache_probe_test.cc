@@ -79,6 +79,26 @@ TEST(DecodedCacheProbeTest, JobsSharingTheEntriesCountAsPasses) {
   EXPECT_NEAR(choice->with_cache_seconds, (1.3e-3 + 3 * 0.2e-3) / 4, 1e-12);
 }
 
+TEST(DecodedCacheProbeTest, SweepAlignedJobsHitOnADatasetLargerThanTheCache) {
+  // Four one-epoch jobs over 10,000 samples, the cache holding 1,000 entries: unaligned, later
+  // passes hit 10 % and the cache is left off; sharing a sweep seed with blocks of 256, it is used.
+  for (const uint32_t aligned : {0u, 4u}) {
+    DecodedCacheProbe probe(10'000, 1);
+    std::optional<DecodedCacheChoice> choice;
+    for (uint32_t i = 0; i < DecodedCacheProbe::kSamplesPerRoute; ++i) {
+      DecodedCacheProbe::CachedSample miss = ProbeMiss(1.3e-3);
+      miss.group_members = 4;
+      miss.aligned_members = aligned;
+      miss.aligned_window_samples = aligned > 0 ? 256 : 0;
+      EXPECT_FALSE(probe.RecordCached(miss).has_value());
+      choice = probe.RecordUncached(1.0e-3);
+    }
+    ASSERT_TRUE(choice.has_value());
+    EXPECT_EQ(choice->use, aligned > 0) << choice->why;
+    EXPECT_DOUBLE_EQ(choice->aligned_hit_share, aligned > 0 ? 1.0 : 0.0);
+  }
+}
+
 TEST(DecodedCacheProbeTest, EveryEntryThereDecidesFromTheCostTheEntriesRecorded) {
   // A second worker's probe on a warm cache: every cached turn hits. A miss is then the hit plus
   // the prefix time recorded with the entry: 0.2 + 1.1 ms.

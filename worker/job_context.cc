@@ -1,8 +1,10 @@
 #include "worker/job_context.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/counter_rng.h"
 #include "common/status_macros.h"
 #include "data/sample_fields.h"
 
@@ -87,11 +89,33 @@ JobContext::JobContext(uint64_t job_id, std::string tenant, stoker::v1::JobSpec 
                  : nullptr),
       fields_(std::move(fields)) {}
 
+std::optional<DecodedCacheGroups::Key> JobContext::aligned_cache_group() const {
+  if (spec_.sweep_seed() == 0) return std::nullopt;
+  const uint32_t window = spec_.shuffle() == stoker::v1::SHUFFLE_MODE_BLOCK
+                              ? spec_.shuffle_block()
+                              : spec_.shuffle_window_shards();
+  // Another key than decoded_cache_group's: the prefix fingerprint mixed with what aligns.
+  return DecodedCacheGroups::Key{source_->fingerprint(),
+                                 KeyOf(cache_pipeline_->prefix_fingerprint() ^ spec_.sweep_seed(),
+                                       static_cast<uint64_t>(spec_.shuffle()), window)};
+}
+
+uint64_t JobContext::aligned_window_samples() const {
+  if (spec_.sweep_seed() == 0) return 0;
+  if (spec_.shuffle() == stoker::v1::SHUFFLE_MODE_BLOCK) return spec_.shuffle_block();
+  const uint64_t shards = std::max<size_t>(source_->shard_starts().size(), 2) - 1;
+  const uint64_t window = std::min<uint64_t>(spec_.shuffle_window_shards(), shards);
+  return (source_->size() * window + shards - 1) / shards;  // a window's share, rounded up
+}
+
 void JobContext::JoinDecodedCacheGroup(DecodedCache& cache) {
   if (joined_decoded_cache_group_.load(std::memory_order_acquire)) return;
   absl::MutexLock lock(&mu_);
   if (decoded_cache_membership_ == nullptr) {
     decoded_cache_membership_ = cache.groups().Join(decoded_cache_group());
+    if (const auto aligned = aligned_cache_group()) {
+      aligned_cache_membership_ = cache.groups().Join(*aligned);
+    }
   }
   joined_decoded_cache_group_.store(true, std::memory_order_release);
 }

@@ -80,7 +80,12 @@ class JobContext {
   DecodedCacheGroups::Key decoded_cache_group() const {
     return {source_->fingerprint(), cache_pipeline_->prefix_fingerprint()};
   }
-  // The first call makes the job a member of its group in `cache` until the job is dropped.
+  // With JobSpec.sweep_seed (decision 0087): the group of those jobs that also read the same
+  // blocks or shard windows in step (same sweep seed, shuffle and window), and the samples of one
+  // such block or window; nullopt and 0 without. REQUIRES: uses_decoded_cache().
+  std::optional<DecodedCacheGroups::Key> aligned_cache_group() const;
+  uint64_t aligned_window_samples() const;
+  // The first call makes the job a member of its groups in `cache` until the job is dropped.
   // REQUIRES: uses_decoded_cache().
   void JoinDecodedCacheGroup(DecodedCache& cache);
   // DECODED_CACHE_ALWAYS: every prefix output is offered as worth keeping.
@@ -147,6 +152,7 @@ class JobContext {
   std::deque<std::shared_ptr<const EpochPlan>> plans_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<uint64_t> reported_bad_samples_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<const void> decoded_cache_membership_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const void> aligned_cache_membership_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace stoker
