@@ -70,8 +70,23 @@ absl::StatusOr<DecodedPrefixOutcome> DecodedPrefix(JobContext& job, uint64_t ind
 DecodedCacheProbe::Turn DecodedCacheTurn(JobContext& job, DecodedCache* cache) {
   if (cache == nullptr || !job.uses_decoded_cache()) return {};
   job.JoinDecodedCacheGroup(*cache);
-  if (job.decoded_cache_probe() == nullptr) return {DecodedCacheProbe::Route::kCached, false};
-  return job.decoded_cache_probe()->Next();
+  DecodedCacheProbe* probe = job.decoded_cache_probe();
+  if (probe == nullptr) return {DecodedCacheProbe::Route::kCached, false};
+  DecodedCacheProbe::Turn turn = probe->Next();
+  if (turn.reconsider) {
+    const auto aligned = job.aligned_cache_group();
+    const std::optional<DecodedCacheChoice> changed =
+        probe->Reconsider(cache->groups().Members(job.decoded_cache_group()),
+                          aligned.has_value() ? cache->groups().Members(*aligned) : 0);
+    if (changed.has_value()) {
+      STOKER_LOG(INFO) << "job " << job.job_id()
+                       << ": decoded cache (auto) on this worker, the jobs sharing it changed: "
+                       << changed->why;
+      turn.route =
+          changed->use ? DecodedCacheProbe::Route::kCached : DecodedCacheProbe::Route::kUncached;
+    }
+  }
+  return turn;
 }
 
 // Gives an AUTO job's probe what a timed sample cost; logs the choice when it is made.

@@ -5,13 +5,12 @@
 namespace stoker {
 
 DecodedCacheProbe::Turn DecodedCacheProbe::Next() {
-  switch (state_.load(std::memory_order_acquire)) {
-    case kUse:
-      return Turn{Route::kCached, false};
-    case kLeaveOff:
-      return Turn{Route::kUncached, false};
-    default:
-      break;
+  const int state = state_.load(std::memory_order_acquire);
+  if (state != kProbing) {
+    const bool reconsider =
+        decided_turns_.fetch_add(1, std::memory_order_relaxed) % kReconsiderEvery ==
+        kReconsiderEvery - 1;
+    return Turn{state == kUse ? Route::kCached : Route::kUncached, false, reconsider};
   }
   const uint64_t turn = turns_.fetch_add(1, std::memory_order_relaxed);
   return Turn{turn % 2 == 0 ? Route::kUncached : Route::kCached, true};
@@ -37,9 +36,11 @@ std::optional<DecodedCacheChoice> DecodedCacheProbe::RecordCached(const CachedSa
   prefix_seconds_ += sample.prefix_seconds;
   entry_bytes_ += sample.entry_bytes;
   entries_fit_ = sample.entries_fit;
-  group_members_ = std::max<uint32_t>(1, sample.group_members);
-  aligned_members_ = sample.aligned_members;
-  aligned_window_samples_ = sample.aligned_window_samples;
+  if (!choice_.has_value()) {  // after it, Reconsider follows the members
+    group_members_ = std::max<uint32_t>(1, sample.group_members);
+    aligned_members_ = sample.aligned_members;
+    aligned_window_samples_ = sample.aligned_window_samples;
+  }
   return MaybeDecideLocked();
 }
 
@@ -48,7 +49,7 @@ std::optional<DecodedCacheChoice> DecodedCacheProbe::MaybeDecideLocked() {
   if (choice_.has_value() || uncached_ < kSamplesPerRoute || cached < kSamplesPerRoute) {
     return std::nullopt;
   }
-  DecodedCacheCosts costs;
+  DecodedCacheCosts& costs = costs_.emplace();
   costs.uncached_seconds = uncached_seconds_ / uncached_;
   costs.prefix_seconds = prefix_seconds_ / cached;
   costs.entry_bytes = entry_bytes_ / cached;
@@ -59,6 +60,11 @@ std::optional<DecodedCacheChoice> DecodedCacheProbe::MaybeDecideLocked() {
                                 : std::max(0.0, (miss_seconds_ - miss_prefix_seconds_) / misses_);
   costs.miss_seconds =
       misses_ > 0 ? miss_seconds_ / misses_ : costs.hit_seconds + costs.prefix_seconds;
+  ChooseLocked();
+  return choice_;
+}
+
+void DecodedCacheProbe::ChooseLocked() {
   DecodedCacheOutlook outlook;
   outlook.samples = samples_;
   outlook.entries_fit = entries_fit_;
@@ -67,8 +73,23 @@ std::optional<DecodedCacheChoice> DecodedCacheProbe::MaybeDecideLocked() {
   // In each epoch the other aligned jobs follow through the blocks this one reads.
   outlook.aligned_passes = passes_ * (std::max<uint32_t>(aligned_members_, 1) - 1);
   outlook.aligned_window_samples = aligned_window_samples_;
-  choice_ = ChooseDecodedCache(costs, outlook);
+  choice_ = ChooseDecodedCache(*costs_, outlook);
   state_.store(choice_->use ? kUse : kLeaveOff, std::memory_order_release);
+}
+
+std::optional<DecodedCacheChoice> DecodedCacheProbe::Reconsider(uint32_t group_members,
+                                                                uint32_t aligned_members) {
+  absl::MutexLock lock(&mu_);
+  group_members = std::max<uint32_t>(1, group_members);
+  if (!costs_.has_value() ||
+      (group_members == group_members_ && aligned_members == aligned_members_)) {
+    return std::nullopt;
+  }
+  group_members_ = group_members;
+  aligned_members_ = aligned_members;
+  const bool used = choice_->use;
+  ChooseLocked();
+  if (choice_->use == used) return std::nullopt;
   return choice_;
 }
 

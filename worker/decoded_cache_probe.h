@@ -27,11 +27,15 @@ namespace stoker {
 class DecodedCacheProbe {
  public:
   static constexpr uint32_t kSamplesPerRoute = 16;
+  // After the choice, every this many turns the caller passes the jobs sharing the entries now
+  // (Reconsider).
+  static constexpr uint64_t kReconsiderEvery = 64;
 
   enum class Route { kUncached, kCached };
   struct Turn {
     Route route = Route::kUncached;
-    bool timed = false;  // a probe: time it and record it
+    bool timed = false;       // a probe: time it and record it
+    bool reconsider = false;  // decided: call Reconsider with the sharing jobs now
   };
   // What one sample cost on the cache route.
   struct CachedSample {
@@ -56,6 +60,13 @@ class DecodedCacheProbe {
   std::optional<DecodedCacheChoice> RecordUncached(double seconds);
   std::optional<DecodedCacheChoice> RecordCached(const CachedSample& sample);
 
+  // After the choice: the jobs sharing the entries now (as CachedSample counts them). When they
+  // differ from those the choice counted, the rule runs again on the same measured costs — a
+  // sweep's jobs open a moment apart, and the first may have decided alone. Returns the new
+  // choice when it changed the route (the caller logs it), nullopt otherwise. Either route gives
+  // the same bytes, so a change changes no batch.
+  std::optional<DecodedCacheChoice> Reconsider(uint32_t group_members, uint32_t aligned_members);
+
   // The choice, once made.
   std::optional<DecodedCacheChoice> choice() const;
 
@@ -64,11 +75,14 @@ class DecodedCacheProbe {
 
   // Decides when enough is recorded; the choice when it did.
   std::optional<DecodedCacheChoice> MaybeDecideLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The rule on costs_ and the members now; sets choice_ and state_.
+  void ChooseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const uint64_t samples_;
   const uint32_t passes_;
   std::atomic<int> state_{kProbing};
   std::atomic<uint64_t> turns_{0};
+  std::atomic<uint64_t> decided_turns_{0};
 
   mutable absl::Mutex mu_;
   uint32_t uncached_ ABSL_GUARDED_BY(mu_) = 0;
@@ -84,6 +98,7 @@ class DecodedCacheProbe {
   uint64_t aligned_window_samples_ ABSL_GUARDED_BY(mu_) = 0;
   uint32_t hits_ ABSL_GUARDED_BY(mu_) = 0;
   double hit_seconds_ ABSL_GUARDED_BY(mu_) = 0;
+  std::optional<DecodedCacheCosts> costs_ ABSL_GUARDED_BY(mu_);  // measured, once decided
   std::optional<DecodedCacheChoice> choice_ ABSL_GUARDED_BY(mu_);
 };
 

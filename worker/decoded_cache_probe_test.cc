@@ -99,6 +99,37 @@ TEST(DecodedCacheProbeTest, SweepAlignedJobsHitOnADatasetLargerThanTheCache) {
   }
 }
 
+TEST(DecodedCacheProbeTest, AChoiceMadeAloneIsMadeAgainWhenTheSweepsOtherJobsJoin) {
+  // The first job of an aligned sweep decides before the others open: alone, one epoch, a
+  // dataset ten times the cache: off.
+  DecodedCacheProbe probe(10'000, 1);
+  std::optional<DecodedCacheChoice> choice;
+  for (uint32_t i = 0; i < DecodedCacheProbe::kSamplesPerRoute; ++i) {
+    DecodedCacheProbe::CachedSample miss = ProbeMiss(1.3e-3);
+    miss.aligned_members = 1;
+    miss.aligned_window_samples = 256;
+    EXPECT_FALSE(probe.RecordCached(miss).has_value());
+    choice = probe.RecordUncached(1.0e-3);
+  }
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_FALSE(choice->use) << choice->why;
+  // Every kReconsiderEvery-th turn asks for the members now.
+  for (uint64_t turn = 1; turn < DecodedCacheProbe::kReconsiderEvery; ++turn) {
+    const DecodedCacheProbe::Turn next = probe.Next();
+    EXPECT_FALSE(next.reconsider || next.timed) << turn;
+    EXPECT_EQ(next.route, Route::kUncached);
+  }
+  EXPECT_TRUE(probe.Next().reconsider);
+  EXPECT_FALSE(probe.Reconsider(1, 1).has_value());  // nobody joined: nothing to do
+  const std::optional<DecodedCacheChoice> joined = probe.Reconsider(4, 4);
+  ASSERT_TRUE(joined.has_value());
+  EXPECT_TRUE(joined->use) << joined->why;
+  EXPECT_EQ(probe.Next().route, Route::kCached);
+  EXPECT_TRUE(probe.choice()->use);
+  // The same measured costs, so no second change for the same members.
+  EXPECT_FALSE(probe.Reconsider(4, 4).has_value());
+}
+
 TEST(DecodedCacheProbeTest, EveryEntryThereDecidesFromTheCostTheEntriesRecorded) {
   // A second worker's probe on a warm cache: every cached turn hits. A miss is then the hit plus
   // the prefix time recorded with the entry: 0.2 + 1.1 ms.
