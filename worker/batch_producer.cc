@@ -22,9 +22,10 @@ namespace {
 // How a sample's prefix output was had (DecodedPrefix).
 struct DecodedPrefixOutcome {
   bool hit = false;
-  int64_t hit_ns = 0;         // the copy out of the cache, when traced
-  double prefix_seconds = 0;  // the prefix's thread CPU: a miss's, or the one a hit's entry took
-  size_t entry_bytes = 0;     // the prefix's output
+  int64_t hit_ns = 0;          // the copy out of the cache, when traced
+  double prefix_seconds = 0;   // the prefix's thread CPU: a miss's, or the one a hit's entry took
+  size_t entry_bytes = 0;      // the prefix's output
+  bool mapped_memory = false;  // keeping it mapped a new chunk of the cache's arena
 };
 
 // Into scratch->prefix: the output of the job's deterministic prefix for sample `index`, copied
@@ -56,7 +57,8 @@ absl::StatusOr<DecodedPrefixOutcome> DecodedPrefix(JobContext& job, uint64_t ind
   DecodedPrefixOutcome outcome;
   outcome.prefix_seconds = absl::ToDoubleSeconds(ThreadCpuTime() - cpu_start);
   outcome.entry_bytes = made.shape.bytes();
-  cache.Offer(key, made, outcome.prefix_seconds, job.forces_decoded_cache());
+  cache.Offer(key, made, outcome.prefix_seconds, job.forces_decoded_cache(),
+              &outcome.mapped_memory);
   scratch->prefix.Reshape(made.shape);
   std::memcpy(scratch->prefix.view().data, made.data, made.shape.bytes());
   const std::vector<double>& seconds = scratch->workspace.op_seconds();
@@ -93,6 +95,9 @@ DecodedCacheProbe::Turn DecodedCacheTurn(JobContext& job, DecodedCache* cache) {
 void RecordDecodedCacheTurn(const JobContext& job, bool cached, const DecodedPrefixOutcome& prefix,
                             double seconds, DecodedCache& cache) {
   DecodedCacheProbe& probe = *job.decoded_cache_probe();
+  // A miss whose entry mapped a new chunk of the arena paid the kernel's zeroing of 2 MiB: once
+  // per chunk, not per entry, so it would misstate what a miss costs.
+  if (cached && prefix.mapped_memory && probe.SkipColdSample()) return;
   std::optional<DecodedCacheChoice> choice;
   if (!cached) {
     choice = probe.RecordUncached(seconds);

@@ -165,7 +165,7 @@ double DecodedCache::Lookup(const DecodedCacheKey& key, ImageBuffer* out) {
 }
 
 bool DecodedCache::Offer(const DecodedCacheKey& key, const ImageView& image, double prefix_seconds,
-                         bool force) {
+                         bool force, bool* mapped_memory) {
   Shard& shard = ShardOf(key);
   auto reject = [&shard] {
     shard.rejections.fetch_add(1, std::memory_order_relaxed);
@@ -205,7 +205,8 @@ bool DecodedCache::Offer(const DecodedCacheKey& key, const ImageView& image, dou
     const size_t blocks = BlocksFor(entry->size);
     MakeRoomLocked(shard, entry->charge, blocks);
     // Still short: the blocks are held by evicted entries that hits are copying from.
-    if (shard.bytes + entry->charge > shard_budget_ || !shard.arena.Take(blocks, &entry->blocks)) {
+    if (shard.bytes + entry->charge > shard_budget_ ||
+        !shard.arena.Take(blocks, &entry->blocks, mapped_memory)) {
       return reject();
     }
     shard.bytes += entry->charge;

@@ -100,8 +100,11 @@ class DecodedCache {
   double Lookup(const DecodedCacheKey& key, ImageBuffer* out);
   // Offers the prefix's output for `key`, which took `prefix_seconds` of CPU to make. Kept when
   // `force` or it meets the admission threshold, it fits a shard's budget and the key is not
-  // already there; evicts to make room. True when kept. REQUIRES: image is uint8.
-  bool Offer(const DecodedCacheKey& key, const ImageView& image, double prefix_seconds, bool force);
+  // already there; evicts to make room. True when kept; *mapped_memory (when given) is set when
+  // keeping it mapped (and so prefaulted) a new chunk of the arena: a one-time cost, not the
+  // entry's. REQUIRES: image is uint8.
+  bool Offer(const DecodedCacheKey& key, const ImageView& image, double prefix_seconds, bool force,
+             bool* mapped_memory = nullptr);
 
   // What an entry of `blocks` blocks charges.
   static constexpr uint64_t BlockCharge(size_t blocks) {

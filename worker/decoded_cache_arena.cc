@@ -49,11 +49,12 @@ uint64_t DecodedCacheArena::mapped_bytes() const {
   return mapped_blocks_ * kBlockBytes;
 }
 
-bool DecodedCacheArena::Take(size_t n, std::vector<uint8_t*>* blocks) {
+bool DecodedCacheArena::Take(size_t n, std::vector<uint8_t*>* blocks, bool* mapped) {
   absl::MutexLock lock(&mu_);
   if (free_.size() + (max_blocks_ - mapped_blocks_) < n) return false;
   while (free_.size() < n) {
     if (!GrowLocked()) return false;
+    if (mapped != nullptr) *mapped = true;
   }
   blocks->insert(blocks->end(), free_.end() - static_cast<ptrdiff_t>(n), free_.end());
   free_.resize(free_.size() - n);

@@ -37,9 +37,10 @@ class DecodedCacheArena {
 
   // Blocks free now or still mappable.
   uint64_t available() const;
-  // Appends `n` blocks to `blocks`: free ones first, then from newly mapped chunks. False (nothing
-  // taken) when fewer than `n` are available or the kernel refuses a chunk.
-  bool Take(size_t n, std::vector<uint8_t*>* blocks);
+  // Appends `n` blocks to `blocks`: free ones first, then from newly mapped chunks (then *mapped,
+  // when given, is set). False (nothing taken) when fewer than `n` are available or the kernel
+  // refuses a chunk.
+  bool Take(size_t n, std::vector<uint8_t*>* blocks, bool* mapped = nullptr);
   // Blocks from Take, free again.
   void Give(absl::Span<uint8_t* const> blocks);
   // Maps (and so prefaults) every block still mappable now, a chunk at a time, the lock taken per

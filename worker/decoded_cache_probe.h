@@ -56,6 +56,12 @@ class DecodedCacheProbe {
 
   // The route of the next sample: alternating (timed) until decided, then the choice's.
   Turn Next();
+  // True (and counted) for the first kSamplesPerRoute timed samples that mapped new cache memory
+  // (DecodedCache::Offer's mapped_memory): the caller leaves them out, as one-time costs. Past
+  // that they count (entries so large that each maps memory).
+  bool SkipColdSample() {
+    return skipped_.fetch_add(1, std::memory_order_relaxed) < kSamplesPerRoute;
+  }
   // Each returns the choice when this record made it (the caller logs it), nullopt otherwise.
   std::optional<DecodedCacheChoice> RecordUncached(double seconds);
   std::optional<DecodedCacheChoice> RecordCached(const CachedSample& sample);
@@ -83,6 +89,7 @@ class DecodedCacheProbe {
   std::atomic<int> state_{kProbing};
   std::atomic<uint64_t> turns_{0};
   std::atomic<uint64_t> decided_turns_{0};
+  std::atomic<uint32_t> skipped_{0};
 
   mutable absl::Mutex mu_;
   uint32_t uncached_ ABSL_GUARDED_BY(mu_) = 0;

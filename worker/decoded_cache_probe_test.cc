@@ -130,6 +130,14 @@ TEST(DecodedCacheProbeTest, AChoiceMadeAloneIsMadeAgainWhenTheSweepsOtherJobsJoi
   EXPECT_FALSE(probe.Reconsider(4, 4).has_value());
 }
 
+TEST(DecodedCacheProbeTest, SamplesThatMappedCacheMemoryAreLeftOutAtMostKSamplesPerRoute) {
+  DecodedCacheProbe probe(1000, 3);
+  for (uint32_t i = 0; i < DecodedCacheProbe::kSamplesPerRoute; ++i) {
+    EXPECT_TRUE(probe.SkipColdSample()) << i;
+  }
+  EXPECT_FALSE(probe.SkipColdSample());
+}
+
 TEST(DecodedCacheProbeTest, EveryEntryThereDecidesFromTheCostTheEntriesRecorded) {
   // A second worker's probe on a warm cache: every cached turn hits. A miss is then the hit plus
   // the prefix time recorded with the entry: 0.2 + 1.1 ms.

@@ -158,6 +158,20 @@ TEST(DecodedCacheTest, ConcurrentOffersAndLookupsStayBoundedAndServeTheRightPixe
   EXPECT_EQ(stats.checksum_failures, 0u);
 }
 
+TEST(DecodedCacheTest, AnOfferSaysWhenItMappedNewMemory) {
+  DecodedCache cache(1 << 20, DecodedCacheCompression::kNone, /*shards=*/1);
+  bool mapped = false;
+  ASSERT_TRUE(cache.Offer(CacheTestKey(1), CacheTestImage(1).view(), 0.001, true, &mapped));
+  EXPECT_TRUE(mapped);  // the shard's first chunk
+  mapped = false;
+  ASSERT_TRUE(cache.Offer(CacheTestKey(2), CacheTestImage(2).view(), 0.001, true, &mapped));
+  EXPECT_FALSE(mapped);  // a block of that chunk
+  DecodedCache pretouched(1 << 20, DecodedCacheCompression::kNone, /*shards=*/1);
+  ASSERT_TRUE(pretouched.Pretouch());
+  ASSERT_TRUE(pretouched.Offer(CacheTestKey(1), CacheTestImage(1).view(), 0.001, true, &mapped));
+  EXPECT_FALSE(mapped);
+}
+
 TEST(DecodedCacheTest, PretouchMapsEveryShardsArenaWholeAndEntriesUseThoseBlocks) {
   constexpr uint64_t kShards = 4, kBlocksPerShard = 50;
   DecodedCache cache(kShards * kBlocksPerShard * DecodedCache::BlockCharge(1),
