@@ -41,6 +41,7 @@ cache off the worker decodes only the crop's window, DCT-downscaled where it can
 One RESULT line per recipe.
 """
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -144,6 +145,27 @@ def auto_result(rows):
             f"auto_vs_best={ratio('total'):.3f} auto_sweep_vs_best={ratio('sweep'):.3f}")
 
 
+@contextlib.contextmanager
+def recipe_runs(args):
+    """A temporary folder (holding certificates under TLS) and the list of processes for one
+    recipe's runs; any process left is stopped at the end."""
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.tls:
+            e2e.CERTS = f"{tmp}/certs"
+            subprocess.run([f"{e2e.HERE}/../scripts/dev-certs.sh", e2e.CERTS], check=True,
+                           stdout=subprocess.DEVNULL)
+        procs = []
+        try:
+            yield tmp, procs
+        finally:
+            stop(procs)
+
+
+def rotated(arms, r):
+    """The arms in round r's order: each round starts one further on."""
+    return arms[r % len(arms):] + arms[:r % len(arms)]
+
+
 def aligned_sweep(b, args, worker_flags):
     """--aligned-sweep: the sweep of SWEEP_JOBS block-shuffled jobs over a set larger than the
     cache, aligned by a shared sweep seed, unaligned, and with the cache off; per recipe a RESULT."""
@@ -153,29 +175,20 @@ def aligned_sweep(b, args, worker_flags):
             "off": ("off", block), "aligned_auto": ("auto", aligned)}
     for recipe in args.recipe or sorted(RECIPES):
         rows = {arm: [] for arm in arms}
-        with tempfile.TemporaryDirectory() as tmp:
-            if args.tls:
-                e2e.CERTS = f"{tmp}/certs"
-                subprocess.run([f"{e2e.HERE}/../scripts/dev-certs.sh", e2e.CERTS], check=True,
-                               stdout=subprocess.DEVNULL)
-            procs = []
-            try:
-                names = list(arms)
-                for r in range(args.rounds):
-                    for arm in names[r % len(names):] + names[:r % len(names)]:
-                        run_tmp = f"{tmp}/{recipe}-{arm}-{r}"
-                        os.makedirs(run_tmp)
-                        cache, extra = arms[arm]
-                        sweep, _, _ = run_sweep(b, args, RECIPES[recipe], cache, run_tmp, procs,
-                                                worker_flags, extra)
-                        stop(procs)
-                        rows[arm].append(sweep)
-                        print(f"{recipe} round {r + 1} {arm}: sweep of {SWEEP_JOBS} block-shuffled "
-                              f"jobs {sweep:.3f} ms/image (load average "
-                              f"{os.getloadavg()[0]:.1f})"
-                              f"{auto_choices(run_tmp) if cache == 'auto' else ''}", flush=True)
-            finally:
-                stop(procs)
+        with recipe_runs(args) as (tmp, procs):
+            for r in range(args.rounds):
+                for arm in rotated(list(arms), r):
+                    run_tmp = f"{tmp}/{recipe}-{arm}-{r}"
+                    os.makedirs(run_tmp)
+                    cache, extra = arms[arm]
+                    sweep, _, _ = run_sweep(b, args, RECIPES[recipe], cache, run_tmp, procs,
+                                            worker_flags, extra)
+                    stop(procs)
+                    rows[arm].append(sweep)
+                    print(f"{recipe} round {r + 1} {arm}: sweep of {SWEEP_JOBS} block-shuffled "
+                          f"jobs {sweep:.3f} ms/image (load average "
+                          f"{os.getloadavg()[0]:.1f})"
+                          f"{auto_choices(run_tmp) if cache == 'auto' else ''}", flush=True)
 
         def vs_off(arm):
             return statistics.median(a / o for a, o in zip(rows[arm], rows["off"]))
@@ -233,42 +246,34 @@ def main():
         pipeline = RECIPES[recipe]
         arms = ["always", "off"] + (["auto"] if args.auto else [])
         rows = {arm: [] for arm in arms}
-        with tempfile.TemporaryDirectory() as tmp:
-            if args.tls:
-                e2e.CERTS = f"{tmp}/certs"
-                subprocess.run([f"{e2e.HERE}/../scripts/dev-certs.sh", e2e.CERTS], check=True,
-                               stdout=subprocess.DEVNULL)
-            procs = []
-            try:
-                for r in range(args.rounds):
-                    for cache in arms[r % len(arms):] + arms[:r % len(arms)]:
-                        run_tmp = f"{tmp}/{recipe}-{cache}-{r}"
-                        os.makedirs(run_tmp)
-                        epochs, rss = run_epochs(b, args, pipeline, cache, batches_per_epoch,
-                                                 run_tmp, procs, worker_flags)
-                        stop(procs)
-                        sweep, start, images = run_sweep(b, args, pipeline, cache, run_tmp, procs,
-                                                         worker_flags)
-                        stop(procs)
-                        later = statistics.mean(e["cpu"] for e in epochs[1:])
-                        rows[cache].append(dict(
-                            total=statistics.mean(e["cpu"] for e in epochs),
-                            first=epochs[0]["cpu"], later=later, ratio=later / epochs[0]["cpu"],
-                            first_minflt=epochs[0]["worker_minflt"],
-                            later_minflt=statistics.mean(e["worker_minflt"] for e in epochs[1:]),
-                            sweep=sweep, start=start,
-                            sweep_with_start=sweep + 1e3 * start / images, rss=rss))
-                        cpu = " ".join("%.3f" % e["cpu"] for e in epochs)
-                        faults = " ".join("%.2f" % e["worker_minflt"] for e in epochs)
-                        print(f"{recipe} round {r + 1} cache {cache}: worker CPU ms/image by "
-                              f"epoch {cpu} (epochs >= 2 / epoch 1 = "
-                              f"{later / epochs[0]['cpu']:.3f}), minor faults/image {faults}"
-                              f"; sweep of {SWEEP_JOBS}: {sweep:.3f} ms/image (worker start "
-                              f"{start:.2f} CPU s); worker RSS "
-                              f"{rss / 2**20:.0f} MiB (load average {os.getloadavg()[0]:.1f})"
-                              f"{auto_choices(run_tmp) if cache == 'auto' else ''}", flush=True)
-            finally:
-                stop(procs)
+        with recipe_runs(args) as (tmp, procs):
+            for r in range(args.rounds):
+                for cache in rotated(arms, r):
+                    run_tmp = f"{tmp}/{recipe}-{cache}-{r}"
+                    os.makedirs(run_tmp)
+                    epochs, rss = run_epochs(b, args, pipeline, cache, batches_per_epoch,
+                                             run_tmp, procs, worker_flags)
+                    stop(procs)
+                    sweep, start, images = run_sweep(b, args, pipeline, cache, run_tmp, procs,
+                                                     worker_flags)
+                    stop(procs)
+                    later = statistics.mean(e["cpu"] for e in epochs[1:])
+                    rows[cache].append(dict(
+                        total=statistics.mean(e["cpu"] for e in epochs),
+                        first=epochs[0]["cpu"], later=later, ratio=later / epochs[0]["cpu"],
+                        first_minflt=epochs[0]["worker_minflt"],
+                        later_minflt=statistics.mean(e["worker_minflt"] for e in epochs[1:]),
+                        sweep=sweep, start=start,
+                        sweep_with_start=sweep + 1e3 * start / images, rss=rss))
+                    cpu = " ".join("%.3f" % e["cpu"] for e in epochs)
+                    faults = " ".join("%.2f" % e["worker_minflt"] for e in epochs)
+                    print(f"{recipe} round {r + 1} cache {cache}: worker CPU ms/image by "
+                          f"epoch {cpu} (epochs >= 2 / epoch 1 = "
+                          f"{later / epochs[0]['cpu']:.3f}), minor faults/image {faults}"
+                          f"; sweep of {SWEEP_JOBS}: {sweep:.3f} ms/image (worker start "
+                          f"{start:.2f} CPU s); worker RSS "
+                          f"{rss / 2**20:.0f} MiB (load average {os.getloadavg()[0]:.1f})"
+                          f"{auto_choices(run_tmp) if cache == 'auto' else ''}", flush=True)
 
         def med(cache, key):
             return statistics.median(row[key] for row in rows[cache])
