@@ -57,8 +57,7 @@ absl::StatusOr<DecodedPrefixOutcome> DecodedPrefix(JobContext& job, uint64_t ind
   DecodedPrefixOutcome outcome;
   outcome.prefix_seconds = absl::ToDoubleSeconds(ThreadCpuTime() - cpu_start);
   outcome.entry_bytes = made.shape.bytes();
-  cache.Offer(key, made, outcome.prefix_seconds, job.forces_decoded_cache(),
-              &outcome.mapped_memory);
+  cache.Offer(key, made, outcome.prefix_seconds, job.admits_every_entry(), &outcome.mapped_memory);
   scratch->prefix.Reshape(made.shape);
   std::memcpy(scratch->prefix.view().data, made.data, made.shape.bytes());
   const std::vector<double>& seconds = scratch->workspace.op_seconds();

@@ -155,6 +155,28 @@ TEST(DecodedBatchesTest, AnAutoJobsBatchesAreTheJobWithoutTheCacheWhateverItsWor
   }
 }
 
+TEST(DecodedBatchesTest, AnAutoJobThatChoseTheCacheKeepsEveryEntryAsAlwaysDoes) {
+  EXPECT_TRUE(DecodedCacheJob(1, 3, pb::DECODED_CACHE_ALWAYS)->admits_every_entry());
+  EXPECT_FALSE(DecodedCacheJob(1, 3, pb::DECODED_CACHE_ON)->admits_every_entry());
+  for (const double uncached : {1.0e-3, 0.1e-3}) {  // the cache pays; it does not
+    const std::shared_ptr<JobContext> job = DecodedCacheJob(1, 3, pb::DECODED_CACHE_AUTO);
+    EXPECT_FALSE(job->admits_every_entry());  // probing: entry by entry
+    DecodedCacheProbe& probe = *job->decoded_cache_probe();
+    for (uint32_t i = 0; i < DecodedCacheProbe::kSamplesPerRoute; ++i) {
+      DecodedCacheProbe::CachedSample hit;
+      hit.seconds = 0.2e-3;
+      hit.hit = true;
+      hit.prefix_seconds = 1e-3;
+      hit.entry_bytes = 1200;
+      hit.entries_fit = 1000;
+      probe.RecordCached(hit);
+      probe.RecordUncached(uncached);
+    }
+    ASSERT_TRUE(probe.choice().has_value());
+    EXPECT_EQ(job->admits_every_entry(), uncached == 1.0e-3) << probe.choice()->why;
+  }
+}
+
 TEST(DecodedBatchesTest, ColdAndWarmBatchesOfBothEpochsEqualTheBatchesWithoutACache) {
   const std::shared_ptr<JobContext> job = DecodedCacheJob(1, 3, pb::DECODED_CACHE_ALWAYS);
   const std::vector<std::string> expected = BatchesWithoutCache(*job);

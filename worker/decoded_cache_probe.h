@@ -75,6 +75,8 @@ class DecodedCacheProbe {
 
   // The choice, once made.
   std::optional<DecodedCacheChoice> choice() const;
+  // The cache route is chosen (now: Reconsider may change it).
+  bool chose_cache() const { return state_.load(std::memory_order_acquire) == kUse; }
 
  private:
   enum State : int { kProbing, kUse, kLeaveOff };

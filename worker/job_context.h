@@ -88,9 +88,13 @@ class JobContext {
   // The first call makes the job a member of its groups in `cache` until the job is dropped.
   // REQUIRES: uses_decoded_cache().
   void JoinDecodedCacheGroup(DecodedCache& cache);
-  // DECODED_CACHE_ALWAYS: every prefix output is offered as worth keeping.
-  bool forces_decoded_cache() const {
-    return spec_.decoded_cache() == stoker::v1::DECODED_CACHE_ALWAYS;
+  // Every prefix output is offered as worth keeping: DECODED_CACHE_ALWAYS, or an AUTO job whose
+  // probe chose the cache on this worker (the choice weighed the prefix's average CPU per byte
+  // against the admission threshold already; entry by entry, the cheaper decodes would be left
+  // out, each a full miss in every pass).
+  bool admits_every_entry() const {
+    return spec_.decoded_cache() == stoker::v1::DECODED_CACHE_ALWAYS ||
+           (probe_ != nullptr && probe_->chose_cache());
   }
   // This job's lookups in this worker's decoded cache (its per-job metrics).
   void CountDecodedLookup(bool hit) {
