@@ -5,12 +5,13 @@
 // decoded cache and the cache path (prefix from the cache or made and offered, then the suffix):
 // the job's first samples on this worker alternate between the two routes, timed in thread CPU,
 // until each has kSamplesPerRoute (a hit's miss cost is the hit plus the prefix time its entry
-// recorded); then
-// ChooseDecodedCache (augment/decoded_cache_choice.h) decides from those costs, how many of the
-// job's entries the cache holds, the dataset's size and the passes each entry serves — the job's
-// epochs times the jobs on this worker sharing its entries (DecodedCacheGroups), of which the
-// sweep-aligned jobs' hit while the cache holds their block (decision 0087) — once. A job is
-// AUTO only where both routes give the same bytes (JobContext), so mixing them changes no batch.
+// recorded; misses that mapped new cache memory are left out). Then ChooseDecodedCache
+// (augment/decoded_cache_choice.h) decides from those costs, how many of the job's entries the
+// cache holds, the dataset's size and the passes each entry serves — the job's epochs times the
+// jobs on this worker sharing its entries (DecodedCacheGroups), of which the sweep-aligned jobs'
+// hit while the cache holds their block (decision 0087) — once, and again when those jobs change
+// (Reconsider). A job is AUTO only where both routes give the same bytes (JobContext), so mixing
+// them changes no batch.
 //
 // Thread-safe: producer threads take turns and record concurrently.
 
