@@ -33,7 +33,8 @@ round four arms: "aligned" (the cache always, the jobs sharing --sweep-seed: the
 step, decision 0087), "unaligned" (the cache always, each job its own block order), "off", and
 "aligned_auto" (aligned, the job's switch unset: AUTO, the workers' choices printed);
 RESULT name=decoded-cache-aligned-sweep with aligned_vs_off, unaligned_vs_off and
-aligned_auto_vs_off.
+aligned_auto_vs_off. --workers N runs the sweeps on N workers (their CPU summed; tasks go to
+whichever asks: there is no routing, so each worker caches what it decodes).
 Recipes: resize-crop = decode, resize(256x256), random_crop(224), horizontal_flip (the prefix is
 decode and the resize: entries of 256x256x3); rrc = decode, random_resized_crop(224),
 horizontal_flip (the prefix is the decode alone: entries of the full 500x375x3 image; with the
@@ -100,11 +101,15 @@ def run_epochs(b, args, pipeline, cache, batches_per_epoch, tmp, procs, worker_f
 
 
 def run_sweep(b, args, pipeline, cache, tmp, procs, worker_flags, client_extra=()):
-    """(b): the worker's CPU ms per delivered image over SWEEP_JOBS jobs run together."""
-    address, workers = e2e.start_cluster(b, f"{b}/worker/stoker-worker", 1, f"{tmp}/s", procs,
-                                         os.path.dirname(os.path.abspath(args.manifest)),
+    """(b): the workers' CPU ms per delivered image over SWEEP_JOBS jobs run together (--workers
+    of them, summed), the workers' CPU at start, and the images."""
+    address, workers = e2e.start_cluster(b, f"{b}/worker/stoker-worker", args.workers, f"{tmp}/s",
+                                         procs, os.path.dirname(os.path.abspath(args.manifest)),
                                          worker_flags)
-    start = before = e2e.cpu_seconds(workers[0].pid)
+
+    def workers_cpu():
+        return sum(e2e.cpu_seconds(w.pid) for w in workers)
+    start = before = workers_cpu()
     clients = []
     for seed in range(1, SWEEP_JOBS + 1):
         job = f"sweep-{cache}-{seed}"
@@ -119,7 +124,7 @@ def run_sweep(b, args, pipeline, cache, tmp, procs, worker_flags, client_extra=(
             sys.exit(f"decoded_cache_e2e: the client of {job} exited with {client.returncode}; see "
                      f"{tmp}/{job}-client.log")
         images += json.load(open(f"{tmp}/{job}-report.json"))["images"]
-    return 1e3 * (e2e.cpu_seconds(workers[0].pid) - before) / images, start, images
+    return 1e3 * (workers_cpu() - before) / images, start, images
 
 
 def auto_choices(tmp):
@@ -192,7 +197,7 @@ def aligned_sweep(b, args, worker_flags):
 
         def vs_off(arm):
             return statistics.median(a / o for a, o in zip(rows[arm], rows["off"]))
-        print(f"RESULT name=decoded-cache-aligned-sweep recipe={recipe} "
+        print(f"RESULT name=decoded-cache-aligned-sweep recipe={recipe} workers={args.workers} "
               f"tls={'on' if args.tls else 'off'} block={args.aligned_sweep} "
               f"decoded_cache_mib={args.cache_bytes / 2**20:.0f} "
               + " ".join(f"{arm}_ms={statistics.median(rows[arm]):.4f}" for arm in arms)
@@ -220,6 +225,9 @@ def main():
     parser.add_argument("--cache-bytes", type=int, default=3 << 30,
                         help="the worker's --decoded-cache-bytes (the set must fit)")
     parser.add_argument("--plaintext", dest="tls", action="store_false")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="workers of the sweep (b), each --threads 1, their CPU summed; "
+                        "tasks go to whichever asks (no routing)")
     parser.add_argument("--pretouch", action="store_true",
                         help="workers map and touch their decoded cache before registering")
     parser.add_argument("--aligned-sweep", type=int, default=0, metavar="BLOCK",
